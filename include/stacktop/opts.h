@@ -1,0 +1,47 @@
+/*
+ * opts — the command line, parsed with getopt_long into struct opts.
+ *
+ * Pure: no printing, no exiting. opts_parse fills an error sentence for the
+ * user on failure; main prints it with the usage hint and exits 2.
+ *
+ *   stacktop [OPTIONS] -p PID[,PID...]
+ *   stacktop [OPTIONS] -- COMMAND [ARGS...]
+ */
+#ifndef STACKTOP_OPTS_H
+#define STACKTOP_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "stacktop/view_top.h"
+
+#define OPTS_MAX_PIDS 64
+
+struct opts {
+	pid_t pids[OPTS_MAX_PIDS];
+	int npids;
+	char **command; /* argv of the command to launch (points into argv), or NULL */
+	unsigned rate_hz; /* --rate, default 99 */
+	double delay_s; /* --delay, default 1.0 */
+	unsigned window_s; /* --window, default 60 */
+	bool batch; /* -b */
+	long iterations; /* -n, 0 = forever */
+	int limit; /* --limit, default 30 */
+	enum view_top_sort sort; /* --sort, default own */
+	unsigned stack_size; /* --stack-size BYTES, default 16384, 512..65528, multiple of 8 */
+	bool lines; /* -L: start aggregating by line */
+	bool hide_kernel; /* --no-kernel: start with kernel frames hidden */
+	bool help; /* -h */
+	bool version; /* -V */
+};
+
+/* Parse argv. 0 on success; -EINVAL with a one-sentence message in err on a
+ * usage error (unknown option, bad number, -p and a command both given,
+ * neither given). --help and --version succeed without a target. */
+int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz);
+
+/* The --help text (ends with a newline). */
+extern const char opts_usage[];
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * sym — addresses → names: function, module, file:line.
+ *
+ * For each module (struct module from space), one sorted table of function
+ * symbols is built on first use from .symtab, falling back to .dynsym for
+ * stripped files, and also from a separate debug file found by build-id
+ * (/usr/lib/debug/.build-id/xx/yyyy.debug) or .gnu_debuglink (next to the
+ * binary, in .debug/, under /usr/lib/debug). Lookups are a binary search.
+ * file:line comes from DWARF (libdw) on request and is cached per address.
+ * C++ and Rust names are demangled (libiberty), with Rust hashes dropped.
+ *
+ * JIT code: the perf map file /tmp/perf-NSPID.map, looked up in the target's
+ * mount namespace (/proc/PID/root/tmp/...) with the pid the target has in
+ * its own pid namespace, trusted only when it is a regular file owned by
+ * the target's uid or by root; reloaded when its size or mtime changes.
+ * Kernel: /proc/kallsyms, loaded once; all-zero addresses (no permission)
+ * make every kernel address "[kernel]".
+ *
+ * All strings returned are owned by sym and live until sym_free. They are
+ * raw (not sanitized): the views sanitize before drawing.
+ */
+#ifndef STACKTOP_SYM_H
+#define STACKTOP_SYM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stacktop/space.h"
+
+struct sym;
+
+struct sym_info {
+	const char *func; /* demangled name; NULL when unknown */
+	const char *module; /* module basename, "[kernel]", "[jit]" (perf map), "[unknown]" */
+	uint64_t offset; /* pc - function start, or pc - module base when func is NULL */
+	uint64_t func_start; /* runtime address of the function (identity of the function), 0 if unknown */
+	const char *file; /* source file (basename), NULL when unknown; only if lines requested */
+	int line; /* 0 when unknown */
+	bool kernel;
+	bool jit;
+};
+
+int sym_new(struct sym **out);
+void sym_free(struct sym *sy);
+
+/* Resolve a user-space pc of process s->pid. want_line asks for file:line
+ * (slower the first time, then cached). 0 or -errno; an address with no
+ * symbol still returns 0 with func NULL and module/offset set. */
+int sym_resolve_user(struct sym *sy, struct space *s, uint64_t pc, bool want_line,
+		     struct sym_info *out);
+/* Resolve a kernel address. */
+int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out);
+
+/* Look up pc in the target's perf map (JIT code). 0 and out filled, or
+ * -ENOENT. sym_resolve_user already falls back to this for pcs outside any
+ * file mapping. */
+int sym_perfmap_lookup(struct sym *sy, pid_t pid, uint64_t pc, struct sym_info *out);
+
+/* Demangle a C++ or Rust symbol into buf; returns buf, or name unchanged
+ * when it is not mangled. Exposed for tests. */
+const char *sym_demangle(const char *name, char *buf, size_t size);
+
+/* Parse one perf map line "START SIZE name" (hex, no 0x). Exposed for tests
+ * and fuzzing. Returns 0 or -EINVAL; *name points into line. */
+int sym_perfmap_parse_line(const char *line, uint64_t *start, uint64_t *size, const char **name);
+
+#endif

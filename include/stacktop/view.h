@@ -1,0 +1,52 @@
+/*
+ * view — what all views share: the header lines (target, rates, counters,
+ * warnings) and the help screen.
+ *
+ * struct view_header is filled by main from the sampler, target and window;
+ * views only read it. Strings in it are raw: the views sanitize them.
+ */
+#ifndef STACKTOP_VIEW_H
+#define STACKTOP_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stacktop/grid.h"
+
+struct view_header {
+	int pid; /* first target pid */
+	int npids;
+	const char *cmdline; /* target command line */
+	const char *mode; /* "cpu" or "wall" */
+	int nthreads;
+	double rate_hz; /* requested samples/s per thread */
+	double achieved_hz; /* samples/s received over the last second (all threads) */
+	double expected_hz; /* samples/s we would get if every busy thread were sampled */
+	uint64_t samples_window; /* in the window */
+	uint64_t samples_total; /* since start */
+	uint64_t lost; /* records lost by the kernel */
+	uint64_t unwind_truncated, unwind_failed;
+	unsigned window_s;
+	double span_s; /* seconds of data so far (<= window_s) */
+	bool paused;
+	bool exited; /* the target is gone */
+	int exit_status_known;
+	const char *exit_text; /* "exited with status 0", "killed by SIGKILL" */
+	int filter_tid; /* 0: all threads */
+	const char *filter_name;
+	const char *status; /* one-line message (e.g. "window reset"), or NULL */
+	const char *warning; /* e.g. "sampling behind", or NULL */
+	bool hide_kernel;
+	bool lines;
+};
+
+/* Draw the header into rows y.. of g; returns the number of rows used. */
+int view_header_render(struct grid *g, int y, const struct view_header *h);
+
+/* Help screen: every key, one per line. */
+void view_help_render(struct grid *g);
+
+/* Footer key hints on the last row. */
+void view_footer_render(struct grid *g, const char *hints);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * view_top — the py-spy style top-N table of functions: %Own %Total OwnTime
+ * TotalTime Function (file:line) Module.
+ *
+ * A pure function from (header, window, state, grid size) to a grid. %Own
+ * and %Total are shares of the samples in view (the window, narrowed to a
+ * thread when one is chosen); OwnTime/TotalTime are those samples times the
+ * sampling period (CPU seconds in cpu mode). The state's selection and
+ * scroll are clamped by the renderer so keys can move them blindly.
+ */
+#ifndef STACKTOP_VIEW_TOP_H
+#define STACKTOP_VIEW_TOP_H
+
+#include <stdbool.h>
+
+#include "stacktop/grid.h"
+#include "stacktop/view.h"
+#include "stacktop/window.h"
+
+enum view_top_sort {
+	VIEW_TOP_SORT_OWN = 0, /* %Own, key 1 */
+	VIEW_TOP_SORT_TOTAL, /* %Total, key 2 */
+	VIEW_TOP_SORT_OWNTIME, /* OwnTime, key 3 */
+	VIEW_TOP_SORT_TOTALTIME, /* TotalTime, key 4 */
+};
+
+struct view_top_state {
+	enum view_top_sort sort;
+	bool lines; /* aggregate by file:line instead of function */
+	bool hide_kernel;
+	int tid; /* 0: all threads */
+	int selected; /* row index in sorted order */
+	int scroll; /* first row shown */
+	double period_s; /* seconds one sample stands for (1/rate) */
+	int limit; /* batch mode: max rows (0: fit the grid) */
+	uint32_t selected_frame; /* out: frame of the selected row (for Enter) */
+};
+
+/* Parse "own|total|owntime|totaltime"; -EINVAL otherwise. */
+int view_top_parse_sort(const char *s, enum view_top_sort *out);
+
+/* Render header + table + footer into g. 0 or -errno. */
+int view_top_render(struct grid *g, const struct view_header *h, struct window *w,
+		    struct view_top_state *st);
+
+#endif

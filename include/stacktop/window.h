@@ -1,0 +1,107 @@
+/*
+ * window — the rolling-window aggregator.
+ *
+ * Stacks are interned twice. Frames: (pid, pc, kernel?) → a frame id with
+ * its symbol (filled in by the caller with window_frame_set_sym, once per
+ * unique frame). Stacks: a call trie whose nodes are (parent node, frame);
+ * node 0 is the root, and a stack is the path from the root (outermost
+ * caller) down to its leaf node.
+ *
+ * Time is a ring of buckets, bucket_ns wide, covering `seconds`. Each bucket
+ * counts samples per (leaf node, tid); the window also keeps the running sum
+ * over all live buckets, so adding a sample and expiring a bucket cost
+ * O(entries), never a rescan. Queries (top-N, per-thread totals, icicle) read
+ * the running sums.
+ *
+ * The window owns everything it allocates; strings passed to
+ * window_frame_set_sym must outlive the window (they come from sym).
+ */
+#ifndef STACKTOP_WINDOW_H
+#define STACKTOP_WINDOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stacktop/sym.h"
+
+#define WINDOW_ROOT 0u
+
+struct window_frame {
+	int pid;
+	uint64_t pc;
+	bool kernel;
+	bool has_sym; /* sym filled in */
+	bool has_line; /* sym.file/line filled in */
+	struct sym_info sym;
+};
+
+struct window_node {
+	uint32_t parent; /* WINDOW_ROOT for outermost frames; root's parent is itself */
+	uint32_t frame;
+	uint32_t depth; /* 1 for outermost frames, 0 for the root */
+};
+
+/* One (leaf node, tid) count in the window. */
+struct window_count {
+	uint32_t node;
+	int tid;
+	uint64_t count;
+};
+
+struct window;
+
+int window_new(unsigned seconds, uint64_t bucket_ns, struct window **out);
+void window_free(struct window *w);
+
+/* Intern a frame; returns its id (stable for the window's life) or -ENOMEM. */
+int64_t window_frame_intern(struct window *w, int pid, uint64_t pc, bool kernel);
+struct window_frame *window_frame(struct window *w, uint32_t id);
+size_t window_nframes(const struct window *w);
+void window_frame_set_sym(struct window *w, uint32_t id, const struct sym_info *si, bool with_line);
+
+/* Add a sample whose frames run from the outermost caller (frames[0]) to the
+ * leaf (frames[n-1]). Expires buckets older than the window first. */
+int window_add(struct window *w, uint64_t time_ns, int tid, const uint32_t *frames, size_t n,
+	       uint32_t weight);
+/* Expire buckets that have left the window at time now_ns. */
+void window_advance(struct window *w, uint64_t now_ns);
+/* Drop all samples (interned frames and nodes are kept). */
+void window_reset(struct window *w);
+
+const struct window_node *window_node(const struct window *w, uint32_t id);
+size_t window_nnodes(const struct window *w);
+
+/* The live (node, tid) counts; valid until the next add/advance/reset. */
+const struct window_count *window_counts(const struct window *w, size_t *n);
+uint64_t window_total(const struct window *w); /* samples in the window */
+uint64_t window_thread_total(const struct window *w, int tid);
+unsigned window_seconds(const struct window *w);
+/* Seconds of data actually covered (< seconds during the first minute). */
+double window_span_s(const struct window *w, uint64_t now_ns);
+
+/* ---- top-N aggregation ---- */
+
+enum window_key {
+	WINDOW_KEY_FUNCTION, /* module + function */
+	WINDOW_KEY_LINE, /* module + function + file:line */
+};
+
+struct window_top_row {
+	uint32_t frame; /* a representative frame id: its sym names the row */
+	uint64_t self; /* samples whose leaf is this function/line */
+	uint64_t total; /* samples with this function/line anywhere on the stack (once per stack) */
+};
+
+struct window_top_query {
+	enum window_key key;
+	int tid; /* 0: all threads */
+	bool hide_kernel; /* kernel frames skipped; their self goes to the user leaf */
+};
+
+/* Aggregate the window into rows (unsorted). *rows is malloc'd, caller
+ * frees. Frames without a sym are keyed by (module-less) pc. */
+int window_top(struct window *w, const struct window_top_query *q, struct window_top_row **rows,
+	       size_t *n, uint64_t *total);
+
+#endif
