@@ -1,0 +1,273 @@
+/*
+ * demo — the `make demo` workload: one process whose threads exercise every
+ * view of stacktop. Plain C, runs until killed.
+ *
+ *   demo [SECONDS]        default: forever
+ *
+ * Threads (names set with pthread_setname_np, as the thread table shows them):
+ *   "parser"    hot, ~100% CPU, a clear hot path:
+ *               parse_file → parse_row → decode_field → checksum
+ *               (checksum ~55% of its time, decode_field ~25% own,
+ *               parse_row ~15% own, plus a little in format_report)
+ *   "poller"    busy-polls a flag for ~2 ms, then sleeps ~18 ms: a low
+ *               (~10%) CPU floor that never drops
+ *   "sleeper"   sleeps in nanosleep, wakes once a second for a moment
+ *   "waiter"    blocks in pthread_cond_wait, woken every 5 s by the sleeper
+ *   "allocator" grows its heap in stairs: +4 MiB (touched) every 2 s up to
+ *               256 MiB, then frees everything and climbs again
+ *   main        ("demo") waits in pthread_join
+ *
+ * Built -O2 -g without frame pointers like every test target; the chain
+ * functions are noipa so they survive as separate frames.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__clang__)
+#define CHAIN __attribute__((noinline, used))
+#else
+#define CHAIN __attribute__((noipa, used))
+#endif
+
+static volatile uint64_t sink;
+
+/* ---- parser: the hot path ------------------------------------------------ */
+
+CHAIN uint32_t checksum(const unsigned char *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (int round = 0; round < 8; round++)
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+CHAIN uint64_t decode_field(unsigned char *field, size_t n, uint64_t seed)
+{
+	uint64_t v = seed;
+
+	/* "decode": a reversible scramble of the bytes, costing ~half of the
+	 * checksum below */
+	for (int round = 0; round < 4; round++)
+		for (size_t i = 0; i < n; i++) {
+			v = v * 6364136223846793005ULL + field[i];
+			field[i] = (unsigned char)(field[i] ^ (v >> 56));
+		}
+	v ^= checksum(field, n);
+	return v;
+}
+
+CHAIN uint64_t parse_row(unsigned char *row, size_t n, uint64_t seed)
+{
+	uint64_t acc = seed;
+
+	/* tokenising: find separators (own time of parse_row) */
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < n; i++)
+			acc += (row[i] == ',') ? i * 31 : row[i];
+	for (size_t off = 0; off + 64 <= n; off += 64)
+		acc ^= decode_field(row + off, 64, acc);
+	return acc;
+}
+
+CHAIN uint64_t format_report(uint64_t v)
+{
+	char buf[64];
+	uint64_t acc = 0;
+
+	for (int i = 0; i < 20; i++) {
+		int len = snprintf(buf, sizeof(buf), "%016llx-%d", (unsigned long long)v, i);
+
+		for (int k = 0; k < len; k++)
+			acc += (unsigned char)buf[k];
+	}
+	return acc;
+}
+
+CHAIN uint64_t parse_file(unsigned char *buf, size_t n, uint64_t seed)
+{
+	uint64_t acc = seed;
+
+	for (size_t off = 0; off + 512 <= n; off += 512)
+		acc += parse_row(buf + off, 512, acc);
+	acc += format_report(acc);
+	sink += acc;
+	return acc;
+}
+
+CHAIN void *run_parser(void *arg)
+{
+	static unsigned char buf[64 * 1024];
+	uint64_t seed = 1;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)((i * 7 + 3) % 91 + 32);
+	for (;;)
+		seed = parse_file(buf, sizeof(buf), seed);
+	return NULL;
+}
+
+/* ---- poller: a low, steady CPU floor --------------------------------------- */
+
+static volatile int ready_flag;
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+CHAIN int poll_once(void)
+{
+	return ready_flag; /* never set: the poll always comes back empty */
+}
+
+CHAIN void busy_poll(double seconds)
+{
+	double end = mono_s() + seconds;
+
+	while (mono_s() < end)
+		if (poll_once())
+			break;
+}
+
+CHAIN void *run_poller(void *arg)
+{
+	for (;;) {
+		struct timespec ts = {.tv_nsec = 18 * 1000 * 1000};
+
+		busy_poll(0.002);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* ---- sleeper and waiter: off-CPU threads ----------------------------------- */
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static unsigned long wakeups;
+
+CHAIN void *run_sleeper(void *arg)
+{
+	for (unsigned long n = 1;; n++) {
+		struct timespec ts = {.tv_sec = 1};
+
+		nanosleep(&ts, NULL);
+		if (n % 5 == 0) {
+			pthread_mutex_lock(&mu);
+			wakeups++;
+			pthread_cond_signal(&cv);
+			pthread_mutex_unlock(&mu);
+		}
+	}
+	return NULL;
+}
+
+CHAIN void wait_for_work(unsigned long *seen)
+{
+	pthread_mutex_lock(&mu);
+	while (wakeups == *seen)
+		pthread_cond_wait(&cv, &mu);
+	*seen = wakeups;
+	pthread_mutex_unlock(&mu);
+}
+
+CHAIN void *run_waiter(void *arg)
+{
+	unsigned long seen = 0;
+
+	for (;;) {
+		wait_for_work(&seen);
+		sink += seen;
+	}
+	return NULL;
+}
+
+/* ---- allocator: memory in stairs ------------------------------------------- */
+
+#define STEP_BYTES (4u << 20)
+#define MAX_STEPS 64
+
+CHAIN void *grow_heap(void)
+{
+	void *p = malloc(STEP_BYTES);
+
+	if (p)
+		memset(p, 0xA5, STEP_BYTES); /* touch it, so RSS climbs */
+	return p;
+}
+
+CHAIN void *run_allocator(void *arg)
+{
+	void *blocks[MAX_STEPS];
+
+	for (;;) {
+		int n = 0;
+
+		while (n < MAX_STEPS) {
+			struct timespec ts = {.tv_sec = 2};
+
+			blocks[n] = grow_heap();
+			if (blocks[n])
+				n++;
+			nanosleep(&ts, NULL);
+		}
+		while (n > 0)
+			free(blocks[--n]);
+	}
+	return NULL;
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+static int spawn(pthread_t *t, void *(*fn)(void *), const char *name)
+{
+	if (pthread_create(t, NULL, fn, NULL) != 0) {
+		perror("demo: pthread_create");
+		return -1;
+	}
+	pthread_setname_np(*t, name);
+	return 0;
+}
+
+static void *run_timer(void *arg)
+{
+	double secs = *(double *)arg;
+	struct timespec ts = {.tv_sec = (time_t)secs,
+			      .tv_nsec = (long)((secs - (time_t)secs) * 1e9)};
+
+	nanosleep(&ts, NULL);
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	static double seconds;
+	pthread_t t[6];
+
+	if (argc > 1)
+		seconds = atof(argv[1]);
+	if (argc > 2 || seconds < 0) {
+		fprintf(stderr, "usage: demo [SECONDS]\n");
+		return 2;
+	}
+	pthread_setname_np(pthread_self(), "demo");
+	if (spawn(&t[0], run_parser, "parser") || spawn(&t[1], run_poller, "poller") ||
+	    spawn(&t[2], run_sleeper, "sleeper") || spawn(&t[3], run_waiter, "waiter") ||
+	    spawn(&t[4], run_allocator, "allocator"))
+		return 1;
+	if (seconds > 0 && pthread_create(&t[5], NULL, run_timer, &seconds) == 0)
+		pthread_setname_np(t[5], "timer");
+	pthread_join(t[0], NULL);
+	return 0;
+}
