@@ -1,0 +1,457 @@
+/*
+ * opts — the command line.
+ *
+ * Owns the translation of argv into struct opts: getopt_long with "+" so
+ * that everything from the first non-option on is the command to launch and
+ * keeps its own options, and with a leading ":" so a missing argument is
+ * told apart from an unknown option. opterr is cleared: this module never
+ * prints. On a usage error opts_parse writes one sentence into err and
+ * returns -EINVAL; main prints it and exits 2.
+ *
+ * Contract: opts_parse fills every field of *o (defaults first), so the
+ * caller needs no memset. o->command points into argv (no copy, nothing to
+ * free). getopt keeps its state in globals; opts_parse resets it (optind =
+ * 0 makes glibc reinitialise fully, including the position inside a cluster
+ * of short options), so it may be called more than once, but not from two
+ * threads at once.
+ *
+ * Numbers are parsed by hand rather than with strtod/strtoul: those accept
+ * leading blanks, signs, hex, "inf" and, once main has called setlocale for
+ * ncursesw, a decimal comma instead of a point in some locales.
+ */
+#include "stacktop/opts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Long-only options get values past any char. */
+enum {
+	OPTS_STACK_SIZE = 256,
+};
+
+/* Kernel PID_MAX_LIMIT on 64-bit: no PID can be larger. */
+#define OPTS_PID_MAX 4194304
+
+static const char opts_short[] = "+:p:r:d:W:bn:l:s:LKhV";
+
+/* test_docs.sh reads the names in this table: keep one entry per line. */
+static const struct option opts_long[] = {
+    {"pid", required_argument, NULL, 'p'},
+    {"rate", required_argument, NULL, 'r'},
+    {"delay", required_argument, NULL, 'd'},
+    {"window", required_argument, NULL, 'W'},
+    {"batch", no_argument, NULL, 'b'},
+    {"iterations", required_argument, NULL, 'n'},
+    {"limit", required_argument, NULL, 'l'},
+    {"sort", required_argument, NULL, 's'},
+    {"lines", no_argument, NULL, 'L'},
+    {"no-kernel", no_argument, NULL, 'K'},
+    {"stack-size", required_argument, NULL, OPTS_STACK_SIZE},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+const char opts_usage[] =
+    "Usage: stacktop [OPTIONS] -p PID[,PID...]\n"
+    "       stacktop [OPTIONS] [--] COMMAND [ARGS...]\n"
+    "\n"
+    "A live sampling profiler: top, but for stacks. Shows the functions a\n"
+    "process spends its CPU time in, over a rolling window, refreshed live.\n"
+    "\n"
+    "Target:\n"
+    "  -p, --pid PID[,PID...]   attach to running processes (up to 64)\n"
+    "  COMMAND [ARGS...]        launch COMMAND and profile it from its start; the\n"
+    "                           first non-option starts it, \"--\" marks it clearly\n"
+    "\n"
+    "Options:\n"
+    "  -r, --rate HZ            samples per second per thread (1..10000, default 99)\n"
+    "  -d, --delay SECONDS      refresh interval (0.1..3600, decimals allowed,\n"
+    "                           default 1)\n"
+    "  -W, --window SECONDS     rolling window length (1..86400, default 60)\n"
+    "  -b, --batch              print the table as text every delay, not the TUI\n"
+    "  -n, --iterations N       stop after N refreshes (default: run until quit)\n"
+    "  -l, --limit N            rows per refresh in batch mode (default 30)\n"
+    "  -s, --sort KEY           own, total, owntime or totaltime (default own)\n"
+    "  -L, --lines              aggregate by file:line from the start (key L)\n"
+    "  -K, --no-kernel          hide kernel frames from the start (key K)\n"
+    "      --stack-size BYTES   user stack bytes copied per sample (512..65528,\n"
+    "                           rounded up to a multiple of 8, default 16384)\n"
+    "  -h, --help               show this help and exit\n"
+    "  -V, --version            show the version and exit\n"
+    "\n"
+    "Keys:\n"
+    "  1 2 3 4                  sort by %Own, %Total, OwnTime, TotalTime\n"
+    "  L                        toggle function / file:line\n"
+    "  K                        toggle kernel frames\n"
+    "  Up Down PgUp PgDn Home End  move the selection\n"
+    "  space                    freeze the display (sampling continues)\n"
+    "  R                        reset the window\n"
+    "  ?                        help\n"
+    "  q, Ctrl-C                quit\n"
+    "\n"
+    "Examples:\n"
+    "  sudo stacktop -p 4242                    profile a running process\n"
+    "  stacktop -- ./server --port 8080         launch a command and profile it\n"
+    "  stacktop -b -n 5 -p 4242 > profile.txt   five text refreshes into a file\n"
+    "\n"
+    "Needs root, or CAP_PERFMON and CAP_SYS_PTRACE, or kernel.perf_event_paranoid\n"
+    "<= 1 for your own processes. Exit status: 0 ok, 1 runtime error, 2 usage\n"
+    "error. See stacktop(1).\n";
+
+static int opts_fail(char *err, size_t errsz, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int opts_fail(char *err, size_t errsz, const char *fmt, ...)
+{
+	if (err && errsz) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(err, errsz, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+/* The long name of the option whose getopt value is val, for messages. */
+static const char *opts_name(int val)
+{
+	const struct option *lo;
+
+	for (lo = opts_long; lo->name; lo++)
+		if (lo->val == val)
+			return lo->name;
+	return NULL;
+}
+
+/* Strict unsigned decimal: digits only, no sign, no blanks; -ERANGE past max. */
+static int opts_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (unsigned)(*s - '0');
+	}
+	*out = v;
+	return v > max ? -ERANGE : 0;
+}
+
+/* Decimal with an optional fraction ("2", "0.5", ".5", "2."), locale-free.
+ * Digits past the 15th of the fraction are ignored: they cannot matter for
+ * a range of 0.1..3600 seconds. */
+static int opts_decimal(const char *s, double *out)
+{
+	unsigned long long ip = 0, fp = 0, div = 1;
+	int idigits = 0, fdigits = 0;
+
+	if (!s)
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++, idigits++) {
+		if (ip > 1000000000000ULL)
+			return -ERANGE;
+		ip = ip * 10 + (unsigned)(*s - '0');
+	}
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, fdigits++) {
+			if (fdigits < 15) {
+				fp = fp * 10 + (unsigned)(*s - '0');
+				div *= 10;
+			}
+		}
+	}
+	if (*s || idigits + fdigits == 0)
+		return -EINVAL;
+	*out = (double)ip + (double)fp / (double)div;
+	return 0;
+}
+
+static int opts_parse_sort(const char *s, enum view_top_sort *out)
+{
+	static const struct {
+		const char *name;
+		enum view_top_sort sort;
+	} keys[] = {
+	    {"own", VIEW_TOP_SORT_OWN},
+	    {"total", VIEW_TOP_SORT_TOTAL},
+	    {"owntime", VIEW_TOP_SORT_OWNTIME},
+	    {"totaltime", VIEW_TOP_SORT_TOTALTIME},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strcasecmp(s, keys[i].name) == 0) {
+			*out = keys[i].sort;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* An integer option in [lo, hi]; the message names the option and range. */
+static int opts_int(int val, const char *arg, unsigned long long lo, unsigned long long hi,
+		    unsigned long long *out, char *err, size_t errsz)
+{
+	unsigned long long v;
+
+	if (opts_uint(arg, hi, &v) < 0 || v < lo)
+		return opts_fail(err, errsz,
+				 "invalid --%s value '%s': expected an integer from %llu to %llu",
+				 opts_name(val), arg, lo, hi);
+	*out = v;
+	return 0;
+}
+
+static bool opts_has_pid(const struct opts *o, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < o->npids; i++)
+		if (o->pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* Add "PID[,PID...]" to o->pids; blanks also separate, so that
+ * -p "$(pidof x)" works. Empty fields (",,", a trailing comma) are junk. */
+static int opts_pids(struct opts *o, const char *arg, char *err, size_t errsz)
+{
+	const char *s = arg;
+	unsigned long long v;
+	char num[16];
+	size_t n;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		for (n = 0; s[n] >= '0' && s[n] <= '9'; n++)
+			;
+		if (n == 0)
+			return opts_fail(err, errsz,
+					 "invalid --pid value '%s': expected process IDs separated "
+					 "by commas, like 4242,4243",
+					 arg);
+		v = 0;
+		if (n < sizeof(num)) {
+			memcpy(num, s, n);
+			num[n] = '\0';
+			if (opts_uint(num, OPTS_PID_MAX, &v) < 0)
+				v = 0;
+		}
+		if (v == 0)
+			return opts_fail(
+			    err, errsz,
+			    "invalid --pid value '%.*s': a process ID is an integer from 1 to %d",
+			    (int)n, s, OPTS_PID_MAX);
+		s += n;
+		if (!opts_has_pid(o, (pid_t)v)) {
+			if (o->npids == OPTS_MAX_PIDS)
+				return opts_fail(err, errsz,
+						 "too many processes for --pid: at most %d",
+						 OPTS_MAX_PIDS);
+			o->pids[o->npids++] = (pid_t)v;
+		}
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (*s == '\0')
+			return 0;
+		if (*s == ',')
+			s++;
+	}
+}
+
+static void opts_defaults(struct opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->rate_hz = 99;
+	o->delay_s = 1.0;
+	o->window_s = 60;
+	o->iterations = 0;
+	o->limit = 30;
+	o->sort = VIEW_TOP_SORT_OWN;
+	o->stack_size = 16384;
+}
+
+/* getopt returned '?': name what was wrong. For long options glibc leaves
+ * optopt 0 when the name is unknown or ambiguous, and sets it to the
+ * option's value when a flag was given "=value". */
+static int opts_bad_option(char **argv, char *err, size_t errsz)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	const struct option *lo;
+	char cands[256] = "";
+	size_t len, nc = 0;
+
+	if (optopt && strncmp(arg, "--", 2) == 0 && opts_name(optopt))
+		return opts_fail(err, errsz, "option --%s takes no value; try --help",
+				 opts_name(optopt));
+	if (optopt)
+		return opts_fail(err, errsz, "unknown option '-%c'; try --help", optopt);
+	if (strncmp(arg, "--", 2) != 0)
+		return opts_fail(err, errsz, "unknown option '%s'; try --help", arg);
+	len = strcspn(arg + 2, "=");
+	for (lo = opts_long; lo->name; lo++) {
+		if (strncmp(lo->name, arg + 2, len) == 0 && len > 0) {
+			size_t used = strlen(cands);
+			snprintf(cands + used, sizeof(cands) - used, "%s--%s", nc ? ", " : "",
+				 lo->name);
+			nc++;
+		}
+	}
+	if (nc > 1)
+		return opts_fail(err, errsz, "ambiguous option '%.*s' (could be %s); try --help",
+				 (int)len + 2, arg, cands);
+	return opts_fail(err, errsz, "unknown option '%.*s'; try --help", (int)len + 2, arg);
+}
+
+static int opts_missing(char *err, size_t errsz)
+{
+	static const struct {
+		int val;
+		const char *meta;
+	} metas[] = {
+	    {'p', "PID[,PID...]"},
+	    {'r', "HZ"},
+	    {'d', "SECONDS"},
+	    {'W', "SECONDS"},
+	    {'n', "N"},
+	    {'l', "N"},
+	    {'s', "KEY"},
+	    {OPTS_STACK_SIZE, "BYTES"},
+	};
+	const char *meta = "a value";
+	size_t i;
+
+	for (i = 0; i < sizeof(metas) / sizeof(metas[0]); i++)
+		if (metas[i].val == optopt)
+			meta = metas[i].meta;
+	if (!opts_name(optopt))
+		return opts_fail(err, errsz, "option '-%c' needs a value; try --help", optopt);
+	return opts_fail(err, errsz, "option --%s needs a value (%s); try --help",
+			 opts_name(optopt), meta);
+}
+
+/* Apply one option with its argument. */
+static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t errsz)
+{
+	unsigned long long v = 0;
+	double d;
+	int ret = 0;
+
+	switch (c) {
+	case 'p':
+		return opts_pids(o, arg, err, errsz);
+	case 'r':
+		if ((ret = opts_int(c, arg, 1, 10000, &v, err, errsz)) < 0)
+			return ret;
+		o->rate_hz = (unsigned)v;
+		break;
+	case 'd':
+		if (opts_decimal(arg, &d) < 0 || d < 0.1 || d > 3600)
+			return opts_fail(err, errsz,
+					 "invalid --delay value '%s': expected seconds from 0.1 to "
+					 "3600, like 0.5",
+					 arg);
+		o->delay_s = d;
+		break;
+	case 'W':
+		if ((ret = opts_int(c, arg, 1, 86400, &v, err, errsz)) < 0)
+			return ret;
+		o->window_s = (unsigned)v;
+		break;
+	case 'b':
+		o->batch = true;
+		break;
+	case 'n':
+		if ((ret = opts_int(c, arg, 1, 1000000000, &v, err, errsz)) < 0)
+			return ret;
+		o->iterations = (long)v;
+		break;
+	case 'l':
+		if ((ret = opts_int(c, arg, 1, 100000, &v, err, errsz)) < 0)
+			return ret;
+		o->limit = (int)v;
+		break;
+	case 's':
+		if (opts_parse_sort(arg, &o->sort) < 0)
+			return opts_fail(
+			    err, errsz,
+			    "invalid --sort value '%s': expected own, total, owntime or totaltime",
+			    arg);
+		break;
+	case 'L':
+		o->lines = true;
+		break;
+	case 'K':
+		o->hide_kernel = true;
+		break;
+	case OPTS_STACK_SIZE:
+		if ((ret = opts_int(c, arg, 512, 65528, &v, err, errsz)) < 0)
+			return ret;
+		/* perf wants sample_stack_user 8-byte aligned (EINVAL otherwise). */
+		o->stack_size = (unsigned)((v + 7) & ~7ULL);
+		break;
+	default:
+		return opts_fail(err, errsz, "internal error: unhandled option %d", c);
+	}
+	return ret;
+}
+
+int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz)
+{
+	int c, ret;
+
+	opts_defaults(o);
+	if (err && errsz)
+		err[0] = '\0';
+	if (argc < 1 || !argv)
+		return opts_fail(err, errsz,
+				 "nothing to profile: give -p PID or a command; try --help");
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, opts_short, opts_long, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			o->help = true;
+			return 0;
+		case 'V':
+			o->version = true;
+			return 0;
+		case '?':
+			return opts_bad_option(argv, err, errsz);
+		case ':':
+			return opts_missing(err, errsz);
+		default:
+			ret = opts_one(o, c, optarg, err, errsz);
+			if (ret < 0)
+				return ret;
+		}
+	}
+
+	if (optind < argc) {
+		if (argv[optind][0] == '\0')
+			return opts_fail(err, errsz, "the command to launch is an empty string");
+		o->command = &argv[optind];
+	}
+	if (o->command && o->npids)
+		return opts_fail(err, errsz,
+				 "give either -p PID or a command to launch, not both (the command "
+				 "starts at '%s')",
+				 o->command[0]);
+	if (!o->command && !o->npids)
+		return opts_fail(err, errsz,
+				 "nothing to profile: give -p PID or a command; try --help");
+	return 0;
+}

@@ -1,0 +1,466 @@
+/*
+ * test_opts — the command line: defaults, every option in its short and long
+ * form, both ends of every range and one past, PID lists, the target rules
+ * (-p or a command, not both, not neither), "--" and options after the
+ * command, --help/--version, and that each error names the option.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "stacktop/opts.h"
+
+static struct opts o;
+static char err[256];
+
+/* Parse a NULL-terminated list of arguments (argv[0] is added). */
+static int parse_a(const char *const *args)
+{
+	static char *argv[128];
+	int argc = 0;
+
+	argv[argc++] = (char *)"stacktop";
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	return opts_parse(argc, argv, &o, err, sizeof(err));
+}
+
+/* parse("-p", "1") parses stacktop -p 1; the list is terminated here. */
+#define parse(...) parse_a((const char *const[]){__VA_ARGS__, NULL})
+
+#define OK(...) assert_int_equal(parse(__VA_ARGS__), 0)
+/* A usage error whose message contains the given text. */
+#define BAD(needle, ...)                                                                           \
+	do {                                                                                       \
+		assert_int_equal(parse(__VA_ARGS__), -EINVAL);                                     \
+		if (!strstr(err, needle))                                                          \
+			fail_msg("error '%s' lacks '%s'", err, needle);                            \
+	} while (0)
+
+static void test_defaults(void **state)
+{
+	OK("-p", "4242");
+	assert_int_equal(o.npids, 1);
+	assert_int_equal(o.pids[0], 4242);
+	assert_null(o.command);
+	assert_int_equal(o.rate_hz, 99);
+	assert_true(o.delay_s == 1.0);
+	assert_int_equal(o.window_s, 60);
+	assert_false(o.batch);
+	assert_int_equal(o.iterations, 0);
+	assert_int_equal(o.limit, 30);
+	assert_int_equal(o.sort, VIEW_TOP_SORT_OWN);
+	assert_int_equal(o.stack_size, 16384);
+	assert_false(o.lines);
+	assert_false(o.hide_kernel);
+	assert_false(o.help);
+	assert_false(o.version);
+	assert_string_equal(err, "");
+}
+
+static void test_every_option_short(void **state)
+{
+	OK("-p", "7", "-r", "250", "-d", "0.5", "-W", "30", "-b", "-n", "5", "-l", "12", "-s",
+	   "totaltime", "-L", "-K", "--stack-size", "8192");
+	assert_int_equal(o.pids[0], 7);
+	assert_int_equal(o.rate_hz, 250);
+	assert_true(o.delay_s == 0.5);
+	assert_int_equal(o.window_s, 30);
+	assert_true(o.batch);
+	assert_int_equal(o.iterations, 5);
+	assert_int_equal(o.limit, 12);
+	assert_int_equal(o.sort, VIEW_TOP_SORT_TOTALTIME);
+	assert_true(o.lines);
+	assert_true(o.hide_kernel);
+	assert_int_equal(o.stack_size, 8192);
+}
+
+static void test_every_option_long(void **state)
+{
+	OK("--pid", "8", "--rate=1000", "--delay", "2.25", "--window=120", "--batch",
+	   "--iterations", "3", "--limit=7", "--sort", "owntime", "--lines", "--no-kernel",
+	   "--stack-size=4096");
+	assert_int_equal(o.npids, 1);
+	assert_int_equal(o.pids[0], 8);
+	assert_int_equal(o.rate_hz, 1000);
+	assert_true(o.delay_s == 2.25);
+	assert_int_equal(o.window_s, 120);
+	assert_true(o.batch);
+	assert_int_equal(o.iterations, 3);
+	assert_int_equal(o.limit, 7);
+	assert_int_equal(o.sort, VIEW_TOP_SORT_OWNTIME);
+	assert_true(o.lines);
+	assert_true(o.hide_kernel);
+	assert_int_equal(o.stack_size, 4096);
+}
+
+static void test_clustered_and_attached(void **state)
+{
+	OK("-bLKp9", "-r50", "-n2");
+	assert_true(o.batch);
+	assert_true(o.lines);
+	assert_true(o.hide_kernel);
+	assert_int_equal(o.pids[0], 9);
+	assert_int_equal(o.rate_hz, 50);
+	assert_int_equal(o.iterations, 2);
+	/* Unique prefixes of long options are accepted. */
+	OK("--no-k", "--win", "5", "-p", "1");
+	assert_true(o.hide_kernel);
+	assert_int_equal(o.window_s, 5);
+}
+
+static void test_sort_keys(void **state)
+{
+	OK("-s", "own", "-p", "1");
+	assert_int_equal(o.sort, VIEW_TOP_SORT_OWN);
+	OK("-s", "total", "-p", "1");
+	assert_int_equal(o.sort, VIEW_TOP_SORT_TOTAL);
+	OK("-s", "owntime", "-p", "1");
+	assert_int_equal(o.sort, VIEW_TOP_SORT_OWNTIME);
+	OK("-s", "TotalTime", "-p", "1");
+	assert_int_equal(o.sort, VIEW_TOP_SORT_TOTALTIME);
+	BAD("--sort", "-s", "cpu", "-p", "1");
+	assert_non_null(strstr(err, "owntime"));
+	BAD("--sort", "-s", "", "-p", "1");
+}
+
+static void test_rate_range(void **state)
+{
+	OK("-r", "1", "-p", "1");
+	assert_int_equal(o.rate_hz, 1);
+	OK("-r", "10000", "-p", "1");
+	assert_int_equal(o.rate_hz, 10000);
+	BAD("--rate", "-r", "0", "-p", "1");
+	assert_non_null(strstr(err, "1 to 10000"));
+	BAD("--rate", "-r", "10001", "-p", "1");
+	BAD("--rate", "-r", "-5", "-p", "1");
+	BAD("--rate", "-r", "99hz", "-p", "1");
+	BAD("--rate", "-r", " 99", "-p", "1");
+	BAD("--rate", "-r", "", "-p", "1");
+	BAD("--rate", "-r", "99999999999999999999999999", "-p", "1");
+}
+
+static void test_delay_range(void **state)
+{
+	OK("-d", "0.1", "-p", "1");
+	assert_true(o.delay_s == 0.1);
+	OK("-d", "3600", "-p", "1");
+	assert_true(o.delay_s == 3600.0);
+	OK("-d", ".5", "-p", "1");
+	assert_true(o.delay_s == 0.5);
+	OK("-d", "2.", "-p", "1");
+	assert_true(o.delay_s == 2.0);
+	OK("-d", "0.100", "-p", "1");
+	assert_true(o.delay_s == 0.1);
+	BAD("--delay", "-d", "0.09", "-p", "1");
+	assert_non_null(strstr(err, "0.1 to 3600"));
+	BAD("--delay", "-d", "3600.01", "-p", "1");
+	BAD("--delay", "-d", "3601", "-p", "1");
+	BAD("--delay", "-d", "0", "-p", "1");
+	BAD("--delay", "-d", "1,5", "-p", "1");
+	BAD("--delay", "-d", "inf", "-p", "1");
+	BAD("--delay", "-d", "nan", "-p", "1");
+	BAD("--delay", "-d", "1e2", "-p", "1");
+	BAD("--delay", "-d", ".", "-p", "1");
+	BAD("--delay", "-d", "-1", "-p", "1");
+	BAD("--delay", "-d", "1s", "-p", "1");
+}
+
+static void test_window_range(void **state)
+{
+	OK("-W", "1", "-p", "1");
+	assert_int_equal(o.window_s, 1);
+	OK("-W", "86400", "-p", "1");
+	assert_int_equal(o.window_s, 86400);
+	BAD("--window", "-W", "0", "-p", "1");
+	assert_non_null(strstr(err, "1 to 86400"));
+	BAD("--window", "-W", "86401", "-p", "1");
+	BAD("--window", "-W", "1.5", "-p", "1");
+}
+
+static void test_iterations_limit_range(void **state)
+{
+	OK("-n", "1", "-p", "1");
+	assert_int_equal(o.iterations, 1);
+	OK("-n", "1000000000", "-p", "1");
+	assert_int_equal(o.iterations, 1000000000L);
+	BAD("--iterations", "-n", "0", "-p", "1");
+	BAD("--iterations", "-n", "1000000001", "-p", "1");
+	BAD("--iterations", "-n", "x", "-p", "1");
+
+	OK("-l", "1", "-p", "1");
+	assert_int_equal(o.limit, 1);
+	OK("-l", "100000", "-p", "1");
+	assert_int_equal(o.limit, 100000);
+	BAD("--limit", "-l", "0", "-p", "1");
+	BAD("--limit", "-l", "100001", "-p", "1");
+}
+
+static void test_stack_size(void **state)
+{
+	OK("--stack-size", "512", "-p", "1");
+	assert_int_equal(o.stack_size, 512);
+	OK("--stack-size", "65528", "-p", "1");
+	assert_int_equal(o.stack_size, 65528);
+	/* Rounded up to a multiple of 8. */
+	OK("--stack-size", "513", "-p", "1");
+	assert_int_equal(o.stack_size, 520);
+	OK("--stack-size", "65521", "-p", "1");
+	assert_int_equal(o.stack_size, 65528);
+	BAD("--stack-size", "--stack-size", "511", "-p", "1");
+	assert_non_null(strstr(err, "512 to 65528"));
+	BAD("--stack-size", "--stack-size", "65529", "-p", "1");
+	BAD("--stack-size", "--stack-size=16k", "-p", "1");
+}
+
+static void test_pid_lists(void **state)
+{
+	OK("-p", "10,20,30");
+	assert_int_equal(o.npids, 3);
+	assert_int_equal(o.pids[0], 10);
+	assert_int_equal(o.pids[1], 20);
+	assert_int_equal(o.pids[2], 30);
+
+	/* Duplicates removed, first order kept, across several -p. */
+	OK("-p", "5,6,5", "-p", "6,7", "--pid=5");
+	assert_int_equal(o.npids, 3);
+	assert_int_equal(o.pids[0], 5);
+	assert_int_equal(o.pids[1], 6);
+	assert_int_equal(o.pids[2], 7);
+
+	/* Blanks separate too: -p "$(pidof x)". */
+	OK("-p", "11 12\t13 , 14");
+	assert_int_equal(o.npids, 4);
+	assert_int_equal(o.pids[3], 14);
+
+	OK("-p", "4194304");
+	assert_int_equal(o.pids[0], 4194304);
+
+	BAD("--pid", "-p", "abc");
+	BAD("--pid", "-p", "12,abc");
+	BAD("--pid", "-p", "12,");
+	BAD("--pid", "-p", ",12");
+	BAD("--pid", "-p", "1,,2");
+	BAD("--pid", "-p", "12x");
+	BAD("--pid", "-p", "-12");
+	BAD("--pid", "-p", "+12");
+	BAD("--pid", "-p", "0");
+	BAD("--pid", "-p", "1,0");
+	BAD("--pid", "-p", "4194305");
+	BAD("--pid", "-p", "99999999999999999999999");
+	BAD("--pid", "-p", "");
+}
+
+static void test_pid_limit(void **state)
+{
+	char list[64 * 8 + 16];
+	size_t n = 0;
+	int i;
+
+	for (i = 1; i <= 64; i++)
+		n +=
+		    (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", i > 1 ? "," : "", 100 + i);
+	assert_int_equal(parse("-p", list), 0);
+	assert_int_equal(o.npids, 64);
+	assert_int_equal(o.pids[63], 164);
+
+	/* A duplicate of one already there does not count against the limit. */
+	assert_int_equal(parse("-p", list, "-p", "101"), 0);
+	assert_int_equal(o.npids, 64);
+
+	assert_int_equal(parse("-p", list, "-p", "999"), -EINVAL);
+	assert_non_null(strstr(err, "--pid"));
+	assert_non_null(strstr(err, "64"));
+}
+
+static void test_command(void **state)
+{
+	OK("--", "./server", "--port", "8080");
+	assert_int_equal(o.npids, 0);
+	assert_non_null(o.command);
+	assert_string_equal(o.command[0], "./server");
+	assert_string_equal(o.command[1], "--port");
+	assert_string_equal(o.command[2], "8080");
+	assert_null(o.command[3]);
+
+	/* Without "--": the first non-option starts the command. */
+	OK("-r", "200", "sleep", "10");
+	assert_int_equal(o.rate_hz, 200);
+	assert_string_equal(o.command[0], "sleep");
+	assert_string_equal(o.command[1], "10");
+	assert_null(o.command[2]);
+
+	/* Options after the command belong to the command. */
+	OK("-b", "./server", "-p", "5", "-r", "0", "--help");
+	assert_true(o.batch);
+	assert_int_equal(o.npids, 0);
+	assert_int_equal(o.rate_hz, 99);
+	assert_false(o.help);
+	assert_string_equal(o.command[0], "./server");
+	assert_string_equal(o.command[1], "-p");
+	assert_string_equal(o.command[5], "--help");
+	assert_null(o.command[6]);
+
+	/* A second "--" is the command's. */
+	OK("--", "cmd", "--", "x");
+	assert_string_equal(o.command[1], "--");
+
+	/* "--" with nothing after and a pid: no command. */
+	OK("-p", "3", "--");
+	assert_null(o.command);
+	assert_int_equal(o.pids[0], 3);
+
+	BAD("empty", "--", "");
+}
+
+static void test_target_rules(void **state)
+{
+	BAD("not both", "-p", "4242", "--", "./server");
+	BAD("not both", "-p", "4242", "./server");
+	BAD("nothing to profile", "-b");
+	assert_non_null(strstr(err, "-p PID"));
+	BAD("nothing to profile", "--");
+	assert_int_equal(parse_a((const char *const[]){NULL}), -EINVAL);
+	assert_non_null(strstr(err, "nothing to profile"));
+}
+
+static void test_help_version(void **state)
+{
+	OK("--help");
+	assert_true(o.help);
+	OK("-h");
+	assert_true(o.help);
+	OK("-V");
+	assert_true(o.version);
+	assert_false(o.help);
+	OK("--version");
+	assert_true(o.version);
+	/* Help wins over what follows it, so "-h" is always a way out. */
+	OK("-b", "-h", "--bogus");
+	assert_true(o.help);
+}
+
+static void test_errors_name_the_option(void **state)
+{
+	BAD("'-x'", "-x", "-p", "1");
+	assert_non_null(strstr(err, "try --help"));
+	BAD("'-x'", "-bx", "-p", "1");
+	BAD("'--frobnicate'", "--frobnicate", "-p", "1");
+	assert_non_null(strstr(err, "try --help"));
+	BAD("'--frob'", "--frob=3", "-p", "1");
+	/* "--s" could be --sort or --stack-size. */
+	BAD("ambiguous", "--s", "own", "-p", "1");
+	assert_non_null(strstr(err, "--sort"));
+	assert_non_null(strstr(err, "--stack-size"));
+	BAD("--batch", "--batch=1", "-p", "1");
+	assert_non_null(strstr(err, "takes no value"));
+
+	/* Missing arguments, short and long, with the value's name. */
+	BAD("--rate", "-p", "1", "-r");
+	assert_non_null(strstr(err, "needs a value"));
+	assert_non_null(strstr(err, "HZ"));
+	BAD("--pid", "-p");
+	BAD("--stack-size", "-p", "1", "--stack-size");
+	assert_non_null(strstr(err, "BYTES"));
+	BAD("--delay", "-p", "1", "--delay");
+	BAD("--window", "-p", "1", "-W");
+	BAD("--iterations", "-p", "1", "-n");
+	BAD("--limit", "-p", "1", "-l");
+	BAD("--sort", "-p", "1", "-s");
+}
+
+/* getopt keeps state in globals: a parse stopped inside a cluster of short
+ * options must not leak into the next one. */
+static void test_reparse(void **state)
+{
+	BAD("'-x'", "-bxK", "-p", "1");
+	OK("-K", "-p", "2");
+	assert_true(o.hide_kernel);
+	assert_false(o.batch);
+	assert_int_equal(o.pids[0], 2);
+	/* And state from the previous parse does not survive in o. */
+	OK("-p", "3");
+	assert_false(o.hide_kernel);
+	assert_int_equal(o.npids, 1);
+}
+
+/* A NULL or zero-sized err buffer is allowed. */
+static void test_null_err(void **state)
+{
+	char *argv[] = {(char *)"stacktop", (char *)"-r", (char *)"0", NULL};
+
+	assert_int_equal(opts_parse(3, argv, &o, NULL, 0), -EINVAL);
+}
+
+static void test_usage_text(void **state)
+{
+	static const char *const must[] = {
+	    "Usage: stacktop [OPTIONS] -p PID[,PID...]",
+	    "stacktop [OPTIONS] [--] COMMAND [ARGS...]",
+	    "--pid",
+	    "--rate",
+	    "--delay",
+	    "--window",
+	    "--batch",
+	    "--iterations",
+	    "--limit",
+	    "--sort",
+	    "--lines",
+	    "--no-kernel",
+	    "--stack-size",
+	    "--help",
+	    "--version",
+	    "sudo stacktop -p 4242",
+	    "stacktop -- ./server --port 8080",
+	    "stacktop -b -n 5 -p 4242 > profile.txt",
+	    "Keys:",
+	    "Ctrl-C",
+	    "perf_event_paranoid",
+	};
+	size_t i, len = strlen(opts_usage);
+	const char *line, *nl;
+
+	for (i = 0; i < sizeof(must) / sizeof(must[0]); i++)
+		if (!strstr(opts_usage, must[i]))
+			fail_msg("usage lacks '%s'", must[i]);
+	assert_true(len > 0 && opts_usage[len - 1] == '\n');
+	/* Fits an 80-column terminal without touching the last column. */
+	for (line = opts_usage; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		assert_non_null(nl);
+		if (nl - line > 79)
+			fail_msg("usage line too long: %.*s", (int)(nl - line), line);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_every_option_short),
+	    cmocka_unit_test(test_every_option_long),
+	    cmocka_unit_test(test_clustered_and_attached),
+	    cmocka_unit_test(test_sort_keys),
+	    cmocka_unit_test(test_rate_range),
+	    cmocka_unit_test(test_delay_range),
+	    cmocka_unit_test(test_window_range),
+	    cmocka_unit_test(test_iterations_limit_range),
+	    cmocka_unit_test(test_stack_size),
+	    cmocka_unit_test(test_pid_lists),
+	    cmocka_unit_test(test_pid_limit),
+	    cmocka_unit_test(test_command),
+	    cmocka_unit_test(test_target_rules),
+	    cmocka_unit_test(test_help_version),
+	    cmocka_unit_test(test_errors_name_the_option),
+	    cmocka_unit_test(test_reparse),
+	    cmocka_unit_test(test_null_err),
+	    cmocka_unit_test(test_usage_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
