@@ -1,0 +1,793 @@
+/*
+ * window — the rolling-window aggregator.
+ *
+ * Owns three kinds of tables, all open-addressing hash indexes (linear
+ * probing, load <= 1/2) over compact arrays, so ids stay dense and queries
+ * walk plain arrays:
+ *
+ *  - frames: (pid, pc, kernel) → frame id, with the sym the caller attaches.
+ *  - trie nodes: (parent, frame) → node id; node 0 is the root.
+ *  - count maps (struct cmap): (node, tid) → count, one per time bucket, one
+ *    for the running sum over live buckets and one (node 0) for per-thread
+ *    totals. The running sum removes entries that fall to zero (swap with
+ *    the last entry plus backward-shift deletion in the index), so
+ *    window_counts() hands out its entry array as is.
+ *
+ * Time: bucket number b = time_ns / bucket_ns lives in ring slot
+ * b % nbuckets; bucket b is live while b > newest - nbuckets. Expiry looks
+ * at each ring slot once per bucket step, so a gap of an hour costs the
+ * same as a gap of one bucket: O(nbuckets + expired entries).
+ *
+ * Contract: window_new → (intern, set_sym, add, advance, top)* → window_free.
+ * The window owns all its memory; sym strings are borrowed and must outlive
+ * it. Pointers from window_frame/window_node/window_counts are valid until
+ * the next call that may add (intern, add) or change counts.
+ */
+#include "stacktop/window.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_FRAME UINT32_MAX
+
+/* (node, tid) → count. Entries are struct window_count so the running sum
+ * can be handed out directly. slot[] holds entry index + 1, 0 = empty. */
+struct cmap {
+	struct window_count *e;
+	size_t n, cap;
+	uint32_t *slot;
+	size_t mask; /* nslots - 1; nslots == 0 while slot == NULL */
+};
+
+struct bucket {
+	uint64_t num;
+	bool live;
+	struct cmap m;
+};
+
+struct window {
+	unsigned seconds;
+	uint64_t bucket_ns;
+	size_t nbuckets;
+	struct bucket *buckets;
+	bool have_time;
+	uint64_t newest; /* highest bucket number seen */
+
+	struct window_frame *frames;
+	size_t nframes, capframes;
+	uint32_t *fslot;
+	size_t fmask;
+
+	struct window_node *nodes;
+	size_t nnodes, capnodes;
+	uint32_t *nslot;
+	size_t nmask;
+
+	struct cmap sum; /* running sum over live buckets */
+	struct cmap tids; /* (0, tid) → samples */
+	uint64_t total;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	if (!s)
+		return mix64(h ^ 0x5bd1e995u);
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return mix64(h ^ 0xff);
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return a == b || strcmp(a, b) == 0;
+}
+
+/* ---- generic id index ---- */
+
+typedef uint64_t (*hash_of_fn)(const struct window *w, uint32_t id);
+
+/* Rebuild an index of n ids into nslots slots. */
+static int index_rebuild(const struct window *w, uint32_t **slot, size_t *mask, size_t n,
+			 size_t nslots, hash_of_fn hash_of)
+{
+	uint32_t *s = calloc(nslots, sizeof(*s));
+	size_t i, j;
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		j = hash_of(w, (uint32_t)i) & (nslots - 1);
+		while (s[j])
+			j = (j + 1) & (nslots - 1);
+		s[j] = (uint32_t)i + 1;
+	}
+	free(*slot);
+	*slot = s;
+	*mask = nslots - 1;
+	return 0;
+}
+
+/* Make room for one more id: keep the load at or below one half. */
+static int index_reserve(const struct window *w, uint32_t **slot, size_t *mask, size_t n,
+			 hash_of_fn hash_of)
+{
+	size_t nslots = *slot ? *mask + 1 : 0;
+
+	if ((n + 1) * 2 <= nslots)
+		return 0;
+	return index_rebuild(w, slot, mask, n, nslots ? nslots * 2 : 64, hash_of);
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 64;
+	while (nc < need)
+		nc *= 2;
+	p = realloc(*arr, nc * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = nc;
+	return 0;
+}
+
+/* ---- count maps ---- */
+
+static uint64_t cmap_hash(uint32_t node, int tid)
+{
+	return mix64(((uint64_t)node << 32) | (uint32_t)tid);
+}
+
+static long cmap_find(const struct cmap *m, uint32_t node, int tid, size_t *slotp)
+{
+	size_t j;
+	uint32_t s;
+
+	if (!m->slot)
+		return -1;
+	j = cmap_hash(node, tid) & m->mask;
+	while ((s = m->slot[j])) {
+		if (m->e[s - 1].node == node && m->e[s - 1].tid == tid) {
+			if (slotp)
+				*slotp = j;
+			return (long)s - 1;
+		}
+		j = (j + 1) & m->mask;
+	}
+	if (slotp)
+		*slotp = j;
+	return -1;
+}
+
+static int cmap_rehash(struct cmap *m, size_t nslots)
+{
+	uint32_t *s = calloc(nslots, sizeof(*s));
+	size_t i, j;
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < m->n; i++) {
+		j = cmap_hash(m->e[i].node, m->e[i].tid) & (nslots - 1);
+		while (s[j])
+			j = (j + 1) & (nslots - 1);
+		s[j] = (uint32_t)i + 1;
+	}
+	free(m->slot);
+	m->slot = s;
+	m->mask = nslots - 1;
+	return 0;
+}
+
+static int cmap_add(struct cmap *m, uint32_t node, int tid, uint64_t delta)
+{
+	size_t nslots = m->slot ? m->mask + 1 : 0, j;
+	long i = cmap_find(m, node, tid, &j);
+	int err;
+
+	if (i >= 0) {
+		m->e[i].count += delta;
+		return 0;
+	}
+	if ((m->n + 1) * 2 > nslots) {
+		err = cmap_rehash(m, nslots ? nslots * 2 : 16);
+		if (err)
+			return err;
+		cmap_find(m, node, tid, &j);
+	}
+	err = grow((void **)&m->e, &m->cap, m->n + 1, sizeof(*m->e));
+	if (err)
+		return err;
+	m->e[m->n] = (struct window_count){.node = node, .tid = tid, .count = delta};
+	m->slot[j] = (uint32_t)++m->n;
+	return 0;
+}
+
+/* Empty slot i of a linear-probing table, shifting back later members of
+ * its cluster that would otherwise become unreachable. */
+static void cmap_unslot(struct cmap *m, size_t i)
+{
+	size_t j = i, k;
+
+	for (;;) {
+		j = (j + 1) & m->mask;
+		if (!m->slot[j])
+			break;
+		k = cmap_hash(m->e[m->slot[j] - 1].node, m->e[m->slot[j] - 1].tid) & m->mask;
+		/* Leave it if its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		m->slot[i] = m->slot[j];
+		i = j;
+	}
+	m->slot[i] = 0;
+}
+
+/* Subtract delta; an entry reaching zero leaves the compact array. */
+static void cmap_sub(struct cmap *m, uint32_t node, int tid, uint64_t delta)
+{
+	size_t s, last_slot;
+	long i = cmap_find(m, node, tid, &s);
+
+	if (i < 0)
+		return;
+	if (m->e[i].count > delta) {
+		m->e[i].count -= delta;
+		return;
+	}
+	cmap_unslot(m, s);
+	if ((size_t)i != m->n - 1) {
+		cmap_find(m, m->e[m->n - 1].node, m->e[m->n - 1].tid, &last_slot);
+		m->slot[last_slot] = (uint32_t)i + 1;
+		m->e[i] = m->e[m->n - 1];
+	}
+	m->n--;
+}
+
+static uint64_t cmap_get(const struct cmap *m, uint32_t node, int tid)
+{
+	long i = cmap_find(m, node, tid, NULL);
+
+	return i < 0 ? 0 : m->e[i].count;
+}
+
+static void cmap_clear(struct cmap *m)
+{
+	if (m->slot && m->n)
+		memset(m->slot, 0, (m->mask + 1) * sizeof(*m->slot));
+	m->n = 0;
+}
+
+static void cmap_free(struct cmap *m)
+{
+	free(m->e);
+	free(m->slot);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- lifecycle ---- */
+
+int window_new(unsigned seconds, uint64_t bucket_ns, struct window **out)
+{
+	struct window *w;
+	uint64_t span;
+
+	if (seconds == 0)
+		return -EINVAL;
+	if (bucket_ns == 0)
+		bucket_ns = 1000000000ull;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->seconds = seconds;
+	w->bucket_ns = bucket_ns;
+	span = (uint64_t)seconds * 1000000000ull;
+	w->nbuckets = (size_t)((span + bucket_ns - 1) / bucket_ns);
+	if (w->nbuckets == 0)
+		w->nbuckets = 1;
+	if (w->nbuckets > 1000000)
+		goto err;
+	w->buckets = calloc(w->nbuckets, sizeof(*w->buckets));
+	if (!w->buckets)
+		goto err;
+	/* The root: its own parent, no frame. */
+	if (grow((void **)&w->nodes, &w->capnodes, 1, sizeof(*w->nodes)))
+		goto err;
+	w->nodes[0] = (struct window_node){.parent = WINDOW_ROOT, .frame = NO_FRAME, .depth = 0};
+	w->nnodes = 1;
+	*out = w;
+	return 0;
+err:
+	free(w->buckets);
+	free(w);
+	return -ENOMEM;
+}
+
+void window_free(struct window *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = 0; i < w->nbuckets; i++)
+		cmap_free(&w->buckets[i].m);
+	free(w->buckets);
+	free(w->frames);
+	free(w->fslot);
+	free(w->nodes);
+	free(w->nslot);
+	cmap_free(&w->sum);
+	cmap_free(&w->tids);
+	free(w);
+}
+
+/* ---- frames ---- */
+
+static uint64_t frame_hash(int pid, uint64_t pc, bool kernel)
+{
+	return mix64(pc ^ mix64(((uint64_t)(uint32_t)pid << 1) | kernel));
+}
+
+static uint64_t frame_hash_of(const struct window *w, uint32_t id)
+{
+	const struct window_frame *f = &w->frames[id];
+
+	return frame_hash(f->pid, f->pc, f->kernel);
+}
+
+int64_t window_frame_intern(struct window *w, int pid, uint64_t pc, bool kernel)
+{
+	const struct window_frame *f;
+	size_t j;
+	uint32_t s;
+
+	if (w->fslot) {
+		j = frame_hash(pid, pc, kernel) & w->fmask;
+		while ((s = w->fslot[j])) {
+			f = &w->frames[s - 1];
+			if (f->pc == pc && f->pid == pid && f->kernel == kernel)
+				return s - 1;
+			j = (j + 1) & w->fmask;
+		}
+	}
+	if (w->nframes >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if (index_reserve(w, &w->fslot, &w->fmask, w->nframes, frame_hash_of) ||
+	    grow((void **)&w->frames, &w->capframes, w->nframes + 1, sizeof(*w->frames)))
+		return -ENOMEM;
+	w->frames[w->nframes] = (struct window_frame){.pid = pid, .pc = pc, .kernel = kernel};
+	j = frame_hash(pid, pc, kernel) & w->fmask;
+	while (w->fslot[j])
+		j = (j + 1) & w->fmask;
+	w->fslot[j] = (uint32_t)++w->nframes;
+	return (int64_t)w->nframes - 1;
+}
+
+struct window_frame *window_frame(struct window *w, uint32_t id)
+{
+	return id < w->nframes ? &w->frames[id] : NULL;
+}
+
+size_t window_nframes(const struct window *w)
+{
+	return w->nframes;
+}
+
+void window_frame_set_sym(struct window *w, uint32_t id, const struct sym_info *si,
+			  bool with_line)
+{
+	struct window_frame *f = window_frame(w, id);
+
+	if (!f || !si)
+		return;
+	f->sym = *si;
+	f->has_sym = true;
+	f->has_line = with_line;
+	if (!with_line) {
+		f->sym.file = NULL;
+		f->sym.line = 0;
+	}
+}
+
+/* ---- trie ---- */
+
+static uint64_t node_hash(uint32_t parent, uint32_t frame)
+{
+	return mix64(((uint64_t)parent << 32) ^ frame ^ 0x9e3779b97f4a7c15ull);
+}
+
+static uint64_t node_hash_of(const struct window *w, uint32_t id)
+{
+	return node_hash(w->nodes[id].parent, w->nodes[id].frame);
+}
+
+/* The child of parent for frame, created on first sight. */
+static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
+{
+	const struct window_node *n;
+	size_t j;
+	uint32_t s;
+
+	if (w->nslot) {
+		j = node_hash(parent, frame) & w->nmask;
+		while ((s = w->nslot[j])) {
+			n = &w->nodes[s - 1];
+			if (n->parent == parent && n->frame == frame)
+				return s - 1;
+			j = (j + 1) & w->nmask;
+		}
+	}
+	if (w->nnodes >= UINT32_MAX - 1)
+		return -ENOMEM;
+	/* The root gets indexed too when the index is built; its key
+	 * (0, NO_FRAME) never matches a lookup since frames < NO_FRAME. */
+	if (index_reserve(w, &w->nslot, &w->nmask, w->nnodes, node_hash_of) ||
+	    grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(*w->nodes)))
+		return -ENOMEM;
+	w->nodes[w->nnodes] = (struct window_node){
+		.parent = parent, .frame = frame, .depth = w->nodes[parent].depth + 1};
+	j = node_hash(parent, frame) & w->nmask;
+	while (w->nslot[j])
+		j = (j + 1) & w->nmask;
+	w->nslot[j] = (uint32_t)++w->nnodes;
+	return (int64_t)w->nnodes - 1;
+}
+
+const struct window_node *window_node(const struct window *w, uint32_t id)
+{
+	return id < w->nnodes ? &w->nodes[id] : NULL;
+}
+
+size_t window_nnodes(const struct window *w)
+{
+	return w->nnodes;
+}
+
+/* ---- time ---- */
+
+static void bucket_expire(struct window *w, struct bucket *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->m.n; i++) {
+		const struct window_count *c = &b->m.e[i];
+
+		cmap_sub(&w->sum, c->node, c->tid, c->count);
+		cmap_sub(&w->tids, 0, c->tid, c->count);
+		w->total -= c->count;
+	}
+	cmap_clear(&b->m);
+	b->live = false;
+}
+
+void window_advance(struct window *w, uint64_t now_ns)
+{
+	uint64_t b = now_ns / w->bucket_ns;
+	size_t i;
+
+	if (w->have_time && b <= w->newest)
+		return;
+	w->newest = b;
+	w->have_time = true;
+	for (i = 0; i < w->nbuckets; i++) {
+		struct bucket *bk = &w->buckets[i];
+
+		if (bk->live && bk->num + w->nbuckets <= b)
+			bucket_expire(w, bk);
+	}
+}
+
+int window_add(struct window *w, uint64_t time_ns, int tid, const uint32_t *frames, size_t n,
+	       uint32_t weight)
+{
+	uint64_t b = time_ns / w->bucket_ns;
+	struct bucket *bk;
+	uint32_t node = WINDOW_ROOT;
+	int64_t child;
+	size_t i;
+	int err;
+
+	if (n == 0 || !frames)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (frames[i] >= w->nframes)
+			return -EINVAL;
+	if (weight == 0)
+		return 0;
+	window_advance(w, time_ns);
+	if (b + w->nbuckets <= w->newest)
+		return 0; /* older than the window: nothing to count it in */
+	for (i = 0; i < n; i++) {
+		child = node_child(w, node, frames[i]);
+		if (child < 0)
+			return (int)child;
+		node = (uint32_t)child;
+	}
+	bk = &w->buckets[b % w->nbuckets];
+	if (bk->live && bk->num != b)
+		bucket_expire(w, bk); /* cannot happen with b in the window; stay safe */
+	if (!bk->live) {
+		bk->live = true;
+		bk->num = b;
+	}
+	/* Insert everywhere first, so a failure leaves the sums consistent
+	 * with the buckets (an extra zero entry is harmless). */
+	if ((err = cmap_add(&bk->m, node, tid, 0)) || (err = cmap_add(&w->sum, node, tid, 0)) ||
+	    (err = cmap_add(&w->tids, 0, tid, 0)))
+		return err;
+	cmap_add(&bk->m, node, tid, weight);
+	cmap_add(&w->sum, node, tid, weight);
+	cmap_add(&w->tids, 0, tid, weight);
+	w->total += weight;
+	return 0;
+}
+
+void window_reset(struct window *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nbuckets; i++) {
+		cmap_clear(&w->buckets[i].m);
+		w->buckets[i].live = false;
+	}
+	cmap_clear(&w->sum);
+	cmap_clear(&w->tids);
+	w->total = 0;
+}
+
+const struct window_count *window_counts(const struct window *w, size_t *n)
+{
+	*n = w->sum.n;
+	return w->sum.e;
+}
+
+uint64_t window_total(const struct window *w)
+{
+	return w->total;
+}
+
+uint64_t window_thread_total(const struct window *w, int tid)
+{
+	return cmap_get(&w->tids, 0, tid);
+}
+
+unsigned window_seconds(const struct window *w)
+{
+	return w->seconds;
+}
+
+double window_span_s(const struct window *w, uint64_t now_ns)
+{
+	uint64_t nowb = now_ns / w->bucket_ns, oldest = UINT64_MAX, start;
+	double span;
+	size_t i;
+
+	if (w->have_time && w->newest > nowb)
+		nowb = w->newest;
+	for (i = 0; i < w->nbuckets; i++) {
+		const struct bucket *bk = &w->buckets[i];
+
+		if (bk->live && bk->m.n && bk->num + w->nbuckets > nowb && bk->num < oldest)
+			oldest = bk->num;
+	}
+	if (oldest == UINT64_MAX)
+		return 0;
+	start = oldest * w->bucket_ns;
+	if (now_ns <= start)
+		return 0;
+	span = (double)(now_ns - start) / 1e9;
+	return span > w->seconds ? w->seconds : span;
+}
+
+/* ---- top-N ---- */
+
+/* What a frame aggregates under: see struct window_top_query. */
+static uint64_t key_hash(const struct window_frame *f, enum window_key key)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ f->kernel;
+
+	if (!f->has_sym)
+		return mix64(h ^ 1 ^ mix64(f->pc ^ ((uint64_t)(uint32_t)f->pid << 40)));
+	h = hash_str(h, f->sym.module);
+	if (f->sym.func)
+		h = hash_str(h ^ 2, f->sym.func);
+	else
+		h = mix64(h ^ 3 ^ f->sym.offset);
+	if (key == WINDOW_KEY_LINE)
+		h = mix64(hash_str(h, f->sym.file) ^ (uint64_t)(uint32_t)f->sym.line);
+	return h;
+}
+
+static bool key_eq(const struct window_frame *a, const struct window_frame *b,
+		   enum window_key key)
+{
+	if (a->kernel != b->kernel || a->has_sym != b->has_sym)
+		return false;
+	if (!a->has_sym)
+		return a->pid == b->pid && a->pc == b->pc;
+	if (!str_eq(a->sym.module, b->sym.module) || !a->sym.func != !b->sym.func)
+		return false;
+	if (a->sym.func ? !str_eq(a->sym.func, b->sym.func) : a->sym.offset != b->sym.offset)
+		return false;
+	if (key == WINDOW_KEY_LINE)
+		return a->sym.line == b->sym.line && str_eq(a->sym.file, b->sym.file);
+	return true;
+}
+
+struct topacc {
+	struct window *w;
+	enum window_key key;
+	struct window_top_row *rows;
+	uint32_t *stamp;
+	uint64_t *hash;
+	size_t n, cap;
+	uint32_t *slot; /* row index + 1 */
+	size_t mask;
+	int32_t *frow; /* frame id → row, -1 not yet known */
+};
+
+static int top_rehash(struct topacc *a, size_t nslots)
+{
+	uint32_t *s = calloc(nslots, sizeof(*s));
+	size_t i, j;
+
+	if (!s)
+		return -ENOMEM;
+	for (i = 0; i < a->n; i++) {
+		j = a->hash[i] & (nslots - 1);
+		while (s[j])
+			j = (j + 1) & (nslots - 1);
+		s[j] = (uint32_t)i + 1;
+	}
+	free(a->slot);
+	a->slot = s;
+	a->mask = nslots - 1;
+	return 0;
+}
+
+/* The row of frame id, found by key or created. Returns -ENOMEM or >= 0. */
+static long top_row_of(struct topacc *a, uint32_t id)
+{
+	const struct window_frame *f = &a->w->frames[id];
+	uint64_t h;
+	size_t j, nslots = a->slot ? a->mask + 1 : 0;
+	uint32_t s;
+
+	if (a->frow[id] >= 0)
+		return a->frow[id];
+	h = key_hash(f, a->key);
+	if ((a->n + 1) * 2 > nslots && top_rehash(a, nslots ? nslots * 2 : 256))
+		return -ENOMEM;
+	j = h & a->mask;
+	while ((s = a->slot[j])) {
+		if (a->hash[s - 1] == h && key_eq(&a->w->frames[a->rows[s - 1].frame], f, a->key)) {
+			a->frow[id] = (int32_t)(s - 1);
+			return s - 1;
+		}
+		j = (j + 1) & a->mask;
+	}
+	if (a->n == a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 256;
+		void *r = realloc(a->rows, nc * sizeof(*a->rows));
+
+		if (!r)
+			return -ENOMEM;
+		a->rows = r;
+		if (!(r = realloc(a->stamp, nc * sizeof(*a->stamp))))
+			return -ENOMEM;
+		a->stamp = r;
+		if (!(r = realloc(a->hash, nc * sizeof(*a->hash))))
+			return -ENOMEM;
+		a->hash = r;
+		a->cap = nc;
+	}
+	a->rows[a->n] = (struct window_top_row){.frame = id};
+	a->stamp[a->n] = 0;
+	a->hash[a->n] = h;
+	a->slot[j] = (uint32_t)a->n + 1;
+	a->frow[id] = (int32_t)a->n;
+	return (long)a->n++;
+}
+
+/* Credit one stack (leaf node) with c samples: self to the first kept
+ * frame, total once per distinct key (the stamp marks keys seen). */
+static int top_walk(struct topacc *a, uint32_t leaf, uint64_t c, uint32_t stamp, bool hide_kernel)
+{
+	const struct window *w = a->w;
+	bool self_done = false;
+	uint32_t n;
+	long r;
+
+	for (n = leaf; n != WINDOW_ROOT; n = w->nodes[n].parent) {
+		uint32_t f = w->nodes[n].frame;
+
+		if (hide_kernel && w->frames[f].kernel)
+			continue;
+		r = top_row_of(a, f);
+		if (r < 0)
+			return (int)r;
+		if (!self_done) {
+			a->rows[r].self += c;
+			self_done = true;
+		}
+		if (a->stamp[r] != stamp) {
+			a->stamp[r] = stamp;
+			a->rows[r].total += c;
+		}
+	}
+	return 0;
+}
+
+int window_top(struct window *w, const struct window_top_query *q, struct window_top_row **rows,
+	       size_t *n, uint64_t *total)
+{
+	struct topacc a = {.w = w, .key = q->key};
+	uint64_t *ncount = NULL, sum = 0;
+	uint32_t *leaves = NULL, stamp = 0;
+	size_t i, nleaves = 0;
+	int err = -ENOMEM;
+
+	*rows = NULL;
+	*n = 0;
+	if (total)
+		*total = 0;
+	/* Sum the counts per leaf over threads first: one walk per stack. */
+	ncount = calloc(w->nnodes, sizeof(*ncount));
+	leaves = malloc((w->sum.n + 1) * sizeof(*leaves));
+	a.frow = malloc((w->nframes + 1) * sizeof(*a.frow));
+	if (!ncount || !leaves || !a.frow)
+		goto out;
+	memset(a.frow, 0xff, (w->nframes + 1) * sizeof(*a.frow));
+	for (i = 0; i < w->sum.n; i++) {
+		const struct window_count *c = &w->sum.e[i];
+
+		if (q->tid && c->tid != q->tid)
+			continue;
+		if (!ncount[c->node] && c->count)
+			leaves[nleaves++] = c->node;
+		ncount[c->node] += c->count;
+		sum += c->count;
+	}
+	for (i = 0; i < nleaves; i++) {
+		err = top_walk(&a, leaves[i], ncount[leaves[i]], ++stamp, q->hide_kernel);
+		if (err)
+			goto out;
+	}
+	err = 0;
+	*rows = a.rows;
+	*n = a.n;
+	a.rows = NULL;
+	if (!*rows) {
+		*rows = malloc(sizeof(**rows)); /* callers may free unconditionally */
+		if (!*rows)
+			err = -ENOMEM;
+	}
+	if (total)
+		*total = sum;
+out:
+	free(a.rows);
+	free(a.stamp);
+	free(a.hash);
+	free(a.slot);
+	free(a.frow);
+	free(leaves);
+	free(ncount);
+	return err;
+}

@@ -1,0 +1,428 @@
+/* Unit tests for window: buckets and expiry, reset, per-thread totals and
+ * the top-N aggregation (self/total, recursion, hidden kernel frames,
+ * function vs line keys). */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "stacktop/window.h"
+
+/* cmocka 1.1 has no assert_double_equal. */
+#define assert_near(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-9)
+
+#define SEC 1000000000ull
+
+/* Intern a user frame at pc in pid with a named function. */
+static uint32_t fn(struct window *w, int pid, uint64_t pc, const char *mod, const char *func,
+		   const char *file, int line)
+{
+	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line};
+	int64_t id = window_frame_intern(w, pid, pc, false);
+
+	assert_true(id >= 0);
+	window_frame_set_sym(w, (uint32_t)id, &si, file != NULL);
+	return (uint32_t)id;
+}
+
+static uint32_t kfn(struct window *w, uint64_t pc, const char *func)
+{
+	struct sym_info si = {.func = func, .module = "[kernel]", .kernel = true};
+	int64_t id = window_frame_intern(w, 1, pc, true);
+
+	assert_true(id >= 0);
+	window_frame_set_sym(w, (uint32_t)id, &si, false);
+	return (uint32_t)id;
+}
+
+static const struct window_top_row *find_row(struct window *w, const struct window_top_row *r,
+					     size_t n, const char *func, int line)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct window_frame *f = window_frame(w, r[i].frame);
+
+		if (f->sym.func && strcmp(f->sym.func, func) == 0 && (!line || f->sym.line == line))
+			return &r[i];
+	}
+	return NULL;
+}
+
+static void test_intern(void **state)
+{
+	struct window *w;
+	int64_t a, b, c, d;
+
+	assert_int_equal(window_new(60, SEC, &w), 0);
+	a = window_frame_intern(w, 10, 0x1000, false);
+	b = window_frame_intern(w, 10, 0x1000, true);
+	c = window_frame_intern(w, 11, 0x1000, false);
+	d = window_frame_intern(w, 10, 0x1000, false);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 1);
+	assert_int_equal(c, 2);
+	assert_int_equal(d, a);
+	assert_int_equal(window_nframes(w), 3);
+	assert_int_equal(window_frame(w, 1)->kernel, true);
+	assert_null(window_frame(w, 3));
+	/* Same path twice → same leaf node; a prefix shares nodes. */
+	uint32_t s1[] = {0, 2}, s2[] = {0, 2}, s3[] = {0};
+	assert_int_equal(window_add(w, 1 * SEC, 5, s1, 2, 1), 0);
+	assert_int_equal(window_add(w, 1 * SEC, 5, s2, 2, 1), 0);
+	assert_int_equal(window_add(w, 1 * SEC, 5, s3, 1, 1), 0);
+	assert_int_equal(window_nnodes(w), 3); /* root, 0, 0→2 */
+	assert_int_equal(window_node(w, 2)->parent, 1);
+	assert_int_equal(window_node(w, 2)->depth, 2);
+	assert_int_equal(window_node(w, 2)->frame, 2);
+	size_t n;
+	const struct window_count *cs = window_counts(w, &n);
+	assert_int_equal(n, 2);
+	uint64_t sum = cs[0].count + cs[1].count;
+	assert_int_equal(sum, 3);
+	/* Bad input is refused. */
+	uint32_t bad[] = {99};
+	assert_int_equal(window_add(w, 1 * SEC, 5, bad, 1, 1), -EINVAL);
+	assert_int_equal(window_add(w, 1 * SEC, 5, s1, 0, 1), -EINVAL);
+	window_free(w);
+}
+
+static void test_expire(void **state)
+{
+	struct window *w;
+	uint32_t f[1];
+
+	assert_int_equal(window_new(10, SEC, &w), 0);
+	f[0] = fn(w, 1, 0x10, "m", "a", NULL, 0);
+	/* One sample in each of seconds 0..4 (bucket 0..4). */
+	for (int s = 0; s < 5; s++)
+		assert_int_equal(window_add(w, s * SEC + SEC / 2, 7, f, 1, 1), 0);
+	assert_int_equal(window_total(w), 5);
+	/* Bucket 0 lives while now < 10 s, so at 9.999 s all five remain. */
+	window_advance(w, 10 * SEC - 1);
+	assert_int_equal(window_total(w), 5);
+	window_advance(w, 10 * SEC);
+	assert_int_equal(window_total(w), 4);
+	window_advance(w, 12 * SEC + 5);
+	assert_int_equal(window_total(w), 2);
+	assert_int_equal(window_thread_total(w, 7), 2);
+	size_t n;
+	const struct window_count *c = window_counts(w, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(c[0].count, 2);
+	/* Time does not run backwards: an old now changes nothing. */
+	window_advance(w, 1 * SEC);
+	assert_int_equal(window_total(w), 2);
+	/* A sample already out of the window is not counted. */
+	assert_int_equal(window_add(w, 2 * SEC, 7, f, 1, 1), 0);
+	assert_int_equal(window_total(w), 2);
+	/* Weight counts; adding at 13 s first expires second 3. */
+	assert_int_equal(window_add(w, 13 * SEC, 7, f, 1, 3), 0);
+	assert_int_equal(window_total(w), 4);
+	/* At 14 s the window is buckets 5..14: second 4 leaves. */
+	window_advance(w, 14 * SEC);
+	assert_int_equal(window_total(w), 3);
+	window_advance(w, 23 * SEC - 1);
+	assert_int_equal(window_total(w), 3);
+	window_advance(w, 23 * SEC);
+	assert_int_equal(window_total(w), 0);
+	window_counts(w, &n);
+	assert_int_equal(n, 0);
+	window_free(w);
+}
+
+static void test_big_gap_and_span(void **state)
+{
+	struct window *w;
+	uint32_t f[2];
+
+	assert_int_equal(window_new(60, SEC, &w), 0);
+	f[0] = fn(w, 1, 0x10, "m", "main", NULL, 0);
+	f[1] = fn(w, 1, 0x20, "m", "work", NULL, 0);
+	assert_near(window_span_s(w, 5 * SEC), 0.0);
+	for (int i = 0; i < 600; i++)
+		assert_int_equal(window_add(w, 100 * SEC + i * (SEC / 10), i % 4, f, 2, 1), 0);
+	assert_int_equal(window_total(w), 600);
+	/* Live at 160 s: buckets 101..160, so the data spans 59 s. */
+	assert_near(window_span_s(w, 160 * SEC), 59.0);
+	assert_near(window_span_s(w, 159 * SEC + SEC / 2), 59.5);
+	assert_near(window_span_s(w, 130 * SEC), 30.0);
+	assert_int_equal(window_thread_total(w, 1), 150);
+	/* A day later: everything expires at once. */
+	uint64_t t0 = (uint64_t)time(NULL);
+	window_advance(w, 100 * SEC + 86400 * SEC);
+	assert_true((uint64_t)time(NULL) - t0 < 2);
+	assert_int_equal(window_total(w), 0);
+	assert_int_equal(window_thread_total(w, 1), 0);
+	assert_near(window_span_s(w, 100 * SEC + 86400 * SEC), 0.0);
+	/* And the window works afterwards. */
+	assert_int_equal(window_add(w, 100 * SEC + 86401 * SEC, 1, f, 2, 1), 0);
+	assert_int_equal(window_total(w), 1);
+	window_free(w);
+}
+
+static void test_reset_and_tids(void **state)
+{
+	struct window *w;
+	uint32_t f[1];
+
+	assert_int_equal(window_new(60, SEC, &w), 0);
+	f[0] = fn(w, 1, 0x10, "m", "a", NULL, 0);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(window_add(w, SEC + i, 100 + i % 3, f, 1, 1), 0);
+	assert_int_equal(window_thread_total(w, 100), 4);
+	assert_int_equal(window_thread_total(w, 101), 3);
+	assert_int_equal(window_thread_total(w, 102), 3);
+	assert_int_equal(window_thread_total(w, 103), 0);
+	size_t n;
+	window_counts(w, &n);
+	assert_int_equal(n, 3);
+	window_reset(w);
+	assert_int_equal(window_total(w), 0);
+	assert_int_equal(window_thread_total(w, 100), 0);
+	window_counts(w, &n);
+	assert_int_equal(n, 0);
+	assert_int_equal(window_nframes(w), 1); /* frames kept */
+	assert_int_equal(window_add(w, 2 * SEC, 100, f, 1, 1), 0);
+	assert_int_equal(window_total(w), 1);
+	/* The reset bucket is reused without double counting on expiry. */
+	window_advance(w, 62 * SEC);
+	assert_int_equal(window_total(w), 0);
+	window_free(w);
+}
+
+static void test_top_recursion(void **state)
+{
+	struct window *w;
+	struct window_top_row *r;
+	size_t n;
+	uint64_t total;
+
+	assert_int_equal(window_new(60, SEC, &w), 0);
+	uint32_t a = fn(w, 1, 0x10, "m", "a", NULL, 0);
+	uint32_t b = fn(w, 1, 0x20, "m", "b", NULL, 0);
+	uint32_t a2 = fn(w, 1, 0x11, "m", "a", NULL, 0); /* another pc in a */
+	uint32_t c = fn(w, 1, 0x30, "m", "c", NULL, 0);
+	uint32_t s1[] = {a, b, a2, c};
+	uint32_t s2[] = {a, b};
+	assert_int_equal(window_add(w, SEC, 1, s1, 4, 1), 0);
+	assert_int_equal(window_add(w, SEC, 2, s2, 2, 1), 0);
+	assert_int_equal(window_add(w, SEC, 2, s2, 2, 1), 0);
+	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION};
+	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
+	assert_int_equal(total, 3);
+	assert_int_equal(n, 3);
+	const struct window_top_row *ra = find_row(w, r, n, "a", 0);
+	const struct window_top_row *rb = find_row(w, r, n, "b", 0);
+	const struct window_top_row *rc = find_row(w, r, n, "c", 0);
+	assert_non_null(ra);
+	assert_int_equal(ra->total, 3); /* once per stack, not 4 */
+	assert_int_equal(ra->self, 0);
+	assert_int_equal(rb->self, 2);
+	assert_int_equal(rb->total, 3);
+	assert_int_equal(rc->self, 1);
+	assert_int_equal(rc->total, 1);
+	free(r);
+	/* Thread filter. */
+	q.tid = 2;
+	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
+	assert_int_equal(total, 2);
+	assert_int_equal(n, 2);
+	assert_null(find_row(w, r, n, "c", 0));
+	assert_int_equal(find_row(w, r, n, "b", 0)->self, 2);
+	free(r);
+	/* Empty window: zero rows, and rows is still freeable. */
+	window_reset(w);
+	q.tid = 0;
+	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(total, 0);
+	free(r);
+	window_free(w);
+}
+
+static void test_top_kernel_and_lines(void **state)
+{
+	struct window *w;
+	struct window_top_row *r;
+	size_t n;
+	uint64_t total;
+
+	assert_int_equal(window_new(60, SEC, &w), 0);
+	uint32_t m = fn(w, 1, 0x10, "srv", "main", "srv.c", 10);
+	uint32_t p1 = fn(w, 1, 0x20, "srv", "parse", "parse.c", 20);
+	uint32_t p2 = fn(w, 1, 0x24, "srv", "parse", "parse.c", 21);
+	uint32_t k1 = kfn(w, 0xffff1000, "entry_SYSCALL_64");
+	uint32_t k2 = kfn(w, 0xffff2000, "copy_user");
+	/* Same function in another pid: merges by name. */
+	uint32_t o = fn(w, 2, 0x20, "srv", "parse", "parse.c", 20);
+	uint32_t raw = (uint32_t)window_frame_intern(w, 1, 0xdead, false); /* no sym */
+	uint32_t s1[] = {m, p1, k1, k2};
+	uint32_t s2[] = {m, p2};
+	uint32_t s3[] = {o};
+	uint32_t s4[] = {m, raw};
+	assert_int_equal(window_add(w, SEC, 1, s1, 4, 5), 0);
+	assert_int_equal(window_add(w, SEC, 1, s2, 2, 2), 0);
+	assert_int_equal(window_add(w, SEC, 3, s3, 1, 1), 0);
+	assert_int_equal(window_add(w, SEC, 1, s4, 2, 1), 0);
+
+	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION};
+	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
+	assert_int_equal(total, 9);
+	assert_int_equal(n, 5); /* main parse entry copy_user raw */
+	assert_int_equal(find_row(w, r, n, "copy_user", 0)->self, 5);
+	assert_int_equal(find_row(w, r, n, "entry_SYSCALL_64", 0)->total, 5);
+	assert_int_equal(find_row(w, r, n, "parse", 0)->self, 3);
+	assert_int_equal(find_row(w, r, n, "parse", 0)->total, 8);
+	assert_int_equal(find_row(w, r, n, "main", 0)->total, 8);
+	free(r);
+
+	q.hide_kernel = true;
+	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
+	assert_int_equal(total, 9);
+	assert_int_equal(n, 3);
+	assert_null(find_row(w, r, n, "copy_user", 0));
+	assert_int_equal(find_row(w, r, n, "parse", 0)->self, 8);
+	assert_int_equal(find_row(w, r, n, "main", 0)->self, 0);
+	free(r);
+
+	q.key = WINDOW_KEY_LINE;
+	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
+	assert_int_equal(n, 4); /* main, parse:20 (both pids), parse:21, raw */
+	assert_int_equal(find_row(w, r, n, "parse", 20)->self, 6);
+	assert_int_equal(find_row(w, r, n, "parse", 21)->self, 2);
+	assert_int_equal(find_row(w, r, n, "main", 10)->total, 8);
+	free(r);
+	window_free(w);
+}
+
+/* 10k distinct stacks of depth 20 over 8 threads: adds, a top query and a
+ * full expiry all finish quickly. */
+static void test_many_stacks(void **state)
+{
+	struct window *w;
+	struct window_top_row *r;
+	size_t n;
+	uint64_t total;
+	uint32_t frames[2000], stack[20];
+	char names[2000][12];
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(window_new(60, SEC, &w), 0);
+	for (int i = 0; i < 2000; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%d", i % 500);
+		frames[i] = fn(w, 1, 0x1000 + (uint64_t)i * 16, "m", names[i], NULL, 0);
+	}
+	for (int s = 0; s < 10000; s++) {
+		unsigned x = (unsigned)s * 2654435761u;
+		for (int d = 0; d < 20; d++) {
+			x = x * 1103515245u + 12345u;
+			stack[d] = frames[(d == 19) ? (unsigned)s % 2000 : (x >> 8) % 2000];
+		}
+		stack[18] = frames[(s / 2000) % 2000];
+		assert_int_equal(window_add(w, (uint64_t)(s % 50) * SEC, s % 8, stack, 20, 1), 0);
+	}
+	assert_int_equal(window_total(w), 10000);
+	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION};
+	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
+	assert_int_equal(total, 10000);
+	assert_int_equal(n, 500);
+	uint64_t self = 0;
+	for (size_t i = 0; i < n; i++) {
+		self += r[i].self;
+		assert_true(r[i].total <= 10000 && r[i].self <= r[i].total);
+	}
+	assert_int_equal(self, 10000);
+	free(r);
+	window_advance(w, 200 * SEC);
+	assert_int_equal(window_total(w), 0);
+	window_counts(w, &n);
+	assert_int_equal(n, 0);
+	window_free(w);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 3);
+}
+
+/* Random adds against a brute-force reference: after every step the live
+ * (node, tid) counts equal the samples whose bucket is still in the window
+ * (this exercises removal from the running sum in every order). */
+static void test_random_reference(void **state)
+{
+	enum { NS = 4000, NF = 40 };
+	static uint64_t tm[NS];
+	static int tid[NS];
+	static uint32_t leaf[NS];
+	struct window *w;
+	uint32_t f[NF];
+	unsigned x = 12345;
+
+	assert_int_equal(window_new(10, SEC, &w), 0);
+	for (int i = 0; i < NF; i++)
+		f[i] = fn(w, 1, 0x100 + (uint64_t)i, "m", "g", NULL, 0);
+	for (int i = 0; i < NS; i++) {
+		uint32_t st[2];
+
+		x = x * 1103515245u + 12345u;
+		tm[i] = (uint64_t)i * (SEC / 100) + ((x >> 4) % 3) * SEC; /* slightly out of order */
+		tid[i] = 1 + (int)((x >> 12) % 5);
+		st[0] = f[(x >> 16) % 3];
+		st[1] = f[(x >> 20) % NF];
+		assert_int_equal(window_add(w, tm[i], tid[i], st, 2, 1), 0);
+		leaf[i] = 0;
+		for (size_t k = 0; k < window_nnodes(w); k++) {
+			const struct window_node *nd = window_node(w, (uint32_t)k);
+			if (nd->depth == 2 && nd->frame == st[1] &&
+			    window_node(w, nd->parent)->frame == st[0])
+				leaf[i] = (uint32_t)k;
+		}
+		if (i % 97)
+			continue;
+		/* Reference: samples whose bucket is live now. */
+		uint64_t newest = 0, want = 0;
+		for (int j = 0; j <= i; j++)
+			if (tm[j] / SEC > newest)
+				newest = tm[j] / SEC;
+		size_t n;
+		const struct window_count *c = window_counts(w, &n);
+		uint64_t got = 0;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t ref = 0;
+			for (int j = 0; j <= i; j++)
+				if (leaf[j] == c[k].node && tid[j] == c[k].tid &&
+				    tm[j] / SEC + 10 > newest)
+					ref++;
+			assert_int_equal(c[k].count, ref);
+			assert_true(c[k].count > 0);
+			got += c[k].count;
+		}
+		for (int j = 0; j <= i; j++)
+			if (tm[j] / SEC + 10 > newest)
+				want++;
+		assert_int_equal(got, want);
+		assert_int_equal(window_total(w), want);
+	}
+	window_free(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intern),
+		cmocka_unit_test(test_expire),
+		cmocka_unit_test(test_big_gap_and_span),
+		cmocka_unit_test(test_reset_and_tids),
+		cmocka_unit_test(test_top_recursion),
+		cmocka_unit_test(test_top_kernel_and_lines),
+		cmocka_unit_test(test_many_stacks),
+		cmocka_unit_test(test_random_reference),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
