@@ -1,0 +1,78 @@
+/*
+ * perf — the on-CPU sampler: one perf_event_open cpu-clock event per target
+ * thread (cpu -1, no inherit: an inherited cpu -1 event cannot be mmapped),
+ * each with its own mmap ring, sampling user registers, a copy of the user
+ * stack and the kernel callchain.
+ *
+ * perf_drain reads every ring and hands decoded records to callbacks:
+ * samples (a struct sample borrowing the ring's memory, valid during the
+ * callback only), new threads (PERF_RECORD_FORK, so threads are picked up
+ * at once; main also rescans /proc), thread exits, exec (COMM with
+ * PERF_RECORD_MISC_COMM_EXEC) and new mappings (MMAP2). Lost records are
+ * counted, never fatal.
+ *
+ * Kernel callchains need exclude_kernel=0, which an unprivileged user at
+ * perf_event_paranoid >= 2 may not have: the first EACCES falls back to
+ * user-only sampling for every thread, and perf_kernel_enabled says so.
+ * Times are CLOCK_MONOTONIC (use_clockid) so they line up with the window.
+ */
+#ifndef STACKTOP_PERF_H
+#define STACKTOP_PERF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stacktop/sample.h"
+
+struct perf_config {
+	unsigned rate_hz; /* samples per second per thread of CPU time */
+	unsigned stack_size; /* user stack bytes copied per sample */
+	double drain_interval_s; /* how often the caller drains; sizes the rings */
+	bool enable_on_exec; /* events start disabled, enable at the next exec */
+};
+
+struct perf_stats {
+	uint64_t samples; /* sample records received */
+	uint64_t lost; /* records the kernel dropped (PERF_RECORD_LOST) */
+	uint64_t throttled; /* PERF_RECORD_THROTTLE */
+	uint64_t corrupt; /* ring batches dropped as unparseable */
+	uint64_t threads_opened, threads_failed;
+};
+
+struct perf_callbacks {
+	void (*sample)(void *ctx, const struct sample *s);
+	void (*thread_new)(void *ctx, pid_t pid, pid_t tid);
+	void (*thread_exit)(void *ctx, pid_t pid, pid_t tid);
+	void (*exec)(void *ctx, pid_t pid, pid_t tid, const char *comm);
+	void (*mmap)(void *ctx, pid_t pid, pid_t tid);
+};
+
+struct perf_sampler;
+
+int perf_new(const struct perf_config *cfg, struct perf_sampler **out);
+void perf_free(struct perf_sampler *ps);
+
+/* Start sampling thread tid of process pid. 0, -EEXIST if already sampled,
+ * -ESRCH (gone), -EACCES/-EPERM (not permitted), -EMFILE, -ENOMEM (ring
+ * could not be mapped: locked-memory limit). */
+int perf_add_thread(struct perf_sampler *ps, pid_t pid, pid_t tid);
+void perf_remove_thread(struct perf_sampler *ps, pid_t tid);
+bool perf_has_thread(const struct perf_sampler *ps, pid_t tid);
+int perf_nthreads(const struct perf_sampler *ps);
+
+/* Read all rings, calling cb for each record. Returns the number of
+ * samples delivered. Callbacks must not add or remove threads (the thread
+ * table is being walked): queue those and apply them after the drain. */
+int perf_drain(struct perf_sampler *ps, const struct perf_callbacks *cb, void *ctx);
+
+const struct perf_stats *perf_get_stats(const struct perf_sampler *ps);
+bool perf_kernel_enabled(const struct perf_sampler *ps);
+/* The launched command has exec'd: threads opened from now on start enabled. */
+void perf_exec_done(struct perf_sampler *ps);
+
+/* Decode one PERF_RECORD_SAMPLE laid out for this sampler's sample_type.
+ * Exposed for tests and fuzzing. 0 or -EBADMSG. */
+int perf_parse_sample(const void *rec, size_t size, bool callchain, struct sample *out);
+
+#endif

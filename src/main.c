@@ -1,0 +1,836 @@
+/*
+ * main — wires the pipeline together and owns the event loop; the only
+ * place that prints or exits.
+ *
+ *   target ─► perf sampler ─► unwind ─► sym ─► window ─► view_top ─► screen
+ *                                                                 └► stdout (-b)
+ *
+ * One thread. poll() waits on a timerfd (the drain tick, every 50 ms), a
+ * signalfd (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGCHLD) and, in the
+ * TUI, stdin. Each tick drains the perf rings; each refresh (every --delay,
+ * plus two early ones so the first screen is not empty) rescans threads,
+ * notices a target that exited, ages the window and draws.
+ *
+ * Exit paths: every return from main goes through app_fini, which restores
+ * the terminal and stops a launched command; fatal signals restore the
+ * terminal before dying. The perf sampler never stops the target, so no
+ * exit path can leave it stopped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stacktop/grid.h"
+#include "stacktop/opts.h"
+#include "stacktop/perf.h"
+#include "stacktop/screen.h"
+#include "stacktop/space.h"
+#include "stacktop/sym.h"
+#include "stacktop/target.h"
+#include "stacktop/text.h"
+#include "stacktop/unwind.h"
+#include "stacktop/view.h"
+#include "stacktop/view_top.h"
+#include "stacktop/window.h"
+
+#define TICK_NS (50 * 1000 * 1000ull)
+#define MAX_THREADS 8192
+#define MAX_PENDING 1024
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,
+	EXIT_USAGE = 2,
+};
+
+struct proc {
+	pid_t pid;
+	struct space space;
+	struct unwind *uw;
+	bool loaded; /* space loaded at least once */
+	bool stale; /* an exec mapping changed: reload before the next unwind */
+	uint64_t loaded_ns;
+	bool gone;
+	char cmdline[1024];
+};
+
+struct app {
+	struct opts o;
+	struct proc procs[OPTS_MAX_PIDS];
+	int nprocs;
+	struct target_child child;
+	bool launched;
+	int child_status;
+
+	struct perf_sampler *ps;
+	struct sym *sy;
+	struct window *w;
+
+	/* Thread changes seen during a drain, applied after it. */
+	pid_t pending_new[MAX_PENDING][2];
+	int npending_new;
+	pid_t pending_exit[MAX_PENDING];
+	int npending_exit;
+	int nthreads;
+
+	/* Counters for the header. */
+	uint64_t samples_total, unwind_truncated, unwind_failed, samples_unknown_pid;
+	uint64_t samples_at_refresh, lost_at_refresh, last_refresh_ns;
+	double achieved_hz;
+	uint64_t lost_recent;
+	uint64_t busy_ns; /* time spent processing since the last refresh */
+	bool behind;
+
+	/* UI state. */
+	bool tui;
+	bool paused;
+	bool help;
+	bool quit;
+	bool exited;
+	char exit_text[160];
+	char status[160];
+	uint64_t status_until_ns;
+	char warning[200];
+	struct view_top_state top;
+	struct grid grid;
+	long refreshes;
+	uint64_t start_ns, next_refresh_ns;
+	int early_refreshes;
+
+	int sigfd, timerfd;
+};
+
+static struct app *the_app; /* for the fatal-signal handler only */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct proc *app_proc(struct app *a, pid_t pid)
+{
+	for (int i = 0; i < a->nprocs; i++)
+		if (a->procs[i].pid == pid)
+			return &a->procs[i];
+	return NULL;
+}
+
+static void app_set_status(struct app *a, const char *msg)
+{
+	snprintf(a->status, sizeof(a->status), "%s", msg);
+	a->status_until_ns = now_ns() + 3000000000ull;
+}
+
+/* ---- the pipeline, per sample ------------------------------------------ */
+
+/* (Re)load a process's mappings; at most every 100 ms. */
+static void proc_reload(struct proc *p, uint64_t now)
+{
+	if (p->loaded && now - p->loaded_ns < 100000000ull)
+		return;
+	if (space_load(&p->space, p->pid) == 0) {
+		p->loaded = true;
+		p->stale = false;
+	}
+	p->loaded_ns = now;
+	if (!p->uw)
+		unwind_new(&p->space, &p->uw);
+}
+
+static int64_t app_frame(struct app *a, struct proc *p, uint64_t pc, bool kernel)
+{
+	int64_t id = window_frame_intern(a->w, p->pid, pc, kernel);
+	if (id < 0)
+		return id;
+	struct window_frame *f = window_frame(a->w, (uint32_t)id);
+	if (!f->has_sym) {
+		struct sym_info si;
+		int err = kernel ? sym_resolve_kernel(a->sy, pc, &si)
+				 : sym_resolve_user(a->sy, &p->space, pc, true, &si);
+		if (err == 0)
+			window_frame_set_sym(a->w, (uint32_t)id, &si, !kernel);
+	}
+	return id;
+}
+
+static void on_sample(void *ctx, const struct sample *s)
+{
+	struct app *a = ctx;
+	struct proc *p = app_proc(a, s->pid);
+	uint64_t upcs[UNWIND_MAX_FRAMES];
+	uint32_t frames[UNWIND_MAX_FRAMES * 2];
+	int nu = 0, nf = 0;
+
+	a->samples_total++;
+	if (!p) {
+		a->samples_unknown_pid++;
+		return;
+	}
+	uint64_t now = now_ns();
+	if (!p->loaded || p->stale)
+		proc_reload(p, now);
+	if (s->regs_mask && p->uw) {
+		unsigned flags = 0;
+		unwind_sample(p->uw, s, upcs, UNWIND_MAX_FRAMES, &nu, &flags);
+		if (flags & UNWIND_TRUNCATED)
+			a->unwind_truncated++;
+		if (flags & UNWIND_FAILED)
+			a->unwind_failed++;
+		/* A pc outside every known mapping: new code was mapped. */
+		if (nu > 0 && !space_find(&p->space, upcs[0]))
+			p->stale = true;
+	}
+	for (int i = nu - 1; i >= 0; i--) {
+		int64_t id = app_frame(a, p, upcs[i], false);
+		if (id >= 0)
+			frames[nf++] = (uint32_t)id;
+	}
+	for (int i = s->nkpcs - 1; i >= 0; i--) {
+		int64_t id = app_frame(a, p, s->kpcs[i], true);
+		if (id >= 0)
+			frames[nf++] = (uint32_t)id;
+	}
+	if (nf > 0)
+		window_add(a->w, s->time_ns, s->tid, frames, (size_t)nf, s->weight);
+}
+
+static void on_thread_new(void *ctx, pid_t pid, pid_t tid)
+{
+	struct app *a = ctx;
+	if (app_proc(a, pid) && a->npending_new < MAX_PENDING) {
+		a->pending_new[a->npending_new][0] = pid;
+		a->pending_new[a->npending_new][1] = tid;
+		a->npending_new++;
+	}
+}
+
+static void on_thread_exit(void *ctx, pid_t pid, pid_t tid)
+{
+	struct app *a = ctx;
+	if (a->npending_exit < MAX_PENDING)
+		a->pending_exit[a->npending_exit++] = tid;
+}
+
+static void on_exec(void *ctx, pid_t pid, pid_t tid, const char *comm)
+{
+	struct app *a = ctx;
+	struct proc *p = app_proc(a, pid);
+	if (!p)
+		return;
+	p->stale = true;
+	p->loaded_ns = 0;
+	target_cmdline(pid, p->cmdline, sizeof(p->cmdline));
+}
+
+static void on_mmap(void *ctx, pid_t pid, pid_t tid)
+{
+	struct proc *p = app_proc(ctx, pid);
+	if (p)
+		p->stale = true;
+}
+
+static const struct perf_callbacks app_callbacks = {
+	.sample = on_sample,
+	.thread_new = on_thread_new,
+	.thread_exit = on_thread_exit,
+	.exec = on_exec,
+	.mmap = on_mmap,
+};
+
+/* ---- threads ------------------------------------------------------------ */
+
+/* Start sampling every thread of every live process that is not sampled
+ * yet. Returns the first hard error (permission) for start-up reporting. */
+static int app_scan_threads(struct app *a)
+{
+	static pid_t tids[MAX_THREADS];
+	int first_err = 0, total = 0;
+	for (int i = 0; i < a->nprocs; i++) {
+		struct proc *p = &a->procs[i];
+		int n = 0;
+		if (p->gone || target_threads(p->pid, tids, MAX_THREADS, &n) < 0)
+			continue;
+		total += n;
+		for (int k = 0; k < n; k++) {
+			if (perf_has_thread(a->ps, tids[k]))
+				continue;
+			int err = perf_add_thread(a->ps, p->pid, tids[k]);
+			if (err && err != -ESRCH && err != -EEXIST && !first_err)
+				first_err = err;
+		}
+	}
+	a->nthreads = total;
+	return first_err;
+}
+
+static void app_apply_pending(struct app *a)
+{
+	for (int i = 0; i < a->npending_exit; i++)
+		perf_remove_thread(a->ps, a->pending_exit[i]);
+	a->npending_exit = 0;
+	for (int i = 0; i < a->npending_new; i++)
+		perf_add_thread(a->ps, a->pending_new[i][0], a->pending_new[i][1]);
+	a->npending_new = 0;
+}
+
+static void describe_status(int status, char *buf, size_t size)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, size, "target exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "target killed by %s", sigabbrev_np(WTERMSIG(status)) ?: "a signal");
+	else
+		snprintf(buf, size, "target exited");
+}
+
+/* Notice processes that ended. */
+static void app_check_exit(struct app *a)
+{
+	if (a->exited)
+		return;
+	int alive = 0;
+	for (int i = 0; i < a->nprocs; i++) {
+		struct proc *p = &a->procs[i];
+		if (p->gone)
+			continue;
+		if (a->launched && p->pid == a->child.pid) {
+			int st;
+			if (target_child_reap(&a->child, &st) == 1) {
+				p->gone = true;
+				a->child_status = st;
+				describe_status(st, a->exit_text, sizeof(a->exit_text));
+			}
+		} else if (target_exists(p->pid) != 0) {
+			p->gone = true;
+			snprintf(a->exit_text, sizeof(a->exit_text), "target %d exited", p->pid);
+		}
+		alive += !p->gone;
+	}
+	if (!alive) {
+		a->exited = true;
+		/* Samples still in the rings belong to the end: take them. */
+		perf_drain(a->ps, &app_callbacks, a);
+		a->npending_new = a->npending_exit = 0;
+	}
+}
+
+/* ---- rendering ------------------------------------------------------------ */
+
+static void app_header(struct app *a, struct view_header *h, uint64_t now)
+{
+	const struct perf_stats *st = perf_get_stats(a->ps);
+	memset(h, 0, sizeof(*h));
+	h->pid = a->procs[0].pid;
+	h->npids = a->nprocs;
+	h->cmdline = a->procs[0].cmdline;
+	h->mode = "cpu";
+	h->nthreads = a->nthreads;
+	h->rate_hz = a->o.rate_hz;
+	h->achieved_hz = a->achieved_hz;
+	h->samples_window = window_total(a->w);
+	h->samples_total = a->samples_total;
+	h->lost = st->lost;
+	h->unwind_truncated = a->unwind_truncated;
+	h->unwind_failed = a->unwind_failed;
+	h->window_s = a->o.window_s;
+	h->span_s = window_span_s(a->w, now);
+	h->paused = a->paused;
+	h->exited = a->exited;
+	h->exit_text = a->exited ? a->exit_text : NULL;
+	h->filter_tid = a->top.tid;
+	h->status = now < a->status_until_ns ? a->status : NULL;
+	h->warning = a->warning[0] ? a->warning : NULL;
+	h->hide_kernel = a->top.hide_kernel;
+	h->lines = a->top.lines;
+}
+
+static void app_render_tui(struct app *a)
+{
+	int w, h;
+	struct view_header hdr;
+	uint64_t now = now_ns();
+	screen_size(&w, &h);
+	if (a->grid.w != w || a->grid.h != h)
+		grid_resize(&a->grid, w, h);
+	else
+		grid_clear(&a->grid);
+	if (a->help) {
+		view_help_render(&a->grid);
+	} else {
+		app_header(a, &hdr, now);
+		view_top_render(&a->grid, &hdr, a->w, &a->top);
+	}
+	screen_draw(&a->grid);
+}
+
+static void app_print_batch(struct app *a)
+{
+	struct view_header hdr;
+	char line[4096];
+	int rows = a->o.limit + 6;
+	if (a->grid.w != 200 || a->grid.h != rows)
+		grid_resize(&a->grid, 200, rows);
+	else
+		grid_clear(&a->grid);
+	app_header(a, &hdr, now_ns());
+	view_top_render(&a->grid, &hdr, a->w, &a->top);
+	int last = a->grid.h - 1;
+	while (last > 0 && grid_row_text(&a->grid, last, line, sizeof(line)) == 0)
+		last--;
+	for (int y = 0; y <= last; y++) {
+		if (grid_row_text(&a->grid, y, line, sizeof(line)) < 0)
+			line[0] = '\0';
+		printf("%s\n", line);
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Rates and warnings measured over the interval since the last refresh. */
+static void app_measure(struct app *a, uint64_t now)
+{
+	const struct perf_stats *st = perf_get_stats(a->ps);
+	double dt = (now - a->last_refresh_ns) / 1e9;
+	if (dt > 0.05) {
+		a->achieved_hz = (a->samples_total - a->samples_at_refresh) / dt;
+		a->lost_recent = st->lost - a->lost_at_refresh;
+		a->behind = a->busy_ns > (uint64_t)((now - a->last_refresh_ns) / 2);
+		a->samples_at_refresh = a->samples_total;
+		a->lost_at_refresh = st->lost;
+		a->last_refresh_ns = now;
+		a->busy_ns = 0;
+	}
+	a->warning[0] = '\0';
+	if (a->lost_recent)
+		snprintf(a->warning, sizeof(a->warning),
+			 "! %llu samples lost in the last %.0fs: the kernel ring overflowed; "
+			 "lower --rate or --stack-size",
+			 (unsigned long long)a->lost_recent, dt < 1 ? 1 : dt);
+	else if (a->behind)
+		snprintf(a->warning, sizeof(a->warning),
+			 "! stacktop is behind: processing samples takes over half its time; "
+			 "lower --rate");
+	else if (!perf_kernel_enabled(a->ps) && a->refreshes == 0)
+		snprintf(a->warning, sizeof(a->warning),
+			 "kernel frames hidden: not permitted (perf_event_paranoid); run as root to see them");
+}
+
+static void app_refresh(struct app *a, bool scheduled)
+{
+	uint64_t now = now_ns();
+	if (!a->exited) {
+		app_scan_threads(a);
+		app_check_exit(a);
+	}
+	window_advance(a->w, now);
+	app_measure(a, now);
+	if (a->tui) {
+		if (!a->paused || !scheduled)
+			app_render_tui(a);
+	} else {
+		app_print_batch(a);
+	}
+}
+
+/* ---- keys ------------------------------------------------------------------ */
+
+static void app_key(struct app *a, int key)
+{
+	if (a->help) {
+		a->help = false;
+		if (key != 'q')
+			return;
+	}
+	int page = a->grid.h > 10 ? a->grid.h - 8 : 1;
+	switch (key) {
+	case 'q':
+	case 'Q':
+		a->quit = true;
+		return;
+	case '1':
+	case '2':
+	case '3':
+	case '4':
+		a->top.sort = (enum view_top_sort)(key - '1');
+		break;
+	case 'L':
+	case 'l':
+		a->top.lines = !a->top.lines;
+		app_set_status(a, a->top.lines ? "aggregating by file:line" : "aggregating by function");
+		break;
+	case 'K':
+	case 'k':
+		a->top.hide_kernel = !a->top.hide_kernel;
+		app_set_status(a, a->top.hide_kernel ? "kernel frames hidden" : "kernel frames shown");
+		break;
+	case ' ':
+		a->paused = !a->paused;
+		break;
+	case 'R':
+	case 'r':
+		window_reset(a->w);
+		app_set_status(a, "window reset");
+		break;
+	case '?':
+	case 'h':
+		a->help = true;
+		break;
+	case SCREEN_KEY_UP:
+		a->top.selected--;
+		break;
+	case SCREEN_KEY_DOWN:
+		a->top.selected++;
+		break;
+	case SCREEN_KEY_PGUP:
+		a->top.selected -= page;
+		break;
+	case SCREEN_KEY_PGDN:
+		a->top.selected += page;
+		break;
+	case SCREEN_KEY_HOME:
+		a->top.selected = 0;
+		break;
+	case SCREEN_KEY_END:
+		a->top.selected = 1 << 30;
+		break;
+	default:
+		return;
+	}
+	if (a->top.selected < 0)
+		a->top.selected = 0;
+}
+
+/* ---- set-up and teardown ------------------------------------------------- */
+
+static void fatal_signal(int sig)
+{
+	screen_fini();
+	if (the_app && the_app->launched && the_app->child.pid > 0)
+		kill(the_app->child.pid, SIGTERM);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void install_fatal_handlers(void)
+{
+	int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fatal_signal;
+	sa.sa_flags = SA_RESETHAND;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static int read_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = -99;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -99;
+		fclose(f);
+	}
+	return v;
+}
+
+static void explain_open_error(int err, pid_t pid)
+{
+	if (err == -EACCES || err == -EPERM) {
+		fprintf(stderr,
+			"stacktop: not permitted to profile process %d (perf_event_paranoid is %d, uid %d): "
+			"run as root (sudo stacktop ...), or give stacktop CAP_PERFMON and CAP_SYS_PTRACE, "
+			"or allow it for your own processes with 'sudo sysctl kernel.perf_event_paranoid=1'.\n",
+			pid, read_paranoid(), (int)getuid());
+	} else if (err == -ESRCH) {
+		fprintf(stderr, "stacktop: process %d exited before sampling could start.\n", pid);
+	} else if (err == -ENOMEM) {
+		fprintf(stderr,
+			"stacktop: could not map the sample buffer for process %d (locked-memory limit): "
+			"run as root or raise 'ulimit -l'.\n",
+			pid);
+	} else if (err == -EMFILE || err == -ENFILE) {
+		fprintf(stderr, "stacktop: out of file descriptors (one per thread): raise 'ulimit -n'.\n");
+	} else if (err == -ENOSYS || err == -ENOENT || err == -EOPNOTSUPP) {
+		fprintf(stderr, "stacktop: this kernel has no cpu-clock perf event (perf_event_open: %s).\n",
+			strerror(-err));
+	} else {
+		fprintf(stderr, "stacktop: cannot sample process %d: %s.\n", pid, strerror(-err));
+	}
+}
+
+static int app_setup_fds(struct app *a)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGWINCH);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	a->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (a->sigfd < 0)
+		return -errno;
+	a->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (a->timerfd < 0)
+		return -errno;
+	struct itimerspec its = {{0, (long)TICK_NS}, {0, (long)TICK_NS}};
+	if (timerfd_settime(a->timerfd, 0, &its, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Attach to -p PIDs: check they exist, read their command lines. */
+static int app_attach(struct app *a)
+{
+	for (int i = 0; i < a->o.npids; i++) {
+		pid_t pid = a->o.pids[i];
+		if (target_exists(pid) != 0) {
+			fprintf(stderr, "stacktop: no process with PID %d (is it still running?).\n", pid);
+			return EXIT_RUNTIME;
+		}
+		struct proc *p = &a->procs[a->nprocs++];
+		p->pid = pid;
+		target_cmdline(pid, p->cmdline, sizeof(p->cmdline));
+	}
+	return EXIT_OK;
+}
+
+/* Launch the command, open its event before exec, then let it run. */
+static int app_launch(struct app *a)
+{
+	enum target_stdio io = a->o.batch ? TARGET_STDIO_STDERR : TARGET_STDIO_QUIET;
+	int err = target_spawn(a->o.command, io, &a->child);
+	if (err) {
+		fprintf(stderr, "stacktop: cannot start '%s': %s.\n", a->o.command[0], strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	a->launched = true;
+	struct proc *p = &a->procs[a->nprocs++];
+	p->pid = a->child.pid;
+	err = perf_add_thread(a->ps, p->pid, p->pid);
+	if (err) {
+		explain_open_error(err, p->pid);
+		target_child_stop(&a->child, 100);
+		return EXIT_RUNTIME;
+	}
+	err = target_spawn_go(&a->child);
+	perf_exec_done(a->ps);
+	if (err) {
+		fprintf(stderr, "stacktop: cannot run '%s': %s.\n", a->o.command[0], strerror(-err));
+		a->launched = false;
+		return EXIT_RUNTIME;
+	}
+	target_cmdline(p->pid, p->cmdline, sizeof(p->cmdline));
+	if (!p->cmdline[0] || p->cmdline[0] == '[') {
+		/* Not exec'd yet: show what we ran. */
+		size_t off = 0;
+		for (char **arg = a->o.command; *arg && off < sizeof(p->cmdline) - 1; arg++)
+			off += (size_t)snprintf(p->cmdline + off, sizeof(p->cmdline) - off, "%s%s",
+						off ? " " : "", *arg);
+	}
+	return EXIT_OK;
+}
+
+static int app_init(struct app *a)
+{
+	struct perf_config pc = {
+		.rate_hz = a->o.rate_hz,
+		.stack_size = a->o.stack_size,
+		.drain_interval_s = TICK_NS / 1e9,
+		.enable_on_exec = a->o.command != NULL,
+	};
+	int err;
+	if ((err = perf_new(&pc, &a->ps)) || (err = sym_new(&a->sy)) ||
+	    (err = window_new(a->o.window_s, 1000000000ull, &a->w))) {
+		fprintf(stderr, "stacktop: out of memory at start-up (%s).\n", strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	int rc = a->o.command ? app_launch(a) : app_attach(a);
+	if (rc)
+		return rc;
+	err = app_scan_threads(a);
+	if (err && perf_nthreads(a->ps) == 0) {
+		explain_open_error(err, a->procs[0].pid);
+		return EXIT_RUNTIME;
+	}
+	if (perf_nthreads(a->ps) == 0) {
+		fprintf(stderr, "stacktop: process %d exited before sampling could start.\n",
+			a->procs[0].pid);
+		return EXIT_RUNTIME;
+	}
+	for (int i = 0; i < a->nprocs; i++)
+		proc_reload(&a->procs[i], now_ns());
+	if ((err = app_setup_fds(a))) {
+		fprintf(stderr, "stacktop: cannot set up the event loop: %s.\n", strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	grid_init(&a->grid, 80, 24);
+	a->top.sort = a->o.sort;
+	a->top.lines = a->o.lines;
+	a->top.hide_kernel = a->o.hide_kernel;
+	a->top.period_s = 1.0 / a->o.rate_hz;
+	a->top.limit = a->o.batch ? a->o.limit : 0;
+	a->top.batch = a->o.batch;
+	a->start_ns = a->last_refresh_ns = now_ns();
+	/* Two early refreshes in the TUI so the first screen fills quickly. */
+	a->early_refreshes = a->tui ? 2 : 0;
+	a->next_refresh_ns = a->start_ns + (a->tui ? 250000000ull : (uint64_t)(a->o.delay_s * 1e9));
+	return EXIT_OK;
+}
+
+static void app_fini(struct app *a)
+{
+	screen_fini();
+	if (a->launched)
+		target_child_stop(&a->child, 500);
+	for (int i = 0; i < a->nprocs; i++) {
+		unwind_free(a->procs[i].uw);
+		space_release(&a->procs[i].space);
+	}
+	perf_free(a->ps);
+	window_free(a->w);
+	sym_free(a->sy);
+	grid_free(&a->grid);
+}
+
+/* ---- the loop -------------------------------------------------------------- */
+
+static void app_on_signal(struct app *a)
+{
+	struct signalfd_siginfo si;
+	while (read(a->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGWINCH:
+			if (a->tui) {
+				screen_resize();
+				app_render_tui(a);
+			}
+			break;
+		case SIGCHLD:
+			break; /* noticed at the next refresh */
+		case SIGPIPE:
+		default:
+			a->quit = true;
+		}
+	}
+}
+
+static void app_on_tick(struct app *a)
+{
+	uint64_t expirations;
+	if (read(a->timerfd, &expirations, sizeof(expirations)) < 0)
+		return;
+	uint64_t t0 = now_ns();
+	if (!a->exited) {
+		perf_drain(a->ps, &app_callbacks, a);
+		app_apply_pending(a);
+	}
+	uint64_t t1 = now_ns();
+	a->busy_ns += t1 - t0;
+	if (t1 < a->next_refresh_ns)
+		return;
+	bool early = a->early_refreshes > 0;
+	app_refresh(a, true);
+	if (early) {
+		a->early_refreshes--;
+		a->next_refresh_ns = t1 + 250000000ull;
+		if (!a->early_refreshes)
+			a->next_refresh_ns = a->start_ns + (uint64_t)(a->o.delay_s * 1e9);
+		return;
+	}
+	a->refreshes++;
+	a->next_refresh_ns += (uint64_t)(a->o.delay_s * 1e9);
+	if (a->next_refresh_ns < t1)
+		a->next_refresh_ns = t1 + (uint64_t)(a->o.delay_s * 1e9);
+	if (a->o.iterations && a->refreshes >= a->o.iterations)
+		a->quit = true;
+	if (!a->tui && a->exited)
+		a->quit = true; /* batch: the last block was printed */
+}
+
+static int app_loop(struct app *a)
+{
+	struct pollfd fds[3] = {
+		{.fd = a->timerfd, .events = POLLIN},
+		{.fd = a->sigfd, .events = POLLIN},
+		{.fd = a->tui ? screen_fd() : -1, .events = POLLIN},
+	};
+	while (!a->quit) {
+		int n = poll(fds, 3, 1000);
+		if (n < 0 && errno != EINTR)
+			return EXIT_RUNTIME;
+		if (fds[1].revents)
+			app_on_signal(a);
+		if (fds[0].revents)
+			app_on_tick(a);
+		if (a->tui && fds[2].revents) {
+			int key;
+			bool any = false;
+			while ((key = screen_getkey()) != SCREEN_KEY_NONE) {
+				app_key(a, key);
+				any = true;
+			}
+			if (any && !a->quit)
+				app_render_tui(a);
+		}
+	}
+	return EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static struct app app;
+	struct app *a = &app;
+	char err[512];
+
+	setlocale(LC_ALL, "");
+	if (opts_parse(argc, argv, &a->o, err, sizeof(err)) < 0) {
+		fprintf(stderr, "stacktop: %s\n", err);
+		return EXIT_USAGE;
+	}
+	if (a->o.help) {
+		fputs(opts_usage, stdout);
+		return EXIT_OK;
+	}
+	if (a->o.version) {
+		printf("stacktop %s\n", STACKTOP_VERSION);
+		return EXIT_OK;
+	}
+	a->tui = !a->o.batch;
+	if (a->tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		fprintf(stderr, "stacktop: not a terminal: use -b for text output (e.g. stacktop -b -n 5 -p PID).\n");
+		return EXIT_USAGE;
+	}
+	the_app = a;
+	install_fatal_handlers();
+	int rc = app_init(a);
+	if (rc == EXIT_OK && a->tui && screen_init() < 0) {
+		fprintf(stderr, "stacktop: cannot drive this terminal (TERM=%s): use -b for text output.\n",
+			getenv("TERM") ? getenv("TERM") : "unset");
+		rc = EXIT_RUNTIME;
+	}
+	if (rc == EXIT_OK) {
+		if (a->tui)
+			app_render_tui(a);
+		rc = app_loop(a);
+	}
+	app_fini(a);
+	return rc;
+}

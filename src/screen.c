@@ -1,0 +1,174 @@
+/*
+ * screen — curses front end (see screen.h).
+ *
+ * Wide ncurses (ncursesw) so UTF-8 block characters and names draw as
+ * themselves; setlocale is main's job. Colours are optional: without
+ * has_colors() the palette maps to plain attributes, so selections and
+ * alerts stay visible through reverse and bold. ESCDELAY is shortened so a
+ * lone Esc answers at once.
+ */
+#include <curses.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "stacktop/screen.h"
+
+static bool active;
+static bool colors;
+
+bool screen_active(void)
+{
+	return active;
+}
+
+static void screen_colors(void)
+{
+	if (!has_colors())
+		return;
+	start_color();
+	use_default_colors();
+	colors = true;
+	init_pair(GRID_C_RED, COLOR_RED, -1);
+	init_pair(GRID_C_GREEN, COLOR_GREEN, -1);
+	init_pair(GRID_C_YELLOW, COLOR_YELLOW, -1);
+	init_pair(GRID_C_BLUE, COLOR_BLUE, -1);
+	init_pair(GRID_C_MAGENTA, COLOR_MAGENTA, -1);
+	init_pair(GRID_C_CYAN, COLOR_CYAN, -1);
+	init_pair(GRID_C_WHITE, COLOR_WHITE, -1);
+	init_pair(GRID_C_ALERT, COLOR_WHITE, COLOR_RED);
+	init_pair(GRID_C_HEADER, COLOR_BLACK, COLOR_CYAN);
+}
+
+int screen_init(void)
+{
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return -ENOTTY;
+	if (!getenv("ESCDELAY"))
+		set_escdelay(25);
+	if (!newterm(NULL, stdout, stdin))
+		return -ENOTTY;
+	active = true;
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	screen_colors();
+	return 0;
+}
+
+void screen_fini(void)
+{
+	if (!active)
+		return;
+	active = false;
+	curs_set(1);
+	endwin();
+}
+
+void screen_size(int *w, int *h)
+{
+	*w = COLS;
+	*h = LINES;
+}
+
+void screen_resize(void)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col && ws.ws_row)
+		resizeterm(ws.ws_row, ws.ws_col);
+	clear();
+}
+
+static attr_t screen_attr(uint16_t a)
+{
+	attr_t out = A_NORMAL;
+	if (a & GRID_BOLD)
+		out |= A_BOLD;
+	if (a & GRID_REVERSE)
+		out |= A_REVERSE;
+	if (a & GRID_DIM)
+		out |= A_DIM;
+	if (a & GRID_UNDERLINE)
+		out |= A_UNDERLINE;
+	unsigned c = GRID_COLOR_OF(a);
+	if (c && c < GRID_C_COUNT) {
+		if (colors)
+			out |= COLOR_PAIR(c);
+		else if (c == GRID_C_ALERT || c == GRID_C_HEADER)
+			out |= A_REVERSE; /* keep bars visible without colour */
+	}
+	return out;
+}
+
+void screen_draw(const struct grid *g)
+{
+	int w = g->w < COLS ? g->w : COLS;
+	int h = g->h < LINES ? g->h : LINES;
+	for (int y = 0; y < h; y++) {
+		move(y, 0);
+		for (int x = 0; x < w; x++) {
+			const struct cell *c = &g->cells[y * g->w + x];
+			if (c->ch == GRID_CONT)
+				continue;
+			wchar_t wc[2] = {c->ch ? c->ch : L' ', 0};
+			cchar_t cc;
+			setcchar(&cc, wc, screen_attr(c->attr), 0, NULL);
+			/* The bottom-right cell would scroll: insert instead. */
+			if (y == LINES - 1 && x == COLS - 1)
+				mvins_wch(y, x, &cc);
+			else
+				mvadd_wch(y, x, &cc);
+		}
+	}
+	refresh();
+}
+
+int screen_getkey(void)
+{
+	int ch = getch();
+	switch (ch) {
+	case ERR:
+		return SCREEN_KEY_NONE;
+	case KEY_UP:
+		return SCREEN_KEY_UP;
+	case KEY_DOWN:
+		return SCREEN_KEY_DOWN;
+	case KEY_LEFT:
+		return SCREEN_KEY_LEFT;
+	case KEY_RIGHT:
+		return SCREEN_KEY_RIGHT;
+	case KEY_PPAGE:
+		return SCREEN_KEY_PGUP;
+	case KEY_NPAGE:
+		return SCREEN_KEY_PGDN;
+	case KEY_HOME:
+		return SCREEN_KEY_HOME;
+	case KEY_END:
+		return SCREEN_KEY_END;
+	case KEY_ENTER:
+	case '\r':
+	case '\n':
+		return SCREEN_KEY_ENTER;
+	case 27:
+		return SCREEN_KEY_ESC;
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+		return SCREEN_KEY_BACKSPACE;
+	case '\t':
+		return SCREEN_KEY_TAB;
+	case KEY_RESIZE:
+		return SCREEN_KEY_RESIZE;
+	default:
+		return ch;
+	}
+}
+
+int screen_fd(void)
+{
+	return STDIN_FILENO;
+}
