@@ -1,0 +1,101 @@
+/* Unit tests for target: stat parsing, procfs reads of our own process,
+ * and launching a command (success, exec failure, stop). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "stacktop/target.h"
+
+static void test_parse_stat_state(void **state)
+{
+	char st = 0;
+	assert_int_equal(target_parse_stat_state("42 (cat) R 1 2 3", &st), 0);
+	assert_int_equal(st, 'R');
+	/* A comm with spaces and a ')' inside must not fool the parser. */
+	assert_int_equal(target_parse_stat_state("42 (a) b) (c) S 1 2", &st), 0);
+	assert_int_equal(st, 'S');
+	assert_int_equal(target_parse_stat_state("42 (cat", &st), -EINVAL);
+	assert_int_equal(target_parse_stat_state("", &st), -EINVAL);
+}
+
+static void test_self(void **state)
+{
+	char buf[256], st;
+	pid_t tids[16];
+	int n = 0;
+	assert_int_equal(target_exists(getpid()), 0);
+	assert_int_equal(target_exists(999999999), -ESRCH);
+	assert_int_equal(target_exists(0), -ESRCH);
+	assert_int_equal(target_cmdline(getpid(), buf, sizeof(buf)), 0);
+	assert_non_null(strstr(buf, "test_target"));
+	assert_int_equal(target_comm(getpid(), getpid(), buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "test_target");
+	assert_int_equal(target_threads(getpid(), tids, 16, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(tids[0], getpid());
+	assert_int_equal(target_state(getpid(), getpid(), &st), 0);
+	assert_int_equal(st, 'R');
+	pid_t tracer = -1;
+	assert_int_equal(target_tracer(getpid(), &tracer), 0);
+	assert_int_equal(tracer, 0);
+	assert_int_equal(target_threads(999999999, tids, 16, &n), -ESRCH);
+}
+
+static void test_spawn_runs_after_go(void **state)
+{
+	struct target_child c;
+	char *argv[] = {"sh", "-c", "exit 7", NULL};
+	int status;
+	assert_int_equal(target_spawn(argv, TARGET_STDIO_QUIET, &c), 0);
+	/* Until go, the child waits: it must not have exited. */
+	usleep(50000);
+	assert_int_equal(target_child_reap(&c, &status), 0);
+	assert_int_equal(target_spawn_go(&c), 0);
+	pid_t pid = c.pid;
+	assert_true(pid > 0);
+	for (int i = 0; i < 200 && !target_child_reap(&c, &status); i++)
+		usleep(10000);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 7);
+}
+
+static void test_spawn_exec_failure(void **state)
+{
+	struct target_child c;
+	char *argv[] = {"/nonexistent/stacktop-test", NULL};
+	assert_int_equal(target_spawn(argv, TARGET_STDIO_QUIET, &c), 0);
+	assert_int_equal(target_spawn_go(&c), -ENOENT);
+}
+
+static void test_child_stop(void **state)
+{
+	struct target_child c;
+	char *argv[] = {"sleep", "30", NULL};
+	int status;
+	assert_int_equal(target_spawn(argv, TARGET_STDIO_QUIET, &c), 0);
+	assert_int_equal(target_spawn_go(&c), 0);
+	pid_t pid = c.pid;
+	target_child_stop(&c, 1000);
+	assert_int_equal(c.pid, 0);
+	assert_int_equal(target_exists(pid), -ESRCH);
+	assert_int_equal(target_child_reap(&c, &status), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_stat_state), cmocka_unit_test(test_self),
+		cmocka_unit_test(test_spawn_runs_after_go), cmocka_unit_test(test_spawn_exec_failure),
+		cmocka_unit_test(test_child_stop),
+	};
+	return cmocka_run_group_tests_name("target", tests, NULL, NULL);
+}
