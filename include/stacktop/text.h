@@ -9,6 +9,7 @@
 #ifndef STACKTOP_TEXT_H
 #define STACKTOP_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,5 +25,28 @@ void text_duration(uint64_t ns, char *out, size_t size);
 void text_bytes(uint64_t bytes, char *out, size_t size);
 /* "35,412": thousands separators. */
 void text_count(uint64_t n, char *out, size_t size);
+
+/* ---- lower-level helpers (shared with grid and the views) ---- */
+
+/* Decode one UTF-8 sequence at s (locale independent). Returns its length
+ * (1..4) with *cp set, 0 at the terminating NUL, or -1 when the bytes at s
+ * are not valid UTF-8 (overlong, surrogate, > U+10FFFF, truncated, stray
+ * continuation): the caller shows '?' and skips one byte. */
+int text_utf8_decode(const char *s, uint32_t *cp);
+/* Encode cp (must be valid) into out; returns 1..4. */
+int text_utf8_encode(uint32_t cp, char out[4]);
+/* True for code points that must never reach a terminal raw: C0, DEL, C1,
+ * and the bidi overrides/isolates and line/paragraph separators (they can
+ * reorder or break what is drawn around them). */
+bool text_is_control(uint32_t cp);
+/* Columns a printable code point takes: wcwidth, with -1 (unknown in this
+ * locale) counted as 1. */
+int text_cp_width(uint32_t cp);
+/* "0.0s" .. "59.9s", then like text_duration ("1m05s", "2h10m"): times in
+ * the top view, where sub-second values should stay in seconds. */
+void text_seconds(double s, char *out, size_t size);
+/* Sanitize in into out and cut it to at most width columns; when it had to
+ * be cut, the last column is "…". Returns the width of out. */
+int text_fit(const char *in, int width, char *out, size_t size);
 
 #endif
