@@ -57,6 +57,25 @@ int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out);
  * file mapping. */
 int sym_perfmap_lookup(struct sym *sy, pid_t pid, uint64_t pc, struct sym_info *out);
 
+/* Resolve an address in the ELF's own address space (pc - mapping bias)
+ * inside mod. root is the directory debug files are looked up under: NULL
+ * or "" for our own file system, "/proc/PID/root" for a live process (used
+ * the first time mod is seen; the table is then kept on the module). On a
+ * hit func_start is the ELF address of the function; without a symbol,
+ * offset is elf_addr. sym_resolve_user is this plus the mapping. */
+int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
+		       bool want_line, struct sym_info *out);
+
+/* sym_perfmap_lookup with the pieces given: the perf map is
+ * ROOT/tmp/perf-NSPID.map, trusted when owned by uid or root. Exposed for
+ * tests (a fake root directory) and for callers that know the ids. */
+int sym_perfmap_lookup_at(struct sym *sy, const char *root, pid_t nspid, uid_t uid, uint64_t pc,
+			  struct sym_info *out);
+
+/* Replace the kernel symbol table with kallsyms text (instead of reading
+ * /proc/kallsyms on the first sym_resolve_kernel). Exposed for tests. */
+int sym_kallsyms_parse(struct sym *sy, const char *text);
+
 /* Demangle a C++ or Rust symbol into buf; returns buf, or name unchanged
  * when it is not mangled. Exposed for tests. */
 const char *sym_demangle(const char *name, char *buf, size_t size);

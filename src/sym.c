@@ -1,0 +1,1447 @@
+/*
+ * sym — addresses to names: function, module, file:line; kernel and JIT.
+ *
+ * What it owns:
+ *  - A per-module function table (struct sym_table), hung on
+ *    mod->ext[SPACE_EXT_SYM] with its destructor, so it is built once per
+ *    ELF file however many processes or struct sym map it, and dies with the
+ *    module. Built from .symtab, else from a separate debug file's .symtab
+ *    (build-id, then .gnu_debuglink), else .dynsym. Entries are sorted by
+ *    start, aliases collapsed (global > weak > local, then the larger size,
+ *    then the smaller name, so the choice does not depend on symbol order),
+ *    and each has an end: start + size, or for a size-0 symbol the next
+ *    symbol (bounded by its section). Lookup is a binary search.
+ *    The table also owns the debug file, the libdw handle and a cache of
+ *    file:line per ELF address.
+ *  - Per struct sym: an intern pool (every string we return lives until
+ *    sym_free, even when the module it came from is gone), the kallsyms
+ *    table, and perf map caches.
+ *
+ * Debug files are looked up under a root prefix: "/proc/PID/root" for a
+ * live process, so the target's mount namespace decides which file we get
+ * (proc(5)). The paths are opened with openat2(RESOLVE_IN_ROOT), so absolute
+ * symlinks such as .build-id links resolve inside that root, not ours. The
+ * root is taken the first time a module is seen; later roots do not change
+ * a built table.
+ *
+ * perf map files (tools/perf/Documentation/jit-interface.txt): lines
+ * "START SIZE name", hex without 0x, the name is the rest of the line. The
+ * file is /tmp/perf-N.map where N is the pid in the target's own pid
+ * namespace (last value of NSpid: in /proc/PID/status). As perf does, it is
+ * trusted only if it is a regular file owned by the target's uid or root;
+ * the last path component is opened with O_NOFOLLOW and O_NONBLOCK (a FIFO
+ * must not hang us), then checked with fstat. It is re-checked at most once
+ * a second and re-read when its inode, size or mtime changed. For
+ * overlapping entries the later line wins (JITs reuse addresses).
+ *
+ * kallsyms: with perf_event_paranoid >= 2 (or kptr_restrict) an
+ * unprivileged reader sees all-zero addresses; then every kernel address is
+ * func NULL, module "[kernel]".
+ *
+ * Nothing here prints or exits; errors are -errno. Not thread safe: one
+ * struct sym is used by one thread (the module tables are shared, but are
+ * built and read only under that same single-threaded use).
+ */
+#include "stacktop/sym.h"
+
+#include <ctype.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libiberty/demangle.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define SYM_DEM_MAX 4096
+#define PERFMAP_RECHECK_NS 1000000000ull
+/* kallsyms has no sizes; the last text symbol gets this much. */
+#define KSYM_LAST_SPAN 0x10000ull
+/* Nested or overlapping symbols: how far back a lookup walks. */
+#define SYM_WALK_BACK 4
+
+/* ---- interning --------------------------------------------------------- */
+
+struct intern {
+	char **slots;
+	size_t cap, used;
+};
+
+struct ksym {
+	uint64_t start, end;
+	uint32_t name;
+};
+
+struct pm_ent {
+	uint64_t start, end;
+	uint32_t name;
+	uint32_t seq; /* line number: later lines win on overlap */
+};
+
+/* One perf map file, keyed by (root, pid). */
+struct perfmap {
+	struct perfmap *next;
+	char *root;
+	pid_t pid; /* key: host pid, or the namespace pid for sym_perfmap_lookup_at */
+	bool from_proc; /* nspid/uid are re-read from /proc/PID/status */
+	pid_t nspid;
+	uid_t uid;
+	uint64_t checked_ns;
+	bool loaded; /* a trusted file was read */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	struct pm_ent *ents;
+	size_t n;
+	char *names;
+};
+
+struct sym {
+	struct intern pool;
+	bool ksyms_loaded;
+	bool ksyms_zero; /* no usable addresses: everything is [kernel] */
+	struct ksym *ksyms;
+	size_t nksyms;
+	char *knames;
+	struct perfmap *perfmaps;
+};
+
+/* ---- per-module table -------------------------------------------------- */
+
+struct sym_fn {
+	uint64_t start, end;
+	uint32_t name;
+	uint8_t rank; /* for alias choice: 2 global, 1 weak, 0 local */
+};
+
+struct sym_line {
+	uint64_t addr;
+	char *file; /* basename, owned; NULL when unknown */
+	int line;
+	bool used;
+};
+
+struct sym_table {
+	struct sym_fn *fns;
+	size_t n;
+	char *names;
+	size_t names_len, names_cap;
+	char **dem; /* lazily demangled; == names + off when unchanged */
+	char *root; /* where debug files are looked for */
+	bool dbg_tried;
+	int dbg_fd;
+	Elf *dbg_elf;
+	bool dw_tried;
+	Dwarf *dw;
+	struct sym_line *lines;
+	size_t lines_cap, lines_used;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int intern_grow(struct intern *p)
+{
+	size_t ncap = p->cap ? p->cap * 2 : 256, i;
+	char **ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	for (i = 0; i < p->cap; i++) {
+		size_t j;
+
+		if (!p->slots[i])
+			continue;
+		for (j = hash_str(p->slots[i]) & (ncap - 1); ns[j]; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = p->slots[i];
+	}
+	free(p->slots);
+	p->slots = ns;
+	p->cap = ncap;
+	return 0;
+}
+
+/* The pool's copy of s (one copy per distinct string), or NULL on ENOMEM. */
+static const char *intern(struct intern *p, const char *s)
+{
+	size_t j;
+
+	if (p->used * 2 >= p->cap && intern_grow(p))
+		return NULL;
+	for (j = hash_str(s) & (p->cap - 1); p->slots[j]; j = (j + 1) & (p->cap - 1)) {
+		if (!strcmp(p->slots[j], s))
+			return p->slots[j];
+	}
+	p->slots[j] = strdup(s);
+	if (!p->slots[j])
+		return NULL;
+	p->used++;
+	return p->slots[j];
+}
+
+static void intern_free(struct intern *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->cap; i++)
+		free(p->slots[i]);
+	free(p->slots);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- demangling -------------------------------------------------------- */
+
+static bool is_hex_n(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	}
+	return true;
+}
+
+/* Rust legacy names end in "::h<16 hex>", a hash that only adds noise. */
+static void strip_rust_hash(char *s)
+{
+	size_t len = strlen(s);
+
+	if (len > 19 && !memcmp(s + len - 19, "::h", 3) && is_hex_n(s + len - 16, 16))
+		s[len - 19] = '\0';
+}
+
+const char *sym_demangle(const char *name, char *buf, size_t size)
+{
+	char *d;
+
+	if (!name || !size || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
+		return name;
+	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	if (!d)
+		return name;
+	strip_rust_hash(d);
+	snprintf(buf, size, "%s", d);
+	free(d);
+	return buf;
+}
+
+/* ---- opening files under a root ---------------------------------------- */
+
+/* Open path as seen from root ("" = our own view). Symlinks inside the
+ * path resolve within root. nofollow refuses a symlink as last component. */
+static int open_under(const char *root, const char *path, bool nofollow)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0);
+	struct open_how how = {.flags = (uint64_t)flags,
+			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	int dfd, fd;
+
+	if (!root || !root[0]) {
+		fd = open(path, flags);
+		return fd < 0 ? -errno : fd;
+	}
+	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	while (*path == '/')
+		path++;
+	fd = (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = openat(dfd, path, flags);
+	fd = fd < 0 ? -errno : fd;
+	close(dfd);
+	return fd;
+}
+
+/* ---- ELF helpers ------------------------------------------------------- */
+
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static Elf_Scn *find_section_type(Elf *elf, GElf_Word type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+			return scn;
+	}
+	return NULL;
+}
+
+static size_t elf_build_id(Elf *elf, uint8_t *out, size_t cap)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + noff, "GNU", 4)) {
+				size_t len = nh.n_descsz < cap ? nh.n_descsz : cap;
+
+				memcpy(out, (char *)d->d_buf + doff, len);
+				return len;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Has a real (not NOBITS) section of this type or name. */
+static bool has_symtab(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	return find_section_type(elf, SHT_SYMTAB, &sh) && sh.sh_size > 0;
+}
+
+static bool has_dwarf(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	return (find_section(elf, ".debug_info", &sh) ||
+		find_section(elf, ".zdebug_info", &sh)) &&
+	       sh.sh_type != SHT_NOBITS && sh.sh_size > 0;
+}
+
+/* ---- debug files ------------------------------------------------------- */
+
+static Elf *elf_open_fd(int fd)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+
+	if (e && elf_kind(e) != ELF_K_ELF) {
+		elf_end(e);
+		e = NULL;
+	}
+	return e;
+}
+
+static int try_build_id(struct sym_table *t, const struct module *mod)
+{
+	char path[PATH_MAX], *p = path;
+	uint8_t id[20];
+	size_t i, len;
+	int fd;
+	Elf *e;
+
+	if (mod->build_id_len < 2)
+		return -ENOENT;
+	p += sprintf(p, "/usr/lib/debug/.build-id/%02x/", mod->build_id[0]);
+	for (i = 1; i < mod->build_id_len; i++)
+		p += sprintf(p, "%02x", mod->build_id[i]);
+	strcpy(p, ".debug");
+	fd = open_under(t->root, path, false);
+	if (fd < 0)
+		return fd;
+	e = elf_open_fd(fd);
+	len = e ? elf_build_id(e, id, sizeof(id)) : 0;
+	if (!e || len != mod->build_id_len || memcmp(id, mod->build_id, len)) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return -ENOENT;
+	}
+	t->dbg_fd = fd;
+	t->dbg_elf = e;
+	return 0;
+}
+
+static int file_crc32(int fd, uint32_t *out)
+{
+	unsigned char buf[65536];
+	uLong crc = crc32(0, Z_NULL, 0);
+	off_t off = 0;
+	ssize_t r;
+
+	while ((r = pread(fd, buf, sizeof(buf), off)) > 0) {
+		crc = crc32(crc, buf, (uInt)r);
+		off += r;
+	}
+	if (r < 0)
+		return -errno;
+	*out = (uint32_t)crc;
+	return 0;
+}
+
+/* .gnu_debuglink: a NUL-terminated file name, padded to 4, then the CRC32
+ * of the debug file in the ELF's byte order. */
+static int read_debuglink(Elf *elf, char *name, size_t size, uint32_t *crc)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(elf, ".gnu_debuglink", &sh);
+	Elf_Data *d, dst, src;
+	size_t len;
+
+	if (!scn || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+		return -ENOENT;
+	len = strnlen(d->d_buf, d->d_size);
+	if (len == 0 || len >= size || ((len + 4) & ~3u) + 4 > d->d_size)
+		return -EINVAL;
+	memcpy(name, d->d_buf, len);
+	name[len] = '\0';
+	if (strchr(name, '/'))
+		return -EINVAL;
+	src = (Elf_Data){.d_buf = (char *)d->d_buf + ((len + 4) & ~3u),
+			 .d_size = 4,
+			 .d_type = ELF_T_WORD,
+			 .d_version = EV_CURRENT};
+	dst = (Elf_Data){.d_buf = crc, .d_size = 4, .d_type = ELF_T_WORD, .d_version = EV_CURRENT};
+	if (!gelf_xlatetom(elf, &dst, &src, elf_getident(elf, NULL)[EI_DATA]))
+		return -EINVAL;
+	return 0;
+}
+
+static int try_debuglink(struct sym_table *t, const struct module *mod)
+{
+	char name[256], dir[PATH_MAX], path[PATH_MAX];
+	const char *fmt[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
+	uint32_t want = 0, got = 0;
+	const char *slash;
+	size_t i;
+
+	if (read_debuglink(mod->elf, name, sizeof(name), &want))
+		return -ENOENT;
+	slash = strrchr(mod->path, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - mod->path), mod->path);
+	for (i = 0; i < sizeof(fmt) / sizeof(fmt[0]); i++) {
+		struct stat st;
+		int fd;
+
+		if (i == 2 && dir[0] != '/')
+			continue;
+		if (snprintf(path, sizeof(path), fmt[i], dir, name) >= (int)sizeof(path))
+			continue;
+		fd = open_under(t->root, path, false);
+		if (fd < 0)
+			continue;
+		/* The link may name the binary itself (same dir, same name). */
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		    (st.st_ino == mod->ino && st.st_dev == mod->dev) || file_crc32(fd, &got) ||
+		    got != want) {
+			close(fd);
+			continue;
+		}
+		t->dbg_elf = elf_open_fd(fd);
+		if (!t->dbg_elf) {
+			close(fd);
+			continue;
+		}
+		t->dbg_fd = fd;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The separate debug file, found once; NULL when there is none. */
+static Elf *table_debug_elf(struct sym_table *t, const struct module *mod)
+{
+	if (t->dbg_tried)
+		return t->dbg_elf;
+	t->dbg_tried = true;
+	/* Only files have debug files: not [vdso], not an unopened module. */
+	if (!mod->elf || !mod->path || mod->path[0] != '/')
+		return NULL;
+	if (try_build_id(t, mod) && try_debuglink(t, mod))
+		return NULL;
+	return t->dbg_elf;
+}
+
+/* ---- building the function table --------------------------------------- */
+
+static int names_add(struct sym_table *t, const char *s, uint32_t *off)
+{
+	size_t len = strlen(s) + 1;
+
+	if (t->names_len + len > UINT32_MAX)
+		return -E2BIG;
+	if (t->names_len + len > t->names_cap) {
+		size_t ncap = t->names_cap ? t->names_cap : 4096;
+		char *nn;
+
+		while (ncap < t->names_len + len)
+			ncap *= 2;
+		nn = realloc(t->names, ncap);
+		if (!nn)
+			return -ENOMEM;
+		t->names = nn;
+		t->names_cap = ncap;
+	}
+	memcpy(t->names + t->names_len, s, len);
+	*off = (uint32_t)t->names_len;
+	t->names_len += len;
+	return 0;
+}
+
+static bool want_symbol(const GElf_Sym *s, const GElf_Shdr *sec)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	if (s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE || s->st_value == 0)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	/* Assembly often leaves functions untyped; keep them if sized code. */
+	return type == STT_NOTYPE && s->st_size > 0 && (sec->sh_flags & SHF_EXECINSTR);
+}
+
+static uint8_t bind_rank(const GElf_Sym *s)
+{
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL:
+		return 2;
+	case STB_WEAK:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Collect the functions of one symbol section of elf into t. The section
+ * end of each symbol is stored in end temporarily (for size-0 symbols). */
+static int table_add_symbols(struct sym_table *t, Elf *elf, GElf_Word type, size_t *cap)
+{
+	GElf_Shdr sh, sec;
+	Elf_Scn *scn = find_section_type(elf, type, &sh);
+	Elf_Data *d;
+	size_t i, count;
+	int err;
+
+	if (!scn || sh.sh_type == SHT_NOBITS || !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+		return -ENOENT;
+	count = sh.sh_size / sh.sh_entsize;
+	for (i = 1; i < count; i++) {
+		GElf_Sym s;
+		const char *name;
+		struct sym_fn *f;
+
+		if (!gelf_getsym(d, (int)i, &s))
+			continue;
+		if (s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE ||
+		    !gelf_getshdr(elf_getscn(elf, s.st_shndx), &sec) || !want_symbol(&s, &sec))
+			continue;
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (!name || !name[0])
+			continue;
+		if (t->n == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 256;
+			struct sym_fn *nf = realloc(t->fns, ncap * sizeof(*nf));
+
+			if (!nf)
+				return -ENOMEM;
+			t->fns = nf;
+			*cap = ncap;
+		}
+		f = &t->fns[t->n];
+		err = names_add(t, name, &f->name);
+		if (err)
+			return err;
+		f->start = s.st_value;
+		f->end = s.st_size ? s.st_value + s.st_size : 0;
+		/* Bound a size-0 symbol by its section (sh_addr is the same in
+		 * a debug file, whose sections are NOBITS). */
+		if (!s.st_size)
+			f->end = (sec.sh_addr + sec.sh_size > s.st_value)
+					 ? (sec.sh_addr + sec.sh_size) | (1ull << 63)
+					 : s.st_value + 1;
+		f->rank = bind_rank(&s);
+		t->n++;
+	}
+	return 0;
+}
+
+static const struct sym_table *cmp_table;
+
+static int fn_cmp(const void *a, const void *b)
+{
+	const struct sym_fn *x = a, *y = b;
+	uint64_t xs = (x->end >> 63) ? 0 : x->end - x->start;
+	uint64_t ys = (y->end >> 63) ? 0 : y->end - y->start;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	if (xs != ys)
+		return xs > ys ? -1 : 1;
+	return strcmp(cmp_table->names + x->name, cmp_table->names + y->name);
+}
+
+/* Sort, drop aliases, and give size-0 symbols their end. */
+static void table_finish(struct sym_table *t)
+{
+	size_t i, j = 0;
+
+	cmp_table = t;
+	qsort(t->fns, t->n, sizeof(*t->fns), fn_cmp);
+	cmp_table = NULL;
+	for (i = 0; i < t->n; i++) {
+		if (j && t->fns[j - 1].start == t->fns[i].start)
+			continue;
+		t->fns[j++] = t->fns[i];
+	}
+	t->n = j;
+	for (i = 0; i < t->n; i++) {
+		struct sym_fn *f = &t->fns[i];
+
+		if (!(f->end >> 63))
+			continue;
+		f->end &= ~(1ull << 63);
+		if (i + 1 < t->n && t->fns[i + 1].start < f->end)
+			f->end = t->fns[i + 1].start;
+	}
+}
+
+static void table_free(void *p)
+{
+	struct sym_table *t = p;
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; t->dem && i < t->n; i++) {
+		if (t->dem[i] && t->dem[i] != t->names + t->fns[i].name)
+			free(t->dem[i]);
+	}
+	for (i = 0; i < t->lines_cap; i++)
+		free(t->lines[i].file);
+	free(t->lines);
+	if (t->dw)
+		dwarf_end(t->dw);
+	if (t->dbg_elf)
+		elf_end(t->dbg_elf);
+	if (t->dbg_fd >= 0)
+		close(t->dbg_fd);
+	free(t->dem);
+	free(t->fns);
+	free(t->names);
+	free(t->root);
+	free(t);
+}
+
+static int table_build(const struct module *mod, const char *root, struct sym_table **out)
+{
+	struct sym_table *t = calloc(1, sizeof(*t));
+	size_t cap = 0;
+	Elf *dbg;
+	int err = 0;
+
+	if (!t)
+		return -ENOMEM;
+	t->dbg_fd = -1;
+	t->root = strdup(root ? root : "");
+	if (!t->root) {
+		free(t);
+		return -ENOMEM;
+	}
+	if (has_symtab(mod->elf))
+		err = table_add_symbols(t, mod->elf, SHT_SYMTAB, &cap);
+	else if ((dbg = table_debug_elf(t, mod)) && has_symtab(dbg))
+		err = table_add_symbols(t, dbg, SHT_SYMTAB, &cap);
+	else
+		err = table_add_symbols(t, mod->elf, SHT_DYNSYM, &cap);
+	if (err && err != -ENOENT)
+		goto fail;
+	table_finish(t);
+	if (t->n) {
+		t->dem = calloc(t->n, sizeof(*t->dem));
+		if (!t->dem) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
+	*out = t;
+	return 0;
+fail:
+	table_free(t);
+	return err;
+}
+
+/* The module's table, built on first use. */
+static int table_get(struct module *mod, const char *root, struct sym_table **out)
+{
+	int err;
+
+	if (mod->ext[SPACE_EXT_SYM]) {
+		*out = mod->ext[SPACE_EXT_SYM];
+		return 0;
+	}
+	err = table_build(mod, root, out);
+	if (err)
+		return err;
+	mod->ext[SPACE_EXT_SYM] = *out;
+	mod->ext_free[SPACE_EXT_SYM] = table_free;
+	return 0;
+}
+
+/* Index of the function holding addr, or -1. */
+static long table_find(const struct sym_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n, k;
+	long i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->fns[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo - 1 is the last start <= addr; a nested or overlapping symbol
+	 * may end before addr while an earlier one still covers it. */
+	for (k = 0, i = (long)lo - 1; i >= 0 && k < SYM_WALK_BACK; i--, k++) {
+		if (addr < t->fns[i].end)
+			return i;
+	}
+	return -1;
+}
+
+static const char *table_name(struct sym_table *t, long i)
+{
+	char buf[SYM_DEM_MAX];
+	const char *raw = t->names + t->fns[i].name, *d;
+
+	if (t->dem[i])
+		return t->dem[i];
+	d = sym_demangle(raw, buf, sizeof(buf));
+	t->dem[i] = d == raw ? (char *)raw : strdup(d);
+	return t->dem[i] ? t->dem[i] : raw;
+}
+
+/* ---- lines ------------------------------------------------------------- */
+
+static Dwarf *table_dwarf(struct sym_table *t, const struct module *mod)
+{
+	Elf *e = NULL;
+
+	if (t->dw_tried)
+		return t->dw;
+	t->dw_tried = true;
+	if (mod->elf && has_dwarf(mod->elf))
+		e = mod->elf;
+	else if (mod->elf)
+		e = table_debug_elf(t, mod);
+	if (e)
+		t->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	return t->dw;
+}
+
+/* CU holding addr: aranges first, then a scan (GCC may omit aranges). */
+static bool find_cu(Dwarf *dw, uint64_t addr, Dwarf_Die *cu)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (dwarf_addrdie(dw, addr, cu))
+		return true;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, cu) && dwarf_haspc(cu, addr) > 0)
+			return true;
+		off = next;
+	}
+	return false;
+}
+
+static void lookup_line(Dwarf *dw, uint64_t addr, struct sym_line *out)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	const char *src;
+	int line;
+
+	out->file = NULL;
+	out->line = 0;
+	if (!dw || !find_cu(dw, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
+		return;
+	src = dwarf_linesrc(l, NULL, NULL);
+	if (dwarf_lineno(l, &line) == 0)
+		out->line = line;
+	if (src)
+		out->file = strdup(base_name(src));
+}
+
+static int lines_grow(struct sym_table *t)
+{
+	size_t ncap = t->lines_cap ? t->lines_cap * 2 : 64, i;
+	struct sym_line *nl = calloc(ncap, sizeof(*nl));
+
+	if (!nl)
+		return -ENOMEM;
+	for (i = 0; i < t->lines_cap; i++) {
+		size_t j;
+
+		if (!t->lines[i].used)
+			continue;
+		for (j = (t->lines[i].addr * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1); nl[j].used;
+		     j = (j + 1) & (ncap - 1))
+			;
+		nl[j] = t->lines[i];
+	}
+	free(t->lines);
+	t->lines = nl;
+	t->lines_cap = ncap;
+	return 0;
+}
+
+/* file:line of an ELF address, cached per table. */
+static int table_line(struct sym_table *t, const struct module *mod, uint64_t addr,
+		      const struct sym_line **out)
+{
+	size_t j;
+	int err;
+
+	if (t->lines_used * 2 >= t->lines_cap && (err = lines_grow(t)))
+		return err;
+	for (j = (addr * 0x9e3779b97f4a7c15ull >> 20) & (t->lines_cap - 1); t->lines[j].used;
+	     j = (j + 1) & (t->lines_cap - 1)) {
+		if (t->lines[j].addr == addr) {
+			*out = &t->lines[j];
+			return 0;
+		}
+	}
+	lookup_line(table_dwarf(t, mod), addr, &t->lines[j]);
+	t->lines[j].addr = addr;
+	t->lines[j].used = true;
+	t->lines_used++;
+	*out = &t->lines[j];
+	return 0;
+}
+
+/* ---- user space -------------------------------------------------------- */
+
+int sym_new(struct sym **out)
+{
+	struct sym *sy = calloc(1, sizeof(*sy));
+
+	if (!sy)
+		return -ENOMEM;
+	elf_version(EV_CURRENT);
+	*out = sy;
+	return 0;
+}
+
+static void perfmap_clear(struct perfmap *pm)
+{
+	free(pm->ents);
+	free(pm->names);
+	pm->ents = NULL;
+	pm->names = NULL;
+	pm->n = 0;
+	pm->loaded = false;
+}
+
+void sym_free(struct sym *sy)
+{
+	struct perfmap *pm, *next;
+
+	if (!sy)
+		return;
+	for (pm = sy->perfmaps; pm; pm = next) {
+		next = pm->next;
+		perfmap_clear(pm);
+		free(pm->root);
+		free(pm);
+	}
+	free(sy->ksyms);
+	free(sy->knames);
+	intern_free(&sy->pool);
+	free(sy);
+}
+
+int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
+		       bool want_line, struct sym_info *out)
+{
+	struct sym_table *t;
+	const struct sym_line *ln;
+	long i;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->module = intern(&sy->pool, mod->name ? mod->name : "[unknown]");
+	if (!out->module)
+		return -ENOMEM;
+	out->offset = elf_addr;
+	if (!mod->elf)
+		return 0;
+	err = table_get(mod, root, &t);
+	if (err)
+		return err;
+	i = table_find(t, elf_addr);
+	if (i >= 0) {
+		out->func = intern(&sy->pool, table_name(t, i));
+		if (!out->func)
+			return -ENOMEM;
+		out->offset = elf_addr - t->fns[i].start;
+		out->func_start = t->fns[i].start;
+	}
+	if (!want_line)
+		return 0;
+	err = table_line(t, mod, elf_addr, &ln);
+	if (err)
+		return err;
+	if (ln->file && !(out->file = intern(&sy->pool, ln->file)))
+		return -ENOMEM;
+	out->line = ln->line;
+	return 0;
+}
+
+/* A pc with no module: name the mapping, and give a file offset. */
+static int resolve_unmoduled(struct sym *sy, const struct mapping *m, uint64_t pc,
+			     struct sym_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!m) {
+		out->module = "[unknown]";
+		out->offset = pc;
+		return 0;
+	}
+	out->module = m->path ? intern(&sy->pool, base_name(m->path)) : "[unknown]";
+	if (!out->module)
+		return -ENOMEM;
+	out->offset = pc - m->start + m->pgoff;
+	return 0;
+}
+
+int sym_resolve_user(struct sym *sy, struct space *s, uint64_t pc, bool want_line,
+		     struct sym_info *out)
+{
+	const struct mapping *m = space_find(s, pc);
+	char root[64];
+	int err;
+
+	if (!m || !m->mod || !m->mod->elf) {
+		/* Anonymous executable memory is where JITs put code. */
+		if ((!m || !m->path || m->path[0] == '[') && s->pid > 0 &&
+		    sym_perfmap_lookup(sy, s->pid, pc, out) == 0)
+			return 0;
+		return resolve_unmoduled(sy, m, pc, out);
+	}
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)s->pid);
+	err = sym_resolve_module(sy, m->mod, s->pid > 0 ? root : "", pc - m->bias, want_line, out);
+	if (err)
+		return err;
+	if (out->func)
+		out->func_start += m->bias;
+	else
+		out->offset = pc - m->start + m->pgoff;
+	return 0;
+}
+
+/* ---- perf maps --------------------------------------------------------- */
+
+int sym_perfmap_parse_line(const char *line, uint64_t *start, uint64_t *size, const char **name)
+{
+	const char *p = line;
+	char *end;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!isxdigit((unsigned char)*p))
+		return -EINVAL;
+	errno = 0;
+	*start = strtoull(p, &end, 16);
+	if (errno || (*end != ' ' && *end != '\t'))
+		return -EINVAL;
+	p = end;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!isxdigit((unsigned char)*p))
+		return -EINVAL;
+	*size = strtoull(p, &end, 16);
+	if (errno || (*end != ' ' && *end != '\t'))
+		return -EINVAL;
+	p = end;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p || *p == '\n' || *p == '\r')
+		return -EINVAL;
+	*name = p;
+	return 0;
+}
+
+static int pm_cmp(const void *a, const void *b)
+{
+	const struct pm_ent *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Parse a whole perf map from an open fd into pm. Bad lines are skipped. */
+static int perfmap_read(struct perfmap *pm, int fd)
+{
+	FILE *f = fdopen(dup(fd), "r");
+	char *line = NULL, *names = NULL;
+	size_t lcap = 0, ncap = 0, nlen = 0, ecap = 0;
+	struct pm_ent *ents = NULL;
+	uint32_t seq = 0;
+	ssize_t len;
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	while ((len = getline(&line, &lcap, f)) > 0) {
+		uint64_t start, size;
+		const char *name;
+		size_t nl;
+
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		seq++;
+		if (sym_perfmap_parse_line(line, &start, &size, &name) || !size ||
+		    start + size < start)
+			continue;
+		nl = strlen(name) + 1;
+		if (nlen + nl > UINT32_MAX) {
+			err = -E2BIG;
+			break;
+		}
+		if (nlen + nl > ncap || pm->n == ecap) {
+			size_t nc = ncap ? ncap : 4096, ec = ecap ? ecap * 2 : 64;
+			char *nn;
+			struct pm_ent *ne;
+
+			while (nc < nlen + nl)
+				nc *= 2;
+			nn = realloc(names, nc);
+			if (nn)
+				names = nn;
+			ne = nn ? realloc(ents, ec * sizeof(*ne)) : NULL;
+			if (!nn || !ne) {
+				err = -ENOMEM;
+				break;
+			}
+			ents = ne;
+			ncap = nc;
+			ecap = ec;
+		}
+		memcpy(names + nlen, name, nl);
+		ents[pm->n++] = (struct pm_ent){start, start + size, (uint32_t)nlen, seq};
+		nlen += nl;
+	}
+	free(line);
+	fclose(f);
+	if (err) {
+		free(ents);
+		free(names);
+		pm->n = 0;
+		return err;
+	}
+	qsort(ents, pm->n, sizeof(*ents), pm_cmp);
+	pm->ents = ents;
+	pm->names = names;
+	pm->loaded = true;
+	return 0;
+}
+
+/* NSpid (last value) and effective uid of a live process. */
+static int proc_status_ids(pid_t pid, pid_t *nspid, uid_t *uid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	bool got_ns = false, got_uid = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		if (!strncmp(line, "NSpid:", 6)) {
+			char *p = line + 6, *end;
+			long v;
+
+			for (;;) {
+				v = strtol(p, &end, 10);
+				if (end == p)
+					break;
+				*nspid = (pid_t)v;
+				got_ns = true;
+				p = end;
+			}
+		} else if (!strncmp(line, "Uid:", 4)) {
+			unsigned r, e;
+
+			if (sscanf(line + 4, "%u %u", &r, &e) == 2) {
+				*uid = e;
+				got_uid = true;
+			}
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!got_ns)
+		*nspid = pid; /* kernels before 4.1 have no NSpid */
+	return got_uid ? 0 : -EINVAL;
+}
+
+/* Re-check the file (at most once a second) and re-read it if changed. */
+static void perfmap_refresh(struct perfmap *pm)
+{
+	char rel[64];
+	struct stat st;
+	uint64_t now = now_ns();
+	int fd;
+
+	if (pm->checked_ns && now - pm->checked_ns < PERFMAP_RECHECK_NS)
+		return;
+	pm->checked_ns = now;
+	if (pm->from_proc && proc_status_ids(pm->pid, &pm->nspid, &pm->uid)) {
+		perfmap_clear(pm);
+		return;
+	}
+	snprintf(rel, sizeof(rel), "/tmp/perf-%d.map", (int)pm->nspid);
+	fd = open_under(pm->root, rel, true);
+	if (fd < 0) {
+		perfmap_clear(pm);
+		return;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != pm->uid)) {
+		close(fd);
+		perfmap_clear(pm);
+		return;
+	}
+	if (pm->loaded && st.st_dev == pm->dev && st.st_ino == pm->ino && st.st_size == pm->size &&
+	    st.st_mtim.tv_sec == pm->mtime.tv_sec && st.st_mtim.tv_nsec == pm->mtime.tv_nsec) {
+		close(fd);
+		return;
+	}
+	perfmap_clear(pm);
+	if (perfmap_read(pm, fd) == 0) {
+		pm->dev = st.st_dev;
+		pm->ino = st.st_ino;
+		pm->size = st.st_size;
+		pm->mtime = st.st_mtim;
+	}
+	close(fd);
+}
+
+static struct perfmap *perfmap_get(struct sym *sy, const char *root, pid_t pid)
+{
+	struct perfmap *pm;
+
+	for (pm = sy->perfmaps; pm; pm = pm->next) {
+		if (pm->pid == pid && !strcmp(pm->root, root))
+			return pm;
+	}
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return NULL;
+	pm->root = strdup(root);
+	if (!pm->root) {
+		free(pm);
+		return NULL;
+	}
+	pm->pid = pid;
+	pm->next = sy->perfmaps;
+	sy->perfmaps = pm;
+	return pm;
+}
+
+static int perfmap_find(struct sym *sy, struct perfmap *pm, uint64_t pc, struct sym_info *out)
+{
+	char buf[SYM_DEM_MAX];
+	const struct pm_ent *best = NULL;
+	size_t lo = 0, hi = pm->n;
+	long i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pm->ents[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = (long)lo - 1; i >= 0 && (long)lo - i <= 16; i--) {
+		const struct pm_ent *e = &pm->ents[i];
+
+		if (pc < e->end && (!best || e->seq > best->seq))
+			best = e;
+	}
+	if (!best)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->func = intern(&sy->pool, sym_demangle(pm->names + best->name, buf, sizeof(buf)));
+	if (!out->func)
+		return -ENOMEM;
+	out->module = "[jit]";
+	out->offset = pc - best->start;
+	out->func_start = best->start;
+	out->jit = true;
+	return 0;
+}
+
+int sym_perfmap_lookup_at(struct sym *sy, const char *root, pid_t nspid, uid_t uid, uint64_t pc,
+			  struct sym_info *out)
+{
+	struct perfmap *pm = perfmap_get(sy, root ? root : "", nspid);
+
+	if (!pm)
+		return -ENOMEM;
+	pm->nspid = nspid;
+	pm->uid = uid;
+	perfmap_refresh(pm);
+	return perfmap_find(sy, pm, pc, out);
+}
+
+int sym_perfmap_lookup(struct sym *sy, pid_t pid, uint64_t pc, struct sym_info *out)
+{
+	char root[64];
+	struct perfmap *pm;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	pm = perfmap_get(sy, root, pid);
+	if (!pm)
+		return -ENOMEM;
+	pm->from_proc = true;
+	perfmap_refresh(pm);
+	return perfmap_find(sy, pm, pc, out);
+}
+
+/* ---- kernel ------------------------------------------------------------ */
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static void ksyms_reset(struct sym *sy)
+{
+	free(sy->ksyms);
+	free(sy->knames);
+	sy->ksyms = NULL;
+	sy->knames = NULL;
+	sy->nksyms = 0;
+}
+
+/* Add one "ADDR TYPE NAME [module]" line; only text symbols are kept. */
+static int ksym_add_line(struct sym *sy, char *line, size_t *cap, size_t *nlen, size_t *ncap,
+			 bool *nonzero)
+{
+	char *end, *name, type;
+	uint64_t addr;
+	size_t nl;
+
+	errno = 0;
+	addr = strtoull(line, &end, 16);
+	if (errno || end == line || (*end != ' ' && *end != '\t'))
+		return 0;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	type = *end++;
+	if (*end != ' ' && *end != '\t')
+		return 0;
+	if (addr)
+		*nonzero = true;
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return 0;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	name = end;
+	name[strcspn(name, " \t\r\n")] = '\0';
+	if (!*name)
+		return 0;
+	nl = strlen(name) + 1;
+	if (*nlen + nl > UINT32_MAX)
+		return -E2BIG;
+	if (*nlen + nl > *ncap) {
+		size_t nc = *ncap ? *ncap * 2 : 65536;
+		char *nn;
+
+		while (nc < *nlen + nl)
+			nc *= 2;
+		nn = realloc(sy->knames, nc);
+		if (!nn)
+			return -ENOMEM;
+		sy->knames = nn;
+		*ncap = nc;
+	}
+	if (sy->nksyms == *cap) {
+		size_t c = *cap ? *cap * 2 : 1024;
+		struct ksym *nk = realloc(sy->ksyms, c * sizeof(*nk));
+
+		if (!nk)
+			return -ENOMEM;
+		sy->ksyms = nk;
+		*cap = c;
+	}
+	memcpy(sy->knames + *nlen, name, nl);
+	sy->ksyms[sy->nksyms++] = (struct ksym){addr, 0, (uint32_t)*nlen};
+	*nlen += nl;
+	return 0;
+}
+
+/* Sort, drop duplicates, and end each symbol at the next one. */
+static void ksyms_finish(struct sym *sy, bool nonzero)
+{
+	size_t i, j = 0;
+
+	sy->ksyms_loaded = true;
+	sy->ksyms_zero = !nonzero;
+	if (!nonzero) {
+		ksyms_reset(sy);
+		return;
+	}
+	qsort(sy->ksyms, sy->nksyms, sizeof(*sy->ksyms), ksym_cmp);
+	for (i = 0; i < sy->nksyms; i++) {
+		if (j && sy->ksyms[j - 1].start == sy->ksyms[i].start)
+			continue;
+		sy->ksyms[j++] = sy->ksyms[i];
+	}
+	sy->nksyms = j;
+	for (i = 0; i < j; i++)
+		sy->ksyms[i].end =
+			i + 1 < j ? sy->ksyms[i + 1].start : sy->ksyms[i].start + KSYM_LAST_SPAN;
+}
+
+int sym_kallsyms_parse(struct sym *sy, const char *text)
+{
+	size_t cap = 0, nlen = 0, ncap = 0;
+	bool nonzero = false;
+	const char *p = text;
+	int err = 0;
+
+	ksyms_reset(sy);
+	while (*p && !err) {
+		size_t len = strcspn(p, "\n");
+		char *line = strndup(p, len);
+
+		if (!line) {
+			err = -ENOMEM;
+			break;
+		}
+		err = ksym_add_line(sy, line, &cap, &nlen, &ncap, &nonzero);
+		free(line);
+		p += len;
+		if (*p)
+			p++;
+	}
+	if (err) {
+		ksyms_reset(sy);
+		return err;
+	}
+	ksyms_finish(sy, nonzero);
+	return 0;
+}
+
+static int ksyms_load(struct sym *sy)
+{
+	size_t cap = 0, nlen = 0, ncap = 0, lcap = 0;
+	bool nonzero = false;
+	char *line = NULL;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	int err = 0;
+
+	if (!f) {
+		/* No kallsyms: behave as without permission. */
+		ksyms_finish(sy, false);
+		return 0;
+	}
+	while (!err && getline(&line, &lcap, f) > 0)
+		err = ksym_add_line(sy, line, &cap, &nlen, &ncap, &nonzero);
+	free(line);
+	fclose(f);
+	if (err) {
+		ksyms_reset(sy);
+		return err;
+	}
+	ksyms_finish(sy, nonzero);
+	return 0;
+}
+
+int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out)
+{
+	size_t lo = 0, hi;
+	int err;
+
+	if (!sy->ksyms_loaded && (err = ksyms_load(sy)))
+		return err;
+	memset(out, 0, sizeof(*out));
+	out->module = "[kernel]";
+	out->kernel = true;
+	out->offset = pc;
+	hi = sy->nksyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sy->ksyms[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || pc >= sy->ksyms[lo - 1].end)
+		return 0;
+	out->func = intern(&sy->pool, sy->knames + sy->ksyms[lo - 1].name);
+	if (!out->func)
+		return -ENOMEM;
+	out->offset = pc - sy->ksyms[lo - 1].start;
+	out->func_start = sy->ksyms[lo - 1].start;
+	return 0;
+}

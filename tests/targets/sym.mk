@@ -1,0 +1,28 @@
+# Variants of tests/targets/symtest.c for the symbolizer tests (test_sym):
+#   symtest-stripped   -rdynamic, strip --strip-all: names only from .dynsym
+#   symtest-debuglink  symtest stripped of everything, with a .gnu_debuglink
+#                      to symtest-debuglink.debug (objcopy --only-keep-debug)
+#   symtest-buildid    symtest stripped, no debuglink: its debug file can only
+#                      be found by build-id (the test builds a fake
+#                      /usr/lib/debug/.build-id tree)
+SYMTEST_VARIANTS := $(B)/targets/symtest-stripped $(B)/targets/symtest-debuglink \
+                    $(B)/targets/symtest-buildid
+EXTRA_TARGETS += $(SYMTEST_VARIANTS)
+EXTRA_TARGETS_SYM := $(B)/targets/symtest $(SYMTEST_VARIANTS)
+
+# "targets:" expands its prerequisites before this fragment is read.
+targets: $(SYMTEST_VARIANTS)
+
+$(B)/tests/test_sym: $(EXTRA_TARGETS_SYM)
+
+$(B)/targets/symtest-stripped: tests/targets/symtest.c | $(B)/targets
+	$(CC) $(TARGET_CFLAGS) -Wl,--build-id -rdynamic -o $@ $< -lm
+	strip --strip-all $@
+
+$(B)/targets/symtest-debuglink: $(B)/targets/symtest
+	objcopy --only-keep-debug $< $@.debug
+	strip --strip-all -o $@ $<
+	objcopy --add-gnu-debuglink=$@.debug $@
+
+$(B)/targets/symtest-buildid: $(B)/targets/symtest
+	strip --strip-all -o $@ $<

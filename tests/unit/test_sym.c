@@ -1,0 +1,706 @@
+/* Unit tests for the symbolizer: live targets (build/targets/symtest and its
+ * stripped, debuglink and build-id variants built by tests/targets/sym.mk)
+ * resolved through space_load; debug-file lookup under a fake root;
+ * demangling; perf map parsing, trust and reload; kallsyms; lookup cost. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "stacktop/space.h"
+#include "stacktop/sym.h"
+
+static char targets_dir[1024];
+
+struct fn {
+	char name[64];
+	uint64_t addr;
+	int line; /* line of the opening brace */
+};
+
+struct child {
+	pid_t pid;
+	int in_fd; /* child's stdin: closing it ends the child */
+	struct fn fns[3];
+	int nfns;
+};
+
+static void target_path(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", targets_dir, name);
+	if (access(buf, X_OK)) {
+		fprintf(stderr, "missing %s: build it with `make targets` (tests/targets/sym.mk)\n",
+			buf);
+		fail();
+	}
+}
+
+/* Start a symtest variant and read the addresses it reports. */
+static void child_start(const char *name, struct child *c)
+{
+	int in[2], out[2];
+	char path[PATH_MAX], line[256];
+	FILE *f;
+
+	target_path(path, sizeof(path), name);
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (c->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	c->in_fd = in[1];
+	c->nfns = 0;
+	f = fdopen(out[0], "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		struct fn *fn = &c->fns[c->nfns];
+		void *addr;
+
+		if (!strncmp(line, "ready", 5))
+			break;
+		assert_true(c->nfns < 3);
+		assert_int_equal(sscanf(line, "%63s %p %d", fn->name, &addr, &fn->line), 3);
+		fn->addr = (uint64_t)(uintptr_t)addr;
+		c->nfns++;
+	}
+	fclose(f);
+	assert_int_equal(c->nfns, 3);
+}
+
+static void child_stop(struct child *c)
+{
+	int st;
+
+	close(c->in_fd);
+	waitpid(c->pid, &st, 0);
+}
+
+/* The function's lines: the brace, the body, the closing brace. */
+static void assert_line_in_fn(const struct sym_info *si, const struct fn *fn)
+{
+	assert_non_null(si->file);
+	assert_string_equal(si->file, "symtest.c");
+	assert_in_range(si->line, fn->line - 1, fn->line + 4);
+}
+
+/* Resolve every function of c, checking names (expected or NULL), offsets
+ * and, when want_line, lines. */
+static void check_child(struct sym *sy, const struct child *c, const char *module,
+			const char *const expect[3], bool lines)
+{
+	struct space s = {0};
+	int i;
+
+	assert_int_equal(space_load(&s, c->pid), 0);
+	for (i = 0; i < 3; i++) {
+		const struct fn *fn = &c->fns[i];
+		const struct mapping *m = space_find(&s, fn->addr);
+		struct sym_info si, si2;
+
+		assert_non_null(m);
+		assert_int_equal(sym_resolve_user(sy, &s, fn->addr, lines, &si), 0);
+		assert_non_null(si.module);
+		assert_string_equal(si.module, module);
+		assert_false(si.kernel);
+		assert_false(si.jit);
+		if (!expect[i]) {
+			assert_null(si.func);
+			assert_int_equal(si.func_start, 0);
+			assert_int_equal(si.offset, fn->addr - m->start + m->pgoff);
+			continue;
+		}
+		assert_non_null(si.func);
+		assert_string_equal(si.func, expect[i]);
+		assert_int_equal(si.offset, 0);
+		assert_int_equal(si.func_start, fn->addr);
+		if (lines)
+			assert_line_in_fn(&si, fn);
+		else
+			assert_null(si.file);
+		/* Inside the function, and the same interned string. */
+		assert_int_equal(sym_resolve_user(sy, &s, fn->addr + 5, false, &si2), 0);
+		assert_ptr_equal(si2.func, si.func);
+		assert_int_equal(si2.offset, 5);
+		assert_int_equal(si2.func_start, fn->addr);
+	}
+	space_release(&s);
+}
+
+static void test_live_full(void **state)
+{
+	const char *const names[3] = {"symtest_alpha", "symtest_beta", "symtest_gamma"};
+	struct sym *sy;
+	struct child c;
+
+	assert_int_equal(sym_new(&sy), 0);
+	child_start("symtest", &c);
+	check_child(sy, &c, "symtest", names, true);
+	child_stop(&c);
+	sym_free(sy);
+}
+
+static void test_live_stripped(void **state)
+{
+	/* gamma is static: not in .dynsym, and past beta's size. */
+	const char *const names[3] = {"symtest_alpha", "symtest_beta", NULL};
+	struct sym *sy;
+	struct child c;
+
+	assert_int_equal(sym_new(&sy), 0);
+	child_start("symtest-stripped", &c);
+	check_child(sy, &c, "symtest-stripped", names, false);
+	child_stop(&c);
+	sym_free(sy);
+}
+
+static void test_live_debuglink(void **state)
+{
+	const char *const names[3] = {"symtest_alpha", "symtest_beta", "symtest_gamma"};
+	struct sym *sy;
+	struct child c;
+
+	assert_int_equal(sym_new(&sy), 0);
+	child_start("symtest-debuglink", &c);
+	check_child(sy, &c, "symtest-debuglink", names, true);
+	child_stop(&c);
+	sym_free(sy);
+}
+
+/* ELF address of a symbol from an unstripped file's .symtab, read here
+ * with libelf so the test does not trust the code under test. */
+static uint64_t elf_symbol(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY);
+	Elf_Scn *scn = NULL;
+	uint64_t val = 0;
+	Elf *e;
+
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(e);
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *n;
+
+			if (gelf_getsym(d, (int)i, &s) && (n = elf_strptr(e, sh.sh_link, s.st_name)) &&
+			    !strcmp(n, name))
+				val = s.st_value;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	assert_true(val != 0);
+	return val;
+}
+
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	ssize_t r;
+
+	assert_true(in >= 0 && out >= 0);
+	while ((r = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)r), r);
+	close(in);
+	close(out);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* symtest-buildid has neither symbols nor a debuglink; its debug file is
+ * found only under ROOT/usr/lib/debug/.build-id/xx/rest.debug. */
+static void test_buildid_fake_root(void **state)
+{
+	char full[PATH_MAX], bin[PATH_MAX], dbg[PATH_MAX], root[] = "/tmp/symtest-rootXXXXXX";
+	char dir[PATH_MAX], file[PATH_MAX + 64], *p;
+	uint64_t alpha, gamma;
+	struct module *mod;
+	struct sym_info si;
+	struct sym *sy;
+	size_t i;
+
+	target_path(full, sizeof(full), "symtest");
+	target_path(bin, sizeof(bin), "symtest-buildid");
+	snprintf(dbg, sizeof(dbg), "%s/symtest-debuglink.debug", targets_dir);
+	alpha = elf_symbol(full, "symtest_alpha");
+	gamma = elf_symbol(full, "symtest_gamma");
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(sym_new(&sy), 0);
+
+	/* Without the tree: nothing to name these addresses. */
+	assert_int_equal(space_module_open_path(bin, &mod), 0);
+	assert_true(mod->build_id_len >= 2);
+	assert_int_equal(sym_resolve_module(sy, mod, root, alpha, true, &si), 0);
+	assert_null(si.func);
+	assert_null(si.file);
+	assert_int_equal(si.offset, alpha);
+	assert_string_equal(si.module, "symtest-buildid");
+	space_module_put(mod);
+
+	/* With it (the module was freed above, so its table is rebuilt). */
+	p = dir + snprintf(dir, sizeof(dir), "%s/usr/lib/debug/.build-id/%02x", root,
+			   mod->build_id[0]);
+	(void)p;
+	snprintf(file, sizeof(file), "mkdir -p '%s'", dir);
+	assert_int_equal(system(file), 0);
+	assert_int_equal(space_module_open_path(bin, &mod), 0);
+	p = file + snprintf(file, sizeof(file), "%s/", dir);
+	for (i = 1; i < mod->build_id_len; i++)
+		p += sprintf(p, "%02x", mod->build_id[i]);
+	strcpy(p, ".debug");
+	copy_file(dbg, file, 0644);
+	assert_int_equal(sym_resolve_module(sy, mod, root, gamma + 2, true, &si), 0);
+	assert_non_null(si.func);
+	assert_string_equal(si.func, "symtest_gamma");
+	assert_int_equal(si.offset, 2);
+	assert_int_equal(si.func_start, gamma);
+	assert_non_null(si.file);
+	assert_string_equal(si.file, "symtest.c");
+	assert_true(si.line > 0);
+	space_module_put(mod);
+	sym_free(sy);
+	rm_rf(root);
+}
+
+/* .gnu_debuglink: the CRC must match; the .debug/ subdirectory is searched. */
+static void test_debuglink_crc_and_subdir(void **state)
+{
+	char full[PATH_MAX], bin[PATH_MAX], dbg[PATH_MAX], dir[] = "/tmp/symtest-dlXXXXXX";
+	char path[PATH_MAX + 64], path2[PATH_MAX + 64];
+	struct module *mod;
+	struct sym_info si;
+	struct sym *sy;
+	uint64_t beta;
+
+	target_path(full, sizeof(full), "symtest");
+	target_path(bin, sizeof(bin), "symtest-debuglink");
+	snprintf(dbg, sizeof(dbg), "%s/symtest-debuglink.debug", targets_dir);
+	beta = elf_symbol(full, "symtest_beta");
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(sym_new(&sy), 0);
+
+	/* A debug file with the right name but other contents: rejected. */
+	snprintf(path, sizeof(path), "%s/symtest-debuglink", dir);
+	copy_file(bin, path, 0755);
+	snprintf(path2, sizeof(path2), "%s/symtest-debuglink.debug", dir);
+	write_file(path2, "not the debug file\n");
+	assert_int_equal(space_module_open_path(path, &mod), 0);
+	assert_int_equal(sym_resolve_module(sy, mod, NULL, beta, false, &si), 0);
+	assert_null(si.func);
+	space_module_put(mod);
+	unlink(path2);
+	unlink(path);
+
+	/* The right one in DIR/.debug/ (a new copy of the binary: new inode,
+	 * new module). */
+	snprintf(path, sizeof(path), "%s/bin", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path2, sizeof(path2), "%s/bin/.debug", dir);
+	assert_int_equal(mkdir(path2, 0755), 0);
+	snprintf(path2, sizeof(path2), "%s/bin/.debug/symtest-debuglink.debug", dir);
+	copy_file(dbg, path2, 0644);
+	snprintf(path, sizeof(path), "%s/bin/symtest-debuglink", dir);
+	copy_file(bin, path, 0755);
+	assert_int_equal(space_module_open_path(path, &mod), 0);
+	assert_int_equal(sym_resolve_module(sy, mod, "", beta + 1, true, &si), 0);
+	assert_non_null(si.func);
+	assert_string_equal(si.func, "symtest_beta");
+	assert_int_equal(si.offset, 1);
+	assert_non_null(si.file);
+	assert_string_equal(si.file, "symtest.c");
+	space_module_put(mod);
+	sym_free(sy);
+	rm_rf(dir);
+}
+
+/* Lines come from the ELF itself; the same address twice is cached. */
+static void test_module_lines_cached(void **state)
+{
+	char full[PATH_MAX];
+	struct module *mod;
+	struct sym_info a, b;
+	struct sym *sy;
+	uint64_t alpha;
+
+	target_path(full, sizeof(full), "symtest");
+	alpha = elf_symbol(full, "symtest_alpha");
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(space_module_open_path(full, &mod), 0);
+	assert_int_equal(sym_resolve_module(sy, mod, NULL, alpha, true, &a), 0);
+	assert_int_equal(sym_resolve_module(sy, mod, NULL, alpha, true, &b), 0);
+	assert_string_equal(a.func, "symtest_alpha");
+	assert_ptr_equal(a.file, b.file);
+	assert_int_equal(a.line, b.line);
+	assert_true(a.line > 0);
+	/* Before the first function: no symbol, offset is the address. */
+	assert_int_equal(sym_resolve_module(sy, mod, NULL, 0x10, false, &a), 0);
+	assert_null(a.func);
+	assert_int_equal(a.offset, 0x10);
+	space_module_put(mod);
+	/* Strings outlive the module they came from. */
+	assert_string_equal(b.func, "symtest_alpha");
+	assert_string_equal(b.module, "symtest");
+	sym_free(sy);
+}
+
+static void test_demangle(void **state)
+{
+	char buf[256];
+	const char *r;
+
+	r = sym_demangle("_ZN3foo3barEv", buf, sizeof(buf));
+	assert_string_equal(r, "foo::bar()");
+	r = sym_demangle("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", buf, sizeof(buf));
+	assert_string_equal(r, "core::ptr::drop_in_place");
+	r = sym_demangle("_ZNK3std6vectorIiSaIiEE4sizeEv", buf, sizeof(buf));
+	assert_string_equal(r, "std::vector<int, std::allocator<int> >::size() const");
+	/* Not mangled: the same pointer back. */
+	r = sym_demangle("main", buf, sizeof(buf));
+	assert_string_equal(r, "main");
+	r = sym_demangle("_Zgarbage", buf, sizeof(buf));
+	assert_string_equal(r, "_Zgarbage");
+	/* Truncated to the buffer, still terminated. */
+	r = sym_demangle("_ZN3foo3barEv", buf, 6);
+	assert_string_equal(r, "foo::");
+}
+
+static void test_perfmap_parse(void **state)
+{
+	uint64_t start, size;
+	const char *name;
+
+	assert_int_equal(sym_perfmap_parse_line("7f0012340000 1a0 LazyCompile:~foo bar.js:3", &start,
+						&size, &name),
+			 0);
+	assert_int_equal(start, 0x7f0012340000ull);
+	assert_int_equal(size, 0x1a0);
+	assert_string_equal(name, "LazyCompile:~foo bar.js:3");
+	assert_int_equal(sym_perfmap_parse_line("ABCdef 10 x", &start, &size, &name), 0);
+	assert_int_equal(start, 0xabcdef);
+	assert_string_equal(name, "x");
+	/* Bad lines. */
+	assert_int_equal(sym_perfmap_parse_line("1000 name", &start, &size, &name), -EINVAL);
+	assert_int_equal(sym_perfmap_parse_line("1000", &start, &size, &name), -EINVAL);
+	assert_int_equal(sym_perfmap_parse_line("zz00 10 name", &start, &size, &name), -EINVAL);
+	assert_int_equal(sym_perfmap_parse_line("1000 1g name", &start, &size, &name), -EINVAL);
+	assert_int_equal(sym_perfmap_parse_line("1000 10 ", &start, &size, &name), -EINVAL);
+	assert_int_equal(sym_perfmap_parse_line("1000 10", &start, &size, &name), -EINVAL);
+	assert_int_equal(sym_perfmap_parse_line("", &start, &size, &name), -EINVAL);
+	/* perf itself reads these with strtoull(.., 16): a 0x prefix passes. */
+	assert_int_equal(sym_perfmap_parse_line("0x1000 10 name", &start, &size, &name), 0);
+	assert_int_equal(start, 0x1000);
+	assert_int_equal(
+		sym_perfmap_parse_line("100000000000000000 10 name", &start, &size, &name),
+		-EINVAL);
+}
+
+static void perfmap_file(const char *root, int nspid, const char *text, uid_t owner)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/tmp/perf-%d.map", root, nspid);
+	write_file(path, text);
+	assert_int_equal(chown(path, owner, owner), 0);
+}
+
+static const char jit_map[] = "1000 100 jit_one\n"
+			      "garbage line\n"
+			      "2000 0 zero_size\n"
+			      "3000 100 _ZN3foo3barEv\n"
+			      "3080 10 jit_later_wins\n"
+			      "4000 10\n";
+
+static void test_perfmap_trust_and_lookup(void **state)
+{
+	char root[] = "/tmp/symtest-pmXXXXXX", path[PATH_MAX + 64], path2[PATH_MAX + 64];
+	struct sym_info si;
+	struct sym *sy;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/tmp", root);
+	assert_int_equal(mkdir(path, 01777), 0);
+	assert_int_equal(sym_new(&sy), 0);
+
+	/* Owned by someone else than the target (uid 1000) and not root. */
+	perfmap_file(root, 4242, jit_map, 12345);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4242, 1000, 0x1010, &si), -ENOENT);
+	/* Owned by the target's uid; and by root. */
+	perfmap_file(root, 4243, jit_map, 1000);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4243, 1000, 0x1010, &si), 0);
+	assert_string_equal(si.func, "jit_one");
+	assert_string_equal(si.module, "[jit]");
+	assert_true(si.jit);
+	assert_int_equal(si.offset, 0x10);
+	assert_int_equal(si.func_start, 0x1000);
+	perfmap_file(root, 4244, jit_map, 0);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4244, 1000, 0x10ff, &si), 0);
+	assert_string_equal(si.func, "jit_one");
+	/* Past the end, zero size, bad lines: nothing. */
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4244, 1000, 0x1100, &si), -ENOENT);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4244, 1000, 0x2000, &si), -ENOENT);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4244, 1000, 0x4000, &si), -ENOENT);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4244, 1000, 0xfff, &si), -ENOENT);
+	/* Demangled; and a later overlapping entry wins. */
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4244, 1000, 0x3010, &si), 0);
+	assert_string_equal(si.func, "foo::bar()");
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4244, 1000, 0x3088, &si), 0);
+	assert_string_equal(si.func, "jit_later_wins");
+	assert_int_equal(si.offset, 8);
+
+	/* A symlink to a trusted file is refused, and so is a FIFO (without
+	 * blocking on it). */
+	snprintf(path, sizeof(path), "%s/tmp/perf-4245.map", root);
+	assert_int_equal(symlink("perf-4244.map", path), 0);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4245, 1000, 0x1010, &si), -ENOENT);
+	snprintf(path, sizeof(path), "%s/tmp/perf-4246.map", root);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4246, 0, 0x1010, &si), -ENOENT);
+	/* A symlinked directory pointing outside the root resolves inside it. */
+	snprintf(path, sizeof(path), "%s/tmp", root);
+	snprintf(path2, sizeof(path2), "%s/tmp2", root);
+	assert_int_equal(rename(path, path2), 0);
+	assert_int_equal(symlink(path2, path), 0); /* absolute: outside when in root */
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4247, 0, 0x1010, &si), -ENOENT);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rename(path2, path), 0);
+
+	/* Reload when the file changes (checked at most once a second). */
+	perfmap_file(root, 4243, "1000 100 jit_renamed\n5000 10 jit_new\n", 1000);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4243, 1000, 0x5004, &si), -ENOENT);
+	usleep(1100 * 1000);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4243, 1000, 0x5004, &si), 0);
+	assert_string_equal(si.func, "jit_new");
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4243, 1000, 0x1004, &si), 0);
+	assert_string_equal(si.func, "jit_renamed");
+	sym_free(sy);
+	rm_rf(root);
+}
+
+/* A live process: a pc outside every mapping goes to /tmp/perf-PID.map,
+ * found through /proc/PID/root with the pid from NSpid. */
+static void test_perfmap_live(void **state)
+{
+	char path[64];
+	struct space s = {0};
+	struct sym_info si;
+	struct sym *sy;
+	struct child c;
+
+	assert_int_equal(sym_new(&sy), 0);
+	child_start("symtest", &c);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)c.pid);
+	write_file(path, "10000 40 jitted_thing\n");
+	assert_int_equal(chown(path, 0, 0), 0);
+	assert_int_equal(space_load(&s, c.pid), 0);
+	assert_null(space_find(&s, 0x10010));
+	assert_int_equal(sym_resolve_user(sy, &s, 0x10010, true, &si), 0);
+	assert_non_null(si.func);
+	assert_string_equal(si.func, "jitted_thing");
+	assert_string_equal(si.module, "[jit]");
+	assert_int_equal(si.offset, 0x10);
+	/* Not in the map either: [unknown]. */
+	assert_int_equal(sym_resolve_user(sy, &s, 0x20010, true, &si), 0);
+	assert_null(si.func);
+	assert_string_equal(si.module, "[unknown]");
+	assert_int_equal(si.offset, 0x20010);
+	unlink(path);
+	space_release(&s);
+	child_stop(&c);
+	sym_free(sy);
+}
+
+static void test_kallsyms(void **state)
+{
+	static const char text[] = "ffffffff81000000 T _stext\n"
+				   "ffffffff81000100 t do_one_initcall\n"
+				   "ffffffff81000100 T do_one_initcall_alias\n"
+				   "ffffffff81000200 D some_data\n"
+				   "ffffffff81000300 T schedule\n"
+				   "bad line\n"
+				   "ffffffffc0001000 t ext4_readpage\t[ext4]\n";
+	static const char zero[] = "0000000000000000 T _stext\n"
+				   "0000000000000000 T schedule\n";
+	struct sym_info si;
+	struct sym *sy;
+
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(sym_kallsyms_parse(sy, text), 0);
+	assert_int_equal(sym_resolve_kernel(sy, 0xffffffff81000150ull, &si), 0);
+	assert_non_null(si.func);
+	assert_string_equal(si.func, "do_one_initcall");
+	assert_string_equal(si.module, "[kernel]");
+	assert_true(si.kernel);
+	assert_int_equal(si.offset, 0x50);
+	assert_int_equal(si.func_start, 0xffffffff81000100ull);
+	/* Data symbols are not functions: do_one_initcall runs to schedule. */
+	assert_int_equal(sym_resolve_kernel(sy, 0xffffffff81000250ull, &si), 0);
+	assert_string_equal(si.func, "do_one_initcall");
+	assert_int_equal(sym_resolve_kernel(sy, 0xffffffff81000301ull, &si), 0);
+	assert_string_equal(si.func, "schedule");
+	assert_int_equal(sym_resolve_kernel(sy, 0xffffffffc0001004ull, &si), 0);
+	assert_string_equal(si.func, "ext4_readpage");
+	assert_int_equal(sym_resolve_kernel(sy, 0xffffffff80000000ull, &si), 0);
+	assert_null(si.func);
+	assert_string_equal(si.module, "[kernel]");
+
+	assert_int_equal(sym_kallsyms_parse(sy, zero), 0);
+	assert_int_equal(sym_resolve_kernel(sy, 0xffffffff81000150ull, &si), 0);
+	assert_null(si.func);
+	assert_string_equal(si.module, "[kernel]");
+	assert_true(si.kernel);
+	assert_int_equal(si.offset, 0xffffffff81000150ull);
+	sym_free(sy);
+}
+
+/* The real /proc/kallsyms (we are root here, so it has addresses). */
+static void test_kallsyms_real(void **state)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	unsigned long long addr = 0, a;
+	char line[512], name[256], type;
+	struct sym_info si;
+	struct sym *sy;
+
+	if (!f)
+		skip();
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    !strcmp(name, "schedule") && (type == 'T' || type == 't')) {
+			addr = a;
+			break;
+		}
+	}
+	fclose(f);
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(sym_resolve_kernel(sy, addr + 4, &si), 0);
+	assert_true(si.kernel);
+	assert_string_equal(si.module, "[kernel]");
+	if (addr == 0) {
+		assert_null(si.func);
+	} else {
+		assert_non_null(si.func);
+		assert_string_equal(si.func, "schedule");
+		assert_int_equal(si.offset, 4);
+	}
+	sym_free(sy);
+}
+
+static void test_cost(void **state)
+{
+	struct space s = {0};
+	struct sym_info si;
+	struct timespec t0, t1;
+	struct sym *sy;
+	struct child c;
+	uint64_t pcs[3];
+	double ns;
+	int i;
+
+	assert_int_equal(sym_new(&sy), 0);
+	child_start("symtest", &c);
+	assert_int_equal(space_load(&s, c.pid), 0);
+	for (i = 0; i < 3; i++) {
+		pcs[i] = c.fns[i].addr + 3;
+		assert_int_equal(sym_resolve_user(sy, &s, pcs[i], true, &si), 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 100000; i++)
+		assert_int_equal(sym_resolve_user(sy, &s, pcs[i % 3], false, &si), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e5;
+	printf("sym_resolve_user warm: %.0f ns/lookup\n", ns);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 100000; i++)
+		assert_int_equal(sym_resolve_user(sy, &s, pcs[i % 3], true, &si), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / 1e5;
+	printf("sym_resolve_user warm with lines: %.0f ns/lookup\n", ns);
+	assert_string_equal(si.file, "symtest.c");
+	space_release(&s);
+	child_stop(&c);
+	sym_free(sy);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_demangle),
+		cmocka_unit_test(test_perfmap_parse),
+		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_kallsyms_real),
+		cmocka_unit_test(test_live_full),
+		cmocka_unit_test(test_live_stripped),
+		cmocka_unit_test(test_live_debuglink),
+		cmocka_unit_test(test_module_lines_cached),
+		cmocka_unit_test(test_buildid_fake_root),
+		cmocka_unit_test(test_debuglink_crc_and_subdir),
+		cmocka_unit_test(test_perfmap_trust_and_lookup),
+		cmocka_unit_test(test_perfmap_live),
+		cmocka_unit_test(test_cost),
+	};
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	/* build/tests/test_sym -> build/targets */
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(targets_dir, sizeof(targets_dir), "%.900s/../targets", exe);
+	} else {
+		snprintf(targets_dir, sizeof(targets_dir), "build/targets");
+	}
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
