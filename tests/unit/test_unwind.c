@@ -1,0 +1,588 @@
+/*
+ * test_unwind — in-process self-unwinding. A leaf captures rip/rsp/rbp with
+ * inline asm and copies its stack, exactly what a perf sample carries; the
+ * unwinder must find the callers, which are checked two ways: against the
+ * symbol table of this binary (function ranges) and against glibc's
+ * backtrace() (libgcc's unwinder) taken at the same point. This binary is
+ * built -O2 without frame pointers, so only CFI can get this right.
+ */
+#include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "stacktop/space.h"
+#include "stacktop/unwind.h"
+
+#define COPY_MAX (64 * 1024)
+#define BT_MAX 128
+
+/* One captured "sample": registers, stack copy and libgcc's view. */
+struct capture {
+	uint64_t regs[SAMPLE_NREGS];
+	uint8_t stack[COPY_MAX];
+	uint64_t size;
+	void *bt[BT_MAX];
+	int nbt;
+};
+
+static struct capture cap;
+static struct space space;
+static volatile int sink;
+
+/* Copy [rsp, stack end) up to limit, then take backtrace() from here. */
+__attribute__((noipa)) static void capture_finish(uint64_t rip, uint64_t rsp, uint64_t rbp,
+						  uint64_t limit)
+{
+	const struct mapping *m = space_find(&space, rsp);
+	uint64_t avail = m ? m->end - rsp : 0;
+
+	memset(cap.regs, 0, sizeof(cap.regs));
+	cap.regs[SAMPLE_REG_RIP] = rip;
+	cap.regs[SAMPLE_REG_RSP] = rsp;
+	cap.regs[SAMPLE_REG_RBP] = rbp;
+	cap.size = avail < limit ? avail : limit;
+	memcpy(cap.stack, (const void *)(uintptr_t)rsp, cap.size);
+	cap.nbt = backtrace(cap.bt, BT_MAX);
+}
+
+/* rip, rsp, rbp at one instruction: the rule for rip must describe rsp. */
+#define CAPTURE(limit)                                                                     \
+	do {                                                                               \
+		uint64_t rip_, rsp_, rbp_;                                                 \
+		__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"      \
+				 : "=r"(rip_), "=r"(rsp_), "=r"(rbp_)                      \
+				 :                                                         \
+				 : "memory");                                              \
+		capture_finish(rip_, rsp_, rbp_, limit);                                   \
+	} while (0)
+
+__attribute__((noipa)) int unw_c(int x)
+{
+	volatile char buf[64];
+
+	buf[x & 63] = (char)x;
+	CAPTURE(COPY_MAX);
+	return buf[x & 63] + 1;
+}
+
+__attribute__((noipa)) int unw_b(int x)
+{
+	int r = unw_c(x + 1);
+
+	sink += r;
+	return r + 2;
+}
+
+__attribute__((noipa)) int unw_a(int x)
+{
+	int r = unw_b(x * 2);
+
+	sink += r;
+	return r + 3;
+}
+
+__attribute__((noipa)) void unw_chain_caller(void)
+{
+	sink += unw_a(5);
+	sink++;
+}
+
+static int cmp_captured;
+
+__attribute__((noipa)) int unw_cmp(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	if (!cmp_captured) {
+		cmp_captured = 1;
+		CAPTURE(COPY_MAX);
+	}
+	return (a > b) - (a < b);
+}
+
+__attribute__((noipa)) void unw_sort_caller(void)
+{
+	int v[16];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		v[i] = (i * 7919) % 16;
+	cmp_captured = 0;
+	qsort(v, 16, sizeof(v[0]), unw_cmp);
+	sink += v[0];
+}
+
+/* ---- symbol ranges of this binary --------------------------------------- */
+
+struct range {
+	uint64_t lo, hi; /* runtime addresses */
+};
+
+static int self_range(const char *name, struct range *out)
+{
+	const struct mapping *m = space_find(&space, (uint64_t)(uintptr_t)&unw_c);
+	Elf_Scn *scn = NULL;
+
+	if (!m || !m->mod || !m->mod->elf)
+		return -1;
+	while ((scn = elf_nextscn(m->mod->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *nm;
+
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			nm = elf_strptr(m->mod->elf, sh.sh_link, sym.st_name);
+			if (nm && !strcmp(nm, name)) {
+				out->lo = sym.st_value + m->bias;
+				out->hi = out->lo + sym.st_size;
+				return 0;
+			}
+		}
+	}
+	return -1;
+}
+
+static void assert_in(uint64_t pc, const char *name)
+{
+	struct range r;
+
+	assert_int_equal(self_range(name, &r), 0);
+	if (pc < r.lo || pc >= r.hi)
+		fail_msg("pc %#lx not in %s [%#lx, %#lx)", (unsigned long)pc, name,
+			 (unsigned long)r.lo, (unsigned long)r.hi);
+}
+
+static int in_module(uint64_t pc, const char *name)
+{
+	const struct mapping *m = space_find(&space, pc);
+
+	return m && m->mod && strstr(m->mod->name, name) != NULL;
+}
+
+static void make_sample(struct sample *smp, uint64_t size)
+{
+	memset(smp, 0, sizeof(*smp));
+	smp->pid = smp->tid = getpid();
+	smp->weight = 1;
+	memcpy(smp->regs, cap.regs, sizeof(smp->regs));
+	smp->regs_mask = 1u << SAMPLE_REG_RIP | 1u << SAMPLE_REG_RSP | 1u << SAMPLE_REG_RBP;
+	smp->stack = cap.stack;
+	smp->stack_size = size;
+}
+
+/* Our frames 1.. are return addresses - 1; backtrace()'s frame 0 is
+ * capture_finish itself, frame 1 the return into the leaf. */
+static void assert_matches_backtrace(const uint64_t *pcs, int n)
+{
+	int i;
+
+	assert_true(cap.nbt >= 3);
+	assert_true(n >= 2);
+	for (i = 1; i < n && i + 1 < cap.nbt; i++)
+		if (pcs[i] + 1 != (uint64_t)(uintptr_t)cap.bt[i + 1])
+			fail_msg("frame %d: %#lx, backtrace says %#lx", i,
+				 (unsigned long)pcs[i] + 1, (unsigned long)(uintptr_t)cap.bt[i + 1]);
+	/* Both walks end at _start. */
+	assert_int_equal(n, cap.nbt - 1);
+}
+
+static int setup(void **state)
+{
+	void *warm[4];
+
+	/* backtrace() dlopens libgcc_s on first use: map it before loading. */
+	backtrace(warm, 4);
+	return space_load(&space, getpid()) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	space_release(&space);
+	return 0;
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+static void test_chain(void **state)
+{
+	uint64_t pcs[UNWIND_MAX_FRAMES];
+	struct unwind *u;
+	struct sample smp;
+	unsigned flags;
+	int n, i;
+
+	unw_chain_caller();
+	assert_int_equal(unwind_new(&space, &u), 0);
+	make_sample(&smp, cap.size);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	assert_true(n >= 6);
+	assert_int_equal(pcs[0], cap.regs[SAMPLE_REG_RIP]);
+	assert_in(pcs[0], "unw_c");
+	assert_in(pcs[1], "unw_b");
+	assert_in(pcs[2], "unw_a");
+	assert_in(pcs[3], "unw_chain_caller");
+	assert_in(pcs[4], "test_chain");
+	/* ... through cmocka and back into this binary's main, then libc. */
+	for (i = 5; i < n; i++) {
+		struct range r;
+
+		assert_int_equal(self_range("main", &r), 0);
+		if (pcs[i] >= r.lo && pcs[i] < r.hi)
+			break;
+	}
+	assert_true(i < n);
+	assert_true(in_module(pcs[i + 1], "libc.so"));
+	/* _start's RA is undefined: a complete stack, not a truncated one. */
+	assert_int_equal(flags, 0);
+	assert_matches_backtrace(pcs, n);
+
+	/* The same sample again is answered from the rule cache. */
+	{
+		uint64_t misses = unwind_get_stats(u)->cache_misses;
+		uint64_t pcs2[UNWIND_MAX_FRAMES];
+		int n2;
+
+		assert_int_equal(unwind_sample(u, &smp, pcs2, UNWIND_MAX_FRAMES, &n2, &flags), 0);
+		assert_int_equal(n2, n);
+		assert_memory_equal(pcs2, pcs, (size_t)n * sizeof(pcs[0]));
+		assert_int_equal(unwind_get_stats(u)->cache_misses, misses);
+		assert_int_equal(unwind_get_stats(u)->samples, 2);
+		assert_int_equal(unwind_get_stats(u)->frames, 2 * (uint64_t)n);
+		assert_true(unwind_get_stats(u)->cache_hits >= (uint64_t)n);
+	}
+	unwind_free(u);
+}
+
+static void test_through_libc_qsort(void **state)
+{
+	uint64_t pcs[UNWIND_MAX_FRAMES];
+	struct unwind *u;
+	struct sample smp;
+	unsigned flags;
+	int n, i;
+
+	unw_sort_caller();
+	assert_int_equal(cmp_captured, 1);
+	assert_int_equal(unwind_new(&space, &u), 0);
+	make_sample(&smp, cap.size);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	assert_in(pcs[0], "unw_cmp");
+	assert_true(in_module(pcs[1], "libc.so"));
+	for (i = 1; i < n && in_module(pcs[i], "libc.so"); i++)
+		;
+	assert_true(i < n);
+	assert_in(pcs[i], "unw_sort_caller");
+	assert_in(pcs[i + 1], "test_through_libc_qsort");
+	assert_int_equal(flags, 0);
+	assert_matches_backtrace(pcs, n);
+	unwind_free(u);
+}
+
+static void test_truncated(void **state)
+{
+	uint64_t pcs[UNWIND_MAX_FRAMES];
+	struct unwind *u;
+	struct sample smp;
+	unsigned flags;
+	int n, full;
+
+	unw_chain_caller();
+	assert_int_equal(unwind_new(&space, &u), 0);
+	make_sample(&smp, cap.size);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &full, &flags), 0);
+	assert_int_equal(flags, 0);
+
+	/* A copy that ends inside the chain: some callers, then truncated. */
+	make_sample(&smp, 256);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	assert_true(flags & UNWIND_TRUNCATED);
+	assert_false(flags & UNWIND_FAILED);
+	assert_true(n >= 2 && n < full);
+	assert_in(pcs[1], "unw_b");
+
+	/* No stack at all: only the leaf. */
+	make_sample(&smp, 0);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(flags, UNWIND_TRUNCATED | UNWIND_FAILED);
+	smp.stack = NULL;
+	smp.stack_size = 4096;
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	assert_int_equal(n, 1);
+
+	/* The frame limit. */
+	make_sample(&smp, cap.size);
+	assert_int_equal(unwind_sample(u, &smp, pcs, 3, &n, &flags), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(flags, UNWIND_TRUNCATED);
+	assert_in(pcs[2], "unw_a");
+
+	assert_int_equal(unwind_get_stats(u)->truncated, 4);
+	assert_int_equal(unwind_get_stats(u)->failed, 2);
+
+	/* No registers: not a sample we can walk. */
+	smp.regs_mask = 0;
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), -EINVAL);
+	unwind_free(u);
+}
+
+static void test_ready_pcs(void **state)
+{
+	const uint64_t ready[3] = {0x1000, 0x2000, 0x3000};
+	uint64_t pcs[4];
+	struct unwind *u;
+	struct sample smp = {0};
+	unsigned flags;
+	int n;
+
+	assert_int_equal(unwind_new(&space, &u), 0);
+	smp.upcs = ready;
+	smp.nupcs = 3;
+	assert_int_equal(unwind_sample(u, &smp, pcs, 4, &n, &flags), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(flags, 0);
+	assert_memory_equal(pcs, ready, sizeof(ready));
+	assert_int_equal(unwind_sample(u, &smp, pcs, 2, &n, &flags), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(flags, UNWIND_TRUNCATED);
+	unwind_free(u);
+}
+
+/* Code without a mapping (JIT): a hand-built rbp chain. */
+static void test_frame_pointer_fallback(void **state)
+{
+	const uint64_t base = 0x7f0000100000ULL;
+	uint64_t stk[32] = {0}, pcs[8];
+	struct unwind *u;
+	struct sample smp = {0};
+	unsigned flags;
+	int n;
+
+	assert_null(space_find(&space, 0x1000));
+	stk[4] = base + 64; /* [rbp] = caller's rbp */
+	stk[5] = 0x2000; /* [rbp + 8] = return address */
+	stk[8] = base + 96;
+	stk[9] = 0x3000;
+	stk[12] = 0; /* outermost: RA 0 */
+	stk[13] = 0;
+	smp.regs[SAMPLE_REG_RIP] = 0x1000;
+	smp.regs[SAMPLE_REG_RSP] = base;
+	smp.regs[SAMPLE_REG_RBP] = base + 32;
+	smp.regs_mask = 1u << SAMPLE_REG_RIP | 1u << SAMPLE_REG_RSP | 1u << SAMPLE_REG_RBP;
+	smp.stack = (const uint8_t *)stk;
+	smp.stack_size = sizeof(stk);
+	assert_int_equal(unwind_new(&space, &u), 0);
+	assert_int_equal(unwind_sample(u, &smp, pcs, 8, &n, &flags), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(pcs[0], 0x1000);
+	assert_int_equal(pcs[1], 0x1fff);
+	assert_int_equal(pcs[2], 0x2fff);
+	assert_int_equal(flags, UNWIND_NO_CFI);
+
+	/* An rbp chain that points down the stack is refused. */
+	stk[8] = base + 8;
+	assert_int_equal(unwind_sample(u, &smp, pcs, 8, &n, &flags), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(flags, UNWIND_NO_CFI | UNWIND_TRUNCATED);
+
+	/* Without rbp there is nothing to follow. */
+	smp.regs_mask &= ~(1u << SAMPLE_REG_RBP);
+	assert_int_equal(unwind_sample(u, &smp, pcs, 8, &n, &flags), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(flags, UNWIND_NO_CFI | UNWIND_TRUNCATED | UNWIND_FAILED);
+	unwind_free(u);
+}
+
+/* The linker's .plt FDE is an expression; a pc after the push of the
+ * lazy-binding index (pc & 15 >= 11) has the return address at rsp + 8. */
+static void test_plt_rule(void **state)
+{
+	const struct mapping *m = space_find(&space, (uint64_t)(uintptr_t)&unw_c);
+	uint64_t stk[8] = {0}, pcs[4], plt = 0;
+	struct unwind *u;
+	struct sample smp = {0};
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+	unsigned flags;
+	int n;
+
+	assert_non_null(m);
+	assert_int_equal(elf_getshdrstrndx(m->mod->elf, &shstr), 0);
+	while ((scn = elf_nextscn(m->mod->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) &&
+		    !strcmp(elf_strptr(m->mod->elf, shstr, sh.sh_name), ".plt") &&
+		    sh.sh_size >= 32 && sh.sh_entsize == 16)
+			plt = sh.sh_addr + m->bias;
+	}
+	if (!plt)
+		skip();
+	assert_int_equal(unwind_new(&space, &u), 0);
+	smp.regs_mask = 1u << SAMPLE_REG_RIP | 1u << SAMPLE_REG_RSP;
+	smp.regs[SAMPLE_REG_RSP] = 0x7f0000200000ULL;
+	smp.stack = (const uint8_t *)stk;
+	smp.stack_size = sizeof(stk);
+
+	/* First entry after PLT0, at the jmp: RA at rsp. */
+	smp.regs[SAMPLE_REG_RIP] = plt + 16;
+	stk[0] = 0x5001;
+	assert_int_equal(unwind_sample(u, &smp, pcs, 2, &n, &flags), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(pcs[1], 0x5000);
+	assert_false(flags & UNWIND_NO_CFI);
+
+	/* At the final jmp, after the push: RA at rsp + 8. */
+	smp.regs[SAMPLE_REG_RIP] = plt + 16 + 11;
+	stk[0] = 3;
+	stk[1] = 0x6001;
+	assert_int_equal(unwind_sample(u, &smp, pcs, 2, &n, &flags), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(pcs[1], 0x6000);
+	unwind_free(u);
+}
+
+/* A reload bumps the generation: every cached rule is refilled. */
+static void test_generation_invalidates(void **state)
+{
+	uint64_t pcs[UNWIND_MAX_FRAMES], misses;
+	struct unwind *u;
+	struct sample smp;
+	unsigned flags;
+	int n;
+
+	unw_chain_caller();
+	assert_int_equal(unwind_new(&space, &u), 0);
+	make_sample(&smp, cap.size);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	misses = unwind_get_stats(u)->cache_misses;
+	assert_int_equal(misses, (uint64_t)n);
+	assert_int_equal(space_load(&space, getpid()), 0);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	assert_int_equal(unwind_get_stats(u)->cache_misses, 2 * misses);
+	assert_int_equal(flags, 0);
+	unwind_free(u);
+}
+
+/* Random stacks and registers: the walk must end, inside bounds. */
+static void test_garbage(void **state)
+{
+	static uint8_t junk[16384];
+	uint64_t pcs[UNWIND_MAX_FRAMES], seed = 0x9e3779b97f4a7c15ULL;
+	const uint64_t base = 0x7ffd00000000ULL;
+	struct unwind *u;
+	struct sample smp = {0};
+	unsigned flags;
+	int n, iter;
+	size_t i;
+
+	assert_int_equal(unwind_new(&space, &u), 0);
+	for (iter = 0; iter < 2000; iter++) {
+		for (i = 0; i < sizeof(junk); i += 8) {
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			/* Mix plausible values in: stack addresses and code. */
+			uint64_t v = seed;
+			if ((seed & 3) == 0)
+				v = base + (seed >> 8) % sizeof(junk);
+			else if ((seed & 3) == 1)
+				v = (uint64_t)(uintptr_t)&unw_b + (seed >> 8) % 64;
+			memcpy(junk + i, &v, 8);
+		}
+		smp.regs_mask = 1u << SAMPLE_REG_RIP | 1u << SAMPLE_REG_RSP | 1u << SAMPLE_REG_RBP;
+		smp.regs[SAMPLE_REG_RSP] = base;
+		smp.regs[SAMPLE_REG_RBP] = base + (seed >> 20) % sizeof(junk);
+		switch (iter % 4) {
+		case 0:
+			smp.regs[SAMPLE_REG_RIP] = seed;
+			break;
+		case 1:
+			smp.regs[SAMPLE_REG_RIP] = (uint64_t)(uintptr_t)&unw_a + (seed >> 4) % 48;
+			break;
+		case 2:
+			smp.regs[SAMPLE_REG_RIP] = (uint64_t)(uintptr_t)&qsort + (seed >> 4) % 64;
+			break;
+		default:
+			smp.regs[SAMPLE_REG_RIP] = (uint64_t)(uintptr_t)&memcpy + (seed >> 4) % 256;
+			break;
+		}
+		smp.stack = junk;
+		smp.stack_size = (iter & 1) ? sizeof(junk) : (seed >> 30) % sizeof(junk);
+		assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+		assert_true(n >= 1 && n <= UNWIND_MAX_FRAMES);
+		assert_int_equal(pcs[0], smp.regs[SAMPLE_REG_RIP]);
+	}
+	assert_int_equal(unwind_get_stats(u)->samples, 2000);
+	unwind_free(u);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void test_speed(void **state)
+{
+	uint64_t pcs[UNWIND_MAX_FRAMES], frames = 0;
+	const int iters = 10000;
+	struct unwind *u;
+	struct sample smp;
+	unsigned flags;
+	double t0, t1;
+	int n = 0, i;
+
+	unw_sort_caller();
+	assert_int_equal(unwind_new(&space, &u), 0);
+	make_sample(&smp, cap.size > 16384 ? 16384 : cap.size);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	t0 = now_us();
+	for (i = 0; i < iters; i++) {
+		unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags);
+		frames += (uint64_t)n;
+	}
+	t1 = now_us();
+	print_message("unwind: %.3f us/sample, %.1f ns/frame, %d frames (warm, 16 KiB copy)\n",
+		      (t1 - t0) / iters, (t1 - t0) * 1e3 / (double)frames, n);
+	assert_true(n >= 8);
+	unwind_free(u);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_through_libc_qsort),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_ready_pcs),
+		cmocka_unit_test(test_frame_pointer_fallback),
+		cmocka_unit_test(test_plt_rule),
+		cmocka_unit_test(test_generation_invalidates),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_speed),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
