@@ -1,0 +1,90 @@
+/*
+ * series — time series and the maths that reads them: floor, baseline,
+ * peak, trend (stairs vs rollercoaster vs flat), time to a limit, and the
+ * spike alert.
+ *
+ * struct series is a fixed-capacity ring of (time, value) points, pushed
+ * once per tick; the oldest point falls out when it is full, so memory is
+ * bounded by the window. The maths functions are pure and work on plain
+ * arrays so they can be tested on synthetic data.
+ *
+ * Trend, in words a user acts on:
+ *  - stairs: the value keeps rising (robust Theil-Sen slope > 0, several
+ *    separate rises) and never really drops: a leak suspect;
+ *  - rollercoaster: it rises and falls back repeatedly (at least two real
+ *    drops): healthy churn;
+ *  - flat: neither (a single jump, e.g. one big allocation, is flat with a
+ *    step, not a leak).
+ * A "real" drop is a fall from the running peak by more than a quarter of
+ * the series' range and more than the noise floor given by the caller.
+ */
+#ifndef STACKTOP_SERIES_H
+#define STACKTOP_SERIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct series {
+	double *v;
+	double *t; /* seconds, any origin */
+	size_t cap, len, head; /* head: index of the oldest point */
+};
+
+int series_init(struct series *s, size_t cap);
+void series_free(struct series *s);
+void series_clear(struct series *s);
+void series_push(struct series *s, double t, double v);
+/* Copy up to max points, oldest first, into t and v (either may be NULL).
+ * Returns the number copied. */
+size_t series_get(const struct series *s, double *t, double *v, size_t max);
+/* The newest value, or 0 when empty. */
+double series_last(const struct series *s);
+/* Points with t >= since, oldest first. */
+size_t series_since(const struct series *s, double since, double *t, double *v, size_t max);
+
+/* p in [0, 1], linear interpolation between order statistics; 0 when n 0. */
+double series_percentile(const double *v, size_t n, double p);
+double series_median(const double *v, size_t n);
+double series_max(const double *v, size_t n);
+double series_min(const double *v, size_t n);
+/* Theil-Sen slope (median of pairwise slopes), in value units per t unit.
+ * Large inputs are thinned to at most 256 evenly spaced points first. */
+double series_theil_sen(const double *t, const double *v, size_t n);
+
+enum series_kind {
+	SERIES_FLAT = 0,
+	SERIES_STAIRS,
+	SERIES_ROLLERCOASTER,
+};
+
+struct series_trend {
+	enum series_kind kind;
+	double slope; /* value units per second (Theil-Sen) */
+	unsigned drops; /* real drops */
+	unsigned rises; /* separate rises (runs of increase above the noise) */
+	double since_drop_s; /* seconds since the last real drop (or the whole span) */
+	double drop_every_s; /* mean interval between drops (rollercoaster) */
+	double peak_lo, peak_hi; /* lowest and highest peak before a drop */
+	double lo, hi; /* range of the series */
+	double span_s;
+};
+
+/* noise: changes smaller than this never count (e.g. 1 MiB for memory). */
+int series_trend(const double *t, const double *v, size_t n, double noise,
+		 struct series_trend *out);
+
+/* Seconds until value reaches limit at slope; -1 when never (slope <= 0,
+ * limit unknown or already passed). */
+double series_time_to(double value, double slope, double limit);
+
+/* CPU above factor x baseline for at least for_s seconds. Feed every tick;
+ * returns true while the alert holds. */
+struct series_spike {
+	double above_since; /* t when the run above started, or < 0 */
+};
+void series_spike_init(struct series_spike *sp);
+bool series_spike_update(struct series_spike *sp, double t, double v, double baseline,
+			 double factor, double for_s, double *held_s);
+
+#endif

@@ -1,0 +1,206 @@
+/* Unit tests for the series maths on synthetic series: the ring, floor and
+ * baseline, Theil-Sen, stairs vs rollercoaster vs flat (noisy stairs, a
+ * single big allocation, a sawtooth), time to a limit, spike timing. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "stacktop/series.h"
+
+#define MIB (1024.0 * 1024.0)
+
+/* Deterministic noise in [-1, 1]. */
+static double noise(unsigned *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return ((*seed >> 16) & 0x7fff) / 16383.5 - 1.0;
+}
+
+static void test_ring(void **state)
+{
+	struct series s;
+	double t[8], v[8];
+	assert_int_equal(series_init(&s, 4), 0);
+	assert_int_equal(series_get(&s, t, v, 8), 0);
+	assert_true(series_last(&s) == 0);
+	for (int i = 0; i < 10; i++)
+		series_push(&s, i, i * 10);
+	assert_int_equal(series_get(&s, t, v, 8), 4);
+	assert_true(t[0] == 6 && v[0] == 60 && t[3] == 9 && v[3] == 90);
+	assert_true(series_last(&s) == 90);
+	/* Only the newest when the caller has less room. */
+	assert_int_equal(series_get(&s, t, v, 2), 2);
+	assert_true(v[0] == 80 && v[1] == 90);
+	assert_int_equal(series_since(&s, 8, t, v, 8), 2);
+	assert_true(t[0] == 8);
+	series_clear(&s);
+	assert_int_equal(series_get(&s, t, v, 8), 0);
+	series_free(&s);
+	assert_int_equal(series_init(&s, 0), -EINVAL);
+}
+
+static void test_percentiles(void **state)
+{
+	double v[] = {5, 1, 4, 2, 3, 9, 7, 8, 6, 10};
+	assert_float_equal(series_median(v, 10), 5.5, 1e-9);
+	assert_float_equal(series_percentile(v, 10, 0.0), 1, 1e-9);
+	assert_float_equal(series_percentile(v, 10, 1.0), 10, 1e-9);
+	assert_float_equal(series_percentile(v, 10, 0.1), 1.9, 1e-9);
+	assert_float_equal(series_max(v, 10), 10, 1e-9);
+	assert_float_equal(series_min(v, 10), 1, 1e-9);
+	assert_float_equal(series_percentile(v, 0, 0.5), 0, 1e-9);
+	/* Floor of a busy process: bursts to 100% over a 30% floor. */
+	double cpu[60];
+	for (int i = 0; i < 60; i++)
+		cpu[i] = (i % 10) < 3 ? 100 : 30;
+	assert_float_equal(series_percentile(cpu, 60, 0.1), 30, 1e-9);
+}
+
+static void test_theil_sen_ignores_outliers(void **state)
+{
+	double t[100], v[100];
+	for (int i = 0; i < 100; i++) {
+		t[i] = i;
+		v[i] = 3.0 * i + 7;
+	}
+	v[10] = 1e9; /* a wild outlier a least-squares fit would follow */
+	v[50] = -1e9;
+	assert_float_equal(series_theil_sen(t, v, 100), 3.0, 1e-6);
+	/* Thinning keeps the slope on long inputs. */
+	double t2[3000], v2[3000];
+	for (int i = 0; i < 3000; i++) {
+		t2[i] = i * 0.5;
+		v2[i] = -2.0 * t2[i];
+	}
+	assert_float_equal(series_theil_sen(t2, v2, 3000), -2.0, 1e-6);
+}
+
+static void test_leak_is_stairs(void **state)
+{
+	/* 1 MiB/s for 60 s with +-0.3 MiB of noise. */
+	double t[60], v[60];
+	unsigned seed = 1;
+	for (int i = 0; i < 60; i++) {
+		t[i] = i;
+		v[i] = 200 * MIB + i * MIB + 0.3 * MIB * noise(&seed);
+	}
+	struct series_trend tr;
+	assert_int_equal(series_trend(t, v, 60, 1 * MIB, &tr), 0);
+	assert_int_equal(tr.kind, SERIES_STAIRS);
+	assert_int_equal(tr.drops, 0);
+	assert_true(fabs(tr.slope - MIB) < 0.05 * MIB);
+	assert_float_equal(tr.since_drop_s, 59, 1e-9);
+}
+
+static void test_noisy_stairs(void **state)
+{
+	/* +10 MiB every 10 s, +-2 MiB noise: still stairs. */
+	double t[120], v[120];
+	unsigned seed = 7;
+	for (int i = 0; i < 120; i++) {
+		t[i] = i;
+		v[i] = 100 * MIB + (i / 10) * 10 * MIB + 2 * MIB * noise(&seed);
+	}
+	struct series_trend tr;
+	assert_int_equal(series_trend(t, v, 120, 1 * MIB, &tr), 0);
+	assert_int_equal(tr.kind, SERIES_STAIRS);
+	assert_true(tr.slope > 0.7 * MIB && tr.slope < 1.3 * MIB);
+}
+
+static void test_single_jump_is_not_a_leak(void **state)
+{
+	double t[60], v[60];
+	for (int i = 0; i < 60; i++) {
+		t[i] = i;
+		v[i] = i < 30 ? 100 * MIB : 400 * MIB;
+	}
+	struct series_trend tr;
+	assert_int_equal(series_trend(t, v, 60, 1 * MIB, &tr), 0);
+	assert_int_equal(tr.kind, SERIES_FLAT);
+}
+
+static void test_sawtooth_is_rollercoaster(void **state)
+{
+	/* Rise 100 → 500 MiB over 20 s, fall back, three times. */
+	double t[60], v[60];
+	for (int i = 0; i < 60; i++) {
+		t[i] = i;
+		v[i] = 100 * MIB + (i % 20) * 20 * MIB;
+	}
+	struct series_trend tr;
+	assert_int_equal(series_trend(t, v, 60, 1 * MIB, &tr), 0);
+	assert_int_equal(tr.kind, SERIES_ROLLERCOASTER);
+	assert_int_equal(tr.drops, 2);
+	assert_float_equal(tr.peak_hi, 480 * MIB, 1);
+	assert_float_equal(tr.peak_lo, 480 * MIB, 1);
+	assert_float_equal(tr.drop_every_s, 59.0 / 2, 1e-9);
+	assert_float_equal(tr.since_drop_s, 19, 1e-9);
+}
+
+static void test_flat_noise(void **state)
+{
+	double t[60], v[60];
+	unsigned seed = 3;
+	for (int i = 0; i < 60; i++) {
+		t[i] = i;
+		v[i] = 300 * MIB + 0.4 * MIB * noise(&seed);
+	}
+	struct series_trend tr;
+	assert_int_equal(series_trend(t, v, 60, 1 * MIB, &tr), 0);
+	assert_int_equal(tr.kind, SERIES_FLAT);
+	/* Too short to say anything. */
+	assert_int_equal(series_trend(t, v, 3, 1 * MIB, &tr), 0);
+	assert_int_equal(tr.kind, SERIES_FLAT);
+	assert_int_equal(series_trend(t, v, 0, 1 * MIB, &tr), -EINVAL);
+}
+
+static void test_time_to_limit(void **state)
+{
+	assert_float_equal(series_time_to(1000, 10, 2000), 100, 1e-9);
+	assert_float_equal(series_time_to(1000, 0, 2000), -1, 1e-9);
+	assert_float_equal(series_time_to(1000, -5, 2000), -1, 1e-9);
+	assert_float_equal(series_time_to(3000, 5, 2000), -1, 1e-9);
+	assert_float_equal(series_time_to(1000, 5, 0), -1, 1e-9);
+}
+
+static void test_spike_timing(void **state)
+{
+	struct series_spike sp;
+	double held;
+	series_spike_init(&sp);
+	/* Baseline 40%: 2x is 80%. At 100% from t=5 on, with for_s = 30. */
+	for (int t = 0; t < 5; t++)
+		assert_false(series_spike_update(&sp, t, 50, 40, 2.0, 30, &held));
+	for (int t = 5; t < 35; t++)
+		assert_false(series_spike_update(&sp, t, 100, 40, 2.0, 30, &held));
+	assert_true(series_spike_update(&sp, 35, 100, 40, 2.0, 30, &held));
+	assert_float_equal(held, 30, 1e-9);
+	/* One second back under the line resets it. */
+	assert_false(series_spike_update(&sp, 36, 70, 40, 2.0, 30, &held));
+	assert_false(series_spike_update(&sp, 37, 100, 40, 2.0, 30, &held));
+	/* No baseline: no alert. */
+	assert_false(series_spike_update(&sp, 100, 100, 0, 2.0, 0, &held));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ring),
+		cmocka_unit_test(test_percentiles),
+		cmocka_unit_test(test_theil_sen_ignores_outliers),
+		cmocka_unit_test(test_leak_is_stairs),
+		cmocka_unit_test(test_noisy_stairs),
+		cmocka_unit_test(test_single_jump_is_not_a_leak),
+		cmocka_unit_test(test_sawtooth_is_rollercoaster),
+		cmocka_unit_test(test_flat_noise),
+		cmocka_unit_test(test_time_to_limit),
+		cmocka_unit_test(test_spike_timing),
+	};
+	return cmocka_run_group_tests_name("series", tests, NULL, NULL);
+}
