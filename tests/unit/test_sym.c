@@ -263,6 +263,8 @@ static void test_buildid_fake_root(void **state)
 	char full[PATH_MAX], bin[PATH_MAX], dbg[PATH_MAX], root[] = "/tmp/symtest-rootXXXXXX";
 	char dir[PATH_MAX], file[PATH_MAX + 64], *p;
 	uint64_t alpha, gamma;
+	uint8_t id[20];
+	size_t id_len;
 	struct module *mod;
 	struct sym_info si;
 	struct sym *sy;
@@ -279,6 +281,8 @@ static void test_buildid_fake_root(void **state)
 	/* Without the tree: nothing to name these addresses. */
 	assert_int_equal(space_module_open_path(bin, &mod), 0);
 	assert_true(mod->build_id_len >= 2);
+	memcpy(id, mod->build_id, mod->build_id_len);
+	id_len = mod->build_id_len;
 	assert_int_equal(sym_resolve_module(sy, mod, root, alpha, true, &si), 0);
 	assert_null(si.func);
 	assert_null(si.file);
@@ -287,15 +291,14 @@ static void test_buildid_fake_root(void **state)
 	space_module_put(mod);
 
 	/* With it (the module was freed above, so its table is rebuilt). */
-	p = dir + snprintf(dir, sizeof(dir), "%s/usr/lib/debug/.build-id/%02x", root,
-			   mod->build_id[0]);
-	(void)p;
+	snprintf(dir, sizeof(dir), "%s/usr/lib/debug/.build-id/%02x", root, id[0]);
 	snprintf(file, sizeof(file), "mkdir -p '%s'", dir);
 	assert_int_equal(system(file), 0);
 	assert_int_equal(space_module_open_path(bin, &mod), 0);
 	p = file + snprintf(file, sizeof(file), "%s/", dir);
-	for (i = 1; i < mod->build_id_len; i++)
-		p += sprintf(p, "%02x", mod->build_id[i]);
+	assert_int_equal(mod->build_id_len, id_len);
+	for (i = 1; i < id_len; i++)
+		p += sprintf(p, "%02x", id[i]);
 	strcpy(p, ".debug");
 	copy_file(dbg, file, 0644);
 	assert_int_equal(sym_resolve_module(sy, mod, root, gamma + 2, true, &si), 0);
