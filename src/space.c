@@ -259,8 +259,8 @@ static void read_build_id_from(Elf *elf, Elf_Data *data, struct module *m)
 
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(name, "GNU", 4) &&
 		    nh.n_descsz > 0) {
-			size_t len = nh.n_descsz < sizeof(m->build_id) ? nh.n_descsz
-								       : sizeof(m->build_id);
+			size_t len =
+			    nh.n_descsz < sizeof(m->build_id) ? nh.n_descsz : sizeof(m->build_id);
 			memcpy(m->build_id, (const char *)data->d_buf + desc_off, len);
 			m->build_id_len = len;
 			return;
@@ -306,8 +306,8 @@ static const char *base_name(const char *path)
 }
 
 /* A new module (refs 1) for path; takes ownership of fd and image. */
-static int module_new(const char *path, int fd, void *image, size_t image_len, dev_t dev,
-		      ino_t ino, struct module_priv **out)
+static int module_new(const char *path, int fd, void *image, size_t image_len, dev_t dev, ino_t ino,
+		      struct module_priv **out)
 {
 	struct module_priv *p = calloc(1, sizeof(*p));
 	GElf_Ehdr eh;
@@ -525,8 +525,8 @@ static int open_mapped_file(pid_t pid, const struct mapping *mp, const char *pat
 	struct stat st;
 	int fd;
 
-	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
-		 mp->start, mp->end);
+	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, mp->start,
+		 mp->end);
 	fd = open(buf, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
@@ -550,8 +550,8 @@ static int module_unopened(const struct mapping *mp, const char *path, struct mo
 	struct module_priv *p;
 	int err;
 
-	err = module_new(path, -1, NULL, 0, makedev(mp->dev_major, mp->dev_minor),
-			 (ino_t)mp->ino, &p);
+	err = module_new(path, -1, NULL, 0, makedev(mp->dev_major, mp->dev_minor), (ino_t)mp->ino,
+			 &p);
 	if (err)
 		return err;
 	pthread_mutex_lock(&cache_lock);

@@ -54,24 +54,24 @@
 
 enum rule_kind {
 	RULE_EMPTY = 0,
-	RULE_CFI, /* a simple rule */
-	RULE_NOCFI, /* no CFI for this pc: walk frame pointers */
+	RULE_CFI,	/* a simple rule */
+	RULE_NOCFI,	/* no CFI for this pc: walk frame pointers */
 	RULE_OUTERMOST, /* RA undefined: the walk ends here, cleanly */
-	RULE_COMPLEX, /* a rule we cannot evaluate: the walk ends, truncated */
+	RULE_COMPLEX,	/* a rule we cannot evaluate: the walk ends, truncated */
 };
 
 enum cfa_kind {
-	CFA_REG, /* CFA = reg + off */
+	CFA_REG,   /* CFA = reg + off */
 	CFA_DEREF, /* CFA = *(reg + off) */
-	CFA_PLT, /* CFA = rsp + 8 + ((pc & 15) >= off ? 8 : 0) */
+	CFA_PLT,   /* CFA = rsp + 8 + ((pc & 15) >= off ? 8 : 0) */
 };
 
 enum loc_kind {
-	LOC_SAME, /* the caller's value is this frame's value */
-	LOC_UNDEF, /* not recoverable */
-	LOC_AT_CFA, /* saved at [CFA + off] */
+	LOC_SAME,    /* the caller's value is this frame's value */
+	LOC_UNDEF,   /* not recoverable */
+	LOC_AT_CFA,  /* saved at [CFA + off] */
 	LOC_VAL_CFA, /* the value is CFA + off */
-	LOC_AT_REG, /* saved at [reg + off] (reg is this frame's rsp or rbp) */
+	LOC_AT_REG,  /* saved at [reg + off] (reg is this frame's rsp or rbp) */
 };
 
 struct loc {
@@ -101,7 +101,7 @@ struct unwind {
 /* Per-module CFI handles, in module->ext[SPACE_EXT_UNWIND]. */
 struct unwind_mod {
 	Dwarf_CFI *eh; /* from .eh_frame; ours to dwarf_cfi_end */
-	Dwarf *dw; /* for .debug_frame; its CFI dies with it */
+	Dwarf *dw;     /* for .debug_frame; its CFI dies with it */
 	Dwarf_CFI *dbg;
 	bool dbg_tried;
 };
@@ -436,7 +436,7 @@ static bool loc_value(const struct loc *l, uint64_t cfa, const struct regs *rg, 
 
 enum step {
 	STEP_OK,
-	STEP_END, /* outermost frame or RA 0: a complete stack */
+	STEP_END,   /* outermost frame or RA 0: a complete stack */
 	STEP_TRUNC, /* cannot go on: data missing or not understood */
 };
 

@@ -21,18 +21,19 @@
 #include "stacktop/space.h"
 
 static const char maps_text[] =
-	"55d0c0a00000-55d0c0a02000 r--p 00000000 08:01 1234                       /usr/bin/prog\n"
-	"55d0c0a02000-55d0c0a05000 r-xp 00002000 08:01 1234                       /usr/bin/prog\n"
-	"this line is not a mapping\n"
-	"55d0c1000000-55d0c1021000 rw-p 00000000 00:00 0                          [heap]\n"
-	"7f0000000000-7f0000001000 rw-s 00000000 00:05 42                         /dev/shm/a b  c\n"
-	"7f0000002000-7f0000003000 r-xp 00001000 fd:02 99                         /opt/old lib.so (deleted)\n"
-	"7f0000004000-7f0000005000 ---p 00000000 00:00 0 \n"
-	"7f0000005000-7f0000004000 r--p 00000000 00:00 0\n" /* end < start */
-	"7f0000006000-7f0000007000 rwzp 00000000 00:00 0\n" /* bad perms */
-	"7f0000008000-7f0000009000 r--p 00000000 00:00\n" /* no inode */
-	"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]\n"
-	"7f0000003000-7f0000004000 r--p 00000000 00:00 0"; /* unsorted, no newline */
+    "55d0c0a00000-55d0c0a02000 r--p 00000000 08:01 1234                       /usr/bin/prog\n"
+    "55d0c0a02000-55d0c0a05000 r-xp 00002000 08:01 1234                       /usr/bin/prog\n"
+    "this line is not a mapping\n"
+    "55d0c1000000-55d0c1021000 rw-p 00000000 00:00 0                          [heap]\n"
+    "7f0000000000-7f0000001000 rw-s 00000000 00:05 42                         /dev/shm/a b  c\n"
+    "7f0000002000-7f0000003000 r-xp 00001000 fd:02 99                         /opt/old lib.so "
+    "(deleted)\n"
+    "7f0000004000-7f0000005000 ---p 00000000 00:00 0 \n"
+    "7f0000005000-7f0000004000 r--p 00000000 00:00 0\n" /* end < start */
+    "7f0000006000-7f0000007000 rwzp 00000000 00:00 0\n" /* bad perms */
+    "7f0000008000-7f0000009000 r--p 00000000 00:00\n"	/* no inode */
+    "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]\n"
+    "7f0000003000-7f0000004000 r--p 00000000 00:00 0"; /* unsorted, no newline */
 
 static void test_parse_maps(void **state)
 {
@@ -116,7 +117,8 @@ static int elf_sym_value(const char *path, const char *name, uint64_t *value)
 		Elf_Data *d;
 		size_t i;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
 		d = elf_getdata(scn, NULL);
 		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
@@ -373,14 +375,14 @@ static void test_gone_process(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_maps),
-		cmocka_unit_test(test_find),
-		cmocka_unit_test(test_load_self),
-		cmocka_unit_test(test_build_id),
-		cmocka_unit_test(test_vdso),
-		cmocka_unit_test(test_reload_shares_modules),
-		cmocka_unit_test(test_module_put_frees_ext),
-		cmocka_unit_test(test_gone_process),
+	    cmocka_unit_test(test_parse_maps),
+	    cmocka_unit_test(test_find),
+	    cmocka_unit_test(test_load_self),
+	    cmocka_unit_test(test_build_id),
+	    cmocka_unit_test(test_vdso),
+	    cmocka_unit_test(test_reload_shares_modules),
+	    cmocka_unit_test(test_module_put_frees_ext),
+	    cmocka_unit_test(test_gone_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
