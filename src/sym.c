@@ -7,8 +7,9 @@
  *    ELF file however many processes or struct sym map it, and dies with the
  *    module. Built from .symtab, else from a separate debug file's .symtab
  *    (build-id, then .gnu_debuglink), else .dynsym. Entries are sorted by
- *    start, aliases collapsed (global > weak > local, then the larger size,
- *    then the smaller name, so the choice does not depend on symbol order),
+ *    start, aliases collapsed (sized over size 0, global > weak > local,
+ *    fewer leading underscores, longer name, then strcmp, so the choice
+ *    does not depend on symbol order),
  *    and each has an end: start + size, or for a size-0 symbol the next
  *    symbol (bounded by its section). Lookup is a binary search.
  *    The table also owns the debug file, the libdw handle and a cache of
@@ -617,14 +618,28 @@ static int fn_cmp(const void *a, const void *b)
 	const struct sym_fn *x = a, *y = b;
 	uint64_t xs = (x->end >> 63) ? 0 : x->end - x->start;
 	uint64_t ys = (y->end >> 63) ? 0 : y->end - y->start;
+	const char *xn, *yn;
+	size_t xu, yu, xl, yl;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
+	if ((xs != 0) != (ys != 0))
+		return xs ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1;
-	if (xs != ys)
-		return xs > ys ? -1 : 1;
-	return strcmp(cmp_table->names + x->name, cmp_table->names + y->name);
+	xn = cmp_table->names + x->name;
+	yn = cmp_table->names + y->name;
+	/* As perf does: fewer leading underscores (printf over _IO_printf,
+	 * malloc over __libc_malloc), then the longer name. */
+	xu = strspn(xn, "_");
+	yu = strspn(yn, "_");
+	if (xu != yu)
+		return xu < yu ? -1 : 1;
+	xl = strlen(xn);
+	yl = strlen(yn);
+	if (xl != yl)
+		return xl > yl ? -1 : 1;
+	return strcmp(xn, yn);
 }
 
 /* Sort, drop aliases, and give size-0 symbols their end. */

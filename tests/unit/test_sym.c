@@ -637,6 +637,38 @@ static void test_kallsyms_real(void **state)
 	sym_free(sy);
 }
 
+/* Our own process: libc aliases resolve to the plain name (printf, not
+ * _IO_printf; malloc, not __libc_malloc), our code to its file. */
+static void test_self(void **state)
+{
+	static const struct {
+		void *fn;
+		const char *name;
+	} want[] = {{(void *)qsort, "qsort"}, {(void *)printf, "printf"}, {(void *)malloc, "malloc"}};
+	struct space s = {0};
+	struct sym_info si;
+	struct sym *sy;
+	size_t i;
+
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(space_load(&s, getpid()), 0);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_int_equal(sym_resolve_user(sy, &s, (uint64_t)(uintptr_t)want[i].fn + 1, false,
+						  &si),
+				 0);
+		assert_non_null(si.func);
+		assert_string_equal(si.func, want[i].name);
+		assert_string_equal(si.module, "libc.so.6");
+		assert_int_equal(si.offset, 1);
+	}
+	assert_int_equal(sym_resolve_user(sy, &s, (uint64_t)(uintptr_t)test_self, true, &si), 0);
+	assert_string_equal(si.func, "test_self");
+	assert_string_equal(si.module, "test_sym");
+	assert_string_equal(si.file, "test_sym.c");
+	space_release(&s);
+	sym_free(sy);
+}
+
 static void test_cost(void **state)
 {
 	struct space s = {0};
@@ -688,6 +720,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_debuglink_crc_and_subdir),
 		cmocka_unit_test(test_perfmap_trust_and_lookup),
 		cmocka_unit_test(test_perfmap_live),
+		cmocka_unit_test(test_self),
 		cmocka_unit_test(test_cost),
 	};
 	char exe[PATH_MAX];
