@@ -10,6 +10,10 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -164,6 +168,25 @@ __attribute__((noipa)) int unw_deep(int depth)
 	r = unw_deep(depth - 1);
 	sink += r;
 	return r + 1;
+}
+
+/* The child of test_other_process parks here, inside libc's pause(). */
+__attribute__((noipa)) void unw_child_leaf(int fd)
+{
+	char c = 'r';
+
+	if (write(fd, &c, 1) != 1)
+		_exit(2);
+	for (;;) {
+		pause();
+		sink++;
+	}
+}
+
+__attribute__((noipa)) void unw_child_mid(int fd)
+{
+	unw_child_leaf(fd);
+	sink++;
 }
 
 /* ---- symbol ranges of this binary --------------------------------------- */
@@ -394,6 +417,101 @@ static void test_signal_frame(void **state)
 	assert_int_equal(n, cap.nbt - 1);
 	assert_int_equal(flags, 0);
 	unwind_free(u);
+}
+
+/* user_regs_struct → DWARF register numbers (sample.h). */
+static void regs_from_ptrace(const struct user_regs_struct *r, uint64_t *out)
+{
+	out[0] = r->rax;
+	out[1] = r->rdx;
+	out[2] = r->rcx;
+	out[3] = r->rbx;
+	out[4] = r->rsi;
+	out[5] = r->rdi;
+	out[6] = r->rbp;
+	out[7] = r->rsp;
+	out[8] = r->r8;
+	out[9] = r->r9;
+	out[10] = r->r10;
+	out[11] = r->r11;
+	out[12] = r->r12;
+	out[13] = r->r13;
+	out[14] = r->r14;
+	out[15] = r->r15;
+	out[16] = r->rip;
+}
+
+/* Another process, captured as the ptrace sampler does: SEIZE, INTERRUPT,
+ * GETREGS, one process_vm_readv, and unwound through its own space. */
+static void test_other_process(void **state)
+{
+	static uint8_t stack[16384];
+	uint64_t pcs[UNWIND_MAX_FRAMES];
+	struct user_regs_struct ur;
+	struct space cs = {0};
+	struct sample smp = {0};
+	const struct mapping *m;
+	struct iovec local, remote;
+	struct unwind *u;
+	unsigned flags;
+	int pfd[2], st, n, i;
+	ssize_t got;
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(pfd), 0);
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		unw_child_mid(pfd[1]);
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], &c, 1), 1);
+	close(pfd[0]);
+	usleep(20000); /* let it reach pause() */
+
+	/* Nothing may bail out while the child lives: collect, kill, then
+	 * assert, so a failure never leaves a stopped process behind. */
+	got = -1;
+	m = NULL;
+	if (ptrace(PTRACE_SEIZE, pid, 0, 0) != 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		skip(); /* no ptrace permission here (yama, container) */
+	}
+	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) == 0 && waitpid(pid, &st, __WALL) == pid &&
+	    ptrace(PTRACE_GETREGS, pid, 0, &ur) == 0 && space_load(&cs, pid) == 0 &&
+	    (m = space_find(&cs, ur.rsp)) != NULL) {
+		local.iov_base = stack;
+		local.iov_len = m->end - ur.rsp < sizeof(stack) ? m->end - ur.rsp : sizeof(stack);
+		remote.iov_base = (void *)(uintptr_t)ur.rsp;
+		remote.iov_len = local.iov_len;
+		got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, __WALL);
+	assert_non_null(m);
+	assert_int_equal(got, (ssize_t)local.iov_len);
+
+	regs_from_ptrace(&ur, smp.regs);
+	smp.regs_mask = (1u << SAMPLE_NREGS) - 1;
+	smp.stack = stack;
+	smp.stack_size = (uint64_t)got;
+	assert_int_equal(unwind_new(&cs, &u), 0);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	/* The child is a fork of this process: same addresses. */
+	assert_true(in_module(pcs[0], "libc.so"));
+	for (i = 0; i < n && in_module(pcs[i], "libc.so"); i++)
+		;
+	assert_true(i + 2 < n);
+	assert_in(pcs[i], "unw_child_leaf");
+	assert_in(pcs[i + 1], "unw_child_mid");
+	assert_in(pcs[i + 2], "test_other_process");
+	assert_int_equal(flags, 0);
+	unwind_free(u);
+	space_release(&cs);
 }
 
 static void test_truncated(void **state)
@@ -681,6 +799,7 @@ int main(void)
 	    cmocka_unit_test(test_through_libc_qsort),
 	    cmocka_unit_test(test_stack_realignment),
 	    cmocka_unit_test(test_signal_frame),
+	    cmocka_unit_test(test_other_process),
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_ready_pcs),
 	    cmocka_unit_test(test_frame_pointer_fallback),
