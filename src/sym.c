@@ -91,7 +91,7 @@ struct pm_ent {
 struct perfmap {
 	struct perfmap *next;
 	char *root;
-	pid_t pid; /* key: host pid, or the namespace pid for sym_perfmap_lookup_at */
+	pid_t pid;	/* key: host pid, or the namespace pid for sym_perfmap_lookup_at */
 	bool from_proc; /* nspid/uid are re-read from /proc/PID/status */
 	pid_t nspid;
 	uid_t uid;
@@ -357,8 +357,7 @@ static bool has_dwarf(Elf *elf)
 {
 	GElf_Shdr sh;
 
-	return (find_section(elf, ".debug_info", &sh) ||
-		find_section(elf, ".zdebug_info", &sh)) &&
+	return (find_section(elf, ".debug_info", &sh) || find_section(elf, ".zdebug_info", &sh)) &&
 	       sh.sh_type != SHT_NOBITS && sh.sh_size > 0;
 }
 
@@ -603,8 +602,8 @@ static int table_add_symbols(struct sym_table *t, Elf *elf, GElf_Word type, size
 		 * a debug file, whose sections are NOBITS). */
 		if (!s.st_size)
 			f->end = (sec.sh_addr + sec.sh_size > s.st_value)
-					 ? (sec.sh_addr + sec.sh_size) | (1ull << 63)
-					 : s.st_value + 1;
+				     ? (sec.sh_addr + sec.sh_size) | (1ull << 63)
+				     : s.st_value + 1;
 		f->rank = bind_rank(&s);
 		t->n++;
 	}
@@ -1373,7 +1372,7 @@ static void ksyms_finish(struct sym *sy, bool nonzero)
 	sy->nksyms = j;
 	for (i = 0; i < j; i++)
 		sy->ksyms[i].end =
-			i + 1 < j ? sy->ksyms[i + 1].start : sy->ksyms[i].start + KSYM_LAST_SPAN;
+		    i + 1 < j ? sy->ksyms[i + 1].start : sy->ksyms[i].start + KSYM_LAST_SPAN;
 }
 
 int sym_kallsyms_parse(struct sym *sy, const char *text)

@@ -33,7 +33,9 @@ struct sym;
 struct sym_info {
 	const char *func; /* demangled name; NULL when unknown */
 	const char *module; /* module basename, "[kernel]", "[jit]" (perf map), "[unknown]" */
-	uint64_t offset; /* pc - function start, or pc - module base when func is NULL */
+	/* pc - function start; when func is NULL, the file offset
+	 * (pc - mapping start + pgoff), or pc itself without a mapping. */
+	uint64_t offset;
 	uint64_t func_start; /* runtime address of the function (identity of the function), 0 if unknown */
 	const char *file; /* source file (basename), NULL when unknown; only if lines requested */
 	int line; /* 0 when unknown */

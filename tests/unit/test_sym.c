@@ -215,8 +215,8 @@ static uint64_t elf_symbol(const char *path, const char *name)
 			GElf_Sym s;
 			const char *n;
 
-			if (gelf_getsym(d, (int)i, &s) && (n = elf_strptr(e, sh.sh_link, s.st_name)) &&
-			    !strcmp(n, name))
+			if (gelf_getsym(d, (int)i, &s) &&
+			    (n = elf_strptr(e, sh.sh_link, s.st_name)) && !strcmp(n, name))
 				val = s.st_value;
 		}
 	}
@@ -421,8 +421,8 @@ static void test_perfmap_parse(void **state)
 	uint64_t start, size;
 	const char *name;
 
-	assert_int_equal(sym_perfmap_parse_line("7f0012340000 1a0 LazyCompile:~foo bar.js:3", &start,
-						&size, &name),
+	assert_int_equal(sym_perfmap_parse_line("7f0012340000 1a0 LazyCompile:~foo bar.js:3",
+						&start, &size, &name),
 			 0);
 	assert_int_equal(start, 0x7f0012340000ull);
 	assert_int_equal(size, 0x1a0);
@@ -441,9 +441,8 @@ static void test_perfmap_parse(void **state)
 	/* perf itself reads these with strtoull(.., 16): a 0x prefix passes. */
 	assert_int_equal(sym_perfmap_parse_line("0x1000 10 name", &start, &size, &name), 0);
 	assert_int_equal(start, 0x1000);
-	assert_int_equal(
-		sym_perfmap_parse_line("100000000000000000 10 name", &start, &size, &name),
-		-EINVAL);
+	assert_int_equal(sym_perfmap_parse_line("100000000000000000 10 name", &start, &size, &name),
+			 -EINVAL);
 }
 
 static void perfmap_file(const char *root, int nspid, const char *text, uid_t owner)
@@ -644,7 +643,8 @@ static void test_self(void **state)
 	static const struct {
 		void *fn;
 		const char *name;
-	} want[] = {{(void *)qsort, "qsort"}, {(void *)printf, "printf"}, {(void *)malloc, "malloc"}};
+	} want[] = {
+	    {(void *)qsort, "qsort"}, {(void *)printf, "printf"}, {(void *)malloc, "malloc"}};
 	struct space s = {0};
 	struct sym_info si;
 	struct sym *sy;
@@ -653,9 +653,8 @@ static void test_self(void **state)
 	assert_int_equal(sym_new(&sy), 0);
 	assert_int_equal(space_load(&s, getpid()), 0);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		assert_int_equal(sym_resolve_user(sy, &s, (uint64_t)(uintptr_t)want[i].fn + 1, false,
-						  &si),
-				 0);
+		assert_int_equal(
+		    sym_resolve_user(sy, &s, (uint64_t)(uintptr_t)want[i].fn + 1, false, &si), 0);
 		assert_non_null(si.func);
 		assert_string_equal(si.func, want[i].name);
 		assert_string_equal(si.module, "libc.so.6");
@@ -708,20 +707,20 @@ static void test_cost(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_demangle),
-		cmocka_unit_test(test_perfmap_parse),
-		cmocka_unit_test(test_kallsyms),
-		cmocka_unit_test(test_kallsyms_real),
-		cmocka_unit_test(test_live_full),
-		cmocka_unit_test(test_live_stripped),
-		cmocka_unit_test(test_live_debuglink),
-		cmocka_unit_test(test_module_lines_cached),
-		cmocka_unit_test(test_buildid_fake_root),
-		cmocka_unit_test(test_debuglink_crc_and_subdir),
-		cmocka_unit_test(test_perfmap_trust_and_lookup),
-		cmocka_unit_test(test_perfmap_live),
-		cmocka_unit_test(test_self),
-		cmocka_unit_test(test_cost),
+	    cmocka_unit_test(test_demangle),
+	    cmocka_unit_test(test_perfmap_parse),
+	    cmocka_unit_test(test_kallsyms),
+	    cmocka_unit_test(test_kallsyms_real),
+	    cmocka_unit_test(test_live_full),
+	    cmocka_unit_test(test_live_stripped),
+	    cmocka_unit_test(test_live_debuglink),
+	    cmocka_unit_test(test_module_lines_cached),
+	    cmocka_unit_test(test_buildid_fake_root),
+	    cmocka_unit_test(test_debuglink_crc_and_subdir),
+	    cmocka_unit_test(test_perfmap_trust_and_lookup),
+	    cmocka_unit_test(test_perfmap_live),
+	    cmocka_unit_test(test_self),
+	    cmocka_unit_test(test_cost),
 	};
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
