@@ -1,0 +1,86 @@
+# fish completion for stacktop(1): options and their values, PIDs with their
+# process names for -p/--pid (a comma-separated list), the sort keys, and
+# after "--" or the first non-option the command to launch with its own
+# completions.
+
+# Print the words of the command to launch that are before the cursor;
+# status 0 once the command has started ("--" or the first non-option, as
+# getopt sees it; an option's value is never the command).
+function __stacktop_command
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l i 1
+    set -l n (count $tokens)
+    while test $i -le $n
+        set -l t $tokens[$i]
+        switch $t
+            case --
+                set -e tokens[1..$i]
+                set -q tokens[1]; and printf '%s\n' $tokens
+                return 0
+            case --pid --rate --delay --window --iterations --limit --sort --stack-size
+                set i (math $i + 2)
+            case '--*'
+                set i (math $i + 1)
+            case '-?*'
+                # In a cluster like -bLp the first value-taking letter eats
+                # the rest of the word, or the next word when it is last.
+                if string match -qr -- '^-[bLKhV]*[prdWnls]$' $t
+                    set i (math $i + 2)
+                else
+                    set i (math $i + 1)
+                end
+            case '*'
+                printf '%s\n' $tokens[$i..-1]
+                return 0
+        end
+    end
+    return 1
+end
+
+function __stacktop_no_command
+    not __stacktop_command >/dev/null
+end
+
+# Complete the command to launch and its arguments with their own rules.
+function __stacktop_complete_command
+    set -l words (__stacktop_command)
+    if not set -q words[1]
+        __fish_complete_command
+        return
+    end
+    complete -C (string join -- ' ' (string escape -- $words) (commandline -ct))
+end
+
+# "PID<tab>name" for every process; the current token's comma list is kept
+# as a prefix so 12,34<tab> completes the last PID.
+function __stacktop_pids
+    set -l head (string match -r -- '^.*,' (commandline -ct))
+    for d in /proc/*
+        set -l pid (string replace -- /proc/ '' $d)
+        string match -qr -- '^[0-9]+$' $pid; or continue
+        read -l comm <$d/comm 2>/dev/null; or continue
+        printf '%s%s\t%s\n' "$head" $pid $comm
+    end
+end
+
+complete -c stacktop -f
+
+# The command to launch, once it has started (or as the first non-option).
+complete -c stacktop -n __stacktop_command -x -a '(__stacktop_complete_command)'
+complete -c stacktop -n __stacktop_no_command -x -a '(__fish_complete_command)'
+
+set -l nc __stacktop_no_command
+complete -c stacktop -n $nc -s p -l pid -x -a '(__stacktop_pids)' -d 'Attach to running processes (comma-separated PIDs)'
+complete -c stacktop -n $nc -s r -l rate -x -d 'Samples per second per thread (1..10000, default 99)'
+complete -c stacktop -n $nc -s d -l delay -x -d 'Refresh interval in seconds (0.1..3600, default 1)'
+complete -c stacktop -n $nc -s W -l window -x -d 'Rolling window length in seconds (1..86400, default 60)'
+complete -c stacktop -n $nc -s b -l batch -d 'Print the table as text every delay instead of the TUI'
+complete -c stacktop -n $nc -s n -l iterations -x -d 'Stop after N refreshes'
+complete -c stacktop -n $nc -s l -l limit -x -d 'Rows per refresh in batch mode (default 30)'
+complete -c stacktop -n $nc -s s -l sort -x -a 'own\t%Own total\t%Total owntime\tOwnTime totaltime\tTotalTime' -d 'Sort the table by a column'
+complete -c stacktop -n $nc -s L -l lines -d 'Aggregate by file:line from the start'
+complete -c stacktop -n $nc -s K -l no-kernel -d 'Hide kernel frames from the start'
+complete -c stacktop -n $nc -l stack-size -x -a '8192 16384 32768 65528' -d 'User stack bytes copied per sample (512..65528)'
+complete -c stacktop -n $nc -s h -l help -d 'Show the help and exit'
+complete -c stacktop -n $nc -s V -l version -d 'Show the version and exit'
