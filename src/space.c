@@ -7,8 +7,11 @@
  *  - struct space must be zeroed before its first space_load. space_load
  *    builds a new mapping array first and only then drops the old one, so a
  *    reload keeps the modules that are still mapped open (their refcount
- *    never reaches 0 in between). space_release drops everything and leaves
- *    the struct reusable (generation is kept so caches stay invalidated).
+ *    never reaches 0 in between); an unchanged executable mapping keeps its
+ *    module without reopening the file. generation is bumped by the first
+ *    load, by a load that finds the executable mappings changed, and by a
+ *    release of a loaded space, so a no-op reload keeps address-keyed caches.
+ *    space_release drops everything and leaves the struct reusable.
  *  - Modules live in one process-wide cache (a mutex-protected list; it is
  *    touched only on load and release, never per sample). Each mapping with
  *    a module holds one reference; space_module_open_path hands out one
@@ -669,10 +672,39 @@ static bool is_vdso(const struct mapping *mp)
 	return mp->path && !strcmp(mp->path, "[vdso]");
 }
 
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Same line in maps: same range, offset, file. */
+static bool mapping_same(const struct mapping *a, const struct mapping *b)
+{
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->prot == b->prot && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
+	       a->ino == b->ino && str_eq(a->path, b->path);
+}
+
+/* A reload shares the module of an unchanged mapping instead of reopening
+ * the file: a periodic reload then costs no open or fstat per library. */
+static bool reuse_module(const struct space *old, struct mapping *mp)
+{
+	const struct mapping *o = space_find(old, mp->start);
+
+	if (!o || !o->mod || !o->mod->elf || !mapping_same(o, mp))
+		return false;
+	pthread_mutex_lock(&cache_lock);
+	o->mod->refs++;
+	pthread_mutex_unlock(&cache_lock);
+	mp->mod = o->mod;
+	mp->bias = o->bias;
+	return true;
+}
+
 /* Attach modules to the executable file-backed mappings and the vDSO. A
  * module that cannot be made is left NULL: that mapping unwinds by frame
  * pointers and symbolizes as unknown, which is not an error. */
-static int attach_modules(pid_t pid, struct mapping *maps, size_t n)
+static int attach_modules(pid_t pid, const struct space *old, struct mapping *maps, size_t n)
 {
 	size_t i;
 	int err;
@@ -681,6 +713,8 @@ static int attach_modules(pid_t pid, struct mapping *maps, size_t n)
 		struct mapping *mp = &maps[i];
 
 		if (!(mp->prot & PROT_EXEC) || !mp->path)
+			continue;
+		if (reuse_module(old, mp))
 			continue;
 		if (mp->path[0] == '/')
 			err = attach_file_module(pid, mp);
@@ -696,6 +730,26 @@ static int attach_modules(pid_t pid, struct mapping *maps, size_t n)
 			mp->bias = mp->start - mp->pgoff;
 	}
 	return 0;
+}
+
+/* Whether the executable mappings differ: only they matter to caches keyed
+ * by code address (the unwinder's rules, the symbolizer's answers). */
+static bool exec_changed(const struct mapping *a, size_t na, const struct mapping *b, size_t nb)
+{
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		while (i < na && !(a[i].prot & PROT_EXEC))
+			i++;
+		while (j < nb && !(b[j].prot & PROT_EXEC))
+			j++;
+		if (i == na || j == nb)
+			return i != na || j != nb;
+		if (!mapping_same(&a[i], &b[j]))
+			return true;
+		i++;
+		j++;
+	}
 }
 
 static void put_mappings(struct mapping *maps, size_t n)
@@ -731,16 +785,19 @@ int space_load(struct space *s, pid_t pid)
 		space_free_mappings(maps, n);
 		return -ESRCH;
 	}
-	err = attach_modules(pid, maps, n);
+	if (s->pid != pid) /* another process: nothing to share */
+		space_release(s);
+	err = attach_modules(pid, s, maps, n);
 	if (err) {
 		put_mappings(maps, n);
 		return err;
 	}
+	if (!s->maps || exec_changed(s->maps, s->nmaps, maps, n))
+		s->generation++;
 	put_mappings(s->maps, s->nmaps);
 	s->pid = pid;
 	s->maps = maps;
 	s->nmaps = n;
-	s->generation++;
 	return 0;
 }
 
@@ -748,10 +805,11 @@ void space_release(struct space *s)
 {
 	if (!s)
 		return;
+	if (s->maps)
+		s->generation++;
 	put_mappings(s->maps, s->nmaps);
 	s->maps = NULL;
 	s->nmaps = 0;
-	s->generation++;
 }
 
 const struct mapping *space_find(const struct space *s, uint64_t pc)

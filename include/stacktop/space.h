@@ -16,8 +16,10 @@
  * through the ext slots; each slot has a destructor called when the module
  * is freed.
  *
- * space->generation changes whenever the mappings are reloaded, so caches
- * keyed by address can tell they are stale.
+ * space->generation changes whenever a (re)load finds the executable
+ * mappings changed (and on the first load and on release), so caches keyed
+ * by code address can tell they are stale; a reload that finds the same
+ * executable mappings keeps it (and the modules) as they were.
  */
 #ifndef STACKTOP_SPACE_H
 #define STACKTOP_SPACE_H
@@ -72,8 +74,9 @@ struct space {
 int space_parse_maps(const char *text, struct mapping **out, size_t *n);
 void space_free_mappings(struct mapping *m, size_t n);
 
-/* (Re)load /proc/PID/maps and open modules. Bumps generation. 0 or -errno
- * (-ESRCH: the process is gone). */
+/* (Re)load /proc/PID/maps and open modules. s must be zeroed before the
+ * first call. Bumps generation when the executable mappings changed. 0 or
+ * -errno (-ESRCH: the process is gone; s is then left as it was). */
 int space_load(struct space *s, pid_t pid);
 void space_release(struct space *s);
 

@@ -314,7 +314,30 @@ static void test_reload_shares_modules(void **state)
 	libc = m->mod;
 	refs = libc->refs;
 	assert_int_equal(space_load(&s, getpid()), 0);
-	assert_int_equal(s.generation, 2);
+	assert_int_equal(s.generation, 1); /* nothing executable changed */
+	m = space_find(&s, (uint64_t)(uintptr_t)&qsort);
+	assert_ptr_equal(m->mod, libc);
+	assert_int_equal(libc->refs, refs);
+
+	/* New executable memory (a JIT's code) is a change; so is its unmap. */
+	{
+		void *code =
+		    mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		assert_true(code != MAP_FAILED);
+		assert_int_equal(space_load(&s, getpid()), 0);
+		assert_int_equal(s.generation, 2);
+		assert_non_null(space_find(&s, (uint64_t)(uintptr_t)code));
+		assert_null(space_find(&s, (uint64_t)(uintptr_t)code)->mod);
+		munmap(code, 4096);
+		assert_int_equal(space_load(&s, getpid()), 0);
+		assert_int_equal(s.generation, 3);
+		/* Non-executable memory is not. */
+		code = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		assert_int_equal(space_load(&s, getpid()), 0);
+		assert_int_equal(s.generation, 3);
+		munmap(code, 4096);
+	}
 	m = space_find(&s, (uint64_t)(uintptr_t)&qsort);
 	assert_ptr_equal(m->mod, libc);
 	assert_int_equal(libc->refs, refs);
@@ -326,7 +349,9 @@ static void test_reload_shares_modules(void **state)
 	space_module_put(again);
 	assert_int_equal(libc->refs, refs);
 	space_release(&s);
-	assert_int_equal(s.generation, 3);
+	assert_int_equal(s.generation, 4);
+	space_release(&s); /* twice is harmless */
+	assert_int_equal(s.generation, 4);
 }
 
 static int ext_freed;

@@ -10,6 +10,7 @@
 #include <execinfo.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -678,13 +679,15 @@ static void test_plt_rule(void **state)
 	unwind_free(u);
 }
 
-/* A reload bumps the generation: every cached rule is refilled. */
+/* A reload that finds new executable mappings bumps the generation: every
+ * cached rule is refilled. A reload that finds none keeps the cache. */
 static void test_generation_invalidates(void **state)
 {
 	uint64_t pcs[UNWIND_MAX_FRAMES], misses;
 	struct unwind *u;
 	struct sample smp;
-	unsigned flags;
+	unsigned flags, gen = space.generation;
+	void *code;
 	int n;
 
 	unw_chain_caller();
@@ -693,7 +696,17 @@ static void test_generation_invalidates(void **state)
 	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
 	misses = unwind_get_stats(u)->cache_misses;
 	assert_int_equal(misses, (uint64_t)n);
+
 	assert_int_equal(space_load(&space, getpid()), 0);
+	assert_int_equal(space.generation, gen);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	assert_int_equal(unwind_get_stats(u)->cache_misses, misses);
+
+	code = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(code != MAP_FAILED);
+	assert_int_equal(space_load(&space, getpid()), 0);
+	munmap(code, 4096);
+	assert_int_equal(space.generation, gen + 1);
 	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
 	assert_int_equal(unwind_get_stats(u)->cache_misses, 2 * misses);
 	assert_int_equal(flags, 0);
