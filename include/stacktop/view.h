@@ -38,15 +38,19 @@ struct view_header {
 	const char *warning; /* e.g. "sampling behind", or NULL */
 	bool hide_kernel;
 	bool lines;
+	const int *pids; /* optional: all npids pids, shown as "pids 4242,4243 (+N)" */
 };
 
-/* Draw the header into rows y.. of g; returns the number of rows used. */
+/* Draw the header into rows y.. of g; returns the number of rows used:
+ * 2, or 3 when there is an exit notice, a warning or a status message
+ * (a warning that does not start with '!' gets "! " in front). */
 int view_header_render(struct grid *g, int y, const struct view_header *h);
 
 /* Help screen: every key, one per line. */
 void view_help_render(struct grid *g);
 
-/* Footer key hints on the last row. */
+/* Footer key hints on the last row; hints NULL: view_footer_default. */
 void view_footer_render(struct grid *g, const char *hints);
+extern const char view_footer_default[];
 
 #endif

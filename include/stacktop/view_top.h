@@ -33,13 +33,18 @@ struct view_top_state {
 	int scroll; /* first row shown */
 	double period_s; /* seconds one sample stands for (1/rate) */
 	int limit; /* batch mode: max rows (0: fit the grid) */
-	uint32_t selected_frame; /* out: frame of the selected row (for Enter) */
+	uint32_t selected_frame; /* out: frame of the selected row (for Enter); UINT32_MAX: none */
+	bool batch; /* no footer, no selection highlight, at most limit rows */
+	int nrows; /* out: rows in the table (all, not only those shown) */
+	int page; /* out: table rows that fit on screen (for PgUp/PgDn) */
 };
 
 /* Parse "own|total|owntime|totaltime"; -EINVAL otherwise. */
 int view_top_parse_sort(const char *s, enum view_top_sort *out);
 
-/* Render header + table + footer into g. 0 or -errno. */
+/* Render header + table + footer into g (cleared first). A grid under
+ * 60x12 in interactive mode gets only a "terminal too small" notice.
+ * 0 or -errno. */
 int view_top_render(struct grid *g, const struct view_header *h, struct window *w,
 		    struct view_top_state *st);
 

@@ -1,0 +1,288 @@
+/*
+ * view — what all views share: the header lines, the help screen and the
+ * footer of key hints.
+ *
+ * Pure drawing into a struct grid: no curses, no I/O. Every string that
+ * comes from the target (command line, thread name) and every message from
+ * main goes through text_sanitize/text_fit before it reaches a cell, so an
+ * escape sequence in a process title cannot drive the terminal.
+ *
+ * Layout rule for header lines: the right-aligned part (rates, tags) is
+ * what changes meaning when hidden, so it is placed first and the left part
+ * (command line, counters) is cut with "…" to fit what remains.
+ */
+#include "stacktop/view.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "stacktop/text.h"
+
+#define HDR_ATTR GRID_COLOR(GRID_C_HEADER)
+
+const char view_footer_default[] =
+	" 1-4 sort  L lines  K kernel  \xe2\x86\x91\xe2\x86\x93 select  space pause  R reset"
+	"  ? help  q quit";
+
+/* The right part of a header line is shown only if it leaves 20 columns. */
+static bool right_fits(const struct grid *g, const char *right)
+{
+	return right && text_width(right) <= g->w - 20;
+}
+
+/* Draw left and right parts of a line, the right part right-aligned; the
+ * left part is cut to leave a gap of two columns. Both are sanitized. */
+static void put_split(struct grid *g, int y, const char *left, uint16_t lattr, const char *right,
+		      uint16_t rattr)
+{
+	char buf[1024];
+	int rw = right ? text_width(right) : 0, lw;
+
+	if (!right_fits(g, right))
+		rw = 0, right = NULL; /* too narrow for both: keep the left part */
+	lw = g->w - (rw ? rw + 2 : 0);
+	text_fit(left, lw, buf, sizeof(buf));
+	grid_put(g, 0, y, buf, lattr, lw);
+	if (right) {
+		text_sanitize(right, buf, sizeof(buf));
+		grid_put(g, g->w - rw, y, buf, rattr, rw);
+	}
+}
+
+static void fmt_rate(double hz, char *out, size_t size)
+{
+	if (hz >= 100 || hz == (double)(long)hz)
+		snprintf(out, size, "%.0f Hz", hz);
+	else
+		snprintf(out, size, "%.1f Hz", hz);
+}
+
+static void header_line1(struct grid *g, int y, const struct view_header *h)
+{
+	char left[1024], right[256], who[256], rate[32], cmd[512];
+	int i, o;
+
+	if (h->npids > 1 && h->pids) {
+		o = snprintf(who, sizeof(who), "pids ");
+		for (i = 0; i < h->npids && i < 3; i++)
+			o += snprintf(who + o, sizeof(who) - (size_t)o, "%s%d", i ? "," : "",
+				      h->pids[i]);
+		if (h->npids > 3)
+			snprintf(who + o, sizeof(who) - (size_t)o, " (+%d)", h->npids - 3);
+	} else if (h->npids > 1) {
+		snprintf(who, sizeof(who), "pids %d (+%d)", h->pid, h->npids - 1);
+	} else {
+		snprintf(who, sizeof(who), "pid %d", h->pid);
+	}
+	text_sanitize(h->cmdline ? h->cmdline : "", cmd, sizeof(cmd));
+	snprintf(left, sizeof(left), "stacktop  %s  %s", who, cmd);
+	fmt_rate(h->rate_hz, rate, sizeof(rate));
+	snprintf(right, sizeof(right), "%s %s  %d thread%s  window %us", h->mode ? h->mode : "cpu",
+		 rate, h->nthreads, h->nthreads == 1 ? "" : "s", h->window_s);
+	put_split(g, y, left, 0, right, 0);
+	grid_attr(g, 0, y, 8, GRID_BOLD); /* "stacktop" */
+}
+
+/* "unwind ok 99.7%": never shows 100.0% while something failed. */
+static void fmt_unwind_ok(const struct view_header *h, char *out, size_t size)
+{
+	uint64_t bad = h->unwind_truncated + h->unwind_failed;
+	double ok;
+
+	if (h->samples_total == 0) {
+		snprintf(out, size, "unwind ok -");
+		return;
+	}
+	if (bad > h->samples_total)
+		bad = h->samples_total;
+	ok = 100.0 * (double)(h->samples_total - bad) / (double)h->samples_total;
+	if (bad && ok > 99.9)
+		ok = 99.9;
+	snprintf(out, size, "unwind ok %.1f%%", ok);
+}
+
+/* Append field to line (two spaces apart) if the result fits in avail
+ * columns; the first field always goes in (put_split cuts it). */
+static void add_field(char *line, size_t size, const char *field, int avail)
+{
+	size_t o = strlen(line);
+
+	if (o && text_width(line) + 2 + text_width(field) > avail)
+		return;
+	snprintf(line + o, size - o, "%s%s", o ? "  " : "", field);
+}
+
+static void header_line2(struct grid *g, int y, const struct view_header *h)
+{
+	char left[512], right[512], n[32], lost[32], tr[32], fa[32], f[160], name[128];
+	int o = 0, paused_w = 0, avail;
+	size_t l;
+
+	right[0] = 0;
+	if (h->filter_tid) {
+		text_sanitize(h->filter_name ? h->filter_name : "", name, sizeof(name));
+		o += snprintf(right + o, sizeof(right) - (size_t)o, "thread %d%s%s  ", h->filter_tid,
+			      name[0] ? " " : "", name);
+	}
+	if (h->lines)
+		o += snprintf(right + o, sizeof(right) - (size_t)o, "[by line]  ");
+	if (h->hide_kernel)
+		o += snprintf(right + o, sizeof(right) - (size_t)o, "[kernel hidden]  ");
+	if (h->paused) {
+		o += snprintf(right + o, sizeof(right) - (size_t)o, "[PAUSED]");
+		paused_w = 8;
+	}
+	while (o > 0 && right[o - 1] == ' ')
+		right[--o] = 0;
+	avail = g->w - (o && right_fits(g, right) ? text_width(right) + 2 : 0);
+
+	/* Whole fields only, most important first, so nothing reads "u…". */
+	left[0] = 0;
+	text_count(h->samples_window, n, sizeof(n));
+	snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s)", n, h->span_s, h->achieved_hz);
+	add_field(left, sizeof(left), f, avail);
+	text_count(h->lost, lost, sizeof(lost));
+	snprintf(f, sizeof(f), "lost %s", lost);
+	add_field(left, sizeof(left), f, avail);
+	fmt_unwind_ok(h, f, sizeof(f));
+	text_count(h->unwind_truncated, tr, sizeof(tr));
+	text_count(h->unwind_failed, fa, sizeof(fa));
+	l = strlen(f);
+	snprintf(f + l, sizeof(f) - l, " (truncated %s, failed %s)", tr, fa);
+	if (text_width(left) + 2 + text_width(f) > avail)
+		f[l] = 0; /* the detail goes first */
+	add_field(left, sizeof(left), f, avail);
+
+	put_split(g, y, left, 0, o ? right : NULL, 0);
+	if (paused_w && right_fits(g, right))
+		grid_attr(g, g->w - paused_w, y, paused_w, GRID_BOLD | GRID_REVERSE);
+}
+
+/* Line 3, or 0 rows when there is nothing to say. Exit beats warnings,
+ * warnings beat status messages: the most consequential news wins. */
+static int header_line3(struct grid *g, int y, const struct view_header *h)
+{
+	char msg[700], buf[512];
+
+	if (h->exited) {
+		text_sanitize(h->exit_text ? h->exit_text : "exited", buf, sizeof(buf));
+		snprintf(msg, sizeof(msg), "target %s \xe2\x80\x94 showing the last data; q quits", buf);
+		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
+		text_fit(msg, g->w, buf, sizeof(buf));
+		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, -1);
+		return 1;
+	}
+	if (h->warning && h->warning[0]) {
+		text_sanitize(h->warning, buf, sizeof(buf));
+		snprintf(msg, sizeof(msg), "%s%s", buf[0] == '!' ? "" : "! ", buf);
+		text_fit(msg, g->w, buf, sizeof(buf));
+		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_YELLOW) | GRID_BOLD, -1);
+		return 1;
+	}
+	if (h->status && h->status[0]) {
+		text_fit(h->status, g->w, buf, sizeof(buf));
+		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_CYAN), -1);
+		return 1;
+	}
+	return 0;
+}
+
+int view_header_render(struct grid *g, int y, const struct view_header *h)
+{
+	header_line1(g, y, h);
+	header_line2(g, y + 1, h);
+	return 2 + header_line3(g, y + 2, h);
+}
+
+/* Word-wrap text into width columns starting at (x, y); returns rows used. */
+static int put_wrapped(struct grid *g, int x, int y, const char *text, uint16_t attr, int width)
+{
+	char line[512], word[256];
+	const char *p = text;
+	int rows = 0, lw = 0, ww;
+	size_t n;
+
+	line[0] = 0;
+	while (*p) {
+		n = strcspn(p, " ");
+		if (n >= sizeof(word))
+			n = sizeof(word) - 1;
+		memcpy(word, p, n);
+		word[n] = 0;
+		p += n;
+		while (*p == ' ')
+			p++;
+		ww = text_width(word);
+		if (lw && lw + 1 + ww > width) {
+			grid_put(g, x, y + rows++, line, attr, width);
+			line[0] = 0;
+			lw = 0;
+		}
+		if (lw) {
+			strncat(line, " ", sizeof(line) - strlen(line) - 1);
+			lw++;
+		}
+		strncat(line, word, sizeof(line) - strlen(line) - 1);
+		lw += ww;
+	}
+	if (lw)
+		grid_put(g, x, y + rows++, line, attr, width);
+	return rows;
+}
+
+void view_help_render(struct grid *g)
+{
+	static const char *const keys[][2] = {
+		{"1 2 3 4", "sort by %Own, %Total, OwnTime, TotalTime"},
+		{"L", "aggregate by function or by source line (file:line)"},
+		{"K", "show or hide kernel frames"},
+		{"\xe2\x86\x91 \xe2\x86\x93", "move the selection"},
+		{"PgUp PgDn", "move the selection a page"},
+		{"Home End", "first or last row"},
+		{"space", "pause or resume the display (sampling continues)"},
+		{"R", "reset the window: drop the samples so far"},
+		{"?", "this help"},
+		{"q  Ctrl-C", "quit"},
+	};
+	static const char *const cols[][2] = {
+		{"%Own", "share of samples in the window whose innermost frame is this "
+			 "function"},
+		{"%Total", "share of samples with this function anywhere on the stack, "
+			   "recursion counted once"},
+		{"OwnTime", "CPU time those samples stand for (samples \xc3\xb7 rate)"},
+		{"TotalTime", "the same for %Total"},
+	};
+	int y = 0, i, tw = g->w - 14;
+
+	grid_clear(g);
+	grid_fill(g, 0, y, g->w, L' ', HDR_ATTR);
+	grid_put(g, 1, y++, "stacktop help", HDR_ATTR | GRID_BOLD, -1);
+	y++;
+	grid_put(g, 1, y++, "Keys", GRID_BOLD, -1);
+	for (i = 0; i < (int)(sizeof(keys) / sizeof(keys[0])); i++) {
+		grid_put(g, 2, y, keys[i][0], GRID_BOLD, 11);
+		y += put_wrapped(g, 14, y, keys[i][1], 0, tw);
+	}
+	y++;
+	grid_put(g, 1, y++, "Columns", GRID_BOLD, -1);
+	for (i = 0; i < (int)(sizeof(cols) / sizeof(cols[0])); i++) {
+		grid_put(g, 2, y, cols[i][0], GRID_BOLD, 11);
+		y += put_wrapped(g, 14, y, cols[i][1], 0, tw);
+	}
+	y++;
+	if (y > g->h - 1)
+		y = g->h - 1;
+	grid_put(g, 1, y, "Press any key to return", GRID_DIM, -1);
+}
+
+void view_footer_render(struct grid *g, const char *hints)
+{
+	char buf[512];
+	int y = g->h - 1;
+
+	if (y < 0)
+		return;
+	grid_fill(g, 0, y, g->w, L' ', HDR_ATTR);
+	text_fit(hints ? hints : view_footer_default, g->w, buf, sizeof(buf));
+	grid_put(g, 0, y, buf, HDR_ATTR, -1);
+}

@@ -1,0 +1,310 @@
+/*
+ * view_top — the py-spy style top-N table of functions.
+ *
+ * view_top_render is a pure function of (header, window, state, grid size):
+ * it asks window_top for the aggregated rows, sorts them, and draws
+ *
+ *   header (view_header_render)
+ *    %Own  %Total  OwnTime  TotalTime  Function (file:line)      Module
+ *   rows...
+ *   footer (interactive only)
+ *
+ * The four numeric columns have fixed widths (35 columns with their gaps),
+ * the Module column takes 10..24 columns on the right and the function
+ * column gets the rest, so 80 columns still show ~29 characters of name and
+ * 200 columns show long C++ names whole.
+ *
+ * Sorting: OWN and OWNTIME order by self samples, TOTAL and TOTALTIME by
+ * total samples (the times are the counts times the period); ties go to the
+ * other count, then to the name, then to the frame id, so rows do not swap
+ * places between refreshes when their counts are equal.
+ *
+ * The renderer owns nothing between calls; it clamps st->selected and
+ * st->scroll so key handlers can move them blindly, and reports the
+ * selected frame, the number of rows and the page height back in st.
+ */
+#include "stacktop/view_top.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/text.h"
+
+#define MIN_W 60
+#define MIN_H 12
+#define NUM_W 35 /* " %Own  %Total  OwnTime  TotalTime  " */
+
+int view_top_parse_sort(const char *s, enum view_top_sort *out)
+{
+	static const char *const names[] = {"own", "total", "owntime", "totaltime"};
+	int i;
+
+	if (!s)
+		return -EINVAL;
+	for (i = 0; i < 4; i++) {
+		if (strcasecmp(s, names[i]) == 0) {
+			*out = (enum view_top_sort)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static bool sort_by_self(enum view_top_sort s)
+{
+	return s == VIEW_TOP_SORT_OWN || s == VIEW_TOP_SORT_OWNTIME;
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+struct sort_ctx {
+	struct window *w;
+	bool by_self;
+};
+
+static int row_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	const struct window_top_row *a = pa, *b = pb;
+	uint64_t ka = c->by_self ? a->self : a->total, kb = c->by_self ? b->self : b->total;
+	uint64_t oa = c->by_self ? a->total : a->self, ob = c->by_self ? b->total : b->self;
+	const struct window_frame *fa, *fb;
+	int r;
+
+	if (ka != kb)
+		return ka > kb ? -1 : 1;
+	if (oa != ob)
+		return oa > ob ? -1 : 1;
+	fa = window_frame(c->w, a->frame);
+	fb = window_frame(c->w, b->frame);
+	if ((r = cmp_str(fa->sym.func, fb->sym.func)) || (r = cmp_str(fa->sym.module, fb->sym.module)) ||
+	    (r = cmp_str(fa->sym.file, fb->sym.file)))
+		return r;
+	if (fa->sym.line != fb->sym.line)
+		return fa->sym.line < fb->sym.line ? -1 : 1;
+	return a->frame < b->frame ? -1 : a->frame > b->frame;
+}
+
+/* Column geometry for a grid width. */
+struct cols {
+	int func_x, func_w, mod_x, mod_w;
+};
+
+static struct cols layout(int w)
+{
+	struct cols c;
+
+	c.mod_w = w < 80 ? 10 : w < 100 ? 14 : w < 140 ? 18 : 24;
+	c.mod_x = w - c.mod_w;
+	c.func_x = NUM_W;
+	c.func_w = c.mod_x - 2 - c.func_x;
+	if (c.func_w < 8) { /* batch output narrower than the minimum: drop Module */
+		c.mod_w = 0;
+		c.mod_x = w;
+		c.func_w = w - c.func_x;
+	}
+	return c;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s;
+
+	if (!path)
+		return NULL;
+	s = strrchr(path, '/');
+	return s && s[1] ? s + 1 : path;
+}
+
+/* The Function cell: "func (file:line)", "func (file)", "func",
+ * "module+0x1a2b", with " [k]" on kernel frames; sanitized and cut to
+ * width. A long name is cut before its location, as long as 8 columns of
+ * the name remain, so the file:line stays readable at 80 columns. */
+static void fmt_function(const struct window_frame *f, bool lines, int width, char *out,
+			 size_t size)
+{
+	char name[512], loc[320], file[256], mod[256], full[900];
+	int lw;
+
+	loc[0] = 0;
+	if (!f->has_sym) {
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)f->pc);
+	} else if (!f->sym.func) {
+		text_sanitize(basename_of(f->sym.module) ? basename_of(f->sym.module) : "[unknown]",
+			      mod, sizeof(mod));
+		snprintf(name, sizeof(name), "%s+0x%llx", mod, (unsigned long long)f->sym.offset);
+	} else {
+		text_sanitize(f->sym.func, name, sizeof(name));
+		if (f->sym.file) {
+			text_sanitize(basename_of(f->sym.file), file, sizeof(file));
+			if (lines && f->sym.line > 0)
+				snprintf(loc, sizeof(loc), " (%s:%d)", file, f->sym.line);
+			else
+				snprintf(loc, sizeof(loc), " (%s)", file);
+		}
+	}
+	if (f->kernel)
+		strncat(loc, " [k]", sizeof(loc) - strlen(loc) - 1);
+	lw = text_width(loc);
+	if (text_width(name) + lw > width && lw > 0 && lw <= width - 8) {
+		text_fit(name, width - lw, full, sizeof(full));
+		strncat(full, loc, sizeof(full) - strlen(full) - 1);
+	} else {
+		snprintf(full, sizeof(full), "%s%s", name, loc);
+	}
+	text_fit(full, width, out, size);
+}
+
+static void draw_column_header(struct grid *g, int y, const struct cols *c,
+			       enum view_top_sort sort, bool lines)
+{
+	static const struct {
+		int x, w;
+		const char *label;
+	} num[] = {
+		{1, 4, "%Own"}, {7, 6, "%Total"}, {15, 7, "OwnTime"}, {24, 9, "TotalTime"},
+	};
+	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
+	const char *label;
+	int i;
+
+	grid_fill(g, 0, y, g->w, L' ', hdr);
+	for (i = 0; i < 4; i++) {
+		uint16_t a = hdr | (i == (int)sort ? GRID_BOLD | GRID_UNDERLINE : 0);
+
+		grid_put(g, num[i].x, y, num[i].label, a, num[i].w);
+	}
+	label = lines ? "Function (file:line)" : "Function (file)";
+	if ((int)strlen(label) > c->func_w)
+		label = "Function";
+	grid_put(g, c->func_x, y, label, hdr, c->func_w);
+	if (c->mod_w)
+		grid_put(g, c->mod_x, y, "Module", hdr, c->mod_w);
+}
+
+static void draw_row(struct grid *g, int y, const struct cols *c, struct window *w,
+		     const struct window_top_row *r, uint64_t total, double period,
+		     const struct view_top_state *st, bool selected)
+{
+	const struct window_frame *f = window_frame(w, r->frame);
+	char own[16], tot[16], buf[1024], mod[256];
+	double po = total ? 100.0 * (double)r->self / (double)total : 0;
+	double pt = total ? 100.0 * (double)r->total / (double)total : 0;
+
+	text_seconds((double)r->self * period, own, sizeof(own));
+	text_seconds((double)r->total * period, tot, sizeof(tot));
+	grid_printf(g, 0, y, 0, NUM_W, "%5.1f  %6.1f  %7s  %9s", po, pt, own, tot);
+	fmt_function(f, st->lines, c->func_w, buf, sizeof(buf));
+	grid_put(g, c->func_x, y, buf, f->kernel ? GRID_COLOR(GRID_C_MAGENTA) : 0, c->func_w);
+	if (c->mod_w) {
+		const char *m = f->has_sym ? basename_of(f->sym.module) : NULL;
+
+		text_fit(m ? m : "?", c->mod_w, mod, sizeof(mod));
+		grid_put(g, c->mod_x, y, mod, GRID_DIM, c->mod_w);
+	}
+	if (selected) {
+		struct cell *cl;
+		int x;
+
+		/* Reverse the whole row, keeping the cells' colours. */
+		for (x = 0; x < g->w; x++)
+			if ((cl = grid_at(g, x, y)))
+				cl->attr = (uint16_t)((cl->attr & ~GRID_DIM) | GRID_REVERSE);
+	}
+}
+
+static void put_centered(struct grid *g, int y, const char *text, uint16_t attr)
+{
+	int tw = text_width(text), x = (g->w - tw) / 2;
+
+	grid_put(g, x < 0 ? 0 : x, y, text, attr, g->w);
+}
+
+/* Keep the selection inside the table and on screen. */
+static void clamp_selection(struct view_top_state *st, int n, int vis)
+{
+	if (st->selected >= n)
+		st->selected = n - 1;
+	if (st->selected < 0)
+		st->selected = 0;
+	if (st->selected < st->scroll)
+		st->scroll = st->selected;
+	if (vis > 0 && st->selected >= st->scroll + vis)
+		st->scroll = st->selected - vis + 1;
+	if (st->scroll > n - vis)
+		st->scroll = n - vis;
+	if (st->scroll < 0)
+		st->scroll = 0;
+}
+
+int view_top_render(struct grid *g, const struct view_header *h, struct window *w,
+		    struct view_top_state *st)
+{
+	struct window_top_query q = {
+		.key = st->lines ? WINDOW_KEY_LINE : WINDOW_KEY_FUNCTION,
+		.tid = st->tid,
+		.hide_kernel = st->hide_kernel,
+	};
+	struct window_top_row *rows = NULL;
+	struct sort_ctx sc = {.w = w, .by_self = sort_by_self(st->sort)};
+	struct cols c;
+	uint64_t total = 0;
+	double period = st->period_s;
+	size_t n = 0;
+	int y, bottom, vis, i, err;
+	char msg[96];
+
+	grid_clear(g);
+	st->selected_frame = UINT32_MAX;
+	st->nrows = 0;
+	st->page = 0;
+	if (!st->batch && (g->w < MIN_W || g->h < MIN_H)) {
+		snprintf(msg, sizeof(msg), "terminal too small: %dx%d (need %dx%d)", g->w, g->h,
+			 MIN_W, MIN_H);
+		put_centered(g, g->h / 2, msg, GRID_BOLD);
+		return 0;
+	}
+	if (!(period > 0) && h && h->rate_hz > 0)
+		period = 1.0 / h->rate_hz;
+	err = window_top(w, &q, &rows, &n, &total);
+	if (err)
+		return err;
+	qsort_r(rows, n, sizeof(*rows), row_cmp, &sc);
+
+	y = h ? view_header_render(g, 0, h) : 0;
+	c = layout(g->w);
+	draw_column_header(g, y++, &c, st->sort, st->lines);
+	bottom = st->batch ? g->h : g->h - 1; /* first row not for the table */
+	vis = bottom - y;
+	if (st->batch && st->limit > 0 && vis > st->limit)
+		vis = st->limit;
+	if (vis < 0)
+		vis = 0;
+	st->nrows = (int)n;
+	st->page = vis;
+	if (st->batch)
+		st->scroll = 0;
+	clamp_selection(st, (int)n, vis);
+	if (n)
+		st->selected_frame = rows[st->selected].frame;
+
+	if (n == 0 || total == 0)
+		put_centered(g, y, "waiting for samples\xe2\x80\xa6", GRID_DIM);
+	for (i = 0; i < vis && st->scroll + i < (int)n; i++) {
+		int r = st->scroll + i;
+
+		draw_row(g, y + i, &c, w, &rows[r], total, period, st,
+			 !st->batch && r == st->selected);
+	}
+	if (!st->batch)
+		view_footer_render(g, NULL);
+	free(rows);
+	return 0;
+}

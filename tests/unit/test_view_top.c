@@ -1,0 +1,547 @@
+/* Unit tests for view_top (and the shared header/help/footer from view):
+ * a window with known samples and fake symbols is rendered into grids of
+ * several sizes and compared as text, line by line. Set VIEW_TOP_DUMP=1 to
+ * print the rendered grids. */
+#include <errno.h>
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stacktop/view_top.h"
+
+#define SEC 1000000000ull
+
+struct fixture {
+	struct window *w;
+	struct view_header h;
+	struct view_top_state st;
+	struct grid g;
+	uint32_t f_main, f_handle, f_parse, f_decode, f_memmove, f_kcopy, f_anon, f_evil;
+};
+
+static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *mod,
+			const char *func, const char *file, int line, uint64_t off)
+{
+	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line,
+			      .offset = off, .kernel = kernel};
+	int64_t id = window_frame_intern(w, 4242, pc, kernel);
+
+	assert_true(id >= 0);
+	window_frame_set_sym(w, (uint32_t)id, &si, file != NULL);
+	return (uint32_t)id;
+}
+
+static void add(struct fixture *fx, int tid, unsigned count, size_t n, ...)
+{
+	uint32_t fr[16];
+	va_list ap;
+
+	va_start(ap, n);
+	for (size_t i = 0; i < n; i++)
+		fr[i] = va_arg(ap, uint32_t);
+	va_end(ap);
+	assert_int_equal(window_add(fx->w, 30 * SEC, tid, fr, n, count), 0);
+}
+
+/* 1000 samples at 100 Hz (10 s of CPU):
+ *   main;handle;parse                 589  (tid 4242)
+ *   main;handle;parse;decode          150  (tid 4250)
+ *   main;handle;decode                 60  (tid 4250)
+ *   main;handle;memmove                97
+ *   main;handle;memmove;kcopy [k]      50
+ *   main;anon                          50
+ *   main;handle                         4  */
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	if (!fx || !setlocale(LC_CTYPE, "C.UTF-8"))
+		return -1;
+	assert_int_equal(window_new(60, SEC, &fx->w), 0);
+	fx->f_main = mkframe(fx->w, 0x1000, false, "server", "main", "server.c", 50, 0);
+	fx->f_handle = mkframe(fx->w, 0x2000, false, "server", "handle_request", "server.c", 88, 0);
+	fx->f_parse = mkframe(fx->w, 0x3000, false, "server", "parse_row", "parser.c", 212, 0);
+	fx->f_decode = mkframe(fx->w, 0x4000, false, "server", "decode_field", "parser.c", 140, 0);
+	fx->f_memmove = mkframe(fx->w, 0x7f0000, false, "libc.so.6", "__memmove_avx_unaligned_erms",
+				NULL, 0, 0);
+	fx->f_kcopy = mkframe(fx->w, 0xffffffff81000000ull, true, "[kernel]", "copy_user_generic",
+			      NULL, 0, 0);
+	fx->f_anon = mkframe(fx->w, 0x7f1a2b, false, "libfoo.so", NULL, NULL, 0, 0x1a2b);
+	fx->f_evil = mkframe(fx->w, 0x9000, false, "server", "evil\x1b[2Jname", NULL, 0, 0);
+
+	add(fx, 4242, 589, 3, fx->f_main, fx->f_handle, fx->f_parse);
+	add(fx, 4250, 150, 4, fx->f_main, fx->f_handle, fx->f_parse, fx->f_decode);
+	add(fx, 4250, 60, 3, fx->f_main, fx->f_handle, fx->f_decode);
+	add(fx, 4242, 97, 3, fx->f_main, fx->f_handle, fx->f_memmove);
+	add(fx, 4242, 50, 4, fx->f_main, fx->f_handle, fx->f_memmove, fx->f_kcopy);
+	add(fx, 4242, 50, 2, fx->f_main, fx->f_anon);
+	add(fx, 4242, 4, 2, fx->f_main, fx->f_handle);
+
+	fx->h = (struct view_header){
+		.pid = 4242,
+		.npids = 1,
+		.cmdline = "./server --port 8080",
+		.mode = "cpu",
+		.nthreads = 7,
+		.rate_hz = 99,
+		.achieved_hz = 98.9,
+		.samples_window = 1000,
+		.samples_total = 35412,
+		.unwind_truncated = 12,
+		.window_s = 60,
+		.span_s = 60,
+	};
+	fx->st = (struct view_top_state){.period_s = 0.01};
+	assert_int_equal(grid_init(&fx->g, 80, 24), 0);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	grid_free(&fx->g);
+	window_free(fx->w);
+	free(fx);
+	return 0;
+}
+
+static const char *row(struct fixture *fx, int y)
+{
+	static char buf[8][2048];
+	static int k;
+	char *b = buf[k++ % 8];
+
+	assert_true(grid_row_text(&fx->g, y, b, 2048) >= 0);
+	return b;
+}
+
+static void render(struct fixture *fx, int w, int h)
+{
+	assert_int_equal(grid_resize(&fx->g, w, h), 0);
+	assert_int_equal(view_top_render(&fx->g, &fx->h, fx->w, &fx->st), 0);
+	if (getenv("VIEW_TOP_DUMP")) {
+		printf("---- %dx%d\n", w, h);
+		for (int y = 0; y < h; y++)
+			printf("|%s\n", row(fx, y));
+	}
+}
+
+/* Row y is blank. */
+static void assert_blank(struct fixture *fx, int from, int to)
+{
+	for (int y = from; y <= to; y++)
+		assert_string_equal(row(fx, y), "");
+}
+
+static bool row_has_attr(struct fixture *fx, int y, uint16_t bit)
+{
+	for (int x = 0; x < fx->g.w; x++)
+		if (grid_at(&fx->g, x, y)->attr & bit)
+			return true;
+	return false;
+}
+
+static void test_80x24(void **state)
+{
+	struct fixture *fx = *state;
+
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 0), "stacktop  pid 4242  ./server --port 8080        "
+					"cpu 99 Hz  7 threads  window 60s");
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  "
+					"unwind ok 99.9% (truncated 12, failed 0)");
+	assert_string_equal(row(fx, 2), " %Own  %Total  OwnTime  TotalTime  Function (file)"
+					"                Module");
+	assert_string_equal(row(fx, 3), " 58.9    73.9     5.9s       7.4s  parse_row (parser.c)"
+					"           server");
+	assert_string_equal(row(fx, 4), " 21.0    21.0     2.1s       2.1s  decode_field (parser.c)"
+					"        server");
+	assert_string_equal(row(fx, 5), "  9.7    14.7     1.0s       1.5s  "
+					"__memmove_avx_unaligned_erms   libc.so.6");
+	/* Equal counts: ordered by name (an unnamed frame first), stably. */
+	assert_string_equal(row(fx, 6), "  5.0     5.0     0.5s       0.5s  libfoo.so+0x1a2b"
+					"               libfoo.so");
+	assert_string_equal(row(fx, 7), "  5.0     5.0     0.5s       0.5s  copy_user_generic [k]"
+					"          [kernel]");
+	assert_string_equal(row(fx, 8), "  0.4    95.0     0.0s       9.5s  handle_request (server.c)"
+					"      server");
+	assert_string_equal(row(fx, 9), "  0.0   100.0     0.0s      10.0s  main (server.c)"
+					"                server");
+	assert_blank(fx, 10, 22);
+	assert_string_equal(row(fx, 23), " 1-4 sort  L lines  K kernel  \u2191\u2193 select  "
+					 "space pause  R reset  ? help  q quit");
+	/* Attributes: header colour on the column header and footer, the
+	 * sorted column bold+underlined, the selection reversed. */
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 40, 2)->attr), GRID_C_HEADER);
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 79, 23)->attr), GRID_C_HEADER);
+	assert_true(grid_at(&fx->g, 1, 2)->attr & GRID_BOLD);
+	assert_true(grid_at(&fx->g, 1, 2)->attr & GRID_UNDERLINE);
+	assert_false(grid_at(&fx->g, 8, 2)->attr & GRID_BOLD);
+	assert_true(grid_at(&fx->g, 0, 3)->attr & GRID_REVERSE);
+	assert_true(grid_at(&fx->g, 79, 3)->attr & GRID_REVERSE);
+	assert_false(row_has_attr(fx, 4, GRID_REVERSE));
+	assert_int_equal(fx->st.selected_frame, fx->f_parse);
+	assert_int_equal(fx->st.nrows, 7);
+	assert_int_equal(fx->st.page, 20);
+}
+
+static void test_200x60(void **state)
+{
+	struct fixture *fx = *state;
+	char want[256];
+
+	fx->h.cmdline = "/usr/local/bin/server --port 8080 --workers 16";
+	render(fx, 200, 60);
+	snprintf(want, sizeof(want), "%-168s%s",
+		 "stacktop  pid 4242  /usr/local/bin/server --port 8080 --workers 16",
+		 "cpu 99 Hz  7 threads  window 60s");
+	assert_string_equal(row(fx, 0), want);
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  "
+					"unwind ok 99.9% (truncated 12, failed 0)");
+	snprintf(want, sizeof(want), "%-35s%-141s%s", " %Own  %Total  OwnTime  TotalTime",
+		 "Function (file)", "Module");
+	/* The numeric header has two spaces before Function. */
+	snprintf(want, sizeof(want), " %%Own  %%Total  OwnTime  TotalTime  %-141s%s",
+		 "Function (file)", "Module");
+	assert_string_equal(row(fx, 2), want);
+	snprintf(want, sizeof(want), " 58.9    73.9     5.9s       7.4s  %-141s%s",
+		 "parse_row (parser.c)", "server");
+	assert_string_equal(row(fx, 3), want);
+	snprintf(want, sizeof(want), "  9.7    14.7     1.0s       1.5s  %-141s%s",
+		 "__memmove_avx_unaligned_erms", "libc.so.6");
+	assert_string_equal(row(fx, 5), want);
+	assert_blank(fx, 10, 58);
+	assert_int_equal(fx->st.page, 56);
+}
+
+static const char *func_col(struct fixture *fx, int y)
+{
+	static char buf[256];
+	const char *r = row(fx, y);
+	size_t n;
+
+	if (strlen(r) < 35)
+		return "";
+	snprintf(buf, sizeof(buf), "%s", r + 35);
+	n = strcspn(buf, " ");
+	buf[n] = 0;
+	return buf;
+}
+
+static void test_sorting(void **state)
+{
+	struct fixture *fx = *state;
+	static const char *const by_self[] = {"parse_row", "decode_field",
+					      "__memmove_avx_unaligned_erms", "libfoo.so+0x1a2b",
+					      "copy_user_generic", "handle_request", "main"};
+	static const char *const by_total[] = {"main", "handle_request", "parse_row",
+					       "decode_field", "__memmove_avx_unaligned_erms",
+					       "libfoo.so+0x1a2b", "copy_user_generic"};
+	static const int label_x[] = {1, 7, 15, 24};
+
+	for (int s = 0; s < 4; s++) {
+		const char *const *want = (s == 0 || s == 2) ? by_self : by_total;
+
+		fx->st.sort = (enum view_top_sort)s;
+		render(fx, 80, 24);
+		for (int i = 0; i < 7; i++)
+			assert_string_equal(func_col(fx, 3 + i), want[i]);
+		for (int k = 0; k < 4; k++)
+			assert_int_equal(!!(grid_at(&fx->g, label_x[k], 2)->attr & GRID_UNDERLINE),
+					 k == s);
+	}
+	/* The same order twice: ties do not flip between refreshes. */
+	render(fx, 80, 24);
+	assert_string_equal(func_col(fx, 8), "libfoo.so+0x1a2b");
+
+	enum view_top_sort so;
+	assert_int_equal(view_top_parse_sort("totaltime", &so), 0);
+	assert_int_equal(so, VIEW_TOP_SORT_TOTALTIME);
+	assert_int_equal(view_top_parse_sort("own", &so), 0);
+	assert_int_equal(so, VIEW_TOP_SORT_OWN);
+	assert_int_equal(view_top_parse_sort("bogus", &so), -EINVAL);
+}
+
+static void test_lines_and_kernel(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t p2 = mkframe(fx->w, 0x3010, false, "server", "parse_row", "parser.c", 215, 0);
+
+	add(fx, 4242, 100, 3, fx->f_main, fx->f_handle, p2);
+	fx->st.lines = true;
+	fx->h.lines = true;
+	fx->h.samples_window = 1100;
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 1), "samples 1,100 in 60s (98.9/s)  lost 0  "
+					"unwind ok 99.9%                 [by line]");
+	assert_string_equal(row(fx, 2), " %Own  %Total  OwnTime  TotalTime  Function (file:line)"
+					"           Module");
+	assert_string_equal(row(fx, 3), " 53.5    67.2     5.9s       7.4s  parse_row (parser.c:212)"
+					"       server");
+	assert_string_equal(row(fx, 5), "  9.1     9.1     1.0s       1.0s  parse_row (parser.c:215)"
+					"       server");
+	/* Function mode merges the two lines of parse_row. */
+	fx->st.lines = false;
+	fx->h.lines = false;
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 3), " 62.6    76.3     6.9s       8.4s  parse_row (parser.c)"
+					"           server");
+	/* Hiding kernel frames moves their self time to the user leaf. */
+	fx->st.hide_kernel = true;
+	fx->h.hide_kernel = true;
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 1), "samples 1,100 in 60s (98.9/s)  lost 0  "
+					"unwind ok 99.9%           [kernel hidden]");
+	assert_string_equal(row(fx, 5), " 13.4    13.4     1.5s       1.5s  "
+					"__memmove_avx_unaligned_erms   libc.so.6");
+	for (int y = 3; y < 23; y++)
+		assert_null(strstr(row(fx, y), "[k]"));
+}
+
+static void test_thread_filter(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->st.tid = 4250;
+	fx->h.filter_tid = 4250;
+	fx->h.filter_name = "worker";
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  "
+					"unwind ok 99.9%        thread 4250 worker");
+	/* tid 4250 ran parse;decode 150 times and decode alone 60 times. */
+	assert_string_equal(row(fx, 3), "100.0   100.0     2.1s       2.1s  decode_field (parser.c)"
+					"        server");
+	assert_string_equal(row(fx, 4), "  0.0   100.0     0.0s       2.1s  handle_request (server.c)"
+					"      server");
+	assert_string_equal(func_col(fx, 5), "main");
+	assert_string_equal(row(fx, 6), "  0.0    71.4     0.0s       1.5s  parse_row (parser.c)"
+					"           server");
+	assert_string_equal(row(fx, 7), "");
+}
+
+static void test_batch_limit(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->st.batch = true;
+	fx->st.limit = 3;
+	fx->st.selected = 2;
+	render(fx, 200, 10);
+	assert_string_equal(func_col(fx, 3), "parse_row");
+	assert_string_equal(func_col(fx, 5), "__memmove_avx_unaligned_erms");
+	assert_blank(fx, 6, 9); /* limit rows, and no footer */
+	for (int y = 0; y < 10; y++)
+		assert_false(row_has_attr(fx, y, GRID_REVERSE));
+	assert_int_equal(fx->st.page, 3);
+	/* limit 0: as many rows as fit. */
+	fx->st.limit = 0;
+	render(fx, 200, 8);
+	assert_string_equal(func_col(fx, 7), "copy_user_generic");
+	/* Batch output is not subject to the terminal minimum. */
+	render(fx, 50, 8);
+	assert_string_equal(func_col(fx, 3), "parse_row");
+}
+
+static void test_too_small(void **state)
+{
+	struct fixture *fx = *state;
+
+	render(fx, 40, 10);
+	for (int y = 0; y < 10; y++)
+		assert_string_equal(row(fx, y), y == 5 ? " terminal too small: 40x10 (need 60x12)" : "");
+	render(fx, 59, 30);
+	assert_string_equal(row(fx, 15), "          terminal too small: 59x30 (need 60x12)");
+	render(fx, 120, 11);
+	assert_non_null(strstr(row(fx, 5), "terminal too small: 120x11"));
+	assert_string_equal(row(fx, 0), "");
+	render(fx, 60, 12);
+	assert_string_equal(func_col(fx, 3), "parse_row");
+}
+
+static void test_selection(void **state)
+{
+	struct fixture *fx = *state;
+
+	/* 8 rows; at 80x12 with a status line: 3 header lines, the column
+	 * header and the footer leave a 7-row page. */
+	add(fx, 4242, 1, 2, fx->f_main, fx->f_evil);
+	fx->h.status = "window reset";
+	fx->st.selected = 100;
+	render(fx, 80, 12);
+	assert_string_equal(row(fx, 2), "window reset");
+	assert_int_equal(fx->st.nrows, 8);
+	assert_int_equal(fx->st.page, 7);
+	assert_int_equal(fx->st.selected, 7);
+	assert_int_equal(fx->st.scroll, 1);
+	assert_int_equal(fx->st.selected_frame, fx->f_main);
+	assert_string_equal(func_col(fx, 4), "decode_field");
+	assert_string_equal(func_col(fx, 10), "main");
+	assert_true(row_has_attr(fx, 10, GRID_REVERSE));
+	assert_false(row_has_attr(fx, 9, GRID_REVERSE));
+	/* Up past the top: clamped, and the view scrolls back. */
+	fx->st.selected = -5;
+	render(fx, 80, 12);
+	assert_int_equal(fx->st.selected, 0);
+	assert_int_equal(fx->st.scroll, 0);
+	assert_true(row_has_attr(fx, 4, GRID_REVERSE));
+	assert_int_equal(fx->st.selected_frame, fx->f_parse);
+	/* Moving inside the page does not scroll. */
+	fx->st.selected = 6;
+	render(fx, 80, 12);
+	assert_int_equal(fx->st.scroll, 0);
+	assert_true(row_has_attr(fx, 10, GRID_REVERSE));
+	/* A stale scroll beyond the end is pulled back. */
+	fx->st.selected = 7;
+	fx->st.scroll = 50;
+	render(fx, 80, 12);
+	assert_int_equal(fx->st.scroll, 1);
+	/* A taller screen shows everything from the top. */
+	render(fx, 80, 24);
+	assert_int_equal(fx->st.scroll, 0);
+	assert_int_equal(fx->st.selected, 7);
+	/* Warnings and the exit notice take the third line too. */
+	fx->h.warning = "sampling behind";
+	render(fx, 80, 12);
+	assert_string_equal(row(fx, 2), "! sampling behind");
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 0, 2)->attr), GRID_C_YELLOW);
+	fx->h.exited = true;
+	fx->h.exit_text = "exited with status 0";
+	render(fx, 80, 12);
+	assert_string_equal(row(fx, 2), "target exited with status 0 \u2014 showing the last data; "
+					"q quits");
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 70, 2)->attr), GRID_C_ALERT);
+}
+
+static void test_sanitized(void **state)
+{
+	struct fixture *fx = *state;
+
+	add(fx, 4242, 5000, 2, fx->f_main, fx->f_evil);
+	fx->h.cmdline = "./srv\x1b]0;pwned\x07 --x";
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 0), "stacktop  pid 4242  ./srv?]0;pwned? --x         "
+					"cpu 99 Hz  7 threads  window 60s");
+	assert_string_equal(func_col(fx, 3), "evil?[2Jname");
+	for (int y = 0; y < 24; y++)
+		for (int x = 0; x < 80; x++) {
+			wchar_t ch = grid_at(&fx->g, x, y)->ch;
+			assert_true(ch == GRID_CONT || (ch >= 0x20 && ch != 0x7f));
+		}
+}
+
+static void test_long_names(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t f = mkframe(fx->w, 0x5000, false, "libverylongmodulename.so.1.2.3",
+			     "std::vector<std::pair<int, std::string>>::_M_realloc_insert",
+			     "stl_vector.h", 1287, 0);
+
+	add(fx, 4242, 5000, 2, fx->f_main, f);
+	fx->st.lines = true;
+	render(fx, 80, 24);
+	/* The name is cut, the location kept, the module cut to its column. */
+	assert_string_equal(row(fx, 3), " 83.3    83.3    50.0s      50.0s  std::vec"
+					"\u2026 (stl_vector.h:1287)  libverylongmo\u2026");
+	render(fx, 200, 24);
+	assert_non_null(strstr(row(fx, 3), "std::vector<std::pair<int, std::string>>::"
+					   "_M_realloc_insert (stl_vector.h:1287)"));
+}
+
+static void test_empty(void **state)
+{
+	struct fixture *fx = *state;
+
+	window_reset(fx->w);
+	fx->h.samples_window = 0;
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 3), "                              waiting for samples\u2026");
+	assert_blank(fx, 4, 22);
+	assert_int_equal(fx->st.nrows, 0);
+	assert_int_equal(fx->st.selected, 0);
+	assert_int_equal(fx->st.selected_frame, UINT32_MAX);
+}
+
+static void test_header_variants(void **state)
+{
+	struct fixture *fx = *state;
+	static const int pids[] = {4242, 4243, 4300, 4301, 4302};
+
+	fx->h.npids = 5;
+	fx->h.pids = pids;
+	fx->h.paused = true;
+	fx->h.nthreads = 1;
+	fx->h.rate_hz = 997.5;
+	render(fx, 100, 24);
+	assert_string_equal(row(fx, 0), "stacktop  pids 4242,4243,4300 (+2)  ./server --port 8080"
+					"            cpu 998 Hz  1 thread  window 60s");
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  "
+					"unwind ok 99.9% (truncated 12, failed 0)             [PAUSED]");
+	assert_true(grid_at(&fx->g, 92, 1)->attr & GRID_REVERSE);
+	assert_true(grid_at(&fx->g, 99, 1)->attr & GRID_BOLD);
+	assert_false(grid_at(&fx->g, 91, 1)->attr & GRID_REVERSE);
+	fx->h.pids = NULL;
+	fx->h.npids = 2;
+	fx->h.rate_hz = 19.5;
+	fx->h.mode = "wall";
+	fx->h.samples_total = 0;
+	render(fx, 100, 24);
+	assert_non_null(strstr(row(fx, 0), "stacktop  pids 4242 (+1)  ./server"));
+	assert_non_null(strstr(row(fx, 0), "wall 19.5 Hz  1 thread  window 60s"));
+	assert_non_null(strstr(row(fx, 1), "unwind ok -"));
+}
+
+static void test_help(void **state)
+{
+	struct fixture *fx = *state;
+	char all[8192] = "";
+
+	grid_resize(&fx->g, 80, 24);
+	view_help_render(&fx->g);
+	for (int y = 0; y < 24; y++) {
+		strcat(all, row(fx, y));
+		strcat(all, "\n");
+	}
+	assert_string_equal(row(fx, 0), " stacktop help");
+	assert_non_null(strstr(all, "1 2 3 4     sort by %Own, %Total, OwnTime, TotalTime\n"));
+	assert_non_null(strstr(all, "  L           aggregate by function or by source line"));
+	assert_non_null(strstr(all, "  K           show or hide kernel frames\n"));
+	assert_non_null(strstr(all, "PgUp PgDn"));
+	assert_non_null(strstr(all, "Home End"));
+	assert_non_null(strstr(all, "  space       pause or resume the display (sampling continues)"));
+	assert_non_null(strstr(all, "  R           reset the window"));
+	assert_non_null(strstr(all, "  q  Ctrl-C   quit\n"));
+	assert_non_null(strstr(all, "recursion counted once"));
+	assert_non_null(strstr(all, "(samples \u00f7 rate)"));
+	assert_non_null(strstr(all, " Press any key to return\n"));
+	/* Nothing is cut off at 80 columns: every line ends before the edge. */
+	for (int y = 0; y < 24; y++)
+		assert_true(grid_at(&fx->g, 79, y)->ch == L' ' || y == 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_80x24, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_200x60, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sorting, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lines_and_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_too_small, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_selection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sanitized, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_header_variants, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
