@@ -220,6 +220,27 @@ static void draw_row(struct grid *g, int y, const struct cols *c, struct window 
 	}
 }
 
+/* Batch output is read as text, not on a screen of fixed width: size the
+ * function column to its longest entry, so Module follows right after it
+ * instead of sitting 100 columns away. */
+static void tighten(struct cols *c, struct window *w, const struct window_top_row *rows, size_t n,
+		    int vis, bool lines)
+{
+	char buf[1024];
+	int i, longest = (int)strlen("Function (file:line)"), fw;
+
+	for (i = 0; i < vis && i < (int)n; i++) {
+		fmt_function(window_frame(w, rows[i].frame), lines, c->func_w, buf, sizeof(buf));
+		fw = text_width(buf);
+		if (fw > longest)
+			longest = fw;
+	}
+	if (longest < c->func_w) {
+		c->func_w = longest;
+		c->mod_x = c->func_x + c->func_w + 2;
+	}
+}
+
 static void put_centered(struct grid *g, int y, const char *text, uint16_t attr)
 {
 	int tw = text_width(text), x = (g->w - tw) / 2;
@@ -280,9 +301,8 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 
 	y = h ? view_header_render(g, 0, h) : 0;
 	c = layout(g->w);
-	draw_column_header(g, y++, &c, st->sort, st->lines);
 	bottom = st->batch ? g->h : g->h - 1; /* first row not for the table */
-	vis = bottom - y;
+	vis = bottom - (y + 1);
 	if (st->batch && st->limit > 0 && vis > st->limit)
 		vis = st->limit;
 	if (vis < 0)
@@ -295,6 +315,9 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 	if (n)
 		st->selected_frame = rows[st->selected].frame;
 
+	if (st->batch && c.mod_w)
+		tighten(&c, w, rows, n, vis, st->lines);
+	draw_column_header(g, y++, &c, st->sort, st->lines);
 	if (n == 0 || total == 0)
 		put_centered(g, y, "waiting for samples\xe2\x80\xa6", GRID_DIM);
 	for (i = 0; i < vis && st->scroll + i < (int)n; i++) {
