@@ -86,8 +86,8 @@ bool text_is_control(uint32_t cp)
 		return true;
 	/* Bidi embeddings/overrides/isolates ("Trojan Source", CVE-2021-42574)
 	 * and the Unicode line separators. */
-	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
-	       cp == 0x2028 || cp == 0x2029;
+	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
+	       cp == 0x2029;
 }
 
 int text_cp_width(uint32_t cp)

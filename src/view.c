@@ -21,8 +21,8 @@
 #define HDR_ATTR GRID_COLOR(GRID_C_HEADER)
 
 const char view_footer_default[] =
-	" 1-4 sort  L lines  K kernel  \xe2\x86\x91\xe2\x86\x93 select  space pause  R reset"
-	"  ? help  q quit";
+    " 1-4 sort  L lines  K kernel  \xe2\x86\x91\xe2\x86\x93 select  space pause  R reset"
+    "  ? help  q quit";
 
 /* The right part of a header line is shown only if it leaves 20 columns. */
 static bool right_fits(const struct grid *g, const char *right)
@@ -121,8 +121,8 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	right[0] = 0;
 	if (h->filter_tid) {
 		text_sanitize(h->filter_name ? h->filter_name : "", name, sizeof(name));
-		o += snprintf(right + o, sizeof(right) - (size_t)o, "thread %d%s%s  ", h->filter_tid,
-			      name[0] ? " " : "", name);
+		o += snprintf(right + o, sizeof(right) - (size_t)o, "thread %d%s%s  ",
+			      h->filter_tid, name[0] ? " " : "", name);
 	}
 	if (h->lines)
 		o += snprintf(right + o, sizeof(right) - (size_t)o, "[by line]  ");
@@ -166,7 +166,8 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 
 	if (h->exited) {
 		text_sanitize(h->exit_text ? h->exit_text : "exited", buf, sizeof(buf));
-		snprintf(msg, sizeof(msg), "target %s \xe2\x80\x94 showing the last data; q quits", buf);
+		snprintf(msg, sizeof(msg), "target %s \xe2\x80\x94 showing the last data; q quits",
+			 buf);
 		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
 		text_fit(msg, g->w, buf, sizeof(buf));
 		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, -1);
@@ -233,24 +234,24 @@ static int put_wrapped(struct grid *g, int x, int y, const char *text, uint16_t 
 void view_help_render(struct grid *g)
 {
 	static const char *const keys[][2] = {
-		{"1 2 3 4", "sort by %Own, %Total, OwnTime, TotalTime"},
-		{"L", "aggregate by function or by source line (file:line)"},
-		{"K", "show or hide kernel frames"},
-		{"\xe2\x86\x91 \xe2\x86\x93", "move the selection"},
-		{"PgUp PgDn", "move the selection a page"},
-		{"Home End", "first or last row"},
-		{"space", "pause or resume the display (sampling continues)"},
-		{"R", "reset the window: drop the samples so far"},
-		{"?", "this help"},
-		{"q  Ctrl-C", "quit"},
+	    {"1 2 3 4", "sort by %Own, %Total, OwnTime, TotalTime"},
+	    {"L", "aggregate by function or by source line (file:line)"},
+	    {"K", "show or hide kernel frames"},
+	    {"\xe2\x86\x91 \xe2\x86\x93", "move the selection"},
+	    {"PgUp PgDn", "move the selection a page"},
+	    {"Home End", "first or last row"},
+	    {"space", "pause or resume the display (sampling continues)"},
+	    {"R", "reset the window: drop the samples so far"},
+	    {"?", "this help"},
+	    {"q  Ctrl-C", "quit"},
 	};
 	static const char *const cols[][2] = {
-		{"%Own", "share of samples in the window whose innermost frame is this "
-			 "function"},
-		{"%Total", "share of samples with this function anywhere on the stack, "
-			   "recursion counted once"},
-		{"OwnTime", "CPU time those samples stand for (samples \xc3\xb7 rate)"},
-		{"TotalTime", "the same for %Total"},
+	    {"%Own", "share of samples in the window whose innermost frame is this "
+		     "function"},
+	    {"%Total", "share of samples with this function anywhere on the stack, "
+		       "recursion counted once"},
+	    {"OwnTime", "CPU time those samples stand for (samples \xc3\xb7 rate)"},
+	    {"TotalTime", "the same for %Total"},
 	};
 	int y = 0, i, tw = g->w - 14;
 

@@ -84,7 +84,8 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 		return oa > ob ? -1 : 1;
 	fa = window_frame(c->w, a->frame);
 	fb = window_frame(c->w, b->frame);
-	if ((r = cmp_str(fa->sym.func, fb->sym.func)) || (r = cmp_str(fa->sym.module, fb->sym.module)) ||
+	if ((r = cmp_str(fa->sym.func, fb->sym.func)) ||
+	    (r = cmp_str(fa->sym.module, fb->sym.module)) ||
 	    (r = cmp_str(fa->sym.file, fb->sym.file)))
 		return r;
 	if (fa->sym.line != fb->sym.line)
@@ -162,14 +163,17 @@ static void fmt_function(const struct window_frame *f, bool lines, int width, ch
 	text_fit(full, width, out, size);
 }
 
-static void draw_column_header(struct grid *g, int y, const struct cols *c,
-			       enum view_top_sort sort, bool lines)
+static void draw_column_header(struct grid *g, int y, const struct cols *c, enum view_top_sort sort,
+			       bool lines)
 {
 	static const struct {
 		int x, w;
 		const char *label;
 	} num[] = {
-		{1, 4, "%Own"}, {7, 6, "%Total"}, {15, 7, "OwnTime"}, {24, 9, "TotalTime"},
+	    {1, 4, "%Own"},
+	    {7, 6, "%Total"},
+	    {15, 7, "OwnTime"},
+	    {24, 9, "TotalTime"},
 	};
 	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
 	const char *label;
@@ -269,9 +273,9 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 		    struct view_top_state *st)
 {
 	struct window_top_query q = {
-		.key = st->lines ? WINDOW_KEY_LINE : WINDOW_KEY_FUNCTION,
-		.tid = st->tid,
-		.hide_kernel = st->hide_kernel,
+	    .key = st->lines ? WINDOW_KEY_LINE : WINDOW_KEY_FUNCTION,
+	    .tid = st->tid,
+	    .hide_kernel = st->hide_kernel,
 	};
 	struct window_top_row *rows = NULL;
 	struct sort_ctx sc = {.w = w, .by_self = sort_by_self(st->sort)};

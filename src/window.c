@@ -64,7 +64,7 @@ struct window {
 	uint32_t *nslot;
 	size_t nmask;
 
-	struct cmap sum; /* running sum over live buckets */
+	struct cmap sum;  /* running sum over live buckets */
 	struct cmap tids; /* (0, tid) → samples */
 	uint64_t total;
 };
@@ -390,8 +390,7 @@ size_t window_nframes(const struct window *w)
 	return w->nframes;
 }
 
-void window_frame_set_sym(struct window *w, uint32_t id, const struct sym_info *si,
-			  bool with_line)
+void window_frame_set_sym(struct window *w, uint32_t id, const struct sym_info *si, bool with_line)
 {
 	struct window_frame *f = window_frame(w, id);
 
@@ -442,7 +441,7 @@ static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
 	    grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(*w->nodes)))
 		return -ENOMEM;
 	w->nodes[w->nnodes] = (struct window_node){
-		.parent = parent, .frame = frame, .depth = w->nodes[parent].depth + 1};
+	    .parent = parent, .frame = frame, .depth = w->nodes[parent].depth + 1};
 	j = node_hash(parent, frame) & w->nmask;
 	while (w->nslot[j])
 		j = (j + 1) & w->nmask;
@@ -615,8 +614,7 @@ static uint64_t key_hash(const struct window_frame *f, enum window_key key)
 	return h;
 }
 
-static bool key_eq(const struct window_frame *a, const struct window_frame *b,
-		   enum window_key key)
+static bool key_eq(const struct window_frame *a, const struct window_frame *b, enum window_key key)
 {
 	if (a->kernel != b->kernel || a->has_sym != b->has_sym)
 		return false;

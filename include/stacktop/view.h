@@ -17,14 +17,14 @@ struct view_header {
 	int pid; /* first target pid */
 	int npids;
 	const char *cmdline; /* target command line */
-	const char *mode; /* "cpu" or "wall" */
+	const char *mode;    /* "cpu" or "wall" */
 	int nthreads;
-	double rate_hz; /* requested samples/s per thread */
-	double achieved_hz; /* samples/s received over the last second (all threads) */
-	double expected_hz; /* samples/s we would get if every busy thread were sampled */
+	double rate_hz;		 /* requested samples/s per thread */
+	double achieved_hz;	 /* samples/s received over the last second (all threads) */
+	double expected_hz;	 /* samples/s we would get if every busy thread were sampled */
 	uint64_t samples_window; /* in the window */
-	uint64_t samples_total; /* since start */
-	uint64_t lost; /* records lost by the kernel */
+	uint64_t samples_total;	 /* since start */
+	uint64_t lost;		 /* records lost by the kernel */
 	uint64_t unwind_truncated, unwind_failed;
 	unsigned window_s;
 	double span_s; /* seconds of data so far (<= window_s) */
@@ -32,9 +32,9 @@ struct view_header {
 	bool exited; /* the target is gone */
 	int exit_status_known;
 	const char *exit_text; /* "exited with status 0", "killed by SIGKILL" */
-	int filter_tid; /* 0: all threads */
+	int filter_tid;	       /* 0: all threads */
 	const char *filter_name;
-	const char *status; /* one-line message (e.g. "window reset"), or NULL */
+	const char *status;  /* one-line message (e.g. "window reset"), or NULL */
 	const char *warning; /* e.g. "sampling behind", or NULL */
 	bool hide_kernel;
 	bool lines;

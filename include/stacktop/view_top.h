@@ -18,9 +18,9 @@
 #include "stacktop/window.h"
 
 enum view_top_sort {
-	VIEW_TOP_SORT_OWN = 0, /* %Own, key 1 */
-	VIEW_TOP_SORT_TOTAL, /* %Total, key 2 */
-	VIEW_TOP_SORT_OWNTIME, /* OwnTime, key 3 */
+	VIEW_TOP_SORT_OWN = 0,	 /* %Own, key 1 */
+	VIEW_TOP_SORT_TOTAL,	 /* %Total, key 2 */
+	VIEW_TOP_SORT_OWNTIME,	 /* OwnTime, key 3 */
 	VIEW_TOP_SORT_TOTALTIME, /* TotalTime, key 4 */
 };
 
@@ -28,15 +28,15 @@ struct view_top_state {
 	enum view_top_sort sort;
 	bool lines; /* aggregate by file:line instead of function */
 	bool hide_kernel;
-	int tid; /* 0: all threads */
-	int selected; /* row index in sorted order */
-	int scroll; /* first row shown */
-	double period_s; /* seconds one sample stands for (1/rate) */
-	int limit; /* batch mode: max rows (0: fit the grid) */
+	int tid;		 /* 0: all threads */
+	int selected;		 /* row index in sorted order */
+	int scroll;		 /* first row shown */
+	double period_s;	 /* seconds one sample stands for (1/rate) */
+	int limit;		 /* batch mode: max rows (0: fit the grid) */
 	uint32_t selected_frame; /* out: frame of the selected row (for Enter); UINT32_MAX: none */
-	bool batch; /* no footer, no selection highlight, at most limit rows */
-	int nrows; /* out: rows in the table (all, not only those shown) */
-	int page; /* out: table rows that fit on screen (for PgUp/PgDn) */
+	bool batch;		 /* no footer, no selection highlight, at most limit rows */
+	int nrows;		 /* out: rows in the table (all, not only those shown) */
+	int page;		 /* out: table rows that fit on screen (for PgUp/PgDn) */
 };
 
 /* Parse "own|total|owntime|totaltime"; -EINVAL otherwise. */
