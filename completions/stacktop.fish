@@ -42,6 +42,22 @@ function __stacktop_no_command
     not __stacktop_command >/dev/null
 end
 
+# True when -p/--pid was given: then there is no command to launch.
+function __stacktop_has_pid
+    for t in (commandline -opc)[2..-1]
+        switch $t
+            case --
+                return 1
+            case --pid '--pid=*'
+                return 0
+            case '--*'
+            case '-*'
+                string match -qr -- '^-[bLKhV]*p' $t; and return 0
+        end
+    end
+    return 1
+end
+
 # Complete the command to launch and its arguments with their own rules.
 function __stacktop_complete_command
     set -l words (__stacktop_command)
@@ -68,7 +84,7 @@ complete -c stacktop -f
 
 # The command to launch, once it has started (or as the first non-option).
 complete -c stacktop -n __stacktop_command -x -a '(__stacktop_complete_command)'
-complete -c stacktop -n __stacktop_no_command -x -a '(__fish_complete_command)'
+complete -c stacktop -n '__stacktop_no_command; and not __stacktop_has_pid' -x -a '(__fish_complete_command)'
 
 set -l nc __stacktop_no_command
 complete -c stacktop -n $nc -s p -l pid -x -a '(__stacktop_pids)' -d 'Attach to running processes (comma-separated PIDs)'
