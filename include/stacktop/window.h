@@ -54,7 +54,9 @@ struct window;
 int window_new(unsigned seconds, uint64_t bucket_ns, struct window **out);
 void window_free(struct window *w);
 
-/* Intern a frame; returns its id (stable for the window's life) or -ENOMEM. */
+/* Intern a frame; returns its id (stable for the window's life) or -ENOMEM.
+ * Pointers from window_frame()/window_node() stay valid only until the next
+ * intern or add (the arrays grow by realloc); keep ids, not pointers. */
 int64_t window_frame_intern(struct window *w, int pid, uint64_t pc, bool kernel);
 struct window_frame *window_frame(struct window *w, uint32_t id);
 size_t window_nframes(const struct window *w);
@@ -99,8 +101,13 @@ struct window_top_query {
 	bool hide_kernel; /* kernel frames skipped; their self goes to the user leaf */
 };
 
-/* Aggregate the window into rows (unsorted). *rows is malloc'd, caller
- * frees. Frames without a sym are keyed by (module-less) pc. */
+/* Aggregate the window into rows (unsorted). *rows is malloc'd (also when
+ * *n is 0), caller frees. Keys: (kernel, module, function) by string
+ * content, so the same function in several pids is one row; plus (file,
+ * line) for WINDOW_KEY_LINE. A frame with a sym but no function is keyed
+ * by (module, offset); a frame without a sym by (pid, pc). With
+ * hide_kernel a kernel-only stack still counts in *total but gives no
+ * row its self. */
 int window_top(struct window *w, const struct window_top_query *q, struct window_top_row **rows,
 	       size_t *n, uint64_t *total);
 
