@@ -1,0 +1,138 @@
+/*
+ * metrics — what the process and each of its threads did, second by second:
+ * CPU (% of one core, so 250% is two and a half cores), memory split by
+ * kind, thread states; and the readings on top: floor, baseline, peak,
+ * memory trend and time to the limit, and the alerts.
+ *
+ * metrics_tick is called once a second: it reads procfs (procstat) and
+ * pushes one point into each series. metrics_eval recomputes the readings
+ * and alerts from the series; it is pure given the series, so tests feed
+ * metrics_push_* with synthetic data and call metrics_eval. Series hold one
+ * point per second for the window, so memory is bounded by --window.
+ *
+ * Definitions (what the user sees):
+ *  - floor: p10 of process CPU over the window — the level it never drops
+ *    below;
+ *  - baseline: median CPU over a reference period: the first minute (or
+ *    the first window, if shorter) by default; metrics_baseline_now makes
+ *    it the median of the last 10 seconds; metrics_baseline_clear removes it;
+ *  - busy-floor alert: floor >= busy_floor_pct while the process also has
+ *    bursts well above it (p90 >= floor + 10 points and 1.5x floor);
+ *  - spike alert: CPU above spike_factor x baseline for spike_for_s;
+ *  - stairs alert: the memory trend is stairs (series_trend);
+ *  - per thread: BUSY FLOOR when its own p10 >= busy_floor_pct while the
+ *    process has a busy floor; STUCK when in D state for >= stuck_s;
+ *    ZOMBIE when in state Z. Zombie (unreaped) child processes are listed.
+ */
+#ifndef STACKTOP_METRICS_H
+#define STACKTOP_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stacktop/series.h"
+
+struct metrics_config {
+	unsigned window_s; /* series length in seconds (one point a second) */
+	double busy_floor_pct; /* default 5 */
+	double spike_factor; /* default 2 */
+	double spike_for_s; /* default 30 */
+	double stuck_s; /* default 5 */
+	double baseline_period_s; /* default 60 */
+};
+
+struct metrics_thread {
+	pid_t tid;
+	char comm[32]; /* raw */
+	char state; /* R S D T t Z X I, '?' unknown */
+	char wchan[48]; /* raw, "" when running or unknown */
+	double cpu_pct; /* last second */
+	double floor_pct; /* p10 over the window */
+	double prev_cpu_s; /* internal: CPU seconds at the last tick */
+	double d_since; /* t when it entered D, < 0 when not in D */
+	double d_for_s; /* seconds in D so far */
+	bool alive; /* seen at the last tick */
+	bool busy_floor, stuck, zombie;
+	struct series cpu; /* CPU % per second */
+	double seen_t; /* t of the last tick that saw it; gone threads are dropped a window later */
+};
+
+struct metrics {
+	pid_t pid;
+	struct metrics_config cfg;
+	double t0; /* time of the first tick */
+	double last_t;
+	double prev_cpu_s; /* process CPU seconds at the last tick, < 0 before the first */
+
+	struct series cpu; /* process CPU % of one core */
+	struct series rss, anon, file, shmem; /* bytes */
+
+	/* Readings (metrics_eval). */
+	double cpu_now, cpu_floor, cpu_peak, cpu_p90;
+	bool baseline_set;
+	bool baseline_manual; /* set with metrics_baseline_now */
+	double cpu_baseline;
+	uint64_t mem_now, anon_now, file_now, shmem_now;
+	uint64_t mem_limit;
+	const char *mem_limit_src; /* "cgroup", "cgroup v1", "RAM" */
+	struct series_trend mem_trend;
+	const char *mem_growing; /* "anonymous", "file-backed", "shared" or NULL */
+	double mem_to_limit_s; /* < 0: not rising or no limit */
+
+	struct series_spike spike;
+	double spike_held_s;
+	bool alert_busy_floor, alert_spike, alert_stairs;
+	pid_t busiest_floor_tid; /* the thread that explains the floor, 0 if none */
+
+	struct metrics_thread *threads;
+	int nthreads, cap;
+	pid_t zombies[16]; /* unreaped child processes */
+	int nzombies;
+
+	/* Internal (metrics_tick / metrics_eval). */
+	double tick_t; /* time of the previous metrics_tick, < 0 before the first */
+	double limit_t; /* when mem_limit was last read */
+	bool baseline_auto_done; /* the first-period baseline was taken (or cleared) */
+	double mem_noise; /* noise floor used for mem_trend, bytes */
+};
+
+void metrics_config_default(struct metrics_config *c);
+int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c);
+void metrics_free(struct metrics *m);
+
+/* Read procfs at time t (seconds, monotonic) and push one point. 0, or
+ * -ESRCH when the process is gone (series are kept). Calls metrics_eval. */
+int metrics_tick(struct metrics *m, double t);
+
+/* For tests: push synthetic points, then metrics_eval. */
+void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t anon,
+			  uint64_t file, uint64_t shmem);
+struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create);
+void metrics_push_thread(struct metrics *m, double t, pid_t tid, const char *comm, char state,
+			 double cpu_pct);
+void metrics_eval(struct metrics *m, double t);
+
+/* 'b': the baseline becomes the median of the last 10 s; 'B': no baseline. */
+void metrics_baseline_now(struct metrics *m);
+void metrics_baseline_clear(struct metrics *m);
+
+/* One-line memory verdict, e.g.
+ * "stairs: +96 MiB/h, no drops in 14m — leak suspected (anonymous grows)",
+ * "rollercoaster: peaks 310-540 MiB, drops every ~2m — healthy", "flat". */
+void metrics_mem_verdict(const struct metrics *m, char *buf, size_t size);
+/* "limit 2.0 GiB (cgroup) in ~3h10m at this slope", or "" when not rising. */
+void metrics_mem_limit_text(const struct metrics *m, char *buf, size_t size);
+/* The alerts line: every alert that holds, most urgent first, "" if none. */
+void metrics_alerts_text(const struct metrics *m, char *buf, size_t size);
+
+/* "+96 MiB/h", "-1.5 GiB/h", "+600 MiB/min": a memory slope in bytes per
+ * second, per hour unless that is 10 GiB/h or more. */
+void metrics_rate_text(double bytes_per_s, char *buf, size_t size);
+/* "45s", "14m", "3h10m", "2d03h": a human span for verdicts. */
+void metrics_span_text(double s, char *buf, size_t size);
+/* One-letter thread state as a word: "running", "sleeping", "disk",
+ * "stopped", "zombie", ... */
+const char *metrics_state_word(char state);
+
+#endif
