@@ -1,0 +1,645 @@
+/*
+ * metrics — per-second procfs readings of a process and its threads, and
+ * what they mean: floor, baseline, peak, memory trend, time to the limit,
+ * thread flags and the alerts (see metrics.h for the definitions).
+ *
+ * Contract: metrics_init allocates the series (one point a second for
+ * cfg.window_s seconds); metrics_free releases them and every thread.
+ * metrics_tick reads procfs and pushes; metrics_push_* push synthetic
+ * points for tests; metrics_eval recomputes every reading from the series
+ * alone. Pointers returned by metrics_thread are valid until the next
+ * call that may add or drop a thread (metrics_tick, metrics_thread with
+ * create, metrics_push_thread, metrics_eval).
+ *
+ * CPU%: /proc/PID/stat utime+stime counts clock ticks (USER_HZ, usually
+ * 100), so one reading a second is quantised to 1%; the process total
+ * includes threads that already exited (proc(5), "utime"), which is why the
+ * process CPU comes from the process line and not from summing threads.
+ * The first tick only records the counters: a rate needs two readings.
+ *
+ * Memory: RSS = RssAnon + RssFile + RssShmem (/proc/PID/status, Linux 4.5+).
+ * The cgroup limit is re-read every 30 s (it can be changed at run time).
+ * A zombie process has no memory lines; the last values are kept.
+ */
+#include "stacktop/metrics.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/procstat.h"
+#include "stacktop/text.h"
+
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
+#define LIMIT_REREAD_S 30.0
+#define BASELINE_NOW_S 10.0
+#define MIN_TREND_POINTS 10 /* seconds of memory before any verdict */
+
+void metrics_config_default(struct metrics_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->window_s = 60;
+	c->busy_floor_pct = 5;
+	c->spike_factor = 2;
+	c->spike_for_s = 30;
+	c->stuck_s = 5;
+	c->baseline_period_s = 60;
+}
+
+int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c)
+{
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	m->pid = pid;
+	if (c)
+		m->cfg = *c;
+	else
+		metrics_config_default(&m->cfg);
+	if (m->cfg.window_s < 2)
+		m->cfg.window_s = 2;
+	m->t0 = -1;
+	m->last_t = -1;
+	m->prev_cpu_s = -1;
+	m->tick_t = -1;
+	m->limit_t = -1;
+	m->mem_to_limit_s = -1;
+	series_spike_init(&m->spike);
+	if ((r = series_init(&m->cpu, m->cfg.window_s)) < 0 ||
+	    (r = series_init(&m->rss, m->cfg.window_s)) < 0 ||
+	    (r = series_init(&m->anon, m->cfg.window_s)) < 0 ||
+	    (r = series_init(&m->file, m->cfg.window_s)) < 0 ||
+	    (r = series_init(&m->shmem, m->cfg.window_s)) < 0) {
+		metrics_free(m);
+		return r;
+	}
+	return 0;
+}
+
+void metrics_free(struct metrics *m)
+{
+	for (int i = 0; i < m->nthreads; i++)
+		series_free(&m->threads[i].cpu);
+	free(m->threads);
+	m->threads = NULL;
+	m->nthreads = m->cap = 0;
+	series_free(&m->cpu);
+	series_free(&m->rss);
+	series_free(&m->anon);
+	series_free(&m->file);
+	series_free(&m->shmem);
+}
+
+/* ---- pushing ---- */
+
+static void note_time(struct metrics *m, double t)
+{
+	if (t > m->last_t)
+		m->last_t = t;
+}
+
+void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t anon,
+			  uint64_t file, uint64_t shmem)
+{
+	if (m->t0 < 0)
+		m->t0 = t;
+	note_time(m, t);
+	series_push(&m->cpu, t, cpu_pct);
+	series_push(&m->rss, t, (double)(anon + file + shmem));
+	series_push(&m->anon, t, (double)anon);
+	series_push(&m->file, t, (double)file);
+	series_push(&m->shmem, t, (double)shmem);
+}
+
+struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create)
+{
+	struct metrics_thread *th;
+
+	for (int i = 0; i < m->nthreads; i++)
+		if (m->threads[i].tid == tid)
+			return &m->threads[i];
+	if (!create)
+		return NULL;
+	if (m->nthreads == m->cap) {
+		int cap = m->cap ? 2 * m->cap : 16;
+		th = realloc(m->threads, (size_t)cap * sizeof(*th));
+		if (!th)
+			return NULL;
+		m->threads = th;
+		m->cap = cap;
+	}
+	th = &m->threads[m->nthreads];
+	memset(th, 0, sizeof(*th));
+	if (series_init(&th->cpu, m->cfg.window_s) < 0)
+		return NULL;
+	th->tid = tid;
+	th->state = '?';
+	th->prev_cpu_s = -1;
+	th->d_since = -1;
+	th->seen_t = -1;
+	m->nthreads++;
+	return th;
+}
+
+/* Record what a thread is doing at t (without a CPU point). */
+static void thread_observe(struct metrics *m, struct metrics_thread *th, double t,
+			   const char *comm, char state)
+{
+	if (comm)
+		snprintf(th->comm, sizeof(th->comm), "%s", comm);
+	th->state = state;
+	if (state == 'D') {
+		if (th->d_since < 0)
+			th->d_since = t;
+		th->d_for_s = t - th->d_since;
+	} else {
+		th->d_since = -1;
+		th->d_for_s = 0;
+	}
+	th->seen_t = t;
+	th->alive = true;
+	note_time(m, t);
+}
+
+void metrics_push_thread(struct metrics *m, double t, pid_t tid, const char *comm, char state,
+			 double cpu_pct)
+{
+	struct metrics_thread *th = metrics_thread(m, tid, true);
+
+	if (!th)
+		return;
+	thread_observe(m, th, t, comm, state);
+	th->cpu_pct = cpu_pct;
+	series_push(&th->cpu, t, cpu_pct);
+}
+
+/* ---- reading procfs ---- */
+
+static void tick_threads(struct metrics *m, double t, double dt, bool first)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)m->pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct procstat_task pt;
+		struct metrics_thread *th;
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+
+		if (*end || tid <= 0 || procstat_task(m->pid, (pid_t)tid, &pt) < 0)
+			continue;
+		th = metrics_thread(m, (pid_t)tid, true);
+		if (!th)
+			continue;
+		if (first) {
+			thread_observe(m, th, t, pt.comm, pt.state);
+		} else {
+			/* A thread not seen before was born within this
+			 * interval, so all its CPU time belongs to it. */
+			double prev = th->prev_cpu_s >= 0 ? th->prev_cpu_s : 0;
+			double pct = (pt.cpu_s - prev) / dt * 100.0;
+			metrics_push_thread(m, t, th->tid, pt.comm, pt.state, pct > 0 ? pct : 0);
+		}
+		th->prev_cpu_s = pt.cpu_s;
+		if (pt.state == 'R' || procstat_wchan(m->pid, th->tid, th->wchan,
+						      sizeof(th->wchan)) < 0)
+			th->wchan[0] = '\0';
+	}
+	closedir(d);
+}
+
+int metrics_tick(struct metrics *m, double t)
+{
+	struct procstat_mem pm;
+	double cpu_s, dt;
+	bool first;
+	char st;
+	int r;
+
+	r = procstat_process(m->pid, &st, &cpu_s);
+	if (r < 0) {
+		/* Gone: keep the series, mark every thread gone. */
+		note_time(m, t);
+		metrics_eval(m, t);
+		return r == -ENOENT ? -ESRCH : r;
+	}
+	dt = m->tick_t >= 0 ? t - m->tick_t : 0;
+	first = dt <= 0;
+	if (m->limit_t < 0 || t - m->limit_t >= LIMIT_REREAD_S) {
+		uint64_t limit;
+		const char *src;
+		if (procstat_mem_limit(m->pid, &limit, &src) == 0) {
+			m->mem_limit = limit;
+			m->mem_limit_src = src;
+		}
+		m->limit_t = t;
+	}
+	if (procstat_mem(m->pid, &pm) < 0) {
+		pm.anon = (uint64_t)series_last(&m->anon);
+		pm.file = (uint64_t)series_last(&m->file);
+		pm.shmem = (uint64_t)series_last(&m->shmem);
+	}
+	if (!first) {
+		double pct = (cpu_s - m->prev_cpu_s) / dt * 100.0;
+		metrics_push_process(m, t, pct > 0 ? pct : 0, pm.anon, pm.file, pm.shmem);
+	}
+	m->prev_cpu_s = cpu_s;
+	tick_threads(m, t, dt, first);
+	if (procstat_zombie_children(m->pid, m->zombies, 16, &m->nzombies) < 0)
+		m->nzombies = 0;
+	m->tick_t = t;
+	note_time(m, t);
+	metrics_eval(m, t);
+	return 0;
+}
+
+/* ---- readings ---- */
+
+static void eval_cpu(struct metrics *m, double *tv, double *vv)
+{
+	size_t n = series_get(&m->cpu, tv, vv, m->cpu.cap);
+
+	m->cpu_now = series_last(&m->cpu);
+	m->cpu_floor = series_percentile(vv, n, 0.10);
+	m->cpu_p90 = series_percentile(vv, n, 0.90);
+	m->cpu_peak = series_max(vv, n);
+
+	/* The default baseline: the first period, taken once it is complete
+	 * (points are one a second, so period - 1 after the first point). */
+	double period = m->cfg.baseline_period_s;
+	if (period > m->cfg.window_s)
+		period = m->cfg.window_s;
+	if (!m->baseline_auto_done && n && m->t0 >= 0 && m->last_t - m->t0 >= period - 1 - 1e-9) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (tv[i] >= m->t0 && tv[i] < m->t0 + period)
+				vv[k++] = vv[i];
+		if (k) {
+			m->cpu_baseline = series_median(vv, k);
+			m->baseline_set = true;
+			m->baseline_manual = false;
+		}
+		m->baseline_auto_done = true;
+	}
+
+	m->alert_busy_floor = n >= 5 && m->cpu_floor >= m->cfg.busy_floor_pct &&
+			      m->cpu_p90 >= m->cpu_floor + 10 && m->cpu_p90 >= 1.5 * m->cpu_floor;
+
+	if (m->baseline_set && n) {
+		m->alert_spike = series_spike_update(&m->spike, m->last_t, m->cpu_now,
+						     m->cpu_baseline, m->cfg.spike_factor,
+						     m->cfg.spike_for_s, &m->spike_held_s);
+	} else {
+		series_spike_init(&m->spike);
+		m->alert_spike = false;
+		m->spike_held_s = 0;
+	}
+}
+
+static void eval_mem(struct metrics *m, double *tv, double *vv)
+{
+	size_t n = series_get(&m->rss, tv, vv, m->rss.cap);
+	double mean = 0;
+
+	m->mem_now = (uint64_t)series_last(&m->rss);
+	m->anon_now = (uint64_t)series_last(&m->anon);
+	m->file_now = (uint64_t)series_last(&m->file);
+	m->shmem_now = (uint64_t)series_last(&m->shmem);
+	m->mem_growing = NULL;
+	m->mem_to_limit_s = -1;
+	m->alert_stairs = false;
+	memset(&m->mem_trend, 0, sizeof(m->mem_trend));
+	if (!n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		mean += vv[i] / (double)n;
+	/* Below a MiB (or 0.5% of the size) is allocator noise, not a trend. */
+	m->mem_noise = fmax(MIB, 0.005 * mean);
+	series_trend(tv, vv, n, m->mem_noise, &m->mem_trend);
+	if (n < MIN_TREND_POINTS) {
+		m->mem_trend.kind = SERIES_FLAT;
+		return;
+	}
+
+	/* Name the part that grows fastest. */
+	if (m->mem_trend.slope > 0) {
+		static const char *const names[] = {"anonymous", "file-backed", "shared"};
+		const struct series *parts[] = {&m->anon, &m->file, &m->shmem};
+		double best = 0;
+		for (int i = 0; i < 3; i++) {
+			size_t k = series_get(parts[i], tv, vv, parts[i]->cap);
+			double s = series_theil_sen(tv, vv, k);
+			if (s > best) {
+				best = s;
+				m->mem_growing = names[i];
+			}
+		}
+		n = series_get(&m->rss, tv, vv, m->rss.cap); /* restore */
+	}
+
+	m->alert_stairs = m->mem_trend.kind == SERIES_STAIRS;
+	if (!m->mem_limit)
+		return;
+	/* Project only a steady rise: stairs, or a rise with no real drop for
+	 * the last two minutes that is not one single jump. */
+	bool rising = m->mem_trend.kind == SERIES_STAIRS;
+	if (!rising && m->mem_trend.kind == SERIES_FLAT && m->mem_trend.slope > 0 &&
+	    m->mem_trend.since_drop_s >= 120 &&
+	    m->mem_trend.slope * m->mem_trend.span_s > 3 * m->mem_noise) {
+		double step = 0, range = m->mem_trend.hi - m->mem_trend.lo;
+		for (size_t i = 1; i < n; i++)
+			step = fmax(step, vv[i] - vv[i - 1]);
+		rising = step < 0.6 * range;
+	}
+	if (rising)
+		m->mem_to_limit_s =
+			series_time_to((double)m->mem_now, m->mem_trend.slope, (double)m->mem_limit);
+}
+
+static void drop_thread(struct metrics *m, int i)
+{
+	series_free(&m->threads[i].cpu);
+	memmove(&m->threads[i], &m->threads[i + 1],
+		(size_t)(m->nthreads - i - 1) * sizeof(m->threads[0]));
+	m->nthreads--;
+}
+
+static void eval_threads(struct metrics *m, double t, double *vv)
+{
+	double best = -1;
+
+	m->busiest_floor_tid = 0;
+	for (int i = 0; i < m->nthreads; i++) {
+		struct metrics_thread *th = &m->threads[i];
+		size_t n;
+
+		/* Alive means seen by the newest tick or push. */
+		th->alive = th->seen_t >= m->last_t - 1e-6;
+		if (!th->alive && t - th->seen_t > m->cfg.window_s) {
+			drop_thread(m, i--);
+			continue;
+		}
+		n = series_get(&th->cpu, NULL, vv, th->cpu.cap);
+		th->floor_pct = series_percentile(vv, n, 0.10);
+		th->busy_floor = m->alert_busy_floor && th->alive && n >= 5 &&
+				 th->floor_pct >= m->cfg.busy_floor_pct;
+		th->stuck = th->alive && th->state == 'D' && th->d_for_s >= m->cfg.stuck_s;
+		th->zombie = th->state == 'Z';
+		if (th->busy_floor && th->floor_pct > best) {
+			best = th->floor_pct;
+			m->busiest_floor_tid = th->tid;
+		}
+	}
+}
+
+void metrics_eval(struct metrics *m, double t)
+{
+	size_t cap = m->cpu.cap > 1 ? m->cpu.cap : 1;
+	double *tv = malloc(cap * sizeof(double));
+	double *vv = malloc(cap * sizeof(double));
+
+	if (tv && vv) {
+		eval_cpu(m, tv, vv);
+		eval_mem(m, tv, vv);
+		eval_threads(m, t, vv);
+	}
+	free(tv);
+	free(vv);
+}
+
+void metrics_baseline_now(struct metrics *m)
+{
+	double v[64];
+	size_t n;
+
+	if (!m->cpu.len)
+		return;
+	n = series_since(&m->cpu, m->last_t - BASELINE_NOW_S + 0.5, NULL, v, 64);
+	if (!n)
+		return;
+	m->cpu_baseline = series_median(v, n);
+	m->baseline_set = true;
+	m->baseline_manual = true;
+	m->baseline_auto_done = true;
+	series_spike_init(&m->spike);
+	m->alert_spike = false;
+	m->spike_held_s = 0;
+}
+
+void metrics_baseline_clear(struct metrics *m)
+{
+	m->baseline_set = false;
+	m->baseline_manual = false;
+	m->baseline_auto_done = true; /* do not come back by itself */
+	m->cpu_baseline = 0;
+	series_spike_init(&m->spike);
+	m->alert_spike = false;
+	m->spike_held_s = 0;
+}
+
+/* ---- texts ---- */
+
+void metrics_span_text(double s, char *buf, size_t size)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 59.5) {
+		snprintf(buf, size, "%.0fs", s);
+		return;
+	}
+	long min = lround(s / 60);
+	if (min < 60)
+		snprintf(buf, size, "%ldm", min);
+	else if (min < 48 * 60)
+		snprintf(buf, size, "%ldh%02ldm", min / 60, min % 60);
+	else {
+		long h = lround(s / 3600);
+		snprintf(buf, size, "%ldd%02ldh", h / 24, h % 24);
+	}
+}
+
+void metrics_rate_text(double bytes_per_s, char *buf, size_t size)
+{
+	char b[32];
+	double a = fabs(bytes_per_s);
+	const char *unit = "/h";
+
+	if (a * 3600 < 10 * GIB) {
+		text_bytes((uint64_t)llround(a * 3600), b, sizeof(b));
+	} else {
+		text_bytes((uint64_t)llround(a * 60), b, sizeof(b));
+		unit = "/min";
+	}
+	snprintf(buf, size, "%c%s%s", bytes_per_s < 0 ? '-' : '+', b, unit);
+}
+
+const char *metrics_state_word(char state)
+{
+	switch (state) {
+	case 'R':
+		return "running";
+	case 'S':
+		return "sleeping";
+	case 'D':
+		return "disk";
+	case 'T':
+		return "stopped";
+	case 't':
+		return "traced";
+	case 'Z':
+		return "zombie";
+	case 'X':
+		return "dead";
+	case 'I':
+		return "idle";
+	default:
+		return "unknown";
+	}
+}
+
+/* "310-540 MiB", "900 MiB-1.2 GiB" when the units differ, "540 MiB" when
+ * both ends read the same. */
+static void bytes_range(double lo, double hi, char *buf, size_t size)
+{
+	char a[32], b[32];
+	const char *ua, *ub;
+
+	text_bytes((uint64_t)llround(lo), a, sizeof(a));
+	text_bytes((uint64_t)llround(hi), b, sizeof(b));
+	ua = strchr(a, ' ');
+	ub = strchr(b, ' ');
+	if (!strcmp(a, b))
+		snprintf(buf, size, "%s", a);
+	else if (ua && ub && !strcmp(ua, ub))
+		snprintf(buf, size, "%.*s-%s", (int)(ua - a), a, b);
+	else
+		snprintf(buf, size, "%s-%s", a, b);
+}
+
+void metrics_mem_verdict(const struct metrics *m, char *buf, size_t size)
+{
+	const struct series_trend *tr = &m->mem_trend;
+	char rate[32], span[32], range[64];
+
+	if (m->rss.len < MIN_TREND_POINTS) {
+		snprintf(buf, size, "too early: %zus of memory data", m->rss.len);
+		return;
+	}
+	switch (tr->kind) {
+	case SERIES_STAIRS:
+		metrics_rate_text(tr->slope, rate, sizeof(rate));
+		metrics_span_text(tr->since_drop_s, span, sizeof(span));
+		snprintf(buf, size, "stairs: %s, no drops in %s — leak suspected%s%s%s", rate, span,
+			 m->mem_growing ? " (" : "", m->mem_growing ? m->mem_growing : "",
+			 m->mem_growing ? " grows)" : "");
+		break;
+	case SERIES_ROLLERCOASTER:
+		bytes_range(tr->peak_lo, tr->peak_hi, range, sizeof(range));
+		metrics_span_text(tr->drop_every_s, span, sizeof(span));
+		snprintf(buf, size, "rollercoaster: peaks %s, drops every ~%s — healthy", range,
+			 span);
+		break;
+	default:
+		snprintf(buf, size, "flat");
+		break;
+	}
+}
+
+void metrics_mem_limit_text(const struct metrics *m, char *buf, size_t size)
+{
+	char lim[32], span[32];
+
+	if (m->mem_to_limit_s < 0 || !m->mem_limit) {
+		if (size)
+			buf[0] = '\0';
+		return;
+	}
+	text_bytes(m->mem_limit, lim, sizeof(lim));
+	metrics_span_text(m->mem_to_limit_s, span, sizeof(span));
+	snprintf(buf, size, "limit %s (%s) in ~%s at this slope", lim,
+		 m->mem_limit_src ? m->mem_limit_src : "?", span);
+}
+
+/* Append one alert to buf, separated from the previous one. */
+static void add_alert(char *buf, size_t size, const char *text)
+{
+	size_t len = strlen(buf);
+
+	if (len + 1 >= size)
+		return;
+	snprintf(buf + len, size - len, "%s! %s", len ? "   " : "", text);
+}
+
+static void alert_busy_floor_text(const struct metrics *m, char *out, size_t size)
+{
+	char amount[32];
+
+	if (m->cpu_floor < 100)
+		snprintf(amount, sizeof(amount), "%.0f%% of a core", m->cpu_floor);
+	else
+		snprintf(amount, sizeof(amount), "%.1f cores", m->cpu_floor / 100);
+	for (int i = 0; i < m->nthreads; i++) {
+		const struct metrics_thread *th = &m->threads[i];
+		if (th->tid != m->busiest_floor_tid)
+			continue;
+		char name[32];
+		text_sanitize(th->comm, name, sizeof(name));
+		snprintf(out, size, "BUSY FLOOR %s: thread %s (%d) never idles", amount, name,
+			 (int)th->tid);
+		return;
+	}
+	snprintf(out, size, "BUSY FLOOR %s: never idles between bursts to %.0f%%", amount,
+		 m->cpu_p90);
+}
+
+static void alert_stairs_text(const struct metrics *m, char *out, size_t size)
+{
+	char rate[32], span[32];
+	size_t len;
+
+	metrics_rate_text(m->mem_trend.slope, rate, sizeof(rate));
+	len = (size_t)snprintf(out, size, "MEM STAIRS %s%s%s%s", rate,
+			       m->mem_growing ? " (" : "", m->mem_growing ? m->mem_growing : "",
+			       m->mem_growing ? ")" : "");
+	if (m->mem_to_limit_s >= 0 && len < size) {
+		metrics_span_text(m->mem_to_limit_s, span, sizeof(span));
+		snprintf(out + len, size - len, ", limit in ~%s", span);
+	}
+}
+
+void metrics_alerts_text(const struct metrics *m, char *buf, size_t size)
+{
+	char one[160], span[32];
+	bool mem_urgent = m->alert_stairs && m->mem_to_limit_s >= 0 && m->mem_to_limit_s < 3600;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (mem_urgent) {
+		alert_stairs_text(m, one, sizeof(one));
+		add_alert(buf, size, one);
+	}
+	if (m->alert_spike && m->cpu_baseline > 0) {
+		metrics_span_text(m->spike_held_s, span, sizeof(span));
+		snprintf(one, sizeof(one), "CPU %.1fx baseline for %s",
+			 m->cpu_now / m->cpu_baseline, span);
+		add_alert(buf, size, one);
+	}
+	if (m->alert_stairs && !mem_urgent) {
+		alert_stairs_text(m, one, sizeof(one));
+		add_alert(buf, size, one);
+	}
+	if (m->alert_busy_floor) {
+		alert_busy_floor_text(m, one, sizeof(one));
+		add_alert(buf, size, one);
+	}
+}

@@ -1,0 +1,459 @@
+/* Unit tests for metrics: readings and alerts on synthetic pushes (floor,
+ * baseline, busy floor, spike timing, stairs/rollercoaster/flat verdicts,
+ * time to the limit, thread flags), the text helpers, and one live test
+ * that ticks on our own process. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "stacktop/metrics.h"
+
+#define MIB (1024ull * 1024ull)
+#define GIB (1024ull * MIB)
+
+static void init(struct metrics *m, unsigned window_s)
+{
+	struct metrics_config c;
+	metrics_config_default(&c);
+	c.window_s = window_s;
+	assert_int_equal(metrics_init(m, 0, &c), 0);
+}
+
+/* Deterministic noise in [-1, 1]. */
+static double noise(unsigned *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return ((*seed >> 16) & 0x7fff) / 16383.5 - 1.0;
+}
+
+static void push_cpu(struct metrics *m, double t, double cpu)
+{
+	metrics_push_process(m, t, cpu, 100 * MIB, 10 * MIB, 0);
+	metrics_eval(m, t);
+}
+
+static void test_floor_baseline(void **state)
+{
+	struct metrics m;
+	init(&m, 120);
+	/* First minute around 100%, the second around 300%. */
+	for (int i = 0; i < 60; i++) {
+		push_cpu(&m, 1000 + i, 95 + (i % 11));
+		if (i == 30)
+			assert_false(m.baseline_set); /* first minute not complete */
+	}
+	assert_true(m.baseline_set);
+	assert_false(m.baseline_manual);
+	assert_float_equal(m.cpu_baseline, 100, 0.5);
+	for (int i = 60; i < 120; i++)
+		push_cpu(&m, 1000 + i, 300);
+	/* The first-minute baseline stays; floor is p10 over the window. */
+	assert_float_equal(m.cpu_baseline, 100, 0.5);
+	assert_true(m.cpu_floor > 95 && m.cpu_floor < 106);
+	assert_float_equal(m.cpu_peak, 300, 1e-9);
+	assert_float_equal(m.cpu_now, 300, 1e-9);
+	assert_float_equal(m.t0, 1000, 1e-9);
+
+	/* 'b': the median of the last 10 seconds. */
+	push_cpu(&m, 1120, 250);
+	metrics_baseline_now(&m);
+	assert_true(m.baseline_set && m.baseline_manual);
+	assert_float_equal(m.cpu_baseline, 300, 1e-9);
+	/* 'B': gone, and it does not come back by itself. */
+	metrics_baseline_clear(&m);
+	for (int i = 121; i < 130; i++)
+		push_cpu(&m, 1000 + i, 300);
+	assert_false(m.baseline_set);
+	assert_false(m.alert_spike);
+	metrics_free(&m);
+
+	/* A window shorter than the baseline period: the first window. */
+	init(&m, 30);
+	for (int i = 0; i < 29; i++)
+		push_cpu(&m, i, 40);
+	assert_false(m.baseline_set);
+	push_cpu(&m, 29, 40);
+	assert_true(m.baseline_set);
+	assert_float_equal(m.cpu_baseline, 40, 1e-9);
+	metrics_free(&m);
+}
+
+static void test_busy_floor(void **state)
+{
+	struct metrics m;
+	char buf[256];
+
+	/* Bursts to 100% over a 20% floor: alert. */
+	init(&m, 60);
+	for (int i = 0; i < 60; i++)
+		push_cpu(&m, i, 20 + (i % 10 < 3 ? 80 : 0));
+	assert_float_equal(m.cpu_floor, 20, 1e-9);
+	assert_true(m.alert_busy_floor);
+	metrics_alerts_text(&m, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "! BUSY FLOOR 20% of a core"));
+	metrics_free(&m);
+
+	/* A flat 100% process has no idle periods: no alert. */
+	init(&m, 60);
+	for (int i = 0; i < 60; i++)
+		push_cpu(&m, i, 100);
+	assert_float_equal(m.cpu_floor, 100, 1e-9);
+	assert_false(m.alert_busy_floor);
+	metrics_alerts_text(&m, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	metrics_free(&m);
+
+	/* Bursts that return to zero: no floor, no alert. */
+	init(&m, 60);
+	for (int i = 0; i < 60; i++)
+		push_cpu(&m, i, i % 4 < 2 ? 100 : 0);
+	assert_float_equal(m.cpu_floor, 0, 1e-9);
+	assert_false(m.alert_busy_floor);
+	metrics_free(&m);
+}
+
+static void test_spike_timing(void **state)
+{
+	struct metrics m;
+	char buf[256];
+
+	init(&m, 300);
+	for (int i = 0; i < 60; i++)
+		push_cpu(&m, i, 100);
+	assert_true(m.baseline_set);
+	/* 2.5x baseline from t=60: the alert holds from t=90 (30 s). */
+	for (int i = 60; i < 90; i++) {
+		push_cpu(&m, i, 250);
+		assert_false(m.alert_spike);
+	}
+	push_cpu(&m, 90, 250);
+	assert_true(m.alert_spike);
+	assert_float_equal(m.spike_held_s, 30, 1e-9);
+	metrics_alerts_text(&m, buf, sizeof(buf));
+	/* Most urgent first: the spike, then the busy floor it implies. */
+	assert_true(!strncmp(buf, "! CPU 2.5x baseline for 30s   ! BUSY FLOOR", 42));
+	/* Exactly 2x is not above 2x; and the run restarts. */
+	push_cpu(&m, 91, 200);
+	assert_false(m.alert_spike);
+	for (int i = 92; i < 100; i++)
+		push_cpu(&m, i, 250);
+	assert_false(m.alert_spike);
+	metrics_free(&m);
+}
+
+/* The number in "+360 MiB/h" as bytes per second. */
+static double parse_rate(const char *s)
+{
+	double v;
+	char unit[8], per[8];
+	const char *p = strchr(s, '+');
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "+%lf %3s/%3[a-z]", &v, unit, per), 3);
+	double mul = !strcmp(unit, "GiB") ? GIB : !strcmp(unit, "MiB") ? MIB : 1024.0;
+	double div = !strcmp(per, "h") ? 3600 : 60;
+	return v * mul / div;
+}
+
+static void test_stairs(void **state)
+{
+	struct metrics m;
+	char buf[256];
+	unsigned seed = 7;
+
+	/* 100 MiB growing 2 MiB every 20 s (0.1 MiB/s = 360 MiB/h) with
+	 * allocator noise, over 10 minutes. */
+	init(&m, 600);
+	for (int i = 0; i < 600; i++) {
+		double anon = 100.0 * MIB + (i / 20) * 2.0 * MIB + noise(&seed) * 0.2 * MIB;
+		metrics_push_process(&m, i, 50, (uint64_t)anon, 20 * MIB, 1 * MIB);
+	}
+	m.mem_limit = 1 * GIB;
+	m.mem_limit_src = "cgroup";
+	metrics_eval(&m, 599);
+	assert_int_equal(m.mem_trend.kind, SERIES_STAIRS);
+	assert_true(m.alert_stairs);
+	assert_string_equal(m.mem_growing, "anonymous");
+	metrics_mem_verdict(&m, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "stairs: +", 9));
+	assert_non_null(strstr(buf, "no drops in 10m"));
+	assert_non_null(strstr(buf, "leak suspected (anonymous grows)"));
+	double truth = 0.1 * MIB;
+	assert_true(fabs(parse_rate(buf) - truth) < 0.2 * truth);
+	/* Time to 1 GiB from ~180 MiB at 0.1 MiB/s: ~8400 s = 2h20m. */
+	double expect = (1024.0 * MIB - (double)m.mem_now) / truth;
+	assert_true(fabs(m.mem_to_limit_s - expect) < 0.2 * expect);
+	metrics_mem_limit_text(&m, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "limit 1.0 GiB (cgroup) in ~2h", 29));
+	assert_non_null(strstr(buf, "at this slope"));
+	metrics_alerts_text(&m, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "! MEM STAIRS +", 14));
+	assert_non_null(strstr(buf, "(anonymous), limit in ~2h"));
+	metrics_free(&m);
+}
+
+static void test_rollercoaster_flat(void **state)
+{
+	struct metrics m;
+	char buf[256];
+
+	/* Rises 4 MiB/s from 300 MiB for 60 s, then frees: a sawtooth. */
+	init(&m, 600);
+	for (int i = 0; i < 600; i++) {
+		uint64_t anon = 300 * MIB + (uint64_t)(i % 120 < 60 ? i % 120 : 0) * 4 * MIB;
+		metrics_push_process(&m, i, 50, anon, 20 * MIB, 0);
+	}
+	m.mem_limit = 1 * GIB;
+	m.mem_limit_src = "cgroup";
+	metrics_eval(&m, 599);
+	assert_int_equal(m.mem_trend.kind, SERIES_ROLLERCOASTER);
+	assert_false(m.alert_stairs);
+	assert_true(m.mem_to_limit_s < 0);
+	metrics_mem_verdict(&m, buf, sizeof(buf));
+	assert_string_equal(buf, "rollercoaster: peaks 556 MiB, drops every ~2m — healthy");
+	metrics_mem_limit_text(&m, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	metrics_free(&m);
+
+	/* Flat with noise, and one big allocation: flat, no alert. */
+	init(&m, 300);
+	unsigned seed = 3;
+	for (int i = 0; i < 300; i++) {
+		double anon = 500.0 * MIB + noise(&seed) * 0.3 * MIB + (i >= 150 ? 200.0 * MIB : 0);
+		metrics_push_process(&m, i, 50, (uint64_t)anon, 0, 0);
+	}
+	m.mem_limit = 1 * GIB;
+	metrics_eval(&m, 299);
+	assert_int_equal(m.mem_trend.kind, SERIES_FLAT);
+	assert_false(m.alert_stairs);
+	assert_true(m.mem_to_limit_s < 0);
+	metrics_mem_verdict(&m, buf, sizeof(buf));
+	assert_string_equal(buf, "flat");
+	metrics_free(&m);
+
+	/* Too little data for any verdict. */
+	init(&m, 60);
+	for (int i = 0; i < 5; i++)
+		metrics_push_process(&m, i, 50, (uint64_t)(i + 1) * 100 * MIB, 0, 0);
+	metrics_eval(&m, 4);
+	assert_false(m.alert_stairs);
+	metrics_mem_verdict(&m, buf, sizeof(buf));
+	assert_string_equal(buf, "too early: 5s of memory data");
+	metrics_free(&m);
+}
+
+static void test_thread_busy_floor(void **state)
+{
+	struct metrics m;
+	char buf[256];
+
+	/* main works half the time, "poller" spins, "idler" sleeps. */
+	init(&m, 60);
+	for (int i = 0; i < 60; i++) {
+		double main_cpu = i % 4 < 2 ? 100 : 0;
+		metrics_push_thread(&m, i, 100, "server", main_cpu ? 'R' : 'S', main_cpu);
+		metrics_push_thread(&m, i, 101, "poller", 'R', 97);
+		metrics_push_thread(&m, i, 102, "idler", 'S', 0);
+		metrics_push_process(&m, i, main_cpu + 97, 10 * MIB, 0, 0);
+		metrics_eval(&m, i);
+	}
+	assert_true(m.alert_busy_floor);
+	assert_int_equal(m.nthreads, 3);
+	assert_false(metrics_thread(&m, 100, false)->busy_floor);
+	assert_true(metrics_thread(&m, 101, false)->busy_floor);
+	assert_false(metrics_thread(&m, 102, false)->busy_floor);
+	assert_float_equal(metrics_thread(&m, 101, false)->floor_pct, 97, 1e-9);
+	assert_int_equal(m.busiest_floor_tid, 101);
+	metrics_alerts_text(&m, buf, sizeof(buf));
+	assert_string_equal(buf, "! BUSY FLOOR 97% of a core: thread poller (101) never idles");
+	metrics_free(&m);
+}
+
+static void test_thread_states(void **state)
+{
+	struct metrics m;
+	struct metrics_thread *th;
+
+	init(&m, 20);
+	for (int i = 0; i <= 10; i++) {
+		metrics_push_thread(&m, i, 200, "loader", i < 3 ? 'S' : 'D', 0);
+		metrics_push_thread(&m, i, 201, "reaped", 'Z', 0);
+		if (i < 4)
+			metrics_push_thread(&m, i, 202, "brief", 'R', 50);
+		metrics_push_process(&m, i, 50, MIB, 0, 0);
+		metrics_eval(&m, i);
+		th = metrics_thread(&m, 200, false);
+		/* In D since t=3: STUCK from t=8 (5 s). */
+		assert_int_equal(th->stuck, i >= 8);
+		if (i >= 3)
+			assert_float_equal(th->d_for_s, i - 3, 1e-9);
+	}
+	assert_true(metrics_thread(&m, 201, false)->zombie);
+	assert_false(metrics_thread(&m, 200, false)->zombie);
+	/* "brief" was last seen at t=3: gone, but kept for the window. */
+	th = metrics_thread(&m, 202, false);
+	assert_non_null(th);
+	assert_false(th->alive);
+	assert_true(metrics_thread(&m, 200, false)->alive);
+	/* Leaving D clears STUCK. */
+	metrics_push_thread(&m, 11, 200, "loader", 'S', 0);
+	metrics_push_process(&m, 11, 50, MIB, 0, 0);
+	metrics_eval(&m, 11);
+	assert_false(metrics_thread(&m, 200, false)->stuck);
+	assert_float_equal(metrics_thread(&m, 200, false)->d_since, -1, 1e-9);
+	/* A window after it was last seen, the gone thread is dropped. */
+	for (int i = 12; i <= 31; i++) {
+		metrics_push_thread(&m, i, 200, "loader", 'S', 0);
+		metrics_push_process(&m, i, 50, MIB, 0, 0);
+		metrics_eval(&m, i);
+	}
+	assert_null(metrics_thread(&m, 202, false));
+	assert_non_null(metrics_thread(&m, 200, false));
+	assert_int_equal(m.nthreads, 1); /* the zombie thread is gone too */
+	metrics_free(&m);
+}
+
+static void test_texts(void **state)
+{
+	char buf[64];
+
+	metrics_span_text(45, buf, sizeof(buf));
+	assert_string_equal(buf, "45s");
+	metrics_span_text(14 * 60 + 10, buf, sizeof(buf));
+	assert_string_equal(buf, "14m");
+	metrics_span_text(3 * 3600 + 10 * 60, buf, sizeof(buf));
+	assert_string_equal(buf, "3h10m");
+	metrics_span_text(3 * 86400 + 5 * 3600, buf, sizeof(buf));
+	assert_string_equal(buf, "3d05h");
+	metrics_rate_text(96.0 * MIB / 3600, buf, sizeof(buf));
+	assert_string_equal(buf, "+96 MiB/h");
+	metrics_rate_text(-1.5 * GIB / 3600, buf, sizeof(buf));
+	assert_string_equal(buf, "-1.5 GiB/h");
+	metrics_rate_text(10.0 * MIB, buf, sizeof(buf));
+	assert_string_equal(buf, "+600 MiB/min");
+	assert_string_equal(metrics_state_word('D'), "disk");
+	assert_string_equal(metrics_state_word('Z'), "zombie");
+	assert_string_equal(metrics_state_word('?'), "unknown");
+}
+
+/* ---- live ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int wake_pipe[2];
+static volatile pid_t worker_tid;
+
+static void *worker(void *arg)
+{
+	char c;
+	worker_tid = (pid_t)syscall(SYS_gettid);
+	if (read(wake_pipe[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+static void burn(double s)
+{
+	volatile double x = 0;
+	double end = now_s() + s;
+	while (now_s() < end)
+		for (int i = 0; i < 10000; i++)
+			x += i * 0.5;
+}
+
+static void test_live_self(void **state)
+{
+	struct metrics m;
+	struct metrics_config c;
+	pthread_t th;
+
+	metrics_config_default(&c);
+	assert_int_equal(metrics_init(&m, getpid(), &c), 0);
+	assert_int_equal(metrics_tick(&m, now_s()), 0);
+	assert_int_equal(m.cpu.len, 0); /* the first tick only records */
+	assert_true(m.mem_limit > 0);
+	assert_non_null(m.mem_limit_src);
+
+	burn(0.3);
+	assert_int_equal(metrics_tick(&m, now_s()), 0);
+	assert_int_equal(m.cpu.len, 1);
+	assert_true(m.cpu_now > 50);
+	assert_true(m.mem_now > 0 && m.anon_now > 0);
+	struct metrics_thread *me = metrics_thread(&m, getpid(), false);
+	assert_non_null(me);
+	assert_true(me->cpu_pct > 50);
+
+	/* A thread created now appears with its name, sleeping in a read. */
+	assert_int_equal(pipe(wake_pipe), 0);
+	assert_int_equal(pthread_create(&th, NULL, worker, NULL), 0);
+	pthread_setname_np(th, "mt-worker");
+	while (!worker_tid)
+		usleep(1000);
+	/* A zombie child, not reaped yet. */
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	usleep(200000);
+	assert_int_equal(metrics_tick(&m, now_s()), 0);
+	assert_true(m.cpu_now < 50);
+	struct metrics_thread *w = metrics_thread(&m, worker_tid, false);
+	assert_non_null(w);
+	assert_string_equal(w->comm, "mt-worker");
+	assert_int_equal(w->state, 'S');
+	assert_true(w->alive);
+	assert_true(w->cpu_pct < 20);
+	assert_int_equal(m.nzombies, 1);
+	assert_int_equal(m.zombies[0], child);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+
+	/* It exits: gone at the next tick, still listed. */
+	assert_int_equal(write(wake_pipe[1], "x", 1), 1);
+	pthread_join(th, NULL);
+	assert_int_equal(metrics_tick(&m, now_s() + 0.01), 0);
+	w = metrics_thread(&m, worker_tid, false);
+	assert_non_null(w);
+	assert_false(w->alive);
+	assert_int_equal(m.nzombies, 0);
+	close(wake_pipe[0]);
+	close(wake_pipe[1]);
+	metrics_free(&m);
+
+	/* A process that does not exist. */
+	assert_int_equal(metrics_init(&m, 0x3ffffff0, &c), 0);
+	assert_int_equal(metrics_tick(&m, now_s()), -ESRCH);
+	metrics_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_floor_baseline),
+		cmocka_unit_test(test_busy_floor),
+		cmocka_unit_test(test_spike_timing),
+		cmocka_unit_test(test_stairs),
+		cmocka_unit_test(test_rollercoaster_flat),
+		cmocka_unit_test(test_thread_busy_floor),
+		cmocka_unit_test(test_thread_states),
+		cmocka_unit_test(test_texts),
+		cmocka_unit_test(test_live_self),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
