@@ -1,0 +1,662 @@
+/*
+ * view_threads — the threads view: which threads burn CPU, which never go
+ * idle, which are stuck, which are dead but not reaped.
+ *
+ * view_threads_render is a pure function of (header, metrics, window, state,
+ * grid size). It draws
+ *
+ *   header (view_header_render)
+ *     TID  NAME            STATE          CPU now  floor  last 60s (CPU)   SAMPLES  HOTTEST NOW
+ *   one row per thread, then one per zombie child process
+ *   footer of key hints
+ *
+ * Rows come from metrics (threads seen at the last tick, and threads that
+ * are gone but still have samples in the window, dimmed as "exited") and
+ * metrics->zombies (unreaped children, always listed last as "[child]
+ * Z defunct"). SAMPLES and HOTTEST come from the window (window_thread_total,
+ * window_top narrowed to the TID); hottest is asked only for the rows on
+ * screen, since each query walks the window's counts.
+ *
+ * Column plan: TID, NAME, STATE, CPU now and floor have fixed widths; the
+ * flags go last and get the width of the longest flag text on screen (they
+ * are what a user acts on, so they are never dropped); what is left goes
+ * first to SAMPLES, then to the sparkline (one column per second of the
+ * window, up to 60, at least 8) and then to HOTTEST (12 to 40). At 80
+ * columns that keeps SAMPLES and a 15-column sparkline (4 s a column) and
+ * drops HOTTEST; with a flag on screen the sparkline goes too; at 200
+ * columns everything is shown.
+ *
+ * The sparkline is scaled to one core (100%), not to each thread's own peak,
+ * so rows can be compared by eye and an idle thread stays blank. Each point
+ * of a CPU series is the CPU of the second that ends at its time, so a
+ * column is the mean of the points inside its time slice, or the point that
+ * covers the slice when the columns are finer than the ticks.
+ *
+ * The renderer owns nothing between calls. The selection follows the same
+ * thread (st->follow) when the rows are re-sorted by a refresh; movement
+ * keys move the index instead.
+ */
+#include "stacktop/view_threads.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/screen.h"
+#include "stacktop/text.h"
+
+#define MIN_W 60
+#define MIN_H 12
+#define NAME_W 15 /* comm is at most 15 bytes */
+#define STATE_W 13
+#define CPU_W 7 /* "CPU now", " 100.0%" */
+#define FLOOR_W 5
+#define SAMPLES_W 7
+#define SPARK_MIN 8
+#define SPARK_MAX 60
+#define HOT_MIN 12
+#define HOT_MAX 40 /* wider only pushes the flags away from the row */
+#define GAP 2
+
+static const char *const sort_names[VIEW_THREADS_SORT_COUNT] = {"cpu", "floor", "samples", "tid",
+								"name"};
+
+const char *view_threads_sort_name(enum view_threads_sort s)
+{
+	return s >= 0 && s < VIEW_THREADS_SORT_COUNT ? sort_names[s] : "cpu";
+}
+
+/* One table row: a thread of the target, or a zombie child process. */
+struct row {
+	pid_t id;
+	const struct metrics_thread *t; /* NULL: zombie child */
+	uint64_t samples;
+};
+
+static int cmp_pid(pid_t a, pid_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_desc(double a, double b)
+{
+	return a > b ? -1 : a < b;
+}
+
+/* Zombie children last whatever the sort; ties always end on the id, so rows
+ * do not swap between refreshes when their values are equal. */
+static int row_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct row *a = pa, *b = pb;
+	enum view_threads_sort s = *(const enum view_threads_sort *)arg;
+	int r = 0;
+
+	if (!a->t || !b->t)
+		return a->t ? -1 : b->t ? 1 : cmp_pid(a->id, b->id);
+	switch (s) {
+	case VIEW_THREADS_SORT_FLOOR:
+		if (!(r = cmp_desc(a->t->floor_pct, b->t->floor_pct)))
+			r = cmp_desc(a->t->cpu_pct, b->t->cpu_pct);
+		break;
+	case VIEW_THREADS_SORT_SAMPLES:
+		r = a->samples > b->samples ? -1 : a->samples < b->samples;
+		break;
+	case VIEW_THREADS_SORT_TID:
+		break;
+	case VIEW_THREADS_SORT_NAME:
+		r = strcmp(a->t->comm, b->t->comm);
+		break;
+	case VIEW_THREADS_SORT_CPU:
+	default:
+		if (!(r = cmp_desc(a->t->cpu_pct, b->t->cpu_pct)))
+			r = cmp_desc(a->t->floor_pct, b->t->floor_pct);
+		break;
+	}
+	if (!r && s != VIEW_THREADS_SORT_SAMPLES && s != VIEW_THREADS_SORT_TID)
+		r = a->samples > b->samples ? -1 : a->samples < b->samples;
+	return r ? r : cmp_pid(a->id, b->id);
+}
+
+/* Threads seen at the last tick, threads gone but still in the window, then
+ * the zombie children. *rows is malloc'd, caller frees. */
+static int collect_rows(const struct metrics *m, struct window *w, struct row **rows, int *n)
+{
+	int i, k = 0, max = m ? m->nthreads + m->nzombies : 0;
+	struct row *r = calloc((size_t)max + 1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	for (i = 0; m && i < m->nthreads; i++) {
+		const struct metrics_thread *t = &m->threads[i];
+		uint64_t s = window_thread_total(w, t->tid);
+
+		if (!t->alive && s == 0)
+			continue;
+		r[k++] = (struct row){.id = t->tid, .t = t, .samples = s};
+	}
+	for (i = 0; m && i < m->nzombies && i < (int)(sizeof(m->zombies) / sizeof(m->zombies[0]));
+	     i++)
+		r[k++] = (struct row){.id = m->zombies[i]};
+	*rows = r;
+	*n = k;
+	return 0;
+}
+
+/* ---- cell texts ---------------------------------------------------------- */
+
+/* The wchan as a word: kernel prefixes that say nothing to a user dropped
+ * ("__do_sys_pause" -> "pause", "do_nanosleep" -> "nanosleep"). */
+static const char *wchan_word(const char *wchan)
+{
+	static const char *const prefixes[] = {"do_sys_", "sys_", "do_"};
+	size_t i, l;
+
+	while (*wchan == '_')
+		wchan++;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		l = strlen(prefixes[i]);
+		if (strncmp(wchan, prefixes[i], l) == 0 && wchan[l])
+			return wchan + l;
+	}
+	return wchan;
+}
+
+static void fmt_state(const struct metrics_thread *t, char *out, size_t size)
+{
+	char wc[64];
+	const char *word;
+
+	text_sanitize(wchan_word(t->wchan), wc, sizeof(wc));
+	if (!t->alive) {
+		snprintf(out, size, "X exited");
+		return;
+	}
+	switch (t->state) {
+	case 'R':
+		word = "running";
+		break;
+	case 'S':
+		word = wc[0] ? wc : "sleeping";
+		break;
+	case 'D':
+		word = wc[0] ? wc : "disk";
+		break;
+	case 'T':
+		word = "stopped";
+		break;
+	case 't':
+		word = "traced";
+		break;
+	case 'Z':
+		word = "zombie";
+		break;
+	case 'X':
+		word = "dead";
+		break;
+	case 'I':
+		word = "idle";
+		break;
+	default:
+		snprintf(out, size, "? unknown");
+		return;
+	}
+	snprintf(out, size, "%c %s", t->state, word);
+}
+
+/* "12s" under a minute, then "4m05s", "2h10m". */
+static void fmt_d_for(double s, char *out, size_t size)
+{
+	if (!(s > 0))
+		s = 0;
+	if (s < 59.5)
+		snprintf(out, size, "%.0fs", s);
+	else
+		text_duration((uint64_t)(s * 1e9), out, size);
+}
+
+/* Flags of a row, two spaces apart; *attr is the colour of the most urgent. */
+static void fmt_flags(const struct row *r, char *out, size_t size, uint16_t *attr)
+{
+	char d[32];
+	size_t o = 0;
+
+	out[0] = 0;
+	*attr = GRID_BOLD;
+	if (!r->t) {
+		snprintf(out, size, "ZOMBIE");
+		*attr = GRID_COLOR(GRID_C_MAGENTA) | GRID_BOLD;
+		return;
+	}
+	if (r->t->zombie) {
+		o += (size_t)snprintf(out + o, size - o, "ZOMBIE");
+		*attr = GRID_COLOR(GRID_C_MAGENTA) | GRID_BOLD;
+	}
+	if (r->t->stuck && o < size) {
+		fmt_d_for(r->t->d_for_s, d, sizeof(d));
+		o += (size_t)snprintf(out + o, size - o, "%sSTUCK (D for %s)", o ? "  " : "", d);
+		*attr = GRID_COLOR(GRID_C_RED) | GRID_BOLD;
+	}
+	if (r->t->busy_floor && o < size) {
+		o += (size_t)snprintf(out + o, size - o, "%sBUSY FLOOR", o ? "  " : "");
+		*attr = GRID_COLOR(GRID_C_ALERT) | GRID_BOLD;
+	}
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* The thread's function with the most own samples in the window, sanitized
+ * and cut to width; "" when it has no samples. */
+static int fmt_hottest(struct window *w, pid_t tid, bool hide_kernel, int width, char *out,
+		       size_t size)
+{
+	struct window_top_query q = {
+	    .key = WINDOW_KEY_FUNCTION, .tid = tid, .hide_kernel = hide_kernel};
+	struct window_top_row *rows = NULL;
+	const struct window_frame *f;
+	char name[512];
+	uint64_t total = 0;
+	size_t n = 0, i, best = 0;
+	int err;
+
+	out[0] = 0;
+	if ((err = window_top(w, &q, &rows, &n, &total)))
+		return err;
+	for (i = 1; i < n; i++)
+		if (rows[i].self > rows[best].self ||
+		    (rows[i].self == rows[best].self && rows[i].frame < rows[best].frame))
+			best = i;
+	if (n == 0 || rows[best].self == 0) {
+		free(rows);
+		return 0;
+	}
+	f = window_frame(w, rows[best].frame);
+	if (!f->has_sym)
+		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)f->pc);
+	else if (f->sym.func)
+		snprintf(name, sizeof(name), "%s", f->sym.func);
+	else
+		snprintf(name, sizeof(name), "%s+0x%llx",
+			 basename_of(f->sym.module) ? basename_of(f->sym.module) : "[unknown]",
+			 (unsigned long long)f->sym.offset);
+	if (f->kernel)
+		strncat(name, " [k]", sizeof(name) - strlen(name) - 1);
+	text_fit(name, width, out, size);
+	free(rows);
+	return 0;
+}
+
+/* ---- sparkline ------------------------------------------------------------- */
+
+/* The value a column shows: the mean of the points in (lo, hi], or the first
+ * point after hi when it covers the slice (ticks coarser than columns);
+ * false when there is no data for the slice. */
+static bool slice_value(const double *t, const double *v, size_t n, double lo, double hi,
+			double *out)
+{
+	double sum = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (t[i] > lo && t[i] <= hi) {
+			sum += v[i];
+			k++;
+		} else if (t[i] > hi) {
+			break;
+		}
+	}
+	if (k) {
+		*out = sum / (double)k;
+		return true;
+	}
+	if (i < n && i > 0 && t[i] - t[i - 1] <= 1.5 * (hi - lo) + 1.5) {
+		*out = v[i];
+		return true;
+	}
+	return false;
+}
+
+/* Draw series s (values against max) over the span_s seconds up to now in
+ * w columns at (x, y). Idle columns stay blank. */
+static void draw_sparkline(struct grid *g, int x, int y, int w, const struct series *s, double now,
+			   double span_s, double max, bool utf8)
+{
+	static const char ascii[] = ".:|#";
+	static const wchar_t blocks[] = L"\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
+	double *t, *v, val, ratio;
+	size_t n;
+	int i, lvl;
+
+	if (w <= 0 || !s || s->len == 0 || !(span_s > 0) || !(max > 0))
+		return;
+	t = malloc(s->len * sizeof(*t));
+	v = malloc(s->len * sizeof(*v));
+	if (!t || !v)
+		goto out;
+	n = series_get(s, t, v, s->len);
+	for (i = 0; i < w; i++) {
+		double lo = now - span_s + span_s * i / w, hi = now - span_s + span_s * (i + 1) / w;
+
+		if (!slice_value(t, v, n, lo, hi, &val))
+			continue;
+		ratio = val / max;
+		if (!(ratio > 0.005))
+			continue;
+		if (ratio > 1)
+			ratio = 1;
+		if (utf8) {
+			lvl = (int)(ratio * 8 + 0.999);
+			grid_fill(g, x + i, y, 1,
+				  blocks[(lvl > 8   ? 8
+					  : lvl < 1 ? 1
+						    : lvl) -
+					 1],
+				  GRID_COLOR(GRID_C_GREEN));
+		} else {
+			lvl = (int)(ratio * 4 + 0.999);
+			grid_fill(g, x + i, y, 1,
+				  ascii[(lvl > 4   ? 4
+					 : lvl < 1 ? 1
+						   : lvl) -
+					1],
+				  GRID_COLOR(GRID_C_GREEN));
+		}
+	}
+out:
+	free(t);
+	free(v);
+}
+
+/* ---- layout ------------------------------------------------------------------ */
+
+struct cols {
+	int tid_w;
+	int name_x, state_x, cpu_x, floor_x;
+	int spark_x, spark_w; /* spark_w 0: dropped */
+	int samples_x, samples_w;
+	int hot_x, hot_w;
+	int flags_x;
+};
+
+static int digits(long v)
+{
+	int d = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		d++;
+	}
+	return d;
+}
+
+/* Fit the optional columns into width w; flags_w is the longest flag text. */
+static struct cols layout(int w, int tid_w, int flags_w, int samples_w, unsigned window_s)
+{
+	struct cols c = {.tid_w = tid_w};
+	int budget, pref, x;
+
+	c.name_x = tid_w + GAP;
+	c.state_x = c.name_x + NAME_W + 1;
+	c.cpu_x = c.state_x + STATE_W + GAP;
+	c.floor_x = c.cpu_x + CPU_W + GAP;
+	x = c.floor_x + FLOOR_W + GAP;
+	budget = w - x - flags_w;
+	pref = window_s < SPARK_MIN ? SPARK_MIN : window_s > SPARK_MAX ? SPARK_MAX : (int)window_s;
+	/* Priority: SAMPLES, then the sparkline, then HOTTEST. */
+	if (budget >= samples_w + GAP) {
+		c.samples_w = samples_w;
+		budget -= samples_w + GAP;
+	}
+	if (budget >= SPARK_MIN + GAP + HOT_MIN + GAP) {
+		c.spark_w =
+		    pref < budget - GAP - HOT_MIN - GAP ? pref : budget - GAP - HOT_MIN - GAP;
+		c.hot_w = budget - (c.spark_w + GAP) - GAP;
+		if (c.hot_w > HOT_MAX)
+			c.hot_w = HOT_MAX;
+	} else if (budget >= SPARK_MIN + GAP) {
+		c.spark_w = budget - GAP < pref ? budget - GAP : pref;
+	}
+	c.spark_x = x;
+	x += c.spark_w ? c.spark_w + GAP : 0;
+	c.samples_x = x;
+	x += c.samples_w ? c.samples_w + GAP : 0;
+	c.hot_x = x;
+	x += c.hot_w ? c.hot_w + GAP : 0;
+	c.flags_x = x;
+	return c;
+}
+
+static void draw_column_header(struct grid *g, int y, const struct cols *c,
+			       enum view_threads_sort sort, unsigned window_s)
+{
+	uint16_t hdr = GRID_COLOR(GRID_C_HEADER), on = hdr | GRID_BOLD | GRID_UNDERLINE;
+	char label[32];
+
+	grid_fill(g, 0, y, g->w, L' ', hdr);
+	grid_put(g, c->tid_w - 3, y, "TID", sort == VIEW_THREADS_SORT_TID ? on : hdr, 3);
+	grid_put(g, c->name_x, y, "NAME", sort == VIEW_THREADS_SORT_NAME ? on : hdr, NAME_W);
+	grid_put(g, c->state_x, y, "STATE", hdr, STATE_W);
+	grid_put(g, c->cpu_x, y, "CPU now", sort == VIEW_THREADS_SORT_CPU ? on : hdr, CPU_W);
+	grid_put(g, c->floor_x, y, "floor", sort == VIEW_THREADS_SORT_FLOOR ? on : hdr, FLOOR_W);
+	if (c->spark_w) {
+		snprintf(label, sizeof(label), "last %us (CPU)", window_s);
+		if ((int)strlen(label) > c->spark_w)
+			snprintf(label, sizeof(label), "last %us", window_s);
+		if ((int)strlen(label) > c->spark_w)
+			snprintf(label, sizeof(label), "CPU");
+		grid_put(g, c->spark_x, y, label, hdr, c->spark_w);
+	}
+	if (c->samples_w)
+		grid_put(g, c->samples_x + c->samples_w - 7, y, "SAMPLES",
+			 sort == VIEW_THREADS_SORT_SAMPLES ? on : hdr, 7);
+	if (c->hot_w)
+		grid_put(g, c->hot_x, y, "HOTTEST NOW", hdr, c->hot_w);
+}
+
+struct draw_ctx {
+	const struct view_header *h;
+	const struct metrics *m;
+	struct window *w;
+	const struct cols *c;
+	unsigned window_s;
+	bool utf8;
+};
+
+static int draw_row(struct grid *g, int y, const struct draw_ctx *dc, const struct row *r,
+		    bool selected)
+{
+	const struct cols *c = dc->c;
+	char buf[256], flags[128];
+	uint16_t base = r->t && !r->t->alive ? GRID_DIM : 0, fattr;
+	int err = 0;
+
+	grid_printf(g, 0, y, base, c->tid_w, "%*d", c->tid_w, (int)r->id);
+	if (!r->t) {
+		grid_put(g, c->name_x, y, "[child]", base, NAME_W);
+		grid_put(g, c->state_x, y, "Z defunct", base, STATE_W);
+	} else {
+		text_fit(r->t->comm, NAME_W, buf, sizeof(buf));
+		grid_put(g, c->name_x, y, buf, base, NAME_W);
+		fmt_state(r->t, flags, sizeof(flags));
+		text_fit(flags, STATE_W, buf, sizeof(buf));
+		grid_put(g, c->state_x, y, buf,
+			 base | (r->t->state == 'D' && r->t->alive ? GRID_BOLD : 0), STATE_W);
+		if (r->t->alive)
+			grid_printf(g, c->cpu_x, y, base, CPU_W, "%6.1f%%", r->t->cpu_pct);
+		grid_printf(g, c->floor_x, y, base, FLOOR_W, "%4.0f%%", r->t->floor_pct);
+		if (c->spark_w)
+			draw_sparkline(g, c->spark_x, y, c->spark_w, &r->t->cpu, dc->m->last_t,
+				       (double)dc->window_s, 100.0, dc->utf8);
+		if (c->samples_w) {
+			text_count(r->samples, buf, sizeof(buf));
+			grid_printf(g, c->samples_x, y, base, c->samples_w, "%*s", c->samples_w,
+				    buf);
+		}
+		if (c->hot_w) {
+			err = fmt_hottest(dc->w, r->id, dc->h && dc->h->hide_kernel, c->hot_w, buf,
+					  sizeof(buf));
+			grid_put(g, c->hot_x, y, buf, base, c->hot_w);
+		}
+	}
+	fmt_flags(r, flags, sizeof(flags), &fattr);
+	if (flags[0])
+		grid_put(g, c->flags_x, y, flags, fattr, -1);
+	if (selected) {
+		struct cell *cl;
+
+		/* Reverse the whole row, keeping the cells' colours. */
+		for (int x = 0; x < g->w; x++)
+			if ((cl = grid_at(g, x, y)))
+				cl->attr = (uint16_t)((cl->attr & ~GRID_DIM) | GRID_REVERSE);
+	}
+	return err;
+}
+
+static void put_centered(struct grid *g, int y, const char *text, uint16_t attr)
+{
+	int x = (g->w - text_width(text)) / 2;
+
+	grid_put(g, x < 0 ? 0 : x, y, text, attr, g->w);
+}
+
+/* Keep the selection inside the table and on screen; follow st->follow
+ * when it is still a row. */
+static void clamp_selection(struct view_threads_state *st, const struct row *rows, int n, int vis)
+{
+	int i;
+
+	for (i = 0; st->follow && i < n; i++)
+		if (rows[i].id == st->follow) {
+			st->selected = i;
+			break;
+		}
+	if (st->selected >= n)
+		st->selected = n - 1;
+	if (st->selected < 0)
+		st->selected = 0;
+	if (st->selected < st->scroll)
+		st->scroll = st->selected;
+	if (vis > 0 && st->selected >= st->scroll + vis)
+		st->scroll = st->selected - vis + 1;
+	if (st->scroll > n - vis)
+		st->scroll = n - vis;
+	if (st->scroll < 0)
+		st->scroll = 0;
+	st->follow = n ? rows[st->selected].id : 0;
+	st->selected_tid = n && rows[st->selected].t ? rows[st->selected].id : 0;
+}
+
+static void draw_footer(struct grid *g, enum view_threads_sort sort)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf),
+		 " Enter: only this thread  Esc: all threads  s: sort (%s)  1 top  2 icicle  "
+		 "3 threads  ? help  q quit",
+		 view_threads_sort_name(sort));
+	if (text_width(buf) > g->w)
+		snprintf(buf, sizeof(buf),
+			 " Enter: only this thread  Esc: all  s: sort (%s)  ? help  q quit",
+			 view_threads_sort_name(sort));
+	view_footer_render(g, buf);
+}
+
+int view_threads_render(struct grid *g, const struct view_header *h, const struct metrics *m,
+			struct window *w, struct view_threads_state *st)
+{
+	struct row *rows = NULL;
+	struct draw_ctx dc = {.h = h, .m = m, .w = w, .utf8 = st->utf8};
+	struct cols c;
+	char buf[128], msg[96];
+	long max_id = 0;
+	int n = 0, y, vis, i, flags_w = 0, samples_w = SAMPLES_W, err;
+	uint16_t fattr;
+
+	grid_clear(g);
+	st->page = 0;
+	st->nrows = 0;
+	/* Too small: keep the last selection, so Enter still means that thread. */
+	if (g->w < MIN_W || g->h < MIN_H) {
+		snprintf(msg, sizeof(msg), "terminal too small: %dx%d (need %dx%d)", g->w, g->h,
+			 MIN_W, MIN_H);
+		put_centered(g, g->h / 2, msg, GRID_BOLD);
+		return 0;
+	}
+	if ((err = collect_rows(m, w, &rows, &n)))
+		return err;
+	qsort_r(rows, (size_t)n, sizeof(*rows), row_cmp, &st->sort);
+
+	dc.window_s = m && m->cfg.window_s ? m->cfg.window_s : window_seconds(w);
+	y = h ? view_header_render(g, 0, h) : 0;
+	vis = g->h - 1 - (y + 1);
+	if (vis < 0)
+		vis = 0;
+	st->nrows = n;
+	st->page = vis;
+	clamp_selection(st, rows, n, vis);
+
+	/* Widths from the rows on screen: TID digits, flags, sample counts. */
+	for (i = st->scroll; i < n && i < st->scroll + vis; i++) {
+		if (rows[i].id > max_id)
+			max_id = rows[i].id;
+		fmt_flags(&rows[i], buf, sizeof(buf), &fattr);
+		if (text_width(buf) > flags_w)
+			flags_w = text_width(buf);
+		text_count(rows[i].samples, buf, sizeof(buf));
+		if ((int)strlen(buf) > samples_w)
+			samples_w = (int)strlen(buf);
+	}
+	c = layout(g->w, digits(max_id) > 5 ? digits(max_id) : 5, flags_w, samples_w, dc.window_s);
+	dc.c = &c;
+	draw_column_header(g, y++, &c, st->sort, dc.window_s);
+	if (n == 0)
+		put_centered(g, y, "waiting for thread data\xe2\x80\xa6", GRID_DIM);
+	for (i = 0; i < vis && st->scroll + i < n && !err; i++)
+		err =
+		    draw_row(g, y + i, &dc, &rows[st->scroll + i], st->scroll + i == st->selected);
+	draw_footer(g, st->sort);
+	free(rows);
+	return err;
+}
+
+bool view_threads_key(struct view_threads_state *st, int key)
+{
+	int page = st->page > 1 ? st->page - 1 : 1;
+
+	switch (key) {
+	case 's':
+		st->sort = (enum view_threads_sort)((st->sort + 1) % VIEW_THREADS_SORT_COUNT);
+		st->scroll = 0; /* the selection is followed; scrolling re-clamps to it */
+		return true;
+	case SCREEN_KEY_UP:
+		st->selected--;
+		break;
+	case SCREEN_KEY_DOWN:
+		st->selected++;
+		break;
+	case SCREEN_KEY_PGUP:
+		st->selected -= page;
+		break;
+	case SCREEN_KEY_PGDN:
+		st->selected += page;
+		break;
+	case SCREEN_KEY_HOME:
+		st->selected = 0;
+		break;
+	case SCREEN_KEY_END:
+		st->selected = INT_MAX / 2;
+		break;
+	default:
+		return false;
+	}
+	if (st->selected < 0)
+		st->selected = 0;
+	st->follow = 0;
+	return true;
+}

@@ -1,0 +1,530 @@
+/* Unit tests for view_threads: a struct metrics filled by hand (threads with
+ * known states, CPU series and flags, one zombie child) and a window with
+ * known samples per thread are rendered at 80x24 and 200x60 and compared as
+ * text, line by line; then sorting, selection, flags and sanitizing. Set
+ * VIEW_THREADS_DUMP=1 to print the rendered grids. */
+#include <errno.h>
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stacktop/screen.h"
+#include "stacktop/view_threads.h"
+
+#define SEC 1000000000ull
+#define NTHREADS 6
+
+struct fixture {
+	struct window *w;
+	struct metrics m;
+	struct view_header h;
+	struct view_threads_state st;
+	struct grid g;
+};
+
+static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *mod,
+			const char *func)
+{
+	struct sym_info si = {.func = func, .module = mod, .kernel = kernel};
+	int64_t id = window_frame_intern(w, 4242, pc, kernel);
+
+	assert_true(id >= 0);
+	window_frame_set_sym(w, (uint32_t)id, &si, false);
+	return (uint32_t)id;
+}
+
+static void add(struct fixture *fx, int tid, unsigned count, size_t n, ...)
+{
+	uint32_t fr[8];
+	va_list ap;
+
+	va_start(ap, n);
+	for (size_t i = 0; i < n; i++)
+		fr[i] = va_arg(ap, uint32_t);
+	va_end(ap);
+	assert_int_equal(window_add(fx->w, 59 * SEC, tid, fr, n, count), 0);
+}
+
+/* A thread with a CPU series of 60 points (t = 1..60) from f(i). */
+static struct metrics_thread *thread(struct fixture *fx, int i, pid_t tid, const char *comm,
+				     char state, const char *wchan, double (*f)(int))
+{
+	struct metrics_thread *t = &fx->m.threads[i];
+
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	t->state = state;
+	snprintf(t->wchan, sizeof(t->wchan), "%s", wchan);
+	t->alive = true;
+	t->d_since = -1;
+	assert_int_equal(series_init(&t->cpu, 60), 0);
+	for (int k = 1; k <= 60; k++)
+		series_push(&t->cpu, k, f(k));
+	t->cpu_pct = f(60);
+	return t;
+}
+
+static double cpu_poller(int k)
+{
+	return k % 2 ? 30.0 : 31.0;
+}
+static double cpu_main(int k)
+{
+	return (k / 5) % 2 ? 100.0 : 0.0; /* 5 s on, 5 s off */
+}
+static double cpu_zero(int k)
+{
+	return 0;
+}
+static double cpu_evil(int k)
+{
+	return k > 30 ? 60.0 : 0.0; /* only the second half */
+}
+
+/* Threads (window: 60 s, samples at 100 Hz):
+ *   4250 poller   R            cpu 31.0  floor 29  BUSY FLOOR   busy_poll 1780
+ *   4242 floor    S nanosleep  cpu 0     floor 0                main_work 2500 + 20 libc
+ *   4251 idler    S futex_wait cpu 0     floor 0                (no samples)
+ *   4260 loader   D io_sched.. cpu 0     floor 0   STUCK (D for 12s)   schedule [k] 3
+ *   4261 evil\e.. S            cpu 60    floor 0                evil\e[2J 900
+ *   4262 gone     (exited, no samples: not shown)
+ *   4277 zombie child */
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct metrics_thread *t;
+	uint32_t f_start, f_poll, f_main, f_sleep, f_sched, f_evil;
+
+	if (!fx || !setlocale(LC_CTYPE, "C.UTF-8"))
+		return -1;
+	assert_int_equal(window_new(60, SEC, &fx->w), 0);
+	f_start = mkframe(fx->w, 0x1000, false, "floor", "start_thread");
+	f_poll = mkframe(fx->w, 0x2000, false, "floor", "busy_poll");
+	f_main = mkframe(fx->w, 0x3000, false, "floor", "main_work");
+	f_sleep = mkframe(fx->w, 0x7f0000, false, "libc.so.6", "clock_nanosleep");
+	f_sched = mkframe(fx->w, 0xffffffff81000000ull, true, "[kernel]", "schedule");
+	f_evil = mkframe(fx->w, 0x4000, false, "floor", "evil\x1b[2Jfn");
+	add(fx, 4250, 1780, 2, f_start, f_poll);
+	add(fx, 4242, 2500, 2, f_start, f_main);
+	add(fx, 4242, 20, 2, f_start, f_sleep);
+	add(fx, 4260, 3, 2, f_start, f_sched);
+	add(fx, 4261, 900, 2, f_start, f_evil);
+
+	fx->m.pid = 4242;
+	fx->m.cfg.window_s = 60;
+	fx->m.last_t = 60;
+	fx->m.threads = calloc(NTHREADS, sizeof(*fx->m.threads));
+	assert_non_null(fx->m.threads);
+	fx->m.nthreads = fx->m.cap = NTHREADS;
+	t = thread(fx, 0, 4242, "floor", 'S', "do_nanosleep", cpu_main);
+	t = thread(fx, 1, 4250, "poller", 'R', "", cpu_poller);
+	t->floor_pct = 29.4;
+	t->busy_floor = true;
+	t = thread(fx, 2, 4251, "idler", 'S', "futex_wait_queue", cpu_zero);
+	t = thread(fx, 3, 4260, "loader", 'D', "io_schedule", cpu_zero);
+	t->stuck = true;
+	t->d_since = 48;
+	t->d_for_s = 12;
+	t = thread(fx, 4, 4261, "evil\x1b[2Jname", 'S', "", cpu_evil);
+	t = thread(fx, 5, 4262, "gone", 'S', "", cpu_zero);
+	t->alive = false;
+	fx->m.zombies[0] = 4277;
+	fx->m.nzombies = 1;
+
+	fx->h = (struct view_header){
+	    .pid = 4242,
+	    .npids = 1,
+	    .cmdline = "./floor",
+	    .mode = "cpu",
+	    .nthreads = 5,
+	    .rate_hz = 100,
+	    .achieved_hz = 131.0,
+	    .samples_window = 5203,
+	    .samples_total = 5203,
+	    .window_s = 60,
+	    .span_s = 60,
+	};
+	assert_int_equal(grid_init(&fx->g, 80, 24), 0);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	for (int i = 0; i < fx->m.nthreads; i++)
+		series_free(&fx->m.threads[i].cpu);
+	free(fx->m.threads);
+	grid_free(&fx->g);
+	window_free(fx->w);
+	free(fx);
+	return 0;
+}
+
+static const char *row(struct fixture *fx, int y)
+{
+	static char buf[8][2048];
+	static int k;
+	char *b = buf[k++ % 8];
+
+	assert_true(grid_row_text(&fx->g, y, b, 2048) >= 0);
+	return b;
+}
+
+static void render(struct fixture *fx, int w, int h)
+{
+	assert_int_equal(grid_resize(&fx->g, w, h), 0);
+	assert_int_equal(view_threads_render(&fx->g, &fx->h, &fx->m, fx->w, &fx->st), 0);
+	if (getenv("VIEW_THREADS_DUMP")) {
+		printf("---- %dx%d\n", w, h);
+		for (int y = 0; y < h; y++)
+			printf("|%s\n", row(fx, y));
+	}
+}
+
+static void assert_blank(struct fixture *fx, int from, int to)
+{
+	for (int y = from; y <= to; y++)
+		assert_string_equal(row(fx, y), "");
+}
+
+static bool row_has_attr(struct fixture *fx, int y, uint16_t bit)
+{
+	for (int x = 0; x < fx->g.w; x++)
+		if (grid_at(&fx->g, x, y)->attr & bit)
+			return true;
+	return false;
+}
+
+/* Column x of the first cell of needle in row y, or -1. */
+static int col_of(struct fixture *fx, int y, const char *needle)
+{
+	const char *r = row(fx, y), *p = strstr(r, needle);
+
+	return p ? (int)(p - r) : -1; /* byte offset: callers use ASCII rows */
+}
+
+static void test_80x24(void **state)
+{
+	struct fixture *fx = *state;
+
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 0), "stacktop  pid 4242  ./floor                    "
+					"cpu 100 Hz  5 threads  window 60s");
+	assert_string_equal(row(fx, 2), "  TID  NAME            STATE          CPU now  floor"
+					"  SAMPLES");
+	/* Sorted by CPU now: 60 (evil), 31 (poller), then the zeros by
+	 * floor, then samples (floor 2520, loader 3, idler 0); the zombie
+	 * child last. Flags take 17 columns ("STUCK (D for 12s)"), which
+	 * leaves SAMPLES but no room for the sparkline or HOTTEST. */
+	assert_string_equal(row(fx, 3), " 4261  evil?[2Jname    S sleeping       60.0%     0%"
+					"      900");
+	assert_string_equal(row(fx, 4), " 4250  poller          R running        31.0%    29%"
+					"    1,780  BUSY FLOOR");
+	assert_string_equal(row(fx, 5), " 4242  floor           S nanosleep       0.0%     0%"
+					"    2,520");
+	assert_string_equal(row(fx, 6), " 4260  loader          D io_schedule     0.0%     0%"
+					"        3  STUCK (D for 12s)");
+	assert_string_equal(row(fx, 7), " 4251  idler           S futex_wait…     0.0%     0%"
+					"        0");
+	assert_string_equal(row(fx, 8), " 4277  [child]         Z defunct                    "
+					"           ZOMBIE");
+	assert_blank(fx, 9, 22);
+	assert_string_equal(row(fx, 23), " Enter: only this thread  Esc: all  s: sort (cpu)"
+					 "  ? help  q quit");
+	assert_int_equal(fx->st.nrows, 6);
+	assert_int_equal(fx->st.page, 20);
+	assert_int_equal(fx->st.selected_tid, 4261);
+	/* Attributes: column header colour, CPU column marked as the sort,
+	 * the selection reversed, BUSY FLOOR in the alert colour and bold. */
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 79, 2)->attr), GRID_C_HEADER);
+	assert_true(grid_at(&fx->g, 38, 2)->attr & GRID_UNDERLINE); /* "CPU now" */
+	assert_false(grid_at(&fx->g, 2, 2)->attr & GRID_UNDERLINE);
+	assert_true(grid_at(&fx->g, 0, 3)->attr & GRID_REVERSE);
+	assert_true(grid_at(&fx->g, 79, 3)->attr & GRID_REVERSE);
+	assert_false(row_has_attr(fx, 4, GRID_REVERSE));
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 63, 4)->attr), GRID_C_ALERT);
+	assert_true(grid_at(&fx->g, 63, 4)->attr & GRID_BOLD);
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 63, 6)->attr), GRID_C_RED);
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 63, 8)->attr), GRID_C_MAGENTA);
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 79, 23)->attr), GRID_C_HEADER);
+}
+
+/* Without the long STUCK flag, 80 columns keep SAMPLES and a sparkline. */
+static void test_80x24_no_stuck(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->m.threads[3].stuck = false;
+	fx->m.nzombies = 0;
+	fx->m.threads[1].busy_floor = false;
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 2), "  TID  NAME            STATE          CPU now  floor"
+					"  last 60s (CPU)   SAMPLES");
+	/* 15 columns for 60 s: 4 s a column, the mean of its points. evil
+	 * runs at 60% from t = 31 on ('|' is 50-75% of a core; the column
+	 * (28, 32] is half busy: 30%, ':'); poller 30-31% (':') all along;
+	 * floor 5 s on (100%), 5 s off, so its columns hold 0, 25, 50, 75 or
+	 * 100% of a core: ' ', '.', ':', '|', '#'. */
+	assert_string_equal(row(fx, 3), " 4261  evil?[2Jname    S sleeping       60.0%     0%"
+					"         :|||||||      900");
+	assert_string_equal(row(fx, 4), " 4250  poller          R running        31.0%    29%"
+					"  :::::::::::::::    1,780");
+	assert_string_equal(row(fx, 5), " 4242  floor           S nanosleep       0.0%     0%"
+					"   #.:| #.:| #.:|    2,520");
+	assert_string_equal(row(fx, 6), " 4260  loader          D io_schedule     0.0%     0%"
+					"                         3");
+	assert_string_equal(row(fx, 7), " 4251  idler           S futex_wait…     0.0%     0%"
+					"                         0");
+	assert_blank(fx, 8, 22);
+}
+
+static void test_200x60(void **state)
+{
+	struct fixture *fx = *state;
+	char want[512];
+	int x;
+
+	render(fx, 200, 60);
+	assert_string_equal(row(fx, 2),
+			    "  TID  NAME            STATE          CPU now  floor  "
+			    "last 60s (CPU)                                                "
+			    "SAMPLES  HOTTEST NOW");
+	/* One sparkline column a second at 200 columns. */
+	snprintf(want, sizeof(want),
+		 " 4250  poller          R running        31.0%%    29%%  "
+		 "%s    1,780  busy_poll",
+		 "::::::::::::::::::::::::::::::::::::::::::::::::::::::::::::");
+	assert_int_equal(strncmp(row(fx, 4), want, strlen(want)), 0);
+	/* HOTTEST is 40 columns at most, then the flags. */
+	x = col_of(fx, 4, "BUSY FLOOR");
+	assert_int_equal(x, 54 + 62 + 9 + 42);
+	assert_int_equal(col_of(fx, 4, "busy_poll"), 54 + 62 + 9);
+	/* Hottest: most own samples of the thread (main_work over the libc
+	 * sleep), a kernel frame marked [k], an escape sequence sanitized. */
+	assert_true(strstr(row(fx, 5), "2,520  main_work") != NULL);
+	assert_true(strstr(row(fx, 6), "      3  schedule [k]") != NULL);
+	assert_true(strstr(row(fx, 6), "STUCK (D for 12s)") != NULL);
+	assert_true(strstr(row(fx, 3), "900  evil?[2Jfn") != NULL);
+	snprintf(want, sizeof(want),
+		 " 4251  idler           S futex_wait\u2026     0.0%%     0%%%64s%7s", "", "0");
+	assert_string_equal(row(fx, 7), want); /* no samples, no hottest, no flags */
+	/* Flags line up in one column. */
+	assert_int_equal(col_of(fx, 6, "STUCK"), x);
+	assert_int_equal(col_of(fx, 8, "ZOMBIE"), x);
+	assert_string_equal(row(fx, 59), " Enter: only this thread  Esc: all threads  s: sort (cpu)"
+					 "  1 top  2 icicle  3 threads  ? help  q quit");
+	for (int y = 0; y < 60; y++)
+		for (x = 0; x < 200; x++)
+			assert_true(grid_at(&fx->g, x, y)->ch != 0x1b);
+}
+
+/* The tid order of the rows on screen, "4261 4250 ...". */
+static const char *order(struct fixture *fx)
+{
+	static char buf[256];
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (int y = 3; y < fx->g.h - 1; y++) {
+		int tid = atoi(row(fx, y));
+
+		if (tid)
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%d", o ? " " : "", tid);
+	}
+	return buf;
+}
+
+static void test_sort_cycle(void **state)
+{
+	struct fixture *fx = *state;
+
+	render(fx, 100, 30);
+	assert_string_equal(order(fx), "4261 4250 4242 4260 4251 4277");
+	assert_true(view_threads_key(&fx->st, 's'));
+	assert_int_equal(fx->st.sort, VIEW_THREADS_SORT_FLOOR);
+	render(fx, 100, 30);
+	assert_string_equal(order(fx), "4250 4261 4242 4260 4251 4277");
+	assert_true(strstr(row(fx, 29), "s: sort (floor)") != NULL);
+	assert_true(grid_at(&fx->g, 47, 2)->attr & GRID_UNDERLINE); /* "floor" */
+	view_threads_key(&fx->st, 's');
+	render(fx, 100, 30);
+	assert_string_equal(order(fx), "4242 4250 4261 4260 4251 4277");
+	assert_true(strstr(row(fx, 29), "s: sort (samples)") != NULL);
+	view_threads_key(&fx->st, 's');
+	render(fx, 100, 30);
+	assert_string_equal(order(fx), "4242 4250 4251 4260 4261 4277");
+	assert_true(grid_at(&fx->g, 2, 2)->attr & GRID_UNDERLINE); /* "TID" */
+	view_threads_key(&fx->st, 's');
+	render(fx, 100, 30);
+	/* By name: "evil..." < "floor" < "idler" < "loader" < "poller". */
+	assert_string_equal(order(fx), "4261 4242 4251 4260 4250 4277");
+	assert_true(strstr(row(fx, 29), "s: sort (name)") != NULL);
+	view_threads_key(&fx->st, 's');
+	assert_int_equal(fx->st.sort, VIEW_THREADS_SORT_CPU);
+	assert_string_equal(view_threads_sort_name(VIEW_THREADS_SORT_SAMPLES), "samples");
+}
+
+static void test_selection(void **state)
+{
+	struct fixture *fx = *state;
+
+	render(fx, 100, 30);
+	assert_int_equal(fx->st.selected_tid, 4261);
+	assert_true(view_threads_key(&fx->st, SCREEN_KEY_DOWN));
+	render(fx, 100, 30);
+	assert_int_equal(fx->st.selected_tid, 4250);
+	assert_true(row_has_attr(fx, 4, GRID_REVERSE));
+	assert_false(row_has_attr(fx, 3, GRID_REVERSE));
+	/* A re-sort keeps the selection on the same thread. */
+	view_threads_key(&fx->st, 's');
+	view_threads_key(&fx->st, 's'); /* samples: 4242 4250 ... */
+	render(fx, 100, 30);
+	assert_int_equal(fx->st.selected_tid, 4250);
+	assert_int_equal(fx->st.selected, 1);
+	assert_true(row_has_attr(fx, 4, GRID_REVERSE));
+	/* End clamps to the last row: the zombie child, which is no thread. */
+	assert_true(view_threads_key(&fx->st, SCREEN_KEY_END));
+	render(fx, 100, 30);
+	assert_int_equal(fx->st.selected, 5);
+	assert_int_equal(fx->st.selected_tid, 0);
+	assert_true(row_has_attr(fx, 8, GRID_REVERSE));
+	fx->st.selected = 1000;
+	fx->st.follow = 0;
+	render(fx, 100, 30);
+	assert_int_equal(fx->st.selected, 5);
+	assert_true(view_threads_key(&fx->st, SCREEN_KEY_PGUP));
+	render(fx, 100, 30);
+	assert_int_equal(fx->st.selected, 0);
+	assert_true(view_threads_key(&fx->st, SCREEN_KEY_UP));
+	render(fx, 100, 30);
+	assert_int_equal(fx->st.selected, 0);
+	assert_int_equal(fx->st.selected_tid, 4242);
+	assert_false(view_threads_key(&fx->st, 'x'));
+	assert_false(view_threads_key(&fx->st, SCREEN_KEY_ENTER));
+}
+
+/* A short screen scrolls to keep the selection visible. */
+static void test_scroll(void **state)
+{
+	struct fixture *fx = *state;
+	struct metrics_thread *more = realloc(fx->m.threads, 12 * sizeof(*more));
+
+	assert_non_null(more);
+	fx->m.threads = more;
+	for (int i = NTHREADS; i < 12; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "w%d", i);
+		thread(fx, i, 5000 + i, name, 'S', "", cpu_zero);
+	}
+	fx->m.nthreads = fx->m.cap = 12;
+	/* 12 rows: 11 live threads and the zombie child; 12 lines: header 2,
+	 * columns 1, footer 1, so 8 rows fit. */
+	render(fx, 80, 12);
+	assert_int_equal(fx->st.nrows, 12);
+	assert_int_equal(fx->st.page, 8);
+	assert_int_equal(atoi(row(fx, 3)), 4261);
+	assert_true(view_threads_key(&fx->st, SCREEN_KEY_END));
+	render(fx, 80, 12);
+	assert_int_equal(fx->st.selected, 11);
+	assert_int_equal(fx->st.scroll, 4);
+	assert_int_equal(atoi(row(fx, 10)), 4277); /* the last row, selected */
+	assert_true(row_has_attr(fx, 10, GRID_REVERSE));
+	assert_true(view_threads_key(&fx->st, SCREEN_KEY_PGUP)); /* a page less one row */
+	render(fx, 80, 12);
+	assert_int_equal(fx->st.selected, 4);
+	assert_int_equal(fx->st.scroll, 4);
+	assert_true(row_has_attr(fx, 3, GRID_REVERSE));
+	view_threads_key(&fx->st, SCREEN_KEY_UP);
+	render(fx, 80, 12);
+	assert_int_equal(fx->st.scroll, 3);
+	view_threads_key(&fx->st, SCREEN_KEY_HOME);
+	render(fx, 80, 12);
+	assert_int_equal(fx->st.scroll, 0);
+	assert_int_equal(fx->st.selected_tid, 4261);
+	view_threads_key(&fx->st, SCREEN_KEY_PGDN);
+	render(fx, 80, 12);
+	assert_int_equal(fx->st.selected, 7);
+	assert_int_equal(fx->st.scroll, 0);
+}
+
+static void test_too_small(void **state)
+{
+	struct fixture *fx = *state;
+
+	render(fx, 100, 30);
+	render(fx, 59, 20);
+	assert_string_equal(row(fx, 10), "          terminal too small: 59x20 (need 60x12)");
+	assert_blank(fx, 0, 9);
+	assert_int_equal(fx->st.selected_tid, 4261); /* kept for Enter */
+	render(fx, 80, 11);
+	assert_true(strstr(row(fx, 5), "terminal too small: 80x11") != NULL);
+}
+
+static void test_utf8_sparkline(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->st.utf8 = true;
+	render(fx, 200, 60);
+	/* 31% of a core: the third of eight blocks (U+2583). */
+	assert_true(strstr(row(fx, 4), "31.0%    29%  \u2583\u2583\u2583") != NULL);
+	/* floor: full blocks for its busy seconds, blank for idle ones. */
+	assert_true(strstr(row(fx, 5), "0%      \u2588\u2588\u2588\u2588\u2588     \u2588") !=
+		    NULL);
+}
+
+/* A gone thread with samples left in the window stays, dimmed, as exited;
+ * a thread in state Z is flagged ZOMBIE; no metrics yet: a notice. */
+static void test_exited_and_zombie_thread(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t f = mkframe(fx->w, 0x5000, false, "floor", "short_job");
+	const char *r;
+
+	add(fx, 4262, 5, 1, f);
+	fx->m.threads[2].state = 'Z';
+	fx->m.threads[2].zombie = true;
+	fx->st.sort = VIEW_THREADS_SORT_TID;
+	render(fx, 100, 30);
+	assert_string_equal(order(fx), "4242 4250 4251 4260 4261 4262 4277");
+	r = row(fx, 5);
+	assert_true(strstr(r, " 4251  idler           Z zombie ") == r);
+	assert_true(strstr(r, "ZOMBIE") != NULL);
+	/* exited: no CPU now, its floor, its samples */
+	assert_string_equal(row(fx, 8), " 4262  gone            X exited                   0%"
+					"                            5");
+	assert_true(grid_at(&fx->g, 8, 8)->attr & GRID_DIM);
+
+	render(fx, 100, 30);
+	assert_int_equal(view_threads_render(&fx->g, &fx->h, NULL, fx->w, &fx->st), 0);
+	assert_true(strstr(row(fx, 3), "waiting for thread data") != NULL);
+	assert_int_equal(fx->st.nrows, 0);
+	assert_int_equal(fx->st.selected_tid, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_80x24, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_80x24_no_stuck, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_200x60, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sort_cycle, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_selection, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_scroll, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_too_small, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_utf8_sparkline, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exited_and_zombie_thread, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
