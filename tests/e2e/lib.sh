@@ -1,0 +1,270 @@
+# lib.sh — helpers for the end-to-end tests (sourced, not run).
+#
+# A test sources this file, calls the helpers, and ends with `e2e_finish`,
+# which exits 0 only if no check failed. Checks do not stop the test at the
+# first failure (so one run shows every problem); `die` does.
+#
+# Everything a test starts is cleaned up by one EXIT trap: background
+# processes started with `start_bg` (killed by pid, never by name), and the
+# test's private tmux server (socket stacktop-e2e-$$).
+#
+#   ROOT, STACKTOP, TARGETS   the repo, build/stacktop, build/targets
+#   ok MSG / bad MSG          record a passed / failed check
+#   check_cmp A OP B MSG      numeric comparison with awk (OP: < <= > >= == !=)
+#   die MSG                   fail and stop now
+#   need_stacktop, need_target NAME
+#   start_bg CMD...           start in the background; pid in $BG_PID
+#   wait_until SECS CMD...    poll CMD every 0.1 s until it succeeds
+#   proc_cpu_ticks PID        utime+stime of a process (clock ticks)
+#   proc_stopped_threads PID  "tid:state" of threads in T/t, or nothing
+#   proc_tracers PID          "tid:tracerpid" of traced threads, or nothing
+#   check_target_healthy PID  alive, CPU time increasing if it burns, not stopped, not traced
+#   tm_start W H CMD          new detached tmux session running CMD (exec'd)
+#   tm_keys KEYS...           tmux send-keys
+#   tm_screen                 capture the pane as text
+#   tm_wait SECS REGEX        wait until the screen matches (grep -E)
+#   tm_wait_gone SECS REGEX   wait until the screen stops matching
+#   tm_resize W H             resize the window
+#   tm_pid / tm_dead / tm_status   the command's pid, has it exited, its status
+
+set -u
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+STACKTOP=$ROOT/build/stacktop
+TARGETS=$ROOT/build/targets
+TMUX_SOCK=stacktop-e2e-$$
+E2E_FAILS=0
+E2E_PASSES=0
+BG_PIDS=()
+E2E_TMPDIR=$(mktemp -d /tmp/stacktop-e2e.XXXXXX)
+TEST_NAME=$(basename "$0" .sh)
+
+log() { printf '[%s] %s\n' "$TEST_NAME" "$*"; }
+ok() {
+	E2E_PASSES=$((E2E_PASSES + 1))
+	printf '[%s] ok   %s\n' "$TEST_NAME" "$*"
+}
+bad() {
+	E2E_FAILS=$((E2E_FAILS + 1))
+	printf '[%s] FAIL %s\n' "$TEST_NAME" "$*"
+}
+die() {
+	bad "$*"
+	exit 1
+}
+
+# check_cmp A OP B MSG: numeric comparison (floats fine); ok or bad with both values.
+check_cmp() {
+	local a=$1 op=$2 b=$3 msg=$4
+	if [ -n "$a" ] && awk -v a="$a" -v b="$b" "BEGIN { exit !((a + 0) $op (b + 0)) }"; then
+		ok "$msg ($a $op $b)"
+	else
+		bad "$msg: expected $op $b, seen '${a}'"
+	fi
+}
+
+e2e_cleanup() {
+	local p
+	tmux -L "$TMUX_SOCK" kill-server >/dev/null 2>&1
+	for p in "${BG_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	for p in "${BG_PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$E2E_TMPDIR"
+}
+trap e2e_cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+e2e_finish() {
+	log "$E2E_PASSES passed, $E2E_FAILS failed"
+	[ "$E2E_FAILS" -eq 0 ] && exit 0
+	exit 1
+}
+
+need_stacktop() {
+	[ -x "$STACKTOP" ] || die "$STACKTOP is missing: run make all"
+}
+
+need_target() {
+	[ -x "$TARGETS/$1" ] || die "$TARGETS/$1 is missing: run make targets"
+}
+
+# start_bg CMD...: run in the background, stdout/stderr to files in the tmp dir.
+start_bg() {
+	"$@" >"$E2E_TMPDIR/bg.$#.$RANDOM.out" 2>&1 &
+	BG_PID=$!
+	BG_PIDS+=("$BG_PID")
+}
+
+# wait_until SECS CMD...: 0 as soon as CMD succeeds, 1 after SECS.
+wait_until() {
+	local end
+	end=$(($(date +%s%3N) + $(awk -v s="$1" 'BEGIN { printf "%d", s * 1000 }')))
+	shift
+	while :; do
+		"$@" && return 0
+		[ "$(date +%s%3N)" -ge "$end" ] && return 1
+		sleep 0.1
+	done
+}
+
+alive() { [ -d "/proc/$1" ] && [ "$(proc_state "$1")" != Z ]; }
+gone() { ! alive "$1"; }
+
+# The state letter of a process or thread (from its stat: the field after
+# the last ')', since comm may hold spaces and parentheses).
+proc_state() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	printf '%s\n' "${s%% *}"
+}
+
+proc_cpu_ticks() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	# after ')': state(3) ppid pgrp session tty tpgid flags minflt cminflt
+	# majflt cmajflt utime(14) stime(15)
+	awk '{ print $12 + $13 }' <<<"$s"
+}
+
+proc_stopped_threads() {
+	local t st
+	for t in /proc/"$1"/task/*; do
+		st=$(proc_state "${t#/proc/}") || continue
+		case $st in T | t) printf '%s:%s ' "${t##*/}" "$st" ;; esac
+	done
+}
+
+proc_tracers() {
+	local t tp
+	for t in /proc/"$1"/task/*; do
+		tp=$(awk '/^TracerPid:/ { print $2 }' "$t/status" 2>/dev/null) || continue
+		[ -n "$tp" ] && [ "$tp" != 0 ] && printf '%s:%s ' "${t##*/}" "$tp"
+	done
+}
+
+# check_target_healthy PID WHAT [burns]: the target is alive, no thread is
+# stopped or traced, and (with "burns") its CPU time still increases.
+check_target_healthy() {
+	local pid=$1 what=$2 burns=${3:-} s t a b
+	if ! alive "$pid"; then
+		bad "$what: target $pid is gone (state $(proc_state "$pid" 2>/dev/null))"
+		return
+	fi
+	ok "$what: target still alive"
+	s=$(proc_stopped_threads "$pid")
+	if [ -z "$s" ]; then ok "$what: no target thread stopped"; else bad "$what: target threads stopped: $s"; fi
+	t=$(proc_tracers "$pid")
+	if [ -z "$t" ]; then ok "$what: TracerPid 0 in every thread"; else bad "$what: target still traced: $t"; fi
+	if [ -n "$burns" ]; then
+		a=$(proc_cpu_ticks "$pid")
+		sleep 1
+		b=$(proc_cpu_ticks "$pid")
+		check_cmp "$((b - a))" '>' 30 "$what: target CPU time keeps increasing (ticks in 1 s)"
+	fi
+}
+
+# ---- tmux ---------------------------------------------------------------
+
+tm() { tmux -L "$TMUX_SOCK" "$@"; }
+
+# tm_start W H CMD: CMD runs under a small bash wrapper that records its
+# exit status (128+N for signal N) in $E2E_TMPDIR/status: tmux 3.3 keeps no
+# status for a command killed by a signal. The wrapper traps (does not
+# ignore) INT/TERM/HUP, so CMD gets them with their default disposition and
+# the wrapper survives to write the status. The pane stays after exit
+# (remain-on-exit) for a last capture. With TM_EXEC=1, CMD is exec'd
+# instead: it is then the session leader and the pane's pid (no status).
+tm_start() {
+	local w=$1 h=$2
+	shift 2
+	printf 'set -g remain-on-exit on\nset -g status off\nset -g history-limit 0\n' >"$E2E_TMPDIR/tmux.conf"
+	rm -f "$E2E_TMPDIR/status"
+	printf '%s\n' "trap : INT TERM HUP QUIT" "$*" "echo \$? >$E2E_TMPDIR/status" >"$E2E_TMPDIR/run.sh"
+	local cmd="exec bash $E2E_TMPDIR/run.sh"
+	[ -n "${TM_EXEC:-}" ] && cmd="exec $*"
+	TERM=xterm-256color tm -f "$E2E_TMPDIR/tmux.conf" new-session -d -s e2e -x "$w" -y "$h" \
+		"$cmd" || die "tmux new-session failed"
+	tm set -g window-size manual >/dev/null
+	tm resize-window -t e2e -x "$w" -y "$h" >/dev/null
+}
+
+tm_stop() { tm kill-server >/dev/null 2>&1; }
+tm_keys() { tm send-keys -t e2e "$@"; }
+tm_screen() { tm capture-pane -p -t e2e; }
+# the command's pid (the wrapper's child)
+tm_pid() {
+	local w c i
+	w=$(tm display-message -p -t e2e '#{pane_pid}' 2>/dev/null) || return 1
+	if [ -n "${TM_EXEC:-}" ]; then
+		printf '%s\n' "$w"
+		return
+	fi
+	for i in $(seq 30); do
+		c=$(pgrep -P "$w" | head -n 1)
+		[ -n "$c" ] && break
+		sleep 0.1
+	done
+	printf '%s\n' "$c"
+}
+tm_dead() { [ "$(tm display-message -p -t e2e '#{pane_dead}' 2>/dev/null)" = 1 ]; }
+# The exit status of the pane's command (128+N if killed by signal N), from
+# the wrapper; empty if it has not exited.
+tm_status() {
+	local i
+	for i in $(seq 20); do
+		[ -s "$E2E_TMPDIR/status" ] && break
+		sleep 0.1
+	done
+	cat "$E2E_TMPDIR/status" 2>/dev/null
+}
+tm_size() { tm display-message -p -t e2e '#{window_width}x#{window_height}'; }
+
+tm_match() { tm_screen | grep -Eq -- "$1"; }
+tm_nomatch() { ! tm_match "$1"; }
+tm_wait() { wait_until "$1" tm_match "$2"; }
+tm_wait_gone() { wait_until "$1" tm_nomatch "$2"; }
+
+tm_resize() {
+	tm resize-window -t e2e -x "$1" -y "$2" >/dev/null
+}
+
+# tm_dump LABEL: print the screen into the log (for a failed check).
+tm_dump() {
+	log "---- screen ($1, $(tm_size)) ----"
+	tm_screen | sed 's/^/  | /'
+	log "----"
+}
+
+# ---- stacktop's top table, as text ------------------------------------------
+
+# rows_of FILE: the table rows of the LAST block in a batch output (or of a
+# screen capture): lines after the last header line holding %Own, up to the
+# first blank line. Each row: %Own %Total OwnTime TotalTime Function... Module.
+rows_of() {
+	awk '/%Own/ { n = 0; delete r; inrow = 1; next }
+	     inrow && /^[[:space:]]*$/ { inrow = 0; next }
+	     inrow && $1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ { r[++n] = $0 }
+	     END { for (i = 1; i <= n; i++) print r[i] }' "$1"
+}
+
+# field_of ROWS FUNC COL: column COL (1 = %Own, 2 = %Total) of the first row
+# whose function (5th field) is FUNC; empty if none.
+field_of() {
+	awk -v f="$2" -v c="$3" '$5 == f { print $c; exit }' <<<"$1"
+}
+
+# tm_selected: the function (5th field) of the row drawn in reverse video,
+# the selection. capture-pane -e keeps the attributes as SGR sequences; the
+# selected row starts with one that sets 7 (reverse).
+tm_selected() {
+	tm capture-pane -p -e -t e2e |
+		awk '/^\033\[([0-9]+;)*7(;[0-9]+)*m/ {
+			gsub(/\033\[[0-9;]*m/, "")
+			if ($1 ~ /^[0-9.]+$/) { print $5; exit }
+		}'
+}

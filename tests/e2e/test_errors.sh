@@ -1,0 +1,137 @@
+#!/bin/bash
+# test_errors — every error a user can cause gets a clear message on stderr
+# and the documented exit status: 2 for usage errors, 1 for runtime errors
+# (no such process, no permission, a command that cannot be run). Never a
+# crash (status >= 128), never a hang (each run under timeout 10).
+. "$(dirname "$0")/lib.sh"
+need_stacktop
+need_target idle
+
+# run_st NAME ARGS...: run stacktop in batch-friendly conditions (no tty),
+# leaving its status in $rc and its stderr/stdout in $err/$outp.
+run_st() {
+	local name=$1
+	shift
+	err=$E2E_TMPDIR/$name.err
+	outp=$E2E_TMPDIR/$name.out
+	timeout 10 "$@" >"$outp" 2>"$err" </dev/null
+	rc=$?
+}
+
+# expect STATUS NAME [REGEX] -- CMD...: status, a non-empty message whose
+# first line is one sentence-like line, and (if given) a regex it must match.
+expect() {
+	local want=$1 name=$2 re=$3
+	shift 4
+	run_st "$name" "$@"
+	if [ "$rc" = 124 ]; then
+		bad "$name: hung (killed after 10 s): $*"
+		return
+	fi
+	if [ "$rc" = "$want" ]; then ok "$name: exit status $want"; else bad "$name: exit status: expected $want, seen $rc ($*)"; fi
+	local lines first
+	lines=$(grep -c . "$err")
+	first=$(head -n 1 "$err")
+	if [ "$lines" -eq 0 ]; then
+		bad "$name: no message on stderr"
+		return
+	fi
+	# the message plus at most a one-line hint (e.g. "Try 'stacktop --help'"),
+	# not a usage dump
+	check_cmp "$lines" '<=' 2 "$name: stderr is a short message, not a dump (lines)"
+	check_cmp "${#first}" '>=' 10 "$name: the message says something (chars)"
+	if [ -n "$re" ]; then
+		if grep -Eiq -- "$re" "$err"; then
+			ok "$name: message matches /$re/"
+		else
+			bad "$name: message should match /$re/, seen: $(head -c 300 "$err")"
+		fi
+	fi
+	if grep -q $'\e' "$err" "$outp"; then
+		bad "$name: escape sequences printed (curses started?)"
+	fi
+}
+
+# expect_tui STATUS NAME REGEX -- CMD...: the same on a real terminal (a
+# tmux pane), where stacktop would start its TUI: the error must come before
+# curses starts (stderr readable, status right, nothing drawn).
+expect_tui() {
+	local want=$1 name=$2 re=$3
+	shift 4
+	err=$E2E_TMPDIR/$name.err
+	tm_stop
+	tm_start 100 30 "$*" "2>$err"
+	if ! wait_until 10 tm_dead; then
+		bad "$name: still running after 10 s on a terminal: $*"
+		tm_dump "$name"
+		tm_stop
+		return
+	fi
+	rc=$(tm_status)
+	if [ "$rc" = "$want" ]; then ok "$name: exit status $want"; else bad "$name: exit status: expected $want, seen '$rc' ($*)"; fi
+	check_cmp "$(grep -c . "$err")" '>=' 1 "$name: message on stderr (lines)"
+	if grep -Eiq -- "$re" "$err"; then
+		ok "$name: message matches /$re/"
+	else
+		bad "$name: message should match /$re/, seen: $(head -c 300 "$err")"
+	fi
+	tm_stop
+}
+
+# ---- usage errors: status 2 -------------------------------------------------------
+expect 2 unknown-option '' -- "$STACKTOP" --bogus-option
+expect 2 unknown-short '' -- "$STACKTOP" -Z
+expect 2 pid-and-command '' -- "$STACKTOP" -p 1 -- /bin/true
+expect 2 no-target '' -- "$STACKTOP" -b
+expect 2 no-target-tui '' -- "$STACKTOP"
+expect 2 bad-pid 'abc|pid' -- "$STACKTOP" -b -p abc
+expect 2 bad-pid-suffix '' -- "$STACKTOP" -b -p 12x
+expect 2 bad-rate '' -- "$STACKTOP" -b -r fast -p 1
+expect 2 zero-rate '' -- "$STACKTOP" -b -r 0 -p 1
+expect 2 bad-delay '' -- "$STACKTOP" -b -d soon -p 1
+expect 2 bad-count '' -- "$STACKTOP" -b -n x -p 1
+expect 2 bad-limit '' -- "$STACKTOP" -b -l -5 -p 1
+expect 2 bad-window '' -- "$STACKTOP" -b -W 0 -p 1
+expect 2 bad-sort 'own|total|sort' -- "$STACKTOP" -b -s bogus -p 1
+
+# the TUI without a terminal: a usage error that points to -b
+start_bg "$TARGETS/idle"
+expect 2 not-a-terminal '-b|terminal|tty' -- "$STACKTOP" -p "$BG_PID"
+
+# --help and --version are not errors
+run_st help "$STACKTOP" --help
+check_cmp "$rc" == 0 "--help exits 0"
+grep -q -- '-p' "$outp" && ok "--help prints the usage (mentions -p) on stdout" || bad "--help: no usage on stdout"
+run_st version "$STACKTOP" --version
+check_cmp "$rc" == 0 "--version exits 0"
+grep -Eq '[0-9]+\.[0-9]+' "$outp" && ok "--version prints a version" || bad "--version: no version number on stdout"
+
+# ---- runtime errors: status 1 ---------------------------------------------------------
+# a pid that cannot exist (above the default pid_max of 4194304 would be a
+# usage question; 999999 is valid but unused)
+while [ -d /proc/999999 ]; do sleep 1; done
+expect 1 no-such-process 'no such process|not exist|not found|999999' -- "$STACKTOP" -b -n 1 -p 999999
+expect_tui 1 no-such-process-tui 'no such process|not exist|not found|999999' -- "$STACKTOP" -p 999999
+expect 1 no-such-command 'nonexistent|no such file|not found' -- "$STACKTOP" -b -n 1 -- /nonexistent/command
+expect 1 not-executable 'permission|denied|exec' -- "$STACKTOP" -b -n 1 -- /etc/passwd
+
+# permission denied: an unprivileged user against a root-owned process. The
+# message must name the fix (root, CAP_PERFMON or perf_event_paranoid).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	start_bg "$TARGETS/idle"
+	IDLE=$BG_PID
+	# nobody may not be able to reach build/: run a copy from a world-readable dir
+	pdir=$(mktemp -d /tmp/stacktop-e2e-bin.XXXXXX)
+	cp "$STACKTOP" "$pdir/stacktop"
+	chmod 755 "$pdir" "$pdir/stacktop"
+	expect 1 permission-denied 'perf_event_paranoid|root|CAP_PERFMON|CAP_SYS_ADMIN|sudo' -- \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$pdir/stacktop" -b -n 1 -p "$IDLE"
+	expect_tui 1 permission-denied-tui 'perf_event_paranoid|root|CAP_PERFMON|CAP_SYS_ADMIN|sudo' -- \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$pdir/stacktop" -p "$IDLE"
+	rm -rf "$pdir"
+	check_target_healthy "$IDLE" "after the permission errors"
+else
+	log "skip: permission test needs root and setpriv"
+fi
+
+e2e_finish

@@ -1,0 +1,143 @@
+#!/bin/bash
+# test_safety — a target is never left stopped or traced, whatever happens to
+# stacktop: kill -9, SIGTERM, SIGHUP (the SSH connection drops: tmux
+# kill-session), Ctrl-C. And a launched command does not outlive stacktop.
+. "$(dirname "$0")/lib.sh"
+need_stacktop
+need_target cpuburn
+command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
+
+start_bg "$TARGETS/cpuburn" 1
+CB=$BG_PID
+sleep 0.5
+alive "$CB" || die "cpuburn did not start"
+
+# attach: stacktop in tmux on cpuburn, until it shows leaf_a (sampling for real)
+attach() {
+	tm_stop
+	tm_start 120 40 "$STACKTOP" -W 10 -p "$CB"
+	if ! tm_wait 8 'leaf_a'; then
+		tm_dump "attach"
+		bad "$1: stacktop never showed leaf_a"
+		return 1
+	fi
+	ST=$(tm_pid)
+	sleep 1
+	return 0
+}
+
+# ---- kill -9 ---------------------------------------------------------------------
+if attach "kill -9"; then
+	kill -KILL "$ST"
+	wait_until 3 gone "$ST" && ok "kill -9: stacktop gone" || bad "kill -9: stacktop $ST still there"
+	sleep 0.3
+	check_target_healthy "$CB" "kill -9" burns
+fi
+
+# ---- SIGTERM -----------------------------------------------------------------------
+if attach "SIGTERM"; then
+	kill -TERM "$ST"
+	wait_until 3 gone "$ST" && ok "SIGTERM: stacktop exits within 3 s" || bad "SIGTERM: stacktop $ST still running after 3 s"
+	check_target_healthy "$CB" "SIGTERM" burns
+fi
+
+# ---- SIGHUP --------------------------------------------------------------------------
+if attach "SIGHUP"; then
+	kill -HUP "$ST"
+	wait_until 3 gone "$ST" && ok "SIGHUP: stacktop exits within 3 s" || bad "SIGHUP: stacktop $ST still running after 3 s"
+	check_target_healthy "$CB" "SIGHUP" burns
+fi
+
+# ---- the terminal goes away (SSH drop) -------------------------------------------------
+# stacktop as the session leader (TM_EXEC): closing the pty sends it SIGHUP.
+if TM_EXEC=1 attach "terminal closed"; then
+	tm kill-session -t e2e
+	wait_until 3 gone "$ST" && ok "terminal closed (tmux kill-session): stacktop exits within 3 s" ||
+		bad "terminal closed (tmux kill-session): stacktop $ST still running after 3 s"
+	check_target_healthy "$CB" "terminal closed" burns
+	alive "$ST" && kill -KILL "$ST" 2>/dev/null
+fi
+# under a shell that keeps the session (the wrapper traps HUP): no signal
+# reaches stacktop, only a dead terminal (EOF/EIO on stdin). It must still
+# exit, not spin.
+if attach "terminal closed, no SIGHUP"; then
+	tm kill-session -t e2e
+	if wait_until 3 gone "$ST"; then
+		ok "terminal closed without SIGHUP: stacktop exits within 3 s"
+	else
+		a=$(proc_cpu_ticks "$ST")
+		sleep 1
+		b=$(proc_cpu_ticks "$ST")
+		bad "terminal closed without SIGHUP (stdin at EOF/EIO): stacktop $ST still running after 3 s, using $((b - a)) ticks/s of CPU"
+		kill -KILL "$ST" 2>/dev/null
+	fi
+	check_target_healthy "$CB" "terminal closed without SIGHUP" burns
+fi
+
+# ---- Ctrl-C --------------------------------------------------------------------------------
+if attach "Ctrl-C"; then
+	tm_keys C-c
+	if wait_until 3 tm_dead; then
+		ok "Ctrl-C: stacktop exits"
+		st=$(tm_status)
+		[ "$st" = 0 ] || [ "$st" = 130 ] && ok "Ctrl-C: exit status $st" || bad "Ctrl-C: exit status: expected 0 or 130, seen '$st'"
+	else
+		bad "Ctrl-C: stacktop still running after 3 s"
+	fi
+	check_target_healthy "$CB" "Ctrl-C" burns
+fi
+
+# ---- kill -9 while paused (the sampler must not depend on the display) -------------------
+if attach "kill -9 while paused"; then
+	tm_keys Space
+	sleep 1
+	kill -KILL "$ST"
+	wait_until 3 gone "$ST" || bad "kill -9 while paused: stacktop $ST still there"
+	check_target_healthy "$CB" "kill -9 while paused" burns
+fi
+tm_stop
+
+# ---- a launched command is stacktop's child: gone after q ---------------------------------
+tm_start 120 40 "$STACKTOP" -W 10 -- "$TARGETS/cpuburn" 1 600
+if tm_wait 8 'leaf_a'; then
+	ST=$(tm_pid)
+	CHILD=$(pgrep -P "$ST" | head -n 1)
+	if [ -z "$CHILD" ]; then
+		bad "launch: no child process under stacktop $ST"
+	else
+		ok "launch: command runs as stacktop's child ($CHILD)"
+		check_cmp "$(proc_stopped_threads "$CHILD" | wc -w)" == 0 "launch: no thread of the command stopped"
+		tm_keys q
+		wait_until 3 tm_dead && ok "launch: q quits" || bad "launch: q did not quit"
+		if wait_until 3 gone "$CHILD"; then
+			ok "launch: the command is gone after q"
+		else
+			bad "launch: the command $CHILD still runs after q (state $(proc_state "$CHILD"))"
+			kill -KILL "$CHILD" 2>/dev/null
+		fi
+	fi
+else
+	tm_dump "launch"
+	bad "launch: leaf_a never appeared"
+fi
+tm_stop
+
+# ---- a launched command, stacktop killed with SIGTERM: the command must not be left stopped ----
+tm_start 120 40 "$STACKTOP" -W 10 -- "$TARGETS/cpuburn" 1 600
+if tm_wait 8 'leaf_a'; then
+	ST=$(tm_pid)
+	CHILD=$(pgrep -P "$ST" | head -n 1)
+	kill -TERM "$ST"
+	wait_until 3 gone "$ST" || bad "launch + SIGTERM: stacktop $ST still running"
+	if [ -n "$CHILD" ] && wait_until 3 gone "$CHILD"; then
+		ok "launch + SIGTERM: the command is gone too"
+	elif [ -n "$CHILD" ]; then
+		bad "launch + SIGTERM: the command $CHILD outlives stacktop (state $(proc_state "$CHILD"))"
+		kill -KILL "$CHILD" 2>/dev/null
+	fi
+else
+	bad "launch + SIGTERM: leaf_a never appeared"
+fi
+tm_stop
+
+e2e_finish
