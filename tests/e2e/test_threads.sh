@@ -1,0 +1,196 @@
+#!/bin/bash
+# test_threads — the threads view (key 3) in the live TUI, driven through
+# tmux (issue 3):
+#
+#   floor  "poller" spins at ~30% of a core and never idles, "idler" waits on
+#          a condition variable, the main thread alternates work and sleep:
+#          poller is flagged BUSY FLOOR, idler and the main thread are not;
+#          sorted by floor and selected, Enter narrows the top view to
+#          poller (busy_poll first), Esc widens it again; at 80x24 the flag
+#          is still shown and no line is wider than the terminal;
+#   stuck  thread "loader" sits in D (a vfork parent) and a child process is
+#          a zombie nobody reaps: loader is flagged STUCK (D for Ns) after a
+#          few seconds, the zombie child is listed as "[child] Z defunct"
+#          and flagged ZOMBIE.
+#
+# Every process started here (and any child it forked) is killed on exit.
+. "$(dirname "$0")/lib.sh"
+need_stacktop
+need_target floor
+need_target stuck
+command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
+
+# kill_tree PID: PID and all its descendants (found by parent pid, not name).
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1" 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill -KILL "$1" 2>/dev/null
+}
+threads_cleanup() {
+	local p
+	tmux -L "$TMUX_SOCK" kill-server >/dev/null 2>&1
+	for p in "${BG_PIDS[@]}"; do
+		kill_tree "$p"
+	done
+	e2e_cleanup
+}
+trap threads_cleanup EXIT
+
+# tid_named PID NAME: the TID of PID's thread called NAME.
+tid_named() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] && { echo "${t##*/}"; return 0; }
+	done
+	return 1
+}
+
+# row_of TID: the threads-view row of TID on the screen (TID is the first field).
+row_of() { tm_screen | awk -v t="$1" '$1 == t { print; exit }'; }
+
+# ==== floor =====================================================================
+start_bg "$TARGETS/floor"
+FLOOR=$BG_PID
+sleep 0.3
+alive "$FLOOR" || die "floor did not start"
+POLLER=$(tid_named "$FLOOR" poller) || die "floor has no thread named poller"
+IDLER=$(tid_named "$FLOOR" idler) || die "floor has no thread named idler"
+
+tm_start 200 50 "$STACKTOP" -p "$FLOOR"
+tm_wait 8 '%Own' || { tm_dump "start"; die "stacktop did not show the top view"; }
+tm_keys 3
+if tm_wait 5 'TID +NAME +STATE'; then
+	ok "key 3: threads view with its column header"
+else
+	tm_dump "after key 3"
+	die "key 3: no threads view (no 'TID  NAME  STATE' header)"
+fi
+tm_match 'CPU now' && tm_match 'floor' && tm_match 'SAMPLES' && tm_match 'HOTTEST' &&
+	ok "200 columns: CPU now, floor, SAMPLES and HOTTEST columns" ||
+	{ bad "200 columns: expected CPU now, floor, SAMPLES and HOTTEST columns"; tm_dump "200x50"; }
+
+poller_flagged() { [[ $(row_of "$POLLER") == *"BUSY FLOOR"* ]]; }
+if wait_until 20 poller_flagged; then
+	ok "poller ($POLLER) flagged BUSY FLOOR"
+else
+	bad "poller ($POLLER) not flagged BUSY FLOOR within 20 s: row '$(row_of "$POLLER")'"
+	tm_dump "waiting for BUSY FLOOR"
+fi
+sleep 2 # two more refreshes: the flags must hold, and only on poller
+scr=$E2E_TMPDIR/screen
+tm_screen >"$scr"
+prow=$(awk -v t="$POLLER" '$1 == t' "$scr")
+irow=$(awk -v t="$IDLER" '$1 == t' "$scr")
+mrow=$(awk -v t="$FLOOR" '$1 == t' "$scr")
+log "poller: $prow"
+log "idler:  $irow"
+log "main:   $mrow"
+[[ $prow == *poller*"BUSY FLOOR"* ]] && ok "poller row still flagged" || bad "poller row lost its flag: '$prow'"
+[[ $prow == *busy_poll* ]] && ok "poller's hottest function is busy_poll" ||
+	bad "poller's hottest function should be busy_poll: '$prow'"
+if [ -z "$irow" ]; then
+	bad "no row for idler ($IDLER)"
+elif [[ $irow == *"BUSY FLOOR"* ]]; then
+	bad "idler flagged BUSY FLOOR: '$irow'"
+else
+	ok "idler listed and not flagged"
+fi
+[[ $irow == *" S "* ]] && ok "idler shown sleeping (S)" || bad "idler should be in state S: '$irow'"
+if [ -z "$mrow" ]; then
+	bad "no row for the main thread ($FLOOR)"
+elif [[ $mrow == *"BUSY FLOOR"* ]]; then
+	bad "main thread flagged BUSY FLOOR (it sleeps half the time): '$mrow'"
+else
+	ok "main thread listed and not flagged"
+fi
+check_cmp "$(grep -c 'BUSY FLOOR' "$scr")" == 1 "exactly one row flagged BUSY FLOOR"
+pcpu=$(awk -v t="$POLLER" '$1 == t { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+%$/) { sub("%", "", $i); print $i; exit } }' "$scr")
+check_cmp "$pcpu" '>=' 10 "poller CPU now (~30%)"
+check_cmp "$pcpu" '<=' 50 "poller CPU now (~30%)"
+
+# sort by floor (poller first), select it, Enter: the top view shows only poller
+tm_keys s
+tm_wait 3 'sort \(floor\)' && ok "s: sort by floor" || { bad "s: footer should say 'sort (floor)'"; tm_dump "after s"; }
+tm_keys Home
+sleep 1.2
+first=$(tm_screen | awk '/TID +NAME +STATE/ { getline; print $1; exit }')
+check_cmp "$first" == "$POLLER" "sorted by floor: poller is the first row"
+tm_keys Enter
+if tm_wait 4 "thread $POLLER"; then
+	ok "Enter: header says 'thread $POLLER'"
+	tm_wait 4 '%Own' && ok "Enter: back in the top view" || bad "Enter: the top view should show"
+	top1() { tm_screen >"$scr"; [ "$(rows_of "$scr" | awk 'NR == 1 { print $5 }')" = busy_poll ]; }
+	wait_until 4 top1 && ok "narrowed to poller: busy_poll is the first row" ||
+		{ bad "narrowed to poller: first row should be busy_poll"; tm_dump "narrowed"; }
+	tm_match 'main_work' && bad "narrowed to poller, yet main_work (main thread) is listed" ||
+		ok "narrowed to poller: main_work not listed"
+	tm_keys Escape
+	tm_wait_gone 4 "thread $POLLER" && ok "Esc: all threads again" ||
+		{ bad "Esc: header still says 'thread $POLLER'"; tm_dump "after Esc"; }
+else
+	bad "Enter on poller: the header should say 'thread $POLLER'"
+	tm_dump "after Enter"
+fi
+
+# 80x24: flag still there, nothing wider than the terminal
+tm_keys 3
+tm_resize 80 24
+sleep 1.5
+row80=$(row_of "$POLLER")
+[[ $row80 == *"BUSY FLOOR"* ]] && ok "80x24: poller still flagged BUSY FLOOR" ||
+	{ bad "80x24: poller row should keep BUSY FLOOR: '$row80'"; tm_dump "80x24"; }
+check_cmp "$(tm_screen | LC_ALL=C.UTF-8 wc -L)" '<=' 80 "80x24: no line wider than the terminal"
+tm_keys q
+wait_until 3 tm_dead && ok "q: stacktop exits" || bad "q: stacktop still running"
+check_target_healthy "$FLOOR" "floor after q"
+tm_stop
+
+# ==== stuck =====================================================================
+start_bg "$TARGETS/stuck"
+STUCK=$BG_PID
+loader_in_d() { LOADER=$(tid_named "$STUCK" loader) && [ "$(proc_state "$STUCK/task/$LOADER")" = D ]; }
+wait_until 3 loader_in_d || die "stuck: no thread 'loader' in state D ($(proc_state "$STUCK/task/$LOADER" 2>/dev/null))"
+ZOMBIE=
+zombie_there() {
+	local c
+	for c in $(pgrep -P "$STUCK"); do
+		[ "$(proc_state "$c")" = Z ] && { ZOMBIE=$c; return 0; }
+	done
+	return 1
+}
+wait_until 3 zombie_there || die "stuck: no zombie child"
+log "stuck: pid $STUCK, loader $LOADER in D, zombie child $ZOMBIE"
+
+tm_start 200 50 "$STACKTOP" -p "$STUCK"
+tm_wait 8 'stacktop' || { tm_dump "start"; die "stacktop did not start on stuck"; }
+tm_keys 3
+tm_wait 5 'TID +NAME +STATE' || { tm_dump "after key 3"; die "key 3: no threads view"; }
+T_START=$(date +%s)
+loader_stuck() { [[ $(row_of "$LOADER") =~ STUCK\ \(D\ for\ [0-9] ]]; }
+if wait_until 15 loader_stuck; then
+	ok "loader ($LOADER) flagged STUCK after $(($(date +%s) - T_START)) s: $(row_of "$LOADER")"
+else
+	bad "loader ($LOADER) not flagged 'STUCK (D for Ns)' within 15 s: row '$(row_of "$LOADER")'"
+	tm_dump "waiting for STUCK"
+fi
+[[ $(row_of "$LOADER") == *loader*" D "* ]] && ok "loader shown in state D" ||
+	bad "loader should show state D: '$(row_of "$LOADER")'"
+zrow=$(row_of "$ZOMBIE")
+if [[ $zrow =~ \[child\]\ +Z\ defunct.*ZOMBIE ]]; then
+	ok "zombie child $ZOMBIE listed as '[child] Z defunct' and flagged ZOMBIE"
+else
+	bad "zombie child $ZOMBIE should be a row '[child] Z defunct ... ZOMBIE', seen '$zrow'"
+	tm_dump "zombie"
+fi
+mrow=$(row_of "$STUCK")
+[[ -n $mrow && $mrow != *STUCK* && $mrow != *ZOMBIE* ]] && ok "main thread listed, not flagged" ||
+	bad "main thread should be listed without flags: '$mrow'"
+tm_keys q
+wait_until 3 tm_dead && ok "q: stacktop exits" || bad "q: stacktop still running"
+check_target_healthy "$STUCK" "stuck after q"
+[ "$(proc_state "$STUCK/task/$LOADER")" = D ] && ok "loader still in D (untouched)" ||
+	bad "loader left D: $(proc_state "$STUCK/task/$LOADER")"
+
+e2e_finish
