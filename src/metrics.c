@@ -102,8 +102,8 @@ static void note_time(struct metrics *m, double t)
 		m->last_t = t;
 }
 
-void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t anon,
-			  uint64_t file, uint64_t shmem)
+void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t anon, uint64_t file,
+			  uint64_t shmem)
 {
 	if (m->t0 < 0)
 		m->t0 = t;
@@ -146,8 +146,8 @@ struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create)
 }
 
 /* Record what a thread is doing at t (without a CPU point). */
-static void thread_observe(struct metrics *m, struct metrics_thread *th, double t,
-			   const char *comm, char state)
+static void thread_observe(struct metrics *m, struct metrics_thread *th, double t, const char *comm,
+			   char state)
 {
 	if (comm)
 		snprintf(th->comm, sizeof(th->comm), "%s", comm);
@@ -210,8 +210,8 @@ static void tick_threads(struct metrics *m, double t, double dt, bool first)
 			metrics_push_thread(m, t, th->tid, pt.comm, pt.state, pct > 0 ? pct : 0);
 		}
 		th->prev_cpu_s = pt.cpu_s;
-		if (pt.state == 'R' || procstat_wchan(m->pid, th->tid, th->wchan,
-						      sizeof(th->wchan)) < 0)
+		if (pt.state == 'R' ||
+		    procstat_wchan(m->pid, th->tid, th->wchan, sizeof(th->wchan)) < 0)
 			th->wchan[0] = '\0';
 	}
 	closedir(d);
@@ -295,9 +295,9 @@ static void eval_cpu(struct metrics *m, double *tv, double *vv)
 			      m->cpu_p90 >= m->cpu_floor + 10 && m->cpu_p90 >= 1.5 * m->cpu_floor;
 
 	if (m->baseline_set && n) {
-		m->alert_spike = series_spike_update(&m->spike, m->last_t, m->cpu_now,
-						     m->cpu_baseline, m->cfg.spike_factor,
-						     m->cfg.spike_for_s, &m->spike_held_s);
+		m->alert_spike =
+		    series_spike_update(&m->spike, m->last_t, m->cpu_now, m->cpu_baseline,
+					m->cfg.spike_factor, m->cfg.spike_for_s, &m->spike_held_s);
 	} else {
 		series_spike_init(&m->spike);
 		m->alert_spike = false;
@@ -362,7 +362,7 @@ static void eval_mem(struct metrics *m, double *tv, double *vv)
 	}
 	if (rising)
 		m->mem_to_limit_s =
-			series_time_to((double)m->mem_now, m->mem_trend.slope, (double)m->mem_limit);
+		    series_time_to((double)m->mem_now, m->mem_trend.slope, (double)m->mem_limit);
 }
 
 static void drop_thread(struct metrics *m, int i)
@@ -607,9 +607,8 @@ static void alert_stairs_text(const struct metrics *m, char *out, size_t size)
 	size_t len;
 
 	metrics_rate_text(m->mem_trend.slope, rate, sizeof(rate));
-	len = (size_t)snprintf(out, size, "MEM STAIRS %s%s%s%s", rate,
-			       m->mem_growing ? " (" : "", m->mem_growing ? m->mem_growing : "",
-			       m->mem_growing ? ")" : "");
+	len = (size_t)snprintf(out, size, "MEM STAIRS %s%s%s%s", rate, m->mem_growing ? " (" : "",
+			       m->mem_growing ? m->mem_growing : "", m->mem_growing ? ")" : "");
 	if (m->mem_to_limit_s >= 0 && len < size) {
 		metrics_span_text(m->mem_to_limit_s, span, sizeof(span));
 		snprintf(out + len, size - len, ", limit in ~%s", span);

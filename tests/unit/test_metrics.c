@@ -445,15 +445,11 @@ static void test_live_self(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_floor_baseline),
-		cmocka_unit_test(test_busy_floor),
-		cmocka_unit_test(test_spike_timing),
-		cmocka_unit_test(test_stairs),
-		cmocka_unit_test(test_rollercoaster_flat),
-		cmocka_unit_test(test_thread_busy_floor),
-		cmocka_unit_test(test_thread_states),
-		cmocka_unit_test(test_texts),
-		cmocka_unit_test(test_live_self),
+	    cmocka_unit_test(test_floor_baseline),     cmocka_unit_test(test_busy_floor),
+	    cmocka_unit_test(test_spike_timing),       cmocka_unit_test(test_stairs),
+	    cmocka_unit_test(test_rollercoaster_flat), cmocka_unit_test(test_thread_busy_floor),
+	    cmocka_unit_test(test_thread_states),      cmocka_unit_test(test_texts),
+	    cmocka_unit_test(test_live_self),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,517 @@
+/* Unit tests for view_chart: the CPU and memory charts, the alerts line
+ * and sparklines rendered into grids of several sizes, ASCII and UTF-8,
+ * compared as text line by line; labels and units present; nothing drawn
+ * outside the rectangle. Set VIEW_CHART_DUMP=1 to print the grids. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "stacktop/view_chart.h"
+
+#define MIB (1024ull * 1024ull)
+
+/* Expected renderings (regenerate with VIEW_CHART_DUMP=1). */
+/* clang-format off */
+/* const 60x5 ascii */
+static const char *const const_60x5_ascii[] = {
+	"      60% |______________________________ floor  50%",
+	"          |############################## base   50%",
+	"          |############################## now    50%",
+	"          |############################## peak   50%",
+	"CPU %core +-60s-----------------------now",
+};
+
+/* const 80x3 utf8 */
+static const char *const const_80x3_utf8[] = {
+	"      60% |______________________________ floor  50%",
+	"          |██████████████████████████████ base   50%",
+	"CPU %core +-60s-----------------------now now    50%",
+};
+
+/* step 100x8 ascii */
+static const char *const step_100x8_ascii[] = {
+	"     100% |                    ####################                     now    20%",
+	"          |                    ####################                     peak  100%",
+	"          |                    ####################",
+	"          |                    ####################",
+	"          |- - - - - - - - - - ####################- - - - - - - - - -  base   40%",
+	"          |########################################____________________ floor  20%",
+	"          |############################################################",
+	"CPU %core +-60s-----------------------------------------------------now",
+};
+
+/* step 100x8 utf8 */
+static const char *const step_100x8_utf8[] = {
+	"     100% |                    ████████████████████                     now    20%",
+	"          |                    ████████████████████                     peak  100%",
+	"          |                    ████████████████████",
+	"          |                    ████████████████████",
+	"          |╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌████████████████████╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌╌ base   40%",
+	"          |████████████████████████████████████████____________________ floor  20%",
+	"          |████████████████████████████████████████████████████████████",
+	"CPU %core +-60s-----------------------------------------------------now",
+};
+
+/* step 200x12 ascii */
+static const char *const step_200x12_ascii[] = {
+	"     100% |                    ####################                     now    20%",
+	"          |                    ####################                     peak  100%",
+	"          |                    ####################",
+	"          |                    ####################",
+	"          |                    ####################",
+	"          |                    ####################",
+	"          |- - - - - - - - - - ####################- - - - - - - - - -  base   40%",
+	"          |########################################",
+	"          |########################################____________________ floor  20%",
+	"          |############################################################",
+	"          |############################################################",
+	"CPU %core +-60s-----------------------------------------------------now",
+};
+
+/* step 80x3 ascii */
+static const char *const step_80x3_ascii[] = {
+	"     100% |          ##########           base   40%",
+	"          |__________##########__________ floor  20%",
+	"CPU %core +-60s-----------------------now now    20%",
+};
+
+/* step 60x5 utf8 */
+static const char *const step_60x5_utf8[] = {
+	"     100% |          ██████████           now    20%",
+	"          |          ██████████           base   40%",
+	"          |__________██████████__________ floor  20%",
+	"          |████████████████████▆▆▆▆▆▆▆▆▆▆ peak  100%",
+	"CPU %core +-60s-----------------------now",
+};
+
+/* mem 120x6 ascii */
+static const char *const mem_120x6_ascii[] = {
+	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
+	"  200 MiB |============================================================ limit 200 MiB",
+	"          |:::######################################################### now   179 MiB",
+	"      0 B |############################################################ peak  179 MiB",
+	"RSS       +-60s-----------------------------------------------------now low   120 MiB",
+};
+
+/* mem 120x8 utf8 */
+static const char *const mem_120x8_utf8[] = {
+	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
+	"  200 MiB |════════════════════════════════════════════════════════════ limit 200 MiB",
+	"          |   ▁▁▁▁▁▂▂▂▂▂▃▃▃▃▃▄▄▄▄▄▅▅▅▅▅▆▆▆▆▆▇▇▇▇▇██████████████████████ now   179 MiB",
+	"          |████████████████████████████████████████████████████████████ peak  179 MiB",
+	"          |████████████████████████████████████████████████████████████ low   120 MiB",
+	"      0 B |████████████████████████████████████████████████████████████",
+	"RSS       +-60s-----------------------------------------------------now",
+};
+
+/* mem 100x4 ascii */
+static const char *const mem_100x4_ascii[] = {
+	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"  200 MiB |============================================================ limit 200 MiB",
+	"      0 B |############################################################ now   179 MiB",
+	"RSS       +-60s-----------------------------------------------------now peak  179 MiB",
+};
+
+/* mem 100x2 ascii */
+static const char *const mem_100x2_ascii[] = {
+	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
+};
+
+/* mem far limit */
+static const char *const mem_far_limit[] = {
+	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"limit 8.0 GiB (RAM) reached in ~2h14m at this slope; anonymous memory grows",
+	"  180 MiB |                                            ......:::::::### limit 8.0 GiB",
+	"          |                        ......:::::::####################### now   179 MiB",
+	"  120 MiB | .........:::::::########################################### peak  179 MiB",
+	"RSS       +-60s-----------------------------------------------------now low   120 MiB",
+};
+/* clang-format on */
+
+static void dump(const struct grid *g)
+{
+	char buf[4096];
+	if (!getenv("VIEW_CHART_DUMP"))
+		return;
+	for (int y = 0; y < g->h; y++) {
+		grid_row_text(g, y, buf, sizeof(buf));
+		fprintf(stderr, "\t\"%s\",\n", buf);
+	}
+	fprintf(stderr, "\n");
+}
+
+static void expect_rows(const struct grid *g, const char *const *rows, int n)
+{
+	char buf[4096];
+	dump(g);
+	assert_int_equal(g->h, n);
+	for (int y = 0; y < n; y++) {
+		assert_true(grid_row_text(g, y, buf, sizeof(buf)) >= 0);
+		assert_string_equal(buf, rows[y]);
+	}
+}
+
+static void init_metrics(struct metrics *m, unsigned window_s)
+{
+	struct metrics_config c;
+	metrics_config_default(&c);
+	c.window_s = window_s;
+	c.baseline_period_s = 3600; /* the first window, once complete */
+	assert_int_equal(metrics_init(m, 0, &c), 0);
+}
+
+/* 50% for a minute: floor 50%, baseline 50%. */
+static void mk_const(struct metrics *m)
+{
+	init_metrics(m, 60);
+	for (int i = 0; i < 60; i++)
+		metrics_push_process(m, 100 + i, 50, 100 * MIB, 0, 0);
+	metrics_eval(m, 159);
+}
+
+/* 40% (baseline taken here), then 100%, then 20% (the floor). */
+static void mk_step(struct metrics *m)
+{
+	init_metrics(m, 60);
+	for (int i = 0; i < 60; i++) {
+		metrics_push_process(m, 100 + i, i < 20 ? 40 : i < 40 ? 100 : 20, 100 * MIB, 0, 0);
+		metrics_eval(m, 100 + i);
+		if (i == 19)
+			metrics_baseline_now(m);
+	}
+}
+
+/* RSS 120 MiB + 1 MiB/s (anon) for a minute, limit 200 MiB. */
+static void mk_mem(struct metrics *m)
+{
+	init_metrics(m, 60);
+	for (int i = 0; i < 60; i++)
+		metrics_push_process(m, 100 + i, 50, (100 + (uint64_t)i) * MIB, 20 * MIB, 0);
+	m->mem_limit = 200 * MIB;
+	m->mem_limit_src = "cgroup";
+	metrics_eval(m, 159);
+}
+
+typedef int (*chart_fn)(struct grid *, int, int, int, int, const struct metrics *, bool);
+
+static void render(chart_fn fn, const struct metrics *m, int w, int h, bool utf8,
+		   const char *const *rows, int n)
+{
+	struct grid g;
+	assert_int_equal(grid_init(&g, w, h), 0);
+	assert_int_equal(fn(&g, 0, 0, w, h, m, utf8), 0);
+	expect_rows(&g, rows, n);
+	grid_free(&g);
+}
+
+#define RENDER(fn, m, w, h, utf8, rows)                                                            \
+	render(fn, m, w, h, utf8, rows, (int)(sizeof(rows) / sizeof(rows[0])))
+
+static void test_cpu_const(void **state)
+{
+	struct metrics m;
+	mk_const(&m);
+	assert_float_equal(m.cpu_floor, 50, 1e-9);
+	RENDER(view_chart_cpu, &m, 60, 5, false, const_60x5_ascii);
+	RENDER(view_chart_cpu, &m, 80, 3, true, const_80x3_utf8);
+	metrics_free(&m);
+}
+
+static void test_cpu_step(void **state)
+{
+	struct metrics m;
+	mk_step(&m);
+	assert_float_equal(m.cpu_baseline, 40, 1e-9);
+	assert_float_equal(m.cpu_floor, 20, 1e-9);
+	RENDER(view_chart_cpu, &m, 100, 8, false, step_100x8_ascii);
+	RENDER(view_chart_cpu, &m, 100, 8, true, step_100x8_utf8);
+	RENDER(view_chart_cpu, &m, 200, 12, false, step_200x12_ascii);
+	RENDER(view_chart_cpu, &m, 80, 3, false, step_80x3_ascii);
+	RENDER(view_chart_cpu, &m, 60, 5, true, step_60x5_utf8);
+	metrics_free(&m);
+}
+
+static void test_cpu_short_and_empty(void **state)
+{
+	struct metrics m;
+	struct grid g;
+	char buf[512];
+
+	mk_step(&m);
+	assert_int_equal(grid_init(&g, 80, 2), 0);
+	assert_int_equal(view_chart_cpu(&g, 0, 0, 80, 2, &m, false), 0);
+	dump(&g);
+	grid_row_text(&g, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "CPU now 20%  peak 100%  base 40%  floor 20%");
+	grid_row_text(&g, 1, buf, sizeof(buf));
+	/* 60 points in 80 columns: right-aligned, 40% is ':' of a 100% max. */
+	assert_string_equal(
+	    buf,
+	    "                    ::::::::::::::::::::####################....................");
+	grid_free(&g);
+	metrics_free(&m);
+
+	/* No data yet: the frame, the axis and a note. */
+	init_metrics(&m, 60);
+	metrics_eval(&m, 0);
+	assert_int_equal(grid_init(&g, 80, 4), 0);
+	assert_int_equal(view_chart_cpu(&g, 0, 0, 80, 4, &m, false), 0);
+	dump(&g);
+	grid_row_text(&g, 1, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "(collecting)"));
+	grid_row_text(&g, 3, buf, sizeof(buf));
+	/* 80 - 11 - 11 = 58 columns for 60 s: groups of 2 s, 30 columns. */
+	assert_string_equal(buf, "CPU %core +-60s-----------------------now");
+	grid_free(&g);
+	metrics_free(&m);
+}
+
+/* A window wider than the plot: groups of seconds, each the maximum of
+ * its group, so a single one-second burst still shows. */
+static void test_cpu_aggregated(void **state)
+{
+	struct metrics m;
+	struct grid g;
+	char buf[512];
+
+	init_metrics(&m, 600);
+	for (int i = 0; i < 600; i++)
+		metrics_push_process(&m, i, i == 300 ? 100 : 0, MIB, 0, 0);
+	metrics_eval(&m, 599);
+	assert_int_equal(grid_init(&g, 80, 4), 0);
+	assert_int_equal(view_chart_cpu(&g, 0, 0, 80, 4, &m, false), 0);
+	dump(&g);
+	/* 80 - 11 - 11 = 58 columns: groups of 11 s, 55 columns. */
+	for (int y = 0; y < 3; y++) {
+		grid_row_text(&g, y, buf, sizeof(buf));
+		assert_int_equal(strchr(buf, '#') - buf, 11 + 55 - 1 - (599 - 300) / 11);
+		assert_null(strchr(strchr(buf, '#') + 1, '#')); /* exactly one column */
+	}
+	grid_row_text(&g, 3, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "CPU %core +-10m---", 18));
+	assert_non_null(strstr(buf, "now"));
+	grid_free(&g);
+	metrics_free(&m);
+}
+
+static void test_mem(void **state)
+{
+	struct metrics m;
+	struct grid g;
+	char buf[512];
+
+	mk_mem(&m);
+	assert_int_equal(m.mem_trend.kind, SERIES_STAIRS);
+	RENDER(view_chart_mem, &m, 120, 6, false, mem_120x6_ascii);
+	RENDER(view_chart_mem, &m, 120, 8, true, mem_120x8_utf8);
+	RENDER(view_chart_mem, &m, 100, 4, false, mem_100x4_ascii);
+	RENDER(view_chart_mem, &m, 100, 2, false, mem_100x2_ascii);
+	/* h == 1: the verdict line only. */
+	assert_int_equal(grid_init(&g, 100, 1), 0);
+	assert_int_equal(view_chart_mem(&g, 0, 0, 100, 1, &m, false), 0);
+	grid_row_text(&g, 0, buf, sizeof(buf));
+	assert_string_equal(buf, mem_100x2_ascii[0]);
+	grid_free(&g);
+	/* A limit far above the peak: no line, the scale follows the data. */
+	m.mem_limit = 8192 * MIB;
+	m.mem_limit_src = "RAM";
+	metrics_eval(&m, 159);
+	RENDER(view_chart_mem, &m, 120, 6, false, mem_far_limit);
+	metrics_free(&m);
+}
+
+static void test_mem_verdicts(void **state)
+{
+	struct metrics m;
+	struct grid g;
+	char buf[512];
+
+	/* Rollercoaster: 300 MiB rising 4 MiB/s for a minute, then freed. */
+	init_metrics(&m, 600);
+	for (int i = 0; i < 600; i++)
+		metrics_push_process(
+		    &m, i, 50, 300 * MIB + (uint64_t)(i % 120 < 60 ? i % 120 : 0) * 4 * MIB, 0, 0);
+	metrics_eval(&m, 599);
+	assert_int_equal(grid_init(&g, 120, 1), 0);
+	view_chart_mem(&g, 0, 0, 120, 1, &m, false);
+	grid_row_text(&g, 0, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "MEM 300 MiB RSS (anon 300 MiB, file 0 B)  peaks 536 MiB, drops every "
+			    "~2m: ROLLERCOASTER, healthy");
+	metrics_free(&m);
+
+	/* Flat, with shared memory worth naming. */
+	init_metrics(&m, 60);
+	for (int i = 0; i < 60; i++)
+		metrics_push_process(&m, i, 50, 500 * MIB, 30 * MIB, 40 * MIB);
+	metrics_eval(&m, 59);
+	grid_clear(&g);
+	view_chart_mem(&g, 0, 0, 120, 1, &m, false);
+	grid_row_text(&g, 0, buf, sizeof(buf));
+	assert_string_equal(buf,
+			    "MEM 570 MiB RSS (anon 500 MiB, file 30 MiB, shmem 40 MiB)  no trend "
+			    "over 59s: FLAT");
+	grid_free(&g);
+	metrics_free(&m);
+}
+
+static void test_alerts(void **state)
+{
+	struct metrics m;
+	struct grid g;
+	char buf[512];
+
+	assert_int_equal(grid_init(&g, 100, 3), 0);
+	mk_const(&m);
+	assert_int_equal(view_alerts_render(&g, 1, &m), 0);
+	grid_row_text(&g, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	metrics_free(&m);
+
+	/* Bursts over a 20% floor: the busy-floor alert, full width. */
+	init_metrics(&m, 60);
+	for (int i = 0; i < 60; i++)
+		metrics_push_process(&m, i, 20 + (i % 10 < 3 ? 80 : 0), MIB, 0, 0);
+	metrics_eval(&m, 59);
+	assert_int_equal(view_alerts_render(&g, 1, &m), 1);
+	grid_row_text(&g, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "! BUSY FLOOR 20% of a core: never idles between bursts to 100%");
+	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 99, 1)->attr), GRID_C_ALERT);
+	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 0, 1)->attr), GRID_C_ALERT);
+	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 0, 0)->attr), GRID_C_DEFAULT);
+	assert_int_equal(view_alerts_render(&g, 3, &m), 0); /* off the grid */
+	grid_free(&g);
+	metrics_free(&m);
+}
+
+static void test_sparkline(void **state)
+{
+	struct series s;
+	struct grid g;
+	char buf[256];
+
+	assert_int_equal(series_init(&s, 60), 0);
+	assert_int_equal(grid_init(&g, 30, 4), 0);
+	for (int i = 0; i < 12; i++)
+		series_push(&s, i, i * 10);
+	view_sparkline(&g, 2, 0, 20, &s, 110, false);
+	view_sparkline(&g, 2, 1, 20, &s, 110, true);
+	/* 60 points into 20 columns: the maximum of each group of 3. */
+	for (int i = 12; i < 60; i++)
+		series_push(&s, i, i == 40 ? 100 : 0);
+	view_sparkline(&g, 2, 2, 20, &s, 100, false);
+	view_sparkline(&g, 2, 3, 20, &s, 0, true); /* max 0: the series' max */
+	dump(&g);
+	grid_row_text(&g, 0, buf, sizeof(buf));
+	/* 0..110 in 12 columns, right-aligned; 0 stays blank. */
+	assert_string_equal(buf, "           ...::::####");
+	grid_row_text(&g, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "           ▁▂▃▃▄▅▆▆▇██");
+	/* Groups (0-2)=20, (3-5)=50, (6-8)=80, (9-11)=110 (clipped to the
+	 * top), zeros, and the burst at 40 in group 13 of 20. */
+	grid_row_text(&g, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "  .:##         #");
+	grid_row_text(&g, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "  ▂▄▆█         █");
+	grid_free(&g);
+	series_free(&s);
+}
+
+/* Every renderer, at sizes from tiny to wide, drawn into the middle of a
+ * grid full of 'x': the border must stay untouched. */
+static void test_clipping(void **state)
+{
+	static const int sizes[][2] = {{1, 1},	{5, 3},	 {12, 3},  {20, 4},
+				       {30, 5}, {60, 5}, {100, 8}, {200, 12}};
+	struct metrics cpu, mem;
+	struct grid g;
+
+	mk_step(&cpu);
+	mk_mem(&mem);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int w = sizes[i][0], h = sizes[i][1];
+		for (int kind = 0; kind < 5; kind++) {
+			assert_int_equal(grid_init(&g, w + 4, h + 2), 0);
+			for (int y = 0; y < g.h; y++)
+				grid_fill(&g, 0, y, g.w, L'x', 0);
+			for (int y = 1; y <= h; y++)
+				grid_fill(&g, 2, y, w, L' ', 0);
+			bool utf8 = kind % 2;
+			if (kind < 2)
+				assert_int_equal(view_chart_cpu(&g, 2, 1, w, h, &cpu, utf8), 0);
+			else if (kind < 4)
+				assert_int_equal(view_chart_mem(&g, 2, 1, w, h, &mem, utf8), 0);
+			else
+				view_sparkline(&g, 2, 1, w, &cpu.cpu, 0, true);
+			for (int y = 0; y < g.h; y++)
+				for (int x = 0; x < g.w; x++)
+					if (y == 0 || y == g.h - 1 || x < 2 || x >= 2 + w)
+						assert_int_equal(grid_at(&g, x, y)->ch, L'x');
+			/* And something was drawn inside. */
+			bool drawn = false;
+			for (int y = 1; y <= h; y++)
+				for (int x = 2; x < 2 + w; x++)
+					drawn |= grid_at(&g, x, y)->ch != L' ';
+			assert_true(drawn);
+			grid_free(&g);
+		}
+	}
+	assert_int_equal(grid_init(&g, 10, 10), 0);
+	assert_int_equal(view_chart_cpu(&g, 0, 0, 0, 5, &cpu, false), 0);
+	assert_int_equal(view_chart_cpu(&g, 0, 0, 5, 5, NULL, false), -EINVAL);
+	grid_free(&g);
+	metrics_free(&cpu);
+	metrics_free(&mem);
+}
+
+/* Units and labels at the sizes the top view uses. */
+static void test_labels(void **state)
+{
+	struct metrics m;
+	struct grid g;
+	char all[8192] = "", buf[1024];
+
+	mk_step(&m);
+	assert_int_equal(grid_init(&g, 80, 3), 0);
+	view_chart_cpu(&g, 0, 0, 80, 3, &m, false);
+	for (int y = 0; y < 3; y++) {
+		grid_row_text(&g, y, buf, sizeof(buf));
+		strcat(all, buf);
+		strcat(all, "\n");
+	}
+	assert_non_null(strstr(all, "CPU %core"));
+	assert_non_null(strstr(all, "100%"));
+	assert_non_null(strstr(all, "floor  20%"));
+	assert_non_null(strstr(all, "base   40%"));
+	assert_non_null(strstr(all, "now    20%"));
+	assert_non_null(strstr(all, "-60s"));
+	grid_free(&g);
+	metrics_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cpu_const),
+	    cmocka_unit_test(test_cpu_step),
+	    cmocka_unit_test(test_cpu_short_and_empty),
+	    cmocka_unit_test(test_cpu_aggregated),
+	    cmocka_unit_test(test_mem),
+	    cmocka_unit_test(test_mem_verdicts),
+	    cmocka_unit_test(test_alerts),
+	    cmocka_unit_test(test_sparkline),
+	    cmocka_unit_test(test_clipping),
+	    cmocka_unit_test(test_labels),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
