@@ -1,0 +1,203 @@
+#!/bin/bash
+# bench/run.sh — what does profiling cost? Not a test: prints a table.
+#
+#   bash bench/run.sh [SECONDS]        (or: make bench; BENCH_SECONDS=20 make bench)
+#
+# One cpuburn process with 2 workers runs throughout. For SECONDS each, it
+# runs alone, then under each profiler in turn, then alone again (the two
+# "alone" rows show how noisy the machine is). For every phase we report:
+#   - target throughput (cpuburn rounds/s, fixed work per round) relative to
+#     the mean of the two "alone" phases: what the profiled program loses,
+#     including the kernel's per-sample cost charged to it;
+#   - the profiler's own CPU seconds (utime+stime of its process, all
+#     threads, from /proc/PID/stat just before it is stopped);
+#   - samples taken and CPU ms per 1000 samples;
+#   - peak RSS (VmHWM) of the profiler.
+# See bench/README.md for how to read it. Needs root (perf_event_open on
+# another process, perf itself) and build/stacktop, build/targets/cpuburn.
+set -u
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DUR=${1:-${BENCH_SECONDS:-10}}
+THREADS=${BENCH_THREADS:-2}
+STACKTOP=$ROOT/build/stacktop
+CPUBURN=$ROOT/build/targets/cpuburn
+HZ=$(getconf CLK_TCK)
+TMP=$(mktemp -d /tmp/stacktop-bench.XXXXXX)
+PIDS=()
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	exec 3>&- 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+[ -x "$STACKTOP" ] || { echo "bench: $STACKTOP missing: run make all" >&2; exit 1; }
+[ -x "$CPUBURN" ] || { echo "bench: $CPUBURN missing: run make targets" >&2; exit 1; }
+HAVE_PERF=1
+command -v perf >/dev/null || HAVE_PERF=0
+
+# ---- helpers ----------------------------------------------------------------------
+
+cpu_ticks() { # utime+stime of a process, all its threads
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+	s=${s##*) }
+	awk '{ print $12 + $13 }' <<<"$s"
+}
+cpu_ns() { # on-CPU ns of a process's live threads (schedstat: ns resolution)
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'
+}
+hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+
+# throughput: ask cpuburn for rounds/s since the previous SIGUSR1
+throughput() {
+	local n
+	n=$(wc -l <"$TMP/cpuburn.out")
+	kill -USR1 "$CB"
+	for _ in $(seq 50); do
+		[ "$(wc -l <"$TMP/cpuburn.out")" -gt "$n" ] && break
+		sleep 0.05
+	done
+	tail -n 1 "$TMP/cpuburn.out" | sed -n 's/.*rounds_per_s=\([0-9.]*\).*/\1/p'
+}
+
+# stop PID: SIGINT, then SIGKILL after 10 s
+stop() {
+	kill -INT "$1" 2>/dev/null
+	for _ in $(seq 100); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+# Results, one line per phase:
+#   name|rounds/s|cpu_s|samples|samples_note|hwm_kb|steady_ms_per_1000
+RESULTS=()
+WARM=2 # seconds of each profiler phase that count as start-up
+
+phase_alone() {
+	throughput >/dev/null
+	sleep "$DUR"
+	RESULTS+=("$1|$(throughput)|-|-||-|-")
+}
+
+# phase_profiler NAME SAMPLES_FN CMD...: run CMD (the profiler) for DUR
+# seconds. SAMPLES_FN OUTFILE FROM_LINE prints "N|note": samples counted in
+# the output after line FROM_LINE (0: all). The steady-state cost is the
+# CPU time between WARM seconds and the end over the samples in between, so
+# start-up (symbol tables, debug info) is left out of it.
+phase_profiler() {
+	local name=$1 samples_fn=$2
+	shift 2
+	local out=$TMP/$name.out
+	"$@" >"$out" 2>"$out.err" <&3 &
+	local pp=$!
+	PIDS+=("$pp")
+	throughput >/dev/null
+	sleep "$WARM"
+	local ns1 line1 s1
+	ns1=$(cpu_ns "$pp")
+	line1=$(wc -l <"$out")
+	s1=$($samples_fn "$out" 0)
+	sleep $((DUR - WARM))
+	local tp ticks hwm ns2 s2 steady
+	tp=$(throughput)
+	ticks=$(cpu_ticks "$pp")
+	hwm=$(hwm_kb "$pp")
+	ns2=$(cpu_ns "$pp")
+	if ! kill -0 "$pp" 2>/dev/null; then
+		echo "bench: $name exited early:" >&2
+		tail -n 5 "$out.err" >&2
+	fi
+	stop "$pp"
+	local all
+	all=$($samples_fn "$out" 0)
+	case $name in
+	stacktop*) s2=$(( ${all%%|*} - ${s1%%|*} )) ;; # cumulative counts in the window
+	perf-top*) s2=$($samples_fn "$out" "$line1") && s2=${s2%%|*} ;;
+	*) s2=0 ;;
+	esac
+	steady=$(awk -v ns="$((ns2 - ns1))" -v n="$s2" 'BEGIN { if (n > 0) printf "%.1f", ns / 1e6 / n * 1000; else print "-" }')
+	RESULTS+=("$name|$tp|$(awk -v t="$ticks" -v hz="$HZ" 'BEGIN { printf "%.2f", t / hz }')|$all|$hwm|$steady")
+}
+
+stacktop_samples() { # the latest batch block: "samples N in Xs (R/s) ..."
+	local n
+	n=$(awk '/^samples [0-9]/ { n = $2 } END { gsub(",", "", n); print n }' "$1")
+	echo "${n:-0}|"
+}
+perftop_samples() { # sum of "PerfTop: N irqs/sec" over the 1 s refreshes after line $2
+	awk -v from="$2" 'NR > from && /PerfTop:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "irqs/sec") s += $i }
+		END { printf "%d|est.", s }' "$1"
+}
+perfrecord_samples() {
+	local n
+	n=$(perf report -i "$TMP/perf.data" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }')
+	echo "${n:-0}|"
+}
+
+# ---- run ---------------------------------------------------------------------------
+
+# perf top --stdio reads keys from stdin and spins on EOF: give it (and
+# everyone) a pipe that stays open and silent.
+mkfifo "$TMP/stdin"
+exec 3<>"$TMP/stdin"
+
+"$CPUBURN" "$THREADS" >"$TMP/cpuburn.out" 2>&1 &
+CB=$!
+PIDS+=("$CB")
+sleep 1
+
+echo "bench: cpuburn $THREADS workers (pid $CB), $DUR s per phase, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+phase_alone "alone"
+phase_profiler "stacktop-99Hz" stacktop_samples \
+	"$STACKTOP" -b -d 1 -r 99 -W $((DUR + 30)) -p "$CB"
+phase_profiler "stacktop-999Hz" stacktop_samples \
+	"$STACKTOP" -b -d 1 -r 999 -W $((DUR + 30)) -p "$CB"
+REPORT_CPU=""
+if [ "$HAVE_PERF" = 1 ]; then
+	phase_profiler "perf-top-dwarf" perftop_samples \
+		perf top -p "$CB" -F 99 --call-graph dwarf --stdio -d 1
+	phase_profiler "perf-record-dwarf" perfrecord_samples \
+		perf record -q -F 99 --call-graph dwarf -p "$CB" -o "$TMP/perf.data"
+	# and what turning that recording into a report costs, afterwards
+	TIMEFORMAT='%U %S'
+	rt=$({ time perf report -i "$TMP/perf.data" --stdio --no-children >/dev/null 2>&1; } 2>&1)
+	REPORT_CPU=$(awk '{ printf "%.2f", $1 + $2 }' <<<"$rt")
+	REPORT_SIZE=$(du -k "$TMP/perf.data" | cut -f1)
+else
+	echo "bench: perf not installed; skipping the perf rows" >&2
+fi
+phase_alone "alone-again"
+
+# ---- table ---------------------------------------------------------------------------
+
+base=$(printf '%s\n' "${RESULTS[@]}" | awk -F'|' '$1 ~ /^alone/ && $2 > 0 { s += $2; n++ } END { if (n) printf "%.1f", s / n }')
+echo
+printf '%-18s %9s %8s %7s %10s %11s %11s %9s\n' phase rounds/s vs-alone cpu-s samples ms/1k-all ms/1k-steady peak-rss
+for r in "${RESULTS[@]}"; do
+	IFS='|' read -r name tp cpu n note hwm steady <<<"$r"
+	awk -v name="$name" -v tp="$tp" -v base="$base" -v cpu="$cpu" -v n="$n" -v note="$note" -v hwm="$hwm" -v steady="$steady" 'BEGIN {
+		rel = (base > 0 && tp != "") ? sprintf("%.1f%%", 100 * tp / base) : "-"
+		per = (cpu != "-" && n > 0) ? sprintf("%.1f", cpu * 1e6 / n) : "-"
+		smp = (n == "-") ? "-" : n (note != "" ? " " note : "")
+		rss = (hwm == "-" || hwm == "") ? "-" : sprintf("%.1f MiB", hwm / 1024)
+		printf "%-18s %9s %8s %7s %10s %11s %11s %9s\n", name, tp, rel, cpu, smp, per, steady, rss
+	}'
+done
+if [ -n "$REPORT_CPU" ]; then
+	echo
+	echo "perf report --stdio on the perf-record-dwarf data (${REPORT_SIZE} KiB): ${REPORT_CPU} CPU s"
+fi
+echo
+echo "rounds/s: target throughput (fixed work); vs-alone: relative to the mean of the alone rows."
+echo "cpu-s: the profiler's utime+stime. samples: from its own output (est. = sum of perf top's irqs/s per 1 s refresh)."
+echo "ms/1k-all: profiler CPU ms per 1000 samples, start-up included; ms/1k-steady: after the first $WARM s."
