@@ -8,14 +8,14 @@
 
 _stacktop_opts='-p --pid -r --rate -d --delay -W --window -b --batch
 -n --iterations -l --limit -s --sort -L --lines -K --no-kernel
---stack-size -h --help -V --version'
+--stack-size --ascii --spike-for -h --help -V --version'
 
 # Options that take a value in the next word (or after "=").
 _stacktop_takes_arg()
 {
 	case $1 in
 	-p | --pid | -r | --rate | -d | --delay | -W | --window | -n | --iterations | \
-		-l | --limit | -s | --sort | --stack-size) return 0 ;;
+		-l | --limit | -s | --sort | --stack-size | --spike-for) return 0 ;;
 	esac
 	return 1
 }

@@ -18,7 +18,7 @@ function __stacktop_command
                 set -e tokens[1..$i]
                 set -q tokens[1]; and printf '%s\n' $tokens
                 return 0
-            case --pid --rate --delay --window --iterations --limit --sort --stack-size
+            case --pid --rate --delay --window --iterations --limit --sort --stack-size --spike-for
                 set i (math $i + 2)
             case '--*'
                 set i (math $i + 1)
@@ -100,3 +100,5 @@ complete -c stacktop -n $nc -s K -l no-kernel -d 'Hide kernel frames from the st
 complete -c stacktop -n $nc -l stack-size -x -a '8192 16384 32768 65528' -d 'User stack bytes copied per sample (512..65528)'
 complete -c stacktop -n $nc -s h -l help -d 'Show the help and exit'
 complete -c stacktop -n $nc -s V -l version -d 'Show the version and exit'
+complete -c stacktop -n $nc -l ascii -d 'Draw charts with ASCII only'
+complete -c stacktop -n $nc -l spike-for -x -d 'Seconds above 2x baseline before the spike alert (default 30)'

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "stacktop/grid.h"
+#include "stacktop/metrics.h"
 #include "stacktop/opts.h"
 #include "stacktop/perf.h"
 #include "stacktop/screen.h"
@@ -51,6 +52,13 @@ enum exit_code {
 	EXIT_OK = 0,
 	EXIT_RUNTIME = 1,
 	EXIT_USAGE = 2,
+};
+
+enum app_view {
+	APP_VIEW_TOP = 0,
+	APP_VIEW_ICICLE,
+	APP_VIEW_THREADS,
+	APP_VIEW_COUNT
 };
 
 struct proc {
@@ -75,6 +83,9 @@ struct app {
 	struct perf_sampler *ps;
 	struct sym *sy;
 	struct window *w;
+	struct metrics metrics; /* of the first target process */
+	bool metrics_ok;
+	uint64_t next_metrics_ns;
 
 	/* Thread changes seen during a drain, applied after it. */
 	pid_t pending_new[MAX_PENDING][2];
@@ -90,8 +101,10 @@ struct app {
 	uint64_t lost_recent;
 	uint64_t busy_ns; /* time spent processing since the last refresh */
 	bool behind;
+	int short_count; /* refreshes in a row with far fewer samples than expected */
 
 	/* UI state. */
+	enum app_view view;
 	bool tui;
 	bool paused;
 	bool help;
@@ -332,13 +345,20 @@ static void app_header(struct app *a, struct view_header *h, uint64_t now)
 {
 	const struct perf_stats *st = perf_get_stats(a->ps);
 	memset(h, 0, sizeof(*h));
+	static int pids[OPTS_MAX_PIDS];
+	for (int i = 0; i < a->nprocs; i++)
+		pids[i] = a->procs[i].pid;
 	h->pid = a->procs[0].pid;
 	h->npids = a->nprocs;
+	h->pids = pids;
 	h->cmdline = a->procs[0].cmdline;
 	h->mode = "cpu";
 	h->nthreads = a->nthreads;
 	h->rate_hz = a->o.rate_hz;
 	h->achieved_hz = a->achieved_hz;
+	/* cpu-clock fires per CPU-second of each thread: rate x cores busy. */
+	if (a->metrics_ok && !a->exited)
+		h->expected_hz = a->o.rate_hz * a->metrics.cpu_now / 100.0;
 	h->samples_window = window_total(a->w);
 	h->samples_total = a->samples_total;
 	h->lost = st->lost;
@@ -398,6 +418,15 @@ static void app_print_batch(struct app *a)
 	fflush(stdout);
 }
 
+/* The tracer of the first target (gdb, strace), 0 when none. */
+static pid_t app_traced_by(struct app *a)
+{
+	pid_t tracer = 0;
+	if (a->exited || target_tracer(a->procs[0].pid, &tracer) < 0)
+		return 0;
+	return tracer;
+}
+
 /* Rates and warnings measured over the interval since the last refresh. */
 static void app_measure(struct app *a, uint64_t now)
 {
@@ -412,8 +441,18 @@ static void app_measure(struct app *a, uint64_t now)
 		a->last_refresh_ns = now;
 		a->busy_ns = 0;
 	}
+	/* Fewer samples than the CPU the process burned: we are missing some. */
+	double expected = a->metrics_ok ? a->o.rate_hz * a->metrics.cpu_now / 100.0 : 0;
+	if (expected > 20 && a->achieved_hz < 0.6 * expected)
+		a->short_count++;
+	else
+		a->short_count = 0;
 	a->warning[0] = '\0';
-	if (a->lost_recent)
+	if (a->short_count >= 3)
+		snprintf(a->warning, sizeof(a->warning),
+			 "! sampling behind: %.0f/s of %.0f/s expected; lower --rate or --stack-size",
+			 a->achieved_hz, expected);
+	else if (a->lost_recent)
 		snprintf(a->warning, sizeof(a->warning),
 			 "! %llu samples lost in the last %.0fs: the kernel ring overflowed; "
 			 "lower --rate or --stack-size",
@@ -422,6 +461,11 @@ static void app_measure(struct app *a, uint64_t now)
 		snprintf(a->warning, sizeof(a->warning),
 			 "! stacktop is behind: processing samples takes over half its time; "
 			 "lower --rate");
+	else if (app_traced_by(a) > 0)
+		snprintf(a->warning, sizeof(a->warning),
+			 "target is traced by pid %d (a debugger?): while it is stopped there, "
+			 "no samples come",
+			 app_traced_by(a));
 	else if (!perf_kernel_enabled(a->ps) && a->refreshes == 0)
 		snprintf(a->warning, sizeof(a->warning),
 			 "kernel frames hidden: not permitted (perf_event_paranoid); run as root to see them");
@@ -446,47 +490,47 @@ static void app_refresh(struct app *a, bool scheduled)
 
 /* ---- keys ------------------------------------------------------------------ */
 
-static void app_key(struct app *a, int key)
+/* Show only one thread (tid) in every view, or all (0). */
+static void app_narrow(struct app *a, pid_t tid)
 {
-	if (a->help) {
-		a->help = false;
-		if (key != 'q')
-			return;
-	}
-	int page = a->grid.h > 10 ? a->grid.h - 8 : 1;
+	char msg[96];
+	a->top.tid = tid;
+	a->top.selected = 0;
+	view_top_state_free(&a->top);
+	if (tid)
+		snprintf(msg, sizeof(msg), "showing thread %d only; Esc shows all threads", tid);
+	else
+		snprintf(msg, sizeof(msg), "showing all threads");
+	app_set_status(a, msg);
+}
+
+/* Views that take text input (icicle search) see keys before the global
+ * ones. Returns true if used. */
+static bool app_key_view_first(struct app *a, int key)
+{
+	return false;
+}
+
+/* Keys of the icicle and threads views. */
+static bool app_key_view(struct app *a, int key)
+{
+	return false;
+}
+
+/* Keys of the top view: sort, selection. Returns true if used. */
+static bool app_key_top(struct app *a, int key)
+{
+	int page = a->top.page > 1 ? a->top.page : 1;
 	switch (key) {
-	case 'q':
-	case 'Q':
-		a->quit = true;
-		return;
-	case '1':
-	case '2':
-	case '3':
-	case '4':
-		a->top.sort = (enum view_top_sort)(key - '1');
-		break;
-	case 'L':
-	case 'l':
-		a->top.lines = !a->top.lines;
-		app_set_status(a, a->top.lines ? "aggregating by file:line" : "aggregating by function");
-		break;
-	case 'K':
-	case 'k':
-		a->top.hide_kernel = !a->top.hide_kernel;
-		app_set_status(a, a->top.hide_kernel ? "kernel frames hidden" : "kernel frames shown");
-		break;
-	case ' ':
-		a->paused = !a->paused;
-		break;
-	case 'R':
-	case 'r':
-		window_reset(a->w);
-		app_set_status(a, "window reset");
-		break;
-	case '?':
-	case 'h':
-		a->help = true;
-		break;
+	case 's':
+	case '>':
+		a->top.sort = (enum view_top_sort)((a->top.sort + 1) % VIEW_TOP_SORT_COUNT);
+		return true;
+	case 'S':
+	case '<':
+		a->top.sort = (enum view_top_sort)((a->top.sort + VIEW_TOP_SORT_COUNT - 1) %
+						   VIEW_TOP_SORT_COUNT);
+		return true;
 	case SCREEN_KEY_UP:
 		a->top.selected--;
 		break;
@@ -505,11 +549,98 @@ static void app_key(struct app *a, int key)
 	case SCREEN_KEY_END:
 		a->top.selected = 1 << 30;
 		break;
+	case SCREEN_KEY_ESC:
+		if (!a->top.tid)
+			return false;
+		app_narrow(a, 0);
+		return true;
 	default:
-		return;
+		return false;
 	}
 	if (a->top.selected < 0)
 		a->top.selected = 0;
+	return true;
+}
+
+/* Keys that mean the same in every view. Returns true if used. */
+static bool app_key_global(struct app *a, int key)
+{
+	switch (key) {
+	case 'q':
+	case 'Q':
+		a->quit = true;
+		return true;
+	case '1':
+	case '2':
+	case '3':
+		a->view = (enum app_view)(key - '1');
+		return true;
+	case SCREEN_KEY_TAB:
+		a->view = (enum app_view)((a->view + 1) % APP_VIEW_COUNT);
+		return true;
+	case 'L':
+	case 'l':
+		a->top.lines = !a->top.lines;
+		app_set_status(a, a->top.lines ? "aggregating by file:line" : "aggregating by function");
+		return true;
+	case 'K':
+	case 'k':
+		a->top.hide_kernel = !a->top.hide_kernel;
+		app_set_status(a, a->top.hide_kernel ? "kernel frames hidden" : "kernel frames shown");
+		return true;
+	case 'g':
+		a->top.charts = !a->top.charts;
+		return true;
+	case 'b':
+		if (a->metrics_ok) {
+			metrics_baseline_now(&a->metrics);
+			app_set_status(a, "baseline = the last 10 s");
+		}
+		return true;
+	case 'B':
+		if (a->metrics_ok) {
+			metrics_baseline_clear(&a->metrics);
+			app_set_status(a, "baseline cleared");
+		}
+		return true;
+	case ' ':
+		a->paused = !a->paused;
+		a->top.frozen = a->paused;
+		return true;
+	case 'R':
+	case 'r':
+		window_reset(a->w);
+		view_top_state_free(&a->top);
+		app_set_status(a, "window reset");
+		return true;
+	case '?':
+	case 'h':
+		a->help = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void app_key(struct app *a, int key)
+{
+	if (a->help) {
+		a->help = false;
+		if (key != 'q')
+			return;
+	}
+	if (app_key_view_first(a, key))
+		return;
+	if (app_key_global(a, key))
+		return;
+	switch (a->view) {
+	case APP_VIEW_TOP:
+		app_key_top(a, key);
+		break;
+	default:
+		app_key_view(a, key);
+		break;
+	}
 }
 
 /* ---- set-up and teardown ------------------------------------------------- */
@@ -681,7 +812,18 @@ static int app_init(struct app *a)
 		fprintf(stderr, "stacktop: cannot set up the event loop: %s.\n", strerror(-err));
 		return EXIT_RUNTIME;
 	}
+	struct metrics_config mc;
+	metrics_config_default(&mc);
+	mc.window_s = a->o.window_s;
+	mc.spike_for_s = a->o.spike_for_s;
+	a->metrics_ok = metrics_init(&a->metrics, a->procs[0].pid, &mc) == 0;
+	if (a->metrics_ok)
+		metrics_tick(&a->metrics, now_ns() / 1e9);
+	a->next_metrics_ns = now_ns() + 1000000000ull;
 	grid_init(&a->grid, 80, 24);
+	a->top.metrics = a->metrics_ok ? &a->metrics : NULL;
+	a->top.charts = true;
+	a->top.utf8 = !a->o.ascii && text_locale_utf8();
 	a->top.sort = a->o.sort;
 	a->top.lines = a->o.lines;
 	a->top.hide_kernel = a->o.hide_kernel;
@@ -705,6 +847,9 @@ static void app_fini(struct app *a)
 		space_release(&a->procs[i].space);
 	}
 	perf_free(a->ps);
+	view_top_state_free(&a->top);
+	if (a->metrics_ok)
+		metrics_free(&a->metrics);
 	window_free(a->w);
 	sym_free(a->sy);
 	grid_free(&a->grid);
@@ -732,6 +877,18 @@ static void app_on_signal(struct app *a)
 	}
 }
 
+/* Once a second: one point of every series (CPU, memory, threads). */
+static void app_metrics_tick(struct app *a, uint64_t now)
+{
+	if (!a->metrics_ok || now < a->next_metrics_ns)
+		return;
+	if (!a->exited)
+		metrics_tick(&a->metrics, now / 1e9);
+	a->next_metrics_ns += 1000000000ull;
+	if (a->next_metrics_ns < now)
+		a->next_metrics_ns = now + 1000000000ull;
+}
+
 static void app_on_tick(struct app *a)
 {
 	uint64_t expirations;
@@ -744,6 +901,7 @@ static void app_on_tick(struct app *a)
 	}
 	uint64_t t1 = now_ns();
 	a->busy_ns += t1 - t0;
+	app_metrics_tick(a, t1);
 	if (t1 < a->next_refresh_ns)
 		return;
 	bool early = a->early_refreshes > 0;

@@ -32,6 +32,8 @@
 /* Long-only options get values past any char. */
 enum {
 	OPTS_STACK_SIZE = 256,
+	OPTS_ASCII,
+	OPTS_SPIKE_FOR,
 };
 
 /* Kernel PID_MAX_LIMIT on 64-bit: no PID can be larger. */
@@ -52,6 +54,8 @@ static const struct option opts_long[] = {
     {"lines", no_argument, NULL, 'L'},
     {"no-kernel", no_argument, NULL, 'K'},
     {"stack-size", required_argument, NULL, OPTS_STACK_SIZE},
+    {"ascii", no_argument, NULL, OPTS_ASCII},
+    {"spike-for", required_argument, NULL, OPTS_SPIKE_FOR},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -82,14 +86,22 @@ const char opts_usage[] =
     "  -K, --no-kernel          hide kernel frames from the start (key K)\n"
     "      --stack-size BYTES   user stack bytes copied per sample (512..65528,\n"
     "                           rounded up to a multiple of 8, default 16384)\n"
+    "      --ascii              draw charts with ASCII only (no block characters)\n"
+    "      --spike-for SECONDS  CPU above 2x baseline this long raises the spike\n"
+    "                           alert (1..86400, default 30)\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
     "\n"
     "Keys:\n"
-    "  1 2 3 4                  sort by %Own, %Total, OwnTime, TotalTime\n"
+    "  1 2 3, Tab               top view, icicle view, threads view\n"
+    "  s, < >                   change the sort column (top: %Own, %Total, OwnTime,\n"
+    "                           TotalTime; threads: CPU, floor, samples, TID, name)\n"
     "  L                        toggle function / file:line\n"
     "  K                        toggle kernel frames\n"
+    "  g                        hide or show the CPU and memory charts\n"
+    "  b, B                     baseline = the last 10 s; clear the baseline\n"
     "  Up Down PgUp PgDn Home End  move the selection\n"
+    "  Enter, Esc               threads: show only that thread; Esc: all again\n"
     "  space                    freeze the display (sampling continues)\n"
     "  R                        reset the window\n"
     "  ?                        help\n"
@@ -281,6 +293,7 @@ static void opts_defaults(struct opts *o)
 	o->limit = 30;
 	o->sort = VIEW_TOP_SORT_OWN;
 	o->stack_size = 16384;
+	o->spike_for_s = 30;
 }
 
 /* getopt returned '?': name what was wrong. For long options glibc leaves
@@ -329,6 +342,7 @@ static int opts_missing(char *err, size_t errsz)
 	    {'l', "N"},
 	    {'s', "KEY"},
 	    {OPTS_STACK_SIZE, "BYTES"},
+	    {OPTS_SPIKE_FOR, "SECONDS"},
 	};
 	const char *meta = "a value";
 	size_t i;
@@ -401,6 +415,14 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 			return ret;
 		/* perf wants sample_stack_user 8-byte aligned (EINVAL otherwise). */
 		o->stack_size = (unsigned)((v + 7) & ~7ULL);
+		break;
+	case OPTS_ASCII:
+		o->ascii = true;
+		break;
+	case OPTS_SPIKE_FOR:
+		if ((ret = opts_int(c, arg, 1, 86400, &v, err, errsz)) < 0)
+			return ret;
+		o->spike_for_s = (unsigned)v;
 		break;
 	default:
 		return opts_fail(err, errsz, "internal error: unhandled option %d", c);

@@ -12,6 +12,9 @@
  * Everything here writes into caller buffers and always NUL-terminates;
  * nothing allocates.
  */
+#include <langinfo.h>
+#include <strings.h>
+
 #include "stacktop/text.h"
 
 #include <stdio.h>
@@ -260,4 +263,10 @@ void text_count(uint64_t n, char *out, size_t size)
 	}
 	buf[o] = 0;
 	snprintf(out, size, "%s", buf);
+}
+
+bool text_locale_utf8(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
 }

@@ -21,8 +21,7 @@
 #define HDR_ATTR GRID_COLOR(GRID_C_HEADER)
 
 const char view_footer_default[] =
-    " 1-4 sort  L lines  K kernel  \xe2\x86\x91\xe2\x86\x93 select  space pause  R reset"
-    "  ? help  q quit";
+    " 1 top  2 icicle  3 threads  s sort  L lines  space pause  ? help  q quit";
 
 /* The right part of a header line is shown only if it leaves 20 columns. */
 static bool right_fits(const struct grid *g, const char *right)
@@ -139,7 +138,11 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	/* Whole fields only, most important first, so nothing reads "u…". */
 	left[0] = 0;
 	text_count(h->samples_window, n, sizeof(n));
-	snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s)", n, h->span_s, h->achieved_hz);
+	if (h->expected_hz >= 1)
+		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s of %.0f/s expected)", n, h->span_s,
+			 h->achieved_hz, h->expected_hz);
+	else
+		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s)", n, h->span_s, h->achieved_hz);
 	add_field(left, sizeof(left), f, avail);
 	text_count(h->lost, lost, sizeof(lost));
 	snprintf(f, sizeof(f), "lost %s", lost);
@@ -195,85 +198,85 @@ int view_header_render(struct grid *g, int y, const struct view_header *h)
 	return 2 + header_line3(g, y + 2, h);
 }
 
-/* Word-wrap text into width columns starting at (x, y); returns rows used. */
-static int put_wrapped(struct grid *g, int x, int y, const char *text, uint16_t attr, int width)
-{
-	char line[512], word[256];
-	const char *p = text;
-	int rows = 0, lw = 0, ww;
-	size_t n;
+/* One help entry: a key (or a section title when text is NULL). */
+struct help_entry {
+	const char *key, *text;
+};
 
-	line[0] = 0;
-	while (*p) {
-		n = strcspn(p, " ");
-		if (n >= sizeof(word))
-			n = sizeof(word) - 1;
-		memcpy(word, p, n);
-		word[n] = 0;
-		p += n;
-		while (*p == ' ')
-			p++;
-		ww = text_width(word);
-		if (lw && lw + 1 + ww > width) {
-			grid_put(g, x, y + rows++, line, attr, width);
-			line[0] = 0;
-			lw = 0;
+static const struct help_entry help_entries[] = {
+    {"Every view", NULL},
+    {"1 2 3 Tab", "top, icicle, threads views"},
+    {"L", "function or file:line"},
+    {"K", "show or hide kernel frames"},
+    {"g", "show or hide the charts"},
+    {"b  B", "baseline = last 10 s; clear"},
+    {"space", "freeze (sampling goes on)"},
+    {"R", "reset: drop all samples"},
+    {"?", "this help"},
+    {"q  Ctrl-C", "quit"},
+    {"Top view", NULL},
+    {"s >  S <", "sort by next / prev column"},
+    {"\xe2\x86\x91\xe2\x86\x93 PgUp/Dn", "move selection (Home, End)"},
+    {"Enter", "open function in icicle"},
+    {"Esc", "all threads again"},
+    {"Threads view", NULL},
+    {"s", "cycle the sort column"},
+    {"Enter Esc", "one thread only; all"},
+    {"Icicle view", NULL},
+    {"\xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92", "caller, callee, siblings"},
+    {"Enter Esc", "zoom in; zoom out"},
+    {"/  n  N", "search; next/prev match"},
+    {"f  c", "bottom-up; colour mode"},
+    {"Columns", NULL},
+    {"%Own", "innermost frame (self)"},
+    {"%Total", "anywhere on the stack"},
+    {"OwnTime", "CPU time: samples \xc3\xb7 rate"},
+    {"CPU %", "250% = 2.5 cores busy"},
+};
+
+/* Draw entries [from, to) in a column at x; returns the next row. */
+static int help_column(struct grid *g, int x, int y, int colw, size_t from, size_t to)
+{
+	for (size_t i = from; i < to && y < g->h - 1; i++) {
+		const struct help_entry *e = &help_entries[i];
+		if (!e->text) {
+			if (i != from)
+				y++;
+			if (y >= g->h - 1)
+				break;
+			grid_put(g, x, y++, e->key, GRID_BOLD | GRID_UNDERLINE, colw);
+			continue;
 		}
-		if (lw) {
-			strncat(line, " ", sizeof(line) - strlen(line) - 1);
-			lw++;
-		}
-		strncat(line, word, sizeof(line) - strlen(line) - 1);
-		lw += ww;
+		grid_put(g, x + 1, y, e->key, GRID_BOLD, 10);
+		grid_put(g, x + 12, y++, e->text, 0, colw - 12);
 	}
-	if (lw)
-		grid_put(g, x, y + rows++, line, attr, width);
-	return rows;
+	return y;
 }
 
 void view_help_render(struct grid *g)
 {
-	static const char *const keys[][2] = {
-	    {"1 2 3 4", "sort by %Own, %Total, OwnTime, TotalTime"},
-	    {"L", "aggregate by function or by source line (file:line)"},
-	    {"K", "show or hide kernel frames"},
-	    {"\xe2\x86\x91 \xe2\x86\x93", "move the selection"},
-	    {"PgUp PgDn", "move the selection a page"},
-	    {"Home End", "first or last row"},
-	    {"space", "pause or resume the display (sampling continues)"},
-	    {"R", "reset the window: drop the samples so far"},
-	    {"?", "this help"},
-	    {"q  Ctrl-C", "quit"},
-	};
-	static const char *const cols[][2] = {
-	    {"%Own", "share of samples in the window whose innermost frame is this "
-		     "function"},
-	    {"%Total", "share of samples with this function anywhere on the stack, "
-		       "recursion counted once"},
-	    {"OwnTime", "CPU time those samples stand for (samples \xc3\xb7 rate)"},
-	    {"TotalTime", "the same for %Total"},
-	};
-	int y = 0, i, tw = g->w - 14;
+	const size_t n = sizeof(help_entries) / sizeof(help_entries[0]);
+	int y = 0;
 
 	grid_clear(g);
 	grid_fill(g, 0, y, g->w, L' ', HDR_ATTR);
-	grid_put(g, 1, y++, "stacktop help", HDR_ATTR | GRID_BOLD, -1);
+	grid_put(g, 1, y++, "stacktop help  (man stacktop for more)", HDR_ATTR | GRID_BOLD, -1);
 	y++;
-	grid_put(g, 1, y++, "Keys", GRID_BOLD, -1);
-	for (i = 0; i < (int)(sizeof(keys) / sizeof(keys[0])); i++) {
-		grid_put(g, 2, y, keys[i][0], GRID_BOLD, 11);
-		y += put_wrapped(g, 14, y, keys[i][1], 0, tw);
+	/* Two columns when the screen is wide enough or too short for one. */
+	size_t half = 0;
+	for (size_t i = n / 2; i < n; i++)
+		if (!help_entries[i].text) {
+			half = i;
+			break;
+		}
+	if (g->w >= 110 || (int)n + 8 > g->h) {
+		int colw = g->w / 2 - 1;
+		help_column(g, 0, y, colw, 0, half);
+		help_column(g, colw + 2, y, colw, half, n);
+	} else {
+		help_column(g, 0, y, g->w, 0, n);
 	}
-	y++;
-	grid_put(g, 1, y++, "Columns", GRID_BOLD, -1);
-	for (i = 0; i < (int)(sizeof(cols) / sizeof(cols[0])); i++) {
-		grid_put(g, 2, y, cols[i][0], GRID_BOLD, 11);
-		y += put_wrapped(g, 14, y, cols[i][1], 0, tw);
-	}
-	y++;
-	if (y > g->h - 1)
-		y = g->h - 1;
-	grid_put(g, 1, y, "Press any key to return", GRID_DIM, -1);
+	grid_put(g, 1, g->h - 1, "Press any key to return", GRID_DIM, -1);
 }
 
 void view_footer_render(struct grid *g, const char *hints)

@@ -30,7 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacktop/metrics.h"
 #include "stacktop/text.h"
+#include "stacktop/view_chart.h"
 
 #define MIN_W 60
 #define MIN_H 12
@@ -106,6 +108,11 @@ static struct cols layout(int w)
 	c.mod_x = w - c.mod_w;
 	c.func_x = NUM_W;
 	c.func_w = c.mod_x - 2 - c.func_x;
+	/* On wide screens keep Module near the name it belongs to. */
+	if (c.func_w > 100) {
+		c.func_w = 100;
+		c.mod_x = c.func_x + c.func_w + 2;
+	}
 	if (c.func_w < 8) { /* batch output narrower than the minimum: drop Module */
 		c.mod_w = 0;
 		c.mod_x = w;
@@ -269,14 +276,97 @@ static void clamp_selection(struct view_top_state *st, int n, int vis)
 		st->scroll = 0;
 }
 
-int view_top_render(struct grid *g, const struct view_header *h, struct window *w,
-		    struct view_top_state *st)
+void view_top_state_free(struct view_top_state *st)
+{
+	free(st->kept);
+	st->kept = NULL;
+	st->nkept = 0;
+	st->kept_total = 0;
+}
+
+/* The rows to draw: fresh from the window, or the ones kept while frozen.
+ * The caller owns *rows in both cases (a copy is made of the kept rows). */
+static int top_rows(struct window *w, struct view_top_state *st, struct window_top_row **rows,
+		    size_t *n, uint64_t *total)
 {
 	struct window_top_query q = {
 	    .key = st->lines ? WINDOW_KEY_LINE : WINDOW_KEY_FUNCTION,
 	    .tid = st->tid,
 	    .hide_kernel = st->hide_kernel,
 	};
+	if (st->frozen && st->kept) {
+		*rows = malloc((st->nkept ? st->nkept : 1) * sizeof(**rows));
+		if (!*rows)
+			return -ENOMEM;
+		memcpy(*rows, st->kept, st->nkept * sizeof(**rows));
+		*n = st->nkept;
+		*total = st->kept_total;
+		return 0;
+	}
+	int err = window_top(w, &q, rows, n, total);
+	if (err)
+		return err;
+	/* Keep a copy so a pause can show exactly this. */
+	free(st->kept);
+	st->kept = malloc((*n ? *n : 1) * sizeof(**rows));
+	if (st->kept)
+		memcpy(st->kept, *rows, *n * sizeof(**rows));
+	st->nkept = st->kept ? *n : 0;
+	st->kept_total = *total;
+	return 0;
+}
+
+/* Batch: the series as text lines, so logs carry them. */
+static int draw_series_lines(struct grid *g, int y, const struct metrics *m)
+{
+	char buf[512], verdict[256], limit[160];
+	int rows = 0;
+	metrics_alerts_text(m, buf, sizeof(buf));
+	if (buf[0])
+		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "! %s", buf);
+	if (m->baseline_set)
+		grid_printf(g, 0, y + rows++, 0, -1,
+			    "CPU  now %.0f%%  floor %.0f%%  base %.0f%%  peak %.0f%%  (%% of one core)",
+			    m->cpu_now, m->cpu_floor, m->cpu_baseline, m->cpu_peak);
+	else
+		grid_printf(g, 0, y + rows++, 0, -1,
+			    "CPU  now %.0f%%  floor %.0f%%  base -  peak %.0f%%  (%% of one core)",
+			    m->cpu_now, m->cpu_floor, m->cpu_peak);
+	metrics_mem_verdict(m, verdict, sizeof(verdict));
+	metrics_mem_limit_text(m, limit, sizeof(limit));
+	grid_printf(g, 0, y + rows++, 0, -1, "MEM  %s%s%s", verdict, limit[0] ? "  " : "", limit);
+	return rows;
+}
+
+/* TUI: alerts, then the CPU chart and the memory chart or verdict, sized to
+ * leave the table at least a few rows. Returns the rows used. */
+static int draw_charts(struct grid *g, int y, const struct view_top_state *st)
+{
+	const struct metrics *m = st->metrics;
+	int used = view_alerts_render(g, y, m);
+	if (!st->charts)
+		return used;
+	int room = g->h - 1 - (y + used) - 6; /* footer, and header + 5 rows of table */
+	int cpu_h = g->h >= 45 ? 8 : g->h >= 30 ? 6 : 4;
+	int mem_h = g->h >= 45 ? 6 : g->h >= 30 ? 2 : 1;
+	if (cpu_h + mem_h > room) {
+		cpu_h = room >= 5 ? 4 : room >= 4 ? 3 : 0;
+		mem_h = room - cpu_h >= 1 ? 1 : 0;
+	}
+	if (cpu_h) {
+		view_chart_cpu(g, 0, y + used, g->w, cpu_h, m, st->utf8);
+		used += cpu_h;
+	}
+	if (mem_h) {
+		view_chart_mem(g, 0, y + used, g->w, mem_h, m, st->utf8);
+		used += mem_h;
+	}
+	return used;
+}
+
+int view_top_render(struct grid *g, const struct view_header *h, struct window *w,
+		    struct view_top_state *st)
+{
 	struct window_top_row *rows = NULL;
 	struct sort_ctx sc = {.w = w, .by_self = sort_by_self(st->sort)};
 	struct cols c;
@@ -298,12 +388,14 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 	}
 	if (!(period > 0) && h && h->rate_hz > 0)
 		period = 1.0 / h->rate_hz;
-	err = window_top(w, &q, &rows, &n, &total);
+	err = top_rows(w, st, &rows, &n, &total);
 	if (err)
 		return err;
 	qsort_r(rows, n, sizeof(*rows), row_cmp, &sc);
 
 	y = h ? view_header_render(g, 0, h) : 0;
+	if (st->metrics)
+		y += st->batch ? draw_series_lines(g, y, st->metrics) : draw_charts(g, y, st);
 	c = layout(g->w);
 	bottom = st->batch ? g->h : g->h - 1; /* first row not for the table */
 	vis = bottom - (y + 1);

@@ -32,6 +32,8 @@ struct opts {
 	unsigned stack_size; /* --stack-size BYTES, default 16384, 512..65528, multiple of 8 */
 	bool lines; /* -L: start aggregating by line */
 	bool hide_kernel; /* --no-kernel: start with kernel frames hidden */
+	bool ascii; /* --ascii: no block characters in charts */
+	unsigned spike_for_s; /* --spike-for: seconds above 2x baseline before the alert, default 30 */
 	bool help; /* -h */
 	bool version; /* -V */
 };

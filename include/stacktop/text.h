@@ -49,4 +49,7 @@ void text_seconds(double s, char *out, size_t size);
  * be cut, the last column is "…". Returns the width of out. */
 int text_fit(const char *in, int width, char *out, size_t size);
 
+/* True when the current locale's charset is UTF-8 (after setlocale). */
+bool text_locale_utf8(void);
+
 #endif

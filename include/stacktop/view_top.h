@@ -18,11 +18,14 @@
 #include "stacktop/window.h"
 
 enum view_top_sort {
-	VIEW_TOP_SORT_OWN = 0,	 /* %Own, key 1 */
-	VIEW_TOP_SORT_TOTAL,	 /* %Total, key 2 */
-	VIEW_TOP_SORT_OWNTIME,	 /* OwnTime, key 3 */
-	VIEW_TOP_SORT_TOTALTIME, /* TotalTime, key 4 */
+	VIEW_TOP_SORT_OWN = 0,	 /* %Own */
+	VIEW_TOP_SORT_TOTAL,	 /* %Total */
+	VIEW_TOP_SORT_OWNTIME,	 /* OwnTime */
+	VIEW_TOP_SORT_TOTALTIME, /* TotalTime */
+	VIEW_TOP_SORT_COUNT
 };
+
+struct metrics;
 
 struct view_top_state {
 	enum view_top_sort sort;
@@ -37,7 +40,21 @@ struct view_top_state {
 	bool batch;		 /* no footer, no selection highlight, at most limit rows */
 	int nrows;		 /* out: rows in the table (all, not only those shown) */
 	int page;		 /* out: table rows that fit on screen (for PgUp/PgDn) */
+	/* Paused display: the rows of the last live render are kept and drawn
+	 * again (sorted and scrolled as the keys say) while sampling goes on. */
+	bool frozen;
+	struct window_top_row *kept;
+	size_t nkept;
+	uint64_t kept_total;
+	/* Optional: alerts, CPU and memory charts above the table (TUI), or
+	 * the CPU/MEM series lines and alerts (batch). */
+	const struct metrics *metrics;
+	bool charts; /* 'g' hides them */
+	bool utf8; /* block characters in the charts */
 };
+
+/* Free what the state keeps (the frozen rows). */
+void view_top_state_free(struct view_top_state *st);
 
 /* Parse "own|total|owntime|totaltime"; -EINVAL otherwise. */
 int view_top_parse_sort(const char *s, enum view_top_sort *out);

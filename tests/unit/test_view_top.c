@@ -176,8 +176,8 @@ static void test_80x24(void **state)
 	assert_string_equal(row(fx, 9), "  0.0   100.0     0.0s      10.0s  main (server.c)"
 					"                server");
 	assert_blank(fx, 10, 22);
-	assert_string_equal(row(fx, 23), " 1-4 sort  L lines  K kernel  \u2191\u2193 select  "
-					 "space pause  R reset  ? help  q quit");
+	assert_string_equal(row(fx, 23), " 1 top  2 icicle  3 threads  s sort  L lines  space pause  "
+					 "? help  q quit");
 	/* Attributes: header colour on the column header and footer, the
 	 * sorted column bold+underlined, the selection reversed. */
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 40, 2)->attr), GRID_C_HEADER);
@@ -206,16 +206,16 @@ static void test_200x60(void **state)
 	assert_string_equal(row(fx, 0), want);
 	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  "
 					"unwind ok 99.9% (truncated 12, failed 0)");
-	snprintf(want, sizeof(want), "%-35s%-141s%s", " %Own  %Total  OwnTime  TotalTime",
+	snprintf(want, sizeof(want), "%-35s%-102s%s", " %Own  %Total  OwnTime  TotalTime",
 		 "Function (file)", "Module");
 	/* The numeric header has two spaces before Function. */
-	snprintf(want, sizeof(want), " %%Own  %%Total  OwnTime  TotalTime  %-141s%s",
+	snprintf(want, sizeof(want), " %%Own  %%Total  OwnTime  TotalTime  %-102s%s",
 		 "Function (file)", "Module");
 	assert_string_equal(row(fx, 2), want);
-	snprintf(want, sizeof(want), " 58.9    73.9     5.9s       7.4s  %-141s%s",
+	snprintf(want, sizeof(want), " 58.9    73.9     5.9s       7.4s  %-102s%s",
 		 "parse_row (parser.c)", "server");
 	assert_string_equal(row(fx, 3), want);
-	snprintf(want, sizeof(want), "  9.7    14.7     1.0s       1.5s  %-141s%s",
+	snprintf(want, sizeof(want), "  9.7    14.7     1.0s       1.5s  %-102s%s",
 		 "__memmove_avx_unaligned_erms", "libc.so.6");
 	assert_string_equal(row(fx, 5), want);
 	assert_blank(fx, 10, 58);
@@ -515,17 +515,22 @@ static void test_help(void **state)
 		strcat(all, row(fx, y));
 		strcat(all, "\n");
 	}
-	assert_string_equal(row(fx, 0), " stacktop help");
-	assert_non_null(strstr(all, "1 2 3 4     sort by %Own, %Total, OwnTime, TotalTime\n"));
-	assert_non_null(strstr(all, "  L           aggregate by function or by source line"));
-	assert_non_null(strstr(all, "  K           show or hide kernel frames\n"));
-	assert_non_null(strstr(all, "PgUp PgDn"));
-	assert_non_null(strstr(all, "Home End"));
-	assert_non_null(strstr(all, "  space       pause or resume the display (sampling continues)"));
-	assert_non_null(strstr(all, "  R           reset the window"));
-	assert_non_null(strstr(all, "  q  Ctrl-C   quit\n"));
-	assert_non_null(strstr(all, "recursion counted once"));
-	assert_non_null(strstr(all, "(samples \u00f7 rate)"));
+	assert_string_equal(row(fx, 0), " stacktop help  (man stacktop for more)");
+	/* Every key of every view is listed, with what it does. */
+	assert_non_null(strstr(all, " 1 2 3 Tab  top, icicle, threads views"));
+	assert_non_null(strstr(all, " L          function or file:line"));
+	assert_non_null(strstr(all, " K          show or hide kernel frames"));
+	assert_non_null(strstr(all, " g          show or hide the charts"));
+	assert_non_null(strstr(all, " b  B       baseline = last 10 s; clear"));
+	assert_non_null(strstr(all, " space      freeze (sampling goes on)"));
+	assert_non_null(strstr(all, " R          reset: drop all samples"));
+	assert_non_null(strstr(all, " q  Ctrl-C  quit"));
+	assert_non_null(strstr(all, " s >  S <   sort by next / prev column"));
+	assert_non_null(strstr(all, "PgUp/Dn move selection"));
+	assert_non_null(strstr(all, " /  n  N    search; next/prev match"));
+	assert_non_null(strstr(all, " f  c       bottom-up; colour mode"));
+	assert_non_null(strstr(all, "anywhere on the stack"));
+	assert_non_null(strstr(all, "250% = 2.5 cores"));
 	assert_non_null(strstr(all, " Press any key to return\n"));
 	/* Nothing is cut off at 80 columns: every line ends before the edge. */
 	for (int y = 0; y < 24; y++)

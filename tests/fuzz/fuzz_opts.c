@@ -1,0 +1,26 @@
+/* Fuzz entry point: the command line (NUL-separated words). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/opts.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	char *argv[64];
+	int argc = 0;
+	struct opts o;
+	char err[256];
+	memcpy(text, data, size);
+	text[size] = '\0';
+	argv[argc++] = "stacktop";
+	for (size_t i = 0; i < size && argc < 63;) {
+		argv[argc++] = text + i;
+		i += strlen(text + i) + 1;
+	}
+	argv[argc] = NULL;
+	opts_parse(argc, argv, &o, err, sizeof(err));
+	free(text);
+	return 0;
+}

@@ -1,0 +1,23 @@
+/* Fuzz entry point: perf map lines (JIT symbol files written by the target,
+ * so hostile input by definition). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/sym.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	memcpy(text, data, size);
+	text[size] = '\0';
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		uint64_t start, len;
+		const char *name;
+		if (sym_perfmap_parse_line(line, &start, &len, &name) == 0 && (!name || !*name))
+			abort(); /* accepted lines have a name */
+	}
+	free(text);
+	return 0;
+}

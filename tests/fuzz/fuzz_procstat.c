@@ -1,0 +1,25 @@
+/* Fuzz entry point: procfs texts (stat, status, cgroup) — a thread's comm
+ * in stat is chosen by the target. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/procstat.h"
+#include "stacktop/target.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);
+	char st, comm[32], path[256];
+	double cpu;
+	int v2;
+	struct procstat_mem m;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	procstat_parse_stat(text, &st, &cpu, comm, sizeof(comm));
+	target_parse_stat_state(text, &st);
+	procstat_parse_status_mem(text, &m);
+	procstat_parse_cgroup(text, path, sizeof(path), &v2);
+	free(text);
+	return 0;
+}
