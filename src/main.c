@@ -41,6 +41,8 @@
 #include "stacktop/text.h"
 #include "stacktop/unwind.h"
 #include "stacktop/view.h"
+#include "stacktop/view_icicle.h"
+#include "stacktop/view_threads.h"
 #include "stacktop/view_top.h"
 #include "stacktop/window.h"
 
@@ -115,6 +117,8 @@ struct app {
 	uint64_t status_until_ns;
 	char warning[200];
 	struct view_top_state top;
+	struct view_threads_state threads;
+	struct view_icicle_state icicle;
 	struct grid grid;
 	long refreshes;
 	uint64_t start_ns, next_refresh_ns;
@@ -370,6 +374,10 @@ static void app_header(struct app *a, struct view_header *h, uint64_t now)
 	h->exited = a->exited;
 	h->exit_text = a->exited ? a->exit_text : NULL;
 	h->filter_tid = a->top.tid;
+	if (a->top.tid && a->metrics_ok) {
+		struct metrics_thread *t = metrics_thread(&a->metrics, a->top.tid, false);
+		h->filter_name = t ? t->comm : NULL;
+	}
 	h->status = now < a->status_until_ns ? a->status : NULL;
 	h->warning = a->warning[0] ? a->warning : NULL;
 	h->hide_kernel = a->top.hide_kernel;
@@ -388,9 +396,29 @@ static void app_render_tui(struct app *a)
 		grid_clear(&a->grid);
 	if (a->help) {
 		view_help_render(&a->grid);
-	} else {
-		app_header(a, &hdr, now);
+		screen_draw(&a->grid);
+		return;
+	}
+	app_header(a, &hdr, now);
+	switch (a->view) {
+	case APP_VIEW_ICICLE:
+		/* The icicle follows the narrowing and kernel toggle of the top view. */
+		a->icicle.tid = a->top.tid;
+		a->icicle.hide_kernel = a->top.hide_kernel;
+		a->icicle.utf8 = a->top.utf8;
+		view_icicle_render(&a->grid, &hdr, a->w, &a->icicle);
+		break;
+	case APP_VIEW_THREADS:
+		if (a->metrics_ok) {
+			a->threads.utf8 = a->top.utf8;
+			view_threads_render(&a->grid, &hdr, &a->metrics, a->w, &a->threads);
+			break;
+		}
+		/* No metrics, no threads view: show the top view. */
+		__attribute__((fallthrough));
+	default:
 		view_top_render(&a->grid, &hdr, a->w, &a->top);
+		break;
 	}
 	screen_draw(&a->grid);
 }
@@ -508,13 +536,28 @@ static void app_narrow(struct app *a, pid_t tid)
  * ones. Returns true if used. */
 static bool app_key_view_first(struct app *a, int key)
 {
+	if (a->view == APP_VIEW_ICICLE && a->icicle.editing_search)
+		return view_icicle_key(&a->icicle, key);
 	return false;
 }
 
 /* Keys of the icicle and threads views. */
 static bool app_key_view(struct app *a, int key)
 {
-	return false;
+	if (a->view == APP_VIEW_ICICLE)
+		return view_icicle_key(&a->icicle, key);
+	if (a->view != APP_VIEW_THREADS)
+		return false;
+	if (key == SCREEN_KEY_ENTER && a->threads.selected_tid > 0) {
+		app_narrow(a, a->threads.selected_tid);
+		a->view = APP_VIEW_TOP;
+		return true;
+	}
+	if (key == SCREEN_KEY_ESC && a->top.tid) {
+		app_narrow(a, 0);
+		return true;
+	}
+	return view_threads_key(&a->threads, key);
 }
 
 /* Keys of the top view: sort, selection. Returns true if used. */
@@ -553,6 +596,12 @@ static bool app_key_top(struct app *a, int key)
 		if (!a->top.tid)
 			return false;
 		app_narrow(a, 0);
+		return true;
+	case SCREEN_KEY_ENTER:
+		if (a->top.selected_frame == UINT32_MAX)
+			return false;
+		view_icicle_jump(&a->icicle, a->w, a->top.selected_frame);
+		a->view = APP_VIEW_ICICLE;
 		return true;
 	default:
 		return false;
@@ -848,6 +897,7 @@ static void app_fini(struct app *a)
 	}
 	perf_free(a->ps);
 	view_top_state_free(&a->top);
+	view_icicle_state_free(&a->icicle);
 	if (a->metrics_ok)
 		metrics_free(&a->metrics);
 	window_free(a->w);
