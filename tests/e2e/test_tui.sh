@@ -1,7 +1,7 @@
 #!/bin/bash
 # test_tui — the live TUI driven through tmux: start on cpuburn, sort keys,
-# pause, reset, help, resizing (down to too small), quit; the target must
-# run on untouched afterwards.
+# views, selection, L/K, pause, reset, help, resizing (down to too small),
+# quit, target exit; the target must run on untouched afterwards.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target cpuburn
@@ -32,27 +32,50 @@ first=$(awk 'NR == 1 { print $5 }' <<<"$rows")
 	{ bad "sorted by %Own: first row should be leaf_a, seen '$first'"; tm_dump "sort own"; }
 check_cmp "$(awk 'NR == 1 { print $1 }' <<<"$rows")" '>=' 50 "first row %Own (leaf_a ~60)"
 
-# ---- 2: sort by %Total --------------------------------------------------------
-tm_keys 2
+# ---- sort keys: s / > next column, S / < previous (%Own %Total OwnTime TotalTime) ----
 sorted_total() {
 	tm_screen >"$scr"
 	rows_of "$scr" | awk 'NR == 1 { f = ($2 >= 90 && $5 != "leaf_a") } END { exit !f }'
 }
-if wait_until 3 sorted_total; then
-	ok "key 2: first row has %Total >= 90 ($(rows_of "$scr" | awk 'NR == 1 { print $5 }'))"
-else
-	bad "key 2: first row should be a caller with %Total ~100"
-	tm_dump "after key 2"
-fi
-check_cmp "$(rows_of "$scr" | awk '{ if (NR > 1 && $2 > prev + 0.05) bad++; prev = $2 } END { print bad + 0 }')" \
-	== 0 "key 2: %Total descending (rows out of order)"
-tm_keys 1
 leaf_a_first() {
 	tm_screen >"$scr"
 	[ "$(rows_of "$scr" | awk 'NR == 1 { print $5 }')" = leaf_a ]
 }
-wait_until 3 leaf_a_first &&
-	ok "key 1: back to %Own, leaf_a first" || { bad "key 1: leaf_a should be first again"; tm_dump "after key 1"; }
+check_sort_total() { # check_sort_total KEY
+	tm_keys "$1"
+	if wait_until 3 sorted_total; then
+		ok "key $1: sorted by %Total, first row a caller at ~100% ($(rows_of "$scr" | awk 'NR == 1 { print $5 }'))"
+		check_cmp "$(rows_of "$scr" | awk '{ if (NR > 1 && $2 > prev + 0.05) bad++; prev = $2 } END { print bad + 0 }')" \
+			== 0 "key $1: %Total descending (rows out of order)"
+	else
+		bad "key $1: first row should be a caller with %Total ~100"
+		tm_dump "after key $1"
+	fi
+}
+check_sort_own() { # check_sort_own KEY
+	tm_keys "$1"
+	wait_until 3 leaf_a_first && ok "key $1: back to %Own, leaf_a first" ||
+		{ bad "key $1: sorted by %Own, leaf_a should be first"; tm_dump "after key $1"; }
+}
+check_sort_total s
+check_sort_own '<'
+check_sort_total '>'
+check_sort_own S
+
+# ---- 1 2 3: views --------------------------------------------------------------------
+tm_keys 3
+if tm_wait 3 'worker-0' && tm_match 'TID'; then
+	ok "key 3: threads view lists worker-0"
+else
+	bad "key 3: no threads view (TID, worker-0)"
+	tm_dump "after key 3"
+fi
+tm_keys 2
+tm_wait 3 'leaf_a' && tm_wait_gone 3 '%Own' && ok "key 2: icicle view shows leaf_a" ||
+	{ bad "key 2: no icicle view with leaf_a"; tm_dump "after key 2"; }
+tm_keys 1
+tm_wait 3 '%Own' && tm_wait 3 'leaf_a' && leaf_a_first && ok "key 1: top view back, leaf_a first" ||
+	{ bad "key 1: top view not back"; tm_dump "after key 1"; }
 
 # ---- selection: arrows, Home, End, PgDn ------------------------------------------------
 row_fn() { rows_of "$scr" | awk -v n="$1" 'NR == n { print $5 }'; }
@@ -139,8 +162,8 @@ tm_wait 4 'leaf_a' && ok "after reset: leaf_a back" || bad "after reset: leaf_a 
 tm_keys '?'
 if tm_wait 3 '[Qq]uit'; then
 	ok "?: help screen lists quit"
-	tm_match '[Pp]ause' && ok "help lists pause" || bad "help does not mention pause"
-	tm_match '%Total' && ok "help lists the sort keys" || bad "help does not mention %Total (key 2)"
+	tm_match '[Pp]ause|[Ff]reeze' && ok "help lists pause (freeze)" || bad "help does not mention pause/freeze"
+	tm_match '%Total' && ok "help lists the sort keys" || bad "help does not mention %Total (the sort columns)"
 else
 	bad "?: no help screen mentioning quit"
 	tm_dump "after ?"
