@@ -779,8 +779,14 @@ static const char *table_name(struct sym_table *t, long i)
 	if (t->dem[i])
 		return t->dem[i];
 	d = sym_demangle(raw, buf, sizeof(buf));
-	t->dem[i] = d == raw ? (char *)raw : strdup(d);
-	return t->dem[i] ? t->dem[i] : raw;
+	/* "clock_gettime@@GLIBC_2.17": the symbol version is noise on screen. */
+	if (d == raw && raw[0] != '@' && strchr(raw, '@')) {
+		snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(raw, "@"), raw);
+		d = buf;
+	}
+	char *copy = d == raw ? NULL : strdup(d);
+	t->dem[i] = copy ? copy : (char *)raw;
+	return t->dem[i];
 }
 
 /* ---- lines ------------------------------------------------------------- */
