@@ -243,8 +243,7 @@ struct pframe {
 };
 
 /* Add one stack (path[0] = outermost caller) with c samples under start. */
-static int insert(struct icicle *t, uint32_t start, const struct pframe *path, size_t n,
-		  uint64_t c)
+static int insert(struct icicle *t, uint32_t start, const struct pframe *path, size_t n, uint64_t c)
 {
 	uint32_t cur = start, first = ICICLE_NONE;
 	size_t i, k;
@@ -378,8 +377,8 @@ static int frame_of(struct icicle *t, struct window *w, struct fcache *fc, uint3
 			return err;
 		fc[id].done = true;
 	}
-	*out = (struct pframe){.name = fc[id].name, .module = fc[id].module,
-			       .kernel = f->kernel, .frame = id};
+	*out = (struct pframe){
+	    .name = fc[id].name, .module = fc[id].module, .kernel = f->kernel, .frame = id};
 	return 0;
 }
 
@@ -754,9 +753,10 @@ static int layout_children(const struct icicle *t, struct icicle_box pb, struct 
 	for (i = 0; i < m; i++) {
 		if (!l->w[i])
 			continue;
-		if (box_push(b, n, cap,
-			     (struct icicle_box){.node = l->kid[i], .row = pb.row + 1, .x0 = pos,
-						 .x1 = pos + l->w[i]}))
+		if (box_push(
+			b, n, cap,
+			(struct icicle_box){
+			    .node = l->kid[i], .row = pb.row + 1, .x0 = pos, .x1 = pos + l->w[i]}))
 			return -ENOMEM;
 		pos += l->w[i];
 	}

@@ -62,15 +62,15 @@ struct icicle {
 	struct icicle_node *nodes;
 	size_t n;
 	bool inverted;
-	bool per_thread; /* depth-1 nodes are threads */
+	bool per_thread;	  /* depth-1 nodes are threads */
 	struct icicle_priv *priv; /* string pool and lookup tables */
 };
 
 struct icicle_query {
-	int tid;		/* 0: all threads */
-	bool hide_kernel;	/* drop kernel frames (a kernel-only stack counts on the root) */
-	bool inverted;		/* bottom-up */
-	bool per_thread_roots;	/* one root child per thread */
+	int tid;	       /* 0: all threads */
+	bool hide_kernel;      /* drop kernel frames (a kernel-only stack counts on the root) */
+	bool inverted;	       /* bottom-up */
+	bool per_thread_roots; /* one root child per thread */
 };
 
 /* A test stack: "main;a;b" (outermost first, ';' separated) with a count. */

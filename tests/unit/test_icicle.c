@@ -467,7 +467,8 @@ static void test_build_from_window(void **state)
 	assert_string_equal(key, "uapp\x1fwork");
 	assert_int_equal(icicle_child_by_key(t, m, key), wk);
 	icicle_frame_key(w, fk, key, sizeof(key));
-	assert_string_equal(key, "k[kernel]\x1f" "clear_page");
+	assert_string_equal(key, "k[kernel]\x1f"
+				 "clear_page");
 	icicle_free(t);
 
 	q.hide_kernel = true;

@@ -1,0 +1,83 @@
+/*
+ * view_icicle — the interactive icicle (flame graph, root on top).
+ *
+ *   header (view_header_render)
+ *   all 100%  >  worker 99.9%              search: leaf  3 matches 60.4%
+ *   [all                                                               ]
+ *   [worker 99.9%                                                      ]
+ *   [alpha 50.1%                    ][beta 30.0%          ][gamma 19.9% ]
+ *   selected: alpha  tree.c:40  module tree  self 0.1% (2 samples)  ...
+ *   footer: keys and the colour legend
+ *
+ * The breadcrumb is the path from the root to the zoomed node, which fills
+ * the first icicle row. Selection and zoom are kept as PATHS of function
+ * keys (struct icicle_path), so they survive the rebuild on every refresh;
+ * when the selected path leaves the window the nearest surviving caller is
+ * selected and the breadcrumb line says so, and the path comes back by
+ * itself if its samples do.
+ *
+ * Ownership: the state owns its paths and a private cache (the tree and
+ * layout of the last render, the compiled search); zero-initialise it,
+ * free it with view_icicle_state_free. Keys act on the last rendered tree
+ * (what the user sees), so render at least once before sending keys.
+ *
+ * While the header says paused, render reuses the last tree: the picture
+ * stays still while keys still move the selection.
+ */
+#ifndef STACKTOP_VIEW_ICICLE_H
+#define STACKTOP_VIEW_ICICLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stacktop/grid.h"
+#include "stacktop/icicle.h"
+#include "stacktop/view.h"
+#include "stacktop/window.h"
+
+struct view_icicle_priv;
+
+struct view_icicle_state {
+	bool inverted;	      /* bottom-up: leaf functions on the first row (key f) */
+	bool hide_kernel;     /* set by main (key K) */
+	int tid;	      /* 0: all threads; set by main from the threads view */
+	bool per_thread;      /* one root per thread (key t) */
+	bool color_by_module; /* key c: colour by module instead of by kind */
+	char search[128];     /* accepted search (regex, or substring if invalid); "" none */
+	bool editing_search;  /* after '/', until Enter or Esc */
+	char edit[128];	      /* the search being typed */
+	struct icicle_path sel, zoom; /* from below the root; empty = the root */
+	bool utf8;		      /* "…" and arrows; ASCII otherwise */
+
+	/* out, from the last render */
+	bool aged_out;		 /* the selected path is no longer in the window */
+	uint32_t selected_frame; /* window frame of the selection; UINT32_MAX: none/root */
+	int nmatches;		 /* frames matching the search */
+	double match_share;	 /* share (0..1) of the samples whose stack has a match */
+
+	struct view_icicle_priv *priv; /* private cache, see above */
+};
+
+/* Render into g (cleared first). A grid under 60x12 gets only the
+ * "terminal too small" notice. 0 or -errno. */
+int view_icicle_render(struct grid *g, const struct view_header *h, struct window *w,
+		       struct view_icicle_state *st);
+
+/* Handle a key (a character or SCREEN_KEY_*): arrows move (up: caller, down:
+ * heaviest callee, left/right: neighbour on the row), Enter zooms, Esc or
+ * Backspace zooms out one level (at the root Esc clears a search), '/'
+ * starts a search (typed characters, Backspace, Enter accepts and selects
+ * the first match, Esc cancels), n/N next/previous match, f bottom-up,
+ * c colour mode, t one root per thread. Returns true when the key was
+ * used; false lets the caller handle it (q, 1, 2, space, ...). While a
+ * search is being typed every key is used. */
+bool view_icicle_key(struct view_icicle_state *st, int key);
+
+/* Select the function of this window frame (Enter in the top view): top-down
+ * at its heaviest call path, or bottom-up when the function is only ever a
+ * leaf. Zoom goes back to the root. */
+void view_icicle_jump(struct view_icicle_state *st, struct window *w, uint32_t frame);
+
+void view_icicle_state_free(struct view_icicle_state *st);
+
+#endif
