@@ -309,6 +309,7 @@ int perf_parse_sample(const void *rec, size_t size, bool callchain, struct sampl
 	out->time_ns = time;
 	out->weight = 1;
 	out->state = SAMPLE_ONCPU;
+	out->syscall_nr = -1;
 
 	if (callchain) {
 		uint64_t nr;

@@ -25,11 +25,26 @@ enum sample_state {
 	SAMPLE_OFFCPU,
 };
 
+/* For off-CPU (wall-clock) samples: what the thread waits in, from its
+ * state, syscall and wchan read before it was stopped. */
+enum sample_wait {
+	SAMPLE_WAIT_NONE = 0, /* running (on CPU or runnable) */
+	SAMPLE_WAIT_LOCK, /* futex: mutex, condition variable, semaphore */
+	SAMPLE_WAIT_IO, /* read, write, poll, epoll, recv, send, accept, fsync, ... */
+	SAMPLE_WAIT_SLEEP, /* nanosleep, clock_nanosleep, pause */
+	SAMPLE_WAIT_DSTATE, /* uninterruptible (D), wchan tells where */
+	SAMPLE_WAIT_OTHER, /* some other syscall (named in syscall_nr) */
+	SAMPLE_WAIT_COUNT
+};
+
 struct sample {
 	int pid, tid;
 	uint64_t time_ns; /* CLOCK_MONOTONIC */
 	uint32_t weight; /* samples this one stands for (normally 1) */
 	enum sample_state state;
+	enum sample_wait wait; /* SAMPLE_WAIT_NONE for on-CPU samples */
+	int syscall_nr; /* the syscall it waits in, -1 when none or unknown */
+	char wchan[32]; /* kernel function it sleeps in, "" when unknown */
 	uint64_t regs[SAMPLE_NREGS];
 	uint32_t regs_mask; /* bit n set: regs[n] is valid */
 	const uint8_t *stack; /* copy of user memory starting at regs[RSP] */
