@@ -1,0 +1,45 @@
+/*
+ * waits — what an off-CPU thread waits in, from what procfs says about it.
+ *
+ * Pure functions: a state letter (field 3 of /proc/PID/task/TID/stat), the
+ * syscall number (first field of .../syscall, -1 when "running" or unknown)
+ * and the wchan text → enum sample_wait; and names for wait kinds and x86-64
+ * syscall numbers (for "other"). No I/O, no allocation.
+ */
+#ifndef STACKTOP_WAITS_H
+#define STACKTOP_WAITS_H
+
+#include <stddef.h>
+
+#include "stacktop/sample.h"
+
+/* Classify: D → DSTATE whatever the syscall; R (or no syscall) → NONE;
+ * futex → LOCK; read/write/poll/epoll/recv/send/accept/connect/fsync... →
+ * IO; nanosleep/clock_nanosleep/pause → SLEEP; any other syscall → OTHER.
+ * wchan may be NULL; it only helps when the syscall is unknown. */
+enum sample_wait waits_classify(char state, int syscall_nr, const char *wchan);
+
+/* "running", "lock", "I/O", "sleep", "D-state", "other". */
+const char *waits_name(enum sample_wait w);
+/* Pseudo-frame names: "[running]", "[lock]", "[I/O]", "[sleep]",
+ * "[D-state]", "[other]". */
+const char *waits_frame_name(enum sample_wait w);
+
+/* Name of an x86-64 syscall number ("futex", "epoll_wait"), or NULL when
+ * not in the table. */
+const char *waits_syscall_name(int nr);
+
+/* Parse the text of /proc/PID/task/TID/syscall: "running" → -1 with sp and
+ * pc 0; "-1 sp pc" (blocked, not in a syscall) → -1; "nr a1..a6 sp pc" →
+ * nr. sp/pc may be NULL. 0 or -EINVAL. */
+int waits_parse_syscall(const char *text, int *nr, unsigned long long *sp,
+			unsigned long long *pc);
+
+/* State letter from /proc/.../stat text (comm may hold spaces and ')').
+ * 0 or -EINVAL. */
+int waits_parse_stat_state(const char *text, char *state);
+
+/* Run time (first field, ns) from .../schedstat text. 0 or -EINVAL. */
+int waits_parse_schedstat(const char *text, unsigned long long *run_ns);
+
+#endif

@@ -1,0 +1,199 @@
+/*
+ * waits — classify what an off-CPU thread waits in (see waits.h).
+ *
+ * The inputs are read by the wall sampler from /proc/PID/task/TID/{stat,
+ * syscall,wchan} before it stops the thread (a ptrace stop turns the state
+ * into 't' and the syscall file into the stop's view, so reading them after
+ * would classify every sample as "stopped"). proc(5): the syscall file holds
+ * "running" when the thread is on a CPU, "-1 sp pc" when it is blocked but
+ * not in a syscall (e.g. a page fault), else "nr arg1..arg6 sp pc" in hex
+ * for the args. Syscall numbers are x86-64 (<sys/syscall.h>), which is the
+ * only architecture the sampler supports.
+ *
+ * D state wins over the syscall: an uninterruptible read of a dead NFS
+ * server is not "I/O waiting for a client", it is stuck in the kernel, and
+ * wchan says where.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "stacktop/waits.h"
+
+struct sysname {
+	int nr;
+	const char *name;
+};
+
+#define SN(x) {SYS_##x, #x}
+/* Syscalls a blocked thread is commonly found in, plus the frequent others
+ * so "other" can name them. Sorted only for reading; lookup is linear. */
+static const struct sysname sysnames[] = {
+	SN(read), SN(write), SN(open), SN(close), SN(stat), SN(fstat), SN(lstat), SN(poll),
+	SN(lseek), SN(mmap), SN(mprotect), SN(munmap), SN(brk), SN(rt_sigaction),
+	SN(rt_sigprocmask), SN(rt_sigreturn), SN(ioctl), SN(pread64), SN(pwrite64), SN(readv),
+	SN(writev), SN(access), SN(pipe), SN(select), SN(sched_yield), SN(mremap), SN(msync),
+	SN(madvise), SN(dup), SN(dup2), SN(pause), SN(nanosleep), SN(getitimer), SN(alarm),
+	SN(setitimer), SN(getpid), SN(sendfile), SN(socket), SN(connect), SN(accept), SN(sendto),
+	SN(recvfrom), SN(sendmsg), SN(recvmsg), SN(shutdown), SN(bind), SN(listen), SN(clone),
+	SN(fork), SN(vfork), SN(execve), SN(exit), SN(wait4), SN(kill), SN(uname), SN(semop),
+	SN(msgsnd), SN(msgrcv), SN(fcntl), SN(flock), SN(fsync), SN(fdatasync), SN(truncate),
+	SN(ftruncate), SN(getdents64), SN(rename), SN(mkdir), SN(unlink), SN(sysinfo), SN(ptrace),
+	SN(rt_sigsuspend), SN(rt_sigtimedwait), SN(sigaltstack), SN(prctl), SN(sync),
+	SN(gettid), SN(tkill), SN(futex), SN(sched_setaffinity), SN(sched_getaffinity),
+	SN(io_getevents), SN(epoll_wait), SN(semtimedop), SN(timer_create), SN(clock_gettime),
+	SN(clock_nanosleep), SN(exit_group), SN(epoll_ctl), SN(tgkill), SN(waitid),
+	SN(inotify_add_watch), SN(openat), SN(mkdirat), SN(newfstatat), SN(unlinkat),
+	SN(pselect6), SN(ppoll), SN(splice), SN(tee), SN(sync_file_range), SN(vmsplice),
+	SN(epoll_pwait), SN(signalfd), SN(timerfd_create), SN(eventfd), SN(fallocate),
+	SN(timerfd_settime), SN(accept4), SN(signalfd4), SN(eventfd2), SN(epoll_create1),
+	SN(pipe2), SN(preadv), SN(pwritev), SN(recvmmsg), SN(sendmmsg), SN(getrandom),
+	SN(memfd_create), SN(statx), SN(io_uring_enter), SN(io_pgetevents), SN(pidfd_open),
+	SN(clone3), SN(preadv2), SN(pwritev2), SN(copy_file_range), SN(syncfs), SN(msgget),
+	SN(epoll_pwait2), SN(futex_waitv), SN(membarrier), SN(rseq),
+};
+#undef SN
+
+static bool is_lock(int nr)
+{
+	return nr == SYS_futex || nr == SYS_futex_waitv || nr == SYS_semop ||
+	       nr == SYS_semtimedop || nr == SYS_flock;
+}
+
+static bool is_io(int nr)
+{
+	static const int io[] = {
+		SYS_read, SYS_write, SYS_pread64, SYS_pwrite64, SYS_readv, SYS_writev,
+		SYS_preadv, SYS_pwritev, SYS_preadv2, SYS_pwritev2, SYS_recvfrom, SYS_sendto,
+		SYS_recvmsg, SYS_sendmsg, SYS_recvmmsg, SYS_sendmmsg, SYS_poll, SYS_ppoll,
+		SYS_select, SYS_pselect6, SYS_epoll_wait, SYS_epoll_pwait, SYS_epoll_pwait2,
+		SYS_accept, SYS_accept4, SYS_connect, SYS_fsync, SYS_fdatasync, SYS_sync,
+		SYS_syncfs, SYS_sync_file_range, SYS_sendfile, SYS_splice, SYS_tee, SYS_vmsplice,
+		SYS_copy_file_range, SYS_io_getevents, SYS_io_pgetevents, SYS_io_uring_enter,
+		SYS_msgrcv, SYS_msgsnd, SYS_open, SYS_openat,
+	};
+	for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++)
+		if (io[i] == nr)
+			return true;
+	return false;
+}
+
+static bool is_sleep(int nr)
+{
+	return nr == SYS_nanosleep || nr == SYS_clock_nanosleep || nr == SYS_pause ||
+	       nr == SYS_rt_sigsuspend || nr == SYS_rt_sigtimedwait;
+}
+
+enum sample_wait waits_classify(char state, int syscall_nr, const char *wchan)
+{
+	if (state == 'D')
+		return SAMPLE_WAIT_DSTATE;
+	if (state == 'R')
+		return SAMPLE_WAIT_NONE;
+	if (syscall_nr < 0) {
+		/* Blocked outside a syscall (page fault) or unknown: wchan may
+		 * still say it is a futex or a sleep. */
+		if (wchan && strstr(wchan, "futex"))
+			return SAMPLE_WAIT_LOCK;
+		if (wchan && strstr(wchan, "nanosleep"))
+			return SAMPLE_WAIT_SLEEP;
+		return state == 'S' || state == 'I' ? SAMPLE_WAIT_OTHER : SAMPLE_WAIT_NONE;
+	}
+	if (is_lock(syscall_nr))
+		return SAMPLE_WAIT_LOCK;
+	if (is_io(syscall_nr))
+		return SAMPLE_WAIT_IO;
+	if (is_sleep(syscall_nr))
+		return SAMPLE_WAIT_SLEEP;
+	return SAMPLE_WAIT_OTHER;
+}
+
+const char *waits_name(enum sample_wait w)
+{
+	static const char *names[SAMPLE_WAIT_COUNT] = {"running", "lock",    "I/O",
+						       "sleep",	  "D-state", "other"};
+	return (unsigned)w < SAMPLE_WAIT_COUNT ? names[w] : "?";
+}
+
+const char *waits_frame_name(enum sample_wait w)
+{
+	static const char *names[SAMPLE_WAIT_COUNT] = {"[running]", "[lock]",	 "[I/O]",
+						       "[sleep]",   "[D-state]", "[other]"};
+	return (unsigned)w < SAMPLE_WAIT_COUNT ? names[w] : "[?]";
+}
+
+const char *waits_syscall_name(int nr)
+{
+	for (size_t i = 0; i < sizeof(sysnames) / sizeof(sysnames[0]); i++)
+		if (sysnames[i].nr == nr)
+			return sysnames[i].name;
+	return NULL;
+}
+
+int waits_parse_syscall(const char *text, int *nr, unsigned long long *sp,
+			unsigned long long *pc)
+{
+	unsigned long long v[8];
+	char *end;
+	*nr = -1;
+	if (sp)
+		*sp = 0;
+	if (pc)
+		*pc = 0;
+	if (!text)
+		return -EINVAL;
+	if (strncmp(text, "running", 7) == 0)
+		return 0;
+	long n = strtol(text, &end, 10);
+	if (end == text)
+		return -EINVAL;
+	const char *p = end;
+	int k = 0;
+	/* "-1 sp pc" has two more numbers, a syscall has eight. */
+	while (k < 8) {
+		unsigned long long x = strtoull(p, &end, 16);
+		if (end == p)
+			break;
+		v[k++] = x;
+		p = end;
+	}
+	if (n == -1 && k >= 2) {
+		if (sp)
+			*sp = v[0];
+		if (pc)
+			*pc = v[1];
+		return 0;
+	}
+	if (n < 0 || k != 8)
+		return -EINVAL;
+	*nr = (int)n;
+	if (sp)
+		*sp = v[6];
+	if (pc)
+		*pc = v[7];
+	return 0;
+}
+
+int waits_parse_stat_state(const char *text, char *state)
+{
+	const char *close = text ? strrchr(text, ')') : NULL;
+	if (!close || close[1] != ' ' || !close[2])
+		return -EINVAL;
+	*state = close[2];
+	return 0;
+}
+
+int waits_parse_schedstat(const char *text, unsigned long long *run_ns)
+{
+	char *end;
+	if (!text)
+		return -EINVAL;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (end == text)
+		return -EINVAL;
+	*run_ns = v;
+	return 0;
+}

@@ -1,0 +1,119 @@
+/* test_waits — the wait classification table and the procfs parsers. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include <cmocka.h>
+
+#include "stacktop/waits.h"
+
+static void test_lock(void **state)
+{
+	assert_int_equal(waits_classify('S', SYS_futex, "futex_wait_queue"), SAMPLE_WAIT_LOCK);
+	assert_int_equal(waits_classify('S', SYS_futex, NULL), SAMPLE_WAIT_LOCK);
+}
+
+static void test_io(void **state)
+{
+	const int io[] = {SYS_read,	  SYS_write,	  SYS_pread64,	  SYS_readv,   SYS_recvfrom,
+			  SYS_sendto,	  SYS_poll,	  SYS_ppoll,	  SYS_epoll_wait,
+			  SYS_epoll_pwait, SYS_select,	  SYS_pselect6,	  SYS_accept,  SYS_accept4,
+			  SYS_connect,	  SYS_fsync,	  SYS_fdatasync};
+	for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++) {
+		enum sample_wait w = waits_classify('S', io[i], "do_sys_poll");
+		if (w != SAMPLE_WAIT_IO)
+			fail_msg("syscall %d (%s) classified %d, want I/O", io[i],
+				 waits_syscall_name(io[i]), (int)w);
+	}
+}
+
+static void test_sleep(void **state)
+{
+	assert_int_equal(waits_classify('S', SYS_nanosleep, "hrtimer_nanosleep"),
+			 SAMPLE_WAIT_SLEEP);
+	assert_int_equal(waits_classify('S', SYS_clock_nanosleep, NULL), SAMPLE_WAIT_SLEEP);
+}
+
+static void test_dstate_wins(void **state)
+{
+	assert_int_equal(waits_classify('D', SYS_read, "nfs_wait_bit"), SAMPLE_WAIT_DSTATE);
+	assert_int_equal(waits_classify('D', SYS_futex, NULL), SAMPLE_WAIT_DSTATE);
+	assert_int_equal(waits_classify('D', -1, "io_schedule"), SAMPLE_WAIT_DSTATE);
+}
+
+static void test_running(void **state)
+{
+	assert_int_equal(waits_classify('R', -1, ""), SAMPLE_WAIT_NONE);
+	assert_int_equal(waits_classify('R', SYS_futex, ""), SAMPLE_WAIT_NONE);
+}
+
+static void test_other_named(void **state)
+{
+	assert_int_equal(waits_classify('S', SYS_wait4, "do_wait"), SAMPLE_WAIT_OTHER);
+	assert_string_equal(waits_syscall_name(SYS_wait4), "wait4");
+	assert_string_equal(waits_syscall_name(SYS_futex), "futex");
+	assert_string_equal(waits_syscall_name(SYS_epoll_wait), "epoll_wait");
+	assert_null(waits_syscall_name(99999));
+	/* Blocked outside a syscall, wchan decides. */
+	assert_int_equal(waits_classify('S', -1, "futex_wait_queue"), SAMPLE_WAIT_LOCK);
+	assert_int_equal(waits_classify('S', -1, "do_page_fault"), SAMPLE_WAIT_OTHER);
+}
+
+static void test_names(void **state)
+{
+	assert_string_equal(waits_name(SAMPLE_WAIT_IO), "I/O");
+	assert_string_equal(waits_name(SAMPLE_WAIT_NONE), "running");
+	assert_string_equal(waits_frame_name(SAMPLE_WAIT_LOCK), "[lock]");
+	assert_string_equal(waits_frame_name(SAMPLE_WAIT_DSTATE), "[D-state]");
+	assert_string_equal(waits_name((enum sample_wait)42), "?");
+}
+
+static void test_parse_syscall(void **state)
+{
+	int nr;
+	unsigned long long sp, pc;
+	assert_int_equal(waits_parse_syscall("running\n", &nr, &sp, &pc), 0);
+	assert_int_equal(nr, -1);
+	assert_int_equal(waits_parse_syscall("202 0x7f00 0x80 0x0 0x0 0x0 0x0 0x7ffd1000 "
+					     "0x7f12345678\n",
+					     &nr, &sp, &pc),
+			 0);
+	assert_int_equal(nr, 202);
+	assert_int_equal(sp, 0x7ffd1000ull);
+	assert_int_equal(pc, 0x7f12345678ull);
+	assert_int_equal(waits_parse_syscall("-1 0x7ffd2000 0x401000\n", &nr, &sp, &pc), 0);
+	assert_int_equal(nr, -1);
+	assert_int_equal(sp, 0x7ffd2000ull);
+	assert_int_equal(waits_parse_syscall("", &nr, NULL, NULL), -EINVAL);
+	assert_int_equal(waits_parse_syscall("7 0x1 0x2\n", &nr, NULL, NULL), -EINVAL);
+}
+
+static void test_parse_stat(void **state)
+{
+	char st = 0;
+	assert_int_equal(waits_parse_stat_state("42 (a) b) c) S 1 2 3", &st), 0);
+	assert_int_equal(st, 'S');
+	assert_int_equal(waits_parse_stat_state("42 (x) D 1", &st), 0);
+	assert_int_equal(st, 'D');
+	assert_int_equal(waits_parse_stat_state("42 (x", &st), -EINVAL);
+	unsigned long long run = 0;
+	assert_int_equal(waits_parse_schedstat("123456 789 10\n", &run), 0);
+	assert_int_equal(run, 123456ull);
+	assert_int_equal(waits_parse_schedstat("x", &run), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lock),	      cmocka_unit_test(test_io),
+		cmocka_unit_test(test_sleep),	      cmocka_unit_test(test_dstate_wins),
+		cmocka_unit_test(test_running),	      cmocka_unit_test(test_other_named),
+		cmocka_unit_test(test_names),	      cmocka_unit_test(test_parse_syscall),
+		cmocka_unit_test(test_parse_stat),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
