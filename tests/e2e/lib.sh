@@ -65,7 +65,7 @@ check_cmp() {
 
 e2e_cleanup() {
 	local p
-	tmux -L "$TMUX_SOCK" kill-server >/dev/null 2>&1
+	tm_stop
 	for p in "${BG_PIDS[@]}"; do
 		kill -KILL "$p" 2>/dev/null
 	done
@@ -193,7 +193,26 @@ tm_start() {
 	tm resize-window -t e2e -x "$w" -y "$h" >/dev/null
 }
 
-tm_stop() { tm kill-server >/dev/null 2>&1; }
+# tm_stop: end the pane commands, then the tmux server. The wrapper traps
+# SIGHUP, so killing the server alone would leave the command on a dead
+# terminal: SIGTERM it first (SIGKILL after 2 s).
+tm_stop() {
+	local w c i any left=()
+	for w in $(tm list-panes -a -F '#{pane_pid}' 2>/dev/null); do
+		grep -q "$E2E_TMPDIR/run.sh" "/proc/$w/cmdline" 2>/dev/null || continue
+		for c in $(pgrep -P "$w"); do
+			kill -TERM "$c" 2>/dev/null && left+=("$c")
+		done
+	done
+	for i in $(seq 20); do
+		any=0
+		for c in "${left[@]}"; do alive "$c" && any=1; done
+		[ "$any" = 0 ] && break
+		sleep 0.1
+	done
+	for c in "${left[@]}"; do kill -KILL "$c" 2>/dev/null; done
+	tm kill-server >/dev/null 2>&1
+}
 tm_keys() { tm send-keys -t e2e "$@"; }
 tm_screen() { tm capture-pane -p -t e2e; }
 # the command's pid (the wrapper's child)

@@ -140,4 +140,41 @@ else
 fi
 tm_stop
 
+# ---- nothing from the target reaches the terminal unfiltered ---------------------------
+# argv[0] (the command line in the header) and a thread name (threads view)
+# carry escape sequences, a BEL and invalid UTF-8.
+need_target idle
+EVIL_ARG0=$(printf 'evil\e]2;PWNED\a\e[2J\xff\xfe\x01name')
+EVIL_THREAD=$(printf '\e]2;PWN\a\e[H') # 11 bytes, fits the 15 of a comm
+start_bg bash -c 'exec -a "$1" "$2" 0 "$3"' _ "$EVIL_ARG0" "$TARGETS/idle" "$EVIL_THREAD"
+EV=$BG_PID
+sleep 0.5
+out=$E2E_TMPDIR/evil.out
+timeout 10 "$STACKTOP" -b -n 1 -d 1 -p "$EV" >"$out" 2>"$out.err"
+check_cmp "$?" == 0 "hostile names: batch run exits 0"
+grep -q 'evil' "$out" && grep -q 'name' "$out" && ok "hostile names: the command line is shown" ||
+	bad "hostile names: command line (evil...name) not in the header: $(head -n 1 "$out" | cat -v)"
+ctl=$(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f]' "$out")
+check_cmp "$ctl" == 0 "hostile names: batch output lines with control characters"
+[ "$ctl" = 0 ] || LC_ALL=C grep $'[\x01-\x08\x0b-\x1f\x7f]' "$out" | head -n 3 | cat -v
+iconv -f UTF-8 -t UTF-8 "$out" >/dev/null 2>&1 && ok "hostile names: batch output is valid UTF-8" ||
+	bad "hostile names: batch output is not valid UTF-8"
+tm_start 120 40 "$STACKTOP" -p "$EV"
+if tm_wait 8 'evil'; then
+	tm_keys 3
+	sleep 1.5
+	title=$(tm display-message -p -t e2e '#{pane_title}')
+	case $title in
+	*PWN*) bad "hostile names: an escape sequence from the target set the terminal title to '$title'" ;;
+	*) ok "hostile names: terminal title untouched ('$title')" ;;
+	esac
+	tm_match 'idle' && ok "hostile names: threads view drawn" || { bad "hostile names: no threads view"; tm_dump "evil threads"; }
+	tm_keys q
+	wait_until 3 tm_dead || bad "hostile names: q did not quit"
+else
+	bad "hostile names: the TUI never showed the command line"
+	tm_dump "evil"
+fi
+tm_stop
+
 e2e_finish
