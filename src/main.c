@@ -125,6 +125,7 @@ struct app {
 	int early_refreshes;
 
 	int sigfd, timerfd;
+	int empty_reads; /* stdin readable but no key, in a row */
 };
 
 static struct app *the_app; /* for the fatal-signal handler only */
@@ -997,6 +998,11 @@ static int app_loop(struct app *a)
 			}
 			if (any && !a->quit)
 				app_render_tui(a);
+			/* The terminal went away (SSH dropped without SIGHUP): a
+			 * readable stdin that yields no key is EOF or an error. */
+			a->empty_reads = any ? 0 : a->empty_reads + 1;
+			if ((fds[2].revents & (POLLHUP | POLLERR | POLLNVAL)) || a->empty_reads > 20)
+				a->quit = true;
 		}
 	}
 	return EXIT_OK;

@@ -37,6 +37,7 @@
 #define GIB (1024.0 * MIB)
 #define LIMIT_REREAD_S 30.0
 #define BASELINE_NOW_S 10.0
+#define STAIRS_MIN_SPAN_S 30.0 /* seconds of climb before a leak is suspected */
 #define MIN_TREND_POINTS 10 /* seconds of memory before any verdict */
 
 void metrics_config_default(struct metrics_config *c)
@@ -325,9 +326,17 @@ static void eval_mem(struct metrics *m, double *tv, double *vv)
 	/* Below a MiB (or 0.5% of the size) is allocator noise, not a trend. */
 	m->mem_noise = fmax(MIB, 0.005 * mean);
 	series_trend(tv, vv, n, m->mem_noise, &m->mem_trend);
+	m->mem_rising = false;
 	if (n < MIN_TREND_POINTS) {
 		m->mem_trend.kind = SERIES_FLAT;
 		return;
+	}
+	/* A climb of a few seconds is also how every allocate-then-free cycle
+	 * starts: call it stairs only once it has lasted long enough. */
+	double min_span = fmin(STAIRS_MIN_SPAN_S, 0.9 * m->cfg.window_s);
+	if (m->mem_trend.kind == SERIES_STAIRS && m->mem_trend.span_s < min_span) {
+		m->mem_trend.kind = SERIES_FLAT;
+		m->mem_rising = true;
 	}
 
 	/* Name the part that grows fastest. */
@@ -549,7 +558,13 @@ void metrics_mem_verdict(const struct metrics *m, char *buf, size_t size)
 			 span);
 		break;
 	default:
-		snprintf(buf, size, "flat");
+		if (m->mem_rising) {
+			metrics_rate_text(tr->slope, rate, sizeof(rate));
+			metrics_span_text(tr->span_s, span, sizeof(span));
+			snprintf(buf, size, "rising: %s over %s — too soon to call a leak", rate, span);
+		} else {
+			snprintf(buf, size, "flat");
+		}
 		break;
 	}
 }

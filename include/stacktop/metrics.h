@@ -79,6 +79,7 @@ struct metrics {
 	struct series_trend mem_trend;
 	const char *mem_growing; /* "anonymous", "file-backed", "shared" or NULL */
 	double mem_to_limit_s; /* < 0: not rising or no limit */
+	bool mem_rising; /* climbing like stairs, but for too short a time to call it */
 
 	struct series_spike spike;
 	double spike_held_s;
