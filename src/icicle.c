@@ -675,9 +675,10 @@ static int lay_reserve(struct lay *l, size_t m, size_t wmax)
 
 /* Give each child that rounded to nothing one column, heaviest first: from
  * the parent's free columns (its self time), else from the widest sibling
- * that keeps three quarters of its fair width (a thin bar must not hide
- * what is hot), else from the lightest sibling that has only one column.
- * Stops when none is left: the rest cannot fit. */
+ * as long as it gives up at most 1/32 of its width (a thin bar must not
+ * make what is hot look smaller: the view is read for shares), else from
+ * the lightest sibling that has only one column. Stops when none is left:
+ * the rest cannot fit. */
 static void give_thin_bars(struct lay *l, size_t m, int free)
 {
 	size_t i, nw = 0, k, last = m;
@@ -741,7 +742,7 @@ static int layout_children(const struct icicle *t, struct icicle_box pb, struct 
 		end = (int)(((unsigned __int128)W * cum * 2 + T) / ((unsigned __int128)T * 2));
 		l->kid[m] = c;
 		l->w[m] = end - prev;
-		l->floor[m] = l->w[m] - l->w[m] / 4;
+		l->floor[m] = l->w[m] - l->w[m] / 32;
 		if (l->floor[m] < 1)
 			l->floor[m] = 1;
 		m++;

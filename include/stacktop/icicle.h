@@ -25,9 +25,10 @@
  * the parent's last column. A child with samples whose share rounds to
  * nothing still gets one column (a thin bar, still selectable) while the
  * parent has room: first from the parent's own free columns (its self
- * time), then from the widest sibling as long as it keeps three quarters
- * of its fair width (thin bars must not hide what is hot), then from the
- * lightest sibling that has a single column. So with more children than
+ * time), then from the widest sibling as long as it gives up at most 1/32
+ * of its width (thin bars must not make what is hot look smaller), then
+ * from the lightest sibling that has a single column. So a box is never
+ * more than 1 + 1/32 of its exact width off, and with more children than
  * columns the heaviest ones are the ones shown.
  *
  * Ownership: icicle_build* allocate the tree, icicle_free frees it (names

@@ -224,47 +224,56 @@ static void test_fanout_500_in_40(void **state)
 	icicle_free(t);
 }
 
-/* One heavy child and 8 light ones in 40 columns: the light ones round to
- * nothing, but there is room, so each gets a thin bar taken from the heavy
- * one; the row stays exactly the parent's width. With 30 light ones the
- * heavy one gives at most a quarter of its width: 10 bars, not 30. */
+/* A parent with self time has free columns: 20 light children that round
+ * to nothing each get a thin bar there. Without free columns, the heavy
+ * sibling gives at most 1/32 of its width, so 8 light ones get 1 bar at
+ * 40 columns; at 250 columns a heavy 249 gives 7, and the one light child
+ * that rounded up to a column gives its column to a heavier (earlier) one. */
 static void test_fanout_thin_bars_where_room(void **state)
 {
-	struct icicle *t = fanout(9, 10000, 1);
+	struct icicle_stack s[22];
+	char names[22][16];
 	const struct icicle_box *h;
+	struct icicle *t;
 	struct pic p;
 
+	s[0] = (struct icicle_stack){"p", 5000};
+	s[1] = (struct icicle_stack){"p;k000", 5000};
+	for (int i = 2; i < 22; i++) {
+		snprintf(names[i], sizeof(names[i]), "p;k%03d", i - 1);
+		s[i] = (struct icicle_stack){names[i], 1};
+	}
+	assert_int_equal(icicle_build_from_paths(s, 22, false, &t), 0);
 	draw(t, ICICLE_ROOT, 40, 10, &p);
-	assert_int_equal(p.n, 2 + 9);
+	assert_int_equal(p.n, 2 + 21);
+	assert_string_equal(p.row[2], "[k000              ]||||||||||||||||||||");
+	free(p.b);
+	icicle_free(t);
+
+	t = fanout(9, 10000, 1);
+	draw(t, ICICLE_ROOT, 40, 10, &p);
+	assert_int_equal(p.n, 2 + 2);
 	h = box_of(t, &p, "k000");
-	assert_int_equal(h->x0, 0), assert_int_equal(h->x1, 32);
-	assert_string_equal(p.row[2], "[k000                          ]||||||||");
+	assert_int_equal(h->x0, 0), assert_int_equal(h->x1, 39);
+	assert_string_equal(p.row[2], "[k000                                 ]|");
 	free(p.b);
 	icicle_free(t);
 
-	t = fanout(31, 10000, 1);
-	draw(t, ICICLE_ROOT, 40, 10, &p);
-	assert_int_equal(p.n, 2 + 11);
-	assert_string_equal(p.row[2], "[k000                        ]||||||||||");
-	free(p.b);
-	icicle_free(t);
-
-	/* 500 children (1 heavy) at 250 columns: the heavy one keeps >= 3/4,
-	 * bars fill the rest of the row exactly. */
 	t = fanout(500, 100000, 1);
 	draw(t, ICICLE_ROOT, 250, 10, &p);
 	h = box_of(t, &p, "k000");
-	assert_int_equal(h->x1 - h->x0, 187);
-	assert_int_equal(p.n, 2 + 1 + 63);
+	assert_int_equal(h->x1 - h->x0, 242);
+	assert_int_equal(p.n, 2 + 1 + 8);
+	assert_string_equal(t->nodes[p.b[p.n - 1].node].name, "k008");
 	assert_int_equal(p.b[p.n - 1].x1, 250);
 	free(p.b);
 	icicle_free(t);
 }
 
 /* Random trees at many widths: children never overflow the parent, never
- * overlap, and when the children hold all of the parent's samples the last
- * one ends on the parent's last column; no child with samples disappears
- * while its parent is at least as wide as its number of children. */
+ * overlap, when the children hold all of the parent's samples the last one
+ * ends on the parent's last column, and every box is within 1 + 1/32 of
+ * its exact width (W * total / parent total). */
 static void test_rounding_properties(void **state)
 {
 	struct icicle_stack s[64];
@@ -303,8 +312,20 @@ static void test_rounding_properties(void **state)
 			for (uint32_t c = nd->first_child; c != ICICLE_NONE;
 			     c = t->nodes[c].next_sibling)
 				nk++;
-			if (nk && b[i].row + 1 < 10 && 8 * (int)nk <= b[i].x1 - b[i].x0)
-				assert_int_equal(shown, nk);
+			if (b[i].node != ICICLE_ROOT) {
+				const struct icicle_box *pb = NULL;
+
+				for (size_t k = 0; k < n; k++)
+					if (b[k].node == nd->parent)
+						pb = &b[k];
+				assert_non_null(pb);
+				double exact = (double)(pb->x1 - pb->x0) * (double)nd->total /
+					       (double)t->nodes[nd->parent].total;
+				double d = (double)(b[i].x1 - b[i].x0) - exact;
+
+				assert_true(d <= 1.0 + 1e-9 && d >= -(1.0 + exact / 32 + 1e-9));
+			}
+			(void)shown;
 			if (nk && nd->self == 0 && b[i].row + 1 < 10)
 				assert_int_equal(last_x1, b[i].x1);
 		}
