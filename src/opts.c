@@ -34,12 +34,19 @@ enum {
 	OPTS_STACK_SIZE = 256,
 	OPTS_ASCII,
 	OPTS_SPIKE_FOR,
+	OPTS_MODE,
+	OPTS_JSON,
+	OPTS_FORMAT,
+	OPTS_PER_THREAD,
+	OPTS_FORCE,
+	OPTS_OUTPUT_DIR,
+	OPTS_NO_IDLE,
 };
 
 /* Kernel PID_MAX_LIMIT on 64-bit: no PID can be larger. */
 #define OPTS_PID_MAX 4194304
 
-static const char opts_short[] = "+:p:r:d:W:bn:l:s:LKhV";
+static const char opts_short[] = "+:p:r:d:W:bn:l:s:LKwo:hV";
 
 /* test_docs.sh reads the names in this table: keep one entry per line. */
 static const struct option opts_long[] = {
@@ -56,6 +63,15 @@ static const struct option opts_long[] = {
     {"stack-size", required_argument, NULL, OPTS_STACK_SIZE},
     {"ascii", no_argument, NULL, OPTS_ASCII},
     {"spike-for", required_argument, NULL, OPTS_SPIKE_FOR},
+    {"mode", required_argument, NULL, OPTS_MODE},
+    {"wall", no_argument, NULL, 'w'},
+    {"no-idle", no_argument, NULL, OPTS_NO_IDLE},
+    {"json", no_argument, NULL, OPTS_JSON},
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, OPTS_FORMAT},
+    {"per-thread", no_argument, NULL, OPTS_PER_THREAD},
+    {"force", no_argument, NULL, OPTS_FORCE},
+    {"output-dir", required_argument, NULL, OPTS_OUTPUT_DIR},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -64,9 +80,12 @@ static const struct option opts_long[] = {
 const char opts_usage[] =
     "Usage: stacktop [OPTIONS] -p PID[,PID...]\n"
     "       stacktop [OPTIONS] [--] COMMAND [ARGS...]\n"
+    "       stacktop dump [--json] -p PID\n"
+    "       stacktop record [OPTIONS] [-d SECONDS] -o FILE (-p PID | -- COMMAND)\n"
+    "       stacktop report [OPTIONS] FILE\n"
     "\n"
     "A live sampling profiler: top, but for stacks. Shows the functions a\n"
-    "process spends its CPU time in, over a rolling window, refreshed live.\n"
+    "process spends its time in, over a rolling window, refreshed live.\n"
     "\n"
     "Target:\n"
     "  -p, --pid PID[,PID...]   attach to running processes (up to 64)\n"
@@ -74,9 +93,13 @@ const char opts_usage[] =
     "                           first non-option starts it, \"--\" marks it clearly\n"
     "\n"
     "Options:\n"
-    "  -r, --rate HZ            samples per second per thread (1..10000, default 99)\n"
+    "      --mode cpu|wall      cpu: on-CPU time (perf events, the default);\n"
+    "                           wall: every thread, running or waiting (ptrace)\n"
+    "  -w, --wall               the same as --mode wall\n"
+    "  -r, --rate HZ            samples per second per thread (1..10000, default\n"
+    "                           99; wall mode 19)\n"
     "  -d, --delay SECONDS      refresh interval (0.1..3600, decimals allowed,\n"
-    "                           default 1)\n"
+    "                           default 1); with record: how long to record\n"
     "  -W, --window SECONDS     rolling window length (1..86400, default 60)\n"
     "  -b, --batch              print the table as text every delay, not the TUI\n"
     "  -n, --iterations N       stop after N refreshes (default: run until quit)\n"
@@ -84,11 +107,19 @@ const char opts_usage[] =
     "  -s, --sort KEY           own, total, owntime or totaltime (default own)\n"
     "  -L, --lines              aggregate by file:line from the start (key L)\n"
     "  -K, --no-kernel          hide kernel frames from the start (key K)\n"
+    "      --no-idle            wall mode: hide idle threads from the start (key i)\n"
     "      --stack-size BYTES   user stack bytes copied per sample (512..65528,\n"
     "                           rounded up to a multiple of 8, default 16384)\n"
     "      --ascii              draw charts with ASCII only (no block characters)\n"
     "      --spike-for SECONDS  CPU above 2x baseline this long raises the spike\n"
     "                           alert (1..86400, default 30)\n"
+    "      --output-dir DIR     where the w key writes profiles (default .)\n"
+    "      --json               dump: one JSON object instead of text\n"
+    "  -o, --output FILE        record: the profile file to write\n"
+    "      --format FORMAT      record: folded, pprof or speedscope (default: from\n"
+    "                           the file name: .folded/.txt, .pb.gz, .json)\n"
+    "      --per-thread         record: a root frame per thread (folded)\n"
+    "      --force              overwrite an existing output file\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
     "\n"
@@ -98,10 +129,12 @@ const char opts_usage[] =
     "                           TotalTime; threads: CPU, floor, samples, TID, name)\n"
     "  L                        toggle function / file:line\n"
     "  K                        toggle kernel frames\n"
+    "  i                        wall mode: hide or show idle threads\n"
     "  g                        hide or show the CPU and memory charts\n"
     "  b, B                     baseline = the last 10 s; clear the baseline\n"
     "  Up Down PgUp PgDn Home End  move the selection\n"
     "  Enter, Esc               threads: show only that thread; Esc: all again\n"
+    "  w                        write the window to a profile file\n"
     "  space                    freeze the display (sampling continues)\n"
     "  R                        reset the window\n"
     "  ?                        help\n"
@@ -111,6 +144,9 @@ const char opts_usage[] =
     "  sudo stacktop -p 4242                    profile a running process\n"
     "  stacktop -- ./server --port 8080         launch a command and profile it\n"
     "  stacktop -b -n 5 -p 4242 > profile.txt   five text refreshes into a file\n"
+    "  sudo stacktop -w -p 4242                 why is it slow with low CPU?\n"
+    "  sudo stacktop dump -p 4242               every thread's stack, once\n"
+    "  sudo stacktop record -d 30 -o cpu.pb.gz -p 4242   for go tool pprof\n"
     "\n"
     "Needs root, or CAP_PERFMON and CAP_SYS_PTRACE, or kernel.perf_event_paranoid\n"
     "<= 1 for your own processes. Exit status: 0 ok, 1 runtime error, 2 usage\n"
@@ -294,6 +330,7 @@ static void opts_defaults(struct opts *o)
 	o->sort = VIEW_TOP_SORT_OWN;
 	o->stack_size = 16384;
 	o->spike_for_s = 30;
+	o->output_dir = ".";
 }
 
 /* getopt returned '?': name what was wrong. For long options glibc leaves
@@ -343,6 +380,10 @@ static int opts_missing(char *err, size_t errsz)
 	    {'s', "KEY"},
 	    {OPTS_STACK_SIZE, "BYTES"},
 	    {OPTS_SPIKE_FOR, "SECONDS"},
+	    {OPTS_MODE, "cpu|wall"},
+	    {'o', "FILE"},
+	    {OPTS_FORMAT, "folded|pprof|speedscope"},
+	    {OPTS_OUTPUT_DIR, "DIR"},
 	};
 	const char *meta = "a value";
 	size_t i;
@@ -370,8 +411,19 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		if ((ret = opts_int(c, arg, 1, 10000, &v, err, errsz)) < 0)
 			return ret;
 		o->rate_hz = (unsigned)v;
+		o->rate_given = true;
 		break;
 	case 'd':
+		if (o->cmd == OPTS_CMD_RECORD) {
+			/* record: -d is how long to record. */
+			if (opts_decimal(arg, &d) < 0 || d < 0.1 || d > 86400)
+				return opts_fail(err, errsz,
+						 "invalid -d value '%s': expected seconds to record "
+						 "from 0.1 to 86400",
+						 arg);
+			o->duration_s = d;
+			break;
+		}
 		if (opts_decimal(arg, &d) < 0 || d < 0.1 || d > 3600)
 			return opts_fail(err, errsz,
 					 "invalid --delay value '%s': expected seconds from 0.1 to "
@@ -419,6 +471,49 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 	case OPTS_ASCII:
 		o->ascii = true;
 		break;
+	case OPTS_MODE:
+		if (!strcasecmp(arg, "wall"))
+			o->wall = true;
+		else if (!strcasecmp(arg, "cpu"))
+			o->wall = false;
+		else
+			return opts_fail(err, errsz,
+					 "invalid --mode value '%s': expected cpu or wall", arg);
+		break;
+	case 'w':
+		o->wall = true;
+		break;
+	case OPTS_NO_IDLE:
+		o->idle_hidden = true;
+		break;
+	case OPTS_JSON:
+		o->json = true;
+		break;
+	case 'o':
+		if (!arg[0])
+			return opts_fail(err, errsz, "option --output needs a file name");
+		o->output = arg;
+		break;
+	case OPTS_FORMAT:
+		if (strcasecmp(arg, "folded") && strcasecmp(arg, "pprof") &&
+		    strcasecmp(arg, "speedscope"))
+			return opts_fail(err, errsz,
+					 "invalid --format value '%s': expected folded, pprof or "
+					 "speedscope",
+					 arg);
+		o->format = arg;
+		break;
+	case OPTS_PER_THREAD:
+		o->per_thread = true;
+		break;
+	case OPTS_FORCE:
+		o->force = true;
+		break;
+	case OPTS_OUTPUT_DIR:
+		if (!arg[0])
+			return opts_fail(err, errsz, "option --output-dir needs a directory");
+		o->output_dir = arg;
+		break;
 	case OPTS_SPIKE_FOR:
 		if ((ret = opts_int(c, arg, 1, 86400, &v, err, errsz)) < 0)
 			return ret;
@@ -428,6 +523,21 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		return opts_fail(err, errsz, "internal error: unhandled option %d", c);
 	}
 	return ret;
+}
+
+/* Options that only make sense with one subcommand. */
+static int opts_check_command(struct opts *o, char *err, size_t errsz)
+{
+	if (o->json && o->cmd != OPTS_CMD_DUMP)
+		return opts_fail(err, errsz, "--json goes with 'stacktop dump'");
+	if ((o->output || o->format || o->per_thread) && o->cmd != OPTS_CMD_RECORD)
+		return opts_fail(err, errsz,
+				 "--output, --format and --per-thread go with 'stacktop record'");
+	if (o->cmd == OPTS_CMD_RECORD && !o->output)
+		return opts_fail(err, errsz, "record needs -o FILE (e.g. -o profile.pb.gz)");
+	if (o->cmd == OPTS_CMD_REPORT && o->wall)
+		return opts_fail(err, errsz, "report shows a saved FILE: --mode does not apply");
+	return 0;
 }
 
 int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz)
@@ -440,6 +550,20 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz)
 	if (argc < 1 || !argv)
 		return opts_fail(err, errsz,
 				 "nothing to profile: give -p PID or a command; try --help");
+
+	/* A subcommand is the first word: parse the rest as its options. */
+	static const struct {
+		const char *name;
+		enum opts_cmd cmd;
+	} cmds[] = {{"dump", OPTS_CMD_DUMP}, {"record", OPTS_CMD_RECORD}, {"report", OPTS_CMD_REPORT}};
+	for (size_t i = 0; argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!strcmp(argv[1], cmds[i].name)) {
+			o->cmd = cmds[i].cmd;
+			argv++;
+			argc--;
+			break;
+		}
+	}
 
 	optind = 0;
 	opterr = 0;
@@ -462,6 +586,17 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz)
 		}
 	}
 
+	if (o->cmd == OPTS_CMD_REPORT) {
+		if (optind >= argc)
+			return opts_fail(err, errsz, "report needs a profile FILE to open; try --help");
+		if (optind + 1 < argc)
+			return opts_fail(err, errsz, "report opens one FILE, not '%s' too",
+					 argv[optind + 1]);
+		if (o->npids)
+			return opts_fail(err, errsz, "report opens a saved FILE: -p does not apply");
+		o->report_file = argv[optind];
+		return opts_check_command(o, err, errsz);
+	}
 	if (optind < argc) {
 		if (argv[optind][0] == '\0')
 			return opts_fail(err, errsz, "the command to launch is an empty string");
@@ -475,5 +610,7 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz)
 	if (!o->command && !o->npids)
 		return opts_fail(err, errsz,
 				 "nothing to profile: give -p PID or a command; try --help");
-	return 0;
+	if (o->cmd == OPTS_CMD_DUMP && (o->command || o->npids != 1))
+		return opts_fail(err, errsz, "dump takes exactly one -p PID (a running process)");
+	return opts_check_command(o, err, errsz);
 }

@@ -6,6 +6,9 @@
  *
  *   stacktop [OPTIONS] -p PID[,PID...]
  *   stacktop [OPTIONS] -- COMMAND [ARGS...]
+ *   stacktop dump [--json] -p PID
+ *   stacktop record [OPTIONS] [-d SECONDS] [-o FILE] -p PID | -- COMMAND
+ *   stacktop report [OPTIONS] FILE
  */
 #ifndef STACKTOP_OPTS_H
 #define STACKTOP_OPTS_H
@@ -18,7 +21,15 @@
 
 #define OPTS_MAX_PIDS 64
 
+enum opts_cmd {
+	OPTS_CMD_TOP = 0, /* the live view (TUI or -b) */
+	OPTS_CMD_DUMP, /* every thread's stack once, then exit */
+	OPTS_CMD_RECORD, /* sample without a screen, write a profile file */
+	OPTS_CMD_REPORT, /* open a saved profile in the views */
+};
+
 struct opts {
+	enum opts_cmd cmd;
 	pid_t pids[OPTS_MAX_PIDS];
 	int npids;
 	char **command; /* argv of the command to launch (points into argv), or NULL */
@@ -34,6 +45,17 @@ struct opts {
 	bool hide_kernel; /* --no-kernel: start with kernel frames hidden */
 	bool ascii; /* --ascii: no block characters in charts */
 	unsigned spike_for_s; /* --spike-for: seconds above 2x baseline before the alert, default 30 */
+	bool wall; /* --mode wall / -w: wall-clock (ptrace) sampling */
+	bool rate_given; /* --rate was given (wall mode picks its own default) */
+	bool idle_hidden; /* --no-idle: start with idle threads hidden (wall mode, key i) */
+	bool json; /* dump --json */
+	const char *output; /* record -o FILE */
+	const char *format; /* record --format folded|pprof|speedscope, NULL: from -o's ending */
+	bool per_thread; /* record --per-thread: a root frame per thread (folded) */
+	bool force; /* overwrite existing output files */
+	const char *output_dir; /* where the TUI's w key writes, default "." */
+	double duration_s; /* record -d SECONDS, 0: until Ctrl-C */
+	const char *report_file; /* report FILE */
 	bool help; /* -h */
 	bool version; /* -V */
 };

@@ -397,6 +397,69 @@ static void test_null_err(void **state)
 	assert_int_equal(opts_parse(3, argv, &o, NULL, 0), -EINVAL);
 }
 
+static void test_subcommands(void **state)
+{
+	/* dump: exactly one running process. */
+	OK("dump", "-p", "42");
+	assert_int_equal(o.cmd, OPTS_CMD_DUMP);
+	assert_int_equal(o.pids[0], 42);
+	assert_false(o.json);
+	OK("dump", "--json", "-p", "42");
+	assert_true(o.json);
+	BAD("exactly one -p PID", "dump", "-p", "1,2");
+	BAD("exactly one -p PID", "dump", "--", "ls");
+	BAD("--json goes with", "--json", "-p", "1");
+
+	/* record: -d is the duration, -o is required, format by name. */
+	OK("record", "-d", "5", "-o", "x.pb.gz", "-p", "7");
+	assert_int_equal(o.cmd, OPTS_CMD_RECORD);
+	assert_float_equal(o.duration_s, 5.0, 1e-9);
+	assert_float_equal(o.delay_s, 1.0, 1e-9);
+	assert_string_equal(o.output, "x.pb.gz");
+	OK("record", "--format=speedscope", "--per-thread", "--force", "-o", "p.json", "--", "ls");
+	assert_string_equal(o.format, "speedscope");
+	assert_true(o.per_thread && o.force);
+	assert_string_equal(o.command[0], "ls");
+	BAD("record needs -o FILE", "record", "-p", "7");
+	BAD("invalid --format value 'svg'", "record", "--format", "svg", "-o", "x", "-p", "7");
+	BAD("seconds to record", "record", "-d", "0", "-o", "x", "-p", "7");
+	BAD("go with 'stacktop record'", "-o", "x", "-p", "7");
+
+	/* report: one FILE, no target. */
+	OK("report", "-b", "prof.folded");
+	assert_int_equal(o.cmd, OPTS_CMD_REPORT);
+	assert_string_equal(o.report_file, "prof.folded");
+	assert_null(o.command);
+	BAD("report needs a profile FILE", "report");
+	BAD("one FILE", "report", "a", "b");
+	BAD("-p does not apply", "report", "-p", "1", "a");
+
+	/* A command named like a subcommand is still a command after "--". */
+	OK("--", "record");
+	assert_int_equal(o.cmd, OPTS_CMD_TOP);
+	assert_string_equal(o.command[0], "record");
+}
+
+static void test_wall_mode(void **state)
+{
+	OK("-p", "1");
+	assert_false(o.wall);
+	assert_false(o.rate_given);
+	OK("-w", "-p", "1");
+	assert_true(o.wall);
+	OK("--mode", "wall", "-p", "1");
+	assert_true(o.wall);
+	OK("--mode=cpu", "-p", "1");
+	assert_false(o.wall);
+	OK("-w", "-r", "49", "--no-idle", "-p", "1");
+	assert_true(o.rate_given && o.idle_hidden);
+	BAD("invalid --mode value 'gpu'", "--mode", "gpu", "-p", "1");
+	OK("--output-dir", "/tmp", "-p", "1");
+	assert_string_equal(o.output_dir, "/tmp");
+	OK("-p", "1");
+	assert_string_equal(o.output_dir, ".");
+}
+
 static void test_usage_text(void **state)
 {
 	static const char *const must[] = {
@@ -459,6 +522,8 @@ int main(void)
 	    cmocka_unit_test(test_errors_name_the_option),
 	    cmocka_unit_test(test_reparse),
 	    cmocka_unit_test(test_null_err),
+	    cmocka_unit_test(test_subcommands),
+	    cmocka_unit_test(test_wall_mode),
 	    cmocka_unit_test(test_usage_text),
 	};
 
