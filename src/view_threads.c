@@ -147,14 +147,17 @@ static int collect_rows(const struct metrics *m, struct window *w, struct row **
 /* ---- cell texts ---------------------------------------------------------- */
 
 /* The wchan as a word: kernel prefixes that say nothing to a user dropped
- * ("__do_sys_pause" -> "pause", "do_nanosleep" -> "nanosleep"). */
+ * ("__do_sys_pause" -> "pause", "hrtimer_nanosleep" -> "nanosleep"), and
+ * every futex wait ("futex_wait_queue", "futex_do_wait") is "futex_wait". */
 static const char *wchan_word(const char *wchan)
 {
-	static const char *const prefixes[] = {"do_sys_", "sys_", "do_"};
+	static const char *const prefixes[] = {"do_sys_", "sys_", "do_", "hrtimer_"};
 	size_t i, l;
 
 	while (*wchan == '_')
 		wchan++;
+	if (strncmp(wchan, "futex_", 6) == 0)
+		return "futex_wait";
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
 		l = strlen(prefixes[i]);
 		if (strncmp(wchan, prefixes[i], l) == 0 && wchan[l])

@@ -30,7 +30,7 @@ kill_tree() {
 }
 threads_cleanup() {
 	local p
-	tmux -L "$TMUX_SOCK" kill-server >/dev/null 2>&1
+	tm_stop # stacktop first, so it detaches from the targets it watches
 	for p in "${BG_PIDS[@]}"; do
 		kill_tree "$p"
 	done

@@ -123,7 +123,7 @@ static int setup(void **state)
 	fx->m.threads = calloc(NTHREADS, sizeof(*fx->m.threads));
 	assert_non_null(fx->m.threads);
 	fx->m.nthreads = fx->m.cap = NTHREADS;
-	t = thread(fx, 0, 4242, "floor", 'S', "do_nanosleep", cpu_main);
+	t = thread(fx, 0, 4242, "floor", 'S', "hrtimer_nanosleep", cpu_main);
 	t = thread(fx, 1, 4250, "poller", 'R', "", cpu_poller);
 	t->floor_pct = 29.4;
 	t->busy_floor = true;
@@ -233,7 +233,7 @@ static void test_80x24(void **state)
 					"    2,520");
 	assert_string_equal(row(fx, 6), " 4260  loader          D io_schedule     0.0%     0%"
 					"        3  STUCK (D for 12s)");
-	assert_string_equal(row(fx, 7), " 4251  idler           S futex_wait…     0.0%     0%"
+	assert_string_equal(row(fx, 7), " 4251  idler           S futex_wait      0.0%     0%"
 					"        0");
 	assert_string_equal(row(fx, 8), " 4277  [child]         Z defunct                    "
 					"           ZOMBIE");
@@ -282,7 +282,7 @@ static void test_80x24_no_stuck(void **state)
 					"   #.:| #.:| #.:|    2,520");
 	assert_string_equal(row(fx, 6), " 4260  loader          D io_schedule     0.0%     0%"
 					"                         3");
-	assert_string_equal(row(fx, 7), " 4251  idler           S futex_wait…     0.0%     0%"
+	assert_string_equal(row(fx, 7), " 4251  idler           S futex_wait      0.0%     0%"
 					"                         0");
 	assert_blank(fx, 8, 22);
 }
@@ -315,7 +315,7 @@ static void test_200x60(void **state)
 	assert_true(strstr(row(fx, 6), "STUCK (D for 12s)") != NULL);
 	assert_true(strstr(row(fx, 3), "900  evil?[2Jfn") != NULL);
 	snprintf(want, sizeof(want),
-		 " 4251  idler           S futex_wait\u2026     0.0%%     0%%%64s%7s", "", "0");
+		 " 4251  idler           S futex_wait      0.0%%     0%%%64s%7s", "", "0");
 	assert_string_equal(row(fx, 7), want); /* no samples, no hottest, no flags */
 	/* Flags line up in one column. */
 	assert_int_equal(col_of(fx, 6, "STUCK"), x);
