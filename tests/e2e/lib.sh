@@ -19,13 +19,19 @@
 #   proc_stopped_threads PID  "tid:state" of threads in T/t, or nothing
 #   proc_tracers PID          "tid:tracerpid" of traced threads, or nothing
 #   check_target_healthy PID  alive, CPU time increasing if it burns, not stopped, not traced
-#   tm_start W H CMD          new detached tmux session running CMD (exec'd)
+#   tm_start W H CMD          new detached tmux session running CMD under a
+#                             wrapper that records its status (TM_EXEC=1: exec'd)
+#   tm_stop                   end the command (SIGTERM) and the tmux server
 #   tm_keys KEYS...           tmux send-keys
 #   tm_screen                 capture the pane as text
 #   tm_wait SECS REGEX        wait until the screen matches (grep -E)
 #   tm_wait_gone SECS REGEX   wait until the screen stops matching
 #   tm_resize W H             resize the window
 #   tm_pid / tm_dead / tm_status   the command's pid, has it exited, its status
+#   tm_selected               the function on the selected (reverse video) row
+#   tm_dump LABEL             print the screen into the log
+#   rows_of FILE              the rows of the last top table in FILE
+#   field_of ROWS FUNC COL    a column of FUNC's row
 
 set -u
 
