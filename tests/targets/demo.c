@@ -21,6 +21,7 @@
  * functions are noipa so they survive as separate frames.
  */
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -261,6 +262,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: demo [SECONDS]\n");
 		return 2;
 	}
+	/* A fixed mmap threshold: every 4 MiB step is its own mapping and free()
+	 * returns it, so RSS climbs in stairs and drops every cycle (glibc's
+	 * dynamic threshold would otherwise keep freed steps in the heap). */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	pthread_setname_np(pthread_self(), "demo");
 	if (spawn(&t[0], run_parser, "parser") || spawn(&t[1], run_poller, "poller") ||
 	    spawn(&t[2], run_sleeper, "sleeper") || spawn(&t[3], run_waiter, "waiter") ||
