@@ -25,11 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "stacktop/export.h"
 #include "stacktop/grid.h"
 #include "stacktop/metrics.h"
 #include "stacktop/opts.h"
@@ -113,7 +115,7 @@ struct app {
 	bool quit;
 	bool exited;
 	char exit_text[160];
-	char status[160];
+	char status[1200];
 	uint64_t status_until_ns;
 	char warning[200];
 	struct view_top_state top;
@@ -147,7 +149,11 @@ static struct proc *app_proc(struct app *a, pid_t pid)
 
 static void app_set_status(struct app *a, const char *msg)
 {
-	snprintf(a->status, sizeof(a->status), "%s", msg);
+	size_t n = strlen(msg);
+	if (n >= sizeof(a->status))
+		n = sizeof(a->status) - 1;
+	memcpy(a->status, msg, n);
+	a->status[n] = '\0';
 	a->status_until_ns = now_ns() + 3000000000ull;
 }
 
@@ -500,6 +506,104 @@ static void app_measure(struct app *a, uint64_t now)
 			 "kernel frames hidden: not permitted (perf_event_paranoid); run as root to see them");
 }
 
+/* record: one line on stderr, rewritten in place, when it is a terminal. */
+static void app_record_progress(struct app *a, uint64_t now, bool last)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	char n[32];
+	text_count(a->samples_total, n, sizeof(n));
+	fprintf(stderr, "\rstacktop: recording pid %d: %.0fs, %s samples, lost %llu%s",
+		a->procs[0].pid, (now - a->start_ns) / 1e9, n,
+		(unsigned long long)perf_get_stats(a->ps)->lost, last ? "\n" : "  ");
+	fflush(stderr);
+}
+
+static const char *app_thread_name(void *ctx, int tid)
+{
+	struct app *a = ctx;
+	struct metrics_thread *t = a->metrics_ok ? metrics_thread(&a->metrics, tid, false) : NULL;
+	return t ? t->comm : NULL;
+}
+
+/* Export options for what the user sees: the thread narrowing, the kernel
+ * toggle and, from the icicle, its zoom path (names after the key's
+ * module part). zoom must have room for the icicle's path. */
+static void app_export_opts(struct app *a, struct export_opts *eo, const char **zoom, size_t nzoom)
+{
+	memset(eo, 0, sizeof(*eo));
+	eo->tid = a->top.tid;
+	eo->hide_kernel = a->top.hide_kernel;
+	eo->per_thread = a->o.per_thread;
+	eo->period_s = 1.0 / a->o.rate_hz;
+	eo->duration_s = window_span_s(a->w, now_ns());
+	eo->mode = a->o.wall ? "wall" : "cpu";
+	eo->force = a->o.force;
+	eo->thread_name = app_thread_name;
+	eo->ctx = a;
+	eo->cmdline = a->procs[0].cmdline;
+	if (a->view == APP_VIEW_ICICLE && a->icicle.zoom.n && a->icicle.zoom.n <= nzoom) {
+		for (size_t i = 0; i < a->icicle.zoom.n; i++) {
+			const char *sep = strchr(a->icicle.zoom.keys[i], '\x1f');
+			zoom[i] = sep ? sep + 1 : a->icicle.zoom.keys[i];
+		}
+		eo->zoom = zoom;
+		eo->nzoom = (int)a->icicle.zoom.n;
+	}
+}
+
+/* The w key: the window as pprof, named with the pid and the time. */
+static void app_write_profile(struct app *a)
+{
+	const char *zoom[64];
+	struct export_opts eo;
+	char path[1024], when[32], err[512], msg[1200];
+	time_t t = time(NULL);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
+	app_export_opts(a, &eo, zoom, sizeof(zoom) / sizeof(zoom[0]));
+	eo.format = EXPORT_PPROF;
+	snprintf(path, sizeof(path), "%s/stacktop-%d-%s%s", a->o.output_dir, a->procs[0].pid, when,
+		 export_format_ext(eo.format));
+	if (export_write(a->w, &eo, path, err, sizeof(err)) == 0)
+		snprintf(msg, sizeof(msg), "wrote %s%s%s", path, eo.tid ? " (this thread only)" : "",
+			 eo.nzoom ? " (the zoomed path only)" : "");
+	else
+		snprintf(msg, sizeof(msg), "! %s", err);
+	app_set_status(a, msg);
+}
+
+/* record: write the file once sampling is over. */
+static int app_record_write(struct app *a)
+{
+	const char *zoom[1];
+	struct export_opts eo;
+	char err[512];
+	int rc;
+	app_record_progress(a, now_ns(), true);
+	app_export_opts(a, &eo, zoom, 0);
+	if (a->o.format)
+		rc = export_format_parse(a->o.format, &eo.format);
+	else
+		rc = export_format_from_path(a->o.output, &eo.format);
+	if (rc < 0) {
+		fprintf(stderr,
+			"stacktop: cannot tell the format of '%s' from its name: use --format folded, "
+			"pprof or speedscope.\n",
+			a->o.output);
+		return EXIT_USAGE;
+	}
+	if (export_write(a->w, &eo, a->o.output, err, sizeof(err)) < 0) {
+		fprintf(stderr, "stacktop: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	char n[32];
+	text_count(window_total(a->w), n, sizeof(n));
+	fprintf(stderr, "stacktop: wrote %s samples to %s\n", n, a->o.output);
+	return EXIT_OK;
+}
+
 static void app_refresh(struct app *a, bool scheduled)
 {
 	uint64_t now = now_ns();
@@ -512,6 +616,8 @@ static void app_refresh(struct app *a, bool scheduled)
 	if (a->tui) {
 		if (!a->paused || !scheduled)
 			app_render_tui(a);
+	} else if (a->o.cmd == OPTS_CMD_RECORD) {
+		app_record_progress(a, now, false);
 	} else {
 		app_print_batch(a);
 	}
@@ -666,6 +772,9 @@ static bool app_key_global(struct app *a, int key)
 	case '?':
 	case 'h':
 		a->help = true;
+		return true;
+	case 'w':
+		app_write_profile(a);
 		return true;
 	default:
 		return false;
@@ -829,8 +938,33 @@ static int app_launch(struct app *a)
 	return EXIT_OK;
 }
 
+/* record: refuse at once what would fail at the end (no waiting a whole
+ * recording to learn that the file exists). */
+static int app_record_check(struct app *a)
+{
+	struct stat st;
+	enum export_format f;
+	if (a->o.format ? export_format_parse(a->o.format, &f) : export_format_from_path(a->o.output, &f)) {
+		fprintf(stderr,
+			"stacktop: cannot tell the format of '%s' from its name: use --format folded, "
+			"pprof or speedscope.\n",
+			a->o.output);
+		return EXIT_USAGE;
+	}
+	if (!a->o.force && lstat(a->o.output, &st) == 0) {
+		fprintf(stderr, "stacktop: %s exists; use --force to overwrite it.\n", a->o.output);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
 static int app_init(struct app *a)
 {
+	if (a->o.cmd == OPTS_CMD_RECORD) {
+		int rc = app_record_check(a);
+		if (rc)
+			return rc;
+	}
 	struct perf_config pc = {
 		.rate_hz = a->o.rate_hz,
 		.stack_size = a->o.stack_size,
@@ -839,7 +973,8 @@ static int app_init(struct app *a)
 	};
 	int err;
 	if ((err = perf_new(&pc, &a->ps)) || (err = sym_new(&a->sy)) ||
-	    (err = window_new(a->o.window_s, 1000000000ull, &a->w))) {
+	    (err = window_new(a->o.cmd == OPTS_CMD_RECORD ? 86400 : a->o.window_s,
+			      a->o.cmd == OPTS_CMD_RECORD ? 10000000000ull : 1000000000ull, &a->w))) {
 		fprintf(stderr, "stacktop: out of memory at start-up (%s).\n", strerror(-err));
 		return EXIT_RUNTIME;
 	}
@@ -970,6 +1105,9 @@ static void app_on_tick(struct app *a)
 		a->next_refresh_ns = t1 + (uint64_t)(a->o.delay_s * 1e9);
 	if (a->o.iterations && a->refreshes >= a->o.iterations)
 		a->quit = true;
+	if (a->o.cmd == OPTS_CMD_RECORD && a->o.duration_s > 0 &&
+	    t1 - a->start_ns >= (uint64_t)(a->o.duration_s * 1e9))
+		a->quit = true;
 	if (!a->tui && a->exited)
 		a->quit = true; /* batch: the last block was printed */
 }
@@ -1027,7 +1165,7 @@ int main(int argc, char **argv)
 		printf("stacktop %s\n", STACKTOP_VERSION);
 		return EXIT_OK;
 	}
-	a->tui = !a->o.batch;
+	a->tui = !a->o.batch && a->o.cmd == OPTS_CMD_TOP;
 	if (a->tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fprintf(stderr, "stacktop: not a terminal: use -b for text output (e.g. stacktop -b -n 5 -p PID).\n");
 		return EXIT_USAGE;
@@ -1044,6 +1182,8 @@ int main(int argc, char **argv)
 		if (a->tui)
 			app_render_tui(a);
 		rc = app_loop(a);
+		if (rc == EXIT_OK && a->o.cmd == OPTS_CMD_RECORD)
+			rc = app_record_write(a);
 	}
 	app_fini(a);
 	return rc;
