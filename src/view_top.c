@@ -323,7 +323,7 @@ static int draw_series_lines(struct grid *g, int y, const struct metrics *m)
 	int rows = 0;
 	metrics_alerts_text(m, buf, sizeof(buf));
 	if (buf[0])
-		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "! %s", buf);
+		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "%s", buf);
 	if (m->baseline_set)
 		grid_printf(g, 0, y + rows++, 0, -1,
 			    "CPU  now %.0f%%  floor %.0f%%  base %.0f%%  peak %.0f%%  (%% of one core)",
