@@ -31,6 +31,12 @@ case $hdr in
 *"pid $CB"*) ok "header names pid $CB" ;;
 *) bad "header line 1 should hold 'pid $CB', seen: $hdr" ;;
 esac
+case $hdr in
+*" 5 threads"*) ok "header counts 5 threads (main, reporter, sleeper, waiter, worker-0)" ;;
+*) bad "header should say '5 threads', seen: $hdr" ;;
+esac
+unw=$(awk '/^samples [0-9]/ { for (i = 1; i < NF; i++) if ($i == "ok" && $(i - 1) == "unwind") u = $(i + 1) } END { sub("%", "", u); print u }' "$out")
+check_cmp "$unw" '>=' 95 "unwind ok % (the target has no frame pointers: DWARF CFI)"
 samples=$(awk '/^samples / { n = $2 } END { gsub(",", "", n); print n }' "$out")
 check_cmp "$samples" '>=' 300 "last block counts samples (8 s at 499 Hz over one busy thread: ~4000 on an idle machine)"
 # 3 points is > 3.8 standard deviations (p = 0.6) with 4000 samples. On a busy shared
