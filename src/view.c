@@ -226,7 +226,7 @@ static const struct help_entry help_entries[] = {
     {"\xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92", "caller, callee, siblings"},
     {"Enter Esc", "zoom in; zoom out"},
     {"/  n  N", "search; next/prev match"},
-    {"f  c", "bottom-up; colour mode"},
+    {"f  c  t", "bottom-up; colour; threads"},
     {"Columns", NULL},
     {"%Own", "innermost frame (self)"},
     {"%Total", "anywhere on the stack"},
