@@ -1,0 +1,75 @@
+/*
+ * export — write the window's samples in the formats other tools read.
+ *
+ *  - folded: "root;caller;leaf COUNT", one line per distinct stack of
+ *    function names (the input of FlameGraph and most flame-graph tools),
+ *    lines sorted; kernel frames carry FlameGraph's "_[k]" suffix; with
+ *    per_thread each stack starts with a "name-TID" frame.
+ *  - pprof: a gzip-compressed perftools.profiles.Profile (src/proto/
+ *    profile.proto) as `go tool pprof` reads it: one Location per sampled
+ *    pc, one Function per (name, file), one Mapping per module NAME (the
+ *    window keeps names only, so no addresses ranges from the maps and no
+ *    build-ids), sample types samples/count and cpu|wall/nanoseconds, the
+ *    period, and "tid"/"thread" labels on each sample.
+ *  - speedscope: a "sampled" profile per the file-format schema of the
+ *    speedscope app (shared frames by (name, file), samples root first,
+ *    weights in seconds, or counts with unit "none" without a period).
+ *
+ * The window is only read. Pointers into it are not kept across calls.
+ */
+#ifndef STACKTOP_EXPORT_H
+#define STACKTOP_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct window;
+
+enum export_format { EXPORT_FOLDED, EXPORT_PPROF, EXPORT_SPEEDSCOPE };
+
+/* "folded", "pprof", "speedscope" → format; -EINVAL otherwise. */
+int export_format_parse(const char *name, enum export_format *out);
+/* By the file's ending: .folded/.txt → folded, .pb.gz/.pprof/.pb → pprof,
+ * .json/.speedscope.json → speedscope; -EINVAL otherwise. */
+int export_format_from_path(const char *path, enum export_format *out);
+/* The usual ending for a format: ".folded", ".pb.gz", ".speedscope.json". */
+const char *export_format_ext(enum export_format f);
+
+struct export_opts {
+	enum export_format format;
+	int tid;	  /* 0: all threads */
+	bool per_thread;  /* a root frame per thread "name-TID" (folded, speedscope: a profile per thread) */
+	bool hide_kernel; /* drop kernel frames; otherwise folded marks them "_[k]" */
+	/* optional path of function names from the root (the icicle zoom):
+	 * only stacks that start with it are written (kept whole). Names are
+	 * as the icicle shows them: function, "module+0xOFF", "0xPC". */
+	const char *const *zoom;
+	int nzoom;
+	double period_s;  /* seconds per sample (1/rate); 0: unknown */
+	double duration_s; /* seconds the samples cover (pprof duration), 0: unknown */
+	const char *mode; /* "cpu" or "wall": sample type names; NULL = "cpu" */
+	bool force;	  /* overwrite an existing file */
+	const char *(*thread_name)(void *ctx, int tid); /* optional; may return NULL */
+	void *ctx;
+	const char *cmdline; /* optional: pprof comment, speedscope name */
+};
+
+/*
+ * Write the window's samples to path. The data goes to a new temporary file
+ * in the same directory (O_CREAT|O_EXCL|O_NOFOLLOW), which is then renamed
+ * to path with RENAME_NOREPLACE (or over it with force): a failed write never
+ * leaves a partial file or damages an existing one, and the window is
+ * untouched so the caller can try again. A symbolic link at path is refused
+ * (-ELOOP), an existing file without force is -EEXIST ("... exists; use
+ * --force to overwrite it"). Errors are one sentence in err. 0 or -errno.
+ */
+int export_write(struct window *w, const struct export_opts *o, const char *path, char *err,
+		 size_t errsz);
+/* The same into an open fd (stdout, tests). */
+int export_write_fd(struct window *w, const struct export_opts *o, int fd, char *err,
+		    size_t errsz);
+/* The same into a malloc'd buffer (*buf, *len; caller frees). */
+int export_render(struct window *w, const struct export_opts *o, char **buf, size_t *len,
+		  char *err, size_t errsz);
+
+#endif

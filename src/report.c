@@ -1,0 +1,999 @@
+/*
+ * report — a saved profile back into a window, for `stacktop report FILE`.
+ *
+ * Input is outside data (a file from another machine), so every parser here
+ * is a fuzz entry point (tests/fuzz/fuzz_folded.c, fuzz_pprof.c) and every
+ * bad input ends in one sentence, never a crash:
+ *
+ *  - gzip (magic 1f 8b) is inflated with zlib, at most REPORT_MAX_INFLATE
+ *    bytes (a small file must not inflate into all of memory); an input
+ *    that ends before the gzip trailer is "truncated".
+ *  - pprof is unpacked with protobuf-c (generated from src/proto/
+ *    profile.proto), then every index is checked before use: string
+ *    indices against the table, location/function/mapping ids against
+ *    what the file defines. protobuf-c checks the wire format itself.
+ *  - anything else that looks like text is folded stacks, the FlameGraph
+ *    format: "frame;frame;frame COUNT", split at the LAST space (names may
+ *    hold spaces), '#' comment and blank lines skipped, "_[k]" marks a
+ *    kernel frame ("_[j]" JIT, "_[i]" inlined are stripped too), as
+ *    FlameGraph's stackcollapse scripts write them.
+ *
+ * Frames: one synthetic window frame per distinct (kernel?, module,
+ * function, file, line) — pid 0, pc = its key index + 1 — so the top view's
+ * by-function and by-line keys and the icicle's merge by name work as on a
+ * live window. The strings live in the report's pool until report_free.
+ *
+ * Threads: pprof "tid" (num) and "thread" (str) labels, as export writes
+ * them. Folded files written with --per-thread start every stack with
+ * "name-TID"; when every line's root has that shape it becomes the thread
+ * (name and tid) instead of a frame.
+ */
+#include "stacktop/report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+#include "stacktop/window.h"
+
+#define REPORT_MAX_FILE (1ull << 30)
+#define REPORT_MAX_INFLATE (512ull << 20)
+#define REPORT_MAX_LINE (1u << 20)
+
+/* ---- a string pool with lookup by content (stable pointers) ---- */
+
+struct pool {
+	char **s;
+	size_t n, cap;
+	uint32_t *slot; /* index + 1, 0 = empty */
+	size_t mask;
+};
+
+static uint64_t hash_mem(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static int pool_rehash(struct pool *p)
+{
+	size_t nslots = p->slot ? (p->mask + 1) * 2 : 256;
+	uint32_t *slot = calloc(nslots, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n; i++) {
+		size_t j = hash_mem(p->s[i], strlen(p->s[i])) & (nslots - 1);
+		while (slot[j])
+			j = (j + 1) & (nslots - 1);
+		slot[j] = (uint32_t)i + 1;
+	}
+	free(p->slot);
+	p->slot = slot;
+	p->mask = nslots - 1;
+	return 0;
+}
+
+/* Index of the n bytes at s (no NUL inside), added when new; -ENOMEM. */
+static int64_t pool_index(struct pool *p, const char *s, size_t n)
+{
+	size_t j;
+	char *c;
+
+	if ((!p->slot || (p->n + 1) * 2 > p->mask + 1) && pool_rehash(p))
+		return -ENOMEM;
+	for (j = hash_mem(s, n) & p->mask; p->slot[j]; j = (j + 1) & p->mask) {
+		const char *t = p->s[p->slot[j] - 1];
+		if (!strncmp(t, s, n) && t[n] == '\0')
+			return p->slot[j] - 1;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		char **a = realloc(p->s, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		p->s = a;
+		p->cap = cap;
+	}
+	if (!(c = strndup(s, n)))
+		return -ENOMEM;
+	p->s[p->n] = c;
+	p->slot[j] = (uint32_t)p->n + 1;
+	return (int64_t)p->n++;
+}
+
+static const char *pool_str(struct pool *p, const char *s, size_t n)
+{
+	int64_t i = pool_index(p, s, n);
+	return i < 0 ? NULL : p->s[i];
+}
+
+static void pool_free(struct pool *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->s[i]);
+	free(p->s);
+	free(p->slot);
+}
+
+/* ---- the report ---- */
+
+struct thread {
+	int tid;
+	const char *name; /* pooled */
+};
+
+struct report {
+	enum report_format format;
+	struct pool strings; /* names, modules, files */
+	struct pool keys;    /* frame keys: index + 1 is the synthetic pc */
+	struct thread *threads;
+	size_t nthreads, capthreads;
+	double period_s, duration_s;
+	const char *mode;
+	uint64_t samples;
+};
+
+/* What a parser hands to report_frame. */
+struct rframe {
+	const char *func, *module, *file; /* pooled or NULL */
+	int line;
+	bool kernel, jit;
+};
+
+static void set_err(char *err, size_t errsz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errsz, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errsz)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errsz, fmt, ap);
+	va_end(ap);
+}
+
+/* The window frame for f, interned with its sym on first sight. */
+static int64_t report_frame(struct report *r, struct window *w, const struct rframe *f)
+{
+	char key[512];
+	int64_t k, id;
+	int n;
+
+	/* Pointers are pooled, so the pointer values identify the strings. */
+	n = snprintf(key, sizeof(key), "%d%d|%p|%p|%p|%d", f->kernel, f->jit, (const void *)f->func,
+		     (const void *)f->module, (const void *)f->file, f->line);
+	if ((k = pool_index(&r->keys, key, (size_t)n)) < 0)
+		return k;
+	id = window_frame_intern(w, 0, (uint64_t)k + 1, f->kernel);
+	if (id < 0)
+		return id;
+	if (!window_frame(w, (uint32_t)id)->has_sym) {
+		struct sym_info si = {
+			.func = f->func,
+			.module = f->module,
+			.file = f->file,
+			.line = f->line,
+			.kernel = f->kernel,
+			.jit = f->jit,
+			/* identity of the function: its pooled name */
+			.func_start = (uint64_t)(uintptr_t)f->func,
+		};
+		window_frame_set_sym(w, (uint32_t)id, &si, f->file || f->line > 0);
+	}
+	return id;
+}
+
+static int report_thread(struct report *r, int tid, const char *name)
+{
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].tid == tid) {
+			if (!r->threads[i].name)
+				r->threads[i].name = name;
+			return 0;
+		}
+	if (r->nthreads == r->capthreads) {
+		size_t cap = r->capthreads ? r->capthreads * 2 : 16;
+		struct thread *t = realloc(r->threads, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		r->threads = t;
+		r->capthreads = cap;
+	}
+	r->threads[r->nthreads++] = (struct thread){.tid = tid, .name = name};
+	return 0;
+}
+
+/* Add count samples of the stack; weights are pre-scaled to 32 bits. */
+static int report_add(struct report *r, struct window *w, int tid, const uint32_t *frames,
+		      size_t n, uint64_t count, uint64_t scale)
+{
+	uint64_t wgt = count / scale;
+	int err;
+
+	if (count && !wgt)
+		wgt = 1; /* a sample too light to show after scaling still exists */
+	if (!wgt || !n)
+		return 0;
+	if (wgt > UINT32_MAX)
+		wgt = UINT32_MAX;
+	if ((err = window_add(w, REPORT_TIME_NS, tid, frames, n, (uint32_t)wgt)))
+		return err;
+	r->samples += wgt;
+	return 0;
+}
+
+static uint64_t scale_for(uint64_t max)
+{
+	return max > UINT32_MAX ? max / UINT32_MAX + 1 : 1;
+}
+
+/* A growable frame-id array. */
+struct ids {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+static int ids_push(struct ids *a, uint32_t id)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		uint32_t *v = realloc(a->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = id;
+	return 0;
+}
+
+/* ---- folded ---- */
+
+/* One line split: [stack, stack_end) and its count. 0, 1 (skip: blank or
+ * comment) or -EINVAL. */
+static int folded_split(const char *line, size_t len, const char **end, uint64_t *count)
+{
+	size_t i = len, d;
+	uint64_t c = 0;
+
+	while (i && (line[i - 1] == ' ' || line[i - 1] == '\t' || line[i - 1] == '\r'))
+		i--;
+	if (i == 0 || line[0] == '#')
+		return 1;
+	d = i;
+	while (d && line[d - 1] != ' ' && line[d - 1] != '\t')
+		d--;
+	if (d == 0)
+		return -EINVAL; /* no space: no count */
+	/* COUNT: digits, optionally ".digits" (FlameGraph accepts decimals). */
+	size_t k = d;
+	if (k == i || line[k] < '0' || line[k] > '9')
+		return -EINVAL;
+	for (; k < i && line[k] >= '0' && line[k] <= '9'; k++) {
+		if (c > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		c = c * 10 + (uint64_t)(line[k] - '0');
+	}
+	if (k < i && line[k] == '.') {
+		bool up = k + 1 < i && line[k + 1] >= '5' && line[k + 1] <= '9';
+		for (k++; k < i && line[k] >= '0' && line[k] <= '9'; k++)
+			;
+		if (up && c < UINT64_MAX)
+			c++;
+	}
+	if (k != i)
+		return -EINVAL;
+	while (d && (line[d - 1] == ' ' || line[d - 1] == '\t'))
+		d--;
+	*end = line + d;
+	*count = c;
+	return 0;
+}
+
+/* "name-TID" → tid (and the name's length); false when not that shape. */
+static bool folded_thread_root(const char *s, size_t n, int *tid, size_t *namelen)
+{
+	size_t d = n;
+	long v = 0;
+
+	while (d && s[d - 1] >= '0' && s[d - 1] <= '9')
+		d--;
+	if (d == n || d < 2 || s[d - 1] != '-' || n - d > 9)
+		return false;
+	for (size_t i = d; i < n; i++)
+		v = v * 10 + (s[i] - '0');
+	if (v <= 0)
+		return false;
+	*tid = (int)v;
+	*namelen = d - 1;
+	return true;
+}
+
+/* Walk the lines; call fn on each stack with its line number. */
+struct fwalk {
+	struct report *r;
+	struct window *w;
+	bool per_thread;
+	bool load; /* false: the checking pass */
+	uint64_t max, scale;
+	size_t nlines;
+	struct ids frames;
+};
+
+static int folded_frame(struct fwalk *fw, const char *s, size_t n)
+{
+	struct rframe f = {0};
+	int64_t id;
+
+	if (n >= 4 && s[n - 4] == '_' && s[n - 3] == '[' && s[n - 1] == ']' &&
+	    (s[n - 2] == 'k' || s[n - 2] == 'j' || s[n - 2] == 'i')) {
+		f.kernel = s[n - 2] == 'k';
+		f.jit = s[n - 2] == 'j';
+		n -= 4;
+	}
+	if (n == 0)
+		return 0;
+	if (!(f.func = pool_str(&fw->r->strings, s, n)))
+		return -ENOMEM;
+	if (f.kernel && !(f.module = pool_str(&fw->r->strings, "[kernel]", 8)))
+		return -ENOMEM;
+	if ((id = report_frame(fw->r, fw->w, &f)) < 0)
+		return (int)id;
+	return ids_push(&fw->frames, (uint32_t)id);
+}
+
+static int folded_line(struct fwalk *fw, const char *s, const char *end, uint64_t count)
+{
+	int tid = REPORT_TID_ANY, err;
+	const char *p = s;
+	size_t namelen;
+
+	fw->frames.n = 0;
+	if (fw->per_thread) {
+		const char *semi = memchr(s, ';', (size_t)(end - s));
+		const char *re = semi ? semi : end;
+		if (folded_thread_root(s, (size_t)(re - s), &tid, &namelen)) {
+			const char *name = pool_str(&fw->r->strings, s, namelen);
+			if (!name || (err = report_thread(fw->r, tid, name)))
+				return -ENOMEM;
+			p = semi ? semi + 1 : end;
+		}
+	}
+	while (p < end) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *fe = semi ? semi : end;
+		if ((err = folded_frame(fw, p, (size_t)(fe - p))))
+			return err;
+		p = semi ? semi + 1 : end;
+	}
+	return report_add(fw->r, fw->w, tid, fw->frames.v, fw->frames.n, count, fw->scale);
+}
+
+static int load_folded(struct report *r, struct window *w, const char *data, size_t len,
+		       const char *name, char *err, size_t errsz)
+{
+	struct fwalk fw = {.r = r, .w = w, .per_thread = true, .scale = 1};
+	int rc = 0;
+
+	r->format = REPORT_FOLDED;
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		size_t lineno = 0, off = 0;
+		fw.load = pass == 1;
+		fw.scale = scale_for(fw.max);
+		while (off < len && !rc) {
+			const char *line = data + off, *nl = memchr(line, '\n', len - off);
+			size_t ll = nl ? (size_t)(nl - line) : len - off;
+			const char *end;
+			uint64_t count;
+			int tid;
+			size_t nlen;
+
+			off += ll + (nl ? 1 : 0);
+			lineno++;
+			if (ll > REPORT_MAX_LINE) {
+				set_err(err, errsz, "%s: line %zu is longer than 1 MiB; not a folded profile.",
+					name, lineno);
+				return -EINVAL;
+			}
+			if (memchr(line, '\0', ll)) {
+				set_err(err, errsz, "%s: line %zu holds a NUL byte; not a folded profile.",
+					name, lineno);
+				return -EINVAL;
+			}
+			rc = folded_split(line, ll, &end, &count);
+			if (rc == 1) {
+				rc = 0;
+				continue;
+			}
+			if (rc) {
+				set_err(err, errsz,
+					"%s: line %zu has no sample count (expected \"frame;frame COUNT\").",
+					name, lineno);
+				return -EINVAL;
+			}
+			if (!fw.load) {
+				const char *semi = memchr(line, ';', (size_t)(end - line));
+				size_t rl = (size_t)((semi ? semi : end) - line);
+				if (end == line) {
+					set_err(err, errsz, "%s: line %zu has a count but no frames.", name,
+						lineno);
+					return -EINVAL;
+				}
+				if (!folded_thread_root(line, rl, &tid, &nlen))
+					fw.per_thread = false;
+				if (count > fw.max)
+					fw.max = count;
+				fw.nlines++;
+				continue;
+			}
+			if ((rc = folded_line(&fw, line, end, count)))
+				set_err(err, errsz, "%s: cannot load line %zu: %s.", name, lineno,
+					strerror(-rc));
+		}
+		if (!fw.nlines) {
+			set_err(err, errsz, "%s holds no stacks (expected lines \"frame;frame COUNT\").",
+				name);
+			rc = -EINVAL;
+		}
+	}
+	free(fw.frames.v);
+	return rc;
+}
+
+/* ---- pprof ---- */
+
+static int inflate_all(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
+		       const char *name, char *err, size_t errsz)
+{
+	z_stream z = {0};
+	size_t cap = n * 4 + 4096, len = 0;
+	uint8_t *buf = malloc(cap);
+	int rc = Z_OK;
+
+	if (!buf || inflateInit2(&z, 15 + 32) != Z_OK) { /* +32: gzip or zlib header */
+		free(buf);
+		set_err(err, errsz, "%s: out of memory.", name);
+		return -ENOMEM;
+	}
+	z.next_in = (Bytef *)in;
+	while (rc == Z_OK) {
+		if (len == cap) {
+			uint8_t *p;
+			if (cap >= REPORT_MAX_INFLATE) {
+				inflateEnd(&z);
+				free(buf);
+				set_err(err, errsz, "%s: inflates to more than %llu MiB; not loading it.",
+					name, REPORT_MAX_INFLATE >> 20);
+				return -EFBIG;
+			}
+			cap = cap * 2 > REPORT_MAX_INFLATE ? REPORT_MAX_INFLATE : cap * 2;
+			if (!(p = realloc(buf, cap))) {
+				inflateEnd(&z);
+				free(buf);
+				set_err(err, errsz, "%s: out of memory.", name);
+				return -ENOMEM;
+			}
+			buf = p;
+		}
+		z.avail_in = (uInt)(n - (size_t)((const uint8_t *)z.next_in - in));
+		z.next_out = buf + len;
+		z.avail_out = (uInt)(cap - len);
+		rc = inflate(&z, Z_NO_FLUSH);
+		len = cap - z.avail_out;
+		if (rc == Z_BUF_ERROR && z.avail_out)
+			break; /* no progress possible: the input ended early */
+		if (rc == Z_BUF_ERROR)
+			rc = Z_OK;
+	}
+	inflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		free(buf);
+		if (rc == Z_BUF_ERROR || rc == Z_OK)
+			set_err(err, errsz, "%s: truncated gzip data (the file ends early).", name);
+		else
+			set_err(err, errsz, "%s: corrupt gzip data.", name);
+		return -EINVAL;
+	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+/* Lookup of message ids (location, function, mapping) → index. */
+struct idmap {
+	uint64_t *key;
+	size_t *val;
+	size_t mask;
+};
+
+static int idmap_build(struct idmap *m, size_t n, uint64_t (*id_of)(void *arr, size_t i),
+		       void *arr)
+{
+	size_t nslots = 16;
+
+	while (nslots < n * 2)
+		nslots *= 2;
+	m->mask = nslots - 1;
+	m->key = calloc(nslots, sizeof(*m->key));
+	m->val = calloc(nslots, sizeof(*m->val));
+	if (!m->key || !m->val)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id = id_of(arr, i);
+		size_t j = (id * 0x9e3779b97f4a7c15ull) >> 20 & m->mask;
+		if (!id)
+			continue; /* ids are nonzero; 0 marks an empty slot */
+		while (m->key[j] && m->key[j] != id)
+			j = (j + 1) & m->mask;
+		if (!m->key[j]) {
+			m->key[j] = id;
+			m->val[j] = i;
+		}
+	}
+	return 0;
+}
+
+static bool idmap_get(const struct idmap *m, uint64_t id, size_t *out)
+{
+	size_t j = (id * 0x9e3779b97f4a7c15ull) >> 20 & m->mask;
+
+	if (!id)
+		return false;
+	for (; m->key[j]; j = (j + 1) & m->mask)
+		if (m->key[j] == id) {
+			*out = m->val[j];
+			return true;
+		}
+	return false;
+}
+
+static void idmap_free(struct idmap *m)
+{
+	free(m->key);
+	free(m->val);
+}
+
+static uint64_t loc_id(void *a, size_t i)
+{
+	return ((Perftools__Profiles__Location **)a)[i]->id;
+}
+static uint64_t fn_id(void *a, size_t i)
+{
+	return ((Perftools__Profiles__Function **)a)[i]->id;
+}
+static uint64_t map_id(void *a, size_t i)
+{
+	return ((Perftools__Profiles__Mapping **)a)[i]->id;
+}
+
+struct pctx {
+	struct report *r;
+	struct window *w;
+	const Perftools__Profiles__Profile *p;
+	struct idmap locs, fns, maps;
+	const char *bad; /* what was wrong, for the message */
+};
+
+/* String i of the table, or NULL (bad set) when out of range. */
+static const char *pstr(struct pctx *c, int64_t i)
+{
+	if (i < 0 || (uint64_t)i >= c->p->n_string_table) {
+		c->bad = "a string index is out of range";
+		return NULL;
+	}
+	return c->p->string_table[i] ? c->p->string_table[i] : "";
+}
+
+static const char *pooled(struct pctx *c, const char *s)
+{
+	return s && *s ? pool_str(&c->r->strings, s, strlen(s)) : NULL;
+}
+
+static const char *base_name(const char *s)
+{
+	const char *b = strrchr(s, '/');
+	return b && b[1] ? b + 1 : s;
+}
+
+static bool is_kernel_mapping(const char *f)
+{
+	return !strncmp(f, "[kernel", 7) || !strncmp(f, "vmlinux", 7);
+}
+
+/* Push the frames of location li, outermost (last line) first. */
+static int pprof_location(struct pctx *c, struct ids *st, size_t li)
+{
+	const Perftools__Profiles__Location *l = c->p->location[li];
+	const char *module = NULL;
+	bool kernel = false;
+	size_t mi;
+
+	if (l->mapping_id) {
+		const char *fname;
+		if (!idmap_get(&c->maps, l->mapping_id, &mi)) {
+			c->bad = "a location refers to a missing mapping";
+			return -EINVAL;
+		}
+		if (!(fname = pstr(c, c->p->mapping[mi]->filename)))
+			return -EINVAL;
+		kernel = is_kernel_mapping(fname);
+		if (*fname && !(module = pooled(c, base_name(fname))))
+			return -ENOMEM;
+	}
+	if (l->n_line == 0) {
+		char buf[64];
+		struct rframe f = {.module = module, .kernel = kernel};
+		int64_t id;
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)l->address);
+		if (!(f.func = pooled(c, buf)) || (id = report_frame(c->r, c->w, &f)) < 0)
+			return -ENOMEM;
+		return ids_push(st, (uint32_t)id);
+	}
+	for (size_t k = l->n_line; k-- > 0;) {
+		const Perftools__Profiles__Line *ln = l->line[k];
+		const Perftools__Profiles__Function *fn;
+		struct rframe f = {.module = module, .kernel = kernel};
+		const char *name, *file;
+		size_t fi;
+		int64_t id;
+
+		if (!idmap_get(&c->fns, ln->function_id, &fi)) {
+			c->bad = "a line refers to a missing function";
+			return -EINVAL;
+		}
+		fn = c->p->function[fi];
+		if (!(name = pstr(c, fn->name)) || !(file = pstr(c, fn->filename)))
+			return -EINVAL;
+		if (!*name && !(name = pstr(c, fn->system_name)))
+			return -EINVAL;
+		f.func = pooled(c, *name ? name : "[unknown]");
+		f.file = *file ? pooled(c, base_name(file)) : NULL;
+		f.line = ln->line > 0 && ln->line < INT32_MAX ? (int)ln->line : 0;
+		if (!f.func || (*file && !f.file))
+			return -ENOMEM;
+		if ((id = report_frame(c->r, c->w, &f)) < 0)
+			return (int)id;
+		if (ids_push(st, (uint32_t)id))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Which value is the weight, and by what it is divided. */
+static void pprof_weight_index(struct pctx *c, size_t *vi, int64_t *div)
+{
+	const Perftools__Profiles__Profile *p = c->p;
+	const char *s;
+
+	*div = 1;
+	for (size_t i = 0; i < p->n_sample_type; i++)
+		if ((s = pstr(c, p->sample_type[i]->unit)) && !strcmp(s, "count")) {
+			*vi = i;
+			return;
+		}
+	c->bad = NULL;
+	*vi = p->n_sample_type - 1;
+	for (size_t i = 0; p->default_sample_type && i < p->n_sample_type; i++)
+		if (p->sample_type[i]->type == p->default_sample_type)
+			*vi = i;
+	if (p->period > 0)
+		*div = p->period;
+}
+
+static int pprof_sample_thread(struct pctx *c, const Perftools__Profiles__Sample *s, int *tid)
+{
+	const char *name = NULL;
+
+	*tid = REPORT_TID_ANY;
+	for (size_t i = 0; i < s->n_label; i++) {
+		const char *k = pstr(c, s->label[i]->key);
+		if (!k)
+			return -EINVAL;
+		if ((!strcmp(k, "tid") || !strcmp(k, "thread_id")) && s->label[i]->num > 0 &&
+		    s->label[i]->num <= INT32_MAX)
+			*tid = (int)s->label[i]->num;
+		else if (!strcmp(k, "thread") || !strcmp(k, "thread_name")) {
+			const char *v = pstr(c, s->label[i]->str);
+			if (!v)
+				return -EINVAL;
+			if (*v && !(name = pooled(c, v)))
+				return -ENOMEM;
+		}
+	}
+	if (*tid != REPORT_TID_ANY || name)
+		return report_thread(c->r, *tid, name);
+	return 0;
+}
+
+static int load_pprof_msg(struct pctx *c)
+{
+	const Perftools__Profiles__Profile *p = c->p;
+	struct report *r = c->r;
+	struct ids st = {0};
+	uint64_t max = 0, scale;
+	int64_t div;
+	size_t vi;
+	int err = 0;
+
+	if (p->n_string_table == 0 || (p->string_table[0] && p->string_table[0][0])) {
+		c->bad = "its string table does not start with \"\"";
+		return -EINVAL;
+	}
+	if (p->n_sample_type == 0) {
+		c->bad = "it declares no sample types";
+		return -EINVAL;
+	}
+	if (idmap_build(&c->locs, p->n_location, loc_id, p->location) ||
+	    idmap_build(&c->fns, p->n_function, fn_id, p->function) ||
+	    idmap_build(&c->maps, p->n_mapping, map_id, p->mapping))
+		return -ENOMEM;
+	pprof_weight_index(c, &vi, &div);
+	if (c->bad)
+		return -EINVAL;
+	if (p->period_type) {
+		const char *t = pstr(c, p->period_type->type), *u = pstr(c, p->period_type->unit);
+		if (!t || !u)
+			return -EINVAL;
+		if (!strcmp(t, "cpu") || !strcmp(t, "wall"))
+			r->mode = !strcmp(t, "cpu") ? "cpu" : "wall";
+		if (p->period > 0 && !strcmp(u, "nanoseconds"))
+			r->period_s = (double)p->period / 1e9;
+	}
+	if (p->duration_nanos > 0)
+		r->duration_s = (double)p->duration_nanos / 1e9;
+	for (size_t i = 0; i < p->n_sample; i++) {
+		if (p->sample[i]->n_value != p->n_sample_type) {
+			c->bad = "a sample has the wrong number of values";
+			return -EINVAL;
+		}
+		if (p->sample[i]->value[vi] > 0 && (uint64_t)(p->sample[i]->value[vi] / div) > max)
+			max = (uint64_t)(p->sample[i]->value[vi] / div);
+	}
+	scale = scale_for(max);
+	for (size_t i = 0; i < p->n_sample && !err; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		int64_t v = s->value[vi];
+		uint64_t wgt;
+		int tid;
+
+		if (v <= 0)
+			continue;
+		wgt = ((uint64_t)v + (uint64_t)div / 2) / (uint64_t)div;
+		if (!wgt)
+			wgt = 1;
+		if ((err = pprof_sample_thread(c, s, &tid)))
+			break;
+		st.n = 0;
+		for (size_t k = s->n_location_id; k-- > 0 && !err;) {
+			size_t li;
+			if (!idmap_get(&c->locs, s->location_id[k], &li)) {
+				c->bad = "a sample refers to a missing location";
+				err = -EINVAL;
+				break;
+			}
+			err = pprof_location(c, &st, li);
+		}
+		if (!err)
+			err = report_add(r, c->w, tid, st.v, st.n, wgt, scale);
+	}
+	free(st.v);
+	return err;
+}
+
+static int load_pprof(struct report *r, struct window *w, const uint8_t *data, size_t len,
+		      const char *name, char *err, size_t errsz)
+{
+	struct pctx c = {.r = r, .w = w};
+	Perftools__Profiles__Profile *p;
+	int rc;
+
+	r->format = REPORT_PPROF;
+	p = perftools__profiles__profile__unpack(NULL, len, data);
+	if (!p) {
+		set_err(err, errsz, "%s: corrupt protobuf; not a pprof profile.", name);
+		return -EINVAL;
+	}
+	c.p = p;
+	rc = load_pprof_msg(&c);
+	if (rc == -EINVAL)
+		set_err(err, errsz, "%s: corrupt pprof profile: %s.", name,
+			c.bad ? c.bad : "bad data");
+	else if (rc)
+		set_err(err, errsz, "%s: cannot load the profile: %s.", name, strerror(-rc));
+	idmap_free(&c.locs);
+	idmap_free(&c.fns);
+	idmap_free(&c.maps);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	return rc;
+}
+
+/* Binary (protobuf) or text (folded)? Protobuf starts with field tags and
+ * lengths, which are control bytes; folded text has none but tab/CR/LF. */
+static bool looks_binary(const uint8_t *d, size_t n)
+{
+	for (size_t i = 0; i < n && i < 512; i++)
+		if (d[i] < 0x20 && d[i] != '\n' && d[i] != '\r' && d[i] != '\t')
+			return true;
+	return false;
+}
+
+/* ---- entry points ---- */
+
+int report_load_mem(const void *data, size_t len, const char *name, struct window *w,
+		    struct report **out, char *err, size_t errsz)
+{
+	const uint8_t *d = data;
+	uint8_t *raw = NULL;
+	struct report *r;
+	size_t rawlen;
+	int rc;
+
+	*out = NULL;
+	if (!name)
+		name = "profile";
+	if (len == 0) {
+		set_err(err, errsz, "%s is empty.", name);
+		return -EINVAL;
+	}
+	if (!(r = calloc(1, sizeof(*r)))) {
+		set_err(err, errsz, "%s: out of memory.", name);
+		return -ENOMEM;
+	}
+	if (len >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
+		if (!(rc = inflate_all(d, len, &raw, &rawlen, name, err, errsz)))
+			rc = load_pprof(r, w, raw, rawlen, name, err, errsz);
+		free(raw);
+	} else if (looks_binary(d, len)) {
+		rc = load_pprof(r, w, d, len, name, err, errsz);
+	} else {
+		rc = load_folded(r, w, (const char *)d, len, name, err, errsz);
+	}
+	if (!rc && r->samples == 0) {
+		set_err(err, errsz, "%s holds no samples.", name);
+		rc = -EINVAL;
+	}
+	if (rc) {
+		report_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+static int read_file(const char *path, uint8_t **buf, size_t *len, char *err, size_t errsz)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	size_t cap = 65536, n = 0;
+	uint8_t *b = NULL;
+	struct stat st;
+	int rc = 0;
+
+	if (fd < 0) {
+		rc = -errno;
+		set_err(err, errsz, "cannot open %s: %s.", path, strerror(-rc));
+		return rc;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		set_err(err, errsz, "%s is a directory, not a profile.", path);
+		return -EISDIR;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		cap = (size_t)st.st_size + 1;
+	for (;;) {
+		ssize_t k;
+		if (!b || n == cap) {
+			uint8_t *p;
+			if (b)
+				cap *= 2;
+			if (cap > REPORT_MAX_FILE + 1 || !(p = realloc(b, cap))) {
+				rc = cap > REPORT_MAX_FILE + 1 ? -EFBIG : -ENOMEM;
+				break;
+			}
+			b = p;
+		}
+		k = read(fd, b + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			rc = -errno;
+			break;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	if (rc) {
+		free(b);
+		set_err(err, errsz, "cannot read %s: %s.", path, strerror(-rc));
+		return rc;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int report_load(const char *path, struct window *w, struct report **out, char *err, size_t errsz)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	*out = NULL;
+	if ((rc = read_file(path, &buf, &len, err, errsz)))
+		return rc;
+	rc = report_load_mem(buf, len, path, w, out, err, errsz);
+	free(buf);
+	return rc;
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
+		return;
+	pool_free(&r->strings);
+	pool_free(&r->keys);
+	free(r->threads);
+	free(r);
+}
+
+enum report_format report_format(const struct report *r)
+{
+	return r->format;
+}
+
+uint64_t report_now_ns(const struct report *r, const struct window *w)
+{
+	uint64_t span = (uint64_t)window_seconds(w) * 1000000000ull;
+	uint64_t d = r->duration_s > 0 ? (uint64_t)(r->duration_s * 1e9) : 1000000000ull;
+
+	/* Samples sit in bucket 0 (time 0): any now below the window's span
+	 * keeps them live. */
+	if (span && d >= span)
+		d = span - 1;
+	return REPORT_TIME_NS + (d ? d : 1);
+}
+
+double report_period_s(const struct report *r)
+{
+	return r->period_s;
+}
+
+double report_duration_s(const struct report *r)
+{
+	return r->duration_s;
+}
+
+const char *report_mode(const struct report *r)
+{
+	return r->mode;
+}
+
+uint64_t report_samples(const struct report *r)
+{
+	return r->samples;
+}
+
+const char *report_thread_name(void *ctx, int tid)
+{
+	const struct report *r = ctx;
+
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].tid == tid)
+			return r->threads[i].name;
+	return tid == REPORT_TID_ANY ? "all" : NULL;
+}

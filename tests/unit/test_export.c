@@ -1,0 +1,534 @@
+/* Unit tests for export: folded text exactly (merging, per-thread roots,
+ * [k] marks, hidden kernel, thread filter, zoom, name cleaning), pprof
+ * decoded back with zlib + protobuf-c, speedscope JSON parsed by python3's
+ * json module, and the file rules (no overwrite without force, symlinks
+ * refused, disk full and unwritable directories as one sentence, nothing
+ * left behind on failure). */
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <cmocka.h>
+
+#include "profile.pb-c.h"
+#include "stacktop/export.h"
+#include "stacktop/window.h"
+
+static uint32_t fr(struct window *w, uint64_t pc, bool kernel, const char *mod, const char *func,
+		   const char *file, int line)
+{
+	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line,
+			      .kernel = kernel, .offset = 0x1a2b};
+	int64_t id = window_frame_intern(w, 42, pc, kernel);
+
+	assert_true(id >= 0);
+	window_frame_set_sym(w, (uint32_t)id, &si, file != NULL);
+	return (uint32_t)id;
+}
+
+/*
+ * tid 100: main;work@0x1010;leaf_a ×6 and main;work@0x1020;leaf_a ×4
+ * tid 101: main;work@0x1010;leaf_b ×3 and main;libx.so+0x1a2b;do_syscall_64[k] ×1
+ */
+static struct window *known_window(void)
+{
+	struct window *w;
+	uint32_t mn, w1, w2, la, lb, lx, k;
+
+	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	mn = fr(w, 0x1000, false, "prog", "main", "main.c", 10);
+	w1 = fr(w, 0x1010, false, "prog", "work", "work.c", 21);
+	w2 = fr(w, 0x1020, false, "prog", "work", "work.c", 22);
+	la = fr(w, 0x1100, false, "prog", "leaf_a", "leaf.c", 5);
+	lb = fr(w, 0x1200, false, "prog", "leaf_b", "leaf.c", 9);
+	lx = fr(w, 0x7000, false, "libx.so", NULL, NULL, 0);
+	k = fr(w, 0xffffffff81000000ull, true, "[kernel]", "do_syscall_64", NULL, 0);
+	assert_int_equal(window_add(w, 5, 100, (uint32_t[]){mn, w1, la}, 3, 6), 0);
+	assert_int_equal(window_add(w, 5, 100, (uint32_t[]){mn, w2, la}, 3, 4), 0);
+	assert_int_equal(window_add(w, 5, 101, (uint32_t[]){mn, w1, lb}, 3, 3), 0);
+	assert_int_equal(window_add(w, 5, 101, (uint32_t[]){mn, lx, k}, 3, 1), 0);
+	return w;
+}
+
+static const char *names(void *ctx, int tid)
+{
+	return tid == 100 ? "worker" : NULL;
+}
+
+static char *render(struct window *w, const struct export_opts *o, size_t *len)
+{
+	char *buf, err[256];
+	size_t n;
+
+	assert_int_equal(export_render(w, o, &buf, &n, err, sizeof(err)), 0);
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static void test_formats(void **state)
+{
+	enum export_format f;
+
+	assert_int_equal(export_format_parse("pprof", &f), 0);
+	assert_int_equal(f, EXPORT_PPROF);
+	assert_int_equal(export_format_parse("speedscope", &f), 0);
+	assert_int_equal(f, EXPORT_SPEEDSCOPE);
+	assert_int_equal(export_format_parse("folded", &f), 0);
+	assert_int_equal(f, EXPORT_FOLDED);
+	assert_int_equal(export_format_parse("svg", &f), -EINVAL);
+	assert_int_equal(export_format_from_path("/tmp/x.pb.gz", &f), 0);
+	assert_int_equal(f, EXPORT_PPROF);
+	assert_int_equal(export_format_from_path("a.pprof", &f), 0);
+	assert_int_equal(f, EXPORT_PPROF);
+	assert_int_equal(export_format_from_path("a.speedscope.json", &f), 0);
+	assert_int_equal(f, EXPORT_SPEEDSCOPE);
+	assert_int_equal(export_format_from_path("a.folded", &f), 0);
+	assert_int_equal(f, EXPORT_FOLDED);
+	assert_int_equal(export_format_from_path("a.txt", &f), 0);
+	assert_int_equal(f, EXPORT_FOLDED);
+	assert_int_equal(export_format_from_path("a.svg", &f), -EINVAL);
+	assert_int_equal(export_format_from_path(".folded", &f), -EINVAL);
+	assert_string_equal(export_format_ext(EXPORT_PPROF), ".pb.gz");
+}
+
+static void test_folded(void **state)
+{
+	struct window *w = known_window();
+	struct export_opts o = {.format = EXPORT_FOLDED};
+	char *s = render(w, &o, NULL);
+
+	/* the two pcs of work merge; kernel frame marked; unknown function
+	 * named module+offset; lines sorted */
+	assert_string_equal(s, "main;libx.so+0x1a2b;do_syscall_64_[k] 1\n"
+			       "main;work;leaf_a 10\n"
+			       "main;work;leaf_b 3\n");
+	free(s);
+	o.per_thread = true;
+	o.thread_name = names;
+	s = render(w, &o, NULL);
+	assert_string_equal(s, "thread-101;main;libx.so+0x1a2b;do_syscall_64_[k] 1\n"
+			       "thread-101;main;work;leaf_b 3\n"
+			       "worker-100;main;work;leaf_a 10\n");
+	free(s);
+	o.per_thread = false;
+	o.hide_kernel = true;
+	s = render(w, &o, NULL);
+	assert_string_equal(s, "main;libx.so+0x1a2b 1\nmain;work;leaf_a 10\nmain;work;leaf_b 3\n");
+	free(s);
+	o.hide_kernel = false;
+	o.tid = 101;
+	s = render(w, &o, NULL);
+	assert_string_equal(s, "main;libx.so+0x1a2b;do_syscall_64_[k] 1\nmain;work;leaf_b 3\n");
+	free(s);
+	o.tid = 0;
+	o.zoom = (const char *const[]){"main", "work"};
+	o.nzoom = 2;
+	s = render(w, &o, NULL);
+	assert_string_equal(s, "main;work;leaf_a 10\nmain;work;leaf_b 3\n");
+	free(s);
+	o.zoom = (const char *const[]){"main", "nope"};
+	s = render(w, &o, NULL);
+	assert_string_equal(s, "");
+	free(s);
+	window_free(w);
+}
+
+static void test_folded_names_cleaned(void **state)
+{
+	struct window *w;
+	struct export_opts o = {.format = EXPORT_FOLDED};
+	uint32_t a, b;
+	char *s;
+
+	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	a = fr(w, 1, false, "m", "op;er\x01\n", NULL, 0);
+	b = fr(w, 2, false, "m", "caf\xc3\xa9 bad\xff", NULL, 0);
+	assert_int_equal(window_add(w, 0, 1, (uint32_t[]){a, b}, 2, 2), 0);
+	s = render(w, &o, NULL);
+	/* ';' and control characters would break the line format; invalid
+	 * UTF-8 becomes '?', valid UTF-8 and spaces stay */
+	assert_string_equal(s, "op?er??;caf\xc3\xa9 bad? 2\n");
+	free(s);
+	window_free(w);
+}
+
+/* gunzip + protobuf-c unpack, as a reader would. */
+static Perftools__Profiles__Profile *decode_pprof(const char *gz, size_t n)
+{
+	static uint8_t raw[1 << 20];
+	z_stream z = {0};
+
+	assert_true(n > 2 && (uint8_t)gz[0] == 0x1f && (uint8_t)gz[1] == 0x8b);
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)n;
+	z.next_out = raw;
+	z.avail_out = sizeof(raw);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	inflateEnd(&z);
+	Perftools__Profiles__Profile *p =
+		perftools__profiles__profile__unpack(NULL, z.total_out, raw);
+	assert_non_null(p);
+	return p;
+}
+
+static const char *pstr(const Perftools__Profiles__Profile *p, int64_t i)
+{
+	assert_true(i >= 0 && (size_t)i < p->n_string_table);
+	return p->string_table[i];
+}
+
+static const Perftools__Profiles__Function *pfn(const Perftools__Profiles__Profile *p,
+						  uint64_t loc_id)
+{
+	for (size_t i = 0; i < p->n_location; i++)
+		if (p->location[i]->id == loc_id) {
+			assert_int_equal(p->location[i]->n_line, 1);
+			for (size_t k = 0; k < p->n_function; k++)
+				if (p->function[k]->id == p->location[i]->line[0]->function_id)
+					return p->function[k];
+		}
+	fail_msg("location %llu or its function missing", (unsigned long long)loc_id);
+	return NULL;
+}
+
+static void test_pprof(void **state)
+{
+	struct window *w = known_window();
+	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 0.01, .duration_s = 5,
+				.mode = "cpu", .thread_name = names, .cmdline = "prog --x"};
+	size_t n;
+	char *gz = render(w, &o, &n);
+	Perftools__Profiles__Profile *p = decode_pprof(gz, n);
+	int64_t sum0 = 0, sum1 = 0;
+	bool seen_a = false, seen_k = false;
+
+	assert_string_equal(pstr(p, 0), "");
+	assert_int_equal(p->n_sample_type, 2);
+	assert_string_equal(pstr(p, p->sample_type[0]->type), "samples");
+	assert_string_equal(pstr(p, p->sample_type[0]->unit), "count");
+	assert_string_equal(pstr(p, p->sample_type[1]->type), "cpu");
+	assert_string_equal(pstr(p, p->sample_type[1]->unit), "nanoseconds");
+	assert_non_null(p->period_type);
+	assert_string_equal(pstr(p, p->period_type->type), "cpu");
+	assert_int_equal(p->period, 10000000);
+	assert_int_equal(p->duration_nanos, 5000000000ll);
+	assert_string_equal(pstr(p, p->default_sample_type), "cpu");
+	assert_true(p->n_comment >= 1);
+	assert_non_null(strstr(pstr(p, p->comment[0]), "prog --x"));
+	/* one location per pc (7), one function per (name, file) (6),
+	 * one mapping per module (prog, libx.so, [kernel]) */
+	assert_int_equal(p->n_location, 7);
+	assert_int_equal(p->n_function, 6);
+	assert_int_equal(p->n_mapping, 3);
+	assert_int_equal(p->n_sample, 4);
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		const Perftools__Profiles__Function *leaf = pfn(p, s->location_id[0]);
+		const Perftools__Profiles__Function *root =
+			pfn(p, s->location_id[s->n_location_id - 1]);
+		int64_t tid = 0;
+
+		assert_int_equal(s->n_value, 2);
+		assert_int_equal(s->value[1], s->value[0] * 10000000);
+		sum0 += s->value[0];
+		sum1 += s->value[1];
+		assert_int_equal(s->n_location_id, 3);
+		assert_string_equal(pstr(p, root->name), "main");
+		assert_string_equal(pstr(p, root->filename), "main.c");
+		for (size_t k = 0; k < s->n_label; k++)
+			if (!strcmp(pstr(p, s->label[k]->key), "tid"))
+				tid = s->label[k]->num;
+		if (!strcmp(pstr(p, leaf->name), "leaf_a")) {
+			seen_a = true;
+			assert_int_equal(tid, 100);
+			assert_true(s->value[0] == 6 || s->value[0] == 4);
+			assert_string_equal(pstr(p, leaf->filename), "leaf.c");
+		}
+		if (!strcmp(pstr(p, leaf->name), "do_syscall_64")) {
+			seen_k = true;
+			assert_int_equal(tid, 101);
+			assert_int_equal(s->value[0], 1);
+			assert_string_equal(pstr(p, pfn(p, s->location_id[1])->name),
+					    "libx.so+0x1a2b");
+		}
+	}
+	assert_true(seen_a && seen_k);
+	assert_int_equal(sum0, 14);
+	assert_int_equal(sum1, 140000000);
+	for (size_t i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *l = p->location[i];
+		const Perftools__Profiles__Mapping *m = NULL;
+		for (size_t k = 0; k < p->n_mapping; k++)
+			if (p->mapping[k]->id == l->mapping_id)
+				m = p->mapping[k];
+		assert_non_null(m);
+		assert_true(l->address >= m->memory_start && l->address < m->memory_limit);
+		if (l->address == 0x1010)
+			assert_int_equal(l->line[0]->line, 21);
+		if (l->address == 0x1020)
+			assert_int_equal(l->line[0]->line, 22);
+		if (l->address == 0xffffffff81000000ull)
+			assert_string_equal(pstr(p, m->filename), "[kernel]");
+	}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(gz);
+
+	/* wall mode, no period: only the count */
+	o.mode = "wall";
+	o.period_s = 0;
+	gz = render(w, &o, &n);
+	p = decode_pprof(gz, n);
+	assert_int_equal(p->n_sample_type, 1);
+	assert_null(p->period_type);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(gz);
+	o.mode = "wall";
+	o.period_s = 0.5;
+	gz = render(w, &o, &n);
+	p = decode_pprof(gz, n);
+	assert_string_equal(pstr(p, p->sample_type[1]->type), "wall");
+	assert_int_equal(p->period, 500000000);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(gz);
+	window_free(w);
+}
+
+/* Run python3 on the JSON and return its one-line summary. */
+static void py_summary(const char *path, char *out, size_t size)
+{
+	char cmd[1024];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys\n"
+		 "d=json.load(open(sys.argv[1],encoding=\"utf-8\"))\n"
+		 "assert d[\"$schema\"]==\"https://www.speedscope.app/file-format-schema.json\"\n"
+		 "fr=d[\"shared\"][\"frames\"]\n"
+		 "out=[]\n"
+		 "for p in d[\"profiles\"]:\n"
+		 "  assert p[\"type\"]==\"sampled\" and len(p[\"samples\"])==len(p[\"weights\"])\n"
+		 "  assert abs(sum(p[\"weights\"])-p[\"endValue\"])<1e-9 and p[\"startValue\"]==0\n"
+		 "  leaves=sorted(set(fr[s[-1]][\"name\"] for s in p[\"samples\"]))\n"
+		 "  out.append(\"%%s:%%s:%%d:%%g:%%s\"%%(p[\"name\"],p[\"unit\"],len(p[\"samples\"]),"
+		 "round(sum(p[\"weights\"]),9),\",\".join(leaves)))\n"
+		 "print(len(fr),\" \".join(out))' %s",
+		 path);
+	assert_non_null(f = popen(cmd, "r"));
+	out[0] = '\0';
+	if (!fgets(out, (int)size, f))
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	assert_int_equal(pclose(f), 0);
+}
+
+static void test_speedscope(void **state)
+{
+	struct window *w = known_window();
+	struct export_opts o = {.format = EXPORT_SPEEDSCOPE, .period_s = 0.01, .cmdline = "prog \"q\""};
+	char dir[] = "/tmp/test_export.XXXXXX", path[256], err[256], sum[1024];
+	char *s;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.speedscope.json", dir);
+	assert_int_equal(export_write(w, &o, path, err, sizeof(err)), 0);
+	py_summary(path, sum, sizeof(sum));
+	/* frames by (name, file): main work leaf_a leaf_b libx kernel = 6 */
+	assert_string_equal(sum, "6 prog \"q\":seconds:4:0.14:do_syscall_64,leaf_a,leaf_b");
+	unlink(path);
+
+	o.per_thread = true;
+	o.thread_name = names;
+	o.period_s = 0;
+	assert_int_equal(export_write(w, &o, path, err, sizeof(err)), 0);
+	py_summary(path, sum, sizeof(sum));
+	assert_string_equal(sum, "6 worker-100:none:2:10:leaf_a thread-101:none:2:4:do_syscall_64,leaf_b");
+	unlink(path);
+	rmdir(dir);
+
+	/* the file line of a frame is there */
+	o.per_thread = false;
+	s = render(w, &o, NULL);
+	assert_non_null(strstr(s, "{\"name\":\"work\",\"file\":\"work.c\",\"line\":21}"));
+	free(s);
+	window_free(w);
+}
+
+static size_t count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[65536];
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void test_file_rules(void **state)
+{
+	struct window *w = known_window();
+	struct export_opts o = {.format = EXPORT_FOLDED};
+	char dir[] = "/tmp/test_export.XXXXXX", path[256], link_path[256], victim[256], err[256];
+	struct stat st;
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.folded", dir);
+	snprintf(link_path, sizeof(link_path), "%s/link.folded", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+
+	assert_int_equal(export_write(w, &o, path, err, sizeof(err)), 0);
+	assert_string_equal(slurp(path), "main;libx.so+0x1a2b;do_syscall_64_[k] 1\n"
+					 "main;work;leaf_a 10\nmain;work;leaf_b 3\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(count_entries(dir), 1); /* no temporary left */
+
+	/* exists, no force: refused, file untouched */
+	o.tid = 101;
+	err[0] = '\0';
+	assert_int_equal(export_write(w, &o, path, err, sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, "exists; use --force"));
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(slurp(path), "leaf_a 10"));
+	assert_int_equal(count_entries(dir), 1);
+
+	/* force: replaced */
+	o.force = true;
+	assert_int_equal(export_write(w, &o, path, err, sizeof(err)), 0);
+	assert_string_equal(slurp(path), "main;libx.so+0x1a2b;do_syscall_64_[k] 1\n"
+					 "main;work;leaf_b 3\n");
+	assert_int_equal(count_entries(dir), 1);
+
+	/* a symbolic link at the path is refused, with or without force,
+	 * dangling or not; what it points to is never written */
+	fd = open(victim, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "keep\n", 5), 5);
+	close(fd);
+	assert_int_equal(symlink(victim, link_path), 0);
+	for (int force = 0; force < 2; force++) {
+		o.force = force;
+		err[0] = '\0';
+		assert_int_equal(export_write(w, &o, link_path, err, sizeof(err)), -ELOOP);
+		assert_non_null(strstr(err, "symbolic link"));
+		assert_string_equal(slurp(victim), "keep\n");
+	}
+	unlink(link_path);
+	assert_int_equal(symlink("/tmp/nonexistent-stacktop-target", link_path), 0);
+	assert_int_equal(export_write(w, &o, link_path, err, sizeof(err)), -ELOOP);
+	assert_int_equal(access("/tmp/nonexistent-stacktop-target", F_OK), -1);
+	unlink(link_path);
+
+	/* a directory is not replaced even with force */
+	o.force = true;
+	assert_int_equal(export_write(w, &o, dir, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a regular file"));
+
+	/* disk full: one sentence with the reason */
+	fd = open("/dev/full", O_WRONLY);
+	assert_true(fd >= 0);
+	err[0] = '\0';
+	assert_int_equal(export_write_fd(w, &o, fd, err, sizeof(err)), -ENOSPC);
+	close(fd);
+	assert_string_equal(err, "cannot write the profile: No space left on device.");
+
+	/* a directory nobody (not even root) can create files in */
+	err[0] = '\0';
+	assert_true(export_write(w, &o, "/proc/self/stacktop-test.folded", err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "cannot create /proc/self/stacktop-test.folded: "));
+	err[0] = '\0';
+	assert_int_equal(export_write(w, &o, "/nonexistent-dir/x.folded", err, sizeof(err)),
+			 -ENOENT);
+	assert_string_equal(err, "cannot create /nonexistent-dir/x.folded: No such file or directory.");
+	assert_int_equal(export_write(w, &o, "", err, sizeof(err)), -EINVAL);
+
+	/* the window is untouched by all this */
+	assert_int_equal(window_total(w), 14);
+	unlink(victim);
+	unlink(path);
+	assert_int_equal(count_entries(dir), 0);
+	rmdir(dir);
+	window_free(w);
+}
+
+static void test_relative_path(void **state)
+{
+	struct window *w = known_window();
+	struct export_opts o = {.format = EXPORT_FOLDED};
+	char dir[] = "/tmp/test_export.XXXXXX", cwd[4096], err[256];
+
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(dir), 0);
+	assert_int_equal(export_write(w, &o, "rel.folded", err, sizeof(err)), 0);
+	assert_int_equal(access("rel.folded", R_OK), 0);
+	assert_int_equal(count_entries("."), 1);
+	unlink("rel.folded");
+	assert_int_equal(chdir(cwd), 0);
+	rmdir(dir);
+	window_free(w);
+}
+
+static void test_empty_window(void **state)
+{
+	struct window *w;
+	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 0.01};
+	char *s;
+	size_t n;
+
+	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	s = render(w, &o, &n);
+	Perftools__Profiles__Profile *p = decode_pprof(s, n);
+	assert_int_equal(p->n_sample, 0);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(s);
+	o.format = EXPORT_FOLDED;
+	s = render(w, &o, &n);
+	assert_int_equal(n, 0);
+	free(s);
+	window_free(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_folded_names_cleaned),
+		cmocka_unit_test(test_pprof),
+		cmocka_unit_test(test_speedscope),
+		cmocka_unit_test(test_file_rules),
+		cmocka_unit_test(test_relative_path),
+		cmocka_unit_test(test_empty_window),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
