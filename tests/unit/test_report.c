@@ -1,0 +1,396 @@
+/* Unit tests for report: round trips through every format report reads
+ * (folded, per-thread folded, pprof gzip and plain) keep the shares and the
+ * threads; foreign folded details (comments, decimals, [k] marks, huge
+ * counts); and each bad input gives its one clear sentence. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <cmocka.h>
+
+#include "stacktop/export.h"
+#include "stacktop/report.h"
+#include "stacktop/window.h"
+
+static uint32_t fr(struct window *w, uint64_t pc, bool kernel, const char *mod, const char *func,
+		   const char *file, int line)
+{
+	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line,
+			      .kernel = kernel};
+	int64_t id = window_frame_intern(w, 42, pc, kernel);
+
+	assert_true(id >= 0);
+	window_frame_set_sym(w, (uint32_t)id, &si, file != NULL);
+	return (uint32_t)id;
+}
+
+/* 60/30/10 over leaf_a/leaf_b/leaf_c like tests/targets/cpuburn, two threads,
+ * plus one kernel-leaf stack. */
+static struct window *known_window(void)
+{
+	struct window *w;
+	uint32_t mn, wk, la, lb, lc, k;
+
+	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	mn = fr(w, 0x1000, false, "cpuburn", "run_worker", "cpuburn.c", 10);
+	wk = fr(w, 0x1010, false, "cpuburn", "work_unit", "cpuburn.c", 20);
+	la = fr(w, 0x1100, false, "cpuburn", "leaf_a", "cpuburn.c", 30);
+	lb = fr(w, 0x1200, false, "cpuburn", "leaf_b", "cpuburn.c", 40);
+	lc = fr(w, 0x1300, false, "cpuburn", "leaf_c", "cpuburn.c", 50);
+	k = fr(w, 0xffffffff81000000ull, true, "[kernel]", "asm_sysvec_apic_timer_interrupt",
+	       NULL, 0);
+	assert_int_equal(window_add(w, 5, 200, (uint32_t[]){mn, wk, la}, 3, 400), 0);
+	assert_int_equal(window_add(w, 5, 201, (uint32_t[]){mn, wk, la}, 3, 200), 0);
+	assert_int_equal(window_add(w, 5, 200, (uint32_t[]){mn, wk, lb}, 3, 300), 0);
+	assert_int_equal(window_add(w, 5, 201, (uint32_t[]){mn, wk, lc}, 3, 90), 0);
+	assert_int_equal(window_add(w, 5, 201, (uint32_t[]){mn, wk, lc, k}, 4, 10), 0);
+	return w;
+}
+
+static const char *names(void *ctx, int tid)
+{
+	return tid == 200 ? "worker-0" : tid == 201 ? "worker 1" : NULL;
+}
+
+/* Self share (%) of func in w, all threads, kernel hidden as the default
+ * view would not: kernel frames count as their own rows. */
+static double share(struct window *w, const char *func, bool hide_kernel, int tid)
+{
+	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION, .hide_kernel = hide_kernel,
+				     .tid = tid};
+	struct window_top_row *rows;
+	size_t n;
+	uint64_t total, self = 0;
+
+	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
+	for (size_t i = 0; i < n; i++) {
+		const struct window_frame *f = window_frame(w, rows[i].frame);
+		if (f->sym.func && !strcmp(f->sym.func, func))
+			self += rows[i].self;
+	}
+	free(rows);
+	return total ? 100.0 * (double)self / (double)total : -1;
+}
+
+static struct window *load(const char *data, size_t len, struct report **r, char *err,
+			   size_t errsz, int *rc)
+{
+	struct window *w;
+
+	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	*rc = report_load_mem(data, len, "test.prof", w, r, err, errsz);
+	return w;
+}
+
+static void round_trip(const struct export_opts *o, bool expect_threads)
+{
+	struct window *src = known_window(), *w;
+	struct report *r = NULL;
+	char *buf, err[256];
+	size_t len;
+	int rc;
+
+	assert_int_equal(export_render(src, o, &buf, &len, err, sizeof(err)), 0);
+	w = load(buf, len, &r, err, sizeof(err), &rc);
+	if (rc)
+		fail_msg("report_load_mem: %s", err);
+	assert_non_null(r);
+	assert_int_equal(report_samples(r), 1000);
+	assert_int_equal(window_total(w), 1000);
+	const char *leaves[] = {"leaf_a", "leaf_b", "leaf_c", "asm_sysvec_apic_timer_interrupt"};
+	for (size_t i = 0; i < 4; i++) {
+		double a = share(src, leaves[i], false, 0), b = share(w, leaves[i], false, 0);
+		if (fabs(a - b) > 1.0)
+			fail_msg("%s: %.2f%% written, %.2f%% read back", leaves[i], a, b);
+		a = share(src, leaves[i], true, 0);
+		b = share(w, leaves[i], true, 0);
+		if (fabs(a - b) > 1.0)
+			fail_msg("%s (kernel hidden): %.2f%% written, %.2f%% read back", leaves[i], a, b);
+	}
+	/* The kernel frame came back as a kernel frame. */
+	bool kernel_seen = false;
+	for (size_t i = 0; i < window_nframes(w); i++) {
+		const struct window_frame *f = window_frame(w, (uint32_t)i);
+		if (f->sym.func && !strcmp(f->sym.func, "asm_sysvec_apic_timer_interrupt"))
+			kernel_seen = f->kernel && f->sym.kernel;
+	}
+	assert_true(kernel_seen);
+	if (expect_threads) {
+		assert_int_equal(window_thread_total(w, 200), 700);
+		assert_int_equal(window_thread_total(w, 201), 300);
+		assert_string_equal(report_thread_name(r, 200), "worker-0");
+		assert_string_equal(report_thread_name(r, 201), "worker 1");
+		assert_true(fabs(share(w, "leaf_a", false, 201) - 66.67) < 0.1);
+	} else {
+		assert_int_equal(window_thread_total(w, REPORT_TID_ANY), 1000);
+		assert_string_equal(report_thread_name(r, REPORT_TID_ANY), "all");
+	}
+	/* Nothing expires at the report's "now". */
+	window_advance(w, report_now_ns(r, w));
+	assert_int_equal(window_total(w), 1000);
+	assert_true(window_span_s(w, report_now_ns(r, w)) > 0);
+	window_free(w);
+	report_free(r);
+	window_free(src);
+	free(buf);
+}
+
+static void test_round_trip_folded(void **state)
+{
+	struct export_opts o = {.format = EXPORT_FOLDED};
+	round_trip(&o, false);
+}
+
+static void test_round_trip_folded_per_thread(void **state)
+{
+	/* "worker 1" keeps its space in folded (only ';' and controls go) */
+	struct window *src = known_window(), *w;
+	struct export_opts o = {.format = EXPORT_FOLDED, .per_thread = true, .thread_name = names};
+	struct report *r;
+	char *buf, err[256];
+	size_t len;
+	int rc;
+
+	assert_int_equal(export_render(src, &o, &buf, &len, err, sizeof(err)), 0);
+	w = load(buf, len, &r, err, sizeof(err), &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(window_thread_total(w, 200), 700);
+	assert_int_equal(window_thread_total(w, 201), 300);
+	assert_string_equal(report_thread_name(r, 200), "worker-0");
+	assert_string_equal(report_thread_name(r, 201), "worker 1");
+	assert_true(fabs(share(w, "leaf_a", false, 201) - 66.67) < 0.1);
+	assert_true(fabs(share(w, "leaf_b", false, 0) - 30.0) < 0.01);
+	/* the thread root is not a frame */
+	for (size_t i = 0; i < window_nframes(w); i++) {
+		assert_null(strstr(window_frame(w, (uint32_t)i)->sym.func, "worker-"));
+		assert_null(strstr(window_frame(w, (uint32_t)i)->sym.func, "worker 1"));
+	}
+	assert_int_equal(window_nframes(w), 6);
+	window_free(w);
+	report_free(r);
+	window_free(src);
+	free(buf);
+}
+
+static void test_round_trip_pprof(void **state)
+{
+	struct window *src = known_window(), *w;
+	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 1.0 / 99, .duration_s = 10.1,
+				.mode = "wall", .thread_name = names};
+	struct report *r;
+	char *buf, err[256];
+	size_t len;
+	int rc;
+
+	assert_int_equal(export_render(src, &o, &buf, &len, err, sizeof(err)), 0);
+	w = load(buf, len, &r, err, sizeof(err), &rc);
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(report_format(r), REPORT_PPROF);
+	assert_int_equal(report_samples(r), 1000);
+	assert_string_equal(report_mode(r), "wall");
+	assert_true(fabs(report_period_s(r) - 1.0 / 99) < 1e-9);
+	assert_true(fabs(report_duration_s(r) - 10.1) < 1e-9);
+	assert_string_equal(report_thread_name(r, 201), "worker 1");
+	assert_int_equal(window_thread_total(w, 201), 300);
+	assert_true(fabs(share(w, "leaf_a", false, 0) - 60.0) < 0.01);
+	assert_true(fabs(share(w, "leaf_c", true, 0) - 10.0) < 0.01);
+	/* file:line survive: line keys are distinct per line */
+	bool line_seen = false;
+	for (size_t i = 0; i < window_nframes(w); i++) {
+		const struct window_frame *f = window_frame(w, (uint32_t)i);
+		if (!strcmp(f->sym.func, "leaf_b"))
+			line_seen = f->has_line && f->sym.line == 40 && f->sym.file &&
+				    !strcmp(f->sym.file, "cpuburn.c") && f->sym.module &&
+				    !strcmp(f->sym.module, "cpuburn");
+	}
+	assert_true(line_seen);
+	window_free(w);
+	report_free(r);
+
+	/* the same message without gzip (plain protobuf) */
+	{
+		static uint8_t raw[1 << 20];
+		z_stream z = {0};
+		assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+		z.next_in = (Bytef *)buf;
+		z.avail_in = (uInt)len;
+		z.next_out = raw;
+		z.avail_out = sizeof(raw);
+		assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+		inflateEnd(&z);
+		w = load((const char *)raw, z.total_out, &r, err, sizeof(err), &rc);
+		assert_int_equal(rc, 0);
+		assert_true(fabs(share(w, "leaf_b", false, 0) - 30.0) < 0.01);
+		window_free(w);
+		report_free(r);
+	}
+	window_free(src);
+	free(buf);
+}
+
+static void test_round_trip_generic(void **state)
+{
+	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 0.01, .thread_name = names};
+	round_trip(&o, true);
+	o.period_s = 0; /* count only */
+	round_trip(&o, true);
+}
+
+static void test_folded_foreign(void **state)
+{
+	const char *text = "# a comment\n"
+			   "\n"
+			   "java;Foo::bar(int, char*);memcpy_[k] 2\r\n"
+			   "java;Foo::bar(int, char*) 5.6\n"
+			   "java;;Interp_[j]   2\n"
+			   "perl-1234;x 1\n";
+	struct report *r;
+	char err[256];
+	int rc;
+	struct window *w = load(text, strlen(text), &r, err, sizeof(err), &rc);
+
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(report_format(r), REPORT_FOLDED);
+	assert_int_equal(window_total(w), 11); /* 5.6 rounds to 6 */
+	assert_true(fabs(share(w, "Foo::bar(int, char*)", false, 0) - 600.0 / 11) < 0.01);
+	assert_true(fabs(share(w, "memcpy", false, 0) - 200.0 / 11) < 0.01);
+	assert_true(fabs(share(w, "Interp", false, 0) - 200.0 / 11) < 0.01);
+	/* not every root is "name-TID": perl-1234 stays a frame */
+	assert_true(fabs(share(w, "x", false, 0) - 100.0 / 11) < 0.01);
+	for (size_t i = 0; i < window_nframes(w); i++) {
+		const struct window_frame *f = window_frame(w, (uint32_t)i);
+		if (!strcmp(f->sym.func, "memcpy"))
+			assert_true(f->kernel);
+		if (!strcmp(f->sym.func, "Interp"))
+			assert_true(f->sym.jit && !f->kernel);
+		if (!strcmp(f->sym.func, "java"))
+			assert_false(f->kernel);
+	}
+	window_free(w);
+	report_free(r);
+
+	/* counts past 32 bits keep their shares */
+	text = "a;b 10000000000\na;c 30000000000\n";
+	w = load(text, strlen(text), &r, err, sizeof(err), &rc);
+	assert_int_equal(rc, 0);
+	assert_true(fabs(share(w, "b", false, 0) - 25.0) < 0.01);
+	assert_true(fabs(share(w, "c", false, 0) - 75.0) < 0.01);
+	window_free(w);
+	report_free(r);
+}
+
+static void expect_error(const void *data, size_t len, int want_rc, const char *want)
+{
+	struct report *r = (struct report *)1;
+	char err[512] = "";
+	int rc;
+	struct window *w = load(data, len, &r, err, sizeof(err), &rc);
+
+	assert_int_equal(rc, want_rc);
+	assert_null(r);
+	if (!strstr(err, want))
+		fail_msg("error \"%s\" does not say \"%s\"", err, want);
+	assert_non_null(strstr(err, "test.prof"));
+	window_free(w);
+}
+
+static void test_bad_inputs(void **state)
+{
+	struct window *src = known_window();
+	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 0.01};
+	char *buf, err[256];
+	size_t len;
+
+	expect_error("", 0, -EINVAL, "test.prof is empty.");
+	expect_error("main;work\n", 10, -EINVAL, "line 1 has no sample count");
+	expect_error("a 1\nmain;work x\n", 16, -EINVAL, "line 2 has no sample count");
+	expect_error("a 1\n 5\n", 7, -EINVAL, "line 2 has a count but no frames");
+	expect_error("# only\n\n", 8, -EINVAL, "holds no stacks");
+	expect_error("a 0\n", 4, -EINVAL, "holds no samples");
+
+	/* a huge line */
+	size_t big = (1u << 20) + 10;
+	char *huge = malloc(big + 3);
+	memset(huge, 'a', big);
+	memcpy(huge + big, " 1\n", 3);
+	expect_error(huge, big + 3, -EINVAL, "line 1 is longer than 1 MiB");
+	free(huge);
+
+	/* truncated and corrupt gzip */
+	assert_int_equal(export_render(src, &o, &buf, &len, err, sizeof(err)), 0);
+	expect_error(buf, len / 2, -EINVAL, "truncated gzip data");
+	expect_error(buf, 12, -EINVAL, "truncated gzip data");
+	buf[len / 2] ^= 0x55;
+	buf[len / 2 + 1] ^= 0xaa;
+	buf[len / 2 + 2] ^= 0x55;
+	{
+		struct report *r;
+		int rc;
+		struct window *w = load(buf, len, &r, err, sizeof(err), &rc);
+		assert_true(rc < 0); /* corrupt: either the deflate data or the CRC */
+		assert_null(r);
+		window_free(w);
+	}
+	free(buf);
+
+	/* corrupt protobuf: a length past the end; a wrong wire type */
+	expect_error("\x0a\x7f\x08\x01", 4, -EINVAL, "corrupt protobuf");
+	expect_error("\x32\x00\x12\x05\x0a\x01\x07\x10\x01", 9, -EINVAL, "corrupt pprof profile");
+	/* string table must start with "", sample refers to a missing location */
+	expect_error("\x32\x01x", 3, -EINVAL, "string table");
+	expect_error("\x0a\x04\x08\x01\x10\x02"
+		     "\x12\x05\x0a\x01\x07\x10\x01"
+		     "\x32\x00\x32\x01s\x32\x01"
+		     "c",
+		     21, -EINVAL, "missing location");
+	window_free(src);
+}
+
+static void test_load_file(void **state)
+{
+	char path[] = "/tmp/test_report.XXXXXX", err[256];
+	struct window *w;
+	struct report *r;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "m;f 3\nm;g 1\n", 12), 12);
+	close(fd);
+	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	assert_int_equal(report_load(path, w, &r, err, sizeof(err)), 0);
+	assert_true(fabs(share(w, "f", false, 0) - 75.0) < 0.01);
+	window_free(w);
+	report_free(r);
+	unlink(path);
+	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	assert_int_equal(report_load(path, w, &r, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "cannot open "));
+	assert_non_null(strstr(err, "No such file or directory"));
+	assert_int_equal(report_load("/tmp", w, &r, err, sizeof(err)), -EISDIR);
+	assert_non_null(strstr(err, "is a directory"));
+	window_free(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip_folded),
+		cmocka_unit_test(test_round_trip_folded_per_thread),
+		cmocka_unit_test(test_round_trip_pprof),
+		cmocka_unit_test(test_round_trip_generic),
+		cmocka_unit_test(test_folded_foreign),
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_load_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
