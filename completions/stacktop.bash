@@ -1,23 +1,51 @@
 # bash completion for stacktop(1)                          -*- shell-script -*-
 #
-# Options and their values; PIDs for -p/--pid from /proc (a comma-separated
-# list, a process name typed instead of a PID becomes its PIDs; a second Tab
-# lists PIDs with their names); the sort keys for -s/--sort; and, after "--"
-# or the first non-option, the command to launch and its own arguments.
-# Works with or without the bash-completion package.
+# The subcommands dump, record and report as the first word; options and
+# their values, each subcommand only its own; PIDs for -p/--pid from /proc (a
+# comma-separated list, a process name typed instead of a PID becomes its
+# PIDs; a second Tab lists PIDs with their names); the sort keys, modes and
+# formats; files for -o/--output and report's FILE, directories for
+# --output-dir; and, after "--" or the first non-option, the command to
+# launch and its own arguments. Works with or without bash-completion.
 
+# Every option stacktop knows (tests/e2e/test_docs.sh checks this list
+# against src/opts.c); the lists below are the parts each form offers.
 _stacktop_opts='-p --pid -r --rate -d --delay -W --window -b --batch
 -n --iterations -l --limit -s --sort -L --lines -K --no-kernel
---stack-size --ascii --spike-for -h --help -V --version'
+--stack-size --ascii --spike-for --mode -w --wall --no-idle --json
+-o --output --format --per-thread --force --output-dir -h --help -V --version'
+
+_stacktop_top_opts='-p --pid --mode -w --wall -r --rate -d --delay
+-W --window -b --batch -n --iterations -l --limit -s --sort -L --lines
+-K --no-kernel --no-idle --stack-size --ascii --spike-for --output-dir
+-h --help -V --version'
+_stacktop_dump_opts='-p --pid --json'
+_stacktop_record_opts='-p --pid --mode -w --wall -r --rate -d --delay
+-K --no-kernel --stack-size -o --output --format --per-thread --force
+-h --help'
+_stacktop_report_opts='-b --batch -n --iterations -l --limit -s --sort
+-L --lines -K --no-kernel --ascii --output-dir -h --help'
+
+_stacktop_subcommands='dump record report'
 
 # Options that take a value in the next word (or after "=").
 _stacktop_takes_arg()
 {
 	case $1 in
 	-p | --pid | -r | --rate | -d | --delay | -W | --window | -n | --iterations | \
-		-l | --limit | -s | --sort | --stack-size | --spike-for) return 0 ;;
+		-l | --limit | -s | --sort | --stack-size | --spike-for | --mode | \
+		-o | --output | --format | --output-dir) return 0 ;;
 	esac
 	return 1
+}
+
+# COMPREPLY = file (or, with -d, directory) names starting with $2.
+_stacktop_files()
+{
+	local IFS=$'\n'
+	COMPREPLY=($(compgen "$1" -- "$2"))
+	compopt -o filenames 2>/dev/null
+	return 0
 }
 
 # Complete the PID list in $1: the part after the last comma is a PID
@@ -72,6 +100,10 @@ _stacktop_value()
 	case $1 in
 	-p | --pid) _stacktop_pids "$2" ;;
 	-s | --sort) COMPREPLY=($(compgen -W 'own total owntime totaltime' -- "$2")) ;;
+	--mode) COMPREPLY=($(compgen -W 'cpu wall' -- "$2")) ;;
+	--format) COMPREPLY=($(compgen -W 'folded pprof speedscope' -- "$2")) ;;
+	-o | --output) _stacktop_files -f "$2" ;;
+	--output-dir) _stacktop_files -d "$2" ;;
 	--stack-size) COMPREPLY=($(compgen -W '8192 16384 32768 65528' -- "$2")) ;;
 	*) COMPREPLY=() ;;
 	esac
@@ -99,14 +131,47 @@ _stacktop()
 	done
 	cur=${ws[n]}
 
+	# The first word: a subcommand, an option, or the command to launch.
+	if ((n == 1)); then
+		case $cur in
+		-*) COMPREPLY=($(compgen -W "$_stacktop_top_opts" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "$_stacktop_subcommands" -- "$cur") $(compgen -c -- "$cur")) ;;
+		esac
+		return 0
+	fi
+
+	# A subcommand is only ever the first word.
+	local sub=top first=1 opts=$_stacktop_top_opts
+	case ${ws[1]} in
+	dump | record | report)
+		sub=${ws[1]}
+		first=2
+		;;
+	esac
+	case $sub in
+	dump) opts=$_stacktop_dump_opts ;;
+	record) opts=$_stacktop_record_opts ;;
+	report) opts=$_stacktop_report_opts ;;
+	esac
+
 	# Where does the command start? getopt stops at "--" or the first
 	# non-option; an option's value is never the command. valopt is set
-	# when the word being completed is an option's value.
-	local valopt= j c haspid=0
-	for ((i = 1; i < n; i++)); do
+	# when the word being completed is an option's value. dump launches
+	# nothing, and for report that word is the FILE (hasfile).
+	local valopt= j c haspid=0 hasfile=0 dashdash=0
+	for ((i = first; i < n; i++)); do
 		w=${ws[i]}
+		if ((dashdash)); then
+			hasfile=1
+			continue
+		fi
 		case $w in
 		--)
+			if [[ $sub == report ]]; then
+				dashdash=1
+				continue
+			fi
+			[[ $sub == dump ]] && continue
 			cmd=$((i + 1))
 			break
 			;;
@@ -133,8 +198,14 @@ _stacktop()
 			done
 			;;
 		*)
-			cmd=$i
-			break
+			case $sub in
+			report) hasfile=1 ;;
+			dump) ;;
+			*)
+				cmd=$i
+				break
+				;;
+			esac
 			;;
 		esac
 	done
@@ -153,16 +224,27 @@ _stacktop()
 		_stacktop_value "$valopt" "$cur"
 		return 0
 	fi
+	if ((dashdash)); then
+		((hasfile)) || _stacktop_files -f "$cur"
+		return 0
+	fi
 	case $cur in
 	--*=*)
 		opt=${cur%%=*}
 		_stacktop_takes_arg "$opt" && _stacktop_value "$opt" "${cur#*=}"
 		;;
-	-*) COMPREPLY=($(compgen -W "$_stacktop_opts" -- "$cur")) ;;
+	-*) COMPREPLY=($(compgen -W "$opts" -- "$cur")) ;;
 	*)
-		# With -p there is no command: offer the options instead.
-		if ((haspid)); then
-			COMPREPLY=($(compgen -W "$_stacktop_opts" -- "$cur"))
+		if [[ $sub == report ]]; then
+			# The profile to open; after it, nothing but options.
+			if ((hasfile)); then
+				COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+			else
+				_stacktop_files -f "$cur"
+			fi
+		elif [[ $sub == dump ]] || ((haspid)); then
+			# With -p there is no command: offer the options instead.
+			COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -c -- "$cur"))
 		fi
