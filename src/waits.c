@@ -53,7 +53,7 @@ static const struct sysname sysnames[] = {
 	SN(pipe2), SN(preadv), SN(pwritev), SN(recvmmsg), SN(sendmmsg), SN(getrandom),
 	SN(memfd_create), SN(statx), SN(io_uring_enter), SN(io_pgetevents), SN(pidfd_open),
 	SN(clone3), SN(preadv2), SN(pwritev2), SN(copy_file_range), SN(syncfs), SN(msgget),
-	SN(epoll_pwait2), SN(futex_waitv), SN(membarrier), SN(rseq),
+	SN(epoll_pwait2), SN(futex_waitv), SN(membarrier), SN(rseq), SN(restart_syscall),
 };
 #undef SN
 
@@ -87,6 +87,23 @@ static bool is_sleep(int nr)
 	       nr == SYS_rt_sigsuspend || nr == SYS_rt_sigtimedwait;
 }
 
+/* restart_syscall continues an interrupted nanosleep, clock_nanosleep,
+ * futex wait or poll with its remaining timeout (kernel: restart_block),
+ * and it is what a thread shows after any stop, our own included: only the
+ * kernel function it sleeps in tells which. */
+static enum sample_wait by_wchan(const char *wchan)
+{
+	if (!wchan)
+		return SAMPLE_WAIT_OTHER;
+	if (strstr(wchan, "futex"))
+		return SAMPLE_WAIT_LOCK;
+	if (strstr(wchan, "nanosleep"))
+		return SAMPLE_WAIT_SLEEP;
+	if (strstr(wchan, "poll") || strstr(wchan, "select"))
+		return SAMPLE_WAIT_IO;
+	return SAMPLE_WAIT_OTHER;
+}
+
 enum sample_wait waits_classify(char state, int syscall_nr, const char *wchan)
 {
 	if (state == 'D')
@@ -96,12 +113,10 @@ enum sample_wait waits_classify(char state, int syscall_nr, const char *wchan)
 	if (syscall_nr < 0) {
 		/* Blocked outside a syscall (page fault) or unknown: wchan may
 		 * still say it is a futex or a sleep. */
-		if (wchan && strstr(wchan, "futex"))
-			return SAMPLE_WAIT_LOCK;
-		if (wchan && strstr(wchan, "nanosleep"))
-			return SAMPLE_WAIT_SLEEP;
-		return state == 'S' || state == 'I' ? SAMPLE_WAIT_OTHER : SAMPLE_WAIT_NONE;
+		return by_wchan(wchan);
 	}
+	if (syscall_nr == SYS_restart_syscall)
+		return by_wchan(wchan);
 	if (is_lock(syscall_nr))
 		return SAMPLE_WAIT_LOCK;
 	if (is_io(syscall_nr))

@@ -63,6 +63,18 @@ static void test_other_named(void **state)
 	assert_int_equal(waits_classify('S', -1, "do_page_fault"), SAMPLE_WAIT_OTHER);
 }
 
+/* After any ptrace stop an interrupted sleep continues as restart_syscall. */
+static void test_restart_syscall(void **state)
+{
+	assert_int_equal(waits_classify('S', SYS_restart_syscall, "hrtimer_nanosleep"),
+			 SAMPLE_WAIT_SLEEP);
+	assert_int_equal(waits_classify('S', SYS_restart_syscall, "futex_wait_queue"),
+			 SAMPLE_WAIT_LOCK);
+	assert_int_equal(waits_classify('S', SYS_restart_syscall, "do_sys_poll"), SAMPLE_WAIT_IO);
+	assert_int_equal(waits_classify('S', SYS_restart_syscall, "0"), SAMPLE_WAIT_OTHER);
+	assert_string_equal(waits_syscall_name(SYS_restart_syscall), "restart_syscall");
+}
+
 static void test_names(void **state)
 {
 	assert_string_equal(waits_name(SAMPLE_WAIT_IO), "I/O");
@@ -113,7 +125,7 @@ int main(void)
 		cmocka_unit_test(test_sleep),	      cmocka_unit_test(test_dstate_wins),
 		cmocka_unit_test(test_running),	      cmocka_unit_test(test_other_named),
 		cmocka_unit_test(test_names),	      cmocka_unit_test(test_parse_syscall),
-		cmocka_unit_test(test_parse_stat),
+		cmocka_unit_test(test_parse_stat),   cmocka_unit_test(test_restart_syscall),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
