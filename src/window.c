@@ -18,6 +18,11 @@
  * at each ring slot once per bucket step, so a gap of an hour costs the
  * same as a gap of one bucket: O(nbuckets + expired entries).
  *
+ * Wall mode: an off-CPU sample ends in a pseudo frame naming its wait kind
+ * (window_wait_frame: pid -1, pc = kind, so it never collides with a real
+ * frame). Everything about waits is derived from the leaf frame of each
+ * counted stack, so the trie, the buckets and expiry need nothing new.
+ *
  * Contract: window_new → (intern, set_sym, add, advance, top)* → window_free.
  * The window owns all its memory; sym strings are borrowed and must outlive
  * it. Pointers from window_frame/window_node/window_counts are valid until
@@ -26,8 +31,11 @@
 #include "stacktop/window.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "stacktop/waits.h"
 
 #define NO_FRAME UINT32_MAX
 
@@ -405,6 +413,23 @@ void window_frame_set_sym(struct window *w, uint32_t id, const struct sym_info *
 	}
 }
 
+int64_t window_wait_frame(struct window *w, enum sample_wait kind)
+{
+	struct sym_info si = {0};
+	int64_t id;
+
+	if (kind <= SAMPLE_WAIT_NONE || kind >= SAMPLE_WAIT_COUNT)
+		return -EINVAL;
+	id = window_frame_intern(w, -1, (uint64_t)kind, false);
+	if (id < 0 || w->frames[id].wait)
+		return id;
+	si.func = waits_frame_name(kind);
+	si.module = "[wait]";
+	window_frame_set_sym(w, (uint32_t)id, &si, false);
+	w->frames[id].wait = (uint8_t)kind;
+	return id;
+}
+
 /* ---- trie ---- */
 
 static uint64_t node_hash(uint32_t parent, uint32_t frame)
@@ -595,6 +620,41 @@ double window_span_s(const struct window *w, uint64_t now_ns)
 	return span > w->seconds ? w->seconds : span;
 }
 
+/* ---- wait kinds (wall mode) ---- */
+
+static uint8_t leaf_wait(const struct window *w, uint32_t node)
+{
+	uint8_t k = w->frames[w->nodes[node].frame].wait;
+
+	return k < SAMPLE_WAIT_COUNT ? k : 0;
+}
+
+/* A bit set of the wait kinds a thread was seen in. */
+static bool kinds_idle(uint64_t mask)
+{
+	const uint64_t idle = 1u << SAMPLE_WAIT_SLEEP | 1u << SAMPLE_WAIT_IO;
+
+	return mask && !(mask & ~idle);
+}
+
+/* (0, tid) → bit set of the wait kinds of its samples in the window. */
+static int thread_kinds(const struct window *w, struct cmap *kinds)
+{
+	size_t i;
+
+	for (i = 0; i < w->sum.n; i++) {
+		const struct window_count *c = &w->sum.e[i];
+		uint64_t have = cmap_get(kinds, 0, c->tid), bit = 1u << leaf_wait(w, c->node);
+		int err;
+
+		if (!c->count || (have & bit))
+			continue;
+		if ((err = cmap_add(kinds, 0, c->tid, bit)))
+			return err;
+	}
+	return 0;
+}
+
 /* ---- top-N ---- */
 
 /* What a frame aggregates under: see struct window_top_query. */
@@ -706,17 +766,21 @@ static long top_row_of(struct topacc *a, uint32_t id)
 
 /* Credit one stack (leaf node) with c samples: self to the first kept
  * frame, total once per distinct key (the stamp marks keys seen). */
-static int top_walk(struct topacc *a, uint32_t leaf, uint64_t c, uint32_t stamp, bool hide_kernel)
+static int top_walk(struct topacc *a, uint32_t leaf, uint64_t c, uint32_t stamp,
+		    const struct window_top_query *q)
 {
 	const struct window *w = a->w;
 	bool self_done = false;
+	uint8_t kind = w->frames[w->nodes[leaf].frame].wait;
 	uint32_t n;
 	long r;
 
 	for (n = leaf; n != WINDOW_ROOT; n = w->nodes[n].parent) {
 		uint32_t f = w->nodes[n].frame;
 
-		if (hide_kernel && w->frames[f].kernel)
+		if (q->hide_kernel && w->frames[f].kernel)
+			continue;
+		if (!q->include_wait_rows && w->frames[f].wait)
 			continue;
 		r = top_row_of(a, f);
 		if (r < 0)
@@ -728,6 +792,7 @@ static int top_walk(struct topacc *a, uint32_t leaf, uint64_t c, uint32_t stamp,
 		if (a->stamp[r] != stamp) {
 			a->stamp[r] = stamp;
 			a->rows[r].total += c;
+			a->rows[r].wait[kind < SAMPLE_WAIT_COUNT ? kind : 0] += c;
 		}
 	}
 	return 0;
@@ -737,6 +802,7 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 	       size_t *n, uint64_t *total)
 {
 	struct topacc a = {.w = w, .key = q->key};
+	struct cmap kinds = {0};
 	uint64_t *ncount = NULL, sum = 0;
 	uint32_t *leaves = NULL, stamp = 0;
 	size_t i, nleaves = 0;
@@ -753,10 +819,15 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 	if (!ncount || !leaves || !a.frow)
 		goto out;
 	memset(a.frow, 0xff, (w->nframes + 1) * sizeof(*a.frow));
+	if (q->hide_idle && (err = thread_kinds(w, &kinds)))
+		goto out;
+	err = -ENOMEM;
 	for (i = 0; i < w->sum.n; i++) {
 		const struct window_count *c = &w->sum.e[i];
 
 		if (q->tid && c->tid != q->tid)
+			continue;
+		if (q->hide_idle && kinds_idle(cmap_get(&kinds, 0, c->tid)))
 			continue;
 		if (!ncount[c->node] && c->count)
 			leaves[nleaves++] = c->node;
@@ -764,7 +835,7 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 		sum += c->count;
 	}
 	for (i = 0; i < nleaves; i++) {
-		err = top_walk(&a, leaves[i], ncount[leaves[i]], ++stamp, q->hide_kernel);
+		err = top_walk(&a, leaves[i], ncount[leaves[i]], ++stamp, q);
 		if (err)
 			goto out;
 	}
@@ -787,5 +858,66 @@ out:
 	free(a.frow);
 	free(leaves);
 	free(ncount);
+	cmap_free(&kinds);
 	return err;
+}
+
+/* ---- wall mode ---- */
+
+bool window_thread_idle(const struct window *w, int tid)
+{
+	uint64_t mask = 0;
+	size_t i;
+
+	for (i = 0; i < w->sum.n; i++)
+		if (w->sum.e[i].tid == tid && w->sum.e[i].count)
+			mask |= 1u << leaf_wait(w, w->sum.e[i].node);
+	return kinds_idle(mask);
+}
+
+uint64_t window_wait_counts(const struct window *w, int tid, uint64_t counts[SAMPLE_WAIT_COUNT])
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	memset(counts, 0, SAMPLE_WAIT_COUNT * sizeof(*counts));
+	for (i = 0; i < w->sum.n; i++) {
+		const struct window_count *c = &w->sum.e[i];
+
+		if (tid && c->tid != tid)
+			continue;
+		counts[leaf_wait(w, c->node)] += c->count;
+		sum += c->count;
+	}
+	return sum;
+}
+
+void window_wait_split_ascii(const struct window *w, int tid, bool ascii, char *buf, size_t size)
+{
+	uint64_t counts[SAMPLE_WAIT_COUNT];
+	uint64_t sum = window_wait_counts(w, tid, counts);
+	size_t off = 0;
+	int k;
+
+	if (size)
+		buf[0] = '\0';
+	if (!sum || !size)
+		return;
+	for (k = 0; k < SAMPLE_WAIT_COUNT && off < size; k++) {
+		if (!counts[k])
+			continue;
+		int pct = (int)((200 * counts[k] + sum) / (2 * sum)); /* rounded */
+		int len = snprintf(buf + off, size - off, "%s%s %d%%",
+				   off ? (ascii ? ", " : " \xc2\xb7 ") : "", waits_name(k), pct);
+		if (len < 0)
+			break;
+		off += (size_t)len;
+	}
+	if (off >= size)
+		buf[size - 1] = '\0';
+}
+
+void window_wait_split(const struct window *w, int tid, char *buf, size_t size)
+{
+	window_wait_split_ascii(w, tid, false, buf, size);
 }

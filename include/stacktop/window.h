@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stacktop/sample.h"
 #include "stacktop/sym.h"
 
 #define WINDOW_ROOT 0u
@@ -33,6 +34,7 @@ struct window_frame {
 	bool kernel;
 	bool has_sym; /* sym filled in */
 	bool has_line; /* sym.file/line filled in */
+	uint8_t wait; /* 0, or the enum sample_wait of a wait pseudo frame */
 	struct sym_info sym;
 };
 
@@ -61,6 +63,13 @@ int64_t window_frame_intern(struct window *w, int pid, uint64_t pc, bool kernel)
 struct window_frame *window_frame(struct window *w, uint32_t id);
 size_t window_nframes(const struct window *w);
 void window_frame_set_sym(struct window *w, uint32_t id, const struct sym_info *si, bool with_line);
+
+/* Wall mode: the pseudo frame that names a wait kind ("[lock]", "[I/O]",
+ * "[sleep]", "[D-state]", "[other]"; module "[wait]"), with its sym already
+ * set and wait = kind. Append it as the innermost frame (frames[n-1]) of an
+ * off-CPU sample. Returns the frame id, -EINVAL for SAMPLE_WAIT_NONE or an
+ * unknown kind, -ENOMEM. */
+int64_t window_wait_frame(struct window *w, enum sample_wait kind);
 
 /* Add a sample whose frames run from the outermost caller (frames[0]) to the
  * leaf (frames[n-1]). Expires buckets older than the window first. */
@@ -93,12 +102,19 @@ struct window_top_row {
 	uint32_t frame; /* a representative frame id: its sym names the row */
 	uint64_t self; /* samples whose leaf is this function/line */
 	uint64_t total; /* samples with this function/line anywhere on the stack (once per stack) */
+	/* total split by the wait kind of each stack's pseudo leaf
+	 * (SAMPLE_WAIT_NONE: no wait frame, i.e. on CPU or runnable). */
+	uint64_t wait[SAMPLE_WAIT_COUNT];
 };
 
 struct window_top_query {
 	enum window_key key;
 	int tid; /* 0: all threads */
 	bool hide_kernel; /* kernel frames skipped; their self goes to the user leaf */
+	/* Wait pseudo frames become rows of their own; by default they are
+	 * skipped and their self goes to the real leaf below them. */
+	bool include_wait_rows;
+	bool hide_idle; /* leave out threads window_thread_idle calls idle */
 };
 
 /* Aggregate the window into rows (unsorted). *rows is malloc'd (also when
@@ -110,5 +126,22 @@ struct window_top_query {
  * row its self. */
 int window_top(struct window *w, const struct window_top_query *q, struct window_top_row **rows,
 	       size_t *n, uint64_t *total);
+
+/* ---- wall mode ---- */
+
+/* Samples of tid (0: all threads) in the window by the wait kind of their
+ * pseudo leaf; counts[SAMPLE_WAIT_NONE] = samples without one (running).
+ * Returns the sum. */
+uint64_t window_wait_counts(const struct window *w, int tid, uint64_t counts[SAMPLE_WAIT_COUNT]);
+/* "running 4% · lock 61% · I/O 22% · sleep 13%": the window's samples of
+ * tid (0: all) by wait kind, kinds with no samples left out; "" when there
+ * are none. UTF-8 middle dots; ascii: ", " instead. */
+void window_wait_split(const struct window *w, int tid, char *buf, size_t size);
+void window_wait_split_ascii(const struct window *w, int tid, bool ascii, char *buf, size_t size);
+/* Idle: every sample of tid in the window waits in a sleep or in I/O
+ * (read, poll, epoll...): py-spy's notion of an idle thread. A thread that
+ * runs, waits for a lock, or is in D state is not idle; neither is one
+ * with no samples. */
+bool window_thread_idle(const struct window *w, int tid);
 
 #endif

@@ -412,6 +412,107 @@ static void test_random_reference(void **state)
 	window_free(w);
 }
 
+/* Wall mode: wait pseudo frames, the per-row split by wait kind, the
+ * process split line and idle threads. */
+static void test_wait_frames(void **state)
+{
+	struct window *w;
+	struct window_top_row *rows;
+	size_t n;
+	uint64_t total, counts[SAMPLE_WAIT_COUNT];
+	char buf[160];
+
+	assert_int_equal(window_new(60, SEC, &w), 0);
+	uint32_t main_ = fn(w, 1, 0x100, "app", "main", NULL, 0);
+	uint32_t take = fn(w, 1, 0x200, "app", "take_lock", NULL, 0);
+	uint32_t rd = fn(w, 1, 0x300, "app", "read_pipe", NULL, 0);
+	uint32_t nap = fn(w, 1, 0x400, "app", "nap", NULL, 0);
+	uint32_t work = fn(w, 1, 0x500, "app", "work", NULL, 0);
+	int64_t lock = window_wait_frame(w, SAMPLE_WAIT_LOCK);
+	int64_t io = window_wait_frame(w, SAMPLE_WAIT_IO);
+	int64_t sl = window_wait_frame(w, SAMPLE_WAIT_SLEEP);
+	assert_true(lock >= 0 && io >= 0 && sl >= 0);
+	assert_int_equal(window_wait_frame(w, SAMPLE_WAIT_LOCK), lock); /* interned once */
+	assert_int_equal(window_wait_frame(w, SAMPLE_WAIT_NONE), -EINVAL);
+	assert_int_equal(window_wait_frame(w, SAMPLE_WAIT_COUNT), -EINVAL);
+	const struct window_frame *lf = window_frame(w, (uint32_t)lock);
+	assert_int_equal(lf->wait, SAMPLE_WAIT_LOCK);
+	assert_string_equal(lf->sym.func, "[lock]");
+	assert_string_equal(lf->sym.module, "[wait]");
+	assert_int_equal(window_frame(w, take)->wait, 0);
+
+	/* tid 10: 6 lock in take_lock, 2 running in take_lock (work);
+	 * tid 11: 4 I/O in read_pipe; tid 12: 8 sleep in nap. */
+	uint32_t s_lock[] = {main_, take, (uint32_t)lock}, s_run[] = {main_, take, work};
+	uint32_t s_io[] = {main_, rd, (uint32_t)io}, s_sl[] = {main_, nap, (uint32_t)sl};
+	assert_int_equal(window_add(w, 1 * SEC, 10, s_lock, 3, 6), 0);
+	assert_int_equal(window_add(w, 1 * SEC, 10, s_run, 3, 2), 0);
+	assert_int_equal(window_add(w, 1 * SEC, 11, s_io, 3, 4), 0);
+	assert_int_equal(window_add(w, 1 * SEC, 12, s_sl, 3, 8), 0);
+
+	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION};
+	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
+	assert_int_equal(total, 20);
+	assert_null(find_row(w, rows, n, "[lock]", 0)); /* no rows of their own */
+	const struct window_top_row *r = find_row(w, rows, n, "take_lock", 0);
+	assert_non_null(r);
+	assert_int_equal(r->self, 6); /* the wait frame's self goes to the real leaf */
+	assert_int_equal(r->total, 8);
+	assert_int_equal(r->wait[SAMPLE_WAIT_LOCK], 6);
+	assert_int_equal(r->wait[SAMPLE_WAIT_NONE], 2);
+	r = find_row(w, rows, n, "main", 0);
+	assert_int_equal(r->total, 20);
+	assert_int_equal(r->wait[SAMPLE_WAIT_LOCK], 6);
+	assert_int_equal(r->wait[SAMPLE_WAIT_IO], 4);
+	assert_int_equal(r->wait[SAMPLE_WAIT_SLEEP], 8);
+	assert_int_equal(r->wait[SAMPLE_WAIT_NONE], 2);
+	assert_int_equal(find_row(w, rows, n, "nap", 0)->self, 8);
+	free(rows);
+
+	q.include_wait_rows = true;
+	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
+	r = find_row(w, rows, n, "[lock]", 0);
+	assert_non_null(r);
+	assert_int_equal(r->self, 6);
+	assert_int_equal(find_row(w, rows, n, "take_lock", 0)->self, 0);
+	free(rows);
+
+	/* Idle: only sleeping or in I/O. */
+	assert_false(window_thread_idle(w, 10));
+	assert_true(window_thread_idle(w, 11));
+	assert_true(window_thread_idle(w, 12));
+	assert_false(window_thread_idle(w, 99)); /* no samples: not known idle */
+	q.include_wait_rows = false;
+	q.hide_idle = true;
+	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
+	assert_int_equal(total, 8);
+	assert_null(find_row(w, rows, n, "nap", 0));
+	assert_null(find_row(w, rows, n, "read_pipe", 0));
+	assert_int_equal(find_row(w, rows, n, "main", 0)->total, 8);
+	free(rows);
+
+	/* The split line. */
+	assert_int_equal(window_wait_counts(w, 0, counts), 20);
+	assert_int_equal(counts[SAMPLE_WAIT_NONE], 2);
+	assert_int_equal(counts[SAMPLE_WAIT_SLEEP], 8);
+	window_wait_split(w, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "running 10% \xc2\xb7 lock 30% \xc2\xb7 I/O 20% \xc2\xb7 sleep 40%");
+	window_wait_split_ascii(w, 0, true, buf, sizeof(buf));
+	assert_string_equal(buf, "running 10%, lock 30%, I/O 20%, sleep 40%");
+	window_wait_split(w, 11, buf, sizeof(buf));
+	assert_string_equal(buf, "I/O 100%");
+	window_wait_split(w, 99, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	window_wait_split(w, 0, buf, 12); /* cut, still terminated */
+	assert_int_equal(strlen(buf), 11);
+
+	/* Expiry takes the waits with it. */
+	window_advance(w, 70 * SEC);
+	assert_int_equal(window_wait_counts(w, 0, counts), 0);
+	assert_false(window_thread_idle(w, 11));
+	window_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_top_kernel_and_lines),
 		cmocka_unit_test(test_many_stacks),
 		cmocka_unit_test(test_random_reference),
+		cmocka_unit_test(test_wait_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
