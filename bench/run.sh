@@ -50,20 +50,30 @@ cpu_ticks() { # utime+stime of a process, all its threads
 	awk '{ print $12 + $13 }' <<<"$s"
 }
 cpu_ns() { # on-CPU ns of a process's live threads (schedstat: ns resolution)
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
 }
 hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 
-# throughput: ask cpuburn for rounds/s since the previous SIGUSR1
+# throughput: ask cpuburn for the rounds/s since the previous SIGUSR1, into
+# TP (globals, not output: a $(...) subshell would lose them). Also EFF: rounds per CPU second of the target over the same span (its
+# schedstat), which does not move when other processes compete for the CPUs,
+# only when the work itself gets slower (per-sample kernel work charged to the
+# target, cache and TLB pollution).
+TGT_NS0=0
 throughput() {
-	local n
+	local n ns line
 	n=$(wc -l <"$TMP/cpuburn.out")
+	ns=$(cpu_ns "$CB")
 	kill -USR1 "$CB"
 	for _ in $(seq 50); do
 		[ "$(wc -l <"$TMP/cpuburn.out")" -gt "$n" ] && break
 		sleep 0.05
 	done
-	tail -n 1 "$TMP/cpuburn.out" | sed -n 's/.*rounds_per_s=\([0-9.]*\).*/\1/p'
+	line=$(tail -n 1 "$TMP/cpuburn.out")
+	EFF=$(awk -v l="$line" -v ns="$((ns - TGT_NS0))" 'BEGIN {
+		if (match(l, /rounds=[0-9]+/) && ns > 0) printf "%.1f", substr(l, RSTART + 7, RLENGTH - 7) / (ns / 1e9); else print "-" }')
+	TGT_NS0=$ns
+	TP=$(sed -n 's/.*rounds_per_s=\([0-9.]*\).*/\1/p' <<<"$line")
 }
 
 # stop PID: SIGINT, then SIGKILL after 10 s
@@ -83,9 +93,10 @@ RESULTS=()
 WARM=2 # seconds of each profiler phase that count as start-up
 
 phase_alone() {
-	throughput >/dev/null
+	throughput
 	sleep "$DUR"
-	RESULTS+=("$1|$(throughput)|-|-||-|-")
+	throughput
+	RESULTS+=("$1|$TP;$EFF|-|-||-|-")
 }
 
 # phase_profiler NAME SAMPLES_FN CMD...: run CMD (the profiler) for DUR
@@ -100,7 +111,7 @@ phase_profiler() {
 	"$@" >"$out" 2>"$out.err" <&3 &
 	local pp=$!
 	PIDS+=("$pp")
-	throughput >/dev/null
+	throughput
 	sleep "$WARM"
 	local ns1 line1 s1
 	ns1=$(cpu_ns "$pp")
@@ -108,7 +119,8 @@ phase_profiler() {
 	s1=$($samples_fn "$out" 0)
 	sleep $((DUR - WARM))
 	local tp ticks hwm ns2 s2 steady
-	tp=$(throughput)
+	throughput
+	tp="$TP;$EFF"
 	ticks=$(cpu_ticks "$pp")
 	hwm=$(hwm_kb "$pp")
 	ns2=$(cpu_ns "$pp")
@@ -180,17 +192,23 @@ phase_alone "alone-again"
 
 # ---- table ---------------------------------------------------------------------------
 
-base=$(printf '%s\n' "${RESULTS[@]}" | awk -F'|' '$1 ~ /^alone/ && $2 > 0 { s += $2; n++ } END { if (n) printf "%.1f", s / n }')
+# the baselines: means of the alone rows, for rounds/s and rounds per CPU s
+read -r base base_eff <<<"$(printf '%s\n' "${RESULTS[@]}" | awk -F'|' '$1 ~ /^alone/ {
+	split($2, t, ";"); if (t[1] > 0) { s += t[1]; n++ } if (t[2] > 0) { e += t[2]; m++ } }
+	END { printf "%.1f %.1f\n", n ? s / n : 0, m ? e / m : 0 }')"
 echo
-printf '%-18s %9s %8s %7s %10s %11s %11s %9s\n' phase rounds/s vs-alone cpu-s samples ms/1k-all ms/1k-steady peak-rss
+printf '%-18s %9s %8s %9s %8s %7s %10s %10s %12s %9s\n' phase rounds/s vs-alone rounds/cpu vs-alone \
+	cpu-s samples ms/1k-all ms/1k-steady peak-rss
 for r in "${RESULTS[@]}"; do
 	IFS='|' read -r name tp cpu n note hwm steady <<<"$r"
-	awk -v name="$name" -v tp="$tp" -v base="$base" -v cpu="$cpu" -v n="$n" -v note="$note" -v hwm="$hwm" -v steady="$steady" 'BEGIN {
+	awk -v name="$name" -v tp="${tp%%;*}" -v eff="${tp#*;}" -v base="$base" -v beff="$base_eff" \
+		-v cpu="$cpu" -v n="$n" -v note="$note" -v hwm="$hwm" -v steady="$steady" 'BEGIN {
 		rel = (base > 0 && tp != "") ? sprintf("%.1f%%", 100 * tp / base) : "-"
+		rele = (beff > 0 && eff + 0 > 0) ? sprintf("%.1f%%", 100 * eff / beff) : "-"
 		per = (cpu != "-" && n > 0) ? sprintf("%.1f", cpu * 1e6 / n) : "-"
 		smp = (n == "-") ? "-" : n (note != "" ? " " note : "")
 		rss = (hwm == "-" || hwm == "") ? "-" : sprintf("%.1f MiB", hwm / 1024)
-		printf "%-18s %9s %8s %7s %10s %11s %11s %9s\n", name, tp, rel, cpu, smp, per, steady, rss
+		printf "%-18s %9s %8s %9s %8s %7s %10s %10s %12s %9s\n", name, tp, rel, eff, rele, cpu, smp, per, steady, rss
 	}'
 done
 if [ -n "$REPORT_CPU" ]; then
@@ -198,6 +216,7 @@ if [ -n "$REPORT_CPU" ]; then
 	echo "perf report --stdio on the perf-record-dwarf data (${REPORT_SIZE} KiB): ${REPORT_CPU} CPU s"
 fi
 echo
-echo "rounds/s: target throughput (fixed work); vs-alone: relative to the mean of the alone rows."
+echo "rounds/s: target throughput (fixed work); rounds/cpu: per CPU second of the target (immune to other"
+echo "load: it only drops when the work itself gets slower); vs-alone: relative to the mean of the alone rows."
 echo "cpu-s: the profiler's utime+stime. samples: from its own output (est. = sum of perf top's irqs/s per 1 s refresh)."
 echo "ms/1k-all: profiler CPU ms per 1000 samples, start-up included; ms/1k-steady: after the first $WARM s."
