@@ -115,6 +115,31 @@ expect_tui 1 no-such-process-tui 'no such process|not exist|not found|999999' --
 expect 1 no-such-command 'nonexistent|no such file|not found' -- "$STACKTOP" -b -n 1 -- /nonexistent/command
 expect 1 not-executable 'permission|denied|exec' -- "$STACKTOP" -b -n 1 -- /etc/passwd
 
+# ---- the target exits -------------------------------------------------------------------
+# batch mode stops soon after the target is gone (not after all -n 8
+# refreshes), says so once in a clean sentence, and does not crash. Batch
+# mode has no keys: no "q quits" there.
+need_target cpuburn
+start_bg "$TARGETS/cpuburn" 1 2
+SHORT=$BG_PID
+sleep 0.3
+t0=$SECONDS
+run_st target-exits "$STACKTOP" -b -d 1 -n 8 -p "$SHORT"
+check_cmp "$rc" '<' 128 "target exits (batch): no crash (status $rc)"
+check_cmp "$((SECONDS - t0))" '<=' 6 "target exits (batch): stacktop stops within a few s of the target (s)"
+if grep -Eq 'exited' "$outp" "$err"; then
+	ok "target exits (batch): says the target exited"
+	grep -Eh 'exited' "$outp" "$err" | grep -Eq 'target target|q quits' &&
+		bad "target exits (batch): garbled sentence: $(grep -Eh 'exited' "$outp" "$err" | head -n 1)" ||
+		ok "target exits (batch): clean sentence: $(grep -Eh 'exited' "$outp" "$err" | head -n 1)"
+else
+	bad "target exits (batch): nothing says the target exited"
+fi
+run_st command-exits "$STACKTOP" -b -d 1 -n 5 -- /bin/true
+check_cmp "$rc" '<' 128 "command exits at once (batch): no crash (status $rc)"
+grep -Eq 'exited' "$outp" "$err" && ok "command exits at once (batch): says it exited" ||
+	bad "command exits at once (batch): nothing says the command exited"
+
 # permission denied: an unprivileged user against a root-owned process. The
 # message must name the fix (root, CAP_PERFMON or perf_event_paranoid).
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then

@@ -223,6 +223,11 @@ tm_start 120 40 "$STACKTOP" -p "$SHORT"
 tm_wait 5 'leaf_a' || bad "short-lived target: leaf_a never appeared"
 if tm_wait 8 '[Tt]arget exited|exited'; then
 	ok "target exit: the screen says the target exited"
+	line=$(tm_screen | grep -E 'exited' | head -n 1 | sed 's/  */ /g')
+	case $line in
+	*"target target"*) bad "target exit: garbled sentence (word repeated): $line" ;;
+	*) ok "target exit: clean sentence: $line" ;;
+	esac
 	tm_match 'leaf_a' && ok "target exit: the last data stays" || bad "target exit: the table was cleared"
 else
 	bad "target exit: no 'target exited' line"
