@@ -507,6 +507,8 @@ static int render_folded(struct window *w, const struct export_opts *o, struct s
 			sbuf_str(&b, sel_label(s, w, id));
 			if (window_frame(w, id)->kernel)
 				sbuf_str(&b, "_[k]");
+			else if (window_frame(w, id)->has_sym && window_frame(w, id)->sym.jit)
+				sbuf_str(&b, "_[j]");
 		}
 		if (b.oom) {
 			free(b.p);

@@ -3,7 +3,8 @@
  *
  *  - folded: "root;caller;leaf COUNT", one line per distinct stack of
  *    function names (the input of FlameGraph and most flame-graph tools),
- *    lines sorted; kernel frames carry FlameGraph's "_[k]" suffix; with
+ *    lines sorted; kernel frames carry FlameGraph's "_[k]" suffix (JIT
+ *    frames "_[j]"); with
  *    per_thread each stack starts with a "name-TID" frame.
  *  - pprof: a gzip-compressed perftools.profiles.Profile (src/proto/
  *    profile.proto) as `go tool pprof` reads it: one Location per sampled

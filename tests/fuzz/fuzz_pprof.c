@@ -1,0 +1,42 @@
+/* Fuzz entry point: pprof input for `stacktop report` (gzip-compressed or
+ * plain protobuf through report_load_mem). Invariants: a failure says why
+ * and returns nothing; a success fills the window with exactly
+ * report_samples() samples of named frames, and exports back to pprof. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/export.h"
+#include "stacktop/report.h"
+#include "stacktop/window.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct window *w;
+	struct report *r;
+	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 0.01};
+	char err[512], *buf;
+	size_t len;
+
+	if (window_new(60, 1000000000ull, &w))
+		return 0;
+	err[0] = '\0';
+	if (report_load_mem(data, size, "fuzz", w, &r, err, sizeof(err)) != 0) {
+		if (r || !err[0])
+			abort();
+		window_free(w);
+		return 0;
+	}
+	if (window_total(w) != report_samples(r) || report_samples(r) == 0)
+		abort();
+	for (size_t i = 0; i < window_nframes(w); i++)
+		if (!window_frame(w, (uint32_t)i)->has_sym || !window_frame(w, (uint32_t)i)->sym.func)
+			abort();
+	o.thread_name = report_thread_name;
+	o.ctx = r;
+	if (export_render(w, &o, &buf, &len, err, sizeof(err)) == 0)
+		free(buf);
+	window_free(w);
+	report_free(r);
+	return 0;
+}
