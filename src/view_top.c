@@ -14,6 +14,10 @@
  * column gets the rest, so 80 columns still show ~29 characters of name and
  * 200 columns show long C++ names whole.
  *
+ * Wall mode swaps the numeric columns for " %Total  OnCPU  OffCPU  Wait"
+ * (same 35 columns, so the function column keeps its width at 80 columns);
+ * OnCPU and OffCPU are times, Wait the dominant wait kind of the row.
+ *
  * Sorting: OWN and OWNTIME order by self samples, TOTAL and TOTALTIME by
  * total samples (the times are the counts times the period); ties go to the
  * other count, then to the name, then to the frame id, so rows do not swap
@@ -33,6 +37,7 @@
 #include "stacktop/metrics.h"
 #include "stacktop/text.h"
 #include "stacktop/view_chart.h"
+#include "stacktop/waits.h"
 
 #define MIN_W 60
 #define MIN_H 12
@@ -69,13 +74,27 @@ static int cmp_str(const char *a, const char *b)
 struct sort_ctx {
 	struct window *w;
 	bool by_self;
+	enum view_top_sort sort;
+	bool wall;
 };
+
+/* The primary key of a row: the sorted column's count. */
+static uint64_t sort_key(const struct sort_ctx *c, const struct window_top_row *r)
+{
+	if (!c->wall)
+		return c->by_self ? r->self : r->total;
+	if (c->sort == VIEW_TOP_SORT_OWNTIME)
+		return r->wait[SAMPLE_WAIT_NONE];
+	if (c->sort == VIEW_TOP_SORT_TOTALTIME)
+		return r->total - r->wait[SAMPLE_WAIT_NONE];
+	return r->total;
+}
 
 static int row_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct sort_ctx *c = arg;
 	const struct window_top_row *a = pa, *b = pb;
-	uint64_t ka = c->by_self ? a->self : a->total, kb = c->by_self ? b->self : b->total;
+	uint64_t ka = sort_key(c, a), kb = sort_key(c, b);
 	uint64_t oa = c->by_self ? a->total : a->self, ob = c->by_self ? b->total : b->self;
 	const struct window_frame *fa, *fb;
 	int r;
@@ -170,28 +189,41 @@ static void fmt_function(const struct window_frame *f, bool lines, int width, ch
 	text_fit(full, width, out, size);
 }
 
+struct num_col {
+	int x, w;
+	const char *label;
+};
+
 static void draw_column_header(struct grid *g, int y, const struct cols *c, enum view_top_sort sort,
-			       bool lines)
+			       bool lines, bool wall)
 {
-	static const struct {
-		int x, w;
-		const char *label;
-	} num[] = {
+	static const struct num_col cpu[] = {
 	    {1, 4, "%Own"},
 	    {7, 6, "%Total"},
 	    {15, 7, "OwnTime"},
 	    {24, 9, "TotalTime"},
 	};
+	/* Wall: OWN and TOTAL both sort by %Total; index = sort key. */
+	static const struct num_col wallc[] = {
+	    {0, 6, "%Total"},
+	    {0, 6, "%Total"},
+	    {9, 5, "OnCPU"},
+	    {17, 6, "OffCPU"},
+	};
+	const struct num_col *num = wall ? wallc : cpu;
 	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
 	const char *label;
 	int i;
 
 	grid_fill(g, 0, y, g->w, L' ', hdr);
-	for (i = 0; i < 4; i++) {
-		uint16_t a = hdr | (i == (int)sort ? GRID_BOLD | GRID_UNDERLINE : 0);
+	for (i = wall ? 1 : 0; i < 4; i++) {
+		bool on = i == (int)sort || (wall && i == 1 && sort == VIEW_TOP_SORT_OWN);
+		uint16_t a = hdr | (on ? GRID_BOLD | GRID_UNDERLINE : 0);
 
 		grid_put(g, num[i].x, y, num[i].label, a, num[i].w);
 	}
+	if (wall)
+		grid_put(g, 25, y, "Wait", hdr, 7);
 	label = lines ? "Function (file:line)" : "Function (file)";
 	if ((int)strlen(label) > c->func_w)
 		label = "Function";
@@ -209,9 +241,22 @@ static void draw_row(struct grid *g, int y, const struct cols *c, struct window 
 	double po = total ? 100.0 * (double)r->self / (double)total : 0;
 	double pt = total ? 100.0 * (double)r->total / (double)total : 0;
 
-	text_seconds((double)r->self * period, own, sizeof(own));
-	text_seconds((double)r->total * period, tot, sizeof(tot));
-	grid_printf(g, 0, y, 0, NUM_W, "%5.1f  %6.1f  %7s  %9s", po, pt, own, tot);
+	if (st->wall) {
+		uint64_t on = r->wait[SAMPLE_WAIT_NONE], off = r->total > on ? r->total - on : 0;
+		int k, best = 0;
+
+		for (k = 1; k < SAMPLE_WAIT_COUNT; k++)
+			if (r->wait[k] > (best ? r->wait[best] : 0))
+				best = k;
+		text_seconds((double)on * period, own, sizeof(own));
+		text_seconds((double)off * period, tot, sizeof(tot));
+		grid_printf(g, 0, y, 0, NUM_W, "%6.1f  %6s  %7s  %-7s", pt, own, tot,
+			    best ? waits_name((enum sample_wait)best) : "-");
+	} else {
+		text_seconds((double)r->self * period, own, sizeof(own));
+		text_seconds((double)r->total * period, tot, sizeof(tot));
+		grid_printf(g, 0, y, 0, NUM_W, "%5.1f  %6.1f  %7s  %9s", po, pt, own, tot);
+	}
 	fmt_function(f, st->lines, c->func_w, buf, sizeof(buf));
 	grid_put(g, c->func_x, y, buf, f->kernel ? GRID_COLOR(GRID_C_MAGENTA) : 0, c->func_w);
 	if (c->mod_w) {
@@ -293,6 +338,7 @@ static int top_rows(struct window *w, struct view_top_state *st, struct window_t
 	    .key = st->lines ? WINDOW_KEY_LINE : WINDOW_KEY_FUNCTION,
 	    .tid = st->tid,
 	    .hide_kernel = st->hide_kernel,
+	    .hide_idle = st->wall && st->hide_idle,
 	};
 	if (st->frozen && st->kept) {
 		*rows = malloc((st->nkept ? st->nkept : 1) * sizeof(**rows));
@@ -368,7 +414,8 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 		    struct view_top_state *st)
 {
 	struct window_top_row *rows = NULL;
-	struct sort_ctx sc = {.w = w, .by_self = sort_by_self(st->sort)};
+	struct sort_ctx sc = {
+	    .w = w, .by_self = !st->wall && sort_by_self(st->sort), .sort = st->sort, .wall = st->wall};
 	struct cols c;
 	uint64_t total = 0;
 	double period = st->period_s;
@@ -394,6 +441,12 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 	qsort_r(rows, n, sizeof(*rows), row_cmp, &sc);
 
 	y = h ? view_header_render(g, 0, h) : 0;
+	if (st->wall && h && h->wall_split && h->wall_split[0]) {
+		char split[256];
+		text_sanitize(h->wall_split, split, sizeof(split));
+		grid_printf(g, 0, y++, 0, g->w, "wall time: %s%s", split,
+			    st->hide_idle ? "  (idle threads hidden: i shows them)" : "");
+	}
 	if (st->metrics)
 		y += st->batch ? draw_series_lines(g, y, st->metrics) : draw_charts(g, y, st);
 	c = layout(g->w);
@@ -413,7 +466,7 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 
 	if (st->batch && c.mod_w)
 		tighten(&c, w, rows, n, vis, st->lines);
-	draw_column_header(g, y++, &c, st->sort, st->lines);
+	draw_column_header(g, y++, &c, st->sort, st->lines, st->wall);
 	if (n == 0 || total == 0)
 		put_centered(g, y, "waiting for samples\xe2\x80\xa6", GRID_DIM);
 	for (i = 0; i < vis && st->scroll + i < (int)n; i++) {

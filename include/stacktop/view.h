@@ -39,6 +39,11 @@ struct view_header {
 	bool hide_kernel;
 	bool lines;
 	const int *pids; /* optional: all npids pids, shown as "pids 4242,4243 (+N)" */
+	/* Wall mode: the process's wall time by wait kind, from
+	 * window_wait_split ("running 4% · lock 61% · I/O 22% · sleep 13%");
+	 * the top view draws it as "wall time: ..." under the header. NULL
+	 * or "": no line. */
+	const char *wall_split;
 };
 
 /* Draw the header into rows y.. of g; returns the number of rows used:

@@ -7,6 +7,13 @@
  * thread when one is chosen); OwnTime/TotalTime are those samples times the
  * sampling period (CPU seconds in cpu mode). The state's selection and
  * scroll are clamped by the renderer so keys can move them blindly.
+ *
+ * Wall mode (state.wall): the columns are %Total OnCPU OffCPU Wait: each
+ * row's wall time split into running and waiting, and the wait kind that
+ * dominates it; sort keys map OWN/TOTAL → %Total, OWNTIME → OnCPU,
+ * TOTALTIME → OffCPU. A "wall time: ..." line (view_header.wall_split)
+ * follows the header; hide_idle leaves out threads that only sleep or
+ * wait for I/O (key i).
  */
 #ifndef STACKTOP_VIEW_TOP_H
 #define STACKTOP_VIEW_TOP_H
@@ -51,6 +58,8 @@ struct view_top_state {
 	const struct metrics *metrics;
 	bool charts; /* 'g' hides them */
 	bool utf8; /* block characters in the charts */
+	bool wall; /* wall-clock columns (see above) */
+	bool hide_idle; /* wall mode: leave out idle threads */
 };
 
 /* Free what the state keeps (the frozen rows). */

@@ -537,6 +537,99 @@ static void test_help(void **state)
 		assert_true(grid_at(&fx->g, 79, y)->ch == L' ' || y == 0);
 }
 
+/* Wall mode: 100 samples at 10 Hz (10 s of wall time) over 4 threads:
+ *   main;serve;take_lock;[lock]      40  (tid 11)
+ *   main;serve;take_lock             10  (tid 11, running)
+ *   main;poll_loop;read_pipe;[I/O]   30  (tid 12)
+ *   main;nap;[sleep]                 20  (tid 13) */
+static void test_wall(void **state)
+{
+	struct fixture *fx = *state;
+	struct window *w;
+	char split[160];
+
+	assert_int_equal(window_new(60, SEC, &w), 0);
+	uint32_t m = mkframe(w, 0x1000, false, "waiter", "main", "waiter.c", 10, 0);
+	uint32_t sv = mkframe(w, 0x2000, false, "waiter", "serve", "waiter.c", 20, 0);
+	uint32_t tl = mkframe(w, 0x3000, false, "waiter", "take_lock", "waiter.c", 30, 0);
+	uint32_t pl = mkframe(w, 0x4000, false, "waiter", "poll_loop", "waiter.c", 40, 0);
+	uint32_t rp = mkframe(w, 0x5000, false, "waiter", "read_pipe", "waiter.c", 50, 0);
+	uint32_t np = mkframe(w, 0x6000, false, "waiter", "nap", "waiter.c", 60, 0);
+	uint32_t lk = (uint32_t)window_wait_frame(w, SAMPLE_WAIT_LOCK);
+	uint32_t io = (uint32_t)window_wait_frame(w, SAMPLE_WAIT_IO);
+	uint32_t sl = (uint32_t)window_wait_frame(w, SAMPLE_WAIT_SLEEP);
+	uint32_t s1[] = {m, sv, tl, lk}, s2[] = {m, sv, tl}, s3[] = {m, pl, rp, io}, s4[] = {m, np, sl};
+	assert_int_equal(window_add(w, 30 * SEC, 11, s1, 4, 40), 0);
+	assert_int_equal(window_add(w, 30 * SEC, 11, s2, 3, 10), 0);
+	assert_int_equal(window_add(w, 30 * SEC, 12, s3, 4, 30), 0);
+	assert_int_equal(window_add(w, 30 * SEC, 13, s4, 3, 20), 0);
+	window_wait_split(w, 0, split, sizeof(split));
+	fx->h.mode = "wall";
+	fx->h.rate_hz = 10;
+	fx->h.wall_split = split;
+	fx->st.period_s = 0.1;
+	fx->st.wall = true;
+	fx->st.sort = VIEW_TOP_SORT_TOTAL;
+	struct window *cpu_w = fx->w;
+	fx->w = w;
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 2), "wall time: running 10% \xc2\xb7 lock 40% \xc2\xb7 I/O 30% "
+					"\xc2\xb7 sleep 20%");
+	assert_string_equal(row(fx, 3), "%Total   OnCPU   OffCPU  Wait      Function (file)"
+					"                Module");
+	assert_string_equal(row(fx, 4), " 100.0    1.0s     9.0s  lock      main (waiter.c)"
+					"                waiter");
+	/* Equal totals: the one with more self first. */
+	assert_string_equal(row(fx, 5), "  50.0    1.0s     4.0s  lock      take_lock (waiter.c)"
+					"           waiter");
+	assert_string_equal(row(fx, 6), "  50.0    1.0s     4.0s  lock      serve (waiter.c)"
+					"               waiter");
+	assert_string_equal(row(fx, 7), "  30.0    0.0s     3.0s  I/O       read_pipe (waiter.c)"
+					"           waiter");
+	assert_string_equal(row(fx, 8), "  30.0    0.0s     3.0s  I/O       poll_loop (waiter.c)"
+					"           waiter");
+	assert_string_equal(row(fx, 9), "  20.0    0.0s     2.0s  sleep     nap (waiter.c)"
+					"                 waiter");
+	assert_string_equal(row(fx, 10), "");
+	assert_int_equal(fx->st.nrows, 6); /* no rows for the wait frames */
+	/* %Total is the sorted column. */
+	assert_true(grid_at(&fx->g, 0, 3)->attr & GRID_UNDERLINE);
+	assert_false(grid_at(&fx->g, 9, 3)->attr & GRID_UNDERLINE);
+
+	/* Sort by OffCPU. */
+	fx->st.sort = VIEW_TOP_SORT_TOTALTIME;
+	render(fx, 80, 24);
+	assert_true(grid_at(&fx->g, 17, 3)->attr & GRID_UNDERLINE);
+	assert_true(strstr(row(fx, 4), "main") != NULL);
+	assert_true(strstr(row(fx, 5), "4.0s") != NULL);
+	assert_true(strstr(row(fx, 7), "3.0s") != NULL);
+	/* Sort by OnCPU: the three with 1.0s first. */
+	fx->st.sort = VIEW_TOP_SORT_OWNTIME;
+	render(fx, 80, 24);
+	assert_true(grid_at(&fx->g, 9, 3)->attr & GRID_UNDERLINE);
+	assert_true(strstr(row(fx, 6), "1.0s") != NULL);
+	assert_true(strstr(row(fx, 7), "0.0s") != NULL);
+
+	/* i: the reader and the napper only wait for I/O or sleep: hidden. */
+	fx->st.sort = VIEW_TOP_SORT_TOTAL;
+	fx->st.hide_idle = true;
+	render(fx, 80, 24);
+	assert_true(strstr(row(fx, 2), "idle threads hidden") != NULL);
+	assert_string_equal(row(fx, 4), " 100.0    1.0s     4.0s  lock      take_lock (waiter.c)"
+					"           waiter");
+	assert_int_equal(fx->st.nrows, 3);
+
+	/* cpu mode ignores hide_idle and shows no split line. */
+	fx->st.wall = false;
+	fx->h.mode = "cpu";
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 2), " %Own  %Total  OwnTime  TotalTime  Function (file)"
+					"                Module");
+	assert_int_equal(fx->st.nrows, 6);
+	fx->w = cpu_w;
+	window_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +646,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header_variants, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wall, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
