@@ -356,6 +356,60 @@ static void test_bad_inputs(void **state)
 	window_free(src);
 }
 
+/* A foreign pprof (tests/fuzz/corpus/pprof/foreign.pb, the shape go writes):
+ * only cpu/nanoseconds values (divided by the period), an inlined call
+ * (two lines in one location, innermost first), a location without lines,
+ * a "[kernel.kallsyms]" mapping, no thread labels. */
+static void test_foreign_pprof(void **state)
+{
+	struct window *w;
+	struct report *r;
+	char err[256];
+
+	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	if (report_load("tests/fuzz/corpus/pprof/foreign.pb", w, &r, err, sizeof(err)))
+		fail_msg("%s (run from the repository root)", err);
+	assert_int_equal(report_format(r), REPORT_PPROF);
+	assert_int_equal(report_samples(r), 7); /* 50 ms + 20 ms at 10 ms */
+	assert_string_equal(report_mode(r), "cpu");
+	assert_true(fabs(report_period_s(r) - 0.01) < 1e-12);
+	assert_true(fabs(share(w, "do_syscall_64", false, 0) - 500.0 / 7) < 0.01);
+	assert_true(fabs(share(w, "0x402000", false, 0) - 200.0 / 7) < 0.01);
+	assert_true(fabs(share(w, "do_syscall_64", true, 0) - 0.0) < 0.01);
+	assert_int_equal(window_thread_total(w, REPORT_TID_ANY), 7);
+	/* the inlined function is called by main.main: check the trie order */
+	size_t nc;
+	const struct window_count *c = window_counts(w, &nc);
+	bool checked = false;
+	for (size_t i = 0; i < nc; i++) {
+		const char *chain[8];
+		size_t n = 0;
+		for (uint32_t node = c[i].node; node != WINDOW_ROOT && n < 8;
+		     node = window_node(w, node)->parent)
+			chain[n++] = window_frame(w, window_node(w, node)->frame)->sym.func;
+		assert_int_equal(n, 3);
+		assert_string_equal(chain[2], "main.main");
+		assert_string_equal(chain[1], "runtime.inlined");
+		if (!strcmp(chain[0], "do_syscall_64")) {
+			const struct window_frame *f = window_frame(w, window_node(w, c[i].node)->frame);
+			assert_true(f->kernel);
+			assert_string_equal(f->sym.module, "[kernel.kallsyms]");
+			checked = true;
+		}
+	}
+	assert_true(checked);
+	for (size_t i = 0; i < window_nframes(w); i++) {
+		const struct window_frame *f = window_frame(w, (uint32_t)i);
+		if (!strcmp(f->sym.func, "runtime.inlined")) {
+			assert_int_equal(f->sym.line, 5);
+			assert_string_equal(f->sym.file, "main.go");
+			assert_string_equal(f->sym.module, "prog");
+		}
+	}
+	window_free(w);
+	report_free(r);
+}
+
 static void test_load_file(void **state)
 {
 	char path[] = "/tmp/test_report.XXXXXX", err[256];
@@ -390,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_generic),
 		cmocka_unit_test(test_folded_foreign),
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_foreign_pprof),
 		cmocka_unit_test(test_load_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
