@@ -41,6 +41,7 @@
 #include <zlib.h>
 
 #include "profile.pb-c.h"
+#include "stacktop/waits.h"
 #include "stacktop/window.h"
 
 #define REPORT_MAX_FILE (1ull << 30)
@@ -214,12 +215,39 @@ static int report_thread(struct report *r, int tid, const char *name)
 	return 0;
 }
 
-/* Add count samples of the stack; weights are pre-scaled to 32 bits. */
-static int report_add(struct report *r, struct window *w, int tid, const uint32_t *frames,
-		      size_t n, uint64_t count, uint64_t scale)
+/* The wait kind a leaf frame names ("[sleep]", "[lock]", ... as wall mode
+ * writes them, module "[wait]" or none), or SAMPLE_WAIT_NONE. */
+static enum sample_wait leaf_wait(struct window *w, uint32_t id)
+{
+	const struct window_frame *f = window_frame(w, id);
+
+	if (!f || f->kernel || !f->sym.func || f->sym.func[0] != '[' ||
+	    (f->sym.module && strcmp(f->sym.module, "[wait]")))
+		return SAMPLE_WAIT_NONE;
+	for (int k = SAMPLE_WAIT_NONE + 1; k < SAMPLE_WAIT_COUNT; k++)
+		if (!strcmp(f->sym.func, waits_frame_name((enum sample_wait)k)))
+			return (enum sample_wait)k;
+	return SAMPLE_WAIT_NONE;
+}
+
+/* Add count samples of the stack; weights are pre-scaled to 32 bits. A
+ * wall-mode wait leaf becomes the window's wait pseudo frame again, so the
+ * on/off-CPU split works on a report too. frames is modified. */
+static int report_add(struct report *r, struct window *w, int tid, uint32_t *frames, size_t n,
+		      uint64_t count, uint64_t scale)
 {
 	uint64_t wgt = count / scale;
+	enum sample_wait kind;
 	int err;
+
+	if (n && (kind = leaf_wait(w, frames[n - 1])) != SAMPLE_WAIT_NONE) {
+		int64_t id = window_wait_frame(w, kind);
+		if (id < 0)
+			return (int)id;
+		frames[n - 1] = (uint32_t)id;
+		if (!r->mode)
+			r->mode = "wall";
+	}
 
 	if (count && !wgt)
 		wgt = 1; /* a sample too light to show after scaling still exists */

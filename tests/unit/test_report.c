@@ -410,6 +410,43 @@ static void test_foreign_pprof(void **state)
 	report_free(r);
 }
 
+/* Wall mode: wait pseudo leaves ("[sleep]", "[lock]") round-trip as the
+ * window's wait frames, so the on/off-CPU split works on a report. */
+static void test_wall_waits(void **state)
+{
+	struct window *src, *w;
+	struct report *r;
+	struct export_opts o = {.format = EXPORT_FOLDED, .mode = "wall"};
+	char *buf, err[256];
+	size_t len;
+	uint64_t counts[SAMPLE_WAIT_COUNT];
+	int rc;
+
+	assert_int_equal(window_new(60, 1000000000ull, &src), 0);
+	uint32_t mn = fr(src, 0x10, false, "prog", "main", NULL, 0);
+	uint32_t sl = (uint32_t)window_wait_frame(src, SAMPLE_WAIT_SLEEP);
+	uint32_t lk = (uint32_t)window_wait_frame(src, SAMPLE_WAIT_LOCK);
+	uint32_t un = fr(src, 0x20, false, NULL, "[unknown]", NULL, 0);
+	assert_int_equal(window_add(src, 1, 5, (uint32_t[]){mn, sl}, 2, 6), 0);
+	assert_int_equal(window_add(src, 1, 5, (uint32_t[]){mn, lk}, 2, 3), 0);
+	assert_int_equal(window_add(src, 1, 5, (uint32_t[]){mn, un}, 2, 1), 0);
+	for (int f = 0; f < 2; f++) {
+		o.format = f ? EXPORT_PPROF : EXPORT_FOLDED;
+		assert_int_equal(export_render(src, &o, &buf, &len, err, sizeof(err)), 0);
+		w = load(buf, len, &r, err, sizeof(err), &rc);
+		assert_int_equal(rc, 0);
+		assert_string_equal(report_mode(r), "wall");
+		window_wait_counts(w, 0, counts);
+		assert_int_equal(counts[SAMPLE_WAIT_SLEEP], 6);
+		assert_int_equal(counts[SAMPLE_WAIT_LOCK], 3);
+		assert_int_equal(counts[SAMPLE_WAIT_NONE], 1); /* "[unknown]" is no wait */
+		window_free(w);
+		report_free(r);
+		free(buf);
+	}
+	window_free(src);
+}
+
 static void test_load_file(void **state)
 {
 	char path[] = "/tmp/test_report.XXXXXX", err[256];
@@ -445,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_folded_foreign),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_foreign_pprof),
+		cmocka_unit_test(test_wall_waits),
 		cmocka_unit_test(test_load_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
