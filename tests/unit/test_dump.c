@@ -1,0 +1,268 @@
+/*
+ * test_dump — `stacktop dump` against the waiter target: thread names,
+ * frame order (leaf first), file:line of known functions, JSON checked by
+ * python3's json module, JSON string escaping, and the error sentences.
+ * After each dump no thread of the target may be stopped or traced.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "stacktop/dump.h"
+#include "stacktop/target.h"
+
+#define WAITER "build/targets/waiter"
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+static pid_t spawn_waiter(void)
+{
+	if (access(WAITER, X_OK) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(WAITER, WAITER, "30", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200; i++) {
+		pid_t tids[16];
+		int n = 0;
+		char comm[32] = "";
+		if (target_threads(pid, tids, 16, &n) == 0 && n == 5 &&
+		    target_comm(pid, tids[4], comm, sizeof(comm)) == 0 && strcmp(comm, "napper") == 0)
+			break;
+		sleep_ms(10);
+	}
+	sleep_ms(150);
+	return pid;
+}
+
+static void kill_reap(pid_t pid)
+{
+	int st;
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
+static void assert_untouched(pid_t pid)
+{
+	pid_t tids[16];
+	int n = 0;
+	assert_int_equal(target_threads(pid, tids, 16, &n), 0);
+	for (int i = 0; i < n; i++) {
+		char st = 0;
+		pid_t tracer = -1;
+		for (int k = 0; k < 50 && target_state(pid, tids[i], &st) == 0 && st == 't'; k++)
+			sleep_ms(2);
+		assert_int_equal(target_tracer(tids[i], &tracer), 0);
+		assert_int_equal(tracer, 0);
+		assert_true(st != 'T' && st != 't');
+	}
+}
+
+/* The text block of one thread, from "Thread TID \"name\"" to the next blank line. */
+static char *thread_block(const char *text, const char *name, char *out, size_t size)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "\"%s\" (", name);
+	const char *p = strstr(text, key);
+	if (!p)
+		return NULL;
+	while (p > text && p[-1] != '\n')
+		p--;
+	const char *e = strstr(p, "\n\n");
+	size_t len = e ? (size_t)(e - p) : strlen(p);
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return out;
+}
+
+/* Line number of the first line of waiter.c containing needle. */
+static int source_line(const char *needle)
+{
+	FILE *f = fopen("tests/targets/waiter.c", "r");
+	char line[512];
+	int n = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, needle)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	return -1;
+}
+
+static void test_text(void **state)
+{
+	pid_t pid = spawn_waiter();
+	if (pid < 0)
+		skip();
+	char *buf = NULL, err[256] = "", blk[4096], want[128];
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct dump_opts o = {.pid = pid};
+	assert_int_equal(dump_run(&o, out, err, sizeof(err)), 0);
+	fclose(out);
+	assert_untouched(pid);
+	kill_reap(pid);
+	if (getenv("DUMP_SHOW"))
+		printf("%s", buf);
+
+	snprintf(want, sizeof(want), "Process %d: " WAITER " 30\n", pid);
+	assert_true(strncmp(buf, want, strlen(want)) == 0);
+	/* Every thread, by name. */
+	assert_non_null(thread_block(buf, "writer", blk, sizeof(blk)));
+	assert_non_null(thread_block(buf, "locker1", blk, sizeof(blk)));
+	assert_non_null(thread_block(buf, "locker2", blk, sizeof(blk)));
+
+	/* The reader: I/O in read; leaf (#0) in libc, then read_pipe with its
+	 * file:line, then the thread function. */
+	assert_non_null(thread_block(buf, "reader", blk, sizeof(blk)));
+	assert_non_null(strstr(blk, "(S, waiting: I/O in "));
+	const char *f0 = strstr(blk, "    #0  0x");
+	const char *rp = strstr(blk, " read_pipe (waiter.c:");
+	const char *th = strstr(blk, " reader (waiter.c:");
+	assert_non_null(f0);
+	assert_non_null(rp);
+	assert_non_null(th);
+	assert_true(f0 < rp && rp < th);
+	assert_non_null(strstr(f0, "[libc.so.6]"));
+	snprintf(want, sizeof(want), " read_pipe (waiter.c:%d) [waiter]",
+		 source_line("if (read(pipefd[0], buf, sizeof(buf)) < 0)"));
+	assert_non_null(strstr(blk, want));
+
+	/* The napper: sleep in nap. */
+	assert_non_null(thread_block(buf, "napper", blk, sizeof(blk)));
+	assert_non_null(strstr(blk, "(S, waiting: sleep in "));
+	assert_non_null(strstr(blk, " nap (waiter.c:"));
+	free(buf);
+}
+
+static void test_json(void **state)
+{
+	pid_t pid = spawn_waiter();
+	if (pid < 0)
+		skip();
+	char path[] = "/tmp/test_dump_XXXXXX", err[256] = "", cmd[2048], line[512] = "";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *out = fdopen(fd, "w");
+	struct dump_opts o = {.pid = pid, .json = true};
+	assert_int_equal(dump_run(&o, out, err, sizeof(err)), 0);
+	fclose(out);
+	assert_untouched(pid);
+	kill_reap(pid);
+	/* A real JSON parser reads it back; print what we check. */
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+		 "t={x[\"name\"]:x for x in d[\"threads\"]}; "
+		 "r=t[\"reader\"]; f=[x[\"function\"] for x in r[\"frames\"]]; "
+		 "print(d[\"pid\"], len(d[\"threads\"]), r[\"wait\"], r[\"state\"], "
+		 "t[\"napper\"][\"wait\"], t[\"locker1\"][\"syscall\"] is None or "
+		 "isinstance(t[\"locker1\"][\"syscall\"], str), "
+		 "f.index(\"read_pipe\") < f.index(\"reader\"), "
+		 "[x for x in r[\"frames\"] if x[\"function\"]==\"read_pipe\"][0][\"file\"], "
+		 "[x for x in r[\"frames\"] if x[\"function\"]==\"read_pipe\"][0][\"line\"] > 0)' %s",
+		 path);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		skip();
+	char *got = fgets(line, sizeof(line), p);
+	int rc = pclose(p);
+	unlink(path);
+	if (rc != 0 && !got)
+		fail_msg("python3 could not parse the JSON");
+	char want[128];
+	snprintf(want, sizeof(want), "%d 5 I/O S sleep True True waiter.c True\n", pid);
+	assert_string_equal(line, want);
+}
+
+static void test_json_string(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	dump_json_string(out, "a\"b\\c\n\x01\x1b[2J");
+	fputc('|', out);
+	dump_json_string(out, "caf\xc3\xa9 \xff\xfe ok"); /* valid é, invalid bytes */
+	fputc('|', out);
+	dump_json_string(out, "\xe2\x80\xae" "evil"); /* RIGHT-TO-LEFT OVERRIDE */
+	fputc('|', out);
+	dump_json_string(out, NULL);
+	fclose(out);
+	assert_string_equal(buf, "\"a\\\"b\\\\c\\n\\u0001\\u001b[2J\"|"
+				 "\"caf\xc3\xa9 \\ufffd\\ufffd ok\"|"
+				 "\"\\u202eevil\"|null");
+	free(buf);
+}
+
+static void test_errors(void **state)
+{
+	char err[256];
+	struct dump_opts o = {.pid = 999999999};
+	FILE *out = fopen("/dev/null", "w");
+	assert_int_equal(dump_run(&o, out, err, sizeof(err)), -ESRCH);
+	assert_string_equal(err, "no process with PID 999999999 (is it still running?).");
+
+	/* Already traced: the tracer's pid is named. */
+	pid_t victim = fork();
+	if (victim == 0) {
+		for (;;)
+			pause();
+	}
+	int ready[2];
+	assert_int_equal(pipe(ready), 0);
+	pid_t tracer = fork();
+	if (tracer == 0) {
+		char ok = ptrace(PTRACE_SEIZE, victim, 0, 0) == 0 ? 'y' : 'n';
+		if (write(ready[1], &ok, 1) < 0)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	char ok = 0, want[256];
+	assert_int_equal(read(ready[0], &ok, 1), 1);
+	assert_int_equal(ok, 'y');
+	o.pid = victim;
+	assert_int_equal(dump_run(&o, out, err, sizeof(err)), -EBUSY);
+	snprintf(want, sizeof(want), "process %d is already traced by pid %d", victim, tracer);
+	assert_true(strncmp(err, want, strlen(want)) == 0);
+	kill_reap(tracer);
+	kill_reap(victim);
+	close(ready[0]);
+	close(ready[1]);
+	fclose(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_string),
+		cmocka_unit_test(test_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
