@@ -142,6 +142,7 @@ struct report {
 	double period_s, duration_s;
 	const char *mode;
 	uint64_t samples;
+	int last_tid; /* report_add's cache: tid already in threads[] */
 };
 
 /* What a parser hands to report_frame. */
@@ -257,6 +258,9 @@ static int report_add(struct report *r, struct window *w, int tid, uint32_t *fra
 		wgt = UINT32_MAX;
 	if ((err = window_add(w, REPORT_TIME_NS, tid, frames, n, (uint32_t)wgt)))
 		return err;
+	if (tid != r->last_tid && (err = report_thread(r, tid, NULL)))
+		return err;
+	r->last_tid = tid;
 	r->samples += wgt;
 	return 0;
 }
@@ -1014,6 +1018,11 @@ uint64_t report_samples(const struct report *r)
 	return r->samples;
 }
 
+size_t report_nthreads(const struct report *r)
+{
+	return r->nthreads;
+}
+
 const char *report_thread_name(void *ctx, int tid)
 {
 	const struct report *r = ctx;
@@ -1021,7 +1030,7 @@ const char *report_thread_name(void *ctx, int tid)
 	if (!r)
 		return NULL;
 	for (size_t i = 0; i < r->nthreads; i++)
-		if (r->threads[i].tid == tid)
+		if (r->threads[i].tid == tid && r->threads[i].name)
 			return r->threads[i].name;
 	return tid == REPORT_TID_ANY ? "all" : NULL;
 }

@@ -55,6 +55,8 @@ double report_duration_s(const struct report *r);
 const char *report_mode(const struct report *r);
 /* Samples loaded (sum of weights added to the window). */
 uint64_t report_samples(const struct report *r);
+/* Threads the samples came from (REPORT_TID_ANY counts as one). */
+size_t report_nthreads(const struct report *r);
 /* Thread name for tid, or NULL; ctx is the struct report (the signature of
  * export_opts.thread_name, so a report can be exported again). */
 const char *report_thread_name(void *ctx, int tid);

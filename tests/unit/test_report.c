@@ -131,6 +131,7 @@ static void round_trip(const struct export_opts *o, bool expect_threads)
 		assert_true(fabs(share(w, "leaf_a", false, 201) - 66.67) < 0.1);
 	} else {
 		assert_int_equal(window_thread_total(w, REPORT_TID_ANY), 1000);
+		assert_int_equal(report_nthreads(r), 1);
 		assert_string_equal(report_thread_name(r, REPORT_TID_ANY), "all");
 	}
 	/* Nothing expires at the report's "now". */
@@ -166,6 +167,7 @@ static void test_round_trip_folded_per_thread(void **state)
 	assert_int_equal(window_thread_total(w, 201), 300);
 	assert_string_equal(report_thread_name(r, 200), "worker-0");
 	assert_string_equal(report_thread_name(r, 201), "worker 1");
+	assert_int_equal(report_nthreads(r), 2);
 	assert_true(fabs(share(w, "leaf_a", false, 201) - 66.67) < 0.1);
 	assert_true(fabs(share(w, "leaf_b", false, 0) - 30.0) < 0.01);
 	/* the thread root is not a frame */
