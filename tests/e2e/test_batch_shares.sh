@@ -4,7 +4,8 @@
 # under run_worker → work_unit → depth_1 … depth_8. Only the worker burns
 # CPU, so those are also the leaves' shares of all samples. Checks the
 # shares (within 3 points), the full caller chain (DWARF unwinding: the
-# target has no frame pointers), line mode, sorting, and launch mode.
+# target has no frame pointers), line mode, sorting, launch mode, and the
+# equal per-thread shares of wall-clock (ptrace) mode.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target cpuburn
@@ -140,6 +141,33 @@ else
 	bad "launch: the launched command still runs after stacktop exited (pids $left)"
 	kill -KILL $left 2>/dev/null
 fi
+
+# ---- wall mode (ptrace): every thread, running or blocked -------------------------------
+# cpuburn 1 has 5 threads: worker-0 burns, main (pause), reporter (sigwait),
+# sleeper (nanosleep) and waiter (pthread_cond_wait) block. Wall-clock
+# sampling gives each thread the same share: ~20 % of samples each, so each
+# thread's start function has %Total ~20 and leaf_a ~12 (60 % of 20).
+out7=$E2E_TMPDIR/wall.out
+timeout 40 "$STACKTOP" --wall -b -d 4 -n 2 -W 30 -r 49 -l 100 -p "$CB" >"$out7" 2>"$out7.err"
+check_cmp "$?" == 0 "wall: stacktop --wall -b -d 4 -n 2 -r 49 -p PID exits 0"
+rows7=$(rows_of "$out7")
+wall_bad=$E2E_FAILS
+for spec in run_worker:20 run_sleeper:20 run_waiter:20 run_reporter:20 main:20 leaf_a:12; do
+	f=${spec%%:*} want=${spec#*:}
+	tot=$(field_of "$rows7" "$f" 2)
+	if [ -z "$tot" ]; then
+		bad "wall: $f missing from the table (blocked threads must be sampled too)"
+		continue
+	fi
+	check_cmp "$(awk -v a="$tot" -v b="$want" 'BEGIN { d = a - b; print (d < 0 ? -d : d) }')" '<=' 5 \
+		"wall: $f %Total $tot within 5 points of $want"
+done
+if [ "$E2E_FAILS" -gt "$wall_bad" ]; then
+	log "---- wall: last block"
+	awk '/^stacktop/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$out7" | head -n 40
+	tail -n 5 "$out7.err"
+fi
+check_target_healthy "$CB" "after wall mode (ptrace detached)" burns
 
 check_target_healthy "$CB" "after the batch runs" burns
 e2e_finish

@@ -1,7 +1,9 @@
 #!/bin/bash
 # test_safety — a target is never left stopped or traced, whatever happens to
 # stacktop: kill -9, SIGTERM, SIGHUP (the SSH connection drops: tmux
-# kill-session), Ctrl-C. And a launched command does not outlive stacktop.
+# kill-session), Ctrl-C, in cpu (perf) and wall (ptrace) mode. A launched
+# command does not outlive stacktop. Names from the target never reach the
+# terminal unfiltered.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target cpuburn
@@ -95,6 +97,31 @@ if attach "kill -9 while paused"; then
 	wait_until 3 gone "$ST" || bad "kill -9 while paused: stacktop $ST still there"
 	check_target_healthy "$CB" "kill -9 while paused" burns
 fi
+tm_stop
+
+# ---- wall mode (ptrace): killed at any moment, even between INTERRUPT and CONT ----------
+# A high rate keeps a thread stopped as much of the time as possible, so a
+# signal is likely to land mid-sample. Each round: attach, sample a moment,
+# then a signal; the target must run on, untraced.
+wall_round() { # wall_round SIGNAL DELAY
+	tm_stop
+	tm_start 120 40 "$STACKTOP" --wall -r 500 -W 10 -p "$CB"
+	if ! tm_wait 8 'leaf_a'; then
+		bad "wall $1: stacktop --wall never showed leaf_a"
+		tm_dump "wall $1"
+		return
+	fi
+	ST=$(tm_pid)
+	sleep "$2"
+	kill -"$1" "$ST"
+	wait_until 3 gone "$ST" || { bad "wall $1: stacktop $ST still running after 3 s"; kill -KILL "$ST" 2>/dev/null; }
+	check_target_healthy "$CB" "wall, SIG$1 after ${2}s" burns
+}
+wall_round KILL 1.3
+wall_round KILL 2.07
+wall_round TERM 1.5
+wall_round INT 1.1
+wall_round HUP 1.7
 tm_stop
 
 # ---- a launched command is stacktop's child: gone after q ---------------------------------
