@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stacktop/dump.h"
 #include "stacktop/export.h"
 #include "stacktop/grid.h"
 #include "stacktop/metrics.h"
@@ -46,7 +47,9 @@
 #include "stacktop/view_icicle.h"
 #include "stacktop/view_threads.h"
 #include "stacktop/view_top.h"
+#include "stacktop/wall.h"
 #include "stacktop/window.h"
+#include "stacktop/report.h"
 
 #define TICK_NS (50 * 1000 * 1000ull)
 #define MAX_THREADS 8192
@@ -84,7 +87,9 @@ struct app {
 	bool launched;
 	int child_status;
 
-	struct perf_sampler *ps;
+	struct perf_sampler *ps; /* cpu mode (created in every mode: its stats read 0) */
+	struct wall_sampler *ws; /* wall mode */
+	struct report *report; /* report FILE: the window was loaded from it */
 	struct sym *sy;
 	struct window *w;
 	struct metrics metrics; /* of the first target process */
@@ -226,6 +231,12 @@ static void on_sample(void *ctx, const struct sample *s)
 		if (id >= 0)
 			frames[nf++] = (uint32_t)id;
 	}
+	/* Wall mode: what an off-CPU thread waits in is its innermost frame. */
+	if (s->state == SAMPLE_OFFCPU && s->wait != SAMPLE_WAIT_NONE && nf > 0) {
+		int64_t id = window_wait_frame(a->w, s->wait);
+		if (id >= 0)
+			frames[nf++] = (uint32_t)id;
+	}
 	if (nf > 0)
 		window_add(a->w, s->time_ns, s->tid, frames, (size_t)nf, s->weight);
 }
@@ -275,6 +286,31 @@ static const struct perf_callbacks app_callbacks = {
 
 /* ---- threads ------------------------------------------------------------ */
 
+/* The sampler of the mode: perf (on-CPU) or ptrace (wall clock). */
+static bool sampler_has(struct app *a, pid_t tid)
+{
+	return a->ws ? wall_has_thread(a->ws, tid) : perf_has_thread(a->ps, tid);
+}
+
+static int sampler_add(struct app *a, pid_t pid, pid_t tid)
+{
+	return a->ws ? wall_add_thread(a->ws, pid, tid) : perf_add_thread(a->ps, pid, tid);
+}
+
+static int sampler_nthreads(struct app *a)
+{
+	return a->ws ? wall_nthreads(a->ws) : perf_nthreads(a->ps);
+}
+
+/* Take what the sampler has: drain the perf rings, or the wall samples due. */
+static void sampler_collect(struct app *a, uint64_t now)
+{
+	if (a->ws)
+		wall_tick(a->ws, now, on_sample, a);
+	else
+		perf_drain(a->ps, &app_callbacks, a);
+}
+
 /* Start sampling every thread of every live process that is not sampled
  * yet. Returns the first hard error (permission) for start-up reporting. */
 static int app_scan_threads(struct app *a)
@@ -288,9 +324,9 @@ static int app_scan_threads(struct app *a)
 			continue;
 		total += n;
 		for (int k = 0; k < n; k++) {
-			if (perf_has_thread(a->ps, tids[k]))
+			if (sampler_has(a, tids[k]))
 				continue;
-			int err = perf_add_thread(a->ps, p->pid, tids[k]);
+			int err = sampler_add(a, p->pid, tids[k]);
 			if (err && err != -ESRCH && err != -EEXIST && !first_err)
 				first_err = err;
 		}
@@ -314,7 +350,8 @@ static void describe_status(int status, char *buf, size_t size)
 	if (WIFEXITED(status))
 		snprintf(buf, size, "target exited with status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		snprintf(buf, size, "target killed by %s", sigabbrev_np(WTERMSIG(status)) ?: "a signal");
+		snprintf(buf, size, "target killed by SIG%s",
+			 sigabbrev_np(WTERMSIG(status)) ?: "(unknown)");
 	else
 		snprintf(buf, size, "target exited");
 }
@@ -345,16 +382,22 @@ static void app_check_exit(struct app *a)
 	if (!alive) {
 		a->exited = true;
 		/* Samples still in the rings belong to the end: take them. */
-		perf_drain(a->ps, &app_callbacks, a);
+		if (!a->ws)
+			perf_drain(a->ps, &app_callbacks, a);
 		a->npending_new = a->npending_exit = 0;
 	}
 }
 
 /* ---- rendering ------------------------------------------------------------ */
 
+/* The clock of the data: now, or the end of a loaded profile. */
+static uint64_t app_now(struct app *a)
+{
+	return a->report ? report_now_ns(a->report, a->w) : now_ns();
+}
+
 static void app_header(struct app *a, struct view_header *h, uint64_t now)
 {
-	const struct perf_stats *st = perf_get_stats(a->ps);
 	memset(h, 0, sizeof(*h));
 	static int pids[OPTS_MAX_PIDS];
 	for (int i = 0; i < a->nprocs; i++)
@@ -363,16 +406,30 @@ static void app_header(struct app *a, struct view_header *h, uint64_t now)
 	h->npids = a->nprocs;
 	h->pids = pids;
 	h->cmdline = a->procs[0].cmdline;
-	h->mode = "cpu";
+	h->mode = a->o.wall ? "wall" : "cpu";
 	h->nthreads = a->nthreads;
 	h->rate_hz = a->o.rate_hz;
 	h->achieved_hz = a->achieved_hz;
-	/* cpu-clock fires per CPU-second of each thread: rate x cores busy. */
-	if (a->metrics_ok && !a->exited)
+	/* cpu-clock fires per CPU-second of each thread: rate x cores busy;
+	 * the wall sampler takes every thread at the rate. */
+	if (a->ws && !a->exited)
+		h->expected_hz = (double)a->o.rate_hz * wall_nthreads(a->ws);
+	else if (a->metrics_ok && !a->exited && !a->o.wall)
 		h->expected_hz = a->o.rate_hz * a->metrics.cpu_now / 100.0;
+	if (a->o.wall) {
+		static char split[256];
+		window_wait_split_ascii(a->w, a->top.tid, !a->top.utf8, split, sizeof(split));
+		h->wall_split = split;
+	}
+	if (a->ws) {
+		const struct wall_stats *ws = wall_get_stats(a->ws);
+		h->pause_us = ws->stops ? ws->pause_ns_total / 1e3 / ws->stops : 0.001;
+	}
 	h->samples_window = window_total(a->w);
-	h->samples_total = a->samples_total;
-	h->lost = st->lost;
+	h->samples_total = a->report ? report_samples(a->report) : a->samples_total;
+	if (a->report)
+		h->source = a->o.report_file;
+	h->lost = a->ps ? perf_get_stats(a->ps)->lost : 0;
 	h->unwind_truncated = a->unwind_truncated;
 	h->unwind_failed = a->unwind_failed;
 	h->window_s = a->o.window_s;
@@ -395,7 +452,7 @@ static void app_render_tui(struct app *a)
 {
 	int w, h;
 	struct view_header hdr;
-	uint64_t now = now_ns();
+	uint64_t now = app_now(a);
 	screen_size(&w, &h);
 	if (a->grid.w != w || a->grid.h != h)
 		grid_resize(&a->grid, w, h);
@@ -439,7 +496,7 @@ static void app_print_batch(struct app *a)
 		grid_resize(&a->grid, 200, rows);
 	else
 		grid_clear(&a->grid);
-	app_header(a, &hdr, now_ns());
+	app_header(a, &hdr, app_now(a));
 	view_top_render(&a->grid, &hdr, a->w, &a->top);
 	int last = a->grid.h - 1;
 	while (last > 0 && grid_row_text(&a->grid, last, line, sizeof(line)) == 0)
@@ -459,7 +516,7 @@ static pid_t app_traced_by(struct app *a)
 	pid_t tracer = 0;
 	if (a->exited || target_tracer(a->procs[0].pid, &tracer) < 0)
 		return 0;
-	return tracer;
+	return tracer == getpid() ? 0 : tracer; /* wall mode: that is us */
 }
 
 /* Rates and warnings measured over the interval since the last refresh. */
@@ -610,6 +667,14 @@ static void app_refresh(struct app *a, bool scheduled)
 	if (!a->exited) {
 		app_scan_threads(a);
 		app_check_exit(a);
+	}
+	if (a->report) {
+		/* A loaded profile does not age, and has nothing to measure. */
+		if (a->tui)
+			app_render_tui(a);
+		else
+			app_print_batch(a);
+		return;
 	}
 	window_advance(a->w, now);
 	app_measure(a, now);
@@ -776,6 +841,14 @@ static bool app_key_global(struct app *a, int key)
 	case 'w':
 		app_write_profile(a);
 		return true;
+	case 'i':
+		if (!a->o.wall)
+			return false;
+		a->top.hide_idle = !a->top.hide_idle;
+		view_top_state_free(&a->top);
+		app_set_status(a, a->top.hide_idle ? "idle threads hidden (only sleeping or polling)"
+						   : "idle threads shown");
+		return true;
 	default:
 		return false;
 	}
@@ -914,7 +987,7 @@ static int app_launch(struct app *a)
 	a->launched = true;
 	struct proc *p = &a->procs[a->nprocs++];
 	p->pid = a->child.pid;
-	err = perf_add_thread(a->ps, p->pid, p->pid);
+	err = a->ws ? 0 : perf_add_thread(a->ps, p->pid, p->pid);
 	if (err) {
 		explain_open_error(err, p->pid);
 		target_child_stop(&a->child, 100);
@@ -958,10 +1031,109 @@ static int app_record_check(struct app *a)
 	return EXIT_OK;
 }
 
+/* Set what every view reads from the options. */
+static void app_init_views(struct app *a)
+{
+	grid_init(&a->grid, 80, 24);
+	a->top.metrics = a->metrics_ok ? &a->metrics : NULL;
+	a->top.charts = true;
+	a->top.utf8 = !a->o.ascii && text_locale_utf8();
+	a->top.sort = a->o.sort;
+	a->top.lines = a->o.lines;
+	a->top.hide_kernel = a->o.hide_kernel;
+	a->top.period_s = 1.0 / a->o.rate_hz;
+	a->top.limit = a->o.batch ? a->o.limit : 0;
+	a->top.batch = a->o.batch;
+	a->top.wall = a->o.wall;
+	a->top.hide_idle = a->o.idle_hidden;
+}
+
+/* report FILE: no target, no sampler; the window comes from the file and
+ * time stands still at the file's end. */
+static int app_init_report(struct app *a)
+{
+	char err[512];
+	int e;
+	if ((e = window_new(a->o.window_s, 1000000000ull, &a->w)) || (e = sym_new(&a->sy))) {
+		fprintf(stderr, "stacktop: out of memory at start-up (%s).\n", strerror(-e));
+		return EXIT_RUNTIME;
+	}
+	if (report_load(a->o.report_file, a->w, &a->report, err, sizeof(err)) < 0) {
+		fprintf(stderr, "stacktop: %s\n", err);
+		return EXIT_RUNTIME;
+	}
+	const char *mode = report_mode(a->report);
+	a->o.wall = mode && !strcmp(mode, "wall");
+	double period = report_period_s(a->report);
+	a->o.rate_hz = period > 0 ? (unsigned)(1.0 / period + 0.5) : 0;
+	a->nprocs = 1;
+	a->procs[0].pid = 0;
+	snprintf(a->procs[0].cmdline, sizeof(a->procs[0].cmdline), "%s", a->o.report_file);
+	a->nthreads = (int)report_nthreads(a->report);
+	a->exited = true; /* nothing to sample: the data is all there is */
+	char n[32];
+	text_count(report_samples(a->report), n, sizeof(n));
+	snprintf(a->exit_text, sizeof(a->exit_text), "saved %s profile, %s samples", mode ? mode : "cpu",
+		 n);
+	if ((e = app_setup_fds(a))) {
+		fprintf(stderr, "stacktop: cannot set up the event loop: %s.\n", strerror(-e));
+		return EXIT_RUNTIME;
+	}
+	app_init_views(a);
+	a->top.period_s = period;
+	if (a->o.batch && !a->o.iterations)
+		a->o.iterations = 1;
+	a->start_ns = a->last_refresh_ns = now_ns();
+	a->early_refreshes = 0;
+	a->next_refresh_ns = a->start_ns + (a->tui ? 250000000ull : 1);
+	return EXIT_OK;
+}
+
+/* Wall mode: the ptrace sampler; its errors in one sentence. */
+static int app_init_wall(struct app *a)
+{
+	struct wall_config wc = {
+		.rate_hz = a->o.rate_given ? a->o.rate_hz : WALL_DEFAULT_RATE_HZ,
+		.stack_size = a->o.stack_size,
+	};
+	a->o.rate_hz = wc.rate_hz;
+	int err = wall_new(&wc, &a->ws);
+	if (err) {
+		fprintf(stderr, "stacktop: cannot start the wall-clock sampler: %s.\n", strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+static void explain_wall_error(int err, pid_t pid)
+{
+	if (err == -EBUSY) {
+		int tracer = wall_tracer_of(pid);
+		fprintf(stderr,
+			"stacktop: process %d is already traced by pid %d (a debugger or strace?): "
+			"detach it first, or use --mode cpu, which does not need ptrace.\n",
+			pid, tracer > 0 ? tracer : 0);
+	} else if (err == -EPERM || err == -EACCES) {
+		fprintf(stderr,
+			"stacktop: not permitted to trace process %d (uid %d): wall mode needs ptrace: "
+			"run as root (sudo), or give stacktop CAP_SYS_PTRACE.\n",
+			pid, (int)getuid());
+	} else {
+		explain_open_error(err, pid);
+	}
+}
+
 static int app_init(struct app *a)
 {
+	if (a->o.cmd == OPTS_CMD_REPORT)
+		return app_init_report(a);
 	if (a->o.cmd == OPTS_CMD_RECORD) {
 		int rc = app_record_check(a);
+		if (rc)
+			return rc;
+	}
+	if (a->o.wall) {
+		int rc = app_init_wall(a);
 		if (rc)
 			return rc;
 	}
@@ -969,7 +1141,7 @@ static int app_init(struct app *a)
 		.rate_hz = a->o.rate_hz,
 		.stack_size = a->o.stack_size,
 		.drain_interval_s = TICK_NS / 1e9,
-		.enable_on_exec = a->o.command != NULL,
+		.enable_on_exec = a->o.command != NULL && !a->o.wall,
 	};
 	int err;
 	if ((err = perf_new(&pc, &a->ps)) || (err = sym_new(&a->sy)) ||
@@ -982,11 +1154,14 @@ static int app_init(struct app *a)
 	if (rc)
 		return rc;
 	err = app_scan_threads(a);
-	if (err && perf_nthreads(a->ps) == 0) {
-		explain_open_error(err, a->procs[0].pid);
+	if (err && sampler_nthreads(a) == 0) {
+		if (a->ws)
+			explain_wall_error(err, a->procs[0].pid);
+		else
+			explain_open_error(err, a->procs[0].pid);
 		return EXIT_RUNTIME;
 	}
-	if (perf_nthreads(a->ps) == 0) {
+	if (sampler_nthreads(a) == 0) {
 		fprintf(stderr, "stacktop: process %d exited before sampling could start.\n",
 			a->procs[0].pid);
 		return EXIT_RUNTIME;
@@ -1005,16 +1180,7 @@ static int app_init(struct app *a)
 	if (a->metrics_ok)
 		metrics_tick(&a->metrics, now_ns() / 1e9);
 	a->next_metrics_ns = now_ns() + 1000000000ull;
-	grid_init(&a->grid, 80, 24);
-	a->top.metrics = a->metrics_ok ? &a->metrics : NULL;
-	a->top.charts = true;
-	a->top.utf8 = !a->o.ascii && text_locale_utf8();
-	a->top.sort = a->o.sort;
-	a->top.lines = a->o.lines;
-	a->top.hide_kernel = a->o.hide_kernel;
-	a->top.period_s = 1.0 / a->o.rate_hz;
-	a->top.limit = a->o.batch ? a->o.limit : 0;
-	a->top.batch = a->o.batch;
+	app_init_views(a);
 	a->start_ns = a->last_refresh_ns = now_ns();
 	/* Two early refreshes in the TUI so the first screen fills quickly. */
 	a->early_refreshes = a->tui ? 2 : 0;
@@ -1025,6 +1191,10 @@ static int app_init(struct app *a)
 static void app_fini(struct app *a)
 {
 	screen_fini();
+	/* First: detach every thread, so none is left stopped or traced, and
+	 * a launched command can take its SIGTERM. */
+	wall_free(a->ws);
+	a->ws = NULL;
 	if (a->launched)
 		target_child_stop(&a->child, 500);
 	for (int i = 0; i < a->nprocs; i++) {
@@ -1037,6 +1207,7 @@ static void app_fini(struct app *a)
 	if (a->metrics_ok)
 		metrics_free(&a->metrics);
 	window_free(a->w);
+	report_free(a->report); /* after the window: its frame names live here */
 	sym_free(a->sy);
 	grid_free(&a->grid);
 }
@@ -1055,7 +1226,10 @@ static void app_on_signal(struct app *a)
 			}
 			break;
 		case SIGCHLD:
-			break; /* noticed at the next refresh */
+			/* A tracee stopped for a signal: hand it over at once. */
+			if (a->ws)
+				wall_reap(a->ws);
+			break; /* an exit is noticed at the next refresh */
 		case SIGPIPE:
 		default:
 			a->quit = true;
@@ -1082,7 +1256,7 @@ static void app_on_tick(struct app *a)
 		return;
 	uint64_t t0 = now_ns();
 	if (!a->exited) {
-		perf_drain(a->ps, &app_callbacks, a);
+		sampler_collect(a, t0);
 		app_apply_pending(a);
 	}
 	uint64_t t1 = now_ns();
@@ -1165,7 +1339,16 @@ int main(int argc, char **argv)
 		printf("stacktop %s\n", STACKTOP_VERSION);
 		return EXIT_OK;
 	}
-	a->tui = !a->o.batch && a->o.cmd == OPTS_CMD_TOP;
+	if (a->o.cmd == OPTS_CMD_DUMP) {
+		struct dump_opts d = {.pid = a->o.pids[0], .json = a->o.json, .stack_size = a->o.stack_size};
+		char err[512];
+		if (dump_run(&d, stdout, err, sizeof(err)) < 0) {
+			fprintf(stderr, "stacktop: %s\n", err);
+			return EXIT_RUNTIME;
+		}
+		return EXIT_OK;
+	}
+	a->tui = !a->o.batch && (a->o.cmd == OPTS_CMD_TOP || a->o.cmd == OPTS_CMD_REPORT);
 	if (a->tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fprintf(stderr, "stacktop: not a terminal: use -b for text output (e.g. stacktop -b -n 5 -p PID).\n");
 		return EXIT_USAGE;

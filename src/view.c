@@ -73,8 +73,11 @@ static void header_line1(struct grid *g, int y, const struct view_header *h)
 	} else {
 		snprintf(who, sizeof(who), "pid %d", h->pid);
 	}
-	text_sanitize(h->cmdline ? h->cmdline : "", cmd, sizeof(cmd));
-	snprintf(left, sizeof(left), "stacktop  %s  %s", who, cmd);
+	text_sanitize(h->source ? h->source : h->cmdline ? h->cmdline : "", cmd, sizeof(cmd));
+	if (h->source)
+		snprintf(left, sizeof(left), "stacktop  report  %s", cmd);
+	else
+		snprintf(left, sizeof(left), "stacktop  %s  %s", who, cmd);
 	fmt_rate(h->rate_hz, rate, sizeof(rate));
 	snprintf(right, sizeof(right), "%s %s  %d thread%s  window %us", h->mode ? h->mode : "cpu",
 		 rate, h->nthreads, h->nthreads == 1 ? "" : "s", h->window_s);
@@ -141,12 +144,20 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	if (h->expected_hz >= 1)
 		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s of %.0f/s expected)", n, h->span_s,
 			 h->achieved_hz, h->expected_hz);
+	else if (h->source)
+		snprintf(f, sizeof(f), "samples %s over %.0fs", n, h->span_s);
 	else
 		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s)", n, h->span_s, h->achieved_hz);
 	add_field(left, sizeof(left), f, avail);
-	text_count(h->lost, lost, sizeof(lost));
-	snprintf(f, sizeof(f), "lost %s", lost);
-	add_field(left, sizeof(left), f, avail);
+	if (h->pause_us > 0) {
+		/* Wall mode: what each sample costs the target, in the open. */
+		snprintf(f, sizeof(f), "pause %.0f \xc2\xb5s/sample", h->pause_us);
+		add_field(left, sizeof(left), f, avail);
+	} else {
+		text_count(h->lost, lost, sizeof(lost));
+		snprintf(f, sizeof(f), "lost %s", lost);
+		add_field(left, sizeof(left), f, avail);
+	}
 	fmt_unwind_ok(h, f, sizeof(f));
 	text_count(h->unwind_truncated, tr, sizeof(tr));
 	text_count(h->unwind_failed, fa, sizeof(fa));
@@ -169,8 +180,8 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 
 	if (h->exited) {
 		text_sanitize(h->exit_text ? h->exit_text : "exited", buf, sizeof(buf));
-		snprintf(msg, sizeof(msg), "target %s \xe2\x80\x94 showing the last data; q quits",
-			 buf);
+		snprintf(msg, sizeof(msg), "%s \xe2\x80\x94 %sq quits", buf,
+			 h->source ? "" : "showing the last data; ");
 		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
 		text_fit(msg, g->w, buf, sizeof(buf));
 		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, -1);

@@ -44,6 +44,8 @@ struct view_header {
 	 * the top view draws it as "wall time: ..." under the header. NULL
 	 * or "": no line. */
 	const char *wall_split;
+	const char *source; /* report: the profile file shown instead of a pid */
+	double pause_us; /* wall mode: mean time a thread is stopped per sample; 0: not shown */
 };
 
 /* Draw the header into rows y.. of g; returns the number of rows used:

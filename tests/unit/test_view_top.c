@@ -419,7 +419,7 @@ static void test_selection(void **state)
 	assert_string_equal(row(fx, 2), "! sampling behind");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 0, 2)->attr), GRID_C_YELLOW);
 	fx->h.exited = true;
-	fx->h.exit_text = "exited with status 0";
+	fx->h.exit_text = "target exited with status 0";
 	render(fx, 80, 12);
 	assert_string_equal(row(fx, 2), "target exited with status 0 \u2014 showing the last data; "
 					"q quits");
