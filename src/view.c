@@ -301,3 +301,22 @@ void view_footer_render(struct grid *g, const char *hints)
 	text_fit(hints ? hints : view_footer_default, g->w, buf, sizeof(buf));
 	grid_put(g, 0, y, buf, HDR_ATTR, -1);
 }
+
+void view_put_centered(struct grid *g, int y, const char *text, uint16_t attr)
+{
+	int x = (g->w - text_width(text)) / 2;
+
+	grid_put(g, x < 0 ? 0 : x, y, text, attr, g->w);
+}
+
+bool view_too_small(struct grid *g)
+{
+	char msg[96];
+
+	if (g->w >= VIEW_MIN_W && g->h >= VIEW_MIN_H)
+		return false;
+	snprintf(msg, sizeof(msg), "terminal too small: %dx%d (need %dx%d)", g->w, g->h, VIEW_MIN_W,
+		 VIEW_MIN_H);
+	view_put_centered(g, g->h / 2, msg, GRID_BOLD);
+	return true;
+}

@@ -32,8 +32,6 @@
 #include "stacktop/screen.h"
 #include "stacktop/text.h"
 
-#define MIN_W 60
-#define MIN_H 12
 #define HOT_SELF 0.10 /* a frame with this share of self samples is drawn bold */
 #define KEY_MAX 1024
 
@@ -473,13 +471,6 @@ static int refresh_tree(struct view_icicle_state *st, struct window *w, bool pau
 
 /* ---- drawing ---------------------------------------------------------------- */
 
-static void put_centered(struct grid *g, int y, const char *text, uint16_t attr)
-{
-	int tw = text_width(text), x = (g->w - tw) / 2;
-
-	grid_put(g, x < 0 ? 0 : x, y, text, attr, g->w);
-}
-
 static void draw_box(struct grid *g, int y, const struct icicle_box *b, const struct icicle *t,
 		     const struct view_icicle_state *st, uint16_t attr)
 {
@@ -756,19 +747,14 @@ int view_icicle_render(struct grid *g, const struct view_header *h, struct windo
 	struct view_icicle_priv *p;
 	const struct icicle *t;
 	int y, top, bottom, nr, rd, err;
-	char msg[96];
 	size_t i;
 
 	grid_clear(g);
 	st->selected_frame = UINT32_MAX;
 	st->nmatches = 0;
 	st->match_share = 0;
-	if (g->w < MIN_W || g->h < MIN_H) {
-		snprintf(msg, sizeof(msg), "terminal too small: %dx%d (need %dx%d)", g->w, g->h,
-			 MIN_W, MIN_H);
-		put_centered(g, g->h / 2, msg, GRID_BOLD);
+	if (view_too_small(g))
 		return 0;
-	}
 	if (!(p = priv_of(st)))
 		return -ENOMEM;
 	if ((err = refresh_tree(st, w, h && h->paused)))
@@ -797,7 +783,7 @@ int view_icicle_render(struct grid *g, const struct view_header *h, struct windo
 
 	draw_breadcrumb(g, y, st, p);
 	if (!t->nodes[ICICLE_ROOT].total)
-		put_centered(g, top + nr / 2, "waiting for samples\xe2\x80\xa6", GRID_DIM);
+		view_put_centered(g, top + nr / 2, "waiting for samples\xe2\x80\xa6", GRID_DIM);
 	for (i = 0; i < p->nboxes; i++) {
 		const struct icicle_box *b = &p->boxes[i];
 

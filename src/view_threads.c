@@ -47,8 +47,6 @@
 #include "stacktop/screen.h"
 #include "stacktop/text.h"
 
-#define MIN_W 60
-#define MIN_H 12
 #define NAME_W 15 /* comm is at most 15 bytes */
 #define STATE_W 13
 #define CPU_W 7 /* "CPU now", " 100.0%" */
@@ -521,13 +519,6 @@ static int draw_row(struct grid *g, int y, const struct draw_ctx *dc, const stru
 	return err;
 }
 
-static void put_centered(struct grid *g, int y, const char *text, uint16_t attr)
-{
-	int x = (g->w - text_width(text)) / 2;
-
-	grid_put(g, x < 0 ? 0 : x, y, text, attr, g->w);
-}
-
 /* Keep the selection inside the table and on screen; follow st->follow
  * when it is still a row. */
 static void clamp_selection(struct view_threads_state *st, const struct row *rows, int n, int vis)
@@ -576,7 +567,7 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 	struct row *rows = NULL;
 	struct draw_ctx dc = {.h = h, .m = m, .w = w, .utf8 = st->utf8};
 	struct cols c;
-	char buf[128], msg[96];
+	char buf[128];
 	long max_id = 0;
 	int n = 0, y, vis, i, flags_w = 0, samples_w = SAMPLES_W, err;
 	uint16_t fattr;
@@ -585,12 +576,8 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 	st->page = 0;
 	st->nrows = 0;
 	/* Too small: keep the last selection, so Enter still means that thread. */
-	if (g->w < MIN_W || g->h < MIN_H) {
-		snprintf(msg, sizeof(msg), "terminal too small: %dx%d (need %dx%d)", g->w, g->h,
-			 MIN_W, MIN_H);
-		put_centered(g, g->h / 2, msg, GRID_BOLD);
+	if (view_too_small(g))
 		return 0;
-	}
 	if ((err = collect_rows(m, w, &rows, &n)))
 		return err;
 	qsort_r(rows, (size_t)n, sizeof(*rows), row_cmp, &st->sort);
@@ -619,7 +606,7 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 	dc.c = &c;
 	draw_column_header(g, y++, &c, st->sort, dc.window_s);
 	if (n == 0)
-		put_centered(g, y, "waiting for thread data\xe2\x80\xa6", GRID_DIM);
+		view_put_centered(g, y, "waiting for thread data\xe2\x80\xa6", GRID_DIM);
 	for (i = 0; i < vis && st->scroll + i < n && !err; i++)
 		err =
 		    draw_row(g, y + i, &dc, &rows[st->scroll + i], st->scroll + i == st->selected);

@@ -39,8 +39,6 @@
 #include "stacktop/view_chart.h"
 #include "stacktop/waits.h"
 
-#define MIN_W 60
-#define MIN_H 12
 #define NUM_W 35 /* " %Own  %Total  OwnTime  TotalTime  " */
 
 int view_top_parse_sort(const char *s, enum view_top_sort *out)
@@ -297,13 +295,6 @@ static void tighten(struct cols *c, struct window *w, const struct window_top_ro
 	}
 }
 
-static void put_centered(struct grid *g, int y, const char *text, uint16_t attr)
-{
-	int tw = text_width(text), x = (g->w - tw) / 2;
-
-	grid_put(g, x < 0 ? 0 : x, y, text, attr, g->w);
-}
-
 /* Keep the selection inside the table and on screen. */
 static void clamp_selection(struct view_top_state *st, int n, int vis)
 {
@@ -421,18 +412,13 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 	double period = st->period_s;
 	size_t n = 0;
 	int y, bottom, vis, i, err;
-	char msg[96];
 
 	grid_clear(g);
 	st->selected_frame = UINT32_MAX;
 	st->nrows = 0;
 	st->page = 0;
-	if (!st->batch && (g->w < MIN_W || g->h < MIN_H)) {
-		snprintf(msg, sizeof(msg), "terminal too small: %dx%d (need %dx%d)", g->w, g->h,
-			 MIN_W, MIN_H);
-		put_centered(g, g->h / 2, msg, GRID_BOLD);
+	if (!st->batch && view_too_small(g))
 		return 0;
-	}
 	if (!(period > 0) && h && h->rate_hz > 0)
 		period = 1.0 / h->rate_hz;
 	err = top_rows(w, st, &rows, &n, &total);
@@ -468,7 +454,7 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 		tighten(&c, w, rows, n, vis, st->lines);
 	draw_column_header(g, y++, &c, st->sort, st->lines, st->wall);
 	if (n == 0 || total == 0)
-		put_centered(g, y, "waiting for samples\xe2\x80\xa6", GRID_DIM);
+		view_put_centered(g, y, "waiting for samples\xe2\x80\xa6", GRID_DIM);
 	for (i = 0; i < vis && st->scroll + i < (int)n; i++) {
 		int r = st->scroll + i;
 

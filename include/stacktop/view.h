@@ -60,4 +60,14 @@ void view_help_render(struct grid *g);
 void view_footer_render(struct grid *g, const char *hints);
 extern const char view_footer_default[];
 
+/* The smallest screen a view draws on; below it, a notice. */
+#define VIEW_MIN_W 60
+#define VIEW_MIN_H 12
+
+/* Text centred on row y. */
+void view_put_centered(struct grid *g, int y, const char *text, uint16_t attr);
+/* Under VIEW_MIN_W x VIEW_MIN_H: draw "terminal too small: WxH (need ...)"
+ * centred and return true; the view then draws nothing else. */
+bool view_too_small(struct grid *g);
+
 #endif
