@@ -174,6 +174,10 @@ phase_profiler "stacktop-99Hz" stacktop_samples \
 	"$STACKTOP" -b -d 1 -r 99 -W $((DUR + 30)) -p "$CB"
 phase_profiler "stacktop-999Hz" stacktop_samples \
 	"$STACKTOP" -b -d 1 -r 999 -W $((DUR + 30)) -p "$CB"
+phase_profiler "stacktop-wall-19Hz" stacktop_samples \
+	"$STACKTOP" -w -b -d 1 -r 19 -W $((DUR + 30)) -p "$CB"
+phase_profiler "stacktop-wall-99Hz" stacktop_samples \
+	"$STACKTOP" -w -b -d 1 -r 99 -W $((DUR + 30)) -p "$CB"
 REPORT_CPU=""
 if [ "$HAVE_PERF" = 1 ]; then
 	phase_profiler "perf-top-dwarf" perftop_samples \
@@ -210,6 +214,11 @@ for r in "${RESULTS[@]}"; do
 		rss = (hwm == "-" || hwm == "") ? "-" : sprintf("%.1f MiB", hwm / 1024)
 		printf "%-18s %9s %8s %9s %8s %7s %10s %10s %12s %9s\n", name, tp, rel, eff, rele, cpu, smp, per, steady, rss
 	}'
+done
+for f in "$TMP"/stacktop-wall-*.out; do
+	[ -f "$f" ] || continue
+	p=$(grep -o 'pause [0-9.,]* µs/sample' "$f" | tail -n 1)
+	[ -n "$p" ] && echo "$(basename "$f" .out): target threads stopped for $p (its own header)"
 done
 if [ -n "$REPORT_CPU" ]; then
 	echo

@@ -150,11 +150,15 @@ fi
 out7=$E2E_TMPDIR/wall.out
 timeout 40 "$STACKTOP" --wall -b -d 4 -n 2 -W 30 -r 49 -l 100 -p "$CB" >"$out7" 2>"$out7.err"
 check_cmp "$?" == 0 "wall: stacktop --wall -b -d 4 -n 2 -r 49 -p PID exits 0"
-rows7=$(rows_of "$out7")
+# wall mode's table: %Total OnCPU OffCPU Wait Function... Module (no %Own)
+rows7=$(awk '/%Total/ && /Wait/ { n = 0; delete r; inrow = 1; next }
+	inrow && /^[[:space:]]*$/ { inrow = 0; next }
+	inrow && $1 ~ /^[0-9.]+$/ { r[++n] = $0 }
+	END { for (i = 1; i <= n; i++) print r[i] }' "$out7")
 wall_bad=$E2E_FAILS
 for spec in run_worker:20 run_sleeper:20 run_waiter:20 run_reporter:20 main:20 leaf_a:12; do
 	f=${spec%%:*} want=${spec#*:}
-	tot=$(field_of "$rows7" "$f" 2)
+	tot=$(field_of "$rows7" "$f" 1)
 	if [ -z "$tot" ]; then
 		bad "wall: $f missing from the table (blocked threads must be sampled too)"
 		continue
@@ -167,6 +171,8 @@ if [ "$E2E_FAILS" -gt "$wall_bad" ]; then
 	awk '/^stacktop/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$out7" | head -n 40
 	tail -n 5 "$out7.err"
 fi
+pause=$(grep -o 'pause [0-9.]* µs/sample' "$out7" | tail -n 1)
+[ -n "$pause" ] && log "wall: $pause (DESIGN: ~30 µs a stop)"
 check_target_healthy "$CB" "after wall mode (ptrace detached)" burns
 
 check_target_healthy "$CB" "after the batch runs" burns
