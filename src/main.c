@@ -435,6 +435,7 @@ static void app_header(struct app *a, struct view_header *h, uint64_t now)
 	h->window_s = a->o.window_s;
 	h->span_s = window_span_s(a->w, now);
 	h->paused = a->paused;
+	h->batch = !a->tui;
 	h->exited = a->exited;
 	h->exit_text = a->exited ? a->exit_text : NULL;
 	h->filter_tid = a->top.tid;

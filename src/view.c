@@ -180,8 +180,11 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 
 	if (h->exited) {
 		text_sanitize(h->exit_text ? h->exit_text : "exited", buf, sizeof(buf));
-		snprintf(msg, sizeof(msg), "%s \xe2\x80\x94 %sq quits", buf,
-			 h->source ? "" : "showing the last data; ");
+		if (h->batch) /* text output has no keys */
+			snprintf(msg, sizeof(msg), "%s%s", buf, h->source ? "" : ": the last data");
+		else
+			snprintf(msg, sizeof(msg), "%s \xe2\x80\x94 %sq quits", buf,
+				 h->source ? "" : "showing the last data; ");
 		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
 		text_fit(msg, g->w, buf, sizeof(buf));
 		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, -1);

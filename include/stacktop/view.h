@@ -45,6 +45,7 @@ struct view_header {
 	 * or "": no line. */
 	const char *wall_split;
 	const char *source; /* report: the profile file shown instead of a pid */
+	bool batch; /* text output: no keys to mention */
 	double pause_us; /* wall mode: mean time a thread is stopped per sample; 0: not shown */
 };
 
