@@ -551,7 +551,7 @@ static uint64_t next_period(struct wall_sampler *ws)
 
 /* Take (or reuse) one sample of t and deliver it. Returns 1 if delivered. */
 static int sample_one(struct wall_sampler *ws, struct wall_thread *t, uint64_t now,
-		      void (*cb)(void *, const struct sample *), void *ctx)
+		      uint32_t weight, void (*cb)(void *, const struct sample *), void *ctx)
 {
 	struct sample *s = &t->cache;
 	unsigned long long run = 0, sp, pc;
@@ -590,7 +590,7 @@ static int sample_one(struct wall_sampler *ws, struct wall_thread *t, uint64_t n
 	s->pid = t->pid;
 	s->tid = t->tid;
 	s->time_ns = now;
-	s->weight = 1;
+	s->weight = weight;
 	s->stack = t->buf;
 	s->kpcs = NULL;
 	s->nkpcs = 0;
@@ -628,10 +628,16 @@ int wall_tick(struct wall_sampler *ws, uint64_t now_ns,
 		struct wall_thread *t = &ws->th[i];
 		if (t->gone || t->pending || now_ns < t->next_ns)
 			continue;
-		delivered += sample_one(ws, t, now_ns, cb, ctx);
-		t->next_ns += next_period(ws);
+		/* Called less often than the period (the caller's tick): one
+		 * sample stands for every period that has passed, so each
+		 * thread's weight is its wall time whatever the tick. */
+		uint64_t k = 1 + (now_ns - t->next_ns) / ws->period_ns;
+		if (k > 1000)
+			k = 1000; /* a long pause of the caller: do not let one stack take it all */
+		delivered += sample_one(ws, t, now_ns, (uint32_t)k, cb, ctx);
+		t->next_ns += (k - 1) * ws->period_ns + next_period(ws);
 		if (t->next_ns <= now_ns)
-			t->next_ns = now_ns + next_period(ws); /* fell behind: skip, do not burst */
+			t->next_ns = now_ns + next_period(ws);
 	}
 	settle(ws);
 	compact(ws);
@@ -648,7 +654,7 @@ int wall_sample_all(struct wall_sampler *ws, uint64_t now_ns,
 		if (t->gone || t->pending)
 			continue;
 		t->have_cache = false; /* always a fresh look */
-		delivered += sample_one(ws, t, now_ns, cb, ctx);
+		delivered += sample_one(ws, t, now_ns, 1, cb, ctx);
 	}
 	settle(ws);
 	compact(ws);

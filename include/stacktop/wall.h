@@ -65,7 +65,10 @@ int wall_nthreads(const struct wall_sampler *ws);
 
 /* Take the samples due at now_ns (CLOCK_MONOTONIC): each thread at most
  * rate_hz times a second, spread over the period. Each is delivered
- * through cb after the thread was resumed. On-CPU samples (state R) are
+ * through cb after the thread was resumed. A thread is sampled at most once
+ * per call: called less often than 1/rate_hz, a sample's weight is the
+ * number of periods it stands for (so shares stay wall time); call it at
+ * least every period for the full time resolution. On-CPU samples (state R) are
  * SAMPLE_ONCPU with wait NONE; others SAMPLE_OFFCPU with their wait kind.
  * Returns the number of samples delivered. */
 int wall_tick(struct wall_sampler *ws, uint64_t now_ns,

@@ -3,6 +3,7 @@
  * (issue 5). Every thread's wall time is known:
  *
  *   waiter [SECONDS]        default: runs until killed (SECONDS > 0: exits then)
+ *   waiter --bench N SECONDS   N worker threads for bench/wall.sh (see below)
  *
  *   thread   name       where its time goes                       share of wall
  *   main     "writer"   sleep in write_pipe (writes the pipe 1/s)  100% sleep
@@ -17,11 +18,21 @@
  * and a condition variable (a plain mutex is unfair: the releasing thread
  * would often take it again), and hold it for 10 ms asleep, so CPU mode sees
  * almost nothing. Waiting for the turn is pthread_cond_wait → futex.
+ *
+ * --bench: N threads ("worker-I") each repeat a fixed unit of arithmetic
+ * (calibrated to ~100 µs) and a sleep of N x 0.4 ms, so the process wants
+ * about a quarter of one CPU whatever N is, and most threads are asleep at
+ * any moment, as in a server. After SECONDS it prints
+ *   waiter: rounds_per_s=1234.5 rounds=12345 seconds=10.000 threads=8
+ * A profiler that stops threads makes each round longer: the drop in
+ * rounds_per_s is the slowdown it causes.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -114,8 +125,84 @@ KEEP void write_pipe(void)
 	NO_TAIL();
 }
 
+/* ---- --bench ---- */
+
+static volatile uint64_t sink;
+static uint64_t unit_iters;
+static long bench_sleep_us;
+static volatile int bench_stop;
+static unsigned long bench_rounds[1024];
+
+KEEP uint64_t work_unit(uint64_t iters)
+{
+	uint64_t x = sink + 1;
+	for (uint64_t i = 0; i < iters; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull, x ^= x >> 29;
+	sink = x;
+	return x;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *bench_worker(void *arg)
+{
+	long i = (long)arg;
+	char name[16];
+	snprintf(name, sizeof(name), "worker-%ld", i);
+	pthread_setname_np(pthread_self(), name);
+	while (!bench_stop) {
+		work_unit(unit_iters);
+		struct timespec ts = {bench_sleep_us / 1000000, (bench_sleep_us % 1000000) * 1000};
+		nanosleep(&ts, NULL);
+		bench_rounds[i]++;
+	}
+	return NULL;
+}
+
+static int bench(int n, double seconds)
+{
+	pthread_t t[1024];
+	if (n < 1 || n > 1024)
+		return 2;
+	/* Calibrate: iterations in ~100 µs. */
+	uint64_t it = 1000;
+	for (;;) {
+		double t0 = mono_s();
+		work_unit(it);
+		double dt = mono_s() - t0;
+		if (dt > 0.01) {
+			unit_iters = (uint64_t)(it * 0.0001 / dt);
+			break;
+		}
+		it *= 2;
+	}
+	bench_sleep_us = n * 400L;
+	double t0 = mono_s();
+	for (long i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, bench_worker, (void *)i))
+			return 1;
+	sleep_ms((long)(seconds * 1000));
+	bench_stop = 1;
+	double dt = mono_s() - t0;
+	unsigned long total = 0;
+	for (long i = 0; i < n; i++) {
+		pthread_join(t[i], NULL);
+		total += bench_rounds[i];
+	}
+	printf("waiter: rounds_per_s=%.1f rounds=%lu seconds=%.3f threads=%d\n", total / dt, total,
+	       dt, n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 3 && strcmp(argv[1], "--bench") == 0)
+		return bench(atoi(argv[2]), atof(argv[3]));
 	long seconds = argc > 1 ? atol(argv[1]) : 0;
 	pthread_t t;
 	if (pipe(pipefd) < 0)
