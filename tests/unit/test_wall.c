@@ -535,6 +535,62 @@ static void test_threads_come_and_go(void **state)
 	close(sig_pipe[0]);
 }
 
+/* ---- a thread in D state ------------------------------------------------ */
+
+/* stuck's "loader" sits in D (vfork) for a second: it is sampled without a
+ * stop, cannot be detached while in D (no stop can be taken), and is
+ * detached by a later wall_detach_all once it is out. */
+static void test_dstate(void **state)
+{
+	if (access("build/targets/stuck", X_OK) != 0)
+		skip();
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("build/targets/stuck", "stuck", "1", (char *)NULL);
+		_exit(127);
+	}
+	pid_t tids[MAXT], loader = -1;
+	int n = 0;
+	uint64_t t0 = mono_ns();
+	for (int i = 0; i < 100 && loader < 0; i++) {
+		sleep_ms(5);
+		if (target_threads(pid, tids, MAXT, &n) < 0)
+			continue;
+		for (int k = 0; k < n; k++) {
+			char st = 0;
+			if (tids[k] != pid && target_state(pid, tids[k], &st) == 0 && st == 'D')
+				loader = tids[k];
+		}
+	}
+	assert_true(loader > 0);
+	struct wall_sampler *ws;
+	struct counts c = {.pid = pid};
+	assert_int_equal(wall_new(NULL, &ws), 0);
+	assert_int_equal(add_all(ws, pid), 2);
+	assert_int_equal(wall_sample_all(ws, mono_ns(), count_cb, &c), 2);
+	int li = -1;
+	for (int i = 0; i < c.n; i++)
+		if (c.tid[i] == loader)
+			li = i;
+	assert_true(li >= 0);
+	assert_int_equal(c.kind[li][SAMPLE_WAIT_DSTATE], 1);
+	assert_int_equal(c.with_stack[li], 1); /* sp/pc from its syscall file */
+	assert_int_equal(wall_get_stats(ws)->nostop, 1);
+	assert_int_equal(wall_get_stats(ws)->stops, 1); /* the main thread only */
+	/* Still in D: the main thread is let go, the loader cannot be yet. */
+	assert_int_equal(wall_detach_all(ws), -EAGAIN);
+	assert_int_equal(wall_nthreads(ws), 1);
+	assert_true(wall_has_thread(ws, loader));
+	/* Out of D after its second: now it goes. */
+	while (mono_ns() - t0 < 1300000000ull)
+		sleep_ms(20);
+	assert_int_equal(wall_detach_all(ws), 0);
+	assert_int_equal(wall_nthreads(ws), 0);
+	wall_free(ws);
+	assert_free(pid, false);
+	kill_reap(pid);
+}
+
 /* ---- a process traced by someone else ---------------------------------- */
 
 static void test_already_traced(void **state)
@@ -579,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_stopped_before_attach),
 		cmocka_unit_test(test_stop_cont_while_attached),
 		cmocka_unit_test(test_threads_come_and_go),
+		cmocka_unit_test(test_dstate),
 		cmocka_unit_test(test_already_traced),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
