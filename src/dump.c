@@ -110,10 +110,11 @@ static int take_samples(const struct dump_opts *o, struct dump_ctx *d, char *err
 			continue; /* ended meanwhile */
 		wall_free(ws);
 		if (e == -EBUSY)
-			return fail(err, errsz, e,
-				    "process %d is already traced by pid %ld (a debugger or strace?): "
-				    "detach it first, then run stacktop dump again.",
-				    o->pid, (long)wall_tracer_of(d->th[i].tid));
+			return fail(
+			    err, errsz, e,
+			    "process %d is already traced by pid %ld (a debugger or strace?): "
+			    "detach it first, then run stacktop dump again.",
+			    o->pid, (long)wall_tracer_of(d->th[i].tid));
 		if (e == -EPERM)
 			return fail(err, errsz, e,
 				    "not permitted to trace process %d: run as root (sudo stacktop "
@@ -200,8 +201,10 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 						fprintf(out, " (%s)", c);
 				}
 			} else {
-				text_sanitize(ok && si.module ? si.module : "[unknown]", c, sizeof(c));
-				fprintf(out, "%s+0x%llx", c, (unsigned long long)(ok ? si.offset : 0));
+				text_sanitize(ok && si.module ? si.module : "[unknown]", c,
+					      sizeof(c));
+				fprintf(out, "%s+0x%llx", c,
+					(unsigned long long)(ok ? si.offset : 0));
 			}
 			text_sanitize(ok && si.module ? base(si.module) : "?", c, sizeof(c));
 			fprintf(out, " [%s]\n", c);
@@ -263,7 +266,8 @@ static void print_json(const struct dump_opts *o, const char *cmdline, struct du
 		fputs(",\"state\":", out);
 		dump_json_string(out, st);
 		fputs(",\"wait\":", out);
-		dump_json_string(out, waits_name(s->state == SAMPLE_ONCPU ? SAMPLE_WAIT_NONE : s->wait));
+		dump_json_string(out,
+				 waits_name(s->state == SAMPLE_ONCPU ? SAMPLE_WAIT_NONE : s->wait));
 		fputs(",\"syscall\":", out);
 		dump_json_string(out, waits_syscall_name(s->syscall_nr));
 		fputs(",\"wchan\":", out);
@@ -305,8 +309,8 @@ int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 		err[0] = '\0';
 	memset(&sp, 0, sizeof(sp));
 	if (o->pid <= 0 || target_exists(o->pid) != 0)
-		return fail(err, errsz, -ESRCH,
-			    "no process with PID %d (is it still running?).", o->pid);
+		return fail(err, errsz, -ESRCH, "no process with PID %d (is it still running?).",
+			    o->pid);
 	if ((rc = target_threads(o->pid, tids, MAX_THREADS, &n)) < 0)
 		return fail(err, errsz, rc == -EACCES ? -EPERM : rc,
 			    "cannot list the threads of process %d: %s.", o->pid, strerror(-rc));

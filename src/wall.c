@@ -78,15 +78,15 @@ struct wall_thread {
 	int fd[FD_COUNT];
 	bool our_child; /* leader of a process we are the real parent of */
 	bool gone;
-	bool detached; /* gone because we let it go, not because it exited */
-	bool pending; /* an INTERRUPT whose stop has not been seen */
+	bool detached;	 /* gone because we let it go, not because it exited */
+	bool pending;	 /* an INTERRUPT whose stop has not been seen */
 	bool group_stop; /* listening in a group-stop */
 	bool have_cache;
-	bool settled; /* last_run is the run time after the last sample */
+	bool settled;	  /* last_run is the run time after the last sample */
 	bool sampled_now; /* took a fresh sample this tick: settle it */
 	uint64_t next_ns;
 	unsigned long long last_run;
-	int last_nr; /* the last real syscall seen, for restart_syscall */
+	int last_nr;	     /* the last real syscall seen, for restart_syscall */
 	struct sample cache; /* the last sample; cache.stack points into buf */
 	uint8_t *buf;
 };
@@ -163,8 +163,8 @@ static int syscall_at(pid_t pid, unsigned long long pc)
 
 /* Fill s->state/wait/syscall_nr/wchan from procfs; sp/pc from the syscall
  * file (0 when unknown). Must run before any stop. */
-static int read_wait(struct wall_thread *t, struct sample *s, char *state,
-		     unsigned long long *sp, unsigned long long *pc)
+static int read_wait(struct wall_thread *t, struct sample *s, char *state, unsigned long long *sp,
+		     unsigned long long *pc)
 {
 	char buf[256];
 	int nr = -1;
@@ -236,11 +236,13 @@ static int wait_once(struct wall_thread *t, int *status)
 	if (t->our_child) {
 		siginfo_t si;
 		memset(&si, 0, sizeof(si));
-		if (waitid(P_PID, (id_t)t->tid, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) < 0)
+		if (waitid(P_PID, (id_t)t->tid, &si,
+			   WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) < 0)
 			return -errno;
 		if (si.si_pid == 0)
 			return 0;
-		if (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED) {
+		if (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED ||
+		    si.si_code == CLD_DUMPED) {
 			*status = 0; /* WIFEXITED */
 			return 1;
 		}
@@ -550,8 +552,8 @@ static uint64_t next_period(struct wall_sampler *ws)
 }
 
 /* Take (or reuse) one sample of t and deliver it. Returns 1 if delivered. */
-static int sample_one(struct wall_sampler *ws, struct wall_thread *t, uint64_t now,
-		      uint32_t weight, void (*cb)(void *, const struct sample *), void *ctx)
+static int sample_one(struct wall_sampler *ws, struct wall_thread *t, uint64_t now, uint32_t weight,
+		      void (*cb)(void *, const struct sample *), void *ctx)
 {
 	struct sample *s = &t->cache;
 	unsigned long long run = 0, sp, pc;

@@ -32,8 +32,7 @@ const char *waits_syscall_name(int nr);
 /* Parse the text of /proc/PID/task/TID/syscall: "running" → -1 with sp and
  * pc 0; "-1 sp pc" (blocked, not in a syscall) → -1; "nr a1..a6 sp pc" →
  * nr. sp/pc may be NULL. 0 or -EINVAL. */
-int waits_parse_syscall(const char *text, int *nr, unsigned long long *sp,
-			unsigned long long *pc);
+int waits_parse_syscall(const char *text, int *nr, unsigned long long *sp, unsigned long long *pc);
 
 /* State letter from /proc/.../stat text (comm may hold spaces and ')').
  * 0 or -EINVAL. */

@@ -37,19 +37,19 @@
 #define WALL_DEFAULT_STACK_SIZE 16384u
 
 struct wall_config {
-	unsigned rate_hz; /* samples per second per thread; 0: WALL_DEFAULT_RATE_HZ */
+	unsigned rate_hz;    /* samples per second per thread; 0: WALL_DEFAULT_RATE_HZ */
 	unsigned stack_size; /* bytes copied from rsp up; 0: WALL_DEFAULT_STACK_SIZE */
 };
 
 struct wall_stats {
 	uint64_t samples; /* delivered (fresh + reused) */
-	uint64_t stops; /* ptrace stops taken */
-	uint64_t reused; /* delivered from the cache: the thread had not run */
+	uint64_t stops;	  /* ptrace stops taken */
+	uint64_t reused;  /* delivered from the cache: the thread had not run */
 	uint64_t pause_ns_total, pause_ns_max; /* INTERRUPT → resume, per stop */
-	uint64_t failed; /* samples that could not be taken (timeouts, read errors) */
-	uint64_t nostop; /* D-state samples taken without a stop */
+	uint64_t failed;  /* samples that could not be taken (timeouts, read errors) */
+	uint64_t nostop;  /* D-state samples taken without a stop */
 	uint64_t signals; /* signals re-injected */
-	uint64_t exited; /* threads that went away */
+	uint64_t exited;  /* threads that went away */
 };
 
 struct wall_sampler;

@@ -208,7 +208,8 @@ int main(int argc, char **argv)
 	if (pipe(pipefd) < 0)
 		return 1;
 	pthread_setname_np(pthread_self(), "writer");
-	if (pthread_create(&t, NULL, locker, (void *)0L) || pthread_create(&t, NULL, locker, (void *)1L) ||
+	if (pthread_create(&t, NULL, locker, (void *)0L) ||
+	    pthread_create(&t, NULL, locker, (void *)1L) ||
 	    pthread_create(&t, NULL, reader, NULL) || pthread_create(&t, NULL, napper, NULL))
 		return 1;
 	for (long i = 0; !seconds || i < seconds; i++)

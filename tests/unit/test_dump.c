@@ -45,7 +45,8 @@ static pid_t spawn_waiter(void)
 		int n = 0;
 		char comm[32] = "";
 		if (target_threads(pid, tids, 16, &n) == 0 && n == 5 &&
-		    target_comm(pid, tids[4], comm, sizeof(comm)) == 0 && strcmp(comm, "napper") == 0)
+		    target_comm(pid, tids[4], comm, sizeof(comm)) == 0 &&
+		    strcmp(comm, "napper") == 0)
 			break;
 		sleep_ms(10);
 	}
@@ -175,17 +176,18 @@ static void test_json(void **state)
 	assert_untouched(pid);
 	kill_reap(pid);
 	/* A real JSON parser reads it back; print what we check. */
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
-		 "t={x[\"name\"]:x for x in d[\"threads\"]}; "
-		 "r=t[\"reader\"]; f=[x[\"function\"] for x in r[\"frames\"]]; "
-		 "print(d[\"pid\"], len(d[\"threads\"]), r[\"wait\"], r[\"state\"], "
-		 "t[\"napper\"][\"wait\"], t[\"locker1\"][\"syscall\"] is None or "
-		 "isinstance(t[\"locker1\"][\"syscall\"], str), "
-		 "f.index(\"read_pipe\") < f.index(\"reader\"), "
-		 "[x for x in r[\"frames\"] if x[\"function\"]==\"read_pipe\"][0][\"file\"], "
-		 "[x for x in r[\"frames\"] if x[\"function\"]==\"read_pipe\"][0][\"line\"] > 0)' %s",
-		 path);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); "
+	    "t={x[\"name\"]:x for x in d[\"threads\"]}; "
+	    "r=t[\"reader\"]; f=[x[\"function\"] for x in r[\"frames\"]]; "
+	    "print(d[\"pid\"], len(d[\"threads\"]), r[\"wait\"], r[\"state\"], "
+	    "t[\"napper\"][\"wait\"], t[\"locker1\"][\"syscall\"] is None or "
+	    "isinstance(t[\"locker1\"][\"syscall\"], str), "
+	    "f.index(\"read_pipe\") < f.index(\"reader\"), "
+	    "[x for x in r[\"frames\"] if x[\"function\"]==\"read_pipe\"][0][\"file\"], "
+	    "[x for x in r[\"frames\"] if x[\"function\"]==\"read_pipe\"][0][\"line\"] > 0)' %s",
+	    path);
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		skip();
@@ -208,7 +210,8 @@ static void test_json_string(void **state)
 	fputc('|', out);
 	dump_json_string(out, "caf\xc3\xa9 \xff\xfe ok"); /* valid é, invalid bytes */
 	fputc('|', out);
-	dump_json_string(out, "\xe2\x80\xae" "evil"); /* RIGHT-TO-LEFT OVERRIDE */
+	dump_json_string(out, "\xe2\x80\xae"
+			      "evil"); /* RIGHT-TO-LEFT OVERRIDE */
 	fputc('|', out);
 	dump_json_string(out, NULL);
 	fclose(out);
@@ -259,10 +262,10 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_text),
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_json_string),
-		cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_text),
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_json_string),
+	    cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,10 +19,10 @@ static void test_lock(void **state)
 
 static void test_io(void **state)
 {
-	const int io[] = {SYS_read,	  SYS_write,	  SYS_pread64,	  SYS_readv,   SYS_recvfrom,
-			  SYS_sendto,	  SYS_poll,	  SYS_ppoll,	  SYS_epoll_wait,
-			  SYS_epoll_pwait, SYS_select,	  SYS_pselect6,	  SYS_accept,  SYS_accept4,
-			  SYS_connect,	  SYS_fsync,	  SYS_fdatasync};
+	const int io[] = {SYS_read,   SYS_write,    SYS_pread64, SYS_readv,	 SYS_recvfrom,
+			  SYS_sendto, SYS_poll,	    SYS_ppoll,	 SYS_epoll_wait, SYS_epoll_pwait,
+			  SYS_select, SYS_pselect6, SYS_accept,	 SYS_accept4,	 SYS_connect,
+			  SYS_fsync,  SYS_fdatasync};
 	for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++) {
 		enum sample_wait w = waits_classify('S', io[i], "do_sys_poll");
 		if (w != SAMPLE_WAIT_IO)
@@ -121,11 +121,11 @@ static void test_parse_stat(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lock),	      cmocka_unit_test(test_io),
-		cmocka_unit_test(test_sleep),	      cmocka_unit_test(test_dstate_wins),
-		cmocka_unit_test(test_running),	      cmocka_unit_test(test_other_named),
-		cmocka_unit_test(test_names),	      cmocka_unit_test(test_parse_syscall),
-		cmocka_unit_test(test_parse_stat),   cmocka_unit_test(test_restart_syscall),
+	    cmocka_unit_test(test_lock),       cmocka_unit_test(test_io),
+	    cmocka_unit_test(test_sleep),      cmocka_unit_test(test_dstate_wins),
+	    cmocka_unit_test(test_running),    cmocka_unit_test(test_other_named),
+	    cmocka_unit_test(test_names),      cmocka_unit_test(test_parse_syscall),
+	    cmocka_unit_test(test_parse_stat), cmocka_unit_test(test_restart_syscall),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

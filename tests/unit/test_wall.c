@@ -61,7 +61,8 @@ static pid_t spawn_waiter(void)
 		int n = 0;
 		char comm[32] = "";
 		if (target_threads(pid, tids, MAXT, &n) == 0 && n == 5 &&
-		    target_comm(pid, tids[4], comm, sizeof(comm)) == 0 && strcmp(comm, "napper") == 0)
+		    target_comm(pid, tids[4], comm, sizeof(comm)) == 0 &&
+		    strcmp(comm, "napper") == 0)
 			break;
 		sleep_ms(10);
 	}
@@ -119,8 +120,12 @@ static void assert_free(pid_t pid, bool stopped)
 		assert_int_equal(target_tracer(tids[i], &tracer), 0);
 		if (tracer != 0)
 			fail_msg("thread %d still traced by %d", tids[i], tracer);
-		if (stopped && st != 'T')
-			{ char cm[32] = ""; target_comm(pid, tids[i], cm, sizeof(cm)); fail_msg("thread %d (%s) state %c, want T (the user stopped it)", tids[i], cm, st); }
+		if (stopped && st != 'T') {
+			char cm[32] = "";
+			target_comm(pid, tids[i], cm, sizeof(cm));
+			fail_msg("thread %d (%s) state %c, want T (the user stopped it)", tids[i],
+				 cm, st);
+		}
 		if (!stopped && (st == 'T' || st == 't'))
 			fail_msg("thread %d left stopped (%c)", tids[i], st);
 	}
@@ -251,9 +256,11 @@ static void unwind_cb(void *ctx, const struct sample *s)
 		struct sym_info si;
 		if (sym_resolve_user(u->sy, &u->sp, pcs[i], false, &si) < 0 || !si.func)
 			continue;
-		u->found_read_pipe += strcmp(si.func, "read_pipe") == 0 && s->wait == SAMPLE_WAIT_IO;
+		u->found_read_pipe +=
+		    strcmp(si.func, "read_pipe") == 0 && s->wait == SAMPLE_WAIT_IO;
 		u->found_nap += strcmp(si.func, "nap") == 0 && s->wait == SAMPLE_WAIT_SLEEP;
-		u->found_take_lock += strcmp(si.func, "take_lock") == 0 && s->wait == SAMPLE_WAIT_LOCK;
+		u->found_take_lock +=
+		    strcmp(si.func, "take_lock") == 0 && s->wait == SAMPLE_WAIT_LOCK;
 	}
 }
 
@@ -511,7 +518,7 @@ static void test_threads_come_and_go(void **state)
 		sleep_ms(10);
 	}
 	assert_int_equal(max_threads, 2);
-	assert_int_equal(c.n, 2); /* samples from both */
+	assert_int_equal(c.n, 2);		/* samples from both */
 	assert_int_equal(wall_nthreads(ws), 1); /* the short one is gone */
 	const struct wall_stats *st = wall_get_stats(ws);
 	assert_true(st->exited >= 1);
@@ -629,14 +636,14 @@ static void test_already_traced(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_waiter_kinds),
-		cmocka_unit_test(test_waiter_unwinds),
-		cmocka_unit_test(test_restart_first_sight),
-		cmocka_unit_test(test_stopped_before_attach),
-		cmocka_unit_test(test_stop_cont_while_attached),
-		cmocka_unit_test(test_threads_come_and_go),
-		cmocka_unit_test(test_dstate),
-		cmocka_unit_test(test_already_traced),
+	    cmocka_unit_test(test_waiter_kinds),
+	    cmocka_unit_test(test_waiter_unwinds),
+	    cmocka_unit_test(test_restart_first_sight),
+	    cmocka_unit_test(test_stopped_before_attach),
+	    cmocka_unit_test(test_stop_cont_while_attached),
+	    cmocka_unit_test(test_threads_come_and_go),
+	    cmocka_unit_test(test_dstate),
+	    cmocka_unit_test(test_already_traced),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
