@@ -954,7 +954,14 @@ static int app_setup_fds(struct app *a)
 	a->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (a->timerfd < 0)
 		return -errno;
-	struct itimerspec its = {{0, (long)TICK_NS}, {0, (long)TICK_NS}};
+	/* The wall sampler takes what is due at each tick: tick at least as
+	 * often as its rate, or the rate could not be reached. */
+	uint64_t tick = TICK_NS;
+	if (a->ws && a->o.rate_hz && 1000000000ull / a->o.rate_hz < tick)
+		tick = 1000000000ull / a->o.rate_hz;
+	if (tick < 1000000)
+		tick = 1000000;
+	struct itimerspec its = {{0, (long)tick}, {0, (long)tick}};
 	if (timerfd_settime(a->timerfd, 0, &its, NULL) < 0)
 		return -errno;
 	return 0;

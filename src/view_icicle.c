@@ -58,7 +58,10 @@ struct view_icicle_priv {
 
 /* ---- colours by kind ---------------------------------------------------- */
 
-enum kind { KIND_APP, KIND_LIB, KIND_KERNEL, KIND_LOCK, KIND_IO, KIND_RUNTIME, KIND_N };
+/* KIND_SLEEP colours wall mode's [sleep]/[D-state]/[other] frames; their
+ * names say what they are, so the legend lists the first KIND_LEGEND only. */
+enum kind { KIND_APP, KIND_LIB, KIND_KERNEL, KIND_LOCK, KIND_IO, KIND_RUNTIME, KIND_SLEEP, KIND_N };
+#define KIND_LEGEND KIND_SLEEP
 
 static const struct {
 	const char *label, *brief; /* legend, long and short */
@@ -70,6 +73,7 @@ static const struct {
     [KIND_LOCK] = {"lock", "lock", GRID_C_RED},
     [KIND_IO] = {"I/O", "I/O", GRID_C_BLUE},
     [KIND_RUNTIME] = {"runtime/GC", "gc", GRID_C_YELLOW},
+    [KIND_SLEEP] = {"sleep/wait", "wait", GRID_C_WHITE},
 };
 
 static bool has_any(const char *s, const char *const *subs)
@@ -170,6 +174,14 @@ static enum kind kind_of(const struct icicle_node *n)
 {
 	const char *m = n->module;
 
+	/* Wall mode's pseudo frames: what an off-CPU thread waits in. */
+	if (m && strcmp(m, "[wait]") == 0) {
+		if (strcmp(n->name, "[lock]") == 0)
+			return KIND_LOCK;
+		if (strcmp(n->name, "[I/O]") == 0)
+			return KIND_IO;
+		return KIND_SLEEP;
+	}
 	if (is_lock(n->name))
 		return KIND_LOCK;
 	if (is_io(n->name, n->kernel))
@@ -682,7 +694,7 @@ static int legend_text(const struct view_icicle_state *st, bool brief, char *out
 		snprintf(out, size, " colour: by module ");
 	} else {
 		out[0] = 0;
-		for (i = 0; i < KIND_N; i++) {
+		for (i = 0; i < KIND_LEGEND; i++) {
 			o = strlen(out);
 			snprintf(out + o, size - o, " %s", brief ? kinds[i].brief : kinds[i].label);
 		}
@@ -733,7 +745,7 @@ static void draw_footer(struct grid *g, const struct view_icicle_state *st)
 	grid_put(g, x, y, legend, GRID_BOLD, lw);
 	if (st->color_by_module)
 		return;
-	for (i = 0, x++; i < KIND_N; i++) {
+	for (i = 0, x++; i < KIND_LEGEND; i++) {
 		const char *l = brief ? kinds[i].brief : kinds[i].label;
 
 		grid_attr(g, x, y, text_width(l), GRID_BOLD | GRID_COLOR(kinds[i].color));

@@ -709,10 +709,42 @@ static void test_threads_and_kernel(void **state)
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 4)), 0);
 }
 
+/* Wall mode: the wait pseudo frames are coloured by what they wait in. */
+static void test_wait_colours(void **state)
+{
+	struct fixture *fx = *state;
+	int64_t lock = window_wait_frame(fx->w, SAMPLE_WAIT_LOCK);
+	int64_t nap = window_wait_frame(fx->w, SAMPLE_WAIT_SLEEP);
+
+	assert_true(lock >= 0 && nap >= 0);
+	window_reset(fx->w);
+	add(fx, 30, 600, 3, fx->f_start, fx->f_main, (uint32_t)lock);
+	add(fx, 30, 400, 3, fx->f_start, fx->f_main, (uint32_t)nap);
+	assert_int_equal(grid_resize(&fx->g, 120, 30), 0);
+	assert_int_equal(view_icicle_render(&fx->g, &fx->h, fx->w, &fx->st), 0);
+	int yl = -1, xl = -1, ys = -1, xs = -1;
+	for (int y = 0; y < 30; y++) {
+		const char *r = row(fx, y);
+		const char *p;
+		if ((p = strstr(r, "[[lock]")) && yl < 0) {
+			yl = y;
+			xl = (int)(p - r) + 1;
+		}
+		if ((p = strstr(r, "[[sleep]")) && ys < 0) {
+			ys = y;
+			xs = (int)(p - r) + 1;
+		}
+	}
+	assert_true(yl >= 0 && ys >= 0);
+	assert_int_equal(GRID_COLOR_OF(attr_at(fx, xl, yl)), GRID_C_RED);
+	assert_int_equal(GRID_COLOR_OF(attr_at(fx, xs, ys)), GRID_C_WHITE);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_wait_colours, setup, teardown),
 	    T(test_render_80x24),
 	    T(test_render_120),
 	    T(test_too_small),
