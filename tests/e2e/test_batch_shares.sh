@@ -49,6 +49,21 @@ check_cmp "$samples" '>=' 300 "last block counts samples (8 s at 499 Hz over one
 TOL=$(awk -v n="${samples:-0}" 'BEGIN { t = (n > 0) ? 3.5 * sqrt(0.24 / n) * 100 : 3; printf "%.1f", (t > 3 ? t : 3) }')
 [ "$TOL" = 3.0 ] || log "only $samples samples (busy machine?): tolerance widened to $TOL points"
 
+# check_rate FILE DELAY LABEL: the header's "(R/s" is the samples' rate:
+# between the last two blocks (DELAY s apart) the count grows by ~R x DELAY.
+check_rate() {
+	local n1 n2 r2
+	read -r n1 n2 r2 <<<"$(awk '/^samples [0-9]/ { gsub(",", "", $2); n[++k] = $2; r = $5; sub(/^\(/, "", r); sub(/\/s.*/, "", r) }
+		END { if (k >= 2) print n[k - 1], n[k], r }' "$1")"
+	if [ -z "${r2:-}" ]; then
+		bad "$3: no two 'samples N in Xs (R/s' header lines to compare"
+		return
+	fi
+	check_cmp "$(awk -v a="$n1" -v b="$n2" -v r="$r2" -v d="$2" 'BEGIN { g = (b - a) / d; printf "%.0f", (r > g ? r / g : g / r) * 100 - 100 }')" \
+		'<=' 25 "$3: header rate $r2/s matches the count's growth ($n2 - $n1 in $2 s), % apart"
+}
+check_rate "$out" 2 "cpu"
+
 for spec in leaf_a:60 leaf_b:30 leaf_c:10; do
 	f=${spec%%:*} want=${spec#*:}
 	tot=$(field_of "$rows" "$f" 2)
@@ -190,6 +205,7 @@ if [ "$E2E_FAILS" -gt "$wall_bad" ]; then
 	awk '/^stacktop/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$out7" | head -n 40
 	tail -n 5 "$out7.err"
 fi
+check_rate "$out7" 4 "wall"
 pause=$(grep -o 'pause [0-9.]* µs/sample' "$out7" | tail -n 1)
 [ -n "$pause" ] && log "wall: $pause (DESIGN: ~30 µs a stop)"
 check_target_healthy "$CB" "after wall mode (ptrace detached)" burns
