@@ -28,6 +28,7 @@
  * which fails with EEXIST just the same, does the no-overwrite step.
  */
 #include "stacktop/export.h"
+#include "stacktop/strpool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -163,75 +164,6 @@ static void __attribute__((format(printf, 2, 3))) sbuf_printf(struct sbuf *b, co
 	b->n += (size_t)n;
 }
 
-/* ---- string interning: index by content (pprof string table, frame keys) ---- */
-
-struct strtab {
-	char **s;
-	size_t n, cap;
-	uint32_t *slot; /* index + 1, 0 = empty */
-	size_t mask;
-};
-
-static uint64_t hash_bytes(const char *s)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static int strtab_grow(struct strtab *t)
-{
-	size_t nslots = t->slot ? (t->mask + 1) * 2 : 256;
-	uint32_t *slot = calloc(nslots, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = hash_bytes(t->s[i]) & (nslots - 1);
-		while (slot[j])
-			j = (j + 1) & (nslots - 1);
-		slot[j] = (uint32_t)i + 1;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->mask = nslots - 1;
-	return 0;
-}
-
-/* Index of s in the table, adding a copy when new; -ENOMEM. */
-static int64_t strtab_intern(struct strtab *t, const char *s)
-{
-	size_t j;
-
-	if (!t->slot || (t->n + 1) * 2 > t->mask + 1)
-		if (strtab_grow(t))
-			return -ENOMEM;
-	for (j = hash_bytes(s) & t->mask; t->slot[j]; j = (j + 1) & t->mask)
-		if (!strcmp(t->s[t->slot[j] - 1], s))
-			return t->slot[j] - 1;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		char **p = realloc(t->s, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		t->s = p;
-		t->cap = cap;
-	}
-	if (!(t->s[t->n] = strdup(s)))
-		return -ENOMEM;
-	t->slot[j] = (uint32_t)t->n + 1;
-	return (int64_t)t->n++;
-}
-
-static void strtab_free(struct strtab *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->s[i]);
-	free(t->s);
-	free(t->slot);
-	memset(t, 0, sizeof(*t));
-}
 
 /* ---- a small u64 → u32 map (function and frame keys) ---- */
 
@@ -535,7 +467,7 @@ static int render_folded(struct window *w, const struct export_opts *o, struct s
 /* ---- pprof ---- */
 
 struct pp {
-	struct strtab str;
+	struct strpool str;
 	struct u64map fn_of;   /* (name idx, file idx) → function id */
 	struct u64map map_of;  /* module idx → mapping id */
 	uint32_t *loc_of;      /* window frame id → location id (0 = none yet) */
@@ -573,7 +505,7 @@ static int64_t pp_str(struct pp *p, const char *s)
 
 	if (!c)
 		return -ENOMEM;
-	i = strtab_intern(&p->str, c);
+	i = strpool_index(&p->str, c, strlen(c));
 	free(c);
 	return i;
 }
@@ -668,7 +600,7 @@ static int64_t pp_location(struct pp *p, struct window *w, struct sel *s, uint32
 
 static void pp_free(struct pp *p)
 {
-	strtab_free(&p->str);
+	strpool_free(&p->str);
 	u64map_free(&p->fn_of);
 	u64map_free(&p->map_of);
 	free(p->loc_of);
@@ -898,7 +830,7 @@ static void json_str(struct sbuf *b, const char *s)
 /* Shared frames, one per (name, file); *idx maps window frame id → index. */
 static int ss_frames(struct window *w, struct sel *s, struct sbuf *out, uint32_t **idx)
 {
-	struct strtab names = {0}, files = {0};
+	struct strpool names = {0}, files = {0};
 	struct u64map key = {0};
 	uint32_t nf = 0;
 	int err = 0;
@@ -911,8 +843,9 @@ static int ss_frames(struct window *w, struct sel *s, struct sbuf *out, uint32_t
 		const struct window_frame *f = window_frame(w, id);
 		const char *file = f->has_line && f->sym.file ? f->sym.file : "";
 		char *cf = clean_name(file, false);
-		int64_t ni = strtab_intern(&names, sel_label(s, w, id));
-		int64_t fi = cf ? strtab_intern(&files, cf) : -ENOMEM;
+		const char *label = sel_label(s, w, id);
+		int64_t ni = strpool_index(&names, label, strlen(label));
+		int64_t fi = cf ? strpool_index(&files, cf, strlen(cf)) : -ENOMEM;
 		int64_t got;
 
 		if ((*idx)[id] || ni < 0 || fi < 0) {
@@ -940,8 +873,8 @@ static int ss_frames(struct window *w, struct sel *s, struct sbuf *out, uint32_t
 		free(cf);
 	}
 	sbuf_str(out, "]}");
-	strtab_free(&names);
-	strtab_free(&files);
+	strpool_free(&names);
+	strpool_free(&files);
 	u64map_free(&key);
 	return err;
 }

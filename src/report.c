@@ -29,6 +29,7 @@
  * (name and tid) instead of a frame.
  */
 #include "stacktop/report.h"
+#include "stacktop/strpool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,84 +49,6 @@
 #define REPORT_MAX_INFLATE (512ull << 20)
 #define REPORT_MAX_LINE (1u << 20)
 
-/* ---- a string pool with lookup by content (stable pointers) ---- */
-
-struct pool {
-	char **s;
-	size_t n, cap;
-	uint32_t *slot; /* index + 1, 0 = empty */
-	size_t mask;
-};
-
-static uint64_t hash_mem(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
-static int pool_rehash(struct pool *p)
-{
-	size_t nslots = p->slot ? (p->mask + 1) * 2 : 256;
-	uint32_t *slot = calloc(nslots, sizeof(*slot));
-
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->n; i++) {
-		size_t j = hash_mem(p->s[i], strlen(p->s[i])) & (nslots - 1);
-		while (slot[j])
-			j = (j + 1) & (nslots - 1);
-		slot[j] = (uint32_t)i + 1;
-	}
-	free(p->slot);
-	p->slot = slot;
-	p->mask = nslots - 1;
-	return 0;
-}
-
-/* Index of the n bytes at s (no NUL inside), added when new; -ENOMEM. */
-static int64_t pool_index(struct pool *p, const char *s, size_t n)
-{
-	size_t j;
-	char *c;
-
-	if ((!p->slot || (p->n + 1) * 2 > p->mask + 1) && pool_rehash(p))
-		return -ENOMEM;
-	for (j = hash_mem(s, n) & p->mask; p->slot[j]; j = (j + 1) & p->mask) {
-		const char *t = p->s[p->slot[j] - 1];
-		if (!strncmp(t, s, n) && t[n] == '\0')
-			return p->slot[j] - 1;
-	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		char **a = realloc(p->s, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		p->s = a;
-		p->cap = cap;
-	}
-	if (!(c = strndup(s, n)))
-		return -ENOMEM;
-	p->s[p->n] = c;
-	p->slot[j] = (uint32_t)p->n + 1;
-	return (int64_t)p->n++;
-}
-
-static const char *pool_str(struct pool *p, const char *s, size_t n)
-{
-	int64_t i = pool_index(p, s, n);
-	return i < 0 ? NULL : p->s[i];
-}
-
-static void pool_free(struct pool *p)
-{
-	for (size_t i = 0; i < p->n; i++)
-		free(p->s[i]);
-	free(p->s);
-	free(p->slot);
-}
-
 /* ---- the report ---- */
 
 struct thread {
@@ -135,8 +58,8 @@ struct thread {
 
 struct report {
 	enum report_format format;
-	struct pool strings; /* names, modules, files */
-	struct pool keys;    /* frame keys: index + 1 is the synthetic pc */
+	struct strpool strings; /* names, modules, files */
+	struct strpool keys;    /* frame keys: index + 1 is the synthetic pc */
 	struct thread *threads;
 	size_t nthreads, capthreads;
 	double period_s, duration_s;
@@ -175,7 +98,7 @@ static int64_t report_frame(struct report *r, struct window *w, const struct rfr
 	/* Pointers are pooled, so the pointer values identify the strings. */
 	n = snprintf(key, sizeof(key), "%d%d|%p|%p|%p|%d", f->kernel, f->jit, (const void *)f->func,
 		     (const void *)f->module, (const void *)f->file, f->line);
-	if ((k = pool_index(&r->keys, key, (size_t)n)) < 0)
+	if ((k = strpool_index(&r->keys, key, (size_t)n)) < 0)
 		return k;
 	id = window_frame_intern(w, 0, (uint64_t)k + 1, f->kernel);
 	if (id < 0)
@@ -376,9 +299,9 @@ static int folded_frame(struct fwalk *fw, const char *s, size_t n)
 	}
 	if (n == 0)
 		return 0;
-	if (!(f.func = pool_str(&fw->r->strings, s, n)))
+	if (!(f.func = strpool_str(&fw->r->strings, s, n)))
 		return -ENOMEM;
-	if (f.kernel && !(f.module = pool_str(&fw->r->strings, "[kernel]", 8)))
+	if (f.kernel && !(f.module = strpool_str(&fw->r->strings, "[kernel]", 8)))
 		return -ENOMEM;
 	if ((id = report_frame(fw->r, fw->w, &f)) < 0)
 		return (int)id;
@@ -396,7 +319,7 @@ static int folded_line(struct fwalk *fw, const char *s, const char *end, uint64_
 		const char *semi = memchr(s, ';', (size_t)(end - s));
 		const char *re = semi ? semi : end;
 		if (folded_thread_root(s, (size_t)(re - s), &tid, &namelen)) {
-			const char *name = pool_str(&fw->r->strings, s, namelen);
+			const char *name = strpool_str(&fw->r->strings, s, namelen);
 			if (!name || (err = report_thread(fw->r, tid, name)))
 				return -ENOMEM;
 			p = semi ? semi + 1 : end;
@@ -629,7 +552,7 @@ static const char *pstr(struct pctx *c, int64_t i)
 
 static const char *pooled(struct pctx *c, const char *s)
 {
-	return s && *s ? pool_str(&c->r->strings, s, strlen(s)) : NULL;
+	return s && *s ? strpool_str(&c->r->strings, s, strlen(s)) : NULL;
 }
 
 static const char *base_name(const char *s)
@@ -975,8 +898,8 @@ void report_free(struct report *r)
 {
 	if (!r)
 		return;
-	pool_free(&r->strings);
-	pool_free(&r->keys);
+	strpool_free(&r->strings);
+	strpool_free(&r->keys);
 	free(r->threads);
 	free(r);
 }

@@ -43,6 +43,7 @@
  * struct sym is used by one thread (the module tables are shared, but are
  * built and read only under that same single-threaded use).
  */
+#include "stacktop/strpool.h"
 #include "stacktop/sym.h"
 
 #include <ctype.h>
@@ -71,10 +72,6 @@
 
 /* ---- interning --------------------------------------------------------- */
 
-struct intern {
-	char **slots;
-	size_t cap, used;
-};
 
 struct ksym {
 	uint64_t start, end;
@@ -107,7 +104,7 @@ struct perfmap {
 };
 
 struct sym {
-	struct intern pool;
+	struct strpool pool;
 	bool ksyms_loaded;
 	bool ksyms_zero; /* no usable addresses: everything is [kernel] */
 	struct ksym *ksyms;
@@ -146,64 +143,6 @@ struct sym_table {
 	struct sym_line *lines;
 	size_t lines_cap, lines_used;
 };
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static int intern_grow(struct intern *p)
-{
-	size_t ncap = p->cap ? p->cap * 2 : 256, i;
-	char **ns = calloc(ncap, sizeof(*ns));
-
-	if (!ns)
-		return -ENOMEM;
-	for (i = 0; i < p->cap; i++) {
-		size_t j;
-
-		if (!p->slots[i])
-			continue;
-		for (j = hash_str(p->slots[i]) & (ncap - 1); ns[j]; j = (j + 1) & (ncap - 1))
-			;
-		ns[j] = p->slots[i];
-	}
-	free(p->slots);
-	p->slots = ns;
-	p->cap = ncap;
-	return 0;
-}
-
-/* The pool's copy of s (one copy per distinct string), or NULL on ENOMEM. */
-static const char *intern(struct intern *p, const char *s)
-{
-	size_t j;
-
-	if (p->used * 2 >= p->cap && intern_grow(p))
-		return NULL;
-	for (j = hash_str(s) & (p->cap - 1); p->slots[j]; j = (j + 1) & (p->cap - 1)) {
-		if (!strcmp(p->slots[j], s))
-			return p->slots[j];
-	}
-	p->slots[j] = strdup(s);
-	if (!p->slots[j])
-		return NULL;
-	p->used++;
-	return p->slots[j];
-}
-
-static void intern_free(struct intern *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->cap; i++)
-		free(p->slots[i]);
-	free(p->slots);
-}
 
 static const char *base_name(const char *path)
 {
@@ -925,7 +864,7 @@ void sym_free(struct sym *sy)
 	}
 	free(sy->ksyms);
 	free(sy->knames);
-	intern_free(&sy->pool);
+	strpool_free(&sy->pool);
 	free(sy);
 }
 
@@ -938,7 +877,7 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	out->module = intern(&sy->pool, mod->name ? mod->name : "[unknown]");
+	out->module = strpool_cstr(&sy->pool, mod->name ? mod->name : "[unknown]");
 	if (!out->module)
 		return -ENOMEM;
 	out->offset = elf_addr;
@@ -949,7 +888,7 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 		return err;
 	i = table_find(t, elf_addr);
 	if (i >= 0) {
-		out->func = intern(&sy->pool, table_name(t, i));
+		out->func = strpool_cstr(&sy->pool, table_name(t, i));
 		if (!out->func)
 			return -ENOMEM;
 		out->offset = elf_addr - t->fns[i].start;
@@ -960,7 +899,7 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 	err = table_line(t, mod, elf_addr, &ln);
 	if (err)
 		return err;
-	if (ln->file && !(out->file = intern(&sy->pool, ln->file)))
+	if (ln->file && !(out->file = strpool_cstr(&sy->pool, ln->file)))
 		return -ENOMEM;
 	out->line = ln->line;
 	return 0;
@@ -976,7 +915,7 @@ static int resolve_unmoduled(struct sym *sy, const struct mapping *m, uint64_t p
 		out->offset = pc;
 		return 0;
 	}
-	out->module = m->path ? intern(&sy->pool, base_name(m->path)) : "[unknown]";
+	out->module = m->path ? strpool_cstr(&sy->pool, base_name(m->path)) : "[unknown]";
 	if (!out->module)
 		return -ENOMEM;
 	out->offset = pc - m->start + m->pgoff;
@@ -1244,7 +1183,7 @@ static int perfmap_find(struct sym *sy, struct perfmap *pm, uint64_t pc, struct 
 	if (!best)
 		return -ENOENT;
 	memset(out, 0, sizeof(*out));
-	out->func = intern(&sy->pool, sym_demangle(pm->names + best->name, buf, sizeof(buf)));
+	out->func = strpool_cstr(&sy->pool, sym_demangle(pm->names + best->name, buf, sizeof(buf)));
 	if (!out->func)
 		return -ENOMEM;
 	out->module = "[jit]";
@@ -1458,7 +1397,7 @@ int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out)
 	}
 	if (lo == 0 || pc >= sy->ksyms[lo - 1].end)
 		return 0;
-	out->func = intern(&sy->pool, sy->knames + sy->ksyms[lo - 1].name);
+	out->func = strpool_cstr(&sy->pool, sy->knames + sy->ksyms[lo - 1].name);
 	if (!out->func)
 		return -ENOMEM;
 	out->offset = pc - sy->ksyms[lo - 1].start;
