@@ -19,27 +19,7 @@
 #include <unistd.h>
 
 #include "stacktop/procstat.h"
-
-static ssize_t read_text(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	ssize_t total = 0;
-	for (;;) {
-		ssize_t n = read(fd, buf + total, size - 1 - (size_t)total);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		total += n;
-		if ((size_t)total >= size - 1)
-			break;
-	}
-	close(fd);
-	buf[total] = '\0';
-	return total;
-}
+#include "stacktop/target.h"
 
 static double clk_tck(void)
 {
@@ -130,7 +110,7 @@ int procstat_process(pid_t pid, char *state, double *cpu_s)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	ssize_t n = read_text(path, buf, sizeof(buf));
+	ssize_t n = target_read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	return procstat_parse_stat(buf, state, cpu_s, NULL, 0);
@@ -140,7 +120,7 @@ int procstat_task(pid_t pid, pid_t tid, struct procstat_task *t)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	ssize_t n = read_text(path, buf, sizeof(buf));
+	ssize_t n = target_read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	memset(t, 0, sizeof(*t));
@@ -152,7 +132,7 @@ int procstat_mem(pid_t pid, struct procstat_mem *m)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	ssize_t n = read_text(path, buf, sizeof(buf));
+	ssize_t n = target_read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	return procstat_parse_status_mem(buf, m);
@@ -161,7 +141,7 @@ int procstat_mem(pid_t pid, struct procstat_mem *m)
 static int read_u64_file(const char *path, uint64_t *v)
 {
 	char buf[64];
-	if (read_text(path, buf, sizeof(buf)) <= 0)
+	if (target_read_file(path, buf, sizeof(buf)) <= 0)
 		return -ENOENT;
 	if (!strncmp(buf, "max", 3))
 		return -ERANGE; /* no limit */
@@ -174,7 +154,7 @@ int procstat_mem_limit(pid_t pid, uint64_t *limit, const char **source)
 	char path[512], buf[4096], cg[256];
 	int v2 = 0;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	if (read_text(path, buf, sizeof(buf)) > 0 &&
+	if (target_read_file(path, buf, sizeof(buf)) > 0 &&
 	    procstat_parse_cgroup(buf, cg, sizeof(cg), &v2) == 0) {
 		uint64_t v;
 		/* Walk up the hierarchy: a parent's limit applies too. */
@@ -207,7 +187,7 @@ int procstat_wchan(pid_t pid, pid_t tid, char *buf, size_t size)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", pid, tid);
-	ssize_t n = read_text(path, buf, size);
+	ssize_t n = target_read_file(path, buf, size);
 	if (n < 0)
 		return (int)n;
 	if (!strcmp(buf, "0"))
@@ -228,7 +208,7 @@ int procstat_zombie_children(pid_t pid, pid_t *out, int max, int *n)
 		if (*end || child <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/stat", child);
-		if (read_text(path, buf, sizeof(buf)) <= 0)
+		if (target_read_file(path, buf, sizeof(buf)) <= 0)
 			continue;
 		const char *cp = strrchr(buf, ')');
 		char st;

@@ -20,8 +20,7 @@
 
 #include "stacktop/target.h"
 
-/* Read a small procfs file into buf (NUL-terminated). Returns bytes or -errno. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
+ssize_t target_read_file(const char *path, char *buf, size_t size)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -59,7 +58,7 @@ int target_state(pid_t pid, pid_t tid, char *state)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	ssize_t n = read_small(path, buf, sizeof(buf));
+	ssize_t n = target_read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	return target_parse_stat_state(buf, state);
@@ -71,7 +70,7 @@ int target_exists(pid_t pid)
 		return -ESRCH;
 	char path[64], buf[1024], st;
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	ssize_t n = read_small(path, buf, sizeof(buf));
+	ssize_t n = target_read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return -ESRCH;
 	if (target_parse_stat_state(buf, &st) || st == 'Z' || st == 'X')
@@ -83,7 +82,7 @@ int target_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
-	ssize_t n = read_small(path, buf, size);
+	ssize_t n = target_read_file(path, buf, size);
 	if (n < 0)
 		return (int)n;
 	if (n > 0 && buf[n - 1] == '\n')
@@ -95,7 +94,7 @@ int target_cmdline(pid_t pid, char *buf, size_t size)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	ssize_t n = read_small(path, buf, size);
+	ssize_t n = target_read_file(path, buf, size);
 	if (n < 0)
 		return (int)n;
 	while (n > 0 && buf[n - 1] == '\0')
@@ -136,7 +135,7 @@ int target_tracer(pid_t pid, pid_t *tracer)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	ssize_t n = read_small(path, buf, sizeof(buf));
+	ssize_t n = target_read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	const char *p = strstr(buf, "\nTracerPid:");

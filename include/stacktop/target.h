@@ -20,6 +20,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Read a small procfs file into buf (always NUL-terminated, at most
+ * size - 1 bytes). Returns the bytes read, or -errno (-ESRCH when the file
+ * is gone: the process or thread ended). */
+ssize_t target_read_file(const char *path, char *buf, size_t size);
 /* 0 if the process exists and is not a zombie, -ESRCH otherwise. */
 int target_exists(pid_t pid);
 /* Command line with NULs turned into spaces (truncated to size). Falls back
