@@ -594,7 +594,10 @@ static void app_export_opts(struct app *a, struct export_opts *eo, const char **
 	eo->hide_kernel = a->top.hide_kernel;
 	eo->per_thread = a->o.per_thread;
 	eo->period_s = 1.0 / a->o.rate_hz;
-	eo->duration_s = window_span_s(a->w, now_ns());
+	/* record keeps everything from the start: its span is the elapsed time
+	 * (the window's buckets are 10 s wide there, too coarse to measure it). */
+	eo->duration_s = a->o.cmd == OPTS_CMD_RECORD ? (now_ns() - a->start_ns) / 1e9
+						     : window_span_s(a->w, now_ns());
 	eo->mode = a->o.wall ? "wall" : "cpu";
 	eo->force = a->o.force;
 	eo->thread_name = app_thread_name;
