@@ -868,6 +868,19 @@ void sym_free(struct sym *sy)
 	free(sy);
 }
 
+/* Is addr inside .plt, .plt.sec or .plt.got? */
+static bool in_plt(Elf *elf, uint64_t addr)
+{
+	static const char *const names[] = {".plt", ".plt.sec", ".plt.got"};
+	GElf_Shdr sh;
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (find_section(elf, names[k], &sh) && addr >= sh.sh_addr &&
+		    addr < sh.sh_addr + sh.sh_size)
+			return true;
+	return false;
+}
+
 int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
 		       bool want_line, struct sym_info *out)
 {
@@ -893,6 +906,12 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 			return -ENOMEM;
 		out->offset = elf_addr - t->fns[i].start;
 		out->func_start = t->fns[i].start;
+	} else if (in_plt(mod->elf, elf_addr)) {
+		/* A call through the PLT: no symbol covers the stubs, but the
+		 * section says what they are (perf shows them the same way). */
+		out->func = "[plt]";
+		out->func_start = elf_addr & ~(uint64_t)15;
+		out->offset = elf_addr - out->func_start;
 	}
 	if (!want_line)
 		return 0;

@@ -712,9 +712,39 @@ static void test_cost(void **state)
 	sym_free(sy);
 }
 
+/* A pc in the PLT has no symbol; it is named [plt], not left as a bare
+ * offset. */
+static void test_plt(void **state)
+{
+	struct module *mod;
+	struct sym *sy;
+	struct sym_info si;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	uint64_t plt = 0;
+
+	assert_int_equal(space_module_open_path("/proc/self/exe", &mod), 0);
+	assert_non_null(mod->elf);
+	assert_int_equal(elf_getshdrstrndx(mod->elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(mod->elf, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    !strcmp(elf_strptr(mod->elf, shstrndx, sh.sh_name), ".plt") && sh.sh_size > 20)
+			plt = sh.sh_addr + 20;
+	assert_true(plt != 0);
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(sym_resolve_module(sy, mod, "", plt, false, &si), 0);
+	assert_non_null(si.func);
+	assert_string_equal(si.func, "[plt]");
+	assert_int_equal(si.offset, 4);
+	sym_free(sy);
+	space_module_put(mod);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_plt),
 	    cmocka_unit_test(test_demangle),
 	    cmocka_unit_test(test_perfmap_parse),
 	    cmocka_unit_test(test_kallsyms),
