@@ -153,7 +153,7 @@ int grid_printf(struct grid *g, int x, int y, uint16_t attr, int maxw, const cha
 	}
 	r = grid_put(g, x, y, p, attr, maxw);
 	if (p != buf)
-		free(p);
+		free(p); /* cppcheck-suppress autovarInvalidDeallocation ; only the malloc'd copy */
 	return r;
 }
 
