@@ -116,7 +116,10 @@ void screen_draw(const struct grid *g)
 				continue;
 			wchar_t wc[2] = {c->ch ? c->ch : L' ', 0};
 			cchar_t cc;
-			setcchar(&cc, wc, screen_attr(c->attr), 0, NULL);
+			attr_t at = screen_attr(c->attr);
+			/* setcchar takes the pair on its own and overwrites the
+			 * colour bits of the attributes with it. */
+			setcchar(&cc, wc, at & ~A_COLOR, (short)PAIR_NUMBER(at), NULL);
 			/* The bottom-right cell would scroll: insert instead. */
 			if (y == LINES - 1 && x == COLS - 1)
 				mvins_wch(y, x, &cc);
