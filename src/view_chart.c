@@ -467,6 +467,15 @@ static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
 				 lo, hi, span);
 		break;
 	default:
+		if (m->mem_rising) {
+			/* Climbing, but not for long enough to call it: never
+			 * "FLAT" next to a chart that goes up. */
+			metrics_rate_text(tr->slope, rate, sizeof(rate));
+			metrics_span_text(tr->span_s, span, sizeof(span));
+			snprintf(buf, size, "%s over %s: RISING, too soon to call a leak", rate,
+				 span);
+			break;
+		}
 		metrics_span_text(tr->span_s, span, sizeof(span));
 		snprintf(buf, size, "no trend over %s: FLAT", span);
 		break;

@@ -361,6 +361,20 @@ static void test_mem_verdicts(void **state)
 	assert_string_equal(buf,
 			    "MEM 570 MiB RSS (anon 500 MiB, file 30 MiB, shmem 40 MiB)  no trend "
 			    "over 59s: FLAT");
+	metrics_free(&m);
+
+	/* 20 s of climbing at 2 MiB/s: too short to call stairs, but the
+	 * chart beside it goes up, so the line must not say FLAT. */
+	init_metrics(&m, 60);
+	for (int i = 0; i < 20; i++)
+		metrics_push_process(&m, i, 50, 10 * MIB + (uint64_t)i * 2 * MIB, 0, 0);
+	metrics_eval(&m, 19);
+	assert_true(m.mem_rising);
+	grid_clear(&g);
+	view_chart_mem(&g, 0, 0, 120, 1, &m, false);
+	grid_row_text(&g, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "MEM 48 MiB RSS (anon 48 MiB, file 0 B)  +7.0 GiB/h over 19s: "
+				 "RISING, too soon to call a leak");
 	grid_free(&g);
 	metrics_free(&m);
 }
