@@ -668,6 +668,21 @@ static void draw_detail(struct grid *g, int y, const struct view_icicle_state *s
 		if (text_width(line) <= g->w)
 			break;
 	}
+	if (lvl == 4) {
+		/* Still too wide: cut the name, not the numbers after it. */
+		int rest;
+
+		snprintf(line, sizeof(line), "  self %s  total %s  %s", sp, tp, amd);
+		rest = text_width(line);
+		if (g->w - 10 - rest >= 8) {
+			text_fit(name, g->w - 10 - rest, tmp, sizeof(tmp));
+			snprintf(line, sizeof(line), "selected: %s  self %s  total %s  %s", tmp, sp,
+				 tp, amd);
+		} else {
+			snprintf(line, sizeof(line), "selected: %s  self %s  total %s  %s", name, sp,
+				 tp, amd);
+		}
+	}
 	text_fit(line, g->w, out, sizeof(out));
 	grid_put(g, 0, y, out, 0, g->w);
 	grid_attr(g, 0, y, 9, GRID_BOLD);

@@ -150,8 +150,10 @@ static const char *basename_of(const char *path)
 
 /* The Function cell: "func (file:line)", "func (file)", "func",
  * "module+0x1a2b", with " [k]" on kernel frames; sanitized and cut to
- * width. A long name is cut before its location, as long as 8 columns of
- * the name remain, so the file:line stays readable at 80 columns. */
+ * width. With lines on, a long name is cut before its location, as long as
+ * 8 columns of the name remain, so the file:line stays readable at 80
+ * columns. Without, the bare file name is the first thing to go: the
+ * function's own name says more than "clock_gett… (clock_gettime.c)". */
 static void fmt_function(const struct window_frame *f, bool lines, int width, char *out,
 			 size_t size)
 {
@@ -175,6 +177,8 @@ static void fmt_function(const struct window_frame *f, bool lines, int width, ch
 				snprintf(loc, sizeof(loc), " (%s)", file);
 		}
 	}
+	if (!lines && loc[0] && text_width(name) + text_width(loc) + (f->kernel ? 4 : 0) > width)
+		loc[0] = 0;
 	if (f->kernel)
 		strncat(loc, " [k]", sizeof(loc) - strlen(loc) - 1);
 	lw = text_width(loc);
@@ -453,8 +457,16 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 	if (st->batch && c.mod_w)
 		tighten(&c, w, rows, n, vis, st->lines);
 	draw_column_header(g, y++, &c, st->sort, st->lines, st->wall);
-	if (n == 0 || total == 0)
+	if ((n == 0 || total == 0) && !st->wall && st->metrics && st->metrics->rss.len >= 3) {
+		/* Seconds in and still nothing: on-CPU sampling sees only
+		 * threads that run; say so, and what sees the others. */
+		char msg[160];
+		text_fit("no samples: nothing ran on a CPU; wall mode (-w) sees waiting threads",
+			 g->w, msg, sizeof(msg));
+		view_put_centered(g, y, msg, GRID_DIM);
+	} else if (n == 0 || total == 0) {
 		view_put_centered(g, y, "waiting for samples\xe2\x80\xa6", GRID_DIM);
+	}
 	for (i = 0; i < vis && st->scroll + i < (int)n; i++) {
 		int r = st->scroll + i;
 

@@ -252,6 +252,24 @@ static void test_too_small(void **state)
 			    "[all 100%                                                  ]");
 }
 
+/* A name too long for the detail line is cut; the numbers after it are
+ * what the line is for and stay whole. */
+static void test_detail_long_name(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t f = mkframe(fx->w, 0x9000, true, "[kernel]",
+			     "asm_sysvec_apic_timer_interrupt_with_a_much_longer_name", NULL, 0);
+
+	add(fx, 30, 1, 5, fx->f_start, fx->f_main, fx->f_worker, fx->f_beta, f);
+	render(fx, 80, 24);
+	key(fx, SCREEN_KEY_DOWN, 4);  /* alpha */
+	key(fx, SCREEN_KEY_RIGHT, 1); /* beta */
+	key(fx, SCREEN_KEY_DOWN, 1);  /* its one callee */
+	render(fx, 80, 24);
+	assert_string_equal(detail(fx), "selected: asm_sysvec_apic_timer_i\u2026"
+					"  self 0.1%  total 0.1%  if free: 1.00x faster");
+}
+
 /* Arrows: down to the heaviest callee, left/right along the row, up to
  * the caller; the detail line follows with file:line, module, Amdahl. */
 static void test_keys_move(void **state)
@@ -748,6 +766,7 @@ int main(void)
 	    T(test_render_80x24),
 	    T(test_render_120),
 	    T(test_too_small),
+	    T(test_detail_long_name),
 	    T(test_keys_move),
 	    T(test_keys_zoom),
 	    T(test_breadcrumb_cut),
