@@ -79,8 +79,12 @@ static void header_line1(struct grid *g, int y, const struct view_header *h)
 	else
 		snprintf(left, sizeof(left), "stacktop  %s  %s", who, cmd);
 	fmt_rate(h->rate_hz, rate, sizeof(rate));
-	snprintf(right, sizeof(right), "%s %s  %d thread%s  window %us", h->mode ? h->mode : "cpu",
-		 rate, h->nthreads, h->nthreads == 1 ? "" : "s", h->window_s);
+	/* A saved profile has no rolling window: its span is on line 2. */
+	snprintf(right, sizeof(right), "%s %s  %d thread%s", h->mode ? h->mode : "cpu", rate,
+		 h->nthreads, h->nthreads == 1 ? "" : "s");
+	if (!h->source)
+		snprintf(right + strlen(right), sizeof(right) - strlen(right), "  window %us",
+			 h->window_s);
 	put_split(g, y, left, 0, right, 0);
 	grid_attr(g, 0, y, 8, GRID_BOLD); /* "stacktop" */
 }
@@ -146,8 +150,10 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 			 h->achieved_hz, h->expected_hz);
 	else if (h->source)
 		snprintf(f, sizeof(f), "samples %s over %.0fs", n, h->span_s);
-	else
+	else if (h->span_s >= 0.5)
 		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s)", n, h->span_s, h->achieved_hz);
+	else /* no data yet: "in 0s" would read as a clock that stopped */
+		snprintf(f, sizeof(f), "samples %s (%.1f/s)", n, h->achieved_hz);
 	add_field(left, sizeof(left), f, avail);
 	if (h->pause_us > 0) {
 		/* Wall mode: what each sample costs the target, in the open. */
@@ -179,15 +185,20 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 	char msg[700], buf[512];
 
 	if (h->exited) {
+		/* A saved profile "exits" at once: that is news, not an alarm. */
+		uint16_t attr = h->source ? GRID_COLOR(GRID_C_CYAN)
+					  : GRID_COLOR(GRID_C_ALERT) | GRID_BOLD;
+
 		text_sanitize(h->exit_text ? h->exit_text : "exited", buf, sizeof(buf));
 		if (h->batch) /* text output has no keys */
 			snprintf(msg, sizeof(msg), "%s%s", buf, h->source ? "" : ": the last data");
 		else
 			snprintf(msg, sizeof(msg), "%s \xe2\x80\x94 %sq quits", buf,
 				 h->source ? "" : "showing the last data; ");
-		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
+		if (!h->source)
+			grid_fill(g, 0, y, g->w, L' ', attr);
 		text_fit(msg, g->w, buf, sizeof(buf));
-		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, -1);
+		grid_put(g, 0, y, buf, attr, -1);
 		return 1;
 	}
 	if (h->warning && h->warning[0]) {
@@ -226,6 +237,8 @@ static const struct help_entry help_entries[] = {
     {"b  B", "baseline = last 10 s; clear"},
     {"space", "freeze (sampling goes on)"},
     {"R", "reset: drop all samples"},
+    {"w", "write the window to a file"},
+    {"i", "wall: idle threads on/off"},
     {"?", "this help"},
     {"q  Ctrl-C", "quit"},
     {"Top view", NULL},

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "stacktop/metrics.h"
 #include "stacktop/view_top.h"
 
 #define SEC 1000000000ull
@@ -459,6 +460,18 @@ static void test_long_names(void **state)
 	render(fx, 200, 24);
 	assert_non_null(strstr(row(fx, 3), "std::vector<std::pair<int, std::string>>::"
 					   "_M_realloc_insert (stl_vector.h:1287)"));
+	/* By function, the bare file name goes before any of the name does. */
+	fx->st.lines = false;
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 3), " 83.3    83.3    50.0s      50.0s  std::vector<std::pair<i"
+					"nt, s\u2026  libverylongmo\u2026");
+	uint32_t g = mkframe(fx->w, 0x6000, false, "libc.so.6", "__libc_start_call_main",
+			     "libc_start_call_main.h", 58, 0);
+	window_reset(fx->w);
+	add(fx, 4242, 5000, 2, fx->f_main, g);
+	render(fx, 80, 24);
+	assert_string_equal(func_col(fx, 3), "__libc_start_call_main");
+	assert_non_null(strstr(row(fx, 4), "main (server.c)"));
 }
 
 static void test_empty(void **state)
@@ -473,6 +486,22 @@ static void test_empty(void **state)
 	assert_int_equal(fx->st.nrows, 0);
 	assert_int_equal(fx->st.selected, 0);
 	assert_int_equal(fx->st.selected_frame, UINT32_MAX);
+
+	/* Seconds in and still nothing: say why, and what would see more. */
+	struct metrics m;
+	struct metrics_config mc;
+	metrics_config_default(&mc);
+	assert_int_equal(metrics_init(&m, 0, &mc), 0);
+	for (int i = 0; i < 5; i++)
+		metrics_push_process(&m, i, 0, 1 << 20, 0, 0);
+	metrics_eval(&m, 4);
+	fx->st.metrics = &m;
+	fx->st.charts = false;
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 3), "     no samples: nothing ran on a CPU; wall mode (-w) sees "
+					"waiting threads");
+	fx->st.metrics = NULL;
+	metrics_free(&m);
 }
 
 static void test_header_variants(void **state)
@@ -502,6 +531,23 @@ static void test_header_variants(void **state)
 	assert_non_null(strstr(row(fx, 0), "stacktop  pids 4242 (+1)  ./server"));
 	assert_non_null(strstr(row(fx, 0), "wall 19.5 Hz  1 thread  window 60s"));
 	assert_non_null(strstr(row(fx, 1), "unwind ok -"));
+
+	/* A saved profile: no rolling window, and its "exit" is no alarm. */
+	fx->h.mode = "cpu";
+	fx->h.paused = false;
+	fx->h.npids = 1;
+	fx->h.source = "/tmp/x.pb.gz";
+	fx->h.span_s = 3;
+	fx->h.samples_total = 1000;
+	fx->h.exited = true;
+	fx->h.exit_text = "saved cpu profile, 183 samples";
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 0), "stacktop  report  /tmp/x.pb.gz                    "
+					"         cpu 19.5 Hz  1 thread");
+	assert_string_equal(row(fx, 1), "samples 1,000 over 3s  lost 0  unwind ok 98.8% (truncated 12, failed 0)");
+	assert_string_equal(row(fx, 2), "saved cpu profile, 183 samples \u2014 q quits");
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 0, 2)->attr), GRID_C_CYAN);
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 70, 2)->attr), GRID_C_DEFAULT);
 }
 
 static void test_help(void **state)
@@ -524,6 +570,8 @@ static void test_help(void **state)
 	assert_non_null(strstr(all, " b  B       baseline = last 10 s; clear"));
 	assert_non_null(strstr(all, " space      freeze (sampling goes on)"));
 	assert_non_null(strstr(all, " R          reset: drop all samples"));
+	assert_non_null(strstr(all, " w          write the window to a file"));
+	assert_non_null(strstr(all, " i          wall: idle threads on/off"));
 	assert_non_null(strstr(all, " q  Ctrl-C  quit"));
 	assert_non_null(strstr(all, " s >  S <   sort by next / prev column"));
 	assert_non_null(strstr(all, "PgUp/Dn move selection"));
