@@ -21,7 +21,8 @@
  * flags go last and get the width of the longest flag text on screen (they
  * are what a user acts on, so they are never dropped); what is left goes
  * first to SAMPLES, then to the sparkline (one column per second of the
- * window, up to 60, at least 8) and then to HOTTEST (12 to 40). At 80
+ * window, up to 60, at least 8) and then to HOTTEST (12 to 40); what is
+ * still left widens STATE (13 to 24) so a wait channel is not cut. At 80
  * columns that keeps SAMPLES and a 15-column sparkline (4 s a column) and
  * drops HOTTEST; with a flag on screen the sparkline goes too; at 200
  * columns everything is shown.
@@ -49,6 +50,7 @@
 
 #define NAME_W 15 /* comm is at most 15 bytes */
 #define STATE_W 13
+#define STATE_MAX 24 /* "D wait_for_vfork_done": room left over goes here first */
 #define CPU_W 7 /* "CPU now", " 100.0%" */
 #define FLOOR_W 5
 #define SAMPLES_W 7
@@ -378,7 +380,7 @@ out:
 
 struct cols {
 	int tid_w;
-	int name_x, state_x, cpu_x, floor_x;
+	int name_x, state_x, state_w, cpu_x, floor_x;
 	int spark_x, spark_w; /* spark_w 0: dropped */
 	int samples_x, samples_w;
 	int hot_x, hot_w;
@@ -397,14 +399,15 @@ static int digits(long v)
 }
 
 /* Fit the optional columns into width w; flags_w is the longest flag text. */
-static struct cols layout(int w, int tid_w, int flags_w, int samples_w, unsigned window_s)
+static struct cols layout_state(int w, int tid_w, int state_w, int flags_w, int samples_w,
+				unsigned window_s)
 {
-	struct cols c = {.tid_w = tid_w};
+	struct cols c = {.tid_w = tid_w, .state_w = state_w};
 	int budget, pref, x;
 
 	c.name_x = tid_w + GAP;
 	c.state_x = c.name_x + NAME_W + 1;
-	c.cpu_x = c.state_x + STATE_W + GAP;
+	c.cpu_x = c.state_x + state_w + GAP;
 	c.floor_x = c.cpu_x + CPU_W + GAP;
 	x = c.floor_x + FLOOR_W + GAP;
 	budget = w - x - flags_w;
@@ -433,6 +436,20 @@ static struct cols layout(int w, int tid_w, int flags_w, int samples_w, unsigned
 	return c;
 }
 
+/* Columns left over once everything has its full width widen STATE, so a
+ * wait channel such as "anon_pipe_read" is not cut on a wide screen. */
+static struct cols layout(int w, int tid_w, int flags_w, int samples_w, unsigned window_s)
+{
+	struct cols c = layout_state(w, tid_w, STATE_W, flags_w, samples_w, window_s);
+	int spare = w - c.flags_x - flags_w;
+
+	if (c.hot_w == HOT_MAX && spare > 0)
+		c = layout_state(
+		    w, tid_w, STATE_W + (spare < STATE_MAX - STATE_W ? spare : STATE_MAX - STATE_W),
+		    flags_w, samples_w, window_s);
+	return c;
+}
+
 static void draw_column_header(struct grid *g, int y, const struct cols *c,
 			       enum view_threads_sort sort, unsigned window_s)
 {
@@ -442,7 +459,7 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c,
 	grid_fill(g, 0, y, g->w, L' ', hdr);
 	grid_put(g, c->tid_w - 3, y, "TID", sort == VIEW_THREADS_SORT_TID ? on : hdr, 3);
 	grid_put(g, c->name_x, y, "NAME", sort == VIEW_THREADS_SORT_NAME ? on : hdr, NAME_W);
-	grid_put(g, c->state_x, y, "STATE", hdr, STATE_W);
+	grid_put(g, c->state_x, y, "STATE", hdr, c->state_w);
 	grid_put(g, c->cpu_x, y, "CPU now", sort == VIEW_THREADS_SORT_CPU ? on : hdr, CPU_W);
 	grid_put(g, c->floor_x, y, "floor", sort == VIEW_THREADS_SORT_FLOOR ? on : hdr, FLOOR_W);
 	if (c->spark_w) {
@@ -480,14 +497,14 @@ static int draw_row(struct grid *g, int y, const struct draw_ctx *dc, const stru
 	grid_printf(g, 0, y, base, c->tid_w, "%*d", c->tid_w, (int)r->id);
 	if (!r->t) {
 		grid_put(g, c->name_x, y, "[child]", base, NAME_W);
-		grid_put(g, c->state_x, y, "Z defunct", base, STATE_W);
+		grid_put(g, c->state_x, y, "Z defunct", base, c->state_w);
 	} else {
 		text_fit(r->t->comm, NAME_W, buf, sizeof(buf));
 		grid_put(g, c->name_x, y, buf, base, NAME_W);
 		fmt_state(r->t, flags, sizeof(flags));
-		text_fit(flags, STATE_W, buf, sizeof(buf));
+		text_fit(flags, c->state_w, buf, sizeof(buf));
 		grid_put(g, c->state_x, y, buf,
-			 base | (r->t->state == 'D' && r->t->alive ? GRID_BOLD : 0), STATE_W);
+			 base | (r->t->state == 'D' && r->t->alive ? GRID_BOLD : 0), c->state_w);
 		if (r->t->alive)
 			grid_printf(g, c->cpu_x, y, base, CPU_W, "%6.1f%%", r->t->cpu_pct);
 		grid_printf(g, c->floor_x, y, base, FLOOR_W, "%4.0f%%", r->t->floor_pct);

@@ -295,19 +295,21 @@ static void test_200x60(void **state)
 
 	render(fx, 200, 60);
 	assert_string_equal(row(fx, 2),
-			    "  TID  NAME            STATE          CPU now  floor  "
+			    "  TID  NAME            STATE          "
+			    "           CPU now  floor  "
 			    "last 60s (CPU)                                                "
 			    "SAMPLES  HOTTEST NOW");
-	/* One sparkline column a second at 200 columns. */
+	/* One sparkline column a second at 200 columns; what is left over
+	 * widens STATE to 24. */
 	snprintf(want, sizeof(want),
-		 " 4250  poller          R running        31.0%%    29%%  "
+		 " 4250  poller          R running                   31.0%%    29%%  "
 		 "%s    1,780  busy_poll",
 		 "::::::::::::::::::::::::::::::::::::::::::::::::::::::::::::");
 	assert_int_equal(strncmp(row(fx, 4), want, strlen(want)), 0);
 	/* HOTTEST is 40 columns at most, then the flags. */
 	x = col_of(fx, 4, "BUSY FLOOR");
-	assert_int_equal(x, 54 + 62 + 9 + 42);
-	assert_int_equal(col_of(fx, 4, "busy_poll"), 54 + 62 + 9);
+	assert_int_equal(x, 65 + 62 + 9 + 42); /* STATE widened by 11 */
+	assert_int_equal(col_of(fx, 4, "busy_poll"), 65 + 62 + 9);
 	/* Hottest: most own samples of the thread (main_work over the libc
 	 * sleep), a kernel frame marked [k], an escape sequence sanitized. */
 	assert_true(strstr(row(fx, 5), "2,520  main_work") != NULL);
@@ -315,7 +317,7 @@ static void test_200x60(void **state)
 	assert_true(strstr(row(fx, 6), "STUCK (D for 12s)") != NULL);
 	assert_true(strstr(row(fx, 3), "900  evil?[2Jfn") != NULL);
 	snprintf(want, sizeof(want),
-		 " 4251  idler           S futex_wait      0.0%%     0%%%64s%7s", "", "0");
+		 " 4251  idler           S futex_wait                 0.0%%     0%%%64s%7s", "", "0");
 	assert_string_equal(row(fx, 7), want); /* no samples, no hottest, no flags */
 	/* Flags line up in one column. */
 	assert_int_equal(col_of(fx, 6, "STUCK"), x);
