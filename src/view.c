@@ -186,8 +186,8 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 
 	if (h->exited) {
 		/* A saved profile "exits" at once: that is news, not an alarm. */
-		uint16_t attr = h->source ? GRID_COLOR(GRID_C_CYAN)
-					  : GRID_COLOR(GRID_C_ALERT) | GRID_BOLD;
+		uint16_t attr =
+		    h->source ? GRID_COLOR(GRID_C_CYAN) : GRID_COLOR(GRID_C_ALERT) | GRID_BOLD;
 
 		text_sanitize(h->exit_text ? h->exit_text : "exited", buf, sizeof(buf));
 		if (h->batch) /* text output has no keys */

@@ -679,8 +679,8 @@ static void draw_detail(struct grid *g, int y, const struct view_icicle_state *s
 			snprintf(line, sizeof(line), "selected: %s  self %s  total %s  %s", tmp, sp,
 				 tp, amd);
 		} else {
-			snprintf(line, sizeof(line), "selected: %s  self %s  total %s  %s", name, sp,
-				 tp, amd);
+			snprintf(line, sizeof(line), "selected: %s  self %s  total %s  %s", name,
+				 sp, tp, amd);
 		}
 	}
 	text_fit(line, g->w, out, sizeof(out));
