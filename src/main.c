@@ -799,6 +799,8 @@ static bool app_key_global(struct app *a, int key)
 	case '2':
 	case '3':
 		a->view = (enum app_view)(key - '1');
+		if (a->view == APP_VIEW_THREADS && !a->metrics_ok)
+			app_set_status(a, "no threads view here: a saved profile has no thread data");
 		return true;
 	case SCREEN_KEY_TAB:
 		a->view = (enum app_view)((a->view + 1) % APP_VIEW_COUNT);
