@@ -115,15 +115,17 @@ static void on_new(void *ctx, pid_t pid, pid_t tid)
 	}
 }
 
+/* Burn this much of our own CPU time (not wall time: on a busy machine we
+ * may get only part of a core, and cpu-clock samples follow CPU time). */
 static void burn(double seconds)
 {
 	struct timespec t0, t;
 	volatile uint64_t x = 1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	do {
 		for (int i = 0; i < 100000; i++)
 			x = x * 6364136223846793005ull + 1;
-		clock_gettime(CLOCK_MONOTONIC, &t);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
 }
 
