@@ -40,6 +40,7 @@
 #include "stacktop/waits.h"
 
 #define NUM_W 35 /* " %Own  %Total  OwnTime  TotalTime  " */
+#define NUM_W_WALL 40 /* " %Own  %Total   OnCPU   OffCPU  Wait    " */
 
 int view_top_parse_sort(const char *s, enum view_top_sort *out)
 {
@@ -79,13 +80,11 @@ struct sort_ctx {
 /* The primary key of a row: the sorted column's count. */
 static uint64_t sort_key(const struct sort_ctx *c, const struct window_top_row *r)
 {
-	if (!c->wall)
+	if (!c->wall || c->sort == VIEW_TOP_SORT_OWN || c->sort == VIEW_TOP_SORT_TOTAL)
 		return c->by_self ? r->self : r->total;
 	if (c->sort == VIEW_TOP_SORT_OWNTIME)
 		return r->wait[SAMPLE_WAIT_NONE];
-	if (c->sort == VIEW_TOP_SORT_TOTALTIME)
-		return r->total - r->wait[SAMPLE_WAIT_NONE];
-	return r->total;
+	return r->total - r->wait[SAMPLE_WAIT_NONE];
 }
 
 static int row_cmp(const void *pa, const void *pb, void *arg)
@@ -117,13 +116,13 @@ struct cols {
 	int func_x, func_w, mod_x, mod_w;
 };
 
-static struct cols layout(int w)
+static struct cols layout(int w, bool wall)
 {
 	struct cols c;
 
 	c.mod_w = w < 80 ? 10 : w < 100 ? 14 : w < 140 ? 18 : 24;
 	c.mod_x = w - c.mod_w;
-	c.func_x = NUM_W;
+	c.func_x = wall ? NUM_W_WALL : NUM_W;
 	c.func_w = c.mod_x - 2 - c.func_x;
 	/* On wide screens keep Module near the name it belongs to. */
 	if (c.func_w > 100) {
@@ -205,12 +204,12 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c, enum
 	    {15, 7, "OwnTime"},
 	    {24, 9, "TotalTime"},
 	};
-	/* Wall: OWN and TOTAL both sort by %Total; index = sort key. */
+	/* Wall: index = sort key; OnCPU/OffCPU replace the two times. */
 	static const struct num_col wallc[] = {
-	    {0, 6, "%Total"},
-	    {0, 6, "%Total"},
-	    {9, 5, "OnCPU"},
-	    {17, 6, "OffCPU"},
+	    {1, 4, "%Own"},
+	    {7, 6, "%Total"},
+	    {16, 5, "OnCPU"},
+	    {24, 6, "OffCPU"},
 	};
 	const struct num_col *num = wall ? wallc : cpu;
 	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
@@ -218,14 +217,14 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c, enum
 	int i;
 
 	grid_fill(g, 0, y, g->w, L' ', hdr);
-	for (i = wall ? 1 : 0; i < 4; i++) {
-		bool on = i == (int)sort || (wall && i == 1 && sort == VIEW_TOP_SORT_OWN);
+	for (i = 0; i < 4; i++) {
+		bool on = i == (int)sort;
 		uint16_t a = hdr | (on ? GRID_BOLD | GRID_UNDERLINE : 0);
 
 		grid_put(g, num[i].x, y, num[i].label, a, num[i].w);
 	}
 	if (wall)
-		grid_put(g, 25, y, "Wait", hdr, 7);
+		grid_put(g, 32, y, "Wait", hdr, 6);
 	label = lines ? "Function (file:line)" : "Function (file)";
 	if ((int)strlen(label) > c->func_w)
 		label = "Function";
@@ -252,7 +251,7 @@ static void draw_row(struct grid *g, int y, const struct cols *c, struct window 
 				best = k;
 		text_seconds((double)on * period, own, sizeof(own));
 		text_seconds((double)off * period, tot, sizeof(tot));
-		grid_printf(g, 0, y, 0, NUM_W, "%6.1f  %6s  %7s  %-7s", pt, own, tot,
+		grid_printf(g, 0, y, 0, NUM_W_WALL, "%5.1f  %6.1f  %6s  %7s  %-6s", po, pt, own, tot,
 			    best ? waits_name((enum sample_wait)best) : "-");
 	} else {
 		text_seconds((double)r->self * period, own, sizeof(own));
@@ -410,7 +409,7 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 {
 	struct window_top_row *rows = NULL;
 	struct sort_ctx sc = {
-	    .w = w, .by_self = !st->wall && sort_by_self(st->sort), .sort = st->sort, .wall = st->wall};
+	    .w = w, .by_self = sort_by_self(st->sort), .sort = st->sort, .wall = st->wall};
 	struct cols c;
 	uint64_t total = 0;
 	double period = st->period_s;
@@ -439,7 +438,7 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 	}
 	if (st->metrics)
 		y += st->batch ? draw_series_lines(g, y, st->metrics) : draw_charts(g, y, st);
-	c = layout(g->w);
+	c = layout(g->w, st->wall);
 	bottom = st->batch ? g->h : g->h - 1; /* first row not for the table */
 	vis = bottom - (y + 1);
 	if (st->batch && st->limit > 0 && vis > st->limit)

@@ -8,10 +8,10 @@
  * sampling period (CPU seconds in cpu mode). The state's selection and
  * scroll are clamped by the renderer so keys can move them blindly.
  *
- * Wall mode (state.wall): the columns are %Total OnCPU OffCPU Wait: each
- * row's wall time split into running and waiting, and the wait kind that
- * dominates it; sort keys map OWN/TOTAL → %Total, OWNTIME → OnCPU,
- * TOTALTIME → OffCPU. A "wall time: ..." line (view_header.wall_split)
+ * Wall mode (state.wall): the columns are %Own %Total OnCPU OffCPU Wait:
+ * each row's wall time split into running and waiting, and the wait kind
+ * that dominates it; sort keys map OWN → %Own (where threads wait, the
+ * default), TOTAL → %Total, OWNTIME → OnCPU, TOTALTIME → OffCPU. A "wall time: ..." line (view_header.wall_split)
  * follows the header; hide_idle leaves out threads that only sleep or
  * wait for I/O (key i).
  */

@@ -184,7 +184,7 @@ grep -q ' 7 threads' "$out8" && ok "demo: 7 threads in the header (6 + the timer
 out7=$E2E_TMPDIR/wall.out
 timeout 40 "$STACKTOP" --wall -b -d 4 -n 2 -W 30 -r 49 -l 100 -p "$CB" >"$out7" 2>"$out7.err"
 check_cmp "$?" == 0 "wall: stacktop --wall -b -d 4 -n 2 -r 49 -p PID exits 0"
-# wall mode's table: %Total OnCPU OffCPU Wait Function... Module (no %Own)
+# wall mode's table: %Own %Total OnCPU OffCPU Wait Function... Module
 rows7=$(awk '/%Total/ && /Wait/ { n = 0; delete r; inrow = 1; next }
 	inrow && /^[[:space:]]*$/ { inrow = 0; next }
 	inrow && $1 ~ /^[0-9.]+$/ { r[++n] = $0 }
@@ -192,7 +192,7 @@ rows7=$(awk '/%Total/ && /Wait/ { n = 0; delete r; inrow = 1; next }
 wall_bad=$E2E_FAILS
 for spec in run_worker:20 run_sleeper:20 run_waiter:20 run_reporter:20 main:20 leaf_a:12; do
 	f=${spec%%:*} want=${spec#*:}
-	tot=$(field_of "$rows7" "$f" 1)
+	tot=$(awk -v f="$f" '$6 == f { print $2; exit }' <<<"$rows7")
 	if [ -z "$tot" ]; then
 		bad "wall: $f missing from the table (blocked threads must be sampled too)"
 		continue

@@ -25,7 +25,7 @@ nthreads_is() { [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ]; }
 wait_until 3 nthreads_is "$W" 5 || die "waiter did not start its threads"
 sleep 0.3
 
-# wall_rows FILE: rows of the last wall table: %Total OnCPU OffCPU Wait Function ...
+# wall_rows FILE: rows of the last wall table: %Own %Total OnCPU OffCPU Wait Function ...
 wall_rows() {
 	awk '/OnCPU/ && /OffCPU/ { n = 0; delete r; inrow = 1; next }
 	     inrow && /^[[:space:]]*$/ { inrow = 0; next }
@@ -33,7 +33,7 @@ wall_rows() {
 	     END { for (i = 1; i <= n; i++) print r[i] }' "$1"
 }
 # wall_field ROWS FUNC COL
-wall_field() { awk -v f="$2" -v c="$3" '$5 == f { print $c; exit }' <<<"$1"; }
+wall_field() { awk -v f="$2" -v c="$3" '$6 == f { print $c; exit }' <<<"$1"; }
 # split_pct FILE KIND: the KIND percentage of the last "wall time:" line (0 if absent)
 split_pct() {
 	local line
@@ -54,10 +54,10 @@ ROWS=$(wall_rows "$OUT")
 [ -n "$ROWS" ] || { log "output:"; sed 's/^/  | /' "$OUT" | tail -n 40; }
 for spec in take_lock:lock read_pipe:I/O nap:sleep hold_lock:sleep write_pipe:sleep; do
 	fn=${spec%%:*} kind=${spec#*:}
-	pct=$(wall_field "$ROWS" "$fn" 1)
+	pct=$(wall_field "$ROWS" "$fn" 2)
 	check_cmp "$pct" '>=' 15 "$fn %Total (true share 20%)"
 	check_cmp "$pct" '<=' 25 "$fn %Total (true share 20%)"
-	w=$(wall_field "$ROWS" "$fn" 4)
+	w=$(wall_field "$ROWS" "$fn" 5)
 	[ "$w" = "$kind" ] && ok "$fn waits in $kind" || bad "$fn: wait '$w', expected $kind"
 done
 lock=$(split_pct "$OUT" lock) && io=$(split_pct "$OUT" 'I/O') && sl=$(split_pct "$OUT" sleep) &&

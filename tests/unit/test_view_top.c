@@ -623,38 +623,46 @@ static void test_wall(void **state)
 	render(fx, 80, 24);
 	assert_string_equal(row(fx, 2), "wall time: running 10% \xc2\xb7 lock 40% \xc2\xb7 I/O 30% "
 					"\xc2\xb7 sleep 20%");
-	assert_string_equal(row(fx, 3), "%Total   OnCPU   OffCPU  Wait      Function (file)"
-					"                Module");
-	assert_string_equal(row(fx, 4), " 100.0    1.0s     9.0s  lock      main (waiter.c)"
-					"                waiter");
+	assert_string_equal(row(fx, 3), " %Own  %Total   OnCPU   OffCPU  Wait    Function (file)"
+					"           Module");
+	assert_string_equal(row(fx, 4), "  0.0   100.0    1.0s     9.0s  lock    main (waiter.c)"
+					"           waiter");
 	/* Equal totals: the one with more self first. */
-	assert_string_equal(row(fx, 5), "  50.0    1.0s     4.0s  lock      take_lock (waiter.c)"
-					"           waiter");
-	assert_string_equal(row(fx, 6), "  50.0    1.0s     4.0s  lock      serve (waiter.c)"
-					"               waiter");
-	assert_string_equal(row(fx, 7), "  30.0    0.0s     3.0s  I/O       read_pipe (waiter.c)"
-					"           waiter");
-	assert_string_equal(row(fx, 8), "  30.0    0.0s     3.0s  I/O       poll_loop (waiter.c)"
-					"           waiter");
-	assert_string_equal(row(fx, 9), "  20.0    0.0s     2.0s  sleep     nap (waiter.c)"
-					"                 waiter");
+	assert_string_equal(row(fx, 5), " 50.0    50.0    1.0s     4.0s  lock    take_lock (waiter.c)"
+					"      waiter");
+	assert_string_equal(row(fx, 6), "  0.0    50.0    1.0s     4.0s  lock    serve (waiter.c)"
+					"          waiter");
+	assert_string_equal(row(fx, 7), " 30.0    30.0    0.0s     3.0s  I/O     read_pipe (waiter.c)"
+					"      waiter");
+	assert_string_equal(row(fx, 8), "  0.0    30.0    0.0s     3.0s  I/O     poll_loop (waiter.c)"
+					"      waiter");
+	assert_string_equal(row(fx, 9), " 20.0    20.0    0.0s     2.0s  sleep   nap (waiter.c)"
+					"            waiter");
 	assert_string_equal(row(fx, 10), "");
 	assert_int_equal(fx->st.nrows, 6); /* no rows for the wait frames */
 	/* %Total is the sorted column. */
-	assert_true(grid_at(&fx->g, 0, 3)->attr & GRID_UNDERLINE);
-	assert_false(grid_at(&fx->g, 9, 3)->attr & GRID_UNDERLINE);
+	assert_true(grid_at(&fx->g, 7, 3)->attr & GRID_UNDERLINE);
+	assert_false(grid_at(&fx->g, 1, 3)->attr & GRID_UNDERLINE);
+
+	/* By %Own (the default): where the threads wait, innermost first. */
+	fx->st.sort = VIEW_TOP_SORT_OWN;
+	render(fx, 80, 24);
+	assert_true(grid_at(&fx->g, 1, 3)->attr & GRID_UNDERLINE);
+	assert_true(strstr(row(fx, 4), "take_lock") != NULL);
+	assert_true(strstr(row(fx, 5), "read_pipe") != NULL);
+	assert_true(strstr(row(fx, 6), "nap") != NULL);
 
 	/* Sort by OffCPU. */
 	fx->st.sort = VIEW_TOP_SORT_TOTALTIME;
 	render(fx, 80, 24);
-	assert_true(grid_at(&fx->g, 17, 3)->attr & GRID_UNDERLINE);
+	assert_true(grid_at(&fx->g, 24, 3)->attr & GRID_UNDERLINE);
 	assert_true(strstr(row(fx, 4), "main") != NULL);
 	assert_true(strstr(row(fx, 5), "4.0s") != NULL);
 	assert_true(strstr(row(fx, 7), "3.0s") != NULL);
 	/* Sort by OnCPU: the three with 1.0s first. */
 	fx->st.sort = VIEW_TOP_SORT_OWNTIME;
 	render(fx, 80, 24);
-	assert_true(grid_at(&fx->g, 9, 3)->attr & GRID_UNDERLINE);
+	assert_true(grid_at(&fx->g, 16, 3)->attr & GRID_UNDERLINE);
 	assert_true(strstr(row(fx, 6), "1.0s") != NULL);
 	assert_true(strstr(row(fx, 7), "0.0s") != NULL);
 
@@ -663,8 +671,8 @@ static void test_wall(void **state)
 	fx->st.hide_idle = true;
 	render(fx, 80, 24);
 	assert_true(strstr(row(fx, 2), "idle threads hidden") != NULL);
-	assert_string_equal(row(fx, 4), " 100.0    1.0s     4.0s  lock      take_lock (waiter.c)"
-					"           waiter");
+	assert_string_equal(row(fx, 4), "100.0   100.0    1.0s     4.0s  lock    take_lock (waiter.c)"
+					"      waiter");
 	assert_int_equal(fx->st.nrows, 3);
 
 	/* cpu mode ignores hide_idle and shows no split line. */
