@@ -38,6 +38,7 @@
  * keys move the index instead.
  */
 #include "stacktop/view_threads.h"
+#include "stacktop/waits.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -166,7 +167,8 @@ static const char *wchan_word(const char *wchan)
 	return wchan;
 }
 
-static void fmt_state(const struct metrics_thread *t, char *out, size_t size)
+/* width: the column's; the wait kind is added only where it fits whole. */
+static void fmt_state(const struct metrics_thread *t, char *out, size_t size, int width)
 {
 	char wc[64];
 	const char *word;
@@ -180,9 +182,18 @@ static void fmt_state(const struct metrics_thread *t, char *out, size_t size)
 	case 'R':
 		word = "running";
 		break;
-	case 'S':
+	case 'S': {
+		/* What it waits in, as wall mode names it, then the kernel's word. */
+		enum sample_wait kind = waits_classify('S', -1, t->wchan);
+		if (wc[0] && (kind == SAMPLE_WAIT_LOCK || kind == SAMPLE_WAIT_IO ||
+			      kind == SAMPLE_WAIT_SLEEP)) {
+			snprintf(out, size, "S %s: %s", waits_name(kind), wc);
+			if (text_width(out) <= width)
+				return;
+		}
 		word = wc[0] ? wc : "sleeping";
 		break;
+	}
 	case 'D':
 		word = wc[0] ? wc : "disk";
 		break;
@@ -501,7 +512,7 @@ static int draw_row(struct grid *g, int y, const struct draw_ctx *dc, const stru
 	} else {
 		text_fit(r->t->comm, NAME_W, buf, sizeof(buf));
 		grid_put(g, c->name_x, y, buf, base, NAME_W);
-		fmt_state(r->t, flags, sizeof(flags));
+		fmt_state(r->t, flags, sizeof(flags), c->state_w);
 		text_fit(flags, c->state_w, buf, sizeof(buf));
 		grid_put(g, c->state_x, y, buf,
 			 base | (r->t->state == 'D' && r->t->alive ? GRID_BOLD : 0), c->state_w);

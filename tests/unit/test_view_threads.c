@@ -317,8 +317,9 @@ static void test_200x60(void **state)
 	assert_true(strstr(row(fx, 6), "STUCK (D for 12s)") != NULL);
 	assert_true(strstr(row(fx, 3), "900  evil?[2Jfn") != NULL);
 	snprintf(want, sizeof(want),
-		 " 4251  idler           S futex_wait                 0.0%%     0%%%64s%7s", "", "0");
-	assert_string_equal(row(fx, 7), want); /* no samples, no hottest, no flags */
+		 " 4251  idler           S lock: futex_wait           0.0%%     0%%%64s%7s", "", "0");
+	/* No samples, no hottest, no flags; where the room is, the wait kind. */
+	assert_string_equal(row(fx, 7), want);
 	/* Flags line up in one column. */
 	assert_int_equal(col_of(fx, 6, "STUCK"), x);
 	assert_int_equal(col_of(fx, 8, "ZOMBIE"), x);
