@@ -31,11 +31,21 @@ static bool right_fits(const struct grid *g, const char *right)
 
 /* Draw left and right parts of a line, the right part right-aligned; the
  * left part is cut to leave a gap of two columns. Both are sanitized. */
+/* Left part at the left edge, right part at the right edge; in batch
+ * output (packed) the right part follows two spaces after the left, so a
+ * wide text grid does not push it a hundred columns away in a log. */
 static void put_split(struct grid *g, int y, const char *left, uint16_t lattr, const char *right,
-		      uint16_t rattr)
+		      uint16_t rattr, bool packed)
 {
 	char buf[1024];
 	int rw = right ? text_width(right) : 0, lw;
+
+	if (packed && right) {
+		text_sanitize(right, buf, sizeof(buf));
+		int x = grid_put(g, 0, y, left, lattr, -1);
+		grid_put(g, x + 2, y, buf, rattr, -1);
+		return;
+	}
 
 	if (!right_fits(g, right))
 		rw = 0, right = NULL; /* too narrow for both: keep the left part */
@@ -85,7 +95,7 @@ static void header_line1(struct grid *g, int y, const struct view_header *h)
 	if (!h->source)
 		snprintf(right + strlen(right), sizeof(right) - strlen(right), "  window %us",
 			 h->window_s);
-	put_split(g, y, left, 0, right, 0);
+	put_split(g, y, left, 0, right, 0, h->batch);
 	grid_attr(g, 0, y, 8, GRID_BOLD); /* "stacktop" */
 }
 
@@ -173,7 +183,7 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 		f[l] = 0; /* the detail goes first */
 	add_field(left, sizeof(left), f, avail);
 
-	put_split(g, y, left, 0, o ? right : NULL, 0);
+	put_split(g, y, left, 0, o ? right : NULL, 0, h->batch);
 	if (paused_w && right_fits(g, right))
 		grid_attr(g, g->w - paused_w, y, paused_w, GRID_BOLD | GRID_REVERSE);
 }
