@@ -540,7 +540,8 @@ void metrics_mem_verdict(const struct metrics *m, char *buf, size_t size)
 	char rate[32], span[32], range[64];
 
 	if (m->rss.len < MIN_TREND_POINTS) {
-		snprintf(buf, size, "too early: %zus of memory data", m->rss.len);
+		snprintf(buf, size, "collecting (%zus of memory data, a verdict after %ds)", m->rss.len,
+			 MIN_TREND_POINTS);
 		return;
 	}
 	switch (tr->kind) {

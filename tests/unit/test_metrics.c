@@ -250,7 +250,7 @@ static void test_rollercoaster_flat(void **state)
 	metrics_eval(&m, 4);
 	assert_false(m.alert_stairs);
 	metrics_mem_verdict(&m, buf, sizeof(buf));
-	assert_string_equal(buf, "too early: 5s of memory data");
+	assert_string_equal(buf, "collecting (5s of memory data, a verdict after 10s)");
 	metrics_free(&m);
 }
 
