@@ -382,9 +382,44 @@ static void drop_thread(struct metrics *m, int i)
 	m->nthreads--;
 }
 
-static void eval_threads(struct metrics *m, double t, double *vv)
+/* Median CPU of a thread over the seconds when the whole process sat at
+ * its floor (ft[0..nf), times of those ticks): what it burns while
+ * everything else idles. -1 when it has no point at any of them. */
+static double cpu_at_floor(const struct metrics_thread *th, const double *ft, size_t nf,
+			   double *tv, double *vv)
+{
+	size_t n = series_get(&th->cpu, tv, vv, th->cpu.cap), k = 0, j = 0;
+
+	for (size_t i = 0; i < n && j < nf; i++) {
+		while (j < nf && ft[j] < tv[i] - 0.5)
+			j++;
+		if (j < nf && ft[j] <= tv[i] + 0.5)
+			vv[k++] = vv[i];
+	}
+	return k ? series_median(vv, k) : -1;
+}
+
+/* Times of the ticks at which the process was at its floor (within a
+ * quarter of it, or 2 points). Returns how many, written to ft. */
+static size_t floor_ticks(const struct metrics *m, double *ft, double *vv)
+{
+	size_t n = series_get(&m->cpu, ft, vv, m->cpu.cap), k = 0;
+	double near = m->cpu_floor * 1.25 + 2;
+
+	for (size_t i = 0; i < n; i++)
+		if (vv[i] <= near)
+			ft[k++] = ft[i];
+	return k;
+}
+
+static void eval_threads(struct metrics *m, double t, double *tv, double *vv)
 {
 	double best = -1;
+	size_t cap = m->cpu.cap > 1 ? m->cpu.cap : 1;
+	double *ft = m->alert_busy_floor ? malloc(cap * sizeof(double)) : NULL;
+	size_t nf = ft ? floor_ticks(m, ft, vv) : 0;
+	/* A thread explains the floor when it burns a real part of it. */
+	double need = fmax(m->cfg.busy_floor_pct, 0.25 * m->cpu_floor);
 
 	m->busiest_floor_tid = 0;
 	for (int i = 0; i < m->nthreads; i++) {
@@ -399,8 +434,9 @@ static void eval_threads(struct metrics *m, double t, double *vv)
 		}
 		n = series_get(&th->cpu, NULL, vv, th->cpu.cap);
 		th->floor_pct = series_percentile(vv, n, 0.10);
-		th->busy_floor = m->alert_busy_floor && th->alive && n >= 5 &&
-				 th->floor_pct >= m->cfg.busy_floor_pct;
+		th->busy_floor = m->alert_busy_floor && th->alive && n >= 5 && nf >= 3 &&
+				 th->floor_pct >= m->cfg.busy_floor_pct &&
+				 cpu_at_floor(th, ft, nf, tv, vv) >= need;
 		th->stuck = th->alive && th->state == 'D' && th->d_for_s >= m->cfg.stuck_s;
 		th->zombie = th->state == 'Z';
 		if (th->busy_floor && th->floor_pct > best) {
@@ -408,6 +444,7 @@ static void eval_threads(struct metrics *m, double t, double *vv)
 			m->busiest_floor_tid = th->tid;
 		}
 	}
+	free(ft);
 }
 
 void metrics_eval(struct metrics *m, double t)
@@ -419,7 +456,7 @@ void metrics_eval(struct metrics *m, double t)
 	if (tv && vv) {
 		eval_cpu(m, tv, vv);
 		eval_mem(m, tv, vv);
-		eval_threads(m, t, vv);
+		eval_threads(m, t, tv, vv);
 	}
 	free(tv);
 	free(vv);

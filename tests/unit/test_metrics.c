@@ -281,6 +281,30 @@ static void test_thread_busy_floor(void **state)
 	metrics_free(&m);
 }
 
+/* A bursty thread whose quiet seconds are never quite 0 (scheduling noise:
+ * its p10 is above 5%) but which barely runs while the process sits at its
+ * floor: it does not explain the floor, so only the poller is flagged. */
+static void test_thread_busy_floor_bursty(void **state)
+{
+	struct metrics m;
+	static const double main_pattern[10] = {6, 100, 60, 7, 100, 40, 6, 100, 100, 8};
+
+	init(&m, 60);
+	for (int i = 0; i < 60; i++) {
+		double main_cpu = main_pattern[i % 10];
+		metrics_push_thread(&m, i, 100, "server", main_cpu ? 'R' : 'S', main_cpu);
+		metrics_push_thread(&m, i, 101, "poller", 'R', 30);
+		metrics_push_process(&m, i, main_cpu + 30, 10 * MIB, 0, 0);
+		metrics_eval(&m, i);
+	}
+	assert_true(m.alert_busy_floor);
+	assert_true(metrics_thread(&m, 100, false)->floor_pct > 5);
+	assert_false(metrics_thread(&m, 100, false)->busy_floor);
+	assert_true(metrics_thread(&m, 101, false)->busy_floor);
+	assert_int_equal(m.busiest_floor_tid, 101);
+	metrics_free(&m);
+}
+
 static void test_thread_states(void **state)
 {
 	struct metrics m;
@@ -457,6 +481,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_floor_baseline),     cmocka_unit_test(test_busy_floor),
+	    cmocka_unit_test(test_thread_busy_floor_bursty),
 	    cmocka_unit_test(test_spike_timing),       cmocka_unit_test(test_stairs),
 	    cmocka_unit_test(test_rollercoaster_flat), cmocka_unit_test(test_thread_busy_floor),
 	    cmocka_unit_test(test_thread_states),      cmocka_unit_test(test_texts),
