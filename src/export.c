@@ -28,6 +28,7 @@
  * which fails with EEXIST just the same, does the no-overwrite step.
  */
 #include "stacktop/export.h"
+#include "stacktop/mem.h"
 #include "stacktop/strpool.h"
 
 #include <errno.h>
@@ -481,23 +482,6 @@ struct pp {
 	size_t capline;
 };
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t nc;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 64;
-	while (nc < need)
-		nc *= 2;
-	if (!(p = realloc(*arr, nc * elem)))
-		return -ENOMEM;
-	*arr = p;
-	*cap = nc;
-	return 0;
-}
-
 static int64_t pp_str(struct pp *p, const char *s)
 {
 	char *c = clean_name(s ? s : "", false);
@@ -528,7 +512,7 @@ static int64_t pp_mapping(struct pp *p, const struct window_frame *f)
 			m->memory_limit = f->pc + 1;
 		return id;
 	}
-	if (grow((void **)&p->map, &p->capmap, p->nmap + 1, sizeof(*p->map)))
+	if (mem_grow((void **)&p->map, &p->capmap, p->nmap + 1, sizeof(*p->map)))
 		return -ENOMEM;
 	m = &p->map[p->nmap];
 	perftools__profiles__mapping__init(m);
@@ -551,7 +535,7 @@ static int64_t pp_function(struct pp *p, int64_t name, int64_t file)
 
 	if (id)
 		return id;
-	if (grow((void **)&p->fn, &p->capfn, p->nfn + 1, sizeof(*p->fn)))
+	if (mem_grow((void **)&p->fn, &p->capfn, p->nfn + 1, sizeof(*p->fn)))
 		return -ENOMEM;
 	fn = &p->fn[p->nfn];
 	perftools__profiles__function__init(fn);
@@ -578,8 +562,8 @@ static int64_t pp_location(struct pp *p, struct window *w, struct sel *s, uint32
 	    (file = pp_str(p, f->has_line && f->sym.file ? f->sym.file : "")) < 0 ||
 	    (fn = pp_function(p, name, file)) < 0 || (map = pp_mapping(p, f)) < 0)
 		return -ENOMEM;
-	if (grow((void **)&p->loc, &p->caploc, p->nloc + 1, sizeof(*p->loc)) ||
-	    grow((void **)&p->line, &p->capline, p->nloc + 1, sizeof(*p->line)))
+	if (mem_grow((void **)&p->loc, &p->caploc, p->nloc + 1, sizeof(*p->loc)) ||
+	    mem_grow((void **)&p->line, &p->capline, p->nloc + 1, sizeof(*p->line)))
 		return -ENOMEM;
 	perftools__profiles__line__init(&p->line[p->nloc]);
 	p->line[p->nloc].function_id = (uint64_t)fn;

@@ -29,6 +29,7 @@
  * the next call that may add (intern, add) or change counts.
  */
 #include "stacktop/window.h"
+#include "stacktop/mem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -139,24 +140,6 @@ static int index_reserve(const struct window *w, uint32_t **slot, size_t *mask, 
 	return index_rebuild(w, slot, mask, n, nslots ? nslots * 2 : 64, hash_of);
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t nc;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	nc = *cap ? *cap * 2 : 64;
-	while (nc < need)
-		nc *= 2;
-	p = realloc(*arr, nc * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = nc;
-	return 0;
-}
-
 /* ---- count maps ---- */
 
 static uint64_t cmap_hash(uint32_t node, int tid)
@@ -220,7 +203,7 @@ static int cmap_add(struct cmap *m, uint32_t node, int tid, uint64_t delta)
 			return err;
 		cmap_find(m, node, tid, &j);
 	}
-	err = grow((void **)&m->e, &m->cap, m->n + 1, sizeof(*m->e));
+	err = mem_grow((void **)&m->e, &m->cap, m->n + 1, sizeof(*m->e));
 	if (err)
 		return err;
 	m->e[m->n] = (struct window_count){.node = node, .tid = tid, .count = delta};
@@ -316,7 +299,7 @@ int window_new(unsigned seconds, uint64_t bucket_ns, struct window **out)
 	if (!w->buckets)
 		goto err;
 	/* The root: its own parent, no frame. */
-	if (grow((void **)&w->nodes, &w->capnodes, 1, sizeof(*w->nodes)))
+	if (mem_grow((void **)&w->nodes, &w->capnodes, 1, sizeof(*w->nodes)))
 		goto err;
 	w->nodes[0] = (struct window_node){.parent = WINDOW_ROOT, .frame = NO_FRAME, .depth = 0};
 	w->nnodes = 1;
@@ -378,7 +361,7 @@ int64_t window_frame_intern(struct window *w, int pid, uint64_t pc, bool kernel)
 	if (w->nframes >= UINT32_MAX - 1)
 		return -ENOMEM;
 	if (index_reserve(w, &w->fslot, &w->fmask, w->nframes, frame_hash_of) ||
-	    grow((void **)&w->frames, &w->capframes, w->nframes + 1, sizeof(*w->frames)))
+	    mem_grow((void **)&w->frames, &w->capframes, w->nframes + 1, sizeof(*w->frames)))
 		return -ENOMEM;
 	w->frames[w->nframes] = (struct window_frame){.pid = pid, .pc = pc, .kernel = kernel};
 	j = frame_hash(pid, pc, kernel) & w->fmask;
@@ -463,7 +446,7 @@ static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
 	/* The root gets indexed too when the index is built; its key
 	 * (0, NO_FRAME) never matches a lookup since frames < NO_FRAME. */
 	if (index_reserve(w, &w->nslot, &w->nmask, w->nnodes, node_hash_of) ||
-	    grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(*w->nodes)))
+	    mem_grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(*w->nodes)))
 		return -ENOMEM;
 	w->nodes[w->nnodes] = (struct window_node){
 	    .parent = parent, .frame = frame, .depth = w->nodes[parent].depth + 1};
