@@ -346,3 +346,19 @@ bool view_too_small(struct grid *g)
 	view_put_centered(g, g->h / 2, msg, GRID_BOLD);
 	return true;
 }
+
+void view_clamp_selection(int *selected, int *scroll, int n, int vis)
+{
+	if (*selected >= n)
+		*selected = n - 1;
+	if (*selected < 0)
+		*selected = 0;
+	if (*selected < *scroll)
+		*scroll = *selected;
+	if (vis > 0 && *selected >= *scroll + vis)
+		*scroll = *selected - vis + 1;
+	if (*scroll > n - vis)
+		*scroll = n - vis;
+	if (*scroll < 0)
+		*scroll = 0;
+}

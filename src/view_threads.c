@@ -558,18 +558,7 @@ static void clamp_selection(struct view_threads_state *st, const struct row *row
 			st->selected = i;
 			break;
 		}
-	if (st->selected >= n)
-		st->selected = n - 1;
-	if (st->selected < 0)
-		st->selected = 0;
-	if (st->selected < st->scroll)
-		st->scroll = st->selected;
-	if (vis > 0 && st->selected >= st->scroll + vis)
-		st->scroll = st->selected - vis + 1;
-	if (st->scroll > n - vis)
-		st->scroll = n - vis;
-	if (st->scroll < 0)
-		st->scroll = 0;
+	view_clamp_selection(&st->selected, &st->scroll, n, vis);
 	st->follow = n ? rows[st->selected].id : 0;
 	st->selected_tid = n && rows[st->selected].t ? rows[st->selected].id : 0;
 }

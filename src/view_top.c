@@ -298,23 +298,6 @@ static void tighten(struct cols *c, struct window *w, const struct window_top_ro
 	}
 }
 
-/* Keep the selection inside the table and on screen. */
-static void clamp_selection(struct view_top_state *st, int n, int vis)
-{
-	if (st->selected >= n)
-		st->selected = n - 1;
-	if (st->selected < 0)
-		st->selected = 0;
-	if (st->selected < st->scroll)
-		st->scroll = st->selected;
-	if (vis > 0 && st->selected >= st->scroll + vis)
-		st->scroll = st->selected - vis + 1;
-	if (st->scroll > n - vis)
-		st->scroll = n - vis;
-	if (st->scroll < 0)
-		st->scroll = 0;
-}
-
 void view_top_state_free(struct view_top_state *st)
 {
 	free(st->kept);
@@ -449,7 +432,7 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 	st->page = vis;
 	if (st->batch)
 		st->scroll = 0;
-	clamp_selection(st, (int)n, vis);
+	view_clamp_selection(&st->selected, &st->scroll, (int)n, vis);
 	if (n)
 		st->selected_frame = rows[st->selected].frame;
 

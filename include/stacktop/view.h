@@ -71,4 +71,8 @@ void view_put_centered(struct grid *g, int y, const char *text, uint16_t attr);
  * centred and return true; the view then draws nothing else. */
 bool view_too_small(struct grid *g);
 
+/* Keep a table's selection inside its n rows and its scroll so that the
+ * selection is among the vis rows on screen. */
+void view_clamp_selection(int *selected, int *scroll, int n, int vis);
+
 #endif
