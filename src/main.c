@@ -540,6 +540,7 @@ static void app_measure(struct app *a, uint64_t now)
 		a->short_count++;
 	else
 		a->short_count = 0;
+	pid_t tracer;
 	a->warning[0] = '\0';
 	if (a->short_count >= 3)
 		snprintf(a->warning, sizeof(a->warning),
@@ -554,11 +555,11 @@ static void app_measure(struct app *a, uint64_t now)
 		snprintf(a->warning, sizeof(a->warning),
 			 "! stacktop is behind: processing samples takes over half its time; "
 			 "lower --rate");
-	else if (app_traced_by(a) > 0)
+	else if ((tracer = app_traced_by(a)) > 0)
 		snprintf(a->warning, sizeof(a->warning),
 			 "target is traced by pid %d (a debugger?): while it is stopped there, "
 			 "no samples come",
-			 app_traced_by(a));
+			 tracer);
 	else if (!perf_kernel_enabled(a->ps) && a->refreshes == 0)
 		snprintf(a->warning, sizeof(a->warning),
 			 "kernel frames hidden: not permitted (perf_event_paranoid); run as root to see them");
