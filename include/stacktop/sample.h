@@ -53,6 +53,11 @@ struct sample {
 	int nkpcs;
 	const uint64_t *upcs; /* user frames already unwound, leaf first (may be 0) */
 	int nupcs;
+	/* A saved profile: frames already interned in the frames table,
+	 * outermost first; when set, nothing above but pid, tid, time and
+	 * weight is read. */
+	const uint32_t *frame_ids;
+	int nframe_ids;
 };
 
 #endif

@@ -1,0 +1,74 @@
+/*
+ * frames — the frames table of the symbolizer stage: every distinct frame a
+ * sample has named, as a small dense id with its names.
+ *
+ * A frame is (pid, pc, kernel) for live samples, the wait kind for wall
+ * mode's pseudo frames ("[lock]", "[I/O]", ...), or its names alone for a
+ * saved profile (interned by content). Interning a user pc names it at once
+ * (function, module: one binary search in the module's table); file:line is
+ * looked up only when someone asks for it with frames_line, which is what
+ * the views do for the frames they show, on the tick, never in draw.
+ *
+ * Lifetime: ids are stable while a frame is referenced. The window takes a
+ * reference for each trie node that uses a frame and drops it when the node
+ * ages out; an unreferenced frame may be reclaimed and its id reused, so
+ * nobody may keep an id past the window's life of its stack (production
+ * safety: memory follows the window's content, not the run time).
+ *
+ * Strings in struct sym_info are owned by sym (live pcs) or by the table
+ * (named frames) and live until frames_free; they are raw target text: the
+ * views sanitize before drawing.
+ */
+#ifndef STACKTOP_FRAMES_H
+#define STACKTOP_FRAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stacktop/sample.h"
+#include "stacktop/space.h"
+#include "stacktop/sym.h"
+
+struct frame {
+	int pid; /* 0 for named frames, -1 for wait pseudo frames */
+	uint64_t pc; /* the kind, for wait frames */
+	bool kernel;
+	bool has_sym; /* sym.func/module/offset filled in */
+	bool has_line; /* file:line looked up (sym.file may still be NULL) */
+	uint8_t wait; /* 0, or the enum sample_wait of a wait pseudo frame */
+	struct sym_info sym;
+};
+
+struct frames;
+
+/* sy is borrowed and must outlive the table; NULL for a table that only
+ * holds named frames (report). */
+int frames_new(struct sym *sy, struct frames **out);
+void frames_free(struct frames *fr);
+
+/* A user pc of the process whose mappings are sp, named now (no line).
+ * Returns the id, or -ENOMEM. */
+int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc);
+/* A kernel pc, named from kallsyms. */
+int64_t frames_kernel(struct frames *fr, int pid, uint64_t pc);
+/* The pseudo frame of a wait kind; -EINVAL for SAMPLE_WAIT_NONE. */
+int64_t frames_wait(struct frames *fr, enum sample_wait kind);
+/* A frame known only by its names (a saved profile): interned by content
+ * (kernel, module, function, file, line); the strings are copied. */
+int64_t frames_named(struct frames *fr, const struct sym_info *si);
+
+/* The frame, or NULL for an id that is not live. */
+const struct frame *frames_get(const struct frames *fr, uint32_t id);
+/* One past the highest id ever handed out (for id-indexed arrays). */
+size_t frames_span(const struct frames *fr);
+/* The frame with its file:line looked up (once; cached on the frame). */
+const struct frame *frames_line(struct frames *fr, uint32_t id);
+
+/* References held by the window's trie nodes (see the head of this file). */
+void frames_ref(struct frames *fr, uint32_t id);
+void frames_unref(struct frames *fr, uint32_t id);
+/* Frames live now (for the header and the memory bench). */
+size_t frames_live(const struct frames *fr);
+
+#endif
