@@ -33,16 +33,17 @@
 
 #include "stacktop/dump.h"
 #include "stacktop/export.h"
+#include "stacktop/frames.h"
 #include "stacktop/grid.h"
+#include "stacktop/ingest.h"
 #include "stacktop/metrics.h"
 #include "stacktop/opts.h"
 #include "stacktop/perf.h"
+#include "stacktop/sampler.h"
 #include "stacktop/screen.h"
-#include "stacktop/space.h"
 #include "stacktop/sym.h"
 #include "stacktop/target.h"
 #include "stacktop/text.h"
-#include "stacktop/unwind.h"
 #include "stacktop/view.h"
 #include "stacktop/view_icicle.h"
 #include "stacktop/view_threads.h"
@@ -53,7 +54,6 @@
 
 #define TICK_NS (50 * 1000 * 1000ull)
 #define MAX_THREADS 8192
-#define MAX_PENDING 1024
 
 enum exit_code {
 	EXIT_OK = 0,
@@ -70,11 +70,6 @@ enum app_view {
 
 struct proc {
 	pid_t pid;
-	struct space space;
-	struct unwind *uw;
-	bool loaded; /* space loaded at least once */
-	bool stale; /* an exec mapping changed: reload before the next unwind */
-	uint64_t loaded_ns;
 	bool gone;
 	char cmdline[1024];
 };
@@ -87,24 +82,21 @@ struct app {
 	bool launched;
 	int child_status;
 
-	struct perf_sampler *ps; /* cpu mode (created in every mode: its stats read 0) */
-	struct wall_sampler *ws; /* wall mode */
-	struct report *report; /* report FILE: the window was loaded from it */
+	struct sampler *smp; /* perf (cpu mode), wall, or a saved profile */
+	struct sampler_sink sink; /* into ingest */
+	struct ingest *in;
+	struct report *report; /* report FILE: the profile replayed */
 	struct sym *sy;
+	struct frames *fr;
 	struct window *w;
+	uint64_t execs_seen; /* ingest's exec count when command lines were read */
 	struct metrics metrics; /* of the first target process */
 	bool metrics_ok;
 	uint64_t next_metrics_ns;
 
-	/* Thread changes seen during a drain, applied after it. */
-	pid_t pending_new[MAX_PENDING][2];
-	int npending_new;
-	pid_t pending_exit[MAX_PENDING];
-	int npending_exit;
 	int nthreads;
 
 	/* Counters for the header. */
-	uint64_t samples_total, unwind_truncated, unwind_failed, samples_unknown_pid;
 	uint64_t samples_at_refresh, lost_at_refresh, last_refresh_ns;
 	double achieved_hz;
 	uint64_t lost_recent;
@@ -144,14 +136,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static struct proc *app_proc(struct app *a, pid_t pid)
-{
-	for (int i = 0; i < a->nprocs; i++)
-		if (a->procs[i].pid == pid)
-			return &a->procs[i];
-	return NULL;
-}
-
 static void app_set_status(struct app *a, const char *msg)
 {
 	size_t n = strlen(msg);
@@ -162,153 +146,12 @@ static void app_set_status(struct app *a, const char *msg)
 	a->status_until_ns = now_ns() + 3000000000ull;
 }
 
-/* ---- the pipeline, per sample ------------------------------------------ */
-
-/* (Re)load a process's mappings; at most every 100 ms. */
-static void proc_reload(struct proc *p, uint64_t now)
-{
-	if (p->loaded && now - p->loaded_ns < 100000000ull)
-		return;
-	if (space_load(&p->space, p->pid) == 0) {
-		p->loaded = true;
-		p->stale = false;
-	}
-	p->loaded_ns = now;
-	if (!p->uw)
-		unwind_new(&p->space, &p->uw);
-}
-
-static int64_t app_frame(struct app *a, struct proc *p, uint64_t pc, bool kernel)
-{
-	int64_t id = window_frame_intern(a->w, p->pid, pc, kernel);
-	if (id < 0)
-		return id;
-	struct window_frame *f = window_frame(a->w, (uint32_t)id);
-	if (!f->has_sym) {
-		struct sym_info si;
-		int err = kernel ? sym_resolve_kernel(a->sy, pc, &si)
-				 : sym_resolve_user(a->sy, &p->space, pc, true, &si);
-		if (err == 0)
-			window_frame_set_sym(a->w, (uint32_t)id, &si, !kernel);
-	}
-	return id;
-}
-
-static void on_sample(void *ctx, const struct sample *s)
-{
-	struct app *a = ctx;
-	struct proc *p = app_proc(a, s->pid);
-	uint64_t upcs[UNWIND_MAX_FRAMES];
-	uint32_t frames[UNWIND_MAX_FRAMES * 2];
-	int nu = 0, nf = 0;
-
-	a->samples_total++;
-	if (!p) {
-		a->samples_unknown_pid++;
-		return;
-	}
-	uint64_t now = now_ns();
-	if (!p->loaded || p->stale)
-		proc_reload(p, now);
-	if (s->regs_mask && p->uw) {
-		unsigned flags = 0;
-		unwind_sample(p->uw, s, upcs, UNWIND_MAX_FRAMES, &nu, &flags);
-		if (flags & UNWIND_TRUNCATED)
-			a->unwind_truncated++;
-		if (flags & UNWIND_FAILED)
-			a->unwind_failed++;
-		/* A pc outside every known mapping: new code was mapped. */
-		if (nu > 0 && !space_find(&p->space, upcs[0]))
-			p->stale = true;
-	}
-	for (int i = nu - 1; i >= 0; i--) {
-		int64_t id = app_frame(a, p, upcs[i], false);
-		if (id >= 0)
-			frames[nf++] = (uint32_t)id;
-	}
-	for (int i = s->nkpcs - 1; i >= 0; i--) {
-		int64_t id = app_frame(a, p, s->kpcs[i], true);
-		if (id >= 0)
-			frames[nf++] = (uint32_t)id;
-	}
-	/* Wall mode: what an off-CPU thread waits in is its innermost frame. */
-	if (s->state == SAMPLE_OFFCPU && s->wait != SAMPLE_WAIT_NONE && nf > 0) {
-		int64_t id = window_wait_frame(a->w, s->wait);
-		if (id >= 0)
-			frames[nf++] = (uint32_t)id;
-	}
-	if (nf > 0)
-		window_add(a->w, s->time_ns, s->tid, frames, (size_t)nf, s->weight);
-}
-
-static void on_thread_new(void *ctx, pid_t pid, pid_t tid)
-{
-	struct app *a = ctx;
-	if (app_proc(a, pid) && a->npending_new < MAX_PENDING) {
-		a->pending_new[a->npending_new][0] = pid;
-		a->pending_new[a->npending_new][1] = tid;
-		a->npending_new++;
-	}
-}
-
-static void on_thread_exit(void *ctx, pid_t pid, pid_t tid)
-{
-	struct app *a = ctx;
-	if (a->npending_exit < MAX_PENDING)
-		a->pending_exit[a->npending_exit++] = tid;
-}
-
-static void on_exec(void *ctx, pid_t pid, pid_t tid, const char *comm)
-{
-	struct app *a = ctx;
-	struct proc *p = app_proc(a, pid);
-	if (!p)
-		return;
-	p->stale = true;
-	p->loaded_ns = 0;
-	target_cmdline(pid, p->cmdline, sizeof(p->cmdline));
-}
-
-static void on_mmap(void *ctx, pid_t pid, pid_t tid)
-{
-	struct proc *p = app_proc(ctx, pid);
-	if (p)
-		p->stale = true;
-}
-
-static const struct perf_callbacks app_callbacks = {
-	.sample = on_sample,
-	.thread_new = on_thread_new,
-	.thread_exit = on_thread_exit,
-	.exec = on_exec,
-	.mmap = on_mmap,
-};
-
 /* ---- threads ------------------------------------------------------------ */
 
-/* The sampler of the mode: perf (on-CPU) or ptrace (wall clock). */
-static bool sampler_has(struct app *a, pid_t tid)
+/* Samples delivered so far (all sources). */
+static uint64_t app_samples(const struct app *a)
 {
-	return a->ws ? wall_has_thread(a->ws, tid) : perf_has_thread(a->ps, tid);
-}
-
-static int sampler_add(struct app *a, pid_t pid, pid_t tid)
-{
-	return a->ws ? wall_add_thread(a->ws, pid, tid) : perf_add_thread(a->ps, pid, tid);
-}
-
-static int sampler_nthreads(struct app *a)
-{
-	return a->ws ? wall_nthreads(a->ws) : perf_nthreads(a->ps);
-}
-
-/* Take what the sampler has: drain the perf rings, or the wall samples due. */
-static void sampler_collect(struct app *a, uint64_t now)
-{
-	if (a->ws)
-		wall_tick(a->ws, now, on_sample, a);
-	else
-		perf_drain(a->ps, &app_callbacks, a);
+	return ingest_get_stats(a->in)->samples;
 }
 
 /* Start sampling every thread of every live process that is not sampled
@@ -324,25 +167,15 @@ static int app_scan_threads(struct app *a)
 			continue;
 		total += n;
 		for (int k = 0; k < n; k++) {
-			if (sampler_has(a, tids[k]))
+			if (sampler_has_thread(a->smp, tids[k]))
 				continue;
-			int err = sampler_add(a, p->pid, tids[k]);
+			int err = sampler_add_thread(a->smp, p->pid, tids[k]);
 			if (err && err != -ESRCH && err != -EEXIST && !first_err)
 				first_err = err;
 		}
 	}
 	a->nthreads = total;
 	return first_err;
-}
-
-static void app_apply_pending(struct app *a)
-{
-	for (int i = 0; i < a->npending_exit; i++)
-		perf_remove_thread(a->ps, a->pending_exit[i]);
-	a->npending_exit = 0;
-	for (int i = 0; i < a->npending_new; i++)
-		perf_add_thread(a->ps, a->pending_new[i][0], a->pending_new[i][1]);
-	a->npending_new = 0;
 }
 
 static void describe_status(int status, char *buf, size_t size)
@@ -382,9 +215,7 @@ static void app_check_exit(struct app *a)
 	if (!alive) {
 		a->exited = true;
 		/* Samples still in the rings belong to the end: take them. */
-		if (!a->ws)
-			perf_drain(a->ps, &app_callbacks, a);
-		a->npending_new = a->npending_exit = 0;
+		sampler_collect(a->smp, now_ns(), &a->sink);
 	}
 }
 
@@ -406,32 +237,31 @@ static void app_header(struct app *a, struct view_header *h, uint64_t now)
 	h->npids = a->nprocs;
 	h->pids = pids;
 	h->cmdline = a->procs[0].cmdline;
+	struct sampler_stats st;
+	sampler_stats(a->smp, &st);
 	h->mode = a->o.wall ? "wall" : "cpu";
 	h->nthreads = a->nthreads;
 	h->rate_hz = a->o.rate_hz;
 	h->achieved_hz = a->achieved_hz;
 	/* cpu-clock fires per CPU-second of each thread: rate x cores busy;
 	 * the wall sampler takes every thread at the rate. */
-	if (a->ws && !a->exited)
-		h->expected_hz = (double)a->o.rate_hz * wall_nthreads(a->ws);
-	else if (a->metrics_ok && !a->exited && !a->o.wall)
-		h->expected_hz = a->o.rate_hz * a->metrics.cpu_now / 100.0;
+	if (st.per_thread_rate && !a->exited)
+		h->expected_hz = st.rate_hz * sampler_nthreads(a->smp);
+	else if (a->metrics_ok && !a->exited && st.rate_hz > 0)
+		h->expected_hz = st.rate_hz * a->metrics.cpu_now / 100.0;
 	if (a->o.wall) {
 		static char split[256];
 		window_wait_split_ascii(a->w, a->top.tid, !a->top.utf8, split, sizeof(split));
 		h->wall_split = split;
 	}
-	if (a->ws) {
-		const struct wall_stats *ws = wall_get_stats(a->ws);
-		h->pause_us = ws->stops ? ws->pause_ns_total / 1e3 / ws->stops : 0.001;
-	}
+	h->pause_us = st.pause_us;
 	h->samples_window = window_total(a->w);
-	h->samples_total = a->report ? report_samples(a->report) : a->samples_total;
+	h->samples_total = a->report ? report_samples(a->report) : app_samples(a);
 	if (a->report)
 		h->source = a->o.report_file;
-	h->lost = a->ps ? perf_get_stats(a->ps)->lost : 0;
-	h->unwind_truncated = a->unwind_truncated;
-	h->unwind_failed = a->unwind_failed;
+	h->lost = st.lost;
+	h->unwind_truncated = ingest_get_stats(a->in)->truncated;
+	h->unwind_failed = ingest_get_stats(a->in)->failed;
 	h->window_s = a->o.window_s;
 	h->span_s = window_span_s(a->w, now);
 	h->paused = a->paused;
@@ -523,14 +353,15 @@ static pid_t app_traced_by(struct app *a)
 /* Rates and warnings measured over the interval since the last refresh. */
 static void app_measure(struct app *a, uint64_t now)
 {
-	const struct perf_stats *st = perf_get_stats(a->ps);
+	struct sampler_stats st;
+	sampler_stats(a->smp, &st);
 	double dt = (now - a->last_refresh_ns) / 1e9;
 	if (dt > 0.05) {
-		a->achieved_hz = (a->samples_total - a->samples_at_refresh) / dt;
-		a->lost_recent = st->lost - a->lost_at_refresh;
+		a->achieved_hz = (app_samples(a) - a->samples_at_refresh) / dt;
+		a->lost_recent = st.lost - a->lost_at_refresh;
 		a->behind = a->busy_ns > (uint64_t)((now - a->last_refresh_ns) / 2);
-		a->samples_at_refresh = a->samples_total;
-		a->lost_at_refresh = st->lost;
+		a->samples_at_refresh = app_samples(a);
+		a->lost_at_refresh = st.lost;
 		a->last_refresh_ns = now;
 		a->busy_ns = 0;
 	}
@@ -560,7 +391,7 @@ static void app_measure(struct app *a, uint64_t now)
 			 "target is traced by pid %d (a debugger?): while it is stopped there, "
 			 "no samples come",
 			 tracer);
-	else if (!perf_kernel_enabled(a->ps) && a->refreshes == 0)
+	else if (st.kernel_denied && a->refreshes == 0)
 		snprintf(a->warning, sizeof(a->warning),
 			 "kernel frames hidden: not permitted (perf_event_paranoid); run as root to see them");
 }
@@ -571,10 +402,12 @@ static void app_record_progress(struct app *a, uint64_t now, bool last)
 	if (!isatty(STDERR_FILENO))
 		return;
 	char n[32];
-	text_count(a->samples_total, n, sizeof(n));
+	struct sampler_stats st;
+	sampler_stats(a->smp, &st);
+	text_count(app_samples(a), n, sizeof(n));
 	fprintf(stderr, "\rstacktop: recording pid %d: %.0fs, %s samples, lost %llu%s",
-		a->procs[0].pid, (now - a->start_ns) / 1e9, n,
-		(unsigned long long)perf_get_stats(a->ps)->lost, last ? "\n" : "  ");
+		a->procs[0].pid, (now - a->start_ns) / 1e9, n, (unsigned long long)st.lost,
+		last ? "\n" : "  ");
 	fflush(stderr);
 }
 
@@ -666,12 +499,25 @@ static int app_record_write(struct app *a)
 	return EXIT_OK;
 }
 
+/* A process exec'd: what it runs now is another command line. */
+static void app_reread_cmdlines(struct app *a)
+{
+	uint64_t execs = ingest_get_stats(a->in)->execs;
+	if (execs == a->execs_seen)
+		return;
+	a->execs_seen = execs;
+	for (int i = 0; i < a->nprocs; i++)
+		if (!a->procs[i].gone)
+			target_cmdline(a->procs[i].pid, a->procs[i].cmdline, sizeof(a->procs[i].cmdline));
+}
+
 static void app_refresh(struct app *a, bool scheduled)
 {
 	uint64_t now = now_ns();
 	if (!a->exited) {
 		app_scan_threads(a);
 		app_check_exit(a);
+		app_reread_cmdlines(a);
 	}
 	if (a->report) {
 		/* A loaded profile does not age, and has nothing to measure. */
@@ -904,41 +750,12 @@ static void install_fatal_handlers(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-static int read_paranoid(void)
+/* The sampler's sentence for an error attaching to pid, on stderr. */
+static void app_explain(struct app *a, int err, pid_t pid)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = -99;
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -99;
-		fclose(f);
-	}
-	return v;
-}
-
-static void explain_open_error(int err, pid_t pid)
-{
-	if (err == -EACCES || err == -EPERM) {
-		fprintf(stderr,
-			"stacktop: not permitted to profile process %d (perf_event_paranoid is %d, uid %d): "
-			"run as root (sudo stacktop ...), or give stacktop CAP_PERFMON and CAP_SYS_PTRACE, "
-			"or allow it for your own processes with 'sudo sysctl kernel.perf_event_paranoid=1'.\n",
-			pid, read_paranoid(), (int)getuid());
-	} else if (err == -ESRCH) {
-		fprintf(stderr, "stacktop: process %d exited before sampling could start.\n", pid);
-	} else if (err == -ENOMEM) {
-		fprintf(stderr,
-			"stacktop: could not map the sample buffer for process %d (locked-memory limit): "
-			"run as root or raise 'ulimit -l'.\n",
-			pid);
-	} else if (err == -EMFILE || err == -ENFILE) {
-		fprintf(stderr, "stacktop: out of file descriptors (one per thread): raise 'ulimit -n'.\n");
-	} else if (err == -ENOSYS || err == -ENOENT || err == -EOPNOTSUPP) {
-		fprintf(stderr, "stacktop: this kernel has no cpu-clock perf event (perf_event_open: %s).\n",
-			strerror(-err));
-	} else {
-		fprintf(stderr, "stacktop: cannot sample process %d: %s.\n", pid, strerror(-err));
-	}
+	char msg[512];
+	sampler_explain(a->smp, err, pid, msg, sizeof(msg));
+	fprintf(stderr, "stacktop: %s\n", msg);
 }
 
 static int app_setup_fds(struct app *a)
@@ -962,9 +779,9 @@ static int app_setup_fds(struct app *a)
 		return -errno;
 	/* The wall sampler takes what is due at each tick: tick at least as
 	 * often as its rate, or the rate could not be reached. */
-	uint64_t tick = TICK_NS;
-	if (a->ws && a->o.rate_hz && 1000000000ull / a->o.rate_hz < tick)
-		tick = 1000000000ull / a->o.rate_hz;
+	uint64_t tick = TICK_NS, want = sampler_tick_ns(a->smp);
+	if (want && want < tick)
+		tick = want;
 	if (tick < 1000000)
 		tick = 1000000;
 	struct itimerspec its = {{0, (long)tick}, {0, (long)tick}};
@@ -1001,14 +818,14 @@ static int app_launch(struct app *a)
 	a->launched = true;
 	struct proc *p = &a->procs[a->nprocs++];
 	p->pid = a->child.pid;
-	err = a->ws ? 0 : perf_add_thread(a->ps, p->pid, p->pid);
+	err = sampler_launch_prepare(a->smp, p->pid);
 	if (err) {
-		explain_open_error(err, p->pid);
+		app_explain(a, err, p->pid);
 		target_child_stop(&a->child, 100);
 		return EXIT_RUNTIME;
 	}
 	err = target_spawn_go(&a->child);
-	perf_exec_done(a->ps);
+	sampler_launch_done(a->smp);
 	if (err) {
 		fprintf(stderr, "stacktop: cannot run '%s': %s.\n", a->o.command[0], strerror(-err));
 		a->launched = false;
@@ -1062,20 +879,40 @@ static void app_init_views(struct app *a)
 	a->top.hide_idle = a->o.idle_hidden;
 }
 
-/* report FILE: no target, no sampler; the window comes from the file and
- * time stands still at the file's end. */
+/* The pipeline's stages after the sampler: symbols, frames, the window
+ * (record keeps everything: a day of 10 s buckets), ingest. */
+static int app_init_stages(struct app *a)
+{
+	bool record = a->o.cmd == OPTS_CMD_RECORD;
+	int err;
+	if ((err = sym_new(&a->sy)) || (err = frames_new(a->sy, &a->fr)) ||
+	    (err = window_new(record ? 86400 : a->o.window_s, record ? 10000000000ull : 1000000000ull,
+			      a->fr, &a->w)) ||
+	    (err = ingest_new(a->fr, a->w, &a->in))) {
+		fprintf(stderr, "stacktop: out of memory at start-up (%s).\n", strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	ingest_sink(a->in, &a->sink);
+	return EXIT_OK;
+}
+
+/* report FILE: the saved profile is the sampler; it delivers everything at
+ * once, and time stands still at the file's end. */
 static int app_init_report(struct app *a)
 {
 	char err[512];
-	int e;
-	if ((e = window_new(a->o.window_s, 1000000000ull, &a->w)) || (e = sym_new(&a->sy))) {
-		fprintf(stderr, "stacktop: out of memory at start-up (%s).\n", strerror(-e));
-		return EXIT_RUNTIME;
-	}
-	if (report_load(a->o.report_file, a->w, &a->report, err, sizeof(err)) < 0) {
+	int e, rc = app_init_stages(a);
+	if (rc)
+		return rc;
+	if (report_load(a->o.report_file, a->fr, &a->report, err, sizeof(err)) < 0) {
 		fprintf(stderr, "stacktop: %s\n", err);
 		return EXIT_RUNTIME;
 	}
+	if ((e = report_sampler_new(a->report, &a->smp))) {
+		fprintf(stderr, "stacktop: out of memory at start-up (%s).\n", strerror(-e));
+		return EXIT_RUNTIME;
+	}
+	sampler_collect(a->smp, REPORT_TIME_NS, &a->sink);
 	const char *mode = report_mode(a->report);
 	a->o.wall = mode && !strcmp(mode, "wall");
 	double period = report_period_s(a->report);
@@ -1103,38 +940,32 @@ static int app_init_report(struct app *a)
 	return EXIT_OK;
 }
 
-/* Wall mode: the ptrace sampler; its errors in one sentence. */
-static int app_init_wall(struct app *a)
+/* The live sampler of the mode: ptrace (wall clock) or perf (on-CPU). */
+static int app_init_sampler(struct app *a)
 {
-	struct wall_config wc = {
-		.rate_hz = a->o.rate_given ? a->o.rate_hz : WALL_DEFAULT_RATE_HZ,
-		.stack_size = a->o.stack_size,
-	};
-	a->o.rate_hz = wc.rate_hz;
-	int err = wall_new(&wc, &a->ws);
+	int err;
+	if (a->o.wall) {
+		struct wall_config wc = {
+			.rate_hz = a->o.rate_given ? a->o.rate_hz : WALL_DEFAULT_RATE_HZ,
+			.stack_size = a->o.stack_size,
+		};
+		a->o.rate_hz = wc.rate_hz;
+		err = wall_sampler_new(&wc, &a->smp);
+	} else {
+		struct perf_config pc = {
+			.rate_hz = a->o.rate_hz,
+			.stack_size = a->o.stack_size,
+			.drain_interval_s = TICK_NS / 1e9,
+			.enable_on_exec = a->o.command != NULL,
+		};
+		err = perf_sampler_new(&pc, &a->smp);
+	}
 	if (err) {
-		fprintf(stderr, "stacktop: cannot start the wall-clock sampler: %s.\n", strerror(-err));
+		fprintf(stderr, "stacktop: cannot start the %s sampler: %s.\n",
+			a->o.wall ? "wall-clock" : "perf", strerror(-err));
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
-}
-
-static void explain_wall_error(int err, pid_t pid)
-{
-	if (err == -EBUSY) {
-		int tracer = wall_tracer_of(pid);
-		fprintf(stderr,
-			"stacktop: process %d is already traced by pid %d (a debugger or strace?): "
-			"detach it first, or use --mode cpu, which does not need ptrace.\n",
-			pid, tracer > 0 ? tracer : 0);
-	} else if (err == -EPERM || err == -EACCES) {
-		fprintf(stderr,
-			"stacktop: not permitted to trace process %d (uid %d): wall mode needs ptrace: "
-			"run as root (sudo), or give stacktop CAP_SYS_PTRACE.\n",
-			pid, (int)getuid());
-	} else {
-		explain_open_error(err, pid);
-	}
 }
 
 static int app_init(struct app *a)
@@ -1146,42 +977,23 @@ static int app_init(struct app *a)
 		if (rc)
 			return rc;
 	}
-	if (a->o.wall) {
-		int rc = app_init_wall(a);
-		if (rc)
-			return rc;
-	}
-	struct perf_config pc = {
-		.rate_hz = a->o.rate_hz,
-		.stack_size = a->o.stack_size,
-		.drain_interval_s = TICK_NS / 1e9,
-		.enable_on_exec = a->o.command != NULL && !a->o.wall,
-	};
-	int err;
-	if ((err = perf_new(&pc, &a->ps)) || (err = sym_new(&a->sy)) ||
-	    (err = window_new(a->o.cmd == OPTS_CMD_RECORD ? 86400 : a->o.window_s,
-			      a->o.cmd == OPTS_CMD_RECORD ? 10000000000ull : 1000000000ull, &a->w))) {
-		fprintf(stderr, "stacktop: out of memory at start-up (%s).\n", strerror(-err));
-		return EXIT_RUNTIME;
-	}
-	int rc = a->o.command ? app_launch(a) : app_attach(a);
-	if (rc)
+	int err, rc;
+	if ((rc = app_init_sampler(a)) || (rc = app_init_stages(a)))
+		return rc;
+	if ((rc = a->o.command ? app_launch(a) : app_attach(a)))
 		return rc;
 	err = app_scan_threads(a);
-	if (err && sampler_nthreads(a) == 0) {
-		if (a->ws)
-			explain_wall_error(err, a->procs[0].pid);
-		else
-			explain_open_error(err, a->procs[0].pid);
+	if (err && sampler_nthreads(a->smp) == 0) {
+		app_explain(a, err, a->procs[0].pid);
 		return EXIT_RUNTIME;
 	}
-	if (sampler_nthreads(a) == 0) {
+	if (sampler_nthreads(a->smp) == 0) {
 		fprintf(stderr, "stacktop: process %d exited before sampling could start.\n",
 			a->procs[0].pid);
 		return EXIT_RUNTIME;
 	}
 	for (int i = 0; i < a->nprocs; i++)
-		proc_reload(&a->procs[i], now_ns());
+		ingest_add_process(a->in, a->procs[i].pid);
 	if ((err = app_setup_fds(a))) {
 		fprintf(stderr, "stacktop: cannot set up the event loop: %s.\n", strerror(-err));
 		return EXIT_RUNTIME;
@@ -1207,21 +1019,19 @@ static void app_fini(struct app *a)
 	screen_fini();
 	/* First: detach every thread, so none is left stopped or traced, and
 	 * a launched command can take its SIGTERM. */
-	wall_free(a->ws);
-	a->ws = NULL;
+	if (a->smp)
+		sampler_stop(a->smp);
 	if (a->launched)
 		target_child_stop(&a->child, 500);
-	for (int i = 0; i < a->nprocs; i++) {
-		unwind_free(a->procs[i].uw);
-		space_release(&a->procs[i].space);
-	}
-	perf_free(a->ps);
+	sampler_free(a->smp);
+	ingest_free(a->in);
 	view_top_state_free(&a->top);
 	view_icicle_state_free(&a->icicle);
 	if (a->metrics_ok)
 		metrics_free(&a->metrics);
 	window_free(a->w);
-	report_free(a->report); /* after the window: its frame names live here */
+	report_free(a->report);
+	frames_free(a->fr); /* after the window: it holds references */
 	sym_free(a->sy);
 	grid_free(&a->grid);
 }
@@ -1241,8 +1051,7 @@ static void app_on_signal(struct app *a)
 			break;
 		case SIGCHLD:
 			/* A tracee stopped for a signal: hand it over at once. */
-			if (a->ws)
-				wall_reap(a->ws);
+			sampler_on_child(a->smp);
 			break; /* an exit is noticed at the next refresh */
 		case SIGPIPE:
 		default:
@@ -1269,10 +1078,8 @@ static void app_on_tick(struct app *a)
 	if (read(a->timerfd, &expirations, sizeof(expirations)) < 0)
 		return;
 	uint64_t t0 = now_ns();
-	if (!a->exited) {
-		sampler_collect(a, t0);
-		app_apply_pending(a);
-	}
+	if (!a->exited)
+		sampler_collect(a->smp, t0, &a->sink);
 	uint64_t t1 = now_ns();
 	a->busy_ns += t1 - t0;
 	app_metrics_tick(a, t1);

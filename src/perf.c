@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -29,6 +30,7 @@
 
 #include "stacktop/perf.h"
 #include "stacktop/ring.h"
+#include "stacktop/sampler.h"
 
 /* perf_regs.h (x86) indices we sample, in ascending order. */
 enum {
@@ -430,4 +432,224 @@ int perf_drain(struct perf_sampler *ps, const struct perf_callbacks *cb, void *c
 		ps->stats.corrupt += r->corrupt - before;
 	}
 	return nsamples;
+}
+
+/* ---- the sampler interface (sampler.h) -----------------------------------
+ *
+ * perf as a source: collect drains every ring. Threads announced by FORK and
+ * EXIT records are queued during the drain (the thread table is being
+ * walked) and added or closed right after it; a FORK of a process we do not
+ * sample (a child process) is ignored. */
+
+#define PERF_PENDING_MAX 1024
+
+struct perf_source {
+	struct sampler base;
+	struct perf_sampler *ps;
+	const struct sampler_sink *sink; /* during collect */
+	pid_t pending_new[PERF_PENDING_MAX][2];
+	int npending_new;
+	pid_t pending_exit[PERF_PENDING_MAX];
+	int npending_exit;
+	int last_err;
+};
+
+static struct perf_source *perf_source_of(const struct sampler *s)
+{
+	return (struct perf_source *)s;
+}
+
+static bool perf_samples_pid(const struct perf_sampler *ps, pid_t pid)
+{
+	for (int i = 0; i < ps->nthreads; i++)
+		if (ps->threads[i].pid == pid)
+			return true;
+	return false;
+}
+
+static void perf_src_sample(void *ctx, const struct sample *s)
+{
+	const struct sampler_sink *sink = ((struct perf_source *)ctx)->sink;
+	sink->sample(sink->ctx, s);
+}
+
+static void perf_src_thread_new(void *ctx, pid_t pid, pid_t tid)
+{
+	struct perf_source *src = ctx;
+	if (src->npending_new < PERF_PENDING_MAX && perf_samples_pid(src->ps, pid)) {
+		src->pending_new[src->npending_new][0] = pid;
+		src->pending_new[src->npending_new][1] = tid;
+		src->npending_new++;
+	}
+}
+
+static void perf_src_thread_exit(void *ctx, pid_t pid, pid_t tid)
+{
+	struct perf_source *src = ctx;
+	if (src->npending_exit < PERF_PENDING_MAX)
+		src->pending_exit[src->npending_exit++] = tid;
+}
+
+static void perf_src_exec(void *ctx, pid_t pid, pid_t tid, const char *comm)
+{
+	const struct sampler_sink *sink = ((struct perf_source *)ctx)->sink;
+	if (sink->maps_changed)
+		sink->maps_changed(sink->ctx, pid);
+	if (sink->exec)
+		sink->exec(sink->ctx, pid, comm);
+}
+
+static void perf_src_mmap(void *ctx, pid_t pid, pid_t tid)
+{
+	const struct sampler_sink *sink = ((struct perf_source *)ctx)->sink;
+	if (sink->maps_changed)
+		sink->maps_changed(sink->ctx, pid);
+}
+
+static const struct perf_callbacks perf_src_callbacks = {
+	.sample = perf_src_sample,
+	.thread_new = perf_src_thread_new,
+	.thread_exit = perf_src_thread_exit,
+	.exec = perf_src_exec,
+	.mmap = perf_src_mmap,
+};
+
+static int perf_src_add_thread(struct sampler *s, pid_t pid, pid_t tid)
+{
+	struct perf_source *src = perf_source_of(s);
+	int err = perf_add_thread(src->ps, pid, tid);
+	if (err && err != -EEXIST && err != -ESRCH)
+		src->last_err = err;
+	return err;
+}
+
+static bool perf_src_has_thread(const struct sampler *s, pid_t tid)
+{
+	return perf_has_thread(perf_source_of(s)->ps, tid);
+}
+
+static int perf_src_nthreads(const struct sampler *s)
+{
+	return perf_nthreads(perf_source_of(s)->ps);
+}
+
+static int perf_src_collect(struct sampler *s, uint64_t now_ns, const struct sampler_sink *sink)
+{
+	struct perf_source *src = perf_source_of(s);
+	src->sink = sink;
+	int n = perf_drain(src->ps, &perf_src_callbacks, src);
+	src->sink = NULL;
+	for (int i = 0; i < src->npending_exit; i++)
+		perf_remove_thread(src->ps, src->pending_exit[i]);
+	src->npending_exit = 0;
+	for (int i = 0; i < src->npending_new; i++)
+		perf_src_add_thread(s, src->pending_new[i][0], src->pending_new[i][1]);
+	src->npending_new = 0;
+	return n;
+}
+
+static int perf_src_launch_prepare(struct sampler *s, pid_t pid)
+{
+	return perf_add_thread(perf_source_of(s)->ps, pid, pid);
+}
+
+static void perf_src_launch_done(struct sampler *s)
+{
+	perf_exec_done(perf_source_of(s)->ps);
+}
+
+static uint64_t perf_src_tick_ns(const struct sampler *s)
+{
+	return (uint64_t)(perf_source_of(s)->ps->cfg.drain_interval_s * 1e9);
+}
+
+static void perf_src_stats(const struct sampler *s, struct sampler_stats *out)
+{
+	const struct perf_source *src = perf_source_of(s);
+	const struct perf_stats *st = perf_get_stats(src->ps);
+	out->samples = st->samples;
+	out->lost = st->lost;
+	out->throttled = st->throttled;
+	out->threads_failed = st->threads_failed;
+	out->threads_failed_err = src->last_err;
+	out->kernel_denied = !perf_kernel_enabled(src->ps);
+	out->rate_hz = src->ps->cfg.rate_hz;
+}
+
+static int read_paranoid(void)
+{
+	int v = -99;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -99;
+		fclose(f);
+	}
+	return v;
+}
+
+void perf_explain(int err, pid_t pid, char *buf, size_t size)
+{
+	if (err == -EACCES || err == -EPERM)
+		snprintf(buf, size,
+			 "not permitted to profile process %d (perf_event_paranoid is %d, uid %d): "
+			 "run as root (sudo stacktop ...), or give stacktop CAP_PERFMON and "
+			 "CAP_SYS_PTRACE, or allow it for your own processes with 'sudo sysctl "
+			 "kernel.perf_event_paranoid=1'.",
+			 pid, read_paranoid(), (int)getuid());
+	else if (err == -ESRCH)
+		snprintf(buf, size, "process %d exited before sampling could start.", pid);
+	else if (err == -ENOMEM)
+		snprintf(buf, size,
+			 "could not map the sample buffer for process %d (locked-memory limit): run "
+			 "as root or raise 'ulimit -l'.",
+			 pid);
+	else if (err == -EMFILE || err == -ENFILE)
+		snprintf(buf, size, "out of file descriptors (one per thread): raise 'ulimit -n'.");
+	else if (err == -ENOSYS || err == -ENOENT || err == -EOPNOTSUPP)
+		snprintf(buf, size, "this kernel has no cpu-clock perf event (perf_event_open: %s).",
+			 strerror(-err));
+	else
+		snprintf(buf, size, "cannot sample process %d: %s.", pid, strerror(-err));
+}
+
+static void perf_src_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
+{
+	perf_explain(err, pid, buf, size);
+}
+
+static void perf_src_free(struct sampler *s)
+{
+	struct perf_source *src = perf_source_of(s);
+	perf_free(src->ps);
+	free(src);
+}
+
+static const struct sampler_ops perf_sampler_ops = {
+	.mode = "cpu",
+	.add_thread = perf_src_add_thread,
+	.has_thread = perf_src_has_thread,
+	.nthreads = perf_src_nthreads,
+	.collect = perf_src_collect,
+	.launch_prepare = perf_src_launch_prepare,
+	.launch_done = perf_src_launch_done,
+	.tick_ns = perf_src_tick_ns,
+	.stats = perf_src_stats,
+	.explain = perf_src_explain,
+	.free = perf_src_free,
+};
+
+int perf_sampler_new(const struct perf_config *cfg, struct sampler **out)
+{
+	struct perf_source *src = calloc(1, sizeof(*src));
+	if (!src)
+		return -ENOMEM;
+	int err = perf_new(cfg, &src->ps);
+	if (err) {
+		free(src);
+		return err;
+	}
+	src->base.ops = &perf_sampler_ops;
+	*out = &src->base;
+	return 0;
 }

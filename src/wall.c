@@ -63,6 +63,7 @@
 #include <unistd.h>
 #include <elf.h>
 
+#include "stacktop/sampler.h"
 #include "stacktop/target.h"
 #include "stacktop/waits.h"
 #include "stacktop/wall.h"
@@ -746,4 +747,135 @@ void wall_free(struct wall_sampler *ws)
 const struct wall_stats *wall_get_stats(const struct wall_sampler *ws)
 {
 	return &ws->st;
+}
+
+/* ---- the sampler interface (sampler.h) -----------------------------------
+ *
+ * wall as a source: collect takes the samples due; a SIGCHLD reaps stops at
+ * once; stop detaches every thread, so no exit path leaves one stopped. */
+
+struct wall_source {
+	struct sampler base;
+	struct wall_sampler *ws;
+	int last_err;
+};
+
+static struct wall_source *wall_source_of(const struct sampler *s)
+{
+	return (struct wall_source *)s;
+}
+
+static int wall_src_add_thread(struct sampler *s, pid_t pid, pid_t tid)
+{
+	struct wall_source *src = wall_source_of(s);
+	int err = wall_add_thread(src->ws, pid, tid);
+	if (err && err != -EEXIST && err != -ESRCH)
+		src->last_err = err;
+	return err;
+}
+
+static bool wall_src_has_thread(const struct sampler *s, pid_t tid)
+{
+	return wall_has_thread(wall_source_of(s)->ws, tid);
+}
+
+static int wall_src_nthreads(const struct sampler *s)
+{
+	return wall_nthreads(wall_source_of(s)->ws);
+}
+
+static int wall_src_collect(struct sampler *s, uint64_t now_ns, const struct sampler_sink *sink)
+{
+	return wall_tick(wall_source_of(s)->ws, now_ns, sink->sample, sink->ctx);
+}
+
+static void wall_src_on_child(struct sampler *s)
+{
+	wall_reap(wall_source_of(s)->ws);
+}
+
+/* Tick at least as often as the rate, or the rate could not be reached. */
+static uint64_t wall_src_tick_ns(const struct sampler *s)
+{
+	return wall_source_of(s)->ws->period_ns;
+}
+
+static void wall_src_stats(const struct sampler *s, struct sampler_stats *out)
+{
+	const struct wall_source *src = wall_source_of(s);
+	const struct wall_stats *st = wall_get_stats(src->ws);
+	out->samples = st->samples;
+	out->threads_failed_err = src->last_err;
+	/* Never 0 once sampling: the header shows "pause" only when > 0. */
+	out->pause_us = st->stops ? st->pause_ns_total / 1e3 / st->stops : 0.001;
+	out->rate_hz = src->ws->cfg.rate_hz;
+	out->per_thread_rate = true;
+}
+
+void wall_explain(int err, pid_t pid, char *buf, size_t size)
+{
+	if (err == -EBUSY) {
+		int tracer = wall_tracer_of(pid);
+		snprintf(buf, size,
+			 "process %d is already traced by pid %d (a debugger or strace?): detach it "
+			 "first, or use --mode cpu, which does not need ptrace.",
+			 pid, tracer > 0 ? tracer : 0);
+	} else if (err == -EPERM || err == -EACCES) {
+		snprintf(buf, size,
+			 "not permitted to trace process %d (uid %d): wall mode needs ptrace: run as "
+			 "root (sudo), or give stacktop CAP_SYS_PTRACE.",
+			 pid, (int)getuid());
+	} else if (err == -ESRCH) {
+		snprintf(buf, size, "process %d exited before sampling could start.", pid);
+	} else if (err == -EMFILE || err == -ENFILE) {
+		snprintf(buf, size, "out of file descriptors (four per thread): raise 'ulimit -n'.");
+	} else {
+		snprintf(buf, size, "cannot sample process %d: %s.", pid, strerror(-err));
+	}
+}
+
+static void wall_src_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
+{
+	wall_explain(err, pid, buf, size);
+}
+
+static void wall_src_stop(struct sampler *s)
+{
+	wall_detach_all(wall_source_of(s)->ws);
+}
+
+static void wall_src_free(struct sampler *s)
+{
+	struct wall_source *src = wall_source_of(s);
+	wall_free(src->ws);
+	free(src);
+}
+
+static const struct sampler_ops wall_sampler_ops = {
+	.mode = "wall",
+	.add_thread = wall_src_add_thread,
+	.has_thread = wall_src_has_thread,
+	.nthreads = wall_src_nthreads,
+	.collect = wall_src_collect,
+	.on_child = wall_src_on_child,
+	.tick_ns = wall_src_tick_ns,
+	.stats = wall_src_stats,
+	.explain = wall_src_explain,
+	.stop = wall_src_stop,
+	.free = wall_src_free,
+};
+
+int wall_sampler_new(const struct wall_config *c, struct sampler **out)
+{
+	struct wall_source *src = calloc(1, sizeof(*src));
+	if (!src)
+		return -ENOMEM;
+	int err = wall_new(c, &src->ws);
+	if (err) {
+		free(src);
+		return err;
+	}
+	src->base.ops = &wall_sampler_ops;
+	*out = &src->base;
+	return 0;
 }

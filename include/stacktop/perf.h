@@ -20,6 +20,7 @@
 #define STACKTOP_PERF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -70,6 +71,12 @@ const struct perf_stats *perf_get_stats(const struct perf_sampler *ps);
 bool perf_kernel_enabled(const struct perf_sampler *ps);
 /* The launched command has exec'd: threads opened from now on start enabled. */
 void perf_exec_done(struct perf_sampler *ps);
+
+/* The sampler interface (sampler.h) over a new perf sampler: cpu mode. */
+struct sampler;
+int perf_sampler_new(const struct perf_config *cfg, struct sampler **out);
+/* The sentence (with the fix) for a perf_add_thread error of pid. */
+void perf_explain(int err, pid_t pid, char *buf, size_t size);
 
 /* Decode one PERF_RECORD_SAMPLE laid out for this sampler's sample_type.
  * Exposed for tests and fuzzing. 0 or -EBADMSG. */

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "stacktop/sample.h"
@@ -46,7 +47,7 @@ struct sampler_stats {
 	uint64_t threads_failed; /* threads that could not be sampled */
 	int threads_failed_err; /* the last reason (-errno), 0 when none */
 	double pause_us; /* wall: mean time a thread is stopped per sample; 0: n/a */
-	bool kernel_frames; /* kernel callchains are collected */
+	bool kernel_denied; /* kernel callchains wanted but not permitted */
 	/* Expected samples/s per thread at 100% of a core (perf) or per
 	 * thread whatever it does (wall); 0: not applicable (report). */
 	double rate_hz;
@@ -73,6 +74,8 @@ struct sampler_ops {
 	/* Shortest useful collect interval in ns (0: no preference). */
 	uint64_t (*tick_ns)(const struct sampler *s);
 	void (*stats)(const struct sampler *s, struct sampler_stats *out);
+	/* The sentence for an add_thread error of pid, with the fix. */
+	void (*explain)(const struct sampler *s, int err, pid_t pid, char *buf, size_t size);
 	void (*stop)(struct sampler *s);
 	void (*free)(struct sampler *s);
 };
@@ -93,6 +96,7 @@ int sampler_launch_prepare(struct sampler *s, pid_t pid);
 void sampler_launch_done(struct sampler *s);
 uint64_t sampler_tick_ns(const struct sampler *s);
 void sampler_stats(const struct sampler *s, struct sampler_stats *out);
+void sampler_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size);
 void sampler_stop(struct sampler *s);
 void sampler_free(struct sampler *s); /* NULL is fine; stops first */
 

@@ -28,6 +28,7 @@
 #define STACKTOP_WALL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -83,6 +84,12 @@ int wall_reap(struct wall_sampler *ws);
 int wall_detach_all(struct wall_sampler *ws);
 void wall_free(struct wall_sampler *ws); /* detaches first */
 const struct wall_stats *wall_get_stats(const struct wall_sampler *ws);
+
+/* The sampler interface (sampler.h) over a new wall sampler: wall mode. */
+struct sampler;
+int wall_sampler_new(const struct wall_config *c, struct sampler **out);
+/* The sentence (with the fix) for a wall_add_thread error of pid. */
+void wall_explain(int err, pid_t pid, char *buf, size_t size);
 
 /* TracerPid of pid (0: not traced); -errno on error. */
 int wall_tracer_of(pid_t pid);
