@@ -5,8 +5,8 @@
  *   1. names: thread list and comm of each thread, before any ptrace;
  *   2. wall sampler: seize every thread, then stop each once (one at a
  *      time), copy its registers and stack, resume it; detach all;
- *   3. only then: load the address space, unwind the copies, symbolize
- *      with file:line, print.
+ *   3. only then: hand the copies to ingest (which loads the address
+ *      space, unwinds and interns frames), look up file:line, print.
  * The copies are ours (the sampler's sample buffers live only during its
  * callback), freed at the end. Everything from the target (names, command
  * line, symbols, paths) is sanitized in text output and escaped in JSON.
@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 #include "stacktop/dump.h"
-#include "stacktop/space.h"
+#include "stacktop/frames.h"
+#include "stacktop/ingest.h"
 #include "stacktop/sym.h"
 #include "stacktop/target.h"
 #include "stacktop/text.h"
@@ -37,9 +38,9 @@ struct dump_thread {
 	char state;
 	struct sample s; /* stack points to stack below */
 	uint8_t *stack;
-	uint64_t pcs[UNWIND_MAX_FRAMES];
-	int npcs;
-	unsigned flags;
+	uint32_t frames[INGEST_MAX_FRAMES]; /* outermost first */
+	int nframes;
+	bool truncated;
 };
 
 struct dump_ctx {
@@ -132,18 +133,22 @@ static int take_samples(const struct dump_opts *o, struct dump_ctx *d, char *err
 	return 0;
 }
 
-/* Unwind every copy through the process's address space. */
-static void unwind_all(pid_t pid, struct dump_ctx *d, struct space *sp, struct unwind **uw)
+/* Every copy through ingest: the process's maps, the unwind, the frames. */
+static void ingest_all(pid_t pid, struct dump_ctx *d, struct ingest *in, struct frames *fr)
 {
-	if (space_load(sp, pid) < 0 || unwind_new(sp, uw) < 0) {
-		*uw = NULL;
-		return;
-	}
+	ingest_add_process(in, pid);
 	for (int i = 0; i < d->n; i++) {
 		struct dump_thread *t = &d->th[i];
-		if (!t->sampled || !t->s.regs_mask)
+		if (!t->sampled)
 			continue;
-		unwind_sample(*uw, &t->s, t->pcs, UNWIND_MAX_FRAMES, &t->npcs, &t->flags);
+		uint64_t before = ingest_get_stats(in)->truncated;
+		ingest_stack(in, &t->s, t->frames, INGEST_MAX_FRAMES, &t->nframes);
+		t->truncated = ingest_get_stats(in)->truncated != before;
+		/* The wait is told in words, not as a frame. */
+		const struct frame *leaf =
+		    t->nframes ? frames_get(fr, t->frames[t->nframes - 1]) : NULL;
+		if (leaf && leaf->wait)
+			t->nframes--;
 	}
 }
 
@@ -173,7 +178,7 @@ static void describe_wait(const struct dump_thread *t, char *buf, size_t size)
 }
 
 static void print_text(const struct dump_opts *o, const char *cmdline, struct dump_ctx *d,
-		       struct sym *sy, struct space *sp, FILE *out)
+		       struct frames *fr, FILE *out)
 {
 	char a[1024], b[512], c[256], how[160];
 	text_sanitize(cmdline, a, sizeof(a));
@@ -186,10 +191,11 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 		describe_wait(t, how, sizeof(how));
 		fprintf(out, "\nThread %d \"%s\" (%c, %s)\n", t->tid, b, t->state ? t->state : '?',
 			how);
-		for (int k = 0; k < t->npcs; k++) {
-			struct sym_info si;
-			bool ok = sym_resolve_user(sy, sp, t->pcs[k], true, &si) == 0;
-			fprintf(out, "    #%-2d 0x%016llx ", k, (unsigned long long)t->pcs[k]);
+		for (int k = 0; k < t->nframes; k++) {
+			const struct frame *f = frames_line(fr, t->frames[t->nframes - 1 - k]);
+			bool ok = f && f->has_sym;
+			struct sym_info si = f ? f->sym : (struct sym_info){0};
+			fprintf(out, "    #%-2d 0x%016llx ", k, (unsigned long long)(f ? f->pc : 0));
 			if (ok && si.func) {
 				text_sanitize(si.func, a, sizeof(a));
 				fputs(a, out);
@@ -209,9 +215,9 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 			text_sanitize(ok && si.module ? base(si.module) : "?", c, sizeof(c));
 			fprintf(out, " [%s]\n", c);
 		}
-		if (!t->npcs)
+		if (!t->nframes)
 			fprintf(out, "    (no user stack)\n");
-		else if (t->flags & UNWIND_TRUNCATED)
+		else if (t->truncated)
 			fprintf(out, "    ... (stack truncated)\n");
 	}
 }
@@ -247,7 +253,7 @@ void dump_json_string(FILE *out, const char *s)
 }
 
 static void print_json(const struct dump_opts *o, const char *cmdline, struct dump_ctx *d,
-		       struct sym *sy, struct space *sp, FILE *out)
+		       struct frames *fr, FILE *out)
 {
 	char st[2] = {0, 0};
 	bool first = true;
@@ -273,12 +279,13 @@ static void print_json(const struct dump_opts *o, const char *cmdline, struct du
 		fputs(",\"wchan\":", out);
 		dump_json_string(out, s->wchan[0] ? s->wchan : NULL);
 		fprintf(out, ",\"truncated\":%s,\"frames\":[",
-			t->flags & UNWIND_TRUNCATED ? "true" : "false");
-		for (int k = 0; k < t->npcs; k++) {
-			struct sym_info si;
-			bool ok = sym_resolve_user(sy, sp, t->pcs[k], true, &si) == 0;
+			t->truncated ? "true" : "false");
+		for (int k = 0; k < t->nframes; k++) {
+			const struct frame *f = frames_line(fr, t->frames[t->nframes - 1 - k]);
+			bool ok = f && f->has_sym;
+			struct sym_info si = f ? f->sym : (struct sym_info){0};
 			fprintf(out, "%s{\"pc\":\"0x%llx\",\"function\":", k ? "," : "",
-				(unsigned long long)t->pcs[k]);
+				(unsigned long long)(f ? f->pc : 0));
 			dump_json_string(out, ok ? si.func : NULL);
 			fputs(",\"file\":", out);
 			dump_json_string(out, ok ? si.file : NULL);
@@ -299,15 +306,14 @@ int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 {
 	static pid_t tids[MAX_THREADS];
 	struct dump_ctx d = {0};
-	struct space sp;
-	struct unwind *uw = NULL;
+	struct ingest *in = NULL;
+	struct frames *fr = NULL;
 	struct sym *sy = NULL;
 	char cmdline[4096] = "";
 	int n = 0, rc;
 
 	if (err && errsz)
 		err[0] = '\0';
-	memset(&sp, 0, sizeof(sp));
 	if (o->pid <= 0 || target_exists(o->pid) != 0)
 		return fail(err, errsz, -ESRCH, "no process with PID %d (is it still running?).",
 			    o->pid);
@@ -339,22 +345,22 @@ int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 		else if (t->state == 'R' || !t->state)
 			t->state = 'S';
 	}
-	unwind_all(o->pid, &d, &sp, &uw);
-	if ((rc = sym_new(&sy))) {
+	if ((rc = sym_new(&sy)) || (rc = frames_new(sy, &fr)) || (rc = ingest_new(fr, NULL, &in))) {
 		fail(err, errsz, rc, "out of memory dumping process %d.", o->pid);
 		goto out;
 	}
+	ingest_all(o->pid, &d, in, fr);
 	if (o->json)
-		print_json(o, cmdline, &d, sy, &sp, out);
+		print_json(o, cmdline, &d, fr, out);
 	else
-		print_text(o, cmdline, &d, sy, &sp, out);
+		print_text(o, cmdline, &d, fr, out);
 	fflush(out);
 out:
 	for (int i = 0; i < d.n; i++)
 		free(d.th[i].stack);
 	free(d.th);
-	unwind_free(uw);
+	ingest_free(in);
+	frames_free(fr);
 	sym_free(sy);
-	space_release(&sp);
 	return rc;
 }
