@@ -33,10 +33,12 @@
 
 #include "stacktop/dump.h"
 #include "stacktop/export.h"
+#include "stacktop/frames.h"
 #include "stacktop/grid.h"
 #include "stacktop/metrics.h"
 #include "stacktop/opts.h"
 #include "stacktop/perf.h"
+#include "stacktop/sampler.h"
 #include "stacktop/screen.h"
 #include "stacktop/space.h"
 #include "stacktop/sym.h"
@@ -91,6 +93,7 @@ struct app {
 	struct wall_sampler *ws; /* wall mode */
 	struct report *report; /* report FILE: the window was loaded from it */
 	struct sym *sy;
+	struct frames *fr;
 	struct window *w;
 	struct metrics metrics; /* of the first target process */
 	bool metrics_ok;
@@ -180,18 +183,7 @@ static void proc_reload(struct proc *p, uint64_t now)
 
 static int64_t app_frame(struct app *a, struct proc *p, uint64_t pc, bool kernel)
 {
-	int64_t id = window_frame_intern(a->w, p->pid, pc, kernel);
-	if (id < 0)
-		return id;
-	struct window_frame *f = window_frame(a->w, (uint32_t)id);
-	if (!f->has_sym) {
-		struct sym_info si;
-		int err = kernel ? sym_resolve_kernel(a->sy, pc, &si)
-				 : sym_resolve_user(a->sy, &p->space, pc, true, &si);
-		if (err == 0)
-			window_frame_set_sym(a->w, (uint32_t)id, &si, !kernel);
-	}
-	return id;
+	return kernel ? frames_kernel(a->fr, p->pid, pc) : frames_user(a->fr, &p->space, pc);
 }
 
 static void on_sample(void *ctx, const struct sample *s)
@@ -233,7 +225,7 @@ static void on_sample(void *ctx, const struct sample *s)
 	}
 	/* Wall mode: what an off-CPU thread waits in is its innermost frame. */
 	if (s->state == SAMPLE_OFFCPU && s->wait != SAMPLE_WAIT_NONE && nf > 0) {
-		int64_t id = window_wait_frame(a->w, s->wait);
+		int64_t id = frames_wait(a->fr, s->wait);
 		if (id >= 0)
 			frames[nf++] = (uint32_t)id;
 	}
@@ -287,23 +279,23 @@ static const struct perf_callbacks app_callbacks = {
 /* ---- threads ------------------------------------------------------------ */
 
 /* The sampler of the mode: perf (on-CPU) or ptrace (wall clock). */
-static bool sampler_has(struct app *a, pid_t tid)
+static bool app_sampler_has(struct app *a, pid_t tid)
 {
 	return a->ws ? wall_has_thread(a->ws, tid) : perf_has_thread(a->ps, tid);
 }
 
-static int sampler_add(struct app *a, pid_t pid, pid_t tid)
+static int app_sampler_add(struct app *a, pid_t pid, pid_t tid)
 {
 	return a->ws ? wall_add_thread(a->ws, pid, tid) : perf_add_thread(a->ps, pid, tid);
 }
 
-static int sampler_nthreads(struct app *a)
+static int app_sampler_nthreads(struct app *a)
 {
 	return a->ws ? wall_nthreads(a->ws) : perf_nthreads(a->ps);
 }
 
 /* Take what the sampler has: drain the perf rings, or the wall samples due. */
-static void sampler_collect(struct app *a, uint64_t now)
+static void app_sampler_collect(struct app *a, uint64_t now)
 {
 	if (a->ws)
 		wall_tick(a->ws, now, on_sample, a);
@@ -324,9 +316,9 @@ static int app_scan_threads(struct app *a)
 			continue;
 		total += n;
 		for (int k = 0; k < n; k++) {
-			if (sampler_has(a, tids[k]))
+			if (app_sampler_has(a, tids[k]))
 				continue;
-			int err = sampler_add(a, p->pid, tids[k]);
+			int err = app_sampler_add(a, p->pid, tids[k]);
 			if (err && err != -ESRCH && err != -EEXIST && !first_err)
 				first_err = err;
 		}
@@ -1062,20 +1054,38 @@ static void app_init_views(struct app *a)
 	a->top.hide_idle = a->o.idle_hidden;
 }
 
-/* report FILE: no target, no sampler; the window comes from the file and
- * time stands still at the file's end. */
+/* A saved profile's stack, its frames already interned. */
+static void on_report_sample(void *ctx, const struct sample *s)
+{
+	struct app *a = ctx;
+	if (s->nframe_ids > 0)
+		window_add(a->w, s->time_ns, s->tid, s->frame_ids, (size_t)s->nframe_ids, s->weight);
+}
+
+/* report FILE: no target; the window comes from the file (a sampler
+ * collected once) and time stands still at the file's end. */
 static int app_init_report(struct app *a)
 {
 	char err[512];
 	int e;
-	if ((e = window_new(a->o.window_s, 1000000000ull, &a->w)) || (e = sym_new(&a->sy))) {
+	if ((e = sym_new(&a->sy)) || (e = frames_new(a->sy, &a->fr)) ||
+	    (e = window_new(a->o.window_s, 1000000000ull, a->fr, &a->w))) {
 		fprintf(stderr, "stacktop: out of memory at start-up (%s).\n", strerror(-e));
 		return EXIT_RUNTIME;
 	}
-	if (report_load(a->o.report_file, a->w, &a->report, err, sizeof(err)) < 0) {
+	if (report_load(a->o.report_file, a->fr, &a->report, err, sizeof(err)) < 0) {
 		fprintf(stderr, "stacktop: %s\n", err);
 		return EXIT_RUNTIME;
 	}
+	/* The file is a sampler that delivers everything on its first collect. */
+	struct sampler *rs;
+	struct sampler_sink sink = {.sample = on_report_sample, .ctx = a};
+	if ((e = report_sampler_new(a->report, &rs))) {
+		fprintf(stderr, "stacktop: out of memory at start-up (%s).\n", strerror(-e));
+		return EXIT_RUNTIME;
+	}
+	sampler_collect(rs, REPORT_TIME_NS, &sink);
+	sampler_free(rs);
 	const char *mode = report_mode(a->report);
 	a->o.wall = mode && !strcmp(mode, "wall");
 	double period = report_period_s(a->report);
@@ -1159,8 +1169,10 @@ static int app_init(struct app *a)
 	};
 	int err;
 	if ((err = perf_new(&pc, &a->ps)) || (err = sym_new(&a->sy)) ||
+	    (err = frames_new(a->sy, &a->fr)) ||
 	    (err = window_new(a->o.cmd == OPTS_CMD_RECORD ? 86400 : a->o.window_s,
-			      a->o.cmd == OPTS_CMD_RECORD ? 10000000000ull : 1000000000ull, &a->w))) {
+			      a->o.cmd == OPTS_CMD_RECORD ? 10000000000ull : 1000000000ull, a->fr,
+			      &a->w))) {
 		fprintf(stderr, "stacktop: out of memory at start-up (%s).\n", strerror(-err));
 		return EXIT_RUNTIME;
 	}
@@ -1168,14 +1180,14 @@ static int app_init(struct app *a)
 	if (rc)
 		return rc;
 	err = app_scan_threads(a);
-	if (err && sampler_nthreads(a) == 0) {
+	if (err && app_sampler_nthreads(a) == 0) {
 		if (a->ws)
 			explain_wall_error(err, a->procs[0].pid);
 		else
 			explain_open_error(err, a->procs[0].pid);
 		return EXIT_RUNTIME;
 	}
-	if (sampler_nthreads(a) == 0) {
+	if (app_sampler_nthreads(a) == 0) {
 		fprintf(stderr, "stacktop: process %d exited before sampling could start.\n",
 			a->procs[0].pid);
 		return EXIT_RUNTIME;
@@ -1221,7 +1233,8 @@ static void app_fini(struct app *a)
 	if (a->metrics_ok)
 		metrics_free(&a->metrics);
 	window_free(a->w);
-	report_free(a->report); /* after the window: its frame names live here */
+	report_free(a->report);
+	frames_free(a->fr); /* after the window (it holds references), before sym (names) */
 	sym_free(a->sy);
 	grid_free(&a->grid);
 }
@@ -1270,7 +1283,7 @@ static void app_on_tick(struct app *a)
 		return;
 	uint64_t t0 = now_ns();
 	if (!a->exited) {
-		sampler_collect(a, t0);
+		app_sampler_collect(a, t0);
 		app_apply_pending(a);
 	}
 	uint64_t t1 = now_ns();
