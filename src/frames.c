@@ -289,6 +289,26 @@ int64_t frames_wait(struct frames *fr, enum sample_wait kind)
 	return id;
 }
 
+int64_t frames_preset(struct frames *fr, int pid, uint64_t pc, bool kernel,
+		      const struct sym_info *si, bool with_line)
+{
+	struct frame *f;
+	bool created;
+	int64_t id = live_intern(fr, pid, pc, kernel, &created);
+
+	if (id < 0 || !created || !si)
+		return id;
+	f = &fr->e[id].f;
+	f->sym = *si;
+	f->has_sym = true;
+	f->has_line = with_line;
+	if (!with_line) {
+		f->sym.file = NULL;
+		f->sym.line = 0;
+	}
+	return id;
+}
+
 /* The pool's copy of s (NULL stays NULL); false on ENOMEM. */
 static bool pool_copy(struct strpool *p, const char *s, const char **out)
 {
