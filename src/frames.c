@@ -51,7 +51,7 @@ struct entry {
 	uint64_t hash;
 	uint32_t refs;
 	uint32_t next_free; /* free list link, NO_ID at its end */
-	uint8_t kind; /* enum fkind; 0: free */
+	uint8_t kind;	    /* enum fkind; 0: free */
 	struct module *mod; /* user frame with a line to look up, referenced */
 	uint64_t elf_addr;
 };
@@ -61,10 +61,10 @@ struct frames {
 	struct entry *e;
 	size_t n, cap; /* n: one past the highest id handed out */
 	uint32_t *slot;
-	size_t mask; /* nslots - 1; nslots == 0 while slot == NULL */
+	size_t mask;  /* nslots - 1; nslots == 0 while slot == NULL */
 	size_t nused; /* ids in the index (live) */
 	uint32_t free_head;
-	uint64_t named_seq; /* synthetic pcs of named frames */
+	uint64_t named_seq;  /* synthetic pcs of named frames */
 	struct strpool pool; /* named frames' strings */
 };
 

@@ -266,12 +266,9 @@ static void test_window_refs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_live_intern),
-		cmocka_unit_test(test_lazy_line),
-		cmocka_unit_test(test_wait),
-		cmocka_unit_test(test_named),
-		cmocka_unit_test(test_refs),
-		cmocka_unit_test(test_window_refs),
+	    cmocka_unit_test(test_live_intern), cmocka_unit_test(test_lazy_line),
+	    cmocka_unit_test(test_wait),	cmocka_unit_test(test_named),
+	    cmocka_unit_test(test_refs),	cmocka_unit_test(test_window_refs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
