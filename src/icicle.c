@@ -315,8 +315,7 @@ static int sort_siblings(struct icicle *t)
 }
 
 /* A frame's label and module, as the top view names it (by function). */
-static const char *frame_name(const struct frame *f, const char **module, char *buf,
-			      size_t size)
+static const char *frame_name(const struct frame *f, const char **module, char *buf, size_t size)
 {
 	if (!f->has_sym) {
 		*module = NULL;

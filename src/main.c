@@ -1059,7 +1059,8 @@ static void on_report_sample(void *ctx, const struct sample *s)
 {
 	struct app *a = ctx;
 	if (s->nframe_ids > 0)
-		window_add(a->w, s->time_ns, s->tid, s->frame_ids, (size_t)s->nframe_ids, s->weight);
+		window_add(a->w, s->time_ns, s->tid, s->frame_ids, (size_t)s->nframe_ids,
+			   s->weight);
 }
 
 /* report FILE: no target; the window comes from the file (a sampler

@@ -78,7 +78,7 @@ struct rstack {
 
 struct report {
 	enum report_format format;
-	struct frames *fr; /* borrowed */
+	struct frames *fr;	/* borrowed */
 	struct strpool strings; /* names, modules, files (parsing) */
 	uint32_t *ids;
 	size_t nids, capids;
@@ -349,8 +349,8 @@ static int folded_line(struct fwalk *fw, const char *s, const char *end, uint64_
 	return report_add(fw->r, tid, fw->frames.v, fw->frames.n, count, fw->scale);
 }
 
-static int load_folded(struct report *r, const char *data, size_t len, const char *name,
-		       char *err, size_t errsz)
+static int load_folded(struct report *r, const char *data, size_t len, const char *name, char *err,
+		       size_t errsz)
 {
 	struct fwalk fw = {.r = r, .per_thread = true, .scale = 1};
 	int rc = 0;
@@ -898,8 +898,7 @@ static int read_file(const char *path, uint8_t **buf, size_t *len, char *err, si
 	return 0;
 }
 
-int report_load(const char *path, struct frames *fr, struct report **out, char *err,
-		size_t errsz)
+int report_load(const char *path, struct frames *fr, struct report **out, char *err, size_t errsz)
 {
 	uint8_t *buf = NULL;
 	size_t len = 0;

@@ -153,8 +153,7 @@ static const char *basename_of(const char *path)
  * 8 columns of the name remain, so the file:line stays readable at 80
  * columns. Without, the bare file name is the first thing to go: the
  * function's own name says more than "clock_gett… (clock_gettime.c)". */
-static void fmt_function(const struct frame *f, bool lines, int width, char *out,
-			 size_t size)
+static void fmt_function(const struct frame *f, bool lines, int width, char *out, size_t size)
 {
 	char name[512], loc[320], file[256], mod[256], full[900];
 	int lw;

@@ -679,7 +679,8 @@ static long top_row_of(struct topacc *a, uint32_t id)
 		return -ENOMEM;
 	j = h & a->mask;
 	while ((s = a->slot[j])) {
-		if (a->hash[s - 1] == h && key_eq(frames_get(a->w->fr, a->rows[s - 1].frame), f, a->key)) {
+		if (a->hash[s - 1] == h &&
+		    key_eq(frames_get(a->w->fr, a->rows[s - 1].frame), f, a->key)) {
 			a->frow[id] = (int32_t)(s - 1);
 			return s - 1;
 		}

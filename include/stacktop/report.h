@@ -44,8 +44,7 @@ enum report_format { REPORT_FOLDED, REPORT_PPROF };
  * in err (empty file, truncated gzip, corrupt protobuf, a folded line
  * without a count, a line over 1 MiB, too many frames, no samples). On
  * error *out is NULL (fr may hold some of the frames). */
-int report_load(const char *path, struct frames *fr, struct report **out, char *err,
-		size_t errsz);
+int report_load(const char *path, struct frames *fr, struct report **out, char *err, size_t errsz);
 /* The same from memory; name is used in messages. (Fuzzing, tests.) */
 int report_load_mem(const void *data, size_t len, const char *name, struct frames *fr,
 		    struct report **out, char *err, size_t errsz);

@@ -41,7 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* (Lines that merge on export may pass 2^32 and be scaled on reload:
 	 * compare totals only below that.) */
 	if (report_samples(r) < (1ull << 31) && export_render(w, &o, &buf, &len, err, sizeof(err)) == 0) {
-		if ((rc = report_window(buf, len, "again", &fr2, &w2, &r2, err, sizeof(err))) != 1) {
+		if ((rc = report_window(buf, len, "again", &fr2, &w2, &r2, err, sizeof(err))) !=
+		    1) {
 			if (rc != 0 || window_total(w2) != window_total(w))
 				abort(); /* our own output must read back whole */
 			report_window_free(fr2, w2, r2);

@@ -95,9 +95,9 @@ static void feed_sample(void *ctx, const struct sample *s)
 	assert_non_null(s->frame_ids);
 	assert_true(s->nframe_ids > 0);
 	assert_int_equal(s->time_ns, REPORT_TIME_NS);
-	assert_int_equal(window_add(fd->w, s->time_ns, s->tid, s->frame_ids,
-				    (size_t)s->nframe_ids, s->weight),
-			 0);
+	assert_int_equal(
+	    window_add(fd->w, s->time_ns, s->tid, s->frame_ids, (size_t)s->nframe_ids, s->weight),
+	    0);
 	fd->samples++;
 	fd->weight += s->weight;
 }
@@ -215,7 +215,8 @@ static void test_round_trip_folded_per_thread(void **state)
 	/* the thread root is not a frame */
 	for (size_t i = 0; i < frames_span(window_frames(w)); i++) {
 		assert_null(strstr(frames_get(window_frames(w), (uint32_t)i)->sym.func, "worker-"));
-		assert_null(strstr(frames_get(window_frames(w), (uint32_t)i)->sym.func, "worker 1"));
+		assert_null(
+		    strstr(frames_get(window_frames(w), (uint32_t)i)->sym.func, "worker 1"));
 	}
 	assert_int_equal(frames_span(window_frames(w)), 6);
 	window_free_fx(w);
@@ -432,12 +433,14 @@ static void test_foreign_pprof(void **state)
 		size_t n = 0;
 		for (uint32_t node = c[i].node; node != WINDOW_ROOT && n < 8;
 		     node = window_node(w, node)->parent)
-			chain[n++] = frames_get(window_frames(w), window_node(w, node)->frame)->sym.func;
+			chain[n++] =
+			    frames_get(window_frames(w), window_node(w, node)->frame)->sym.func;
 		assert_int_equal(n, 3);
 		assert_string_equal(chain[2], "main.main");
 		assert_string_equal(chain[1], "runtime.inlined");
 		if (!strcmp(chain[0], "do_syscall_64")) {
-			const struct frame *f = frames_get(window_frames(w), window_node(w, c[i].node)->frame);
+			const struct frame *f =
+			    frames_get(window_frames(w), window_node(w, c[i].node)->frame);
 			assert_true(f->kernel);
 			assert_string_equal(f->sym.module, "[kernel.kallsyms]");
 			checked = true;
@@ -593,16 +596,16 @@ static void test_load_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip_folded),
-		cmocka_unit_test(test_round_trip_folded_per_thread),
-		cmocka_unit_test(test_round_trip_pprof),
-		cmocka_unit_test(test_round_trip_generic),
-		cmocka_unit_test(test_folded_foreign),
-		cmocka_unit_test(test_bad_inputs),
-		cmocka_unit_test(test_foreign_pprof),
-		cmocka_unit_test(test_wall_waits),
-		cmocka_unit_test(test_load_file),
-		cmocka_unit_test(test_sampler),
+	    cmocka_unit_test(test_round_trip_folded),
+	    cmocka_unit_test(test_round_trip_folded_per_thread),
+	    cmocka_unit_test(test_round_trip_pprof),
+	    cmocka_unit_test(test_round_trip_generic),
+	    cmocka_unit_test(test_folded_foreign),
+	    cmocka_unit_test(test_bad_inputs),
+	    cmocka_unit_test(test_foreign_pprof),
+	    cmocka_unit_test(test_wall_waits),
+	    cmocka_unit_test(test_load_file),
+	    cmocka_unit_test(test_sampler),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -262,7 +262,8 @@ static void test_top_kernel_and_lines(void **state)
 	uint32_t k2 = kfn(w, 0xffff2000, "copy_user");
 	/* Same function in another pid: merges by name. */
 	uint32_t o = fn(w, 2, 0x20, "srv", "parse", "parse.c", 20);
-	uint32_t raw = (uint32_t)frames_preset(window_frames_mut(w), 1, 0xdead, false, NULL, false); /* no sym */
+	uint32_t raw = (uint32_t)frames_preset(window_frames_mut(w), 1, 0xdead, false, NULL,
+					       false); /* no sym */
 	uint32_t s1[] = {m, p1, k1, k2};
 	uint32_t s2[] = {m, p2};
 	uint32_t s3[] = {o};
@@ -431,7 +432,8 @@ static void test_wait_frames(void **state)
 	int64_t io = frames_wait(window_frames_mut(w), SAMPLE_WAIT_IO);
 	int64_t sl = frames_wait(window_frames_mut(w), SAMPLE_WAIT_SLEEP);
 	assert_true(lock >= 0 && io >= 0 && sl >= 0);
-	assert_int_equal(frames_wait(window_frames_mut(w), SAMPLE_WAIT_LOCK), lock); /* interned once */
+	assert_int_equal(frames_wait(window_frames_mut(w), SAMPLE_WAIT_LOCK),
+			 lock); /* interned once */
 	assert_int_equal(frames_wait(window_frames_mut(w), SAMPLE_WAIT_NONE), -EINVAL);
 	assert_int_equal(frames_wait(window_frames_mut(w), SAMPLE_WAIT_COUNT), -EINVAL);
 	const struct frame *lf = frames_get(window_frames(w), (uint32_t)lock);
