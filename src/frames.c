@@ -249,7 +249,7 @@ int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc)
 	m = space_find(sp, pc);
 	if (m && m->mod && m->mod->elf && !si.jit) {
 		e->mod = m->mod;
-		e->mod->refs++;
+		space_module_get(e->mod);
 		e->elf_addr = pc - m->bias;
 	}
 	return id;

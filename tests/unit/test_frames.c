@@ -108,6 +108,17 @@ static void test_lazy_line(void **state)
 	/* Cached: the same answer, and frames_get sees it too. */
 	assert_ptr_equal(frames_line(fr, (uint32_t)id), f);
 	assert_true(frames_get(fr, (uint32_t)id)->has_line);
+	/* A pc outside every mapping is named, but has no line to find. */
+	assert_int_equal(space_load(&s, getpid()), 0);
+	id = frames_user(fr, &s, 0x10);
+	assert_true(id >= 0);
+	assert_true(frames_get(fr, (uint32_t)id)->has_sym);
+	assert_false(frames_get(fr, (uint32_t)id)->has_line);
+	f = frames_line(fr, (uint32_t)id);
+	assert_true(f->has_line);
+	assert_null(f->sym.file);
+	assert_int_equal(f->sym.line, 0);
+	space_release(&s);
 	frames_free(fr);
 	sym_free(sy);
 }
