@@ -267,7 +267,7 @@ static char *clean_name(const char *in, bool folded)
 }
 
 /* The raw label of a frame, as the icicle shows it. */
-static void frame_label(const struct window_frame *f, char *buf, size_t size)
+static void frame_label(const struct frame *f, char *buf, size_t size)
 {
 	if (f->has_sym && f->sym.func)
 		snprintf(buf, size, "%s", f->sym.func);
@@ -313,7 +313,7 @@ static const char *sel_label(struct sel *s, struct window *w, uint32_t id)
 	if (id >= s->nlabel)
 		return "?";
 	if (!s->label[id]) {
-		frame_label(window_frame(w, id), buf, sizeof(buf));
+		frame_label(frames_get(window_frames(w), id), buf, sizeof(buf));
 		s->label[id] = clean_name(buf, true);
 	}
 	return s->label[id] ? s->label[id] : "?";
@@ -342,7 +342,7 @@ static int sel_build(struct sel *s, struct window *w, const struct export_opts *
 	uint32_t tmp[4096];
 
 	memset(s, 0, sizeof(*s));
-	s->nlabel = window_nframes(w);
+	s->nlabel = frames_span(window_frames(w));
 	if (!(s->label = calloc(s->nlabel + 1, sizeof(*s->label))))
 		return -ENOMEM;
 	if (!(s->st = calloc(ncounts + 1, sizeof(*s->st))))
@@ -355,10 +355,10 @@ static int sel_build(struct sel *s, struct window *w, const struct export_opts *
 			continue;
 		while (node != WINDOW_ROOT && n < sizeof(tmp) / sizeof(tmp[0])) {
 			const struct window_node *nd = window_node(w, node);
-			const struct window_frame *f;
+			const struct frame *f;
 			if (!nd)
 				break;
-			f = window_frame(w, nd->frame);
+			f = frames_get(window_frames(w), nd->frame);
 			if (f && !(o->hide_kernel && f->kernel))
 				tmp[n++] = nd->frame;
 			node = nd->parent;
@@ -438,9 +438,10 @@ static int render_folded(struct window *w, const struct export_opts *o, struct s
 			if (b.n)
 				sbuf_add(&b, ";", 1);
 			sbuf_str(&b, sel_label(s, w, id));
-			if (window_frame(w, id)->kernel)
+			if (frames_get(window_frames(w), id)->kernel)
 				sbuf_str(&b, "_[k]");
-			else if (window_frame(w, id)->has_sym && window_frame(w, id)->sym.jit)
+			else if (frames_get(window_frames(w), id)->has_sym &&
+				 frames_get(window_frames(w), id)->sym.jit)
 				sbuf_str(&b, "_[j]");
 		}
 		if (b.oom) {
@@ -494,7 +495,7 @@ static int64_t pp_str(struct pp *p, const char *s)
 	return i;
 }
 
-static int64_t pp_mapping(struct pp *p, const struct window_frame *f)
+static int64_t pp_mapping(struct pp *p, const struct frame *f)
 {
 	const char *mod = f->has_sym && f->sym.module ? f->sym.module
 			  : f->kernel			    ? "[kernel]"
@@ -552,7 +553,7 @@ static int64_t pp_function(struct pp *p, int64_t name, int64_t file)
 /* The location of window frame id, made on first use. */
 static int64_t pp_location(struct pp *p, struct window *w, struct sel *s, uint32_t id)
 {
-	const struct window_frame *f = window_frame(w, id);
+	const struct frame *f = frames_line(window_frames_mut(w), id); /* pprof carries lines */
 	Perftools__Profiles__Location *l;
 	int64_t name, file, fn, map;
 
@@ -643,7 +644,8 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 	char buf[1024];
 	int err = -ENOMEM;
 
-	if (pp_str(&p, "") != 0 || !(p.loc_of = calloc(window_nframes(w) + 1, sizeof(*p.loc_of))))
+	if (pp_str(&p, "") != 0 ||
+	    !(p.loc_of = calloc(frames_span(window_frames(w)) + 1, sizeof(*p.loc_of))))
 		goto out;
 	perftools__profiles__value_type__init(&vt[0]);
 	perftools__profiles__value_type__init(&vt[1]);
@@ -819,12 +821,12 @@ static int ss_frames(struct window *w, struct sel *s, struct sbuf *out, uint32_t
 	uint32_t nf = 0;
 	int err = 0;
 
-	if (!(*idx = calloc(window_nframes(w) + 1, sizeof(**idx))))
+	if (!(*idx = calloc(frames_span(window_frames(w)) + 1, sizeof(**idx))))
 		return -ENOMEM;
 	sbuf_str(out, "\"shared\":{\"frames\":[");
 	for (size_t i = 0; i < s->nframes && !err; i++) {
 		uint32_t id = s->frames[i];
-		const struct window_frame *f = window_frame(w, id);
+		const struct frame *f = frames_line(window_frames_mut(w), id);
 		const char *file = f->has_line && f->sym.file ? f->sym.file : "";
 		char *cf = clean_name(file, false);
 		const char *label = sel_label(s, w, id);

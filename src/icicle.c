@@ -315,8 +315,7 @@ static int sort_siblings(struct icicle *t)
 }
 
 /* A frame's label and module, as the top view names it (by function). */
-static const char *frame_name(const struct window_frame *f, const char **module, char *buf,
-			      size_t size)
+static const char *frame_name(const struct frame *f, const char **module, char *buf, size_t size)
 {
 	if (!f->has_sym) {
 		*module = NULL;
@@ -347,7 +346,7 @@ size_t icicle_node_key(const struct icicle *t, uint32_t node, char *buf, size_t 
 
 size_t icicle_frame_key(struct window *w, uint32_t frame, char *buf, size_t size)
 {
-	const struct window_frame *f = window_frame(w, frame);
+	const struct frame *f = frames_get(window_frames(w), frame);
 	const char *module, *name;
 	char tmp[160];
 
@@ -364,7 +363,7 @@ struct fcache {
 static int frame_of(struct icicle *t, struct window *w, struct fcache *fc, uint32_t id,
 		    struct pframe *out)
 {
-	const struct window_frame *f = window_frame(w, id);
+	const struct frame *f = frames_get(window_frames(w), id);
 	char tmp[160];
 	int err = 0;
 
@@ -421,7 +420,7 @@ static int add_stack(struct icicle *t, struct window *w, struct fcache *fc, uint
 	i = wn->depth;
 	for (id = leaf; id != WINDOW_ROOT; id = window_node(w, id)->parent) {
 		wn = window_node(w, id);
-		if (hide_kernel && window_frame(w, wn->frame)->kernel)
+		if (hide_kernel && frames_get(window_frames(w), wn->frame)->kernel)
 			continue;
 		if ((err = frame_of(t, w, fc, wn->frame, &(*path)[--i])))
 			return err;
@@ -451,7 +450,7 @@ int icicle_build(struct window *w, const struct icicle_query *q, struct icicle *
 	t->per_thread = q->per_thread_roots;
 	wc = window_counts(w, &nc);
 	err = -ENOMEM;
-	if (!(fc = calloc(window_nframes(w) + 1, sizeof(*fc))))
+	if (!(fc = calloc(frames_span(window_frames(w)) + 1, sizeof(*fc))))
 		goto out;
 	/* Without per-thread roots sum the threads first: one walk per stack. */
 	if (!t->per_thread && !(per_leaf = calloc(window_nnodes(w) + 1, sizeof(*per_leaf))))

@@ -1,5 +1,6 @@
 /*
- * report — a saved profile back into a window, for `stacktop report FILE`.
+ * report — a saved profile as a source of samples, for `stacktop report
+ * FILE`: parsed once into a list of stacks, delivered by a sampler.
  *
  * Input is outside data (a file from another machine), so every parser here
  * is a fuzz entry point (tests/fuzz/fuzz_folded.c, fuzz_pprof.c) and every
@@ -18,10 +19,16 @@
  *    kernel frame ("_[j]" JIT, "_[i]" inlined are stripped too), as
  *    FlameGraph's stackcollapse scripts write them.
  *
- * Frames: one synthetic window frame per distinct (kernel?, module,
- * function, file, line) — pid 0, pc = its key index + 1 — so the top view's
- * by-function and by-line keys and the icicle's merge by name work as on a
- * live window. The strings live in the report's pool until report_free.
+ * Frames: one named frame of the frames table per distinct (kernel?, module,
+ * function, file, line) (frames_named: the table copies the strings), so
+ * the top view's by-function and by-line keys and the icicle's merge by
+ * name work as on a live window.
+ *
+ * Stacks: frame ids (outermost first) in one flat array, plus (offset,
+ * length, tid, weight) per stack. Memory caps: the file (1 GiB), what gzip
+ * may inflate to (512 MiB), a folded line (1 MiB), and the frame ids stored
+ * for all stacks (REPORT_MAX_FRAMES: a pprof location with many inlined
+ * lines can multiply the input).
  *
  * Threads: pprof "tid" (num) and "thread" (str) labels, as export writes
  * them. Folded files written with --per-thread start every stack with
@@ -29,6 +36,7 @@
  * (name and tid) instead of a frame.
  */
 #include "stacktop/report.h"
+#include "stacktop/mem.h"
 #include "stacktop/strpool.h"
 
 #include <errno.h>
@@ -42,12 +50,16 @@
 #include <zlib.h>
 
 #include "profile.pb-c.h"
+#include "stacktop/frames.h"
+#include "stacktop/sampler.h"
 #include "stacktop/waits.h"
 #include "stacktop/window.h"
 
 #define REPORT_MAX_FILE (1ull << 30)
 #define REPORT_MAX_INFLATE (512ull << 20)
 #define REPORT_MAX_LINE (1u << 20)
+#define REPORT_MAX_FRAMES (1u << 25) /* 128 MiB of frame ids */
+#define TOO_MANY_FRAMES "%s: its stacks hold more than 33554432 frames; too large to load."
 
 /* ---- the report ---- */
 
@@ -56,10 +68,22 @@ struct thread {
 	const char *name; /* pooled */
 };
 
+/* One stored stack: ids[off .. off + n) of struct report. */
+struct rstack {
+	size_t off;
+	uint32_t n;
+	uint32_t weight;
+	int tid;
+};
+
 struct report {
 	enum report_format format;
-	struct strpool strings; /* names, modules, files */
-	struct strpool keys;    /* frame keys: index + 1 is the synthetic pc */
+	struct frames *fr;	/* borrowed */
+	struct strpool strings; /* names, modules, files (parsing) */
+	uint32_t *ids;
+	size_t nids, capids;
+	struct rstack *stacks;
+	size_t nstacks, capstacks;
 	struct thread *threads;
 	size_t nthreads, capthreads;
 	double period_s, duration_s;
@@ -88,35 +112,19 @@ static void set_err(char *err, size_t errsz, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The window frame for f, interned with its sym on first sight. */
-static int64_t report_frame(struct report *r, struct window *w, const struct rframe *f)
+/* The named frame for f. */
+static int64_t report_frame(struct report *r, const struct rframe *f)
 {
-	char key[512];
-	int64_t k, id;
-	int n;
+	struct sym_info si = {
+	    .func = f->func,
+	    .module = f->module,
+	    .file = f->file,
+	    .line = f->line,
+	    .kernel = f->kernel,
+	    .jit = f->jit,
+	};
 
-	/* Pointers are pooled, so the pointer values identify the strings. */
-	n = snprintf(key, sizeof(key), "%d%d|%p|%p|%p|%d", f->kernel, f->jit, (const void *)f->func,
-		     (const void *)f->module, (const void *)f->file, f->line);
-	if ((k = strpool_index(&r->keys, key, (size_t)n)) < 0)
-		return k;
-	id = window_frame_intern(w, 0, (uint64_t)k + 1, f->kernel);
-	if (id < 0)
-		return id;
-	if (!window_frame(w, (uint32_t)id)->has_sym) {
-		struct sym_info si = {
-			.func = f->func,
-			.module = f->module,
-			.file = f->file,
-			.line = f->line,
-			.kernel = f->kernel,
-			.jit = f->jit,
-			/* identity of the function: its pooled name */
-			.func_start = (uint64_t)(uintptr_t)f->func,
-		};
-		window_frame_set_sym(w, (uint32_t)id, &si, f->file || f->line > 0);
-	}
-	return id;
+	return frames_named(r->fr, &si);
 }
 
 static int report_thread(struct report *r, int tid, const char *name)
@@ -141,9 +149,9 @@ static int report_thread(struct report *r, int tid, const char *name)
 
 /* The wait kind a leaf frame names ("[sleep]", "[lock]", ... as wall mode
  * writes them, module "[wait]" or none), or SAMPLE_WAIT_NONE. */
-static enum sample_wait leaf_wait(struct window *w, uint32_t id)
+static enum sample_wait leaf_wait(const struct frames *fr, uint32_t id)
 {
-	const struct window_frame *f = window_frame(w, id);
+	const struct frame *f = frames_get(fr, id);
 
 	if (!f || f->kernel || !f->sym.func || f->sym.func[0] != '[' ||
 	    (f->sym.module && strcmp(f->sym.module, "[wait]")))
@@ -154,18 +162,18 @@ static enum sample_wait leaf_wait(struct window *w, uint32_t id)
 	return SAMPLE_WAIT_NONE;
 }
 
-/* Add count samples of the stack; weights are pre-scaled to 32 bits. A
- * wall-mode wait leaf becomes the window's wait pseudo frame again, so the
+/* Store the stack with count samples; weights are pre-scaled to 32 bits.
+ * A wall-mode wait leaf becomes the wait pseudo frame again, so the
  * on/off-CPU split works on a report too. frames is modified. */
-static int report_add(struct report *r, struct window *w, int tid, uint32_t *frames, size_t n,
-		      uint64_t count, uint64_t scale)
+static int report_add(struct report *r, int tid, uint32_t *frames, size_t n, uint64_t count,
+		      uint64_t scale)
 {
 	uint64_t wgt = count / scale;
 	enum sample_wait kind;
 	int err;
 
-	if (n && (kind = leaf_wait(w, frames[n - 1])) != SAMPLE_WAIT_NONE) {
-		int64_t id = window_wait_frame(w, kind);
+	if (n && (kind = leaf_wait(r->fr, frames[n - 1])) != SAMPLE_WAIT_NONE) {
+		int64_t id = frames_wait(r->fr, kind);
 		if (id < 0)
 			return (int)id;
 		frames[n - 1] = (uint32_t)id;
@@ -179,8 +187,15 @@ static int report_add(struct report *r, struct window *w, int tid, uint32_t *fra
 		return 0;
 	if (wgt > UINT32_MAX)
 		wgt = UINT32_MAX;
-	if ((err = window_add(w, REPORT_TIME_NS, tid, frames, n, (uint32_t)wgt)))
-		return err;
+	if (n > REPORT_MAX_FRAMES - r->nids)
+		return -EFBIG;
+	if (mem_grow((void **)&r->ids, &r->capids, r->nids + n, sizeof(*r->ids)) ||
+	    mem_grow((void **)&r->stacks, &r->capstacks, r->nstacks + 1, sizeof(*r->stacks)))
+		return -ENOMEM;
+	memcpy(r->ids + r->nids, frames, n * sizeof(*frames));
+	r->stacks[r->nstacks++] =
+	    (struct rstack){.off = r->nids, .n = (uint32_t)n, .weight = (uint32_t)wgt, .tid = tid};
+	r->nids += n;
 	if (tid != r->last_tid && (err = report_thread(r, tid, NULL)))
 		return err;
 	r->last_tid = tid;
@@ -278,7 +293,6 @@ static bool folded_thread_root(const char *s, size_t n, int *tid, size_t *namele
 /* Walk the lines; call fn on each stack with its line number. */
 struct fwalk {
 	struct report *r;
-	struct window *w;
 	bool per_thread;
 	bool load; /* false: the checking pass */
 	uint64_t max, scale;
@@ -303,7 +317,7 @@ static int folded_frame(struct fwalk *fw, const char *s, size_t n)
 		return -ENOMEM;
 	if (f.kernel && !(f.module = strpool_str(&fw->r->strings, "[kernel]", 8)))
 		return -ENOMEM;
-	if ((id = report_frame(fw->r, fw->w, &f)) < 0)
+	if ((id = report_frame(fw->r, &f)) < 0)
 		return (int)id;
 	return ids_push(&fw->frames, (uint32_t)id);
 }
@@ -332,13 +346,13 @@ static int folded_line(struct fwalk *fw, const char *s, const char *end, uint64_
 			return err;
 		p = semi ? semi + 1 : end;
 	}
-	return report_add(fw->r, fw->w, tid, fw->frames.v, fw->frames.n, count, fw->scale);
+	return report_add(fw->r, tid, fw->frames.v, fw->frames.n, count, fw->scale);
 }
 
-static int load_folded(struct report *r, struct window *w, const char *data, size_t len,
-		       const char *name, char *err, size_t errsz)
+static int load_folded(struct report *r, const char *data, size_t len, const char *name, char *err,
+		       size_t errsz)
 {
-	struct fwalk fw = {.r = r, .w = w, .per_thread = true, .scale = 1};
+	struct fwalk fw = {.r = r, .per_thread = true, .scale = 1};
 	int rc = 0;
 
 	r->format = REPORT_FOLDED;
@@ -392,7 +406,9 @@ static int load_folded(struct report *r, struct window *w, const char *data, siz
 				fw.nlines++;
 				continue;
 			}
-			if ((rc = folded_line(&fw, line, end, count)))
+			if ((rc = folded_line(&fw, line, end, count)) == -EFBIG)
+				set_err(err, errsz, TOO_MANY_FRAMES, name);
+			else if (rc)
 				set_err(err, errsz, "%s: cannot load line %zu: %s.", name, lineno,
 					strerror(-rc));
 		}
@@ -534,7 +550,6 @@ static uint64_t map_id(void *a, size_t i)
 
 struct pctx {
 	struct report *r;
-	struct window *w;
 	const Perftools__Profiles__Profile *p;
 	struct idmap locs, fns, maps;
 	const char *bad; /* what was wrong, for the message */
@@ -591,7 +606,7 @@ static int pprof_location(struct pctx *c, struct ids *st, size_t li)
 		struct rframe f = {.module = module, .kernel = kernel};
 		int64_t id;
 		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)l->address);
-		if (!(f.func = pooled(c, buf)) || (id = report_frame(c->r, c->w, &f)) < 0)
+		if (!(f.func = pooled(c, buf)) || (id = report_frame(c->r, &f)) < 0)
 			return -ENOMEM;
 		return ids_push(st, (uint32_t)id);
 	}
@@ -617,7 +632,7 @@ static int pprof_location(struct pctx *c, struct ids *st, size_t li)
 		f.line = ln->line > 0 && ln->line < INT32_MAX ? (int)ln->line : 0;
 		if (!f.func || (*file && !f.file))
 			return -ENOMEM;
-		if ((id = report_frame(c->r, c->w, &f)) < 0)
+		if ((id = report_frame(c->r, &f)) < 0)
 			return (int)id;
 		if (ids_push(st, (uint32_t)id))
 			return -ENOMEM;
@@ -740,16 +755,16 @@ static int load_pprof_msg(struct pctx *c)
 			err = pprof_location(c, &st, li);
 		}
 		if (!err)
-			err = report_add(r, c->w, tid, st.v, st.n, wgt, scale);
+			err = report_add(r, tid, st.v, st.n, wgt, scale);
 	}
 	free(st.v);
 	return err;
 }
 
-static int load_pprof(struct report *r, struct window *w, const uint8_t *data, size_t len,
-		      const char *name, char *err, size_t errsz)
+static int load_pprof(struct report *r, const uint8_t *data, size_t len, const char *name,
+		      char *err, size_t errsz)
 {
-	struct pctx c = {.r = r, .w = w};
+	struct pctx c = {.r = r};
 	Perftools__Profiles__Profile *p;
 	int rc;
 
@@ -764,6 +779,8 @@ static int load_pprof(struct report *r, struct window *w, const uint8_t *data, s
 	if (rc == -EINVAL)
 		set_err(err, errsz, "%s: corrupt pprof profile: %s.", name,
 			c.bad ? c.bad : "bad data");
+	else if (rc == -EFBIG)
+		set_err(err, errsz, TOO_MANY_FRAMES, name);
 	else if (rc)
 		set_err(err, errsz, "%s: cannot load the profile: %s.", name, strerror(-rc));
 	idmap_free(&c.locs);
@@ -785,7 +802,7 @@ static bool looks_binary(const uint8_t *d, size_t n)
 
 /* ---- entry points ---- */
 
-int report_load_mem(const void *data, size_t len, const char *name, struct window *w,
+int report_load_mem(const void *data, size_t len, const char *name, struct frames *fr,
 		    struct report **out, char *err, size_t errsz)
 {
 	const uint8_t *d = data;
@@ -805,14 +822,15 @@ int report_load_mem(const void *data, size_t len, const char *name, struct windo
 		set_err(err, errsz, "%s: out of memory.", name);
 		return -ENOMEM;
 	}
+	r->fr = fr;
 	if (len >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
 		if (!(rc = inflate_all(d, len, &raw, &rawlen, name, err, errsz)))
-			rc = load_pprof(r, w, raw, rawlen, name, err, errsz);
+			rc = load_pprof(r, raw, rawlen, name, err, errsz);
 		free(raw);
 	} else if (looks_binary(d, len)) {
-		rc = load_pprof(r, w, d, len, name, err, errsz);
+		rc = load_pprof(r, d, len, name, err, errsz);
 	} else {
-		rc = load_folded(r, w, (const char *)d, len, name, err, errsz);
+		rc = load_folded(r, (const char *)d, len, name, err, errsz);
 	}
 	if (!rc && r->samples == 0) {
 		set_err(err, errsz, "%s holds no samples.", name);
@@ -880,7 +898,7 @@ static int read_file(const char *path, uint8_t **buf, size_t *len, char *err, si
 	return 0;
 }
 
-int report_load(const char *path, struct window *w, struct report **out, char *err, size_t errsz)
+int report_load(const char *path, struct frames *fr, struct report **out, char *err, size_t errsz)
 {
 	uint8_t *buf = NULL;
 	size_t len = 0;
@@ -889,7 +907,7 @@ int report_load(const char *path, struct window *w, struct report **out, char *e
 	*out = NULL;
 	if ((rc = read_file(path, &buf, &len, err, errsz)))
 		return rc;
-	rc = report_load_mem(buf, len, path, w, out, err, errsz);
+	rc = report_load_mem(buf, len, path, fr, out, err, errsz);
 	free(buf);
 	return rc;
 }
@@ -899,7 +917,8 @@ void report_free(struct report *r)
 	if (!r)
 		return;
 	strpool_free(&r->strings);
-	strpool_free(&r->keys);
+	free(r->ids);
+	free(r->stacks);
 	free(r->threads);
 	free(r);
 }
@@ -956,4 +975,102 @@ const char *report_thread_name(void *ctx, int tid)
 		if (r->threads[i].tid == tid && r->threads[i].name)
 			return r->threads[i].name;
 	return tid == REPORT_TID_ANY ? "all" : NULL;
+}
+
+/* ---- the report as a sampler ---- */
+
+struct report_sampler {
+	struct sampler base; /* first: the sampler wrappers cast */
+	struct report *r;
+	bool delivered;
+	uint64_t samples;
+};
+
+static bool rs_has_thread(const struct sampler *s, pid_t tid)
+{
+	const struct report *r = ((const struct report_sampler *)s)->r;
+
+	for (size_t i = 0; i < r->nthreads; i++)
+		if (r->threads[i].tid == tid)
+			return true;
+	return false;
+}
+
+static int rs_add_thread(struct sampler *s, pid_t pid, pid_t tid)
+{
+	return 0; /* the file says which threads there are */
+}
+
+static int rs_nthreads(const struct sampler *s)
+{
+	return (int)report_nthreads(((const struct report_sampler *)s)->r);
+}
+
+/* Everything at once, on the first call: the profile is all there is. */
+static int rs_collect(struct sampler *s, uint64_t now_ns, const struct sampler_sink *sink)
+{
+	struct report_sampler *rs = (struct report_sampler *)s;
+	const struct report *r = rs->r;
+	int n = 0;
+
+	if (rs->delivered)
+		return 0;
+	rs->delivered = true;
+	for (size_t i = 0; i < r->nstacks; i++) {
+		const struct rstack *st = &r->stacks[i];
+		struct sample smp = {
+		    .pid = 0,
+		    .tid = st->tid,
+		    .time_ns = REPORT_TIME_NS,
+		    .weight = st->weight,
+		    .state = SAMPLE_ONCPU,
+		    .syscall_nr = -1,
+		    .frame_ids = r->ids + st->off,
+		    .nframe_ids = (int)st->n,
+		};
+
+		if (sink && sink->sample)
+			sink->sample(sink->ctx, &smp);
+		rs->samples += st->weight;
+		if (n < INT32_MAX)
+			n++;
+	}
+	return n;
+}
+
+static void rs_stats(const struct sampler *s, struct sampler_stats *out)
+{
+	out->samples = ((const struct report_sampler *)s)->samples;
+}
+
+static void rs_stop(struct sampler *s)
+{
+}
+
+static void rs_free(struct sampler *s)
+{
+	free(s);
+}
+
+static const struct sampler_ops report_sampler_ops = {
+    .mode = NULL,
+    .add_thread = rs_add_thread,
+    .has_thread = rs_has_thread,
+    .nthreads = rs_nthreads,
+    .collect = rs_collect,
+    .stats = rs_stats,
+    .stop = rs_stop,
+    .free = rs_free,
+};
+
+int report_sampler_new(struct report *r, struct sampler **out)
+{
+	struct report_sampler *rs = calloc(1, sizeof(*rs));
+
+	if (!rs)
+		return -ENOMEM;
+	rs->base.ops = &report_sampler_ops;
+	rs->r = r;
+	*out = &rs->base;
+	return 0;
 }

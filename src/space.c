@@ -385,6 +385,13 @@ static void cache_insert_locked(struct module_priv *p, bool cached)
 	cache_head = p;
 }
 
+void space_module_get(struct module *m)
+{
+	pthread_mutex_lock(&cache_lock);
+	m->refs++;
+	pthread_mutex_unlock(&cache_lock);
+}
+
 void space_module_put(struct module *m)
 {
 	struct module_priv *p, **pp;

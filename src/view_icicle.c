@@ -627,10 +627,10 @@ static void draw_detail(struct grid *g, int y, const struct view_icicle_state *s
 
 	text_sanitize(n->name, name, sizeof(name));
 	loc[0] = mod[0] = 0;
-	if (n->frame != ICICLE_NONE && n->frame < window_nframes(w)) {
-		const struct window_frame *f = window_frame(w, n->frame);
+	if (n->frame != ICICLE_NONE && n->frame < frames_span(window_frames(w))) {
+		const struct frame *f = frames_line(window_frames_mut(w), n->frame);
 
-		if (f->has_line && f->sym.file) {
+		if (f && f->has_line && f->sym.file) {
 			file =
 			    strrchr(f->sym.file, '/') ? strrchr(f->sym.file, '/') + 1 : f->sym.file;
 			text_sanitize(file, tmp, sizeof(tmp));
@@ -1037,7 +1037,7 @@ void view_icicle_jump(struct view_icicle_state *st, struct window *w, uint32_t f
 	bool seen = false, leaf_only = true;
 	uint32_t i;
 
-	if (!p || frame >= window_nframes(w))
+	if (!p || !frames_get(window_frames(w), frame))
 		return;
 	icicle_frame_key(w, frame, key, sizeof(key));
 	if (icicle_build(w, &q, &t) == 0) {

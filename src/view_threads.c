@@ -273,7 +273,7 @@ static int fmt_hottest(struct window *w, pid_t tid, bool hide_kernel, int width,
 	struct window_top_query q = {
 	    .key = WINDOW_KEY_FUNCTION, .tid = tid, .hide_kernel = hide_kernel};
 	struct window_top_row *rows = NULL;
-	const struct window_frame *f;
+	const struct frame *f;
 	char name[512];
 	uint64_t total = 0;
 	size_t n = 0, i, best = 0;
@@ -290,7 +290,7 @@ static int fmt_hottest(struct window *w, pid_t tid, bool hide_kernel, int width,
 		free(rows);
 		return 0;
 	}
-	f = window_frame(w, rows[best].frame);
+	f = frames_get(window_frames(w), rows[best].frame);
 	if (!f->has_sym)
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)f->pc);
 	else if (f->sym.func)

@@ -93,15 +93,15 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 	const struct window_top_row *a = pa, *b = pb;
 	uint64_t ka = sort_key(c, a), kb = sort_key(c, b);
 	uint64_t oa = c->by_self ? a->total : a->self, ob = c->by_self ? b->total : b->self;
-	const struct window_frame *fa, *fb;
+	const struct frame *fa, *fb;
 	int r;
 
 	if (ka != kb)
 		return ka > kb ? -1 : 1;
 	if (oa != ob)
 		return oa > ob ? -1 : 1;
-	fa = window_frame(c->w, a->frame);
-	fb = window_frame(c->w, b->frame);
+	fa = frames_get(window_frames(c->w), a->frame);
+	fb = frames_get(window_frames(c->w), b->frame);
 	if ((r = cmp_str(fa->sym.func, fb->sym.func)) ||
 	    (r = cmp_str(fa->sym.module, fb->sym.module)) ||
 	    (r = cmp_str(fa->sym.file, fb->sym.file)))
@@ -153,8 +153,7 @@ static const char *basename_of(const char *path)
  * 8 columns of the name remain, so the file:line stays readable at 80
  * columns. Without, the bare file name is the first thing to go: the
  * function's own name says more than "clock_gett… (clock_gettime.c)". */
-static void fmt_function(const struct window_frame *f, bool lines, int width, char *out,
-			 size_t size)
+static void fmt_function(const struct frame *f, bool lines, int width, char *out, size_t size)
 {
 	char name[512], loc[320], file[256], mod[256], full[900];
 	int lw;
@@ -237,7 +236,7 @@ static void draw_row(struct grid *g, int y, const struct cols *c, struct window 
 		     const struct window_top_row *r, uint64_t total, double period,
 		     const struct view_top_state *st, bool selected)
 {
-	const struct window_frame *f = window_frame(w, r->frame);
+	const struct frame *f = frames_get(window_frames(w), r->frame);
 	char own[16], tot[16], buf[1024], mod[256];
 	double po = total ? 100.0 * (double)r->self / (double)total : 0;
 	double pt = total ? 100.0 * (double)r->total / (double)total : 0;
@@ -287,7 +286,8 @@ static void tighten(struct cols *c, struct window *w, const struct window_top_ro
 	int i, longest = (int)strlen("Function (file:line)"), fw;
 
 	for (i = 0; i < vis && i < (int)n; i++) {
-		fmt_function(window_frame(w, rows[i].frame), lines, c->func_w, buf, sizeof(buf));
+		fmt_function(frames_get(window_frames(w), rows[i].frame), lines, c->func_w, buf,
+			     sizeof(buf));
 		fw = text_width(buf);
 		if (fw > longest)
 			longest = fw;
@@ -304,6 +304,17 @@ void view_top_state_free(struct view_top_state *st)
 	st->kept = NULL;
 	st->nkept = 0;
 	st->kept_total = 0;
+}
+
+/* file:line for exactly the rows this render shows (their "(file:line)"),
+ * looked up lazily and cached by the frames table. By line, the
+ * aggregation itself needs the lines of every frame on a live stack
+ * (window_resolve_lines, before window_top). Both are to move to the tick. */
+static void resolve_shown_lines(struct window *w, const struct window_top_row *rows, size_t n,
+				int from, int vis)
+{
+	for (int i = from; i < from + vis && i < (int)n; i++)
+		frames_line(window_frames_mut(w), rows[i].frame);
 }
 
 /* The rows to draw: fresh from the window, or the ones kept while frozen.
@@ -326,7 +337,9 @@ static int top_rows(struct window *w, struct view_top_state *st, struct window_t
 		*total = st->kept_total;
 		return 0;
 	}
-	int err = window_top(w, &q, rows, n, total);
+	int err = st->lines ? window_resolve_lines(w, st->tid) : 0;
+	if (!err)
+		err = window_top(w, &q, rows, n, total);
 	if (err)
 		return err;
 	/* Keep a copy so a pause can show exactly this. */
@@ -436,6 +449,7 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 	if (n)
 		st->selected_frame = rows[st->selected].frame;
 
+	resolve_shown_lines(w, rows, n, st->scroll, vis);
 	if (st->batch && c.mod_w)
 		tighten(&c, w, rows, n, vis, st->lines);
 	draw_column_header(g, y++, &c, st->sort, st->lines, st->wall);

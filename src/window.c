@@ -1,11 +1,10 @@
 /*
  * window — the rolling-window aggregator.
  *
- * Owns three kinds of tables, all open-addressing hash indexes (linear
+ * Owns two kinds of tables, all open-addressing hash indexes (linear
  * probing, load <= 1/2) over compact arrays, so ids stay dense and queries
  * walk plain arrays:
  *
- *  - frames: (pid, pc, kernel) → frame id, with the sym the caller attaches.
  *  - trie nodes: (parent, frame) → node id; node 0 is the root.
  *  - count maps (struct cmap): (node, tid) → count, one per time bucket, one
  *    for the running sum over live buckets and one (node 0) for per-thread
@@ -18,15 +17,18 @@
  * at each ring slot once per bucket step, so a gap of an hour costs the
  * same as a gap of one bucket: O(nbuckets + expired entries).
  *
+ * Frames are the frames table's (borrowed): a trie node holds a reference
+ * on its frame (frames_ref when the node is made, frames_unref in
+ * window_free), and the window reads frames for its top-N keys and wait
+ * kinds.
+ *
  * Wall mode: an off-CPU sample ends in a pseudo frame naming its wait kind
- * (window_wait_frame: pid -1, pc = kind, so it never collides with a real
- * frame). Everything about waits is derived from the leaf frame of each
+ * (frames_wait). Everything about waits is derived from the leaf frame of each
  * counted stack, so the trie, the buckets and expiry need nothing new.
  *
- * Contract: window_new → (intern, set_sym, add, advance, top)* → window_free.
- * The window owns all its memory; sym strings are borrowed and must outlive
- * it. Pointers from window_frame/window_node/window_counts are valid until
- * the next call that may add (intern, add) or change counts.
+ * Contract: window_new → (add, advance, top)* → window_free, all inside the
+ * frames table's life. Pointers from window_node/window_counts are valid
+ * until the next call that may add or change counts.
  */
 #include "stacktop/window.h"
 #include "stacktop/mem.h"
@@ -63,10 +65,7 @@ struct window {
 	bool have_time;
 	uint64_t newest; /* highest bucket number seen */
 
-	struct window_frame *frames;
-	size_t nframes, capframes;
-	uint32_t *fslot;
-	size_t fmask;
+	struct frames *fr; /* borrowed */
 
 	struct window_node *nodes;
 	size_t nnodes, capnodes;
@@ -275,12 +274,12 @@ static void cmap_free(struct cmap *m)
 
 /* ---- lifecycle ---- */
 
-int window_new(unsigned seconds, uint64_t bucket_ns, struct window **out)
+int window_new(unsigned seconds, uint64_t bucket_ns, struct frames *fr, struct window **out)
 {
 	struct window *w;
 	uint64_t span;
 
-	if (seconds == 0)
+	if (seconds == 0 || !fr)
 		return -EINVAL;
 	if (bucket_ns == 0)
 		bucket_ns = 1000000000ull;
@@ -288,6 +287,7 @@ int window_new(unsigned seconds, uint64_t bucket_ns, struct window **out)
 	if (!w)
 		return -ENOMEM;
 	w->seconds = seconds;
+	w->fr = fr;
 	w->bucket_ns = bucket_ns;
 	span = (uint64_t)seconds * 1000000000ull;
 	w->nbuckets = (size_t)((span + bucket_ns - 1) / bucket_ns);
@@ -320,8 +320,8 @@ void window_free(struct window *w)
 	for (i = 0; i < w->nbuckets; i++)
 		cmap_free(&w->buckets[i].m);
 	free(w->buckets);
-	free(w->frames);
-	free(w->fslot);
+	for (i = 1; i < w->nnodes; i++)
+		frames_unref(w->fr, w->nodes[i].frame);
 	free(w->nodes);
 	free(w->nslot);
 	cmap_free(&w->sum);
@@ -331,86 +331,20 @@ void window_free(struct window *w)
 
 /* ---- frames ---- */
 
-static uint64_t frame_hash(int pid, uint64_t pc, bool kernel)
+const struct frames *window_frames(const struct window *w)
 {
-	return mix64(pc ^ mix64(((uint64_t)(uint32_t)pid << 1) | kernel));
+	return w->fr;
 }
 
-static uint64_t frame_hash_of(const struct window *w, uint32_t id)
+struct frames *window_frames_mut(struct window *w)
 {
-	const struct window_frame *f = &w->frames[id];
-
-	return frame_hash(f->pid, f->pc, f->kernel);
+	return w->fr;
 }
 
-int64_t window_frame_intern(struct window *w, int pid, uint64_t pc, bool kernel)
+/* The frame of a node the window made: it holds a reference, so it is live. */
+static const struct frame *node_frame(const struct window *w, uint32_t node)
 {
-	const struct window_frame *f;
-	size_t j;
-	uint32_t s;
-
-	if (w->fslot) {
-		j = frame_hash(pid, pc, kernel) & w->fmask;
-		while ((s = w->fslot[j])) {
-			f = &w->frames[s - 1];
-			if (f->pc == pc && f->pid == pid && f->kernel == kernel)
-				return s - 1;
-			j = (j + 1) & w->fmask;
-		}
-	}
-	if (w->nframes >= UINT32_MAX - 1)
-		return -ENOMEM;
-	if (index_reserve(w, &w->fslot, &w->fmask, w->nframes, frame_hash_of) ||
-	    mem_grow((void **)&w->frames, &w->capframes, w->nframes + 1, sizeof(*w->frames)))
-		return -ENOMEM;
-	w->frames[w->nframes] = (struct window_frame){.pid = pid, .pc = pc, .kernel = kernel};
-	j = frame_hash(pid, pc, kernel) & w->fmask;
-	while (w->fslot[j])
-		j = (j + 1) & w->fmask;
-	w->fslot[j] = (uint32_t)++w->nframes;
-	return (int64_t)w->nframes - 1;
-}
-
-struct window_frame *window_frame(struct window *w, uint32_t id)
-{
-	return id < w->nframes ? &w->frames[id] : NULL;
-}
-
-size_t window_nframes(const struct window *w)
-{
-	return w->nframes;
-}
-
-void window_frame_set_sym(struct window *w, uint32_t id, const struct sym_info *si, bool with_line)
-{
-	struct window_frame *f = window_frame(w, id);
-
-	if (!f || !si)
-		return;
-	f->sym = *si;
-	f->has_sym = true;
-	f->has_line = with_line;
-	if (!with_line) {
-		f->sym.file = NULL;
-		f->sym.line = 0;
-	}
-}
-
-int64_t window_wait_frame(struct window *w, enum sample_wait kind)
-{
-	struct sym_info si = {0};
-	int64_t id;
-
-	if (kind <= SAMPLE_WAIT_NONE || kind >= SAMPLE_WAIT_COUNT)
-		return -EINVAL;
-	id = window_frame_intern(w, -1, (uint64_t)kind, false);
-	if (id < 0 || w->frames[id].wait)
-		return id;
-	si.func = waits_frame_name(kind);
-	si.module = "[wait]";
-	window_frame_set_sym(w, (uint32_t)id, &si, false);
-	w->frames[id].wait = (uint8_t)kind;
-	return id;
+	return frames_get(w->fr, w->nodes[node].frame);
 }
 
 /* ---- trie ---- */
@@ -454,6 +388,7 @@ static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
 	while (w->nslot[j])
 		j = (j + 1) & w->nmask;
 	w->nslot[j] = (uint32_t)++w->nnodes;
+	frames_ref(w->fr, frame);
 	return (int64_t)w->nnodes - 1;
 }
 
@@ -465,6 +400,32 @@ const struct window_node *window_node(const struct window *w, uint32_t id)
 size_t window_nnodes(const struct window *w)
 {
 	return w->nnodes;
+}
+
+/* ---- lines ---- */
+
+int window_resolve_lines(struct window *w, int tid)
+{
+	uint8_t *seen = calloc(w->nnodes + 1, 1);
+	size_t i;
+
+	if (!seen)
+		return -ENOMEM;
+	/* Walk each live stack up to the first node already done: each
+	 * node's frame is asked once (frames_line caches across calls). */
+	for (i = 0; i < w->sum.n; i++) {
+		const struct window_count *c = &w->sum.e[i];
+		uint32_t n;
+
+		if (!c->count || (tid && c->tid != tid))
+			continue;
+		for (n = c->node; n != WINDOW_ROOT && !seen[n]; n = w->nodes[n].parent) {
+			seen[n] = 1;
+			frames_line(w->fr, w->nodes[n].frame);
+		}
+	}
+	free(seen);
+	return 0;
 }
 
 /* ---- time ---- */
@@ -514,7 +475,7 @@ int window_add(struct window *w, uint64_t time_ns, int tid, const uint32_t *fram
 	if (n == 0 || !frames)
 		return -EINVAL;
 	for (i = 0; i < n; i++)
-		if (frames[i] >= w->nframes)
+		if (!frames_get(w->fr, frames[i]))
 			return -EINVAL;
 	if (weight == 0)
 		return 0;
@@ -607,7 +568,7 @@ double window_span_s(const struct window *w, uint64_t now_ns)
 
 static uint8_t leaf_wait(const struct window *w, uint32_t node)
 {
-	uint8_t k = w->frames[w->nodes[node].frame].wait;
+	uint8_t k = node_frame(w, node)->wait;
 
 	return k < SAMPLE_WAIT_COUNT ? k : 0;
 }
@@ -641,7 +602,7 @@ static int thread_kinds(const struct window *w, struct cmap *kinds)
 /* ---- top-N ---- */
 
 /* What a frame aggregates under: see struct window_top_query. */
-static uint64_t key_hash(const struct window_frame *f, enum window_key key)
+static uint64_t key_hash(const struct frame *f, enum window_key key)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ f->kernel;
 
@@ -657,7 +618,7 @@ static uint64_t key_hash(const struct window_frame *f, enum window_key key)
 	return h;
 }
 
-static bool key_eq(const struct window_frame *a, const struct window_frame *b, enum window_key key)
+static bool key_eq(const struct frame *a, const struct frame *b, enum window_key key)
 {
 	if (a->kernel != b->kernel || a->has_sym != b->has_sym)
 		return false;
@@ -706,7 +667,7 @@ static int top_rehash(struct topacc *a, size_t nslots)
 /* The row of frame id, found by key or created. Returns -ENOMEM or >= 0. */
 static long top_row_of(struct topacc *a, uint32_t id)
 {
-	const struct window_frame *f = &a->w->frames[id];
+	const struct frame *f = frames_get(a->w->fr, id);
 	uint64_t h;
 	size_t j, nslots = a->slot ? a->mask + 1 : 0;
 	uint32_t s;
@@ -718,7 +679,8 @@ static long top_row_of(struct topacc *a, uint32_t id)
 		return -ENOMEM;
 	j = h & a->mask;
 	while ((s = a->slot[j])) {
-		if (a->hash[s - 1] == h && key_eq(&a->w->frames[a->rows[s - 1].frame], f, a->key)) {
+		if (a->hash[s - 1] == h &&
+		    key_eq(frames_get(a->w->fr, a->rows[s - 1].frame), f, a->key)) {
 			a->frow[id] = (int32_t)(s - 1);
 			return s - 1;
 		}
@@ -754,16 +716,17 @@ static int top_walk(struct topacc *a, uint32_t leaf, uint64_t c, uint32_t stamp,
 {
 	const struct window *w = a->w;
 	bool self_done = false;
-	uint8_t kind = w->frames[w->nodes[leaf].frame].wait;
+	uint8_t kind = node_frame(w, leaf)->wait;
 	uint32_t n;
 	long r;
 
 	for (n = leaf; n != WINDOW_ROOT; n = w->nodes[n].parent) {
 		uint32_t f = w->nodes[n].frame;
+		const struct frame *fp = frames_get(w->fr, f);
 
-		if (q->hide_kernel && w->frames[f].kernel)
+		if (q->hide_kernel && fp->kernel)
 			continue;
-		if (!q->include_wait_rows && w->frames[f].wait)
+		if (!q->include_wait_rows && fp->wait)
 			continue;
 		r = top_row_of(a, f);
 		if (r < 0)
@@ -798,10 +761,10 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 	/* Sum the counts per leaf over threads first: one walk per stack. */
 	ncount = calloc(w->nnodes, sizeof(*ncount));
 	leaves = malloc((w->sum.n + 1) * sizeof(*leaves));
-	a.frow = malloc((w->nframes + 1) * sizeof(*a.frow));
+	a.frow = malloc((frames_span(w->fr) + 1) * sizeof(*a.frow));
 	if (!ncount || !leaves || !a.frow)
 		goto out;
-	memset(a.frow, 0xff, (w->nframes + 1) * sizeof(*a.frow));
+	memset(a.frow, 0xff, (frames_span(w->fr) + 1) * sizeof(*a.frow));
 	if (q->hide_idle && (err = thread_kinds(w, &kinds)))
 		goto out;
 	err = -ENOMEM;

@@ -58,6 +58,14 @@ int64_t frames_wait(struct frames *fr, enum sample_wait kind);
  * (kernel, module, function, file, line); the strings are copied. */
 int64_t frames_named(struct frames *fr, const struct sym_info *si);
 
+/* A live frame (pid, pc, kernel) named with si as given rather than by
+ * sym (file:line too when with_line, else left to look up, which finds
+ * nothing); si NULL leaves it unnamed. The names are set on first sight
+ * only; si's strings are borrowed and must outlive the table. For tests
+ * and for callers that name frames themselves. */
+int64_t frames_preset(struct frames *fr, int pid, uint64_t pc, bool kernel,
+		      const struct sym_info *si, bool with_line);
+
 /* The frame, or NULL for an id that is not live. */
 const struct frame *frames_get(const struct frames *fr, uint32_t id);
 /* One past the highest id ever handed out (for id-indexed arrays). */

@@ -1,13 +1,18 @@
 /*
- * report — read a saved profile (folded stacks, or pprof: gzip-compressed or
- * plain protobuf) into a window, for `stacktop report FILE`.
+ * report — a saved profile (folded stacks, or pprof: gzip-compressed or
+ * plain protobuf) as a source of samples, for `stacktop report FILE`.
  *
- * Frames are synthetic: interned with pid 0 and pc = a unique id per
- * distinct (kernel?, module, function, file, line), their sym strings owned
- * by struct report. So: report_free AFTER window_free.
+ * report_load parses the file into the report's own list of stacks: frame
+ * ids of the frames table given (frames_named, by content; a wall-mode
+ * wait leaf becomes frames_wait's pseudo frame again), a tid and a weight.
+ * report_sampler_new makes it a struct sampler (mode NULL) whose first
+ * collect delivers every stored stack once, as samples with frame_ids set
+ * and time REPORT_TIME_NS; later collects deliver nothing. The frames table
+ * must outlive the report's ids (frames_free after the window and the
+ * report are done with them).
  *
- * Every sample is added at time 0 (REPORT_TIME_NS). The caller creates a
- * fresh window (window_new(seconds, 1000000000, ...), any seconds >= 1) and
+ * Every sample is at time 0 (REPORT_TIME_NS). The caller creates a fresh
+ * window (window_new(seconds, 1000000000, fr, ...), any seconds >= 1) and
  * must never advance it with the clock: pass report_now_ns(r) wherever a
  * view or window call wants "now" (window_span_s, renders), and nothing
  * expires. Samples without a thread (plain folded stacks, foreign pprof)
@@ -25,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct frames;
+struct sampler;
 struct window;
 struct report;
 
@@ -33,15 +40,20 @@ struct report;
 
 enum report_format { REPORT_FOLDED, REPORT_PPROF };
 
-/* Load path into w (normally empty). 0, or -errno with one sentence in err
- * (empty file, truncated gzip, corrupt protobuf, a folded line without a
- * count, a line over 1 MiB, no samples). On error *out is NULL and w may
- * hold part of the samples: free it. */
-int report_load(const char *path, struct window *w, struct report **out, char *err, size_t errsz);
+/* Load path, interning its frames in fr. 0, or -errno with one sentence
+ * in err (empty file, truncated gzip, corrupt protobuf, a folded line
+ * without a count, a line over 1 MiB, too many frames, no samples). On
+ * error *out is NULL (fr may hold some of the frames). */
+int report_load(const char *path, struct frames *fr, struct report **out, char *err, size_t errsz);
 /* The same from memory; name is used in messages. (Fuzzing, tests.) */
-int report_load_mem(const void *data, size_t len, const char *name, struct window *w,
+int report_load_mem(const void *data, size_t len, const char *name, struct frames *fr,
 		    struct report **out, char *err, size_t errsz);
+/* Free the report; a sampler made from it must be freed first. */
 void report_free(struct report *r);
+
+/* The report as a sampler (see the head of this file). r is borrowed and
+ * must outlive it. 0 or -ENOMEM. */
+int report_sampler_new(struct report *r, struct sampler **out);
 
 enum report_format report_format(const struct report *r);
 /* "now" for the window and the views: a time inside the window that keeps
@@ -53,7 +65,7 @@ double report_period_s(const struct report *r);
 double report_duration_s(const struct report *r);
 /* "cpu" or "wall" when the file says, else NULL. */
 const char *report_mode(const struct report *r);
-/* Samples loaded (sum of weights added to the window). */
+/* Samples loaded (sum of the stored stacks' weights). */
 uint64_t report_samples(const struct report *r);
 /* Threads the samples came from (REPORT_TID_ANY counts as one). */
 size_t report_nthreads(const struct report *r);

@@ -87,6 +87,9 @@ const struct mapping *space_find(const struct space *s, uint64_t pc);
  * for files found outside a live process). The returned module holds one
  * reference. */
 int space_module_open_path(const char *path, struct module **out);
+/* One more reference on m (under the cache lock), dropped with
+ * space_module_put: for holders that outlive the space (frames). */
+void space_module_get(struct module *m);
 void space_module_put(struct module *m);
 
 #endif

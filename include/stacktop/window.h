@@ -1,11 +1,12 @@
 /*
  * window — the rolling-window aggregator.
  *
- * Stacks are interned twice. Frames: (pid, pc, kernel?) → a frame id with
- * its symbol (filled in by the caller with window_frame_set_sym, once per
- * unique frame). Stacks: a call trie whose nodes are (parent node, frame);
+ * Stacks of frame ids (from the frames table, which the symbolizer stage
+ * owns) are interned into a call trie whose nodes are (parent node, frame);
  * node 0 is the root, and a stack is the path from the root (outermost
- * caller) down to its leaf node.
+ * caller) down to its leaf node. The window takes a reference on a frame
+ * for each trie node that uses it (frames_ref), and reads the frames for
+ * its aggregation keys and wait kinds.
  *
  * Time is a ring of buckets, bucket_ns wide, covering `seconds`. Each bucket
  * counts samples per (leaf node, tid); the window also keeps the running sum
@@ -13,8 +14,8 @@
  * O(entries), never a rescan. Queries (top-N, per-thread totals, icicle) read
  * the running sums.
  *
- * The window owns everything it allocates; strings passed to
- * window_frame_set_sym must outlive the window (they come from sym).
+ * The window owns everything it allocates; the frames table is borrowed and
+ * must outlive it (window_free drops the window's references).
  */
 #ifndef STACKTOP_WINDOW_H
 #define STACKTOP_WINDOW_H
@@ -23,20 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stacktop/frames.h"
 #include "stacktop/sample.h"
-#include "stacktop/sym.h"
 
 #define WINDOW_ROOT 0u
-
-struct window_frame {
-	int pid;
-	uint64_t pc;
-	bool kernel;
-	bool has_sym; /* sym filled in */
-	bool has_line; /* sym.file/line filled in */
-	uint8_t wait; /* 0, or the enum sample_wait of a wait pseudo frame */
-	struct sym_info sym;
-};
 
 struct window_node {
 	uint32_t parent; /* WINDOW_ROOT for outermost frames; root's parent is itself */
@@ -53,23 +44,21 @@ struct window_count {
 
 struct window;
 
-int window_new(unsigned seconds, uint64_t bucket_ns, struct window **out);
+/* fr is borrowed: frame ids passed to window_add are its ids. */
+int window_new(unsigned seconds, uint64_t bucket_ns, struct frames *fr, struct window **out);
 void window_free(struct window *w);
 
-/* Intern a frame; returns its id (stable for the window's life) or -ENOMEM.
- * Pointers from window_frame()/window_node() stay valid only until the next
- * intern or add (the arrays grow by realloc); keep ids, not pointers. */
-int64_t window_frame_intern(struct window *w, int pid, uint64_t pc, bool kernel);
-struct window_frame *window_frame(struct window *w, uint32_t id);
-size_t window_nframes(const struct window *w);
-void window_frame_set_sym(struct window *w, uint32_t id, const struct sym_info *si, bool with_line);
+/* The frames table the window's stacks name (to reach a node's frame:
+ * frames_get(window_frames(w), window_node(w, id)->frame)). The _mut
+ * variant is for looking lines up (frames_line). */
+const struct frames *window_frames(const struct window *w);
+struct frames *window_frames_mut(struct window *w);
 
-/* Wall mode: the pseudo frame that names a wait kind ("[lock]", "[I/O]",
- * "[sleep]", "[D-state]", "[other]"; module "[wait]"), with its sym already
- * set and wait = kind. Append it as the innermost frame (frames[n-1]) of an
- * off-CPU sample. Returns the frame id, -EINVAL for SAMPLE_WAIT_NONE or an
- * unknown kind, -ENOMEM. */
-int64_t window_wait_frame(struct window *w, enum sample_wait kind);
+/* Look file:line up (frames_line) for every frame on a stack live in the
+ * window for tid (0: all threads): what WINDOW_KEY_LINE aggregates by.
+ * Today the top view calls it before it aggregates by line; it is meant
+ * to move to the tick. 0 or -ENOMEM. */
+int window_resolve_lines(struct window *w, int tid);
 
 /* Add a sample whose frames run from the outermost caller (frames[0]) to the
  * leaf (frames[n-1]). Expires buckets older than the window first. */
@@ -77,9 +66,11 @@ int window_add(struct window *w, uint64_t time_ns, int tid, const uint32_t *fram
 	       uint32_t weight);
 /* Expire buckets that have left the window at time now_ns. */
 void window_advance(struct window *w, uint64_t now_ns);
-/* Drop all samples (interned frames and nodes are kept). */
+/* Drop all samples (trie nodes, and their frame references, are kept). */
 void window_reset(struct window *w);
 
+/* A trie node; the pointer is valid until the next window_add (the array
+ * grows by realloc): keep ids, not pointers. */
 const struct window_node *window_node(const struct window *w, uint32_t id);
 size_t window_nnodes(const struct window *w);
 
@@ -120,7 +111,8 @@ struct window_top_query {
 /* Aggregate the window into rows (unsorted). *rows is malloc'd (also when
  * *n is 0), caller frees. Keys: (kernel, module, function) by string
  * content, so the same function in several pids is one row; plus (file,
- * line) for WINDOW_KEY_LINE. A frame with a sym but no function is keyed
+ * line) for WINDOW_KEY_LINE (as far as looked up: see
+ * window_resolve_lines). A frame with a sym but no function is keyed
  * by (module, offset); a frame without a sym by (pid, pc). With
  * hide_kernel a kernel-only stack still counts in *total but gives no
  * row its self. */

@@ -22,16 +22,16 @@
 #include "profile.pb-c.h"
 #include "stacktop/export.h"
 #include "stacktop/window.h"
+#include "window_fixture.h"
 
 static uint32_t fr(struct window *w, uint64_t pc, bool kernel, const char *mod, const char *func,
 		   const char *file, int line)
 {
 	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line,
 			      .kernel = kernel, .offset = 0x1a2b};
-	int64_t id = window_frame_intern(w, 42, pc, kernel);
+	int64_t id = frames_preset(window_frames_mut(w), 42, pc, kernel, &si, file != NULL);
 
 	assert_true(id >= 0);
-	window_frame_set_sym(w, (uint32_t)id, &si, file != NULL);
 	return (uint32_t)id;
 }
 
@@ -44,7 +44,7 @@ static struct window *known_window(void)
 	struct window *w;
 	uint32_t mn, w1, w2, la, lb, lx, k;
 
-	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
 	mn = fr(w, 0x1000, false, "prog", "main", "main.c", 10);
 	w1 = fr(w, 0x1010, false, "prog", "work", "work.c", 21);
 	w2 = fr(w, 0x1020, false, "prog", "work", "work.c", 22);
@@ -140,7 +140,7 @@ static void test_folded(void **state)
 	s = render(w, &o, NULL);
 	assert_string_equal(s, "");
 	free(s);
-	window_free(w);
+	window_free_fx(w);
 }
 
 static void test_folded_names_cleaned(void **state)
@@ -150,7 +150,7 @@ static void test_folded_names_cleaned(void **state)
 	uint32_t a, b;
 	char *s;
 
-	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
 	a = fr(w, 1, false, "m", "op;er\x01\n", NULL, 0);
 	b = fr(w, 2, false, "m", "caf\xc3\xa9 bad\xff", NULL, 0);
 	assert_int_equal(window_add(w, 0, 1, (uint32_t[]){a, b}, 2, 2), 0);
@@ -159,7 +159,7 @@ static void test_folded_names_cleaned(void **state)
 	 * UTF-8 becomes '?', valid UTF-8 and spaces stay */
 	assert_string_equal(s, "op?er??;caf\xc3\xa9 bad? 2\n");
 	free(s);
-	window_free(w);
+	window_free_fx(w);
 }
 
 /* gunzip + protobuf-c unpack, as a reader would. */
@@ -301,7 +301,7 @@ static void test_pprof(void **state)
 	assert_int_equal(p->period, 500000000);
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	free(gz);
-	window_free(w);
+	window_free_fx(w);
 }
 
 /* Run python3 on the JSON and return its one-line summary. */
@@ -361,7 +361,7 @@ static void test_speedscope(void **state)
 	s = render(w, &o, NULL);
 	assert_non_null(strstr(s, "{\"name\":\"work\",\"file\":\"work.c\",\"line\":21}"));
 	free(s);
-	window_free(w);
+	window_free_fx(w);
 }
 
 static size_t count_entries(const char *dir)
@@ -477,7 +477,7 @@ static void test_file_rules(void **state)
 	unlink(path);
 	assert_int_equal(count_entries(dir), 0);
 	rmdir(dir);
-	window_free(w);
+	window_free_fx(w);
 }
 
 static void test_relative_path(void **state)
@@ -495,7 +495,7 @@ static void test_relative_path(void **state)
 	unlink("rel.folded");
 	assert_int_equal(chdir(cwd), 0);
 	rmdir(dir);
-	window_free(w);
+	window_free_fx(w);
 }
 
 static void test_empty_window(void **state)
@@ -505,7 +505,7 @@ static void test_empty_window(void **state)
 	char *s;
 	size_t n;
 
-	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
 	s = render(w, &o, &n);
 	Perftools__Profiles__Profile *p = decode_pprof(s, n);
 	assert_int_equal(p->n_sample, 0);
@@ -515,7 +515,7 @@ static void test_empty_window(void **state)
 	s = render(w, &o, &n);
 	assert_int_equal(n, 0);
 	free(s);
-	window_free(w);
+	window_free_fx(w);
 }
 
 int main(void)

@@ -15,6 +15,7 @@
 
 #include "stacktop/icicle.h"
 #include "stacktop/window.h"
+#include "window_fixture.h"
 
 #define SEC 1000000000ull
 #define MAXW 260
@@ -439,10 +440,9 @@ static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *
 			const char *func)
 {
 	struct sym_info si = {.func = func, .module = mod, .offset = 0x1a2b, .kernel = kernel};
-	int64_t id = window_frame_intern(w, 4242, pc, kernel);
+	int64_t id = frames_preset(window_frames_mut(w), 4242, pc, kernel, &si, false);
 
 	assert_true(id >= 0);
-	window_frame_set_sym(w, (uint32_t)id, &si, false);
 	return (uint32_t)id;
 }
 
@@ -457,7 +457,7 @@ static void test_build_from_window(void **state)
 	uint32_t m, wk;
 	char key[256];
 
-	assert_int_equal(window_new(60, SEC, &w), 0);
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	fm = mkframe(w, 0x1000, false, "app", "main");
 	fw1 = mkframe(w, 0x2000, false, "app", "work");
 	fw2 = mkframe(w, 0x2010, false, "app", "work");
@@ -520,7 +520,7 @@ static void test_build_from_window(void **state)
 	assert_int_equal(t->nodes[find(t, ICICLE_ROOT, "memcpy")].total, 12);
 	assert_int_equal(t->nodes[find(t, find(t, ICICLE_ROOT, "memcpy"), "work")].total, 12);
 	icicle_free(t);
-	window_free(w);
+	window_free_fx(w);
 }
 
 /* An empty window: only the root, no boxes. */
@@ -532,14 +532,14 @@ static void test_empty(void **state)
 	struct icicle_box *b;
 	size_t n;
 
-	assert_int_equal(window_new(60, SEC, &w), 0);
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	assert_int_equal(icicle_build(w, &q, &t), 0);
 	assert_int_equal(t->n, 1);
 	assert_int_equal(icicle_layout(t, ICICLE_ROOT, 80, 10, &b, &n), 0);
 	assert_int_equal(n, 0);
 	free(b);
 	icicle_free(t);
-	window_free(w);
+	window_free_fx(w);
 }
 
 int main(void)

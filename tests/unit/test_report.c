@@ -18,17 +18,18 @@
 
 #include "stacktop/export.h"
 #include "stacktop/report.h"
+#include "stacktop/sampler.h"
 #include "stacktop/window.h"
+#include "window_fixture.h"
 
 static uint32_t fr(struct window *w, uint64_t pc, bool kernel, const char *mod, const char *func,
 		   const char *file, int line)
 {
 	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line,
 			      .kernel = kernel};
-	int64_t id = window_frame_intern(w, 42, pc, kernel);
+	int64_t id = frames_preset(window_frames_mut(w), 42, pc, kernel, &si, file != NULL);
 
 	assert_true(id >= 0);
-	window_frame_set_sym(w, (uint32_t)id, &si, file != NULL);
 	return (uint32_t)id;
 }
 
@@ -39,7 +40,7 @@ static struct window *known_window(void)
 	struct window *w;
 	uint32_t mn, wk, la, lb, lc, k;
 
-	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
 	mn = fr(w, 0x1000, false, "cpuburn", "run_worker", "cpuburn.c", 10);
 	wk = fr(w, 0x1010, false, "cpuburn", "work_unit", "cpuburn.c", 20);
 	la = fr(w, 0x1100, false, "cpuburn", "leaf_a", "cpuburn.c", 30);
@@ -72,7 +73,7 @@ static double share(struct window *w, const char *func, bool hide_kernel, int ti
 
 	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
 	for (size_t i = 0; i < n; i++) {
-		const struct window_frame *f = window_frame(w, rows[i].frame);
+		const struct frame *f = frames_get(window_frames(w), rows[i].frame);
 		if (f->sym.func && !strcmp(f->sym.func, func))
 			self += rows[i].self;
 	}
@@ -80,13 +81,54 @@ static double share(struct window *w, const char *func, bool hide_kernel, int ti
 	return total ? 100.0 * (double)self / (double)total : -1;
 }
 
+/* The sink of a report's sampler: what a sample says, into the window. */
+struct feed {
+	struct window *w;
+	size_t samples;
+	uint64_t weight;
+};
+
+static void feed_sample(void *ctx, const struct sample *s)
+{
+	struct feed *fd = ctx;
+
+	assert_non_null(s->frame_ids);
+	assert_true(s->nframe_ids > 0);
+	assert_int_equal(s->time_ns, REPORT_TIME_NS);
+	assert_int_equal(
+	    window_add(fd->w, s->time_ns, s->tid, s->frame_ids, (size_t)s->nframe_ids, s->weight),
+	    0);
+	fd->samples++;
+	fd->weight += s->weight;
+}
+
+/* Replay the report into w through its sampler, as main does. */
+static void feed(struct report *r, struct window *w)
+{
+	struct feed fd = {.w = w};
+	struct sampler_sink sink = {.sample = feed_sample, .ctx = &fd};
+	struct sampler_stats st;
+	struct sampler *s;
+	int n;
+
+	assert_int_equal(report_sampler_new(r, &s), 0);
+	n = sampler_collect(s, REPORT_TIME_NS, &sink);
+	assert_int_equal((size_t)n, fd.samples);
+	assert_int_equal(fd.weight, report_samples(r));
+	sampler_stats(s, &st);
+	assert_int_equal(st.samples, report_samples(r));
+	sampler_free(s);
+}
+
 static struct window *load(const char *data, size_t len, struct report **r, char *err,
 			   size_t errsz, int *rc)
 {
 	struct window *w;
 
-	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
-	*rc = report_load_mem(data, len, "test.prof", w, r, err, errsz);
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
+	*rc = report_load_mem(data, len, "test.prof", window_frames_mut(w), r, err, errsz);
+	if (*rc == 0)
+		feed(*r, w);
 	return w;
 }
 
@@ -117,8 +159,8 @@ static void round_trip(const struct export_opts *o, bool expect_threads)
 	}
 	/* The kernel frame came back as a kernel frame. */
 	bool kernel_seen = false;
-	for (size_t i = 0; i < window_nframes(w); i++) {
-		const struct window_frame *f = window_frame(w, (uint32_t)i);
+	for (size_t i = 0; i < frames_span(window_frames(w)); i++) {
+		const struct frame *f = frames_get(window_frames(w), (uint32_t)i);
 		if (f->sym.func && !strcmp(f->sym.func, "asm_sysvec_apic_timer_interrupt"))
 			kernel_seen = f->kernel && f->sym.kernel;
 	}
@@ -138,9 +180,9 @@ static void round_trip(const struct export_opts *o, bool expect_threads)
 	window_advance(w, report_now_ns(r, w));
 	assert_int_equal(window_total(w), 1000);
 	assert_true(window_span_s(w, report_now_ns(r, w)) > 0);
-	window_free(w);
+	window_free_fx(w);
 	report_free(r);
-	window_free(src);
+	window_free_fx(src);
 	free(buf);
 }
 
@@ -171,14 +213,15 @@ static void test_round_trip_folded_per_thread(void **state)
 	assert_true(fabs(share(w, "leaf_a", false, 201) - 66.67) < 0.1);
 	assert_true(fabs(share(w, "leaf_b", false, 0) - 30.0) < 0.01);
 	/* the thread root is not a frame */
-	for (size_t i = 0; i < window_nframes(w); i++) {
-		assert_null(strstr(window_frame(w, (uint32_t)i)->sym.func, "worker-"));
-		assert_null(strstr(window_frame(w, (uint32_t)i)->sym.func, "worker 1"));
+	for (size_t i = 0; i < frames_span(window_frames(w)); i++) {
+		assert_null(strstr(frames_get(window_frames(w), (uint32_t)i)->sym.func, "worker-"));
+		assert_null(
+		    strstr(frames_get(window_frames(w), (uint32_t)i)->sym.func, "worker 1"));
 	}
-	assert_int_equal(window_nframes(w), 6);
-	window_free(w);
+	assert_int_equal(frames_span(window_frames(w)), 6);
+	window_free_fx(w);
 	report_free(r);
-	window_free(src);
+	window_free_fx(src);
 	free(buf);
 }
 
@@ -207,15 +250,15 @@ static void test_round_trip_pprof(void **state)
 	assert_true(fabs(share(w, "leaf_c", true, 0) - 10.0) < 0.01);
 	/* file:line survive: line keys are distinct per line */
 	bool line_seen = false;
-	for (size_t i = 0; i < window_nframes(w); i++) {
-		const struct window_frame *f = window_frame(w, (uint32_t)i);
+	for (size_t i = 0; i < frames_span(window_frames(w)); i++) {
+		const struct frame *f = frames_get(window_frames(w), (uint32_t)i);
 		if (!strcmp(f->sym.func, "leaf_b"))
 			line_seen = f->has_line && f->sym.line == 40 && f->sym.file &&
 				    !strcmp(f->sym.file, "cpuburn.c") && f->sym.module &&
 				    !strcmp(f->sym.module, "cpuburn");
 	}
 	assert_true(line_seen);
-	window_free(w);
+	window_free_fx(w);
 	report_free(r);
 
 	/* the same message without gzip (plain protobuf) */
@@ -232,10 +275,10 @@ static void test_round_trip_pprof(void **state)
 		w = load((const char *)raw, z.total_out, &r, err, sizeof(err), &rc);
 		assert_int_equal(rc, 0);
 		assert_true(fabs(share(w, "leaf_b", false, 0) - 30.0) < 0.01);
-		window_free(w);
+		window_free_fx(w);
 		report_free(r);
 	}
-	window_free(src);
+	window_free_fx(src);
 	free(buf);
 }
 
@@ -269,8 +312,8 @@ static void test_folded_foreign(void **state)
 	assert_true(fabs(share(w, "Interp", false, 0) - 200.0 / 11) < 0.01);
 	/* not every root is "name-TID": perl-1234 stays a frame */
 	assert_true(fabs(share(w, "x", false, 0) - 100.0 / 11) < 0.01);
-	for (size_t i = 0; i < window_nframes(w); i++) {
-		const struct window_frame *f = window_frame(w, (uint32_t)i);
+	for (size_t i = 0; i < frames_span(window_frames(w)); i++) {
+		const struct frame *f = frames_get(window_frames(w), (uint32_t)i);
 		if (!strcmp(f->sym.func, "memcpy"))
 			assert_true(f->kernel);
 		if (!strcmp(f->sym.func, "Interp"))
@@ -278,7 +321,7 @@ static void test_folded_foreign(void **state)
 		if (!strcmp(f->sym.func, "java"))
 			assert_false(f->kernel);
 	}
-	window_free(w);
+	window_free_fx(w);
 	report_free(r);
 
 	/* counts past 32 bits keep their shares */
@@ -287,7 +330,7 @@ static void test_folded_foreign(void **state)
 	assert_int_equal(rc, 0);
 	assert_true(fabs(share(w, "b", false, 0) - 25.0) < 0.01);
 	assert_true(fabs(share(w, "c", false, 0) - 75.0) < 0.01);
-	window_free(w);
+	window_free_fx(w);
 	report_free(r);
 }
 
@@ -303,7 +346,7 @@ static void expect_error(const void *data, size_t len, int want_rc, const char *
 	if (!strstr(err, want))
 		fail_msg("error \"%s\" does not say \"%s\"", err, want);
 	assert_non_null(strstr(err, "test.prof"));
-	window_free(w);
+	window_free_fx(w);
 }
 
 static void test_bad_inputs(void **state)
@@ -341,7 +384,7 @@ static void test_bad_inputs(void **state)
 		struct window *w = load(buf, len, &r, err, sizeof(err), &rc);
 		assert_true(rc < 0); /* corrupt: either the deflate data or the CRC */
 		assert_null(r);
-		window_free(w);
+		window_free_fx(w);
 	}
 	free(buf);
 
@@ -355,7 +398,7 @@ static void test_bad_inputs(void **state)
 		     "\x32\x00\x32\x01s\x32\x01"
 		     "c",
 		     21, -EINVAL, "missing location");
-	window_free(src);
+	window_free_fx(src);
 }
 
 /* A foreign pprof (tests/fuzz/corpus/pprof/foreign.pb, the shape go writes):
@@ -368,9 +411,11 @@ static void test_foreign_pprof(void **state)
 	struct report *r;
 	char err[256];
 
-	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
-	if (report_load("tests/fuzz/corpus/pprof/foreign.pb", w, &r, err, sizeof(err)))
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
+	if (report_load("tests/fuzz/corpus/pprof/foreign.pb", window_frames_mut(w), &r, err,
+			sizeof(err)))
 		fail_msg("%s (run from the repository root)", err);
+	feed(r, w);
 	assert_int_equal(report_format(r), REPORT_PPROF);
 	assert_int_equal(report_samples(r), 7); /* 50 ms + 20 ms at 10 ms */
 	assert_string_equal(report_mode(r), "cpu");
@@ -388,27 +433,29 @@ static void test_foreign_pprof(void **state)
 		size_t n = 0;
 		for (uint32_t node = c[i].node; node != WINDOW_ROOT && n < 8;
 		     node = window_node(w, node)->parent)
-			chain[n++] = window_frame(w, window_node(w, node)->frame)->sym.func;
+			chain[n++] =
+			    frames_get(window_frames(w), window_node(w, node)->frame)->sym.func;
 		assert_int_equal(n, 3);
 		assert_string_equal(chain[2], "main.main");
 		assert_string_equal(chain[1], "runtime.inlined");
 		if (!strcmp(chain[0], "do_syscall_64")) {
-			const struct window_frame *f = window_frame(w, window_node(w, c[i].node)->frame);
+			const struct frame *f =
+			    frames_get(window_frames(w), window_node(w, c[i].node)->frame);
 			assert_true(f->kernel);
 			assert_string_equal(f->sym.module, "[kernel.kallsyms]");
 			checked = true;
 		}
 	}
 	assert_true(checked);
-	for (size_t i = 0; i < window_nframes(w); i++) {
-		const struct window_frame *f = window_frame(w, (uint32_t)i);
+	for (size_t i = 0; i < frames_span(window_frames(w)); i++) {
+		const struct frame *f = frames_get(window_frames(w), (uint32_t)i);
 		if (!strcmp(f->sym.func, "runtime.inlined")) {
 			assert_int_equal(f->sym.line, 5);
 			assert_string_equal(f->sym.file, "main.go");
 			assert_string_equal(f->sym.module, "prog");
 		}
 	}
-	window_free(w);
+	window_free_fx(w);
 	report_free(r);
 }
 
@@ -424,10 +471,10 @@ static void test_wall_waits(void **state)
 	uint64_t counts[SAMPLE_WAIT_COUNT];
 	int rc;
 
-	assert_int_equal(window_new(60, 1000000000ull, &src), 0);
+	assert_int_equal(window_new_fx(60, 1000000000ull, &src), 0);
 	uint32_t mn = fr(src, 0x10, false, "prog", "main", NULL, 0);
-	uint32_t sl = (uint32_t)window_wait_frame(src, SAMPLE_WAIT_SLEEP);
-	uint32_t lk = (uint32_t)window_wait_frame(src, SAMPLE_WAIT_LOCK);
+	uint32_t sl = (uint32_t)frames_wait(window_frames_mut(src), SAMPLE_WAIT_SLEEP);
+	uint32_t lk = (uint32_t)frames_wait(window_frames_mut(src), SAMPLE_WAIT_LOCK);
 	uint32_t un = fr(src, 0x20, false, NULL, "[unknown]", NULL, 0);
 	assert_int_equal(window_add(src, 1, 5, (uint32_t[]){mn, sl}, 2, 6), 0);
 	assert_int_equal(window_add(src, 1, 5, (uint32_t[]){mn, lk}, 2, 3), 0);
@@ -442,11 +489,82 @@ static void test_wall_waits(void **state)
 		assert_int_equal(counts[SAMPLE_WAIT_SLEEP], 6);
 		assert_int_equal(counts[SAMPLE_WAIT_LOCK], 3);
 		assert_int_equal(counts[SAMPLE_WAIT_NONE], 1); /* "[unknown]" is no wait */
-		window_free(w);
+		window_free_fx(w);
 		report_free(r);
 		free(buf);
 	}
-	window_free(src);
+	window_free_fx(src);
+}
+
+/* What the report's sampler hands out, sample by sample. */
+struct seen {
+	const struct frames *fr;
+	int n;
+	uint64_t weight[4];
+	int tid[4];
+	char leaf[4][16];
+	int depth[4];
+};
+
+static void seen_sample(void *ctx, const struct sample *s)
+{
+	struct seen *sn = ctx;
+	const struct frame *f;
+
+	assert_true(sn->n < 4);
+	assert_true(s->nframe_ids > 0);
+	f = frames_get(sn->fr, s->frame_ids[s->nframe_ids - 1]);
+	assert_non_null(f);
+	snprintf(sn->leaf[sn->n], sizeof(sn->leaf[0]), "%s", f->sym.func);
+	sn->weight[sn->n] = s->weight;
+	sn->tid[sn->n] = s->tid;
+	sn->depth[sn->n] = s->nframe_ids;
+	sn->n++;
+}
+
+static void test_sampler(void **state)
+{
+	const char *text = "worker-7;main;f 3\nworker-7;main;g 1\nworker-8;main;f 2\n";
+	struct frames *fr;
+	struct report *r;
+	struct sampler *s;
+	struct sampler_stats st;
+	struct seen sn = {0};
+	struct sampler_sink sink = {.sample = seen_sample, .ctx = &sn};
+	char err[256];
+
+	assert_int_equal(frames_new(NULL, &fr), 0);
+	assert_int_equal(report_load_mem(text, strlen(text), "t", fr, &r, err, sizeof(err)), 0);
+	assert_int_equal(report_sampler_new(r, &s), 0);
+	sn.fr = fr;
+	assert_null(sampler_mode(s));
+	assert_int_equal(sampler_nthreads(s), 2);
+	assert_true(sampler_has_thread(s, 7));
+	assert_false(sampler_has_thread(s, 9));
+	assert_int_equal(sampler_add_thread(s, 0, 9), 0);
+	assert_int_equal(sampler_tick_ns(s), 0);
+	/* Every stored stack once, in file order, frames outermost first. */
+	assert_int_equal(sampler_collect(s, REPORT_TIME_NS, &sink), 3);
+	assert_int_equal(sn.n, 3);
+	assert_string_equal(sn.leaf[0], "f");
+	assert_string_equal(sn.leaf[1], "g");
+	assert_string_equal(sn.leaf[2], "f");
+	assert_int_equal(sn.weight[0], 3);
+	assert_int_equal(sn.weight[1], 1);
+	assert_int_equal(sn.weight[2], 2);
+	assert_int_equal(sn.tid[0], 7);
+	assert_int_equal(sn.tid[2], 8);
+	assert_int_equal(sn.depth[0], 2); /* the thread root is not a frame */
+	/* Then nothing more: the profile is all there is. */
+	assert_int_equal(sampler_collect(s, REPORT_TIME_NS + 1, &sink), 0);
+	assert_int_equal(sn.n, 3);
+	sampler_stats(s, &st);
+	assert_int_equal(st.samples, 6);
+	assert_int_equal(st.lost, 0);
+	sampler_stop(s);
+	sampler_free(s);
+	report_free(r);
+	frames_free(fr);
 }
 
 static void test_load_file(void **state)
@@ -459,33 +577,35 @@ static void test_load_file(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "m;f 3\nm;g 1\n", 12), 12);
 	close(fd);
-	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
-	assert_int_equal(report_load(path, w, &r, err, sizeof(err)), 0);
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
+	assert_int_equal(report_load(path, window_frames_mut(w), &r, err, sizeof(err)), 0);
+	feed(r, w);
 	assert_true(fabs(share(w, "f", false, 0) - 75.0) < 0.01);
-	window_free(w);
+	window_free_fx(w);
 	report_free(r);
 	unlink(path);
-	assert_int_equal(window_new(60, 1000000000ull, &w), 0);
-	assert_int_equal(report_load(path, w, &r, err, sizeof(err)), -ENOENT);
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
+	assert_int_equal(report_load(path, window_frames_mut(w), &r, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "cannot open "));
 	assert_non_null(strstr(err, "No such file or directory"));
-	assert_int_equal(report_load("/tmp", w, &r, err, sizeof(err)), -EISDIR);
+	assert_int_equal(report_load("/tmp", window_frames_mut(w), &r, err, sizeof(err)), -EISDIR);
 	assert_non_null(strstr(err, "is a directory"));
-	window_free(w);
+	window_free_fx(w);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip_folded),
-		cmocka_unit_test(test_round_trip_folded_per_thread),
-		cmocka_unit_test(test_round_trip_pprof),
-		cmocka_unit_test(test_round_trip_generic),
-		cmocka_unit_test(test_folded_foreign),
-		cmocka_unit_test(test_bad_inputs),
-		cmocka_unit_test(test_foreign_pprof),
-		cmocka_unit_test(test_wall_waits),
-		cmocka_unit_test(test_load_file),
+	    cmocka_unit_test(test_round_trip_folded),
+	    cmocka_unit_test(test_round_trip_folded_per_thread),
+	    cmocka_unit_test(test_round_trip_pprof),
+	    cmocka_unit_test(test_round_trip_generic),
+	    cmocka_unit_test(test_folded_foreign),
+	    cmocka_unit_test(test_bad_inputs),
+	    cmocka_unit_test(test_foreign_pprof),
+	    cmocka_unit_test(test_wall_waits),
+	    cmocka_unit_test(test_load_file),
+	    cmocka_unit_test(test_sampler),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 
 #include "stacktop/screen.h"
 #include "stacktop/view_icicle.h"
+#include "window_fixture.h"
 
 #define SEC 1000000000ull
 
@@ -33,10 +34,9 @@ static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *
 {
 	struct sym_info si = {
 	    .func = func, .module = mod, .file = file, .line = line, .kernel = kernel};
-	int64_t id = window_frame_intern(w, 4242, pc, kernel);
+	int64_t id = frames_preset(window_frames_mut(w), 4242, pc, kernel, &si, file != NULL);
 
 	assert_true(id >= 0);
-	window_frame_set_sym(w, (uint32_t)id, &si, file != NULL);
 	return (uint32_t)id;
 }
 
@@ -72,7 +72,7 @@ static int setup(void **state)
 
 	if (!fx || !setlocale(LC_CTYPE, "C.UTF-8"))
 		return -1;
-	assert_int_equal(window_new(10, SEC, &fx->w), 0);
+	assert_int_equal(window_new_fx(10, SEC, &fx->w), 0);
 	fx->f_start = mkframe(fx->w, 0x1000, false, "libc.so.6", "__libc_start_main", NULL, 0);
 	fx->f_main = mkframe(fx->w, 0x2000, false, "tree", "main", "tree.c", 90);
 	fx->f_worker = mkframe(fx->w, 0x3000, false, "tree", "worker", "tree.c", 70);
@@ -116,7 +116,7 @@ static int teardown(void **state)
 
 	view_icicle_state_free(&fx->st);
 	grid_free(&fx->g);
-	window_free(fx->w);
+	window_free_fx(fx->w);
 	free(fx);
 	return 0;
 }
@@ -731,8 +731,8 @@ static void test_threads_and_kernel(void **state)
 static void test_wait_colours(void **state)
 {
 	struct fixture *fx = *state;
-	int64_t lock = window_wait_frame(fx->w, SAMPLE_WAIT_LOCK);
-	int64_t nap = window_wait_frame(fx->w, SAMPLE_WAIT_SLEEP);
+	int64_t lock = frames_wait(window_frames_mut(fx->w), SAMPLE_WAIT_LOCK);
+	int64_t nap = frames_wait(window_frames_mut(fx->w), SAMPLE_WAIT_SLEEP);
 
 	assert_true(lock >= 0 && nap >= 0);
 	window_reset(fx->w);

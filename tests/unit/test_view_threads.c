@@ -16,6 +16,7 @@
 
 #include "stacktop/screen.h"
 #include "stacktop/view_threads.h"
+#include "window_fixture.h"
 
 #define SEC 1000000000ull
 #define NTHREADS 6
@@ -32,10 +33,9 @@ static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *
 			const char *func)
 {
 	struct sym_info si = {.func = func, .module = mod, .kernel = kernel};
-	int64_t id = window_frame_intern(w, 4242, pc, kernel);
+	int64_t id = frames_preset(window_frames_mut(w), 4242, pc, kernel, &si, false);
 
 	assert_true(id >= 0);
-	window_frame_set_sym(w, (uint32_t)id, &si, false);
 	return (uint32_t)id;
 }
 
@@ -104,7 +104,7 @@ static int setup(void **state)
 
 	if (!fx || !setlocale(LC_CTYPE, "C.UTF-8"))
 		return -1;
-	assert_int_equal(window_new(60, SEC, &fx->w), 0);
+	assert_int_equal(window_new_fx(60, SEC, &fx->w), 0);
 	f_start = mkframe(fx->w, 0x1000, false, "floor", "start_thread");
 	f_poll = mkframe(fx->w, 0x2000, false, "floor", "busy_poll");
 	f_main = mkframe(fx->w, 0x3000, false, "floor", "main_work");
@@ -164,7 +164,7 @@ static int teardown(void **state)
 		series_free(&fx->m.threads[i].cpu);
 	free(fx->m.threads);
 	grid_free(&fx->g);
-	window_free(fx->w);
+	window_free_fx(fx->w);
 	free(fx);
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "stacktop/metrics.h"
 #include "stacktop/view_top.h"
+#include "window_fixture.h"
 
 #define SEC 1000000000ull
 
@@ -31,10 +32,9 @@ static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *
 {
 	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line,
 			      .offset = off, .kernel = kernel};
-	int64_t id = window_frame_intern(w, 4242, pc, kernel);
+	int64_t id = frames_preset(window_frames_mut(w), 4242, pc, kernel, &si, file != NULL);
 
 	assert_true(id >= 0);
-	window_frame_set_sym(w, (uint32_t)id, &si, file != NULL);
 	return (uint32_t)id;
 }
 
@@ -64,7 +64,7 @@ static int setup(void **state)
 
 	if (!fx || !setlocale(LC_CTYPE, "C.UTF-8"))
 		return -1;
-	assert_int_equal(window_new(60, SEC, &fx->w), 0);
+	assert_int_equal(window_new_fx(60, SEC, &fx->w), 0);
 	fx->f_main = mkframe(fx->w, 0x1000, false, "server", "main", "server.c", 50, 0);
 	fx->f_handle = mkframe(fx->w, 0x2000, false, "server", "handle_request", "server.c", 88, 0);
 	fx->f_parse = mkframe(fx->w, 0x3000, false, "server", "parse_row", "parser.c", 212, 0);
@@ -109,7 +109,7 @@ static int teardown(void **state)
 	struct fixture *fx = *state;
 
 	grid_free(&fx->g);
-	window_free(fx->w);
+	window_free_fx(fx->w);
 	free(fx);
 	return 0;
 }
@@ -596,16 +596,16 @@ static void test_wall(void **state)
 	struct window *w;
 	char split[160];
 
-	assert_int_equal(window_new(60, SEC, &w), 0);
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t m = mkframe(w, 0x1000, false, "waiter", "main", "waiter.c", 10, 0);
 	uint32_t sv = mkframe(w, 0x2000, false, "waiter", "serve", "waiter.c", 20, 0);
 	uint32_t tl = mkframe(w, 0x3000, false, "waiter", "take_lock", "waiter.c", 30, 0);
 	uint32_t pl = mkframe(w, 0x4000, false, "waiter", "poll_loop", "waiter.c", 40, 0);
 	uint32_t rp = mkframe(w, 0x5000, false, "waiter", "read_pipe", "waiter.c", 50, 0);
 	uint32_t np = mkframe(w, 0x6000, false, "waiter", "nap", "waiter.c", 60, 0);
-	uint32_t lk = (uint32_t)window_wait_frame(w, SAMPLE_WAIT_LOCK);
-	uint32_t io = (uint32_t)window_wait_frame(w, SAMPLE_WAIT_IO);
-	uint32_t sl = (uint32_t)window_wait_frame(w, SAMPLE_WAIT_SLEEP);
+	uint32_t lk = (uint32_t)frames_wait(window_frames_mut(w), SAMPLE_WAIT_LOCK);
+	uint32_t io = (uint32_t)frames_wait(window_frames_mut(w), SAMPLE_WAIT_IO);
+	uint32_t sl = (uint32_t)frames_wait(window_frames_mut(w), SAMPLE_WAIT_SLEEP);
 	uint32_t s1[] = {m, sv, tl, lk}, s2[] = {m, sv, tl}, s3[] = {m, pl, rp, io}, s4[] = {m, np, sl};
 	assert_int_equal(window_add(w, 30 * SEC, 11, s1, 4, 40), 0);
 	assert_int_equal(window_add(w, 30 * SEC, 11, s2, 3, 10), 0);
@@ -683,7 +683,7 @@ static void test_wall(void **state)
 					"                Module");
 	assert_int_equal(fx->st.nrows, 6);
 	fx->w = cpu_w;
-	window_free(w);
+	window_free_fx(w);
 }
 
 int main(void)

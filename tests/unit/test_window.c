@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "stacktop/window.h"
+#include "window_fixture.h"
 
 /* cmocka 1.1 has no assert_double_equal. */
 #define assert_near(a, b) assert_true(fabs((double)(a) - (double)(b)) < 1e-9)
@@ -25,20 +26,18 @@ static uint32_t fn(struct window *w, int pid, uint64_t pc, const char *mod, cons
 		   const char *file, int line)
 {
 	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line};
-	int64_t id = window_frame_intern(w, pid, pc, false);
+	int64_t id = frames_preset(window_frames_mut(w), pid, pc, false, &si, file != NULL);
 
 	assert_true(id >= 0);
-	window_frame_set_sym(w, (uint32_t)id, &si, file != NULL);
 	return (uint32_t)id;
 }
 
 static uint32_t kfn(struct window *w, uint64_t pc, const char *func)
 {
 	struct sym_info si = {.func = func, .module = "[kernel]", .kernel = true};
-	int64_t id = window_frame_intern(w, 1, pc, true);
+	int64_t id = frames_preset(window_frames_mut(w), 1, pc, true, &si, false);
 
 	assert_true(id >= 0);
-	window_frame_set_sym(w, (uint32_t)id, &si, false);
 	return (uint32_t)id;
 }
 
@@ -48,7 +47,7 @@ static const struct window_top_row *find_row(struct window *w, const struct wind
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct window_frame *f = window_frame(w, r[i].frame);
+		const struct frame *f = frames_get(window_frames(w), r[i].frame);
 
 		if (f->sym.func && strcmp(f->sym.func, func) == 0 && (!line || f->sym.line == line))
 			return &r[i];
@@ -61,18 +60,18 @@ static void test_intern(void **state)
 	struct window *w;
 	int64_t a, b, c, d;
 
-	assert_int_equal(window_new(60, SEC, &w), 0);
-	a = window_frame_intern(w, 10, 0x1000, false);
-	b = window_frame_intern(w, 10, 0x1000, true);
-	c = window_frame_intern(w, 11, 0x1000, false);
-	d = window_frame_intern(w, 10, 0x1000, false);
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
+	a = frames_preset(window_frames_mut(w), 10, 0x1000, false, NULL, false);
+	b = frames_preset(window_frames_mut(w), 10, 0x1000, true, NULL, false);
+	c = frames_preset(window_frames_mut(w), 11, 0x1000, false, NULL, false);
+	d = frames_preset(window_frames_mut(w), 10, 0x1000, false, NULL, false);
 	assert_int_equal(a, 0);
 	assert_int_equal(b, 1);
 	assert_int_equal(c, 2);
 	assert_int_equal(d, a);
-	assert_int_equal(window_nframes(w), 3);
-	assert_int_equal(window_frame(w, 1)->kernel, true);
-	assert_null(window_frame(w, 3));
+	assert_int_equal(frames_span(window_frames(w)), 3);
+	assert_int_equal(frames_get(window_frames(w), 1)->kernel, true);
+	assert_null(frames_get(window_frames(w), 3));
 	/* Same path twice → same leaf node; a prefix shares nodes. */
 	uint32_t s1[] = {0, 2}, s2[] = {0, 2}, s3[] = {0};
 	assert_int_equal(window_add(w, 1 * SEC, 5, s1, 2, 1), 0);
@@ -91,7 +90,7 @@ static void test_intern(void **state)
 	uint32_t bad[] = {99};
 	assert_int_equal(window_add(w, 1 * SEC, 5, bad, 1, 1), -EINVAL);
 	assert_int_equal(window_add(w, 1 * SEC, 5, s1, 0, 1), -EINVAL);
-	window_free(w);
+	window_free_fx(w);
 }
 
 static void test_expire(void **state)
@@ -99,7 +98,7 @@ static void test_expire(void **state)
 	struct window *w;
 	uint32_t f[1];
 
-	assert_int_equal(window_new(10, SEC, &w), 0);
+	assert_int_equal(window_new_fx(10, SEC, &w), 0);
 	f[0] = fn(w, 1, 0x10, "m", "a", NULL, 0);
 	/* One sample in each of seconds 0..4 (bucket 0..4). */
 	for (int s = 0; s < 5; s++)
@@ -135,7 +134,7 @@ static void test_expire(void **state)
 	assert_int_equal(window_total(w), 0);
 	window_counts(w, &n);
 	assert_int_equal(n, 0);
-	window_free(w);
+	window_free_fx(w);
 }
 
 static void test_big_gap_and_span(void **state)
@@ -143,7 +142,7 @@ static void test_big_gap_and_span(void **state)
 	struct window *w;
 	uint32_t f[2];
 
-	assert_int_equal(window_new(60, SEC, &w), 0);
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	f[0] = fn(w, 1, 0x10, "m", "main", NULL, 0);
 	f[1] = fn(w, 1, 0x20, "m", "work", NULL, 0);
 	assert_near(window_span_s(w, 5 * SEC), 0.0);
@@ -165,7 +164,7 @@ static void test_big_gap_and_span(void **state)
 	/* And the window works afterwards. */
 	assert_int_equal(window_add(w, 100 * SEC + 86401 * SEC, 1, f, 2, 1), 0);
 	assert_int_equal(window_total(w), 1);
-	window_free(w);
+	window_free_fx(w);
 }
 
 static void test_reset_and_tids(void **state)
@@ -173,7 +172,7 @@ static void test_reset_and_tids(void **state)
 	struct window *w;
 	uint32_t f[1];
 
-	assert_int_equal(window_new(60, SEC, &w), 0);
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	f[0] = fn(w, 1, 0x10, "m", "a", NULL, 0);
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(window_add(w, SEC + i, 100 + i % 3, f, 1, 1), 0);
@@ -189,13 +188,13 @@ static void test_reset_and_tids(void **state)
 	assert_int_equal(window_thread_total(w, 100), 0);
 	window_counts(w, &n);
 	assert_int_equal(n, 0);
-	assert_int_equal(window_nframes(w), 1); /* frames kept */
+	assert_int_equal(frames_span(window_frames(w)), 1); /* frames kept */
 	assert_int_equal(window_add(w, 2 * SEC, 100, f, 1, 1), 0);
 	assert_int_equal(window_total(w), 1);
 	/* The reset bucket is reused without double counting on expiry. */
 	window_advance(w, 62 * SEC);
 	assert_int_equal(window_total(w), 0);
-	window_free(w);
+	window_free_fx(w);
 }
 
 static void test_top_recursion(void **state)
@@ -205,7 +204,7 @@ static void test_top_recursion(void **state)
 	size_t n;
 	uint64_t total;
 
-	assert_int_equal(window_new(60, SEC, &w), 0);
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t a = fn(w, 1, 0x10, "m", "a", NULL, 0);
 	uint32_t b = fn(w, 1, 0x20, "m", "b", NULL, 0);
 	uint32_t a2 = fn(w, 1, 0x11, "m", "a", NULL, 0); /* another pc in a */
@@ -245,7 +244,7 @@ static void test_top_recursion(void **state)
 	assert_int_equal(n, 0);
 	assert_int_equal(total, 0);
 	free(r);
-	window_free(w);
+	window_free_fx(w);
 }
 
 static void test_top_kernel_and_lines(void **state)
@@ -255,7 +254,7 @@ static void test_top_kernel_and_lines(void **state)
 	size_t n;
 	uint64_t total;
 
-	assert_int_equal(window_new(60, SEC, &w), 0);
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t m = fn(w, 1, 0x10, "srv", "main", "srv.c", 10);
 	uint32_t p1 = fn(w, 1, 0x20, "srv", "parse", "parse.c", 20);
 	uint32_t p2 = fn(w, 1, 0x24, "srv", "parse", "parse.c", 21);
@@ -263,7 +262,8 @@ static void test_top_kernel_and_lines(void **state)
 	uint32_t k2 = kfn(w, 0xffff2000, "copy_user");
 	/* Same function in another pid: merges by name. */
 	uint32_t o = fn(w, 2, 0x20, "srv", "parse", "parse.c", 20);
-	uint32_t raw = (uint32_t)window_frame_intern(w, 1, 0xdead, false); /* no sym */
+	uint32_t raw = (uint32_t)frames_preset(window_frames_mut(w), 1, 0xdead, false, NULL,
+					       false); /* no sym */
 	uint32_t s1[] = {m, p1, k1, k2};
 	uint32_t s2[] = {m, p2};
 	uint32_t s3[] = {o};
@@ -300,7 +300,7 @@ static void test_top_kernel_and_lines(void **state)
 	assert_int_equal(find_row(w, r, n, "parse", 21)->self, 2);
 	assert_int_equal(find_row(w, r, n, "main", 10)->total, 8);
 	free(r);
-	window_free(w);
+	window_free_fx(w);
 }
 
 /* 10k distinct stacks of depth 20 over 8 threads: adds, a top query and a
@@ -316,7 +316,7 @@ static void test_many_stacks(void **state)
 	struct timespec t0, t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(window_new(60, SEC, &w), 0);
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	for (int i = 0; i < 2000; i++) {
 		snprintf(names[i], sizeof(names[i]), "f%d", i % 500);
 		frames[i] = fn(w, 1, 0x1000 + (uint64_t)i * 16, "m", names[i], NULL, 0);
@@ -346,7 +346,7 @@ static void test_many_stacks(void **state)
 	assert_int_equal(window_total(w), 0);
 	window_counts(w, &n);
 	assert_int_equal(n, 0);
-	window_free(w);
+	window_free_fx(w);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	assert_true(t1.tv_sec - t0.tv_sec < 3);
 }
@@ -364,7 +364,7 @@ static void test_random_reference(void **state)
 	uint32_t f[NF];
 	unsigned x = 12345;
 
-	assert_int_equal(window_new(10, SEC, &w), 0);
+	assert_int_equal(window_new_fx(10, SEC, &w), 0);
 	for (int i = 0; i < NF; i++)
 		f[i] = fn(w, 1, 0x100 + (uint64_t)i, "m", "g", NULL, 0);
 	for (int i = 0; i < NS; i++) {
@@ -409,7 +409,7 @@ static void test_random_reference(void **state)
 		assert_int_equal(got, want);
 		assert_int_equal(window_total(w), want);
 	}
-	window_free(w);
+	window_free_fx(w);
 }
 
 /* Wall mode: wait pseudo frames, the per-row split by wait kind, the
@@ -422,24 +422,25 @@ static void test_wait_frames(void **state)
 	uint64_t total, counts[SAMPLE_WAIT_COUNT];
 	char buf[160];
 
-	assert_int_equal(window_new(60, SEC, &w), 0);
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t main_ = fn(w, 1, 0x100, "app", "main", NULL, 0);
 	uint32_t take = fn(w, 1, 0x200, "app", "take_lock", NULL, 0);
 	uint32_t rd = fn(w, 1, 0x300, "app", "read_pipe", NULL, 0);
 	uint32_t nap = fn(w, 1, 0x400, "app", "nap", NULL, 0);
 	uint32_t work = fn(w, 1, 0x500, "app", "work", NULL, 0);
-	int64_t lock = window_wait_frame(w, SAMPLE_WAIT_LOCK);
-	int64_t io = window_wait_frame(w, SAMPLE_WAIT_IO);
-	int64_t sl = window_wait_frame(w, SAMPLE_WAIT_SLEEP);
+	int64_t lock = frames_wait(window_frames_mut(w), SAMPLE_WAIT_LOCK);
+	int64_t io = frames_wait(window_frames_mut(w), SAMPLE_WAIT_IO);
+	int64_t sl = frames_wait(window_frames_mut(w), SAMPLE_WAIT_SLEEP);
 	assert_true(lock >= 0 && io >= 0 && sl >= 0);
-	assert_int_equal(window_wait_frame(w, SAMPLE_WAIT_LOCK), lock); /* interned once */
-	assert_int_equal(window_wait_frame(w, SAMPLE_WAIT_NONE), -EINVAL);
-	assert_int_equal(window_wait_frame(w, SAMPLE_WAIT_COUNT), -EINVAL);
-	const struct window_frame *lf = window_frame(w, (uint32_t)lock);
+	assert_int_equal(frames_wait(window_frames_mut(w), SAMPLE_WAIT_LOCK),
+			 lock); /* interned once */
+	assert_int_equal(frames_wait(window_frames_mut(w), SAMPLE_WAIT_NONE), -EINVAL);
+	assert_int_equal(frames_wait(window_frames_mut(w), SAMPLE_WAIT_COUNT), -EINVAL);
+	const struct frame *lf = frames_get(window_frames(w), (uint32_t)lock);
 	assert_int_equal(lf->wait, SAMPLE_WAIT_LOCK);
 	assert_string_equal(lf->sym.func, "[lock]");
 	assert_string_equal(lf->sym.module, "[wait]");
-	assert_int_equal(window_frame(w, take)->wait, 0);
+	assert_int_equal(frames_get(window_frames(w), take)->wait, 0);
 
 	/* tid 10: 6 lock in take_lock, 2 running in take_lock (work);
 	 * tid 11: 4 I/O in read_pipe; tid 12: 8 sleep in nap. */
@@ -510,7 +511,7 @@ static void test_wait_frames(void **state)
 	window_advance(w, 70 * SEC);
 	assert_int_equal(window_wait_counts(w, 0, counts), 0);
 	assert_false(window_thread_idle(w, 11));
-	window_free(w);
+	window_free_fx(w);
 }
 
 int main(void)

@@ -1,0 +1,438 @@
+/*
+ * frames — the frames table of the symbolizer stage (see frames.h).
+ *
+ * Owns a compact array of entries (struct frame plus what the table keeps
+ * privately) and one open-addressing hash index over it (linear probing,
+ * load <= 1/2, slot = id + 1, 0 = empty). Three kinds of key share the
+ * index, told apart by a kind byte in the key:
+ *
+ *  - live frames: (pid, pc, kernel); wait pseudo frames are live frames of
+ *    pid -1 with pc = the wait kind, so they never collide with real ones;
+ *  - named frames (a saved profile): (kernel, jit, module, function, file,
+ *    line) by content; the strings are copied into the table's pool first,
+ *    so pooled pointers identify them.
+ *
+ * Naming: a user pc is named when interned (function, module, offset: one
+ * binary search in the module's table, sym_resolve_user without lines). To
+ * look its line up later, even after the process's space reloaded or
+ * dropped the mapping, the entry keeps a reference on the struct module
+ * and the ELF address (pc - bias); frames_line then asks
+ * sym_resolve_module and drops the module reference, which is no longer
+ * needed. Perf-map (JIT), unmapped, kernel and wait frames have no line:
+ * frames_line just marks them looked up.
+ *
+ * Reclaiming: an entry whose references fall to zero (frames_unref) leaves
+ * the index, drops its module reference and goes on a free list; its id is
+ * handed out again by the next intern. Entries never referenced are kept
+ * (a frame is interned before the window refs it). Named frames' strings
+ * stay in the pool until frames_free (bounded by the distinct names).
+ *
+ * Contract: frames_new → (intern, get, line, ref, unref)* → frames_free,
+ * after the window that holds references and before sym_free (sym owns the
+ * strings of live frames).
+ */
+#include "stacktop/frames.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/mem.h"
+#include "stacktop/strpool.h"
+#include "stacktop/waits.h"
+
+#define NO_ID UINT32_MAX
+
+enum fkind { FK_LIVE = 1, FK_NAMED = 2 };
+
+struct entry {
+	struct frame f;
+	uint64_t hash;
+	uint32_t refs;
+	uint32_t next_free; /* free list link, NO_ID at its end */
+	uint8_t kind;	    /* enum fkind; 0: free */
+	struct module *mod; /* user frame with a line to look up, referenced */
+	uint64_t elf_addr;
+	unsigned named_gen; /* user frame left unnamed: the space generation tried */
+};
+
+struct frames {
+	struct sym *sy;
+	struct entry *e;
+	size_t n, cap; /* n: one past the highest id handed out */
+	uint32_t *slot;
+	size_t mask;  /* nslots - 1; nslots == 0 while slot == NULL */
+	size_t nused; /* ids in the index (live) */
+	uint32_t free_head;
+	uint64_t named_seq;  /* synthetic pcs of named frames */
+	struct strpool pool; /* named frames' strings */
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+static uint64_t live_hash(int pid, uint64_t pc, bool kernel)
+{
+	return mix64(pc ^ mix64(((uint64_t)(uint32_t)pid << 2) | (uint64_t)kernel << 1 | 1));
+}
+
+static uint64_t ptr_mix(uint64_t h, const void *p)
+{
+	return mix64(h ^ (uint64_t)(uintptr_t)p);
+}
+
+static uint64_t named_hash(const struct sym_info *si)
+{
+	uint64_t h = mix64(0x6e616d6564ull ^ (uint64_t)si->kernel << 1 ^ (uint64_t)si->jit << 2);
+
+	h = ptr_mix(h, si->module);
+	h = ptr_mix(h, si->func);
+	h = ptr_mix(h, si->file);
+	return mix64(h ^ (uint64_t)(uint32_t)si->line);
+}
+
+int frames_new(struct sym *sy, struct frames **out)
+{
+	struct frames *fr = calloc(1, sizeof(*fr));
+
+	if (!fr)
+		return -ENOMEM;
+	fr->sy = sy;
+	fr->free_head = NO_ID;
+	*out = fr;
+	return 0;
+}
+
+void frames_free(struct frames *fr)
+{
+	if (!fr)
+		return;
+	for (size_t i = 0; i < fr->n; i++)
+		space_module_put(fr->e[i].mod);
+	free(fr->e);
+	free(fr->slot);
+	strpool_free(&fr->pool);
+	free(fr);
+}
+
+/* ---- the index ---- */
+
+static int index_grow(struct frames *fr)
+{
+	size_t nslots = fr->slot ? (fr->mask + 1) * 2 : 64, i, j;
+	uint32_t *s;
+
+	if ((fr->nused + 1) * 2 <= (fr->slot ? fr->mask + 1 : 0))
+		return 0;
+	if (!(s = calloc(nslots, sizeof(*s))))
+		return -ENOMEM;
+	for (i = 0; i < fr->n; i++) {
+		if (!fr->e[i].kind)
+			continue;
+		j = fr->e[i].hash & (nslots - 1);
+		while (s[j])
+			j = (j + 1) & (nslots - 1);
+		s[j] = (uint32_t)i + 1;
+	}
+	free(fr->slot);
+	fr->slot = s;
+	fr->mask = nslots - 1;
+	return 0;
+}
+
+/* Empty slot i, shifting back later members of its cluster that would
+ * otherwise become unreachable (deletion without tombstones). */
+static void index_unslot(struct frames *fr, size_t i)
+{
+	size_t j = i, k;
+
+	for (;;) {
+		j = (j + 1) & fr->mask;
+		if (!fr->slot[j])
+			break;
+		k = fr->e[fr->slot[j] - 1].hash & fr->mask;
+		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		fr->slot[i] = fr->slot[j];
+		i = j;
+	}
+	fr->slot[i] = 0;
+}
+
+static bool live_eq(const struct entry *e, int pid, uint64_t pc, bool kernel)
+{
+	return e->kind == FK_LIVE && e->f.pc == pc && e->f.pid == pid && e->f.kernel == kernel;
+}
+
+static bool named_eq(const struct entry *e, const struct sym_info *si)
+{
+	const struct sym_info *a = &e->f.sym;
+
+	return e->kind == FK_NAMED && a->func == si->func && a->module == si->module &&
+	       a->file == si->file && a->line == si->line && a->kernel == si->kernel &&
+	       a->jit == si->jit;
+}
+
+/* A new entry with hash h, indexed. Returns its id or -ENOMEM. */
+static int64_t entry_add(struct frames *fr, uint64_t h, uint8_t kind)
+{
+	uint32_t id;
+	size_t j;
+
+	if (index_grow(fr))
+		return -ENOMEM;
+	if (fr->free_head != NO_ID) {
+		id = fr->free_head;
+		fr->free_head = fr->e[id].next_free;
+	} else {
+		if (fr->n >= UINT32_MAX - 1)
+			return -ENOMEM;
+		if (mem_grow((void **)&fr->e, &fr->cap, fr->n + 1, sizeof(*fr->e)))
+			return -ENOMEM;
+		id = (uint32_t)fr->n++;
+	}
+	fr->e[id] = (struct entry){.hash = h, .kind = kind, .next_free = NO_ID};
+	j = h & fr->mask;
+	while (fr->slot[j])
+		j = (j + 1) & fr->mask;
+	fr->slot[j] = id + 1;
+	fr->nused++;
+	return id;
+}
+
+/* The live frame's id, or -ENOENT (*created set when made new). */
+static int64_t live_intern(struct frames *fr, int pid, uint64_t pc, bool kernel, bool *created)
+{
+	uint64_t h = live_hash(pid, pc, kernel);
+	int64_t id;
+	uint32_t s;
+
+	*created = false;
+	if (fr->slot)
+		for (size_t j = h & fr->mask; (s = fr->slot[j]); j = (j + 1) & fr->mask)
+			if (fr->e[s - 1].hash == h && live_eq(&fr->e[s - 1], pid, pc, kernel))
+				return s - 1;
+	if ((id = entry_add(fr, h, FK_LIVE)) < 0)
+		return id;
+	fr->e[id].f = (struct frame){.pid = pid, .pc = pc, .kernel = kernel};
+	*created = true;
+	return id;
+}
+
+/* ---- interning ---- */
+
+int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc)
+{
+	const struct mapping *m;
+	struct sym_info si;
+	struct entry *e;
+	bool created;
+	int64_t id = live_intern(fr, sp->pid, pc, false, &created);
+
+	if (id < 0 || !fr->sy)
+		return id;
+	e = &fr->e[id];
+	/* A pc in no known mapping is code mapped since the maps were read
+	 * (a launched command's libraries, dlopen): try again once the maps
+	 * are reloaded, instead of calling it [unknown] for good. */
+	if (e->f.has_sym || (!created && e->named_gen == sp->generation))
+		return id;
+	e->named_gen = sp->generation;
+	if (sym_resolve_user(fr->sy, sp, pc, false, &si) != 0)
+		return id; /* unnamed: the views show the pc */
+	m = space_find(sp, pc);
+	if (!m && !si.jit)
+		return id;
+	e->f.sym = si;
+	e->f.sym.file = NULL;
+	e->f.sym.line = 0;
+	e->f.has_sym = true;
+	/* What frames_line needs, kept past any reload of the space. */
+	if (m && m->mod && m->mod->elf && !si.jit) {
+		e->mod = m->mod;
+		space_module_get(e->mod);
+		e->elf_addr = pc - m->bias;
+	}
+	return id;
+}
+
+int64_t frames_kernel(struct frames *fr, int pid, uint64_t pc)
+{
+	struct sym_info si;
+	bool created;
+	int64_t id = live_intern(fr, pid, pc, true, &created);
+
+	if (id < 0 || !created || !fr->sy)
+		return id;
+	if (sym_resolve_kernel(fr->sy, pc, &si) == 0) {
+		fr->e[id].f.sym = si;
+		fr->e[id].f.has_sym = true;
+	}
+	return id;
+}
+
+int64_t frames_wait(struct frames *fr, enum sample_wait kind)
+{
+	struct frame *f;
+	bool created;
+	int64_t id;
+
+	if (kind <= SAMPLE_WAIT_NONE || kind >= SAMPLE_WAIT_COUNT)
+		return -EINVAL;
+	id = live_intern(fr, -1, (uint64_t)kind, false, &created);
+	if (id < 0 || !created)
+		return id;
+	f = &fr->e[id].f;
+	f->sym.func = waits_frame_name(kind);
+	f->sym.module = "[wait]";
+	f->has_sym = true;
+	f->wait = (uint8_t)kind;
+	return id;
+}
+
+int64_t frames_preset(struct frames *fr, int pid, uint64_t pc, bool kernel,
+		      const struct sym_info *si, bool with_line)
+{
+	struct frame *f;
+	bool created;
+	int64_t id = live_intern(fr, pid, pc, kernel, &created);
+
+	if (id < 0 || !created || !si)
+		return id;
+	f = &fr->e[id].f;
+	f->sym = *si;
+	f->has_sym = true;
+	f->has_line = with_line;
+	if (!with_line) {
+		f->sym.file = NULL;
+		f->sym.line = 0;
+	}
+	return id;
+}
+
+/* The pool's copy of s (NULL stays NULL); false on ENOMEM. */
+static bool pool_copy(struct strpool *p, const char *s, const char **out)
+{
+	*out = s ? strpool_cstr(p, s) : NULL;
+	return !s || *out;
+}
+
+int64_t frames_named(struct frames *fr, const struct sym_info *si)
+{
+	struct sym_info k = *si;
+	struct frame *f;
+	uint64_t h;
+	int64_t id;
+	uint32_t s;
+
+	if (!pool_copy(&fr->pool, si->func, &k.func) ||
+	    !pool_copy(&fr->pool, si->module, &k.module) ||
+	    !pool_copy(&fr->pool, si->file, &k.file))
+		return -ENOMEM;
+	if (k.line < 0)
+		k.line = 0;
+	h = named_hash(&k);
+	if (fr->slot)
+		for (size_t j = h & fr->mask; (s = fr->slot[j]); j = (j + 1) & fr->mask)
+			if (fr->e[s - 1].hash == h && named_eq(&fr->e[s - 1], &k))
+				return s - 1;
+	if ((id = entry_add(fr, h, FK_NAMED)) < 0)
+		return id;
+	f = &fr->e[id].f;
+	/* The identity of the function is its pooled name; offsets are
+	 * unknown. pc only has to be unique (pprof location addresses). */
+	k.offset = 0;
+	k.func_start = (uint64_t)(uintptr_t)k.func;
+	*f = (struct frame){
+	    .pid = 0,
+	    .pc = ++fr->named_seq,
+	    .kernel = k.kernel,
+	    .has_sym = true,
+	    .has_line = true, /* all there is to know came with it */
+	    .sym = k,
+	};
+	return id;
+}
+
+/* ---- queries ---- */
+
+const struct frame *frames_get(const struct frames *fr, uint32_t id)
+{
+	return id < fr->n && fr->e[id].kind ? &fr->e[id].f : NULL;
+}
+
+size_t frames_span(const struct frames *fr)
+{
+	return fr->n;
+}
+
+size_t frames_live(const struct frames *fr)
+{
+	return fr->nused;
+}
+
+const struct frame *frames_line(struct frames *fr, uint32_t id)
+{
+	struct entry *e;
+	struct sym_info si;
+	char root[64];
+
+	if (id >= fr->n || !fr->e[id].kind)
+		return NULL;
+	e = &fr->e[id];
+	if (e->f.has_line)
+		return &e->f;
+	if (e->mod && fr->sy) {
+		snprintf(root, sizeof(root), "/proc/%d/root", e->f.pid);
+		if (sym_resolve_module(fr->sy, e->mod, e->f.pid > 0 ? root : "", e->elf_addr, true,
+				       &si) == 0) {
+			e->f.sym.file = si.file;
+			e->f.sym.line = si.line;
+		}
+	}
+	/* Looked up once, hit or miss: the module is not needed any more. */
+	space_module_put(e->mod);
+	e->mod = NULL;
+	e->f.has_line = true;
+	return &e->f;
+}
+
+/* ---- references ---- */
+
+void frames_ref(struct frames *fr, uint32_t id)
+{
+	if (id < fr->n && fr->e[id].kind && fr->e[id].refs < UINT32_MAX)
+		fr->e[id].refs++;
+}
+
+/* Take entry id out of the index and put it on the free list. */
+static void entry_reclaim(struct frames *fr, uint32_t id)
+{
+	struct entry *e = &fr->e[id];
+	size_t j = e->hash & fr->mask;
+
+	while (fr->slot[j] && fr->slot[j] != id + 1)
+		j = (j + 1) & fr->mask;
+	if (fr->slot[j])
+		index_unslot(fr, j);
+	space_module_put(e->mod);
+	*e = (struct entry){.next_free = fr->free_head};
+	fr->free_head = id;
+	fr->nused--;
+}
+
+void frames_unref(struct frames *fr, uint32_t id)
+{
+	if (id >= fr->n || !fr->e[id].kind || !fr->e[id].refs)
+		return;
+	if (--fr->e[id].refs == 0)
+		entry_reclaim(fr, id);
+}

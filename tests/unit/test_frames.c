@@ -1,0 +1,286 @@
+/* Unit tests for frames: interning live, kernel, wait and named frames;
+ * names at once but file:line only on request (a real function of this
+ * binary, built with -g); references, reclaiming and id reuse; the window's
+ * references. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "stacktop/frames.h"
+#include "stacktop/space.h"
+#include "stacktop/sym.h"
+#include "stacktop/waits.h"
+#include "stacktop/window.h"
+
+#define SEC 1000000000ull
+
+/* A function of ours with known lines, for the lazy line lookup. */
+static const int target_line = __LINE__ + 1;
+static int __attribute__((noinline)) frames_test_target(int x)
+{
+	__asm__ volatile("" : "+r"(x));
+	return x * 3 + 1;
+}
+
+static void test_live_intern(void **state)
+{
+	struct sym *sy;
+	struct frames *fr;
+	struct space s = {0}, other;
+	uint64_t pc = (uint64_t)(uintptr_t)frames_test_target;
+	int64_t a, b, c, k1, k2, k3;
+
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(frames_new(sy, &fr), 0);
+	assert_int_equal(space_load(&s, getpid()), 0);
+	a = frames_user(fr, &s, pc);
+	b = frames_user(fr, &s, pc);
+	assert_true(a >= 0);
+	assert_int_equal(a, b); /* same pc, same id */
+	c = frames_user(fr, &s, pc + 1);
+	assert_true(c >= 0 && c != a);
+	/* The same pc in another process is another frame. */
+	other = s;
+	other.pid = s.pid + 1;
+	b = frames_user(fr, &other, pc);
+	assert_true(b >= 0 && b != a && b != c);
+	assert_int_equal(frames_get(fr, (uint32_t)b)->pid, s.pid + 1);
+	/* Kernel: by (pid, pc) too, and never the user frame of that pc. */
+	k1 = frames_kernel(fr, 10, 0xffffffff81000000ull);
+	k2 = frames_kernel(fr, 10, 0xffffffff81000000ull);
+	k3 = frames_kernel(fr, 11, 0xffffffff81000000ull);
+	assert_true(k1 >= 0);
+	assert_int_equal(k1, k2);
+	assert_true(k3 >= 0 && k3 != k1);
+	assert_true(frames_get(fr, (uint32_t)k1)->kernel);
+	assert_true(frames_get(fr, (uint32_t)k1)->has_sym);
+	assert_true(frames_preset(fr, 10, 0xffffffff81000000ull, false, NULL, false) != k1);
+	assert_int_equal(frames_span(fr), 6);
+	assert_int_equal(frames_live(fr), 6);
+	assert_null(frames_get(fr, 6));
+	assert_null(frames_line(fr, 99));
+	frames_free(fr);
+	space_release(&s);
+	sym_free(sy);
+}
+
+/* Named at once (function, module), file:line only when asked, and then
+ * even after the space that named it is gone. */
+static void test_lazy_line(void **state)
+{
+	struct sym *sy;
+	struct frames *fr;
+	struct space s = {0};
+	uint64_t pc = (uint64_t)(uintptr_t)frames_test_target;
+	const struct frame *f;
+	int64_t id;
+
+	assert_int_equal(frames_test_target(1), 4);
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(frames_new(sy, &fr), 0);
+	assert_int_equal(space_load(&s, getpid()), 0);
+	id = frames_user(fr, &s, pc);
+	assert_true(id >= 0);
+	f = frames_get(fr, (uint32_t)id);
+	assert_true(f->has_sym);
+	assert_false(f->has_line);
+	assert_false(f->kernel);
+	assert_string_equal(f->sym.func, "frames_test_target");
+	assert_string_equal(f->sym.module, "test_frames");
+	assert_int_equal(f->sym.offset, 0);
+	assert_null(f->sym.file);
+	assert_int_equal(f->sym.line, 0);
+	space_release(&s); /* the module stays referenced by the frame */
+	f = frames_line(fr, (uint32_t)id);
+	assert_non_null(f);
+	assert_true(f->has_line);
+	assert_non_null(f->sym.file);
+	assert_string_equal(f->sym.file, "test_frames.c");
+	assert_in_range(f->sym.line, target_line, target_line + 4);
+	assert_string_equal(f->sym.func, "frames_test_target"); /* names kept */
+	/* Cached: the same answer, and frames_get sees it too. */
+	assert_ptr_equal(frames_line(fr, (uint32_t)id), f);
+	assert_true(frames_get(fr, (uint32_t)id)->has_line);
+	/* A pc outside every mapping stays unnamed (named again once the
+	 * maps change: it may be code mapped since), and has no line. */
+	assert_int_equal(space_load(&s, getpid()), 0);
+	id = frames_user(fr, &s, 0x10);
+	assert_true(id >= 0);
+	assert_false(frames_get(fr, (uint32_t)id)->has_sym);
+	assert_false(frames_get(fr, (uint32_t)id)->has_line);
+	f = frames_line(fr, (uint32_t)id);
+	assert_true(f->has_line);
+	assert_null(f->sym.file);
+	assert_int_equal(f->sym.line, 0);
+	space_release(&s);
+	frames_free(fr);
+	sym_free(sy);
+}
+
+static void test_wait(void **state)
+{
+	struct frames *fr;
+	int64_t lock, io, again;
+	const struct frame *f;
+
+	assert_int_equal(frames_new(NULL, &fr), 0);
+	lock = frames_wait(fr, SAMPLE_WAIT_LOCK);
+	io = frames_wait(fr, SAMPLE_WAIT_IO);
+	again = frames_wait(fr, SAMPLE_WAIT_LOCK);
+	assert_true(lock >= 0 && io >= 0 && lock != io);
+	assert_int_equal(again, lock);
+	assert_int_equal(frames_wait(fr, SAMPLE_WAIT_NONE), -EINVAL);
+	assert_int_equal(frames_wait(fr, SAMPLE_WAIT_COUNT), -EINVAL);
+	f = frames_get(fr, (uint32_t)lock);
+	assert_int_equal(f->pid, -1);
+	assert_int_equal(f->pc, SAMPLE_WAIT_LOCK);
+	assert_int_equal(f->wait, SAMPLE_WAIT_LOCK);
+	assert_true(f->has_sym);
+	assert_string_equal(f->sym.func, waits_frame_name(SAMPLE_WAIT_LOCK));
+	assert_string_equal(f->sym.module, "[wait]");
+	/* A real frame of pid -1 at pc 1..5 cannot exist; a user frame of
+	 * another pid with pc = the kind is another frame. */
+	assert_true(frames_preset(fr, 7, SAMPLE_WAIT_LOCK, false, NULL, false) != lock);
+	/* No line to look up: marked looked up, nothing found. */
+	f = frames_line(fr, (uint32_t)io);
+	assert_true(f->has_line);
+	assert_null(f->sym.file);
+	frames_free(fr);
+}
+
+static void test_named(void **state)
+{
+	struct frames *fr;
+	char func[32], file[32];
+	struct sym_info si = {.func = func, .module = "app", .file = file, .line = 12};
+	int64_t a, b, c, d, k;
+	const struct frame *f;
+
+	assert_int_equal(frames_new(NULL, &fr), 0);
+	snprintf(func, sizeof(func), "handle");
+	snprintf(file, sizeof(file), "server.c");
+	a = frames_named(fr, &si);
+	assert_true(a >= 0);
+	/* The strings were copied: changing ours changes nothing there. */
+	snprintf(func, sizeof(func), "other");
+	f = frames_get(fr, (uint32_t)a);
+	assert_string_equal(f->sym.func, "handle");
+	assert_string_equal(f->sym.file, "server.c");
+	assert_int_equal(f->sym.line, 12);
+	assert_true(f->has_sym && f->has_line);
+	assert_int_equal(f->pid, 0);
+	/* By content: equal strings in other buffers are the same frame. */
+	snprintf(func, sizeof(func), "handle");
+	b = frames_named(fr, &si);
+	assert_int_equal(b, a);
+	si.line = 13;
+	c = frames_named(fr, &si);
+	assert_true(c >= 0 && c != a);
+	si.line = 12;
+	si.file = NULL;
+	d = frames_named(fr, &si);
+	assert_true(d >= 0 && d != a && d != c);
+	si.kernel = true;
+	k = frames_named(fr, &si);
+	assert_true(k >= 0 && k != d);
+	assert_true(frames_get(fr, (uint32_t)k)->kernel);
+	/* Unique pcs: a pprof export gives each its own location address. */
+	assert_true(frames_get(fr, (uint32_t)a)->pc != frames_get(fr, (uint32_t)c)->pc);
+	assert_ptr_equal(frames_line(fr, (uint32_t)a), frames_get(fr, (uint32_t)a));
+	assert_int_equal(frames_live(fr), 4);
+	frames_free(fr);
+}
+
+/* Unreferenced frames go, their ids come back, the rest stay findable. */
+static void test_refs(void **state)
+{
+	struct frames *fr;
+	struct sym_info si = {.func = "f", .module = "m"};
+	int64_t ids[200], id;
+	int i;
+
+	assert_int_equal(frames_new(NULL, &fr), 0);
+	for (i = 0; i < 200; i++) {
+		ids[i] = frames_preset(fr, 1, 0x1000 + (uint64_t)i, false, &si, false);
+		assert_int_equal(ids[i], i);
+		frames_ref(fr, (uint32_t)ids[i]);
+	}
+	frames_ref(fr, 5);
+	frames_unref(fr, 5);
+	assert_non_null(frames_get(fr, 5)); /* one reference left */
+	for (i = 0; i < 200; i += 2)
+		frames_unref(fr, (uint32_t)ids[i]);
+	assert_int_equal(frames_live(fr), 100);
+	assert_int_equal(frames_span(fr), 200);
+	assert_null(frames_get(fr, 0));
+	assert_null(frames_get(fr, 198));
+	assert_null(frames_line(fr, 0));
+	frames_unref(fr, 0); /* not live: ignored */
+	frames_ref(fr, 0);
+	assert_null(frames_get(fr, 0));
+	/* The survivors are found again under their ids... */
+	for (i = 1; i < 200; i += 2)
+		assert_int_equal(frames_preset(fr, 1, 0x1000 + (uint64_t)i, false, NULL, false),
+				 ids[i]);
+	/* ...and new frames reuse the freed ids before growing. */
+	for (i = 0; i < 100; i++) {
+		id = frames_preset(fr, 2, 0x1000 + (uint64_t)i, false, &si, false);
+		assert_true(id >= 0 && id < 200 && id % 2 == 0);
+		assert_int_equal(frames_get(fr, (uint32_t)id)->pid, 2);
+	}
+	assert_int_equal(frames_span(fr), 200);
+	assert_int_equal(frames_live(fr), 200);
+	id = frames_preset(fr, 2, 0x9999, false, NULL, false);
+	assert_int_equal(id, 200);
+	/* A reclaimed named frame is interned afresh. */
+	id = frames_named(fr, &si);
+	frames_ref(fr, (uint32_t)id);
+	frames_unref(fr, (uint32_t)id);
+	assert_null(frames_get(fr, (uint32_t)id));
+	assert_int_equal(frames_named(fr, &si), id); /* the freed id again */
+	assert_non_null(frames_get(fr, (uint32_t)id));
+	frames_free(fr);
+}
+
+/* The window holds one reference per trie node and drops them when freed. */
+static void test_window_refs(void **state)
+{
+	struct frames *fr;
+	struct window *w;
+	struct sym_info si = {.func = "g", .module = "m"};
+	uint32_t a, b, c;
+
+	assert_int_equal(frames_new(NULL, &fr), 0);
+	assert_int_equal(window_new(60, SEC, fr, &w), 0);
+	a = (uint32_t)frames_preset(fr, 1, 0x10, false, &si, false);
+	b = (uint32_t)frames_preset(fr, 1, 0x20, false, &si, false);
+	c = (uint32_t)frames_wait(fr, SAMPLE_WAIT_SLEEP);
+	assert_int_equal(window_add(w, SEC, 1, (uint32_t[]){a, b, c}, 3, 1), 0);
+	assert_int_equal(window_add(w, SEC, 1, (uint32_t[]){a, b}, 2, 1), 0);
+	assert_int_equal(window_add(w, SEC, 1, (uint32_t[]){b, a}, 2, 1), 0);
+	assert_ptr_equal(window_frames(w), fr);
+	/* Frames not live are refused. */
+	assert_int_equal(window_add(w, SEC, 1, (uint32_t[]){77}, 1, 1), -EINVAL);
+	assert_int_equal(frames_live(fr), 3);
+	window_free(w);
+	assert_int_equal(frames_live(fr), 0); /* every frame was only the window's */
+	assert_null(frames_get(fr, a));
+	frames_free(fr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_live_intern), cmocka_unit_test(test_lazy_line),
+	    cmocka_unit_test(test_wait),	cmocka_unit_test(test_named),
+	    cmocka_unit_test(test_refs),	cmocka_unit_test(test_window_refs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
