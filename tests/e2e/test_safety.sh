@@ -7,12 +7,10 @@
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target cpuburn
-command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
+need_tmux
 
-start_bg "$TARGETS/cpuburn" 1
+start_target 0.5 cpuburn 1
 CB=$BG_PID
-sleep 0.5
-alive "$CB" || die "cpuburn did not start"
 
 # attach: stacktop in tmux on cpuburn, until it shows leaf_a (sampling for real)
 attach() {

@@ -5,12 +5,10 @@
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target cpuburn
-command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
+need_tmux
 
-start_bg "$TARGETS/cpuburn" 1
+start_target 0.5 cpuburn 1
 CB=$BG_PID
-sleep 0.5
-alive "$CB" || die "cpuburn did not start"
 
 tm_start 200 60 "$STACKTOP" -W 30 -p "$CB"
 

@@ -6,12 +6,10 @@
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target cpuburn
-command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
+need_tmux
 
-start_bg "$TARGETS/cpuburn" 1
+start_target 0.3 cpuburn 1
 CB=$BG_PID
-sleep 0.3
-alive "$CB" || die "cpuburn did not start"
 OUT=$E2E_TMPDIR/profiles
 mkdir -p "$OUT"
 
