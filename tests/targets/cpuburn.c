@@ -71,12 +71,12 @@ KEEP uint64_t depth_8(uint64_t x, uint64_t units)
 
 /* Each depth_N calls the next one and then does a little work, so the call
  * is not in tail position and the frame stays on the stack. */
-#define DEPTH(n, next)                                                                       \
-	KEEP uint64_t depth_##n(uint64_t x, uint64_t units)                                 \
-	{                                                                                    \
-		uint64_t r = next(x ^ n, units);                                             \
-		sink += r;                                                                   \
-		return r + n;                                                                \
+#define DEPTH(n, next)                                                                             \
+	KEEP uint64_t depth_##n(uint64_t x, uint64_t units)                                        \
+	{                                                                                          \
+		uint64_t r = next(x ^ n, units);                                                   \
+		sink += r;                                                                         \
+		return r + n;                                                                      \
 	}
 DEPTH(7, depth_8)
 DEPTH(6, depth_7)

@@ -22,44 +22,7 @@
 
 #include "stacktop/dump.h"
 #include "stacktop/target.h"
-
-#define WAITER "build/targets/waiter"
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-static pid_t spawn_waiter(void)
-{
-	if (access(WAITER, X_OK) != 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		execl(WAITER, WAITER, "30", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200; i++) {
-		pid_t tids[16];
-		int n = 0;
-		char comm[32] = "";
-		if (target_threads(pid, tids, 16, &n) == 0 && n == 5 &&
-		    target_comm(pid, tids[4], comm, sizeof(comm)) == 0 &&
-		    strcmp(comm, "napper") == 0)
-			break;
-		sleep_ms(10);
-	}
-	sleep_ms(150);
-	return pid;
-}
-
-static void kill_reap(pid_t pid)
-{
-	int st;
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-}
+#include "helpers.h"
 
 static void assert_untouched(pid_t pid)
 {
@@ -117,7 +80,7 @@ static int source_line(const char *needle)
 
 static void test_text(void **state)
 {
-	pid_t pid = spawn_waiter();
+	pid_t pid = spawn_waiter(150);
 	if (pid < 0)
 		skip();
 	char *buf = NULL, err[256] = "", blk[4096], want[128];
@@ -163,7 +126,7 @@ static void test_text(void **state)
 
 static void test_json(void **state)
 {
-	pid_t pid = spawn_waiter();
+	pid_t pid = spawn_waiter(150);
 	if (pid < 0)
 		skip();
 	char path[] = "/tmp/test_dump_XXXXXX", err[256] = "", cmd[2048], line[512] = "";
