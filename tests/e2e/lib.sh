@@ -16,6 +16,8 @@
 #   start_bg CMD...           start in the background; pid in $BG_PID
 #   start_target SECS NAME ARGS...  start_bg build/targets/NAME, wait SECS,
 #                             die if it is gone; pid in $BG_PID
+#   start_tui_cpuburn SECS    need stacktop, cpuburn and tmux; start cpuburn
+#                             (1 worker) as in start_target; pid in $CB
 #   kill_tree PID             SIGKILL PID and all its descendants
 #   e2e_cleanup_trees         EXIT trap for tests whose targets fork: tmux
 #                             first, then every start_bg pid's whole tree
@@ -123,6 +125,15 @@ start_target() {
 	start_bg "$TARGETS/$name" "$@"
 	sleep "$settle"
 	alive "$BG_PID" || die "$name did not start"
+}
+
+# start_tui_cpuburn SECS: the set-up of the TUI tests that watch cpuburn.
+start_tui_cpuburn() {
+	need_stacktop
+	need_target cpuburn
+	need_tmux
+	start_target "$1" cpuburn 1
+	CB=$BG_PID
 }
 
 # kill_tree PID: PID and all its descendants (found by parent pid, not name).

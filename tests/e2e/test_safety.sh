@@ -5,12 +5,7 @@
 # command does not outlive stacktop. Names from the target never reach the
 # terminal unfiltered.
 . "$(dirname "$0")/lib.sh"
-need_stacktop
-need_target cpuburn
-need_tmux
-
-start_target 0.5 cpuburn 1
-CB=$BG_PID
+start_tui_cpuburn 0.5
 
 # attach: stacktop in tmux on cpuburn, until it shows leaf_a (sampling for real)
 attach() {

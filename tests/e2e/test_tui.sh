@@ -3,12 +3,7 @@
 # views, selection, L/K, pause, reset, help, resizing (down to too small),
 # quit, target exit; the target must run on untouched afterwards.
 . "$(dirname "$0")/lib.sh"
-need_stacktop
-need_target cpuburn
-need_tmux
-
-start_target 0.5 cpuburn 1
-CB=$BG_PID
+start_tui_cpuburn 0.5
 
 tm_start 200 60 "$STACKTOP" -W 30 -p "$CB"
 

@@ -4,12 +4,7 @@
 # the status line, respects the thread narrowing, never overwrites, and the
 # file reads back with `stacktop report`. Also `report` in the TUI.
 . "$(dirname "$0")/lib.sh"
-need_stacktop
-need_target cpuburn
-need_tmux
-
-start_target 0.3 cpuburn 1
-CB=$BG_PID
+start_tui_cpuburn 0.3
 OUT=$E2E_TMPDIR/profiles
 mkdir -p "$OUT"
 

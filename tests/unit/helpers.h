@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +53,33 @@ static inline void kill_reap(pid_t pid)
 	int st;
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
+}
+
+/* A child (*victim) that pauses for good and a second one (*tracer) that
+ * has PTRACE_SEIZEd it when this returns. Reap both with kill_reap. */
+static inline void spawn_traced(pid_t *victim, pid_t *tracer)
+{
+	int ready[2];
+	char ok = 0;
+
+	*victim = fork();
+	if (*victim == 0) {
+		for (;;)
+			pause();
+	}
+	assert_int_equal(pipe(ready), 0);
+	*tracer = fork();
+	if (*tracer == 0) {
+		char c = ptrace(PTRACE_SEIZE, *victim, 0, 0) == 0 ? 'y' : 'n';
+		if (write(ready[1], &c, 1) < 0)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	assert_int_equal(read(ready[0], &ok, 1), 1);
+	assert_int_equal(ok, 'y');
+	close(ready[0]);
+	close(ready[1]);
 }
 
 #endif

@@ -193,32 +193,15 @@ static void test_errors(void **state)
 	assert_string_equal(err, "no process with PID 999999999 (is it still running?).");
 
 	/* Already traced: the tracer's pid is named. */
-	pid_t victim = fork();
-	if (victim == 0) {
-		for (;;)
-			pause();
-	}
-	int ready[2];
-	assert_int_equal(pipe(ready), 0);
-	pid_t tracer = fork();
-	if (tracer == 0) {
-		char ok = ptrace(PTRACE_SEIZE, victim, 0, 0) == 0 ? 'y' : 'n';
-		if (write(ready[1], &ok, 1) < 0)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	char ok = 0, want[256];
-	assert_int_equal(read(ready[0], &ok, 1), 1);
-	assert_int_equal(ok, 'y');
+	pid_t victim, tracer;
+	char want[256];
+	spawn_traced(&victim, &tracer);
 	o.pid = victim;
 	assert_int_equal(dump_run(&o, out, err, sizeof(err)), -EBUSY);
 	snprintf(want, sizeof(want), "process %d is already traced by pid %d", victim, tracer);
 	assert_true(strncmp(err, want, strlen(want)) == 0);
 	kill_reap(tracer);
 	kill_reap(victim);
-	close(ready[0]);
-	close(ready[1]);
 	fclose(out);
 }
 

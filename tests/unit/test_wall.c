@@ -565,24 +565,8 @@ static void test_dstate(void **state)
 
 static void test_already_traced(void **state)
 {
-	pid_t victim = fork();
-	if (victim == 0) {
-		for (;;)
-			pause();
-	}
-	int ready[2];
-	assert_int_equal(pipe(ready), 0);
-	pid_t tracer = fork();
-	if (tracer == 0) {
-		char ok = ptrace(PTRACE_SEIZE, victim, 0, 0) == 0 ? 'y' : 'n';
-		if (write(ready[1], &ok, 1) < 0)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	char ok = 0;
-	assert_int_equal(read(ready[0], &ok, 1), 1);
-	assert_int_equal(ok, 'y');
+	pid_t victim, tracer;
+	spawn_traced(&victim, &tracer);
 	struct wall_sampler *ws;
 	assert_int_equal(wall_new(NULL, &ws), 0);
 	assert_int_equal(wall_add_thread(ws, victim, victim), -EBUSY);
@@ -592,8 +576,6 @@ static void test_already_traced(void **state)
 	wall_free(ws);
 	kill_reap(tracer);
 	kill_reap(victim);
-	close(ready[0]);
-	close(ready[1]);
 }
 
 int main(void)
