@@ -15,40 +15,18 @@
 #   - peak RSS (VmHWM) of the profiler.
 # See bench/README.md for how to read it. Needs root (perf_event_open on
 # another process, perf itself) and build/stacktop, build/targets/cpuburn.
-set -u
-
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 DUR=${1:-${BENCH_SECONDS:-10}}
 THREADS=${BENCH_THREADS:-2}
-STACKTOP=$ROOT/build/stacktop
 CPUBURN=$ROOT/build/targets/cpuburn
-HZ=$(getconf CLK_TCK)
-TMP=$(mktemp -d /tmp/stacktop-bench.XXXXXX)
-PIDS=()
-
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	exec 3>&- 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-[ -x "$STACKTOP" ] || { echo "bench: $STACKTOP missing: run make all" >&2; exit 1; }
-[ -x "$CPUBURN" ] || { echo "bench: $CPUBURN missing: run make targets" >&2; exit 1; }
+bench_on_exit() { exec 3>&- 2>/dev/null; }
+bench_init stacktop-bench
+bench_need "$CPUBURN" targets
 HAVE_PERF=1
 command -v perf >/dev/null || HAVE_PERF=0
 
 # ---- helpers ----------------------------------------------------------------------
 
-cpu_ticks() { # utime+stime of a process, all its threads
-	local s
-	s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-	s=${s##*) }
-	awk '{ print $12 + $13 }' <<<"$s"
-}
 cpu_ns() { # on-CPU ns of a process's live threads (schedstat: ns resolution)
 	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
 }

@@ -21,34 +21,12 @@
 #                 did not run)
 #   stacktop CPU  stacktop's own CPU time over the run, % of one core
 # Needs root (ptrace of another process), build/stacktop and build/targets/waiter.
-set -u
-
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
 DUR=${1:-${BENCH_SECONDS:-5}}
-STACKTOP=$ROOT/build/stacktop
 WAITER=$ROOT/build/targets/waiter
-HZ=$(getconf CLK_TCK)
-TMP=$(mktemp -d /tmp/stacktop-wallbench.XXXXXX)
-PIDS=()
+bench_init stacktop-wallbench
+bench_need "$WAITER" targets
 
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-
-[ -x "$STACKTOP" ] || { echo "bench: $STACKTOP missing: run make all" >&2; exit 1; }
-[ -x "$WAITER" ] || { echo "bench: $WAITER missing: run make targets" >&2; exit 1; }
-
-cpu_ticks() { # utime+stime of a process
-	local s
-	s=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-	s=${s##*) }
-	awk '{ print $12 + $13 }' <<<"$s"
-}
 rounds_of() { sed -n 's/.*rounds_per_s=\([0-9.]*\).*/\1/p' "$1"; }
 
 # alone N: rounds/s of the target by itself

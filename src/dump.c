@@ -152,12 +152,6 @@ static void ingest_all(pid_t pid, struct dump_ctx *d, struct ingest *in, struct 
 	}
 }
 
-static const char *base(const char *p)
-{
-	const char *s = p ? strrchr(p, '/') : NULL;
-	return s && s[1] ? s + 1 : p;
-}
-
 /* "waiting: lock in futex_wait_queue", "running", "D-state in
  * wait_for_vfork_done". */
 static void describe_wait(const struct dump_thread *t, char *buf, size_t size)
@@ -200,7 +194,7 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 				text_sanitize(si.func, a, sizeof(a));
 				fputs(a, out);
 				if (si.file) {
-					text_sanitize(base(si.file), c, sizeof(c));
+					text_sanitize(text_basename(si.file), c, sizeof(c));
 					if (si.line > 0)
 						fprintf(out, " (%s:%d)", c, si.line);
 					else
@@ -212,7 +206,8 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 				fprintf(out, "%s+0x%llx", c,
 					(unsigned long long)(ok ? si.offset : 0));
 			}
-			text_sanitize(ok && si.module ? base(si.module) : "?", c, sizeof(c));
+			text_sanitize(ok && si.module ? text_basename(si.module) : "?", c,
+				      sizeof(c));
 			fprintf(out, " [%s]\n", c);
 		}
 		if (!t->nframes)

@@ -28,22 +28,34 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stacktop/mem.h"
 #include "stacktop/perf.h"
 #include "stacktop/ring.h"
 #include "stacktop/sampler.h"
 
 /* perf_regs.h (x86) indices we sample, in ascending order. */
 enum {
-	PR_AX = 0, PR_BX, PR_CX, PR_DX, PR_SI, PR_DI, PR_BP, PR_SP, PR_IP,
-	PR_R8 = 16, PR_R15 = 23,
+	PR_AX = 0,
+	PR_BX,
+	PR_CX,
+	PR_DX,
+	PR_SI,
+	PR_DI,
+	PR_BP,
+	PR_SP,
+	PR_IP,
+	PR_R8 = 16,
+	PR_R15 = 23,
 };
-#define REGS_MASK (((1ull << (PR_IP + 1)) - 1) | (((1ull << (PR_R15 + 1)) - 1) & ~((1ull << PR_R8) - 1)))
+#define REGS_MASK                                                                                  \
+	(((1ull << (PR_IP + 1)) - 1) | (((1ull << (PR_R15 + 1)) - 1) & ~((1ull << PR_R8) - 1)))
 #define NREGS_SAMPLED 17
 
 /* DWARF register number for the i-th sampled perf register. */
 static const int dwarf_of_sampled[NREGS_SAMPLED] = {
-	0 /* ax */, 3 /* bx */, 2 /* cx */, 1 /* dx */, 4 /* si */, 5 /* di */,
-	6 /* bp */, 7 /* sp */, 16 /* ip */, 8, 9, 10, 11, 12, 13, 14, 15,
+    0 /* ax */, 3 /* bx */, 2 /* cx */,	 1 /* dx */, 4 /* si */, 5 /* di */,
+    6 /* bp */, 7 /* sp */, 16 /* ip */, 8,	     9,		 10,
+    11,		12,	    13,		 14,	     15,
 };
 
 struct perf_thread {
@@ -60,7 +72,8 @@ struct perf_sampler {
 	bool kernel_probed;
 	unsigned data_pages;
 	struct perf_thread *threads;
-	int nthreads, cap;
+	int nthreads;
+	size_t cap;
 	struct perf_stats stats;
 };
 
@@ -202,14 +215,9 @@ int perf_add_thread(struct perf_sampler *ps, pid_t pid, pid_t tid)
 {
 	if (perf_find(ps, tid))
 		return -EEXIST;
-	if (ps->nthreads == ps->cap) {
-		int cap = ps->cap ? ps->cap * 2 : 16;
-		struct perf_thread *n = realloc(ps->threads, (size_t)cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		ps->threads = n;
-		ps->cap = cap;
-	}
+	if (mem_grow((void **)&ps->threads, &ps->cap, (size_t)ps->nthreads + 1,
+		     sizeof(*ps->threads)))
+		return -ENOMEM;
 	struct perf_thread *t = &ps->threads[ps->nthreads];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -350,6 +358,21 @@ int perf_parse_sample(const void *rec, size_t size, bool callchain, struct sampl
 	return 0;
 }
 
+/* The pid and tid in the fixed part of a side-band record that holds at
+ * least min bytes: u32 pid at 0, u32 tid at tid_off (4 in COMM and MMAP, 8
+ * in FORK and EXIT, after ppid). False when the record is too short. */
+static bool record_ids(const struct perf_event_header *h, size_t min, size_t tid_off, uint32_t *pid,
+		       uint32_t *tid)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+
+	if (h->size < sizeof(*h) + min)
+		return false;
+	memcpy(pid, p, 4);
+	memcpy(tid, p + tid_off, 4);
+	return true;
+}
+
 /* Records with sample_id_all carry pid/tid right after their fixed part;
  * for the ones we use, the fixed part gives pid/tid itself. */
 static void perf_dispatch(struct perf_sampler *ps, const struct perf_event_header *h,
@@ -384,20 +407,16 @@ static void perf_dispatch(struct perf_sampler *ps, const struct perf_event_heade
 		return;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		if (h->size < sizeof(*h) + 16)
+		if (!record_ids(h, 16, 8, &pid, &tid))
 			return;
-		memcpy(&pid, p, 4);
-		memcpy(&tid, p + 8, 4);
 		if (h->type == PERF_RECORD_FORK && cb->thread_new)
 			cb->thread_new(ctx, (pid_t)pid, (pid_t)tid);
 		if (h->type == PERF_RECORD_EXIT && cb->thread_exit)
 			cb->thread_exit(ctx, (pid_t)pid, (pid_t)tid);
 		return;
 	case PERF_RECORD_COMM:
-		if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) || h->size < sizeof(*h) + 9)
+		if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) || !record_ids(h, 9, 4, &pid, &tid))
 			return;
-		memcpy(&pid, p, 4);
-		memcpy(&tid, p + 4, 4);
 		if (cb->exec) {
 			char comm[17] = {0};
 			size_t n = h->size - sizeof(*h) - 8;
@@ -407,10 +426,8 @@ static void perf_dispatch(struct perf_sampler *ps, const struct perf_event_heade
 		return;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		if (h->size < sizeof(*h) + 8)
+		if (!record_ids(h, 8, 4, &pid, &tid))
 			return;
-		memcpy(&pid, p, 4);
-		memcpy(&tid, p + 4, 4);
 		if (cb->mmap)
 			cb->mmap(ctx, (pid_t)pid, (pid_t)tid);
 		return;

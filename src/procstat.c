@@ -48,8 +48,8 @@ int procstat_parse_stat(const char *text, char *state, double *cpu_s, char *comm
 	const char *p = close_paren + 2;
 	unsigned long long utime = 0, stime = 0;
 	char st;
-	if (sscanf(p, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &st, &utime, &stime) !=
-	    3)
+	if (sscanf(p, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &st, &utime,
+		   &stime) != 3)
 		return -EINVAL;
 	if (state)
 		*state = st;
@@ -108,9 +108,8 @@ int procstat_parse_cgroup(const char *text, char *path, size_t size, int *v2)
 
 int procstat_process(pid_t pid, char *state, double *cpu_s)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	ssize_t n = target_read_file(path, buf, sizeof(buf));
+	char buf[1024];
+	ssize_t n = target_read_proc(pid, 0, "stat", buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	return procstat_parse_stat(buf, state, cpu_s, NULL, 0);
@@ -118,9 +117,8 @@ int procstat_process(pid_t pid, char *state, double *cpu_s)
 
 int procstat_task(pid_t pid, pid_t tid, struct procstat_task *t)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	ssize_t n = target_read_file(path, buf, sizeof(buf));
+	char buf[1024];
+	ssize_t n = target_read_proc(pid, tid, "stat", buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	memset(t, 0, sizeof(*t));
@@ -130,9 +128,8 @@ int procstat_task(pid_t pid, pid_t tid, struct procstat_task *t)
 
 int procstat_mem(pid_t pid, struct procstat_mem *m)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	ssize_t n = target_read_file(path, buf, sizeof(buf));
+	char buf[4096];
+	ssize_t n = target_read_proc(pid, 0, "status", buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	return procstat_parse_status_mem(buf, m);
@@ -153,8 +150,7 @@ int procstat_mem_limit(pid_t pid, uint64_t *limit, const char **source)
 {
 	char path[512], buf[4096], cg[256];
 	int v2 = 0;
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	if (target_read_file(path, buf, sizeof(buf)) > 0 &&
+	if (target_read_proc(pid, 0, "cgroup", buf, sizeof(buf)) > 0 &&
 	    procstat_parse_cgroup(buf, cg, sizeof(cg), &v2) == 0) {
 		uint64_t v;
 		/* Walk up the hierarchy: a parent's limit applies too. */
@@ -162,7 +158,8 @@ int procstat_mem_limit(pid_t pid, uint64_t *limit, const char **source)
 			if (v2)
 				snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", cg);
 			else
-				snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", cg);
+				snprintf(path, sizeof(path),
+					 "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", cg);
 			/* v1 reports "no limit" as a huge page-rounded number. */
 			if (read_u64_file(path, &v) == 0 && v < (1ull << 60)) {
 				*limit = v;
@@ -185,9 +182,7 @@ int procstat_mem_limit(pid_t pid, uint64_t *limit, const char **source)
 
 int procstat_wchan(pid_t pid, pid_t tid, char *buf, size_t size)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", pid, tid);
-	ssize_t n = target_read_file(path, buf, size);
+	ssize_t n = target_read_proc(pid, tid, "wchan", buf, size);
 	if (n < 0)
 		return (int)n;
 	if (!strcmp(buf, "0"))
@@ -203,12 +198,11 @@ int procstat_zombie_children(pid_t pid, pid_t *out, int max, int *n)
 	struct dirent *e;
 	*n = 0;
 	while ((e = readdir(d)) && *n < max) {
-		char *end, path[64], buf[1024];
+		char *end, buf[1024];
 		long child = strtol(e->d_name, &end, 10);
 		if (*end || child <= 0)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/stat", child);
-		if (target_read_file(path, buf, sizeof(buf)) <= 0)
+		if (target_read_proc((pid_t)child, 0, "stat", buf, sizeof(buf)) <= 0)
 			continue;
 		const char *cp = strrchr(buf, ')');
 		char st;

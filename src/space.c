@@ -36,7 +36,9 @@
  * owned by the module and opened with elf_memory. vDSO modules are shared
  * by build-id (every process of one kernel maps the same image).
  */
+#include "stacktop/mem.h"
 #include "stacktop/space.h"
+#include "stacktop/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -189,7 +191,7 @@ static int mapping_cmp(const void *a, const void *b)
 
 int space_parse_maps(const char *text, struct mapping **out, size_t *n)
 {
-	struct mapping *arr = NULL, *tmp;
+	struct mapping *arr = NULL;
 	size_t cnt = 0, cap = 0, w;
 	const char *p = text;
 	int err;
@@ -206,15 +208,10 @@ int space_parse_maps(const char *text, struct mapping **out, size_t *n)
 		if (err == -ENOMEM)
 			goto fail;
 		if (err == 0) {
-			if (cnt == cap) {
-				cap = cap ? cap * 2 : 64;
-				tmp = realloc(arr, cap * sizeof(*arr));
-				if (!tmp) {
-					free(m.path);
-					err = -ENOMEM;
-					goto fail;
-				}
-				arr = tmp;
+			if (mem_grow((void **)&arr, &cap, cnt + 1, sizeof(*arr))) {
+				free(m.path);
+				err = -ENOMEM;
+				goto fail;
 			}
 			arr[cnt++] = m;
 		}
@@ -301,13 +298,6 @@ static void read_build_id(struct module *m)
 	}
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* A new module (refs 1) for path; takes ownership of fd and image. */
 static int module_new(const char *path, int fd, void *image, size_t image_len, dev_t dev, ino_t ino,
 		      struct module_priv **out)
@@ -322,7 +312,7 @@ static int module_new(const char *path, int fd, void *image, size_t image_len, d
 		free(p);
 		return -ENOMEM;
 	}
-	p->m.name = base_name(p->m.path);
+	p->m.name = text_basename(p->m.path);
 	p->m.dev = dev;
 	p->m.ino = ino;
 	p->m.fd = fd;
@@ -474,7 +464,7 @@ int space_module_open_path(const char *path, struct module **out)
 static int read_proc_file(const char *path, char **out)
 {
 	size_t len = 0, cap = 16384;
-	char *buf = malloc(cap), *tmp;
+	char *buf = malloc(cap);
 	int fd, err;
 
 	if (!buf)
@@ -488,14 +478,9 @@ static int read_proc_file(const char *path, char **out)
 	for (;;) {
 		ssize_t r;
 
-		if (cap - len < 4096) {
-			cap *= 2;
-			tmp = realloc(buf, cap);
-			if (!tmp) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			buf = tmp;
+		if (mem_grow((void **)&buf, &cap, len + 4096, 1)) {
+			err = -ENOMEM;
+			goto fail;
 		}
 		r = read(fd, buf + len, cap - len - 1);
 		if (r < 0) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacktop/mem.h"
 #include "stacktop/strpool.h"
 
 uint64_t strpool_hash(const char *s, size_t n)
@@ -49,14 +50,8 @@ int64_t strpool_index(struct strpool *p, const char *s, size_t n)
 		if (!strncmp(t, s, n) && t[n] == '\0')
 			return p->slot[j] - 1;
 	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-		char **a = realloc(p->s, cap * sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		p->s = a;
-		p->cap = cap;
-	}
+	if (mem_grow((void **)&p->s, &p->cap, p->n + 1, sizeof(*p->s)))
+		return -ENOMEM;
 	if (!(c = strndup(s, n)))
 		return -ENOMEM;
 	p->s[p->n] = c;

@@ -43,8 +43,10 @@
  * struct sym is used by one thread (the module tables are shared, but are
  * built and read only under that same single-threaded use).
  */
+#include "stacktop/mem.h"
 #include "stacktop/strpool.h"
 #include "stacktop/sym.h"
+#include "stacktop/text.h"
 
 #include <ctype.h>
 #include <elfutils/libdw.h>
@@ -54,6 +56,8 @@
 #include <libiberty/demangle.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +75,6 @@
 #define SYM_WALK_BACK 4
 
 /* ---- interning --------------------------------------------------------- */
-
 
 struct ksym {
 	uint64_t start, end;
@@ -143,13 +146,6 @@ struct sym_table {
 	struct sym_line *lines;
 	size_t lines_cap, lines_used;
 };
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
 
 static uint64_t now_ns(void)
 {
@@ -448,28 +444,26 @@ static Elf *table_debug_elf(struct sym_table *t, const struct module *mod)
 
 /* ---- building the function table --------------------------------------- */
 
+/* Append the string s to a names pool (*buf, *len bytes used of *cap) and
+ * say where it starts: the tables keep 32-bit offsets, not pointers, so the
+ * pool may move while it grows. */
+static int names_push(char **buf, size_t *len, size_t *cap, const char *s, uint32_t *off)
+{
+	size_t n = strlen(s) + 1;
+
+	if (*len + n > UINT32_MAX)
+		return -E2BIG;
+	if (mem_grow((void **)buf, cap, *len + n, 1))
+		return -ENOMEM;
+	memcpy(*buf + *len, s, n);
+	*off = (uint32_t)*len;
+	*len += n;
+	return 0;
+}
+
 static int names_add(struct sym_table *t, const char *s, uint32_t *off)
 {
-	size_t len = strlen(s) + 1;
-
-	if (t->names_len + len > UINT32_MAX)
-		return -E2BIG;
-	if (t->names_len + len > t->names_cap) {
-		size_t ncap = t->names_cap ? t->names_cap : 4096;
-		char *nn;
-
-		while (ncap < t->names_len + len)
-			ncap *= 2;
-		nn = realloc(t->names, ncap);
-		if (!nn)
-			return -ENOMEM;
-		t->names = nn;
-		t->names_cap = ncap;
-	}
-	memcpy(t->names + t->names_len, s, len);
-	*off = (uint32_t)t->names_len;
-	t->names_len += len;
-	return 0;
+	return names_push(&t->names, &t->names_len, &t->names_cap, s, off);
 }
 
 static bool want_symbol(const GElf_Sym *s, const GElf_Shdr *sec)
@@ -522,15 +516,8 @@ static int table_add_symbols(struct sym_table *t, Elf *elf, GElf_Word type, size
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
 		if (!name || !name[0])
 			continue;
-		if (t->n == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 256;
-			struct sym_fn *nf = realloc(t->fns, ncap * sizeof(*nf));
-
-			if (!nf)
-				return -ENOMEM;
-			t->fns = nf;
-			*cap = ncap;
-		}
+		if (mem_grow((void **)&t->fns, cap, t->n + 1, sizeof(*t->fns)))
+			return -ENOMEM;
 		f = &t->fns[t->n];
 		err = names_add(t, name, &f->name);
 		if (err)
@@ -687,20 +674,36 @@ static int table_get(struct module *mod, const char *root, struct sym_table **ou
 	return 0;
 }
 
-/* Index of the function holding addr, or -1. */
-static long table_find(const struct sym_table *t, uint64_t addr)
+/* In an array of n elements of size bytes sorted by the uint64_t at offset
+ * off (their start), the number of elements starting at or below key: the
+ * last one that may hold key is at the result - 1. */
+static size_t upper_bound(const void *arr, size_t n, size_t size, size_t off, uint64_t key)
 {
-	size_t lo = 0, hi = t->n, k;
-	long i;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		uint64_t start;
 
-		if (t->fns[mid].start <= addr)
+		memcpy(&start, (const char *)arr + mid * size + off, sizeof(start));
+		if (start <= key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* upper_bound of key in an array of structs with a uint64_t start. */
+#define STARTS_AT_OR_BELOW(arr, n, key)                                                            \
+	upper_bound((arr), (n), sizeof(*(arr)), offsetof(__typeof__(*(arr)), start), (key))
+
+/* Index of the function holding addr, or -1. */
+static long table_find(const struct sym_table *t, uint64_t addr)
+{
+	size_t lo = STARTS_AT_OR_BELOW(t->fns, t->n, addr), k;
+	long i;
+
 	/* lo - 1 is the last start <= addr; a nested or overlapping symbol
 	 * may end before addr while an earlier one still covers it. */
 	for (k = 0, i = (long)lo - 1; i >= 0 && k < SYM_WALK_BACK; i--, k++) {
@@ -777,7 +780,7 @@ static void lookup_line(Dwarf *dw, uint64_t addr, struct sym_line *out)
 	if (dwarf_lineno(l, &line) == 0)
 		out->line = line;
 	if (src)
-		out->file = strdup(base_name(src));
+		out->file = strdup(text_basename(src));
 }
 
 static int lines_grow(struct sym_table *t)
@@ -934,7 +937,7 @@ static int resolve_unmoduled(struct sym *sy, const struct mapping *m, uint64_t p
 		out->offset = pc;
 		return 0;
 	}
-	out->module = m->path ? strpool_cstr(&sy->pool, base_name(m->path)) : "[unknown]";
+	out->module = m->path ? strpool_cstr(&sy->pool, text_basename(m->path)) : "[unknown]";
 	if (!out->module)
 		return -ENOMEM;
 	out->offset = pc - m->start + m->pgoff;
@@ -1023,7 +1026,7 @@ static int perfmap_read(struct perfmap *pm, int fd)
 	while ((len = getline(&line, &lcap, f)) > 0) {
 		uint64_t start, size;
 		const char *name;
-		size_t nl;
+		uint32_t off;
 
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
@@ -1031,33 +1034,14 @@ static int perfmap_read(struct perfmap *pm, int fd)
 		if (sym_perfmap_parse_line(line, &start, &size, &name) || !size ||
 		    start + size < start)
 			continue;
-		nl = strlen(name) + 1;
-		if (nlen + nl > UINT32_MAX) {
-			err = -E2BIG;
+		if (mem_grow((void **)&ents, &ecap, pm->n + 1, sizeof(*ents))) {
+			err = -ENOMEM;
 			break;
 		}
-		if (nlen + nl > ncap || pm->n == ecap) {
-			size_t nc = ncap ? ncap : 4096, ec = ecap ? ecap * 2 : 64;
-			char *nn;
-			struct pm_ent *ne;
-
-			while (nc < nlen + nl)
-				nc *= 2;
-			nn = realloc(names, nc);
-			if (nn)
-				names = nn;
-			ne = nn ? realloc(ents, ec * sizeof(*ne)) : NULL;
-			if (!nn || !ne) {
-				err = -ENOMEM;
-				break;
-			}
-			ents = ne;
-			ncap = nc;
-			ecap = ec;
-		}
-		memcpy(names + nlen, name, nl);
-		ents[pm->n++] = (struct pm_ent){start, start + size, (uint32_t)nlen, seq};
-		nlen += nl;
+		err = names_push(&names, &nlen, &ncap, name, &off);
+		if (err)
+			break;
+		ents[pm->n++] = (struct pm_ent){start, start + size, off, seq};
 	}
 	free(line);
 	fclose(f);
@@ -1182,17 +1166,9 @@ static int perfmap_find(struct sym *sy, struct perfmap *pm, uint64_t pc, struct 
 {
 	char buf[SYM_DEM_MAX];
 	const struct pm_ent *best = NULL;
-	size_t lo = 0, hi = pm->n;
+	size_t lo = STARTS_AT_OR_BELOW(pm->ents, pm->n, pc);
 	long i;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->ents[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (i = (long)lo - 1; i >= 0 && (long)lo - i <= 16; i--) {
 		const struct pm_ent *e = &pm->ents[i];
 
@@ -1265,7 +1241,8 @@ static int ksym_add_line(struct sym *sy, char *line, size_t *cap, size_t *nlen, 
 {
 	char *end, *name, type;
 	uint64_t addr;
-	size_t nl;
+	uint32_t off;
+	int err;
 
 	errno = 0;
 	addr = strtoull(line, &end, 16);
@@ -1286,33 +1263,12 @@ static int ksym_add_line(struct sym *sy, char *line, size_t *cap, size_t *nlen, 
 	name[strcspn(name, " \t\r\n")] = '\0';
 	if (!*name)
 		return 0;
-	nl = strlen(name) + 1;
-	if (*nlen + nl > UINT32_MAX)
-		return -E2BIG;
-	if (*nlen + nl > *ncap) {
-		size_t nc = *ncap ? *ncap * 2 : 65536;
-		char *nn;
-
-		while (nc < *nlen + nl)
-			nc *= 2;
-		nn = realloc(sy->knames, nc);
-		if (!nn)
-			return -ENOMEM;
-		sy->knames = nn;
-		*ncap = nc;
-	}
-	if (sy->nksyms == *cap) {
-		size_t c = *cap ? *cap * 2 : 1024;
-		struct ksym *nk = realloc(sy->ksyms, c * sizeof(*nk));
-
-		if (!nk)
-			return -ENOMEM;
-		sy->ksyms = nk;
-		*cap = c;
-	}
-	memcpy(sy->knames + *nlen, name, nl);
-	sy->ksyms[sy->nksyms++] = (struct ksym){addr, 0, (uint32_t)*nlen};
-	*nlen += nl;
+	if (mem_grow((void **)&sy->ksyms, cap, sy->nksyms + 1, sizeof(*sy->ksyms)))
+		return -ENOMEM;
+	err = names_push(&sy->knames, nlen, ncap, name, &off);
+	if (err)
+		return err;
+	sy->ksyms[sy->nksyms++] = (struct ksym){addr, 0, off};
 	return 0;
 }
 
@@ -1396,7 +1352,7 @@ static int ksyms_load(struct sym *sy)
 
 int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 	int err;
 
 	if (!sy->ksyms_loaded && (err = ksyms_load(sy)))
@@ -1405,15 +1361,7 @@ int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out)
 	out->module = "[kernel]";
 	out->kernel = true;
 	out->offset = pc;
-	hi = sy->nksyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sy->ksyms[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = STARTS_AT_OR_BELOW(sy->ksyms, sy->nksyms, pc);
 	if (lo == 0 || pc >= sy->ksyms[lo - 1].end)
 		return 0;
 	out->func = strpool_cstr(&sy->pool, sy->knames + sy->ksyms[lo - 1].name);

@@ -44,10 +44,21 @@ ssize_t target_read_file(const char *path, char *buf, size_t size)
 	return total;
 }
 
+ssize_t target_read_proc(pid_t pid, pid_t tid, const char *name, char *buf, size_t size)
+{
+	char path[96];
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/%s", pid, tid, name);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	return target_read_file(path, buf, size);
+}
+
 int target_parse_stat_state(const char *stat, char *state)
 {
 	/* "pid (comm) S ...": comm may hold ") ", so use the last ')'. */
-	const char *close_paren = strrchr(stat, ')');
+	const char *close_paren = stat ? strrchr(stat, ')') : NULL;
 	if (!close_paren || close_paren[1] != ' ' || !close_paren[2])
 		return -EINVAL;
 	*state = close_paren[2];
@@ -56,9 +67,8 @@ int target_parse_stat_state(const char *stat, char *state)
 
 int target_state(pid_t pid, pid_t tid, char *state)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	ssize_t n = target_read_file(path, buf, sizeof(buf));
+	char buf[1024];
+	ssize_t n = target_read_proc(pid, tid, "stat", buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	return target_parse_stat_state(buf, state);
@@ -68,9 +78,8 @@ int target_exists(pid_t pid)
 {
 	if (pid <= 0)
 		return -ESRCH;
-	char path[64], buf[1024], st;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	ssize_t n = target_read_file(path, buf, sizeof(buf));
+	char buf[1024], st;
+	ssize_t n = target_read_proc(pid, 0, "stat", buf, sizeof(buf));
 	if (n < 0)
 		return -ESRCH;
 	if (target_parse_stat_state(buf, &st) || st == 'Z' || st == 'X')
@@ -80,9 +89,7 @@ int target_exists(pid_t pid)
 
 int target_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
-	ssize_t n = target_read_file(path, buf, size);
+	ssize_t n = target_read_proc(pid, tid, "comm", buf, size);
 	if (n < 0)
 		return (int)n;
 	if (n > 0 && buf[n - 1] == '\n')
@@ -92,9 +99,7 @@ int target_comm(pid_t pid, pid_t tid, char *buf, size_t size)
 
 int target_cmdline(pid_t pid, char *buf, size_t size)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	ssize_t n = target_read_file(path, buf, size);
+	ssize_t n = target_read_proc(pid, 0, "cmdline", buf, size);
 	if (n < 0)
 		return (int)n;
 	while (n > 0 && buf[n - 1] == '\0')
@@ -133,9 +138,8 @@ int target_threads(pid_t pid, pid_t *tids, int max, int *n)
 
 int target_tracer(pid_t pid, pid_t *tracer)
 {
-	char path[64], buf[4096];
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	ssize_t n = target_read_file(path, buf, sizeof(buf));
+	char buf[4096];
+	ssize_t n = target_read_proc(pid, 0, "status", buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	const char *p = strstr(buf, "\nTracerPid:");

@@ -270,3 +270,10 @@ bool text_locale_utf8(void)
 	const char *cs = nl_langinfo(CODESET);
 	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
 }
+
+const char *text_basename(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s && s[1] ? s + 1 : path;
+}

@@ -308,15 +308,6 @@ int waits_parse_syscall(const char *text, int *nr, unsigned long long *sp, unsig
 	return 0;
 }
 
-int waits_parse_stat_state(const char *text, char *state)
-{
-	const char *close = text ? strrchr(text, ')') : NULL;
-	if (!close || close[1] != ' ' || !close[2])
-		return -EINVAL;
-	*state = close[2];
-	return 0;
-}
-
 int waits_parse_schedstat(const char *text, unsigned long long *run_ns)
 {
 	char *end;

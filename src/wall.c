@@ -63,6 +63,7 @@
 #include <unistd.h>
 #include <elf.h>
 
+#include "stacktop/mem.h"
 #include "stacktop/sampler.h"
 #include "stacktop/target.h"
 #include "stacktop/waits.h"
@@ -141,7 +142,7 @@ static int read_state(struct wall_thread *t, char *state)
 	int r = pread_text(t->fd[FD_STAT], buf, sizeof(buf));
 	if (r < 0)
 		return r;
-	return waits_parse_stat_state(buf, state);
+	return target_parse_stat_state(buf, state);
 }
 
 /* The syscall a thread continues with restart_syscall, when someone
@@ -392,13 +393,8 @@ static int open_fds(struct wall_thread *t)
 
 static bool is_our_child(pid_t pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	int n = pread_text(fd, buf, sizeof(buf));
-	close(fd);
+	char buf[512];
+	ssize_t n = target_read_proc(pid, 0, "stat", buf, sizeof(buf));
 	const char *p = n > 0 ? strrchr(buf, ')') : NULL;
 	int ppid = 0;
 	char st;
@@ -414,14 +410,8 @@ int wall_add_thread(struct wall_sampler *ws, pid_t pid, pid_t tid)
 		return -ESRCH;
 	if (tracer > 0 && tracer != ws->self)
 		return -EBUSY;
-	if (ws->n == ws->cap) {
-		size_t cap = ws->cap ? ws->cap * 2 : 16;
-		struct wall_thread *th = realloc(ws->th, cap * sizeof(*th));
-		if (!th)
-			return -ENOMEM;
-		ws->th = th;
-		ws->cap = cap;
-	}
+	if (mem_grow((void **)&ws->th, &ws->cap, ws->n + 1, sizeof(*ws->th)))
+		return -ENOMEM;
 	struct wall_thread *t = &ws->th[ws->n];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -622,15 +612,23 @@ static void settle(struct wall_sampler *ws)
 	}
 }
 
-int wall_tick(struct wall_sampler *ws, uint64_t now_ns,
-	      void (*cb)(void *ctx, const struct sample *s), void *ctx)
+/* One pass over the threads, then the bookkeeping after it. With all,
+ * every thread is sampled now, weight 1, with a fresh look (no cached
+ * stack); otherwise only the threads whose period is due. */
+static int sample_pass(struct wall_sampler *ws, uint64_t now_ns, bool all,
+		       void (*cb)(void *ctx, const struct sample *s), void *ctx)
 {
 	int delivered = 0;
 	wall_reap(ws);
 	for (size_t i = 0; i < ws->n; i++) {
 		struct wall_thread *t = &ws->th[i];
-		if (t->gone || t->pending || now_ns < t->next_ns)
+		if (t->gone || t->pending || (!all && now_ns < t->next_ns))
 			continue;
+		if (all) {
+			t->have_cache = false; /* always a fresh look */
+			delivered += sample_one(ws, t, now_ns, 1, cb, ctx);
+			continue;
+		}
 		/* Called less often than the period (the caller's tick): one
 		 * sample stands for every period that has passed, so each
 		 * thread's weight is its wall time whatever the tick. */
@@ -647,21 +645,16 @@ int wall_tick(struct wall_sampler *ws, uint64_t now_ns,
 	return delivered;
 }
 
+int wall_tick(struct wall_sampler *ws, uint64_t now_ns,
+	      void (*cb)(void *ctx, const struct sample *s), void *ctx)
+{
+	return sample_pass(ws, now_ns, false, cb, ctx);
+}
+
 int wall_sample_all(struct wall_sampler *ws, uint64_t now_ns,
 		    void (*cb)(void *ctx, const struct sample *s), void *ctx)
 {
-	int delivered = 0;
-	wall_reap(ws);
-	for (size_t i = 0; i < ws->n; i++) {
-		struct wall_thread *t = &ws->th[i];
-		if (t->gone || t->pending)
-			continue;
-		t->have_cache = false; /* always a fresh look */
-		delivered += sample_one(ws, t, now_ns, 1, cb, ctx);
-	}
-	settle(ws);
-	compact(ws);
-	return delivered;
+	return sample_pass(ws, now_ns, true, cb, ctx);
 }
 
 /* Stop t once more and detach from that stop. 0, or -EAGAIN when it would

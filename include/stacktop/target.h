@@ -24,6 +24,8 @@
  * size - 1 bytes). Returns the bytes read, or -errno (-ESRCH when the file
  * is gone: the process or thread ended). */
 ssize_t target_read_file(const char *path, char *buf, size_t size);
+/* target_read_file of /proc/PID/NAME (tid 0) or /proc/PID/task/TID/NAME. */
+ssize_t target_read_proc(pid_t pid, pid_t tid, const char *name, char *buf, size_t size);
 /* 0 if the process exists and is not a zombie, -ESRCH otherwise. */
 int target_exists(pid_t pid);
 /* Command line with NULs turned into spaces (truncated to size). Falls back
@@ -38,19 +40,19 @@ int target_state(pid_t pid, pid_t tid, char *state);
 /* TracerPid from /proc/PID/status (0 when not traced); 0 or -errno. */
 int target_tracer(pid_t pid, pid_t *tracer);
 /* Parse the state letter out of a /proc/.../stat line (comm may contain
- * spaces and parentheses). Exposed for tests. 0 or -EINVAL. */
+ * spaces and parentheses; NULL is -EINVAL). Used by wall too. 0 or -EINVAL. */
 int target_parse_stat_state(const char *stat, char *state);
 
 struct target_child {
 	pid_t pid;
-	int go_fd; /* write end: the child execs when it is closed */
+	int go_fd;  /* write end: the child execs when it is closed */
 	int err_fd; /* read end: errno of a failed exec, or EOF */
 };
 
 enum target_stdio {
 	TARGET_STDIO_INHERIT, /* the child shares our terminal */
-	TARGET_STDIO_QUIET, /* stdin and stdout/stderr go to /dev/null (TUI) */
-	TARGET_STDIO_STDERR, /* stdin /dev/null, stdout to our stderr (batch) */
+	TARGET_STDIO_QUIET,   /* stdin and stdout/stderr go to /dev/null (TUI) */
+	TARGET_STDIO_STDERR,  /* stdin /dev/null, stdout to our stderr (batch) */
 };
 
 int target_spawn(char *const argv[], enum target_stdio io, struct target_child *c);

@@ -49,6 +49,10 @@ void text_seconds(double s, char *out, size_t size);
  * be cut, the last column is "…". Returns the width of out. */
 int text_fit(const char *in, int width, char *out, size_t size);
 
+/* The part of path after its last '/' (path itself when it has none or
+ * ends in '/'; NULL for NULL). Points into path. */
+const char *text_basename(const char *path);
+
 /* True when the current locale's charset is UTF-8 (after setlocale). */
 bool text_locale_utf8(void);
 

@@ -34,9 +34,7 @@ const char *waits_syscall_name(int nr);
  * nr. sp/pc may be NULL. 0 or -EINVAL. */
 int waits_parse_syscall(const char *text, int *nr, unsigned long long *sp, unsigned long long *pc);
 
-/* State letter from /proc/.../stat text (comm may hold spaces and ')').
- * 0 or -EINVAL. */
-int waits_parse_stat_state(const char *text, char *state);
+/* (The state letter of a stat line: target_parse_stat_state.) */
 
 /* Run time (first field, ns) from .../schedstat text. 0 or -EINVAL. */
 int waits_parse_schedstat(const char *text, unsigned long long *run_ns);

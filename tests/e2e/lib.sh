@@ -12,8 +12,15 @@
 #   ok MSG / bad MSG          record a passed / failed check
 #   check_cmp A OP B MSG      numeric comparison with awk (OP: < <= > >= == !=)
 #   die MSG                   fail and stop now
-#   need_stacktop, need_target NAME
+#   need_stacktop, need_target NAME, need_tmux
 #   start_bg CMD...           start in the background; pid in $BG_PID
+#   start_target SECS NAME ARGS...  start_bg build/targets/NAME, wait SECS,
+#                             die if it is gone; pid in $BG_PID
+#   start_tui_cpuburn SECS    need stacktop, cpuburn and tmux; start cpuburn
+#                             (1 worker) as in start_target; pid in $CB
+#   kill_tree PID             SIGKILL PID and all its descendants
+#   e2e_cleanup_trees         EXIT trap for tests whose targets fork: tmux
+#                             first, then every start_bg pid's whole tree
 #   wait_until SECS CMD...    poll CMD every 0.1 s until it succeeds
 #   proc_cpu_ticks PID        utime+stime of a process (clock ticks)
 #   proc_stopped_threads PID  "tid:state" of threads in T/t, or nothing
@@ -23,6 +30,8 @@
 #                             wrapper that records its status (TM_EXEC=1: exec'd)
 #   tm_stop                   end the command (SIGTERM) and the tmux server
 #   tm_keys KEYS...           tmux send-keys
+#   tm_key_expect KEY SECS REGEX OKMSG BADMSG   press KEY, ok when the screen
+#                             matches REGEX within SECS, else dump it and die
 #   tm_screen                 capture the pane as text
 #   tm_wait SECS REGEX        wait until the screen matches (grep -E)
 #   tm_wait_gone SECS REGEX   wait until the screen stops matching
@@ -97,11 +106,55 @@ need_target() {
 	[ -x "$TARGETS/$1" ] || die "$TARGETS/$1 is missing: run make targets"
 }
 
+need_tmux() {
+	command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
+}
+
 # start_bg CMD...: run in the background, stdout/stderr to files in the tmp dir.
 start_bg() {
 	"$@" >"$E2E_TMPDIR/bg.$#.$RANDOM.out" 2>&1 &
 	BG_PID=$!
 	BG_PIDS+=("$BG_PID")
+}
+
+# start_target SECS NAME ARGS...: start a test target, give it SECS to come
+# up (and get past its calibration), die if it is not running by then.
+start_target() {
+	local settle=$1 name=$2
+	shift 2
+	start_bg "$TARGETS/$name" "$@"
+	sleep "$settle"
+	alive "$BG_PID" || die "$name did not start"
+}
+
+# start_tui_cpuburn SECS: the set-up of the TUI tests that watch cpuburn.
+start_tui_cpuburn() {
+	need_stacktop
+	need_target cpuburn
+	need_tmux
+	start_target "$1" cpuburn 1
+	CB=$BG_PID
+}
+
+# kill_tree PID: PID and all its descendants (found by parent pid, not name).
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1" 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill -KILL "$1" 2>/dev/null
+}
+
+# e2e_cleanup_trees: the EXIT trap of a test whose targets fork children:
+# stacktop first (so it detaches from the targets it watches), then every
+# background process with all its descendants, then the usual cleanup.
+e2e_cleanup_trees() {
+	local p
+	tm_stop
+	for p in "${BG_PIDS[@]}"; do
+		kill_tree "$p"
+	done
+	e2e_cleanup
 }
 
 # wait_until SECS CMD...: 0 as soon as CMD succeeds, 1 after SECS.
@@ -221,6 +274,17 @@ tm_stop() {
 	tm kill-server >/dev/null 2>&1
 }
 tm_keys() { tm send-keys -t e2e "$@"; }
+# tm_key_expect KEY SECS REGEX OKMSG BADMSG: press KEY and expect the screen
+# to match REGEX within SECS ("key KEY: OKMSG"); else dump it and die.
+tm_key_expect() {
+	tm_keys "$1"
+	if tm_wait "$2" "$3"; then
+		ok "key $1: $4"
+	else
+		tm_dump "after key $1"
+		die "key $1: $5"
+	fi
+}
 tm_screen() { tm capture-pane -p -t e2e; }
 # the command's pid (the wrapper's child)
 tm_pid() {

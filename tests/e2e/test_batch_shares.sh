@@ -10,10 +10,8 @@
 need_stacktop
 need_target cpuburn
 
-start_bg "$TARGETS/cpuburn" 1
+start_target 0.5 cpuburn 1
 CB=$BG_PID
-sleep 0.5
-alive "$CB" || die "cpuburn did not start"
 
 # ---- shares: ~8 s at 499 Hz, so ~4000 samples (binomial sd < 1 point) -------
 out=$E2E_TMPDIR/shares.out

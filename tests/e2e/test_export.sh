@@ -51,10 +51,8 @@ gopprof() {
 }
 
 # ---- the target --------------------------------------------------------------
-start_bg "$TARGETS/cpuburn" 1
+start_target 0.7 cpuburn 1 # 0.7 s: past its calibration, then only the worker burns CPU
 CB=$BG_PID
-sleep 0.7 # past its calibration: from now on only the worker burns CPU
-alive "$CB" || die "cpuburn did not start"
 
 # 4 s at 499 Hz over one busy thread: ~2000 samples, so 3 points are > 2.7
 # standard deviations at p = 0.6; widened on a busy machine like

@@ -8,24 +8,16 @@
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target tree
-command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
+need_tmux
 
-start_bg "$TARGETS/tree"
+start_target 0.3 tree
 TREE=$BG_PID
-sleep 0.3
-alive "$TREE" || die "tree did not start"
 
 # 999 Hz: a few thousand samples in a few seconds, so sampling noise on a
 # 50% share stays around 1 point (the check allows 3).
 tm_start 200 50 "$STACKTOP" -r 999 -W 20 -p "$TREE"
 tm_wait 8 'alpha_leaf' || { tm_dump "top view"; die "top view never showed alpha_leaf"; }
-tm_keys 2
-if tm_wait 4 '^\[worker'; then
-	ok "key 2: the icicle shows a [worker] row"
-else
-	tm_dump "after key 2"
-	die "key 2: no [worker] row in the icicle"
-fi
+tm_key_expect 2 4 '^\[worker' "the icicle shows a [worker] row" "no [worker] row in the icicle"
 sleep 5 # samples for the shares
 
 scr=$E2E_TMPDIR/screen

@@ -5,14 +5,7 @@
 # command does not outlive stacktop. Names from the target never reach the
 # terminal unfiltered.
 . "$(dirname "$0")/lib.sh"
-need_stacktop
-need_target cpuburn
-command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
-
-start_bg "$TARGETS/cpuburn" 1
-CB=$BG_PID
-sleep 0.5
-alive "$CB" || die "cpuburn did not start"
+start_tui_cpuburn 0.5
 
 # attach: stacktop in tmux on cpuburn, until it shows leaf_a (sampling for real)
 attach() {

@@ -23,22 +23,7 @@ need_target floor
 need_target leak
 need_target churn
 
-# kill_tree PID: PID and all its descendants (found by parent pid, not name).
-kill_tree() {
-	local c
-	for c in $(pgrep -P "$1" 2>/dev/null); do
-		kill_tree "$c"
-	done
-	kill -KILL "$1" 2>/dev/null
-}
-series_cleanup() {
-	local p
-	for p in "${BG_PIDS[@]}"; do
-		kill_tree "$p"
-	done
-	e2e_cleanup
-}
-trap series_cleanup EXIT
+trap e2e_cleanup_trees EXIT
 
 # last_line FILE REGEX: the last line of FILE matching REGEX.
 last_line() { grep -E -- "$2" "$1" 2>/dev/null | tail -n 1; }

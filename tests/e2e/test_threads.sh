@@ -18,25 +18,9 @@
 need_stacktop
 need_target floor
 need_target stuck
-command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
+need_tmux
 
-# kill_tree PID: PID and all its descendants (found by parent pid, not name).
-kill_tree() {
-	local c
-	for c in $(pgrep -P "$1" 2>/dev/null); do
-		kill_tree "$c"
-	done
-	kill -KILL "$1" 2>/dev/null
-}
-threads_cleanup() {
-	local p
-	tm_stop # stacktop first, so it detaches from the targets it watches
-	for p in "${BG_PIDS[@]}"; do
-		kill_tree "$p"
-	done
-	e2e_cleanup
-}
-trap threads_cleanup EXIT
+trap e2e_cleanup_trees EXIT
 
 # tid_named PID NAME: the TID of PID's thread called NAME.
 tid_named() {
@@ -47,26 +31,31 @@ tid_named() {
 	return 1
 }
 
+# listed_not_flagged ROW WHO TID WHY: ROW (of thread WHO) exists and carries
+# no BUSY FLOOR flag; WHY is added to the message when it does.
+listed_not_flagged() {
+	if [ -z "$1" ]; then
+		bad "no row for $2 ($3)"
+	elif [[ $1 == *"BUSY FLOOR"* ]]; then
+		bad "$2 flagged BUSY FLOOR$4: '$1'"
+	else
+		ok "$2 listed and not flagged"
+	fi
+}
+
 # row_of TID: the threads-view row of TID on the screen (TID is the first field).
 row_of() { tm_screen | awk -v t="$1" '$1 == t { print; exit }'; }
 
 # ==== floor =====================================================================
-start_bg "$TARGETS/floor"
+start_target 0.3 floor
 FLOOR=$BG_PID
-sleep 0.3
-alive "$FLOOR" || die "floor did not start"
 POLLER=$(tid_named "$FLOOR" poller) || die "floor has no thread named poller"
 IDLER=$(tid_named "$FLOOR" idler) || die "floor has no thread named idler"
 
 tm_start 200 50 "$STACKTOP" -p "$FLOOR"
 tm_wait 8 '%Own' || { tm_dump "start"; die "stacktop did not show the top view"; }
-tm_keys 3
-if tm_wait 5 'TID +NAME +STATE'; then
-	ok "key 3: threads view with its column header"
-else
-	tm_dump "after key 3"
-	die "key 3: no threads view (no 'TID  NAME  STATE' header)"
-fi
+tm_key_expect 3 5 'TID +NAME +STATE' "threads view with its column header" \
+	"no threads view (no 'TID  NAME  STATE' header)"
 tm_match 'CPU now' && tm_match 'floor' && tm_match 'SAMPLES' && tm_match 'HOTTEST' &&
 	ok "200 columns: CPU now, floor, SAMPLES and HOTTEST columns" ||
 	{ bad "200 columns: expected CPU now, floor, SAMPLES and HOTTEST columns"; tm_dump "200x50"; }
@@ -90,21 +79,9 @@ log "main:   $mrow"
 [[ $prow == *poller*"BUSY FLOOR"* ]] && ok "poller row still flagged" || bad "poller row lost its flag: '$prow'"
 [[ $prow == *busy_poll* ]] && ok "poller's hottest function is busy_poll" ||
 	bad "poller's hottest function should be busy_poll: '$prow'"
-if [ -z "$irow" ]; then
-	bad "no row for idler ($IDLER)"
-elif [[ $irow == *"BUSY FLOOR"* ]]; then
-	bad "idler flagged BUSY FLOOR: '$irow'"
-else
-	ok "idler listed and not flagged"
-fi
+listed_not_flagged "$irow" idler "$IDLER" ""
 [[ $irow == *" S "* ]] && ok "idler shown sleeping (S)" || bad "idler should be in state S: '$irow'"
-if [ -z "$mrow" ]; then
-	bad "no row for the main thread ($FLOOR)"
-elif [[ $mrow == *"BUSY FLOOR"* ]]; then
-	bad "main thread flagged BUSY FLOOR (it sleeps half the time): '$mrow'"
-else
-	ok "main thread listed and not flagged"
-fi
+listed_not_flagged "$mrow" "main thread" "$FLOOR" " (it sleeps half the time)"
 check_cmp "$(grep -c 'BUSY FLOOR' "$scr")" == 1 "exactly one row flagged BUSY FLOOR"
 pcpu=$(awk -v t="$POLLER" '$1 == t { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+%$/) { sub("%", "", $i); print $i; exit } }' "$scr")
 check_cmp "$pcpu" '>=' 10 "poller CPU now (~30%)"

@@ -3,14 +3,7 @@
 # views, selection, L/K, pause, reset, help, resizing (down to too small),
 # quit, target exit; the target must run on untouched afterwards.
 . "$(dirname "$0")/lib.sh"
-need_stacktop
-need_target cpuburn
-command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
-
-start_bg "$TARGETS/cpuburn" 1
-CB=$BG_PID
-sleep 0.5
-alive "$CB" || die "cpuburn did not start"
+start_tui_cpuburn 0.5
 
 tm_start 200 60 "$STACKTOP" -W 30 -p "$CB"
 

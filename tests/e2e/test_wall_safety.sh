@@ -18,7 +18,7 @@
 STACKTOP=${STACKTOP_BIN:-$STACKTOP}
 need_stacktop
 need_target waiter
-command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
+need_tmux
 
 nthreads_is() { [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ]; }
 start_waiter() {

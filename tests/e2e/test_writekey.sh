@@ -4,14 +4,7 @@
 # the status line, respects the thread narrowing, never overwrites, and the
 # file reads back with `stacktop report`. Also `report` in the TUI.
 . "$(dirname "$0")/lib.sh"
-need_stacktop
-need_target cpuburn
-command -v tmux >/dev/null || die "tmux is not installed (make deps-test)"
-
-start_bg "$TARGETS/cpuburn" 1
-CB=$BG_PID
-sleep 0.3
-alive "$CB" || die "cpuburn did not start"
+start_tui_cpuburn 0.3
 OUT=$E2E_TMPDIR/profiles
 mkdir -p "$OUT"
 

@@ -11,19 +11,9 @@
  * stays at the peak for one second before it is freed, so the peak is seen
  * by a once-a-second reader. Prints nothing; runs until killed.
  */
-#define _GNU_SOURCE
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
+#include "target.h"
 
-#if defined(__clang__)
-#define KEEP __attribute__((noinline, used))
-#else
-#define KEEP __attribute__((noipa, used))
-#endif
+#include <sys/mman.h>
 
 #define STEPS_PER_S 10
 #define MAX_CHUNKS 4096
@@ -47,17 +37,6 @@ KEEP static void release_all(int n, size_t size)
 			munmap(chunks[i], size);
 }
 
-static void tick(struct timespec *next)
-{
-	next->tv_nsec += 1000000000 / STEPS_PER_S;
-	if (next->tv_nsec >= 1000000000) {
-		next->tv_nsec -= 1000000000;
-		next->tv_sec++;
-	}
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL) != 0)
-		;
-}
-
 int main(int argc, char **argv)
 {
 	double peak = argc > 1 ? atof(argv[1]) : 200, ramp = argc > 2 ? atof(argv[2]) : 10;
@@ -79,10 +58,10 @@ int main(int argc, char **argv)
 	for (;;) {
 		for (i = 0; i < steps; i++) {
 			chunks[i] = grab(size);
-			tick(&next);
+			tick_abs(&next, 1000000000 / STEPS_PER_S);
 		}
 		for (i = 0; i < STEPS_PER_S; i++) /* hold the peak for a second */
-			tick(&next);
+			tick_abs(&next, 1000000000 / STEPS_PER_S);
 		release_all(steps, size);
 		for (i = 0; i < steps; i++)
 			chunks[i] = NULL;

@@ -32,60 +32,35 @@
  *   at exit after SECONDS, or on SIGTERM/SIGINT: the throughput since start.
  *   cpuburn: rounds_per_s=412.7 rounds=1238 seconds=3.000 threads=1
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <pthread.h>
+#include "target.h"
+
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-#if defined(__clang__)
-#define CHAIN __attribute__((noinline, used))
-#else
-#define CHAIN __attribute__((noipa, used))
-#endif
 
 #define MAX_WORKERS 64
 
 static uint64_t iters_per_unit; /* iterations of SPIN that take ~1 ms */
 static atomic_ulong rounds_done;
-static volatile uint64_t sink; /* defeats dead-code elimination */
 
-/* The arithmetic every leaf does: a 64-bit LCG plus a xorshift, a serial
- * dependency chain the compiler cannot vectorise or fold. A macro, not a
- * function, so each leaf owns its loop (and its source line with -L). */
-#define SPIN(x, n)                                                                           \
-	do {                                                                                 \
-		for (uint64_t i_ = 0; i_ < (n); i_++) {                                      \
-			(x) = (x)*6364136223846793005ULL + 1442695040888963407ULL;           \
-			(x) ^= (x) >> 29;                                                    \
-		}                                                                            \
-	} while (0)
-
-CHAIN uint64_t leaf_a(uint64_t x, uint64_t units)
+KEEP uint64_t leaf_a(uint64_t x, uint64_t units)
 {
 	SPIN(x, 6 * units);
 	return x;
 }
 
-CHAIN uint64_t leaf_b(uint64_t x, uint64_t units)
+KEEP uint64_t leaf_b(uint64_t x, uint64_t units)
 {
 	SPIN(x, 3 * units);
 	return x;
 }
 
-CHAIN uint64_t leaf_c(uint64_t x, uint64_t units)
+KEEP uint64_t leaf_c(uint64_t x, uint64_t units)
 {
 	SPIN(x, 1 * units);
 	return x;
 }
 
-CHAIN uint64_t depth_8(uint64_t x, uint64_t units)
+KEEP uint64_t depth_8(uint64_t x, uint64_t units)
 {
 	x = leaf_a(x, units);
 	x = leaf_b(x, units);
@@ -96,12 +71,12 @@ CHAIN uint64_t depth_8(uint64_t x, uint64_t units)
 
 /* Each depth_N calls the next one and then does a little work, so the call
  * is not in tail position and the frame stays on the stack. */
-#define DEPTH(n, next)                                                                       \
-	CHAIN uint64_t depth_##n(uint64_t x, uint64_t units)                                 \
-	{                                                                                    \
-		uint64_t r = next(x ^ n, units);                                             \
-		sink += r;                                                                   \
-		return r + n;                                                                \
+#define DEPTH(n, next)                                                                             \
+	KEEP uint64_t depth_##n(uint64_t x, uint64_t units)                                        \
+	{                                                                                          \
+		uint64_t r = next(x ^ n, units);                                                   \
+		sink += r;                                                                         \
+		return r + n;                                                                      \
 	}
 DEPTH(7, depth_8)
 DEPTH(6, depth_7)
@@ -111,29 +86,20 @@ DEPTH(3, depth_4)
 DEPTH(2, depth_3)
 DEPTH(1, depth_2)
 
-CHAIN uint64_t work_unit(uint64_t x, uint64_t units)
+KEEP uint64_t work_unit(uint64_t x, uint64_t units)
 {
 	uint64_t r = depth_1(x, units);
 	sink += r;
 	return r;
 }
 
-/* One xorshift64 step: the per-round jitter. */
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-CHAIN void *run_worker(void *arg)
+KEEP void *run_worker(void *arg)
 {
 	uint64_t seed = 0x9E3779B97F4A7C15ULL ^ (uintptr_t)arg, x = (uintptr_t)arg;
 
 	for (;;) {
 		/* 0.5 .. 1.5 units, the same factor for all three leaves */
-		uint64_t units = iters_per_unit / 2 + rnd(&seed) % (iters_per_unit + 1);
+		uint64_t units = iters_per_unit / 2 + xorshift64(&seed) % (iters_per_unit + 1);
 
 		x = work_unit(x, units);
 		atomic_fetch_add_explicit(&rounds_done, 1, memory_order_relaxed);
@@ -141,71 +107,15 @@ CHAIN void *run_worker(void *arg)
 	return NULL;
 }
 
-static double thread_cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* How many SPIN iterations take 1 ms of this thread's CPU time. Takes the
- * fastest of a few 10 ms runs, so a preemption does not skew it. */
-static uint64_t calibrate(void)
-{
-	uint64_t n = 1 << 16, x = 1;
-	double best = 1e9;
-
-	for (;;) {
-		double t0 = thread_cpu_s();
-
-		SPIN(x, n);
-		double dt = thread_cpu_s() - t0;
-
-		if (dt >= 0.01)
-			break;
-		n *= 2;
-	}
-	for (int k = 0; k < 3; k++) {
-		double t0 = thread_cpu_s();
-
-		SPIN(x, n);
-		double dt = thread_cpu_s() - t0;
-
-		if (dt < best)
-			best = dt;
-	}
-	sink += x;
-	uint64_t per_ms = (uint64_t)(n / (best * 1000.0));
-	return per_ms ? per_ms : 1;
-}
-
 static void *run_sleeper(void *arg)
 {
-	for (;;) {
-		struct timespec ts = {.tv_sec = 1};
-
-		nanosleep(&ts, NULL);
-	}
+	sleep_forever();
 	return NULL;
 }
 
-static pthread_mutex_t wait_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wait_cv = PTHREAD_COND_INITIALIZER;
-
 static void *run_waiter(void *arg)
 {
-	pthread_mutex_lock(&wait_mu);
-	for (;;)
-		pthread_cond_wait(&wait_cv, &wait_mu); /* never signalled */
+	block_forever();
 	return NULL;
 }
 
@@ -247,16 +157,13 @@ static void *run_reporter(void *arg)
 	return NULL;
 }
 
+/* Every thread but main is detached: nobody joins them. */
 static int spawn(void *(*fn)(void *), void *arg, const char *name)
 {
 	pthread_t t;
-	int err = pthread_create(&t, NULL, fn, arg);
 
-	if (err) {
-		fprintf(stderr, "cpuburn: pthread_create: %s\n", strerror(err));
+	if (spawn_named(&t, fn, arg, name))
 		return -1;
-	}
-	pthread_setname_np(t, name);
 	pthread_detach(t);
 	return 0;
 }
@@ -283,7 +190,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
-	iters_per_unit = calibrate();
+	iters_per_unit = spin_calibrate(0.001);
 	t_start = mono_s();
 
 	if (spawn(run_reporter, &set, "reporter") || spawn(run_sleeper, NULL, "sleeper") ||
@@ -298,15 +205,7 @@ int main(int argc, char **argv)
 	}
 
 	if (seconds > 0) {
-		double end = t_start + seconds, now;
-
-		while ((now = mono_s()) < end) {
-			double left = end - now;
-			struct timespec ts = {.tv_sec = (time_t)left,
-					      .tv_nsec = (long)((left - (time_t)left) * 1e9)};
-
-			nanosleep(&ts, NULL);
-		}
+		sleep_s(t_start + seconds - mono_s());
 		report(atomic_load(&rounds_done), mono_s() - t_start);
 		return 0;
 	}

@@ -20,27 +20,13 @@
  * Built -O2 -g without frame pointers like every test target; the chain
  * functions are noipa so they survive as separate frames.
  */
-#define _GNU_SOURCE
+#include "target.h"
+
 #include <malloc.h>
-#include <pthread.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
-#if defined(__clang__)
-#define CHAIN __attribute__((noinline, used))
-#else
-#define CHAIN __attribute__((noipa, used))
-#endif
-
-static volatile uint64_t sink;
 
 /* ---- parser: the hot path ------------------------------------------------ */
 
-CHAIN uint32_t checksum(const unsigned char *p, size_t n)
+KEEP uint32_t checksum(const unsigned char *p, size_t n)
 {
 	uint32_t h = 2166136261u;
 
@@ -50,7 +36,7 @@ CHAIN uint32_t checksum(const unsigned char *p, size_t n)
 	return h;
 }
 
-CHAIN uint64_t decode_field(unsigned char *field, size_t n, uint64_t seed)
+KEEP uint64_t decode_field(unsigned char *field, size_t n, uint64_t seed)
 {
 	uint64_t v = seed;
 
@@ -65,7 +51,7 @@ CHAIN uint64_t decode_field(unsigned char *field, size_t n, uint64_t seed)
 	return v;
 }
 
-CHAIN uint64_t parse_row(unsigned char *row, size_t n, uint64_t seed)
+KEEP uint64_t parse_row(unsigned char *row, size_t n, uint64_t seed)
 {
 	uint64_t acc = seed;
 
@@ -78,7 +64,7 @@ CHAIN uint64_t parse_row(unsigned char *row, size_t n, uint64_t seed)
 	return acc;
 }
 
-CHAIN uint64_t format_report(uint64_t v)
+KEEP uint64_t format_report(uint64_t v)
 {
 	char buf[64];
 	uint64_t acc = 0;
@@ -92,7 +78,7 @@ CHAIN uint64_t format_report(uint64_t v)
 	return acc;
 }
 
-CHAIN uint64_t parse_file(unsigned char *buf, size_t n, uint64_t seed)
+KEEP uint64_t parse_file(unsigned char *buf, size_t n, uint64_t seed)
 {
 	uint64_t acc = seed;
 
@@ -103,7 +89,7 @@ CHAIN uint64_t parse_file(unsigned char *buf, size_t n, uint64_t seed)
 	return acc;
 }
 
-CHAIN void *run_parser(void *arg)
+KEEP void *run_parser(void *arg)
 {
 	static unsigned char buf[64 * 1024];
 	uint64_t seed = 1;
@@ -119,20 +105,12 @@ CHAIN void *run_parser(void *arg)
 
 static volatile int ready_flag;
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-CHAIN int poll_once(void)
+KEEP int poll_once(void)
 {
 	return ready_flag; /* never set: the poll always comes back empty */
 }
 
-CHAIN void busy_poll(double seconds)
+KEEP void busy_poll(double seconds)
 {
 	double end = mono_s() + seconds;
 
@@ -141,13 +119,11 @@ CHAIN void busy_poll(double seconds)
 			break;
 }
 
-CHAIN void *run_poller(void *arg)
+KEEP void *run_poller(void *arg)
 {
 	for (;;) {
-		struct timespec ts = {.tv_nsec = 18 * 1000 * 1000};
-
 		busy_poll(0.002);
-		nanosleep(&ts, NULL);
+		sleep_s(0.018);
 	}
 	return NULL;
 }
@@ -158,12 +134,10 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static unsigned long wakeups;
 
-CHAIN void *run_sleeper(void *arg)
+KEEP void *run_sleeper(void *arg)
 {
 	for (unsigned long n = 1;; n++) {
-		struct timespec ts = {.tv_sec = 1};
-
-		nanosleep(&ts, NULL);
+		sleep_s(1);
 		if (n % 5 == 0) {
 			pthread_mutex_lock(&mu);
 			wakeups++;
@@ -174,7 +148,7 @@ CHAIN void *run_sleeper(void *arg)
 	return NULL;
 }
 
-CHAIN void wait_for_work(unsigned long *seen)
+KEEP void wait_for_work(unsigned long *seen)
 {
 	pthread_mutex_lock(&mu);
 	while (wakeups == *seen)
@@ -183,7 +157,7 @@ CHAIN void wait_for_work(unsigned long *seen)
 	pthread_mutex_unlock(&mu);
 }
 
-CHAIN void *run_waiter(void *arg)
+KEEP void *run_waiter(void *arg)
 {
 	unsigned long seen = 0;
 
@@ -199,7 +173,7 @@ CHAIN void *run_waiter(void *arg)
 #define STEP_BYTES (4u << 20)
 #define MAX_STEPS 64
 
-CHAIN void *grow_heap(void)
+KEEP void *grow_heap(void)
 {
 	void *p = malloc(STEP_BYTES);
 
@@ -208,7 +182,7 @@ CHAIN void *grow_heap(void)
 	return p;
 }
 
-CHAIN void *run_allocator(void *arg)
+KEEP void *run_allocator(void *arg)
 {
 	void *blocks[MAX_STEPS];
 
@@ -216,12 +190,10 @@ CHAIN void *run_allocator(void *arg)
 		int n = 0;
 
 		while (n < MAX_STEPS) {
-			struct timespec ts = {.tv_sec = 2};
-
 			blocks[n] = grow_heap();
 			if (blocks[n])
 				n++;
-			nanosleep(&ts, NULL);
+			sleep_s(2);
 		}
 		while (n > 0)
 			free(blocks[--n]);
@@ -231,23 +203,9 @@ CHAIN void *run_allocator(void *arg)
 
 /* ---- main ------------------------------------------------------------------ */
 
-static int spawn(pthread_t *t, void *(*fn)(void *), const char *name)
-{
-	if (pthread_create(t, NULL, fn, NULL) != 0) {
-		perror("demo: pthread_create");
-		return -1;
-	}
-	pthread_setname_np(*t, name);
-	return 0;
-}
-
 static void *run_timer(void *arg)
 {
-	double secs = *(double *)arg;
-	struct timespec ts = {.tv_sec = (time_t)secs,
-			      .tv_nsec = (long)((secs - (time_t)secs) * 1e9)};
-
-	nanosleep(&ts, NULL);
+	sleep_s(*(double *)arg);
 	exit(0);
 }
 
@@ -256,20 +214,18 @@ int main(int argc, char **argv)
 	static double seconds;
 	pthread_t t[6];
 
-	if (argc > 1)
-		seconds = atof(argv[1]);
-	if (argc > 2 || seconds < 0) {
-		fprintf(stderr, "usage: demo [SECONDS]\n");
+	if (arg_seconds(argc, argv, "demo [SECONDS]", &seconds))
 		return 2;
-	}
 	/* A fixed mmap threshold: every 4 MiB step is its own mapping and free()
 	 * returns it, so RSS climbs in stairs and drops every cycle (glibc's
 	 * dynamic threshold would otherwise keep freed steps in the heap). */
 	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	pthread_setname_np(pthread_self(), "demo");
-	if (spawn(&t[0], run_parser, "parser") || spawn(&t[1], run_poller, "poller") ||
-	    spawn(&t[2], run_sleeper, "sleeper") || spawn(&t[3], run_waiter, "waiter") ||
-	    spawn(&t[4], run_allocator, "allocator"))
+	if (spawn_named(&t[0], run_parser, NULL, "parser") ||
+	    spawn_named(&t[1], run_poller, NULL, "poller") ||
+	    spawn_named(&t[2], run_sleeper, NULL, "sleeper") ||
+	    spawn_named(&t[3], run_waiter, NULL, "waiter") ||
+	    spawn_named(&t[4], run_allocator, NULL, "allocator"))
 		return 1;
 	if (seconds > 0 && pthread_create(&t[5], NULL, run_timer, &seconds) == 0)
 		pthread_setname_np(t[5], "timer");

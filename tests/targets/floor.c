@@ -21,54 +21,21 @@
  *
  * busy_poll and main_work are noipa so they keep their names in the profile.
  */
-#define _GNU_SOURCE
-#include <pthread.h>
+#include "target.h"
+
 #include <sys/resource.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-
-#if defined(__clang__)
-#define KEEP __attribute__((noinline, used))
-#else
-#define KEEP __attribute__((noipa, used))
-#endif
-
-static volatile uint64_t sink;
-static pthread_mutex_t idle_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t idle_cv = PTHREAD_COND_INITIALIZER;
-
-static double now_s(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_s(double s)
-{
-	struct timespec ts = {.tv_sec = (time_t)s,
-			      .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
 
 /* Arithmetic the compiler cannot fold, until clk has advanced by s. Inlined,
  * so the profile names busy_poll and main_work, not a shared helper; the
- * inner loop (~20 us) keeps the clock reads (a system call for the thread
+ * inner loop (some tens of us) keeps the clock reads (a system call for the thread
  * CPU clock) a small part of the time. */
-static inline __attribute__((always_inline)) void spin_for(clockid_t clk, double s)
+TARGET_INLINE void spin_for(clockid_t clk, double s)
 {
-	double end = now_s(clk) + s;
+	double end = clock_s(clk) + s;
 	uint64_t x = sink | 1;
 
-	while (now_s(clk) < end) {
-		for (int i = 0; i < 20000; i++)
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
+	while (clock_s(clk) < end) {
+		SPIN(x, 20000);
 		sink = x;
 	}
 }
@@ -98,29 +65,21 @@ static void *run_poller(void *arg)
 
 static void *run_idler(void *arg)
 {
-	pthread_mutex_lock(&idle_mu);
-	for (;;)
-		pthread_cond_wait(&idle_cv, &idle_mu);
+	block_forever();
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	double seconds = argc > 1 ? atof(argv[1]) : 0, start = now_s(CLOCK_MONOTONIC);
+	double seconds, start = mono_s();
 	pthread_t poller, idler;
 
-	if (argc > 2 || seconds < 0) {
-		fprintf(stderr, "usage: floor [SECONDS]\n");
+	if (arg_seconds(argc, argv, "floor [SECONDS]", &seconds))
 		return 2;
-	}
-	if (pthread_create(&poller, NULL, run_poller, NULL) ||
-	    pthread_create(&idler, NULL, run_idler, NULL)) {
-		fprintf(stderr, "floor: cannot create threads\n");
+	if (spawn_named(&poller, run_poller, NULL, "poller") ||
+	    spawn_named(&idler, run_idler, NULL, "idler"))
 		return 1;
-	}
-	pthread_setname_np(poller, "poller");
-	pthread_setname_np(idler, "idler");
-	while (seconds == 0 || now_s(CLOCK_MONOTONIC) - start < seconds) {
+	while (seconds == 0 || mono_s() - start < seconds) {
 		main_work();
 		sleep_s(1.5);
 	}

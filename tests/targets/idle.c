@@ -7,20 +7,11 @@
  *                           SECONDS); NAME: the extra thread's name instead
  *                           (the safety test gives it control characters)
  */
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
+#include "target.h"
 
 static void *run_sleeper(void *arg)
 {
-	for (;;) {
-		struct timespec ts = {.tv_sec = 1};
-
-		nanosleep(&ts, NULL);
-	}
+	sleep_forever();
 	return NULL;
 }
 
@@ -39,10 +30,7 @@ int main(int argc, char **argv)
 	if (pthread_create(&t, NULL, run_sleeper, NULL) == 0)
 		pthread_setname_np(t, comm);
 	if (seconds > 0) {
-		struct timespec ts = {.tv_sec = (time_t)seconds,
-				      .tv_nsec = (long)((seconds - (time_t)seconds) * 1e9)};
-
-		nanosleep(&ts, NULL);
+		sleep_s(seconds);
 		return 0;
 	}
 	for (;;)

@@ -9,19 +9,9 @@
  * growing and only sleeps, so a forgotten run cannot exhaust the machine.
  * Prints nothing; runs until killed.
  */
-#define _GNU_SOURCE
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
+#include "target.h"
 
-#if defined(__clang__)
-#define KEEP __attribute__((noinline, used))
-#else
-#define KEEP __attribute__((noipa, used))
-#endif
+#include <sys/mman.h>
 
 /* Allocate and touch n bytes; never freed: this is the leak. */
 KEEP static int leak_bytes(size_t n)
@@ -50,13 +40,6 @@ int main(int argc, char **argv)
 
 		if (total + step <= cap && leak_bytes((size_t)(step * 1048576)) == 0)
 			total += step;
-		/* Absolute deadlines: the rate does not drift with the work. */
-		next.tv_nsec += 100000000;
-		if (next.tv_nsec >= 1000000000) {
-			next.tv_nsec -= 1000000000;
-			next.tv_sec++;
-		}
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) != 0)
-			;
+		tick_abs(&next, 100000000);
 	}
 }

@@ -18,21 +18,11 @@
  * The zombie: a child forked at start that exits at once and is never
  * waited for (SIGCHLD left at its default, which does not reap).
  */
-#define _GNU_SOURCE
-#include <pthread.h>
+#include "target.h"
+
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
-#if defined(__clang__)
-#define KEEP __attribute__((noinline, used))
-#else
-#define KEEP __attribute__((noipa, used))
-#endif
 
 static long d_seconds = 1000;
 

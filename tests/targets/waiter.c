@@ -27,35 +27,22 @@
  * A profiler that stops threads makes each round longer: the drop in
  * rounds_per_s is the slowdown it causes.
  */
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <stdio.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+#include "target.h"
 
-#if defined(__clang__)
-#define KEEP __attribute__((noinline, used))
-#else
-#define KEEP __attribute__((noipa, used))
-#endif
-/* An empty asm after a call keeps it from becoming a tail call, so the
- * named function stays on the stack. */
-#define NO_TAIL() __asm__ volatile("" ::: "memory")
-
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int turn;
-static int pipefd[2];
-
+/* Not target.h's sleep_s: the sleeps must be attributed to lines of this
+ * file (the tests look for "nap (waiter.c:N)"), and code inlined from a
+ * header would carry the header's lines. */
 static void sleep_ms(long ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 	while (nanosleep(&ts, &ts) != 0)
 		;
 }
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int turn;
+static int pipefd[2];
 
 /* Wait (futex) until it is this locker's turn; returns holding mu. */
 KEEP void take_lock(int me)
@@ -95,13 +82,18 @@ KEEP void read_pipe(void)
 	NO_TAIL();
 }
 
-static void *reader(void *arg)
-{
-	pthread_setname_np(pthread_self(), "reader");
-	for (;;)
-		read_pipe();
-	return NULL;
-}
+/* A thread entry called name (the profile's caller of fn) that names its
+ * thread "name" and calls fn for good. */
+#define LOOP_THREAD(name, fn)                                                                      \
+	static void *name(void *arg)                                                               \
+	{                                                                                          \
+		pthread_setname_np(pthread_self(), #name);                                         \
+		for (;;)                                                                           \
+			fn();                                                                      \
+		return NULL;                                                                       \
+	}
+
+LOOP_THREAD(reader, read_pipe)
 
 KEEP void nap(void)
 {
@@ -109,13 +101,7 @@ KEEP void nap(void)
 	NO_TAIL();
 }
 
-static void *napper(void *arg)
-{
-	pthread_setname_np(pthread_self(), "napper");
-	for (;;)
-		nap();
-	return NULL;
-}
+LOOP_THREAD(napper, nap)
 
 KEEP void write_pipe(void)
 {
@@ -127,7 +113,6 @@ KEEP void write_pipe(void)
 
 /* ---- --bench ---- */
 
-static volatile uint64_t sink;
 static uint64_t unit_iters;
 static long bench_sleep_us;
 static volatile int bench_stop;
@@ -136,17 +121,9 @@ static unsigned long bench_rounds[1024];
 KEEP uint64_t work_unit(uint64_t iters)
 {
 	uint64_t x = sink + 1;
-	for (uint64_t i = 0; i < iters; i++)
-		x = x * 6364136223846793005ull + 1442695040888963407ull, x ^= x >> 29;
+	SPIN(x, iters);
 	sink = x;
 	return x;
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void *bench_worker(void *arg)
@@ -169,18 +146,7 @@ static int bench(int n, double seconds)
 	pthread_t t[1024];
 	if (n < 1 || n > 1024)
 		return 2;
-	/* Calibrate: iterations in ~100 µs. */
-	uint64_t it = 1000;
-	for (;;) {
-		double t0 = mono_s();
-		work_unit(it);
-		double dt = mono_s() - t0;
-		if (dt > 0.01) {
-			unit_iters = (uint64_t)(it * 0.0001 / dt);
-			break;
-		}
-		it *= 2;
-	}
+	unit_iters = spin_calibrate(0.0001); /* iterations in ~100 µs */
 	bench_sleep_us = n * 400L;
 	double t0 = mono_s();
 	for (long i = 0; i < n; i++)

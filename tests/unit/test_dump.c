@@ -22,44 +22,7 @@
 
 #include "stacktop/dump.h"
 #include "stacktop/target.h"
-
-#define WAITER "build/targets/waiter"
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-static pid_t spawn_waiter(void)
-{
-	if (access(WAITER, X_OK) != 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		execl(WAITER, WAITER, "30", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200; i++) {
-		pid_t tids[16];
-		int n = 0;
-		char comm[32] = "";
-		if (target_threads(pid, tids, 16, &n) == 0 && n == 5 &&
-		    target_comm(pid, tids[4], comm, sizeof(comm)) == 0 &&
-		    strcmp(comm, "napper") == 0)
-			break;
-		sleep_ms(10);
-	}
-	sleep_ms(150);
-	return pid;
-}
-
-static void kill_reap(pid_t pid)
-{
-	int st;
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-}
+#include "helpers.h"
 
 static void assert_untouched(pid_t pid)
 {
@@ -117,7 +80,7 @@ static int source_line(const char *needle)
 
 static void test_text(void **state)
 {
-	pid_t pid = spawn_waiter();
+	pid_t pid = spawn_waiter(150);
 	if (pid < 0)
 		skip();
 	char *buf = NULL, err[256] = "", blk[4096], want[128];
@@ -163,7 +126,7 @@ static void test_text(void **state)
 
 static void test_json(void **state)
 {
-	pid_t pid = spawn_waiter();
+	pid_t pid = spawn_waiter(150);
 	if (pid < 0)
 		skip();
 	char path[] = "/tmp/test_dump_XXXXXX", err[256] = "", cmd[2048], line[512] = "";
@@ -230,32 +193,15 @@ static void test_errors(void **state)
 	assert_string_equal(err, "no process with PID 999999999 (is it still running?).");
 
 	/* Already traced: the tracer's pid is named. */
-	pid_t victim = fork();
-	if (victim == 0) {
-		for (;;)
-			pause();
-	}
-	int ready[2];
-	assert_int_equal(pipe(ready), 0);
-	pid_t tracer = fork();
-	if (tracer == 0) {
-		char ok = ptrace(PTRACE_SEIZE, victim, 0, 0) == 0 ? 'y' : 'n';
-		if (write(ready[1], &ok, 1) < 0)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	char ok = 0, want[256];
-	assert_int_equal(read(ready[0], &ok, 1), 1);
-	assert_int_equal(ok, 'y');
+	pid_t victim, tracer;
+	char want[256];
+	spawn_traced(&victim, &tracer);
 	o.pid = victim;
 	assert_int_equal(dump_run(&o, out, err, sizeof(err)), -EBUSY);
 	snprintf(want, sizeof(want), "process %d is already traced by pid %d", victim, tracer);
 	assert_true(strncmp(err, want, strlen(want)) == 0);
 	kill_reap(tracer);
 	kill_reap(victim);
-	close(ready[0]);
-	close(ready[1]);
 	fclose(out);
 }
 

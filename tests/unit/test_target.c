@@ -17,14 +17,27 @@
 
 static void test_parse_stat_state(void **state)
 {
-	char st = 0;
-	assert_int_equal(target_parse_stat_state("42 (cat) R 1 2 3", &st), 0);
-	assert_int_equal(st, 'R');
 	/* A comm with spaces and a ')' inside must not fool the parser. */
-	assert_int_equal(target_parse_stat_state("42 (a) b) (c) S 1 2", &st), 0);
-	assert_int_equal(st, 'S');
-	assert_int_equal(target_parse_stat_state("42 (cat", &st), -EINVAL);
-	assert_int_equal(target_parse_stat_state("", &st), -EINVAL);
+	static const struct {
+		const char *stat;
+		int ret;
+		char state;
+	} cases[] = {
+	    {"42 (cat) R 1 2 3", 0, 'R'},
+	    {"42 (a) b) (c) S 1 2", 0, 'S'},
+	    {"42 (a) b) c) S 1 2 3", 0, 'S'},
+	    {"42 (x) D 1", 0, 'D'},
+	    {"42 (cat", -EINVAL, 0},
+	    {"42 (x", -EINVAL, 0},
+	    {"", -EINVAL, 0},
+	    {NULL, -EINVAL, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char st = 0;
+		assert_int_equal(target_parse_stat_state(cases[i].stat, &st), cases[i].ret);
+		if (cases[i].ret == 0)
+			assert_int_equal(st, cases[i].state);
+	}
 }
 
 static void test_self(void **state)
@@ -93,9 +106,9 @@ static void test_child_stop(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_stat_state), cmocka_unit_test(test_self),
-		cmocka_unit_test(test_spawn_runs_after_go), cmocka_unit_test(test_spawn_exec_failure),
-		cmocka_unit_test(test_child_stop),
+	    cmocka_unit_test(test_parse_stat_state),	cmocka_unit_test(test_self),
+	    cmocka_unit_test(test_spawn_runs_after_go), cmocka_unit_test(test_spawn_exec_failure),
+	    cmocka_unit_test(test_child_stop),
 	};
 	return cmocka_run_group_tests_name("target", tests, NULL, NULL);
 }

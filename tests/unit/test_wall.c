@@ -30,7 +30,8 @@
 #include "stacktop/unwind.h"
 #include "stacktop/wall.h"
 
-#define WAITER "build/targets/waiter"
+#include "helpers.h"
+
 #define MAXT 64
 
 static uint64_t mono_ns(void)
@@ -38,44 +39,6 @@ static uint64_t mono_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-static pid_t spawn_waiter(void)
-{
-	if (access(WAITER, X_OK) != 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		execl(WAITER, WAITER, "30", (char *)NULL);
-		_exit(127);
-	}
-	/* Wait until its five threads exist and are named. */
-	for (int i = 0; i < 200; i++) {
-		pid_t tids[MAXT];
-		int n = 0;
-		char comm[32] = "";
-		if (target_threads(pid, tids, MAXT, &n) == 0 && n == 5 &&
-		    target_comm(pid, tids[4], comm, sizeof(comm)) == 0 &&
-		    strcmp(comm, "napper") == 0)
-			break;
-		sleep_ms(10);
-	}
-	sleep_ms(100);
-	return pid;
-}
-
-static void kill_reap(pid_t pid)
-{
-	int st;
-	kill(pid, SIGKILL);
-	kill(pid, SIGCONT);
-	waitpid(pid, &st, 0);
 }
 
 static int add_all(struct wall_sampler *ws, pid_t pid)
@@ -183,7 +146,7 @@ static void run_ticks(struct wall_sampler *ws, uint64_t ms, struct counts *c)
 
 static void test_waiter_kinds(void **state)
 {
-	pid_t pid = spawn_waiter();
+	pid_t pid = spawn_waiter(100);
 	if (pid < 0)
 		skip();
 	struct wall_sampler *ws;
@@ -266,7 +229,7 @@ static void unwind_cb(void *ctx, const struct sample *s)
 
 static void test_waiter_unwinds(void **state)
 {
-	pid_t pid = spawn_waiter();
+	pid_t pid = spawn_waiter(100);
 	if (pid < 0)
 		skip();
 	struct unwound u;
@@ -298,7 +261,7 @@ static void test_waiter_unwinds(void **state)
  * restart_syscall, and a fresh sampler still calls it sleep. */
 static void test_restart_first_sight(void **state)
 {
-	pid_t pid = spawn_waiter();
+	pid_t pid = spawn_waiter(100);
 	if (pid < 0)
 		skip();
 	pid_t tids[MAXT];
@@ -401,7 +364,7 @@ static bool none_stopped(pid_t pid, struct wall_sampler *ws)
 
 static void test_stopped_before_attach(void **state)
 {
-	pid_t pid = spawn_waiter();
+	pid_t pid = spawn_waiter(100);
 	if (pid < 0)
 		skip();
 	kill(pid, SIGSTOP);
@@ -426,7 +389,7 @@ static void test_stopped_before_attach(void **state)
 
 static void test_stop_cont_while_attached(void **state)
 {
-	pid_t pid = spawn_waiter();
+	pid_t pid = spawn_waiter(100);
 	if (pid < 0)
 		skip();
 	struct wall_sampler *ws;
@@ -602,24 +565,8 @@ static void test_dstate(void **state)
 
 static void test_already_traced(void **state)
 {
-	pid_t victim = fork();
-	if (victim == 0) {
-		for (;;)
-			pause();
-	}
-	int ready[2];
-	assert_int_equal(pipe(ready), 0);
-	pid_t tracer = fork();
-	if (tracer == 0) {
-		char ok = ptrace(PTRACE_SEIZE, victim, 0, 0) == 0 ? 'y' : 'n';
-		if (write(ready[1], &ok, 1) < 0)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	char ok = 0;
-	assert_int_equal(read(ready[0], &ok, 1), 1);
-	assert_int_equal(ok, 'y');
+	pid_t victim, tracer;
+	spawn_traced(&victim, &tracer);
 	struct wall_sampler *ws;
 	assert_int_equal(wall_new(NULL, &ws), 0);
 	assert_int_equal(wall_add_thread(ws, victim, victim), -EBUSY);
@@ -629,8 +576,6 @@ static void test_already_traced(void **state)
 	wall_free(ws);
 	kill_reap(tracer);
 	kill_reap(victim);
-	close(ready[0]);
-	close(ready[1]);
 }
 
 int main(void)

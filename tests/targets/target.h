@@ -1,0 +1,182 @@
+/*
+ * target.h — what the test targets share: the attribute that keeps a named
+ * function its own frame, the arithmetic they burn CPU with, clocks and
+ * sleeps, and thread and argument boilerplate. Header only, all static
+ * inline: every helper that does work is folded into the named function that
+ * calls it, so a target's profile holds only the names its comment promises.
+ * Targets are built by `$(B)/targets/%` in the GNUmakefile, which lists this
+ * file as a prerequisite.
+ */
+#ifndef STACKTOP_TEST_TARGET_H
+#define STACKTOP_TEST_TARGET_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A function that must appear in the profile under its own name: noipa (no
+ * inlining, cloning or IPA) where the compiler has it. */
+#if defined(__clang__)
+#define KEEP __attribute__((noinline, used))
+#else
+#define KEEP __attribute__((noipa, used))
+#endif
+
+/* An empty asm after a call keeps it from becoming a tail call, so the
+ * named function stays on the stack. */
+#define NO_TAIL() __asm__ volatile("" ::: "memory")
+
+/* Folded into its caller, whatever the optimiser thinks. */
+#define TARGET_INLINE static inline __attribute__((always_inline))
+
+/* Defeats dead-code elimination of the arithmetic. */
+static volatile uint64_t sink __attribute__((unused));
+
+/* The arithmetic every burner does: a 64-bit LCG plus a xorshift, a serial
+ * dependency chain the compiler cannot vectorise or fold. A macro, not a
+ * function, so each caller owns its loop (and its source line with -L). */
+#define SPIN(x, n)                                                                                 \
+	do {                                                                                       \
+		for (uint64_t i_ = 0; i_ < (n); i_++) {                                            \
+			(x) = (x)*6364136223846793005ULL + 1442695040888963407ULL;                 \
+			(x) ^= (x) >> 29;                                                          \
+		}                                                                                  \
+	} while (0)
+
+/* One xorshift64 step: per-round jitter, so a round never locks in phase
+ * with a sampling timer. */
+TARGET_INLINE uint64_t xorshift64(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+TARGET_INLINE double clock_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+TARGET_INLINE double mono_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+TARGET_INLINE double thread_cpu_s(void)
+{
+	return clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* Sleep s seconds, resumed after a signal handler; nothing for s <= 0. */
+TARGET_INLINE void sleep_s(double s)
+{
+	struct timespec ts = {.tv_sec = (time_t)s,
+			      .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+
+	if (s <= 0)
+		return;
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+/* Move the absolute deadline *next on by ns and sleep until it: a periodic
+ * step whose rate does not drift with the work done in it. */
+TARGET_INLINE void tick_abs(struct timespec *next, long ns)
+{
+	next->tv_nsec += ns;
+	while (next->tv_nsec >= 1000000000) {
+		next->tv_nsec -= 1000000000;
+		next->tv_sec++;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, next, NULL) != 0)
+		;
+}
+
+/* How many SPIN iterations take unit_s of this thread's CPU time: the
+ * fastest of three ~10 ms runs, so a preemption does not skew it. */
+TARGET_INLINE uint64_t spin_calibrate(double unit_s)
+{
+	uint64_t n = 1 << 16, x = 1;
+	double best = 1e9;
+
+	for (;;) {
+		double t0 = thread_cpu_s();
+
+		SPIN(x, n);
+		if (thread_cpu_s() - t0 >= 0.01)
+			break;
+		n *= 2;
+	}
+	for (int k = 0; k < 3; k++) {
+		double t0 = thread_cpu_s();
+
+		SPIN(x, n);
+		double dt = thread_cpu_s() - t0;
+
+		if (dt < best)
+			best = dt;
+	}
+	sink += x;
+	uint64_t per = (uint64_t)(n * unit_s / best);
+	return per ? per : 1;
+}
+
+/* Sleep for good, a second at a time. */
+TARGET_INLINE void sleep_forever(void)
+{
+	for (;;)
+		sleep_s(1);
+}
+
+/* Block for good in pthread_cond_wait on a condition nobody signals. */
+TARGET_INLINE void block_forever(void)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+
+	pthread_mutex_lock(&mu);
+	for (;;)
+		pthread_cond_wait(&cv, &mu);
+}
+
+/* Start fn(arg) in a thread called name; says why on stderr and returns -1
+ * if it cannot. */
+TARGET_INLINE int spawn_named(pthread_t *t, void *(*fn)(void *), void *arg, const char *name)
+{
+	int err = pthread_create(t, NULL, fn, arg);
+
+	if (err) {
+		fprintf(stderr, "%s: pthread_create: %s\n", program_invocation_short_name,
+			strerror(err));
+		return -1;
+	}
+	pthread_setname_np(*t, name);
+	return 0;
+}
+
+/* The optional SECONDS argument of `NAME [SECONDS]` (0 when absent): -1
+ * after printing usage (then exit 2) if there are more arguments or it is
+ * negative. */
+TARGET_INLINE int arg_seconds(int argc, char **argv, const char *usage, double *seconds)
+{
+	*seconds = argc > 1 ? atof(argv[1]) : 0;
+	if (argc > 2 || *seconds < 0) {
+		fprintf(stderr, "usage: %s\n", usage);
+		return -1;
+	}
+	return 0;
+}
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * helpers.h — what several unit tests share (header only, static inline):
+ * sleeping, and running the waiter test target as a child to sample.
+ * Include after the system headers and cmocka.h.
+ */
+#ifndef STACKTOP_TEST_HELPERS_H
+#define STACKTOP_TEST_HELPERS_H
+
+#include <signal.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stacktop/target.h"
+
+#define WAITER "build/targets/waiter"
+
+static inline void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* Start build/targets/waiter for 30 s and wait until its five threads exist
+ * and are named, then settle_ms more; -1 when it is not built. */
+static inline pid_t spawn_waiter(long settle_ms)
+{
+	if (access(WAITER, X_OK) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(WAITER, WAITER, "30", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200; i++) {
+		pid_t tids[64];
+		int n = 0;
+		char comm[32] = "";
+		if (target_threads(pid, tids, 64, &n) == 0 && n == 5 &&
+		    target_comm(pid, tids[4], comm, sizeof(comm)) == 0 &&
+		    strcmp(comm, "napper") == 0)
+			break;
+		sleep_ms(10);
+	}
+	sleep_ms(settle_ms);
+	return pid;
+}
+
+static inline void kill_reap(pid_t pid)
+{
+	int st;
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
+/* A child (*victim) that pauses for good and a second one (*tracer) that
+ * has PTRACE_SEIZEd it when this returns. Reap both with kill_reap. */
+static inline void spawn_traced(pid_t *victim, pid_t *tracer)
+{
+	int ready[2];
+	char ok = 0;
+
+	*victim = fork();
+	if (*victim == 0) {
+		for (;;)
+			pause();
+	}
+	assert_int_equal(pipe(ready), 0);
+	*tracer = fork();
+	if (*tracer == 0) {
+		char c = ptrace(PTRACE_SEIZE, *victim, 0, 0) == 0 ? 'y' : 'n';
+		if (write(ready[1], &c, 1) < 0)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	assert_int_equal(read(ready[0], &ok, 1), 1);
+	assert_int_equal(ok, 'y');
+	close(ready[0]);
+	close(ready[1]);
+}
+
+#endif
