@@ -54,7 +54,7 @@ static void test_defaults(void **state)
 	assert_false(o.batch);
 	assert_int_equal(o.iterations, 0);
 	assert_int_equal(o.limit, 30);
-	assert_int_equal(o.sort, VIEW_TOP_SORT_OWN);
+	assert_int_equal(o.sort, SORT_OWN);
 	assert_int_equal(o.stack_size, 16384);
 	assert_false(o.lines);
 	assert_false(o.hide_kernel);
@@ -74,7 +74,7 @@ static void test_every_option_short(void **state)
 	assert_true(o.batch);
 	assert_int_equal(o.iterations, 5);
 	assert_int_equal(o.limit, 12);
-	assert_int_equal(o.sort, VIEW_TOP_SORT_TOTALTIME);
+	assert_int_equal(o.sort, SORT_TOTALTIME);
 	assert_true(o.lines);
 	assert_true(o.hide_kernel);
 	assert_int_equal(o.stack_size, 8192);
@@ -93,7 +93,7 @@ static void test_every_option_long(void **state)
 	assert_true(o.batch);
 	assert_int_equal(o.iterations, 3);
 	assert_int_equal(o.limit, 7);
-	assert_int_equal(o.sort, VIEW_TOP_SORT_OWNTIME);
+	assert_int_equal(o.sort, SORT_OWNTIME);
 	assert_true(o.lines);
 	assert_true(o.hide_kernel);
 	assert_int_equal(o.stack_size, 4096);
@@ -117,13 +117,13 @@ static void test_clustered_and_attached(void **state)
 static void test_sort_keys(void **state)
 {
 	OK("-s", "own", "-p", "1");
-	assert_int_equal(o.sort, VIEW_TOP_SORT_OWN);
+	assert_int_equal(o.sort, SORT_OWN);
 	OK("-s", "total", "-p", "1");
-	assert_int_equal(o.sort, VIEW_TOP_SORT_TOTAL);
+	assert_int_equal(o.sort, SORT_TOTAL);
 	OK("-s", "owntime", "-p", "1");
-	assert_int_equal(o.sort, VIEW_TOP_SORT_OWNTIME);
+	assert_int_equal(o.sort, SORT_OWNTIME);
 	OK("-s", "TotalTime", "-p", "1");
-	assert_int_equal(o.sort, VIEW_TOP_SORT_TOTALTIME);
+	assert_int_equal(o.sort, SORT_TOTALTIME);
 	BAD("--sort", "-s", "cpu", "-p", "1");
 	assert_non_null(strstr(err, "owntime"));
 	BAD("--sort", "-s", "", "-p", "1");

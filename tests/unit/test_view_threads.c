@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "stacktop/screen.h"
+#include "stacktop/keys.h"
 #include "stacktop/view_threads.h"
 
 #define SEC 1000000000ull
@@ -163,6 +163,7 @@ static int teardown(void **state)
 	for (int i = 0; i < fx->m.nthreads; i++)
 		series_free(&fx->m.threads[i].cpu);
 	free(fx->m.threads);
+	view_threads_state_free(&fx->st);
 	grid_free(&fx->g);
 	window_free(fx->w);
 	free(fx);
@@ -182,7 +183,8 @@ static const char *row(struct fixture *fx, int y)
 static void render(struct fixture *fx, int w, int h)
 {
 	assert_int_equal(grid_resize(&fx->g, w, h), 0);
-	assert_int_equal(view_threads_render(&fx->g, &fx->h, &fx->m, fx->w, &fx->st), 0);
+	assert_int_equal(view_threads_update(&fx->st, &fx->h, &fx->m, fx->w, w, h), 0);
+	assert_int_equal(view_threads_render(&fx->g, &fx->h, &fx->m, &fx->st), 0);
 	if (getenv("VIEW_THREADS_DUMP")) {
 		printf("---- %dx%d\n", w, h);
 		for (int y = 0; y < h; y++)
@@ -352,7 +354,7 @@ static void test_sort_cycle(void **state)
 
 	render(fx, 100, 30);
 	assert_string_equal(order(fx), "4261 4250 4242 4260 4251 4277");
-	assert_true(view_threads_key(&fx->st, 's'));
+	assert_true(view_threads_key(&fx->st, 's').kind);
 	assert_int_equal(fx->st.sort, VIEW_THREADS_SORT_FLOOR);
 	render(fx, 100, 30);
 	assert_string_equal(order(fx), "4250 4261 4242 4260 4251 4277");
@@ -382,7 +384,7 @@ static void test_selection(void **state)
 
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected_tid, 4261);
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_DOWN));
+	assert_true(view_threads_key(&fx->st, KEYS_DOWN).kind);
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected_tid, 4250);
 	assert_true(row_has_attr(fx, 4, GRID_REVERSE));
@@ -395,7 +397,7 @@ static void test_selection(void **state)
 	assert_int_equal(fx->st.selected, 1);
 	assert_true(row_has_attr(fx, 4, GRID_REVERSE));
 	/* End clamps to the last row: the zombie child, which is no thread. */
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_END));
+	assert_true(view_threads_key(&fx->st, KEYS_END).kind);
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected, 5);
 	assert_int_equal(fx->st.selected_tid, 0);
@@ -404,15 +406,24 @@ static void test_selection(void **state)
 	fx->st.follow = 0;
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected, 5);
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_PGUP));
+	assert_true(view_threads_key(&fx->st, KEYS_PGUP).kind);
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected, 0);
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_UP));
+	assert_true(view_threads_key(&fx->st, KEYS_UP).kind);
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected, 0);
 	assert_int_equal(fx->st.selected_tid, 4242);
-	assert_false(view_threads_key(&fx->st, 'x'));
-	assert_false(view_threads_key(&fx->st, SCREEN_KEY_ENTER));
+	assert_false(view_threads_key(&fx->st, 'x').kind);
+	/* Enter: only this thread; Esc: all threads, once narrowed. */
+	struct view_action act = view_threads_key(&fx->st, KEYS_ENTER);
+	assert_int_equal(act.kind, VIEW_ACTION_NARROW);
+	assert_int_equal(act.tid, 4242);
+	assert_int_equal(view_threads_key(&fx->st, KEYS_ESC).kind, VIEW_ACTION_NONE);
+	fx->st.tid = 4242;
+	assert_int_equal(view_threads_key(&fx->st, KEYS_ESC).kind, VIEW_ACTION_NARROW_ALL);
+	/* The zombie child is no thread: Enter is not for it. */
+	view_threads_key(&fx->st, KEYS_END);
+	assert_int_equal(view_threads_key(&fx->st, KEYS_ENTER).kind, VIEW_ACTION_NONE);
 }
 
 /* A short screen scrolls to keep the selection visible. */
@@ -436,25 +447,25 @@ static void test_scroll(void **state)
 	assert_int_equal(fx->st.nrows, 12);
 	assert_int_equal(fx->st.page, 8);
 	assert_int_equal(atoi(row(fx, 3)), 4261);
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_END));
+	assert_true(view_threads_key(&fx->st, KEYS_END).kind);
 	render(fx, 80, 12);
 	assert_int_equal(fx->st.selected, 11);
 	assert_int_equal(fx->st.scroll, 4);
 	assert_int_equal(atoi(row(fx, 10)), 4277); /* the last row, selected */
 	assert_true(row_has_attr(fx, 10, GRID_REVERSE));
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_PGUP)); /* a page less one row */
+	assert_true(view_threads_key(&fx->st, KEYS_PGUP).kind); /* a page less one row */
 	render(fx, 80, 12);
 	assert_int_equal(fx->st.selected, 4);
 	assert_int_equal(fx->st.scroll, 4);
 	assert_true(row_has_attr(fx, 3, GRID_REVERSE));
-	view_threads_key(&fx->st, SCREEN_KEY_UP);
+	view_threads_key(&fx->st, KEYS_UP);
 	render(fx, 80, 12);
 	assert_int_equal(fx->st.scroll, 3);
-	view_threads_key(&fx->st, SCREEN_KEY_HOME);
+	view_threads_key(&fx->st, KEYS_HOME);
 	render(fx, 80, 12);
 	assert_int_equal(fx->st.scroll, 0);
 	assert_int_equal(fx->st.selected_tid, 4261);
-	view_threads_key(&fx->st, SCREEN_KEY_PGDN);
+	view_threads_key(&fx->st, KEYS_PGDN);
 	render(fx, 80, 12);
 	assert_int_equal(fx->st.selected, 7);
 	assert_int_equal(fx->st.scroll, 0);
@@ -509,7 +520,8 @@ static void test_exited_and_zombie_thread(void **state)
 	assert_true(grid_at(&fx->g, 8, 8)->attr & GRID_DIM);
 
 	render(fx, 100, 30);
-	assert_int_equal(view_threads_render(&fx->g, &fx->h, NULL, fx->w, &fx->st), 0);
+	assert_int_equal(view_threads_update(&fx->st, &fx->h, NULL, fx->w, 100, 30), 0);
+	assert_int_equal(view_threads_render(&fx->g, &fx->h, NULL, &fx->st), 0);
 	assert_true(strstr(row(fx, 3), "waiting for thread data") != NULL);
 	assert_int_equal(fx->st.nrows, 0);
 	assert_int_equal(fx->st.selected_tid, 0);
