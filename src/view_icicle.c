@@ -855,12 +855,22 @@ int view_icicle_render(struct grid *g, const struct view_header *h,
 	draw_breadcrumb(g, y, st, p);
 	if (!t->nodes[ICICLE_ROOT].total)
 		view_put_centered(g, top + nr / 2, "waiting for samples\xe2\x80\xa6", GRID_DIM);
+	int last = -1;
 	for (i = 0; i < p->nboxes; i++) {
 		const struct icicle_box *b = &p->boxes[i];
+		int by = top + b->row - p->scroll;
 
-		if (b->row < p->scroll || top + b->row - p->scroll >= bottom)
+		if (b->row < p->scroll || by >= bottom)
 			continue;
-		draw_box(g, top + b->row - p->scroll, b, t, st, box_attr(st, p, b->node));
+		draw_box(g, by, b, t, st, box_attr(st, p, b->node));
+		if (by > last)
+			last = by;
+	}
+	/* Batch text has no keys: no footer, and the detail line follows the
+	 * deepest row instead of the bottom of an imaginary screen. */
+	if (h && h->batch) {
+		draw_detail(g, last >= top && last + 1 < bottom ? last + 1 : bottom, st, p);
+		return 0;
 	}
 	draw_detail(g, bottom, st, p);
 	draw_footer(g, st);

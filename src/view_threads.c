@@ -709,8 +709,10 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 	if (n == 0)
 		view_put_centered(g, y, "waiting for thread data\xe2\x80\xa6", GRID_DIM);
 	for (i = 0; i < vis && scroll + i < n; i++)
-		draw_row(g, y + i, &dc, &st->rows[scroll + i], scroll + i == selected);
-	draw_footer(g, st->sort);
+		draw_row(g, y + i, &dc, &st->rows[scroll + i],
+			 !(h && h->batch) && scroll + i == selected);
+	if (!(h && h->batch)) /* text output has no keys */
+		draw_footer(g, st->sort);
 	return 0;
 }
 

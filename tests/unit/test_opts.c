@@ -129,6 +129,20 @@ static void test_sort_keys(void **state)
 	BAD("--sort", "-s", "", "-p", "1");
 }
 
+static void test_view(void **state)
+{
+	OK("-b", "-p", "1");
+	assert_int_equal(o.view, OPTS_VIEW_TOP);
+	OK("-b", "--view", "icicle", "-p", "1");
+	assert_int_equal(o.view, OPTS_VIEW_ICICLE);
+	OK("-b", "--view=threads", "-p", "1");
+	assert_int_equal(o.view, OPTS_VIEW_THREADS);
+	OK("-b", "--view", "top", "-p", "1");
+	assert_int_equal(o.view, OPTS_VIEW_TOP);
+	BAD("invalid --view value 'flame': expected top, icicle or threads", "-b", "--view",
+	    "flame", "-p", "1");
+}
+
 static void test_rate_range(void **state)
 {
 	OK("-r", "1", "-p", "1");
@@ -509,6 +523,7 @@ int main(void)
 	    cmocka_unit_test(test_every_option_long),
 	    cmocka_unit_test(test_clustered_and_attached),
 	    cmocka_unit_test(test_sort_keys),
+	    cmocka_unit_test(test_view),
 	    cmocka_unit_test(test_rate_range),
 	    cmocka_unit_test(test_delay_range),
 	    cmocka_unit_test(test_window_range),
