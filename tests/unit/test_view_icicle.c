@@ -14,10 +14,19 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "stacktop/keys.h"
 #include "stacktop/view_icicle.h"
 
-#define SEC 1000000000ull
+#define SEC FIXTURE_SEC
+
+/* The fixture's frames have file:line, no offset; all samples are of
+ * thread 4242, at t seconds. */
+#define mkframe(w, pc, kernel, mod, func, file, line)                                              \
+	fixture_frame(w, pc, kernel, mod, func, file, line, 0)
+#define add(fx, t, count, ...) fixture_add((fx)->w, t, FIXTURE_PID, count, __VA_ARGS__)
+#define row(fx, y) fixture_row(&(fx)->g, y)
 
 struct fixture {
 	struct window *w;
@@ -27,30 +36,6 @@ struct fixture {
 	uint32_t f_start, f_main, f_worker, f_alpha, f_aleaf, f_beta, f_gamma, f_gx, f_gy, f_gy2,
 	    f_memcpy, f_futex, f_read, f_long;
 };
-
-static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *mod,
-			const char *func, const char *file, int line)
-{
-	struct sym_info si = {
-	    .func = func, .module = mod, .file = file, .line = line, .kernel = kernel};
-	int64_t id = window_frame_intern(w, 4242, pc, kernel);
-
-	assert_true(id >= 0);
-	window_frame_set_sym(w, (uint32_t)id, &si, file != NULL);
-	return (uint32_t)id;
-}
-
-static void add(struct fixture *fx, uint64_t t, unsigned count, size_t n, ...)
-{
-	uint32_t fr[16];
-	va_list ap;
-
-	va_start(ap, n);
-	for (size_t i = 0; i < n; i++)
-		fr[i] = va_arg(ap, uint32_t);
-	va_end(ap);
-	assert_int_equal(window_add(fx->w, t * SEC, 4242, fr, n, count), 0);
-}
 
 /* 1000 samples at t=30 s:
  *   start;main;worker;alpha;alpha_leaf   500
@@ -92,19 +77,7 @@ static int setup(void **state)
 			     "int>>::operator[](std::string const&)",
 			     NULL, 0);
 	add_known(fx, 30);
-	fx->h = (struct view_header){
-	    .pid = 4242,
-	    .npids = 1,
-	    .cmdline = "./tree",
-	    .mode = "cpu",
-	    .nthreads = 1,
-	    .rate_hz = 99,
-	    .achieved_hz = 99,
-	    .samples_window = 1000,
-	    .samples_total = 1000,
-	    .window_s = 10,
-	    .span_s = 10,
-	};
+	fx->h = fixture_header("./tree", 1, 99, 99, 1000, 1000, 10);
 	assert_int_equal(grid_init(&fx->g, 80, 24), 0);
 	*state = fx;
 	return 0;
@@ -121,26 +94,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const char *row(struct fixture *fx, int y)
-{
-	static char buf[8][4096];
-	static int k;
-	char *b = buf[k++ % 8];
-
-	assert_true(grid_row_text(&fx->g, y, b, 4096) >= 0);
-	return b;
-}
-
 static void render(struct fixture *fx, int w, int h)
 {
 	assert_int_equal(grid_resize(&fx->g, w, h), 0);
 	assert_int_equal(view_icicle_update(&fx->st, &fx->h, fx->w, w, h), 0);
 	assert_int_equal(view_icicle_render(&fx->g, &fx->h, &fx->st), 0);
-	if (getenv("VIEW_ICICLE_DUMP")) {
-		printf("---- %dx%d\n", w, h);
-		for (int y = 0; y < h; y++)
-			printf("|%s\n", row(fx, y));
-	}
+	fixture_dump(&fx->g, "VIEW_ICICLE_DUMP");
 }
 
 /* The detail line (second to last row). */

@@ -14,11 +14,21 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "stacktop/keys.h"
 #include "stacktop/view_threads.h"
 
-#define SEC 1000000000ull
+#define SEC FIXTURE_SEC
 #define NTHREADS 6
+
+/* The fixture's frames have a function and a module, no file; samples at
+ * t = 59 s. */
+#define mkframe(w, pc, kernel, mod, func) fixture_frame(w, pc, kernel, mod, func, NULL, 0, 0)
+#define add(fx, tid, count, ...) fixture_add((fx)->w, 59, tid, count, __VA_ARGS__)
+#define row(fx, y) fixture_row(&(fx)->g, y)
+#define assert_blank(fx, from, to) fixture_assert_blank(&(fx)->g, from, to)
+#define row_has_attr(fx, y, bit) fixture_row_has_attr(&(fx)->g, y, bit)
 
 struct fixture {
 	struct window *w;
@@ -27,29 +37,6 @@ struct fixture {
 	struct view_threads_state st;
 	struct grid g;
 };
-
-static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *mod,
-			const char *func)
-{
-	struct sym_info si = {.func = func, .module = mod, .kernel = kernel};
-	int64_t id = window_frame_intern(w, 4242, pc, kernel);
-
-	assert_true(id >= 0);
-	window_frame_set_sym(w, (uint32_t)id, &si, false);
-	return (uint32_t)id;
-}
-
-static void add(struct fixture *fx, int tid, unsigned count, size_t n, ...)
-{
-	uint32_t fr[8];
-	va_list ap;
-
-	va_start(ap, n);
-	for (size_t i = 0; i < n; i++)
-		fr[i] = va_arg(ap, uint32_t);
-	va_end(ap);
-	assert_int_equal(window_add(fx->w, 59 * SEC, tid, fr, n, count), 0);
-}
 
 /* A thread with a CPU series of 60 points (t = 1..60) from f(i). */
 static struct metrics_thread *thread(struct fixture *fx, int i, pid_t tid, const char *comm,
@@ -138,19 +125,7 @@ static int setup(void **state)
 	fx->m.zombies[0] = 4277;
 	fx->m.nzombies = 1;
 
-	fx->h = (struct view_header){
-	    .pid = 4242,
-	    .npids = 1,
-	    .cmdline = "./floor",
-	    .mode = "cpu",
-	    .nthreads = 5,
-	    .rate_hz = 100,
-	    .achieved_hz = 131.0,
-	    .samples_window = 5203,
-	    .samples_total = 5203,
-	    .window_s = 60,
-	    .span_s = 60,
-	};
+	fx->h = fixture_header("./floor", 5, 100, 131.0, 5203, 5203, 60);
 	assert_int_equal(grid_init(&fx->g, 80, 24), 0);
 	*state = fx;
 	return 0;
@@ -170,40 +145,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const char *row(struct fixture *fx, int y)
-{
-	static char buf[8][2048];
-	static int k;
-	char *b = buf[k++ % 8];
-
-	assert_true(grid_row_text(&fx->g, y, b, 2048) >= 0);
-	return b;
-}
-
 static void render(struct fixture *fx, int w, int h)
 {
 	assert_int_equal(grid_resize(&fx->g, w, h), 0);
 	assert_int_equal(view_threads_update(&fx->st, &fx->h, &fx->m, fx->w, w, h), 0);
 	assert_int_equal(view_threads_render(&fx->g, &fx->h, &fx->m, &fx->st), 0);
-	if (getenv("VIEW_THREADS_DUMP")) {
-		printf("---- %dx%d\n", w, h);
-		for (int y = 0; y < h; y++)
-			printf("|%s\n", row(fx, y));
-	}
-}
-
-static void assert_blank(struct fixture *fx, int from, int to)
-{
-	for (int y = from; y <= to; y++)
-		assert_string_equal(row(fx, y), "");
-}
-
-static bool row_has_attr(struct fixture *fx, int y, uint16_t bit)
-{
-	for (int x = 0; x < fx->g.w; x++)
-		if (grid_at(&fx->g, x, y)->attr & bit)
-			return true;
-	return false;
+	fixture_dump(&fx->g, "VIEW_THREADS_DUMP");
 }
 
 /* Column x of the first cell of needle in row y, or -1. */

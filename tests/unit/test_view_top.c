@@ -13,11 +13,23 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "stacktop/keys.h"
 #include "stacktop/metrics.h"
 #include "stacktop/view_top.h"
 
-#define SEC 1000000000ull
+#define SEC FIXTURE_SEC
+
+/* The fixture's frames: file:line given or not, an offset for a frame with
+ * no function; samples at t = 30 s. */
+#define mkframe(w, pc, kernel, mod, func, file, line, off)                                         \
+	fixture_frame(w, pc, kernel, mod, func, file, line, off)
+#define add(fx, tid, count, ...) fixture_add((fx)->w, 30, tid, count, __VA_ARGS__)
+
+#define row(fx, y) fixture_row(&(fx)->g, y)
+#define assert_blank(fx, from, to) fixture_assert_blank(&(fx)->g, from, to)
+#define row_has_attr(fx, y, bit) fixture_row_has_attr(&(fx)->g, y, bit)
 
 struct fixture {
 	struct window *w;
@@ -26,30 +38,6 @@ struct fixture {
 	struct grid g;
 	uint32_t f_main, f_handle, f_parse, f_decode, f_memmove, f_kcopy, f_anon, f_evil;
 };
-
-static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *mod,
-			const char *func, const char *file, int line, uint64_t off)
-{
-	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line,
-			      .offset = off, .kernel = kernel};
-	int64_t id = window_frame_intern(w, 4242, pc, kernel);
-
-	assert_true(id >= 0);
-	window_frame_set_sym(w, (uint32_t)id, &si, file != NULL);
-	return (uint32_t)id;
-}
-
-static void add(struct fixture *fx, int tid, unsigned count, size_t n, ...)
-{
-	uint32_t fr[16];
-	va_list ap;
-
-	va_start(ap, n);
-	for (size_t i = 0; i < n; i++)
-		fr[i] = va_arg(ap, uint32_t);
-	va_end(ap);
-	assert_int_equal(window_add(fx->w, 30 * SEC, tid, fr, n, count), 0);
-}
 
 /* 1000 samples at 100 Hz (10 s of CPU):
  *   main;handle;parse                 589  (tid 4242)
@@ -85,20 +73,8 @@ static int setup(void **state)
 	add(fx, 4242, 50, 2, fx->f_main, fx->f_anon);
 	add(fx, 4242, 4, 2, fx->f_main, fx->f_handle);
 
-	fx->h = (struct view_header){
-		.pid = 4242,
-		.npids = 1,
-		.cmdline = "./server --port 8080",
-		.mode = "cpu",
-		.nthreads = 7,
-		.rate_hz = 99,
-		.achieved_hz = 98.9,
-		.samples_window = 1000,
-		.samples_total = 35412,
-		.unwind_truncated = 12,
-		.window_s = 60,
-		.span_s = 60,
-	};
+	fx->h = fixture_header("./server --port 8080", 7, 99, 98.9, 1000, 35412, 60);
+	fx->h.unwind_truncated = 12;
 	fx->st = (struct view_top_state){.period_s = 0.01};
 	assert_int_equal(grid_init(&fx->g, 80, 24), 0);
 	*state = fx;
@@ -116,41 +92,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const char *row(struct fixture *fx, int y)
-{
-	static char buf[8][2048];
-	static int k;
-	char *b = buf[k++ % 8];
-
-	assert_true(grid_row_text(&fx->g, y, b, 2048) >= 0);
-	return b;
-}
-
 static void render(struct fixture *fx, int w, int h)
 {
 	assert_int_equal(grid_resize(&fx->g, w, h), 0);
 	assert_int_equal(view_top_update(&fx->st, fx->w, &fx->h, w, h), 0);
 	assert_int_equal(view_top_render(&fx->g, &fx->h, &fx->st), 0);
-	if (getenv("VIEW_TOP_DUMP")) {
-		printf("---- %dx%d\n", w, h);
-		for (int y = 0; y < h; y++)
-			printf("|%s\n", row(fx, y));
-	}
-}
-
-/* Row y is blank. */
-static void assert_blank(struct fixture *fx, int from, int to)
-{
-	for (int y = from; y <= to; y++)
-		assert_string_equal(row(fx, y), "");
-}
-
-static bool row_has_attr(struct fixture *fx, int y, uint16_t bit)
-{
-	for (int x = 0; x < fx->g.w; x++)
-		if (grid_at(&fx->g, x, y)->attr & bit)
-			return true;
-	return false;
+	fixture_dump(&fx->g, "VIEW_TOP_DUMP");
 }
 
 static void test_80x24(void **state)
