@@ -542,7 +542,7 @@ static void chart_axis(struct grid *g, const struct chart *c, int px, int ph, in
 	snprintf(left, sizeof(left), "-%s", span);
 	if (ncols >= (int)strlen(left) + 4)
 		rect_put(g, &c->r, px, ay, A_AXIS, left);
-	if (c->note && ncols >= (int)strlen(left) + text_width(c->note) + 10) {
+	if (c->note && ncols >= (int)strlen(left) + text_width(c->note) + 8) {
 		char note[80];
 		snprintf(note, sizeof(note), " %s ", c->note);
 		rect_put(g, &c->r, px + (ncols - text_width(note)) / 2, ay, GRID_BOLD, note);
@@ -675,7 +675,7 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 	if (floor_above_now(m))
 		add_label(&c, -1, A_FLOOR, "p10 of %us", c.window_s);
 	if (process_wide)
-		c.note = "whole process, all threads";
+		c.note = "process-wide";
 	return chart_draw(g, &c);
 }
 

@@ -28,8 +28,8 @@ int view_chart_cpu(struct grid *g, int x, int y, int w, int h, const struct metr
  * or >= 6), and with h >= 4 an RSS chart with the limit line when it fits. */
 int view_chart_mem(struct grid *g, int x, int y, int w, int h, const struct metrics *m, bool utf8);
 /* The same, saying the chart is of the whole process (the views are
- * narrowed to one thread, the charts are not): "whole process, all
- * threads" on the CPU chart's time axis, "CPU (process)" and "MEM
+ * narrowed to one thread, the charts are not): "process-wide" on the
+ * CPU chart's time axis, "CPU (process)" and "MEM
  * (process)" on the one-line forms. */
 int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const struct metrics *m,
 			  bool utf8, bool process_wide);
