@@ -2,8 +2,9 @@
  * view_threads — the threads view: which threads burn CPU, which never go
  * idle, which are stuck, which are dead but not reaped.
  *
- * view_threads_render is a pure function of (header, metrics, window, state,
- * grid size). It draws
+ * view_threads_update collects and sorts the rows (from metrics and the
+ * window) and keeps them in the state; view_threads_render is a pure
+ * function of (header, metrics, const state, grid size). It draws
  *
  *   header (view_header_render)
  *     TID  NAME            STATE          CPU now  floor  last 60s (CPU)   SAMPLES  HOTTEST NOW
@@ -14,8 +15,8 @@
  * are gone but still have samples in the window, dimmed as "exited") and
  * metrics->zombies (unreaped children, always listed last as "[child]
  * Z defunct"). SAMPLES and HOTTEST come from the window (window_thread_total,
- * window_top narrowed to the TID); hottest is asked only for the rows on
- * screen, since each query walks the window's counts.
+ * window_top narrowed to the TID, asked by update); hottest is asked only
+ * for the rows on screen, since each query walks the window's counts.
  *
  * Column plan: TID, NAME, STATE, CPU now and floor have fixed widths; the
  * flags go last and get the width of the longest flag text on screen (they
@@ -33,9 +34,12 @@
  * column is the mean of the points inside its time slice, or the point that
  * covers the slice when the columns are finer than the ticks.
  *
- * The renderer owns nothing between calls. The selection follows the same
- * thread (st->follow) when the rows are re-sorted by a refresh; movement
- * keys move the index instead.
+ * The state owns its rows (view_threads_state_free); a row keeps its
+ * thread's index in metrics->threads and its TID, so render finds the
+ * thread again even if metrics ticked in between. The selection follows
+ * the same thread (st->follow) when update re-sorts the rows; movement
+ * keys move the index instead. Render clamps a copy of the selection and
+ * writes nothing.
  */
 #include "stacktop/view_threads.h"
 #include "stacktop/waits.h"
