@@ -11,19 +11,19 @@
 # Every option stacktop knows (tests/e2e/test_docs.sh checks this list
 # against src/opts.c); the lists below are the parts each form offers.
 _stacktop_opts='-p --pid -r --rate -d --delay -W --window -b --batch
--n --iterations -l --limit -s --sort -L --lines -K --no-kernel
+-n --iterations -l --limit --view -s --sort -L --lines -K --no-kernel
 --stack-size --ascii --spike-for --mode -w --wall --no-idle --json
 -o --output --format --per-thread --force --output-dir -h --help -V --version'
 
 _stacktop_top_opts='-p --pid --mode -w --wall -r --rate -d --delay
--W --window -b --batch -n --iterations -l --limit -s --sort -L --lines
+-W --window -b --batch -n --iterations -l --limit --view -s --sort -L --lines
 -K --no-kernel --no-idle --stack-size --ascii --spike-for --output-dir
 -h --help -V --version'
 _stacktop_dump_opts='-p --pid --json'
 _stacktop_record_opts='-p --pid --mode -w --wall -r --rate -d --delay
 -K --no-kernel --stack-size -o --output --format --per-thread --force
 -h --help'
-_stacktop_report_opts='-b --batch -n --iterations -l --limit -s --sort
+_stacktop_report_opts='-b --batch -n --iterations -l --limit --view -s --sort
 -L --lines -K --no-kernel --ascii --output-dir -h --help'
 
 _stacktop_subcommands='dump record report'
@@ -33,7 +33,7 @@ _stacktop_takes_arg()
 {
 	case $1 in
 	-p | --pid | -r | --rate | -d | --delay | -W | --window | -n | --iterations | \
-		-l | --limit | -s | --sort | --stack-size | --spike-for | --mode | \
+		-l | --limit | --view | -s | --sort | --stack-size | --spike-for | --mode | \
 		-o | --output | --format | --output-dir) return 0 ;;
 	esac
 	return 1
@@ -100,6 +100,7 @@ _stacktop_value()
 	case $1 in
 	-p | --pid) _stacktop_pids "$2" ;;
 	-s | --sort) COMPREPLY=($(compgen -W 'own total owntime totaltime' -- "$2")) ;;
+	--view) COMPREPLY=($(compgen -W 'top icicle threads' -- "$2")) ;;
 	--mode) COMPREPLY=($(compgen -W 'cpu wall' -- "$2")) ;;
 	--format) COMPREPLY=($(compgen -W 'folded pprof speedscope' -- "$2")) ;;
 	-o | --output) _stacktop_files -f "$2" ;;

@@ -38,7 +38,7 @@ function __stacktop_command
                 set -e tokens[1..$i]
                 set -q tokens[1]; and printf '%s\n' $tokens
                 return 0
-            case --pid --rate --delay --window --iterations --limit --sort --stack-size --spike-for \
+            case --pid --rate --delay --window --iterations --limit --view --sort --stack-size --spike-for \
                 --mode --output --format --output-dir
                 set i (math $i + 2)
             case '--*'
@@ -140,6 +140,7 @@ complete -c stacktop -n $top -s W -l window -x -d 'Rolling window length in seco
 complete -c stacktop -n $live -s b -l batch -d 'Print the table as text every delay instead of the TUI'
 complete -c stacktop -n $live -s n -l iterations -x -d 'Stop after N refreshes'
 complete -c stacktop -n $live -s l -l limit -x -d 'Rows per refresh in batch mode (default 30)'
+complete -c stacktop -n $live -l view -x -a 'top icicle threads' -d 'Batch mode: the view to print (default top)'
 complete -c stacktop -n $live -s s -l sort -x -a 'own\t%Own total\t%Total owntime\tOwnTime totaltime\tTotalTime' -d 'Sort the table by a column'
 complete -c stacktop -n $live -s L -l lines -d 'Aggregate by file:line from the start'
 complete -c stacktop -n '__stacktop_in top record report' -s K -l no-kernel -d 'Hide kernel frames from the start'

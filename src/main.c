@@ -114,7 +114,9 @@ struct app {
 	char exit_text[160];
 	char status[1200];
 	uint64_t status_until_ns;
-	char warning[200];
+	enum view_warning warning; /* what app_measure found; the view words it */
+	double warn_expected_hz, warn_span_s;
+	pid_t warn_tracer;
 	struct view_top_state top;
 	struct view_threads_state threads;
 	struct view_icicle_state icicle;
@@ -249,11 +251,6 @@ static void app_header(struct app *a, struct view_header *h, uint64_t now)
 		h->expected_hz = st.rate_hz * sampler_nthreads(a->smp);
 	else if (a->metrics_ok && !a->exited && st.rate_hz > 0)
 		h->expected_hz = st.rate_hz * a->metrics.cpu_now / 100.0;
-	if (a->o.wall) {
-		static char split[256];
-		window_wait_split_ascii(a->w, a->top.tid, !a->top.utf8, split, sizeof(split));
-		h->wall_split = split;
-	}
 	h->pause_us = st.pause_us;
 	h->samples_window = window_total(a->w);
 	h->samples_total = a->report ? report_samples(a->report) : app_samples(a);
@@ -274,7 +271,12 @@ static void app_header(struct app *a, struct view_header *h, uint64_t now)
 		h->filter_name = t ? t->comm : NULL;
 	}
 	h->status = now < a->status_until_ns ? a->status : NULL;
-	h->warning = a->warning[0] ? a->warning : NULL;
+	h->warning = a->warning;
+	h->warn_hz = a->achieved_hz;
+	h->warn_expected_hz = a->warn_expected_hz;
+	h->warn_lost = a->lost_recent;
+	h->warn_span_s = a->warn_span_s;
+	h->warn_tracer = a->warn_tracer;
 	h->hide_kernel = a->top.hide_kernel;
 	h->lines = a->top.lines;
 }
@@ -301,18 +303,23 @@ static void app_render_tui(struct app *a)
 		a->icicle.tid = a->top.tid;
 		a->icicle.hide_kernel = a->top.hide_kernel;
 		a->icicle.utf8 = a->top.utf8;
-		view_icicle_render(&a->grid, &hdr, a->w, &a->icicle);
+		view_icicle_update(&a->icicle, &hdr, a->w, w, h);
+		view_icicle_render(&a->grid, &hdr, &a->icicle);
 		break;
 	case APP_VIEW_THREADS:
 		if (a->metrics_ok) {
 			a->threads.utf8 = a->top.utf8;
-			view_threads_render(&a->grid, &hdr, &a->metrics, a->w, &a->threads);
+			a->threads.tid = a->top.tid;
+			a->threads.hide_kernel = a->top.hide_kernel;
+			view_threads_update(&a->threads, &hdr, &a->metrics, a->w, w, h);
+			view_threads_render(&a->grid, &hdr, &a->metrics, &a->threads);
 			break;
 		}
 		/* No metrics, no threads view: show the top view. */
 		__attribute__((fallthrough));
 	default:
-		view_top_render(&a->grid, &hdr, a->w, &a->top);
+		view_top_update(&a->top, a->w, &hdr, w, h);
+		view_top_render(&a->grid, &hdr, &a->top);
 		break;
 	}
 	screen_draw(&a->grid);
@@ -322,13 +329,24 @@ static void app_print_batch(struct app *a)
 {
 	struct view_header hdr;
 	char line[4096];
-	int rows = a->o.limit + 6;
+	/* The top table: --limit rows; the icicle and the threads table: a
+	 * 200 x 40 screen (the terminal's size is not known in batch). */
+	int rows = a->o.view == OPTS_VIEW_TOP ? a->o.limit + 6 : 40;
 	if (a->grid.w != 200 || a->grid.h != rows)
 		grid_resize(&a->grid, 200, rows);
 	else
 		grid_clear(&a->grid);
 	app_header(a, &hdr, app_now(a));
-	view_top_render(&a->grid, &hdr, a->w, &a->top);
+	if (a->o.view == OPTS_VIEW_ICICLE) {
+		view_icicle_update(&a->icicle, &hdr, a->w, a->grid.w, a->grid.h);
+		view_icicle_render(&a->grid, &hdr, &a->icicle);
+	} else if (a->o.view == OPTS_VIEW_THREADS && a->metrics_ok) {
+		view_threads_update(&a->threads, &hdr, &a->metrics, a->w, a->grid.w, a->grid.h);
+		view_threads_render(&a->grid, &hdr, &a->metrics, &a->threads);
+	} else {
+		view_top_update(&a->top, a->w, &hdr, a->grid.w, a->grid.h);
+		view_top_render(&a->grid, &hdr, &a->top);
+	}
 	int last = a->grid.h - 1;
 	while (last > 0 && grid_row_text(&a->grid, last, line, sizeof(line)) == 0)
 		last--;
@@ -372,28 +390,19 @@ static void app_measure(struct app *a, uint64_t now)
 	else
 		a->short_count = 0;
 	pid_t tracer;
-	a->warning[0] = '\0';
+	a->warning = VIEW_WARNING_NONE;
+	a->warn_expected_hz = expected;
+	a->warn_span_s = dt;
 	if (a->short_count >= 3)
-		snprintf(a->warning, sizeof(a->warning),
-			 "! sampling behind: %.0f/s of %.0f/s expected; lower --rate or --stack-size",
-			 a->achieved_hz, expected);
+		a->warning = VIEW_WARNING_SAMPLING_BEHIND;
 	else if (a->lost_recent)
-		snprintf(a->warning, sizeof(a->warning),
-			 "! %llu samples lost in the last %.0fs: the kernel ring overflowed; "
-			 "lower --rate or --stack-size",
-			 (unsigned long long)a->lost_recent, dt < 1 ? 1 : dt);
+		a->warning = VIEW_WARNING_LOST;
 	else if (a->behind)
-		snprintf(a->warning, sizeof(a->warning),
-			 "! stacktop is behind: processing samples takes over half its time; "
-			 "lower --rate");
+		a->warning = VIEW_WARNING_BUSY;
 	else if ((tracer = app_traced_by(a)) > 0)
-		snprintf(a->warning, sizeof(a->warning),
-			 "target is traced by pid %d (a debugger?): while it is stopped there, "
-			 "no samples come",
-			 tracer);
+		a->warning = VIEW_WARNING_TRACED, a->warn_tracer = tracer;
 	else if (st.kernel_denied && a->refreshes == 0)
-		snprintf(a->warning, sizeof(a->warning),
-			 "kernel frames hidden: not permitted (perf_event_paranoid); run as root to see them");
+		a->warning = VIEW_WARNING_KERNEL_HIDDEN;
 }
 
 /* record: one line on stderr, rewritten in place, when it is a terminal. */
@@ -555,83 +564,51 @@ static void app_narrow(struct app *a, pid_t tid)
 	app_set_status(a, msg);
 }
 
+/* Carry out what a view's key asks for. Returns true if the key was used. */
+static bool app_action(struct app *a, struct view_action act)
+{
+	switch (act.kind) {
+	case VIEW_ACTION_NONE:
+		return false;
+	case VIEW_ACTION_NARROW:
+		app_narrow(a, act.tid);
+		a->view = APP_VIEW_TOP;
+		return true;
+	case VIEW_ACTION_NARROW_ALL:
+		app_narrow(a, 0);
+		return true;
+	case VIEW_ACTION_OPEN_ICICLE:
+		view_icicle_jump(&a->icicle, a->w, act.frame);
+		a->view = APP_VIEW_ICICLE;
+		return true;
+	case VIEW_ACTION_USED:
+	default:
+		return true;
+	}
+}
+
 /* Views that take text input (icicle search) see keys before the global
  * ones. Returns true if used. */
 static bool app_key_view_first(struct app *a, int key)
 {
 	if (a->view == APP_VIEW_ICICLE && a->icicle.editing_search)
-		return view_icicle_key(&a->icicle, key);
+		return app_action(a, view_icicle_key(&a->icicle, key));
 	return false;
 }
 
-/* Keys of the icicle and threads views. */
+/* The current view's own keys. Returns true if used. */
 static bool app_key_view(struct app *a, int key)
 {
-	if (a->view == APP_VIEW_ICICLE)
-		return view_icicle_key(&a->icicle, key);
-	if (a->view != APP_VIEW_THREADS)
-		return false;
-	if (key == SCREEN_KEY_ENTER && a->threads.selected_tid > 0) {
-		app_narrow(a, a->threads.selected_tid);
-		a->view = APP_VIEW_TOP;
-		return true;
-	}
-	if (key == SCREEN_KEY_ESC && a->top.tid) {
-		app_narrow(a, 0);
-		return true;
-	}
-	return view_threads_key(&a->threads, key);
-}
-
-/* Keys of the top view: sort, selection. Returns true if used. */
-static bool app_key_top(struct app *a, int key)
-{
-	int page = a->top.page > 1 ? a->top.page : 1;
-	switch (key) {
-	case 's':
-	case '>':
-		a->top.sort = (enum view_top_sort)((a->top.sort + 1) % VIEW_TOP_SORT_COUNT);
-		return true;
-	case 'S':
-	case '<':
-		a->top.sort = (enum view_top_sort)((a->top.sort + VIEW_TOP_SORT_COUNT - 1) %
-						   VIEW_TOP_SORT_COUNT);
-		return true;
-	case SCREEN_KEY_UP:
-		a->top.selected--;
-		break;
-	case SCREEN_KEY_DOWN:
-		a->top.selected++;
-		break;
-	case SCREEN_KEY_PGUP:
-		a->top.selected -= page;
-		break;
-	case SCREEN_KEY_PGDN:
-		a->top.selected += page;
-		break;
-	case SCREEN_KEY_HOME:
-		a->top.selected = 0;
-		break;
-	case SCREEN_KEY_END:
-		a->top.selected = 1 << 30;
-		break;
-	case SCREEN_KEY_ESC:
-		if (!a->top.tid)
-			return false;
-		app_narrow(a, 0);
-		return true;
-	case SCREEN_KEY_ENTER:
-		if (a->top.selected_frame == UINT32_MAX)
-			return false;
-		view_icicle_jump(&a->icicle, a->w, a->top.selected_frame);
-		a->view = APP_VIEW_ICICLE;
-		return true;
+	switch (a->view) {
+	case APP_VIEW_ICICLE:
+		return app_action(a, view_icicle_key(&a->icicle, key));
+	case APP_VIEW_THREADS:
+		a->threads.tid = a->top.tid;
+		return app_action(a, view_threads_key(&a->threads, key));
+	case APP_VIEW_TOP:
 	default:
-		return false;
+		return app_action(a, view_top_key(&a->top, key));
 	}
-	if (a->top.selected < 0)
-		a->top.selected = 0;
-	return true;
 }
 
 /* Keys that mean the same in every view. Returns true if used. */
@@ -718,14 +695,7 @@ static void app_key(struct app *a, int key)
 		return;
 	if (app_key_global(a, key))
 		return;
-	switch (a->view) {
-	case APP_VIEW_TOP:
-		app_key_top(a, key);
-		break;
-	default:
-		app_key_view(a, key);
-		break;
-	}
+	app_key_view(a, key);
 }
 
 /* ---- set-up and teardown ------------------------------------------------- */
@@ -1026,6 +996,7 @@ static void app_fini(struct app *a)
 	sampler_free(a->smp);
 	ingest_free(a->in);
 	view_top_state_free(&a->top);
+	view_threads_state_free(&a->threads);
 	view_icicle_state_free(&a->icicle);
 	if (a->metrics_ok)
 		metrics_free(&a->metrics);

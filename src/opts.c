@@ -41,6 +41,7 @@ enum {
 	OPTS_FORCE,
 	OPTS_OUTPUT_DIR,
 	OPTS_NO_IDLE,
+	OPTS_VIEW_OPT,
 };
 
 /* Kernel PID_MAX_LIMIT on 64-bit: no PID can be larger. */
@@ -66,6 +67,7 @@ static const struct option opts_long[] = {
     {"mode", required_argument, NULL, OPTS_MODE},
     {"wall", no_argument, NULL, 'w'},
     {"no-idle", no_argument, NULL, OPTS_NO_IDLE},
+    {"view", required_argument, NULL, OPTS_VIEW_OPT},
     {"json", no_argument, NULL, OPTS_JSON},
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, OPTS_FORMAT},
@@ -104,6 +106,8 @@ const char opts_usage[] =
     "  -b, --batch              print the table as text every delay, not the TUI\n"
     "  -n, --iterations N       stop after N refreshes (default: run until quit)\n"
     "  -l, --limit N            rows per refresh in batch mode (default 30)\n"
+    "      --view VIEW          batch mode: print the top, icicle or threads view\n"
+    "                           (default top; icicle and threads: 200x40 text)\n"
     "  -s, --sort KEY           own, total, owntime or totaltime (default own)\n"
     "  -L, --lines              aggregate by file:line from the start (key L)\n"
     "  -K, --no-kernel          hide kernel frames from the start (key K)\n"
@@ -229,28 +233,6 @@ static int opts_decimal(const char *s, double *out)
 	return 0;
 }
 
-static int opts_parse_sort(const char *s, enum view_top_sort *out)
-{
-	static const struct {
-		const char *name;
-		enum view_top_sort sort;
-	} keys[] = {
-	    {"own", VIEW_TOP_SORT_OWN},
-	    {"total", VIEW_TOP_SORT_TOTAL},
-	    {"owntime", VIEW_TOP_SORT_OWNTIME},
-	    {"totaltime", VIEW_TOP_SORT_TOTALTIME},
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (strcasecmp(s, keys[i].name) == 0) {
-			*out = keys[i].sort;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 /* An integer option in [lo, hi]; the message names the option and range. */
 static int opts_int(int val, const char *arg, unsigned long long lo, unsigned long long hi,
 		    unsigned long long *out, char *err, size_t errsz)
@@ -331,7 +313,7 @@ static void opts_defaults(struct opts *o)
 	o->window_s = 60;
 	o->iterations = 0;
 	o->limit = 30;
-	o->sort = VIEW_TOP_SORT_OWN;
+	o->sort = SORT_OWN;
 	o->stack_size = 16384;
 	o->spike_for_s = 30;
 	o->output_dir = ".";
@@ -454,7 +436,7 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		o->limit = (int)v;
 		break;
 	case 's':
-		if (opts_parse_sort(arg, &o->sort) < 0)
+		if (sort_parse(arg, &o->sort) < 0)
 			return opts_fail(
 			    err, errsz,
 			    "invalid --sort value '%s': expected own, total, owntime or totaltime",
@@ -489,6 +471,18 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		break;
 	case OPTS_NO_IDLE:
 		o->idle_hidden = true;
+		break;
+	case OPTS_VIEW_OPT:
+		if (!strcasecmp(arg, "top"))
+			o->view = OPTS_VIEW_TOP;
+		else if (!strcasecmp(arg, "icicle"))
+			o->view = OPTS_VIEW_ICICLE;
+		else if (!strcasecmp(arg, "threads"))
+			o->view = OPTS_VIEW_THREADS;
+		else
+			return opts_fail(err, errsz,
+					 "invalid --view value '%s': expected top, icicle or threads",
+					 arg);
 		break;
 	case OPTS_JSON:
 		o->json = true;

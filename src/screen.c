@@ -135,37 +135,37 @@ int screen_getkey(void)
 	int ch = getch();
 	switch (ch) {
 	case ERR:
-		return SCREEN_KEY_NONE;
+		return KEYS_NONE;
 	case KEY_UP:
-		return SCREEN_KEY_UP;
+		return KEYS_UP;
 	case KEY_DOWN:
-		return SCREEN_KEY_DOWN;
+		return KEYS_DOWN;
 	case KEY_LEFT:
-		return SCREEN_KEY_LEFT;
+		return KEYS_LEFT;
 	case KEY_RIGHT:
-		return SCREEN_KEY_RIGHT;
+		return KEYS_RIGHT;
 	case KEY_PPAGE:
-		return SCREEN_KEY_PGUP;
+		return KEYS_PGUP;
 	case KEY_NPAGE:
-		return SCREEN_KEY_PGDN;
+		return KEYS_PGDN;
 	case KEY_HOME:
-		return SCREEN_KEY_HOME;
+		return KEYS_HOME;
 	case KEY_END:
-		return SCREEN_KEY_END;
+		return KEYS_END;
 	case KEY_ENTER:
 	case '\r':
 	case '\n':
-		return SCREEN_KEY_ENTER;
+		return KEYS_ENTER;
 	case 27:
-		return SCREEN_KEY_ESC;
+		return KEYS_ESC;
 	case KEY_BACKSPACE:
 	case 127:
 	case 8:
-		return SCREEN_KEY_BACKSPACE;
+		return KEYS_BACKSPACE;
 	case '\t':
-		return SCREEN_KEY_TAB;
+		return KEYS_TAB;
 	case KEY_RESIZE:
-		return SCREEN_KEY_RESIZE;
+		return KEYS_RESIZE;
 	default:
 		return ch;
 	}

@@ -17,11 +17,15 @@
 #include <string.h>
 
 #include "stacktop/text.h"
+#include "stacktop/waits.h"
 
 #define HDR_ATTR GRID_COLOR(GRID_C_HEADER)
 
 const char view_footer_default[] =
     " 1 top  2 icicle  3 threads  s sort  L lines  space pause  ? help  q quit";
+/* A saved profile: nothing is sampled, so nothing to pause, and no
+ * thread data for the threads view. */
+const char view_footer_report[] = " 1 top  2 icicle  s sort  L lines  w write  ? help  q quit";
 
 /* The right part of a header line is shown only if it leaves 20 columns. */
 static bool right_fits(const struct grid *g, const char *right)
@@ -156,12 +160,13 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	left[0] = 0;
 	text_count(h->samples_window, n, sizeof(n));
 	if (h->expected_hz >= 1)
-		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s of %.0f/s expected)", n, h->span_s,
-			 h->achieved_hz, h->expected_hz);
+		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s of %.0f/s expected)", n,
+			 h->span_s, h->achieved_hz, h->expected_hz);
 	else if (h->source)
 		snprintf(f, sizeof(f), "samples %s over %.0fs", n, h->span_s);
 	else if (h->span_s >= 0.5)
-		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s)", n, h->span_s, h->achieved_hz);
+		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s)", n, h->span_s,
+			 h->achieved_hz);
 	else /* no data yet: "in 0s" would read as a clock that stopped */
 		snprintf(f, sizeof(f), "samples %s (%.1f/s)", n, h->achieved_hz);
 	add_field(left, sizeof(left), f, avail);
@@ -211,9 +216,8 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 		grid_put(g, 0, y, buf, attr, -1);
 		return 1;
 	}
-	if (h->warning && h->warning[0]) {
-		text_sanitize(h->warning, buf, sizeof(buf));
-		snprintf(msg, sizeof(msg), "%s%s", buf[0] == '!' ? "" : "! ", buf);
+	if (h->warning != VIEW_WARNING_NONE) {
+		view_warning_text(h, msg, sizeof(msg));
 		text_fit(msg, g->w, buf, sizeof(buf));
 		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_YELLOW) | GRID_BOLD, -1);
 		return 1;
@@ -224,6 +228,83 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 		return 1;
 	}
 	return 0;
+}
+
+void view_warning_text(const struct view_header *h, char *buf, size_t size)
+{
+	double span = h->warn_span_s < 1 ? 1 : h->warn_span_s;
+
+	if (!size)
+		return;
+	switch (h->warning) {
+	case VIEW_WARNING_SAMPLING_BEHIND:
+		snprintf(
+		    buf, size,
+		    "! sampling behind: %.0f/s of %.0f/s expected; lower --rate or --stack-size",
+		    h->warn_hz, h->warn_expected_hz);
+		break;
+	case VIEW_WARNING_LOST:
+		snprintf(buf, size,
+			 "! %llu samples lost in the last %.0fs: the kernel ring overflowed; "
+			 "lower --rate or --stack-size",
+			 (unsigned long long)h->warn_lost, span);
+		break;
+	case VIEW_WARNING_BUSY:
+		snprintf(buf, size,
+			 "! stacktop is behind: processing samples takes over half its time; "
+			 "lower --rate");
+		break;
+	case VIEW_WARNING_TRACED:
+		snprintf(buf, size,
+			 "! target is traced by pid %d (a debugger?): while it is stopped there, "
+			 "no samples come",
+			 h->warn_tracer);
+		break;
+	case VIEW_WARNING_KERNEL_HIDDEN:
+		snprintf(buf, size,
+			 "! kernel frames hidden: not permitted (perf_event_paranoid); "
+			 "run as root to see them");
+		break;
+	case VIEW_WARNING_NONE:
+	default:
+		buf[0] = '\0';
+		break;
+	}
+}
+
+void view_wait_split(const uint64_t *counts, bool ascii, char *buf, size_t size)
+{
+	uint64_t sum = 0;
+	size_t off = 0;
+	int k;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	for (k = 0; k < SAMPLE_WAIT_COUNT; k++)
+		sum += counts[k];
+	if (!sum)
+		return;
+	for (k = 0; k < SAMPLE_WAIT_COUNT && off < size; k++) {
+		if (!counts[k])
+			continue;
+		int pct = (int)((200 * counts[k] + sum) / (2 * sum)); /* rounded */
+		int len = snprintf(buf + off, size - off, "%s%s %d%%",
+				   off ? (ascii ? ", " : " \xc2\xb7 ") : "",
+				   waits_name((enum sample_wait)k), pct);
+		if (len < 0)
+			break;
+		off += (size_t)len;
+	}
+	if (off >= size)
+		buf[size - 1] = '\0';
+}
+
+int view_header_height(const struct view_header *h)
+{
+	if (!h)
+		return 0;
+	return h->exited || h->warning != VIEW_WARNING_NONE || (h->status && h->status[0]) ? 3 : 2;
 }
 
 int view_header_render(struct grid *g, int y, const struct view_header *h)

@@ -21,6 +21,10 @@
  *   or from 0 with the limit line ('=' / '═') when the limit is within 1.5x
  *   of the peak. With h 1..3 only the verdict lines.
  *
+ * The texts about the metrics (memory verdict, limit line, alerts, spans,
+ * rates) are built here too, and the batch output uses the same functions,
+ * so a log and the screen say the same words for the same state.
+ *
  * Fills: ASCII " . : #" (a '.' or ':' tops a column of '#'), UTF-8 eighth
  * blocks ▁▂▃▄▅▆▇█ for the partial top cell. Any value above the bottom of
  * the scale shows at least a '.' / '▁', so short bursts are never blank.
@@ -37,6 +41,7 @@
 #include "stacktop/text.h"
 
 #define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
 
 #define A_BAR_CPU GRID_COLOR(GRID_C_GREEN)
 #define A_BAR_MEM GRID_COLOR(GRID_C_CYAN)
@@ -96,6 +101,232 @@ static void nice_range(double lo, double hi, double min_span, double *out_lo, do
 		*out_hi = *out_lo + step;
 }
 
+/* ---- texts ---- */
+
+void view_chart_span_text(double s, char *buf, size_t size)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 59.5) {
+		snprintf(buf, size, "%.0fs", s);
+		return;
+	}
+	long min = lround(s / 60);
+	if (min < 60)
+		snprintf(buf, size, "%ldm", min);
+	else if (min < 48 * 60)
+		snprintf(buf, size, "%ldh%02ldm", min / 60, min % 60);
+	else {
+		long h = lround(s / 3600);
+		snprintf(buf, size, "%ldd%02ldh", h / 24, h % 24);
+	}
+}
+
+void view_chart_rate_text(double bytes_per_s, char *buf, size_t size)
+{
+	char b[32];
+	double a = fabs(bytes_per_s);
+	const char *unit = "/h";
+
+	if (a * 3600 < 10 * GIB) {
+		text_bytes((uint64_t)llround(a * 3600), b, sizeof(b));
+	} else {
+		text_bytes((uint64_t)llround(a * 60), b, sizeof(b));
+		unit = "/min";
+	}
+	snprintf(buf, size, "%c%s%s", bytes_per_s < 0 ? '-' : '+', b, unit);
+}
+
+/* Append one alert to buf, separated from the previous one. */
+static void add_alert(char *buf, size_t size, const char *text)
+{
+	size_t len = strlen(buf);
+
+	if (len + 1 >= size)
+		return;
+	snprintf(buf + len, size - len, "%s! %s", len ? "   " : "", text);
+}
+
+static void alert_busy_floor_text(const struct metrics *m, char *out, size_t size)
+{
+	char amount[32];
+
+	if (m->cpu_floor < 100)
+		snprintf(amount, sizeof(amount), "%.0f%% of a core", m->cpu_floor);
+	else
+		snprintf(amount, sizeof(amount), "%.1f cores", m->cpu_floor / 100);
+	for (int i = 0; i < m->nthreads; i++) {
+		const struct metrics_thread *th = &m->threads[i];
+		if (th->tid != m->busiest_floor_tid)
+			continue;
+		char name[32];
+		text_sanitize(th->comm, name, sizeof(name));
+		snprintf(out, size, "BUSY FLOOR %s: thread %s (%d) never idles", amount, name,
+			 (int)th->tid);
+		return;
+	}
+	snprintf(out, size, "BUSY FLOOR %s: never idles between bursts to %.0f%%", amount,
+		 m->cpu_p90);
+}
+
+static void alert_stairs_text(const struct metrics *m, char *out, size_t size)
+{
+	char rate[32], span[32];
+	size_t len;
+
+	view_chart_rate_text(m->mem_trend.slope, rate, sizeof(rate));
+	len = (size_t)snprintf(out, size, "MEM STAIRS %s%s%s%s", rate, m->mem_growing ? " (" : "",
+			       m->mem_growing ? m->mem_growing : "", m->mem_growing ? ")" : "");
+	if (m->mem_to_limit_s >= 0 && len < size) {
+		view_chart_span_text(m->mem_to_limit_s, span, sizeof(span));
+		snprintf(out + len, size - len, ", limit in ~%s", span);
+	}
+}
+
+void view_chart_alerts_text(const struct metrics *m, char *buf, size_t size)
+{
+	char one[160], span[32];
+	bool mem_urgent;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (!m)
+		return;
+	mem_urgent = m->alert_stairs && m->mem_to_limit_s >= 0 && m->mem_to_limit_s < 3600;
+	if (mem_urgent) {
+		alert_stairs_text(m, one, sizeof(one));
+		add_alert(buf, size, one);
+	}
+	if (m->alert_spike && m->cpu_baseline > 0) {
+		view_chart_span_text(m->spike_held_s, span, sizeof(span));
+		snprintf(one, sizeof(one), "CPU %.1fx baseline for %s",
+			 m->cpu_now / m->cpu_baseline, span);
+		add_alert(buf, size, one);
+	}
+	if (m->alert_stairs && !mem_urgent) {
+		alert_stairs_text(m, one, sizeof(one));
+		add_alert(buf, size, one);
+	}
+	if (m->alert_busy_floor) {
+		alert_busy_floor_text(m, one, sizeof(one));
+		add_alert(buf, size, one);
+	}
+}
+
+static void pct_text(double v, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.0f%%", v);
+}
+
+/* The floor is the p10 of the window: it reads above "now" right after a
+ * drop. Then say what it is, so "floor 40%" next to "now 5%" is not read
+ * as a contradiction. */
+static bool floor_above_now(const struct metrics *m)
+{
+	return lround(m->cpu_floor) > lround(m->cpu_now);
+}
+
+void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, size_t size)
+{
+	char now[16], peak[16], base[16], floor_[16], why[32] = "";
+
+	pct_text(m->cpu_now, now, sizeof(now));
+	pct_text(m->cpu_peak, peak, sizeof(peak));
+	pct_text(m->cpu_baseline, base, sizeof(base));
+	pct_text(m->cpu_floor, floor_, sizeof(floor_));
+	if (floor_above_now(m))
+		snprintf(why, sizeof(why), " (p10 of %us)", m->cfg.window_s);
+	snprintf(buf, size, "CPU%s now %s  peak %s%s%s  floor %s%s",
+		 process_wide ? " (process)" : "", now, peak, m->baseline_set ? "  base " : "",
+		 m->baseline_set ? base : "", floor_, why);
+}
+
+/* The memory trend in words, after the sizes of the MEM line. */
+static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
+{
+	const struct series_trend *tr = &m->mem_trend;
+	char rate[32], span[32], lo[32], hi[32];
+
+	if (m->rss.len < METRICS_TREND_MIN_S) {
+		snprintf(buf, size, "collecting (%zus of memory data, a verdict after %ds)",
+			 m->rss.len, METRICS_TREND_MIN_S);
+		return;
+	}
+	switch (tr->kind) {
+	case SERIES_STAIRS:
+		view_chart_rate_text(tr->slope, rate, sizeof(rate));
+		view_chart_span_text(tr->since_drop_s, span, sizeof(span));
+		snprintf(buf, size, "%s, no drops in %s: STAIRS, leak suspected", rate, span);
+		break;
+	case SERIES_ROLLERCOASTER:
+		text_bytes((uint64_t)tr->peak_lo, lo, sizeof(lo));
+		text_bytes((uint64_t)tr->peak_hi, hi, sizeof(hi));
+		view_chart_span_text(tr->drop_every_s, span, sizeof(span));
+		if (!strcmp(lo, hi))
+			snprintf(buf, size, "peaks %s, drops every ~%s: ROLLERCOASTER, healthy", hi,
+				 span);
+		else
+			snprintf(buf, size, "peaks %s-%s, drops every ~%s: ROLLERCOASTER, healthy",
+				 lo, hi, span);
+		break;
+	default:
+		if (m->mem_rising) {
+			/* Climbing, but not for long enough to call it: never
+			 * "FLAT" next to a chart that goes up. */
+			view_chart_rate_text(tr->slope, rate, sizeof(rate));
+			view_chart_span_text(tr->span_s, span, sizeof(span));
+			snprintf(buf, size, "%s over %s: RISING, too soon to call a leak", rate,
+				 span);
+			break;
+		}
+		view_chart_span_text(tr->span_s, span, sizeof(span));
+		snprintf(buf, size, "no trend over %s: FLAT", span);
+		break;
+	}
+}
+
+void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, size_t size)
+{
+	char rss[32], anon[32], file[32], shmem[48] = "", trend[256];
+
+	text_bytes(m->mem_now, rss, sizeof(rss));
+	text_bytes(m->anon_now, anon, sizeof(anon));
+	text_bytes(m->file_now, file, sizeof(file));
+	if (m->shmem_now >= MIB && m->shmem_now * 100 >= m->mem_now) {
+		char s[32];
+		text_bytes(m->shmem_now, s, sizeof(s));
+		snprintf(shmem, sizeof(shmem), ", shmem %s", s);
+	}
+	mem_trend_text(m, trend, sizeof(trend));
+	snprintf(buf, size, "MEM%s %s RSS (anon %s, file %s%s)  %s",
+		 process_wide ? " (process)" : "", rss, anon, file, shmem, trend);
+}
+
+void view_chart_mem_limit_text(const struct metrics *m, char *buf, size_t size)
+{
+	char lim[32], span[32];
+	const char *src = m->mem_limit_src ? m->mem_limit_src : "?";
+	bool grows = m->mem_growing && (m->mem_to_limit_s >= 0 || m->alert_stairs);
+
+	buf[0] = '\0';
+	if (!m->mem_limit) {
+		if (grows)
+			snprintf(buf, size, "%s memory grows", m->mem_growing);
+		return;
+	}
+	text_bytes(m->mem_limit, lim, sizeof(lim));
+	if (m->mem_to_limit_s >= 0) {
+		view_chart_span_text(m->mem_to_limit_s, span, sizeof(span));
+		snprintf(buf, size, "limit %s (%s) reached in ~%s at this slope%s%s%s", lim, src,
+			 span, grows ? "; " : "", grows ? m->mem_growing : "",
+			 grows ? " memory grows" : "");
+	} else {
+		snprintf(buf, size, "limit %s (%s)%s%s%s", lim, src, grows ? "; " : "",
+			 grows ? m->mem_growing : "", grows ? " memory grows" : "");
+	}
+}
+
 /* ---- the chart engine ---- */
 
 enum mark_kind { MARK_FLOOR, MARK_BASE, MARK_LIMIT };
@@ -118,6 +349,7 @@ struct chart {
 	unsigned window_s;
 	double lo, hi;	   /* the scale */
 	const char *title; /* on the axis row, in the gutter */
+	const char *note;  /* on the axis row after the span, when it fits; NULL: none */
 	char top[24], bottom[24];
 	struct chart_mark marks[3];
 	int nmarks;
@@ -306,10 +538,15 @@ static void chart_axis(struct grid *g, const struct chart *c, int px, int ph, in
 	if ((long)ncols * group <= 120)
 		snprintf(span, sizeof(span), "%lds", (long)ncols * group);
 	else
-		metrics_span_text((double)ncols * group, span, sizeof(span));
+		view_chart_span_text((double)ncols * group, span, sizeof(span));
 	snprintf(left, sizeof(left), "-%s", span);
 	if (ncols >= (int)strlen(left) + 4)
 		rect_put(g, &c->r, px, ay, A_AXIS, left);
+	if (c->note && ncols >= (int)strlen(left) + text_width(c->note) + 8) {
+		char note[80];
+		snprintf(note, sizeof(note), " %s ", c->note);
+		rect_put(g, &c->r, px + (ncols - text_width(note)) / 2, ay, GRID_BOLD, note);
+	}
 	if (ncols >= 3)
 		rect_put(g, &c->r, px + ncols - 3, ay, A_AXIS, "now");
 }
@@ -380,12 +617,13 @@ static int add_mark(struct chart *c, enum mark_kind kind, double v)
 
 /* ---- CPU ---- */
 
-static void pct_text(double v, char *buf, size_t size)
+int view_chart_cpu(struct grid *g, int x, int y, int w, int h, const struct metrics *m, bool utf8)
 {
-	snprintf(buf, size, "%.0f%%", v);
+	return view_chart_cpu_scoped(g, x, y, w, h, m, utf8, false);
 }
 
-int view_chart_cpu(struct grid *g, int x, int y, int w, int h, const struct metrics *m, bool utf8)
+int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const struct metrics *m,
+			  bool utf8, bool process_wide)
 {
 	struct chart c;
 	char now[16], peak[16], base[16], floor_[16];
@@ -402,9 +640,8 @@ int view_chart_cpu(struct grid *g, int x, int y, int w, int h, const struct metr
 	if (h < 3) {
 		/* Too short for a chart: the numbers, then a sparkline. */
 		struct rect r = {x, y, w, h};
-		char line[128];
-		snprintf(line, sizeof(line), "CPU now %s  peak %s%s%s  floor %s", now, peak,
-			 m->baseline_set ? "  base " : "", m->baseline_set ? base : "", floor_);
+		char line[160];
+		view_chart_cpu_text(m, process_wide, line, sizeof(line));
 		rect_put(g, &r, x, y, 0, line);
 		if (h == 2)
 			view_sparkline(g, x, y + 1, w, &m->cpu, m->cpu_peak, utf8);
@@ -435,97 +672,22 @@ int view_chart_cpu(struct grid *g, int x, int y, int w, int h, const struct metr
 		add_label(&c, mb, A_BASE, "base %5s", base);
 	add_label(&c, -1, GRID_BOLD, "now  %5s", now);
 	add_label(&c, -1, 0, "peak %5s", peak);
+	if (floor_above_now(m))
+		add_label(&c, -1, A_FLOOR, "p10 of %us", c.window_s);
+	if (process_wide)
+		c.note = "process-wide";
 	return chart_draw(g, &c);
 }
 
 /* ---- memory ---- */
 
-static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
-{
-	const struct series_trend *tr = &m->mem_trend;
-	char rate[32], span[32], lo[32], hi[32];
-
-	if (m->rss.len < 10) {
-		snprintf(buf, size, "collecting (%zus)", m->rss.len);
-		return;
-	}
-	switch (tr->kind) {
-	case SERIES_STAIRS:
-		metrics_rate_text(tr->slope, rate, sizeof(rate));
-		metrics_span_text(tr->since_drop_s, span, sizeof(span));
-		snprintf(buf, size, "%s, no drops in %s: STAIRS, leak suspected", rate, span);
-		break;
-	case SERIES_ROLLERCOASTER:
-		text_bytes((uint64_t)tr->peak_lo, lo, sizeof(lo));
-		text_bytes((uint64_t)tr->peak_hi, hi, sizeof(hi));
-		metrics_span_text(tr->drop_every_s, span, sizeof(span));
-		if (!strcmp(lo, hi))
-			snprintf(buf, size, "peaks %s, drops every ~%s: ROLLERCOASTER, healthy", hi,
-				 span);
-		else
-			snprintf(buf, size, "peaks %s-%s, drops every ~%s: ROLLERCOASTER, healthy",
-				 lo, hi, span);
-		break;
-	default:
-		if (m->mem_rising) {
-			/* Climbing, but not for long enough to call it: never
-			 * "FLAT" next to a chart that goes up. */
-			metrics_rate_text(tr->slope, rate, sizeof(rate));
-			metrics_span_text(tr->span_s, span, sizeof(span));
-			snprintf(buf, size, "%s over %s: RISING, too soon to call a leak", rate,
-				 span);
-			break;
-		}
-		metrics_span_text(tr->span_s, span, sizeof(span));
-		snprintf(buf, size, "no trend over %s: FLAT", span);
-		break;
-	}
-}
-
-/* "MEM 812 MiB RSS (anon 790 MiB, file 22 MiB)  +96 MiB/h, ...: STAIRS, ..." */
-static void mem_line1(const struct metrics *m, char *buf, size_t size)
-{
-	char rss[32], anon[32], file[32], shmem[48] = "", trend[256];
-
-	text_bytes(m->mem_now, rss, sizeof(rss));
-	text_bytes(m->anon_now, anon, sizeof(anon));
-	text_bytes(m->file_now, file, sizeof(file));
-	if (m->shmem_now >= MIB && m->shmem_now * 100 >= m->mem_now) {
-		char s[32];
-		text_bytes(m->shmem_now, s, sizeof(s));
-		snprintf(shmem, sizeof(shmem), ", shmem %s", s);
-	}
-	mem_trend_text(m, trend, sizeof(trend));
-	snprintf(buf, size, "MEM %s RSS (anon %s, file %s%s)  %s", rss, anon, file, shmem, trend);
-}
-
-/* "limit 2.0 GiB (cgroup) reached in ~3h10m at this slope; anonymous grows",
- * or just the limit when nothing is rising; "" without a limit. */
-static void mem_line2(const struct metrics *m, char *buf, size_t size)
-{
-	char lim[32], span[32];
-	const char *src = m->mem_limit_src ? m->mem_limit_src : "?";
-	bool grows = m->mem_growing && (m->mem_to_limit_s >= 0 || m->alert_stairs);
-
-	buf[0] = '\0';
-	if (!m->mem_limit) {
-		if (grows)
-			snprintf(buf, size, "%s memory grows", m->mem_growing);
-		return;
-	}
-	text_bytes(m->mem_limit, lim, sizeof(lim));
-	if (m->mem_to_limit_s >= 0) {
-		metrics_span_text(m->mem_to_limit_s, span, sizeof(span));
-		snprintf(buf, size, "limit %s (%s) reached in ~%s at this slope%s%s%s", lim, src,
-			 span, grows ? "; " : "", grows ? m->mem_growing : "",
-			 grows ? " memory grows" : "");
-	} else {
-		snprintf(buf, size, "limit %s (%s)%s%s%s", lim, src, grows ? "; " : "",
-			 grows ? m->mem_growing : "", grows ? " memory grows" : "");
-	}
-}
-
 int view_chart_mem(struct grid *g, int x, int y, int w, int h, const struct metrics *m, bool utf8)
+{
+	return view_chart_mem_scoped(g, x, y, w, h, m, utf8, false);
+}
+
+int view_chart_mem_scoped(struct grid *g, int x, int y, int w, int h, const struct metrics *m,
+			  bool utf8, bool process_wide)
 {
 	struct rect r = {x, y, w, h};
 	struct chart c;
@@ -536,9 +698,9 @@ int view_chart_mem(struct grid *g, int x, int y, int w, int h, const struct metr
 		return -EINVAL;
 	if (w <= 0 || h <= 0)
 		return 0;
-	mem_line1(m, line, sizeof(line));
+	view_chart_mem_text(m, process_wide, line, sizeof(line));
 	rect_put(g, &r, x, y, m->alert_stairs ? A_LIMIT : GRID_BOLD, line);
-	mem_line2(m, line, sizeof(line));
+	view_chart_mem_limit_text(m, line, sizeof(line));
 	/* The second line when it says something and the chart keeps 3+ rows. */
 	nv = 1;
 	if (line[0] && (h <= 3 || h >= 6)) {
@@ -601,7 +763,7 @@ int view_alerts_render(struct grid *g, int y, const struct metrics *m)
 
 	if (!g || !m || y < 0 || y >= g->h)
 		return 0;
-	metrics_alerts_text(m, buf, sizeof(buf));
+	view_chart_alerts_text(m, buf, sizeof(buf));
 	if (!buf[0])
 		return 0;
 	grid_fill(g, 0, y, g->w, L' ', A_ALERT);

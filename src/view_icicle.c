@@ -1,9 +1,10 @@
 /*
  * view_icicle — draws the icicle of the window and handles its keys.
  *
- * Each render rebuilds the merged tree (icicle_build) from the live
- * window, resolves the selection and zoom PATHS against it, lays out the
- * zoomed subtree (icicle_layout) and draws:
+ * Each update rebuilds the merged tree (icicle_build) from the live
+ * window, resolves the selection and zoom PATHS against it, matches the
+ * search and lays out the zoomed subtree (icicle_layout); render then
+ * draws, from the const state:
  *
  *   header, breadcrumb (path to the zoom node; search / aged-out status at
  *   the right), one row per depth of "[label  ]" boxes ("[]" for two
@@ -16,10 +17,11 @@
  * screen maps the palette); the selection is reverse+bold and search
  * matches bold+underline, so both read without colour too.
  *
- * Keys work on the tree of the last render (what is on screen); keys that
+ * Keys work on the tree of the last update (what is on screen); keys that
  * change what the tree is (f, t) and view_icicle_jump leave a function key
- * in priv->pending, which the next render turns into a selection on the
- * new tree. Nothing here prints or allocates outside the state.
+ * in priv->pending, which the next update turns into a selection on the
+ * new tree. The search regex is compiled on the key that changes it. Nothing here prints or
+ * allocates outside the state.
  */
 #include "stacktop/view_icicle.h"
 
@@ -29,7 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/screen.h"
+#include "stacktop/frames.h"
+#include "stacktop/keys.h"
 #include "stacktop/text.h"
 
 #define HOT_SELF 0.10 /* a frame with this share of self samples is drawn bold */
@@ -43,17 +46,23 @@ struct view_icicle_priv {
 	uint32_t sel_node, zoom_node;
 	int scroll; /* first icicle row shown (depth below the zoom node) */
 	/* search over the cached tree */
-	char pat[128];	/* pattern the matches below are for */
-	bool have_pat;	/* matches computed for pat on tree */
-	bool re_ok;	/* re compiled from pat */
-	bool substring; /* pat is not a valid regex: substring match */
+	char pat[128];	  /* pattern the matches below are for */
+	bool have_pat;	  /* matches computed for pat on tree */
+	char re_pat[128]; /* pattern re was compiled from (on the key) */
+	bool re_set;	  /* re_pat holds a pattern */
+	bool re_ok;	  /* re compiled from re_pat */
+	bool substring;	  /* re_pat is not a valid regex: substring match */
 	regex_t re;
 	bool *match;	 /* per node */
 	uint32_t *rank;	 /* per node: preorder position */
 	uint32_t *mlist; /* matching nodes in preorder */
 	size_t nm, cap;
 	uint64_t mshare;       /* samples of stacks holding a match */
-	char pending[KEY_MAX]; /* function key to select on the next render */
+	char pending[KEY_MAX]; /* function key to select on the next update */
+	/* the selection's frame, copied at update (its file:line for the
+	 * detail line); valid when have_sel_frame */
+	struct frame sel_frame;
+	bool have_sel_frame;
 };
 
 /* ---- colours by kind ---------------------------------------------------- */
@@ -294,19 +303,30 @@ static void fit_left(const char *raw, int width, bool utf8, char *out, size_t si
 
 static void search_reset(struct view_icicle_priv *p)
 {
-	if (p->re_ok)
-		regfree(&p->re);
-	p->re_ok = false;
 	p->have_pat = false;
 	p->nm = 0;
 	p->mshare = 0;
+}
+
+/* Compile pat (once per pattern; on the key that changes it, not in
+ * draw); an invalid regex becomes a substring search. */
+static void search_compile(struct view_icicle_priv *p, const char *pat)
+{
+	if (p->re_set && strcmp(pat, p->re_pat) == 0)
+		return;
+	if (p->re_ok)
+		regfree(&p->re);
+	snprintf(p->re_pat, sizeof(p->re_pat), "%s", pat);
+	p->re_set = true;
+	p->re_ok = pat[0] && regcomp(&p->re, pat, REG_EXTENDED | REG_ICASE | REG_NOSUB) == 0;
+	p->substring = pat[0] && !p->re_ok;
 }
 
 static bool name_matches(struct view_icicle_priv *p, const char *name)
 {
 	if (p->re_ok)
 		return regexec(&p->re, name, 0, NULL, 0) == 0;
-	return strcasestr(name, p->pat) != NULL;
+	return strcasestr(name, p->re_pat) != NULL;
 }
 
 static int match_reserve(struct view_icicle_priv *p, size_t n)
@@ -358,10 +378,9 @@ static int search_update(struct view_icicle_priv *p, const char *pat)
 	if (!t || match_reserve(p, t->n))
 		return t ? -ENOMEM : 0;
 	p->have_pat = true;
+	search_compile(p, pat);
 	if (!pat[0])
 		return 0;
-	p->re_ok = regcomp(&p->re, pat, REG_EXTENDED | REG_ICASE | REG_NOSUB) == 0;
-	p->substring = !p->re_ok;
 	for (n = ICICLE_ROOT; n != ICICLE_NONE; n = preorder_next(t, n)) {
 		p->rank[n] = r++;
 		p->match[n] =
@@ -397,6 +416,8 @@ void view_icicle_state_free(struct view_icicle_state *st)
 	if (!p)
 		return;
 	search_reset(p);
+	if (p->re_ok)
+		regfree(&p->re);
 	icicle_free(p->tree);
 	free(p->boxes);
 	free(p->match);
@@ -614,7 +635,7 @@ static void draw_breadcrumb(struct grid *g, int y, const struct view_icicle_stat
 }
 
 static void draw_detail(struct grid *g, int y, const struct view_icicle_state *st,
-			const struct view_icicle_priv *p, struct window *w)
+			const struct view_icicle_priv *p)
 {
 	const struct icicle *t = p->tree;
 	const struct icicle_node *n = &t->nodes[p->sel_node];
@@ -627,10 +648,10 @@ static void draw_detail(struct grid *g, int y, const struct view_icicle_state *s
 
 	text_sanitize(n->name, name, sizeof(name));
 	loc[0] = mod[0] = 0;
-	if (n->frame != ICICLE_NONE && n->frame < frames_span(window_frames(w))) {
-		const struct frame *f = frames_line(window_frames_mut(w), n->frame);
+	if (p->have_sel_frame) {
+		const struct frame *f = &p->sel_frame;
 
-		if (f && f->has_line && f->sym.file) {
+		if (f->has_line && f->sym.file) {
 			file =
 			    strrchr(f->sym.file, '/') ? strrchr(f->sym.file, '/') + 1 : f->sym.file;
 			text_sanitize(file, tmp, sizeof(tmp));
@@ -768,19 +789,17 @@ static void draw_footer(struct grid *g, const struct view_icicle_state *st)
 	}
 }
 
-int view_icicle_render(struct grid *g, const struct view_header *h, struct window *w,
-		       struct view_icicle_state *st)
+int view_icicle_update(struct view_icicle_state *st, const struct view_header *h, struct window *w,
+		       int cols, int rows)
 {
 	struct view_icicle_priv *p;
 	const struct icicle *t;
-	int y, top, bottom, nr, rd, err;
-	size_t i;
+	int top, bottom, nr, rd, err;
 
-	grid_clear(g);
 	st->selected_frame = UINT32_MAX;
 	st->nmatches = 0;
 	st->match_share = 0;
-	if (view_too_small(g))
+	if (cols < VIEW_MIN_W || rows < VIEW_MIN_H)
 		return 0;
 	if (!(p = priv_of(st)))
 		return -ENOMEM;
@@ -795,30 +814,70 @@ int view_icicle_render(struct grid *g, const struct view_header *h, struct windo
 			      : 0;
 	if (p->sel_node != ICICLE_ROOT)
 		st->selected_frame = t->nodes[p->sel_node].frame;
+	p->have_sel_frame = false;
+	if (t->nodes[p->sel_node].frame != ICICLE_NONE) {
+		/* The one frame whose file:line the details line shows. */
+		const struct frame *sf =
+		    frames_line(window_frames_mut(w), t->nodes[p->sel_node].frame);
+		if (sf) {
+			p->sel_frame = *sf;
+			p->have_sel_frame = true;
+		}
+	}
 
-	y = h ? view_header_render(g, 0, h) : 0;
-	top = y + 1;
-	bottom = g->h - 2; /* detail line */
+	top = view_header_height(h) + 1;
+	bottom = rows - 2; /* detail line */
 	nr = bottom - top;
 	rd = (int)(t->nodes[p->sel_node].depth - t->nodes[p->zoom_node].depth);
 	p->scroll = rd >= nr ? rd - nr + 1 : 0;
 	free(p->boxes);
 	p->boxes = NULL;
 	p->nboxes = 0;
-	if ((err = icicle_layout(t, p->zoom_node, g->w, p->scroll + nr, &p->boxes, &p->nboxes)))
-		return err;
+	return icicle_layout(t, p->zoom_node, cols, p->scroll + nr, &p->boxes, &p->nboxes);
+}
 
+int view_icicle_render(struct grid *g, const struct view_header *h,
+		       const struct view_icicle_state *st)
+{
+	const struct view_icicle_priv *p = st->priv;
+	const struct icicle *t;
+	int y, top, bottom, nr;
+	size_t i;
+
+	grid_clear(g);
+	if (view_too_small(g))
+		return 0;
+	y = h ? view_header_render(g, 0, h) : 0;
+	top = y + 1;
+	bottom = g->h - 2; /* detail line */
+	nr = bottom - top;
+	if (!p || !p->tree) { /* no update yet */
+		view_put_centered(g, top + nr / 2, "waiting for samples\xe2\x80\xa6", GRID_DIM);
+		draw_footer(g, st);
+		return 0;
+	}
+	t = p->tree;
 	draw_breadcrumb(g, y, st, p);
 	if (!t->nodes[ICICLE_ROOT].total)
 		view_put_centered(g, top + nr / 2, "waiting for samples\xe2\x80\xa6", GRID_DIM);
+	int last = -1;
 	for (i = 0; i < p->nboxes; i++) {
 		const struct icicle_box *b = &p->boxes[i];
+		int by = top + b->row - p->scroll;
 
-		if (b->row < p->scroll)
+		if (b->row < p->scroll || by >= bottom)
 			continue;
-		draw_box(g, top + b->row - p->scroll, b, t, st, box_attr(st, p, b->node));
+		draw_box(g, by, b, t, st, box_attr(st, p, b->node));
+		if (by > last)
+			last = by;
 	}
-	draw_detail(g, bottom, st, p, w);
+	/* Batch text has no keys: no footer, and the detail line follows the
+	 * deepest row instead of the bottom of an imaginary screen. */
+	if (h && h->batch) {
+		draw_detail(g, last >= top && last + 1 < bottom ? last + 1 : bottom, st, p);
+		return 0;
+	}
+	draw_detail(g, bottom, st, p);
 	draw_footer(g, st);
 	return 0;
 }
@@ -911,19 +970,19 @@ static void accept_search(struct view_icicle_state *st)
 	goto_match(st, k < p->nm ? k : 0);
 }
 
-static bool edit_key(struct view_icicle_state *st, int key)
+static void edit_key(struct view_icicle_state *st, int key)
 {
 	size_t n = strlen(st->edit);
 
 	switch (key) {
-	case SCREEN_KEY_ENTER:
+	case KEYS_ENTER:
 		accept_search(st);
 		break;
-	case SCREEN_KEY_ESC:
+	case KEYS_ESC:
 		st->editing_search = false;
 		st->edit[0] = 0;
 		break;
-	case SCREEN_KEY_BACKSPACE:
+	case KEYS_BACKSPACE:
 		while (n > 0 && ((unsigned char)st->edit[n - 1] & 0xc0) == 0x80)
 			n--; /* a whole UTF-8 sequence */
 		if (n > 0)
@@ -937,7 +996,10 @@ static bool edit_key(struct view_icicle_state *st, int key)
 		}
 		break;
 	}
-	return true;
+	/* The live search: compiled here, on the key, and matched on the
+	 * current tree; update matches it again on each new tree. */
+	if (st->editing_search && st->priv->tree)
+		search_update(st->priv, st->edit);
 }
 
 /* f and t change what the tree is: keep the selected function. */
@@ -954,7 +1016,7 @@ static void rebuild_keeping(struct view_icicle_state *st)
 	st->aged_out = false;
 }
 
-bool view_icicle_key(struct view_icicle_state *st, int key)
+static bool icicle_key(struct view_icicle_state *st, int key)
 {
 	struct view_icicle_priv *p = priv_of(st);
 	const struct icicle *t;
@@ -962,12 +1024,16 @@ bool view_icicle_key(struct view_icicle_state *st, int key)
 
 	if (!p)
 		return false;
-	if (st->editing_search)
-		return edit_key(st, key);
+	if (st->editing_search) {
+		edit_key(st, key);
+		return true;
+	}
 	switch (key) {
 	case '/':
 		st->editing_search = true;
 		st->edit[0] = 0;
+		if (p->tree)
+			search_update(p, st->edit);
 		return true;
 	case 'c':
 	case 'C':
@@ -986,7 +1052,7 @@ bool view_icicle_key(struct view_icicle_state *st, int key)
 	}
 	t = p->tree;
 	switch (key) {
-	case SCREEN_KEY_UP:
+	case KEYS_UP:
 		if (t && p->sel_node != ICICLE_ROOT) {
 			c = t->nodes[p->sel_node].parent;
 			if (p->sel_node == p->zoom_node)
@@ -994,26 +1060,26 @@ bool view_icicle_key(struct view_icicle_state *st, int key)
 			set_sel(st, c);
 		}
 		return true;
-	case SCREEN_KEY_DOWN:
+	case KEYS_DOWN:
 		if (t && (c = t->nodes[p->sel_node].first_child) != ICICLE_NONE)
 			set_sel(st, c);
 		return true;
-	case SCREEN_KEY_LEFT:
-	case SCREEN_KEY_RIGHT:
+	case KEYS_LEFT:
+	case KEYS_RIGHT:
 		if (t)
-			move_side(st, key == SCREEN_KEY_LEFT ? -1 : 1);
+			move_side(st, key == KEYS_LEFT ? -1 : 1);
 		return true;
-	case SCREEN_KEY_ENTER:
+	case KEYS_ENTER:
 		if (t)
 			set_zoom(st, p->sel_node);
 		return true;
-	case SCREEN_KEY_ESC:
-	case SCREEN_KEY_BACKSPACE:
+	case KEYS_ESC:
+	case KEYS_BACKSPACE:
 		if (t && p->zoom_node != ICICLE_ROOT) {
 			set_zoom(st, t->nodes[p->zoom_node].parent);
 			return true;
 		}
-		if (key == SCREEN_KEY_ESC && st->search[0]) {
+		if (key == KEYS_ESC && st->search[0]) {
 			st->search[0] = 0;
 			return true;
 		}
@@ -1026,6 +1092,14 @@ bool view_icicle_key(struct view_icicle_state *st, int key)
 	default:
 		return false;
 	}
+}
+
+struct view_action view_icicle_key(struct view_icicle_state *st, int key)
+{
+	struct view_action act = {.kind =
+				      icicle_key(st, key) ? VIEW_ACTION_USED : VIEW_ACTION_NONE};
+
+	return act;
 }
 
 void view_icicle_jump(struct view_icicle_state *st, struct window *w, uint32_t frame)

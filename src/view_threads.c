@@ -2,8 +2,9 @@
  * view_threads — the threads view: which threads burn CPU, which never go
  * idle, which are stuck, which are dead but not reaped.
  *
- * view_threads_render is a pure function of (header, metrics, window, state,
- * grid size). It draws
+ * view_threads_update collects and sorts the rows (from metrics and the
+ * window) and keeps them in the state; view_threads_render is a pure
+ * function of (header, metrics, const state, grid size). It draws
  *
  *   header (view_header_render)
  *     TID  NAME            STATE          CPU now  floor  last 60s (CPU)   SAMPLES  HOTTEST NOW
@@ -14,8 +15,8 @@
  * are gone but still have samples in the window, dimmed as "exited") and
  * metrics->zombies (unreaped children, always listed last as "[child]
  * Z defunct"). SAMPLES and HOTTEST come from the window (window_thread_total,
- * window_top narrowed to the TID); hottest is asked only for the rows on
- * screen, since each query walks the window's counts.
+ * window_top narrowed to the TID, asked by update); hottest is asked only
+ * for the rows on screen, since each query walks the window's counts.
  *
  * Column plan: TID, NAME, STATE, CPU now and floor have fixed widths; the
  * flags go last and get the width of the longest flag text on screen (they
@@ -33,9 +34,12 @@
  * column is the mean of the points inside its time slice, or the point that
  * covers the slice when the columns are finer than the ticks.
  *
- * The renderer owns nothing between calls. The selection follows the same
- * thread (st->follow) when the rows are re-sorted by a refresh; movement
- * keys move the index instead.
+ * The state owns its rows (view_threads_state_free); a row keeps its
+ * thread's index in metrics->threads and its TID, so render finds the
+ * thread again even if metrics ticked in between. The selection follows
+ * the same thread (st->follow) when update re-sorts the rows; movement
+ * keys move the index instead. Render clamps a copy of the selection and
+ * writes nothing.
  */
 #include "stacktop/view_threads.h"
 #include "stacktop/waits.h"
@@ -46,13 +50,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/screen.h"
+#include "stacktop/keys.h"
 #include "stacktop/text.h"
 
 #define NAME_W 15 /* comm is at most 15 bytes */
 #define STATE_W 13
 #define STATE_MAX 24 /* "D wait_for_vfork_done": room left over goes here first */
-#define CPU_W 7 /* "CPU now", " 100.0%" */
+#define CPU_W 7	     /* "CPU now", " 100.0%" */
 #define FLOOR_W 5
 #define SAMPLES_W 7
 #define SPARK_MIN 8
@@ -69,10 +73,12 @@ const char *view_threads_sort_name(enum view_threads_sort s)
 	return s >= 0 && s < VIEW_THREADS_SORT_COUNT ? sort_names[s] : "cpu";
 }
 
-/* One table row: a thread of the target, or a zombie child process. */
+/* One table row while sorting: a thread of the target, or a zombie child
+ * process (t NULL). */
 struct row {
 	pid_t id;
 	const struct metrics_thread *t; /* NULL: zombie child */
+	int ti;
 	uint64_t samples;
 };
 
@@ -135,14 +141,32 @@ static int collect_rows(const struct metrics *m, struct window *w, struct row **
 
 		if (!t->alive && s == 0)
 			continue;
-		r[k++] = (struct row){.id = t->tid, .t = t, .samples = s};
+		r[k++] = (struct row){.id = t->tid, .t = t, .ti = i, .samples = s};
 	}
 	for (i = 0; m && i < m->nzombies && i < (int)(sizeof(m->zombies) / sizeof(m->zombies[0]));
 	     i++)
-		r[k++] = (struct row){.id = m->zombies[i]};
+		r[k++] = (struct row){.id = m->zombies[i], .ti = -1};
 	*rows = r;
 	*n = k;
 	return 0;
+}
+
+/* The metrics thread of a kept row: by its index at update time, or by TID
+ * if the metrics ticked since; NULL for a zombie child or a thread that
+ * metrics no longer has. */
+static const struct metrics_thread *row_thread(const struct metrics *m,
+					       const struct view_threads_row *r)
+{
+	int i;
+
+	if (!m || r->ti < 0)
+		return NULL;
+	if (r->ti < m->nthreads && m->threads[r->ti].tid == r->id)
+		return &m->threads[r->ti];
+	for (i = 0; i < m->nthreads; i++)
+		if (m->threads[i].tid == r->id)
+			return &m->threads[i];
+	return NULL;
 }
 
 /* ---- cell texts ---------------------------------------------------------- */
@@ -167,6 +191,30 @@ static const char *wchan_word(const char *wchan)
 	return wchan;
 }
 
+const char *view_threads_state_word(char state)
+{
+	switch (state) {
+	case 'R':
+		return "running";
+	case 'S':
+		return "sleeping";
+	case 'D':
+		return "disk";
+	case 'T':
+		return "stopped";
+	case 't':
+		return "traced";
+	case 'Z':
+		return "zombie";
+	case 'X':
+		return "dead";
+	case 'I':
+		return "idle";
+	default:
+		return "unknown";
+	}
+}
+
 /* width: the column's; the wait kind is added only where it fits whole. */
 static void fmt_state(const struct metrics_thread *t, char *out, size_t size, int width)
 {
@@ -179,9 +227,6 @@ static void fmt_state(const struct metrics_thread *t, char *out, size_t size, in
 		return;
 	}
 	switch (t->state) {
-	case 'R':
-		word = "running";
-		break;
 	case 'S': {
 		/* What it waits in, as wall mode names it, then the kernel's word. */
 		enum sample_wait kind = waits_classify('S', -1, t->wchan);
@@ -197,20 +242,13 @@ static void fmt_state(const struct metrics_thread *t, char *out, size_t size, in
 	case 'D':
 		word = wc[0] ? wc : "disk";
 		break;
+	case 'R':
 	case 'T':
-		word = "stopped";
-		break;
 	case 't':
-		word = "traced";
-		break;
 	case 'Z':
-		word = "zombie";
-		break;
 	case 'X':
-		word = "dead";
-		break;
 	case 'I':
-		word = "idle";
+		word = view_threads_state_word(t->state);
 		break;
 	default:
 		snprintf(out, size, "? unknown");
@@ -231,28 +269,28 @@ static void fmt_d_for(double s, char *out, size_t size)
 }
 
 /* Flags of a row, two spaces apart; *attr is the colour of the most urgent. */
-static void fmt_flags(const struct row *r, char *out, size_t size, uint16_t *attr)
+static void fmt_flags(const struct metrics_thread *t, char *out, size_t size, uint16_t *attr)
 {
 	char d[32];
 	size_t o = 0;
 
 	out[0] = 0;
 	*attr = GRID_BOLD;
-	if (!r->t) {
+	if (!t) {
 		snprintf(out, size, "ZOMBIE");
 		*attr = GRID_COLOR(GRID_C_MAGENTA) | GRID_BOLD;
 		return;
 	}
-	if (r->t->zombie) {
+	if (t->zombie) {
 		o += (size_t)snprintf(out + o, size - o, "ZOMBIE");
 		*attr = GRID_COLOR(GRID_C_MAGENTA) | GRID_BOLD;
 	}
-	if (r->t->stuck && o < size) {
-		fmt_d_for(r->t->d_for_s, d, sizeof(d));
+	if (t->stuck && o < size) {
+		fmt_d_for(t->d_for_s, d, sizeof(d));
 		o += (size_t)snprintf(out + o, size - o, "%sSTUCK (D for %s)", o ? "  " : "", d);
 		*attr = GRID_COLOR(GRID_C_RED) | GRID_BOLD;
 	}
-	if (r->t->busy_floor && o < size) {
+	if (t->busy_floor && o < size) {
 		o += (size_t)snprintf(out + o, size - o, "%sBUSY FLOOR", o ? "  " : "");
 		*attr = GRID_COLOR(GRID_C_ALERT) | GRID_BOLD;
 	}
@@ -265,10 +303,9 @@ static const char *basename_of(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-/* The thread's function with the most own samples in the window, sanitized
- * and cut to width; "" when it has no samples. */
-static int fmt_hottest(struct window *w, pid_t tid, bool hide_kernel, int width, char *out,
-		       size_t size)
+/* The thread's function with the most own samples in the window (raw: the
+ * renderer sanitizes and cuts it); "" when it has no samples. */
+static int find_hottest(struct window *w, pid_t tid, bool hide_kernel, char *out, size_t size)
 {
 	struct window_top_query q = {
 	    .key = WINDOW_KEY_FUNCTION, .tid = tid, .hide_kernel = hide_kernel};
@@ -301,7 +338,7 @@ static int fmt_hottest(struct window *w, pid_t tid, bool hide_kernel, int width,
 			 (unsigned long long)f->sym.offset);
 	if (f->kernel)
 		strncat(name, " [k]", sizeof(name) - strlen(name) - 1);
-	text_fit(name, width, out, size);
+	snprintf(out, size, "%s", name);
 	free(rows);
 	return 0;
 }
@@ -491,36 +528,35 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c,
 struct draw_ctx {
 	const struct view_header *h;
 	const struct metrics *m;
-	struct window *w;
 	const struct cols *c;
 	unsigned window_s;
 	bool utf8;
 };
 
-static int draw_row(struct grid *g, int y, const struct draw_ctx *dc, const struct row *r,
-		    bool selected)
+static void draw_row(struct grid *g, int y, const struct draw_ctx *dc,
+		     const struct view_threads_row *r, bool selected)
 {
 	const struct cols *c = dc->c;
+	const struct metrics_thread *t = row_thread(dc->m, r);
 	char buf[256], flags[128];
-	uint16_t base = r->t && !r->t->alive ? GRID_DIM : 0, fattr;
-	int err = 0;
+	uint16_t base = (t && !t->alive) || (!t && r->ti >= 0) ? GRID_DIM : 0, fattr;
 
 	grid_printf(g, 0, y, base, c->tid_w, "%*d", c->tid_w, (int)r->id);
-	if (!r->t) {
+	if (r->ti < 0) {
 		grid_put(g, c->name_x, y, "[child]", base, NAME_W);
 		grid_put(g, c->state_x, y, "Z defunct", base, c->state_w);
-	} else {
-		text_fit(r->t->comm, NAME_W, buf, sizeof(buf));
+	} else if (t) {
+		text_fit(t->comm, NAME_W, buf, sizeof(buf));
 		grid_put(g, c->name_x, y, buf, base, NAME_W);
-		fmt_state(r->t, flags, sizeof(flags), c->state_w);
+		fmt_state(t, flags, sizeof(flags), c->state_w);
 		text_fit(flags, c->state_w, buf, sizeof(buf));
 		grid_put(g, c->state_x, y, buf,
-			 base | (r->t->state == 'D' && r->t->alive ? GRID_BOLD : 0), c->state_w);
-		if (r->t->alive)
-			grid_printf(g, c->cpu_x, y, base, CPU_W, "%6.1f%%", r->t->cpu_pct);
-		grid_printf(g, c->floor_x, y, base, FLOOR_W, "%4.0f%%", r->t->floor_pct);
+			 base | (t->state == 'D' && t->alive ? GRID_BOLD : 0), c->state_w);
+		if (t->alive)
+			grid_printf(g, c->cpu_x, y, base, CPU_W, "%6.1f%%", t->cpu_pct);
+		grid_printf(g, c->floor_x, y, base, FLOOR_W, "%4.0f%%", t->floor_pct);
 		if (c->spark_w)
-			draw_sparkline(g, c->spark_x, y, c->spark_w, &r->t->cpu, dc->m->last_t,
+			draw_sparkline(g, c->spark_x, y, c->spark_w, &t->cpu, dc->m->last_t,
 				       (double)dc->window_s, 100.0, dc->utf8);
 		if (c->samples_w) {
 			text_count(r->samples, buf, sizeof(buf));
@@ -528,14 +564,15 @@ static int draw_row(struct grid *g, int y, const struct draw_ctx *dc, const stru
 				    buf);
 		}
 		if (c->hot_w) {
-			err = fmt_hottest(dc->w, r->id, dc->h && dc->h->hide_kernel, c->hot_w, buf,
-					  sizeof(buf));
+			text_fit(r->hottest, c->hot_w, buf, sizeof(buf));
 			grid_put(g, c->hot_x, y, buf, base, c->hot_w);
 		}
 	}
-	fmt_flags(r, flags, sizeof(flags), &fattr);
-	if (flags[0])
-		grid_put(g, c->flags_x, y, flags, fattr, -1);
+	if (t || r->ti < 0) {
+		fmt_flags(t, flags, sizeof(flags), &fattr);
+		if (flags[0])
+			grid_put(g, c->flags_x, y, flags, fattr, -1);
+	}
 	if (selected) {
 		struct cell *cl;
 
@@ -544,23 +581,22 @@ static int draw_row(struct grid *g, int y, const struct draw_ctx *dc, const stru
 			if ((cl = grid_at(g, x, y)))
 				cl->attr = (uint16_t)((cl->attr & ~GRID_DIM) | GRID_REVERSE);
 	}
-	return err;
 }
 
 /* Keep the selection inside the table and on screen; follow st->follow
  * when it is still a row. */
-static void clamp_selection(struct view_threads_state *st, const struct row *rows, int n, int vis)
+static void clamp_selection(struct view_threads_state *st, int vis)
 {
-	int i;
+	int i, n = st->nrows;
 
 	for (i = 0; st->follow && i < n; i++)
-		if (rows[i].id == st->follow) {
+		if (st->rows[i].id == st->follow) {
 			st->selected = i;
 			break;
 		}
 	view_clamp_selection(&st->selected, &st->scroll, n, vis);
-	st->follow = n ? rows[st->selected].id : 0;
-	st->selected_tid = n && rows[st->selected].t ? rows[st->selected].id : 0;
+	st->follow = n ? st->rows[st->selected].id : 0;
+	st->selected_tid = n && st->rows[st->selected].ti >= 0 ? st->rows[st->selected].id : 0;
 }
 
 static void draw_footer(struct grid *g, enum view_threads_sort sort)
@@ -578,44 +614,96 @@ static void draw_footer(struct grid *g, enum view_threads_sort sort)
 	view_footer_render(g, buf);
 }
 
-int view_threads_render(struct grid *g, const struct view_header *h, const struct metrics *m,
-			struct window *w, struct view_threads_state *st)
+void view_threads_state_free(struct view_threads_state *st)
 {
-	struct row *rows = NULL;
-	struct draw_ctx dc = {.h = h, .m = m, .w = w, .utf8 = st->utf8};
+	free(st->rows);
+	st->rows = NULL;
+	st->nrows = 0;
+}
+
+/* Table rows under the header of h on a screen of height rows. */
+static int table_rows(const struct view_header *h, int rows)
+{
+	int vis = rows - 1 - (view_header_height(h) + 1);
+
+	return vis < 0 ? 0 : vis;
+}
+
+int view_threads_update(struct view_threads_state *st, const struct view_header *h,
+			const struct metrics *m, struct window *w, int cols, int rows)
+{
+	struct view_threads_row *kept;
+	struct row *r = NULL;
+	int n = 0, i, err;
+
+	/* Too small: keep the last rows and selection, so Enter still means
+	 * that thread. */
+	if (cols < VIEW_MIN_W || rows < VIEW_MIN_H) {
+		st->page = 0;
+		return 0;
+	}
+	if ((err = collect_rows(m, w, &r, &n)))
+		return err;
+	qsort_r(r, (size_t)n, sizeof(*r), row_cmp, &st->sort);
+	kept = calloc((size_t)n + 1, sizeof(*kept));
+	if (!kept) {
+		free(r);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		kept[i] = (struct view_threads_row){
+		    .id = r[i].id, .ti = r[i].ti, .samples = r[i].samples};
+	free(r);
+	free(st->rows);
+	st->rows = kept;
+	st->nrows = n;
+	st->window_s = m && m->cfg.window_s ? m->cfg.window_s : window_seconds(w);
+	st->page = table_rows(h, rows);
+	clamp_selection(st, st->page);
+	/* Hottest functions for the rows on screen only: each is a walk of the
+	 * window's counts. */
+	for (i = st->scroll; i < n && i < st->scroll + st->page; i++) {
+		if (kept[i].ti < 0)
+			continue;
+		if ((err = find_hottest(w, kept[i].id, st->hide_kernel || (h && h->hide_kernel),
+					kept[i].hottest, sizeof(kept[i].hottest))))
+			return err;
+	}
+	return 0;
+}
+
+int view_threads_render(struct grid *g, const struct view_header *h, const struct metrics *m,
+			const struct view_threads_state *st)
+{
+	struct draw_ctx dc = {.h = h, .m = m, .utf8 = st->utf8};
 	struct cols c;
 	char buf[128];
 	long max_id = 0;
-	int n = 0, y, vis, i, flags_w = 0, samples_w = SAMPLES_W, err;
+	int n = st->nrows, y, vis, i, flags_w = 0, samples_w = SAMPLES_W;
+	int selected = st->selected, scroll = st->scroll;
 	uint16_t fattr;
 
 	grid_clear(g);
-	st->page = 0;
-	st->nrows = 0;
-	/* Too small: keep the last selection, so Enter still means that thread. */
 	if (view_too_small(g))
 		return 0;
-	if ((err = collect_rows(m, w, &rows, &n)))
-		return err;
-	qsort_r(rows, (size_t)n, sizeof(*rows), row_cmp, &st->sort);
-
-	dc.window_s = m && m->cfg.window_s ? m->cfg.window_s : window_seconds(w);
+	dc.window_s = st->window_s ? st->window_s : 60;
 	y = h ? view_header_render(g, 0, h) : 0;
-	vis = g->h - 1 - (y + 1);
-	if (vis < 0)
-		vis = 0;
-	st->nrows = n;
-	st->page = vis;
-	clamp_selection(st, rows, n, vis);
+	vis = table_rows(h, g->h);
+	view_clamp_selection(&selected, &scroll, n, vis);
 
 	/* Widths from the rows on screen: TID digits, flags, sample counts. */
-	for (i = st->scroll; i < n && i < st->scroll + vis; i++) {
-		if (rows[i].id > max_id)
-			max_id = rows[i].id;
-		fmt_flags(&rows[i], buf, sizeof(buf), &fattr);
-		if (text_width(buf) > flags_w)
-			flags_w = text_width(buf);
-		text_count(rows[i].samples, buf, sizeof(buf));
+	for (i = scroll; i < n && i < scroll + vis; i++) {
+		const struct view_threads_row *r = &st->rows[i];
+		const struct metrics_thread *t = row_thread(m, r);
+
+		if (r->id > max_id)
+			max_id = r->id;
+		if (t || r->ti < 0) {
+			fmt_flags(t, buf, sizeof(buf), &fattr);
+			if (text_width(buf) > flags_w)
+				flags_w = text_width(buf);
+		}
+		text_count(r->samples, buf, sizeof(buf));
 		if ((int)strlen(buf) > samples_w)
 			samples_w = (int)strlen(buf);
 	}
@@ -624,46 +712,61 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 	draw_column_header(g, y++, &c, st->sort, dc.window_s);
 	if (n == 0)
 		view_put_centered(g, y, "waiting for thread data\xe2\x80\xa6", GRID_DIM);
-	for (i = 0; i < vis && st->scroll + i < n && !err; i++)
-		err =
-		    draw_row(g, y + i, &dc, &rows[st->scroll + i], st->scroll + i == st->selected);
-	draw_footer(g, st->sort);
-	free(rows);
-	return err;
+	for (i = 0; i < vis && scroll + i < n; i++)
+		draw_row(g, y + i, &dc, &st->rows[scroll + i],
+			 !(h && h->batch) && scroll + i == selected);
+	if (!(h && h->batch)) /* text output has no keys */
+		draw_footer(g, st->sort);
+	return 0;
 }
 
-bool view_threads_key(struct view_threads_state *st, int key)
+struct view_action view_threads_key(struct view_threads_state *st, int key)
 {
+	struct view_action act = {.kind = VIEW_ACTION_USED};
 	int page = st->page > 1 ? st->page - 1 : 1;
 
 	switch (key) {
 	case 's':
 		st->sort = (enum view_threads_sort)((st->sort + 1) % VIEW_THREADS_SORT_COUNT);
 		st->scroll = 0; /* the selection is followed; scrolling re-clamps to it */
-		return true;
-	case SCREEN_KEY_UP:
+		return act;
+	case KEYS_ENTER:
+		if (st->selected_tid > 0) {
+			act.kind = VIEW_ACTION_NARROW;
+			act.tid = st->selected_tid;
+		} else {
+			act.kind = VIEW_ACTION_NONE;
+		}
+		return act;
+	case KEYS_ESC:
+		act.kind = st->tid ? VIEW_ACTION_NARROW_ALL : VIEW_ACTION_NONE;
+		return act;
+	case KEYS_UP:
 		st->selected--;
 		break;
-	case SCREEN_KEY_DOWN:
+	case KEYS_DOWN:
 		st->selected++;
 		break;
-	case SCREEN_KEY_PGUP:
+	case KEYS_PGUP:
 		st->selected -= page;
 		break;
-	case SCREEN_KEY_PGDN:
+	case KEYS_PGDN:
 		st->selected += page;
 		break;
-	case SCREEN_KEY_HOME:
+	case KEYS_HOME:
 		st->selected = 0;
 		break;
-	case SCREEN_KEY_END:
+	case KEYS_END:
 		st->selected = INT_MAX / 2;
 		break;
 	default:
-		return false;
+		act.kind = VIEW_ACTION_NONE;
+		return act;
 	}
 	if (st->selected < 0)
 		st->selected = 0;
 	st->follow = 0;
-	return true;
+	if (st->rows)
+		clamp_selection(st, st->page);
+	return act;
 }

@@ -1,8 +1,10 @@
 /*
  * view_top — the py-spy style top-N table of functions.
  *
- * view_top_render is a pure function of (header, window, state, grid size):
- * it asks window_top for the aggregated rows, sorts them, and draws
+ * view_top_update asks window_top for the aggregated rows (unless the
+ * state is frozen), copies each row's frame beside its counts, sorts them
+ * and clamps the selection; view_top_render is a pure function of
+ * (header, const state, grid size) that draws
  *
  *   header (view_header_render)
  *    %Own  %Total  OwnTime  TotalTime  Function (file:line)      Module
@@ -23,9 +25,10 @@
  * other count, then to the name, then to the frame id, so rows do not swap
  * places between refreshes when their counts are equal.
  *
- * The renderer owns nothing between calls; it clamps st->selected and
- * st->scroll so key handlers can move them blindly, and reports the
- * selected frame, the number of rows and the page height back in st.
+ * The state owns the kept rows (view_top_state_free). Keys move
+ * st->selected blindly; update (and the key handler itself) clamp it and
+ * report the selected frame, the number of rows and the page height back
+ * in st. Render clamps a local copy, so it never writes to the state.
  */
 #include "stacktop/view_top.h"
 
@@ -34,33 +37,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacktop/frames.h"
+#include "stacktop/keys.h"
 #include "stacktop/metrics.h"
 #include "stacktop/text.h"
 #include "stacktop/view_chart.h"
 #include "stacktop/waits.h"
 
-#define NUM_W 35 /* " %Own  %Total  OwnTime  TotalTime  " */
+#define NUM_W 35      /* " %Own  %Total  OwnTime  TotalTime  " */
 #define NUM_W_WALL 40 /* " %Own  %Total   OnCPU   OffCPU  Wait    " */
 
-int view_top_parse_sort(const char *s, enum view_top_sort *out)
+static bool sort_by_self(enum sort_key s)
 {
-	static const char *const names[] = {"own", "total", "owntime", "totaltime"};
-	int i;
-
-	if (!s)
-		return -EINVAL;
-	for (i = 0; i < 4; i++) {
-		if (strcasecmp(s, names[i]) == 0) {
-			*out = (enum view_top_sort)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static bool sort_by_self(enum view_top_sort s)
-{
-	return s == VIEW_TOP_SORT_OWN || s == VIEW_TOP_SORT_OWNTIME;
+	return s == SORT_OWN || s == SORT_OWNTIME;
 }
 
 static int cmp_str(const char *a, const char *b)
@@ -71,18 +60,17 @@ static int cmp_str(const char *a, const char *b)
 }
 
 struct sort_ctx {
-	struct window *w;
 	bool by_self;
-	enum view_top_sort sort;
+	enum sort_key sort;
 	bool wall;
 };
 
 /* The primary key of a row: the sorted column's count. */
-static uint64_t sort_key(const struct sort_ctx *c, const struct window_top_row *r)
+static uint64_t sort_value(const struct sort_ctx *c, const struct window_top_row *r)
 {
-	if (!c->wall || c->sort == VIEW_TOP_SORT_OWN || c->sort == VIEW_TOP_SORT_TOTAL)
+	if (!c->wall || c->sort == SORT_OWN || c->sort == SORT_TOTAL)
 		return c->by_self ? r->self : r->total;
-	if (c->sort == VIEW_TOP_SORT_OWNTIME)
+	if (c->sort == SORT_OWNTIME)
 		return r->wait[SAMPLE_WAIT_NONE];
 	return r->total - r->wait[SAMPLE_WAIT_NONE];
 }
@@ -90,18 +78,17 @@ static uint64_t sort_key(const struct sort_ctx *c, const struct window_top_row *
 static int row_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct sort_ctx *c = arg;
-	const struct window_top_row *a = pa, *b = pb;
-	uint64_t ka = sort_key(c, a), kb = sort_key(c, b);
+	const struct view_top_row *ra = pa, *rb = pb;
+	const struct window_top_row *a = &ra->r, *b = &rb->r;
+	uint64_t ka = sort_value(c, a), kb = sort_value(c, b);
 	uint64_t oa = c->by_self ? a->total : a->self, ob = c->by_self ? b->total : b->self;
-	const struct frame *fa, *fb;
+	const struct frame *fa = &ra->f, *fb = &rb->f;
 	int r;
 
 	if (ka != kb)
 		return ka > kb ? -1 : 1;
 	if (oa != ob)
 		return oa > ob ? -1 : 1;
-	fa = frames_get(window_frames(c->w), a->frame);
-	fb = frames_get(window_frames(c->w), b->frame);
 	if ((r = cmp_str(fa->sym.func, fb->sym.func)) ||
 	    (r = cmp_str(fa->sym.module, fb->sym.module)) ||
 	    (r = cmp_str(fa->sym.file, fb->sym.file)))
@@ -153,7 +140,8 @@ static const char *basename_of(const char *path)
  * 8 columns of the name remain, so the file:line stays readable at 80
  * columns. Without, the bare file name is the first thing to go: the
  * function's own name says more than "clock_gett… (clock_gettime.c)". */
-static void fmt_function(const struct frame *f, bool lines, int width, char *out, size_t size)
+static void fmt_function(const struct frame *f, bool lines, int width, char *out,
+			 size_t size)
 {
 	char name[512], loc[320], file[256], mod[256], full[900];
 	int lw;
@@ -194,7 +182,7 @@ struct num_col {
 	const char *label;
 };
 
-static void draw_column_header(struct grid *g, int y, const struct cols *c, enum view_top_sort sort,
+static void draw_column_header(struct grid *g, int y, const struct cols *c, enum sort_key sort,
 			       bool lines, bool wall)
 {
 	static const struct num_col cpu[] = {
@@ -232,11 +220,11 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c, enum
 		grid_put(g, c->mod_x, y, "Module", hdr, c->mod_w);
 }
 
-static void draw_row(struct grid *g, int y, const struct cols *c, struct window *w,
-		     const struct window_top_row *r, uint64_t total, double period,
-		     const struct view_top_state *st, bool selected)
+static void draw_row(struct grid *g, int y, const struct cols *c, const struct view_top_row *row,
+		     uint64_t total, double period, const struct view_top_state *st, bool selected)
 {
-	const struct frame *f = frames_get(window_frames(w), r->frame);
+	const struct window_top_row *r = &row->r;
+	const struct frame *f = &row->f;
 	char own[16], tot[16], buf[1024], mod[256];
 	double po = total ? 100.0 * (double)r->self / (double)total : 0;
 	double pt = total ? 100.0 * (double)r->total / (double)total : 0;
@@ -250,8 +238,8 @@ static void draw_row(struct grid *g, int y, const struct cols *c, struct window 
 				best = k;
 		text_seconds((double)on * period, own, sizeof(own));
 		text_seconds((double)off * period, tot, sizeof(tot));
-		grid_printf(g, 0, y, 0, NUM_W_WALL, "%5.1f  %6.1f  %6s  %7s  %-6s", po, pt, own, tot,
-			    best ? waits_name((enum sample_wait)best) : "-");
+		grid_printf(g, 0, y, 0, NUM_W_WALL, "%5.1f  %6.1f  %6s  %7s  %-6s", po, pt, own,
+			    tot, best ? waits_name((enum sample_wait)best) : "-");
 	} else {
 		text_seconds((double)r->self * period, own, sizeof(own));
 		text_seconds((double)r->total * period, tot, sizeof(tot));
@@ -279,15 +267,13 @@ static void draw_row(struct grid *g, int y, const struct cols *c, struct window 
 /* Batch output is read as text, not on a screen of fixed width: size the
  * function column to its longest entry, so Module follows right after it
  * instead of sitting 100 columns away. */
-static void tighten(struct cols *c, struct window *w, const struct window_top_row *rows, size_t n,
-		    int vis, bool lines)
+static void tighten(struct cols *c, const struct view_top_row *rows, size_t n, int vis, bool lines)
 {
 	char buf[1024];
 	int i, longest = (int)strlen("Function (file:line)"), fw;
 
 	for (i = 0; i < vis && i < (int)n; i++) {
-		fmt_function(frames_get(window_frames(w), rows[i].frame), lines, c->func_w, buf,
-			     sizeof(buf));
+		fmt_function(&rows[i].f, lines, c->func_w, buf, sizeof(buf));
 		fw = text_width(buf);
 		if (fw > longest)
 			longest = fw;
@@ -304,23 +290,13 @@ void view_top_state_free(struct view_top_state *st)
 	st->kept = NULL;
 	st->nkept = 0;
 	st->kept_total = 0;
+	st->have_rows = false;
+	st->wall_split[0] = '\0';
 }
 
-/* file:line for exactly the rows this render shows (their "(file:line)"),
- * looked up lazily and cached by the frames table. By line, the
- * aggregation itself needs the lines of every frame on a live stack
- * (window_resolve_lines, before window_top). Both are to move to the tick. */
-static void resolve_shown_lines(struct window *w, const struct window_top_row *rows, size_t n,
-				int from, int vis)
-{
-	for (int i = from; i < from + vis && i < (int)n; i++)
-		frames_line(window_frames_mut(w), rows[i].frame);
-}
-
-/* The rows to draw: fresh from the window, or the ones kept while frozen.
- * The caller owns *rows in both cases (a copy is made of the kept rows). */
-static int top_rows(struct window *w, struct view_top_state *st, struct window_top_row **rows,
-		    size_t *n, uint64_t *total)
+/* Take the rows from the window into st->kept, each with a copy of its
+ * frame, and the wall-time split. */
+static int take_rows(struct view_top_state *st, struct window *w)
 {
 	struct window_top_query q = {
 	    .key = st->lines ? WINDOW_KEY_LINE : WINDOW_KEY_FUNCTION,
@@ -328,130 +304,279 @@ static int top_rows(struct window *w, struct view_top_state *st, struct window_t
 	    .hide_kernel = st->hide_kernel,
 	    .hide_idle = st->wall && st->hide_idle,
 	};
-	if (st->frozen && st->kept) {
-		*rows = malloc((st->nkept ? st->nkept : 1) * sizeof(**rows));
-		if (!*rows)
-			return -ENOMEM;
-		memcpy(*rows, st->kept, st->nkept * sizeof(**rows));
-		*n = st->nkept;
-		*total = st->kept_total;
-		return 0;
-	}
-	int err = st->lines ? window_resolve_lines(w, st->tid) : 0;
-	if (!err)
-		err = window_top(w, &q, rows, n, total);
-	if (err)
+	struct window_top_row *rows = NULL;
+	struct view_top_row *kept;
+	uint64_t total = 0;
+	size_t n = 0, i;
+	int err;
+
+	/* By line, the aggregation itself needs the line of every frame on a
+	 * live stack (looked up once each, then cached by the frames table). */
+	if (st->lines && (err = window_resolve_lines(w, st->tid)))
 		return err;
-	/* Keep a copy so a pause can show exactly this. */
+	if ((err = window_top(w, &q, &rows, &n, &total)))
+		return err;
+	kept = malloc((n ? n : 1) * sizeof(*kept));
+	if (!kept) {
+		free(rows);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		kept[i].r = rows[i];
+		const struct frame *f = frames_get(window_frames(w), rows[i].frame);
+		kept[i].f = f ? *f : (struct frame){.pc = rows[i].frame};
+	}
+	free(rows);
 	free(st->kept);
-	st->kept = malloc((*n ? *n : 1) * sizeof(**rows));
-	if (st->kept)
-		memcpy(st->kept, *rows, *n * sizeof(**rows));
-	st->nkept = st->kept ? *n : 0;
-	st->kept_total = *total;
+	st->kept = kept;
+	st->nkept = n;
+	st->kept_total = total;
+	st->have_rows = true;
+	st->wall_split[0] = '\0';
+	if (st->wall) {
+		uint64_t counts[SAMPLE_WAIT_COUNT];
+
+		window_wait_counts(w, st->tid, counts);
+		view_wait_split(counts, !st->utf8, st->wall_split, sizeof(st->wall_split));
+	}
 	return 0;
 }
 
-/* Batch: the series as text lines, so logs carry them. */
+/* Batch: the series as text lines, so logs carry them, in the words the
+ * TUI's charts use. */
 static int draw_series_lines(struct grid *g, int y, const struct metrics *m)
 {
-	char buf[512], verdict[256], limit[160];
+	char buf[512], mem[512], limit[256];
 	int rows = 0;
-	metrics_alerts_text(m, buf, sizeof(buf));
+
+	view_chart_alerts_text(m, buf, sizeof(buf));
 	if (buf[0])
 		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "%s", buf);
-	if (m->baseline_set)
-		grid_printf(g, 0, y + rows++, 0, -1,
-			    "CPU  now %.0f%%  floor %.0f%%  base %.0f%%  peak %.0f%%  (%% of one core)",
-			    m->cpu_now, m->cpu_floor, m->cpu_baseline, m->cpu_peak);
-	else
-		grid_printf(g, 0, y + rows++, 0, -1,
-			    "CPU  now %.0f%%  floor %.0f%%  base -  peak %.0f%%  (%% of one core)",
-			    m->cpu_now, m->cpu_floor, m->cpu_peak);
-	metrics_mem_verdict(m, verdict, sizeof(verdict));
-	metrics_mem_limit_text(m, limit, sizeof(limit));
-	grid_printf(g, 0, y + rows++, 0, -1, "MEM  %s%s%s", verdict, limit[0] ? "  " : "", limit);
+	view_chart_cpu_text(m, false, buf, sizeof(buf));
+	grid_printf(g, 0, y + rows++, 0, -1, "%s  (%% of one core)", buf);
+	view_chart_mem_text(m, false, mem, sizeof(mem));
+	view_chart_mem_limit_text(m, limit, sizeof(limit));
+	grid_printf(g, 0, y + rows++, 0, -1, "%s%s%s", mem, limit[0] ? "  " : "", limit);
 	return rows;
 }
 
-/* TUI: alerts, then the CPU chart and the memory chart or verdict, sized to
- * leave the table at least a few rows. Returns the rows used. */
+static int series_lines_height(const struct metrics *m)
+{
+	char buf[512];
+
+	view_chart_alerts_text(m, buf, sizeof(buf));
+	return buf[0] ? 3 : 2;
+}
+
+/* TUI: the rows of the alerts line, the CPU chart and the memory chart or
+ * verdict, sized to leave the table at least a few rows (gh: grid height,
+ * y: first row). */
+static void charts_plan(const struct view_top_state *st, int gh, int y, int *alerts, int *cpu_h,
+			int *mem_h)
+{
+	char buf[512];
+	int room;
+
+	view_chart_alerts_text(st->metrics, buf, sizeof(buf));
+	*alerts = buf[0] && y < gh ? 1 : 0;
+	*cpu_h = *mem_h = 0;
+	if (!st->charts)
+		return;
+	room = gh - 1 - (y + *alerts) - 6; /* footer, and header + 5 rows of table */
+	*cpu_h = gh >= 45 ? 8 : gh >= 30 ? 6 : 4;
+	*mem_h = gh >= 45 ? 6 : gh >= 30 ? 2 : 1;
+	if (*cpu_h + *mem_h > room) {
+		*cpu_h = room >= 5 ? 4 : room >= 4 ? 3 : 0;
+		*mem_h = room - *cpu_h >= 1 ? 1 : 0;
+	}
+}
+
+/* TUI: alerts, then the charts as charts_plan says. When the table is
+ * narrowed to one thread the charts say they are still process-wide.
+ * Returns the rows used. */
 static int draw_charts(struct grid *g, int y, const struct view_top_state *st)
 {
 	const struct metrics *m = st->metrics;
-	int used = view_alerts_render(g, y, m);
-	if (!st->charts)
-		return used;
-	int room = g->h - 1 - (y + used) - 6; /* footer, and header + 5 rows of table */
-	int cpu_h = g->h >= 45 ? 8 : g->h >= 30 ? 6 : 4;
-	int mem_h = g->h >= 45 ? 6 : g->h >= 30 ? 2 : 1;
-	if (cpu_h + mem_h > room) {
-		cpu_h = room >= 5 ? 4 : room >= 4 ? 3 : 0;
-		mem_h = room - cpu_h >= 1 ? 1 : 0;
-	}
+	int alerts, cpu_h, mem_h, used;
+
+	charts_plan(st, g->h, y, &alerts, &cpu_h, &mem_h);
+	used = view_alerts_render(g, y, m);
 	if (cpu_h) {
-		view_chart_cpu(g, 0, y + used, g->w, cpu_h, m, st->utf8);
+		view_chart_cpu_scoped(g, 0, y + used, g->w, cpu_h, m, st->utf8, st->tid != 0);
 		used += cpu_h;
 	}
 	if (mem_h) {
-		view_chart_mem(g, 0, y + used, g->w, mem_h, m, st->utf8);
+		view_chart_mem_scoped(g, 0, y + used, g->w, mem_h, m, st->utf8, st->tid != 0);
 		used += mem_h;
 	}
 	return used;
 }
 
-int view_top_render(struct grid *g, const struct view_header *h, struct window *w,
-		    struct view_top_state *st)
+/* First row of the table's column header for a cols x rows grid, and the
+ * table rows that fit under it. */
+static void table_geometry(const struct view_top_state *st, const struct view_header *h, int rows,
+			   int *table_y, int *vis)
 {
-	struct window_top_row *rows = NULL;
+	int y = view_header_height(h), bottom;
+
+	if (st->wall && h && st->wall_split[0])
+		y++;
+	if (st->metrics) {
+		if (st->batch) {
+			y += series_lines_height(st->metrics);
+		} else {
+			int alerts, cpu_h, mem_h;
+
+			charts_plan(st, rows, y, &alerts, &cpu_h, &mem_h);
+			y += alerts + cpu_h + mem_h;
+		}
+	}
+	bottom = st->batch ? rows : rows - 1; /* first row not for the table */
+	*table_y = y;
+	*vis = bottom - (y + 1);
+	if (st->batch && st->limit > 0 && *vis > st->limit)
+		*vis = st->limit;
+	if (*vis < 0)
+		*vis = 0;
+}
+
+/* Clamp the selection to the kept rows and a page of st->page rows, and
+ * name the selected frame. */
+static void sync_selection(struct view_top_state *st)
+{
+	st->nrows = (int)st->nkept;
+	if (st->batch)
+		st->scroll = 0;
+	view_clamp_selection(&st->selected, &st->scroll, st->nrows, st->page);
+	st->selected_frame = st->nkept ? st->kept[st->selected].r.frame : UINT32_MAX;
+}
+
+/* "(file)" for the rows on screen: file:line is looked up only for the
+ * frames a view shows. A kept row whose id the frames table has since given
+ * to another frame (a frozen table) keeps what it has. */
+static void resolve_shown_lines(struct view_top_state *st, struct window *w)
+{
+	struct frames *fr = window_frames_mut(w);
+	int vis = st->batch ? (st->limit > 0 ? st->limit : (int)st->nkept) : st->page;
+	for (int i = st->scroll; i < st->scroll + vis && i < (int)st->nkept; i++) {
+		struct frame *kf = &st->kept[i].f;
+		const struct frame *f = frames_get(fr, st->kept[i].r.frame);
+		if (kf->has_line || !f || f->pid != kf->pid || f->pc != kf->pc ||
+		    f->kernel != kf->kernel)
+			continue;
+		*kf = *frames_line(fr, st->kept[i].r.frame);
+	}
+}
+
+int view_top_update(struct view_top_state *st, struct window *w, const struct view_header *h,
+		    int cols, int rows)
+{
 	struct sort_ctx sc = {
-	    .w = w, .by_self = sort_by_self(st->sort), .sort = st->sort, .wall = st->wall};
+	    .by_self = sort_by_self(st->sort), .sort = st->sort, .wall = st->wall};
+	int table_y, err;
+
+	if (!st->frozen || !st->have_rows) {
+		if ((err = take_rows(st, w)))
+			return err;
+	}
+	qsort_r(st->kept, st->nkept, sizeof(*st->kept), row_cmp, &sc);
+	st->page = 0;
+	if (st->batch || (cols >= VIEW_MIN_W && rows >= VIEW_MIN_H))
+		table_geometry(st, h, rows, &table_y, &st->page);
+	sync_selection(st);
+	resolve_shown_lines(st, w);
+	return 0;
+}
+
+struct view_action view_top_key(struct view_top_state *st, int key)
+{
+	struct view_action act = {.kind = VIEW_ACTION_USED};
+	int page = st->page > 1 ? st->page : 1;
+
+	switch (key) {
+	case 's':
+	case '>':
+		st->sort = (enum sort_key)((st->sort + 1) % SORT_COUNT);
+		return act;
+	case 'S':
+	case '<':
+		st->sort = (enum sort_key)((st->sort + SORT_COUNT - 1) % SORT_COUNT);
+		return act;
+	case KEYS_UP:
+		st->selected--;
+		break;
+	case KEYS_DOWN:
+		st->selected++;
+		break;
+	case KEYS_PGUP:
+		st->selected -= page;
+		break;
+	case KEYS_PGDN:
+		st->selected += page;
+		break;
+	case KEYS_HOME:
+		st->selected = 0;
+		break;
+	case KEYS_END:
+		st->selected = 1 << 30;
+		break;
+	case KEYS_ESC:
+		if (!st->tid)
+			act.kind = VIEW_ACTION_NONE;
+		else
+			act.kind = VIEW_ACTION_NARROW_ALL;
+		return act;
+	case KEYS_ENTER:
+		if (st->selected_frame == UINT32_MAX) {
+			act.kind = VIEW_ACTION_NONE;
+		} else {
+			act.kind = VIEW_ACTION_OPEN_ICICLE;
+			act.frame = st->selected_frame;
+		}
+		return act;
+	default:
+		act.kind = VIEW_ACTION_NONE;
+		return act;
+	}
+	if (st->selected < 0)
+		st->selected = 0;
+	if (st->have_rows)
+		sync_selection(st);
+	return act;
+}
+
+int view_top_render(struct grid *g, const struct view_header *h, const struct view_top_state *st)
+{
+	const struct view_top_row *rows = st->kept;
 	struct cols c;
-	uint64_t total = 0;
+	uint64_t total = st->kept_total;
 	double period = st->period_s;
-	size_t n = 0;
-	int y, bottom, vis, i, err;
+	size_t n = st->have_rows ? st->nkept : 0;
+	int y, vis, i, selected = st->selected, scroll = st->scroll;
 
 	grid_clear(g);
-	st->selected_frame = UINT32_MAX;
-	st->nrows = 0;
-	st->page = 0;
 	if (!st->batch && view_too_small(g))
 		return 0;
 	if (!(period > 0) && h && h->rate_hz > 0)
 		period = 1.0 / h->rate_hz;
-	err = top_rows(w, st, &rows, &n, &total);
-	if (err)
-		return err;
-	qsort_r(rows, n, sizeof(*rows), row_cmp, &sc);
 
 	y = h ? view_header_render(g, 0, h) : 0;
-	if (st->wall && h && h->wall_split && h->wall_split[0]) {
+	if (st->wall && h && st->wall_split[0]) {
 		char split[256];
-		text_sanitize(h->wall_split, split, sizeof(split));
+		text_sanitize(st->wall_split, split, sizeof(split));
 		grid_printf(g, 0, y++, 0, g->w, "wall time: %s%s", split,
 			    st->hide_idle ? "  (idle threads hidden: i shows them)" : "");
 	}
 	if (st->metrics)
 		y += st->batch ? draw_series_lines(g, y, st->metrics) : draw_charts(g, y, st);
 	c = layout(g->w, st->wall);
-	bottom = st->batch ? g->h : g->h - 1; /* first row not for the table */
-	vis = bottom - (y + 1);
-	if (st->batch && st->limit > 0 && vis > st->limit)
-		vis = st->limit;
-	if (vis < 0)
-		vis = 0;
-	st->nrows = (int)n;
-	st->page = vis;
+	table_geometry(st, h, g->h, &i, &vis);
 	if (st->batch)
-		st->scroll = 0;
-	view_clamp_selection(&st->selected, &st->scroll, (int)n, vis);
-	if (n)
-		st->selected_frame = rows[st->selected].frame;
+		scroll = 0;
+	view_clamp_selection(&selected, &scroll, (int)n, vis);
 
-	resolve_shown_lines(w, rows, n, st->scroll, vis);
 	if (st->batch && c.mod_w)
-		tighten(&c, w, rows, n, vis, st->lines);
+		tighten(&c, rows, n, vis, st->lines);
 	draw_column_header(g, y++, &c, st->sort, st->lines, st->wall);
 	if ((n == 0 || total == 0) && !st->wall && st->metrics && st->metrics->rss.len >= 3) {
 		/* Seconds in and still nothing: on-CPU sampling sees only
@@ -463,14 +588,12 @@ int view_top_render(struct grid *g, const struct view_header *h, struct window *
 	} else if (n == 0 || total == 0) {
 		view_put_centered(g, y, "waiting for samples\xe2\x80\xa6", GRID_DIM);
 	}
-	for (i = 0; i < vis && st->scroll + i < (int)n; i++) {
-		int r = st->scroll + i;
+	for (i = 0; i < vis && scroll + i < (int)n; i++) {
+		int r = scroll + i;
 
-		draw_row(g, y + i, &c, w, &rows[r], total, period, st,
-			 !st->batch && r == st->selected);
+		draw_row(g, y + i, &c, &rows[r], total, period, st, !st->batch && r == selected);
 	}
 	if (!st->batch)
-		view_footer_render(g, NULL);
-	free(rows);
+		view_footer_render(g, h && h->source ? view_footer_report : NULL);
 	return 0;
 }

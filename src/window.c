@@ -837,33 +837,3 @@ uint64_t window_wait_counts(const struct window *w, int tid, uint64_t counts[SAM
 	}
 	return sum;
 }
-
-void window_wait_split_ascii(const struct window *w, int tid, bool ascii, char *buf, size_t size)
-{
-	uint64_t counts[SAMPLE_WAIT_COUNT];
-	uint64_t sum = window_wait_counts(w, tid, counts);
-	size_t off = 0;
-	int k;
-
-	if (size)
-		buf[0] = '\0';
-	if (!sum || !size)
-		return;
-	for (k = 0; k < SAMPLE_WAIT_COUNT && off < size; k++) {
-		if (!counts[k])
-			continue;
-		int pct = (int)((200 * counts[k] + sum) / (2 * sum)); /* rounded */
-		int len = snprintf(buf + off, size - off, "%s%s %d%%",
-				   off ? (ascii ? ", " : " \xc2\xb7 ") : "", waits_name(k), pct);
-		if (len < 0)
-			break;
-		off += (size_t)len;
-	}
-	if (off >= size)
-		buf[size - 1] = '\0';
-}
-
-void window_wait_split(const struct window *w, int tid, char *buf, size_t size)
-{
-	window_wait_split_ascii(w, tid, false, buf, size);
-}

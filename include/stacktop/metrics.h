@@ -10,6 +10,9 @@
  * metrics_push_* with synthetic data and call metrics_eval. Series hold one
  * point per second for the window, so memory is bounded by --window.
  *
+ * Numbers and enums only: the words a person reads about them (verdicts,
+ * alerts, spans, rates) are built in the view layer (view_chart).
+ *
  * Definitions (what the user sees):
  *  - floor: p10 of process CPU over the window — the level it never drops
  *    below;
@@ -32,6 +35,9 @@
 #include <sys/types.h>
 
 #include "stacktop/series.h"
+
+/* Seconds of memory data before any trend verdict. */
+#define METRICS_TREND_MIN_S 10
 
 struct metrics_config {
 	unsigned window_s; /* series length in seconds (one point a second) */
@@ -117,23 +123,5 @@ void metrics_eval(struct metrics *m, double t);
 /* 'b': the baseline becomes the median of the last 10 s; 'B': no baseline. */
 void metrics_baseline_now(struct metrics *m);
 void metrics_baseline_clear(struct metrics *m);
-
-/* One-line memory verdict, e.g.
- * "stairs: +96 MiB/h, no drops in 14m — leak suspected (anonymous grows)",
- * "rollercoaster: peaks 310-540 MiB, drops every ~2m — healthy", "flat". */
-void metrics_mem_verdict(const struct metrics *m, char *buf, size_t size);
-/* "limit 2.0 GiB (cgroup) in ~3h10m at this slope", or "" when not rising. */
-void metrics_mem_limit_text(const struct metrics *m, char *buf, size_t size);
-/* The alerts line: every alert that holds, most urgent first, "" if none. */
-void metrics_alerts_text(const struct metrics *m, char *buf, size_t size);
-
-/* "+96 MiB/h", "-1.5 GiB/h", "+600 MiB/min": a memory slope in bytes per
- * second, per hour unless that is 10 GiB/h or more. */
-void metrics_rate_text(double bytes_per_s, char *buf, size_t size);
-/* "45s", "14m", "3h10m", "2d03h": a human span for verdicts. */
-void metrics_span_text(double s, char *buf, size_t size);
-/* One-letter thread state as a word: "running", "sleeping", "disk",
- * "stopped", "zombie", ... */
-const char *metrics_state_word(char state);
 
 #endif

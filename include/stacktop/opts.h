@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "stacktop/view_top.h"
+#include "stacktop/sort.h"
 
 #define OPTS_MAX_PIDS 64
 
@@ -26,6 +26,13 @@ enum opts_cmd {
 	OPTS_CMD_DUMP, /* every thread's stack once, then exit */
 	OPTS_CMD_RECORD, /* sample without a screen, write a profile file */
 	OPTS_CMD_REPORT, /* open a saved profile in the views */
+};
+
+/* The view batch mode prints (--view). */
+enum opts_view {
+	OPTS_VIEW_TOP = 0,
+	OPTS_VIEW_ICICLE,
+	OPTS_VIEW_THREADS,
 };
 
 struct opts {
@@ -39,7 +46,8 @@ struct opts {
 	bool batch; /* -b */
 	long iterations; /* -n, 0 = forever */
 	int limit; /* --limit, default 30 */
-	enum view_top_sort sort; /* --sort, default own */
+	enum sort_key sort; /* --sort, default own */
+	enum opts_view view; /* --view, default top (batch mode) */
 	unsigned stack_size; /* --stack-size BYTES, default 16384, 512..65528, multiple of 8 */
 	bool lines; /* -L: start aggregating by line */
 	bool hide_kernel; /* --no-kernel: start with kernel frames hidden */

@@ -5,7 +5,7 @@
  * screen_init puts the terminal in cbreak/noecho mode with the keypad on
  * and the cursor hidden; screen_fini restores it and is safe to call twice,
  * from atexit and from a fatal-signal handler. Keys come back as plain
- * characters or SCREEN_KEY_* codes, so the caller never sees curses.
+ * characters or KEYS_* codes (keys.h), so the caller never sees curses.
  * SIGWINCH is delivered to main (through its signalfd), which then calls
  * screen_resize.
  */
@@ -15,23 +15,24 @@
 #include <stdbool.h>
 
 #include "stacktop/grid.h"
+#include "stacktop/keys.h"
 
-enum {
-	SCREEN_KEY_NONE = -1,
-	SCREEN_KEY_UP = 0x10000,
-	SCREEN_KEY_DOWN,
-	SCREEN_KEY_LEFT,
-	SCREEN_KEY_RIGHT,
-	SCREEN_KEY_PGUP,
-	SCREEN_KEY_PGDN,
-	SCREEN_KEY_HOME,
-	SCREEN_KEY_END,
-	SCREEN_KEY_ENTER,
-	SCREEN_KEY_ESC,
-	SCREEN_KEY_BACKSPACE,
-	SCREEN_KEY_TAB,
-	SCREEN_KEY_RESIZE,
-};
+/* The key codes live in keys.h (views include only that); these names
+ * stay for the app's key handling. */
+#define SCREEN_KEY_NONE KEYS_NONE
+#define SCREEN_KEY_UP KEYS_UP
+#define SCREEN_KEY_DOWN KEYS_DOWN
+#define SCREEN_KEY_LEFT KEYS_LEFT
+#define SCREEN_KEY_RIGHT KEYS_RIGHT
+#define SCREEN_KEY_PGUP KEYS_PGUP
+#define SCREEN_KEY_PGDN KEYS_PGDN
+#define SCREEN_KEY_HOME KEYS_HOME
+#define SCREEN_KEY_END KEYS_END
+#define SCREEN_KEY_ENTER KEYS_ENTER
+#define SCREEN_KEY_ESC KEYS_ESC
+#define SCREEN_KEY_BACKSPACE KEYS_BACKSPACE
+#define SCREEN_KEY_TAB KEYS_TAB
+#define SCREEN_KEY_RESIZE KEYS_RESIZE
 
 /* 0, or -ENOTTY when stdin/stdout is not a terminal curses can drive. */
 int screen_init(void);
@@ -42,7 +43,7 @@ void screen_size(int *w, int *h);
 void screen_resize(void);
 /* Draw the grid (sized to the screen) and refresh. */
 void screen_draw(const struct grid *g);
-/* Next key, or SCREEN_KEY_NONE when none is waiting (non-blocking). */
+/* Next key, or KEYS_NONE when none is waiting (non-blocking). */
 int screen_getkey(void);
 /* The fd that becomes readable when a key is waiting (stdin). */
 int screen_fd(void);

@@ -1,17 +1,55 @@
 /*
  * view — what all views share: the header lines (target, rates, counters,
- * warnings) and the help screen.
+ * warnings), the help screen, the footer, and the result of a key.
  *
  * struct view_header is filled by main from the sampler, target and window;
- * views only read it. Strings in it are raw: the views sanitize them.
+ * views only read it. Strings in it are raw: the views sanitize them. The
+ * header carries numbers and enums, not sentences: the words a person reads
+ * (the warning line, the wait split) are built here, in the view layer, so
+ * the TUI and batch output say the same thing for the same state.
+ *
+ * Every view has the same three entry points (see view_top.h):
+ *   view_X_update(state, model...)  on each refresh tick and after a key:
+ *                                   computes and keeps what the view shows;
+ *   view_X_render(grid, header, const state)  draws it, changes nothing;
+ *   view_X_key(state, key)          moves the state, and returns a
+ *                                   struct view_action for the app.
  */
 #ifndef STACKTOP_VIEW_H
 #define STACKTOP_VIEW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stacktop/grid.h"
+
+/* What a key did, for the app to carry out (views know no other view and
+ * no app state). */
+enum view_action_kind {
+	VIEW_ACTION_NONE = 0,	 /* not used: the app may give it another meaning */
+	VIEW_ACTION_USED,	 /* used by the view (redraw after view_X_update) */
+	VIEW_ACTION_NARROW,	 /* show only thread .tid in every view */
+	VIEW_ACTION_NARROW_ALL,	 /* show all threads again */
+	VIEW_ACTION_OPEN_ICICLE, /* open the icicle on window frame .frame */
+};
+
+struct view_action {
+	enum view_action_kind kind;
+	int tid;	/* VIEW_ACTION_NARROW */
+	uint32_t frame; /* VIEW_ACTION_OPEN_ICICLE */
+};
+
+/* The one warning the header shows (the most pressing; main measures, the
+ * view words it). The numbers it needs are in view_header.warn_*. */
+enum view_warning {
+	VIEW_WARNING_NONE = 0,
+	VIEW_WARNING_SAMPLING_BEHIND, /* warn_hz samples/s of warn_expected_hz */
+	VIEW_WARNING_LOST,	      /* warn_lost records lost in warn_span_s */
+	VIEW_WARNING_BUSY,	      /* stacktop spends over half its time processing */
+	VIEW_WARNING_TRACED,	      /* the target is traced by warn_tracer */
+	VIEW_WARNING_KERNEL_HIDDEN,   /* no kernel frames: perf_event_paranoid */
+};
 
 struct view_header {
 	int pid; /* first target pid */
@@ -34,25 +72,32 @@ struct view_header {
 	const char *exit_text; /* "exited with status 0", "killed by SIGKILL" */
 	int filter_tid;	       /* 0: all threads */
 	const char *filter_name;
-	const char *status;  /* one-line message (e.g. "window reset"), or NULL */
-	const char *warning; /* e.g. "sampling behind", or NULL */
+	const char *status;		  /* one-line message (e.g. "window reset"), or NULL */
+	enum view_warning warning;	  /* see view_warning_text */
+	double warn_hz, warn_expected_hz; /* SAMPLING_BEHIND */
+	uint64_t warn_lost;		  /* LOST */
+	double warn_span_s;		  /* LOST: seconds the count covers */
+	int warn_tracer;		  /* TRACED: the tracer's pid */
 	bool hide_kernel;
 	bool lines;
-	const int *pids; /* optional: all npids pids, shown as "pids 4242,4243 (+N)" */
-	/* Wall mode: the process's wall time by wait kind, from
-	 * window_wait_split ("running 4% · lock 61% · I/O 22% · sleep 13%");
-	 * the top view draws it as "wall time: ..." under the header. NULL
-	 * or "": no line. */
-	const char *wall_split;
+	const int *pids;    /* optional: all npids pids, shown as "pids 4242,4243 (+N)" */
 	const char *source; /* report: the profile file shown instead of a pid */
-	bool batch; /* text output: no keys to mention */
-	double pause_us; /* wall mode: mean time a thread is stopped per sample; 0: not shown */
+	bool batch;	    /* text output: no keys to mention */
+	double pause_us;    /* wall mode: mean time a thread is stopped per sample; 0: not shown */
 };
 
 /* Draw the header into rows y.. of g; returns the number of rows used:
- * 2, or 3 when there is an exit notice, a warning or a status message
- * (a warning that does not start with '!' gets "! " in front). */
+ * 2, or 3 when there is an exit notice, a warning or a status message. */
 int view_header_render(struct grid *g, int y, const struct view_header *h);
+/* The rows view_header_render will use (2 or 3). */
+int view_header_height(const struct view_header *h);
+/* The warning's sentence ("! sampling behind: 120/s of 400/s expected;
+ * lower --rate or --stack-size", ...), "" for VIEW_WARNING_NONE. */
+void view_warning_text(const struct view_header *h, char *buf, size_t size);
+/* "running 4% · lock 61% · I/O 22% · sleep 13%" from window_wait_counts:
+ * kinds with no samples left out, "" when the sum is 0; ascii: ", "
+ * between kinds instead of a middle dot. */
+void view_wait_split(const uint64_t *counts, bool ascii, char *buf, size_t size);
 
 /* Help screen: every key, one per line. */
 void view_help_render(struct grid *g);
@@ -60,6 +105,8 @@ void view_help_render(struct grid *g);
 /* Footer key hints on the last row; hints NULL: view_footer_default. */
 void view_footer_render(struct grid *g, const char *hints);
 extern const char view_footer_default[];
+/* The top view's hints for `stacktop report FILE` (no pause). */
+extern const char view_footer_report[];
 
 /* The smallest screen a view draws on; below it, a notice. */
 #define VIEW_MIN_W 60

@@ -17,11 +17,12 @@
  * itself if its samples do.
  *
  * Ownership: the state owns its paths and a private cache (the tree and
- * layout of the last render, the compiled search); zero-initialise it,
- * free it with view_icicle_state_free. Keys act on the last rendered tree
- * (what the user sees), so render at least once before sending keys.
+ * layout of the last update, the compiled search); zero-initialise it,
+ * free it with view_icicle_state_free. Keys act on the last updated tree
+ * (what the user sees), so update at least once before sending keys.
+ * Render only reads the state.
  *
- * While the header says paused, render reuses the last tree: the picture
+ * While the header says paused, update reuses the last tree: the picture
  * stays still while keys still move the selection.
  */
 #ifndef STACKTOP_VIEW_ICICLE_H
@@ -49,7 +50,7 @@ struct view_icicle_state {
 	struct icicle_path sel, zoom; /* from below the root; empty = the root */
 	bool utf8;		      /* "…" and arrows; ASCII otherwise */
 
-	/* out, from the last render */
+	/* out, from the last update */
 	bool aged_out;		 /* the selected path is no longer in the window */
 	uint32_t selected_frame; /* window frame of the selection; UINT32_MAX: none/root */
 	int nmatches;		 /* frames matching the search */
@@ -58,20 +59,30 @@ struct view_icicle_state {
 	struct view_icicle_priv *priv; /* private cache, see above */
 };
 
-/* Render into g (cleared first). A grid under 60x12 gets only the
- * "terminal too small" notice. 0 or -errno. */
-int view_icicle_render(struct grid *g, const struct view_header *h, struct window *w,
-		       struct view_icicle_state *st);
+/* On each refresh and after a key: build the merged tree from w (while
+ * the header says paused, keep the last one unless the query changed),
+ * map the selection and zoom paths onto it, match the search, copy the
+ * selection's frame and lay out the boxes for a cols x rows screen. Sets
+ * the "out" fields. 0 or -errno. */
+int view_icicle_update(struct view_icicle_state *st, const struct view_header *h, struct window *w,
+		       int cols, int rows);
 
-/* Handle a key (a character or SCREEN_KEY_*): arrows move (up: caller, down:
+/* Draw into g (cleared first) what the last update laid out; changes
+ * nothing. A grid under 60x12 gets only the "terminal too small" notice.
+ * 0 or -errno. */
+int view_icicle_render(struct grid *g, const struct view_header *h,
+		       const struct view_icicle_state *st);
+
+/* Handle a key (a character or KEYS_*): arrows move (up: caller, down:
  * heaviest callee, left/right: neighbour on the row), Enter zooms, Esc or
  * Backspace zooms out one level (at the root Esc clears a search), '/'
  * starts a search (typed characters, Backspace, Enter accepts and selects
  * the first match, Esc cancels), n/N next/previous match, f bottom-up,
- * c colour mode, t one root per thread. Returns true when the key was
- * used; false lets the caller handle it (q, 1, 2, space, ...). While a
- * search is being typed every key is used. */
-bool view_icicle_key(struct view_icicle_state *st, int key);
+ * c colour mode, t one root per thread. Returns VIEW_ACTION_USED when the
+ * key was used; VIEW_ACTION_NONE lets the caller handle it (q, 1, 2,
+ * space, ...). While a search is being typed every key is used, and the
+ * search is compiled and matched here, on the key. */
+struct view_action view_icicle_key(struct view_icicle_state *st, int key);
 
 /* Select the function of this window frame (Enter in the top view): top-down
  * at its heaviest call path, or bottom-up when the function is only ever a

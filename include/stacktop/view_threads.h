@@ -12,10 +12,12 @@
  * window and its hottest function, then the flags a user acts on:
  * BUSY FLOOR, STUCK (D for 12s), ZOMBIE.
  *
- * A pure function of (header, metrics, window, state, grid size) into a
- * grid, like view_top. The renderer clamps the selection, keeps it on the
- * same thread when rows are re-sorted between refreshes, and reports the
- * selected thread (for Enter: "only this thread") and the page height.
+ * Update and render, like view_top: view_threads_update collects and sorts
+ * the rows (from metrics and the window), keeps the selection on the same
+ * thread when rows are re-sorted between refreshes, and reports the
+ * selected thread (for Enter: "only this thread") and the page height;
+ * view_threads_render draws them from a const state. The state owns its
+ * rows (view_threads_state_free).
  */
 #ifndef STACKTOP_VIEW_THREADS_H
 #define STACKTOP_VIEW_THREADS_H
@@ -37,32 +39,57 @@ enum view_threads_sort {
 	VIEW_THREADS_SORT_COUNT
 };
 
+/* A row as view_threads_update kept it. */
+struct view_threads_row {
+	pid_t id;	   /* TID, or a zombie child's pid */
+	int ti;		   /* index in metrics->threads at update; -1: zombie child */
+	uint64_t samples;  /* in the window */
+	char hottest[128]; /* raw; filled for the rows on screen only */
+};
+
 struct view_threads_state {
 	enum view_threads_sort sort;
 	int selected;	    /* row index in sorted order */
 	int scroll;	    /* first row shown */
 	bool utf8;	    /* block characters in the sparklines */
+	int tid;	    /* set by the app: the thread the views are narrowed to, 0: all */
+	bool hide_kernel;   /* set by the app: the hottest function skips kernel frames */
 	pid_t selected_tid; /* out: TID of the selected thread; 0 when the
 			     * selection is a zombie child or there are no rows */
 	int page;	    /* out: table rows that fit on screen (PgUp/PgDn) */
 	/* Internal: the row the selection follows across re-sorts (a TID, or a
 	 * zombie child's pid); reset by the movement keys. */
 	pid_t follow;
-	int nrows; /* out: rows in the table (all, not only those shown) */
+	int nrows;		       /* out: rows in the table (all, not only those shown) */
+	struct view_threads_row *rows; /* kept by update, sorted (nrows of them) */
+	unsigned window_s;	       /* the sparkline's span, from update */
 };
 
 /* "cpu", "floor", "samples", "tid", "name". */
 const char *view_threads_sort_name(enum view_threads_sort s);
+/* One-letter thread state as a word: "running", "sleeping", "disk",
+ * "stopped", "traced", "zombie", "dead", "idle", "unknown". */
+const char *view_threads_state_word(char state);
 
-/* Render header + column header + rows + footer into g (cleared first). m
- * may be NULL (no readings yet). A grid under 60x12 gets only the
- * "terminal too small" notice. 0 or -errno (from window_top). */
+/* On each refresh and after a key: collect the rows from m (which may be
+ * NULL: no readings yet) and w, sort them, keep the selection on the
+ * followed thread and inside a cols x rows screen, and find the hottest
+ * function of the rows on screen. 0 or -errno (from window_top). */
+int view_threads_update(struct view_threads_state *st, const struct view_header *h,
+			const struct metrics *m, struct window *w, int cols, int rows);
+
+/* Draw header + column header + rows + footer into g (cleared first) from
+ * the kept rows and m (the same metrics update saw, or NULL); changes
+ * nothing. A grid under 60x12 gets only the "terminal too small" notice. */
 int view_threads_render(struct grid *g, const struct view_header *h, const struct metrics *m,
-			struct window *w, struct view_threads_state *st);
+			const struct view_threads_state *st);
 
-/* 's' cycles the sort; arrows, PgUp/PgDn, Home/End move the selection (the
- * renderer clamps it). Returns true if the key was used. Key codes are
- * plain characters or SCREEN_KEY_* (stacktop/screen.h). */
-bool view_threads_key(struct view_threads_state *st, int key);
+/* 's' cycles the sort; arrows, PgUp/PgDn, Home/End move the selection
+ * (VIEW_ACTION_USED); Enter on a thread: VIEW_ACTION_NARROW with its TID;
+ * Esc while narrowed: VIEW_ACTION_NARROW_ALL; else VIEW_ACTION_NONE. Key
+ * codes are plain characters or KEYS_* (stacktop/keys.h). */
+struct view_action view_threads_key(struct view_threads_state *st, int key);
+
+void view_threads_state_free(struct view_threads_state *st);
 
 #endif

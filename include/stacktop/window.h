@@ -123,13 +123,8 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 
 /* Samples of tid (0: all threads) in the window by the wait kind of their
  * pseudo leaf; counts[SAMPLE_WAIT_NONE] = samples without one (running).
- * Returns the sum. */
+ * Returns the sum. The view layer words it (view_wait_split). */
 uint64_t window_wait_counts(const struct window *w, int tid, uint64_t counts[SAMPLE_WAIT_COUNT]);
-/* "running 4% · lock 61% · I/O 22% · sleep 13%": the window's samples of
- * tid (0: all) by wait kind, kinds with no samples left out; "" when there
- * are none. UTF-8 middle dots; ascii: ", " instead. */
-void window_wait_split(const struct window *w, int tid, char *buf, size_t size);
-void window_wait_split_ascii(const struct window *w, int tid, bool ascii, char *buf, size_t size);
 /* Idle: every sample of tid in the window waits in a sleep or in I/O
  * (read, poll, epoll...): py-spy's notion of an idle thread. A thread that
  * runs, waits for a lock, or is in D state is not idle; neither is one

@@ -12,8 +12,8 @@
 #          verdict says rollercoaster, and no leak (stairs) alert ever shows.
 #
 # Batch output read here (after each block's header):
-#   CPU  now N%  floor N%  base N%  peak N%
-#   MEM  ... <verdict: stairs | rollercoaster | flat> ... +4.0 MiB/s ...
+#   CPU now N%  peak N%  [base N%  ]floor N%  (% of one core)
+#   MEM N MiB RSS (...)  ... <verdict: STAIRS | ROLLERCOASTER | FLAT> ... +4.0 MiB/s ...
 #   ! BUSY FLOOR 30% of a core: thread poller (TID) never idles   (while true)
 #
 # Every process started here (and any child it forked) is killed on exit.
@@ -122,8 +122,10 @@ else
 fi
 
 # ---- churn and leak: wait for both verdicts (they run side by side) -----------
-churn_ok() { [[ $(last_line "$C_OUT" '^MEM ') == *rollercoaster* ]]; }
-leak_ok() { [[ $(last_line "$L_OUT" '^MEM ') == *stairs* ]]; }
+# The verdict word is upper case in the MEM line (ROLLERCOASTER, STAIRS):
+# compare in lower case.
+churn_ok() { local l; l=$(last_line "$C_OUT" '^MEM '); [[ ${l,,} == *rollercoaster* ]]; }
+leak_ok() { local l; l=$(last_line "$L_OUT" '^MEM '); [[ ${l,,} == *stairs* ]]; }
 both_ok() { churn_ok && leak_ok; }
 wait_until $((55 - $(elapsed))) both_ok # the whole test stays under a minute
 

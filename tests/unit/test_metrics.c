@@ -20,6 +20,8 @@
 #include <cmocka.h>
 
 #include "stacktop/metrics.h"
+#include "stacktop/view_chart.h" /* the words for the readings */
+#include "stacktop/view_threads.h"
 
 #define MIB (1024ull * 1024ull)
 #define GIB (1024ull * MIB)
@@ -102,7 +104,7 @@ static void test_busy_floor(void **state)
 		push_cpu(&m, i, 20 + (i % 10 < 3 ? 80 : 0));
 	assert_float_equal(m.cpu_floor, 20, 1e-9);
 	assert_true(m.alert_busy_floor);
-	metrics_alerts_text(&m, buf, sizeof(buf));
+	view_chart_alerts_text(&m, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "! BUSY FLOOR 20% of a core"));
 	metrics_free(&m);
 
@@ -112,7 +114,7 @@ static void test_busy_floor(void **state)
 		push_cpu(&m, i, 100);
 	assert_float_equal(m.cpu_floor, 100, 1e-9);
 	assert_false(m.alert_busy_floor);
-	metrics_alerts_text(&m, buf, sizeof(buf));
+	view_chart_alerts_text(&m, buf, sizeof(buf));
 	assert_string_equal(buf, "");
 	metrics_free(&m);
 
@@ -142,7 +144,7 @@ static void test_spike_timing(void **state)
 	push_cpu(&m, 90, 250);
 	assert_true(m.alert_spike);
 	assert_float_equal(m.spike_held_s, 30, 1e-9);
-	metrics_alerts_text(&m, buf, sizeof(buf));
+	view_chart_alerts_text(&m, buf, sizeof(buf));
 	/* Most urgent first: the spike, then the busy floor it implies. */
 	assert_true(!strncmp(buf, "! CPU 2.5x baseline for 30s   ! BUSY FLOOR", 42));
 	/* Exactly 2x is not above 2x; and the run restarts. */
@@ -186,19 +188,18 @@ static void test_stairs(void **state)
 	assert_int_equal(m.mem_trend.kind, SERIES_STAIRS);
 	assert_true(m.alert_stairs);
 	assert_string_equal(m.mem_growing, "anonymous");
-	metrics_mem_verdict(&m, buf, sizeof(buf));
-	assert_true(!strncmp(buf, "stairs: +", 9));
-	assert_non_null(strstr(buf, "no drops in 10m"));
-	assert_non_null(strstr(buf, "leak suspected (anonymous grows)"));
+	view_chart_mem_text(&m, false, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "  +"));
+	assert_non_null(strstr(buf, "no drops in 10m: STAIRS, leak suspected"));
 	double truth = 0.1 * MIB;
 	assert_true(fabs(parse_rate(buf) - truth) < 0.2 * truth);
 	/* Time to 1 GiB from ~180 MiB at 0.1 MiB/s: ~8400 s = 2h20m. */
 	double expect = (1024.0 * MIB - (double)m.mem_now) / truth;
 	assert_true(fabs(m.mem_to_limit_s - expect) < 0.2 * expect);
-	metrics_mem_limit_text(&m, buf, sizeof(buf));
-	assert_true(!strncmp(buf, "limit 1.0 GiB (cgroup) in ~2h", 29));
-	assert_non_null(strstr(buf, "at this slope"));
-	metrics_alerts_text(&m, buf, sizeof(buf));
+	view_chart_mem_limit_text(&m, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "limit 1.0 GiB (cgroup) reached in ~2h", 37));
+	assert_non_null(strstr(buf, "at this slope; anonymous memory grows"));
+	view_chart_alerts_text(&m, buf, sizeof(buf));
 	assert_true(!strncmp(buf, "! MEM STAIRS +", 14));
 	assert_non_null(strstr(buf, "(anonymous), limit in ~2h"));
 	metrics_free(&m);
@@ -221,10 +222,10 @@ static void test_rollercoaster_flat(void **state)
 	assert_int_equal(m.mem_trend.kind, SERIES_ROLLERCOASTER);
 	assert_false(m.alert_stairs);
 	assert_true(m.mem_to_limit_s < 0);
-	metrics_mem_verdict(&m, buf, sizeof(buf));
-	assert_string_equal(buf, "rollercoaster: peaks 556 MiB, drops every ~2m — healthy");
-	metrics_mem_limit_text(&m, buf, sizeof(buf));
-	assert_string_equal(buf, "");
+	view_chart_mem_text(&m, false, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "  peaks 556 MiB, drops every ~2m: ROLLERCOASTER, healthy"));
+	view_chart_mem_limit_text(&m, buf, sizeof(buf));
+	assert_string_equal(buf, "limit 1.0 GiB (cgroup)"); /* not rising: no time to it */
 	metrics_free(&m);
 
 	/* Flat with noise, and one big allocation: flat, no alert. */
@@ -239,8 +240,8 @@ static void test_rollercoaster_flat(void **state)
 	assert_int_equal(m.mem_trend.kind, SERIES_FLAT);
 	assert_false(m.alert_stairs);
 	assert_true(m.mem_to_limit_s < 0);
-	metrics_mem_verdict(&m, buf, sizeof(buf));
-	assert_string_equal(buf, "flat");
+	view_chart_mem_text(&m, false, buf, sizeof(buf));
+	assert_non_null(strstr(buf, ": FLAT"));
 	metrics_free(&m);
 
 	/* Too little data for any verdict. */
@@ -249,8 +250,8 @@ static void test_rollercoaster_flat(void **state)
 		metrics_push_process(&m, i, 50, (uint64_t)(i + 1) * 100 * MIB, 0, 0);
 	metrics_eval(&m, 4);
 	assert_false(m.alert_stairs);
-	metrics_mem_verdict(&m, buf, sizeof(buf));
-	assert_string_equal(buf, "collecting (5s of memory data, a verdict after 10s)");
+	view_chart_mem_text(&m, false, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "  collecting (5s of memory data, a verdict after 10s)"));
 	metrics_free(&m);
 }
 
@@ -276,7 +277,7 @@ static void test_thread_busy_floor(void **state)
 	assert_false(metrics_thread(&m, 102, false)->busy_floor);
 	assert_float_equal(metrics_thread(&m, 101, false)->floor_pct, 97, 1e-9);
 	assert_int_equal(m.busiest_floor_tid, 101);
-	metrics_alerts_text(&m, buf, sizeof(buf));
+	view_chart_alerts_text(&m, buf, sizeof(buf));
 	assert_string_equal(buf, "! BUSY FLOOR 97% of a core: thread poller (101) never idles");
 	metrics_free(&m);
 }
@@ -353,23 +354,23 @@ static void test_texts(void **state)
 {
 	char buf[64];
 
-	metrics_span_text(45, buf, sizeof(buf));
+	view_chart_span_text(45, buf, sizeof(buf));
 	assert_string_equal(buf, "45s");
-	metrics_span_text(14 * 60 + 10, buf, sizeof(buf));
+	view_chart_span_text(14 * 60 + 10, buf, sizeof(buf));
 	assert_string_equal(buf, "14m");
-	metrics_span_text(3 * 3600 + 10 * 60, buf, sizeof(buf));
+	view_chart_span_text(3 * 3600 + 10 * 60, buf, sizeof(buf));
 	assert_string_equal(buf, "3h10m");
-	metrics_span_text(3 * 86400 + 5 * 3600, buf, sizeof(buf));
+	view_chart_span_text(3 * 86400 + 5 * 3600, buf, sizeof(buf));
 	assert_string_equal(buf, "3d05h");
-	metrics_rate_text(96.0 * MIB / 3600, buf, sizeof(buf));
+	view_chart_rate_text(96.0 * MIB / 3600, buf, sizeof(buf));
 	assert_string_equal(buf, "+96 MiB/h");
-	metrics_rate_text(-1.5 * GIB / 3600, buf, sizeof(buf));
+	view_chart_rate_text(-1.5 * GIB / 3600, buf, sizeof(buf));
 	assert_string_equal(buf, "-1.5 GiB/h");
-	metrics_rate_text(10.0 * MIB, buf, sizeof(buf));
+	view_chart_rate_text(10.0 * MIB, buf, sizeof(buf));
 	assert_string_equal(buf, "+600 MiB/min");
-	assert_string_equal(metrics_state_word('D'), "disk");
-	assert_string_equal(metrics_state_word('Z'), "zombie");
-	assert_string_equal(metrics_state_word('?'), "unknown");
+	assert_string_equal(view_threads_state_word('D'), "disk");
+	assert_string_equal(view_threads_state_word('Z'), "zombie");
+	assert_string_equal(view_threads_state_word('?'), "unknown");
 }
 
 /* ---- live ---- */

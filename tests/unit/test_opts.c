@@ -54,7 +54,7 @@ static void test_defaults(void **state)
 	assert_false(o.batch);
 	assert_int_equal(o.iterations, 0);
 	assert_int_equal(o.limit, 30);
-	assert_int_equal(o.sort, VIEW_TOP_SORT_OWN);
+	assert_int_equal(o.sort, SORT_OWN);
 	assert_int_equal(o.stack_size, 16384);
 	assert_false(o.lines);
 	assert_false(o.hide_kernel);
@@ -74,7 +74,7 @@ static void test_every_option_short(void **state)
 	assert_true(o.batch);
 	assert_int_equal(o.iterations, 5);
 	assert_int_equal(o.limit, 12);
-	assert_int_equal(o.sort, VIEW_TOP_SORT_TOTALTIME);
+	assert_int_equal(o.sort, SORT_TOTALTIME);
 	assert_true(o.lines);
 	assert_true(o.hide_kernel);
 	assert_int_equal(o.stack_size, 8192);
@@ -93,7 +93,7 @@ static void test_every_option_long(void **state)
 	assert_true(o.batch);
 	assert_int_equal(o.iterations, 3);
 	assert_int_equal(o.limit, 7);
-	assert_int_equal(o.sort, VIEW_TOP_SORT_OWNTIME);
+	assert_int_equal(o.sort, SORT_OWNTIME);
 	assert_true(o.lines);
 	assert_true(o.hide_kernel);
 	assert_int_equal(o.stack_size, 4096);
@@ -117,16 +117,30 @@ static void test_clustered_and_attached(void **state)
 static void test_sort_keys(void **state)
 {
 	OK("-s", "own", "-p", "1");
-	assert_int_equal(o.sort, VIEW_TOP_SORT_OWN);
+	assert_int_equal(o.sort, SORT_OWN);
 	OK("-s", "total", "-p", "1");
-	assert_int_equal(o.sort, VIEW_TOP_SORT_TOTAL);
+	assert_int_equal(o.sort, SORT_TOTAL);
 	OK("-s", "owntime", "-p", "1");
-	assert_int_equal(o.sort, VIEW_TOP_SORT_OWNTIME);
+	assert_int_equal(o.sort, SORT_OWNTIME);
 	OK("-s", "TotalTime", "-p", "1");
-	assert_int_equal(o.sort, VIEW_TOP_SORT_TOTALTIME);
+	assert_int_equal(o.sort, SORT_TOTALTIME);
 	BAD("--sort", "-s", "cpu", "-p", "1");
 	assert_non_null(strstr(err, "owntime"));
 	BAD("--sort", "-s", "", "-p", "1");
+}
+
+static void test_view(void **state)
+{
+	OK("-b", "-p", "1");
+	assert_int_equal(o.view, OPTS_VIEW_TOP);
+	OK("-b", "--view", "icicle", "-p", "1");
+	assert_int_equal(o.view, OPTS_VIEW_ICICLE);
+	OK("-b", "--view=threads", "-p", "1");
+	assert_int_equal(o.view, OPTS_VIEW_THREADS);
+	OK("-b", "--view", "top", "-p", "1");
+	assert_int_equal(o.view, OPTS_VIEW_TOP);
+	BAD("invalid --view value 'flame': expected top, icicle or threads", "-b", "--view",
+	    "flame", "-p", "1");
 }
 
 static void test_rate_range(void **state)
@@ -509,6 +523,7 @@ int main(void)
 	    cmocka_unit_test(test_every_option_long),
 	    cmocka_unit_test(test_clustered_and_attached),
 	    cmocka_unit_test(test_sort_keys),
+	    cmocka_unit_test(test_view),
 	    cmocka_unit_test(test_rate_range),
 	    cmocka_unit_test(test_delay_range),
 	    cmocka_unit_test(test_window_range),

@@ -241,6 +241,50 @@ static void test_cpu_step(void **state)
 	metrics_free(&m);
 }
 
+/* Narrowed to a thread, the charts say they are process-wide; a floor (the
+ * p10 of the window) above now says what it is. */
+static void test_cpu_scope_and_floor(void **state)
+{
+	struct metrics m;
+	struct grid g;
+	char buf[512];
+
+	mk_step(&m);
+	assert_int_equal(grid_init(&g, 80, 6), 0);
+	assert_int_equal(view_chart_cpu_scoped(&g, 0, 0, 80, 1, &m, false, true), 0);
+	grid_row_text(&g, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "CPU (process) now 20%  peak 100%  base 40%  floor 20%");
+	assert_int_equal(view_chart_mem_scoped(&g, 0, 1, 80, 1, &m, false, true), 0);
+	grid_row_text(&g, 1, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "MEM (process) ", 14));
+	grid_clear(&g);
+	assert_int_equal(view_chart_cpu_scoped(&g, 0, 0, 80, 5, &m, false, true), 0);
+	dump(&g);
+	grid_row_text(&g, 4, buf, sizeof(buf));
+	assert_non_null(strstr(buf, " process-wide "));
+	/* Not narrowed: no note. */
+	grid_clear(&g);
+	assert_int_equal(view_chart_cpu(&g, 0, 0, 80, 5, &m, false), 0);
+	grid_row_text(&g, 4, buf, sizeof(buf));
+	assert_null(strstr(buf, "process"));
+
+	/* Just dropped: now 5%, floor 20%. */
+	m.cpu_now = 5;
+	view_chart_cpu_text(&m, false, buf, sizeof(buf));
+	assert_string_equal(buf, "CPU now 5%  peak 100%  base 40%  floor 20% (p10 of 60s)");
+	grid_clear(&g);
+	assert_int_equal(view_chart_cpu(&g, 0, 0, 80, 5, &m, false), 0);
+	dump(&g);
+	bool said = false;
+	for (int y = 0; y < 5; y++) {
+		grid_row_text(&g, y, buf, sizeof(buf));
+		said = said || strstr(buf, "p10 of 60s");
+	}
+	assert_true(said);
+	grid_free(&g);
+	metrics_free(&m);
+}
+
 static void test_cpu_short_and_empty(void **state)
 {
 	struct metrics m;
@@ -519,6 +563,7 @@ int main(void)
 	    cmocka_unit_test(test_cpu_const),
 	    cmocka_unit_test(test_cpu_step),
 	    cmocka_unit_test(test_cpu_short_and_empty),
+	    cmocka_unit_test(test_cpu_scope_and_floor),
 	    cmocka_unit_test(test_cpu_aggregated),
 	    cmocka_unit_test(test_mem),
 	    cmocka_unit_test(test_mem_verdicts),

@@ -14,11 +14,19 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "stacktop/screen.h"
-#include "stacktop/view_icicle.h"
-#include "window_fixture.h"
+#include "fixture.h"
 
-#define SEC 1000000000ull
+#include "stacktop/keys.h"
+#include "stacktop/view_icicle.h"
+
+#define SEC FIXTURE_SEC
+
+/* The fixture's frames have file:line, no offset; all samples are of
+ * thread 4242, at t seconds. */
+#define mkframe(w, pc, kernel, mod, func, file, line)                                              \
+	fixture_frame(w, pc, kernel, mod, func, file, line, 0)
+#define add(fx, t, count, ...) fixture_add((fx)->w, t, FIXTURE_PID, count, __VA_ARGS__)
+#define row(fx, y) fixture_row(&(fx)->g, y)
 
 struct fixture {
 	struct window *w;
@@ -28,29 +36,6 @@ struct fixture {
 	uint32_t f_start, f_main, f_worker, f_alpha, f_aleaf, f_beta, f_gamma, f_gx, f_gy, f_gy2,
 	    f_memcpy, f_futex, f_read, f_long;
 };
-
-static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *mod,
-			const char *func, const char *file, int line)
-{
-	struct sym_info si = {
-	    .func = func, .module = mod, .file = file, .line = line, .kernel = kernel};
-	int64_t id = frames_preset(window_frames_mut(w), 4242, pc, kernel, &si, file != NULL);
-
-	assert_true(id >= 0);
-	return (uint32_t)id;
-}
-
-static void add(struct fixture *fx, uint64_t t, unsigned count, size_t n, ...)
-{
-	uint32_t fr[16];
-	va_list ap;
-
-	va_start(ap, n);
-	for (size_t i = 0; i < n; i++)
-		fr[i] = va_arg(ap, uint32_t);
-	va_end(ap);
-	assert_int_equal(window_add(fx->w, t * SEC, 4242, fr, n, count), 0);
-}
 
 /* 1000 samples at t=30 s:
  *   start;main;worker;alpha;alpha_leaf   500
@@ -92,19 +77,7 @@ static int setup(void **state)
 			     "int>>::operator[](std::string const&)",
 			     NULL, 0);
 	add_known(fx, 30);
-	fx->h = (struct view_header){
-	    .pid = 4242,
-	    .npids = 1,
-	    .cmdline = "./tree",
-	    .mode = "cpu",
-	    .nthreads = 1,
-	    .rate_hz = 99,
-	    .achieved_hz = 99,
-	    .samples_window = 1000,
-	    .samples_total = 1000,
-	    .window_s = 10,
-	    .span_s = 10,
-	};
+	fx->h = fixture_header("./tree", 1, 99, 99, 1000, 1000, 10);
 	assert_int_equal(grid_init(&fx->g, 80, 24), 0);
 	*state = fx;
 	return 0;
@@ -121,25 +94,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const char *row(struct fixture *fx, int y)
-{
-	static char buf[8][4096];
-	static int k;
-	char *b = buf[k++ % 8];
-
-	assert_true(grid_row_text(&fx->g, y, b, 4096) >= 0);
-	return b;
-}
-
 static void render(struct fixture *fx, int w, int h)
 {
 	assert_int_equal(grid_resize(&fx->g, w, h), 0);
-	assert_int_equal(view_icicle_render(&fx->g, &fx->h, fx->w, &fx->st), 0);
-	if (getenv("VIEW_ICICLE_DUMP")) {
-		printf("---- %dx%d\n", w, h);
-		for (int y = 0; y < h; y++)
-			printf("|%s\n", row(fx, y));
-	}
+	assert_int_equal(view_icicle_update(&fx->st, &fx->h, fx->w, w, h), 0);
+	assert_int_equal(view_icicle_render(&fx->g, &fx->h, &fx->st), 0);
+	fixture_dump(&fx->g, "VIEW_ICICLE_DUMP");
 }
 
 /* The detail line (second to last row). */
@@ -262,9 +222,9 @@ static void test_detail_long_name(void **state)
 
 	add(fx, 30, 1, 5, fx->f_start, fx->f_main, fx->f_worker, fx->f_beta, f);
 	render(fx, 80, 24);
-	key(fx, SCREEN_KEY_DOWN, 4);  /* alpha */
-	key(fx, SCREEN_KEY_RIGHT, 1); /* beta */
-	key(fx, SCREEN_KEY_DOWN, 1);  /* its one callee */
+	key(fx, KEYS_DOWN, 4);  /* alpha */
+	key(fx, KEYS_RIGHT, 1); /* beta */
+	key(fx, KEYS_DOWN, 1);  /* its one callee */
 	render(fx, 80, 24);
 	assert_string_equal(detail(fx), "selected: asm_sysvec_apic_timer_i\u2026"
 					"  self 0.1%  total 0.1%  if free: 1.00x faster");
@@ -278,13 +238,13 @@ static void test_keys_move(void **state)
 	/* 140 columns: room for the whole detail line */
 
 	render(fx, 140, 20);
-	key(fx, SCREEN_KEY_DOWN, 3);
+	key(fx, KEYS_DOWN, 3);
 	render(fx, 140, 20);
 	assert_string_equal(detail(fx),
 			    "selected: worker  tree.c:70  module tree  self 0.0% (0 samples)  "
 			    "total 100% (1,000 samples)  if free: inf (whole profile)");
 	assert_int_equal(fx->st.selected_frame, fx->f_worker);
-	key(fx, SCREEN_KEY_DOWN, 1);
+	key(fx, KEYS_DOWN, 1);
 	render(fx, 140, 20);
 	assert_string_equal(detail(fx),
 			    "selected: alpha  tree.c:40  module tree  self 0.0% (0 samples)  total "
@@ -292,34 +252,34 @@ static void test_keys_move(void **state)
 	assert_true(attr_at(fx, 0, 7) & GRID_REVERSE);
 	assert_true(attr_at(fx, 69, 7) & GRID_REVERSE);
 	assert_false(attr_at(fx, 70, 7) & GRID_REVERSE);
-	key(fx, SCREEN_KEY_RIGHT, 1);
+	key(fx, KEYS_RIGHT, 1);
 	render(fx, 140, 20);
 	assert_true(has(detail(fx), "selected: beta  tree.c:50  module tree  self 30.0% (300 "
 				    "samples)  total 30.0% (300 samples)  if free: 1.43x faster"));
-	key(fx, SCREEN_KEY_RIGHT, 3); /* stops at the last box of the row */
+	key(fx, KEYS_RIGHT, 3); /* stops at the last box of the row */
 	render(fx, 140, 20);
 	assert_true(has(detail(fx), "selected: gamma  tree.c:60"));
-	key(fx, SCREEN_KEY_DOWN, 1);
-	key(fx, SCREEN_KEY_RIGHT, 1);
+	key(fx, KEYS_DOWN, 1);
+	key(fx, KEYS_RIGHT, 1);
 	render(fx, 140, 20);
 	/* gamma_y: two pcs merged, the location of the heavier one */
 	assert_true(
 	    has(detail(fx), "selected: gamma_y  tree.c:56  module tree  self 10.0% (100 samples)"));
-	key(fx, SCREEN_KEY_LEFT, 1);
+	key(fx, KEYS_LEFT, 1);
 	render(fx, 140, 20);
 	assert_true(has(detail(fx), "selected: gamma_x"));
-	key(fx, SCREEN_KEY_LEFT, 1); /* gap (beta has no callee): alpha_leaf */
+	key(fx, KEYS_LEFT, 1); /* gap (beta has no callee): alpha_leaf */
 	render(fx, 140, 20);
 	assert_true(has(detail(fx), "selected: alpha_leaf"));
-	key(fx, SCREEN_KEY_DOWN, 1); /* a leaf: stays */
-	key(fx, SCREEN_KEY_UP, 2);
+	key(fx, KEYS_DOWN, 1); /* a leaf: stays */
+	key(fx, KEYS_UP, 2);
 	render(fx, 140, 20);
 	assert_true(has(detail(fx), "selected: worker"));
-	key(fx, SCREEN_KEY_UP, 10); /* stops at the root */
+	key(fx, KEYS_UP, 10); /* stops at the root */
 	render(fx, 140, 20);
 	assert_true(has(detail(fx), "selected: all"));
-	assert_false(view_icicle_key(&fx->st, 'q')); /* for main */
-	assert_false(view_icicle_key(&fx->st, '1'));
+	assert_false(view_icicle_key(&fx->st, 'q').kind); /* for main */
+	assert_false(view_icicle_key(&fx->st, '1').kind);
 }
 
 /* Enter zooms: the breadcrumb shows the path and the zoomed frame spans
@@ -329,9 +289,9 @@ static void test_keys_zoom(void **state)
 	struct fixture *fx = *state;
 
 	render(fx, 80, 16);
-	key(fx, SCREEN_KEY_DOWN, 4);
-	key(fx, SCREEN_KEY_RIGHT, 2); /* gamma */
-	key(fx, SCREEN_KEY_ENTER, 1);
+	key(fx, KEYS_DOWN, 4);
+	key(fx, KEYS_RIGHT, 2); /* gamma */
+	key(fx, KEYS_ENTER, 1);
 	render(fx, 80, 16);
 	assert_string_equal(row(fx, 2),
 			    "all 100%  >  ..  >  main 100%  >  worker 100%  >  gamma 20.0%");
@@ -342,18 +302,18 @@ static void test_keys_zoom(void **state)
 	    row(fx, 4),
 	    "[gamma_x 10.0%                         ][gamma_y 10.0%                         ]");
 	assert_string_equal(row(fx, 5), "");
-	key(fx, SCREEN_KEY_DOWN, 1);
-	key(fx, SCREEN_KEY_RIGHT, 1);
+	key(fx, KEYS_DOWN, 1);
+	key(fx, KEYS_RIGHT, 1);
 	render(fx, 80, 16);
 	assert_true(attr_at(fx, 40, 4) & GRID_REVERSE);
 	/* up from the zoom root zooms out with it */
-	key(fx, SCREEN_KEY_UP, 2);
+	key(fx, KEYS_UP, 2);
 	render(fx, 80, 16);
 	assert_string_equal(row(fx, 2),
 			    "all 100%  >  __libc_start_main 100%  >  main 100%  >  worker 100%");
 	assert_true(has(detail(fx), "selected: worker"));
-	key(fx, SCREEN_KEY_DOWN, 1);
-	key(fx, SCREEN_KEY_ENTER, 1);
+	key(fx, KEYS_DOWN, 1);
+	key(fx, KEYS_ENTER, 1);
 	render(fx, 80, 16);
 	assert_string_equal(
 	    row(fx, 3),
@@ -361,17 +321,17 @@ static void test_keys_zoom(void **state)
 	assert_string_equal(
 	    row(fx, 4),
 	    "[alpha_leaf 50.0%                                                              ]");
-	assert_true(view_icicle_key(&fx->st, SCREEN_KEY_ESC));
+	assert_true(view_icicle_key(&fx->st, KEYS_ESC).kind);
 	render(fx, 80, 16);
 	assert_string_equal(
 	    row(fx, 3),
 	    "[worker 100%                                                                   ]");
 	assert_true(has(detail(fx), "selected: alpha")); /* the selection stays */
-	assert_true(view_icicle_key(&fx->st, SCREEN_KEY_BACKSPACE));
-	key(fx, SCREEN_KEY_ESC, 2);
+	assert_true(view_icicle_key(&fx->st, KEYS_BACKSPACE).kind);
+	key(fx, KEYS_ESC, 2);
 	render(fx, 80, 16);
 	assert_string_equal(row(fx, 2), "all 100%");
-	assert_false(view_icicle_key(&fx->st, SCREEN_KEY_ESC)); /* nothing left: main's */
+	assert_false(view_icicle_key(&fx->st, KEYS_ESC).kind); /* nothing left: main's */
 	assert_int_equal(fx->st.zoom.n, 0);
 }
 
@@ -382,8 +342,8 @@ static void test_breadcrumb_cut(void **state)
 
 	fx->st.utf8 = true;
 	render(fx, 60, 16);
-	key(fx, SCREEN_KEY_DOWN, 4);
-	key(fx, SCREEN_KEY_ENTER, 1);
+	key(fx, KEYS_DOWN, 4);
+	key(fx, KEYS_ENTER, 1);
 	render(fx, 60, 16);
 	assert_string_equal(
 	    row(fx, 2), "all 100%  >  \xe2\x80\xa6  >  main 100%  >  worker 100%  >  alpha 50.0%");
@@ -397,16 +357,16 @@ static void test_search(void **state)
 	struct fixture *fx = *state;
 
 	render(fx, 100, 16);
-	assert_true(view_icicle_key(&fx->st, '/'));
+	assert_true(view_icicle_key(&fx->st, '/').kind);
 	assert_true(fx->st.editing_search);
 	keys(fx, "gamma");
-	assert_true(view_icicle_key(&fx->st, 'q')); /* typed, not quit */
-	key(fx, SCREEN_KEY_BACKSPACE, 1);
+	assert_true(view_icicle_key(&fx->st, 'q').kind); /* typed, not quit */
+	key(fx, KEYS_BACKSPACE, 1);
 	render(fx, 100, 16);
 	assert_string_equal(row(fx, 2), "all 100%                                                  "
 					"           search: gamma_  3 matches 20.0%");
 	assert_int_equal(fx->st.nmatches, 3);
-	key(fx, SCREEN_KEY_ENTER, 1);
+	key(fx, KEYS_ENTER, 1);
 	assert_false(fx->st.editing_search);
 	assert_string_equal(fx->st.search, "gamma");
 	render(fx, 100, 16);
@@ -432,27 +392,27 @@ static void test_search(void **state)
 	assert_true(has(detail(fx), "selected: gamma_y"));
 	/* Esc while typing: the old search stays */
 	keys(fx, "/beta");
-	key(fx, SCREEN_KEY_ESC, 1);
+	key(fx, KEYS_ESC, 1);
 	assert_false(fx->st.editing_search);
 	assert_string_equal(fx->st.search, "gamma");
 	/* a regex */
 	keys(fx, "/^(alpha|beta)$");
-	key(fx, SCREEN_KEY_ENTER, 1);
+	key(fx, KEYS_ENTER, 1);
 	render(fx, 100, 16);
 	assert_int_equal(fx->st.nmatches, 2);
 	assert_true(has(row(fx, 2), "search: ^(alpha|beta)$  2 matches 80.0%"));
 	assert_true(has(detail(fx), "selected: alpha  "));
 	/* nothing matches */
 	keys(fx, "/zzz");
-	key(fx, SCREEN_KEY_ENTER, 1);
+	key(fx, KEYS_ENTER, 1);
 	render(fx, 100, 16);
 	assert_true(has(row(fx, 2), "search: zzz  no match"));
 	assert_false(attr_at(fx, 10, 7) & GRID_DIM);
 	/* Esc at the root clears the search */
-	assert_true(view_icicle_key(&fx->st, SCREEN_KEY_ESC));
+	assert_true(view_icicle_key(&fx->st, KEYS_ESC).kind);
 	render(fx, 100, 16);
 	assert_string_equal(row(fx, 2), "all 100%");
-	assert_false(view_icicle_key(&fx->st, SCREEN_KEY_ESC));
+	assert_false(view_icicle_key(&fx->st, KEYS_ESC).kind);
 }
 
 /* An invalid regex falls back to a substring; the combined share counts a
@@ -465,12 +425,12 @@ static void test_search_substring_and_once_per_stack(void **state)
 	add(fx, 30, 2000, 5, fx->f_start, fx->f_main, fx->f_main, fx->f_main, fx->f_memcpy);
 	render(fx, 100, 16);
 	keys(fx, "/operator[");
-	key(fx, SCREEN_KEY_ENTER, 1);
+	key(fx, KEYS_ENTER, 1);
 	render(fx, 100, 16);
 	assert_int_equal(fx->st.nmatches, 1);
 	assert_true(has(row(fx, 2), "search: operator[  1 match 25.0% (substring)"));
 	keys(fx, "/^main$");
-	key(fx, SCREEN_KEY_ENTER, 1);
+	key(fx, KEYS_ENTER, 1);
 	render(fx, 100, 16);
 	assert_int_equal(fx->st.nmatches, 3);
 	assert_true(has(row(fx, 2), "3 matches 100%"));
@@ -483,9 +443,9 @@ static void test_invert(void **state)
 	struct fixture *fx = *state;
 
 	render(fx, 80, 16);
-	key(fx, SCREEN_KEY_DOWN, 4);  /* alpha */
-	key(fx, SCREEN_KEY_RIGHT, 1); /* beta */
-	assert_true(view_icicle_key(&fx->st, 'f'));
+	key(fx, KEYS_DOWN, 4);  /* alpha */
+	key(fx, KEYS_RIGHT, 1); /* beta */
+	assert_true(view_icicle_key(&fx->st, 'f').kind);
 	render(fx, 80, 16);
 	assert_true(fx->st.inverted);
 	assert_string_equal(row(fx, 2), "bottom-up: all 100%");
@@ -516,10 +476,10 @@ static void test_selection_survives_rebuild(void **state)
 	struct fixture *fx = *state;
 
 	render(fx, 140, 16);
-	key(fx, SCREEN_KEY_DOWN, 4);
-	key(fx, SCREEN_KEY_RIGHT, 2);
-	key(fx, SCREEN_KEY_DOWN, 1);
-	key(fx, SCREEN_KEY_RIGHT, 1);
+	key(fx, KEYS_DOWN, 4);
+	key(fx, KEYS_RIGHT, 2);
+	key(fx, KEYS_DOWN, 1);
+	key(fx, KEYS_RIGHT, 1);
 	render(fx, 140, 16);
 	assert_true(
 	    has(detail(fx), "selected: gamma_y  tree.c:56  module tree  self 10.0% (100 samples)"));
@@ -541,7 +501,7 @@ static void test_aged_out(void **state)
 	struct fixture *fx = *state;
 
 	render(fx, 100, 16);
-	key(fx, SCREEN_KEY_DOWN, 5); /* alpha_leaf */
+	key(fx, KEYS_DOWN, 5); /* alpha_leaf */
 	render(fx, 100, 16);
 	assert_true(has(detail(fx), "selected: alpha_leaf"));
 	/* 15 s later (10 s window): only beta */
@@ -566,7 +526,7 @@ static void test_aged_out(void **state)
 	add(fx, 101, 10, 4, fx->f_start, fx->f_main, fx->f_worker, fx->f_beta);
 	render(fx, 100, 16);
 	assert_true(fx->st.aged_out);
-	key(fx, SCREEN_KEY_DOWN, 1); /* from worker, the kept caller */
+	key(fx, KEYS_DOWN, 1); /* from worker, the kept caller */
 	render(fx, 100, 16);
 	assert_false(fx->st.aged_out);
 	assert_true(has(detail(fx), "selected: beta"));
@@ -584,7 +544,7 @@ static void test_scroll_deep(void **state)
 		fr[i] = fx->f_main;
 	assert_int_equal(window_add(fx->w, 30 * SEC, 4242, fr, 40, 5000), 0);
 	render(fx, 80, 14); /* 9 icicle rows */
-	key(fx, SCREEN_KEY_DOWN, 30);
+	key(fx, KEYS_DOWN, 30);
 	render(fx, 80, 14);
 	assert_true(has(detail(fx), "selected: main  tree.c:90"));
 	/* selection at depth 30 on the last icicle row (row 11) */
@@ -627,7 +587,7 @@ static void test_paused(void **state)
 	fx->h.paused = true;
 	render(fx, 140, 16);
 	add(fx, 31, 1000, 4, fx->f_start, fx->f_main, fx->f_worker, fx->f_beta);
-	key(fx, SCREEN_KEY_DOWN, 4);
+	key(fx, KEYS_DOWN, 4);
 	render(fx, 140, 16);
 	assert_true(has(detail(fx), "selected: alpha  tree.c:40  module tree  self 0.0% (0 "
 				    "samples)  total 50.0% (500 samples)"));
@@ -665,7 +625,7 @@ static void test_colours(void **state)
 	assert_true(has(row(fx, 15), "c colour  app lib kern lock I/O gc")); /* short legend */
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 75, 15)), GRID_C_GREEN);
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 79, 15)), GRID_C_CYAN);
-	assert_true(view_icicle_key(&fx->st, 'c'));
+	assert_true(view_icicle_key(&fx->st, 'c').kind);
 	render(fx, 100, 16);
 	assert_true(fx->st.color_by_module);
 	/* same module, same colour; libc differs from tree */
@@ -693,8 +653,8 @@ static void test_labels(void **state)
 	render(fx, 80, 16);
 	assert_string_equal(row(fx, 7), "[evil?[2Jname 50.0%                    "
 					"][\xe2\x80\xa6<std::string const, int>>::operator[]]");
-	key(fx, SCREEN_KEY_DOWN, 4); /* evil..., first by name (equal totals) */
-	key(fx, SCREEN_KEY_RIGHT, 1);
+	key(fx, KEYS_DOWN, 4); /* evil..., first by name (equal totals) */
+	key(fx, KEYS_RIGHT, 1);
 	render(fx, 250, 16);
 	assert_true(has(detail(fx), "selected: std::__detail::_Map_base"));
 	assert_true(has(detail(fx), "if free: 2.00x faster"));
@@ -720,7 +680,7 @@ static void test_threads_and_kernel(void **state)
 	fx->st.hide_kernel = true;
 	render(fx, 100, 16);
 	assert_null(strstr(row(fx, 8), "futex_wait"));
-	assert_true(view_icicle_key(&fx->st, 't'));
+	assert_true(view_icicle_key(&fx->st, 't').kind);
 	render(fx, 100, 16);
 	assert_string_equal(row(fx, 4), "[tid 4242 50.0%                                  ][tid 77 "
 					"50.0%                                    ]");
@@ -738,8 +698,7 @@ static void test_wait_colours(void **state)
 	window_reset(fx->w);
 	add(fx, 30, 600, 3, fx->f_start, fx->f_main, (uint32_t)lock);
 	add(fx, 30, 400, 3, fx->f_start, fx->f_main, (uint32_t)nap);
-	assert_int_equal(grid_resize(&fx->g, 120, 30), 0);
-	assert_int_equal(view_icicle_render(&fx->g, &fx->h, fx->w, &fx->st), 0);
+	render(fx, 120, 30);
 	int yl = -1, xl = -1, ys = -1, xs = -1;
 	for (int y = 0; y < 30; y++) {
 		const char *r = row(fx, y);

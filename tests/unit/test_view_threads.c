@@ -14,12 +14,21 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "stacktop/screen.h"
-#include "stacktop/view_threads.h"
-#include "window_fixture.h"
+#include "fixture.h"
 
-#define SEC 1000000000ull
+#include "stacktop/keys.h"
+#include "stacktop/view_threads.h"
+
+#define SEC FIXTURE_SEC
 #define NTHREADS 6
+
+/* The fixture's frames have a function and a module, no file; samples at
+ * t = 59 s. */
+#define mkframe(w, pc, kernel, mod, func) fixture_frame(w, pc, kernel, mod, func, NULL, 0, 0)
+#define add(fx, tid, count, ...) fixture_add((fx)->w, 59, tid, count, __VA_ARGS__)
+#define row(fx, y) fixture_row(&(fx)->g, y)
+#define assert_blank(fx, from, to) fixture_assert_blank(&(fx)->g, from, to)
+#define row_has_attr(fx, y, bit) fixture_row_has_attr(&(fx)->g, y, bit)
 
 struct fixture {
 	struct window *w;
@@ -28,28 +37,6 @@ struct fixture {
 	struct view_threads_state st;
 	struct grid g;
 };
-
-static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *mod,
-			const char *func)
-{
-	struct sym_info si = {.func = func, .module = mod, .kernel = kernel};
-	int64_t id = frames_preset(window_frames_mut(w), 4242, pc, kernel, &si, false);
-
-	assert_true(id >= 0);
-	return (uint32_t)id;
-}
-
-static void add(struct fixture *fx, int tid, unsigned count, size_t n, ...)
-{
-	uint32_t fr[8];
-	va_list ap;
-
-	va_start(ap, n);
-	for (size_t i = 0; i < n; i++)
-		fr[i] = va_arg(ap, uint32_t);
-	va_end(ap);
-	assert_int_equal(window_add(fx->w, 59 * SEC, tid, fr, n, count), 0);
-}
 
 /* A thread with a CPU series of 60 points (t = 1..60) from f(i). */
 static struct metrics_thread *thread(struct fixture *fx, int i, pid_t tid, const char *comm,
@@ -138,19 +125,7 @@ static int setup(void **state)
 	fx->m.zombies[0] = 4277;
 	fx->m.nzombies = 1;
 
-	fx->h = (struct view_header){
-	    .pid = 4242,
-	    .npids = 1,
-	    .cmdline = "./floor",
-	    .mode = "cpu",
-	    .nthreads = 5,
-	    .rate_hz = 100,
-	    .achieved_hz = 131.0,
-	    .samples_window = 5203,
-	    .samples_total = 5203,
-	    .window_s = 60,
-	    .span_s = 60,
-	};
+	fx->h = fixture_header("./floor", 5, 100, 131.0, 5203, 5203, 60);
 	assert_int_equal(grid_init(&fx->g, 80, 24), 0);
 	*state = fx;
 	return 0;
@@ -163,45 +138,19 @@ static int teardown(void **state)
 	for (int i = 0; i < fx->m.nthreads; i++)
 		series_free(&fx->m.threads[i].cpu);
 	free(fx->m.threads);
+	view_threads_state_free(&fx->st);
 	grid_free(&fx->g);
 	window_free_fx(fx->w);
 	free(fx);
 	return 0;
 }
 
-static const char *row(struct fixture *fx, int y)
-{
-	static char buf[8][2048];
-	static int k;
-	char *b = buf[k++ % 8];
-
-	assert_true(grid_row_text(&fx->g, y, b, 2048) >= 0);
-	return b;
-}
-
 static void render(struct fixture *fx, int w, int h)
 {
 	assert_int_equal(grid_resize(&fx->g, w, h), 0);
-	assert_int_equal(view_threads_render(&fx->g, &fx->h, &fx->m, fx->w, &fx->st), 0);
-	if (getenv("VIEW_THREADS_DUMP")) {
-		printf("---- %dx%d\n", w, h);
-		for (int y = 0; y < h; y++)
-			printf("|%s\n", row(fx, y));
-	}
-}
-
-static void assert_blank(struct fixture *fx, int from, int to)
-{
-	for (int y = from; y <= to; y++)
-		assert_string_equal(row(fx, y), "");
-}
-
-static bool row_has_attr(struct fixture *fx, int y, uint16_t bit)
-{
-	for (int x = 0; x < fx->g.w; x++)
-		if (grid_at(&fx->g, x, y)->attr & bit)
-			return true;
-	return false;
+	assert_int_equal(view_threads_update(&fx->st, &fx->h, &fx->m, fx->w, w, h), 0);
+	assert_int_equal(view_threads_render(&fx->g, &fx->h, &fx->m, &fx->st), 0);
+	fixture_dump(&fx->g, "VIEW_THREADS_DUMP");
 }
 
 /* Column x of the first cell of needle in row y, or -1. */
@@ -352,7 +301,7 @@ static void test_sort_cycle(void **state)
 
 	render(fx, 100, 30);
 	assert_string_equal(order(fx), "4261 4250 4242 4260 4251 4277");
-	assert_true(view_threads_key(&fx->st, 's'));
+	assert_true(view_threads_key(&fx->st, 's').kind);
 	assert_int_equal(fx->st.sort, VIEW_THREADS_SORT_FLOOR);
 	render(fx, 100, 30);
 	assert_string_equal(order(fx), "4250 4261 4242 4260 4251 4277");
@@ -382,7 +331,7 @@ static void test_selection(void **state)
 
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected_tid, 4261);
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_DOWN));
+	assert_true(view_threads_key(&fx->st, KEYS_DOWN).kind);
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected_tid, 4250);
 	assert_true(row_has_attr(fx, 4, GRID_REVERSE));
@@ -395,7 +344,7 @@ static void test_selection(void **state)
 	assert_int_equal(fx->st.selected, 1);
 	assert_true(row_has_attr(fx, 4, GRID_REVERSE));
 	/* End clamps to the last row: the zombie child, which is no thread. */
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_END));
+	assert_true(view_threads_key(&fx->st, KEYS_END).kind);
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected, 5);
 	assert_int_equal(fx->st.selected_tid, 0);
@@ -404,15 +353,24 @@ static void test_selection(void **state)
 	fx->st.follow = 0;
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected, 5);
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_PGUP));
+	assert_true(view_threads_key(&fx->st, KEYS_PGUP).kind);
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected, 0);
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_UP));
+	assert_true(view_threads_key(&fx->st, KEYS_UP).kind);
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected, 0);
 	assert_int_equal(fx->st.selected_tid, 4242);
-	assert_false(view_threads_key(&fx->st, 'x'));
-	assert_false(view_threads_key(&fx->st, SCREEN_KEY_ENTER));
+	assert_false(view_threads_key(&fx->st, 'x').kind);
+	/* Enter: only this thread; Esc: all threads, once narrowed. */
+	struct view_action act = view_threads_key(&fx->st, KEYS_ENTER);
+	assert_int_equal(act.kind, VIEW_ACTION_NARROW);
+	assert_int_equal(act.tid, 4242);
+	assert_int_equal(view_threads_key(&fx->st, KEYS_ESC).kind, VIEW_ACTION_NONE);
+	fx->st.tid = 4242;
+	assert_int_equal(view_threads_key(&fx->st, KEYS_ESC).kind, VIEW_ACTION_NARROW_ALL);
+	/* The zombie child is no thread: Enter is not for it. */
+	view_threads_key(&fx->st, KEYS_END);
+	assert_int_equal(view_threads_key(&fx->st, KEYS_ENTER).kind, VIEW_ACTION_NONE);
 }
 
 /* A short screen scrolls to keep the selection visible. */
@@ -436,25 +394,25 @@ static void test_scroll(void **state)
 	assert_int_equal(fx->st.nrows, 12);
 	assert_int_equal(fx->st.page, 8);
 	assert_int_equal(atoi(row(fx, 3)), 4261);
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_END));
+	assert_true(view_threads_key(&fx->st, KEYS_END).kind);
 	render(fx, 80, 12);
 	assert_int_equal(fx->st.selected, 11);
 	assert_int_equal(fx->st.scroll, 4);
 	assert_int_equal(atoi(row(fx, 10)), 4277); /* the last row, selected */
 	assert_true(row_has_attr(fx, 10, GRID_REVERSE));
-	assert_true(view_threads_key(&fx->st, SCREEN_KEY_PGUP)); /* a page less one row */
+	assert_true(view_threads_key(&fx->st, KEYS_PGUP).kind); /* a page less one row */
 	render(fx, 80, 12);
 	assert_int_equal(fx->st.selected, 4);
 	assert_int_equal(fx->st.scroll, 4);
 	assert_true(row_has_attr(fx, 3, GRID_REVERSE));
-	view_threads_key(&fx->st, SCREEN_KEY_UP);
+	view_threads_key(&fx->st, KEYS_UP);
 	render(fx, 80, 12);
 	assert_int_equal(fx->st.scroll, 3);
-	view_threads_key(&fx->st, SCREEN_KEY_HOME);
+	view_threads_key(&fx->st, KEYS_HOME);
 	render(fx, 80, 12);
 	assert_int_equal(fx->st.scroll, 0);
 	assert_int_equal(fx->st.selected_tid, 4261);
-	view_threads_key(&fx->st, SCREEN_KEY_PGDN);
+	view_threads_key(&fx->st, KEYS_PGDN);
 	render(fx, 80, 12);
 	assert_int_equal(fx->st.selected, 7);
 	assert_int_equal(fx->st.scroll, 0);
@@ -509,7 +467,8 @@ static void test_exited_and_zombie_thread(void **state)
 	assert_true(grid_at(&fx->g, 8, 8)->attr & GRID_DIM);
 
 	render(fx, 100, 30);
-	assert_int_equal(view_threads_render(&fx->g, &fx->h, NULL, fx->w, &fx->st), 0);
+	assert_int_equal(view_threads_update(&fx->st, &fx->h, NULL, fx->w, 100, 30), 0);
+	assert_int_equal(view_threads_render(&fx->g, &fx->h, NULL, &fx->st), 0);
 	assert_true(strstr(row(fx, 3), "waiting for thread data") != NULL);
 	assert_int_equal(fx->st.nrows, 0);
 	assert_int_equal(fx->st.selected_tid, 0);

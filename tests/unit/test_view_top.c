@@ -13,11 +13,23 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fixture.h"
+
+#include "stacktop/keys.h"
 #include "stacktop/metrics.h"
 #include "stacktop/view_top.h"
-#include "window_fixture.h"
 
-#define SEC 1000000000ull
+#define SEC FIXTURE_SEC
+
+/* The fixture's frames: file:line given or not, an offset for a frame with
+ * no function; samples at t = 30 s. */
+#define mkframe(w, pc, kernel, mod, func, file, line, off)                                         \
+	fixture_frame(w, pc, kernel, mod, func, file, line, off)
+#define add(fx, tid, count, ...) fixture_add((fx)->w, 30, tid, count, __VA_ARGS__)
+
+#define row(fx, y) fixture_row(&(fx)->g, y)
+#define assert_blank(fx, from, to) fixture_assert_blank(&(fx)->g, from, to)
+#define row_has_attr(fx, y, bit) fixture_row_has_attr(&(fx)->g, y, bit)
 
 struct fixture {
 	struct window *w;
@@ -26,29 +38,6 @@ struct fixture {
 	struct grid g;
 	uint32_t f_main, f_handle, f_parse, f_decode, f_memmove, f_kcopy, f_anon, f_evil;
 };
-
-static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *mod,
-			const char *func, const char *file, int line, uint64_t off)
-{
-	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line,
-			      .offset = off, .kernel = kernel};
-	int64_t id = frames_preset(window_frames_mut(w), 4242, pc, kernel, &si, file != NULL);
-
-	assert_true(id >= 0);
-	return (uint32_t)id;
-}
-
-static void add(struct fixture *fx, int tid, unsigned count, size_t n, ...)
-{
-	uint32_t fr[16];
-	va_list ap;
-
-	va_start(ap, n);
-	for (size_t i = 0; i < n; i++)
-		fr[i] = va_arg(ap, uint32_t);
-	va_end(ap);
-	assert_int_equal(window_add(fx->w, 30 * SEC, tid, fr, n, count), 0);
-}
 
 /* 1000 samples at 100 Hz (10 s of CPU):
  *   main;handle;parse                 589  (tid 4242)
@@ -84,20 +73,8 @@ static int setup(void **state)
 	add(fx, 4242, 50, 2, fx->f_main, fx->f_anon);
 	add(fx, 4242, 4, 2, fx->f_main, fx->f_handle);
 
-	fx->h = (struct view_header){
-		.pid = 4242,
-		.npids = 1,
-		.cmdline = "./server --port 8080",
-		.mode = "cpu",
-		.nthreads = 7,
-		.rate_hz = 99,
-		.achieved_hz = 98.9,
-		.samples_window = 1000,
-		.samples_total = 35412,
-		.unwind_truncated = 12,
-		.window_s = 60,
-		.span_s = 60,
-	};
+	fx->h = fixture_header("./server --port 8080", 7, 99, 98.9, 1000, 35412, 60);
+	fx->h.unwind_truncated = 12;
 	fx->st = (struct view_top_state){.period_s = 0.01};
 	assert_int_equal(grid_init(&fx->g, 80, 24), 0);
 	*state = fx;
@@ -108,46 +85,19 @@ static int teardown(void **state)
 {
 	struct fixture *fx = *state;
 
+	view_top_state_free(&fx->st);
 	grid_free(&fx->g);
 	window_free_fx(fx->w);
 	free(fx);
 	return 0;
 }
 
-static const char *row(struct fixture *fx, int y)
-{
-	static char buf[8][2048];
-	static int k;
-	char *b = buf[k++ % 8];
-
-	assert_true(grid_row_text(&fx->g, y, b, 2048) >= 0);
-	return b;
-}
-
 static void render(struct fixture *fx, int w, int h)
 {
 	assert_int_equal(grid_resize(&fx->g, w, h), 0);
-	assert_int_equal(view_top_render(&fx->g, &fx->h, fx->w, &fx->st), 0);
-	if (getenv("VIEW_TOP_DUMP")) {
-		printf("---- %dx%d\n", w, h);
-		for (int y = 0; y < h; y++)
-			printf("|%s\n", row(fx, y));
-	}
-}
-
-/* Row y is blank. */
-static void assert_blank(struct fixture *fx, int from, int to)
-{
-	for (int y = from; y <= to; y++)
-		assert_string_equal(row(fx, y), "");
-}
-
-static bool row_has_attr(struct fixture *fx, int y, uint16_t bit)
-{
-	for (int x = 0; x < fx->g.w; x++)
-		if (grid_at(&fx->g, x, y)->attr & bit)
-			return true;
-	return false;
+	assert_int_equal(view_top_update(&fx->st, fx->w, &fx->h, w, h), 0);
+	assert_int_equal(view_top_render(&fx->g, &fx->h, &fx->st), 0);
+	fixture_dump(&fx->g, "VIEW_TOP_DUMP");
 }
 
 static void test_80x24(void **state)
@@ -251,7 +201,7 @@ static void test_sorting(void **state)
 	for (int s = 0; s < 4; s++) {
 		const char *const *want = (s == 0 || s == 2) ? by_self : by_total;
 
-		fx->st.sort = (enum view_top_sort)s;
+		fx->st.sort = (enum sort_key)s;
 		render(fx, 80, 24);
 		for (int i = 0; i < 7; i++)
 			assert_string_equal(func_col(fx, 3 + i), want[i]);
@@ -263,12 +213,12 @@ static void test_sorting(void **state)
 	render(fx, 80, 24);
 	assert_string_equal(func_col(fx, 8), "libfoo.so+0x1a2b");
 
-	enum view_top_sort so;
-	assert_int_equal(view_top_parse_sort("totaltime", &so), 0);
-	assert_int_equal(so, VIEW_TOP_SORT_TOTALTIME);
-	assert_int_equal(view_top_parse_sort("own", &so), 0);
-	assert_int_equal(so, VIEW_TOP_SORT_OWN);
-	assert_int_equal(view_top_parse_sort("bogus", &so), -EINVAL);
+	enum sort_key so;
+	assert_int_equal(sort_parse("totaltime", &so), 0);
+	assert_int_equal(so, SORT_TOTALTIME);
+	assert_int_equal(sort_parse("own", &so), 0);
+	assert_int_equal(so, SORT_OWN);
+	assert_int_equal(sort_parse("bogus", &so), -EINVAL);
 }
 
 static void test_lines_and_kernel(void **state)
@@ -415,9 +365,12 @@ static void test_selection(void **state)
 	assert_int_equal(fx->st.scroll, 0);
 	assert_int_equal(fx->st.selected, 7);
 	/* Warnings and the exit notice take the third line too. */
-	fx->h.warning = "sampling behind";
+	fx->h.warning = VIEW_WARNING_SAMPLING_BEHIND;
+	fx->h.warn_hz = 120;
+	fx->h.warn_expected_hz = 400;
 	render(fx, 80, 12);
-	assert_string_equal(row(fx, 2), "! sampling behind");
+	assert_string_equal(row(fx, 2), "! sampling behind: 120/s of 400/s expected; lower --rate or "
+					"--stack-size");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 0, 2)->attr), GRID_C_YELLOW);
 	fx->h.exited = true;
 	fx->h.exit_text = "target exited with status 0";
@@ -594,8 +547,6 @@ static void test_wall(void **state)
 {
 	struct fixture *fx = *state;
 	struct window *w;
-	char split[160];
-
 	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t m = mkframe(w, 0x1000, false, "waiter", "main", "waiter.c", 10, 0);
 	uint32_t sv = mkframe(w, 0x2000, false, "waiter", "serve", "waiter.c", 20, 0);
@@ -611,13 +562,12 @@ static void test_wall(void **state)
 	assert_int_equal(window_add(w, 30 * SEC, 11, s2, 3, 10), 0);
 	assert_int_equal(window_add(w, 30 * SEC, 12, s3, 4, 30), 0);
 	assert_int_equal(window_add(w, 30 * SEC, 13, s4, 3, 20), 0);
-	window_wait_split(w, 0, split, sizeof(split));
 	fx->h.mode = "wall";
 	fx->h.rate_hz = 10;
-	fx->h.wall_split = split;
+	fx->st.utf8 = true; /* middle dots in the split line */
 	fx->st.period_s = 0.1;
 	fx->st.wall = true;
-	fx->st.sort = VIEW_TOP_SORT_TOTAL;
+	fx->st.sort = SORT_TOTAL;
 	struct window *cpu_w = fx->w;
 	fx->w = w;
 	render(fx, 80, 24);
@@ -645,7 +595,7 @@ static void test_wall(void **state)
 	assert_false(grid_at(&fx->g, 1, 3)->attr & GRID_UNDERLINE);
 
 	/* By %Own (the default): where the threads wait, innermost first. */
-	fx->st.sort = VIEW_TOP_SORT_OWN;
+	fx->st.sort = SORT_OWN;
 	render(fx, 80, 24);
 	assert_true(grid_at(&fx->g, 1, 3)->attr & GRID_UNDERLINE);
 	assert_true(strstr(row(fx, 4), "take_lock") != NULL);
@@ -653,21 +603,21 @@ static void test_wall(void **state)
 	assert_true(strstr(row(fx, 6), "nap") != NULL);
 
 	/* Sort by OffCPU. */
-	fx->st.sort = VIEW_TOP_SORT_TOTALTIME;
+	fx->st.sort = SORT_TOTALTIME;
 	render(fx, 80, 24);
 	assert_true(grid_at(&fx->g, 24, 3)->attr & GRID_UNDERLINE);
 	assert_true(strstr(row(fx, 4), "main") != NULL);
 	assert_true(strstr(row(fx, 5), "4.0s") != NULL);
 	assert_true(strstr(row(fx, 7), "3.0s") != NULL);
 	/* Sort by OnCPU: the three with 1.0s first. */
-	fx->st.sort = VIEW_TOP_SORT_OWNTIME;
+	fx->st.sort = SORT_OWNTIME;
 	render(fx, 80, 24);
 	assert_true(grid_at(&fx->g, 16, 3)->attr & GRID_UNDERLINE);
 	assert_true(strstr(row(fx, 6), "1.0s") != NULL);
 	assert_true(strstr(row(fx, 7), "0.0s") != NULL);
 
 	/* i: the reader and the napper only wait for I/O or sleep: hidden. */
-	fx->st.sort = VIEW_TOP_SORT_TOTAL;
+	fx->st.sort = SORT_TOTAL;
 	fx->st.hide_idle = true;
 	render(fx, 80, 24);
 	assert_true(strstr(row(fx, 2), "idle threads hidden") != NULL);
@@ -683,7 +633,121 @@ static void test_wall(void **state)
 					"                Module");
 	assert_int_equal(fx->st.nrows, 6);
 	fx->w = cpu_w;
+	view_top_state_free(&fx->st);
 	window_free_fx(w);
+}
+
+/* Text of the whole grid, for comparing two renders. */
+static char *grid_text(struct fixture *fx)
+{
+	size_t size = (size_t)fx->g.h * 2048, o = 0;
+	char *all = calloc(1, size);
+
+	assert_non_null(all);
+	for (int y = 0; y < fx->g.h; y++)
+		o += (size_t)snprintf(all + o, size - o, "%s\n", row(fx, y));
+	return all;
+}
+
+/* Render draws what update kept and changes nothing: the same grid twice
+ * from one const state; a frozen state keeps its rows while the window
+ * changes, and takes new ones when it thaws. */
+static void test_update_render_split(void **state)
+{
+	struct fixture *fx = *state;
+	const struct view_top_state *cst = &fx->st;
+	char *a, *b;
+
+	render(fx, 80, 24);
+	a = grid_text(fx);
+	assert_int_equal(view_top_render(&fx->g, &fx->h, cst), 0);
+	b = grid_text(fx);
+	assert_string_equal(a, b);
+	free(b);
+	/* The window changes; render alone still draws the kept rows. */
+	add(fx, 4260, 5000, 2, fx->f_main, fx->f_anon);
+	assert_int_equal(view_top_render(&fx->g, &fx->h, cst), 0);
+	b = grid_text(fx);
+	assert_string_equal(a, b);
+	free(b);
+	/* Frozen: update keeps the rows too (sorted as the keys say). */
+	fx->st.frozen = true;
+	render(fx, 80, 24);
+	b = grid_text(fx);
+	assert_string_equal(a, b);
+	free(b);
+	assert_string_equal(func_col(fx, 6), "libfoo.so+0x1a2b");
+	/* Thawed: the new samples show. */
+	fx->st.frozen = false;
+	render(fx, 80, 24);
+	assert_string_equal(func_col(fx, 3), "libfoo.so+0x1a2b");
+	free(a);
+}
+
+/* The top view's keys move its own state and name what the app must do. */
+static void test_keys(void **state)
+{
+	struct fixture *fx = *state;
+	struct view_action act;
+
+	render(fx, 80, 24);
+	assert_int_equal(fx->st.selected_frame, fx->f_parse);
+	/* Sort: s > forward, S < back, wrapping. */
+	assert_int_equal(view_top_key(&fx->st, 's').kind, VIEW_ACTION_USED);
+	assert_int_equal(fx->st.sort, SORT_TOTAL);
+	assert_int_equal(view_top_key(&fx->st, '>').kind, VIEW_ACTION_USED);
+	assert_int_equal(fx->st.sort, SORT_OWNTIME);
+	view_top_key(&fx->st, '<');
+	view_top_key(&fx->st, 'S');
+	assert_int_equal(fx->st.sort, SORT_OWN);
+	view_top_key(&fx->st, 'S');
+	assert_int_equal(fx->st.sort, SORT_TOTALTIME);
+	fx->st.sort = SORT_OWN;
+	render(fx, 80, 24);
+	/* Selection: moved and clamped at once, the frame follows. */
+	assert_int_equal(view_top_key(&fx->st, KEYS_DOWN).kind, VIEW_ACTION_USED);
+	assert_int_equal(fx->st.selected, 1);
+	assert_int_equal(fx->st.selected_frame, fx->f_decode);
+	view_top_key(&fx->st, KEYS_END);
+	assert_int_equal(fx->st.selected, fx->st.nrows - 1);
+	view_top_key(&fx->st, KEYS_PGUP);
+	assert_int_equal(fx->st.selected, 0);
+	view_top_key(&fx->st, KEYS_UP);
+	assert_int_equal(fx->st.selected, 0);
+	view_top_key(&fx->st, KEYS_PGDN);
+	assert_int_equal(fx->st.selected, fx->st.nrows - 1 < fx->st.page ? fx->st.nrows - 1
+									  : fx->st.page);
+	view_top_key(&fx->st, KEYS_HOME);
+	assert_int_equal(fx->st.selected, 0);
+	/* Enter: open the selected function in the icicle. */
+	act = view_top_key(&fx->st, KEYS_ENTER);
+	assert_int_equal(act.kind, VIEW_ACTION_OPEN_ICICLE);
+	assert_int_equal(act.frame, fx->f_parse);
+	/* Esc: all threads again, only when narrowed. */
+	assert_int_equal(view_top_key(&fx->st, KEYS_ESC).kind, VIEW_ACTION_NONE);
+	fx->st.tid = 4250;
+	assert_int_equal(view_top_key(&fx->st, KEYS_ESC).kind, VIEW_ACTION_NARROW_ALL);
+	/* Keys of the app are left to it. */
+	assert_int_equal(view_top_key(&fx->st, 'q').kind, VIEW_ACTION_NONE);
+	assert_int_equal(view_top_key(&fx->st, '2').kind, VIEW_ACTION_NONE);
+	/* No rows: Enter has nothing to open. */
+	view_top_state_free(&fx->st);
+	window_reset(fx->w);
+	render(fx, 80, 24);
+	assert_int_equal(view_top_key(&fx->st, KEYS_ENTER).kind, VIEW_ACTION_NONE);
+}
+
+/* The footer of a saved profile offers no pause: nothing is sampled. */
+static void test_report_footer(void **state)
+{
+	struct fixture *fx = *state;
+
+	render(fx, 80, 24);
+	assert_non_null(strstr(row(fx, 23), "space pause"));
+	fx->h.source = "saved.pb.gz";
+	render(fx, 80, 24);
+	assert_null(strstr(row(fx, 23), "pause"));
+	assert_non_null(strstr(row(fx, 23), "2 icicle"));
 }
 
 int main(void)
@@ -703,6 +767,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_header_variants, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wall, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_update_render_split, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keys, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report_footer, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

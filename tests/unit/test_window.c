@@ -13,6 +13,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "stacktop/view.h" /* view_wait_split */
 #include "stacktop/window.h"
 #include "window_fixture.h"
 
@@ -496,16 +497,19 @@ static void test_wait_frames(void **state)
 	assert_int_equal(window_wait_counts(w, 0, counts), 20);
 	assert_int_equal(counts[SAMPLE_WAIT_NONE], 2);
 	assert_int_equal(counts[SAMPLE_WAIT_SLEEP], 8);
-	window_wait_split(w, 0, buf, sizeof(buf));
+	/* (worded by the view layer) */
+	view_wait_split(counts, false, buf, sizeof(buf));
 	assert_string_equal(buf, "running 10% \xc2\xb7 lock 30% \xc2\xb7 I/O 20% \xc2\xb7 sleep 40%");
-	window_wait_split_ascii(w, 0, true, buf, sizeof(buf));
+	view_wait_split(counts, true, buf, sizeof(buf));
 	assert_string_equal(buf, "running 10%, lock 30%, I/O 20%, sleep 40%");
-	window_wait_split(w, 11, buf, sizeof(buf));
-	assert_string_equal(buf, "I/O 100%");
-	window_wait_split(w, 99, buf, sizeof(buf));
-	assert_string_equal(buf, "");
-	window_wait_split(w, 0, buf, 12); /* cut, still terminated */
+	view_wait_split(counts, false, buf, 12); /* cut, still terminated */
 	assert_int_equal(strlen(buf), 11);
+	window_wait_counts(w, 11, counts);
+	view_wait_split(counts, false, buf, sizeof(buf));
+	assert_string_equal(buf, "I/O 100%");
+	assert_int_equal(window_wait_counts(w, 99, counts), 0);
+	view_wait_split(counts, false, buf, sizeof(buf));
+	assert_string_equal(buf, "");
 
 	/* Expiry takes the waits with it. */
 	window_advance(w, 70 * SEC);

@@ -1,0 +1,120 @@
+/*
+ * fixture.h — what the view tests share: a window filled with fake frames
+ * and samples, a header, and reading a rendered grid back as text.
+ *
+ * Each view test (test_view_top, test_view_threads, test_view_icicle) keeps
+ * its own struct fixture with its own frames and samples; the helpers here
+ * work on the window, header and grid inside it. Include after <cmocka.h>.
+ * Static inline, so a test that does not use one pays nothing.
+ */
+#ifndef STACKTOP_TEST_FIXTURE_H
+#define STACKTOP_TEST_FIXTURE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/grid.h"
+#include "stacktop/view.h"
+#include "stacktop/window.h"
+#include "window_fixture.h"
+
+#define FIXTURE_SEC 1000000000ull
+#define FIXTURE_PID 4242
+
+/* A frame of pid 4242 at pc, named func in mod (file:line when file is
+ * given; offset for a frame with a module but no function). */
+static inline uint32_t fixture_frame(struct window *w, uint64_t pc, bool kernel, const char *mod,
+				     const char *func, const char *file, int line, uint64_t off)
+{
+	struct sym_info si = {.func = func,
+			      .module = mod,
+			      .file = file,
+			      .line = line,
+			      .offset = off,
+			      .kernel = kernel};
+	int64_t id = frames_preset(window_frames_mut(w), FIXTURE_PID, pc, kernel, &si, file != NULL);
+
+	assert_true(id >= 0);
+	return (uint32_t)id;
+}
+
+/* count samples of thread tid at t_s seconds, with the n frames that follow
+ * (outermost first). */
+static inline void fixture_add(struct window *w, uint64_t t_s, int tid, unsigned count, size_t n,
+			       ...)
+{
+	uint32_t fr[16];
+	va_list ap;
+
+	assert_true(n <= 16);
+	va_start(ap, n);
+	for (size_t i = 0; i < n; i++)
+		fr[i] = va_arg(ap, uint32_t);
+	va_end(ap);
+	assert_int_equal(window_add(w, t_s * FIXTURE_SEC, tid, fr, n, count), 0);
+}
+
+/* The header every view test starts from: one cpu-mode process, pid 4242. */
+static inline struct view_header fixture_header(const char *cmdline, int nthreads, double rate_hz,
+						double achieved_hz, uint64_t samples_window,
+						uint64_t samples_total, unsigned window_s)
+{
+	return (struct view_header){
+	    .pid = FIXTURE_PID,
+	    .npids = 1,
+	    .cmdline = cmdline,
+	    .mode = "cpu",
+	    .nthreads = nthreads,
+	    .rate_hz = rate_hz,
+	    .achieved_hz = achieved_hz,
+	    .samples_window = samples_window,
+	    .samples_total = samples_total,
+	    .window_s = window_s,
+	    .span_s = window_s,
+	};
+}
+
+/* Row y of g as text (one of 8 rotating buffers, so a few can be compared
+ * in one assertion). */
+static inline const char *fixture_row(const struct grid *g, int y)
+{
+	static char buf[8][4096];
+	static int k;
+	char *b = buf[k++ % 8];
+
+	assert_true(grid_row_text(g, y, b, 4096) >= 0);
+	return b;
+}
+
+/* Rows from..to (inclusive) are blank. */
+static inline void fixture_assert_blank(const struct grid *g, int from, int to)
+{
+	for (int y = from; y <= to; y++)
+		assert_string_equal(fixture_row(g, y), "");
+}
+
+/* Some cell of row y has attribute bit. */
+static inline bool fixture_row_has_attr(struct grid *g, int y, uint16_t bit)
+{
+	for (int x = 0; x < g->w; x++)
+		if (grid_at(g, x, y)->attr & bit)
+			return true;
+	return false;
+}
+
+/* With the environment variable env set, print the grid (for writing the
+ * expected text of a new test). */
+static inline void fixture_dump(const struct grid *g, const char *env)
+{
+	if (!getenv(env))
+		return;
+	printf("---- %dx%d\n", g->w, g->h);
+	for (int y = 0; y < g->h; y++)
+		printf("|%s\n", fixture_row(g, y));
+}
+
+#endif
