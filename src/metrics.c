@@ -491,3 +491,9 @@ void metrics_baseline_clear(struct metrics *m)
 	m->alert_spike = false;
 	m->spike_held_s = 0;
 }
+
+const char *metrics_thread_name(void *ctx, int tid)
+{
+	struct metrics_thread *t = metrics_thread(ctx, tid, false);
+	return t ? t->comm : NULL;
+}

@@ -6,11 +6,22 @@
  * has_colors() the palette maps to plain attributes, so selections and
  * alerts stay visible through reverse and bold. ESCDELAY is shortened so a
  * lone Esc answers at once.
+ *
+ * A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) while the screen is
+ * up must still give the terminal back, but endwin is not safe in a signal
+ * handler. So screen_init keeps what restoring takes, ready to use: the
+ * terminal's settings from before curses (tcsetattr is async-signal-safe)
+ * and the bytes that leave the alternate screen and show the cursor (one
+ * write). The handler sends those and dies of the same signal.
  */
 #include <curses.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <term.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "stacktop/screen.h"
@@ -41,15 +52,60 @@ static void screen_colors(void)
 	init_pair(GRID_C_HEADER, COLOR_BLACK, COLOR_CYAN);
 }
 
+static struct termios crash_tio;
+static bool crash_have_tio;
+static char crash_seq[256];
+static size_t crash_len;
+
+static void crash_restore(int sig)
+{
+	if (active) {
+		if (crash_len && write(STDOUT_FILENO, crash_seq, crash_len) < 0)
+			crash_len = 0; /* nothing more to try */
+		if (crash_have_tio)
+			tcsetattr(STDIN_FILENO, TCSANOW, &crash_tio);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Append terminfo capability cap to the crash sequence (padding and all:
+ * terminals that need padding are long gone). */
+static void crash_add(const char *cap)
+{
+	const char *v = tigetstr(cap);
+	size_t n = v && v != (const char *)-1 ? strlen(v) : 0;
+	if (n && crash_len + n < sizeof(crash_seq)) {
+		memcpy(crash_seq + crash_len, v, n);
+		crash_len += n;
+	}
+}
+
+static void crash_guard(void)
+{
+	int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+	struct sigaction sa;
+	crash_add("sgr0");
+	crash_add("cnorm");
+	crash_add("rmcup");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = crash_restore;
+	sa.sa_flags = SA_RESETHAND;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
 int screen_init(void)
 {
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return -ENOTTY;
 	if (!getenv("ESCDELAY"))
 		set_escdelay(25);
+	crash_have_tio = tcgetattr(STDIN_FILENO, &crash_tio) == 0;
 	if (!newterm(NULL, stdout, stdin))
 		return -ENOTTY;
 	active = true;
+	crash_guard();
 	cbreak();
 	noecho();
 	nonl();

@@ -107,6 +107,9 @@ struct metrics {
 void metrics_config_default(struct metrics_config *c);
 int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c);
 void metrics_free(struct metrics *m);
+/* The name of thread tid, or NULL; ctx is the struct metrics (the shape of
+ * export_opts.thread_name). */
+const char *metrics_thread_name(void *ctx, int tid);
 
 /* Read procfs at time t (seconds, monotonic) and push one point. 0, or
  * -ESRCH when the process is gone (series are kept). Calls metrics_eval. */

@@ -1,0 +1,68 @@
+/*
+ * health — rates and the header's warning, measured per refresh (see
+ * health.h).
+ */
+#include "stacktop/health.h"
+
+#include <string.h>
+
+void health_init(struct health *h, uint64_t now_ns)
+{
+	memset(h, 0, sizeof(*h));
+	h->last_ns = now_ns;
+}
+
+void health_busy(struct health *h, uint64_t ns)
+{
+	h->busy_ns += ns;
+}
+
+static enum view_warning pick(struct health *h, const struct health_input *in, bool behind)
+{
+	if (h->short_count >= 3)
+		return VIEW_WARNING_SAMPLING_BEHIND;
+	if (h->lost_recent)
+		return VIEW_WARNING_LOST;
+	if (behind)
+		return VIEW_WARNING_BUSY;
+	if (in->tracer > 0)
+		return VIEW_WARNING_TRACED;
+	if (in->kernel_denied && in->first)
+		return VIEW_WARNING_KERNEL_HIDDEN;
+	return VIEW_WARNING_NONE;
+}
+
+void health_measure(struct health *h, const struct health_input *in, uint64_t now_ns)
+{
+	bool behind = false;
+	double dt = (now_ns - h->last_ns) / 1e9;
+	if (dt > 0.05) {
+		h->achieved_hz = (in->samples - h->samples_at) / dt;
+		h->lost_recent = in->lost - h->lost_at;
+		behind = h->busy_ns > (now_ns - h->last_ns) / 2;
+		h->samples_at = in->samples;
+		h->lost_at = in->lost;
+		h->last_ns = now_ns;
+		h->busy_ns = 0;
+	}
+	/* Fewer samples than the CPU the process burned: we are missing some. */
+	if (in->expected_hz > 20 && h->achieved_hz < 0.6 * in->expected_hz)
+		h->short_count++;
+	else
+		h->short_count = 0;
+	h->expected_hz = in->expected_hz;
+	h->span_s = dt;
+	h->tracer = in->tracer;
+	h->warning = pick(h, in, behind);
+}
+
+void health_header(const struct health *h, struct view_header *hdr)
+{
+	hdr->achieved_hz = h->achieved_hz;
+	hdr->warning = h->warning;
+	hdr->warn_hz = h->achieved_hz;
+	hdr->warn_expected_hz = h->expected_hz;
+	hdr->warn_lost = h->lost_recent;
+	hdr->warn_span_s = h->span_s;
+	hdr->warn_tracer = h->tracer;
+}

@@ -1,0 +1,359 @@
+/*
+ * ui — the front end's state and its keys (see ui.h for the contract).
+ *
+ * Keys go, in order: to a view that is taking text (the icicle's search
+ * line), then to the global table below, then to the shown view, whose
+ * answer (struct view_action) is carried out here: narrowing every view to
+ * a thread, opening the icicle on a function. The top view's narrowing,
+ * kernel toggle and UTF-8 choice are the ones every view follows.
+ */
+#include "stacktop/ui.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stacktop/keys.h"
+#include "stacktop/metrics.h"
+#include "stacktop/opts.h"
+#include "stacktop/screen.h"
+#include "stacktop/text.h"
+#include "stacktop/window.h"
+
+#define STATUS_NS 3000000000ull
+#define BATCH_COLS 200
+#define BATCH_ROWS 40
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void ui_init(struct ui *ui, const struct opts *o, double period_s, struct ui_model *m)
+{
+	memset(ui, 0, sizeof(*ui));
+	grid_init(&ui->grid, 80, 24);
+	ui->view = (enum ui_view)o->view;
+	ui->batch = o->batch;
+	ui->wall = o->wall;
+	ui->top.metrics = m->metrics;
+	ui->top.charts = true;
+	ui->top.utf8 = !o->ascii && text_locale_utf8();
+	ui->top.sort = o->sort;
+	ui->top.lines = o->lines;
+	ui->top.hide_kernel = o->hide_kernel;
+	ui->top.period_s = period_s;
+	ui->top.limit = o->batch ? o->limit : 0;
+	ui->top.batch = o->batch;
+	ui->top.wall = o->wall;
+	ui->top.hide_idle = o->idle_hidden;
+	m->output_dir = o->output_dir;
+	m->export_base = (struct export_opts){
+	    .per_thread = o->per_thread,
+	    .period_s = o->rate_hz ? 1.0 / o->rate_hz : 0,
+	    .mode = o->wall ? "wall" : "cpu",
+	    .force = o->force,
+	    .thread_name = m->metrics ? metrics_thread_name : NULL,
+	    .ctx = m->metrics,
+	    .cmdline = m->cmdline,
+	};
+}
+
+void ui_free(struct ui *ui)
+{
+	view_top_state_free(&ui->top);
+	view_threads_state_free(&ui->threads);
+	view_icicle_state_free(&ui->icicle);
+	grid_free(&ui->grid);
+}
+
+void ui_status(struct ui *ui, const char *msg, uint64_t now_ns)
+{
+	snprintf(ui->status, sizeof(ui->status), "%s", msg);
+	ui->status_until_ns = now_ns + STATUS_NS;
+}
+
+int ui_tid(const struct ui *ui)
+{
+	return ui->top.tid;
+}
+
+bool ui_paused(const struct ui *ui)
+{
+	return ui->paused;
+}
+
+void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header *h,
+	       uint64_t now_ns)
+{
+	h->paused = ui->paused;
+	h->batch = ui->batch;
+	h->filter_tid = ui->top.tid;
+	h->filter_name = NULL;
+	if (ui->top.tid && m->metrics) {
+		struct metrics_thread *t = metrics_thread(m->metrics, ui->top.tid, false);
+		h->filter_name = t ? t->comm : NULL;
+	}
+	h->status = now_ns < ui->status_until_ns ? ui->status : NULL;
+	h->hide_kernel = ui->top.hide_kernel;
+	h->lines = ui->top.lines;
+}
+
+/* ---- drawing ---- */
+
+/* The view to draw: the threads view needs the per-thread series. */
+static enum ui_view shown_view(const struct ui *ui, const struct ui_model *m)
+{
+	return ui->view == UI_VIEW_THREADS && !m->metrics ? UI_VIEW_TOP : ui->view;
+}
+
+/* The icicle and the threads table follow the top view's narrowing, kernel
+ * toggle and character set. */
+static void follow_top(struct ui *ui)
+{
+	ui->icicle.tid = ui->threads.tid = ui->top.tid;
+	ui->icicle.hide_kernel = ui->threads.hide_kernel = ui->top.hide_kernel;
+	ui->icicle.utf8 = ui->threads.utf8 = ui->top.utf8;
+}
+
+const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct view_header *h,
+			   int cols, int rows)
+{
+	if (ui->grid.w != cols || ui->grid.h != rows)
+		grid_resize(&ui->grid, cols, rows);
+	else
+		grid_clear(&ui->grid);
+	if (ui->help) {
+		view_help_render(&ui->grid);
+		return &ui->grid;
+	}
+	follow_top(ui);
+	switch (shown_view(ui, m)) {
+	case UI_VIEW_ICICLE:
+		view_icicle_update(&ui->icicle, h, m->w, cols, rows);
+		view_icicle_render(&ui->grid, h, &ui->icicle);
+		break;
+	case UI_VIEW_THREADS:
+		view_threads_update(&ui->threads, h, m->metrics, m->w, cols, rows);
+		view_threads_render(&ui->grid, h, m->metrics, &ui->threads);
+		break;
+	default:
+		view_top_update(&ui->top, m->w, h, cols, rows);
+		view_top_render(&ui->grid, h, &ui->top);
+		break;
+	}
+	return &ui->grid;
+}
+
+void ui_draw_screen(struct ui *ui, const struct ui_model *m, const struct view_header *h)
+{
+	int cols, rows;
+	screen_size(&cols, &rows);
+	screen_draw(ui_draw(ui, m, h, cols, rows));
+}
+
+void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header *h, FILE *out)
+{
+	char line[4096];
+	int rows = shown_view(ui, m) == UI_VIEW_TOP ? ui->top.limit + 6 : BATCH_ROWS;
+	const struct grid *g = ui_draw(ui, m, h, BATCH_COLS, rows);
+	int last = g->h - 1;
+	while (last > 0 && grid_row_text(g, last, line, sizeof(line)) == 0)
+		last--;
+	for (int y = 0; y <= last; y++) {
+		if (grid_row_text(g, y, line, sizeof(line)) < 0)
+			line[0] = '\0';
+		fprintf(out, "%s\n", line);
+	}
+	fprintf(out, "\n");
+	fflush(out);
+}
+
+/* ---- export (the w key, and record through main) ---- */
+
+void ui_export_opts(const struct ui *ui, const struct ui_model *m, struct export_opts *eo,
+		    const char **zoom, size_t nzoom)
+{
+	const struct view_icicle_state *ic = &ui->icicle;
+	*eo = m->export_base;
+	eo->tid = ui->top.tid;
+	eo->hide_kernel = ui->top.hide_kernel;
+	eo->duration_s = window_span_s(m->w, mono_ns());
+	if (ui->view != UI_VIEW_ICICLE || !ic->zoom.n || ic->zoom.n > nzoom)
+		return;
+	/* Zoom keys are "module\x1fname": the export matches names. */
+	for (size_t i = 0; i < ic->zoom.n; i++) {
+		const char *sep = strchr(ic->zoom.keys[i], '\x1f');
+		zoom[i] = sep ? sep + 1 : ic->zoom.keys[i];
+	}
+	eo->zoom = zoom;
+	eo->nzoom = (int)ic->zoom.n;
+}
+
+/* The w key: what is shown as pprof, named with the pid and the time. */
+static void write_profile(struct ui *ui, const struct ui_model *m, uint64_t now_ns)
+{
+	const char *zoom[64];
+	struct export_opts eo;
+	char path[1024], when[32], err[512], msg[1200];
+	time_t t = time(NULL);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
+	ui_export_opts(ui, m, &eo, zoom, sizeof(zoom) / sizeof(zoom[0]));
+	eo.format = EXPORT_PPROF;
+	snprintf(path, sizeof(path), "%s/stacktop-%d-%s%s", m->output_dir, m->pid, when,
+		 export_format_ext(eo.format));
+	if (export_write(m->w, &eo, path, err, sizeof(err)) == 0)
+		snprintf(msg, sizeof(msg), "wrote %s%s%s", path, eo.tid ? " (this thread only)" : "",
+			 eo.nzoom ? " (the zoomed path only)" : "");
+	else
+		snprintf(msg, sizeof(msg), "! %s", err);
+	ui_status(ui, msg, now_ns);
+}
+
+/* ---- keys ---- */
+
+/* Show only one thread (tid) in every view, or all (0). */
+static void narrow(struct ui *ui, int tid, uint64_t now_ns)
+{
+	char msg[96];
+	ui->top.tid = tid;
+	ui->top.selected = 0;
+	view_top_state_free(&ui->top);
+	if (tid)
+		snprintf(msg, sizeof(msg), "showing thread %d only; Esc shows all threads", tid);
+	else
+		snprintf(msg, sizeof(msg), "showing all threads");
+	ui_status(ui, msg, now_ns);
+}
+
+/* Carry out what a view's key asks for. Returns true if the key was used. */
+static bool act(struct ui *ui, const struct ui_model *m, struct view_action a, uint64_t now_ns)
+{
+	switch (a.kind) {
+	case VIEW_ACTION_NONE:
+		return false;
+	case VIEW_ACTION_NARROW:
+		narrow(ui, a.tid, now_ns);
+		ui->view = UI_VIEW_TOP;
+		return true;
+	case VIEW_ACTION_NARROW_ALL:
+		narrow(ui, 0, now_ns);
+		return true;
+	case VIEW_ACTION_OPEN_ICICLE:
+		view_icicle_jump(&ui->icicle, m->w, a.frame);
+		ui->view = UI_VIEW_ICICLE;
+		return true;
+	case VIEW_ACTION_USED:
+	default:
+		return true;
+	}
+}
+
+static bool view_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns)
+{
+	follow_top(ui);
+	switch (shown_view(ui, m)) {
+	case UI_VIEW_ICICLE:
+		return act(ui, m, view_icicle_key(&ui->icicle, key), now_ns);
+	case UI_VIEW_THREADS:
+		return act(ui, m, view_threads_key(&ui->threads, key), now_ns);
+	default:
+		return act(ui, m, view_top_key(&ui->top, key), now_ns);
+	}
+}
+
+/* A toggle of the top view's state, said in the status line. */
+static void toggle(struct ui *ui, bool *flag, const char *on, const char *off, uint64_t now_ns)
+{
+	*flag = !*flag;
+	ui_status(ui, *flag ? on : off, now_ns);
+}
+
+/* Keys that mean the same in every view. Returns true if used. */
+static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns,
+		       enum ui_request *req)
+{
+	switch (key) {
+	case 'q':
+	case 'Q':
+		*req = UI_REQUEST_QUIT;
+		return true;
+	case '1':
+	case '2':
+	case '3':
+		ui->view = (enum ui_view)(key - '1');
+		if (ui->view == UI_VIEW_THREADS && !m->metrics)
+			ui_status(ui, "no threads view here: a saved profile has no thread data", now_ns);
+		return true;
+	case KEYS_TAB:
+		ui->view = (enum ui_view)((ui->view + 1) % UI_VIEW_COUNT);
+		return true;
+	case 'L':
+	case 'l':
+		toggle(ui, &ui->top.lines, "aggregating by file:line", "aggregating by function", now_ns);
+		return true;
+	case 'K':
+	case 'k':
+		toggle(ui, &ui->top.hide_kernel, "kernel frames hidden", "kernel frames shown", now_ns);
+		return true;
+	case 'g':
+		ui->top.charts = !ui->top.charts;
+		return true;
+	case 'b':
+	case 'B':
+		if (m->metrics && key == 'b')
+			metrics_baseline_now(m->metrics);
+		else if (m->metrics)
+			metrics_baseline_clear(m->metrics);
+		if (m->metrics)
+			ui_status(ui, key == 'b' ? "baseline = the last 10 s" : "baseline cleared", now_ns);
+		return true;
+	case ' ':
+		ui->paused = !ui->paused;
+		ui->top.frozen = ui->paused;
+		return true;
+	case 'R':
+	case 'r':
+		window_reset(m->w);
+		view_top_state_free(&ui->top);
+		ui_status(ui, "window reset", now_ns);
+		return true;
+	case '?':
+	case 'h':
+		ui->help = true;
+		return true;
+	case 'w':
+		write_profile(ui, m, now_ns);
+		return true;
+	case 'i':
+		if (!ui->wall)
+			return false;
+		toggle(ui, &ui->top.hide_idle, "idle threads hidden (only sleeping or polling)",
+		       "idle threads shown", now_ns);
+		view_top_state_free(&ui->top);
+		return true;
+	default:
+		return false;
+	}
+}
+
+enum ui_request ui_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns)
+{
+	enum ui_request req = UI_REQUEST_NONE;
+	if (ui->help) {
+		ui->help = false; /* any key leaves the help screen; q also quits */
+		if (key != 'q')
+			return req;
+	}
+	if (shown_view(ui, m) == UI_VIEW_ICICLE && ui->icicle.editing_search &&
+	    act(ui, m, view_icicle_key(&ui->icicle, key), now_ns))
+		return req;
+	if (global_key(ui, m, key, now_ns, &req))
+		return req;
+	view_key(ui, m, key, now_ns);
+	return req;
+}
