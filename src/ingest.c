@@ -130,7 +130,7 @@ static int user_pcs(struct ingest *in, struct ingest_proc *p, const struct sampl
 	if (flags & UNWIND_FAILED)
 		in->st.failed++;
 	/* A pc outside every known mapping: new code was mapped. */
-	if (n > 0 && !space_find(&p->space, pcs[0]))
+	if (flags & UNWIND_UNMAPPED)
 		p->stale = true;
 	return n;
 }

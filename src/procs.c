@@ -65,6 +65,7 @@ void procs_stop_child(struct procs *ps, int timeout_ms)
 {
 	if (ps->launched)
 		target_child_stop(&ps->child, timeout_ms);
+	ps->launched = false;
 }
 
 int procs_scan(struct procs *ps, struct sampler *s)

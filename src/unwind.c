@@ -82,6 +82,7 @@ struct loc {
 struct rule {
 	uint8_t kind, cfa_kind, cfa_reg;
 	bool signal; /* a signal trampoline: the caller's pc is exact */
+	bool unmapped; /* the pc lies in no known mapping */
 	int32_t cfa_off;
 	struct loc ra, bp;
 };
@@ -325,6 +326,7 @@ static void rule_fill(struct unwind *u, uint64_t pc, struct rule *r)
 
 	memset(r, 0, sizeof(*r));
 	r->kind = RULE_NOCFI;
+	r->unmapped = !mp;
 	if (!mp || !mp->mod || !mp->mod->elf)
 		return;
 	um = unwind_mod_get(mp->mod);
@@ -528,6 +530,8 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 		bool signal = false;
 		uint64_t ra = 0;
 
+		if (k == 1 && r->unmapped)
+			fl |= UNWIND_UNMAPPED;
 		switch (r->kind) {
 		case RULE_CFI:
 			st = step_cfi(r, &rg, smp, k == 1, &m, &ra);

@@ -17,23 +17,6 @@
 #include "stacktop/grid.h"
 #include "stacktop/keys.h"
 
-/* The key codes live in keys.h (views include only that); these names
- * stay for the app's key handling. */
-#define SCREEN_KEY_NONE KEYS_NONE
-#define SCREEN_KEY_UP KEYS_UP
-#define SCREEN_KEY_DOWN KEYS_DOWN
-#define SCREEN_KEY_LEFT KEYS_LEFT
-#define SCREEN_KEY_RIGHT KEYS_RIGHT
-#define SCREEN_KEY_PGUP KEYS_PGUP
-#define SCREEN_KEY_PGDN KEYS_PGDN
-#define SCREEN_KEY_HOME KEYS_HOME
-#define SCREEN_KEY_END KEYS_END
-#define SCREEN_KEY_ENTER KEYS_ENTER
-#define SCREEN_KEY_ESC KEYS_ESC
-#define SCREEN_KEY_BACKSPACE KEYS_BACKSPACE
-#define SCREEN_KEY_TAB KEYS_TAB
-#define SCREEN_KEY_RESIZE KEYS_RESIZE
-
 /* 0, or -ENOTTY when stdin/stdout is not a terminal curses can drive. */
 int screen_init(void);
 void screen_fini(void);

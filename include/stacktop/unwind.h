@@ -33,6 +33,7 @@ enum {
 	UNWIND_TRUNCATED = 1 << 0, /* walked off the stack copy or hit the frame limit */
 	UNWIND_NO_CFI = 1 << 1, /* some frame fell back to frame pointers */
 	UNWIND_FAILED = 1 << 2, /* only the leaf pc is known */
+	UNWIND_UNMAPPED = 1 << 3, /* the leaf pc lies in no known mapping: maps are stale */
 };
 
 struct unwind_stats {

@@ -1,0 +1,80 @@
+/*
+ * session — one profiling run, put together: the sampler of the mode (perf,
+ * wall, or a saved profile), the stages a sample flows through (ingest →
+ * frames → window, with sym behind frames), the processes being profiled,
+ * and what is measured alongside (metrics from procfs once a second,
+ * health: is stacktop keeping up).
+ *
+ *   session_open_live / session_open_report
+ *   (session_collect on every tick; session_refresh + session_header on
+ *    every refresh)*
+ *   session_stop (targets left running as they were) → session_close
+ *
+ * The source decides some options: session_open_* write back o->rate_hz
+ * (wall mode's default rate; a saved profile's period) and o->wall (a saved
+ * wall profile). Errors: -errno with one sentence in err.
+ */
+#ifndef STACKTOP_SESSION_H
+#define STACKTOP_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stacktop/health.h"
+#include "stacktop/metrics.h"
+#include "stacktop/procs.h"
+#include "stacktop/sampler.h"
+
+struct ingest;
+struct opts;
+struct report;
+struct sym;
+struct frames;
+struct window;
+struct view_header;
+
+struct session {
+	struct procs procs;
+	/* The pipeline, in the order a sample flows. */
+	struct sampler *smp;
+	struct sampler_sink sink; /* into ingest */
+	struct ingest *in;
+	struct sym *sy;
+	struct frames *fr;
+	struct window *w;
+	struct report *report; /* report FILE: the profile replayed */
+	/* Alongside. */
+	struct metrics metrics; /* of the first target process */
+	bool metrics_ok;
+	uint64_t next_metrics_ns;
+	struct health health;
+	uint64_t execs_seen; /* ingest's exec count when command lines were read */
+	const struct opts *o;
+	double period_s; /* seconds one sample stands for */
+};
+
+/* A live target: -p PIDs, or o->command launched. */
+int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz);
+/* o->report_file: every sample delivered at once; time stands still. */
+int session_open_report(struct session *s, struct opts *o, char *err, size_t errsz);
+
+/* The shortest tick the sampler wants (ns; 0: no preference). */
+uint64_t session_tick_ns(const struct session *s);
+/* Every tick: take what the sampler has; once a second, the metrics. */
+void session_collect(struct session *s, uint64_t now_ns);
+/* Every refresh: new threads, exits and execs; age the window; measure.
+ * first: the first scheduled refresh (start-up notes are shown). */
+void session_refresh(struct session *s, uint64_t now_ns, bool first);
+/* The header's counters at now (a saved profile's own clock). */
+void session_header(struct session *s, struct view_header *h);
+/* The clock of the data: now, or the end of a loaded profile. */
+uint64_t session_now(const struct session *s);
+/* Samples delivered, records lost (record's progress line). */
+void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost);
+
+/* Leave every target as it was (detach), stop a launched command. */
+void session_stop(struct session *s);
+void session_close(struct session *s);
+
+#endif

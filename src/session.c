@@ -1,0 +1,269 @@
+/*
+ * session — one profiling run put together (see session.h).
+ *
+ * main picks nothing here but the source: the wall sampler for --mode wall,
+ * perf otherwise, a saved profile for `report`. Whatever it is, it is
+ * handed ingest's sink, and from then on a sample goes sampler → ingest →
+ * frames → window without coming back to main or here.
+ */
+#include "stacktop/session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "stacktop/frames.h"
+#include "stacktop/ingest.h"
+#include "stacktop/opts.h"
+#include "stacktop/perf.h"
+#include "stacktop/report.h"
+#include "stacktop/status.h"
+#include "stacktop/sym.h"
+#include "stacktop/text.h"
+#include "stacktop/view.h"
+#include "stacktop/wall.h"
+#include "stacktop/window.h"
+
+#define TICK_NS (50 * 1000 * 1000ull)
+#define SEC_NS 1000000000ull
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * SEC_NS + (uint64_t)ts.tv_nsec;
+}
+
+/* The stages after the sampler: symbols, frames, the window (record keeps
+ * everything: a day of 10 s buckets), ingest. */
+static int open_stages(struct session *s, const struct opts *o, char *err, size_t errsz)
+{
+	bool record = o->cmd == OPTS_CMD_RECORD;
+	int e;
+	if ((e = sym_new(&s->sy)) || (e = frames_new(s->sy, &s->fr)) ||
+	    (e = window_new(record ? 86400 : o->window_s, record ? 10 * SEC_NS : SEC_NS, s->fr,
+			    &s->w)) ||
+	    (e = ingest_new(s->fr, s->w, &s->in))) {
+		snprintf(err, errsz, "out of memory at start-up (%s).", strerror(-e));
+		return e;
+	}
+	ingest_sink(s->in, &s->sink);
+	return 0;
+}
+
+/* The live sampler of the mode: ptrace (wall clock) or perf (on-CPU). */
+static int open_sampler(struct session *s, struct opts *o, char *err, size_t errsz)
+{
+	int e;
+	if (o->wall) {
+		struct wall_config wc = {
+		    .rate_hz = o->rate_given ? o->rate_hz : WALL_DEFAULT_RATE_HZ,
+		    .stack_size = o->stack_size,
+		};
+		o->rate_hz = wc.rate_hz;
+		e = wall_sampler_new(&wc, &s->smp);
+	} else {
+		struct perf_config pc = {
+		    .rate_hz = o->rate_hz,
+		    .stack_size = o->stack_size,
+		    .drain_interval_s = TICK_NS / 1e9,
+		    .enable_on_exec = o->command != NULL,
+		};
+		e = perf_sampler_new(&pc, &s->smp);
+	}
+	if (e)
+		snprintf(err, errsz, "cannot start the %s sampler: %s.",
+			 o->wall ? "wall-clock" : "perf", strerror(-e));
+	s->period_s = 1.0 / o->rate_hz;
+	return e;
+}
+
+/* Launch the command: the sampler sets up before it execs. */
+static int launch(struct session *s, const struct opts *o, char *err, size_t errsz)
+{
+	enum target_stdio io = o->batch ? TARGET_STDIO_STDERR : TARGET_STDIO_QUIET;
+	int e = procs_spawn(&s->procs, o->command, io, err, errsz);
+	if (e)
+		return e;
+	if ((e = sampler_launch_prepare(s->smp, s->procs.child.pid))) {
+		sampler_explain(s->smp, e, s->procs.child.pid, err, errsz);
+		procs_stop_child(&s->procs, 100);
+		return e;
+	}
+	e = procs_go(&s->procs, o->command, err, errsz);
+	sampler_launch_done(s->smp);
+	return e;
+}
+
+int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz)
+{
+	struct metrics_config mc;
+	int e;
+	s->o = o;
+	if ((e = open_sampler(s, o, err, errsz)) || (e = open_stages(s, o, err, errsz)))
+		return e;
+	e = o->command ? launch(s, o, err, errsz)
+		       : procs_attach(&s->procs, o->pids, o->npids, err, errsz);
+	if (e)
+		return e;
+	e = procs_scan(&s->procs, s->smp);
+	if (sampler_nthreads(s->smp) == 0) {
+		e = e ? e : -ESRCH;
+		sampler_explain(s->smp, e, s->procs.p[0].pid, err, errsz);
+		return e;
+	}
+	for (int i = 0; i < s->procs.n; i++)
+		ingest_add_process(s->in, s->procs.p[i].pid);
+	metrics_config_default(&mc);
+	mc.window_s = o->window_s;
+	mc.spike_for_s = o->spike_for_s;
+	s->metrics_ok = metrics_init(&s->metrics, s->procs.p[0].pid, &mc) == 0;
+	if (s->metrics_ok)
+		metrics_tick(&s->metrics, mono_ns() / 1e9);
+	s->next_metrics_ns = mono_ns() + SEC_NS;
+	health_init(&s->health, mono_ns());
+	return 0;
+}
+
+int session_open_report(struct session *s, struct opts *o, char *err, size_t errsz)
+{
+	char n[32];
+	int e;
+	s->o = o;
+	if ((e = open_stages(s, o, err, errsz)) ||
+	    (e = report_load(o->report_file, s->fr, &s->report, err, errsz)))
+		return e;
+	if ((e = report_sampler_new(s->report, &s->smp))) {
+		snprintf(err, errsz, "out of memory at start-up (%s).", strerror(-e));
+		return e;
+	}
+	sampler_collect(s->smp, REPORT_TIME_NS, &s->sink);
+	const char *mode = report_mode(s->report);
+	s->period_s = report_period_s(s->report);
+	o->wall = mode && !strcmp(mode, "wall");
+	o->rate_hz = s->period_s > 0 ? (unsigned)(1.0 / s->period_s + 0.5) : 0;
+	/* One pseudo process named after the file, gone: nothing to sample. */
+	s->procs.n = 1;
+	snprintf(s->procs.p[0].cmdline, sizeof(s->procs.p[0].cmdline), "%s", o->report_file);
+	s->procs.nthreads = (int)report_nthreads(s->report);
+	s->procs.exited = true;
+	text_count(report_samples(s->report), n, sizeof(n));
+	snprintf(s->procs.exit_text, sizeof(s->procs.exit_text), "saved %s profile, %s samples",
+		 mode ? mode : "cpu", n);
+	health_init(&s->health, mono_ns());
+	return 0;
+}
+
+uint64_t session_tick_ns(const struct session *s)
+{
+	return sampler_tick_ns(s->smp);
+}
+
+void session_collect(struct session *s, uint64_t now_ns)
+{
+	if (!s->procs.exited)
+		sampler_collect(s->smp, now_ns, &s->sink);
+	uint64_t t = mono_ns();
+	health_busy(&s->health, t - now_ns);
+	/* Once a second: one point of every series (CPU, memory, threads). */
+	if (!s->metrics_ok || t < s->next_metrics_ns)
+		return;
+	if (!s->procs.exited)
+		metrics_tick(&s->metrics, t / 1e9);
+	s->next_metrics_ns += SEC_NS;
+	if (s->next_metrics_ns < t)
+		s->next_metrics_ns = t + SEC_NS;
+}
+
+/* Threads that appeared, processes that ended or exec'd. */
+static void follow_targets(struct session *s)
+{
+	uint64_t execs = ingest_get_stats(s->in)->execs;
+	procs_scan(&s->procs, s->smp);
+	/* Samples still in the rings belong to the end: take them. */
+	if (procs_check_exit(&s->procs))
+		sampler_collect(s->smp, mono_ns(), &s->sink);
+	if (execs != s->execs_seen) {
+		s->execs_seen = execs;
+		procs_reread_cmdlines(&s->procs);
+	}
+}
+
+void session_refresh(struct session *s, uint64_t now_ns, bool first)
+{
+	struct sampler_stats st;
+	if (!s->procs.exited)
+		follow_targets(s);
+	if (s->report)
+		return; /* a loaded profile does not age, and has nothing to measure */
+	window_advance(s->w, now_ns);
+	sampler_stats(s->smp, &st);
+	struct health_input in = {
+	    .samples = ingest_get_stats(s->in)->samples,
+	    .lost = st.lost,
+	    .expected_hz = s->metrics_ok ? s->o->rate_hz * s->metrics.cpu_now / 100.0 : 0,
+	    .tracer = procs_tracer(&s->procs),
+	    .kernel_denied = st.kernel_denied,
+	    .first = first,
+	};
+	health_measure(&s->health, &in, now_ns);
+}
+
+uint64_t session_now(const struct session *s)
+{
+	return s->report ? report_now_ns(s->report, s->w) : mono_ns();
+}
+
+void session_header(struct session *s, struct view_header *h)
+{
+	static int pids[PROCS_MAX];
+	uint64_t now = session_now(s);
+	struct status_in in = {
+	    .procs = &s->procs,
+	    .sampled_threads = sampler_nthreads(s->smp),
+	    .ingest = ingest_get_stats(s->in),
+	    .mode = s->o->wall ? "wall" : "cpu",
+	    .rate_hz = s->o->rate_hz,
+	    .window_s = s->o->window_s,
+	    .cpu_now = s->metrics_ok ? s->metrics.cpu_now : -1,
+	    .window_samples = window_total(s->w),
+	    .span_s = window_span_s(s->w, now),
+	    .source = s->report ? s->o->report_file : NULL,
+	    .source_samples = s->report ? report_samples(s->report) : 0,
+	};
+	sampler_stats(s->smp, &in.sampler);
+	status_header(&in, pids, h);
+	health_header(&s->health, h);
+}
+
+void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost)
+{
+	struct sampler_stats st;
+	sampler_stats(s->smp, &st);
+	*samples = ingest_get_stats(s->in)->samples;
+	*lost = st.lost;
+}
+
+void session_stop(struct session *s)
+{
+	/* First: detach every thread, so none is left stopped or traced, and
+	 * a launched command can take its SIGTERM. */
+	if (s->smp)
+		sampler_stop(s->smp);
+	procs_stop_child(&s->procs, 500);
+}
+
+void session_close(struct session *s)
+{
+	session_stop(s);
+	sampler_free(s->smp);
+	ingest_free(s->in);
+	if (s->metrics_ok)
+		metrics_free(&s->metrics);
+	window_free(s->w);
+	report_free(s->report);
+	frames_free(s->fr); /* after the window: it holds references */
+	sym_free(s->sy);
+	memset(s, 0, sizeof(*s));
+}
