@@ -921,19 +921,6 @@ out:
 
 /* ---- entry points ---- */
 
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-}
-
 int export_render(struct window *w, const struct export_opts *o, char **buf, size_t *len, char *err,
 		  size_t errsz)
 {
@@ -944,7 +931,7 @@ int export_render(struct window *w, const struct export_opts *o, char **buf, siz
 	*buf = NULL;
 	*len = 0;
 	if (!w || !o) {
-		set_err(err, errsz, "nothing to export.");
+		text_errf(err, errsz, "nothing to export.");
 		return -EINVAL;
 	}
 	rc = sel_build(&s, w, o);
@@ -968,11 +955,11 @@ int export_render(struct window *w, const struct export_opts *o, char **buf, siz
 		rc = -ENOMEM;
 	if (rc) {
 		free(out.p);
-		set_err(err, errsz, "cannot build the profile: %s.", strerror(-rc));
+		text_errf(err, errsz, "cannot build the profile: %s.", strerror(-rc));
 		return rc;
 	}
 	if (!out.p && !(out.p = calloc(1, 1))) {
-		set_err(err, errsz, "cannot build the profile: %s.", strerror(ENOMEM));
+		text_errf(err, errsz, "cannot build the profile: %s.", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	*buf = out.p;
@@ -1005,7 +992,7 @@ int export_write_fd(struct window *w, const struct export_opts *o, int fd, char 
 	if (rc)
 		return rc;
 	if ((rc = write_all(fd, buf, len)))
-		set_err(err, errsz, "cannot write the profile: %s.", strerror(-rc));
+		text_errf(err, errsz, "cannot write the profile: %s.", strerror(-rc));
 	free(buf);
 	return rc;
 }
@@ -1033,20 +1020,21 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 	int fd = -1, rc;
 
 	if (!path || !*path) {
-		set_err(err, errsz, "no output file given.");
+		text_errf(err, errsz, "no output file given.");
 		return -EINVAL;
 	}
 	if (lstat(path, &st) == 0) {
 		if (S_ISLNK(st.st_mode)) {
-			set_err(err, errsz, "%s is a symbolic link; not writing through it.", path);
+			text_errf(err, errsz, "%s is a symbolic link; not writing through it.",
+				  path);
 			return -ELOOP;
 		}
 		if (!o->force) {
-			set_err(err, errsz, "%s exists; use --force to overwrite it.", path);
+			text_errf(err, errsz, "%s exists; use --force to overwrite it.", path);
 			return -EEXIST;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			set_err(err, errsz, "%s is not a regular file; not replacing it.", path);
+			text_errf(err, errsz, "%s is not a regular file; not replacing it.", path);
 			return -EINVAL;
 		}
 	}
@@ -1057,7 +1045,7 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 	if (asprintf(&tmp, "%s", path) < 0) {
 		tmp = NULL;
 		rc = -ENOMEM;
-		set_err(err, errsz, "cannot write %s: %s.", path, strerror(ENOMEM));
+		text_errf(err, errsz, "cannot write %s: %s.", path, strerror(ENOMEM));
 		goto out;
 	}
 	slash = strrchr(tmp, '/');
@@ -1067,7 +1055,7 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 			*slash = '\0';
 		if (asprintf(&t2, "%s/.stacktop-XXXXXX", slash ? (*tmp ? tmp : "/") : ".") < 0) {
 			rc = -ENOMEM;
-			set_err(err, errsz, "cannot write %s: %s.", path, strerror(ENOMEM));
+			text_errf(err, errsz, "cannot write %s: %s.", path, strerror(ENOMEM));
 			goto out;
 		}
 		free(tmp);
@@ -1075,7 +1063,7 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 	}
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
 		rc = -errno;
-		set_err(err, errsz, "cannot create %s: %s.", path, strerror(-rc));
+		text_errf(err, errsz, "cannot create %s: %s.", path, strerror(-rc));
 		free(tmp);
 		tmp = NULL;
 		goto out;
@@ -1086,7 +1074,7 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 	    (rc = close(fd) ? -errno : 0) != 0) {
 		if (!rc)
 			rc = -errno;
-		set_err(err, errsz, "cannot write %s: %s.", path, strerror(-rc));
+		text_errf(err, errsz, "cannot write %s: %s.", path, strerror(-rc));
 		goto out;
 	}
 	fd = -1;
@@ -1095,9 +1083,9 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 	else
 		rc = link_noreplace(tmp, path);
 	if (rc == -EEXIST)
-		set_err(err, errsz, "%s exists; use --force to overwrite it.", path);
+		text_errf(err, errsz, "%s exists; use --force to overwrite it.", path);
 	else if (rc)
-		set_err(err, errsz, "cannot write %s: %s.", path, strerror(-rc));
+		text_errf(err, errsz, "cannot write %s: %s.", path, strerror(-rc));
 out:
 	if (fd >= 0)
 		close(fd);
