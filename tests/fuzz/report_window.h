@@ -55,4 +55,32 @@ static void report_window_free(struct frames *fr, struct window *w, struct repor
 	frames_free(fr);
 }
 
+/* report_window on the fuzzer's input, checking what every report fuzzer
+ * holds (else abort): a failure says why and returns nothing; a success
+ * counts exactly report_samples() samples, at least one, all of named
+ * frames. 0: loaded (free with report_window_free); 1: nothing loaded
+ * (failed or out of memory), nothing left to free. */
+static int report_window_checked(const void *data, size_t len, struct frames **fr,
+				 struct window **w, struct report **r)
+{
+	char err[512] = "";
+	int rc = report_window(data, len, "fuzz", fr, w, r, err, sizeof(err));
+
+	if (rc == 1)
+		return 1;
+	if (rc) {
+		if (*r || !err[0])
+			abort(); /* a failure says why and returns nothing */
+		report_window_free(*fr, *w, *r);
+		return 1;
+	}
+	if (window_total(*w) != report_samples(*r) || report_samples(*r) == 0)
+		abort();
+	for (size_t i = 0; i < frames_span(*fr); i++)
+		if (!frames_get(*fr, (uint32_t)i)->has_sym ||
+		    !frames_get(*fr, (uint32_t)i)->sym.func)
+			abort();
+	return 0;
+}
+
 #endif
