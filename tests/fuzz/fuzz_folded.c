@@ -17,19 +17,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct window *w, *w2;
 	struct report *r, *r2;
 	struct frames *fr, *fr2;
-	int rc;
-	struct export_opts o = {.format = EXPORT_FOLDED, .per_thread = true};
 	char err[512], *buf;
 	size_t len;
+	int rc;
 
 	if (report_window_checked(data, size, &fr, &w, &r))
 		return 0;
-	o.thread_name = report_thread_name;
-	o.ctx = r;
 	/* (Lines that merge on export may pass 2^32 and be scaled on reload:
 	 * compare totals only below that.) */
 	if (report_samples(r) < (1ull << 31) &&
-	    export_render(w, &o, &buf, &len, err, sizeof(err)) == 0) {
+	    report_window_export(w, r,
+				 (struct export_opts){.format = EXPORT_FOLDED, .per_thread = true},
+				 &buf, &len) == 0) {
 		if ((rc = report_window(buf, len, "again", &fr2, &w2, &r2, err, sizeof(err))) !=
 		    1) {
 			if (rc != 0 || window_total(w2) != window_total(w))

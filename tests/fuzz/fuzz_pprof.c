@@ -16,15 +16,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct window *w;
 	struct report *r;
 	struct frames *fr;
-	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 0.01};
-	char err[512], *buf;
+	char *buf;
 	size_t len;
 
 	if (report_window_checked(data, size, &fr, &w, &r))
 		return 0;
-	o.thread_name = report_thread_name;
-	o.ctx = r;
-	if (export_render(w, &o, &buf, &len, err, sizeof(err)) == 0)
+	if (report_window_export(w, r,
+				 (struct export_opts){.format = EXPORT_PPROF, .period_s = 0.01},
+				 &buf, &len) == 0)
 		free(buf);
 	report_window_free(fr, w, r);
 	return 0;

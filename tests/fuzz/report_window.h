@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 
+#include "stacktop/export.h"
 #include "stacktop/frames.h"
 #include "stacktop/report.h"
 #include "stacktop/sampler.h"
@@ -81,6 +82,18 @@ static int report_window_checked(const void *data, size_t len, struct frames **f
 		    !frames_get(*fr, (uint32_t)i)->sym.func)
 			abort();
 	return 0;
+}
+
+/* Export what was loaded as o says, threads named as the report names
+ * them. 0 with *buf (free it), or export_render's error. */
+static int report_window_export(struct window *w, struct report *r, struct export_opts o,
+				char **buf, size_t *len)
+{
+	char err[512];
+
+	o.thread_name = report_thread_name;
+	o.ctx = r;
+	return export_render(w, &o, buf, len, err, sizeof(err));
 }
 
 #endif
