@@ -24,6 +24,7 @@
 
 #include "stacktop/space.h"
 #include "stacktop/sym.h"
+#include "helpers.h"
 
 static char targets_dir[1024];
 
@@ -195,31 +196,16 @@ static void test_live_debuglink(void **state)
 static uint64_t elf_symbol(const char *path, const char *name)
 {
 	int fd = open(path, O_RDONLY);
-	Elf_Scn *scn = NULL;
 	uint64_t val = 0;
+	GElf_Sym s;
 	Elf *e;
 
 	assert_true(fd >= 0);
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	assert_non_null(e);
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-
-			if (gelf_getsym(d, (int)i, &s) &&
-			    (n = elf_strptr(e, sh.sh_link, s.st_name)) && !strcmp(n, name))
-				val = s.st_value;
-		}
-	}
+	if (elf_find_symbol(e, SHT_SYMTAB, -1, name, &s) == 0)
+		val = s.st_value;
 	elf_end(e);
 	close(fd);
 	assert_true(val != 0);
@@ -647,12 +633,11 @@ static void test_self(void **state)
 	static const struct {
 		void *fn;
 		const char *name;
-	} want[] = {
-	    {(void *)qsort, "qsort"},
-	    {(void *)printf, "printf"},
-	    {(void *)malloc, "malloc"},
-	    /* versioned in libc's debug .symtab: clock_gettime@@GLIBC_2.17 */
-	    {(void *)clock_gettime, "clock_gettime"}};
+	} want[] = {{(void *)qsort, "qsort"},
+		    {(void *)printf, "printf"},
+		    {(void *)malloc, "malloc"},
+		    /* versioned in libc's debug .symtab: clock_gettime@@GLIBC_2.17 */
+		    {(void *)clock_gettime, "clock_gettime"}};
 	struct space s = {0};
 	struct sym_info si;
 	struct sym *sy;

@@ -29,6 +29,7 @@
 
 #include "stacktop/space.h"
 #include "stacktop/unwind.h"
+#include "helpers.h"
 
 #define COPY_MAX (64 * 1024)
 #define BT_MAX 128
@@ -199,33 +200,14 @@ struct range {
 static int self_range(const char *name, struct range *out)
 {
 	const struct mapping *m = space_find(&space, (uint64_t)(uintptr_t)&unw_c);
-	Elf_Scn *scn = NULL;
+	GElf_Sym sym;
 
-	if (!m || !m->mod || !m->mod->elf)
+	if (!m || !m->mod || !m->mod->elf ||
+	    elf_find_symbol(m->mod->elf, SHT_SYMTAB, STT_FUNC, name, &sym))
 		return -1;
-	while ((scn = elf_nextscn(m->mod->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *nm;
-
-			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-				continue;
-			nm = elf_strptr(m->mod->elf, sh.sh_link, sym.st_name);
-			if (nm && !strcmp(nm, name)) {
-				out->lo = sym.st_value + m->bias;
-				out->hi = out->lo + sym.st_size;
-				return 0;
-			}
-		}
-	}
-	return -1;
+	out->lo = sym.st_value + m->bias;
+	out->hi = out->lo + sym.st_size;
+	return 0;
 }
 
 static void assert_in(uint64_t pc, const char *name)
