@@ -270,6 +270,19 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* A new unwinder over this process and the chain just captured (the
+ * caller calls unw_chain_caller itself, so it shows in the chain), unwound
+ * from the whole stack copy into pcs. Free it with unwind_free. */
+static struct unwind *unwind_captured(struct sample *smp, uint64_t *pcs, int *n, unsigned *flags)
+{
+	struct unwind *u;
+
+	assert_int_equal(unwind_new(&space, &u), 0);
+	make_sample(smp, cap.size);
+	assert_int_equal(unwind_sample(u, smp, pcs, UNWIND_MAX_FRAMES, n, flags), 0);
+	return u;
+}
+
 /* ---- tests -------------------------------------------------------------- */
 
 static void test_chain(void **state)
@@ -281,9 +294,7 @@ static void test_chain(void **state)
 	int n, i;
 
 	unw_chain_caller();
-	assert_int_equal(unwind_new(&space, &u), 0);
-	make_sample(&smp, cap.size);
-	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	u = unwind_captured(&smp, pcs, &n, &flags);
 	assert_true(n >= 6);
 	assert_int_equal(pcs[0], cap.regs[SAMPLE_REG_RIP]);
 	assert_in(pcs[0], "unw_c");
@@ -506,9 +517,7 @@ static void test_truncated(void **state)
 	int n, full;
 
 	unw_chain_caller();
-	assert_int_equal(unwind_new(&space, &u), 0);
-	make_sample(&smp, cap.size);
-	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &full, &flags), 0);
+	u = unwind_captured(&smp, pcs, &full, &flags);
 	assert_int_equal(flags, 0);
 
 	/* A copy that ends inside the chain: some callers, then truncated. */
@@ -673,9 +682,7 @@ static void test_generation_invalidates(void **state)
 	int n;
 
 	unw_chain_caller();
-	assert_int_equal(unwind_new(&space, &u), 0);
-	make_sample(&smp, cap.size);
-	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	u = unwind_captured(&smp, pcs, &n, &flags);
 	misses = unwind_get_stats(u)->cache_misses;
 	assert_int_equal(misses, (uint64_t)n);
 

@@ -58,6 +58,22 @@ static int add_all(struct wall_sampler *ws, pid_t pid)
 	return added;
 }
 
+static struct wall_sampler *wall_at_50hz(void)
+{
+	struct wall_config cfg = {.rate_hz = 50};
+	struct wall_sampler *ws;
+	assert_int_equal(wall_new(&cfg, &ws), 0);
+	return ws;
+}
+
+/* A 50 Hz sampler with the five threads of the waiter pid added. */
+static struct wall_sampler *wall_waiter(pid_t pid)
+{
+	struct wall_sampler *ws = wall_at_50hz();
+	assert_int_equal(add_all(ws, pid), 5);
+	return ws;
+}
+
 /* Every thread of pid: none in ptrace-stop, none traced; `stopped` says
  * whether they must be in group-stop (T) or must not be (not T/t). */
 static void assert_free(pid_t pid, bool stopped)
@@ -149,11 +165,8 @@ static void test_waiter_kinds(void **state)
 	pid_t pid = spawn_waiter(100);
 	if (pid < 0)
 		skip();
-	struct wall_sampler *ws;
-	struct wall_config cfg = {.rate_hz = 50};
+	struct wall_sampler *ws = wall_waiter(pid);
 	struct counts c = {.pid = pid};
-	assert_int_equal(wall_new(&cfg, &ws), 0);
-	assert_int_equal(add_all(ws, pid), 5);
 	assert_int_equal(wall_nthreads(ws), 5);
 	assert_int_equal(add_all(ws, pid), 0); /* all known: -EEXIST skipped */
 	assert_int_equal(wall_add_thread(ws, pid, pid), -EEXIST);
@@ -369,11 +382,8 @@ static void test_stopped_before_attach(void **state)
 		skip();
 	kill(pid, SIGSTOP);
 	assert_true(wait_all_state(pid, 'T', NULL));
-	struct wall_sampler *ws;
+	struct wall_sampler *ws = wall_waiter(pid);
 	struct counts c = {.pid = pid};
-	struct wall_config cfg = {.rate_hz = 50};
-	assert_int_equal(wall_new(&cfg, &ws), 0);
-	assert_int_equal(add_all(ws, pid), 5);
 	/* Stopped, but still sampled (the stack it is stopped in). */
 	run_ticks(ws, 300, &c);
 	assert_true(c.total > 10);
@@ -392,11 +402,8 @@ static void test_stop_cont_while_attached(void **state)
 	pid_t pid = spawn_waiter(100);
 	if (pid < 0)
 		skip();
-	struct wall_sampler *ws;
+	struct wall_sampler *ws = wall_waiter(pid);
 	struct counts c = {.pid = pid};
-	struct wall_config cfg = {.rate_hz = 50};
-	assert_int_equal(wall_new(&cfg, &ws), 0);
-	assert_int_equal(add_all(ws, pid), 5);
 	run_ticks(ws, 200, &c);
 	kill(pid, SIGSTOP);
 	/* Ticks re-inject the SIGSTOP and LISTEN on the group-stop. */
@@ -461,10 +468,8 @@ static void test_threads_come_and_go(void **state)
 {
 	pid_t pid = spawn_churner(1200);
 	assert_true(pid > 0);
-	struct wall_sampler *ws;
+	struct wall_sampler *ws = wall_at_50hz();
 	struct counts c = {.pid = pid};
-	struct wall_config cfg = {.rate_hz = 50};
-	assert_int_equal(wall_new(&cfg, &ws), 0);
 	assert_true(add_all(ws, pid) >= 1);
 	int max_threads = 0;
 	uint64_t end = mono_ns() + 900000000ull;
