@@ -84,8 +84,9 @@ static inline void spawn_traced(pid_t *victim, pid_t *tracer)
 	close(ready[1]);
 }
 
-/* The first symbol called name in e's table of type sht (SHT_SYMTAB or
- * SHT_DYNSYM) whose ELF type is stt (-1: any): 0 with *out, or -1. */
+/* The first defined symbol called name in e's table of type sht
+ * (SHT_SYMTAB or SHT_DYNSYM) whose ELF type is stt (-1: any): 0 with *out,
+ * or -1. */
 static inline int elf_find_symbol(Elf *e, GElf_Word sht, int stt, const char *name, GElf_Sym *out)
 {
 	Elf_Scn *scn = NULL;
@@ -100,7 +101,7 @@ static inline int elf_find_symbol(Elf *e, GElf_Word sht, int stt, const char *na
 		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
 			const char *nm;
 
-			if (!gelf_getsym(d, (int)i, out) ||
+			if (!gelf_getsym(d, (int)i, out) || out->st_shndx == SHN_UNDEF ||
 			    (stt >= 0 && GELF_ST_TYPE(out->st_info) != stt))
 				continue;
 			nm = elf_strptr(e, sh.sh_link, out->st_name);
