@@ -28,6 +28,7 @@
  * which fails with EEXIST just the same, does the no-overwrite step.
  */
 #include "stacktop/export.h"
+#include "stacktop/hashidx.h"
 #include "stacktop/mem.h"
 #include "stacktop/strpool.h"
 
@@ -60,9 +61,8 @@ int export_format_parse(const char *name, enum export_format *out)
 	static const struct {
 		const char *name;
 		enum export_format f;
-	} names[] = {{"folded", EXPORT_FOLDED},
-		     {"pprof", EXPORT_PPROF},
-		     {"speedscope", EXPORT_SPEEDSCOPE}};
+	} names[] = {
+	    {"folded", EXPORT_FOLDED}, {"pprof", EXPORT_PPROF}, {"speedscope", EXPORT_SPEEDSCOPE}};
 
 	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i].name)) {
@@ -165,7 +165,6 @@ static void __attribute__((format(printf, 2, 3))) sbuf_printf(struct sbuf *b, co
 	b->n += (size_t)n;
 }
 
-
 /* ---- a small u64 → u32 map (function and frame keys) ---- */
 
 struct u64map {
@@ -173,15 +172,6 @@ struct u64map {
 	uint32_t *val; /* 0 = empty; values are ids + 1 */
 	size_t n, mask;
 };
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
 
 static int u64map_grow(struct u64map *m)
 {
@@ -198,7 +188,8 @@ static int u64map_grow(struct u64map *m)
 		size_t j;
 		if (!m->val[i])
 			continue;
-		for (j = mix64(m->key[i]) & (nslots - 1); val[j]; j = (j + 1) & (nslots - 1))
+		for (j = hashidx_mix64(m->key[i]) & (nslots - 1); val[j];
+		     j = (j + 1) & (nslots - 1))
 			;
 		key[j] = m->key[i];
 		val[j] = m->val[i];
@@ -220,7 +211,7 @@ static int64_t u64map_get(struct u64map *m, uint64_t k, uint32_t add_val)
 	if (!m->val || (m->n + 1) * 2 > m->mask + 1)
 		if (u64map_grow(m))
 			return -ENOMEM;
-	for (j = mix64(k) & m->mask; m->val[j]; j = (j + 1) & m->mask)
+	for (j = hashidx_mix64(k) & m->mask; m->val[j]; j = (j + 1) & m->mask)
 		if (m->key[j] == k)
 			return m->val[j];
 	if (add_val) {
@@ -382,7 +373,7 @@ static int sel_build(struct sel *s, struct window *w, const struct export_opts *
 		}
 		memcpy(s->frames + s->nframes, tmp, n * sizeof(*tmp));
 		s->st[s->nst++] = (struct sel_stack){
-			.tid = wc[i].tid, .count = wc[i].count, .off = s->nframes, .n = n};
+		    .tid = wc[i].tid, .count = wc[i].count, .off = s->nframes, .n = n};
 		s->nframes += n;
 		s->total += wc[i].count;
 	}
@@ -470,9 +461,9 @@ static int render_folded(struct window *w, const struct export_opts *o, struct s
 
 struct pp {
 	struct strpool str;
-	struct u64map fn_of;   /* (name idx, file idx) → function id */
-	struct u64map map_of;  /* module idx → mapping id */
-	uint32_t *loc_of;      /* window frame id → location id (0 = none yet) */
+	struct u64map fn_of;  /* (name idx, file idx) → function id */
+	struct u64map map_of; /* module idx → mapping id */
+	uint32_t *loc_of;     /* window frame id → location id (0 = none yet) */
 	Perftools__Profiles__Function *fn;
 	size_t nfn, capfn;
 	Perftools__Profiles__Mapping *map;
@@ -498,8 +489,8 @@ static int64_t pp_str(struct pp *p, const char *s)
 static int64_t pp_mapping(struct pp *p, const struct frame *f)
 {
 	const char *mod = f->has_sym && f->sym.module ? f->sym.module
-			  : f->kernel			    ? "[kernel]"
-							    : "[unknown]";
+			  : f->kernel		      ? "[kernel]"
+						      : "[unknown]";
 	int64_t mi = pp_str(p, mod), id;
 	Perftools__Profiles__Mapping *m;
 
@@ -657,8 +648,7 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 	vt[1].unit = k_ns;
 	k_tid = pp_str(&p, "tid");
 	k_thread = pp_str(&p, "thread");
-	if (vt[0].type < 0 || vt[0].unit < 0 || k_mode < 0 || k_ns < 0 || k_tid < 0 ||
-	    k_thread < 0)
+	if (vt[0].type < 0 || vt[0].unit < 0 || k_mode < 0 || k_ns < 0 || k_tid < 0 || k_thread < 0)
 		goto out;
 
 	/* Samples: leaf first; values [count, count × period]. */
@@ -878,12 +868,14 @@ static void ss_profile(struct sbuf *out, struct sel *s, size_t from, size_t to, 
 	for (size_t i = from; i < to; i++) {
 		sbuf_str(out, i > from ? ",[" : "[");
 		for (size_t k = 0; k < s->st[i].n; k++)
-			sbuf_printf(out, "%s%u", k ? "," : "", idx[s->frames[s->st[i].off + k]] - 1);
+			sbuf_printf(out, "%s%u", k ? "," : "",
+				    idx[s->frames[s->st[i].off + k]] - 1);
 		sbuf_str(out, "]");
 	}
 	sbuf_str(out, "],\"weights\":[");
 	for (size_t i = from; i < to; i++) {
-		double wgt = period_s > 0 ? (double)s->st[i].count * period_s : (double)s->st[i].count;
+		double wgt =
+		    period_s > 0 ? (double)s->st[i].count * period_s : (double)s->st[i].count;
 		end += wgt;
 		sbuf_printf(out, "%s%.9g", i > from ? "," : "", wgt);
 	}
@@ -899,8 +891,8 @@ static int render_speedscope(struct window *w, const struct export_opts *o, stru
 
 	if (!name)
 		return -ENOMEM;
-	sbuf_str(out, "{\"$schema\":\"" SPEEDSCOPE_SCHEMA "\",\"exporter\":\"stacktop " STACKTOP_VERSION
-		      "\",\"name\":");
+	sbuf_str(out, "{\"$schema\":\"" SPEEDSCOPE_SCHEMA
+		      "\",\"exporter\":\"stacktop " STACKTOP_VERSION "\",\"name\":");
 	json_str(out, name);
 	sbuf_str(out, ",\"activeProfileIndex\":0,");
 	if ((err = ss_frames(w, s, out, &idx)))
@@ -929,21 +921,8 @@ out:
 
 /* ---- entry points ---- */
 
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-}
-
-int export_render(struct window *w, const struct export_opts *o, char **buf, size_t *len,
-		  char *err, size_t errsz)
+int export_render(struct window *w, const struct export_opts *o, char **buf, size_t *len, char *err,
+		  size_t errsz)
 {
 	struct sbuf out = {0};
 	struct sel s;
@@ -952,7 +931,7 @@ int export_render(struct window *w, const struct export_opts *o, char **buf, siz
 	*buf = NULL;
 	*len = 0;
 	if (!w || !o) {
-		set_err(err, errsz, "nothing to export.");
+		text_errf(err, errsz, "nothing to export.");
 		return -EINVAL;
 	}
 	rc = sel_build(&s, w, o);
@@ -976,11 +955,11 @@ int export_render(struct window *w, const struct export_opts *o, char **buf, siz
 		rc = -ENOMEM;
 	if (rc) {
 		free(out.p);
-		set_err(err, errsz, "cannot build the profile: %s.", strerror(-rc));
+		text_errf(err, errsz, "cannot build the profile: %s.", strerror(-rc));
 		return rc;
 	}
 	if (!out.p && !(out.p = calloc(1, 1))) {
-		set_err(err, errsz, "cannot build the profile: %s.", strerror(ENOMEM));
+		text_errf(err, errsz, "cannot build the profile: %s.", strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	*buf = out.p;
@@ -1004,8 +983,7 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-int export_write_fd(struct window *w, const struct export_opts *o, int fd, char *err,
-		    size_t errsz)
+int export_write_fd(struct window *w, const struct export_opts *o, int fd, char *err, size_t errsz)
 {
 	char *buf;
 	size_t len;
@@ -1014,7 +992,7 @@ int export_write_fd(struct window *w, const struct export_opts *o, int fd, char 
 	if (rc)
 		return rc;
 	if ((rc = write_all(fd, buf, len)))
-		set_err(err, errsz, "cannot write the profile: %s.", strerror(-rc));
+		text_errf(err, errsz, "cannot write the profile: %s.", strerror(-rc));
 	free(buf);
 	return rc;
 }
@@ -1042,20 +1020,21 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 	int fd = -1, rc;
 
 	if (!path || !*path) {
-		set_err(err, errsz, "no output file given.");
+		text_errf(err, errsz, "no output file given.");
 		return -EINVAL;
 	}
 	if (lstat(path, &st) == 0) {
 		if (S_ISLNK(st.st_mode)) {
-			set_err(err, errsz, "%s is a symbolic link; not writing through it.", path);
+			text_errf(err, errsz, "%s is a symbolic link; not writing through it.",
+				  path);
 			return -ELOOP;
 		}
 		if (!o->force) {
-			set_err(err, errsz, "%s exists; use --force to overwrite it.", path);
+			text_errf(err, errsz, "%s exists; use --force to overwrite it.", path);
 			return -EEXIST;
 		}
 		if (!S_ISREG(st.st_mode)) {
-			set_err(err, errsz, "%s is not a regular file; not replacing it.", path);
+			text_errf(err, errsz, "%s is not a regular file; not replacing it.", path);
 			return -EINVAL;
 		}
 	}
@@ -1066,7 +1045,7 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 	if (asprintf(&tmp, "%s", path) < 0) {
 		tmp = NULL;
 		rc = -ENOMEM;
-		set_err(err, errsz, "cannot write %s: %s.", path, strerror(ENOMEM));
+		text_errf(err, errsz, "cannot write %s: %s.", path, strerror(ENOMEM));
 		goto out;
 	}
 	slash = strrchr(tmp, '/');
@@ -1076,7 +1055,7 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 			*slash = '\0';
 		if (asprintf(&t2, "%s/.stacktop-XXXXXX", slash ? (*tmp ? tmp : "/") : ".") < 0) {
 			rc = -ENOMEM;
-			set_err(err, errsz, "cannot write %s: %s.", path, strerror(ENOMEM));
+			text_errf(err, errsz, "cannot write %s: %s.", path, strerror(ENOMEM));
 			goto out;
 		}
 		free(tmp);
@@ -1084,7 +1063,7 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 	}
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
 		rc = -errno;
-		set_err(err, errsz, "cannot create %s: %s.", path, strerror(-rc));
+		text_errf(err, errsz, "cannot create %s: %s.", path, strerror(-rc));
 		free(tmp);
 		tmp = NULL;
 		goto out;
@@ -1095,7 +1074,7 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 	    (rc = close(fd) ? -errno : 0) != 0) {
 		if (!rc)
 			rc = -errno;
-		set_err(err, errsz, "cannot write %s: %s.", path, strerror(-rc));
+		text_errf(err, errsz, "cannot write %s: %s.", path, strerror(-rc));
 		goto out;
 	}
 	fd = -1;
@@ -1104,9 +1083,9 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 	else
 		rc = link_noreplace(tmp, path);
 	if (rc == -EEXIST)
-		set_err(err, errsz, "%s exists; use --force to overwrite it.", path);
+		text_errf(err, errsz, "%s exists; use --force to overwrite it.", path);
 	else if (rc)
-		set_err(err, errsz, "cannot write %s: %s.", path, strerror(-rc));
+		text_errf(err, errsz, "cannot write %s: %s.", path, strerror(-rc));
 out:
 	if (fd >= 0)
 		close(fd);

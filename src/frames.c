@@ -2,8 +2,7 @@
  * frames — the frames table of the symbolizer stage (see frames.h).
  *
  * Owns a compact array of entries (struct frame plus what the table keeps
- * privately) and one open-addressing hash index over it (linear probing,
- * load <= 1/2, slot = id + 1, 0 = empty). Three kinds of key share the
+ * privately) and one hash index over it (hashidx: id → entry). Three kinds of key share the
  * index, told apart by a kind byte in the key:
  *
  *  - live frames: (pid, pc, kernel); wait pseudo frames are live frames of
@@ -38,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacktop/hashidx.h"
 #include "stacktop/mem.h"
 #include "stacktop/strpool.h"
 #include "stacktop/waits.h"
@@ -61,42 +61,33 @@ struct frames {
 	struct sym *sy;
 	struct entry *e;
 	size_t n, cap; /* n: one past the highest id handed out */
-	uint32_t *slot;
-	size_t mask;  /* nslots - 1; nslots == 0 while slot == NULL */
+	struct hashidx ix;
 	size_t nused; /* ids in the index (live) */
 	uint32_t free_head;
 	uint64_t named_seq;  /* synthetic pcs of named frames */
 	struct strpool pool; /* named frames' strings */
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
 static uint64_t live_hash(int pid, uint64_t pc, bool kernel)
 {
-	return mix64(pc ^ mix64(((uint64_t)(uint32_t)pid << 2) | (uint64_t)kernel << 1 | 1));
+	return hashidx_mix64(
+	    pc ^ hashidx_mix64(((uint64_t)(uint32_t)pid << 2) | (uint64_t)kernel << 1 | 1));
 }
 
 static uint64_t ptr_mix(uint64_t h, const void *p)
 {
-	return mix64(h ^ (uint64_t)(uintptr_t)p);
+	return hashidx_mix64(h ^ (uint64_t)(uintptr_t)p);
 }
 
 static uint64_t named_hash(const struct sym_info *si)
 {
-	uint64_t h = mix64(0x6e616d6564ull ^ (uint64_t)si->kernel << 1 ^ (uint64_t)si->jit << 2);
+	uint64_t h =
+	    hashidx_mix64(0x6e616d6564ull ^ (uint64_t)si->kernel << 1 ^ (uint64_t)si->jit << 2);
 
 	h = ptr_mix(h, si->module);
 	h = ptr_mix(h, si->func);
 	h = ptr_mix(h, si->file);
-	return mix64(h ^ (uint64_t)(uint32_t)si->line);
+	return hashidx_mix64(h ^ (uint64_t)(uint32_t)si->line);
 }
 
 int frames_new(struct sym *sy, struct frames **out)
@@ -118,76 +109,57 @@ void frames_free(struct frames *fr)
 	for (size_t i = 0; i < fr->n; i++)
 		space_module_put(fr->e[i].mod);
 	free(fr->e);
-	free(fr->slot);
+	hashidx_free(&fr->ix);
 	strpool_free(&fr->pool);
 	free(fr);
 }
 
 /* ---- the index ---- */
 
-static int index_grow(struct frames *fr)
+static bool entry_hash_of(const void *ctx, uint32_t id, uint64_t *h)
 {
-	size_t nslots = fr->slot ? (fr->mask + 1) * 2 : 64, i, j;
-	uint32_t *s;
+	const struct entry *e = &((const struct frames *)ctx)->e[id];
 
-	if ((fr->nused + 1) * 2 <= (fr->slot ? fr->mask + 1 : 0))
-		return 0;
-	if (!(s = calloc(nslots, sizeof(*s))))
-		return -ENOMEM;
-	for (i = 0; i < fr->n; i++) {
-		if (!fr->e[i].kind)
-			continue;
-		j = fr->e[i].hash & (nslots - 1);
-		while (s[j])
-			j = (j + 1) & (nslots - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(fr->slot);
-	fr->slot = s;
-	fr->mask = nslots - 1;
-	return 0;
+	*h = e->hash;
+	return e->kind != 0; /* free entries are not indexed */
 }
 
-/* Empty slot i, shifting back later members of its cluster that would
- * otherwise become unreachable (deletion without tombstones). */
-static void index_unslot(struct frames *fr, size_t i)
-{
-	size_t j = i, k;
+struct live_key {
+	uint64_t hash, pc;
+	int pid;
+	bool kernel;
+};
 
-	for (;;) {
-		j = (j + 1) & fr->mask;
-		if (!fr->slot[j])
-			break;
-		k = fr->e[fr->slot[j] - 1].hash & fr->mask;
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		fr->slot[i] = fr->slot[j];
-		i = j;
-	}
-	fr->slot[i] = 0;
+static bool live_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct entry *e = &((const struct frames *)ctx)->e[id];
+	const struct live_key *k = key;
+
+	return e->hash == k->hash && e->kind == FK_LIVE && e->f.pc == k->pc && e->f.pid == k->pid &&
+	       e->f.kernel == k->kernel;
 }
 
-static bool live_eq(const struct entry *e, int pid, uint64_t pc, bool kernel)
-{
-	return e->kind == FK_LIVE && e->f.pc == pc && e->f.pid == pid && e->f.kernel == kernel;
-}
+struct named_key {
+	uint64_t hash;
+	const struct sym_info *si;
+};
 
-static bool named_eq(const struct entry *e, const struct sym_info *si)
+static bool named_eq(const void *ctx, uint32_t id, const void *key)
 {
-	const struct sym_info *a = &e->f.sym;
+	const struct entry *e = &((const struct frames *)ctx)->e[id];
+	const struct sym_info *a = &e->f.sym, *si = ((const struct named_key *)key)->si;
 
-	return e->kind == FK_NAMED && a->func == si->func && a->module == si->module &&
-	       a->file == si->file && a->line == si->line && a->kernel == si->kernel &&
-	       a->jit == si->jit;
+	return e->hash == ((const struct named_key *)key)->hash && e->kind == FK_NAMED &&
+	       a->func == si->func && a->module == si->module && a->file == si->file &&
+	       a->line == si->line && a->kernel == si->kernel && a->jit == si->jit;
 }
 
 /* A new entry with hash h, indexed. Returns its id or -ENOMEM. */
 static int64_t entry_add(struct frames *fr, uint64_t h, uint8_t kind)
 {
 	uint32_t id;
-	size_t j;
 
-	if (index_grow(fr))
+	if (hashidx_reserve(&fr->ix, fr->nused, fr->n, 64, entry_hash_of, fr))
 		return -ENOMEM;
 	if (fr->free_head != NO_ID) {
 		id = fr->free_head;
@@ -200,10 +172,7 @@ static int64_t entry_add(struct frames *fr, uint64_t h, uint8_t kind)
 		id = (uint32_t)fr->n++;
 	}
 	fr->e[id] = (struct entry){.hash = h, .kind = kind, .next_free = NO_ID};
-	j = h & fr->mask;
-	while (fr->slot[j])
-		j = (j + 1) & fr->mask;
-	fr->slot[j] = id + 1;
+	hashidx_put(&fr->ix, h, id);
 	fr->nused++;
 	return id;
 }
@@ -211,16 +180,14 @@ static int64_t entry_add(struct frames *fr, uint64_t h, uint8_t kind)
 /* The live frame's id, or -ENOENT (*created set when made new). */
 static int64_t live_intern(struct frames *fr, int pid, uint64_t pc, bool kernel, bool *created)
 {
-	uint64_t h = live_hash(pid, pc, kernel);
+	struct live_key k = {
+	    .hash = live_hash(pid, pc, kernel), .pc = pc, .pid = pid, .kernel = kernel};
 	int64_t id;
-	uint32_t s;
 
 	*created = false;
-	if (fr->slot)
-		for (size_t j = h & fr->mask; (s = fr->slot[j]); j = (j + 1) & fr->mask)
-			if (fr->e[s - 1].hash == h && live_eq(&fr->e[s - 1], pid, pc, kernel))
-				return s - 1;
-	if ((id = entry_add(fr, h, FK_LIVE)) < 0)
+	if ((id = hashidx_find(&fr->ix, k.hash, live_eq, fr, &k, NULL)) >= 0)
+		return id;
+	if ((id = entry_add(fr, k.hash, FK_LIVE)) < 0)
 		return id;
 	fr->e[id].f = (struct frame){.pid = pid, .pc = pc, .kernel = kernel};
 	*created = true;
@@ -329,9 +296,8 @@ int64_t frames_named(struct frames *fr, const struct sym_info *si)
 {
 	struct sym_info k = *si;
 	struct frame *f;
-	uint64_t h;
+	struct named_key nk = {.si = &k};
 	int64_t id;
-	uint32_t s;
 
 	if (!pool_copy(&fr->pool, si->func, &k.func) ||
 	    !pool_copy(&fr->pool, si->module, &k.module) ||
@@ -339,12 +305,10 @@ int64_t frames_named(struct frames *fr, const struct sym_info *si)
 		return -ENOMEM;
 	if (k.line < 0)
 		k.line = 0;
-	h = named_hash(&k);
-	if (fr->slot)
-		for (size_t j = h & fr->mask; (s = fr->slot[j]); j = (j + 1) & fr->mask)
-			if (fr->e[s - 1].hash == h && named_eq(&fr->e[s - 1], &k))
-				return s - 1;
-	if ((id = entry_add(fr, h, FK_NAMED)) < 0)
+	nk.hash = named_hash(&k);
+	if ((id = hashidx_find(&fr->ix, nk.hash, named_eq, fr, &nk, NULL)) >= 0)
+		return id;
+	if ((id = entry_add(fr, nk.hash, FK_NAMED)) < 0)
 		return id;
 	f = &fr->e[id].f;
 	/* The identity of the function is its pooled name; offsets are
@@ -417,12 +381,10 @@ void frames_ref(struct frames *fr, uint32_t id)
 static void entry_reclaim(struct frames *fr, uint32_t id)
 {
 	struct entry *e = &fr->e[id];
-	size_t j = e->hash & fr->mask;
+	size_t j = hashidx_slot_of(&fr->ix, e->hash, id);
 
-	while (fr->slot[j] && fr->slot[j] != id + 1)
-		j = (j + 1) & fr->mask;
-	if (fr->slot[j])
-		index_unslot(fr, j);
+	if (j != SIZE_MAX)
+		hashidx_unslot(&fr->ix, j, entry_hash_of, fr);
 	space_module_put(e->mod);
 	*e = (struct entry){.next_free = fr->free_head};
 	fr->free_head = id;

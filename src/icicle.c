@@ -7,8 +7,8 @@
  *
  * Building walks each live (leaf node, tid) count of the window up its trie
  * once: O(entries x depth). Merging children by function needs a lookup
- * (parent, name, module, kernel) → node; names and modules are interned,
- * so the lookup compares pointers. Sibling lists are sorted once at the
+ * (parent, name, module, kernel) → node (a hashidx); names and modules are
+ * interned in a strpool, so the lookup compares pointers. Sibling lists are sorted once at the
  * end (heaviest first, then by name).
  *
  * Layout is breadth first: the boxes array doubles as the queue, which
@@ -21,131 +21,66 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacktop/hashidx.h"
+#include "stacktop/mem.h"
+#include "stacktop/strpool.h"
 #include "stacktop/window.h"
 
 struct icicle_priv {
-	/* string pool: open addressing over interned copies */
-	char **str;
-	size_t str_mask, nstr;
-	/* child lookup: slot holds node index + 1 */
-	uint32_t *child;
-	size_t child_mask;
-	uint64_t *rep; /* per node: samples of the stack its frame came from */
-	size_t cap;
+	struct strpool pool;  /* every string the tree shows */
+	struct hashidx child; /* (parent, name, module, kernel) → node */
+	uint64_t *rep;	      /* per node: samples of the stack its frame came from */
+	size_t cap, repcap;   /* of t->nodes, of rep */
 };
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return mix64(h);
-}
-
-static int pool_grow(struct icicle_priv *p)
-{
-	size_t nslots = p->str ? (p->str_mask + 1) * 2 : 256, i, j;
-	char **s = calloc(nslots, sizeof(*s));
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; p->str && i <= p->str_mask; i++) {
-		if (!p->str[i])
-			continue;
-		j = hash_str(p->str[i]) & (nslots - 1);
-		while (s[j])
-			j = (j + 1) & (nslots - 1);
-		s[j] = p->str[i];
-	}
-	free(p->str);
-	p->str = s;
-	p->str_mask = nslots - 1;
-	return 0;
-}
 
 /* The pool's copy of s (NULL stays NULL), or NULL with *err set. */
 static const char *intern(struct icicle_priv *p, const char *s, int *err)
 {
-	size_t j;
+	const char *c;
 
 	if (!s)
 		return NULL;
-	if ((p->nstr + 1) * 2 > (p->str ? p->str_mask + 1 : 0) && (*err = pool_grow(p)))
-		return NULL;
-	j = hash_str(s) & p->str_mask;
-	while (p->str[j]) {
-		if (strcmp(p->str[j], s) == 0)
-			return p->str[j];
-		j = (j + 1) & p->str_mask;
-	}
-	if (!(p->str[j] = strdup(s))) {
+	if (!(c = strpool_cstr(&p->pool, s)))
 		*err = -ENOMEM;
-		return NULL;
-	}
-	p->nstr++;
-	return p->str[j];
+	return c;
 }
 
 static uint64_t child_hash(uint32_t parent, const char *name, const char *module, bool kernel)
 {
-	return mix64(((uint64_t)parent << 1 | kernel) ^ mix64((uintptr_t)name) ^
-		     mix64((uintptr_t)module * 31));
+	return hashidx_mix64(((uint64_t)parent << 1 | kernel) ^ hashidx_mix64((uintptr_t)name) ^
+			     hashidx_mix64((uintptr_t)module * 31));
 }
 
-static uint64_t child_hash_of(const struct icicle *t, uint32_t i)
+static bool child_hash_of(const void *ctx, uint32_t i, uint64_t *h)
 {
-	const struct icicle_node *n = &t->nodes[i];
+	const struct icicle_node *n = &((const struct icicle *)ctx)->nodes[i];
 
-	return child_hash(n->parent, n->name, n->module, n->kernel);
+	*h = child_hash(n->parent, n->name, n->module, n->kernel);
+	return i != ICICLE_ROOT; /* the root is nobody's child */
 }
 
-static int child_grow(struct icicle *t)
-{
-	struct icicle_priv *p = t->priv;
-	size_t nslots = p->child ? (p->child_mask + 1) * 2 : 1024, i, j;
-	uint32_t *s = calloc(nslots, sizeof(*s));
+struct child_key {
+	uint32_t parent;
+	const char *name, *module;
+	bool kernel;
+};
 
-	if (!s)
-		return -ENOMEM;
-	for (i = 1; i < t->n; i++) { /* the root is nobody's child */
-		j = child_hash_of(t, (uint32_t)i) & (nslots - 1);
-		while (s[j])
-			j = (j + 1) & (nslots - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(p->child);
-	p->child = s;
-	p->child_mask = nslots - 1;
-	return 0;
+static bool child_eq(const void *ctx, uint32_t i, const void *key)
+{
+	const struct icicle_node *n = &((const struct icicle *)ctx)->nodes[i];
+	const struct child_key *k = key;
+
+	return n->parent == k->parent && n->name == k->name && n->module == k->module &&
+	       n->kernel == k->kernel;
 }
 
 static int node_reserve(struct icicle *t)
 {
 	struct icicle_priv *p = t->priv;
-	size_t nc;
-	void *r;
 
-	if (t->n < p->cap)
-		return 0;
-	nc = p->cap ? p->cap * 2 : 256;
-	if (!(r = realloc(t->nodes, nc * sizeof(*t->nodes))))
+	if (mem_grow((void **)&t->nodes, &p->cap, t->n + 1, sizeof(*t->nodes)) ||
+	    mem_grow((void **)&p->rep, &p->repcap, t->n + 1, sizeof(*p->rep)))
 		return -ENOMEM;
-	t->nodes = r;
-	if (!(r = realloc(p->rep, nc * sizeof(*p->rep))))
-		return -ENOMEM;
-	p->rep = r;
-	p->cap = nc;
 	return 0;
 }
 
@@ -155,21 +90,16 @@ static int64_t child_of(struct icicle *t, uint32_t parent, const char *name, con
 			bool kernel, int tid)
 {
 	struct icicle_priv *p = t->priv;
-	uint64_t h = child_hash(parent, name, module, kernel);
+	struct child_key k = {parent, name, module, kernel};
 	struct icicle_node *n;
+	int64_t id;
 	size_t j;
-	uint32_t s;
 
-	if ((t->n + 1) * 2 > (p->child ? p->child_mask + 1 : 0) && child_grow(t))
+	if (hashidx_reserve(&p->child, t->n, t->n, 1024, child_hash_of, t))
 		return -ENOMEM;
-	j = h & p->child_mask;
-	while ((s = p->child[j])) {
-		n = &t->nodes[s - 1];
-		if (n->parent == parent && n->name == name && n->module == module &&
-		    n->kernel == kernel)
-			return s - 1;
-		j = (j + 1) & p->child_mask;
-	}
+	id = hashidx_find(&p->child, child_hash(parent, name, module, kernel), child_eq, t, &k, &j);
+	if (id >= 0)
+		return id;
 	if (node_reserve(t))
 		return -ENOMEM;
 	n = &t->nodes[t->n];
@@ -186,7 +116,7 @@ static int64_t child_of(struct icicle *t, uint32_t parent, const char *name, con
 	};
 	t->nodes[parent].first_child = (uint32_t)t->n;
 	p->rep[t->n] = 0;
-	p->child[j] = (uint32_t)t->n + 1;
+	hashidx_set(&p->child, j, (uint32_t)t->n);
 	return (int64_t)t->n++;
 }
 
@@ -219,15 +149,11 @@ static int tree_new(bool inverted, struct icicle **out)
 
 void icicle_free(struct icicle *t)
 {
-	size_t i;
-
 	if (!t)
 		return;
 	if (t->priv) {
-		for (i = 0; t->priv->str && i <= t->priv->str_mask; i++)
-			free(t->priv->str[i]);
-		free(t->priv->str);
-		free(t->priv->child);
+		strpool_free(&t->priv->pool);
+		hashidx_free(&t->priv->child);
 		free(t->priv->rep);
 		free(t->priv);
 	}
@@ -408,14 +334,8 @@ static int add_stack(struct icicle *t, struct window *w, struct fcache *fc, uint
 	int64_t th;
 	int err;
 
-	if (wn->depth + 1 > *cap) {
-		void *r = realloc(*path, (wn->depth + 1) * 2 * sizeof(**path));
-
-		if (!r)
-			return -ENOMEM;
-		*path = r;
-		*cap = (wn->depth + 1) * 2;
-	}
+	if (mem_grow((void **)path, cap, wn->depth + 1, sizeof(**path)))
+		return -ENOMEM;
 	/* Walk leaf → root, filling the path from its end. */
 	i = wn->depth;
 	for (id = leaf; id != WINDOW_ROOT; id = window_node(w, id)->parent) {
@@ -624,15 +544,8 @@ uint32_t icicle_path_resolve(const struct icicle *t, const struct icicle_path *p
 
 static int box_push(struct icicle_box **b, size_t *n, size_t *cap, struct icicle_box v)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		void *r = realloc(*b, nc * sizeof(**b));
-
-		if (!r)
-			return -ENOMEM;
-		*b = r;
-		*cap = nc;
-	}
+	if (mem_grow((void **)b, cap, *n + 1, sizeof(**b)))
+		return -ENOMEM;
 	(*b)[(*n)++] = v;
 	return 0;
 }
@@ -642,33 +555,17 @@ struct lay {
 	uint32_t *kid;
 	int *w;
 	int *floor; /* a donor keeps at least this many columns */
-	size_t cap;
-	int *wide; /* indices of children at least 2 columns wide */
-	size_t wcap;
+	int *wide;  /* indices of children at least 2 columns wide */
+	size_t kidcap, wcap, floorcap, widecap;
 };
 
 static int lay_reserve(struct lay *l, size_t m, size_t wmax)
 {
-	void *r;
-
-	if (m > l->cap) {
-		if (!(r = realloc(l->kid, m * sizeof(*l->kid))))
-			return -ENOMEM;
-		l->kid = r;
-		if (!(r = realloc(l->w, m * sizeof(*l->w))))
-			return -ENOMEM;
-		l->w = r;
-		if (!(r = realloc(l->floor, m * sizeof(*l->floor))))
-			return -ENOMEM;
-		l->floor = r;
-		l->cap = m;
-	}
-	if (wmax > l->wcap) {
-		if (!(r = realloc(l->wide, wmax * sizeof(*l->wide))))
-			return -ENOMEM;
-		l->wide = r;
-		l->wcap = wmax;
-	}
+	if (mem_grow((void **)&l->kid, &l->kidcap, m, sizeof(*l->kid)) ||
+	    mem_grow((void **)&l->w, &l->wcap, m, sizeof(*l->w)) ||
+	    mem_grow((void **)&l->floor, &l->floorcap, m, sizeof(*l->floor)) ||
+	    mem_grow((void **)&l->wide, &l->widecap, wmax, sizeof(*l->wide)))
+		return -ENOMEM;
 	return 0;
 }
 

@@ -41,7 +41,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +51,7 @@
 #include "profile.pb-c.h"
 #include "stacktop/frames.h"
 #include "stacktop/sampler.h"
+#include "stacktop/text.h"
 #include "stacktop/waits.h"
 #include "stacktop/window.h"
 
@@ -98,19 +98,6 @@ struct rframe {
 	int line;
 	bool kernel, jit;
 };
-
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errsz)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-}
 
 /* The named frame for f. */
 static int64_t report_frame(struct report *r, const struct rframe *f)
@@ -371,13 +358,16 @@ static int load_folded(struct report *r, const char *data, size_t len, const cha
 			off += ll + (nl ? 1 : 0);
 			lineno++;
 			if (ll > REPORT_MAX_LINE) {
-				set_err(err, errsz, "%s: line %zu is longer than 1 MiB; not a folded profile.",
-					name, lineno);
+				text_errf(
+				    err, errsz,
+				    "%s: line %zu is longer than 1 MiB; not a folded profile.",
+				    name, lineno);
 				return -EINVAL;
 			}
 			if (memchr(line, '\0', ll)) {
-				set_err(err, errsz, "%s: line %zu holds a NUL byte; not a folded profile.",
-					name, lineno);
+				text_errf(err, errsz,
+					  "%s: line %zu holds a NUL byte; not a folded profile.",
+					  name, lineno);
 				return -EINVAL;
 			}
 			rc = folded_split(line, ll, &end, &count);
@@ -386,17 +376,19 @@ static int load_folded(struct report *r, const char *data, size_t len, const cha
 				continue;
 			}
 			if (rc) {
-				set_err(err, errsz,
-					"%s: line %zu has no sample count (expected \"frame;frame COUNT\").",
-					name, lineno);
+				text_errf(err, errsz,
+					  "%s: line %zu has no sample count (expected "
+					  "\"frame;frame COUNT\").",
+					  name, lineno);
 				return -EINVAL;
 			}
 			if (!fw.load) {
 				const char *semi = memchr(line, ';', (size_t)(end - line));
 				size_t rl = (size_t)((semi ? semi : end) - line);
 				if (end == line) {
-					set_err(err, errsz, "%s: line %zu has a count but no frames.", name,
-						lineno);
+					text_errf(err, errsz,
+						  "%s: line %zu has a count but no frames.", name,
+						  lineno);
 					return -EINVAL;
 				}
 				if (!folded_thread_root(line, rl, &tid, &nlen))
@@ -407,14 +399,15 @@ static int load_folded(struct report *r, const char *data, size_t len, const cha
 				continue;
 			}
 			if ((rc = folded_line(&fw, line, end, count)) == -EFBIG)
-				set_err(err, errsz, TOO_MANY_FRAMES, name);
+				text_errf(err, errsz, TOO_MANY_FRAMES, name);
 			else if (rc)
-				set_err(err, errsz, "%s: cannot load line %zu: %s.", name, lineno,
-					strerror(-rc));
+				text_errf(err, errsz, "%s: cannot load line %zu: %s.", name, lineno,
+					  strerror(-rc));
 		}
 		if (!fw.nlines) {
-			set_err(err, errsz, "%s holds no stacks (expected lines \"frame;frame COUNT\").",
-				name);
+			text_errf(err, errsz,
+				  "%s holds no stacks (expected lines \"frame;frame COUNT\").",
+				  name);
 			rc = -EINVAL;
 		}
 	}
@@ -424,8 +417,8 @@ static int load_folded(struct report *r, const char *data, size_t len, const cha
 
 /* ---- pprof ---- */
 
-static int inflate_all(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen,
-		       const char *name, char *err, size_t errsz)
+static int inflate_all(const uint8_t *in, size_t n, uint8_t **out, size_t *outlen, const char *name,
+		       char *err, size_t errsz)
 {
 	z_stream z = {0};
 	size_t cap = n * 4 + 4096, len = 0;
@@ -434,7 +427,7 @@ static int inflate_all(const uint8_t *in, size_t n, uint8_t **out, size_t *outle
 
 	if (!buf || inflateInit2(&z, 15 + 32) != Z_OK) { /* +32: gzip or zlib header */
 		free(buf);
-		set_err(err, errsz, "%s: out of memory.", name);
+		text_errf(err, errsz, "%s: out of memory.", name);
 		return -ENOMEM;
 	}
 	z.next_in = (Bytef *)in;
@@ -444,15 +437,16 @@ static int inflate_all(const uint8_t *in, size_t n, uint8_t **out, size_t *outle
 			if (cap >= REPORT_MAX_INFLATE) {
 				inflateEnd(&z);
 				free(buf);
-				set_err(err, errsz, "%s: inflates to more than %llu MiB; not loading it.",
-					name, REPORT_MAX_INFLATE >> 20);
+				text_errf(err, errsz,
+					  "%s: inflates to more than %llu MiB; not loading it.",
+					  name, REPORT_MAX_INFLATE >> 20);
 				return -EFBIG;
 			}
 			cap = cap * 2 > REPORT_MAX_INFLATE ? REPORT_MAX_INFLATE : cap * 2;
 			if (!(p = realloc(buf, cap))) {
 				inflateEnd(&z);
 				free(buf);
-				set_err(err, errsz, "%s: out of memory.", name);
+				text_errf(err, errsz, "%s: out of memory.", name);
 				return -ENOMEM;
 			}
 			buf = p;
@@ -471,9 +465,10 @@ static int inflate_all(const uint8_t *in, size_t n, uint8_t **out, size_t *outle
 	if (rc != Z_STREAM_END) {
 		free(buf);
 		if (rc == Z_BUF_ERROR || rc == Z_OK)
-			set_err(err, errsz, "%s: truncated gzip data (the file ends early).", name);
+			text_errf(err, errsz, "%s: truncated gzip data (the file ends early).",
+				  name);
 		else
-			set_err(err, errsz, "%s: corrupt gzip data.", name);
+			text_errf(err, errsz, "%s: corrupt gzip data.", name);
 		return -EINVAL;
 	}
 	*out = buf;
@@ -488,8 +483,7 @@ struct idmap {
 	size_t mask;
 };
 
-static int idmap_build(struct idmap *m, size_t n, uint64_t (*id_of)(void *arr, size_t i),
-		       void *arr)
+static int idmap_build(struct idmap *m, size_t n, uint64_t (*id_of)(void *arr, size_t i), void *arr)
 {
 	size_t nslots = 16;
 
@@ -570,12 +564,6 @@ static const char *pooled(struct pctx *c, const char *s)
 	return s && *s ? strpool_str(&c->r->strings, s, strlen(s)) : NULL;
 }
 
-static const char *base_name(const char *s)
-{
-	const char *b = strrchr(s, '/');
-	return b && b[1] ? b + 1 : s;
-}
-
 static bool is_kernel_mapping(const char *f)
 {
 	return !strncmp(f, "[kernel", 7) || !strncmp(f, "vmlinux", 7);
@@ -598,7 +586,7 @@ static int pprof_location(struct pctx *c, struct ids *st, size_t li)
 		if (!(fname = pstr(c, c->p->mapping[mi]->filename)))
 			return -EINVAL;
 		kernel = is_kernel_mapping(fname);
-		if (*fname && !(module = pooled(c, base_name(fname))))
+		if (*fname && !(module = pooled(c, text_basename(fname))))
 			return -ENOMEM;
 	}
 	if (l->n_line == 0) {
@@ -628,7 +616,7 @@ static int pprof_location(struct pctx *c, struct ids *st, size_t li)
 		if (!*name && !(name = pstr(c, fn->system_name)))
 			return -EINVAL;
 		f.func = pooled(c, *name ? name : "[unknown]");
-		f.file = *file ? pooled(c, base_name(file)) : NULL;
+		f.file = *file ? pooled(c, text_basename(file)) : NULL;
 		f.line = ln->line > 0 && ln->line < INT32_MAX ? (int)ln->line : 0;
 		if (!f.func || (*file && !f.file))
 			return -ENOMEM;
@@ -771,18 +759,18 @@ static int load_pprof(struct report *r, const uint8_t *data, size_t len, const c
 	r->format = REPORT_PPROF;
 	p = perftools__profiles__profile__unpack(NULL, len, data);
 	if (!p) {
-		set_err(err, errsz, "%s: corrupt protobuf; not a pprof profile.", name);
+		text_errf(err, errsz, "%s: corrupt protobuf; not a pprof profile.", name);
 		return -EINVAL;
 	}
 	c.p = p;
 	rc = load_pprof_msg(&c);
 	if (rc == -EINVAL)
-		set_err(err, errsz, "%s: corrupt pprof profile: %s.", name,
-			c.bad ? c.bad : "bad data");
+		text_errf(err, errsz, "%s: corrupt pprof profile: %s.", name,
+			  c.bad ? c.bad : "bad data");
 	else if (rc == -EFBIG)
-		set_err(err, errsz, TOO_MANY_FRAMES, name);
+		text_errf(err, errsz, TOO_MANY_FRAMES, name);
 	else if (rc)
-		set_err(err, errsz, "%s: cannot load the profile: %s.", name, strerror(-rc));
+		text_errf(err, errsz, "%s: cannot load the profile: %s.", name, strerror(-rc));
 	idmap_free(&c.locs);
 	idmap_free(&c.fns);
 	idmap_free(&c.maps);
@@ -815,11 +803,11 @@ int report_load_mem(const void *data, size_t len, const char *name, struct frame
 	if (!name)
 		name = "profile";
 	if (len == 0) {
-		set_err(err, errsz, "%s is empty.", name);
+		text_errf(err, errsz, "%s is empty.", name);
 		return -EINVAL;
 	}
 	if (!(r = calloc(1, sizeof(*r)))) {
-		set_err(err, errsz, "%s: out of memory.", name);
+		text_errf(err, errsz, "%s: out of memory.", name);
 		return -ENOMEM;
 	}
 	r->fr = fr;
@@ -833,7 +821,7 @@ int report_load_mem(const void *data, size_t len, const char *name, struct frame
 		rc = load_folded(r, (const char *)d, len, name, err, errsz);
 	}
 	if (!rc && r->samples == 0) {
-		set_err(err, errsz, "%s holds no samples.", name);
+		text_errf(err, errsz, "%s holds no samples.", name);
 		rc = -EINVAL;
 	}
 	if (rc) {
@@ -854,12 +842,12 @@ static int read_file(const char *path, uint8_t **buf, size_t *len, char *err, si
 
 	if (fd < 0) {
 		rc = -errno;
-		set_err(err, errsz, "cannot open %s: %s.", path, strerror(-rc));
+		text_errf(err, errsz, "cannot open %s: %s.", path, strerror(-rc));
 		return rc;
 	}
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
-		set_err(err, errsz, "%s is a directory, not a profile.", path);
+		text_errf(err, errsz, "%s is a directory, not a profile.", path);
 		return -EISDIR;
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
@@ -890,7 +878,7 @@ static int read_file(const char *path, uint8_t **buf, size_t *len, char *err, si
 	close(fd);
 	if (rc) {
 		free(b);
-		set_err(err, errsz, "cannot read %s: %s.", path, strerror(-rc));
+		text_errf(err, errsz, "cannot read %s: %s.", path, strerror(-rc));
 		return rc;
 	}
 	*buf = b;

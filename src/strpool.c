@@ -1,8 +1,9 @@
 /*
  * strpool — strings interned by content (see strpool.h).
  *
- * Rehashing walks the strings in index order, so indices never change: the
- * pprof string table relies on index 0 being the first string added ("").
+ * Strings live in insertion order in s[]; the hash index only points into
+ * it, so indices never change: the pprof string table relies on index 0
+ * being the first string added ("").
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,43 +20,45 @@ uint64_t strpool_hash(const char *s, size_t n)
 	return h;
 }
 
-static int strpool_rehash(struct strpool *p)
+static bool strpool_hash_of(const void *ctx, uint32_t i, uint64_t *h)
 {
-	size_t nslots = p->slot ? (p->mask + 1) * 2 : 256;
-	uint32_t *slot = calloc(nslots, sizeof(*slot));
+	const struct strpool *p = ctx;
 
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->n; i++) {
-		size_t j = strpool_hash(p->s[i], strlen(p->s[i])) & (nslots - 1);
-		while (slot[j])
-			j = (j + 1) & (nslots - 1);
-		slot[j] = (uint32_t)i + 1;
-	}
-	free(p->slot);
-	p->slot = slot;
-	p->mask = nslots - 1;
-	return 0;
+	*h = strpool_hash(p->s[i], strlen(p->s[i]));
+	return true;
+}
+
+struct strpool_key {
+	const char *s;
+	size_t n;
+};
+
+static bool strpool_eq(const void *ctx, uint32_t i, const void *key)
+{
+	const struct strpool *p = ctx;
+	const struct strpool_key *k = key;
+	const char *t = p->s[i];
+
+	return !strncmp(t, k->s, k->n) && t[k->n] == '\0';
 }
 
 int64_t strpool_index(struct strpool *p, const char *s, size_t n)
 {
+	struct strpool_key k = {s, n};
+	int64_t i;
 	size_t j;
 	char *c;
 
-	if ((!p->slot || (p->n + 1) * 2 > p->mask + 1) && strpool_rehash(p))
+	if (hashidx_reserve(&p->ix, p->n, p->n, 256, strpool_hash_of, p))
 		return -ENOMEM;
-	for (j = strpool_hash(s, n) & p->mask; p->slot[j]; j = (j + 1) & p->mask) {
-		const char *t = p->s[p->slot[j] - 1];
-		if (!strncmp(t, s, n) && t[n] == '\0')
-			return p->slot[j] - 1;
-	}
+	if ((i = hashidx_find(&p->ix, strpool_hash(s, n), strpool_eq, p, &k, &j)) >= 0)
+		return i;
 	if (mem_grow((void **)&p->s, &p->cap, p->n + 1, sizeof(*p->s)))
 		return -ENOMEM;
 	if (!(c = strndup(s, n)))
 		return -ENOMEM;
 	p->s[p->n] = c;
-	p->slot[j] = (uint32_t)p->n + 1;
+	hashidx_set(&p->ix, j, (uint32_t)p->n);
 	return (int64_t)p->n++;
 }
 
@@ -75,6 +78,6 @@ void strpool_free(struct strpool *p)
 	for (size_t i = 0; i < p->n; i++)
 		free(p->s[i]);
 	free(p->s);
-	free(p->slot);
+	hashidx_free(&p->ix);
 	memset(p, 0, sizeof(*p));
 }

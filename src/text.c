@@ -17,6 +17,7 @@
 
 #include "stacktop/text.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
@@ -269,6 +270,17 @@ bool text_locale_utf8(void)
 {
 	const char *cs = nl_langinfo(CODESET);
 	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+}
+
+void text_errf(char *err, size_t errsz, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errsz)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errsz, fmt, ap);
+	va_end(ap);
 }
 
 const char *text_basename(const char *path)

@@ -1,9 +1,8 @@
 /*
  * window — the rolling-window aggregator.
  *
- * Owns two kinds of tables, all open-addressing hash indexes (linear
- * probing, load <= 1/2) over compact arrays, so ids stay dense and queries
- * walk plain arrays:
+ * Owns two kinds of tables, all compact arrays with a hash index over them
+ * (hashidx), so ids stay dense and queries walk plain arrays:
  *
  *  - trie nodes: (parent, frame) → node id; node 0 is the root.
  *  - count maps (struct cmap): (node, tid) → count, one per time bucket, one
@@ -31,24 +30,24 @@
  * until the next call that may add or change counts.
  */
 #include "stacktop/window.h"
-#include "stacktop/mem.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacktop/hashidx.h"
+#include "stacktop/mem.h"
 #include "stacktop/waits.h"
 
 #define NO_FRAME UINT32_MAX
 
 /* (node, tid) → count. Entries are struct window_count so the running sum
- * can be handed out directly. slot[] holds entry index + 1, 0 = empty. */
+ * can be handed out directly. */
 struct cmap {
 	struct window_count *e;
 	size_t n, cap;
-	uint32_t *slot;
-	size_t mask; /* nslots - 1; nslots == 0 while slot == NULL */
+	struct hashidx ix;
 };
 
 struct bucket {
@@ -69,31 +68,20 @@ struct window {
 
 	struct window_node *nodes;
 	size_t nnodes, capnodes;
-	uint32_t *nslot;
-	size_t nmask;
+	struct hashidx nix; /* (parent, frame) → node */
 
 	struct cmap sum;  /* running sum over live buckets */
 	struct cmap tids; /* (0, tid) → samples */
 	uint64_t total;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
 static uint64_t hash_str(uint64_t h, const char *s)
 {
 	if (!s)
-		return mix64(h ^ 0x5bd1e995u);
+		return hashidx_mix64(h ^ 0x5bd1e995u);
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return mix64(h ^ 0xff);
+	return hashidx_mix64(h ^ 0xff);
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -103,137 +91,58 @@ static bool str_eq(const char *a, const char *b)
 	return a == b || strcmp(a, b) == 0;
 }
 
-/* ---- generic id index ---- */
-
-typedef uint64_t (*hash_of_fn)(const struct window *w, uint32_t id);
-
-/* Rebuild an index of n ids into nslots slots. */
-static int index_rebuild(const struct window *w, uint32_t **slot, size_t *mask, size_t n,
-			 size_t nslots, hash_of_fn hash_of)
-{
-	uint32_t *s = calloc(nslots, sizeof(*s));
-	size_t i, j;
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		j = hash_of(w, (uint32_t)i) & (nslots - 1);
-		while (s[j])
-			j = (j + 1) & (nslots - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(*slot);
-	*slot = s;
-	*mask = nslots - 1;
-	return 0;
-}
-
-/* Make room for one more id: keep the load at or below one half. */
-static int index_reserve(const struct window *w, uint32_t **slot, size_t *mask, size_t n,
-			 hash_of_fn hash_of)
-{
-	size_t nslots = *slot ? *mask + 1 : 0;
-
-	if ((n + 1) * 2 <= nslots)
-		return 0;
-	return index_rebuild(w, slot, mask, n, nslots ? nslots * 2 : 64, hash_of);
-}
-
 /* ---- count maps ---- */
 
 static uint64_t cmap_hash(uint32_t node, int tid)
 {
-	return mix64(((uint64_t)node << 32) | (uint32_t)tid);
+	return hashidx_mix64(((uint64_t)node << 32) | (uint32_t)tid);
+}
+
+static bool cmap_hash_of(const void *ctx, uint32_t i, uint64_t *h)
+{
+	const struct window_count *c = &((const struct cmap *)ctx)->e[i];
+
+	*h = cmap_hash(c->node, c->tid);
+	return true;
+}
+
+static bool cmap_eq(const void *ctx, uint32_t i, const void *key)
+{
+	const struct window_count *c = &((const struct cmap *)ctx)->e[i], *k = key;
+
+	return c->node == k->node && c->tid == k->tid;
 }
 
 static long cmap_find(const struct cmap *m, uint32_t node, int tid, size_t *slotp)
 {
-	size_t j;
-	uint32_t s;
+	struct window_count k = {.node = node, .tid = tid};
 
-	if (!m->slot)
-		return -1;
-	j = cmap_hash(node, tid) & m->mask;
-	while ((s = m->slot[j])) {
-		if (m->e[s - 1].node == node && m->e[s - 1].tid == tid) {
-			if (slotp)
-				*slotp = j;
-			return (long)s - 1;
-		}
-		j = (j + 1) & m->mask;
-	}
-	if (slotp)
-		*slotp = j;
-	return -1;
-}
-
-static int cmap_rehash(struct cmap *m, size_t nslots)
-{
-	uint32_t *s = calloc(nslots, sizeof(*s));
-	size_t i, j;
-
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < m->n; i++) {
-		j = cmap_hash(m->e[i].node, m->e[i].tid) & (nslots - 1);
-		while (s[j])
-			j = (j + 1) & (nslots - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(m->slot);
-	m->slot = s;
-	m->mask = nslots - 1;
-	return 0;
+	return (long)hashidx_find(&m->ix, cmap_hash(node, tid), cmap_eq, m, &k, slotp);
 }
 
 static int cmap_add(struct cmap *m, uint32_t node, int tid, uint64_t delta)
 {
-	size_t nslots = m->slot ? m->mask + 1 : 0, j;
-	long i = cmap_find(m, node, tid, &j);
+	long i = cmap_find(m, node, tid, NULL);
 	int err;
 
 	if (i >= 0) {
 		m->e[i].count += delta;
 		return 0;
 	}
-	if ((m->n + 1) * 2 > nslots) {
-		err = cmap_rehash(m, nslots ? nslots * 2 : 16);
-		if (err)
-			return err;
-		cmap_find(m, node, tid, &j);
-	}
-	err = mem_grow((void **)&m->e, &m->cap, m->n + 1, sizeof(*m->e));
-	if (err)
+	if ((err = hashidx_reserve(&m->ix, m->n, m->n, 16, cmap_hash_of, m)) ||
+	    (err = mem_grow((void **)&m->e, &m->cap, m->n + 1, sizeof(*m->e))))
 		return err;
 	m->e[m->n] = (struct window_count){.node = node, .tid = tid, .count = delta};
-	m->slot[j] = (uint32_t)++m->n;
+	hashidx_put(&m->ix, cmap_hash(node, tid), (uint32_t)m->n++);
 	return 0;
 }
 
-/* Empty slot i of a linear-probing table, shifting back later members of
- * its cluster that would otherwise become unreachable. */
-static void cmap_unslot(struct cmap *m, size_t i)
-{
-	size_t j = i, k;
-
-	for (;;) {
-		j = (j + 1) & m->mask;
-		if (!m->slot[j])
-			break;
-		k = cmap_hash(m->e[m->slot[j] - 1].node, m->e[m->slot[j] - 1].tid) & m->mask;
-		/* Leave it if its home lies cyclically in (i, j]. */
-		if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		m->slot[i] = m->slot[j];
-		i = j;
-	}
-	m->slot[i] = 0;
-}
-
-/* Subtract delta; an entry reaching zero leaves the compact array. */
+/* Subtract delta; an entry reaching zero leaves the compact array (the
+ * last entry moves into its place). */
 static void cmap_sub(struct cmap *m, uint32_t node, int tid, uint64_t delta)
 {
-	size_t s, last_slot;
+	const struct window_count *last;
+	size_t s;
 	long i = cmap_find(m, node, tid, &s);
 
 	if (i < 0)
@@ -242,11 +151,12 @@ static void cmap_sub(struct cmap *m, uint32_t node, int tid, uint64_t delta)
 		m->e[i].count -= delta;
 		return;
 	}
-	cmap_unslot(m, s);
+	hashidx_unslot(&m->ix, s, cmap_hash_of, m);
+	last = &m->e[m->n - 1];
 	if ((size_t)i != m->n - 1) {
-		cmap_find(m, m->e[m->n - 1].node, m->e[m->n - 1].tid, &last_slot);
-		m->slot[last_slot] = (uint32_t)i + 1;
-		m->e[i] = m->e[m->n - 1];
+		s = hashidx_slot_of(&m->ix, cmap_hash(last->node, last->tid), (uint32_t)m->n - 1);
+		hashidx_set(&m->ix, s, (uint32_t)i);
+		m->e[i] = *last;
 	}
 	m->n--;
 }
@@ -260,15 +170,15 @@ static uint64_t cmap_get(const struct cmap *m, uint32_t node, int tid)
 
 static void cmap_clear(struct cmap *m)
 {
-	if (m->slot && m->n)
-		memset(m->slot, 0, (m->mask + 1) * sizeof(*m->slot));
+	if (m->n)
+		hashidx_clear(&m->ix);
 	m->n = 0;
 }
 
 static void cmap_free(struct cmap *m)
 {
 	free(m->e);
-	free(m->slot);
+	hashidx_free(&m->ix);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -323,7 +233,7 @@ void window_free(struct window *w)
 	for (i = 1; i < w->nnodes; i++)
 		frames_unref(w->fr, w->nodes[i].frame);
 	free(w->nodes);
-	free(w->nslot);
+	hashidx_free(&w->nix);
 	cmap_free(&w->sum);
 	cmap_free(&w->tids);
 	free(w);
@@ -351,43 +261,43 @@ static const struct frame *node_frame(const struct window *w, uint32_t node)
 
 static uint64_t node_hash(uint32_t parent, uint32_t frame)
 {
-	return mix64(((uint64_t)parent << 32) ^ frame ^ 0x9e3779b97f4a7c15ull);
+	return hashidx_mix64(((uint64_t)parent << 32) ^ frame ^ 0x9e3779b97f4a7c15ull);
 }
 
-static uint64_t node_hash_of(const struct window *w, uint32_t id)
+static bool node_hash_of(const void *ctx, uint32_t id, uint64_t *h)
 {
-	return node_hash(w->nodes[id].parent, w->nodes[id].frame);
+	const struct window_node *n = &((const struct window *)ctx)->nodes[id];
+
+	*h = node_hash(n->parent, n->frame);
+	return true;
+}
+
+static bool node_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct window_node *n = &((const struct window *)ctx)->nodes[id], *k = key;
+
+	return n->parent == k->parent && n->frame == k->frame;
 }
 
 /* The child of parent for frame, created on first sight. */
 static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
 {
-	const struct window_node *n;
-	size_t j;
-	uint32_t s;
+	struct window_node k = {.parent = parent, .frame = frame};
+	uint64_t h = node_hash(parent, frame);
+	int64_t id = hashidx_find(&w->nix, h, node_eq, w, &k, NULL);
 
-	if (w->nslot) {
-		j = node_hash(parent, frame) & w->nmask;
-		while ((s = w->nslot[j])) {
-			n = &w->nodes[s - 1];
-			if (n->parent == parent && n->frame == frame)
-				return s - 1;
-			j = (j + 1) & w->nmask;
-		}
-	}
+	if (id >= 0)
+		return id;
 	if (w->nnodes >= UINT32_MAX - 1)
 		return -ENOMEM;
 	/* The root gets indexed too when the index is built; its key
 	 * (0, NO_FRAME) never matches a lookup since frames < NO_FRAME. */
-	if (index_reserve(w, &w->nslot, &w->nmask, w->nnodes, node_hash_of) ||
+	if (hashidx_reserve(&w->nix, w->nnodes, w->nnodes, 64, node_hash_of, w) ||
 	    mem_grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(*w->nodes)))
 		return -ENOMEM;
 	w->nodes[w->nnodes] = (struct window_node){
 	    .parent = parent, .frame = frame, .depth = w->nodes[parent].depth + 1};
-	j = node_hash(parent, frame) & w->nmask;
-	while (w->nslot[j])
-		j = (j + 1) & w->nmask;
-	w->nslot[j] = (uint32_t)++w->nnodes;
+	hashidx_put(&w->nix, h, (uint32_t)w->nnodes++);
 	frames_ref(w->fr, frame);
 	return (int64_t)w->nnodes - 1;
 }
@@ -607,14 +517,15 @@ static uint64_t key_hash(const struct frame *f, enum window_key key)
 	uint64_t h = 0xcbf29ce484222325ull ^ f->kernel;
 
 	if (!f->has_sym)
-		return mix64(h ^ 1 ^ mix64(f->pc ^ ((uint64_t)(uint32_t)f->pid << 40)));
+		return hashidx_mix64(h ^ 1 ^
+				     hashidx_mix64(f->pc ^ ((uint64_t)(uint32_t)f->pid << 40)));
 	h = hash_str(h, f->sym.module);
 	if (f->sym.func)
 		h = hash_str(h ^ 2, f->sym.func);
 	else
-		h = mix64(h ^ 3 ^ f->sym.offset);
+		h = hashidx_mix64(h ^ 3 ^ f->sym.offset);
 	if (key == WINDOW_KEY_LINE)
-		h = mix64(hash_str(h, f->sym.file) ^ (uint64_t)(uint32_t)f->sym.line);
+		h = hashidx_mix64(hash_str(h, f->sym.file) ^ (uint64_t)(uint32_t)f->sym.line);
 	return h;
 }
 
@@ -633,78 +544,66 @@ static bool key_eq(const struct frame *a, const struct frame *b, enum window_key
 	return true;
 }
 
+/* Per row, beside the rows handed out: its key's hash and the stamp of
+ * the last stack that credited its total. */
+struct toprow_aux {
+	uint64_t hash;
+	uint32_t stamp;
+};
+
 struct topacc {
 	struct window *w;
 	enum window_key key;
 	struct window_top_row *rows;
-	uint32_t *stamp;
-	uint64_t *hash;
-	size_t n, cap;
-	uint32_t *slot; /* row index + 1 */
-	size_t mask;
-	int32_t *frow; /* frame id → row, -1 not yet known */
+	struct toprow_aux *aux;
+	size_t n, cap, auxcap;
+	struct hashidx ix; /* key → row */
+	int32_t *frow;	   /* frame id → row, -1 not yet known */
 };
 
-static int top_rehash(struct topacc *a, size_t nslots)
+static bool top_hash_of(const void *ctx, uint32_t r, uint64_t *h)
 {
-	uint32_t *s = calloc(nslots, sizeof(*s));
-	size_t i, j;
+	*h = ((const struct topacc *)ctx)->aux[r].hash;
+	return true;
+}
 
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < a->n; i++) {
-		j = a->hash[i] & (nslots - 1);
-		while (s[j])
-			j = (j + 1) & (nslots - 1);
-		s[j] = (uint32_t)i + 1;
-	}
-	free(a->slot);
-	a->slot = s;
-	a->mask = nslots - 1;
-	return 0;
+struct top_key {
+	uint64_t hash;
+	const struct frame *f;
+};
+
+static bool top_eq(const void *ctx, uint32_t r, const void *key)
+{
+	const struct topacc *a = ctx;
+	const struct top_key *k = key;
+
+	return a->aux[r].hash == k->hash &&
+	       key_eq(frames_get(a->w->fr, a->rows[r].frame), k->f, a->key);
 }
 
 /* The row of frame id, found by key or created. Returns -ENOMEM or >= 0. */
 static long top_row_of(struct topacc *a, uint32_t id)
 {
-	const struct frame *f = frames_get(a->w->fr, id);
-	uint64_t h;
-	size_t j, nslots = a->slot ? a->mask + 1 : 0;
-	uint32_t s;
+	struct top_key k;
+	int64_t r;
+	size_t j;
 
 	if (a->frow[id] >= 0)
 		return a->frow[id];
-	h = key_hash(f, a->key);
-	if ((a->n + 1) * 2 > nslots && top_rehash(a, nslots ? nslots * 2 : 256))
+	k.f = frames_get(a->w->fr, id);
+	k.hash = key_hash(k.f, a->key);
+	if (hashidx_reserve(&a->ix, a->n, a->n, 256, top_hash_of, a))
 		return -ENOMEM;
-	j = h & a->mask;
-	while ((s = a->slot[j])) {
-		if (a->hash[s - 1] == h &&
-		    key_eq(frames_get(a->w->fr, a->rows[s - 1].frame), f, a->key)) {
-			a->frow[id] = (int32_t)(s - 1);
-			return s - 1;
-		}
-		j = (j + 1) & a->mask;
+	if ((r = hashidx_find(&a->ix, k.hash, top_eq, a, &k, &j)) >= 0) {
+		a->frow[id] = (int32_t)r;
+		return (long)r;
 	}
-	if (a->n == a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 256;
-		void *r = realloc(a->rows, nc * sizeof(*a->rows));
-
-		if (!r)
-			return -ENOMEM;
-		a->rows = r;
-		if (!(r = realloc(a->stamp, nc * sizeof(*a->stamp))))
-			return -ENOMEM;
-		a->stamp = r;
-		if (!(r = realloc(a->hash, nc * sizeof(*a->hash))))
-			return -ENOMEM;
-		a->hash = r;
-		a->cap = nc;
-	}
+	if (mem_grow((void **)&a->rows, &a->cap, a->n + 1, sizeof(*a->rows)) ||
+	    mem_grow((void **)&a->aux, &a->auxcap, a->n + 1, sizeof(*a->aux)))
+		return -ENOMEM;
 	a->rows[a->n] = (struct window_top_row){.frame = id};
-	a->stamp[a->n] = 0;
-	a->hash[a->n] = h;
-	a->slot[j] = (uint32_t)a->n + 1;
+	a->aux[a->n] = (struct toprow_aux){.hash = k.hash};
+	hashidx_set(&a->ix, j, (uint32_t)a->n);
 	a->frow[id] = (int32_t)a->n;
 	return (long)a->n++;
 }
@@ -735,8 +634,8 @@ static int top_walk(struct topacc *a, uint32_t leaf, uint64_t c, uint32_t stamp,
 			a->rows[r].self += c;
 			self_done = true;
 		}
-		if (a->stamp[r] != stamp) {
-			a->stamp[r] = stamp;
+		if (a->aux[r].stamp != stamp) {
+			a->aux[r].stamp = stamp;
 			a->rows[r].total += c;
 			a->rows[r].wait[kind < SAMPLE_WAIT_COUNT ? kind : 0] += c;
 		}
@@ -798,9 +697,8 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 		*total = sum;
 out:
 	free(a.rows);
-	free(a.stamp);
-	free(a.hash);
-	free(a.slot);
+	free(a.aux);
+	hashidx_free(&a.ix);
 	free(a.frow);
 	free(leaves);
 	free(ncount);

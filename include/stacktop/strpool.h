@@ -3,7 +3,7 @@
  * index per string in insertion order, and stable pointers until
  * strpool_free.
  *
- * Open addressing on an FNV-1a hash, table at most half full. The pool owns
+ * Indexed by hashidx on an FNV-1a hash. The pool owns
  * its copies. Zero-initialise a struct strpool before the first call.
  * Used for the pprof string table and speedscope frames (export), a loaded
  * profile's names (report) and the symbolizer's names (sym).
@@ -14,11 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stacktop/hashidx.h"
+
 struct strpool {
 	char **s; /* s[i]: the i-th distinct string */
 	size_t n, cap;
-	uint32_t *slot; /* index + 1, 0 = empty */
-	size_t mask;
+	struct hashidx ix; /* content → index */
 };
 
 /* Index of the n bytes at s (no NUL inside), added when new; -ENOMEM. */

@@ -53,6 +53,10 @@ int text_fit(const char *in, int width, char *out, size_t size);
  * ends in '/'; NULL for NULL). Points into path. */
 const char *text_basename(const char *path);
 
+/* printf into err (errsz bytes, always terminated) the one sentence a
+ * failing call hands back to main; nothing when err is NULL or errsz 0. */
+void text_errf(char *err, size_t errsz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* True when the current locale's charset is UTF-8 (after setlocale). */
 bool text_locale_utf8(void);
 

@@ -17,30 +17,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct window *w, *w2;
 	struct report *r, *r2;
 	struct frames *fr, *fr2;
-	int rc;
-	struct export_opts o = {.format = EXPORT_FOLDED, .per_thread = true};
 	char err[512], *buf;
 	size_t len;
+	int rc;
 
-	err[0] = '\0';
-	if ((rc = report_window(data, size, "fuzz", &fr, &w, &r, err, sizeof(err))) == 1)
+	if (report_window_checked(data, size, &fr, &w, &r))
 		return 0;
-	if (rc) {
-		if (r || !err[0])
-			abort(); /* a failure says why and returns nothing */
-		report_window_free(fr, w, r);
-		return 0;
-	}
-	if (window_total(w) != report_samples(r) || report_samples(r) == 0)
-		abort();
-	for (size_t i = 0; i < frames_span(fr); i++)
-		if (!frames_get(fr, (uint32_t)i)->has_sym || !frames_get(fr, (uint32_t)i)->sym.func)
-			abort();
-	o.thread_name = report_thread_name;
-	o.ctx = r;
 	/* (Lines that merge on export may pass 2^32 and be scaled on reload:
 	 * compare totals only below that.) */
-	if (report_samples(r) < (1ull << 31) && export_render(w, &o, &buf, &len, err, sizeof(err)) == 0) {
+	if (report_samples(r) < (1ull << 31) &&
+	    report_window_export(w, r,
+				 (struct export_opts){.format = EXPORT_FOLDED, .per_thread = true},
+				 &buf, &len) == 0) {
 		if ((rc = report_window(buf, len, "again", &fr2, &w2, &r2, err, sizeof(err))) !=
 		    1) {
 			if (rc != 0 || window_total(w2) != window_total(w))

@@ -16,28 +16,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct window *w;
 	struct report *r;
 	struct frames *fr;
-	int rc;
-	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 0.01};
-	char err[512], *buf;
+	char *buf;
 	size_t len;
 
-	err[0] = '\0';
-	if ((rc = report_window(data, size, "fuzz", &fr, &w, &r, err, sizeof(err))) == 1)
+	if (report_window_checked(data, size, &fr, &w, &r))
 		return 0;
-	if (rc) {
-		if (r || !err[0])
-			abort();
-		report_window_free(fr, w, r);
-		return 0;
-	}
-	if (window_total(w) != report_samples(r) || report_samples(r) == 0)
-		abort();
-	for (size_t i = 0; i < frames_span(fr); i++)
-		if (!frames_get(fr, (uint32_t)i)->has_sym || !frames_get(fr, (uint32_t)i)->sym.func)
-			abort();
-	o.thread_name = report_thread_name;
-	o.ctx = r;
-	if (export_render(w, &o, &buf, &len, err, sizeof(err)) == 0)
+	if (report_window_export(w, r,
+				 (struct export_opts){.format = EXPORT_PPROF, .period_s = 0.01},
+				 &buf, &len) == 0)
 		free(buf);
 	report_window_free(fr, w, r);
 	return 0;

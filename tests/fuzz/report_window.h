@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 
+#include "stacktop/export.h"
 #include "stacktop/frames.h"
 #include "stacktop/report.h"
 #include "stacktop/sampler.h"
@@ -53,6 +54,46 @@ static void report_window_free(struct frames *fr, struct window *w, struct repor
 	window_free(w);
 	report_free(r);
 	frames_free(fr);
+}
+
+/* report_window on the fuzzer's input, checking what every report fuzzer
+ * holds (else abort): a failure says why and returns nothing; a success
+ * counts exactly report_samples() samples, at least one, all of named
+ * frames. 0: loaded (free with report_window_free); 1: nothing loaded
+ * (failed or out of memory), nothing left to free. */
+static int report_window_checked(const void *data, size_t len, struct frames **fr,
+				 struct window **w, struct report **r)
+{
+	char err[512] = "";
+	int rc = report_window(data, len, "fuzz", fr, w, r, err, sizeof(err));
+
+	if (rc == 1)
+		return 1;
+	if (rc) {
+		if (*r || !err[0])
+			abort(); /* a failure says why and returns nothing */
+		report_window_free(*fr, *w, *r);
+		return 1;
+	}
+	if (window_total(*w) != report_samples(*r) || report_samples(*r) == 0)
+		abort();
+	for (size_t i = 0; i < frames_span(*fr); i++)
+		if (!frames_get(*fr, (uint32_t)i)->has_sym ||
+		    !frames_get(*fr, (uint32_t)i)->sym.func)
+			abort();
+	return 0;
+}
+
+/* Export what was loaded as o says, threads named as the report names
+ * them. 0 with *buf (free it), or export_render's error. */
+static int report_window_export(struct window *w, struct report *r, struct export_opts o,
+				char **buf, size_t *len)
+{
+	char err[512];
+
+	o.thread_name = report_thread_name;
+	o.ctx = r;
+	return export_render(w, &o, buf, len, err, sizeof(err));
 }
 
 #endif

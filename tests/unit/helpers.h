@@ -1,11 +1,13 @@
 /*
  * helpers.h — what several unit tests share (header only, static inline):
- * sleeping, and running the waiter test target as a child to sample.
- * Include after the system headers and cmocka.h.
+ * sleeping, running the waiter test target as a child to sample, and
+ * finding a symbol in an ELF file. Include after the system headers and
+ * cmocka.h.
  */
 #ifndef STACKTOP_TEST_HELPERS_H
 #define STACKTOP_TEST_HELPERS_H
 
+#include <gelf.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -24,11 +26,11 @@ static inline void sleep_ms(long ms)
 }
 
 /* Start build/targets/waiter for 30 s and wait until its five threads exist
- * and are named, then settle_ms more; -1 when it is not built. */
+ * and are named, then settle_ms more. Skips the test when it is not built. */
 static inline pid_t spawn_waiter(long settle_ms)
 {
 	if (access(WAITER, X_OK) != 0)
-		return -1;
+		skip();
 	pid_t pid = fork();
 	if (pid == 0) {
 		execl(WAITER, WAITER, "30", (char *)NULL);
@@ -80,6 +82,34 @@ static inline void spawn_traced(pid_t *victim, pid_t *tracer)
 	assert_int_equal(ok, 'y');
 	close(ready[0]);
 	close(ready[1]);
+}
+
+/* The first defined symbol called name in e's table of type sht
+ * (SHT_SYMTAB or SHT_DYNSYM) whose ELF type is stt (-1: any): 0 with *out,
+ * or -1. */
+static inline int elf_find_symbol(Elf *e, GElf_Word sht, int stt, const char *name, GElf_Sym *out)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != sht || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *nm;
+
+			if (!gelf_getsym(d, (int)i, out) || out->st_shndx == SHN_UNDEF ||
+			    (stt >= 0 && GELF_ST_TYPE(out->st_info) != stt))
+				continue;
+			nm = elf_strptr(e, sh.sh_link, out->st_name);
+			if (nm && !strcmp(nm, name))
+				return 0;
+		}
+	}
+	return -1;
 }
 
 #endif

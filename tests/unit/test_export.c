@@ -22,17 +22,19 @@
 #include "profile.pb-c.h"
 #include "stacktop/export.h"
 #include "stacktop/window.h"
+#include "gunzip.h"
 #include "window_fixture.h"
 
 static uint32_t fr(struct window *w, uint64_t pc, bool kernel, const char *mod, const char *func,
 		   const char *file, int line)
 {
-	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line,
-			      .kernel = kernel, .offset = 0x1a2b};
-	int64_t id = frames_preset(window_frames_mut(w), 42, pc, kernel, &si, file != NULL);
-
-	assert_true(id >= 0);
-	return (uint32_t)id;
+	return window_fx_frame(w, pc,
+			       &(struct sym_info){.func = func,
+						  .module = mod,
+						  .file = file,
+						  .line = line,
+						  .kernel = kernel,
+						  .offset = 0x1a2b});
 }
 
 /*
@@ -77,69 +79,74 @@ static char *render(struct window *w, const struct export_opts *o, size_t *len)
 
 static void test_formats(void **state)
 {
+	/* by name (parse) or by file name (from_path); f checked on success */
+	static const struct {
+		bool path;
+		const char *s;
+		int ret;
+		enum export_format f;
+	} cases[] = {
+	    {false, "pprof", 0, EXPORT_PPROF},
+	    {false, "speedscope", 0, EXPORT_SPEEDSCOPE},
+	    {false, "folded", 0, EXPORT_FOLDED},
+	    {false, "svg", -EINVAL, 0},
+	    {true, "/tmp/x.pb.gz", 0, EXPORT_PPROF},
+	    {true, "a.pprof", 0, EXPORT_PPROF},
+	    {true, "a.speedscope.json", 0, EXPORT_SPEEDSCOPE},
+	    {true, "a.folded", 0, EXPORT_FOLDED},
+	    {true, "a.txt", 0, EXPORT_FOLDED},
+	    {true, "a.svg", -EINVAL, 0},
+	    {true, ".folded", -EINVAL, 0},
+	};
 	enum export_format f;
 
-	assert_int_equal(export_format_parse("pprof", &f), 0);
-	assert_int_equal(f, EXPORT_PPROF);
-	assert_int_equal(export_format_parse("speedscope", &f), 0);
-	assert_int_equal(f, EXPORT_SPEEDSCOPE);
-	assert_int_equal(export_format_parse("folded", &f), 0);
-	assert_int_equal(f, EXPORT_FOLDED);
-	assert_int_equal(export_format_parse("svg", &f), -EINVAL);
-	assert_int_equal(export_format_from_path("/tmp/x.pb.gz", &f), 0);
-	assert_int_equal(f, EXPORT_PPROF);
-	assert_int_equal(export_format_from_path("a.pprof", &f), 0);
-	assert_int_equal(f, EXPORT_PPROF);
-	assert_int_equal(export_format_from_path("a.speedscope.json", &f), 0);
-	assert_int_equal(f, EXPORT_SPEEDSCOPE);
-	assert_int_equal(export_format_from_path("a.folded", &f), 0);
-	assert_int_equal(f, EXPORT_FOLDED);
-	assert_int_equal(export_format_from_path("a.txt", &f), 0);
-	assert_int_equal(f, EXPORT_FOLDED);
-	assert_int_equal(export_format_from_path("a.svg", &f), -EINVAL);
-	assert_int_equal(export_format_from_path(".folded", &f), -EINVAL);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = cases[i].path ? export_format_from_path(cases[i].s, &f)
+				       : export_format_parse(cases[i].s, &f);
+
+		assert_int_equal(rc, cases[i].ret);
+		if (rc == 0)
+			assert_int_equal(f, cases[i].f);
+	}
 	assert_string_equal(export_format_ext(EXPORT_PPROF), ".pb.gz");
+}
+
+/* w rendered as o says is exactly want. */
+static void assert_renders(struct window *w, const struct export_opts *o, const char *want)
+{
+	char *s = render(w, o, NULL);
+
+	assert_string_equal(s, want);
+	free(s);
 }
 
 static void test_folded(void **state)
 {
+	static const char *const zoom_work[] = {"main", "work"}, *const zoom_nope[] = {"main",
+										       "nope"};
+	const struct {
+		struct export_opts o;
+		const char *want;
+	} cases[] = {
+	    /* the two pcs of work merge; kernel frame marked; unknown function
+	     * named module+offset; lines sorted */
+	    {{.format = EXPORT_FOLDED},
+	     "main;libx.so+0x1a2b;do_syscall_64_[k] 1\nmain;work;leaf_a 10\nmain;work;leaf_b 3\n"},
+	    {{.format = EXPORT_FOLDED, .per_thread = true, .thread_name = names},
+	     "thread-101;main;libx.so+0x1a2b;do_syscall_64_[k] 1\nthread-101;main;work;leaf_b 3\n"
+	     "worker-100;main;work;leaf_a 10\n"},
+	    {{.format = EXPORT_FOLDED, .thread_name = names, .hide_kernel = true},
+	     "main;libx.so+0x1a2b 1\nmain;work;leaf_a 10\nmain;work;leaf_b 3\n"},
+	    {{.format = EXPORT_FOLDED, .thread_name = names, .tid = 101},
+	     "main;libx.so+0x1a2b;do_syscall_64_[k] 1\nmain;work;leaf_b 3\n"},
+	    {{.format = EXPORT_FOLDED, .thread_name = names, .zoom = zoom_work, .nzoom = 2},
+	     "main;work;leaf_a 10\nmain;work;leaf_b 3\n"},
+	    {{.format = EXPORT_FOLDED, .thread_name = names, .zoom = zoom_nope, .nzoom = 2}, ""},
+	};
 	struct window *w = known_window();
-	struct export_opts o = {.format = EXPORT_FOLDED};
-	char *s = render(w, &o, NULL);
 
-	/* the two pcs of work merge; kernel frame marked; unknown function
-	 * named module+offset; lines sorted */
-	assert_string_equal(s, "main;libx.so+0x1a2b;do_syscall_64_[k] 1\n"
-			       "main;work;leaf_a 10\n"
-			       "main;work;leaf_b 3\n");
-	free(s);
-	o.per_thread = true;
-	o.thread_name = names;
-	s = render(w, &o, NULL);
-	assert_string_equal(s, "thread-101;main;libx.so+0x1a2b;do_syscall_64_[k] 1\n"
-			       "thread-101;main;work;leaf_b 3\n"
-			       "worker-100;main;work;leaf_a 10\n");
-	free(s);
-	o.per_thread = false;
-	o.hide_kernel = true;
-	s = render(w, &o, NULL);
-	assert_string_equal(s, "main;libx.so+0x1a2b 1\nmain;work;leaf_a 10\nmain;work;leaf_b 3\n");
-	free(s);
-	o.hide_kernel = false;
-	o.tid = 101;
-	s = render(w, &o, NULL);
-	assert_string_equal(s, "main;libx.so+0x1a2b;do_syscall_64_[k] 1\nmain;work;leaf_b 3\n");
-	free(s);
-	o.tid = 0;
-	o.zoom = (const char *const[]){"main", "work"};
-	o.nzoom = 2;
-	s = render(w, &o, NULL);
-	assert_string_equal(s, "main;work;leaf_a 10\nmain;work;leaf_b 3\n");
-	free(s);
-	o.zoom = (const char *const[]){"main", "nope"};
-	s = render(w, &o, NULL);
-	assert_string_equal(s, "");
-	free(s);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_renders(w, &cases[i].o, cases[i].want);
 	window_free_fx(w);
 }
 
@@ -148,38 +155,44 @@ static void test_folded_names_cleaned(void **state)
 	struct window *w;
 	struct export_opts o = {.format = EXPORT_FOLDED};
 	uint32_t a, b;
-	char *s;
 
 	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
 	a = fr(w, 1, false, "m", "op;er\x01\n", NULL, 0);
 	b = fr(w, 2, false, "m", "caf\xc3\xa9 bad\xff", NULL, 0);
 	assert_int_equal(window_add(w, 0, 1, (uint32_t[]){a, b}, 2, 2), 0);
-	s = render(w, &o, NULL);
 	/* ';' and control characters would break the line format; invalid
 	 * UTF-8 becomes '?', valid UTF-8 and spaces stay */
-	assert_string_equal(s, "op?er??;caf\xc3\xa9 bad? 2\n");
-	free(s);
+	assert_renders(w, &o, "op?er??;caf\xc3\xa9 bad? 2\n");
 	window_free_fx(w);
 }
 
 /* gunzip + protobuf-c unpack, as a reader would. */
 static Perftools__Profiles__Profile *decode_pprof(const char *gz, size_t n)
 {
-	static uint8_t raw[1 << 20];
-	z_stream z = {0};
+	size_t rawn;
+	const uint8_t *raw;
 
 	assert_true(n > 2 && (uint8_t)gz[0] == 0x1f && (uint8_t)gz[1] == 0x8b);
-	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
-	z.next_in = (Bytef *)gz;
-	z.avail_in = (uInt)n;
-	z.next_out = raw;
-	z.avail_out = sizeof(raw);
-	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-	inflateEnd(&z);
-	Perftools__Profiles__Profile *p =
-		perftools__profiles__profile__unpack(NULL, z.total_out, raw);
+	raw = gunzip(gz, n, &rawn);
+	Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(NULL, rawn, raw);
 	assert_non_null(p);
 	return p;
+}
+
+/* w rendered as pprof (*gz) and decoded back; free both with pprof_free. */
+static Perftools__Profiles__Profile *render_pprof(struct window *w, const struct export_opts *o,
+						  char **gz)
+{
+	size_t n;
+
+	*gz = render(w, o, &n);
+	return decode_pprof(*gz, n);
+}
+
+static void pprof_free(Perftools__Profiles__Profile *p, char *gz)
+{
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(gz);
 }
 
 static const char *pstr(const Perftools__Profiles__Profile *p, int64_t i)
@@ -189,7 +202,7 @@ static const char *pstr(const Perftools__Profiles__Profile *p, int64_t i)
 }
 
 static const Perftools__Profiles__Function *pfn(const Perftools__Profiles__Profile *p,
-						  uint64_t loc_id)
+						uint64_t loc_id)
 {
 	for (size_t i = 0; i < p->n_location; i++)
 		if (p->location[i]->id == loc_id) {
@@ -205,11 +218,14 @@ static const Perftools__Profiles__Function *pfn(const Perftools__Profiles__Profi
 static void test_pprof(void **state)
 {
 	struct window *w = known_window();
-	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 0.01, .duration_s = 5,
-				.mode = "cpu", .thread_name = names, .cmdline = "prog --x"};
-	size_t n;
-	char *gz = render(w, &o, &n);
-	Perftools__Profiles__Profile *p = decode_pprof(gz, n);
+	struct export_opts o = {.format = EXPORT_PPROF,
+				.period_s = 0.01,
+				.duration_s = 5,
+				.mode = "cpu",
+				.thread_name = names,
+				.cmdline = "prog --x"};
+	char *gz;
+	Perftools__Profiles__Profile *p = render_pprof(w, &o, &gz);
 	int64_t sum0 = 0, sum1 = 0;
 	bool seen_a = false, seen_k = false;
 
@@ -236,7 +252,7 @@ static void test_pprof(void **state)
 		const Perftools__Profiles__Sample *s = p->sample[i];
 		const Perftools__Profiles__Function *leaf = pfn(p, s->location_id[0]);
 		const Perftools__Profiles__Function *root =
-			pfn(p, s->location_id[s->n_location_id - 1]);
+		    pfn(p, s->location_id[s->n_location_id - 1]);
 		int64_t tid = 0;
 
 		assert_int_equal(s->n_value, 2);
@@ -281,26 +297,20 @@ static void test_pprof(void **state)
 		if (l->address == 0xffffffff81000000ull)
 			assert_string_equal(pstr(p, m->filename), "[kernel]");
 	}
-	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(gz);
+	pprof_free(p, gz);
 
 	/* wall mode, no period: only the count */
 	o.mode = "wall";
 	o.period_s = 0;
-	gz = render(w, &o, &n);
-	p = decode_pprof(gz, n);
+	p = render_pprof(w, &o, &gz);
 	assert_int_equal(p->n_sample_type, 1);
 	assert_null(p->period_type);
-	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(gz);
-	o.mode = "wall";
+	pprof_free(p, gz);
 	o.period_s = 0.5;
-	gz = render(w, &o, &n);
-	p = decode_pprof(gz, n);
+	p = render_pprof(w, &o, &gz);
 	assert_string_equal(pstr(p, p->sample_type[1]->type), "wall");
 	assert_int_equal(p->period, 500000000);
-	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(gz);
+	pprof_free(p, gz);
 	window_free_fx(w);
 }
 
@@ -310,20 +320,21 @@ static void py_summary(const char *path, char *out, size_t size)
 	char cmd[1024];
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys\n"
-		 "d=json.load(open(sys.argv[1],encoding=\"utf-8\"))\n"
-		 "assert d[\"$schema\"]==\"https://www.speedscope.app/file-format-schema.json\"\n"
-		 "fr=d[\"shared\"][\"frames\"]\n"
-		 "out=[]\n"
-		 "for p in d[\"profiles\"]:\n"
-		 "  assert p[\"type\"]==\"sampled\" and len(p[\"samples\"])==len(p[\"weights\"])\n"
-		 "  assert abs(sum(p[\"weights\"])-p[\"endValue\"])<1e-9 and p[\"startValue\"]==0\n"
-		 "  leaves=sorted(set(fr[s[-1]][\"name\"] for s in p[\"samples\"]))\n"
-		 "  out.append(\"%%s:%%s:%%d:%%g:%%s\"%%(p[\"name\"],p[\"unit\"],len(p[\"samples\"]),"
-		 "round(sum(p[\"weights\"]),9),\",\".join(leaves)))\n"
-		 "print(len(fr),\" \".join(out))' %s",
-		 path);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "python3 -c 'import json,sys\n"
+	    "d=json.load(open(sys.argv[1],encoding=\"utf-8\"))\n"
+	    "assert d[\"$schema\"]==\"https://www.speedscope.app/file-format-schema.json\"\n"
+	    "fr=d[\"shared\"][\"frames\"]\n"
+	    "out=[]\n"
+	    "for p in d[\"profiles\"]:\n"
+	    "  assert p[\"type\"]==\"sampled\" and len(p[\"samples\"])==len(p[\"weights\"])\n"
+	    "  assert abs(sum(p[\"weights\"])-p[\"endValue\"])<1e-9 and p[\"startValue\"]==0\n"
+	    "  leaves=sorted(set(fr[s[-1]][\"name\"] for s in p[\"samples\"]))\n"
+	    "  out.append(\"%%s:%%s:%%d:%%g:%%s\"%%(p[\"name\"],p[\"unit\"],len(p[\"samples\"]),"
+	    "round(sum(p[\"weights\"]),9),\",\".join(leaves)))\n"
+	    "print(len(fr),\" \".join(out))' %s",
+	    path);
 	assert_non_null(f = popen(cmd, "r"));
 	out[0] = '\0';
 	if (!fgets(out, (int)size, f))
@@ -335,7 +346,8 @@ static void py_summary(const char *path, char *out, size_t size)
 static void test_speedscope(void **state)
 {
 	struct window *w = known_window();
-	struct export_opts o = {.format = EXPORT_SPEEDSCOPE, .period_s = 0.01, .cmdline = "prog \"q\""};
+	struct export_opts o = {
+	    .format = EXPORT_SPEEDSCOPE, .period_s = 0.01, .cmdline = "prog \"q\""};
 	char dir[] = "/tmp/test_export.XXXXXX", path[256], err[256], sum[1024];
 	char *s;
 
@@ -352,7 +364,8 @@ static void test_speedscope(void **state)
 	o.period_s = 0;
 	assert_int_equal(export_write(w, &o, path, err, sizeof(err)), 0);
 	py_summary(path, sum, sizeof(sum));
-	assert_string_equal(sum, "6 worker-100:none:2:10:leaf_a thread-101:none:2:4:do_syscall_64,leaf_b");
+	assert_string_equal(
+	    sum, "6 worker-100:none:2:10:leaf_a thread-101:none:2:4:do_syscall_64,leaf_b");
 	unlink(path);
 	rmdir(dir);
 
@@ -468,7 +481,8 @@ static void test_file_rules(void **state)
 	err[0] = '\0';
 	assert_int_equal(export_write(w, &o, "/nonexistent-dir/x.folded", err, sizeof(err)),
 			 -ENOENT);
-	assert_string_equal(err, "cannot create /nonexistent-dir/x.folded: No such file or directory.");
+	assert_string_equal(err,
+			    "cannot create /nonexistent-dir/x.folded: No such file or directory.");
 	assert_int_equal(export_write(w, &o, "", err, sizeof(err)), -EINVAL);
 
 	/* the window is untouched by all this */
@@ -506,11 +520,9 @@ static void test_empty_window(void **state)
 	size_t n;
 
 	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
-	s = render(w, &o, &n);
-	Perftools__Profiles__Profile *p = decode_pprof(s, n);
+	Perftools__Profiles__Profile *p = render_pprof(w, &o, &s);
 	assert_int_equal(p->n_sample, 0);
-	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(s);
+	pprof_free(p, s);
 	o.format = EXPORT_FOLDED;
 	s = render(w, &o, &n);
 	assert_int_equal(n, 0);
@@ -521,14 +533,14 @@ static void test_empty_window(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_formats),
-		cmocka_unit_test(test_folded),
-		cmocka_unit_test(test_folded_names_cleaned),
-		cmocka_unit_test(test_pprof),
-		cmocka_unit_test(test_speedscope),
-		cmocka_unit_test(test_file_rules),
-		cmocka_unit_test(test_relative_path),
-		cmocka_unit_test(test_empty_window),
+	    cmocka_unit_test(test_formats),
+	    cmocka_unit_test(test_folded),
+	    cmocka_unit_test(test_folded_names_cleaned),
+	    cmocka_unit_test(test_pprof),
+	    cmocka_unit_test(test_speedscope),
+	    cmocka_unit_test(test_file_rules),
+	    cmocka_unit_test(test_relative_path),
+	    cmocka_unit_test(test_empty_window),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,15 @@ static const char *row(struct grid *g, int y)
 	return buf;
 }
 
+/* grid_put of s at (x, y) within maxw columns draws ret columns, and row y
+ * then reads want. */
+static void assert_put(struct grid *g, int x, int y, const char *s, int maxw, int ret,
+		       const char *want)
+{
+	assert_int_equal(grid_put(g, x, y, s, 0, maxw), ret);
+	assert_string_equal(row(g, y), want);
+}
+
 static void test_basic(void **state)
 {
 	struct grid g;
@@ -53,15 +62,12 @@ static void test_clip(void **state)
 
 	assert_int_equal(grid_init(&g, 8, 2), 0);
 	/* Right edge. */
-	assert_int_equal(grid_put(&g, 5, 0, "abcdef", 0, -1), 3);
-	assert_string_equal(row(&g, 0), "     abc");
+	assert_put(&g, 5, 0, "abcdef", -1, 3, "     abc");
 	/* maxw. */
-	assert_int_equal(grid_put(&g, 0, 1, "abcdef", 0, 2), 2);
-	assert_string_equal(row(&g, 1), "ab");
+	assert_put(&g, 0, 1, "abcdef", 2, 2, "ab");
 	/* Left edge: the visible part lands at column 0. */
 	grid_clear(&g);
-	assert_int_equal(grid_put(&g, -2, 0, "abcd", 0, -1), 4);
-	assert_string_equal(row(&g, 0), "cd");
+	assert_put(&g, -2, 0, "abcd", -1, 4, "cd");
 	/* Rows outside draw nothing. */
 	assert_int_equal(grid_put(&g, 0, -1, "x", 0, -1), 0);
 	assert_int_equal(grid_put(&g, 0, 2, "x", 0, -1), 0);
@@ -81,28 +87,25 @@ static void test_wide(void **state)
 
 	assert_int_equal(grid_init(&g, 6, 2), 0);
 	/* 日本語 takes 6 columns. */
-	assert_int_equal(grid_put(&g, 0, 0, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", 0, -1), 6);
-	assert_string_equal(row(&g, 0), "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e");
+	assert_put(&g, 0, 0, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", -1, 6,
+		   "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e");
 	assert_int_equal(grid_at(&g, 1, 0)->ch, GRID_CONT);
 	/* Overwriting the right half blanks the left half. */
 	grid_put(&g, 3, 0, "x", 0, -1);
 	assert_string_equal(row(&g, 0), "\xe6\x97\xa5 x\xe8\xaa\x9e");
 	/* A wide char that would straddle the edge becomes a blank. */
-	assert_int_equal(grid_put(&g, 0, 1, "abcde\xe6\x97\xa5", 0, -1), 6);
-	assert_string_equal(row(&g, 1), "abcde");
+	assert_put(&g, 0, 1, "abcde\xe6\x97\xa5", -1, 6, "abcde");
 	assert_int_equal(grid_at(&g, 5, 1)->ch, L' ');
 	/* And the same at maxw. */
 	grid_clear(&g);
-	assert_int_equal(grid_put(&g, 0, 1, "a\xe6\x97\xa5", 0, 2), 2);
-	assert_string_equal(row(&g, 1), "a");
+	assert_put(&g, 0, 1, "a\xe6\x97\xa5", 2, 2, "a");
 	/* Left edge straddle. */
 	grid_clear(&g);
 	grid_put(&g, -1, 0, "\xe6\x97\xa5z", 0, -1);
 	assert_string_equal(row(&g, 0), " z");
 	/* Combining marks are dropped, not given a cell. */
 	grid_clear(&g);
-	assert_int_equal(grid_put(&g, 0, 0, "e\xcc\x81x", 0, -1), 2);
-	assert_string_equal(row(&g, 0), "ex");
+	assert_put(&g, 0, 0, "e\xcc\x81x", -1, 2, "ex");
 	grid_free(&g);
 }
 
@@ -111,8 +114,14 @@ static void test_control_and_invalid(void **state)
 	struct grid g;
 
 	assert_int_equal(grid_init(&g, 40, 1), 0);
-	grid_put(&g, 0, 0, "a\x1b[2Jb\tc\x7f" "d\xc2\x9b" "e\xff" "f\xc0\xaf" "g\xed\xa0\x80" "h", 0,
-		 -1);
+	grid_put(&g, 0, 0,
+		 "a\x1b[2Jb\tc\x7f"
+		 "d\xc2\x9b"
+		 "e\xff"
+		 "f\xc0\xaf"
+		 "g\xed\xa0\x80"
+		 "h",
+		 0, -1);
 	assert_string_equal(row(&g, 0), "a?[2Jb?c?d?e?f??g???h");
 	for (int x = 0; x < g.w; x++)
 		assert_true(grid_at(&g, x, 0)->ch >= 0x20 || grid_at(&g, x, 0)->ch == GRID_CONT);
@@ -140,11 +149,9 @@ static void test_row_text(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_basic),
-		cmocka_unit_test(test_clip),
-		cmocka_unit_test(test_wide),
-		cmocka_unit_test(test_control_and_invalid),
-		cmocka_unit_test(test_row_text),
+	    cmocka_unit_test(test_basic),    cmocka_unit_test(test_clip),
+	    cmocka_unit_test(test_wide),     cmocka_unit_test(test_control_and_invalid),
+	    cmocka_unit_test(test_row_text),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -95,6 +95,13 @@ static const struct icicle_stack known[] = {
     {"main;worker;gamma;gamma_x", 10},
 };
 
+/* Node n of t counts total samples, self of them in itself. */
+static void assert_counts(const struct icicle *t, uint32_t n, uint64_t total, uint64_t self)
+{
+	assert_int_equal(t->nodes[n].total, total);
+	assert_int_equal(t->nodes[n].self, self);
+}
+
 static void test_tree_counts_and_order(void **state)
 {
 	struct icicle *t;
@@ -105,8 +112,7 @@ static void test_tree_counts_and_order(void **state)
 	assert_int_equal(t->nodes[ICICLE_ROOT].total, 100);
 	m = find(t, ICICLE_ROOT, "main");
 	w = find(t, m, "worker");
-	assert_int_equal(t->nodes[w].total, 100);
-	assert_int_equal(t->nodes[w].self, 0);
+	assert_counts(t, w, 100, 0);
 	assert_int_equal(t->nodes[w].depth, 2);
 	/* heaviest first */
 	assert_string_equal(t->nodes[t->nodes[w].first_child].name, "alpha");
@@ -354,13 +360,11 @@ static void test_inverted(void **state)
 	leaf = find(t, ICICLE_ROOT, "leaf");
 	b = find(t, ICICLE_ROOT, "b");
 	assert_int_not_equal(leaf, ICICLE_NONE);
-	assert_int_equal(t->nodes[leaf].total, 9);
-	assert_int_equal(t->nodes[leaf].self, 9);
+	assert_counts(t, leaf, 9, 9);
 	assert_int_equal(t->nodes[b].total, 1);
 	a = find(t, leaf, "a");
 	bm = find(t, leaf, "b");
-	assert_int_equal(t->nodes[a].total, 6);
-	assert_int_equal(t->nodes[a].self, 0);
+	assert_counts(t, a, 6, 0);
 	assert_int_equal(t->nodes[bm].total, 3);
 	assert_int_equal(t->nodes[find(t, a, "main")].total, 6);
 	assert_int_equal(find(t, ICICLE_ROOT, "main"), ICICLE_NONE);
@@ -480,8 +484,7 @@ static void test_build_from_window(void **state)
 	assert_int_equal(t->nodes[wk].total, 14);
 	assert_true(t->nodes[wk].frame == fw2); /* from its heaviest stack */
 	assert_string_equal(t->nodes[wk].module, "app");
-	assert_int_equal(t->nodes[find(t, wk, "memcpy")].total, 14);
-	assert_int_equal(t->nodes[find(t, wk, "memcpy")].self, 12);
+	assert_counts(t, find(t, wk, "memcpy"), 14, 12);
 	assert_true(t->nodes[find(t, find(t, wk, "memcpy"), "clear_page")].kernel);
 	assert_int_equal(t->nodes[find(t, m, "libfoo.so+0x1a2b")].total, 1);
 	icicle_frame_key(w, fw1, key, sizeof(key));

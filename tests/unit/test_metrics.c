@@ -93,38 +93,48 @@ static void test_floor_baseline(void **state)
 	metrics_free(&m);
 }
 
-static void test_busy_floor(void **state)
+/* One minute of cpu(t) percent: the floor and the busy-floor alert it
+ * gives, and the alert text into buf. */
+static void floor_case(double (*cpu)(int t), double floor, bool alert, char *buf, size_t size)
 {
 	struct metrics m;
+
+	init(&m, 60);
+	for (int i = 0; i < 60; i++)
+		push_cpu(&m, i, cpu(i));
+	assert_float_equal(m.cpu_floor, floor, 1e-9);
+	assert_int_equal(m.alert_busy_floor, alert);
+	view_chart_alerts_text(&m, buf, size);
+	metrics_free(&m);
+}
+
+static double bursts_over_20(int i)
+{
+	return 20 + (i % 10 < 3 ? 80 : 0);
+}
+
+static double flat_100(int i)
+{
+	return 100;
+}
+
+static double bursts_to_zero(int i)
+{
+	return i % 4 < 2 ? 100 : 0;
+}
+
+static void test_busy_floor(void **state)
+{
 	char buf[256];
 
 	/* Bursts to 100% over a 20% floor: alert. */
-	init(&m, 60);
-	for (int i = 0; i < 60; i++)
-		push_cpu(&m, i, 20 + (i % 10 < 3 ? 80 : 0));
-	assert_float_equal(m.cpu_floor, 20, 1e-9);
-	assert_true(m.alert_busy_floor);
-	view_chart_alerts_text(&m, buf, sizeof(buf));
+	floor_case(bursts_over_20, 20, true, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "! BUSY FLOOR 20% of a core"));
-	metrics_free(&m);
-
 	/* A flat 100% process has no idle periods: no alert. */
-	init(&m, 60);
-	for (int i = 0; i < 60; i++)
-		push_cpu(&m, i, 100);
-	assert_float_equal(m.cpu_floor, 100, 1e-9);
-	assert_false(m.alert_busy_floor);
-	view_chart_alerts_text(&m, buf, sizeof(buf));
+	floor_case(flat_100, 100, false, buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	metrics_free(&m);
-
 	/* Bursts that return to zero: no floor, no alert. */
-	init(&m, 60);
-	for (int i = 0; i < 60; i++)
-		push_cpu(&m, i, i % 4 < 2 ? 100 : 0);
-	assert_float_equal(m.cpu_floor, 0, 1e-9);
-	assert_false(m.alert_busy_floor);
-	metrics_free(&m);
+	floor_case(bursts_to_zero, 0, false, buf, sizeof(buf));
 }
 
 static void test_spike_timing(void **state)
@@ -425,8 +435,8 @@ static void test_live_self(void **state)
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 	double t1 = now_s();
 	assert_int_equal(metrics_tick(&m, t1), 0);
-	double expect = 100.0 * ((c1.tv_sec - c0.tv_sec) + (c1.tv_nsec - c0.tv_nsec) / 1e9) /
-			(t1 - w0);
+	double expect =
+	    100.0 * ((c1.tv_sec - c0.tv_sec) + (c1.tv_nsec - c0.tv_nsec) / 1e9) / (t1 - w0);
 	assert_int_equal(m.cpu.len, 1);
 	print_message("cpu_now %.1f%%, expected %.1f%%\n", m.cpu_now, expect);
 	assert_true(m.cpu_now > 10);
@@ -481,11 +491,15 @@ static void test_live_self(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_floor_baseline),     cmocka_unit_test(test_busy_floor),
+	    cmocka_unit_test(test_floor_baseline),
+	    cmocka_unit_test(test_busy_floor),
 	    cmocka_unit_test(test_thread_busy_floor_bursty),
-	    cmocka_unit_test(test_spike_timing),       cmocka_unit_test(test_stairs),
-	    cmocka_unit_test(test_rollercoaster_flat), cmocka_unit_test(test_thread_busy_floor),
-	    cmocka_unit_test(test_thread_states),      cmocka_unit_test(test_texts),
+	    cmocka_unit_test(test_spike_timing),
+	    cmocka_unit_test(test_stairs),
+	    cmocka_unit_test(test_rollercoaster_flat),
+	    cmocka_unit_test(test_thread_busy_floor),
+	    cmocka_unit_test(test_thread_states),
+	    cmocka_unit_test(test_texts),
 	    cmocka_unit_test(test_live_self),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

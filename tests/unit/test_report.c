@@ -20,17 +20,16 @@
 #include "stacktop/report.h"
 #include "stacktop/sampler.h"
 #include "stacktop/window.h"
+#include "gunzip.h"
 #include "window_fixture.h"
 
 static uint32_t fr(struct window *w, uint64_t pc, bool kernel, const char *mod, const char *func,
 		   const char *file, int line)
 {
-	struct sym_info si = {.func = func, .module = mod, .file = file, .line = line,
-			      .kernel = kernel};
-	int64_t id = frames_preset(window_frames_mut(w), 42, pc, kernel, &si, file != NULL);
-
-	assert_true(id >= 0);
-	return (uint32_t)id;
+	return window_fx_frame(
+	    w, pc,
+	    &(struct sym_info){
+		.func = func, .module = mod, .file = file, .line = line, .kernel = kernel});
 }
 
 /* 60/30/10 over leaf_a/leaf_b/leaf_c like tests/targets/cpuburn, two threads,
@@ -46,8 +45,8 @@ static struct window *known_window(void)
 	la = fr(w, 0x1100, false, "cpuburn", "leaf_a", "cpuburn.c", 30);
 	lb = fr(w, 0x1200, false, "cpuburn", "leaf_b", "cpuburn.c", 40);
 	lc = fr(w, 0x1300, false, "cpuburn", "leaf_c", "cpuburn.c", 50);
-	k = fr(w, 0xffffffff81000000ull, true, "[kernel]", "asm_sysvec_apic_timer_interrupt",
-	       NULL, 0);
+	k = fr(w, 0xffffffff81000000ull, true, "[kernel]", "asm_sysvec_apic_timer_interrupt", NULL,
+	       0);
 	assert_int_equal(window_add(w, 5, 200, (uint32_t[]){mn, wk, la}, 3, 400), 0);
 	assert_int_equal(window_add(w, 5, 201, (uint32_t[]){mn, wk, la}, 3, 200), 0);
 	assert_int_equal(window_add(w, 5, 200, (uint32_t[]){mn, wk, lb}, 3, 300), 0);
@@ -65,8 +64,8 @@ static const char *names(void *ctx, int tid)
  * view would not: kernel frames count as their own rows. */
 static double share(struct window *w, const char *func, bool hide_kernel, int tid)
 {
-	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION, .hide_kernel = hide_kernel,
-				     .tid = tid};
+	struct window_top_query q = {
+	    .key = WINDOW_KEY_FUNCTION, .hide_kernel = hide_kernel, .tid = tid};
 	struct window_top_row *rows;
 	size_t n;
 	uint64_t total, self = 0;
@@ -120,8 +119,8 @@ static void feed(struct report *r, struct window *w)
 	sampler_free(s);
 }
 
-static struct window *load(const char *data, size_t len, struct report **r, char *err,
-			   size_t errsz, int *rc)
+static struct window *load(const char *data, size_t len, struct report **r, char *err, size_t errsz,
+			   int *rc)
 {
 	struct window *w;
 
@@ -132,18 +131,30 @@ static struct window *load(const char *data, size_t len, struct report **r, char
 	return w;
 }
 
+/* src rendered as o says (*buf, *len) and loaded back into a new window;
+ * the test fails with the loader's sentence when it cannot. */
+static struct window *render_load(struct window *src, const struct export_opts *o, char **buf,
+				  size_t *len, struct report **r)
+{
+	struct window *w;
+	char err[256];
+	int rc;
+
+	assert_int_equal(export_render(src, o, buf, len, err, sizeof(err)), 0);
+	w = load(*buf, *len, r, err, sizeof(err), &rc);
+	if (rc)
+		fail_msg("report_load_mem: %s", err);
+	return w;
+}
+
 static void round_trip(const struct export_opts *o, bool expect_threads)
 {
 	struct window *src = known_window(), *w;
 	struct report *r = NULL;
-	char *buf, err[256];
+	char *buf;
 	size_t len;
-	int rc;
 
-	assert_int_equal(export_render(src, o, &buf, &len, err, sizeof(err)), 0);
-	w = load(buf, len, &r, err, sizeof(err), &rc);
-	if (rc)
-		fail_msg("report_load_mem: %s", err);
+	w = render_load(src, o, &buf, &len, &r);
 	assert_non_null(r);
 	assert_int_equal(report_samples(r), 1000);
 	assert_int_equal(window_total(w), 1000);
@@ -155,7 +166,8 @@ static void round_trip(const struct export_opts *o, bool expect_threads)
 		a = share(src, leaves[i], true, 0);
 		b = share(w, leaves[i], true, 0);
 		if (fabs(a - b) > 1.0)
-			fail_msg("%s (kernel hidden): %.2f%% written, %.2f%% read back", leaves[i], a, b);
+			fail_msg("%s (kernel hidden): %.2f%% written, %.2f%% read back", leaves[i],
+				 a, b);
 	}
 	/* The kernel frame came back as a kernel frame. */
 	bool kernel_seen = false;
@@ -198,13 +210,10 @@ static void test_round_trip_folded_per_thread(void **state)
 	struct window *src = known_window(), *w;
 	struct export_opts o = {.format = EXPORT_FOLDED, .per_thread = true, .thread_name = names};
 	struct report *r;
-	char *buf, err[256];
+	char *buf;
 	size_t len;
-	int rc;
 
-	assert_int_equal(export_render(src, &o, &buf, &len, err, sizeof(err)), 0);
-	w = load(buf, len, &r, err, sizeof(err), &rc);
-	assert_int_equal(rc, 0);
+	w = render_load(src, &o, &buf, &len, &r);
 	assert_int_equal(window_thread_total(w, 200), 700);
 	assert_int_equal(window_thread_total(w, 201), 300);
 	assert_string_equal(report_thread_name(r, 200), "worker-0");
@@ -228,17 +237,18 @@ static void test_round_trip_folded_per_thread(void **state)
 static void test_round_trip_pprof(void **state)
 {
 	struct window *src = known_window(), *w;
-	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 1.0 / 99, .duration_s = 10.1,
-				.mode = "wall", .thread_name = names};
+	struct export_opts o = {.format = EXPORT_PPROF,
+				.period_s = 1.0 / 99,
+				.duration_s = 10.1,
+				.mode = "wall",
+				.thread_name = names};
 	struct report *r;
+	const uint8_t *raw;
 	char *buf, err[256];
-	size_t len;
+	size_t len, rawn;
 	int rc;
 
-	assert_int_equal(export_render(src, &o, &buf, &len, err, sizeof(err)), 0);
-	w = load(buf, len, &r, err, sizeof(err), &rc);
-	if (rc)
-		fail_msg("%s", err);
+	w = render_load(src, &o, &buf, &len, &r);
 	assert_int_equal(report_format(r), REPORT_PPROF);
 	assert_int_equal(report_samples(r), 1000);
 	assert_string_equal(report_mode(r), "wall");
@@ -262,22 +272,12 @@ static void test_round_trip_pprof(void **state)
 	report_free(r);
 
 	/* the same message without gzip (plain protobuf) */
-	{
-		static uint8_t raw[1 << 20];
-		z_stream z = {0};
-		assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
-		z.next_in = (Bytef *)buf;
-		z.avail_in = (uInt)len;
-		z.next_out = raw;
-		z.avail_out = sizeof(raw);
-		assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
-		inflateEnd(&z);
-		w = load((const char *)raw, z.total_out, &r, err, sizeof(err), &rc);
-		assert_int_equal(rc, 0);
-		assert_true(fabs(share(w, "leaf_b", false, 0) - 30.0) < 0.01);
-		window_free_fx(w);
-		report_free(r);
-	}
+	raw = gunzip(buf, len, &rawn);
+	w = load((const char *)raw, rawn, &r, err, sizeof(err), &rc);
+	assert_int_equal(rc, 0);
+	assert_true(fabs(share(w, "leaf_b", false, 0) - 30.0) < 0.01);
+	window_free_fx(w);
+	report_free(r);
 	window_free_fx(src);
 	free(buf);
 }

@@ -46,118 +46,135 @@ static void fake_publish(struct fake *f)
 	f->meta->data_head = f->head;
 }
 
-static void test_empty(void **state)
-{
+/* Each test's fake buffer and the ring reading it. */
+struct fixture {
 	struct fake f;
 	struct ring r;
+};
+
+static int setup(void **state)
+{
+	struct fixture *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return -1;
+	*state = x;
+	fake_init(&x->f);
+	return ring_init(&x->r, x->f.mem, DATA) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *x = *state;
+
+	ring_fini(&x->r);
+	free(x->f.mem);
+	free(x);
+	return 0;
+}
+
+/* The batch is over: nothing more to read, and the tail published. */
+static void assert_drained(struct ring *r, const struct fake *f, uint64_t tail)
+{
 	const struct perf_event_header *rec;
-	fake_init(&f);
-	assert_int_equal(ring_init(&r, f.mem, DATA), 0);
-	assert_int_equal(ring_next(&r, &rec), 0);
-	assert_int_equal(ring_pending(&r), 0);
-	ring_fini(&r);
-	free(f.mem);
+
+	assert_int_equal(ring_next(r, &rec), 0);
+	assert_int_equal(f->meta->data_tail, tail);
+}
+
+static void test_empty(void **state)
+{
+	struct ring *r = &((struct fixture *)*state)->r;
+	const struct perf_event_header *rec;
+
+	assert_int_equal(ring_next(r, &rec), 0);
+	assert_int_equal(ring_pending(r), 0);
 }
 
 static void test_batch_and_tail(void **state)
 {
-	struct fake f;
-	struct ring r;
+	struct fake *f = &((struct fixture *)*state)->f;
+	struct ring *r = &((struct fixture *)*state)->r;
 	const struct perf_event_header *rec;
-	fake_init(&f);
-	assert_int_equal(ring_init(&r, f.mem, DATA), 0);
-	fake_put(&f, PERF_RECORD_SAMPLE, 24, 0xaa);
-	fake_put(&f, PERF_RECORD_LOST, 32, 0xbb);
-	fake_publish(&f);
-	assert_int_equal(ring_pending(&r), 56);
 
-	assert_int_equal(ring_next(&r, &rec), 1);
+	fake_put(f, PERF_RECORD_SAMPLE, 24, 0xaa);
+	fake_put(f, PERF_RECORD_LOST, 32, 0xbb);
+	fake_publish(f);
+	assert_int_equal(ring_pending(r), 56);
+
+	assert_int_equal(ring_next(r, &rec), 1);
 	assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
 	assert_int_equal(rec->size, 24);
 	assert_int_equal(((uint8_t *)rec)[8], 0xaa);
 	/* The tail is published only when the batch is done. */
-	assert_int_equal(f.meta->data_tail, 0);
-	assert_int_equal(ring_next(&r, &rec), 1);
+	assert_int_equal(f->meta->data_tail, 0);
+	assert_int_equal(ring_next(r, &rec), 1);
 	assert_int_equal(rec->type, PERF_RECORD_LOST);
 	assert_int_equal(((uint8_t *)rec)[31], 0xbb);
-	assert_int_equal(ring_next(&r, &rec), 0);
-	assert_int_equal(f.meta->data_tail, 56);
+	assert_drained(r, f, 56);
 
 	/* A record written after the batch shows in the next one. */
-	fake_put(&f, PERF_RECORD_EXIT, 16, 0xcc);
-	fake_publish(&f);
-	assert_int_equal(ring_next(&r, &rec), 1);
+	fake_put(f, PERF_RECORD_EXIT, 16, 0xcc);
+	fake_publish(f);
+	assert_int_equal(ring_next(r, &rec), 1);
 	assert_int_equal(rec->type, PERF_RECORD_EXIT);
-	assert_int_equal(ring_next(&r, &rec), 0);
-	assert_int_equal(f.meta->data_tail, 72);
-	ring_fini(&r);
-	free(f.mem);
+	assert_drained(r, f, 72);
 }
 
 static void test_wrap_around(void **state)
 {
-	struct fake f;
-	struct ring r;
+	struct fake *f = &((struct fixture *)*state)->f;
+	struct ring *r = &((struct fixture *)*state)->r;
 	const struct perf_event_header *rec;
-	fake_init(&f);
-	assert_int_equal(ring_init(&r, f.mem, DATA), 0);
+
 	/* Fill to 200 bytes and consume, so the next 120-byte record wraps. */
-	fake_put(&f, PERF_RECORD_SAMPLE, 200, 1);
-	fake_publish(&f);
-	assert_int_equal(ring_next(&r, &rec), 1);
-	assert_int_equal(ring_next(&r, &rec), 0);
-	fake_put(&f, PERF_RECORD_SAMPLE, 120, 0x5c);
-	fake_publish(&f);
-	assert_int_equal(ring_next(&r, &rec), 1);
+	fake_put(f, PERF_RECORD_SAMPLE, 200, 1);
+	fake_publish(f);
+	assert_int_equal(ring_next(r, &rec), 1);
+	assert_int_equal(ring_next(r, &rec), 0);
+	fake_put(f, PERF_RECORD_SAMPLE, 120, 0x5c);
+	fake_publish(f);
+	assert_int_equal(ring_next(r, &rec), 1);
 	assert_int_equal(rec->size, 120);
 	for (int i = 8; i < 120; i++)
 		assert_int_equal(((uint8_t *)rec)[i], 0x5c);
 	/* It was handed out from the scratch copy, not the ring. */
-	assert_ptr_equal((void *)rec, (void *)r.scratch);
-	assert_int_equal(ring_next(&r, &rec), 0);
-	assert_int_equal(f.meta->data_tail, 320);
-	ring_fini(&r);
-	free(f.mem);
+	assert_ptr_equal((void *)rec, (void *)r->scratch);
+	assert_drained(r, f, 320);
 }
 
 static void test_overrun(void **state)
 {
-	struct fake f;
-	struct ring r;
+	struct fake *f = &((struct fixture *)*state)->f;
+	struct ring *r = &((struct fixture *)*state)->r;
 	const struct perf_event_header *rec;
-	fake_init(&f);
-	assert_int_equal(ring_init(&r, f.mem, DATA), 0);
+
 	/* The head ran more than a whole buffer ahead: nothing is trustworthy. */
-	f.meta->data_head = DATA + 64;
-	assert_int_equal(ring_next(&r, &rec), -EBADMSG);
-	assert_int_equal(r.corrupt, 1);
-	assert_int_equal(f.meta->data_tail, DATA + 64);
-	assert_int_equal(ring_next(&r, &rec), 0);
-	ring_fini(&r);
-	free(f.mem);
+	f->meta->data_head = DATA + 64;
+	assert_int_equal(ring_next(r, &rec), -EBADMSG);
+	assert_int_equal(r->corrupt, 1);
+	assert_int_equal(f->meta->data_tail, DATA + 64);
+	assert_int_equal(ring_next(r, &rec), 0);
 }
 
 static void test_corrupt_header(void **state)
 {
-	struct fake f;
-	struct ring r;
+	struct fake *f = &((struct fixture *)*state)->f;
+	struct ring *r = &((struct fixture *)*state)->r;
 	const struct perf_event_header *rec;
-	fake_init(&f);
-	assert_int_equal(ring_init(&r, f.mem, DATA), 0);
+
 	/* size 0 would loop forever; size beyond head reads garbage. */
-	fake_put(&f, PERF_RECORD_SAMPLE, 16, 0);
-	struct perf_event_header *h = (void *)(f.mem + 4096);
+	fake_put(f, PERF_RECORD_SAMPLE, 16, 0);
+	struct perf_event_header *h = (void *)(f->mem + 4096);
 	h->size = 0;
-	fake_publish(&f);
-	assert_int_equal(ring_next(&r, &rec), -EBADMSG);
-	fake_put(&f, PERF_RECORD_SAMPLE, 16, 0);
-	h = (void *)(f.mem + 4096 + 16);
+	fake_publish(f);
+	assert_int_equal(ring_next(r, &rec), -EBADMSG);
+	fake_put(f, PERF_RECORD_SAMPLE, 16, 0);
+	h = (void *)(f->mem + 4096 + 16);
 	h->size = 200;
-	fake_publish(&f);
-	assert_int_equal(ring_next(&r, &rec), -EBADMSG);
-	assert_int_equal(r.corrupt, 2);
-	ring_fini(&r);
-	free(f.mem);
+	fake_publish(f);
+	assert_int_equal(ring_next(r, &rec), -EBADMSG);
+	assert_int_equal(r->corrupt, 2);
 }
 
 static void test_bad_size(void **state)
@@ -170,10 +187,10 @@ static void test_bad_size(void **state)
 
 int main(void)
 {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty),	    cmocka_unit_test(test_batch_and_tail),
-		cmocka_unit_test(test_wrap_around), cmocka_unit_test(test_overrun),
-		cmocka_unit_test(test_corrupt_header), cmocka_unit_test(test_bad_size),
+	    T(test_empty),   T(test_batch_and_tail), T(test_wrap_around),
+	    T(test_overrun), T(test_corrupt_header), cmocka_unit_test(test_bad_size),
 	};
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);
 }

@@ -81,60 +81,72 @@ static void test_theil_sen_ignores_outliers(void **state)
 	assert_float_equal(series_theil_sen(t2, v2, 3000), -2.0, 1e-6);
 }
 
+/* The trend, at 1 MiB resolution, of n samples of f one a second from
+ * t = 0 (seed for its noise). */
+static struct series_trend trend_of(double (*f)(int i, unsigned *seed), int n, unsigned seed)
+{
+	double t[128], v[128];
+	struct series_trend tr;
+
+	assert_true(n <= 128);
+	for (int i = 0; i < n; i++) {
+		t[i] = i;
+		v[i] = f(i, &seed);
+	}
+	assert_int_equal(series_trend(t, v, (size_t)n, 1 * MIB, &tr), 0);
+	return tr;
+}
+
+/* 1 MiB/s with +-0.3 MiB of noise. */
+static double leak(int i, unsigned *seed)
+{
+	return 200 * MIB + i * MIB + 0.3 * MIB * noise(seed);
+}
+
 static void test_leak_is_stairs(void **state)
 {
-	/* 1 MiB/s for 60 s with +-0.3 MiB of noise. */
-	double t[60], v[60];
-	unsigned seed = 1;
-	for (int i = 0; i < 60; i++) {
-		t[i] = i;
-		v[i] = 200 * MIB + i * MIB + 0.3 * MIB * noise(&seed);
-	}
-	struct series_trend tr;
-	assert_int_equal(series_trend(t, v, 60, 1 * MIB, &tr), 0);
+	struct series_trend tr = trend_of(leak, 60, 1);
 	assert_int_equal(tr.kind, SERIES_STAIRS);
 	assert_int_equal(tr.drops, 0);
 	assert_true(fabs(tr.slope - MIB) < 0.05 * MIB);
 	assert_float_equal(tr.since_drop_s, 59, 1e-9);
 }
 
+/* +10 MiB every 10 s, +-2 MiB noise. */
+static double noisy_steps(int i, unsigned *seed)
+{
+	return 100 * MIB + (i / 10) * 10 * MIB + 2 * MIB * noise(seed);
+}
+
 static void test_noisy_stairs(void **state)
 {
-	/* +10 MiB every 10 s, +-2 MiB noise: still stairs. */
-	double t[120], v[120];
-	unsigned seed = 7;
-	for (int i = 0; i < 120; i++) {
-		t[i] = i;
-		v[i] = 100 * MIB + (i / 10) * 10 * MIB + 2 * MIB * noise(&seed);
-	}
-	struct series_trend tr;
-	assert_int_equal(series_trend(t, v, 120, 1 * MIB, &tr), 0);
+	/* Still stairs. */
+	struct series_trend tr = trend_of(noisy_steps, 120, 7);
 	assert_int_equal(tr.kind, SERIES_STAIRS);
 	assert_true(tr.slope > 0.7 * MIB && tr.slope < 1.3 * MIB);
 }
 
+static double one_jump(int i, unsigned *seed)
+{
+	return i < 30 ? 100 * MIB : 400 * MIB;
+}
+
 static void test_single_jump_is_not_a_leak(void **state)
 {
-	double t[60], v[60];
-	for (int i = 0; i < 60; i++) {
-		t[i] = i;
-		v[i] = i < 30 ? 100 * MIB : 400 * MIB;
-	}
-	struct series_trend tr;
-	assert_int_equal(series_trend(t, v, 60, 1 * MIB, &tr), 0);
+	struct series_trend tr = trend_of(one_jump, 60, 0);
 	assert_int_equal(tr.kind, SERIES_FLAT);
+}
+
+/* Rise 100 → 500 MiB over 20 s, fall back. */
+static double sawtooth(int i, unsigned *seed)
+{
+	return 100 * MIB + (i % 20) * 20 * MIB;
 }
 
 static void test_sawtooth_is_rollercoaster(void **state)
 {
-	/* Rise 100 → 500 MiB over 20 s, fall back, three times. */
-	double t[60], v[60];
-	for (int i = 0; i < 60; i++) {
-		t[i] = i;
-		v[i] = 100 * MIB + (i % 20) * 20 * MIB;
-	}
-	struct series_trend tr;
-	assert_int_equal(series_trend(t, v, 60, 1 * MIB, &tr), 0);
+	/* Three times. */
+	struct series_trend tr = trend_of(sawtooth, 60, 0);
 	assert_int_equal(tr.kind, SERIES_ROLLERCOASTER);
 	assert_int_equal(tr.drops, 2);
 	assert_float_equal(tr.peak_hi, 480 * MIB, 1);
@@ -143,20 +155,19 @@ static void test_sawtooth_is_rollercoaster(void **state)
 	assert_float_equal(tr.since_drop_s, 19, 1e-9);
 }
 
+static double flat_noise(int i, unsigned *seed)
+{
+	return 300 * MIB + 0.4 * MIB * noise(seed);
+}
+
 static void test_flat_noise(void **state)
 {
-	double t[60], v[60];
-	unsigned seed = 3;
-	for (int i = 0; i < 60; i++) {
-		t[i] = i;
-		v[i] = 300 * MIB + 0.4 * MIB * noise(&seed);
-	}
-	struct series_trend tr;
-	assert_int_equal(series_trend(t, v, 60, 1 * MIB, &tr), 0);
+	struct series_trend tr = trend_of(flat_noise, 60, 3);
 	assert_int_equal(tr.kind, SERIES_FLAT);
 	/* Too short to say anything. */
-	assert_int_equal(series_trend(t, v, 3, 1 * MIB, &tr), 0);
+	tr = trend_of(flat_noise, 3, 3);
 	assert_int_equal(tr.kind, SERIES_FLAT);
+	double t[1] = {0}, v[1] = {0};
 	assert_int_equal(series_trend(t, v, 0, 1 * MIB, &tr), -EINVAL);
 }
 
@@ -191,16 +202,16 @@ static void test_spike_timing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ring),
-		cmocka_unit_test(test_percentiles),
-		cmocka_unit_test(test_theil_sen_ignores_outliers),
-		cmocka_unit_test(test_leak_is_stairs),
-		cmocka_unit_test(test_noisy_stairs),
-		cmocka_unit_test(test_single_jump_is_not_a_leak),
-		cmocka_unit_test(test_sawtooth_is_rollercoaster),
-		cmocka_unit_test(test_flat_noise),
-		cmocka_unit_test(test_time_to_limit),
-		cmocka_unit_test(test_spike_timing),
+	    cmocka_unit_test(test_ring),
+	    cmocka_unit_test(test_percentiles),
+	    cmocka_unit_test(test_theil_sen_ignores_outliers),
+	    cmocka_unit_test(test_leak_is_stairs),
+	    cmocka_unit_test(test_noisy_stairs),
+	    cmocka_unit_test(test_single_jump_is_not_a_leak),
+	    cmocka_unit_test(test_sawtooth_is_rollercoaster),
+	    cmocka_unit_test(test_flat_noise),
+	    cmocka_unit_test(test_time_to_limit),
+	    cmocka_unit_test(test_spike_timing),
 	};
 	return cmocka_run_group_tests_name("series", tests, NULL, NULL);
 }

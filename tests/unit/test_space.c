@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "stacktop/space.h"
+#include "helpers.h"
 
 static const char maps_text[] =
     "55d0c0a00000-55d0c0a02000 r--p 00000000 08:01 1234                       /usr/bin/prog\n"
@@ -103,38 +104,18 @@ static void test_find(void **state)
 /* st_value of a defined function symbol, from .symtab or .dynsym. */
 static int elf_sym_value(const char *path, const char *name, uint64_t *value)
 {
-	int fd = open(path, O_RDONLY);
-	Elf_Scn *scn = NULL;
-	int found = -1;
+	int fd = open(path, O_RDONLY), found = -1;
+	GElf_Sym sym;
 	Elf *elf;
 
 	if (fd < 0)
 		return -1;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	while (elf && found < 0 && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *nm;
-
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-				continue;
-			nm = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (nm && !strcmp(nm, name)) {
-				*value = sym.st_value;
-				found = 0;
-				break;
-			}
-		}
+	if (elf && (elf_find_symbol(elf, SHT_SYMTAB, STT_FUNC, name, &sym) == 0 ||
+		    elf_find_symbol(elf, SHT_DYNSYM, STT_FUNC, name, &sym) == 0)) {
+		*value = sym.st_value;
+		found = 0;
 	}
 	elf_end(elf);
 	close(fd);
@@ -265,7 +246,7 @@ static void test_vdso(void **state)
 	uint64_t base = getauxval(AT_SYSINFO_EHDR), value = 0;
 	struct space s = {0};
 	const struct mapping *m;
-	Elf_Scn *scn = NULL;
+	GElf_Sym sym;
 
 	if (!base)
 		skip();
@@ -278,25 +259,8 @@ static void test_vdso(void **state)
 	assert_int_equal(m->mod->e_type, ET_DYN);
 	assert_true(m->mod->build_id_len > 0);
 	/* __vdso_clock_gettime's address must fall inside the mapping. */
-	while ((scn = elf_nextscn(m->mod->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *nm;
-
-			if (!gelf_getsym(d, (int)i, &sym))
-				continue;
-			nm = elf_strptr(m->mod->elf, sh.sh_link, sym.st_name);
-			if (nm && !strcmp(nm, "__vdso_clock_gettime"))
-				value = sym.st_value;
-		}
-	}
+	if (elf_find_symbol(m->mod->elf, SHT_DYNSYM, -1, "__vdso_clock_gettime", &sym) == 0)
+		value = sym.st_value;
 	assert_true(value != 0);
 	assert_ptr_equal(space_find(&s, value + m->bias), m);
 	space_release(&s);

@@ -24,6 +24,7 @@
 
 #include "stacktop/space.h"
 #include "stacktop/sym.h"
+#include "helpers.h"
 
 static char targets_dir[1024];
 
@@ -150,44 +151,40 @@ static void check_child(struct sym *sy, const struct child *c, const char *modul
 	space_release(&s);
 }
 
-static void test_live_full(void **state)
+/* Start the symtest variant and check its functions (names[i] NULL: not
+ * expected to be found), with their lines or without. */
+static void check_variant(const char *variant, const char *const names[3], bool lines)
 {
-	const char *const names[3] = {"symtest_alpha", "symtest_beta", "symtest_gamma"};
 	struct sym *sy;
 	struct child c;
 
 	assert_int_equal(sym_new(&sy), 0);
-	child_start("symtest", &c);
-	check_child(sy, &c, "symtest", names, true);
+	child_start(variant, &c);
+	check_child(sy, &c, variant, names, lines);
 	child_stop(&c);
 	sym_free(sy);
+}
+
+static void test_live_full(void **state)
+{
+	const char *const names[3] = {"symtest_alpha", "symtest_beta", "symtest_gamma"};
+
+	check_variant("symtest", names, true);
 }
 
 static void test_live_stripped(void **state)
 {
 	/* gamma is static: not in .dynsym, and past beta's size. */
 	const char *const names[3] = {"symtest_alpha", "symtest_beta", NULL};
-	struct sym *sy;
-	struct child c;
 
-	assert_int_equal(sym_new(&sy), 0);
-	child_start("symtest-stripped", &c);
-	check_child(sy, &c, "symtest-stripped", names, false);
-	child_stop(&c);
-	sym_free(sy);
+	check_variant("symtest-stripped", names, false);
 }
 
 static void test_live_debuglink(void **state)
 {
 	const char *const names[3] = {"symtest_alpha", "symtest_beta", "symtest_gamma"};
-	struct sym *sy;
-	struct child c;
 
-	assert_int_equal(sym_new(&sy), 0);
-	child_start("symtest-debuglink", &c);
-	check_child(sy, &c, "symtest-debuglink", names, true);
-	child_stop(&c);
-	sym_free(sy);
+	check_variant("symtest-debuglink", names, true);
 }
 
 /* ELF address of a symbol from an unstripped file's .symtab, read here
@@ -195,31 +192,16 @@ static void test_live_debuglink(void **state)
 static uint64_t elf_symbol(const char *path, const char *name)
 {
 	int fd = open(path, O_RDONLY);
-	Elf_Scn *scn = NULL;
 	uint64_t val = 0;
+	GElf_Sym s;
 	Elf *e;
 
 	assert_true(fd >= 0);
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	assert_non_null(e);
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-
-			if (gelf_getsym(d, (int)i, &s) &&
-			    (n = elf_strptr(e, sh.sh_link, s.st_name)) && !strcmp(n, name))
-				val = s.st_value;
-		}
-	}
+	if (elf_find_symbol(e, SHT_SYMTAB, -1, name, &s) == 0)
+		val = s.st_value;
 	elf_end(e);
 	close(fd);
 	assert_true(val != 0);
@@ -256,12 +238,38 @@ static void rm_rf(const char *dir)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The files of the symtest variant tests: the variant itself (bin), the
+ * unstripped symtest (full), the separate debug file (dbg) and a new
+ * directory to build a tree in (tmp, remove it with rm_rf). */
+struct symtest_files {
+	char full[PATH_MAX], bin[PATH_MAX], dbg[PATH_MAX], tmp[32];
+};
+
+static void symtest_files(struct symtest_files *f, const char *variant)
+{
+	target_path(f->full, sizeof(f->full), "symtest");
+	target_path(f->bin, sizeof(f->bin), variant);
+	snprintf(f->dbg, sizeof(f->dbg), "%s/symtest-debuglink.debug", targets_dir);
+	strcpy(f->tmp, "/tmp/symtest-XXXXXX");
+	assert_non_null(mkdtemp(f->tmp));
+}
+
+/* si names func at offset, in symtest.c. */
+static void assert_named(const struct sym_info *si, const char *func, uint64_t offset)
+{
+	assert_non_null(si->func);
+	assert_string_equal(si->func, func);
+	assert_int_equal(si->offset, offset);
+	assert_non_null(si->file);
+	assert_string_equal(si->file, "symtest.c");
+}
+
 /* symtest-buildid has neither symbols nor a debuglink; its debug file is
  * found only under ROOT/usr/lib/debug/.build-id/xx/rest.debug. */
 static void test_buildid_fake_root(void **state)
 {
-	char full[PATH_MAX], bin[PATH_MAX], dbg[PATH_MAX], root[] = "/tmp/symtest-rootXXXXXX";
-	char dir[PATH_MAX], file[PATH_MAX + 64], *p;
+	char dir[PATH_MAX], file[PATH_MAX + 64], *p, *root;
+	struct symtest_files f;
 	uint64_t alpha, gamma;
 	uint8_t id[20];
 	size_t id_len;
@@ -270,16 +278,14 @@ static void test_buildid_fake_root(void **state)
 	struct sym *sy;
 	size_t i;
 
-	target_path(full, sizeof(full), "symtest");
-	target_path(bin, sizeof(bin), "symtest-buildid");
-	snprintf(dbg, sizeof(dbg), "%s/symtest-debuglink.debug", targets_dir);
-	alpha = elf_symbol(full, "symtest_alpha");
-	gamma = elf_symbol(full, "symtest_gamma");
-	assert_non_null(mkdtemp(root));
+	symtest_files(&f, "symtest-buildid");
+	root = f.tmp;
+	alpha = elf_symbol(f.full, "symtest_alpha");
+	gamma = elf_symbol(f.full, "symtest_gamma");
 	assert_int_equal(sym_new(&sy), 0);
 
 	/* Without the tree: nothing to name these addresses. */
-	assert_int_equal(space_module_open_path(bin, &mod), 0);
+	assert_int_equal(space_module_open_path(f.bin, &mod), 0);
 	assert_true(mod->build_id_len >= 2);
 	memcpy(id, mod->build_id, mod->build_id_len);
 	id_len = mod->build_id_len;
@@ -294,20 +300,16 @@ static void test_buildid_fake_root(void **state)
 	snprintf(dir, sizeof(dir), "%s/usr/lib/debug/.build-id/%02x", root, id[0]);
 	snprintf(file, sizeof(file), "mkdir -p '%s'", dir);
 	assert_int_equal(system(file), 0);
-	assert_int_equal(space_module_open_path(bin, &mod), 0);
+	assert_int_equal(space_module_open_path(f.bin, &mod), 0);
 	p = file + snprintf(file, sizeof(file), "%s/", dir);
 	assert_int_equal(mod->build_id_len, id_len);
 	for (i = 1; i < id_len; i++)
 		p += sprintf(p, "%02x", id[i]);
 	strcpy(p, ".debug");
-	copy_file(dbg, file, 0644);
+	copy_file(f.dbg, file, 0644);
 	assert_int_equal(sym_resolve_module(sy, mod, root, gamma + 2, true, &si), 0);
-	assert_non_null(si.func);
-	assert_string_equal(si.func, "symtest_gamma");
-	assert_int_equal(si.offset, 2);
+	assert_named(&si, "symtest_gamma", 2);
 	assert_int_equal(si.func_start, gamma);
-	assert_non_null(si.file);
-	assert_string_equal(si.file, "symtest.c");
 	assert_true(si.line > 0);
 	space_module_put(mod);
 	sym_free(sy);
@@ -317,23 +319,21 @@ static void test_buildid_fake_root(void **state)
 /* .gnu_debuglink: the CRC must match; the .debug/ subdirectory is searched. */
 static void test_debuglink_crc_and_subdir(void **state)
 {
-	char full[PATH_MAX], bin[PATH_MAX], dbg[PATH_MAX], dir[] = "/tmp/symtest-dlXXXXXX";
-	char path[PATH_MAX + 64], path2[PATH_MAX + 64];
+	char path[PATH_MAX + 64], path2[PATH_MAX + 64], *dir;
+	struct symtest_files f;
 	struct module *mod;
 	struct sym_info si;
 	struct sym *sy;
 	uint64_t beta;
 
-	target_path(full, sizeof(full), "symtest");
-	target_path(bin, sizeof(bin), "symtest-debuglink");
-	snprintf(dbg, sizeof(dbg), "%s/symtest-debuglink.debug", targets_dir);
-	beta = elf_symbol(full, "symtest_beta");
-	assert_non_null(mkdtemp(dir));
+	symtest_files(&f, "symtest-debuglink");
+	dir = f.tmp;
+	beta = elf_symbol(f.full, "symtest_beta");
 	assert_int_equal(sym_new(&sy), 0);
 
 	/* A debug file with the right name but other contents: rejected. */
 	snprintf(path, sizeof(path), "%s/symtest-debuglink", dir);
-	copy_file(bin, path, 0755);
+	copy_file(f.bin, path, 0755);
 	snprintf(path2, sizeof(path2), "%s/symtest-debuglink.debug", dir);
 	write_file(path2, "not the debug file\n");
 	assert_int_equal(space_module_open_path(path, &mod), 0);
@@ -350,16 +350,12 @@ static void test_debuglink_crc_and_subdir(void **state)
 	snprintf(path2, sizeof(path2), "%s/bin/.debug", dir);
 	assert_int_equal(mkdir(path2, 0755), 0);
 	snprintf(path2, sizeof(path2), "%s/bin/.debug/symtest-debuglink.debug", dir);
-	copy_file(dbg, path2, 0644);
+	copy_file(f.dbg, path2, 0644);
 	snprintf(path, sizeof(path), "%s/bin/symtest-debuglink", dir);
-	copy_file(bin, path, 0755);
+	copy_file(f.bin, path, 0755);
 	assert_int_equal(space_module_open_path(path, &mod), 0);
 	assert_int_equal(sym_resolve_module(sy, mod, "", beta + 1, true, &si), 0);
-	assert_non_null(si.func);
-	assert_string_equal(si.func, "symtest_beta");
-	assert_int_equal(si.offset, 1);
-	assert_non_null(si.file);
-	assert_string_equal(si.file, "symtest.c");
+	assert_named(&si, "symtest_beta", 1);
 	space_module_put(mod);
 	sym_free(sy);
 	rm_rf(dir);
@@ -647,12 +643,11 @@ static void test_self(void **state)
 	static const struct {
 		void *fn;
 		const char *name;
-	} want[] = {
-	    {(void *)qsort, "qsort"},
-	    {(void *)printf, "printf"},
-	    {(void *)malloc, "malloc"},
-	    /* versioned in libc's debug .symtab: clock_gettime@@GLIBC_2.17 */
-	    {(void *)clock_gettime, "clock_gettime"}};
+	} want[] = {{(void *)qsort, "qsort"},
+		    {(void *)printf, "printf"},
+		    {(void *)malloc, "malloc"},
+		    /* versioned in libc's debug .symtab: clock_gettime@@GLIBC_2.17 */
+		    {(void *)clock_gettime, "clock_gettime"}};
 	struct space s = {0};
 	struct sym_info si;
 	struct sym *sy;

@@ -29,6 +29,7 @@
 
 #include "stacktop/space.h"
 #include "stacktop/unwind.h"
+#include "helpers.h"
 
 #define COPY_MAX (64 * 1024)
 #define BT_MAX 128
@@ -199,33 +200,14 @@ struct range {
 static int self_range(const char *name, struct range *out)
 {
 	const struct mapping *m = space_find(&space, (uint64_t)(uintptr_t)&unw_c);
-	Elf_Scn *scn = NULL;
+	GElf_Sym sym;
 
-	if (!m || !m->mod || !m->mod->elf)
+	if (!m || !m->mod || !m->mod->elf ||
+	    elf_find_symbol(m->mod->elf, SHT_SYMTAB, STT_FUNC, name, &sym))
 		return -1;
-	while ((scn = elf_nextscn(m->mod->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *nm;
-
-			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-				continue;
-			nm = elf_strptr(m->mod->elf, sh.sh_link, sym.st_name);
-			if (nm && !strcmp(nm, name)) {
-				out->lo = sym.st_value + m->bias;
-				out->hi = out->lo + sym.st_size;
-				return 0;
-			}
-		}
-	}
-	return -1;
+	out->lo = sym.st_value + m->bias;
+	out->hi = out->lo + sym.st_size;
+	return 0;
 }
 
 static void assert_in(uint64_t pc, const char *name)
@@ -288,6 +270,19 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* A new unwinder over this process and the chain just captured (the
+ * caller calls unw_chain_caller itself, so it shows in the chain), unwound
+ * from the whole stack copy into pcs. Free it with unwind_free. */
+static struct unwind *unwind_captured(struct sample *smp, uint64_t *pcs, int *n, unsigned *flags)
+{
+	struct unwind *u;
+
+	assert_int_equal(unwind_new(&space, &u), 0);
+	make_sample(smp, cap.size);
+	assert_int_equal(unwind_sample(u, smp, pcs, UNWIND_MAX_FRAMES, n, flags), 0);
+	return u;
+}
+
 /* ---- tests -------------------------------------------------------------- */
 
 static void test_chain(void **state)
@@ -299,9 +294,7 @@ static void test_chain(void **state)
 	int n, i;
 
 	unw_chain_caller();
-	assert_int_equal(unwind_new(&space, &u), 0);
-	make_sample(&smp, cap.size);
-	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	u = unwind_captured(&smp, pcs, &n, &flags);
 	assert_true(n >= 6);
 	assert_int_equal(pcs[0], cap.regs[SAMPLE_REG_RIP]);
 	assert_in(pcs[0], "unw_c");
@@ -524,9 +517,7 @@ static void test_truncated(void **state)
 	int n, full;
 
 	unw_chain_caller();
-	assert_int_equal(unwind_new(&space, &u), 0);
-	make_sample(&smp, cap.size);
-	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &full, &flags), 0);
+	u = unwind_captured(&smp, pcs, &full, &flags);
 	assert_int_equal(flags, 0);
 
 	/* A copy that ends inside the chain: some callers, then truncated. */
@@ -692,9 +683,7 @@ static void test_generation_invalidates(void **state)
 	int n;
 
 	unw_chain_caller();
-	assert_int_equal(unwind_new(&space, &u), 0);
-	make_sample(&smp, cap.size);
-	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	u = unwind_captured(&smp, pcs, &n, &flags);
 	misses = unwind_get_stats(u)->cache_misses;
 	assert_int_equal(misses, (uint64_t)n);
 

@@ -58,6 +58,22 @@ static int add_all(struct wall_sampler *ws, pid_t pid)
 	return added;
 }
 
+static struct wall_sampler *wall_at_50hz(void)
+{
+	struct wall_config cfg = {.rate_hz = 50};
+	struct wall_sampler *ws;
+	assert_int_equal(wall_new(&cfg, &ws), 0);
+	return ws;
+}
+
+/* A 50 Hz sampler with the five threads of the waiter pid added. */
+static struct wall_sampler *wall_waiter(pid_t pid)
+{
+	struct wall_sampler *ws = wall_at_50hz();
+	assert_int_equal(add_all(ws, pid), 5);
+	return ws;
+}
+
 /* Every thread of pid: none in ptrace-stop, none traced; `stopped` says
  * whether they must be in group-stop (T) or must not be (not T/t). */
 static void assert_free(pid_t pid, bool stopped)
@@ -147,13 +163,8 @@ static void run_ticks(struct wall_sampler *ws, uint64_t ms, struct counts *c)
 static void test_waiter_kinds(void **state)
 {
 	pid_t pid = spawn_waiter(100);
-	if (pid < 0)
-		skip();
-	struct wall_sampler *ws;
-	struct wall_config cfg = {.rate_hz = 50};
+	struct wall_sampler *ws = wall_waiter(pid);
 	struct counts c = {.pid = pid};
-	assert_int_equal(wall_new(&cfg, &ws), 0);
-	assert_int_equal(add_all(ws, pid), 5);
 	assert_int_equal(wall_nthreads(ws), 5);
 	assert_int_equal(add_all(ws, pid), 0); /* all known: -EEXIST skipped */
 	assert_int_equal(wall_add_thread(ws, pid, pid), -EEXIST);
@@ -230,8 +241,6 @@ static void unwind_cb(void *ctx, const struct sample *s)
 static void test_waiter_unwinds(void **state)
 {
 	pid_t pid = spawn_waiter(100);
-	if (pid < 0)
-		skip();
 	struct unwound u;
 	memset(&u, 0, sizeof(u));
 	struct wall_sampler *ws;
@@ -262,8 +271,6 @@ static void test_waiter_unwinds(void **state)
 static void test_restart_first_sight(void **state)
 {
 	pid_t pid = spawn_waiter(100);
-	if (pid < 0)
-		skip();
 	pid_t tids[MAXT];
 	int n = 0, st, napper = -1;
 	char comm[32];
@@ -298,7 +305,8 @@ static void test_restart_first_sight(void **state)
 
 /* ---- group-stop: the user's SIGSTOP is kept ----------------------------- */
 
-static bool all_state(pid_t pid, char want)
+/* Every thread of pid is in one of the states in want ("S", "Tt", ...). */
+static bool all_state_in(pid_t pid, const char *want)
 {
 	pid_t tids[MAXT];
 	int n = 0;
@@ -306,28 +314,25 @@ static bool all_state(pid_t pid, char want)
 		return false;
 	for (int i = 0; i < n; i++) {
 		char st = 0;
-		if (target_state(pid, tids[i], &st) < 0 || st != want) {
+		if (target_state(pid, tids[i], &st) < 0 || !st || !strchr(want, st)) {
 			if (getenv("WALL_DEBUG"))
-				print_message("thread %d state %c want %c\n", tids[i], st, want);
+				print_message("thread %d state %c want %s\n", tids[i], st, want);
 			return false;
 		}
 	}
 	return true;
 }
 
+static bool all_state(pid_t pid, char want)
+{
+	const char w[2] = {want, '\0'};
+	return all_state_in(pid, w);
+}
+
 /* Stopped: T, or t while we trace it (a LISTENing tracee is TASK_TRACED). */
 static bool all_stopped(pid_t pid)
 {
-	pid_t tids[MAXT];
-	int n = 0;
-	if (target_threads(pid, tids, MAXT, &n) < 0)
-		return false;
-	for (int i = 0; i < n; i++) {
-		char st = 0;
-		if (target_state(pid, tids[i], &st) < 0 || (st != 'T' && st != 't'))
-			return false;
-	}
-	return true;
+	return all_state_in(pid, "Tt");
 }
 
 static bool wait_all_state(pid_t pid, char want, struct wall_sampler *ws)
@@ -365,15 +370,10 @@ static bool none_stopped(pid_t pid, struct wall_sampler *ws)
 static void test_stopped_before_attach(void **state)
 {
 	pid_t pid = spawn_waiter(100);
-	if (pid < 0)
-		skip();
 	kill(pid, SIGSTOP);
 	assert_true(wait_all_state(pid, 'T', NULL));
-	struct wall_sampler *ws;
+	struct wall_sampler *ws = wall_waiter(pid);
 	struct counts c = {.pid = pid};
-	struct wall_config cfg = {.rate_hz = 50};
-	assert_int_equal(wall_new(&cfg, &ws), 0);
-	assert_int_equal(add_all(ws, pid), 5);
 	/* Stopped, but still sampled (the stack it is stopped in). */
 	run_ticks(ws, 300, &c);
 	assert_true(c.total > 10);
@@ -390,13 +390,8 @@ static void test_stopped_before_attach(void **state)
 static void test_stop_cont_while_attached(void **state)
 {
 	pid_t pid = spawn_waiter(100);
-	if (pid < 0)
-		skip();
-	struct wall_sampler *ws;
+	struct wall_sampler *ws = wall_waiter(pid);
 	struct counts c = {.pid = pid};
-	struct wall_config cfg = {.rate_hz = 50};
-	assert_int_equal(wall_new(&cfg, &ws), 0);
-	assert_int_equal(add_all(ws, pid), 5);
 	run_ticks(ws, 200, &c);
 	kill(pid, SIGSTOP);
 	/* Ticks re-inject the SIGSTOP and LISTEN on the group-stop. */
@@ -461,10 +456,8 @@ static void test_threads_come_and_go(void **state)
 {
 	pid_t pid = spawn_churner(1200);
 	assert_true(pid > 0);
-	struct wall_sampler *ws;
+	struct wall_sampler *ws = wall_at_50hz();
 	struct counts c = {.pid = pid};
-	struct wall_config cfg = {.rate_hz = 50};
-	assert_int_equal(wall_new(&cfg, &ws), 0);
 	assert_true(add_all(ws, pid) >= 1);
 	int max_threads = 0;
 	uint64_t end = mono_ns() + 900000000ull;

@@ -33,6 +33,18 @@ static uint32_t fn(struct window *w, int pid, uint64_t pc, const char *mod, cons
 	return (uint32_t)id;
 }
 
+/* A window of seconds 1 s buckets with n frames of pid 1 in module "m":
+ * f[i] is funcs[i] at pc 0x10 * (i + 1). */
+static struct window *window_m(unsigned seconds, uint32_t *f, const char *const *funcs, size_t n)
+{
+	struct window *w;
+
+	assert_int_equal(window_new_fx(seconds, SEC, &w), 0);
+	for (size_t i = 0; i < n; i++)
+		f[i] = fn(w, 1, 0x10 * (i + 1), "m", funcs[i], NULL, 0);
+	return w;
+}
+
 static uint32_t kfn(struct window *w, uint64_t pc, const char *func)
 {
 	struct sym_info si = {.func = func, .module = "[kernel]", .kernel = true};
@@ -94,32 +106,33 @@ static void test_intern(void **state)
 	window_free_fx(w);
 }
 
+/* After the clock moves to now, w counts total samples. */
+static void assert_total_at(struct window *w, uint64_t now, uint64_t total)
+{
+	window_advance(w, now);
+	assert_int_equal(window_total(w), total);
+}
+
 static void test_expire(void **state)
 {
-	struct window *w;
 	uint32_t f[1];
+	struct window *w = window_m(10, f, (const char *[]){"a"}, 1);
 
-	assert_int_equal(window_new_fx(10, SEC, &w), 0);
-	f[0] = fn(w, 1, 0x10, "m", "a", NULL, 0);
 	/* One sample in each of seconds 0..4 (bucket 0..4). */
 	for (int s = 0; s < 5; s++)
 		assert_int_equal(window_add(w, s * SEC + SEC / 2, 7, f, 1, 1), 0);
 	assert_int_equal(window_total(w), 5);
 	/* Bucket 0 lives while now < 10 s, so at 9.999 s all five remain. */
-	window_advance(w, 10 * SEC - 1);
-	assert_int_equal(window_total(w), 5);
-	window_advance(w, 10 * SEC);
-	assert_int_equal(window_total(w), 4);
-	window_advance(w, 12 * SEC + 5);
-	assert_int_equal(window_total(w), 2);
+	assert_total_at(w, 10 * SEC - 1, 5);
+	assert_total_at(w, 10 * SEC, 4);
+	assert_total_at(w, 12 * SEC + 5, 2);
 	assert_int_equal(window_thread_total(w, 7), 2);
 	size_t n;
 	const struct window_count *c = window_counts(w, &n);
 	assert_int_equal(n, 1);
 	assert_int_equal(c[0].count, 2);
 	/* Time does not run backwards: an old now changes nothing. */
-	window_advance(w, 1 * SEC);
-	assert_int_equal(window_total(w), 2);
+	assert_total_at(w, 1 * SEC, 2);
 	/* A sample already out of the window is not counted. */
 	assert_int_equal(window_add(w, 2 * SEC, 7, f, 1, 1), 0);
 	assert_int_equal(window_total(w), 2);
@@ -127,12 +140,9 @@ static void test_expire(void **state)
 	assert_int_equal(window_add(w, 13 * SEC, 7, f, 1, 3), 0);
 	assert_int_equal(window_total(w), 4);
 	/* At 14 s the window is buckets 5..14: second 4 leaves. */
-	window_advance(w, 14 * SEC);
-	assert_int_equal(window_total(w), 3);
-	window_advance(w, 23 * SEC - 1);
-	assert_int_equal(window_total(w), 3);
-	window_advance(w, 23 * SEC);
-	assert_int_equal(window_total(w), 0);
+	assert_total_at(w, 14 * SEC, 3);
+	assert_total_at(w, 23 * SEC - 1, 3);
+	assert_total_at(w, 23 * SEC, 0);
 	window_counts(w, &n);
 	assert_int_equal(n, 0);
 	window_free_fx(w);
@@ -140,12 +150,9 @@ static void test_expire(void **state)
 
 static void test_big_gap_and_span(void **state)
 {
-	struct window *w;
 	uint32_t f[2];
+	struct window *w = window_m(60, f, (const char *[]){"main", "work"}, 2);
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
-	f[0] = fn(w, 1, 0x10, "m", "main", NULL, 0);
-	f[1] = fn(w, 1, 0x20, "m", "work", NULL, 0);
 	assert_near(window_span_s(w, 5 * SEC), 0.0);
 	for (int i = 0; i < 600; i++)
 		assert_int_equal(window_add(w, 100 * SEC + i * (SEC / 10), i % 4, f, 2, 1), 0);
@@ -170,11 +177,9 @@ static void test_big_gap_and_span(void **state)
 
 static void test_reset_and_tids(void **state)
 {
-	struct window *w;
 	uint32_t f[1];
+	struct window *w = window_m(60, f, (const char *[]){"a"}, 1);
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
-	f[0] = fn(w, 1, 0x10, "m", "a", NULL, 0);
 	for (int i = 0; i < 10; i++)
 		assert_int_equal(window_add(w, SEC + i, 100 + i % 3, f, 1, 1), 0);
 	assert_int_equal(window_thread_total(w, 100), 4);
@@ -193,9 +198,22 @@ static void test_reset_and_tids(void **state)
 	assert_int_equal(window_add(w, 2 * SEC, 100, f, 1, 1), 0);
 	assert_int_equal(window_total(w), 1);
 	/* The reset bucket is reused without double counting on expiry. */
-	window_advance(w, 62 * SEC);
-	assert_int_equal(window_total(w), 0);
+	assert_total_at(w, 62 * SEC, 0);
 	window_free_fx(w);
+}
+
+/* window_top for q into *r (free it), checking it has n rows over total
+ * samples. Returns n. */
+static size_t top_expect(struct window *w, const struct window_top_query *q,
+			 struct window_top_row **r, size_t n, uint64_t total)
+{
+	size_t got_n;
+	uint64_t got_total;
+
+	assert_int_equal(window_top(w, q, r, &got_n, &got_total), 0);
+	assert_int_equal(got_total, total);
+	assert_int_equal(got_n, n);
+	return got_n;
 }
 
 static void test_top_recursion(void **state)
@@ -203,7 +221,6 @@ static void test_top_recursion(void **state)
 	struct window *w;
 	struct window_top_row *r;
 	size_t n;
-	uint64_t total;
 
 	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t a = fn(w, 1, 0x10, "m", "a", NULL, 0);
@@ -216,9 +233,7 @@ static void test_top_recursion(void **state)
 	assert_int_equal(window_add(w, SEC, 2, s2, 2, 1), 0);
 	assert_int_equal(window_add(w, SEC, 2, s2, 2, 1), 0);
 	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION};
-	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
-	assert_int_equal(total, 3);
-	assert_int_equal(n, 3);
+	n = top_expect(w, &q, &r, 3, 3);
 	const struct window_top_row *ra = find_row(w, r, n, "a", 0);
 	const struct window_top_row *rb = find_row(w, r, n, "b", 0);
 	const struct window_top_row *rc = find_row(w, r, n, "c", 0);
@@ -232,18 +247,14 @@ static void test_top_recursion(void **state)
 	free(r);
 	/* Thread filter. */
 	q.tid = 2;
-	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
-	assert_int_equal(total, 2);
-	assert_int_equal(n, 2);
+	n = top_expect(w, &q, &r, 2, 2);
 	assert_null(find_row(w, r, n, "c", 0));
 	assert_int_equal(find_row(w, r, n, "b", 0)->self, 2);
 	free(r);
 	/* Empty window: zero rows, and rows is still freeable. */
 	window_reset(w);
 	q.tid = 0;
-	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
-	assert_int_equal(n, 0);
-	assert_int_equal(total, 0);
+	n = top_expect(w, &q, &r, 0, 0);
 	free(r);
 	window_free_fx(w);
 }
@@ -275,9 +286,7 @@ static void test_top_kernel_and_lines(void **state)
 	assert_int_equal(window_add(w, SEC, 1, s4, 2, 1), 0);
 
 	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION};
-	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
-	assert_int_equal(total, 9);
-	assert_int_equal(n, 5); /* main parse entry copy_user raw */
+	n = top_expect(w, &q, &r, 5, 9); /* main parse entry copy_user raw */
 	assert_int_equal(find_row(w, r, n, "copy_user", 0)->self, 5);
 	assert_int_equal(find_row(w, r, n, "entry_SYSCALL_64", 0)->total, 5);
 	assert_int_equal(find_row(w, r, n, "parse", 0)->self, 3);
@@ -286,9 +295,7 @@ static void test_top_kernel_and_lines(void **state)
 	free(r);
 
 	q.hide_kernel = true;
-	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
-	assert_int_equal(total, 9);
-	assert_int_equal(n, 3);
+	n = top_expect(w, &q, &r, 3, 9);
 	assert_null(find_row(w, r, n, "copy_user", 0));
 	assert_int_equal(find_row(w, r, n, "parse", 0)->self, 8);
 	assert_int_equal(find_row(w, r, n, "main", 0)->self, 0);
@@ -311,7 +318,6 @@ static void test_many_stacks(void **state)
 	struct window *w;
 	struct window_top_row *r;
 	size_t n;
-	uint64_t total;
 	uint32_t frames[2000], stack[20];
 	char names[2000][12];
 	struct timespec t0, t1;
@@ -333,9 +339,7 @@ static void test_many_stacks(void **state)
 	}
 	assert_int_equal(window_total(w), 10000);
 	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION};
-	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
-	assert_int_equal(total, 10000);
-	assert_int_equal(n, 500);
+	n = top_expect(w, &q, &r, 500, 10000);
 	uint64_t self = 0;
 	for (size_t i = 0; i < n; i++) {
 		self += r[i].self;
@@ -343,8 +347,7 @@ static void test_many_stacks(void **state)
 	}
 	assert_int_equal(self, 10000);
 	free(r);
-	window_advance(w, 200 * SEC);
-	assert_int_equal(window_total(w), 0);
+	assert_total_at(w, 200 * SEC, 0);
 	window_counts(w, &n);
 	assert_int_equal(n, 0);
 	window_free_fx(w);
@@ -372,7 +375,8 @@ static void test_random_reference(void **state)
 		uint32_t st[2];
 
 		x = x * 1103515245u + 12345u;
-		tm[i] = (uint64_t)i * (SEC / 100) + ((x >> 4) % 3) * SEC; /* slightly out of order */
+		tm[i] =
+		    (uint64_t)i * (SEC / 100) + ((x >> 4) % 3) * SEC; /* slightly out of order */
 		tid[i] = 1 + (int)((x >> 12) % 5);
 		st[0] = f[(x >> 16) % 3];
 		st[1] = f[(x >> 20) % NF];
@@ -521,15 +525,11 @@ static void test_wait_frames(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_intern),
-		cmocka_unit_test(test_expire),
-		cmocka_unit_test(test_big_gap_and_span),
-		cmocka_unit_test(test_reset_and_tids),
-		cmocka_unit_test(test_top_recursion),
-		cmocka_unit_test(test_top_kernel_and_lines),
-		cmocka_unit_test(test_many_stacks),
-		cmocka_unit_test(test_random_reference),
-		cmocka_unit_test(test_wait_frames),
+	    cmocka_unit_test(test_intern),	     cmocka_unit_test(test_expire),
+	    cmocka_unit_test(test_big_gap_and_span), cmocka_unit_test(test_reset_and_tids),
+	    cmocka_unit_test(test_top_recursion),    cmocka_unit_test(test_top_kernel_and_lines),
+	    cmocka_unit_test(test_many_stacks),	     cmocka_unit_test(test_random_reference),
+	    cmocka_unit_test(test_wait_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,16 @@ static inline int window_new_fx(unsigned seconds, uint64_t bucket_ns, struct win
 	return err;
 }
 
+/* A frame of pid 42 at pc named by si (with its line when si->file is
+ * set), as a symbolizer would have made it. Include after cmocka.h. */
+static inline uint32_t window_fx_frame(struct window *w, uint64_t pc, const struct sym_info *si)
+{
+	int64_t id = frames_preset(window_frames_mut(w), 42, pc, si->kernel, si, si->file != NULL);
+
+	assert_true(id >= 0);
+	return (uint32_t)id;
+}
+
 /* The window, then its frames table. */
 static inline void window_free_fx(struct window *w)
 {
