@@ -66,7 +66,10 @@ struct perf_thread {
 	struct ring ring;
 };
 
+#define PERF_PENDING_MAX 1024
+
 struct perf_sampler {
+	struct sampler base; /* the sampler interface (see the end of this file) */
 	struct perf_config cfg;
 	bool kernel; /* kernel callchains allowed */
 	bool kernel_probed;
@@ -75,6 +78,13 @@ struct perf_sampler {
 	int nthreads;
 	size_t cap;
 	struct perf_stats stats;
+	/* As a sampler: where collect delivers, and the threads FORK and EXIT
+	 * records announced during the drain, applied after it. */
+	const struct sampler_sink *sink;
+	pid_t pending_new[PERF_PENDING_MAX][2];
+	int npending_new;
+	pid_t pending_exit[PERF_PENDING_MAX];
+	int npending_exit;
 };
 
 static unsigned next_pow2(unsigned v)
@@ -458,22 +468,9 @@ int perf_drain(struct perf_sampler *ps, const struct perf_callbacks *cb, void *c
  * walked) and added or closed right after it; a FORK of a process we do not
  * sample (a child process) is ignored. */
 
-#define PERF_PENDING_MAX 1024
-
-struct perf_source {
-	struct sampler base;
-	struct perf_sampler *ps;
-	const struct sampler_sink *sink; /* during collect */
-	pid_t pending_new[PERF_PENDING_MAX][2];
-	int npending_new;
-	pid_t pending_exit[PERF_PENDING_MAX];
-	int npending_exit;
-	int last_err;
-};
-
-static struct perf_source *perf_source_of(const struct sampler *s)
+static struct perf_sampler *perf_of(const struct sampler *s)
 {
-	return (struct perf_source *)s;
+	return (struct perf_sampler *)s;
 }
 
 static bool perf_samples_pid(const struct perf_sampler *ps, pid_t pid)
@@ -486,14 +483,14 @@ static bool perf_samples_pid(const struct perf_sampler *ps, pid_t pid)
 
 static void perf_src_sample(void *ctx, const struct sample *s)
 {
-	const struct sampler_sink *sink = ((struct perf_source *)ctx)->sink;
+	const struct sampler_sink *sink = ((struct perf_sampler *)ctx)->sink;
 	sink->sample(sink->ctx, s);
 }
 
 static void perf_src_thread_new(void *ctx, pid_t pid, pid_t tid)
 {
-	struct perf_source *src = ctx;
-	if (src->npending_new < PERF_PENDING_MAX && perf_samples_pid(src->ps, pid)) {
+	struct perf_sampler *src = ctx;
+	if (src->npending_new < PERF_PENDING_MAX && perf_samples_pid(src, pid)) {
 		src->pending_new[src->npending_new][0] = pid;
 		src->pending_new[src->npending_new][1] = tid;
 		src->npending_new++;
@@ -502,14 +499,14 @@ static void perf_src_thread_new(void *ctx, pid_t pid, pid_t tid)
 
 static void perf_src_thread_exit(void *ctx, pid_t pid, pid_t tid)
 {
-	struct perf_source *src = ctx;
+	struct perf_sampler *src = ctx;
 	if (src->npending_exit < PERF_PENDING_MAX)
 		src->pending_exit[src->npending_exit++] = tid;
 }
 
 static void perf_src_exec(void *ctx, pid_t pid, pid_t tid, const char *comm)
 {
-	const struct sampler_sink *sink = ((struct perf_source *)ctx)->sink;
+	const struct sampler_sink *sink = ((struct perf_sampler *)ctx)->sink;
 	if (sink->maps_changed)
 		sink->maps_changed(sink->ctx, pid);
 	if (sink->exec)
@@ -518,7 +515,7 @@ static void perf_src_exec(void *ctx, pid_t pid, pid_t tid, const char *comm)
 
 static void perf_src_mmap(void *ctx, pid_t pid, pid_t tid)
 {
-	const struct sampler_sink *sink = ((struct perf_source *)ctx)->sink;
+	const struct sampler_sink *sink = ((struct perf_sampler *)ctx)->sink;
 	if (sink->maps_changed)
 		sink->maps_changed(sink->ctx, pid);
 }
@@ -533,64 +530,59 @@ static const struct perf_callbacks perf_src_callbacks = {
 
 static int perf_src_add_thread(struct sampler *s, pid_t pid, pid_t tid)
 {
-	struct perf_source *src = perf_source_of(s);
-	int err = perf_add_thread(src->ps, pid, tid);
-	if (err && err != -EEXIST && err != -ESRCH)
-		src->last_err = err;
-	return err;
+	return perf_add_thread(perf_of(s), pid, tid);
 }
 
 static bool perf_src_has_thread(const struct sampler *s, pid_t tid)
 {
-	return perf_has_thread(perf_source_of(s)->ps, tid);
+	return perf_has_thread(perf_of(s), tid);
 }
 
 static int perf_src_nthreads(const struct sampler *s)
 {
-	return perf_nthreads(perf_source_of(s)->ps);
+	return perf_nthreads(perf_of(s));
 }
 
 static int perf_src_collect(struct sampler *s, uint64_t now_ns, const struct sampler_sink *sink)
 {
-	struct perf_source *src = perf_source_of(s);
+	struct perf_sampler *src = perf_of(s);
 	src->sink = sink;
-	int n = perf_drain(src->ps, &perf_src_callbacks, src);
+	int n = perf_drain(src, &perf_src_callbacks, src);
 	src->sink = NULL;
 	for (int i = 0; i < src->npending_exit; i++)
-		perf_remove_thread(src->ps, src->pending_exit[i]);
+		perf_remove_thread(src, src->pending_exit[i]);
 	src->npending_exit = 0;
 	for (int i = 0; i < src->npending_new; i++)
-		perf_src_add_thread(s, src->pending_new[i][0], src->pending_new[i][1]);
+		sampler_add_thread(s, src->pending_new[i][0], src->pending_new[i][1]);
 	src->npending_new = 0;
 	return n;
 }
 
 static int perf_src_launch_prepare(struct sampler *s, pid_t pid)
 {
-	return perf_add_thread(perf_source_of(s)->ps, pid, pid);
+	return perf_add_thread(perf_of(s), pid, pid);
 }
 
 static void perf_src_launch_done(struct sampler *s)
 {
-	perf_exec_done(perf_source_of(s)->ps);
+	perf_exec_done(perf_of(s));
 }
 
 static uint64_t perf_src_tick_ns(const struct sampler *s)
 {
-	return (uint64_t)(perf_source_of(s)->ps->cfg.drain_interval_s * 1e9);
+	return (uint64_t)(perf_of(s)->cfg.drain_interval_s * 1e9);
 }
 
 static void perf_src_stats(const struct sampler *s, struct sampler_stats *out)
 {
-	const struct perf_source *src = perf_source_of(s);
-	const struct perf_stats *st = perf_get_stats(src->ps);
+	const struct perf_sampler *ps = perf_of(s);
+	const struct perf_stats *st = perf_get_stats(ps);
 	out->samples = st->samples;
 	out->lost = st->lost;
 	out->throttled = st->throttled;
 	out->threads_failed = st->threads_failed;
-	out->threads_failed_err = src->last_err;
-	out->kernel_denied = !perf_kernel_enabled(src->ps);
-	out->rate_hz = src->ps->cfg.rate_hz;
+	out->kernel_denied = !perf_kernel_enabled(ps);
+	out->rate_hz = ps->cfg.rate_hz;
 }
 
 static int read_paranoid(void)
@@ -630,16 +622,9 @@ void perf_explain(int err, pid_t pid, char *buf, size_t size)
 		snprintf(buf, size, "cannot sample process %d: %s.", pid, strerror(-err));
 }
 
-static void perf_src_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
-{
-	perf_explain(err, pid, buf, size);
-}
-
 static void perf_src_free(struct sampler *s)
 {
-	struct perf_source *src = perf_source_of(s);
-	perf_free(src->ps);
-	free(src);
+	perf_free(perf_of(s));
 }
 
 static const struct sampler_ops perf_sampler_ops = {
@@ -652,21 +637,17 @@ static const struct sampler_ops perf_sampler_ops = {
 	.launch_done = perf_src_launch_done,
 	.tick_ns = perf_src_tick_ns,
 	.stats = perf_src_stats,
-	.explain = perf_src_explain,
+	.explain = perf_explain,
 	.free = perf_src_free,
 };
 
 int perf_sampler_new(const struct perf_config *cfg, struct sampler **out)
 {
-	struct perf_source *src = calloc(1, sizeof(*src));
-	if (!src)
-		return -ENOMEM;
-	int err = perf_new(cfg, &src->ps);
-	if (err) {
-		free(src);
+	struct perf_sampler *ps;
+	int err = perf_new(cfg, &ps);
+	if (err)
 		return err;
-	}
-	src->base.ops = &perf_sampler_ops;
-	*out = &src->base;
+	ps->base.ops = &perf_sampler_ops;
+	*out = &ps->base;
 	return 0;
 }

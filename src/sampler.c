@@ -17,7 +17,10 @@ const char *sampler_mode(const struct sampler *s)
 
 int sampler_add_thread(struct sampler *s, pid_t pid, pid_t tid)
 {
-	return s->ops->add_thread ? s->ops->add_thread(s, pid, tid) : 0;
+	int err = s->ops->add_thread ? s->ops->add_thread(s, pid, tid) : 0;
+	if (err && err != -EEXIST && err != -ESRCH)
+		s->last_err = err;
+	return err;
 }
 
 bool sampler_has_thread(const struct sampler *s, pid_t tid)
@@ -62,12 +65,13 @@ void sampler_stats(const struct sampler *s, struct sampler_stats *out)
 	memset(out, 0, sizeof(*out));
 	if (s->ops->stats)
 		s->ops->stats(s, out);
+	out->threads_failed_err = s->last_err;
 }
 
 void sampler_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
 {
 	if (s->ops->explain)
-		s->ops->explain(s, err, pid, buf, size);
+		s->ops->explain(err, pid, buf, size);
 	else
 		snprintf(buf, size, "cannot sample process %d: %s.", pid, strerror(-err));
 }

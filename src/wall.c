@@ -94,6 +94,7 @@ struct wall_thread {
 };
 
 struct wall_sampler {
+	struct sampler base; /* the sampler interface (see the end of this file) */
 	struct wall_config cfg;
 	uint64_t period_ns;
 	struct wall_thread *th;
@@ -747,61 +748,50 @@ const struct wall_stats *wall_get_stats(const struct wall_sampler *ws)
  * wall as a source: collect takes the samples due; a SIGCHLD reaps stops at
  * once; stop detaches every thread, so no exit path leaves one stopped. */
 
-struct wall_source {
-	struct sampler base;
-	struct wall_sampler *ws;
-	int last_err;
-};
-
-static struct wall_source *wall_source_of(const struct sampler *s)
+static struct wall_sampler *wall_of(const struct sampler *s)
 {
-	return (struct wall_source *)s;
+	return (struct wall_sampler *)s;
 }
 
 static int wall_src_add_thread(struct sampler *s, pid_t pid, pid_t tid)
 {
-	struct wall_source *src = wall_source_of(s);
-	int err = wall_add_thread(src->ws, pid, tid);
-	if (err && err != -EEXIST && err != -ESRCH)
-		src->last_err = err;
-	return err;
+	return wall_add_thread(wall_of(s), pid, tid);
 }
 
 static bool wall_src_has_thread(const struct sampler *s, pid_t tid)
 {
-	return wall_has_thread(wall_source_of(s)->ws, tid);
+	return wall_has_thread(wall_of(s), tid);
 }
 
 static int wall_src_nthreads(const struct sampler *s)
 {
-	return wall_nthreads(wall_source_of(s)->ws);
+	return wall_nthreads(wall_of(s));
 }
 
 static int wall_src_collect(struct sampler *s, uint64_t now_ns, const struct sampler_sink *sink)
 {
-	return wall_tick(wall_source_of(s)->ws, now_ns, sink->sample, sink->ctx);
+	return wall_tick(wall_of(s), now_ns, sink->sample, sink->ctx);
 }
 
 static void wall_src_on_child(struct sampler *s)
 {
-	wall_reap(wall_source_of(s)->ws);
+	wall_reap(wall_of(s));
 }
 
 /* Tick at least as often as the rate, or the rate could not be reached. */
 static uint64_t wall_src_tick_ns(const struct sampler *s)
 {
-	return wall_source_of(s)->ws->period_ns;
+	return wall_of(s)->period_ns;
 }
 
 static void wall_src_stats(const struct sampler *s, struct sampler_stats *out)
 {
-	const struct wall_source *src = wall_source_of(s);
-	const struct wall_stats *st = wall_get_stats(src->ws);
+	const struct wall_sampler *ws = wall_of(s);
+	const struct wall_stats *st = wall_get_stats(ws);
 	out->samples = st->samples;
-	out->threads_failed_err = src->last_err;
 	/* Never 0 once sampling: the header shows "pause" only when > 0. */
 	out->pause_us = st->stops ? st->pause_ns_total / 1e3 / st->stops : 0.001;
-	out->rate_hz = src->ws->cfg.rate_hz;
+	out->rate_hz = ws->cfg.rate_hz;
 	out->per_thread_rate = true;
 }
 
@@ -827,21 +817,14 @@ void wall_explain(int err, pid_t pid, char *buf, size_t size)
 	}
 }
 
-static void wall_src_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
-{
-	wall_explain(err, pid, buf, size);
-}
-
 static void wall_src_stop(struct sampler *s)
 {
-	wall_detach_all(wall_source_of(s)->ws);
+	wall_detach_all(wall_of(s));
 }
 
 static void wall_src_free(struct sampler *s)
 {
-	struct wall_source *src = wall_source_of(s);
-	wall_free(src->ws);
-	free(src);
+	wall_free(wall_of(s));
 }
 
 static const struct sampler_ops wall_sampler_ops = {
@@ -853,22 +836,18 @@ static const struct sampler_ops wall_sampler_ops = {
 	.on_child = wall_src_on_child,
 	.tick_ns = wall_src_tick_ns,
 	.stats = wall_src_stats,
-	.explain = wall_src_explain,
+	.explain = wall_explain,
 	.stop = wall_src_stop,
 	.free = wall_src_free,
 };
 
 int wall_sampler_new(const struct wall_config *c, struct sampler **out)
 {
-	struct wall_source *src = calloc(1, sizeof(*src));
-	if (!src)
-		return -ENOMEM;
-	int err = wall_new(c, &src->ws);
-	if (err) {
-		free(src);
+	struct wall_sampler *ws;
+	int err = wall_new(c, &ws);
+	if (err)
 		return err;
-	}
-	src->base.ops = &wall_sampler_ops;
-	*out = &src->base;
+	ws->base.ops = &wall_sampler_ops;
+	*out = &ws->base;
 	return 0;
 }

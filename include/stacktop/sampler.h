@@ -75,7 +75,7 @@ struct sampler_ops {
 	uint64_t (*tick_ns)(const struct sampler *s);
 	void (*stats)(const struct sampler *s, struct sampler_stats *out);
 	/* The sentence for an add_thread error of pid, with the fix. */
-	void (*explain)(const struct sampler *s, int err, pid_t pid, char *buf, size_t size);
+	void (*explain)(int err, pid_t pid, char *buf, size_t size);
 	void (*stop)(struct sampler *s);
 	void (*free)(struct sampler *s);
 };
@@ -84,6 +84,7 @@ struct sampler_ops {
 struct sampler {
 	const struct sampler_ops *ops;
 	bool stopped;
+	int last_err; /* the last add_thread failure but a gone or known thread */
 };
 
 const char *sampler_mode(const struct sampler *s);
