@@ -361,16 +361,8 @@ static int sel_build(struct sel *s, struct window *w, const struct export_opts *
 		}
 		if (!n || (o->nzoom > 0 && !sel_zoom_match(s, w, o, tmp, n)))
 			continue;
-		if (s->nframes + n > cap) {
-			size_t nc = cap ? cap * 2 : 4096;
-			uint32_t *p;
-			while (nc < s->nframes + n)
-				nc *= 2;
-			if (!(p = realloc(s->frames, nc * sizeof(*p))))
-				return -ENOMEM;
-			s->frames = p;
-			cap = nc;
-		}
+		if (mem_grow((void **)&s->frames, &cap, s->nframes + n, sizeof(*s->frames)))
+			return -ENOMEM;
 		memcpy(s->frames + s->nframes, tmp, n * sizeof(*tmp));
 		s->st[s->nst++] = (struct sel_stack){
 		    .tid = wc[i].tid, .count = wc[i].count, .off = s->nframes, .n = n};

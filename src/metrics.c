@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacktop/mem.h"
 #include "stacktop/procstat.h"
 #include "stacktop/text.h"
 
@@ -125,14 +126,8 @@ struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create)
 			return &m->threads[i];
 	if (!create)
 		return NULL;
-	if (m->nthreads == m->cap) {
-		int cap = m->cap ? 2 * m->cap : 16;
-		th = realloc(m->threads, (size_t)cap * sizeof(*th));
-		if (!th)
-			return NULL;
-		m->threads = th;
-		m->cap = cap;
-	}
+	if (mem_grow((void **)&m->threads, &m->cap, (size_t)m->nthreads + 1, sizeof(*m->threads)))
+		return NULL;
 	th = &m->threads[m->nthreads];
 	memset(th, 0, sizeof(*th));
 	if (series_init(&th->cpu, m->cfg.window_s) < 0)

@@ -122,14 +122,8 @@ static int report_thread(struct report *r, int tid, const char *name)
 				r->threads[i].name = name;
 			return 0;
 		}
-	if (r->nthreads == r->capthreads) {
-		size_t cap = r->capthreads ? r->capthreads * 2 : 16;
-		struct thread *t = realloc(r->threads, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		r->threads = t;
-		r->capthreads = cap;
-	}
+	if (mem_grow((void **)&r->threads, &r->capthreads, r->nthreads + 1, sizeof(*r->threads)))
+		return -ENOMEM;
 	r->threads[r->nthreads++] = (struct thread){.tid = tid, .name = name};
 	return 0;
 }
@@ -203,14 +197,8 @@ struct ids {
 
 static int ids_push(struct ids *a, uint32_t id)
 {
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 64;
-		uint32_t *v = realloc(a->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		a->v = v;
-		a->cap = cap;
-	}
+	if (mem_grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		return -ENOMEM;
 	a->v[a->n++] = id;
 	return 0;
 }

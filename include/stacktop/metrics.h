@@ -93,7 +93,8 @@ struct metrics {
 	pid_t busiest_floor_tid; /* the thread that explains the floor, 0 if none */
 
 	struct metrics_thread *threads;
-	int nthreads, cap;
+	int nthreads;
+	size_t cap;
 	pid_t zombies[16]; /* unreaped child processes */
 	int nzombies;
 
