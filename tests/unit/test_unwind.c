@@ -30,49 +30,10 @@
 #include "stacktop/space.h"
 #include "stacktop/unwind.h"
 #include "helpers.h"
+#include "capture.h"
 
-#define COPY_MAX (64 * 1024)
-#define BT_MAX 128
-
-/* One captured "sample": registers, stack copy and libgcc's view. */
-struct capture {
-	uint64_t regs[SAMPLE_NREGS];
-	uint8_t stack[COPY_MAX];
-	uint64_t size;
-	void *bt[BT_MAX];
-	int nbt;
-};
-
-static struct capture cap;
 static struct space space;
 static volatile int sink;
-
-/* Copy [rsp, stack end) up to limit, then take backtrace() from here. */
-__attribute__((noipa)) static void capture_finish(uint64_t rip, uint64_t rsp, uint64_t rbp,
-						  uint64_t limit)
-{
-	const struct mapping *m = space_find(&space, rsp);
-	uint64_t avail = m ? m->end - rsp : 0;
-
-	memset(cap.regs, 0, sizeof(cap.regs));
-	cap.regs[SAMPLE_REG_RIP] = rip;
-	cap.regs[SAMPLE_REG_RSP] = rsp;
-	cap.regs[SAMPLE_REG_RBP] = rbp;
-	cap.size = avail < limit ? avail : limit;
-	memcpy(cap.stack, (const void *)(uintptr_t)rsp, cap.size);
-	cap.nbt = backtrace(cap.bt, BT_MAX);
-}
-
-/* rip, rsp, rbp at one instruction: the rule for rip must describe rsp. */
-#define CAPTURE(limit)                                                                             \
-	do {                                                                                       \
-		uint64_t rip_, rsp_, rbp_;                                                         \
-		__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"              \
-				 : "=r"(rip_), "=r"(rsp_), "=r"(rbp_)                              \
-				 :                                                                 \
-				 : "memory");                                                      \
-		capture_finish(rip_, rsp_, rbp_, limit);                                           \
-	} while (0)
 
 __attribute__((noipa)) int unw_c(int x)
 {
@@ -227,17 +188,6 @@ static int in_module(uint64_t pc, const char *name)
 	return m && m->mod && strstr(m->mod->name, name) != NULL;
 }
 
-static void make_sample(struct sample *smp, uint64_t size)
-{
-	memset(smp, 0, sizeof(*smp));
-	smp->pid = smp->tid = getpid();
-	smp->weight = 1;
-	memcpy(smp->regs, cap.regs, sizeof(smp->regs));
-	smp->regs_mask = 1u << SAMPLE_REG_RIP | 1u << SAMPLE_REG_RSP | 1u << SAMPLE_REG_RBP;
-	smp->stack = cap.stack;
-	smp->stack_size = size;
-}
-
 /* Our frames 1.. are return addresses - 1; backtrace()'s frame 0 is
  * capture_finish itself, frame 1 the return into the leaf. */
 static void assert_matches_backtrace(const uint64_t *pcs, int n)
@@ -261,6 +211,7 @@ static int setup(void **state)
 
 	/* backtrace() dlopens libgcc_s on first use: map it before loading. */
 	backtrace(warm, 4);
+	cap_space = &space;
 	return space_load(&space, getpid()) == 0 ? 0 : -1;
 }
 

@@ -1,0 +1,75 @@
+/*
+ * capture.h — a sample of this very process, as perf takes one: a leaf
+ * reads rip/rsp/rbp with inline asm (CAPTURE), copies its stack up to the
+ * end of the stack mapping, and takes glibc's backtrace() at the same point
+ * (libgcc's view, to compare with). make_sample turns the capture into a
+ * struct sample. Set cap_space to a space loaded for getpid() before the
+ * first CAPTURE (it tells where the stack mapping ends). Include after the
+ * system headers and cmocka.h; static, so one copy per test binary.
+ */
+#ifndef STACKTOP_TEST_CAPTURE_H
+#define STACKTOP_TEST_CAPTURE_H
+
+#include <execinfo.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stacktop/sample.h"
+#include "stacktop/space.h"
+
+#define COPY_MAX (64 * 1024)
+#define BT_MAX 128
+
+/* One captured "sample": registers, stack copy and libgcc's view. */
+struct capture {
+	uint64_t regs[SAMPLE_NREGS];
+	uint8_t stack[COPY_MAX];
+	uint64_t size;
+	void *bt[BT_MAX];
+	int nbt;
+};
+
+static struct capture cap;
+static const struct space *cap_space;
+
+/* Copy [rsp, stack end) up to limit, then take backtrace() from here. */
+__attribute__((noipa)) static void capture_finish(uint64_t rip, uint64_t rsp, uint64_t rbp,
+						  uint64_t limit)
+{
+	const struct mapping *m = space_find(cap_space, rsp);
+	uint64_t avail = m ? m->end - rsp : 0;
+
+	memset(cap.regs, 0, sizeof(cap.regs));
+	cap.regs[SAMPLE_REG_RIP] = rip;
+	cap.regs[SAMPLE_REG_RSP] = rsp;
+	cap.regs[SAMPLE_REG_RBP] = rbp;
+	cap.size = avail < limit ? avail : limit;
+	memcpy(cap.stack, (const void *)(uintptr_t)rsp, cap.size);
+	cap.nbt = backtrace(cap.bt, BT_MAX);
+}
+
+/* rip, rsp, rbp at one instruction: the rule for rip must describe rsp. */
+#define CAPTURE(limit)                                                                             \
+	do {                                                                                       \
+		uint64_t rip_, rsp_, rbp_;                                                         \
+		__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"              \
+				 : "=r"(rip_), "=r"(rsp_), "=r"(rbp_)                              \
+				 :                                                                 \
+				 : "memory");                                                      \
+		capture_finish(rip_, rsp_, rbp_, limit);                                           \
+	} while (0)
+
+/* The capture as a sample of this process with size bytes of its copy. */
+static void make_sample(struct sample *smp, uint64_t size)
+{
+	memset(smp, 0, sizeof(*smp));
+	smp->pid = smp->tid = getpid();
+	smp->weight = 1;
+	memcpy(smp->regs, cap.regs, sizeof(smp->regs));
+	smp->regs_mask = 1u << SAMPLE_REG_RIP | 1u << SAMPLE_REG_RSP | 1u << SAMPLE_REG_RBP;
+	smp->stack = cap.stack;
+	smp->stack_size = size;
+}
+
+#endif

@@ -1,0 +1,210 @@
+/*
+ * test_health — the achieved rate and the header's one warning from
+ * counters measured once per refresh, in the order health.h gives:
+ * sampling behind, lost, busy, traced, kernel hidden (first refresh only).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "stacktop/health.h"
+
+#define SEC 1000000000ull
+#define T0 (100 * SEC)
+
+/* Refreshes one second apart, with counters that grow by what is asked. */
+struct run {
+	struct health h;
+	struct health_input in;
+	uint64_t now;
+};
+
+static void start(struct run *r)
+{
+	*r = (struct run){.now = T0};
+	health_init(&r->h, r->now);
+}
+
+/* One refresh a second later: samples and lost grow by ds and dl, busy
+ * for busy_ms of it. Returns the warning. */
+static enum view_warning refresh(struct run *r, uint64_t ds, uint64_t dl, uint64_t busy_ms)
+{
+	r->in.samples += ds;
+	r->in.lost += dl;
+	r->now += SEC;
+	health_busy(&r->h, busy_ms * 1000000ull);
+	health_measure(&r->h, &r->in, r->now);
+	return r->h.warning;
+}
+
+static void test_achieved_rate(void **state)
+{
+	struct run r;
+
+	start(&r);
+	assert_int_equal(refresh(&r, 99, 0, 0), VIEW_WARNING_NONE);
+	assert_float_equal(r.h.achieved_hz, 99.0, 1e-9);
+	/* Half a second later, 200 more: 400/s. */
+	r.in.samples += 200;
+	r.now += SEC / 2;
+	health_measure(&r.h, &r.in, r.now);
+	assert_float_equal(r.h.achieved_hz, 400.0, 1e-9);
+	/* A refresh too soon after the last (under 50 ms) keeps the rate. */
+	r.in.samples += 1000;
+	r.now += SEC / 100;
+	health_measure(&r.h, &r.in, r.now);
+	assert_float_equal(r.h.achieved_hz, 400.0, 1e-9);
+}
+
+static void test_behind_after_three(void **state)
+{
+	struct run r;
+
+	start(&r);
+	r.in.expected_hz = 1000;
+	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_NONE);
+	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_NONE);
+	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_SAMPLING_BEHIND);
+	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_SAMPLING_BEHIND);
+	/* One good refresh starts the count again. */
+	assert_int_equal(refresh(&r, 900, 0, 0), VIEW_WARNING_NONE);
+	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_NONE);
+	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_NONE);
+	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_SAMPLING_BEHIND);
+}
+
+static void test_behind_needs_expected(void **state)
+{
+	struct run r;
+
+	start(&r);
+	/* Unknown (0) or tiny expected rates never call it behind. */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(refresh(&r, 0, 0, 0), VIEW_WARNING_NONE);
+	r.in.expected_hz = 15;
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(refresh(&r, 0, 0, 0), VIEW_WARNING_NONE);
+	/* 60% of the expected rate is enough. */
+	r.in.expected_hz = 100;
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(refresh(&r, 60, 0, 0), VIEW_WARNING_NONE);
+}
+
+static void test_lost(void **state)
+{
+	struct run r;
+
+	start(&r);
+	assert_int_equal(refresh(&r, 99, 7, 0), VIEW_WARNING_LOST);
+	assert_int_equal(r.h.lost_recent, 7);
+	/* Nothing new lost: the warning goes. */
+	assert_int_equal(refresh(&r, 99, 0, 0), VIEW_WARNING_NONE);
+}
+
+static void test_busy(void **state)
+{
+	struct run r;
+
+	start(&r);
+	assert_int_equal(refresh(&r, 99, 0, 600), VIEW_WARNING_BUSY);
+	assert_int_equal(refresh(&r, 99, 0, 400), VIEW_WARNING_NONE);
+	/* Busy time is per interval: two refreshes of 300 ms are not busy. */
+	assert_int_equal(refresh(&r, 99, 0, 300), VIEW_WARNING_NONE);
+	assert_int_equal(refresh(&r, 99, 0, 300), VIEW_WARNING_NONE);
+}
+
+static void test_traced(void **state)
+{
+	struct run r;
+
+	start(&r);
+	r.in.tracer = 4321;
+	assert_int_equal(refresh(&r, 99, 0, 0), VIEW_WARNING_TRACED);
+	r.in.tracer = 0;
+	assert_int_equal(refresh(&r, 99, 0, 0), VIEW_WARNING_NONE);
+}
+
+static void test_kernel_first_only(void **state)
+{
+	struct run r;
+
+	start(&r);
+	r.in.kernel_denied = true;
+	r.in.first = true;
+	assert_int_equal(refresh(&r, 99, 0, 0), VIEW_WARNING_KERNEL_HIDDEN);
+	r.in.first = false;
+	assert_int_equal(refresh(&r, 99, 0, 0), VIEW_WARNING_NONE);
+}
+
+/* Everything at once: each warning hides the ones after it. */
+static void test_priority(void **state)
+{
+	struct run r;
+
+	start(&r);
+	r.in.expected_hz = 1000;
+	r.in.tracer = 4321;
+	r.in.kernel_denied = r.in.first = true;
+	assert_int_equal(refresh(&r, 10, 5, 900), VIEW_WARNING_LOST);
+	assert_int_equal(refresh(&r, 10, 5, 900), VIEW_WARNING_LOST);
+	assert_int_equal(refresh(&r, 10, 5, 900), VIEW_WARNING_SAMPLING_BEHIND);
+	r.in.expected_hz = 0;
+	assert_int_equal(refresh(&r, 10, 5, 900), VIEW_WARNING_LOST);
+	assert_int_equal(refresh(&r, 10, 0, 900), VIEW_WARNING_BUSY);
+	assert_int_equal(refresh(&r, 10, 0, 0), VIEW_WARNING_TRACED);
+	r.in.tracer = 0;
+	assert_int_equal(refresh(&r, 10, 0, 0), VIEW_WARNING_KERNEL_HIDDEN);
+}
+
+static void test_header(void **state)
+{
+	struct run r;
+	struct view_header hdr = {.pid = 42, .rate_hz = 99};
+
+	start(&r);
+	r.in.expected_hz = 500;
+	r.in.tracer = 4321;
+	refresh(&r, 100, 0, 0);
+	refresh(&r, 100, 0, 0);
+	refresh(&r, 100, 3, 0);
+	assert_int_equal(r.h.warning, VIEW_WARNING_SAMPLING_BEHIND);
+	r.now += SEC / 2;
+	r.in.samples += 60;
+	health_measure(&r.h, &r.in, r.now);
+	health_header(&r.h, &hdr);
+	assert_int_equal(hdr.warning, VIEW_WARNING_SAMPLING_BEHIND);
+	assert_float_equal(hdr.achieved_hz, 120.0, 1e-9);
+	assert_float_equal(hdr.warn_hz, 120.0, 1e-9);
+	assert_float_equal(hdr.warn_expected_hz, 500.0, 1e-9);
+	assert_float_equal(hdr.warn_span_s, 0.5, 1e-9);
+	assert_int_equal(hdr.warn_lost, 0);
+	assert_int_equal(hdr.warn_tracer, 4321);
+	/* Fields health does not own are left alone. */
+	assert_int_equal(hdr.pid, 42);
+	assert_float_equal(hdr.rate_hz, 99.0, 1e-9);
+	/* The lost count of one refresh. */
+	refresh(&r, 1000, 9, 0);
+	health_header(&r.h, &hdr);
+	assert_int_equal(hdr.warn_lost, 9);
+	assert_float_equal(hdr.warn_span_s, 1.0, 1e-9);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_achieved_rate),
+	    cmocka_unit_test(test_behind_after_three),
+	    cmocka_unit_test(test_behind_needs_expected),
+	    cmocka_unit_test(test_lost),
+	    cmocka_unit_test(test_busy),
+	    cmocka_unit_test(test_traced),
+	    cmocka_unit_test(test_kernel_first_only),
+	    cmocka_unit_test(test_priority),
+	    cmocka_unit_test(test_header),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

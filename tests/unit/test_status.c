@@ -1,0 +1,174 @@
+/*
+ * test_status — the header's numbers from a hand-built struct status_in:
+ * pids, the expected sample rate of each sampler kind, the sample total of
+ * a saved profile, and the exit notice only once every process is gone.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "stacktop/status.h"
+
+struct fx {
+	struct procs ps;
+	struct ingest_stats ist;
+	struct status_in in;
+	int pids[PROCS_MAX];
+	struct view_header h;
+};
+
+/* Two processes (4242 with 3 threads sampled of 5 seen, 4250), cpu mode. */
+static int setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	if (!fx)
+		return -1;
+	fx->ps.n = 2;
+	fx->ps.p[0].pid = 4242;
+	strcpy(fx->ps.p[0].cmdline, "./server --port 8080");
+	fx->ps.p[1].pid = 4250;
+	strcpy(fx->ps.p[1].cmdline, "./worker");
+	fx->ps.nthreads = 5;
+	fx->ist = (struct ingest_stats){.samples = 1234, .truncated = 7, .failed = 2};
+	fx->in = (struct status_in){
+	    .procs = &fx->ps,
+	    .sampler = {.samples = 1300, .lost = 11, .rate_hz = 99, .pause_us = 31.5},
+	    .sampled_threads = 3,
+	    .ingest = &fx->ist,
+	    .mode = "cpu",
+	    .rate_hz = 99,
+	    .window_s = 60,
+	    .cpu_now = 250,
+	    .window_samples = 900,
+	    .span_s = 12.5,
+	};
+	memset(&fx->h, 0x5a, sizeof(fx->h)); /* status_header clears it */
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(*state);
+	return 0;
+}
+
+static void test_counters(void **state)
+{
+	struct fx *fx = *state;
+	struct view_header *h = &fx->h;
+
+	status_header(&fx->in, fx->pids, h);
+	assert_int_equal(h->pid, 4242);
+	assert_int_equal(h->npids, 2);
+	assert_ptr_equal(h->pids, fx->pids);
+	assert_int_equal(h->pids[0], 4242);
+	assert_int_equal(h->pids[1], 4250);
+	assert_string_equal(h->cmdline, "./server --port 8080");
+	assert_string_equal(h->mode, "cpu");
+	assert_int_equal(h->nthreads, 5);
+	assert_float_equal(h->rate_hz, 99, 1e-9);
+	assert_int_equal(h->samples_window, 900);
+	assert_int_equal(h->samples_total, 1234); /* what ingest got */
+	assert_int_equal(h->lost, 11);
+	assert_int_equal(h->unwind_truncated, 7);
+	assert_int_equal(h->unwind_failed, 2);
+	assert_int_equal(h->window_s, 60);
+	assert_float_equal(h->span_s, 12.5, 1e-9);
+	assert_float_equal(h->pause_us, 31.5, 1e-9);
+	assert_null(h->source);
+	/* What status does not own is cleared. */
+	assert_false(h->paused);
+	assert_null(h->status);
+	assert_int_equal(h->warning, VIEW_WARNING_NONE);
+	assert_false(h->exited);
+	assert_null(h->exit_text);
+}
+
+/* cpu: rate x the cores the process burned. */
+static void test_expected_cpu(void **state)
+{
+	struct fx *fx = *state;
+
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_float_equal(fx->h.expected_hz, 99 * 2.5, 1e-9);
+	fx->in.cpu_now = 50;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_float_equal(fx->h.expected_hz, 49.5, 1e-9);
+	fx->in.cpu_now = -1; /* unknown */
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_float_equal(fx->h.expected_hz, 0, 1e-9);
+}
+
+/* wall: every sampled thread at the rate, whatever the CPU. */
+static void test_expected_wall(void **state)
+{
+	struct fx *fx = *state;
+
+	fx->in.mode = "wall";
+	fx->in.sampler.per_thread_rate = true;
+	fx->in.sampler.rate_hz = 20;
+	fx->in.cpu_now = 5;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_float_equal(fx->h.expected_hz, 60, 1e-9);
+	fx->in.cpu_now = -1;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_float_equal(fx->h.expected_hz, 60, 1e-9);
+	/* A source without a rate (a saved profile) expects nothing. */
+	fx->in.sampler.rate_hz = 0;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_float_equal(fx->h.expected_hz, 0, 1e-9);
+}
+
+static void test_source(void **state)
+{
+	struct fx *fx = *state;
+
+	fx->in.source = "profile.pb.gz";
+	fx->in.source_samples = 35412;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_string_equal(fx->h.source, "profile.pb.gz");
+	assert_int_equal(fx->h.samples_total, 35412);
+}
+
+static void test_exit_text(void **state)
+{
+	struct fx *fx = *state;
+
+	/* One of two gone: its text is kept, but not shown yet. */
+	fx->ps.p[0].gone = true;
+	strcpy(fx->ps.exit_text, "target 4242 exited");
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_false(fx->h.exited);
+	assert_null(fx->h.exit_text);
+	assert_true(fx->h.expected_hz > 0);
+	/* Both gone. */
+	fx->ps.p[1].gone = true;
+	fx->ps.exited = true;
+	strcpy(fx->ps.exit_text, "target 4250 exited");
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_true(fx->h.exited);
+	assert_string_equal(fx->h.exit_text, "target 4250 exited");
+	assert_float_equal(fx->h.expected_hz, 0, 1e-9);
+	fx->in.sampler.per_thread_rate = true;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_float_equal(fx->h.expected_hz, 0, 1e-9);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    T(test_counters), T(test_expected_cpu), T(test_expected_wall),
+	    T(test_source),   T(test_exit_text),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,290 @@
+/*
+ * test_ui — the front end over a fixture window (fixture.h): the global
+ * keys through ui_key (quit, views, pause, toggles, help, reset), Enter on
+ * the top view's selection opening the icicle, the header fields ui owns,
+ * and batch text from ui_print.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fixture.h"
+
+#include "stacktop/keys.h"
+#include "stacktop/opts.h"
+#include "stacktop/ui.h"
+
+#define NOW (40 * FIXTURE_SEC)
+#define COLS 100
+#define ROWS 30
+
+struct fx {
+	struct window *w;
+	struct opts o;
+	struct ui_model m;
+	struct ui ui;
+	struct view_header h;
+	uint32_t f_main, f_handle, f_parse, f_idle;
+};
+
+/*   main;handle_request;parse_row   70
+ *   main;handle_request             20
+ *   main;idle_loop                  10   (all at t = 30 s) */
+static struct fx *fx_new(bool batch, int limit)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	assert_non_null(fx);
+	assert_int_equal(window_new_fx(60, FIXTURE_SEC, &fx->w), 0);
+	fx->f_main = fixture_frame(fx->w, 0x1000, false, "server", "main", "server.c", 50, 0);
+	fx->f_handle =
+	    fixture_frame(fx->w, 0x2000, false, "server", "handle_request", "server.c", 88, 0);
+	fx->f_parse =
+	    fixture_frame(fx->w, 0x3000, false, "server", "parse_row", "parser.c", 212, 0);
+	fx->f_idle = fixture_frame(fx->w, 0x4000, false, "server", "idle_loop", NULL, 0, 0);
+	fixture_add(fx->w, 30, FIXTURE_PID, 70, 3, fx->f_main, fx->f_handle, fx->f_parse);
+	fixture_add(fx->w, 30, FIXTURE_PID, 20, 2, fx->f_main, fx->f_handle);
+	fixture_add(fx->w, 30, FIXTURE_PID, 10, 2, fx->f_main, fx->f_idle);
+
+	fx->o.sort = SORT_OWN;
+	fx->o.limit = limit;
+	fx->o.batch = batch;
+	fx->o.rate_hz = 99;
+	fx->o.output_dir = ".";
+	fx->m = (struct ui_model){.w = fx->w, .metrics = NULL, .pid = FIXTURE_PID};
+	ui_init(&fx->ui, &fx->o, 1.0 / 99, &fx->m);
+	fx->h = fixture_header("./server", 1, 99, 99, 100, 100, 60);
+	return fx;
+}
+
+static int setup(void **state)
+{
+	*state = fx_new(false, 30);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	ui_free(&fx->ui);
+	window_free_fx(fx->w);
+	free(fx);
+	return 0;
+}
+
+static enum ui_request key(struct fx *fx, int k)
+{
+	return ui_key(&fx->ui, &fx->m, k, NOW);
+}
+
+/* ui's header fields, then the shown view drawn at COLS x ROWS. */
+static const struct grid *draw(struct fx *fx)
+{
+	const struct grid *g;
+
+	ui_header(&fx->ui, &fx->m, &fx->h, NOW);
+	g = ui_draw(&fx->ui, &fx->m, &fx->h, COLS, ROWS);
+	assert_non_null(g);
+	assert_int_equal(g->w, COLS);
+	assert_int_equal(g->h, ROWS);
+	fixture_dump(g, "UI_DUMP");
+	return g;
+}
+
+/* The first row of g that contains text, or -1. */
+static int find_row(const struct grid *g, const char *text)
+{
+	for (int y = 0; y < g->h; y++)
+		if (strstr(fixture_row(g, y), text))
+			return y;
+	return -1;
+}
+
+static void test_quit(void **state)
+{
+	struct fx *fx = *state;
+
+	assert_int_equal(key(fx, 'x'), UI_REQUEST_NONE);
+	assert_int_equal(key(fx, 'q'), UI_REQUEST_QUIT);
+	assert_int_equal(key(fx, 'Q'), UI_REQUEST_QUIT);
+}
+
+static void test_top_first(void **state)
+{
+	struct fx *fx = *state;
+	const struct grid *g = draw(fx);
+
+	assert_int_equal(fx->ui.view, UI_VIEW_TOP);
+	assert_true(find_row(g, "%Own") >= 0);
+	assert_true(find_row(g, "parse_row") > find_row(g, "%Own"));
+	assert_null(fx->h.status);
+	assert_false(fx->h.paused);
+}
+
+static void test_icicle_key(void **state)
+{
+	struct fx *fx = *state;
+	const struct grid *g;
+
+	assert_int_equal(key(fx, '2'), UI_REQUEST_NONE);
+	assert_int_equal(fx->ui.view, UI_VIEW_ICICLE);
+	g = draw(fx);
+	assert_int_equal(find_row(g, "%Own"), -1);
+	/* Callers above callees. */
+	assert_true(find_row(g, "handle_request") > 0);
+	assert_true(find_row(g, "parse_row") > find_row(g, "handle_request"));
+	assert_int_equal(key(fx, '1'), UI_REQUEST_NONE);
+	assert_int_equal(fx->ui.view, UI_VIEW_TOP);
+	g = draw(fx);
+	assert_true(find_row(g, "%Own") >= 0);
+}
+
+static void test_threads_without_metrics(void **state)
+{
+	struct fx *fx = *state;
+	const struct grid *g;
+
+	assert_int_equal(key(fx, '3'), UI_REQUEST_NONE);
+	g = draw(fx);
+	assert_non_null(fx->h.status);
+	assert_string_equal(fx->h.status,
+			    "no threads view here: a saved profile has no thread data");
+	assert_true(find_row(g, "no threads view here") >= 0);
+	/* The top view is shown in its place. */
+	assert_true(find_row(g, "%Own") >= 0);
+	/* The message lasts three seconds. */
+	ui_header(&fx->ui, &fx->m, &fx->h, NOW + 4 * FIXTURE_SEC);
+	assert_null(fx->h.status);
+}
+
+static void test_pause(void **state)
+{
+	struct fx *fx = *state;
+	const struct grid *g;
+
+	assert_int_equal(key(fx, ' '), UI_REQUEST_NONE);
+	assert_true(ui_paused(&fx->ui));
+	g = draw(fx);
+	assert_true(fx->h.paused);
+	assert_true(find_row(g, "[PAUSED]") >= 0);
+	key(fx, ' ');
+	assert_false(ui_paused(&fx->ui));
+	g = draw(fx);
+	assert_false(fx->h.paused);
+	assert_int_equal(find_row(g, "[PAUSED]"), -1);
+}
+
+static void test_lines_toggle(void **state)
+{
+	struct fx *fx = *state;
+
+	key(fx, 'l');
+	draw(fx);
+	assert_true(fx->h.lines);
+	assert_string_equal(fx->h.status, "aggregating by file:line");
+	key(fx, 'l');
+	draw(fx);
+	assert_false(fx->h.lines);
+	assert_string_equal(fx->h.status, "aggregating by function");
+}
+
+static void test_help(void **state)
+{
+	struct fx *fx = *state;
+	const struct grid *g;
+
+	assert_int_equal(key(fx, '?'), UI_REQUEST_NONE);
+	g = draw(fx);
+	assert_int_equal(find_row(g, "stacktop help"), 0);
+	assert_int_equal(find_row(g, "Press any key to return"), ROWS - 1);
+	assert_int_equal(find_row(g, "parse_row"), -1); /* no table */
+	/* The next key only closes it: '2' does not switch views. */
+	assert_int_equal(key(fx, '2'), UI_REQUEST_NONE);
+	assert_int_equal(fx->ui.view, UI_VIEW_TOP);
+	g = draw(fx);
+	assert_int_equal(find_row(g, "stacktop help"), -1);
+	assert_true(find_row(g, "parse_row") >= 0);
+	/* ... except q, which also quits. */
+	key(fx, 'h');
+	assert_int_equal(key(fx, 'q'), UI_REQUEST_QUIT);
+	assert_false(fx->ui.help);
+}
+
+static void test_enter_opens_icicle(void **state)
+{
+	struct fx *fx = *state;
+	const struct grid *g;
+
+	draw(fx); /* the keys act on what was shown */
+	assert_int_equal(fx->ui.top.selected, 0);
+	assert_int_equal(fx->ui.top.selected_frame, fx->f_parse);
+	assert_int_equal(key(fx, KEYS_ENTER), UI_REQUEST_NONE);
+	assert_int_equal(fx->ui.view, UI_VIEW_ICICLE);
+	g = draw(fx);
+	assert_int_equal(fx->ui.icicle.selected_frame, fx->f_parse);
+	assert_true(find_row(g, "selected: parse_row") >= 0);
+}
+
+static void test_reset(void **state)
+{
+	struct fx *fx = *state;
+	const struct grid *g;
+
+	assert_int_equal(window_total(fx->w), 100);
+	assert_int_equal(key(fx, 'r'), UI_REQUEST_NONE);
+	assert_int_equal(window_total(fx->w), 0);
+	g = draw(fx);
+	assert_string_equal(fx->h.status, "window reset");
+	assert_int_equal(find_row(g, "parse_row"), -1);
+}
+
+/* Batch text: header, the table's header row and its rows, no blank rows
+ * after them, then one empty line. */
+static void test_print(void **state)
+{
+	struct fx *fx = fx_new(true, 5);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	ui_header(&fx->ui, &fx->m, &fx->h, NOW);
+	assert_true(fx->h.batch);
+	ui_print(&fx->ui, &fx->m, &fx->h, out);
+	fclose(out);
+	if (getenv("UI_DUMP"))
+		printf("%s", text);
+	assert_non_null(strstr(text, "\n %Own"));
+	assert_non_null(strstr(text, "parse_row"));
+	assert_non_null(strstr(text, "idle_loop"));
+	assert_true(len > 2);
+	assert_string_equal(text + len - 2, "\n\n");
+	assert_true(len < 3 || text[len - 3] != '\n');
+	/* No line is only spaces, and none ends in one. */
+	for (char *p = text; (p = strchr(p, '\n')) && p[1]; p++)
+		assert_true(p == text || p[-1] != ' ');
+	free(text);
+	*state = fx;
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    T(test_quit),	T(test_top_first),
+	    T(test_icicle_key), T(test_threads_without_metrics),
+	    T(test_pause),	T(test_lines_toggle),
+	    T(test_help),	T(test_enter_opens_icicle),
+	    T(test_reset),	cmocka_unit_test_teardown(test_print, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
