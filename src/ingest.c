@@ -25,7 +25,7 @@ struct ingest_proc {
 	struct space space;
 	struct unwind *uw;
 	bool loaded; /* space loaded at least once */
-	bool stale; /* mappings changed: reload before the next unwind */
+	bool stale;  /* mappings changed: reload before the next unwind */
 	uint64_t loaded_ns;
 };
 
@@ -112,8 +112,7 @@ void ingest_maps_changed(struct ingest *in, pid_t pid)
 
 /* The user pcs of s, leaf first: unwound from its registers and stack copy,
  * or as the sampler gave them. */
-static int user_pcs(struct ingest *in, struct ingest_proc *p, const struct sample *s,
-		    uint64_t *pcs)
+static int user_pcs(struct ingest *in, struct ingest_proc *p, const struct sample *s, uint64_t *pcs)
 {
 	if (s->nupcs > 0) {
 		int n = s->nupcs < UNWIND_MAX_FRAMES ? s->nupcs : UNWIND_MAX_FRAMES;

@@ -163,7 +163,7 @@ static int app_init(struct app *a)
 		a->o.iterations = 1;
 	a->start_ns = now_ns();
 	a->early_refreshes = a->tui && !a->s.report ? 2 : 0;
-	a->next_refresh_ns = a->start_ns + (a->tui ? EARLY_NS
+	a->next_refresh_ns = a->start_ns + (a->tui	  ? EARLY_NS
 					    : a->s.report ? 1
 							  : (uint64_t)(a->o.delay_s * 1e9));
 	return EXIT_OK;
@@ -329,7 +329,8 @@ int main(int argc, char **argv)
 	}
 	int rc = app_init(a);
 	if (rc == EXIT_OK && a->tui && screen_init() < 0) {
-		fprintf(stderr, "stacktop: cannot drive this terminal (TERM=%s): use -b for text output.\n",
+		fprintf(stderr,
+			"stacktop: cannot drive this terminal (TERM=%s): use -b for text output.\n",
 			getenv("TERM") ? getenv("TERM") : "unset");
 		rc = EXIT_RUNTIME;
 	}

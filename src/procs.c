@@ -18,7 +18,8 @@ int procs_attach(struct procs *ps, const pid_t *pids, int n, char *err, size_t e
 {
 	for (int i = 0; i < n && ps->n < PROCS_MAX; i++) {
 		if (target_exists(pids[i]) != 0) {
-			snprintf(err, errsz, "no process with PID %d (is it still running?).", pids[i]);
+			snprintf(err, errsz, "no process with PID %d (is it still running?).",
+				 pids[i]);
 			return -ESRCH;
 		}
 		struct procs_entry *p = &ps->p[ps->n++];
@@ -28,8 +29,7 @@ int procs_attach(struct procs *ps, const pid_t *pids, int n, char *err, size_t e
 	return 0;
 }
 
-int procs_spawn(struct procs *ps, char *const argv[], enum target_stdio io, char *err,
-		size_t errsz)
+int procs_spawn(struct procs *ps, char *const argv[], enum target_stdio io, char *err, size_t errsz)
 {
 	int e = target_spawn(argv, io, &ps->child);
 	if (e) {

@@ -16,14 +16,16 @@ int record_format(const char *output, const char *format, enum export_format *ou
 	int rc = format ? export_format_parse(format, out) : export_format_from_path(output, out);
 	if (rc < 0 && format) {
 		snprintf(err, errsz,
-			 "invalid --format value '%s': expected folded, pprof or speedscope.", format);
+			 "invalid --format value '%s': expected folded, pprof or speedscope.",
+			 format);
 		return -EINVAL;
 	}
 	if (rc < 0) {
-		snprintf(err, errsz,
-			 "cannot tell the format of '%s' from its name: use --format folded, pprof or "
-			 "speedscope.",
-			 output);
+		snprintf(
+		    err, errsz,
+		    "cannot tell the format of '%s' from its name: use --format folded, pprof or "
+		    "speedscope.",
+		    output);
 		return -EINVAL;
 	}
 	return 0;

@@ -207,7 +207,8 @@ static void write_profile(struct ui *ui, const struct ui_model *m, uint64_t now_
 	snprintf(path, sizeof(path), "%s/stacktop-%d-%s%s", m->output_dir, m->pid, when,
 		 export_format_ext(eo.format));
 	if (export_write(m->w, &eo, path, err, sizeof(err)) == 0)
-		snprintf(msg, sizeof(msg), "wrote %s%s%s", path, eo.tid ? " (this thread only)" : "",
+		snprintf(msg, sizeof(msg), "wrote %s%s%s", path,
+			 eo.tid ? " (this thread only)" : "",
 			 eo.nzoom ? " (the zoomed path only)" : "");
 	else
 		snprintf(msg, sizeof(msg), "! %s", err);
@@ -287,18 +288,21 @@ static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 	case '3':
 		ui->view = (enum ui_view)(key - '1');
 		if (ui->view == UI_VIEW_THREADS && !m->metrics)
-			ui_status(ui, "no threads view here: a saved profile has no thread data", now_ns);
+			ui_status(ui, "no threads view here: a saved profile has no thread data",
+				  now_ns);
 		return true;
 	case KEYS_TAB:
 		ui->view = (enum ui_view)((ui->view + 1) % UI_VIEW_COUNT);
 		return true;
 	case 'L':
 	case 'l':
-		toggle(ui, &ui->top.lines, "aggregating by file:line", "aggregating by function", now_ns);
+		toggle(ui, &ui->top.lines, "aggregating by file:line", "aggregating by function",
+		       now_ns);
 		return true;
 	case 'K':
 	case 'k':
-		toggle(ui, &ui->top.hide_kernel, "kernel frames hidden", "kernel frames shown", now_ns);
+		toggle(ui, &ui->top.hide_kernel, "kernel frames hidden", "kernel frames shown",
+		       now_ns);
 		return true;
 	case 'g':
 		ui->top.charts = !ui->top.charts;
@@ -310,7 +314,8 @@ static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 		else if (m->metrics)
 			metrics_baseline_clear(m->metrics);
 		if (m->metrics)
-			ui_status(ui, key == 'b' ? "baseline = the last 10 s" : "baseline cleared", now_ns);
+			ui_status(ui, key == 'b' ? "baseline = the last 10 s" : "baseline cleared",
+				  now_ns);
 		return true;
 	case ' ':
 		ui->paused = !ui->paused;

@@ -31,12 +31,12 @@
 #include "stacktop/sym.h"
 
 struct frame {
-	int pid; /* 0 for named frames, -1 for wait pseudo frames */
+	int pid;     /* 0 for named frames, -1 for wait pseudo frames */
 	uint64_t pc; /* the kind, for wait frames */
 	bool kernel;
-	bool has_sym; /* sym.func/module/offset filled in */
+	bool has_sym;  /* sym.func/module/offset filled in */
 	bool has_line; /* file:line looked up (sym.file may still be NULL) */
-	uint8_t wait; /* 0, or the enum sample_wait of a wait pseudo frame */
+	uint8_t wait;  /* 0, or the enum sample_wait of a wait pseudo frame */
 	struct sym_info sym;
 };
 

@@ -20,10 +20,10 @@
 
 /* What one refresh reads. */
 struct health_input {
-	uint64_t samples; /* delivered since start */
-	uint64_t lost; /* lost since start */
+	uint64_t samples;   /* delivered since start */
+	uint64_t lost;	    /* lost since start */
 	double expected_hz; /* samples/s the burned CPU calls for; 0: unknown */
-	int tracer; /* another process tracing the target, 0: none */
+	int tracer;	    /* another process tracing the target, 0: none */
 	bool kernel_denied;
 	bool first; /* the first scheduled refresh: start-up notes are shown */
 };

@@ -32,10 +32,10 @@
 #define INGEST_MAX_FRAMES (UNWIND_MAX_FRAMES * 2 + 1)
 
 struct ingest_stats {
-	uint64_t samples; /* delivered to ingest */
-	uint64_t unknown_pid; /* of no process added */
+	uint64_t samples;	    /* delivered to ingest */
+	uint64_t unknown_pid;	    /* of no process added */
 	uint64_t truncated, failed; /* unwinds */
-	uint64_t execs; /* exec events seen */
+	uint64_t execs;		    /* exec events seen */
 };
 
 struct frames;

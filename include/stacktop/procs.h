@@ -36,9 +36,9 @@ struct procs {
 	int n;
 	struct target_child child;
 	bool launched;
-	bool exited; /* every process is gone */
+	bool exited;	     /* every process is gone */
 	char exit_text[160]; /* "target exited with status 0", "target 42 exited" */
-	int nthreads; /* threads seen at the last scan */
+	int nthreads;	     /* threads seen at the last scan */
 };
 
 /* Attach to existing processes: each must exist. */

@@ -22,8 +22,8 @@ struct status_in {
 	unsigned rate_hz, window_s;
 	double cpu_now; /* % of a core the process burned last second; <0: unknown */
 	uint64_t window_samples;
-	double span_s; /* seconds of data in the window */
-	const char *source; /* report: the profile file, else NULL */
+	double span_s;		 /* seconds of data in the window */
+	const char *source;	 /* report: the profile file, else NULL */
 	uint64_t source_samples; /* report: samples in the file */
 };
 
