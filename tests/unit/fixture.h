@@ -63,19 +63,17 @@ static inline struct view_header fixture_header(const char *cmdline, int nthread
 						double achieved_hz, uint64_t samples_window,
 						uint64_t samples_total, unsigned window_s)
 {
-	return (struct view_header){
-	    .pid = FIXTURE_PID,
-	    .npids = 1,
-	    .cmdline = cmdline,
-	    .mode = "cpu",
-	    .nthreads = nthreads,
-	    .rate_hz = rate_hz,
-	    .achieved_hz = achieved_hz,
-	    .samples_window = samples_window,
-	    .samples_total = samples_total,
-	    .window_s = window_s,
-	    .span_s = window_s,
-	};
+	return (struct view_header){.pid = FIXTURE_PID,
+				    .npids = 1,
+				    .cmdline = cmdline,
+				    .mode = "cpu",
+				    .nthreads = nthreads,
+				    .rate_hz = rate_hz,
+				    .achieved_hz = achieved_hz,
+				    .samples_window = samples_window,
+				    .samples_total = samples_total,
+				    .window_s = window_s,
+				    .span_s = window_s};
 }
 
 /* Row y of g as text (one of 8 rotating buffers, so a few can be compared
