@@ -275,29 +275,34 @@ static const char *order(struct fixture *fx)
 
 static void test_sort_cycle(void **state)
 {
+	/* Each s: the sort, the tid order on screen, what the footer names
+	 * (NULL: not checked) and the underlined column header (-1: none
+	 * checked). */
+	static const struct {
+		enum view_threads_sort sort;
+		const char *order, *footer;
+		int ul_x;
+	} steps[] = {
+	    {VIEW_THREADS_SORT_CPU, "4261 4250 4242 4260 4251 4277", NULL, -1},
+	    {VIEW_THREADS_SORT_FLOOR, "4250 4261 4242 4260 4251 4277", "s: sort (floor)", 47},
+	    {VIEW_THREADS_SORT_SAMPLES, "4242 4250 4261 4260 4251 4277", "s: sort (samples)", -1},
+	    {VIEW_THREADS_SORT_TID, "4242 4250 4251 4260 4261 4277", NULL, 2},
+	    /* By name: "evil..." < "floor" < "idler" < "loader" < "poller". */
+	    {VIEW_THREADS_SORT_NAME, "4261 4242 4251 4260 4250 4277", "s: sort (name)", -1},
+	};
 	struct fixture *fx = *state;
 
-	render(fx, 100, 30);
-	assert_string_equal(order(fx), "4261 4250 4242 4260 4251 4277");
-	assert_true(view_threads_key(&fx->st, 's').kind);
-	assert_int_equal(fx->st.sort, VIEW_THREADS_SORT_FLOOR);
-	render(fx, 100, 30);
-	assert_string_equal(order(fx), "4250 4261 4242 4260 4251 4277");
-	assert_true(strstr(row(fx, 29), "s: sort (floor)") != NULL);
-	assert_true(grid_at(&fx->g, 47, 2)->attr & GRID_UNDERLINE); /* "floor" */
-	view_threads_key(&fx->st, 's');
-	render(fx, 100, 30);
-	assert_string_equal(order(fx), "4242 4250 4261 4260 4251 4277");
-	assert_true(strstr(row(fx, 29), "s: sort (samples)") != NULL);
-	view_threads_key(&fx->st, 's');
-	render(fx, 100, 30);
-	assert_string_equal(order(fx), "4242 4250 4251 4260 4261 4277");
-	assert_true(grid_at(&fx->g, 2, 2)->attr & GRID_UNDERLINE); /* "TID" */
-	view_threads_key(&fx->st, 's');
-	render(fx, 100, 30);
-	/* By name: "evil..." < "floor" < "idler" < "loader" < "poller". */
-	assert_string_equal(order(fx), "4261 4242 4251 4260 4250 4277");
-	assert_true(strstr(row(fx, 29), "s: sort (name)") != NULL);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (i > 0)
+			assert_true(view_threads_key(&fx->st, 's').kind);
+		assert_int_equal(fx->st.sort, steps[i].sort);
+		render(fx, 100, 30);
+		assert_string_equal(order(fx), steps[i].order);
+		if (steps[i].footer)
+			assert_true(strstr(row(fx, 29), steps[i].footer) != NULL);
+		if (steps[i].ul_x >= 0)
+			assert_true(grid_at(&fx->g, steps[i].ul_x, 2)->attr & GRID_UNDERLINE);
+	}
 	view_threads_key(&fx->st, 's');
 	assert_int_equal(fx->st.sort, VIEW_THREADS_SORT_CPU);
 	assert_string_equal(view_threads_sort_name(VIEW_THREADS_SORT_SAMPLES), "samples");

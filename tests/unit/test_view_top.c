@@ -517,6 +517,24 @@ static void test_help(void **state)
  *   main;serve;take_lock             10  (tid 11, running)
  *   main;poll_loop;read_pipe;[I/O]   30  (tid 12)
  *   main;nap;[sleep]                 20  (tid 13) */
+/* Sorting the wall-mode rows by a key: the underlined column header and
+ * what rows 4.. hold. */
+static const struct {
+	enum sort_key sort;
+	int ul_x;
+	struct {
+		int y;
+		const char *has;
+	} rows[3];
+} wall_sorts[] = {
+    /* By %Own (the default): where the threads wait, innermost first. */
+    {SORT_OWN, 1, {{4, "take_lock"}, {5, "read_pipe"}, {6, "nap"}}},
+    /* By OffCPU. */
+    {SORT_TOTALTIME, 24, {{4, "main"}, {5, "4.0s"}, {7, "3.0s"}}},
+    /* By OnCPU: the three with 1.0s first. */
+    {SORT_OWNTIME, 16, {{6, "1.0s"}, {7, "0.0s"}}},
+};
+
 static void test_wall(void **state)
 {
 	struct fixture *fx = *state;
@@ -561,27 +579,15 @@ static void test_wall(void **state)
 	assert_true(grid_at(&fx->g, 7, 3)->attr & GRID_UNDERLINE);
 	assert_false(grid_at(&fx->g, 1, 3)->attr & GRID_UNDERLINE);
 
-	/* By %Own (the default): where the threads wait, innermost first. */
-	fx->st.sort = SORT_OWN;
-	render(fx, 80, 24);
-	assert_true(grid_at(&fx->g, 1, 3)->attr & GRID_UNDERLINE);
-	assert_true(strstr(row(fx, 4), "take_lock") != NULL);
-	assert_true(strstr(row(fx, 5), "read_pipe") != NULL);
-	assert_true(strstr(row(fx, 6), "nap") != NULL);
-
-	/* Sort by OffCPU. */
-	fx->st.sort = SORT_TOTALTIME;
-	render(fx, 80, 24);
-	assert_true(grid_at(&fx->g, 24, 3)->attr & GRID_UNDERLINE);
-	assert_true(strstr(row(fx, 4), "main") != NULL);
-	assert_true(strstr(row(fx, 5), "4.0s") != NULL);
-	assert_true(strstr(row(fx, 7), "3.0s") != NULL);
-	/* Sort by OnCPU: the three with 1.0s first. */
-	fx->st.sort = SORT_OWNTIME;
-	render(fx, 80, 24);
-	assert_true(grid_at(&fx->g, 16, 3)->attr & GRID_UNDERLINE);
-	assert_true(strstr(row(fx, 6), "1.0s") != NULL);
-	assert_true(strstr(row(fx, 7), "0.0s") != NULL);
+	/* By %Own, OffCPU and OnCPU. */
+	for (size_t i = 0; i < sizeof(wall_sorts) / sizeof(wall_sorts[0]); i++) {
+		fx->st.sort = wall_sorts[i].sort;
+		render(fx, 80, 24);
+		assert_true(grid_at(&fx->g, wall_sorts[i].ul_x, 3)->attr & GRID_UNDERLINE);
+		for (int k = 0; k < 3 && wall_sorts[i].rows[k].has; k++)
+			assert_true(strstr(row(fx, wall_sorts[i].rows[k].y),
+					   wall_sorts[i].rows[k].has) != NULL);
+	}
 
 	/* i: the reader and the napper only wait for I/O or sleep: hidden. */
 	fx->st.sort = SORT_TOTAL;
