@@ -238,13 +238,12 @@ static void test_thread_filter(void **state)
 	fx->h.filter_tid = 4250;
 	fx->h.filter_name = "worker";
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  "
-					"unwind ok 99.9%        thread 4250 worker");
-	/* tid 4250 ran parse;decode 150 times and decode alone 60 times. */
-	assert_string_equal(row(fx, 3), "100.0   100.0     2.1s       2.1s  decode_field (parser.c)"
-					"        server");
-	assert_string_equal(row(fx, 4), "  0.0   100.0     0.0s       2.1s  handle_request (server.c)"
-					"      server");
+	assert_rows(
+	    fx, 1,
+	    "samples 1,000 in 60s (98.9/s)  lost 0  unwind ok 99.9%        thread 4250 worker",
+	    /* tid 4250 ran parse;decode 150 times and decode alone 60 times. */
+	    ANY_ROW, "100.0   100.0     2.1s       2.1s  decode_field (parser.c)        server",
+	    "  0.0   100.0     0.0s       2.1s  handle_request (server.c)      server");
 	assert_string_equal(func_col(fx, 5), "main");
 	assert_string_equal(row(fx, 6), "  0.0    71.4     0.0s       1.5s  parse_row (parser.c)"
 					"           server");
@@ -260,12 +259,10 @@ static void test_batch_limit(void **state)
 	fx->st.selected = 2;
 	render(fx, 200, 10);
 	/* Batch text: Module follows the longest function shown. */
-	assert_string_equal(row(fx, 2), " %Own  %Total  OwnTime  TotalTime  Function (file)"
-					"               Module");
-	assert_string_equal(row(fx, 3), " 58.9    73.9     5.9s       7.4s  parse_row (parser.c)"
-					"          server");
-	assert_string_equal(row(fx, 5), "  9.7    14.7     1.0s       1.5s  "
-					"__memmove_avx_unaligned_erms  libc.so.6");
+	assert_rows(
+	    fx, 2, " %Own  %Total  OwnTime  TotalTime  Function (file)               Module",
+	    " 58.9    73.9     5.9s       7.4s  parse_row (parser.c)          server", ANY_ROW,
+	    "  9.7    14.7     1.0s       1.5s  __memmove_avx_unaligned_erms  libc.so.6");
 	assert_string_equal(func_col(fx, 5), "__memmove_avx_unaligned_erms");
 	assert_blank(fx, 6, 9); /* limit rows, and no footer */
 	for (int y = 0; y < 10; y++)
