@@ -247,6 +247,49 @@ static int opts_int(int val, const char *arg, unsigned long long lo, unsigned lo
 	return 0;
 }
 
+/* The integer options and their ranges: opts_one checks the value first. */
+static const struct opts_range {
+	int val;
+	unsigned long long lo, hi;
+} opts_ranges[] = {
+    {'r', 1, 10000},
+    {'W', 1, 86400},
+    {'n', 1, 1000000000},
+    {'l', 1, 100000},
+    {OPTS_STACK_SIZE, 512, 65528},
+    {OPTS_SPIKE_FOR, 1, 86400},
+};
+
+/* The words of the keyword options, NULL-terminated; --view's in the
+ * order of enum opts_view, --mode's index 1 is wall. */
+static const char *const opts_modes[] = {"cpu", "wall", NULL};
+static const char *const opts_views[] = {"top", "icicle", "threads", NULL};
+static const char *const opts_formats[] = {"folded", "pprof", "speedscope", NULL};
+
+/* A keyword option: *out = the index of arg (in any case) in words; the
+ * message lists the words ("expected top, icicle or threads"). */
+static int opts_keyword(int val, const char *arg, const char *const *words, unsigned long long *out,
+			char *err, size_t errsz)
+{
+	char list[128] = "";
+	const char *sep;
+	size_t i, used = 0;
+
+	for (i = 0; words[i]; i++) {
+		if (!strcasecmp(arg, words[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	for (i = 0; words[i] && used < sizeof(list); i++) {
+		sep = words[i + 1] ? ", " : " or ";
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? sep : "",
+					 words[i]);
+	}
+	return opts_fail(err, errsz, "invalid --%s value '%s': expected %s", opts_name(val), arg,
+			 list);
+}
+
 static bool opts_has_pid(const struct opts *o, pid_t pid)
 {
 	int i;
@@ -307,16 +350,15 @@ static int opts_pids(struct opts *o, const char *arg, char *err, size_t errsz)
 
 static void opts_defaults(struct opts *o)
 {
-	memset(o, 0, sizeof(*o));
-	o->rate_hz = 99;
-	o->delay_s = 1.0;
-	o->window_s = 60;
-	o->iterations = 0;
-	o->limit = 30;
-	o->sort = SORT_OWN;
-	o->stack_size = 16384;
-	o->spike_for_s = 30;
-	o->output_dir = ".";
+	*o = (struct opts){.rate_hz = 99,
+			   .delay_s = 1.0,
+			   .window_s = 60,
+			   .iterations = 0,
+			   .limit = 30,
+			   .sort = SORT_OWN,
+			   .stack_size = 16384,
+			   .spike_for_s = 30,
+			   .output_dir = "."};
 }
 
 /* getopt returned '?': name what was wrong. For long options glibc leaves
@@ -389,13 +431,15 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 	unsigned long long v = 0;
 	double d;
 	int ret = 0;
+	const struct opts_range *r;
 
+	for (r = opts_ranges; r < opts_ranges + sizeof(opts_ranges) / sizeof(*r); r++)
+		if (r->val == c && (ret = opts_int(c, arg, r->lo, r->hi, &v, err, errsz)) < 0)
+			return ret;
 	switch (c) {
 	case 'p':
 		return opts_pids(o, arg, err, errsz);
 	case 'r':
-		if ((ret = opts_int(c, arg, 1, 10000, &v, err, errsz)) < 0)
-			return ret;
 		o->rate_hz = (unsigned)v;
 		o->rate_given = true;
 		break;
@@ -418,21 +462,15 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		o->delay_s = d;
 		break;
 	case 'W':
-		if ((ret = opts_int(c, arg, 1, 86400, &v, err, errsz)) < 0)
-			return ret;
 		o->window_s = (unsigned)v;
 		break;
 	case 'b':
 		o->batch = true;
 		break;
 	case 'n':
-		if ((ret = opts_int(c, arg, 1, 1000000000, &v, err, errsz)) < 0)
-			return ret;
 		o->iterations = (long)v;
 		break;
 	case 'l':
-		if ((ret = opts_int(c, arg, 1, 100000, &v, err, errsz)) < 0)
-			return ret;
 		o->limit = (int)v;
 		break;
 	case 's':
@@ -449,8 +487,6 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		o->hide_kernel = true;
 		break;
 	case OPTS_STACK_SIZE:
-		if ((ret = opts_int(c, arg, 512, 65528, &v, err, errsz)) < 0)
-			return ret;
 		/* perf wants sample_stack_user 8-byte aligned (EINVAL otherwise). */
 		o->stack_size = (unsigned)((v + 7) & ~7ULL);
 		break;
@@ -458,13 +494,9 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		o->ascii = true;
 		break;
 	case OPTS_MODE:
-		if (!strcasecmp(arg, "wall"))
-			o->wall = true;
-		else if (!strcasecmp(arg, "cpu"))
-			o->wall = false;
-		else
-			return opts_fail(err, errsz,
-					 "invalid --mode value '%s': expected cpu or wall", arg);
+		if ((ret = opts_keyword(c, arg, opts_modes, &v, err, errsz)) < 0)
+			return ret;
+		o->wall = v == 1;
 		break;
 	case 'w':
 		o->wall = true;
@@ -473,16 +505,9 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		o->idle_hidden = true;
 		break;
 	case OPTS_VIEW_OPT:
-		if (!strcasecmp(arg, "top"))
-			o->view = OPTS_VIEW_TOP;
-		else if (!strcasecmp(arg, "icicle"))
-			o->view = OPTS_VIEW_ICICLE;
-		else if (!strcasecmp(arg, "threads"))
-			o->view = OPTS_VIEW_THREADS;
-		else
-			return opts_fail(err, errsz,
-					 "invalid --view value '%s': expected top, icicle or threads",
-					 arg);
+		if ((ret = opts_keyword(c, arg, opts_views, &v, err, errsz)) < 0)
+			return ret;
+		o->view = (enum opts_view)v;
 		break;
 	case OPTS_JSON:
 		o->json = true;
@@ -493,12 +518,8 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		o->output = arg;
 		break;
 	case OPTS_FORMAT:
-		if (strcasecmp(arg, "folded") && strcasecmp(arg, "pprof") &&
-		    strcasecmp(arg, "speedscope"))
-			return opts_fail(err, errsz,
-					 "invalid --format value '%s': expected folded, pprof or "
-					 "speedscope",
-					 arg);
+		if ((ret = opts_keyword(c, arg, opts_formats, &v, err, errsz)) < 0)
+			return ret;
 		o->format = arg;
 		break;
 	case OPTS_PER_THREAD:
@@ -513,8 +534,6 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		o->output_dir = arg;
 		break;
 	case OPTS_SPIKE_FOR:
-		if ((ret = opts_int(c, arg, 1, 86400, &v, err, errsz)) < 0)
-			return ret;
 		o->spike_for_s = (unsigned)v;
 		break;
 	default:

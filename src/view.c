@@ -13,9 +13,11 @@
  */
 #include "stacktop/view.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "stacktop/keys.h"
 #include "stacktop/text.h"
 #include "stacktop/waits.h"
 
@@ -442,4 +444,33 @@ void view_clamp_selection(int *selected, int *scroll, int n, int vis)
 		*scroll = n - vis;
 	if (*scroll < 0)
 		*scroll = 0;
+}
+
+bool view_move_selection(int *selected, int key, int page)
+{
+	switch (key) {
+	case KEYS_UP:
+		*selected -= 1;
+		break;
+	case KEYS_DOWN:
+		*selected += 1;
+		break;
+	case KEYS_PGUP:
+		*selected -= page;
+		break;
+	case KEYS_PGDN:
+		*selected += page;
+		break;
+	case KEYS_HOME:
+		*selected = 0;
+		break;
+	case KEYS_END:
+		*selected = INT_MAX / 2; /* past any table; the clamp brings it back */
+		break;
+	default:
+		return false;
+	}
+	if (*selected < 0)
+		*selected = 0;
+	return true;
 }

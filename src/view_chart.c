@@ -592,6 +592,23 @@ static int chart_draw(struct grid *g, struct chart *c)
 	return 0;
 }
 
+/* A chart of series s of m in r, over m's window, with an 11-column gutter
+ * and a right column of right_w; marks, labels and the scale come after. */
+static void chart_init(struct chart *c, struct rect r, const struct metrics *m,
+		       const struct series *s, const char *title, int right_w, bool utf8,
+		       uint16_t bar_attr)
+{
+	*c = (struct chart){.r = r,
+			    .s = s,
+			    .now_t = m->last_t,
+			    .window_s = m->cfg.window_s,
+			    .title = title,
+			    .gutter_w = 11,
+			    .right_w = right_w,
+			    .utf8 = utf8,
+			    .bar_attr = bar_attr};
+}
+
 static void add_label(struct chart *c, int mark, uint16_t attr, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static void add_label(struct chart *c, int mark, uint16_t attr, const char *fmt, ...)
@@ -648,16 +665,7 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 		return 0;
 	}
 
-	memset(&c, 0, sizeof(c));
-	c.r = (struct rect){x, y, w, h};
-	c.s = &m->cpu;
-	c.now_t = m->last_t;
-	c.window_s = m->cfg.window_s;
-	c.title = "CPU %core";
-	c.gutter_w = 11;
-	c.right_w = 11;
-	c.utf8 = utf8;
-	c.bar_attr = A_BAR_CPU;
+	chart_init(&c, (struct rect){x, y, w, h}, m, &m->cpu, "CPU %core", 11, utf8, A_BAR_CPU);
 	double vmax = fmax(m->cpu_peak, m->cpu_floor);
 	if (m->baseline_set)
 		vmax = fmax(vmax, m->cpu_baseline);
@@ -710,16 +718,7 @@ int view_chart_mem_scoped(struct grid *g, int x, int y, int w, int h, const stru
 	if (h < 4)
 		return 0;
 
-	memset(&c, 0, sizeof(c));
-	c.r = (struct rect){x, y + nv, w, h - nv};
-	c.s = &m->rss;
-	c.now_t = m->last_t;
-	c.window_s = m->cfg.window_s;
-	c.title = "RSS";
-	c.gutter_w = 11;
-	c.right_w = 15;
-	c.utf8 = utf8;
-	c.bar_attr = A_BAR_MEM;
+	chart_init(&c, (struct rect){x, y + nv, w, h - nv}, m, &m->rss, "RSS", 15, utf8, A_BAR_MEM);
 
 	size_t n = m->rss.len;
 	double *vv = malloc((n ? n : 1) * sizeof(double));

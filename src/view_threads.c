@@ -45,7 +45,6 @@
 #include "stacktop/waits.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -382,7 +381,7 @@ static void draw_sparkline(struct grid *g, int x, int y, int w, const struct ser
 	static const wchar_t blocks[] = L"\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
 	double *t, *v, val, ratio;
 	size_t n;
-	int i, lvl;
+	int i, lvl, levels = utf8 ? 8 : 4;
 
 	if (w <= 0 || !s || s->len == 0 || !(span_s > 0) || !(max > 0))
 		return;
@@ -401,23 +400,11 @@ static void draw_sparkline(struct grid *g, int x, int y, int w, const struct ser
 			continue;
 		if (ratio > 1)
 			ratio = 1;
-		if (utf8) {
-			lvl = (int)(ratio * 8 + 0.999);
-			grid_fill(g, x + i, y, 1,
-				  blocks[(lvl > 8   ? 8
-					  : lvl < 1 ? 1
-						    : lvl) -
-					 1],
-				  GRID_COLOR(GRID_C_GREEN));
-		} else {
-			lvl = (int)(ratio * 4 + 0.999);
-			grid_fill(g, x + i, y, 1,
-				  ascii[(lvl > 4   ? 4
-					 : lvl < 1 ? 1
-						   : lvl) -
-					1],
-				  GRID_COLOR(GRID_C_GREEN));
-		}
+		/* Level 1..levels of the glyph set: eighths in UTF-8, quarters in ASCII. */
+		lvl = (int)(ratio * levels + 0.999);
+		lvl = lvl > levels ? levels : lvl < 1 ? 1 : lvl;
+		grid_fill(g, x + i, y, 1, utf8 ? blocks[lvl - 1] : (wchar_t)ascii[lvl - 1],
+			  GRID_COLOR(GRID_C_GREEN));
 	}
 out:
 	free(t);
@@ -723,13 +710,18 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 struct view_action view_threads_key(struct view_threads_state *st, int key)
 {
 	struct view_action act = {.kind = VIEW_ACTION_USED};
-	int page = st->page > 1 ? st->page - 1 : 1;
 
+	if (view_move_selection(&st->selected, key, st->page > 1 ? st->page - 1 : 1)) {
+		st->follow = 0;
+		if (st->rows)
+			clamp_selection(st, st->page);
+		return act;
+	}
 	switch (key) {
 	case 's':
 		st->sort = (enum view_threads_sort)((st->sort + 1) % VIEW_THREADS_SORT_COUNT);
 		st->scroll = 0; /* the selection is followed; scrolling re-clamps to it */
-		return act;
+		break;
 	case KEYS_ENTER:
 		if (st->selected_tid > 0) {
 			act.kind = VIEW_ACTION_NARROW;
@@ -737,36 +729,12 @@ struct view_action view_threads_key(struct view_threads_state *st, int key)
 		} else {
 			act.kind = VIEW_ACTION_NONE;
 		}
-		return act;
+		break;
 	case KEYS_ESC:
 		act.kind = st->tid ? VIEW_ACTION_NARROW_ALL : VIEW_ACTION_NONE;
-		return act;
-	case KEYS_UP:
-		st->selected--;
-		break;
-	case KEYS_DOWN:
-		st->selected++;
-		break;
-	case KEYS_PGUP:
-		st->selected -= page;
-		break;
-	case KEYS_PGDN:
-		st->selected += page;
-		break;
-	case KEYS_HOME:
-		st->selected = 0;
-		break;
-	case KEYS_END:
-		st->selected = INT_MAX / 2;
 		break;
 	default:
 		act.kind = VIEW_ACTION_NONE;
-		return act;
 	}
-	if (st->selected < 0)
-		st->selected = 0;
-	st->follow = 0;
-	if (st->rows)
-		clamp_selection(st, st->page);
 	return act;
 }

@@ -491,41 +491,27 @@ int view_top_update(struct view_top_state *st, struct window *w, const struct vi
 struct view_action view_top_key(struct view_top_state *st, int key)
 {
 	struct view_action act = {.kind = VIEW_ACTION_USED};
-	int page = st->page > 1 ? st->page : 1;
 
+	if (view_move_selection(&st->selected, key, st->page > 1 ? st->page : 1)) {
+		if (st->have_rows)
+			sync_selection(st);
+		return act;
+	}
 	switch (key) {
 	case 's':
 	case '>':
 		st->sort = (enum sort_key)((st->sort + 1) % SORT_COUNT);
-		return act;
+		break;
 	case 'S':
 	case '<':
 		st->sort = (enum sort_key)((st->sort + SORT_COUNT - 1) % SORT_COUNT);
-		return act;
-	case KEYS_UP:
-		st->selected--;
-		break;
-	case KEYS_DOWN:
-		st->selected++;
-		break;
-	case KEYS_PGUP:
-		st->selected -= page;
-		break;
-	case KEYS_PGDN:
-		st->selected += page;
-		break;
-	case KEYS_HOME:
-		st->selected = 0;
-		break;
-	case KEYS_END:
-		st->selected = 1 << 30;
 		break;
 	case KEYS_ESC:
 		if (!st->tid)
 			act.kind = VIEW_ACTION_NONE;
 		else
 			act.kind = VIEW_ACTION_NARROW_ALL;
-		return act;
+		break;
 	case KEYS_ENTER:
 		if (st->selected_frame == UINT32_MAX) {
 			act.kind = VIEW_ACTION_NONE;
@@ -533,15 +519,10 @@ struct view_action view_top_key(struct view_top_state *st, int key)
 			act.kind = VIEW_ACTION_OPEN_ICICLE;
 			act.frame = st->selected_frame;
 		}
-		return act;
+		break;
 	default:
 		act.kind = VIEW_ACTION_NONE;
-		return act;
 	}
-	if (st->selected < 0)
-		st->selected = 0;
-	if (st->have_rows)
-		sync_selection(st);
 	return act;
 }
 

@@ -121,5 +121,9 @@ bool view_too_small(struct grid *g);
 /* Keep a table's selection inside its n rows and its scroll so that the
  * selection is among the vis rows on screen. */
 void view_clamp_selection(int *selected, int *scroll, int n, int vis);
+/* Up, Down, PgUp, PgDn, Home and End move a table's selection by a row, by
+ * page rows or to an end (never below 0; the caller clamps it to its rows
+ * with view_clamp_selection); false, nothing moved, for any other key. */
+bool view_move_selection(int *selected, int key, int page);
 
 #endif

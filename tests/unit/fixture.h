@@ -4,12 +4,14 @@
  *
  * Each view test (test_view_top, test_view_threads, test_view_icicle) keeps
  * its own struct fixture with its own frames and samples; the helpers here
- * work on the window, header and grid inside it. Include after <cmocka.h>.
- * Static inline, so a test that does not use one pays nothing.
+ * work on the window, header and grid inside it (fields w, h, st and g;
+ * the macros below name them). Include after <cmocka.h>. Static inline, so
+ * a test that does not use one pays nothing.
  */
 #ifndef STACKTOP_TEST_FIXTURE_H
 #define STACKTOP_TEST_FIXTURE_H
 
+#include <locale.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -63,20 +65,58 @@ static inline struct view_header fixture_header(const char *cmdline, int nthread
 						double achieved_hz, uint64_t samples_window,
 						uint64_t samples_total, unsigned window_s)
 {
-	return (struct view_header){
-	    .pid = FIXTURE_PID,
-	    .npids = 1,
-	    .cmdline = cmdline,
-	    .mode = "cpu",
-	    .nthreads = nthreads,
-	    .rate_hz = rate_hz,
-	    .achieved_hz = achieved_hz,
-	    .samples_window = samples_window,
-	    .samples_total = samples_total,
-	    .window_s = window_s,
-	    .span_s = window_s,
-	};
+	return (struct view_header){.pid = FIXTURE_PID,
+				    .npids = 1,
+				    .cmdline = cmdline,
+				    .mode = "cpu",
+				    .nthreads = nthreads,
+				    .rate_hz = rate_hz,
+				    .achieved_hz = achieved_hz,
+				    .samples_window = samples_window,
+				    .samples_total = samples_total,
+				    .window_s = window_s,
+				    .span_s = window_s};
 }
+
+/* Setup's start: fx allocated (calloc'd by the caller), the C.UTF-8 locale
+ * and *w, a window of window_s one-second buckets; -1 (setup fails) when
+ * the allocation or the locale failed. */
+static inline int fixture_open(void *fx, unsigned window_s, struct window **w)
+{
+	if (!fx || !setlocale(LC_CTYPE, "C.UTF-8"))
+		return -1;
+	assert_int_equal(window_new_fx(window_s, FIXTURE_SEC, w), 0);
+	return 0;
+}
+
+/* Setup's end: an 80x24 grid g, and fx as the test's state. */
+static inline int fixture_ready(void **state, void *fx, struct grid *g)
+{
+	assert_int_equal(grid_init(g, 80, 24), 0);
+	*state = fx;
+	return 0;
+}
+
+/* Teardown's end (the view's state freed first): the grid, the window
+ * and fx. */
+static inline int fixture_close(void *fx, struct window *w, struct grid *g)
+{
+	grid_free(g);
+	window_free_fx(w);
+	free(fx);
+	return 0;
+}
+
+/* The teardown of a test whose struct fixture holds nothing else to free:
+ * state_free(&fx->st), then fixture_close. */
+#define FIXTURE_TEARDOWN(state_free)                                                               \
+	static int teardown(void **state)                                                          \
+	{                                                                                          \
+		struct fixture *fx = *state;                                                       \
+                                                                                                   \
+		state_free(&fx->st);                                                               \
+		return fixture_close(fx, fx->w, &fx->g);                                           \
+	}
 
 /* Row y of g as text (one of 8 rotating buffers, so a few can be compared
  * in one assertion). */
@@ -88,6 +128,19 @@ static inline const char *fixture_row(const struct grid *g, int y)
 
 	assert_true(grid_row_text(g, y, b, 4096) >= 0);
 	return b;
+}
+
+/* In fixture_assert_rows' list: a row not checked. */
+static const char fixture_any_row[] = "(any row)";
+#define ANY_ROW fixture_any_row
+
+/* Rows y0, y0 + 1, ... of g read as the NULL-terminated texts want
+ * (ANY_ROW: that row is not checked). */
+static inline void fixture_assert_rows(const struct grid *g, int y0, const char *const *want)
+{
+	for (int y = y0; *want; y++, want++)
+		if (*want != fixture_any_row)
+			assert_string_equal(fixture_row(g, y), *want);
 }
 
 /* Rows from..to (inclusive) are blank. */
@@ -105,6 +158,24 @@ static inline bool fixture_row_has_attr(struct grid *g, int y, uint16_t bit)
 			return true;
 	return false;
 }
+
+/* Resize fx's grid to w x h, update the view's state and render it (the
+ * two calls given, each returning 0), print it under env (fixture_dump). */
+#define fixture_render(fx, w, h, update, render, env)                                              \
+	do {                                                                                       \
+		assert_int_equal(grid_resize(&(fx)->g, w, h), 0);                                  \
+		assert_int_equal(update, 0);                                                       \
+		assert_int_equal(render, 0);                                                       \
+		fixture_dump(&(fx)->g, env);                                                       \
+	} while (0)
+
+/* The same on a test's struct fixture fx (its grid g). */
+#define row(fx, y) fixture_row(&(fx)->g, y)
+#define assert_blank(fx, from, to) fixture_assert_blank(&(fx)->g, from, to)
+/* assert_rows(fx, y0, "row y0", "row y0 + 1", ...) */
+#define assert_rows(fx, y0, ...)                                                                   \
+	fixture_assert_rows(&(fx)->g, y0, (const char *const[]){__VA_ARGS__, NULL})
+#define row_has_attr(fx, y, bit) fixture_row_has_attr(&(fx)->g, y, bit)
 
 /* With the environment variable env set, print the grid (for writing the
  * expected text of a new test). */

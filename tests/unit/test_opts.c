@@ -5,6 +5,7 @@
  * command, --help/--version, and that each error names the option.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -42,22 +43,41 @@ static int parse_a(const char *const *args)
 			fail_msg("error '%s' lacks '%s'", err, needle);                            \
 	} while (0)
 
+/* What every option parsed to: one pid, and the value of each option. */
+struct want {
+	int pid;
+	unsigned rate_hz;
+	double delay_s;
+	unsigned window_s;
+	bool batch;
+	long iterations;
+	int limit;
+	enum sort_key sort;
+	bool lines, hide_kernel;
+	unsigned stack_size;
+};
+
+static void assert_opts(const struct want *w)
+{
+	assert_int_equal(o.npids, 1);
+	assert_int_equal(o.pids[0], w->pid);
+	assert_int_equal(o.rate_hz, w->rate_hz);
+	assert_true(o.delay_s == w->delay_s);
+	assert_int_equal(o.window_s, w->window_s);
+	assert_int_equal(o.batch, w->batch);
+	assert_int_equal(o.iterations, w->iterations);
+	assert_int_equal(o.limit, w->limit);
+	assert_int_equal(o.sort, w->sort);
+	assert_int_equal(o.lines, w->lines);
+	assert_int_equal(o.hide_kernel, w->hide_kernel);
+	assert_int_equal(o.stack_size, w->stack_size);
+}
+
 static void test_defaults(void **state)
 {
 	OK("-p", "4242");
-	assert_int_equal(o.npids, 1);
-	assert_int_equal(o.pids[0], 4242);
+	assert_opts(&(struct want){4242, 99, 1.0, 60, false, 0, 30, SORT_OWN, false, false, 16384});
 	assert_null(o.command);
-	assert_int_equal(o.rate_hz, 99);
-	assert_true(o.delay_s == 1.0);
-	assert_int_equal(o.window_s, 60);
-	assert_false(o.batch);
-	assert_int_equal(o.iterations, 0);
-	assert_int_equal(o.limit, 30);
-	assert_int_equal(o.sort, SORT_OWN);
-	assert_int_equal(o.stack_size, 16384);
-	assert_false(o.lines);
-	assert_false(o.hide_kernel);
 	assert_false(o.help);
 	assert_false(o.version);
 	assert_string_equal(err, "");
@@ -67,17 +87,7 @@ static void test_every_option_short(void **state)
 {
 	OK("-p", "7", "-r", "250", "-d", "0.5", "-W", "30", "-b", "-n", "5", "-l", "12", "-s",
 	   "totaltime", "-L", "-K", "--stack-size", "8192");
-	assert_int_equal(o.pids[0], 7);
-	assert_int_equal(o.rate_hz, 250);
-	assert_true(o.delay_s == 0.5);
-	assert_int_equal(o.window_s, 30);
-	assert_true(o.batch);
-	assert_int_equal(o.iterations, 5);
-	assert_int_equal(o.limit, 12);
-	assert_int_equal(o.sort, SORT_TOTALTIME);
-	assert_true(o.lines);
-	assert_true(o.hide_kernel);
-	assert_int_equal(o.stack_size, 8192);
+	assert_opts(&(struct want){7, 250, 0.5, 30, true, 5, 12, SORT_TOTALTIME, true, true, 8192});
 }
 
 static void test_every_option_long(void **state)
@@ -85,18 +95,7 @@ static void test_every_option_long(void **state)
 	OK("--pid", "8", "--rate=1000", "--delay", "2.25", "--window=120", "--batch",
 	   "--iterations", "3", "--limit=7", "--sort", "owntime", "--lines", "--no-kernel",
 	   "--stack-size=4096");
-	assert_int_equal(o.npids, 1);
-	assert_int_equal(o.pids[0], 8);
-	assert_int_equal(o.rate_hz, 1000);
-	assert_true(o.delay_s == 2.25);
-	assert_int_equal(o.window_s, 120);
-	assert_true(o.batch);
-	assert_int_equal(o.iterations, 3);
-	assert_int_equal(o.limit, 7);
-	assert_int_equal(o.sort, SORT_OWNTIME);
-	assert_true(o.lines);
-	assert_true(o.hide_kernel);
-	assert_int_equal(o.stack_size, 4096);
+	assert_opts(&(struct want){8, 1000, 2.25, 120, true, 3, 7, SORT_OWNTIME, true, true, 4096});
 }
 
 static void test_clustered_and_attached(void **state)

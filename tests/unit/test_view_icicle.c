@@ -26,7 +26,6 @@
 #define mkframe(w, pc, kernel, mod, func, file, line)                                              \
 	fixture_frame(w, pc, kernel, mod, func, file, line, 0)
 #define add(fx, t, count, ...) fixture_add((fx)->w, t, FIXTURE_PID, count, __VA_ARGS__)
-#define row(fx, y) fixture_row(&(fx)->g, y)
 
 struct fixture {
 	struct window *w;
@@ -55,9 +54,8 @@ static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
 
-	if (!fx || !setlocale(LC_CTYPE, "C.UTF-8"))
+	if (fixture_open(fx, 10, &fx->w) < 0)
 		return -1;
-	assert_int_equal(window_new_fx(10, SEC, &fx->w), 0);
 	fx->f_start = mkframe(fx->w, 0x1000, false, "libc.so.6", "__libc_start_main", NULL, 0);
 	fx->f_main = mkframe(fx->w, 0x2000, false, "tree", "main", "tree.c", 90);
 	fx->f_worker = mkframe(fx->w, 0x3000, false, "tree", "worker", "tree.c", 70);
@@ -78,28 +76,15 @@ static int setup(void **state)
 			     NULL, 0);
 	add_known(fx, 30);
 	fx->h = fixture_header("./tree", 1, 99, 99, 1000, 1000, 10);
-	assert_int_equal(grid_init(&fx->g, 80, 24), 0);
-	*state = fx;
-	return 0;
+	return fixture_ready(state, fx, &fx->g);
 }
 
-static int teardown(void **state)
-{
-	struct fixture *fx = *state;
-
-	view_icicle_state_free(&fx->st);
-	grid_free(&fx->g);
-	window_free_fx(fx->w);
-	free(fx);
-	return 0;
-}
+FIXTURE_TEARDOWN(view_icicle_state_free)
 
 static void render(struct fixture *fx, int w, int h)
 {
-	assert_int_equal(grid_resize(&fx->g, w, h), 0);
-	assert_int_equal(view_icicle_update(&fx->st, &fx->h, fx->w, w, h), 0);
-	assert_int_equal(view_icicle_render(&fx->g, &fx->h, &fx->st), 0);
-	fixture_dump(&fx->g, "VIEW_ICICLE_DUMP");
+	fixture_render(fx, w, h, view_icicle_update(&fx->st, &fx->h, fx->w, w, h),
+		       view_icicle_render(&fx->g, &fx->h, &fx->st), "VIEW_ICICLE_DUMP");
 }
 
 /* The detail line (second to last row). */

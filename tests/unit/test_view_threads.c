@@ -26,9 +26,6 @@
  * t = 59 s. */
 #define mkframe(w, pc, kernel, mod, func) fixture_frame(w, pc, kernel, mod, func, NULL, 0, 0)
 #define add(fx, tid, count, ...) fixture_add((fx)->w, 59, tid, count, __VA_ARGS__)
-#define row(fx, y) fixture_row(&(fx)->g, y)
-#define assert_blank(fx, from, to) fixture_assert_blank(&(fx)->g, from, to)
-#define row_has_attr(fx, y, bit) fixture_row_has_attr(&(fx)->g, y, bit)
 
 struct fixture {
 	struct window *w;
@@ -89,9 +86,8 @@ static int setup(void **state)
 	struct metrics_thread *t;
 	uint32_t f_start, f_poll, f_main, f_sleep, f_sched, f_evil;
 
-	if (!fx || !setlocale(LC_CTYPE, "C.UTF-8"))
+	if (fixture_open(fx, 60, &fx->w) < 0)
 		return -1;
-	assert_int_equal(window_new_fx(60, SEC, &fx->w), 0);
 	f_start = mkframe(fx->w, 0x1000, false, "floor", "start_thread");
 	f_poll = mkframe(fx->w, 0x2000, false, "floor", "busy_poll");
 	f_main = mkframe(fx->w, 0x3000, false, "floor", "main_work");
@@ -126,9 +122,7 @@ static int setup(void **state)
 	fx->m.nzombies = 1;
 
 	fx->h = fixture_header("./floor", 5, 100, 131.0, 5203, 5203, 60);
-	assert_int_equal(grid_init(&fx->g, 80, 24), 0);
-	*state = fx;
-	return 0;
+	return fixture_ready(state, fx, &fx->g);
 }
 
 static int teardown(void **state)
@@ -139,18 +133,13 @@ static int teardown(void **state)
 		series_free(&fx->m.threads[i].cpu);
 	free(fx->m.threads);
 	view_threads_state_free(&fx->st);
-	grid_free(&fx->g);
-	window_free_fx(fx->w);
-	free(fx);
-	return 0;
+	return fixture_close(fx, fx->w, &fx->g);
 }
 
 static void render(struct fixture *fx, int w, int h)
 {
-	assert_int_equal(grid_resize(&fx->g, w, h), 0);
-	assert_int_equal(view_threads_update(&fx->st, &fx->h, &fx->m, fx->w, w, h), 0);
-	assert_int_equal(view_threads_render(&fx->g, &fx->h, &fx->m, &fx->st), 0);
-	fixture_dump(&fx->g, "VIEW_THREADS_DUMP");
+	fixture_render(fx, w, h, view_threads_update(&fx->st, &fx->h, &fx->m, fx->w, w, h),
+		       view_threads_render(&fx->g, &fx->h, &fx->m, &fx->st), "VIEW_THREADS_DUMP");
 }
 
 /* Column x of the first cell of needle in row y, or -1. */
@@ -168,24 +157,18 @@ static void test_80x24(void **state)
 	render(fx, 80, 24);
 	assert_string_equal(row(fx, 0), "stacktop  pid 4242  ./floor                    "
 					"cpu 100 Hz  5 threads  window 60s");
-	assert_string_equal(row(fx, 2), "  TID  NAME            STATE          CPU now  floor"
-					"  SAMPLES");
-	/* Sorted by CPU now: 60 (evil), 31 (poller), then the zeros by
-	 * floor, then samples (floor 2520, loader 3, idler 0); the zombie
-	 * child last. Flags take 17 columns ("STUCK (D for 12s)"), which
-	 * leaves SAMPLES but no room for the sparkline or HOTTEST. */
-	assert_string_equal(row(fx, 3), " 4261  evil?[2Jname    S sleeping       60.0%     0%"
-					"      900");
-	assert_string_equal(row(fx, 4), " 4250  poller          R running        31.0%    29%"
-					"    1,780  BUSY FLOOR");
-	assert_string_equal(row(fx, 5), " 4242  floor           S nanosleep       0.0%     0%"
-					"    2,520");
-	assert_string_equal(row(fx, 6), " 4260  loader          D io_schedule     0.0%     0%"
-					"        3  STUCK (D for 12s)");
-	assert_string_equal(row(fx, 7), " 4251  idler           S futex_wait      0.0%     0%"
-					"        0");
-	assert_string_equal(row(fx, 8), " 4277  [child]         Z defunct                    "
-					"           ZOMBIE");
+	assert_rows(
+	    fx, 2, "  TID  NAME            STATE          CPU now  floor  SAMPLES",
+	    /* Sorted by CPU now: 60 (evil), 31 (poller), then the zeros by
+	     * floor, then samples (floor 2520, loader 3, idler 0); the zombie
+	     * child last. Flags take 17 columns ("STUCK (D for 12s)"), which
+	     * leaves SAMPLES but no room for the sparkline or HOTTEST. */
+	    " 4261  evil?[2Jname    S sleeping       60.0%     0%      900",
+	    " 4250  poller          R running        31.0%    29%    1,780  BUSY FLOOR",
+	    " 4242  floor           S nanosleep       0.0%     0%    2,520",
+	    " 4260  loader          D io_schedule     0.0%     0%        3  STUCK (D for 12s)",
+	    " 4251  idler           S futex_wait      0.0%     0%        0",
+	    " 4277  [child]         Z defunct                               ZOMBIE");
 	assert_blank(fx, 9, 22);
 	assert_string_equal(row(fx, 23), " Enter: only this thread  Esc: all  s: sort (cpu)"
 					 "  ? help  q quit");
@@ -216,23 +199,18 @@ static void test_80x24_no_stuck(void **state)
 	fx->m.nzombies = 0;
 	fx->m.threads[1].busy_floor = false;
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 2), "  TID  NAME            STATE          CPU now  floor"
-					"  last 60s (CPU)   SAMPLES");
-	/* 15 columns for 60 s: 4 s a column, the mean of its points. evil
-	 * runs at 60% from t = 31 on ('|' is 50-75% of a core; the column
-	 * (28, 32] is half busy: 30%, ':'); poller 30-31% (':') all along;
-	 * floor 5 s on (100%), 5 s off, so its columns hold 0, 25, 50, 75 or
-	 * 100% of a core: ' ', '.', ':', '|', '#'. */
-	assert_string_equal(row(fx, 3), " 4261  evil?[2Jname    S sleeping       60.0%     0%"
-					"         :|||||||      900");
-	assert_string_equal(row(fx, 4), " 4250  poller          R running        31.0%    29%"
-					"  :::::::::::::::    1,780");
-	assert_string_equal(row(fx, 5), " 4242  floor           S nanosleep       0.0%     0%"
-					"   #.:| #.:| #.:|    2,520");
-	assert_string_equal(row(fx, 6), " 4260  loader          D io_schedule     0.0%     0%"
-					"                         3");
-	assert_string_equal(row(fx, 7), " 4251  idler           S futex_wait      0.0%     0%"
-					"                         0");
+	assert_rows(
+	    fx, 2, "  TID  NAME            STATE          CPU now  floor  last 60s (CPU)   SAMPLES",
+	    /* 15 columns for 60 s: 4 s a column, the mean of its points. evil
+	     * runs at 60% from t = 31 on ('|' is 50-75% of a core; the column
+	     * (28, 32] is half busy: 30%, ':'); poller 30-31% (':') all along;
+	     * floor 5 s on (100%), 5 s off, so its columns hold 0, 25, 50, 75 or
+	     * 100% of a core: ' ', '.', ':', '|', '#'. */
+	    " 4261  evil?[2Jname    S sleeping       60.0%     0%         :|||||||      900",
+	    " 4250  poller          R running        31.0%    29%  :::::::::::::::    1,780",
+	    " 4242  floor           S nanosleep       0.0%     0%   #.:| #.:| #.:|    2,520",
+	    " 4260  loader          D io_schedule     0.0%     0%                         3",
+	    " 4251  idler           S futex_wait      0.0%     0%                         0");
 	assert_blank(fx, 8, 22);
 }
 
@@ -297,29 +275,34 @@ static const char *order(struct fixture *fx)
 
 static void test_sort_cycle(void **state)
 {
+	/* Each s: the sort, the tid order on screen, what the footer names
+	 * (NULL: not checked) and the underlined column header (-1: none
+	 * checked). */
+	static const struct {
+		enum view_threads_sort sort;
+		const char *order, *footer;
+		int ul_x;
+	} steps[] = {
+	    {VIEW_THREADS_SORT_CPU, "4261 4250 4242 4260 4251 4277", NULL, -1},
+	    {VIEW_THREADS_SORT_FLOOR, "4250 4261 4242 4260 4251 4277", "s: sort (floor)", 47},
+	    {VIEW_THREADS_SORT_SAMPLES, "4242 4250 4261 4260 4251 4277", "s: sort (samples)", -1},
+	    {VIEW_THREADS_SORT_TID, "4242 4250 4251 4260 4261 4277", NULL, 2},
+	    /* By name: "evil..." < "floor" < "idler" < "loader" < "poller". */
+	    {VIEW_THREADS_SORT_NAME, "4261 4242 4251 4260 4250 4277", "s: sort (name)", -1},
+	};
 	struct fixture *fx = *state;
 
-	render(fx, 100, 30);
-	assert_string_equal(order(fx), "4261 4250 4242 4260 4251 4277");
-	assert_true(view_threads_key(&fx->st, 's').kind);
-	assert_int_equal(fx->st.sort, VIEW_THREADS_SORT_FLOOR);
-	render(fx, 100, 30);
-	assert_string_equal(order(fx), "4250 4261 4242 4260 4251 4277");
-	assert_true(strstr(row(fx, 29), "s: sort (floor)") != NULL);
-	assert_true(grid_at(&fx->g, 47, 2)->attr & GRID_UNDERLINE); /* "floor" */
-	view_threads_key(&fx->st, 's');
-	render(fx, 100, 30);
-	assert_string_equal(order(fx), "4242 4250 4261 4260 4251 4277");
-	assert_true(strstr(row(fx, 29), "s: sort (samples)") != NULL);
-	view_threads_key(&fx->st, 's');
-	render(fx, 100, 30);
-	assert_string_equal(order(fx), "4242 4250 4251 4260 4261 4277");
-	assert_true(grid_at(&fx->g, 2, 2)->attr & GRID_UNDERLINE); /* "TID" */
-	view_threads_key(&fx->st, 's');
-	render(fx, 100, 30);
-	/* By name: "evil..." < "floor" < "idler" < "loader" < "poller". */
-	assert_string_equal(order(fx), "4261 4242 4251 4260 4250 4277");
-	assert_true(strstr(row(fx, 29), "s: sort (name)") != NULL);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (i > 0)
+			assert_true(view_threads_key(&fx->st, 's').kind);
+		assert_int_equal(fx->st.sort, steps[i].sort);
+		render(fx, 100, 30);
+		assert_string_equal(order(fx), steps[i].order);
+		if (steps[i].footer)
+			assert_true(strstr(row(fx, 29), steps[i].footer) != NULL);
+		if (steps[i].ul_x >= 0)
+			assert_true(grid_at(&fx->g, steps[i].ul_x, 2)->attr & GRID_UNDERLINE);
+	}
 	view_threads_key(&fx->st, 's');
 	assert_int_equal(fx->st.sort, VIEW_THREADS_SORT_CPU);
 	assert_string_equal(view_threads_sort_name(VIEW_THREADS_SORT_SAMPLES), "samples");

@@ -27,10 +27,6 @@
 	fixture_frame(w, pc, kernel, mod, func, file, line, off)
 #define add(fx, tid, count, ...) fixture_add((fx)->w, 30, tid, count, __VA_ARGS__)
 
-#define row(fx, y) fixture_row(&(fx)->g, y)
-#define assert_blank(fx, from, to) fixture_assert_blank(&(fx)->g, from, to)
-#define row_has_attr(fx, y, bit) fixture_row_has_attr(&(fx)->g, y, bit)
-
 struct fixture {
 	struct window *w;
 	struct view_header h;
@@ -51,9 +47,8 @@ static int setup(void **state)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
 
-	if (!fx || !setlocale(LC_CTYPE, "C.UTF-8"))
+	if (fixture_open(fx, 60, &fx->w) < 0)
 		return -1;
-	assert_int_equal(window_new_fx(60, SEC, &fx->w), 0);
 	fx->f_main = mkframe(fx->w, 0x1000, false, "server", "main", "server.c", 50, 0);
 	fx->f_handle = mkframe(fx->w, 0x2000, false, "server", "handle_request", "server.c", 88, 0);
 	fx->f_parse = mkframe(fx->w, 0x3000, false, "server", "parse_row", "parser.c", 212, 0);
@@ -76,28 +71,15 @@ static int setup(void **state)
 	fx->h = fixture_header("./server --port 8080", 7, 99, 98.9, 1000, 35412, 60);
 	fx->h.unwind_truncated = 12;
 	fx->st = (struct view_top_state){.period_s = 0.01};
-	assert_int_equal(grid_init(&fx->g, 80, 24), 0);
-	*state = fx;
-	return 0;
+	return fixture_ready(state, fx, &fx->g);
 }
 
-static int teardown(void **state)
-{
-	struct fixture *fx = *state;
-
-	view_top_state_free(&fx->st);
-	grid_free(&fx->g);
-	window_free_fx(fx->w);
-	free(fx);
-	return 0;
-}
+FIXTURE_TEARDOWN(view_top_state_free)
 
 static void render(struct fixture *fx, int w, int h)
 {
-	assert_int_equal(grid_resize(&fx->g, w, h), 0);
-	assert_int_equal(view_top_update(&fx->st, fx->w, &fx->h, w, h), 0);
-	assert_int_equal(view_top_render(&fx->g, &fx->h, &fx->st), 0);
-	fixture_dump(&fx->g, "VIEW_TOP_DUMP");
+	fixture_render(fx, w, h, view_top_update(&fx->st, fx->w, &fx->h, w, h),
+		       view_top_render(&fx->g, &fx->h, &fx->st), "VIEW_TOP_DUMP");
 }
 
 static void test_80x24(void **state)
@@ -105,27 +87,19 @@ static void test_80x24(void **state)
 	struct fixture *fx = *state;
 
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 0), "stacktop  pid 4242  ./server --port 8080        "
-					"cpu 99 Hz  7 threads  window 60s");
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  "
-					"unwind ok 99.9% (truncated 12, failed 0)");
-	assert_string_equal(row(fx, 2), " %Own  %Total  OwnTime  TotalTime  Function (file)"
-					"                Module");
-	assert_string_equal(row(fx, 3), " 58.9    73.9     5.9s       7.4s  parse_row (parser.c)"
-					"           server");
-	assert_string_equal(row(fx, 4), " 21.0    21.0     2.1s       2.1s  decode_field (parser.c)"
-					"        server");
-	assert_string_equal(row(fx, 5), "  9.7    14.7     1.0s       1.5s  "
-					"__memmove_avx_unaligned_erms   libc.so.6");
-	/* Equal counts: ordered by name (an unnamed frame first), stably. */
-	assert_string_equal(row(fx, 6), "  5.0     5.0     0.5s       0.5s  libfoo.so+0x1a2b"
-					"               libfoo.so");
-	assert_string_equal(row(fx, 7), "  5.0     5.0     0.5s       0.5s  copy_user_generic [k]"
-					"          [kernel]");
-	assert_string_equal(row(fx, 8), "  0.4    95.0     0.0s       9.5s  handle_request (server.c)"
-					"      server");
-	assert_string_equal(row(fx, 9), "  0.0   100.0     0.0s      10.0s  main (server.c)"
-					"                server");
+	assert_rows(
+	    fx, 0,
+	    "stacktop  pid 4242  ./server --port 8080        cpu 99 Hz  7 threads  window 60s",
+	    "samples 1,000 in 60s (98.9/s)  lost 0  unwind ok 99.9% (truncated 12, failed 0)",
+	    " %Own  %Total  OwnTime  TotalTime  Function (file)                Module",
+	    " 58.9    73.9     5.9s       7.4s  parse_row (parser.c)           server",
+	    " 21.0    21.0     2.1s       2.1s  decode_field (parser.c)        server",
+	    "  9.7    14.7     1.0s       1.5s  __memmove_avx_unaligned_erms   libc.so.6",
+	    /* Equal counts: ordered by name (an unnamed frame first), stably. */
+	    "  5.0     5.0     0.5s       0.5s  libfoo.so+0x1a2b               libfoo.so",
+	    "  5.0     5.0     0.5s       0.5s  copy_user_generic [k]          [kernel]",
+	    "  0.4    95.0     0.0s       9.5s  handle_request (server.c)      server",
+	    "  0.0   100.0     0.0s      10.0s  main (server.c)                server");
 	assert_blank(fx, 10, 22);
 	assert_string_equal(row(fx, 23), " 1 top  2 icicle  3 threads  s sort  L lines  space pause  "
 					 "? help  q quit");
@@ -231,12 +205,11 @@ static void test_lines_and_kernel(void **state)
 	fx->h.lines = true;
 	fx->h.samples_window = 1100;
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 1), "samples 1,100 in 60s (98.9/s)  lost 0  "
-					"unwind ok 99.9%                 [by line]");
-	assert_string_equal(row(fx, 2), " %Own  %Total  OwnTime  TotalTime  Function (file:line)"
-					"           Module");
-	assert_string_equal(row(fx, 3), " 53.5    67.2     5.9s       7.4s  parse_row (parser.c:212)"
-					"       server");
+	assert_rows(
+	    fx, 1,
+	    "samples 1,100 in 60s (98.9/s)  lost 0  unwind ok 99.9%                 [by line]",
+	    " %Own  %Total  OwnTime  TotalTime  Function (file:line)           Module",
+	    " 53.5    67.2     5.9s       7.4s  parse_row (parser.c:212)       server");
 	assert_string_equal(row(fx, 5), "  9.1     9.1     1.0s       1.0s  parse_row (parser.c:215)"
 					"       server");
 	/* Function mode merges the two lines of parse_row. */
@@ -265,13 +238,12 @@ static void test_thread_filter(void **state)
 	fx->h.filter_tid = 4250;
 	fx->h.filter_name = "worker";
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  "
-					"unwind ok 99.9%        thread 4250 worker");
-	/* tid 4250 ran parse;decode 150 times and decode alone 60 times. */
-	assert_string_equal(row(fx, 3), "100.0   100.0     2.1s       2.1s  decode_field (parser.c)"
-					"        server");
-	assert_string_equal(row(fx, 4), "  0.0   100.0     0.0s       2.1s  handle_request (server.c)"
-					"      server");
+	assert_rows(
+	    fx, 1,
+	    "samples 1,000 in 60s (98.9/s)  lost 0  unwind ok 99.9%        thread 4250 worker",
+	    /* tid 4250 ran parse;decode 150 times and decode alone 60 times. */
+	    ANY_ROW, "100.0   100.0     2.1s       2.1s  decode_field (parser.c)        server",
+	    "  0.0   100.0     0.0s       2.1s  handle_request (server.c)      server");
 	assert_string_equal(func_col(fx, 5), "main");
 	assert_string_equal(row(fx, 6), "  0.0    71.4     0.0s       1.5s  parse_row (parser.c)"
 					"           server");
@@ -287,12 +259,10 @@ static void test_batch_limit(void **state)
 	fx->st.selected = 2;
 	render(fx, 200, 10);
 	/* Batch text: Module follows the longest function shown. */
-	assert_string_equal(row(fx, 2), " %Own  %Total  OwnTime  TotalTime  Function (file)"
-					"               Module");
-	assert_string_equal(row(fx, 3), " 58.9    73.9     5.9s       7.4s  parse_row (parser.c)"
-					"          server");
-	assert_string_equal(row(fx, 5), "  9.7    14.7     1.0s       1.5s  "
-					"__memmove_avx_unaligned_erms  libc.so.6");
+	assert_rows(
+	    fx, 2, " %Own  %Total  OwnTime  TotalTime  Function (file)               Module",
+	    " 58.9    73.9     5.9s       7.4s  parse_row (parser.c)          server", ANY_ROW,
+	    "  9.7    14.7     1.0s       1.5s  __memmove_avx_unaligned_erms  libc.so.6");
 	assert_string_equal(func_col(fx, 5), "__memmove_avx_unaligned_erms");
 	assert_blank(fx, 6, 9); /* limit rows, and no footer */
 	for (int y = 0; y < 10; y++)
@@ -495,10 +465,11 @@ static void test_header_variants(void **state)
 	fx->h.exited = true;
 	fx->h.exit_text = "saved cpu profile, 183 samples";
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 0), "stacktop  report  /tmp/x.pb.gz                    "
-					"         cpu 19.5 Hz  1 thread");
-	assert_string_equal(row(fx, 1), "samples 1,000 over 3s  lost 0  unwind ok 98.8% (truncated 12, failed 0)");
-	assert_string_equal(row(fx, 2), "saved cpu profile, 183 samples \u2014 q quits");
+	assert_rows(
+	    fx, 0,
+	    "stacktop  report  /tmp/x.pb.gz                             cpu 19.5 Hz  1 thread",
+	    "samples 1,000 over 3s  lost 0  unwind ok 98.8% (truncated 12, failed 0)",
+	    "saved cpu profile, 183 samples \u2014 q quits");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 0, 2)->attr), GRID_C_CYAN);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 70, 2)->attr), GRID_C_DEFAULT);
 }
@@ -543,6 +514,24 @@ static void test_help(void **state)
  *   main;serve;take_lock             10  (tid 11, running)
  *   main;poll_loop;read_pipe;[I/O]   30  (tid 12)
  *   main;nap;[sleep]                 20  (tid 13) */
+/* Sorting the wall-mode rows by a key: the underlined column header and
+ * what rows 4.. hold. */
+static const struct {
+	enum sort_key sort;
+	int ul_x;
+	struct {
+		int y;
+		const char *has;
+	} rows[3];
+} wall_sorts[] = {
+    /* By %Own (the default): where the threads wait, innermost first. */
+    {SORT_OWN, 1, {{4, "take_lock"}, {5, "read_pipe"}, {6, "nap"}}},
+    /* By OffCPU. */
+    {SORT_TOTALTIME, 24, {{4, "main"}, {5, "4.0s"}, {7, "3.0s"}}},
+    /* By OnCPU: the three with 1.0s first. */
+    {SORT_OWNTIME, 16, {{6, "1.0s"}, {7, "0.0s"}}},
+};
+
 static void test_wall(void **state)
 {
 	struct fixture *fx = *state;
@@ -571,50 +560,31 @@ static void test_wall(void **state)
 	struct window *cpu_w = fx->w;
 	fx->w = w;
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 2), "wall time: running 10% \xc2\xb7 lock 40% \xc2\xb7 I/O 30% "
-					"\xc2\xb7 sleep 20%");
-	assert_string_equal(row(fx, 3), " %Own  %Total   OnCPU   OffCPU  Wait    Function (file)"
-					"           Module");
-	assert_string_equal(row(fx, 4), "  0.0   100.0    1.0s     9.0s  lock    main (waiter.c)"
-					"           waiter");
-	/* Equal totals: the one with more self first. */
-	assert_string_equal(row(fx, 5), " 50.0    50.0    1.0s     4.0s  lock    take_lock (waiter.c)"
-					"      waiter");
-	assert_string_equal(row(fx, 6), "  0.0    50.0    1.0s     4.0s  lock    serve (waiter.c)"
-					"          waiter");
-	assert_string_equal(row(fx, 7), " 30.0    30.0    0.0s     3.0s  I/O     read_pipe (waiter.c)"
-					"      waiter");
-	assert_string_equal(row(fx, 8), "  0.0    30.0    0.0s     3.0s  I/O     poll_loop (waiter.c)"
-					"      waiter");
-	assert_string_equal(row(fx, 9), " 20.0    20.0    0.0s     2.0s  sleep   nap (waiter.c)"
-					"            waiter");
-	assert_string_equal(row(fx, 10), "");
+	assert_rows(fx, 2,
+		    "wall time: running 10% \xc2\xb7 lock 40% \xc2\xb7 I/O 30% "
+		    "\xc2\xb7 sleep 20%",
+		    " %Own  %Total   OnCPU   OffCPU  Wait    Function (file)           Module",
+		    "  0.0   100.0    1.0s     9.0s  lock    main (waiter.c)           waiter",
+		    /* Equal totals: the one with more self first. */
+		    " 50.0    50.0    1.0s     4.0s  lock    take_lock (waiter.c)      waiter",
+		    "  0.0    50.0    1.0s     4.0s  lock    serve (waiter.c)          waiter",
+		    " 30.0    30.0    0.0s     3.0s  I/O     read_pipe (waiter.c)      waiter",
+		    "  0.0    30.0    0.0s     3.0s  I/O     poll_loop (waiter.c)      waiter",
+		    " 20.0    20.0    0.0s     2.0s  sleep   nap (waiter.c)            waiter", "");
 	assert_int_equal(fx->st.nrows, 6); /* no rows for the wait frames */
 	/* %Total is the sorted column. */
 	assert_true(grid_at(&fx->g, 7, 3)->attr & GRID_UNDERLINE);
 	assert_false(grid_at(&fx->g, 1, 3)->attr & GRID_UNDERLINE);
 
-	/* By %Own (the default): where the threads wait, innermost first. */
-	fx->st.sort = SORT_OWN;
-	render(fx, 80, 24);
-	assert_true(grid_at(&fx->g, 1, 3)->attr & GRID_UNDERLINE);
-	assert_true(strstr(row(fx, 4), "take_lock") != NULL);
-	assert_true(strstr(row(fx, 5), "read_pipe") != NULL);
-	assert_true(strstr(row(fx, 6), "nap") != NULL);
-
-	/* Sort by OffCPU. */
-	fx->st.sort = SORT_TOTALTIME;
-	render(fx, 80, 24);
-	assert_true(grid_at(&fx->g, 24, 3)->attr & GRID_UNDERLINE);
-	assert_true(strstr(row(fx, 4), "main") != NULL);
-	assert_true(strstr(row(fx, 5), "4.0s") != NULL);
-	assert_true(strstr(row(fx, 7), "3.0s") != NULL);
-	/* Sort by OnCPU: the three with 1.0s first. */
-	fx->st.sort = SORT_OWNTIME;
-	render(fx, 80, 24);
-	assert_true(grid_at(&fx->g, 16, 3)->attr & GRID_UNDERLINE);
-	assert_true(strstr(row(fx, 6), "1.0s") != NULL);
-	assert_true(strstr(row(fx, 7), "0.0s") != NULL);
+	/* By %Own, OffCPU and OnCPU. */
+	for (size_t i = 0; i < sizeof(wall_sorts) / sizeof(wall_sorts[0]); i++) {
+		fx->st.sort = wall_sorts[i].sort;
+		render(fx, 80, 24);
+		assert_true(grid_at(&fx->g, wall_sorts[i].ul_x, 3)->attr & GRID_UNDERLINE);
+		for (int k = 0; k < 3 && wall_sorts[i].rows[k].has; k++)
+			assert_true(strstr(row(fx, wall_sorts[i].rows[k].y),
+					   wall_sorts[i].rows[k].has) != NULL);
+	}
 
 	/* i: the reader and the napper only wait for I/O or sleep: hidden. */
 	fx->st.sort = SORT_TOTAL;
