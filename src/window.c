@@ -16,10 +16,21 @@
  * at each ring slot once per bucket step, so a gap of an hour costs the
  * same as a gap of one bucket: O(nbuckets + expired entries).
  *
+ * Node lifetime: a node is live while the running sum has a (node, tid)
+ * entry with it as the leaf, or it has a live child. Each node counts both
+ * (struct tnode.live); when the count falls to zero (its last sum entry
+ * left with an expired bucket, or its last child was freed) the node leaves
+ * the index, its id goes on a free list for the next new node, it drops its
+ * frame reference and its parent's count, which may free the parent in
+ * turn. So freeing costs O(nodes freed), and the trie, and through it the
+ * frames table, hold what the window counts, not everything ever seen.
+ * window_reset frees every node but the root. Ids of freed nodes are
+ * reused: nobody may keep a node id (or a frame id) across a call that may
+ * expire buckets (window_add, window_advance, window_reset).
+ *
  * Frames are the frames table's (borrowed): a trie node holds a reference
- * on its frame (frames_ref when the node is made, frames_unref in
- * window_free), and the window reads frames for its top-N keys and wait
- * kinds.
+ * on its frame (frames_ref when the node is made, frames_unref when it is
+ * freed), and the window reads frames for its top-N keys and wait kinds.
  *
  * Wall mode: an off-CPU sample ends in a pseudo frame naming its wait kind
  * (frames_wait). Everything about waits is derived from the leaf frame of each
@@ -40,7 +51,8 @@
 #include "stacktop/mem.h"
 #include "stacktop/waits.h"
 
-#define NO_FRAME UINT32_MAX
+#define NO_FRAME UINT32_MAX /* the root's frame, and a free node's */
+#define NO_NODE UINT32_MAX  /* end of the free list */
 
 /* (node, tid) → count. Entries are struct window_count so the running sum
  * can be handed out directly. */
@@ -56,6 +68,14 @@ struct bucket {
 	struct cmap m;
 };
 
+/* A trie node as stored: the public part, plus its count of sum entries
+ * that end at it and live children. A free node has frame NO_FRAME and
+ * links the free list through parent. */
+struct tnode {
+	struct window_node n;
+	uint32_t live;
+};
+
 struct window {
 	unsigned seconds;
 	uint64_t bucket_ns;
@@ -66,9 +86,11 @@ struct window {
 
 	struct frames *fr; /* borrowed */
 
-	struct window_node *nodes;
-	size_t nnodes, capnodes;
-	struct hashidx nix; /* (parent, frame) → node */
+	struct tnode *nodes;
+	size_t nnodes, capnodes; /* nnodes: one past the highest id handed out */
+	size_t nlive;		 /* live nodes, the root not counted */
+	uint32_t free_head;	 /* freed node ids, NO_NODE at the end */
+	struct hashidx nix;	 /* (parent, frame) → node, the root not indexed */
 
 	struct cmap sum;  /* running sum over live buckets */
 	struct cmap tids; /* (0, tid) → samples */
@@ -211,8 +233,9 @@ int window_new(unsigned seconds, uint64_t bucket_ns, struct frames *fr, struct w
 	/* The root: its own parent, no frame. */
 	if (mem_grow((void **)&w->nodes, &w->capnodes, 1, sizeof(*w->nodes)))
 		goto err;
-	w->nodes[0] = (struct window_node){.parent = WINDOW_ROOT, .frame = NO_FRAME, .depth = 0};
+	w->nodes[0] = (struct tnode){.n = {.parent = WINDOW_ROOT, .frame = NO_FRAME, .depth = 0}};
 	w->nnodes = 1;
+	w->free_head = NO_NODE;
 	*out = w;
 	return 0;
 err:
@@ -231,7 +254,8 @@ void window_free(struct window *w)
 		cmap_free(&w->buckets[i].m);
 	free(w->buckets);
 	for (i = 1; i < w->nnodes; i++)
-		frames_unref(w->fr, w->nodes[i].frame);
+		if (w->nodes[i].n.frame != NO_FRAME)
+			frames_unref(w->fr, w->nodes[i].n.frame);
 	free(w->nodes);
 	hashidx_free(&w->nix);
 	cmap_free(&w->sum);
@@ -254,7 +278,7 @@ struct frames *window_frames_mut(struct window *w)
 /* The frame of a node the window made: it holds a reference, so it is live. */
 static const struct frame *node_frame(const struct window *w, uint32_t node)
 {
-	return frames_get(w->fr, w->nodes[node].frame);
+	return frames_get(w->fr, w->nodes[node].n.frame);
 }
 
 /* ---- trie ---- */
@@ -266,20 +290,21 @@ static uint64_t node_hash(uint32_t parent, uint32_t frame)
 
 static bool node_hash_of(const void *ctx, uint32_t id, uint64_t *h)
 {
-	const struct window_node *n = &((const struct window *)ctx)->nodes[id];
+	const struct window_node *n = &((const struct window *)ctx)->nodes[id].n;
 
 	*h = node_hash(n->parent, n->frame);
-	return true;
+	return n->frame != NO_FRAME; /* the root and free nodes are not indexed */
 }
 
 static bool node_eq(const void *ctx, uint32_t id, const void *key)
 {
-	const struct window_node *n = &((const struct window *)ctx)->nodes[id], *k = key;
+	const struct window_node *n = &((const struct window *)ctx)->nodes[id].n, *k = key;
 
 	return n->parent == k->parent && n->frame == k->frame;
 }
 
-/* The child of parent for frame, created on first sight. */
+/* The child of parent for frame, created on first sight (with nothing
+ * holding it yet: the caller pins it or gives it a child). */
 static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
 {
 	struct window_node k = {.parent = parent, .frame = frame};
@@ -288,28 +313,89 @@ static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
 
 	if (id >= 0)
 		return id;
-	if (w->nnodes >= UINT32_MAX - 1)
+	if (hashidx_reserve(&w->nix, w->nlive, w->nnodes, 64, node_hash_of, w))
 		return -ENOMEM;
-	/* The root gets indexed too when the index is built; its key
-	 * (0, NO_FRAME) never matches a lookup since frames < NO_FRAME. */
-	if (hashidx_reserve(&w->nix, w->nnodes, w->nnodes, 64, node_hash_of, w) ||
-	    mem_grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(*w->nodes)))
-		return -ENOMEM;
-	w->nodes[w->nnodes] = (struct window_node){
-	    .parent = parent, .frame = frame, .depth = w->nodes[parent].depth + 1};
-	hashidx_put(&w->nix, h, (uint32_t)w->nnodes++);
+	if (w->free_head != NO_NODE) {
+		id = w->free_head;
+		w->free_head = w->nodes[id].n.parent;
+	} else {
+		if (w->nnodes >= UINT32_MAX - 1 ||
+		    mem_grow((void **)&w->nodes, &w->capnodes, w->nnodes + 1, sizeof(*w->nodes)))
+			return -ENOMEM;
+		id = (int64_t)w->nnodes++;
+	}
+	w->nodes[id] = (struct tnode){
+	    .n = {.parent = parent, .frame = frame, .depth = w->nodes[parent].n.depth + 1}};
+	hashidx_put(&w->nix, h, (uint32_t)id);
+	w->nodes[parent].live++;
+	w->nlive++;
 	frames_ref(w->fr, frame);
-	return (int64_t)w->nnodes - 1;
+	return id;
+}
+
+/* Free node id, then each ancestor nothing holds any more; stops at a node
+ * still held (live > 0) and at the root. */
+static void node_free_chain(struct window *w, uint32_t id)
+{
+	while (id != WINDOW_ROOT && w->nodes[id].live == 0) {
+		struct window_node *n = &w->nodes[id].n;
+		uint32_t parent = n->parent;
+		size_t j = hashidx_slot_of(&w->nix, node_hash(parent, n->frame), id);
+
+		if (j != SIZE_MAX)
+			hashidx_unslot(&w->nix, j, node_hash_of, w);
+		frames_unref(w->fr, n->frame);
+		*n = (struct window_node){.parent = w->free_head, .frame = NO_FRAME};
+		w->free_head = id;
+		w->nlive--;
+		w->nodes[parent].live--;
+		id = parent;
+	}
+}
+
+/* Drop one hold on node id (a sum entry, a child or a pin). */
+static void node_put(struct window *w, uint32_t id)
+{
+	w->nodes[id].live--;
+	node_free_chain(w, id);
 }
 
 const struct window_node *window_node(const struct window *w, uint32_t id)
 {
-	return id < w->nnodes ? &w->nodes[id] : NULL;
+	if (id >= w->nnodes || (id != WINDOW_ROOT && w->nodes[id].n.frame == NO_FRAME))
+		return NULL;
+	return &w->nodes[id].n;
 }
 
 size_t window_nnodes(const struct window *w)
 {
 	return w->nnodes;
+}
+
+size_t window_live_nodes(const struct window *w)
+{
+	return w->nlive;
+}
+
+/* ---- the running sum: each of its entries holds its leaf node ---- */
+
+static int sum_add(struct window *w, uint32_t node, int tid, uint64_t delta)
+{
+	size_t had = w->sum.n;
+	int err = cmap_add(&w->sum, node, tid, delta);
+
+	if (!err && w->sum.n > had)
+		w->nodes[node].live++;
+	return err;
+}
+
+static void sum_sub(struct window *w, uint32_t node, int tid, uint64_t delta)
+{
+	size_t had = w->sum.n;
+
+	cmap_sub(&w->sum, node, tid, delta);
+	if (w->sum.n < had)
+		node_put(w, node);
 }
 
 /* ---- lines ---- */
@@ -329,9 +415,9 @@ int window_resolve_lines(struct window *w, int tid)
 
 		if (!c->count || (tid && c->tid != tid))
 			continue;
-		for (n = c->node; n != WINDOW_ROOT && !seen[n]; n = w->nodes[n].parent) {
+		for (n = c->node; n != WINDOW_ROOT && !seen[n]; n = w->nodes[n].n.parent) {
 			seen[n] = 1;
-			frames_line(w->fr, w->nodes[n].frame);
+			frames_line(w->fr, w->nodes[n].n.frame);
 		}
 	}
 	free(seen);
@@ -347,7 +433,7 @@ static void bucket_expire(struct window *w, struct bucket *b)
 	for (i = 0; i < b->m.n; i++) {
 		const struct window_count *c = &b->m.e[i];
 
-		cmap_sub(&w->sum, c->node, c->tid, c->count);
+		sum_sub(w, c->node, c->tid, c->count);
 		cmap_sub(&w->tids, 0, c->tid, c->count);
 		w->total -= c->count;
 	}
@@ -389,15 +475,21 @@ int window_add(struct window *w, uint64_t time_ns, int tid, const uint32_t *fram
 			return -EINVAL;
 	if (weight == 0)
 		return 0;
-	window_advance(w, time_ns);
-	if (b + w->nbuckets <= w->newest)
+	if (w->have_time && b + w->nbuckets <= w->newest)
 		return 0; /* older than the window: nothing to count it in */
+	/* The path first, pinned at its leaf, and only then expire: the
+	 * caller's frames may be held by nothing but nodes of the buckets
+	 * about to expire, and must not be reclaimed under it. */
 	for (i = 0; i < n; i++) {
 		child = node_child(w, node, frames[i]);
-		if (child < 0)
+		if (child < 0) {
+			node_free_chain(w, node);
 			return (int)child;
+		}
 		node = (uint32_t)child;
 	}
+	w->nodes[node].live++;
+	window_advance(w, time_ns);
 	bk = &w->buckets[b % w->nbuckets];
 	if (bk->live && bk->num != b)
 		bucket_expire(w, bk); /* cannot happen with b in the window; stay safe */
@@ -405,16 +497,23 @@ int window_add(struct window *w, uint64_t time_ns, int tid, const uint32_t *fram
 		bk->live = true;
 		bk->num = b;
 	}
-	/* Insert everywhere first, so a failure leaves the sums consistent
-	 * with the buckets (an extra zero entry is harmless). */
-	if ((err = cmap_add(&bk->m, node, tid, 0)) || (err = cmap_add(&w->sum, node, tid, 0)) ||
-	    (err = cmap_add(&w->tids, 0, tid, 0)))
-		return err;
+	/* Make every entry first, so a failure can take back the ones it made
+	 * (a zero count is only ever a new entry) and the sum stays the sum of
+	 * the buckets. */
+	if ((err = sum_add(w, node, tid, 0)))
+		goto out;
+	if ((err = cmap_add(&bk->m, node, tid, 0)) || (err = cmap_add(&w->tids, 0, tid, 0))) {
+		cmap_sub(&bk->m, node, tid, 0);
+		sum_sub(w, node, tid, 0);
+		goto out;
+	}
 	cmap_add(&bk->m, node, tid, weight);
-	cmap_add(&w->sum, node, tid, weight);
+	sum_add(w, node, tid, weight);
 	cmap_add(&w->tids, 0, tid, weight);
 	w->total += weight;
-	return 0;
+out:
+	node_put(w, node); /* the pin */
+	return err;
 }
 
 void window_reset(struct window *w)
@@ -422,12 +521,22 @@ void window_reset(struct window *w)
 	size_t i;
 
 	for (i = 0; i < w->nbuckets; i++) {
-		cmap_clear(&w->buckets[i].m);
+		cmap_free(&w->buckets[i].m);
 		w->buckets[i].live = false;
 	}
-	cmap_clear(&w->sum);
-	cmap_clear(&w->tids);
+	cmap_free(&w->sum);
+	cmap_free(&w->tids);
 	w->total = 0;
+	/* Every node but the root goes, and the index's memory with it: a
+	 * reset is rare, and the next samples grow what they need. */
+	for (i = 1; i < w->nnodes; i++)
+		if (w->nodes[i].n.frame != NO_FRAME)
+			frames_unref(w->fr, w->nodes[i].n.frame);
+	hashidx_free(&w->nix);
+	w->nodes[0].live = 0;
+	w->nnodes = 1;
+	w->nlive = 0;
+	w->free_head = NO_NODE;
 }
 
 const struct window_count *window_counts(const struct window *w, size_t *n)
@@ -619,8 +728,8 @@ static int top_walk(struct topacc *a, uint32_t leaf, uint64_t c, uint32_t stamp,
 	uint32_t n;
 	long r;
 
-	for (n = leaf; n != WINDOW_ROOT; n = w->nodes[n].parent) {
-		uint32_t f = w->nodes[n].frame;
+	for (n = leaf; n != WINDOW_ROOT; n = w->nodes[n].n.parent) {
+		uint32_t f = w->nodes[n].n.frame;
 		const struct frame *fp = frames_get(w->fr, f);
 
 		if (q->hide_kernel && fp->kernel)

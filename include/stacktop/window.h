@@ -8,6 +8,14 @@
  * for each trie node that uses it (frames_ref), and reads the frames for
  * its aggregation keys and wait kinds.
  *
+ * The trie holds what the window counts, not everything ever seen: a node
+ * lives while some (node, tid) count of the running sum ends at it or it
+ * has a live child. When counts fall to zero (a bucket expires, a reset)
+ * the nodes no longer live are freed, with their frame references, and
+ * their ids are handed to new nodes later. So node ids (and the frame ids
+ * they name) are good for one query: keep none across window_add,
+ * window_advance or window_reset.
+ *
  * Time is a ring of buckets, bucket_ns wide, covering `seconds`. Each bucket
  * counts samples per (leaf node, tid); the window also keeps the running sum
  * over all live buckets, so adding a sample and expiring a bucket cost
@@ -66,13 +74,19 @@ int window_add(struct window *w, uint64_t time_ns, int tid, const uint32_t *fram
 	       uint32_t weight);
 /* Expire buckets that have left the window at time now_ns. */
 void window_advance(struct window *w, uint64_t now_ns);
-/* Drop all samples (trie nodes, and their frame references, are kept). */
+/* Drop all samples, and every trie node but the root with its frame
+ * reference (frames nobody else holds are reclaimed). */
 void window_reset(struct window *w);
 
-/* A trie node; the pointer is valid until the next window_add (the array
- * grows by realloc): keep ids, not pointers. */
+/* A trie node, or NULL for an id that is not live. The pointer is valid
+ * until the next window_add (the array grows by realloc); the id until the
+ * next add, advance or reset (a freed node's id is reused). */
 const struct window_node *window_node(const struct window *w, uint32_t id);
+/* One past the highest node id handed out (for id-indexed arrays). */
 size_t window_nnodes(const struct window *w);
+/* Trie nodes live now, the root not counted (for tests and the memory
+ * bench; frames_live counts the frames they hold). */
+size_t window_live_nodes(const struct window *w);
 
 /* The live (node, tid) counts; valid until the next add/advance/reset. */
 const struct window_count *window_counts(const struct window *w, size_t *n);

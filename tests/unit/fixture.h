@@ -28,7 +28,10 @@
 #define FIXTURE_PID 4242
 
 /* A frame of pid 4242 at pc, named func in mod (file:line when file is
- * given; offset for a frame with a module but no function). */
+ * given; offset for a frame with a module but no function). The tests keep
+ * the id across expiry and window_reset, which free the trie nodes that
+ * hold frames, so the fixture holds a reference of its own (dropped by
+ * frames_free). */
 static inline uint32_t fixture_frame(struct window *w, uint64_t pc, bool kernel, const char *mod,
 				     const char *func, const char *file, int line, uint64_t off)
 {
@@ -41,6 +44,7 @@ static inline uint32_t fixture_frame(struct window *w, uint64_t pc, bool kernel,
 	int64_t id = frames_preset(window_frames_mut(w), FIXTURE_PID, pc, kernel, &si, file != NULL);
 
 	assert_true(id >= 0);
+	frames_ref(window_frames_mut(w), (uint32_t)id);
 	return (uint32_t)id;
 }
 

@@ -1,6 +1,7 @@
-/* Unit tests for window: buckets and expiry, reset, per-thread totals and
- * the top-N aggregation (self/total, recursion, hidden kernel frames,
- * function vs line keys). */
+/* Unit tests for window: buckets and expiry, reset, per-thread totals, the
+ * top-N aggregation (self/total, recursion, hidden kernel frames, function
+ * vs line keys), and the trie forgetting what ages out (nodes and their
+ * frames freed on expiry and reset, ids reused, answers unchanged). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -169,7 +170,12 @@ static void test_big_gap_and_span(void **state)
 	assert_int_equal(window_total(w), 0);
 	assert_int_equal(window_thread_total(w, 1), 0);
 	assert_near(window_span_s(w, 100 * SEC + 86400 * SEC), 0.0);
-	/* And the window works afterwards. */
+	/* The trie went with the samples, and the frames only it held. */
+	assert_int_equal(window_live_nodes(w), 0);
+	assert_int_equal(frames_live(window_frames(w)), 0);
+	/* And the window works afterwards, with the frames interned again. */
+	f[0] = fn(w, 1, 0x10, "m", "main", NULL, 0);
+	f[1] = fn(w, 1, 0x20, "m", "work", NULL, 0);
 	assert_int_equal(window_add(w, 100 * SEC + 86401 * SEC, 1, f, 2, 1), 0);
 	assert_int_equal(window_total(w), 1);
 	window_free_fx(w);
@@ -194,8 +200,13 @@ static void test_reset_and_tids(void **state)
 	assert_int_equal(window_thread_total(w, 100), 0);
 	window_counts(w, &n);
 	assert_int_equal(n, 0);
-	assert_int_equal(frames_span(window_frames(w)), 1); /* frames kept */
+	/* The reset freed the trie, and the frame only it held. */
+	assert_int_equal(window_live_nodes(w), 0);
+	assert_int_equal(frames_live(window_frames(w)), 0);
+	assert_null(frames_get(window_frames(w), f[0]));
+	f[0] = fn(w, 1, 0x10, "m", "a", NULL, 0);
 	assert_int_equal(window_add(w, 2 * SEC, 100, f, 1, 1), 0);
+	assert_int_equal(window_live_nodes(w), 1);
 	assert_int_equal(window_total(w), 1);
 	/* The reset bucket is reused without double counting on expiry. */
 	assert_total_at(w, 62 * SEC, 0);
@@ -355,6 +366,28 @@ static void test_many_stacks(void **state)
 	assert_true(t1.tv_sec - t0.tv_sec < 3);
 }
 
+/* The trie holds exactly the paths of the live counts: every node on the
+ * path of a (node, tid) count is live, and no other node is. */
+static void assert_trie_is_live_paths(const struct window *w)
+{
+	size_t nn = window_nnodes(w), nc, live = 0;
+	const struct window_count *c = window_counts(w, &nc);
+	uint8_t *on = calloc(nn + 1, 1);
+
+	assert_non_null(on);
+	for (size_t k = 0; k < nc; k++)
+		for (uint32_t id = c[k].node; id != WINDOW_ROOT && !on[id];
+		     id = window_node(w, id)->parent) {
+			assert_non_null(window_node(w, id));
+			on[id] = 1;
+			live++;
+		}
+	for (size_t id = 1; id < nn; id++)
+		assert_int_equal(window_node(w, (uint32_t)id) != NULL, on[id]);
+	assert_int_equal(window_live_nodes(w), live);
+	free(on);
+}
+
 /* Random adds against a brute-force reference: after every step the live
  * (node, tid) counts equal the samples whose bucket is still in the window
  * (this exercises removal from the running sum in every order). */
@@ -369,8 +402,10 @@ static void test_random_reference(void **state)
 	unsigned x = 12345;
 
 	assert_int_equal(window_new_fx(10, SEC, &w), 0);
-	for (int i = 0; i < NF; i++)
+	for (int i = 0; i < NF; i++) {
 		f[i] = fn(w, 1, 0x100 + (uint64_t)i, "m", "g", NULL, 0);
+		frames_ref(window_frames_mut(w), f[i]); /* kept across expiry */
+	}
 	for (int i = 0; i < NS; i++) {
 		uint32_t st[2];
 
@@ -384,7 +419,7 @@ static void test_random_reference(void **state)
 		leaf[i] = 0;
 		for (size_t k = 0; k < window_nnodes(w); k++) {
 			const struct window_node *nd = window_node(w, (uint32_t)k);
-			if (nd->depth == 2 && nd->frame == st[1] &&
+			if (nd && nd->depth == 2 && nd->frame == st[1] &&
 			    window_node(w, nd->parent)->frame == st[0])
 				leaf[i] = (uint32_t)k;
 		}
@@ -413,7 +448,10 @@ static void test_random_reference(void **state)
 				want++;
 		assert_int_equal(got, want);
 		assert_int_equal(window_total(w), want);
+		assert_trie_is_live_paths(w);
 	}
+	for (int i = 0; i < NF; i++)
+		frames_unref(window_frames_mut(w), f[i]);
 	window_free_fx(w);
 }
 
@@ -522,14 +560,243 @@ static void test_wait_frames(void **state)
 	window_free_fx(w);
 }
 
+/* ---- the trie forgets what ages out ---- */
+
+/* Nodes go with the last count that ends at them or below them; a prefix
+ * shared with a live stack stays; their frames go with them. */
+static void test_free_on_expire(void **state)
+{
+	uint32_t f[4];
+	struct window *w = window_m(10, f, (const char *[]){"a", "b", "c", "d"}, 4);
+	const struct frames *fr = window_frames(w);
+
+	uint32_t abc[] = {f[0], f[1], f[2]}, abd[] = {f[0], f[1], f[3]};
+	assert_int_equal(window_live_nodes(w), 0);
+	assert_int_equal(window_add(w, 0 * SEC, 1, abc, 3, 1), 0);
+	assert_int_equal(window_add(w, 0 * SEC, 2, abc, 3, 1), 0); /* same leaf, other tid */
+	assert_int_equal(window_add(w, 5 * SEC, 1, abd, 3, 1), 0);
+	assert_int_equal(window_live_nodes(w), 4); /* a, a>b, a>b>c, a>b>d */
+	assert_int_equal(frames_live(fr), 4);
+	assert_trie_is_live_paths(w);
+	/* Second 0 leaves: c's node goes (both its counts), a and b stay
+	 * under d. */
+	assert_total_at(w, 10 * SEC, 1);
+	assert_int_equal(window_live_nodes(w), 3);
+	assert_int_equal(frames_live(fr), 3);
+	assert_null(frames_get(fr, f[2]));
+	assert_non_null(frames_get(fr, f[0]));
+	assert_trie_is_live_paths(w);
+	/* Second 5 leaves: the whole trie goes, the root stays. */
+	assert_total_at(w, 15 * SEC, 0);
+	assert_int_equal(window_live_nodes(w), 0);
+	assert_int_equal(frames_live(fr), 0);
+	assert_non_null(window_node(w, WINDOW_ROOT));
+	window_free_fx(w);
+}
+
+/* Freed ids are handed out again: a window whose stacks never repeat
+ * stays as big as what it holds; a frame someone else holds survives. */
+static void test_ids_reused(void **state)
+{
+	struct window *w;
+	struct frames *fr;
+	size_t peak = 0;
+
+	assert_int_equal(window_new_fx(10, SEC, &w), 0);
+	fr = window_frames_mut(w);
+	uint32_t keep = fn(w, 1, 0x1, "m", "main", NULL, 0);
+	frames_ref(fr, keep);
+	for (unsigned s = 0; s < 1000; s++) {
+		for (unsigned k = 0; k < 10; k++) {
+			/* main → one of 4 new pcs → a pc new every sample */
+			uint32_t st[3] = {keep, fn(w, 1, 0x100 + (s + k) % 4, "m", "mid", NULL, 0),
+					  fn(w, 1, 0x10000 + s * 10 + k, "m", "leaf", NULL, 0)};
+			assert_int_equal(window_add(w, s * SEC + k, (int)k % 3, st, 3, 1), 0);
+		}
+		if (window_nnodes(w) > peak)
+			peak = window_nnodes(w);
+	}
+	/* 10 s of 10 stacks of <= 3 nodes each, plus the bucket being
+	 * filled: nowhere near the 10000 stacks seen. */
+	assert_true(peak <= 1 + 11 * 10 * 3);
+	assert_true(frames_span(fr) <= 11 * 10 * 3);
+	assert_trie_is_live_paths(w);
+	window_advance(w, 2000 * SEC);
+	assert_int_equal(window_live_nodes(w), 0);
+	assert_int_equal(frames_live(fr), 1); /* the one held here */
+	assert_non_null(frames_get(fr, keep));
+	frames_unref(fr, keep);
+	assert_int_equal(frames_live(fr), 0);
+	window_free_fx(w);
+}
+
+/* R: every node but the root goes, with the frames only the trie held. */
+static void test_reset_frees(void **state)
+{
+	uint32_t f[3];
+	struct window *w = window_m(60, f, (const char *[]){"a", "b", "c"}, 3);
+	struct frames *fr = window_frames_mut(w);
+
+	frames_ref(fr, f[0]);
+	uint32_t ab[] = {f[0], f[1]}, ac[] = {f[0], f[2]};
+	assert_int_equal(window_add(w, SEC, 1, ab, 2, 1), 0);
+	assert_int_equal(window_add(w, SEC, 1, ac, 2, 1), 0);
+	assert_int_equal(window_live_nodes(w), 3);
+	assert_int_equal(frames_live(fr), 3);
+	window_reset(w);
+	assert_int_equal(window_live_nodes(w), 0);
+	assert_int_equal(frames_live(fr), 1); /* a, held here */
+	assert_null(window_node(w, 1));
+	/* And it counts again from nothing, reusing ids. */
+	ab[1] = fn(w, 1, 0x20, "m", "b", NULL, 0);
+	assert_int_equal(window_add(w, 2 * SEC, 1, ab, 2, 3), 0);
+	assert_int_equal(window_live_nodes(w), 2);
+	assert_int_equal(window_total(w), 3);
+	assert_trie_is_live_paths(w);
+	frames_unref(fr, f[0]);
+	window_free_fx(w);
+}
+
+/* One line per live count: "tid count frame,frame,..." (root first). */
+static char **counts_text(const struct window *w, size_t *n)
+{
+	const struct window_count *c = window_counts(w, n);
+	char **out = calloc(*n + 1, sizeof(*out));
+
+	assert_non_null(out);
+	for (size_t k = 0; k < *n; k++) {
+		uint32_t path[64];
+		size_t d = 0, len = 0;
+		char *s = malloc(1024);
+
+		assert_non_null(s);
+		for (uint32_t id = c[k].node; id != WINDOW_ROOT; id = window_node(w, id)->parent)
+			path[d++] = window_node(w, id)->frame;
+		len +=
+		    (size_t)snprintf(s, 1024, "%d %llu ", c[k].tid, (unsigned long long)c[k].count);
+		while (d)
+			len += (size_t)snprintf(s + len, 1024 - len, "%u,", path[--d]);
+		out[k] = s;
+	}
+	return out;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* After a long churn of ever-new stacks (ids freed and reused many times),
+ * the window answers as a fresh window given only the samples still in
+ * it: the same counts by path, the same top-N, the same trie size. */
+static void test_reuse_matches_fresh(void **state)
+{
+	enum { NSEC = 300, PER = 20, NPC = 30, MAXD = 6 };
+	static struct {
+		uint64_t t;
+		int tid, d;
+		uint64_t pc[MAXD];
+	} smp[NSEC * PER];
+	static char names[NPC][8];
+	struct window *w, *w2;
+	struct frames *fr;
+	unsigned x = 777;
+	size_t ns = 0, peak = 0;
+
+	assert_int_equal(window_new_fx(10, SEC, &w), 0);
+	fr = window_frames_mut(w);
+	for (int i = 0; i < NPC; i++)
+		snprintf(names[i], sizeof(names[i]), "g%d", i);
+	for (unsigned s = 0; s < NSEC; s++)
+		for (unsigned k = 0; k < PER; k++, ns++) {
+			uint32_t st[MAXD];
+
+			x = x * 1103515245u + 12345u;
+			smp[ns].t = s * SEC + k * (SEC / PER);
+			smp[ns].tid = 1 + (int)(x >> 28) % 3;
+			smp[ns].d = 1 + (int)((x >> 20) % MAXD);
+			for (int d = 0; d < smp[ns].d; d++) {
+				x = x * 1103515245u + 12345u;
+				smp[ns].pc[d] = 1 + (x >> 16) % NPC;
+				/* interned per sample, as ingest does */
+				st[d] =
+				    fn(w, 1, smp[ns].pc[d], "m", names[smp[ns].pc[d] - 1], NULL, 0);
+			}
+			assert_int_equal(
+			    window_add(w, smp[ns].t, smp[ns].tid, st, (size_t)smp[ns].d, 1 + k % 2),
+			    0);
+			if (window_nnodes(w) > peak)
+				peak = window_nnodes(w);
+		}
+	/* The stacks that are left: the last 10 s, into a fresh window on the
+	 * same frames table (so frame ids compare). */
+	assert_int_equal(window_new(10, SEC, fr, &w2), 0);
+	for (size_t i = 0; i < ns; i++) {
+		uint32_t st[MAXD];
+
+		if (smp[i].t / SEC + 10 <= NSEC - 1)
+			continue;
+		for (int d = 0; d < smp[i].d; d++)
+			st[d] = fn(w, 1, smp[i].pc[d], "m", names[smp[i].pc[d] - 1], NULL, 0);
+		assert_int_equal(
+		    window_add(w2, smp[i].t, smp[i].tid, st, (size_t)smp[i].d, 1 + (i % PER) % 2),
+		    0);
+	}
+	assert_int_equal(window_total(w), window_total(w2));
+	assert_int_equal(window_live_nodes(w), window_live_nodes(w2));
+	assert_trie_is_live_paths(w);
+	assert_true(peak < ns / 4); /* ids were reused, not grown per sample */
+
+	size_t n1, n2;
+	char **c1 = counts_text(w, &n1), **c2 = counts_text(w2, &n2);
+	assert_int_equal(n1, n2);
+	qsort(c1, n1, sizeof(*c1), cmp_str);
+	qsort(c2, n2, sizeof(*c2), cmp_str);
+	for (size_t k = 0; k < n1; k++) {
+		assert_string_equal(c1[k], c2[k]);
+		free(c1[k]);
+		free(c2[k]);
+	}
+	free(c1);
+	free(c2);
+
+	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION};
+	struct window_top_row *r1, *r2;
+	uint64_t t1, t2;
+	assert_int_equal(window_top(w, &q, &r1, &n1, &t1), 0);
+	assert_int_equal(window_top(w2, &q, &r2, &n2, &t2), 0);
+	assert_int_equal(n1, n2);
+	assert_int_equal(t1, t2);
+	for (size_t k = 0; k < n2; k++) {
+		const struct frame *f2 = frames_get(fr, r2[k].frame);
+		const struct window_top_row *m = find_row(w, r1, n1, f2->sym.func, 0);
+
+		assert_non_null(m);
+		assert_int_equal(m->self, r2[k].self);
+		assert_int_equal(m->total, r2[k].total);
+	}
+	free(r1);
+	free(r2);
+	window_free(w2);
+	window_free_fx(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_intern),	     cmocka_unit_test(test_expire),
-	    cmocka_unit_test(test_big_gap_and_span), cmocka_unit_test(test_reset_and_tids),
-	    cmocka_unit_test(test_top_recursion),    cmocka_unit_test(test_top_kernel_and_lines),
-	    cmocka_unit_test(test_many_stacks),	     cmocka_unit_test(test_random_reference),
+	    cmocka_unit_test(test_intern),
+	    cmocka_unit_test(test_expire),
+	    cmocka_unit_test(test_big_gap_and_span),
+	    cmocka_unit_test(test_reset_and_tids),
+	    cmocka_unit_test(test_top_recursion),
+	    cmocka_unit_test(test_top_kernel_and_lines),
+	    cmocka_unit_test(test_many_stacks),
+	    cmocka_unit_test(test_random_reference),
 	    cmocka_unit_test(test_wait_frames),
+	    cmocka_unit_test(test_free_on_expire),
+	    cmocka_unit_test(test_ids_reused),
+	    cmocka_unit_test(test_reset_frees),
+	    cmocka_unit_test(test_reuse_matches_fresh),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
