@@ -270,14 +270,25 @@ size_t icicle_node_key(const struct icicle *t, uint32_t node, char *buf, size_t 
 	return fmt_key(kind, n->module, n->name, buf, size);
 }
 
-size_t icicle_frame_key(struct window *w, uint32_t frame, char *buf, size_t size)
+size_t icicle_key_of(const struct frame *f, char *buf, size_t size)
 {
-	const struct frame *f = frames_get(window_frames(w), frame);
 	const char *module, *name;
 	char tmp[160];
 
 	name = frame_name(f, &module, tmp, sizeof(tmp));
 	return fmt_key(f->kernel ? 'k' : 'u', module, name, buf, size);
+}
+
+size_t icicle_frame_key(struct window *w, uint32_t frame, char *buf, size_t size)
+{
+	const struct frame *f = frames_get(window_frames(w), frame);
+
+	if (!f) {
+		if (size)
+			buf[0] = '\0';
+		return 0;
+	}
+	return icicle_key_of(f, buf, size);
 }
 
 /* Per frame id: its interned name/module, filled on first use. */

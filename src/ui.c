@@ -245,7 +245,10 @@ static bool act(struct ui *ui, const struct ui_model *m, struct view_action a, u
 		narrow(ui, 0, now_ns);
 		return true;
 	case VIEW_ACTION_OPEN_ICICLE:
-		view_icicle_jump(&ui->icicle, m->w, a.frame);
+		if (a.frame_copy)
+			view_icicle_jump_to(&ui->icicle, m->w, a.frame_copy);
+		else
+			view_icicle_jump(&ui->icicle, m->w, a.frame);
 		ui->view = UI_VIEW_ICICLE;
 		return true;
 	case VIEW_ACTION_USED:

@@ -464,6 +464,19 @@ static uint32_t find_by_key(const struct icicle *t, const char *key)
 	return best;
 }
 
+/* The frame id a (possibly kept, paused) tree node holds still names that
+ * node: ids of stacks that aged out are freed and may be given to others. */
+static bool frame_still_names(struct window *w, const struct icicle *t, uint32_t node)
+{
+	char a[KEY_MAX], b[KEY_MAX];
+	uint32_t id = t->nodes[node].frame;
+
+	if (id == ICICLE_NONE || !icicle_frame_key(w, id, a, sizeof(a)))
+		return false;
+	icicle_node_key(t, node, b, sizeof(b));
+	return strcmp(a, b) == 0;
+}
+
 /* Build (or, while paused with the same query, keep) the tree, then map
  * the paths onto it. */
 static int refresh_tree(struct view_icicle_state *st, struct window *w, bool paused)
@@ -815,14 +828,10 @@ int view_icicle_update(struct view_icicle_state *st, const struct view_header *h
 	if (p->sel_node != ICICLE_ROOT)
 		st->selected_frame = t->nodes[p->sel_node].frame;
 	p->have_sel_frame = false;
-	if (t->nodes[p->sel_node].frame != ICICLE_NONE) {
+	if (frame_still_names(w, t, p->sel_node)) {
 		/* The one frame whose file:line the details line shows. */
-		const struct frame *sf =
-		    frames_line(window_frames_mut(w), t->nodes[p->sel_node].frame);
-		if (sf) {
-			p->sel_frame = *sf;
-			p->have_sel_frame = true;
-		}
+		p->sel_frame = *frames_line(window_frames_mut(w), t->nodes[p->sel_node].frame);
+		p->have_sel_frame = true;
 	}
 
 	top = view_header_height(h) + 1;
@@ -1104,6 +1113,14 @@ struct view_action view_icicle_key(struct view_icicle_state *st, int key)
 
 void view_icicle_jump(struct view_icicle_state *st, struct window *w, uint32_t frame)
 {
+	const struct frame *f = frames_get(window_frames(w), frame);
+
+	if (f)
+		view_icicle_jump_to(st, w, f);
+}
+
+void view_icicle_jump_to(struct view_icicle_state *st, struct window *w, const struct frame *f)
+{
 	struct icicle_query q = {.tid = st->tid, .hide_kernel = st->hide_kernel};
 	struct view_icicle_priv *p = priv_of(st);
 	struct icicle *t;
@@ -1111,9 +1128,9 @@ void view_icicle_jump(struct view_icicle_state *st, struct window *w, uint32_t f
 	bool seen = false, leaf_only = true;
 	uint32_t i;
 
-	if (!p || !frames_get(window_frames(w), frame))
+	if (!p)
 		return;
-	icicle_frame_key(w, frame, key, sizeof(key));
+	icicle_key_of(f, key, sizeof(key));
 	if (icicle_build(w, &q, &t) == 0) {
 		for (i = 1; i < t->n; i++) {
 			icicle_node_key(t, i, nk, sizeof(nk));

@@ -518,6 +518,7 @@ struct view_action view_top_key(struct view_top_state *st, int key)
 		} else {
 			act.kind = VIEW_ACTION_OPEN_ICICLE;
 			act.frame = st->selected_frame;
+			act.frame_copy = &st->kept[st->selected].f;
 		}
 		break;
 	default:

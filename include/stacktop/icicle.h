@@ -91,6 +91,10 @@ void icicle_free(struct icicle *t);
  * name. Equal keys mean the same function. Returns the key's length. */
 size_t icicle_node_key(const struct icicle *t, uint32_t node, char *buf, size_t size);
 size_t icicle_frame_key(struct window *w, uint32_t frame, char *buf, size_t size);
+/* The same from a frame itself (a copy kept past the window's life of its
+ * id: the top view's rows). */
+struct frame;
+size_t icicle_key_of(const struct frame *f, char *buf, size_t size);
 /* The child of parent with this key, or ICICLE_NONE. */
 uint32_t icicle_child_by_key(const struct icicle *t, uint32_t parent, const char *key);
 /* True if anc is node or one of its ancestors. */

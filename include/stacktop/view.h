@@ -38,6 +38,9 @@ struct view_action {
 	enum view_action_kind kind;
 	int tid;	/* VIEW_ACTION_NARROW */
 	uint32_t frame; /* VIEW_ACTION_OPEN_ICICLE */
+	/* ... and the frame as the view showed it, when its id may have aged
+	 * out since (valid until the view's next update); NULL: use .frame. */
+	const struct frame *frame_copy;
 };
 
 /* The one warning the header shows (the most pressing; main measures, the

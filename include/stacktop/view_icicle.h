@@ -88,6 +88,9 @@ struct view_action view_icicle_key(struct view_icicle_state *st, int key);
  * at its heaviest call path, or bottom-up when the function is only ever a
  * leaf. Zoom goes back to the root. */
 void view_icicle_jump(struct view_icicle_state *st, struct window *w, uint32_t frame);
+/* The same for a frame known by a copy (the top view's selected row), whose
+ * id may have aged out since it was shown. */
+void view_icicle_jump_to(struct view_icicle_state *st, struct window *w, const struct frame *f);
 
 void view_icicle_state_free(struct view_icicle_state *st);
 

@@ -561,6 +561,13 @@ static void test_jump(void **state)
 	assert_true(has(detail(fx), "selected: all"));
 	view_icicle_jump(&fx->st, fx->w, 99999); /* no such frame: ignored */
 	render(fx, 100, 16);
+	/* By a copy of the frame (the top view's row): its names decide, not
+	 * an id that may have aged out and gone to another frame since. */
+	struct frame alpha = *frames_get(window_frames(fx->w), fx->f_alpha);
+	alpha.pc = 0xdead; /* the id and pc no longer matter */
+	view_icicle_jump_to(&fx->st, fx->w, &alpha);
+	render(fx, 100, 16);
+	assert_true(has(detail(fx), "selected: alpha  tree.c:40"));
 }
 
 /* While paused the picture stays: the tree is not rebuilt. */
