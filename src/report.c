@@ -805,12 +805,12 @@ static int load_pprof(struct report *r, const uint8_t *data, size_t len, const c
 {
 	struct pctx c = {.r = r};
 	struct budget b = {.limit = report_unpack_limit(len)};
-	ProtobufCAllocator alloc = {.alloc = budget_alloc, .free = budget_free, .allocator_data = &b};
+	ProtobufCAllocator pa = {.alloc = budget_alloc, .free = budget_free, .allocator_data = &b};
 	Perftools__Profiles__Profile *p;
 	int rc;
 
 	r->format = REPORT_PPROF;
-	p = perftools__profiles__profile__unpack(&alloc, len, data);
+	p = perftools__profiles__profile__unpack(&pa, len, data);
 	if (!p && b.over) {
 		text_errf(err, errsz,
 			  "%s: unpacking it would take more than %zu MiB (%d times its size plus "
@@ -834,7 +834,7 @@ static int load_pprof(struct report *r, const uint8_t *data, size_t len, const c
 	idmap_free(&c.locs);
 	idmap_free(&c.fns);
 	idmap_free(&c.maps);
-	perftools__profiles__profile__free_unpacked(p, &alloc);
+	perftools__profiles__profile__free_unpacked(p, &pa);
 	return rc;
 }
 
