@@ -13,18 +13,18 @@
 _stacktop_opts='-p --pid -r --rate -d --delay -W --window -b --batch
 -n --iterations -l --limit --view -s --sort -L --lines -K --no-kernel
 --stack-size --ascii --spike-for --mode -w --wall --no-idle --json
--o --output --format --per-thread --force --output-dir -h --help -V --version'
+-o --output --format --per-thread --force --output-dir --output-mode -h --help -V --version'
 
 _stacktop_top_opts='-p --pid --mode -w --wall -r --rate -d --delay
 -W --window -b --batch -n --iterations -l --limit --view -s --sort -L --lines
 -K --no-kernel --no-idle --stack-size --ascii --spike-for --output-dir
--h --help -V --version'
+--output-mode -h --help -V --version'
 _stacktop_dump_opts='-p --pid --json'
 _stacktop_record_opts='-p --pid --mode -w --wall -r --rate -d --delay
 -K --no-kernel --stack-size -o --output --format --per-thread --force
--h --help'
+--output-mode -h --help'
 _stacktop_report_opts='-b --batch -n --iterations -l --limit --view -s --sort
--L --lines -K --no-kernel --ascii --output-dir -h --help'
+-L --lines -K --no-kernel --ascii --output-dir --output-mode -h --help'
 
 _stacktop_subcommands='dump record report'
 
@@ -34,7 +34,7 @@ _stacktop_takes_arg()
 	case $1 in
 	-p | --pid | -r | --rate | -d | --delay | -W | --window | -n | --iterations | \
 		-l | --limit | --view | -s | --sort | --stack-size | --spike-for | --mode | \
-		-o | --output | --format | --output-dir) return 0 ;;
+		-o | --output | --format | --output-dir | --output-mode) return 0 ;;
 	esac
 	return 1
 }
@@ -106,6 +106,7 @@ _stacktop_value()
 	-o | --output) _stacktop_files -f "$2" ;;
 	--output-dir) _stacktop_files -d "$2" ;;
 	--stack-size) COMPREPLY=($(compgen -W '8192 16384 32768 65528' -- "$2")) ;;
+	--output-mode) COMPREPLY=($(compgen -W '0600 0640 0644' -- "$2")) ;;
 	*) COMPREPLY=() ;;
 	esac
 }

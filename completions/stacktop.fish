@@ -39,7 +39,7 @@ function __stacktop_command
                 set -q tokens[1]; and printf '%s\n' $tokens
                 return 0
             case --pid --rate --delay --window --iterations --limit --view --sort --stack-size --spike-for \
-                --mode --output --format --output-dir
+                --mode --output --format --output-dir --output-mode
                 set i (math $i + 2)
             case '--*'
                 set i (math $i + 1)
@@ -154,5 +154,6 @@ complete -c stacktop -n '__stacktop_in record' -s o -l output -r -F -d 'The prof
 complete -c stacktop -n '__stacktop_in record' -l format -x -a 'folded\tFlameGraph pprof\tgo\ tool\ pprof speedscope\tspeedscope.app' -d 'File format (default: from the file name)'
 complete -c stacktop -n '__stacktop_in record' -l per-thread -d 'A root frame per thread'
 complete -c stacktop -n '__stacktop_in record' -l force -d 'Overwrite an existing output file'
+complete -c stacktop -n '__stacktop_in top record report' -l output-mode -x -a '0600 0640 0644' -d 'Mode of written profiles, octal, at most 0644 (default 0600)'
 complete -c stacktop -n '__stacktop_in top record report' -s h -l help -d 'Show the help and exit'
 complete -c stacktop -n $top -s V -l version -d 'Show the version and exit'

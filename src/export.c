@@ -1008,7 +1008,6 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 	char *buf = NULL, *tmp = NULL, *slash;
 	struct stat st;
 	size_t len;
-	mode_t mask;
 	int fd = -1, rc;
 
 	if (!path || !*path) {
@@ -1060,9 +1059,7 @@ int export_write(struct window *w, const struct export_opts *o, const char *path
 		tmp = NULL;
 		goto out;
 	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 || (rc = write_all(fd, buf, len)) != 0 ||
+	if (fchmod(fd, o->file_mode ? o->file_mode : 0600) != 0 || (rc = write_all(fd, buf, len)) != 0 ||
 	    (rc = close(fd) ? -errno : 0) != 0) {
 		if (!rc)
 			rc = -errno;

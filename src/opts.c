@@ -40,6 +40,7 @@ enum {
 	OPTS_PER_THREAD,
 	OPTS_FORCE,
 	OPTS_OUTPUT_DIR,
+	OPTS_OUTPUT_MODE,
 	OPTS_NO_IDLE,
 	OPTS_VIEW_OPT,
 };
@@ -74,6 +75,7 @@ static const struct option opts_long[] = {
     {"per-thread", no_argument, NULL, OPTS_PER_THREAD},
     {"force", no_argument, NULL, OPTS_FORCE},
     {"output-dir", required_argument, NULL, OPTS_OUTPUT_DIR},
+    {"output-mode", required_argument, NULL, OPTS_OUTPUT_MODE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -124,6 +126,8 @@ const char opts_usage[] =
     "                           the file name: .folded/.txt, .pb.gz, .json)\n"
     "      --per-thread         record: a root frame per thread (folded)\n"
     "      --force              overwrite an existing output file\n"
+    "      --output-mode MODE   file mode of written profiles, octal, at most 0644\n"
+    "                           (default 0600: profiles hold command lines)\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
     "\n"
@@ -290,6 +294,24 @@ static int opts_keyword(int val, const char *arg, const char *const *words, unsi
 			 list);
 }
 
+/* An octal file mode with no bit outside 0644 (no execute, and no write
+ * for group or others: a profile holds command lines). */
+static int opts_file_mode(const char *arg, unsigned *out)
+{
+	unsigned v = 0;
+	size_t n;
+
+	for (n = 0; arg[n]; n++) {
+		if (arg[n] < '0' || arg[n] > '7' || n >= 4)
+			return -EINVAL;
+		v = v * 8 + (unsigned)(arg[n] - '0');
+	}
+	if (n == 0 || (v & ~0644u))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 static bool opts_has_pid(const struct opts *o, pid_t pid)
 {
 	int i;
@@ -358,7 +380,8 @@ static void opts_defaults(struct opts *o)
 			   .sort = SORT_OWN,
 			   .stack_size = 16384,
 			   .spike_for_s = 30,
-			   .output_dir = "."};
+			   .output_dir = ".",
+			   .output_mode = 0600};
 }
 
 /* getopt returned '?': name what was wrong. For long options glibc leaves
@@ -412,6 +435,7 @@ static int opts_missing(char *err, size_t errsz)
 	    {'o', "FILE"},
 	    {OPTS_FORMAT, "folded|pprof|speedscope"},
 	    {OPTS_OUTPUT_DIR, "DIR"},
+	    {OPTS_OUTPUT_MODE, "MODE"},
 	};
 	const char *meta = "a value";
 	size_t i;
@@ -532,6 +556,13 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		if (!arg[0])
 			return opts_fail(err, errsz, "option --output-dir needs a directory");
 		o->output_dir = arg;
+		break;
+	case OPTS_OUTPUT_MODE:
+		if (opts_file_mode(arg, &o->output_mode) < 0)
+			return opts_fail(err, errsz,
+					 "invalid --output-mode value '%s': expected an octal mode "
+					 "of at most 0644, like 0600 or 0640",
+					 arg);
 		break;
 	case OPTS_SPIKE_FOR:
 		o->spike_for_s = (unsigned)v;

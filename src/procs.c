@@ -71,7 +71,7 @@ void procs_stop_child(struct procs *ps, int timeout_ms)
 int procs_scan(struct procs *ps, struct sampler *s)
 {
 	static pid_t tids[MAX_THREADS];
-	int first_err = 0, total = 0;
+	int first_err = 0, total = 0, unsampled = 0, unsampled_err = 0;
 	for (int i = 0; i < ps->n; i++) {
 		struct procs_entry *p = &ps->p[i];
 		int n = 0;
@@ -82,11 +82,18 @@ int procs_scan(struct procs *ps, struct sampler *s)
 			if (sampler_has_thread(s, tids[k]))
 				continue;
 			int err = sampler_add_thread(s, p->pid, tids[k]);
-			if (err && err != -ESRCH && err != -EEXIST && !first_err)
-				first_err = err;
+			if (err && err != -ESRCH && err != -EEXIST) {
+				if (!first_err)
+					first_err = err;
+				unsampled++;
+				unsampled_err = err;
+			}
 		}
 	}
 	ps->nthreads = total;
+	/* Failed threads are tried again on every scan: this is the count now. */
+	ps->unsampled = unsampled;
+	ps->unsampled_err = unsampled_err;
 	return first_err;
 }
 

@@ -25,10 +25,24 @@
  * name work as on a live window.
  *
  * Stacks: frame ids (outermost first) in one flat array, plus (offset,
- * length, tid, weight) per stack. Memory caps: the file (1 GiB), what gzip
- * may inflate to (512 MiB), a folded line (1 MiB), and the frame ids stored
- * for all stacks (REPORT_MAX_FRAMES: a pprof location with many inlined
- * lines can multiply the input).
+ * length, tid, weight) per stack.
+ *
+ * Memory: what a file makes us allocate is proportional to its size, so a
+ * small hostile file cannot take the machine's memory (the caps are listed
+ * in report.h's head and the man page):
+ *  - the file itself: at most REPORT_MAX_FILE;
+ *  - gzip: at most REPORT_INFLATE_RATIO times the compressed size plus
+ *    1 MiB, and never more than REPORT_MAX_INFLATE;
+ *  - protobuf-c: what unpack allocates goes through a counting
+ *    ProtobufCAllocator that refuses more than REPORT_UNPACK_RATIO times
+ *    the protobuf's size plus 16 MiB (an empty Sample is 2 bytes on the
+ *    wire and ~100 in memory: a file of nothing else must not pass);
+ *  - frame ids: REPORT_IDS_PER_BYTE per byte of profile data plus 1 Mi,
+ *    and never more than REPORT_MAX_FRAMES (a pprof location with many
+ *    inlined lines, referenced by many samples, multiplies the input);
+ *  - a folded line: 1 MiB.
+ * The sizes inside (buffers, the frames table, per-stack records) grow
+ * with what was admitted, by a constant factor.
  *
  * Threads: pprof "tid" (num) and "thread" (str) labels, as export writes
  * them. Folded files written with --per-thread start every stack with
@@ -40,6 +54,7 @@
 #include "stacktop/strpool.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,9 +72,16 @@
 
 #define REPORT_MAX_FILE (1ull << 30)
 #define REPORT_MAX_INFLATE (512ull << 20)
+#define REPORT_INFLATE_RATIO 64
+#define REPORT_INFLATE_BASE (1ull << 20)
+#define REPORT_UNPACK_RATIO 32
+#define REPORT_UNPACK_BASE (16ull << 20)
+#define REPORT_UNPACK_OVERHEAD 16 /* what malloc adds to each block */
 #define REPORT_MAX_LINE (1u << 20)
 #define REPORT_MAX_FRAMES (1u << 25) /* 128 MiB of frame ids */
-#define TOO_MANY_FRAMES "%s: its stacks hold more than 33554432 frames; too large to load."
+#define REPORT_IDS_PER_BYTE 8
+#define REPORT_IDS_BASE (1u << 20)
+#define TOO_MANY_FRAMES "%s: its stacks hold more frames than its size allows (%zu); not loading it."
 
 /* ---- the report ---- */
 
@@ -89,7 +111,8 @@ struct report {
 	double period_s, duration_s;
 	const char *mode;
 	uint64_t samples;
-	int last_tid; /* report_add's cache: tid already in threads[] */
+	int last_tid;	 /* report_add's cache: tid already in threads[] */
+	size_t max_ids; /* frame ids the input's size allows */
 };
 
 /* What a parser hands to report_frame. */
@@ -168,7 +191,7 @@ static int report_add(struct report *r, int tid, uint32_t *frames, size_t n, uin
 		return 0;
 	if (wgt > UINT32_MAX)
 		wgt = UINT32_MAX;
-	if (n > REPORT_MAX_FRAMES - r->nids)
+	if (n > r->max_ids - r->nids)
 		return -EFBIG;
 	if (mem_grow((void **)&r->ids, &r->capids, r->nids + n, sizeof(*r->ids)) ||
 	    mem_grow((void **)&r->stacks, &r->capstacks, r->nstacks + 1, sizeof(*r->stacks)))
@@ -387,7 +410,7 @@ static int load_folded(struct report *r, const char *data, size_t len, const cha
 				continue;
 			}
 			if ((rc = folded_line(&fw, line, end, count)) == -EFBIG)
-				text_errf(err, errsz, TOO_MANY_FRAMES, name);
+				text_errf(err, errsz, TOO_MANY_FRAMES, name, r->max_ids);
 			else if (rc)
 				text_errf(err, errsz, "%s: cannot load line %zu: %s.", name, lineno,
 					  strerror(-rc));
@@ -409,7 +432,10 @@ static int inflate_all(const uint8_t *in, size_t n, uint8_t **out, size_t *outle
 		       char *err, size_t errsz)
 {
 	z_stream z = {0};
-	size_t cap = n * 4 + 4096, len = 0;
+	size_t limit = n > (REPORT_MAX_INFLATE - REPORT_INFLATE_BASE) / REPORT_INFLATE_RATIO
+			   ? REPORT_MAX_INFLATE
+			   : n * REPORT_INFLATE_RATIO + REPORT_INFLATE_BASE;
+	size_t cap = n < (limit - 4096) / 4 ? n * 4 + 4096 : limit, len = 0;
 	uint8_t *buf = malloc(cap);
 	int rc = Z_OK;
 
@@ -422,15 +448,17 @@ static int inflate_all(const uint8_t *in, size_t n, uint8_t **out, size_t *outle
 	while (rc == Z_OK) {
 		if (len == cap) {
 			uint8_t *p;
-			if (cap >= REPORT_MAX_INFLATE) {
+			if (cap >= limit) {
 				inflateEnd(&z);
 				free(buf);
 				text_errf(err, errsz,
-					  "%s: inflates to more than %llu MiB; not loading it.",
-					  name, REPORT_MAX_INFLATE >> 20);
+					  "%s: inflates to more than %zu KiB (%d times its size plus "
+					  "1 MiB, at most %llu MiB); not loading it.",
+					  name, limit >> 10, REPORT_INFLATE_RATIO,
+					  REPORT_MAX_INFLATE >> 20);
 				return -EFBIG;
 			}
-			cap = cap * 2 > REPORT_MAX_INFLATE ? REPORT_MAX_INFLATE : cap * 2;
+			cap = cap > limit / 2 ? limit : cap * 2;
 			if (!(p = realloc(buf, cap))) {
 				inflateEnd(&z);
 				free(buf);
@@ -439,11 +467,15 @@ static int inflate_all(const uint8_t *in, size_t n, uint8_t **out, size_t *outle
 			}
 			buf = p;
 		}
-		z.avail_in = (uInt)(n - (size_t)((const uint8_t *)z.next_in - in));
+		/* zlib counts in uInt: hand it at most UINT_MAX at a time. */
+		size_t in_left = n - (size_t)((const uint8_t *)z.next_in - in);
+		size_t out_left = cap - len;
+		z.avail_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
 		z.next_out = buf + len;
-		z.avail_out = (uInt)(cap - len);
+		z.avail_out = out_left > UINT_MAX ? UINT_MAX : (uInt)out_left;
+		out_left = z.avail_out;
 		rc = inflate(&z, Z_NO_FLUSH);
-		len = cap - z.avail_out;
+		len += out_left - z.avail_out;
 		if (rc == Z_BUF_ERROR && z.avail_out)
 			break; /* no progress possible: the input ended early */
 		if (rc == Z_BUF_ERROR)
@@ -737,15 +769,55 @@ static int load_pprof_msg(struct pctx *c)
 	return err;
 }
 
+/* protobuf-c's allocations, counted against a budget (see the head). */
+struct budget {
+	size_t used, limit;
+	bool over;
+};
+
+static void *budget_alloc(void *data, size_t size)
+{
+	struct budget *b = data;
+	size_t cost = size + REPORT_UNPACK_OVERHEAD;
+
+	if (size > b->limit || cost > b->limit - b->used) {
+		b->over = true;
+		return NULL;
+	}
+	b->used += cost;
+	return malloc(size);
+}
+
+static void budget_free(void *data, void *ptr)
+{
+	free(ptr);
+}
+
+size_t report_unpack_limit(size_t len)
+{
+	if (len > (SIZE_MAX - REPORT_UNPACK_BASE) / REPORT_UNPACK_RATIO)
+		return SIZE_MAX;
+	return len * REPORT_UNPACK_RATIO + REPORT_UNPACK_BASE;
+}
+
 static int load_pprof(struct report *r, const uint8_t *data, size_t len, const char *name,
 		      char *err, size_t errsz)
 {
 	struct pctx c = {.r = r};
+	struct budget b = {.limit = report_unpack_limit(len)};
+	ProtobufCAllocator pa = {.alloc = budget_alloc, .free = budget_free, .allocator_data = &b};
 	Perftools__Profiles__Profile *p;
 	int rc;
 
 	r->format = REPORT_PPROF;
-	p = perftools__profiles__profile__unpack(NULL, len, data);
+	p = perftools__profiles__profile__unpack(&pa, len, data);
+	if (!p && b.over) {
+		text_errf(err, errsz,
+			  "%s: unpacking it would take more than %zu MiB (%d times its size plus "
+			  "%llu MiB); not loading it.",
+			  name, b.limit >> 20, REPORT_UNPACK_RATIO, REPORT_UNPACK_BASE >> 20);
+		return -EFBIG;
+	}
 	if (!p) {
 		text_errf(err, errsz, "%s: corrupt protobuf; not a pprof profile.", name);
 		return -EINVAL;
@@ -756,14 +828,21 @@ static int load_pprof(struct report *r, const uint8_t *data, size_t len, const c
 		text_errf(err, errsz, "%s: corrupt pprof profile: %s.", name,
 			  c.bad ? c.bad : "bad data");
 	else if (rc == -EFBIG)
-		text_errf(err, errsz, TOO_MANY_FRAMES, name);
+		text_errf(err, errsz, TOO_MANY_FRAMES, name, r->max_ids);
 	else if (rc)
 		text_errf(err, errsz, "%s: cannot load the profile: %s.", name, strerror(-rc));
 	idmap_free(&c.locs);
 	idmap_free(&c.fns);
 	idmap_free(&c.maps);
-	perftools__profiles__profile__free_unpacked(p, NULL);
+	perftools__profiles__profile__free_unpacked(p, &pa);
 	return rc;
+}
+
+size_t report_ids_limit(size_t len)
+{
+	if (len >= (REPORT_MAX_FRAMES - REPORT_IDS_BASE) / REPORT_IDS_PER_BYTE)
+		return REPORT_MAX_FRAMES;
+	return len * REPORT_IDS_PER_BYTE + REPORT_IDS_BASE;
 }
 
 /* Binary (protobuf) or text (folded)? Protobuf starts with field tags and
@@ -799,9 +878,12 @@ int report_load_mem(const void *data, size_t len, const char *name, struct frame
 		return -ENOMEM;
 	}
 	r->fr = fr;
+	r->max_ids = report_ids_limit(len);
 	if (len >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
-		if (!(rc = inflate_all(d, len, &raw, &rawlen, name, err, errsz)))
+		if (!(rc = inflate_all(d, len, &raw, &rawlen, name, err, errsz))) {
+			r->max_ids = report_ids_limit(rawlen);
 			rc = load_pprof(r, raw, rawlen, name, err, errsz);
+		}
 		free(raw);
 	} else if (looks_binary(d, len)) {
 		rc = load_pprof(r, d, len, name, err, errsz);

@@ -3,21 +3,54 @@
  * struct sampler_ops (see sampler.h). Optional operations left NULL by an
  * implementation do nothing here, so callers never test which source they
  * have.
+ *
+ * File descriptors: a sampler holds some per thread (perf: an event; wall:
+ * four /proc files), and the rest of stacktop needs some too (binaries
+ * opened to unwind and name frames, /proc files for the series). So a new
+ * thread is refused with -EMFILE while fewer than SAMPLER_FD_RESERVE
+ * descriptors are left under RLIMIT_NOFILE: such a thread is counted and
+ * shown as not sampled, and what is sampled still unwinds.
  */
 #include "stacktop/sampler.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define SAMPLER_FD_RESERVE 24
 
 const char *sampler_mode(const struct sampler *s)
 {
 	return s->ops->mode;
 }
 
+/* Fewer than SAMPLER_FD_RESERVE descriptors left? The lowest free one
+ * (what open returns) tells, as descriptors are handed out lowest first. */
+static bool fds_low(void)
+{
+	struct rlimit rl;
+	int fd;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return false;
+	fd = open("/", O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return errno == EMFILE;
+	close(fd);
+	return (rlim_t)fd + SAMPLER_FD_RESERVE >= rl.rlim_cur;
+}
+
 int sampler_add_thread(struct sampler *s, pid_t pid, pid_t tid)
 {
-	int err = s->ops->add_thread ? s->ops->add_thread(s, pid, tid) : 0;
+	int err;
+
+	if (s->ops->add_thread && fds_low())
+		err = -EMFILE;
+	else
+		err = s->ops->add_thread ? s->ops->add_thread(s, pid, tid) : 0;
 	if (err && err != -EEXIST && err != -ESRCH)
 		s->last_err = err;
 	return err;

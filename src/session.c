@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "stacktop/frames.h"
@@ -96,6 +97,17 @@ static int launch(struct session *s, const struct opts *o, char *err, size_t err
 	return e;
 }
 
+/* A sampler holds descriptors per thread: take the hard limit of them. Not
+ * before a launch, so the command starts with the limits it was given. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz)
 {
 	struct metrics_config mc;
@@ -107,6 +119,7 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 		       : procs_attach(&s->procs, o->pids, o->npids, err, errsz);
 	if (e)
 		return e;
+	raise_nofile();
 	e = procs_scan(&s->procs, s->smp);
 	if (sampler_nthreads(s->smp) == 0) {
 		e = e ? e : -ESRCH;

@@ -55,6 +55,7 @@ void ui_init(struct ui *ui, const struct opts *o, double period_s, struct ui_mod
 	    .period_s = o->rate_hz ? 1.0 / o->rate_hz : 0,
 	    .mode = o->wall ? "wall" : "cpu",
 	    .force = o->force,
+	    .file_mode = o->output_mode,
 	    .thread_name = m->metrics ? metrics_thread_name : NULL,
 	    .ctx = m->metrics,
 	    .cmdline = m->cmdline,

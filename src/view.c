@@ -13,6 +13,7 @@
  */
 #include "stacktop/view.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -123,6 +124,40 @@ static void fmt_unwind_ok(const struct view_header *h, char *out, size_t size)
 	snprintf(out, size, "unwind ok %.1f%%", ok);
 }
 
+/* "3 threads not sampled: too many open files": a profile that misses
+ * threads says so, with the reason in words. */
+static void fmt_unsampled(const struct view_header *h, char *out, size_t size)
+{
+	char why[96];
+	int e = -h->unsampled_err;
+
+	switch (e) {
+	case EMFILE:
+		snprintf(why, sizeof(why), "too many open files");
+		break;
+	case ENFILE:
+		snprintf(why, sizeof(why), "too many open files in the system");
+		break;
+	case EPERM:
+	case EACCES:
+		snprintf(why, sizeof(why), "no permission");
+		break;
+	case EBUSY:
+		snprintf(why, sizeof(why), "traced by another process");
+		break;
+	case ENOMEM:
+		snprintf(why, sizeof(why), "out of memory");
+		break;
+	default:
+		snprintf(why, sizeof(why), "%s", e > 0 ? strerror(e) : "unknown error");
+		if (why[0] >= 'A' && why[0] <= 'Z')
+			why[0] = (char)(why[0] - 'A' + 'a');
+		break;
+	}
+	snprintf(out, size, "%d thread%s not sampled: %s", h->threads_unsampled,
+		 h->threads_unsampled == 1 ? "" : "s", why);
+}
+
 /* Append field to line (two spaces apart) if the result fits in avail
  * columns; the first field always goes in (put_split cuts it). */
 static void add_field(char *line, size_t size, const char *field, int avail)
@@ -172,6 +207,10 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	else /* no data yet: "in 0s" would read as a clock that stopped */
 		snprintf(f, sizeof(f), "samples %s (%.1f/s)", n, h->achieved_hz);
 	add_field(left, sizeof(left), f, avail);
+	if (h->threads_unsampled > 0) {
+		fmt_unsampled(h, f, sizeof(f));
+		add_field(left, sizeof(left), f, avail);
+	}
 	if (h->pause_us > 0) {
 		/* Wall mode: what each sample costs the target, in the open. */
 		snprintf(f, sizeof(f), "pause %.0f \xc2\xb5s/sample", h->pause_us);

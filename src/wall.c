@@ -433,6 +433,8 @@ int wall_add_thread(struct wall_sampler *ws, pid_t pid, pid_t tid)
 	}
 	if (err) {
 		thread_close(t);
+		if (err != -ESRCH)
+			ws->st.threads_failed++;
 		return err;
 	}
 	t->our_child = tid == pid && is_our_child(pid);
@@ -793,6 +795,7 @@ static void wall_src_stats(const struct sampler *s, struct sampler_stats *out)
 	out->pause_us = st->stops ? st->pause_ns_total / 1e3 / st->stops : 0.001;
 	out->rate_hz = ws->cfg.rate_hz;
 	out->per_thread_rate = true;
+	out->threads_failed = st->threads_failed;
 }
 
 void wall_explain(int err, pid_t pid, char *buf, size_t size)

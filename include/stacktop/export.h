@@ -50,6 +50,7 @@ struct export_opts {
 	double duration_s; /* seconds the samples cover (pprof duration), 0: unknown */
 	const char *mode; /* "cpu" or "wall": sample type names; NULL = "cpu" */
 	bool force;	  /* overwrite an existing file */
+	unsigned file_mode; /* export_write's file mode, exactly (no umask); 0: 0600 */
 	const char *(*thread_name)(void *ctx, int tid); /* optional; may return NULL */
 	void *ctx;
 	const char *cmdline; /* optional: pprof comment, speedscope name */
@@ -62,7 +63,9 @@ struct export_opts {
  * leaves a partial file or damages an existing one, and the window is
  * untouched so the caller can try again. A symbolic link at path is refused
  * (-ELOOP), an existing file without force is -EEXIST ("... exists; use
- * --force to overwrite it"). Errors are one sentence in err. 0 or -errno.
+ * --force to overwrite it"). The file gets mode o->file_mode, 0600 when 0
+ * (a profile holds command lines and paths). Errors are one sentence in
+ * err. 0 or -errno.
  */
 int export_write(struct window *w, const struct export_opts *o, const char *path, char *err,
 		 size_t errsz);

@@ -62,6 +62,7 @@ struct opts {
 	bool per_thread; /* record --per-thread: a root frame per thread (folded) */
 	bool force; /* overwrite existing output files */
 	const char *output_dir; /* where the TUI's w key writes, default "." */
+	unsigned output_mode; /* --output-mode: written profiles' mode, default 0600, at most 0644 */
 	double duration_s; /* record -d SECONDS, 0: until Ctrl-C */
 	const char *report_file; /* report FILE */
 	bool help; /* -h */

@@ -39,6 +39,8 @@ struct procs {
 	bool exited;	     /* every process is gone */
 	char exit_text[160]; /* "target exited with status 0", "target 42 exited" */
 	int nthreads;	     /* threads seen at the last scan */
+	int unsampled;	     /* threads the last scan could not sample (EMFILE...) */
+	int unsampled_err;   /* why (-errno of the last such failure), 0: none */
 };
 
 /* Attach to existing processes: each must exist. */

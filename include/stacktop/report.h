@@ -18,6 +18,21 @@
  * expires. Samples without a thread (plain folded stacks, foreign pprof)
  * count under tid REPORT_TID_ANY, whose report_thread_name is "all".
  *
+ * Memory caps (a hostile or amplifying file gets one sentence, -EFBIG,
+ * never the machine's memory), all proportional to the input's size:
+ *  - the file: at most 1 GiB;
+ *  - gzip: inflates to at most 64 times the compressed size plus 1 MiB,
+ *    and never over 512 MiB;
+ *  - pprof: protobuf-c may allocate at most report_unpack_limit(size of
+ *    the protobuf) = 32 times its size plus 16 MiB (counted request by
+ *    request, plus 16 bytes each for malloc's own header);
+ *  - frame ids of all stacks: report_ids_limit(size of the profile data) =
+ *    8 per byte plus 1 Mi (4 bytes each), never over 2^25;
+ *  - a folded line: 1 MiB.
+ * So a protobuf of N bytes costs at most about 32 N + 20 MiB once
+ * unpacked (a gzip file of N bytes inflates to at most 64 N + 1 MiB, then
+ * the same), plus our stacks, which grow with the frame ids admitted.
+ *
  * Weights: folded counts and pprof "count" sample values are added as is;
  * without a count type the pprof value is divided by the period. When the
  * largest weight does not fit in 32 bits, all weights are scaled down by one
@@ -48,6 +63,9 @@ int report_load(const char *path, struct frames *fr, struct report **out, char *
 /* The same from memory; name is used in messages. (Fuzzing, tests.) */
 int report_load_mem(const void *data, size_t len, const char *name, struct frames *fr,
 		    struct report **out, char *err, size_t errsz);
+/* The caps above, for a profile of len bytes (protobuf, or folded text). */
+size_t report_unpack_limit(size_t len);
+size_t report_ids_limit(size_t len);
 /* Free the report; a sampler made from it must be freed first. */
 void report_free(struct report *r);
 

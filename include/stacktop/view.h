@@ -87,6 +87,8 @@ struct view_header {
 	const char *source; /* report: the profile file shown instead of a pid */
 	bool batch;	    /* text output: no keys to mention */
 	double pause_us;    /* wall mode: mean time a thread is stopped per sample; 0: not shown */
+	int threads_unsampled; /* threads that could not be sampled (shown when > 0) */
+	int unsampled_err;     /* why: -errno (-EMFILE: "too many open files") */
 };
 
 /* Draw the header into rows y.. of g; returns the number of rows used:

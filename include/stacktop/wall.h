@@ -51,6 +51,7 @@ struct wall_stats {
 	uint64_t nostop;  /* D-state samples taken without a stop */
 	uint64_t signals; /* signals re-injected */
 	uint64_t exited;  /* threads that went away */
+	uint64_t threads_failed; /* add_thread failures but gone or known threads */
 };
 
 struct wall_sampler;

@@ -423,6 +423,8 @@ static void test_file_rules(void **state)
 					 "main;work;leaf_a 10\nmain;work;leaf_b 3\n");
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(S_ISREG(st.st_mode));
+	/* A profile holds command lines: 0600 whatever the umask says. */
+	assert_int_equal(st.st_mode & 07777, 0600);
 	assert_int_equal(count_entries(dir), 1); /* no temporary left */
 
 	/* exists, no force: refused, file untouched */
@@ -494,6 +496,35 @@ static void test_file_rules(void **state)
 	window_free_fx(w);
 }
 
+/* file_mode (--output-mode) is the written file's mode, exactly. */
+static void test_file_mode(void **state)
+{
+	struct window *w = known_window();
+	struct export_opts o = {.format = EXPORT_FOLDED, .force = true};
+	char dir[] = "/tmp/test_export.XXXXXX", path[256], err[256];
+	struct stat st;
+	mode_t old = umask(022);
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/out.folded", dir);
+	assert_int_equal(export_write(w, &o, path, err, sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	o.file_mode = 0644;
+	assert_int_equal(export_write(w, &o, path, err, sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	o.file_mode = 0640;
+	umask(077);
+	assert_int_equal(export_write(w, &o, path, err, sizeof(err)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	umask(old);
+	unlink(path);
+	rmdir(dir);
+	window_free_fx(w);
+}
+
 static void test_relative_path(void **state)
 {
 	struct window *w = known_window();
@@ -539,6 +570,7 @@ int main(void)
 	    cmocka_unit_test(test_pprof),
 	    cmocka_unit_test(test_speedscope),
 	    cmocka_unit_test(test_file_rules),
+	    cmocka_unit_test(test_file_mode),
 	    cmocka_unit_test(test_relative_path),
 	    cmocka_unit_test(test_empty_window),
 	};

@@ -473,6 +473,27 @@ static void test_wall_mode(void **state)
 	assert_string_equal(o.output_dir, ".");
 }
 
+/* --output-mode: octal, nothing outside 0644; profiles default to 0600. */
+static void test_output_mode(void **state)
+{
+	OK("-p", "1");
+	assert_int_equal(o.output_mode, 0600);
+	OK("--output-mode", "0644", "-p", "1");
+	assert_int_equal(o.output_mode, 0644);
+	OK("record", "--output-mode=640", "-o", "x.pb.gz", "-p", "1");
+	assert_int_equal(o.output_mode, 0640);
+	OK("--output-mode", "0400", "-p", "1");
+	assert_int_equal(o.output_mode, 0400);
+	BAD("invalid --output-mode value '0666': expected an octal mode of at most 0644",
+	    "--output-mode", "0666", "-p", "1");
+	BAD("invalid --output-mode value '0755'", "--output-mode", "0755", "-p", "1");
+	BAD("invalid --output-mode value '0648'", "--output-mode", "0648", "-p", "1");
+	BAD("invalid --output-mode value 'rw'", "--output-mode", "rw", "-p", "1");
+	BAD("invalid --output-mode value ''", "--output-mode", "", "-p", "1");
+	BAD("invalid --output-mode value '00644'", "--output-mode", "00644", "-p", "1");
+	BAD("--output-mode needs a value (MODE)", "-p", "1", "--output-mode");
+}
+
 static void test_usage_text(void **state)
 {
 	static const char *const must[] = {
@@ -538,6 +559,7 @@ int main(void)
 	    cmocka_unit_test(test_null_err),
 	    cmocka_unit_test(test_subcommands),
 	    cmocka_unit_test(test_wall_mode),
+	    cmocka_unit_test(test_output_mode),
 	    cmocka_unit_test(test_usage_text),
 	};
 

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <cmocka.h>
@@ -593,6 +595,96 @@ static void test_load_file(void **state)
 	window_free_fx(w);
 }
 
+/* A small .pb.gz of millions of empty Sample messages (2 bytes each on
+ * the wire, ~100 in memory once unpacked) must be refused within the caps
+ * report.h documents, not unpacked into hundreds of MiB. The load runs in a
+ * child, whose peak RSS wait4 reports. */
+static void test_amplifying_pprof(void **state)
+{
+	const size_t nsamples = 4u << 20;
+	size_t rawlen = 4 + 2 * nsamples, gzcap = rawlen / 100 + 65536;
+	uint8_t *raw = malloc(rawlen), *gz = malloc(gzcap);
+	struct rusage self, child;
+	z_stream z = {0};
+	int pipefd[2], status;
+	char msg[512] = "";
+	pid_t pid;
+
+	assert_non_null(raw);
+	assert_non_null(gz);
+	memcpy(raw, "\x32\x00\x0a\x00", 4); /* string_table "", sample_type {} */
+	for (size_t i = 0; i < nsamples; i++)
+		memcpy(raw + 4 + 2 * i, "\x12\x00", 2); /* sample {} */
+	assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = raw;
+	z.avail_in = (uInt)rawlen;
+	z.next_out = gz;
+	z.avail_out = (uInt)gzcap;
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	size_t gzlen = z.total_out;
+	deflateEnd(&z);
+	free(raw);
+	assert_true(gzlen < 16384); /* a small file */
+
+	assert_int_equal(pipe(pipefd), 0);
+	getrusage(RUSAGE_SELF, &self);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct window *w;
+		struct report *r;
+		char err[400] = "";
+		close(pipefd[0]);
+		if (window_new_fx(60, 1000000000ull, &w))
+			_exit(3);
+		int rc = report_load_mem(gz, gzlen, "amp.pb.gz", window_frames_mut(w), &r, err,
+					 sizeof(err));
+		dprintf(pipefd[1], "%d %s", rc, err);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	ssize_t n = read(pipefd[0], msg, sizeof(msg) - 1);
+	close(pipefd[0]);
+	assert_int_equal(wait4(pid, &status, 0, &child), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(n > 0);
+	msg[n] = '\0';
+	/* Refused with one sentence: 64 x 8 KiB + 1 MiB of inflated data at
+	 * most, so it does not even reach protobuf-c. */
+	assert_int_equal(atoi(msg), -EFBIG);
+	assert_non_null(strstr(msg, "amp.pb.gz: inflates to more than"));
+	assert_non_null(strstr(msg, "not loading it."));
+	/* ru_maxrss is in KiB; the child starts with our pages. */
+	assert_true(child.ru_maxrss - self.ru_maxrss < 48 * 1024);
+	free(gz);
+}
+
+/* The same samples, plain protobuf (no gzip): protobuf-c's allocations are
+ * counted and capped at report_unpack_limit of its size. */
+static void test_amplifying_protobuf(void **state)
+{
+	const size_t nsamples = 1u << 20;
+	size_t rawlen = 4 + 2 * nsamples;
+	uint8_t *raw = malloc(rawlen);
+	struct window *w;
+	struct report *r;
+	char err[400];
+
+	assert_non_null(raw);
+	memcpy(raw, "\x32\x00\x0a\x00", 4);
+	for (size_t i = 0; i < nsamples; i++)
+		memcpy(raw + 4 + 2 * i, "\x12\x00", 2);
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
+	assert_int_equal(
+	    report_load_mem(raw, rawlen, "amp.pb", window_frames_mut(w), &r, err, sizeof(err)),
+	    -EFBIG);
+	assert_null(r);
+	assert_non_null(strstr(err, "amp.pb: unpacking it would take more than 80 MiB"));
+	assert_int_equal(report_unpack_limit(rawlen) >> 20, 80);
+	window_free_fx(w);
+	free(raw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +698,8 @@ int main(void)
 	    cmocka_unit_test(test_wall_waits),
 	    cmocka_unit_test(test_load_file),
 	    cmocka_unit_test(test_sampler),
+	    cmocka_unit_test(test_amplifying_pprof),
+	    cmocka_unit_test(test_amplifying_protobuf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

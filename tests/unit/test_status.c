@@ -3,6 +3,7 @@
  * pids, the expected sample rate of each sampler kind, the sample total of
  * a saved profile, and the exit notice only once every process is gone.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,6 +36,8 @@ static int setup(void **state)
 	fx->ps.p[1].pid = 4250;
 	strcpy(fx->ps.p[1].cmdline, "./worker");
 	fx->ps.nthreads = 5;
+	fx->ps.unsampled = 2;
+	fx->ps.unsampled_err = -EMFILE;
 	fx->ist = (struct ingest_stats){.samples = 1234, .truncated = 7, .failed = 2};
 	fx->in = (struct status_in){
 	    .procs = &fx->ps,
@@ -82,6 +85,8 @@ static void test_counters(void **state)
 	assert_int_equal(h->window_s, 60);
 	assert_float_equal(h->span_s, 12.5, 1e-9);
 	assert_float_equal(h->pause_us, 31.5, 1e-9);
+	assert_int_equal(h->threads_unsampled, 2);
+	assert_int_equal(h->unsampled_err, -EMFILE);
 	assert_null(h->source);
 	/* What status does not own is cleared. */
 	assert_false(h->paused);

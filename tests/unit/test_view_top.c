@@ -474,6 +474,34 @@ static void test_header_variants(void **state)
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 70, 2)->attr), GRID_C_DEFAULT);
 }
 
+/* Threads that could not be sampled are counted, with the reason, right
+ * after the samples (the existing words stay, less important ones go). */
+static void test_header_unsampled(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->h.threads_unsampled = 3;
+	fx->h.unsampled_err = -EMFILE;
+	render(fx, 140, 24);
+	assert_string_equal(row(fx, 1),
+			    "samples 1,000 in 60s (98.9/s)  3 threads not sampled: too many open "
+			    "files  lost 0  unwind ok 99.9% (truncated 12, failed 0)");
+	fx->h.threads_unsampled = 1;
+	fx->h.unsampled_err = -EPERM;
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  1 thread not sampled: "
+					"no permission  lost 0");
+	fx->h.unsampled_err = -EBUSY;
+	render(fx, 120, 24);
+	assert_non_null(strstr(row(fx, 1), "  1 thread not sampled: traced by another process  "));
+	fx->h.unsampled_err = -EIO;
+	render(fx, 120, 24);
+	assert_non_null(strstr(row(fx, 1), "  1 thread not sampled: input/output error  "));
+	fx->h.threads_unsampled = 0;
+	render(fx, 120, 24);
+	assert_null(strstr(row(fx, 1), "not sampled"));
+}
+
 static void test_help(void **state)
 {
 	struct fixture *fx = *state;
@@ -735,6 +763,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header_variants, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_header_unsampled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wall, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_update_render_split, setup, teardown),
