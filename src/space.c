@@ -217,7 +217,8 @@ int space_parse_maps(const char *text, struct mapping **out, size_t *n)
 		}
 		p = *eol ? eol + 1 : eol;
 	}
-	qsort(arr, cnt, sizeof(*arr), mapping_cmp);
+	if (cnt)
+		qsort(arr, cnt, sizeof(*arr), mapping_cmp);
 	/* Keep the promise of non-overlapping ranges: drop any line that
 	 * overlaps its predecessor (cannot happen in a real maps file). */
 	for (w = 0, cap = 0; cap < cnt; cap++) {

@@ -573,7 +573,8 @@ static void table_finish(struct sym_table *t)
 	size_t i, j = 0;
 
 	cmp_table = t;
-	qsort(t->fns, t->n, sizeof(*t->fns), fn_cmp);
+	if (t->n)
+		qsort(t->fns, t->n, sizeof(*t->fns), fn_cmp);
 	cmp_table = NULL;
 	for (i = 0; i < t->n; i++) {
 		if (j && t->fns[j - 1].start == t->fns[i].start)
@@ -1051,7 +1052,8 @@ static int perfmap_read(struct perfmap *pm, int fd)
 		pm->n = 0;
 		return err;
 	}
-	qsort(ents, pm->n, sizeof(*ents), pm_cmp);
+	if (pm->n)
+		qsort(ents, pm->n, sizeof(*ents), pm_cmp);
 	pm->ents = ents;
 	pm->names = names;
 	pm->loaded = true;
@@ -1250,6 +1252,8 @@ static int ksym_add_line(struct sym *sy, char *line, size_t *cap, size_t *nlen, 
 		return 0;
 	while (*end == ' ' || *end == '\t')
 		end++;
+	if (!*end) /* "ADDR " and nothing after: no type to step over */
+		return 0;
 	type = *end++;
 	if (*end != ' ' && *end != '\t')
 		return 0;
@@ -1283,7 +1287,8 @@ static void ksyms_finish(struct sym *sy, bool nonzero)
 		ksyms_reset(sy);
 		return;
 	}
-	qsort(sy->ksyms, sy->nksyms, sizeof(*sy->ksyms), ksym_cmp);
+	if (sy->nksyms)
+		qsort(sy->ksyms, sy->nksyms, sizeof(*sy->ksyms), ksym_cmp);
 	for (i = 0; i < sy->nksyms; i++) {
 		if (j && sy->ksyms[j - 1].start == sy->ksyms[i].start)
 			continue;
