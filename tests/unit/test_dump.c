@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/dump.h"
 #include "stacktop/target.h"
 #include "helpers.h"
@@ -201,13 +203,5 @@ static void test_errors(void **state)
 	fclose(out);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_text),
-	    cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_json_string),
-	    cmocka_unit_test(test_errors),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_text), cmocka_unit_test(test_json),
+	  cmocka_unit_test(test_json_string), cmocka_unit_test(test_errors))

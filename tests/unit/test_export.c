@@ -19,6 +19,8 @@
 #include <zlib.h>
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "profile.pb-c.h"
 #include "stacktop/export.h"
 #include "stacktop/window.h"
@@ -561,18 +563,8 @@ static void test_empty_window(void **state)
 	window_free_fx(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_formats),
-	    cmocka_unit_test(test_folded),
-	    cmocka_unit_test(test_folded_names_cleaned),
-	    cmocka_unit_test(test_pprof),
-	    cmocka_unit_test(test_speedscope),
-	    cmocka_unit_test(test_file_rules),
-	    cmocka_unit_test(test_file_mode),
-	    cmocka_unit_test(test_relative_path),
-	    cmocka_unit_test(test_empty_window),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_formats), cmocka_unit_test(test_folded),
+	  cmocka_unit_test(test_folded_names_cleaned), cmocka_unit_test(test_pprof),
+	  cmocka_unit_test(test_speedscope), cmocka_unit_test(test_file_rules),
+	  cmocka_unit_test(test_file_mode), cmocka_unit_test(test_relative_path),
+	  cmocka_unit_test(test_empty_window))

@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/frames.h"
 #include "stacktop/space.h"
 #include "stacktop/sym.h"
@@ -275,12 +277,6 @@ static void test_window_refs(void **state)
 	frames_free(fr);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_live_intern), cmocka_unit_test(test_lazy_line),
-	    cmocka_unit_test(test_wait),	cmocka_unit_test(test_named),
-	    cmocka_unit_test(test_refs),	cmocka_unit_test(test_window_refs),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_live_intern), cmocka_unit_test(test_lazy_line),
+	  cmocka_unit_test(test_wait), cmocka_unit_test(test_named), cmocka_unit_test(test_refs),
+	  cmocka_unit_test(test_window_refs))

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/grid.h"
 
 static int setup(void **state)
@@ -146,12 +148,6 @@ static void test_row_text(void **state)
 	grid_free(&g);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_basic),    cmocka_unit_test(test_clip),
-	    cmocka_unit_test(test_wide),     cmocka_unit_test(test_control_and_invalid),
-	    cmocka_unit_test(test_row_text),
-	};
-	return cmocka_run_group_tests(tests, setup, NULL);
-}
+TEST_MAIN(setup, NULL, cmocka_unit_test(test_basic), cmocka_unit_test(test_clip),
+	  cmocka_unit_test(test_wide), cmocka_unit_test(test_control_and_invalid),
+	  cmocka_unit_test(test_row_text))

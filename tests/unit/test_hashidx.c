@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/hashidx.h"
 
 /* The caller's side: keys in an array, a hash that can be made to collide
@@ -165,15 +167,7 @@ static void test_mix64(void **state)
 	assert_int_equal(hashidx_mix64(1), 0x5692161d100b05e5ull);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_empty_index_finds_nothing),
-	    cmocka_unit_test(test_growth_keeps_ids),
-	    cmocka_unit_test(test_find_gives_insert_slot),
-	    cmocka_unit_test(test_unslot_keeps_cluster_reachable),
-	    cmocka_unit_test(test_unslot_wraps),
-	    cmocka_unit_test(test_mix64),
-	};
-	return cmocka_run_group_tests_name("hashidx", tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_empty_index_finds_nothing),
+	  cmocka_unit_test(test_growth_keeps_ids), cmocka_unit_test(test_find_gives_insert_slot),
+	  cmocka_unit_test(test_unslot_keeps_cluster_reachable),
+	  cmocka_unit_test(test_unslot_wraps), cmocka_unit_test(test_mix64))

@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/health.h"
 
 #define SEC 1000000000ull
@@ -192,19 +194,8 @@ static void test_header(void **state)
 	assert_float_equal(hdr.warn_span_s, 1.0, 1e-9);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_achieved_rate),
-	    cmocka_unit_test(test_behind_after_three),
-	    cmocka_unit_test(test_behind_needs_expected),
-	    cmocka_unit_test(test_lost),
-	    cmocka_unit_test(test_busy),
-	    cmocka_unit_test(test_traced),
-	    cmocka_unit_test(test_kernel_first_only),
-	    cmocka_unit_test(test_priority),
-	    cmocka_unit_test(test_header),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_achieved_rate),
+	  cmocka_unit_test(test_behind_after_three), cmocka_unit_test(test_behind_needs_expected),
+	  cmocka_unit_test(test_lost), cmocka_unit_test(test_busy), cmocka_unit_test(test_traced),
+	  cmocka_unit_test(test_kernel_first_only), cmocka_unit_test(test_priority),
+	  cmocka_unit_test(test_header))

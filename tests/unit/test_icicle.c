@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/icicle.h"
 #include "stacktop/window.h"
 #include "window_fixture.h"
@@ -545,22 +547,10 @@ static void test_empty(void **state)
 	window_free_fx(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tree_counts_and_order),
-	    cmocka_unit_test(test_layout_40_columns),
-	    cmocka_unit_test(test_layout_250_columns),
-	    cmocka_unit_test(test_deep_recursion),
-	    cmocka_unit_test(test_fanout_500_in_40),
-	    cmocka_unit_test(test_fanout_thin_bars_where_room),
-	    cmocka_unit_test(test_rounding_properties),
-	    cmocka_unit_test(test_inverted),
-	    cmocka_unit_test(test_zoom),
-	    cmocka_unit_test(test_paths),
-	    cmocka_unit_test(test_build_from_window),
-	    cmocka_unit_test(test_empty),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_tree_counts_and_order),
+	  cmocka_unit_test(test_layout_40_columns), cmocka_unit_test(test_layout_250_columns),
+	  cmocka_unit_test(test_deep_recursion), cmocka_unit_test(test_fanout_500_in_40),
+	  cmocka_unit_test(test_fanout_thin_bars_where_room),
+	  cmocka_unit_test(test_rounding_properties), cmocka_unit_test(test_inverted),
+	  cmocka_unit_test(test_zoom), cmocka_unit_test(test_paths),
+	  cmocka_unit_test(test_build_from_window), cmocka_unit_test(test_empty))

@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/frames.h"
 #include "stacktop/ingest.h"
 #include "stacktop/sym.h"
@@ -292,12 +294,5 @@ static void test_no_window(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    T(test_frame_ids),	T(test_unknown_pid), T(test_own_stack), T(test_offcpu_wait),
-	    T(test_ready_upcs), T(test_sink),	     T(test_no_window),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, T(test_frame_ids), T(test_unknown_pid), T(test_own_stack),
+	  T(test_offcpu_wait), T(test_ready_upcs), T(test_sink), T(test_no_window))

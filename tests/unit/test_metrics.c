@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/metrics.h"
 #include "stacktop/view_chart.h" /* the words for the readings */
 #include "stacktop/view_threads.h"
@@ -488,19 +490,8 @@ static void test_live_self(void **state)
 	metrics_free(&m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_floor_baseline),
-	    cmocka_unit_test(test_busy_floor),
-	    cmocka_unit_test(test_thread_busy_floor_bursty),
-	    cmocka_unit_test(test_spike_timing),
-	    cmocka_unit_test(test_stairs),
-	    cmocka_unit_test(test_rollercoaster_flat),
-	    cmocka_unit_test(test_thread_busy_floor),
-	    cmocka_unit_test(test_thread_states),
-	    cmocka_unit_test(test_texts),
-	    cmocka_unit_test(test_live_self),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_floor_baseline), cmocka_unit_test(test_busy_floor),
+	  cmocka_unit_test(test_thread_busy_floor_bursty), cmocka_unit_test(test_spike_timing),
+	  cmocka_unit_test(test_stairs), cmocka_unit_test(test_rollercoaster_flat),
+	  cmocka_unit_test(test_thread_busy_floor), cmocka_unit_test(test_thread_states),
+	  cmocka_unit_test(test_texts), cmocka_unit_test(test_live_self))

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/opts.h"
 
 static struct opts o;
@@ -535,33 +537,15 @@ static void test_usage_text(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_defaults),
-	    cmocka_unit_test(test_every_option_short),
-	    cmocka_unit_test(test_every_option_long),
-	    cmocka_unit_test(test_clustered_and_attached),
-	    cmocka_unit_test(test_sort_keys),
-	    cmocka_unit_test(test_view),
-	    cmocka_unit_test(test_rate_range),
-	    cmocka_unit_test(test_delay_range),
-	    cmocka_unit_test(test_window_range),
-	    cmocka_unit_test(test_iterations_limit_range),
-	    cmocka_unit_test(test_stack_size),
-	    cmocka_unit_test(test_pid_lists),
-	    cmocka_unit_test(test_pid_limit),
-	    cmocka_unit_test(test_command),
-	    cmocka_unit_test(test_target_rules),
-	    cmocka_unit_test(test_help_version),
-	    cmocka_unit_test(test_errors_name_the_option),
-	    cmocka_unit_test(test_reparse),
-	    cmocka_unit_test(test_null_err),
-	    cmocka_unit_test(test_subcommands),
-	    cmocka_unit_test(test_wall_mode),
-	    cmocka_unit_test(test_output_mode),
-	    cmocka_unit_test(test_usage_text),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_defaults), cmocka_unit_test(test_every_option_short),
+	  cmocka_unit_test(test_every_option_long), cmocka_unit_test(test_clustered_and_attached),
+	  cmocka_unit_test(test_sort_keys), cmocka_unit_test(test_view),
+	  cmocka_unit_test(test_rate_range), cmocka_unit_test(test_delay_range),
+	  cmocka_unit_test(test_window_range), cmocka_unit_test(test_iterations_limit_range),
+	  cmocka_unit_test(test_stack_size), cmocka_unit_test(test_pid_lists),
+	  cmocka_unit_test(test_pid_limit), cmocka_unit_test(test_command),
+	  cmocka_unit_test(test_target_rules), cmocka_unit_test(test_help_version),
+	  cmocka_unit_test(test_errors_name_the_option), cmocka_unit_test(test_reparse),
+	  cmocka_unit_test(test_null_err), cmocka_unit_test(test_subcommands),
+	  cmocka_unit_test(test_wall_mode), cmocka_unit_test(test_output_mode),
+	  cmocka_unit_test(test_usage_text))

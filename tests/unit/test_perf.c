@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/perf.h"
 
 /* Build a sample record: ip, pid/tid, time, callchain, regs, stack. */
@@ -178,12 +180,5 @@ static void test_live_sampling(void **state)
 	perf_free(ps);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_sample),
-		cmocka_unit_test(test_parse_truncated),
-		cmocka_unit_test(test_live_sampling),
-	};
-	return cmocka_run_group_tests_name("perf", tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_parse_sample), cmocka_unit_test(test_parse_truncated),
+	  cmocka_unit_test(test_live_sampling))

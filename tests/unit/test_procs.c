@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/procs.h"
 #include "fake_sampler.h"
 #include "helpers.h"
@@ -196,12 +198,5 @@ static void test_scan_threads(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    T(test_attach_missing), T(test_attach_self), T(test_launch_and_exit),
-	    T(test_launch_killed),  T(test_cannot_exec), T(test_scan_threads),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, T(test_attach_missing), T(test_attach_self), T(test_launch_and_exit),
+	  T(test_launch_killed), T(test_cannot_exec), T(test_scan_threads))

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/procstat.h"
 
 static void test_parse_stat(void **state)
@@ -115,12 +117,6 @@ static void test_zombie_child(void **state)
 	assert_int_equal(n, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_stat),	   cmocka_unit_test(test_parse_status_mem),
-		cmocka_unit_test(test_parse_cgroup),	   cmocka_unit_test(test_live_cpu_and_state),
-		cmocka_unit_test(test_live_memory),	   cmocka_unit_test(test_zombie_child),
-	};
-	return cmocka_run_group_tests_name("procstat", tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_parse_stat), cmocka_unit_test(test_parse_status_mem),
+	  cmocka_unit_test(test_parse_cgroup), cmocka_unit_test(test_live_cpu_and_state),
+	  cmocka_unit_test(test_live_memory), cmocka_unit_test(test_zombie_child))

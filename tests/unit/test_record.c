@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/record.h"
 
 static void assert_format(const char *output, const char *format, enum export_format want)
@@ -114,16 +116,6 @@ static void test_progress_text(void **state)
 	assert_string_equal(buf, "recording pid 4");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_format_from_name),
-	    cmocka_unit_test(test_format_given),
-	    cmocka_unit_test(test_format_unknown_name),
-	    cmocka_unit_test(test_format_bad_given),
-	    cmocka_unit_test(test_check),
-	    cmocka_unit_test(test_progress_text),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_format_from_name), cmocka_unit_test(test_format_given),
+	  cmocka_unit_test(test_format_unknown_name), cmocka_unit_test(test_format_bad_given),
+	  cmocka_unit_test(test_check), cmocka_unit_test(test_progress_text))

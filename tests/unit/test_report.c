@@ -18,6 +18,8 @@
 #include <zlib.h>
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/export.h"
 #include "stacktop/report.h"
 #include "stacktop/sampler.h"
@@ -685,21 +687,10 @@ static void test_amplifying_protobuf(void **state)
 	free(raw);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_round_trip_folded),
-	    cmocka_unit_test(test_round_trip_folded_per_thread),
-	    cmocka_unit_test(test_round_trip_pprof),
-	    cmocka_unit_test(test_round_trip_generic),
-	    cmocka_unit_test(test_folded_foreign),
-	    cmocka_unit_test(test_bad_inputs),
-	    cmocka_unit_test(test_foreign_pprof),
-	    cmocka_unit_test(test_wall_waits),
-	    cmocka_unit_test(test_load_file),
-	    cmocka_unit_test(test_sampler),
-	    cmocka_unit_test(test_amplifying_pprof),
-	    cmocka_unit_test(test_amplifying_protobuf),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_round_trip_folded),
+	  cmocka_unit_test(test_round_trip_folded_per_thread),
+	  cmocka_unit_test(test_round_trip_pprof), cmocka_unit_test(test_round_trip_generic),
+	  cmocka_unit_test(test_folded_foreign), cmocka_unit_test(test_bad_inputs),
+	  cmocka_unit_test(test_foreign_pprof), cmocka_unit_test(test_wall_waits),
+	  cmocka_unit_test(test_load_file), cmocka_unit_test(test_sampler),
+	  cmocka_unit_test(test_amplifying_pprof), cmocka_unit_test(test_amplifying_protobuf))

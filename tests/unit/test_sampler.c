@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "fake_sampler.h"
 
 /* A sink that counts what it is given. */
@@ -114,13 +116,6 @@ static void test_collect_after_stop(void **state)
 	sampler_free(&f.base);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_neutral_answers),    cmocka_unit_test(test_ops_reached),
-	    cmocka_unit_test(test_stop_once),	       cmocka_unit_test(test_free_stops_first),
-	    cmocka_unit_test(test_collect_after_stop),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_neutral_answers), cmocka_unit_test(test_ops_reached),
+	  cmocka_unit_test(test_stop_once), cmocka_unit_test(test_free_stops_first),
+	  cmocka_unit_test(test_collect_after_stop))

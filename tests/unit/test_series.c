@@ -11,6 +11,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/series.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -199,19 +201,8 @@ static void test_spike_timing(void **state)
 	assert_false(series_spike_update(&sp, 100, 100, 0, 2.0, 0, &held));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ring),
-	    cmocka_unit_test(test_percentiles),
-	    cmocka_unit_test(test_theil_sen_ignores_outliers),
-	    cmocka_unit_test(test_leak_is_stairs),
-	    cmocka_unit_test(test_noisy_stairs),
-	    cmocka_unit_test(test_single_jump_is_not_a_leak),
-	    cmocka_unit_test(test_sawtooth_is_rollercoaster),
-	    cmocka_unit_test(test_flat_noise),
-	    cmocka_unit_test(test_time_to_limit),
-	    cmocka_unit_test(test_spike_timing),
-	};
-	return cmocka_run_group_tests_name("series", tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_ring), cmocka_unit_test(test_percentiles),
+	  cmocka_unit_test(test_theil_sen_ignores_outliers), cmocka_unit_test(test_leak_is_stairs),
+	  cmocka_unit_test(test_noisy_stairs), cmocka_unit_test(test_single_jump_is_not_a_leak),
+	  cmocka_unit_test(test_sawtooth_is_rollercoaster), cmocka_unit_test(test_flat_noise),
+	  cmocka_unit_test(test_time_to_limit), cmocka_unit_test(test_spike_timing))

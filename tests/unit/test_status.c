@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/status.h"
 
 struct fx {
@@ -168,12 +170,5 @@ static void test_exit_text(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    T(test_counters), T(test_expected_cpu), T(test_expected_wall),
-	    T(test_source),   T(test_exit_text),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, T(test_counters), T(test_expected_cpu), T(test_expected_wall), T(test_source),
+	  T(test_exit_text))

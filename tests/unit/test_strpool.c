@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/strpool.h"
 
 static void test_dedupe_and_order(void **state)
@@ -56,12 +58,5 @@ static void test_hash(void **state)
 	assert_int_equal(strpool_hash("a", 1), 0xaf63dc4c8601ec8cull);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dedupe_and_order),
-	    cmocka_unit_test(test_growth_keeps_indices_and_pointers),
-	    cmocka_unit_test(test_hash),
-	};
-	return cmocka_run_group_tests_name("strpool", tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_dedupe_and_order),
+	  cmocka_unit_test(test_growth_keeps_indices_and_pointers), cmocka_unit_test(test_hash))

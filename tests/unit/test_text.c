@@ -8,6 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/text.h"
 
 static int setup(void **state)
@@ -208,12 +210,6 @@ static void test_bytes_and_count(void **state)
 	check_formats(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_decode),	    cmocka_unit_test(test_sanitize),
-	    cmocka_unit_test(test_width_and_fit),   cmocka_unit_test(test_duration),
-	    cmocka_unit_test(test_bytes_and_count),
-	};
-	return cmocka_run_group_tests(tests, setup, NULL);
-}
+TEST_MAIN(setup, NULL, cmocka_unit_test(test_decode), cmocka_unit_test(test_sanitize),
+	  cmocka_unit_test(test_width_and_fit), cmocka_unit_test(test_duration),
+	  cmocka_unit_test(test_bytes_and_count))

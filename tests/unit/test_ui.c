@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "fixture.h"
 
 #include "stacktop/keys.h"
@@ -276,15 +278,7 @@ static void test_print(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    T(test_quit),	T(test_top_first),
-	    T(test_icicle_key), T(test_threads_without_metrics),
-	    T(test_pause),	T(test_lines_toggle),
-	    T(test_help),	T(test_enter_opens_icicle),
-	    T(test_reset),	cmocka_unit_test_teardown(test_print, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, T(test_quit), T(test_top_first), T(test_icicle_key),
+	  T(test_threads_without_metrics), T(test_pause), T(test_lines_toggle), T(test_help),
+	  T(test_enter_opens_icicle), T(test_reset),
+	  cmocka_unit_test_teardown(test_print, teardown))

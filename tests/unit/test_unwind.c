@@ -27,6 +27,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/space.h"
 #include "stacktop/unwind.h"
 #include "helpers.h"
@@ -746,22 +748,9 @@ static void test_speed(void **state)
 	unwind_free(u);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_chain),
-	    cmocka_unit_test(test_through_libc_qsort),
-	    cmocka_unit_test(test_stack_realignment),
-	    cmocka_unit_test(test_signal_frame),
-	    cmocka_unit_test(test_other_process),
-	    cmocka_unit_test(test_truncated),
-	    cmocka_unit_test(test_ready_pcs),
-	    cmocka_unit_test(test_frame_pointer_fallback),
-	    cmocka_unit_test(test_plt_rule),
-	    cmocka_unit_test(test_generation_invalidates),
-	    cmocka_unit_test(test_garbage),
-	    cmocka_unit_test(test_speed),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+TEST_MAIN(setup, teardown, cmocka_unit_test(test_chain), cmocka_unit_test(test_through_libc_qsort),
+	  cmocka_unit_test(test_stack_realignment), cmocka_unit_test(test_signal_frame),
+	  cmocka_unit_test(test_other_process), cmocka_unit_test(test_truncated),
+	  cmocka_unit_test(test_ready_pcs), cmocka_unit_test(test_frame_pointer_fallback),
+	  cmocka_unit_test(test_plt_rule), cmocka_unit_test(test_generation_invalidates),
+	  cmocka_unit_test(test_garbage), cmocka_unit_test(test_speed))

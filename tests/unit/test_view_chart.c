@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/view_chart.h"
 
 #define MIB (1024ull * 1024ull)
@@ -557,20 +559,9 @@ static void test_labels(void **state)
 	metrics_free(&m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_cpu_const),
-	    cmocka_unit_test(test_cpu_step),
-	    cmocka_unit_test(test_cpu_short_and_empty),
-	    cmocka_unit_test(test_cpu_scope_and_floor),
-	    cmocka_unit_test(test_cpu_aggregated),
-	    cmocka_unit_test(test_mem),
-	    cmocka_unit_test(test_mem_verdicts),
-	    cmocka_unit_test(test_alerts),
-	    cmocka_unit_test(test_sparkline),
-	    cmocka_unit_test(test_clipping),
-	    cmocka_unit_test(test_labels),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_cpu_const), cmocka_unit_test(test_cpu_step),
+	  cmocka_unit_test(test_cpu_short_and_empty), cmocka_unit_test(test_cpu_scope_and_floor),
+	  cmocka_unit_test(test_cpu_aggregated), cmocka_unit_test(test_mem),
+	  cmocka_unit_test(test_mem_verdicts), cmocka_unit_test(test_alerts),
+	  cmocka_unit_test(test_sparkline), cmocka_unit_test(test_clipping),
+	  cmocka_unit_test(test_labels))

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "fixture.h"
 
 #include "stacktop/keys.h"
@@ -457,19 +459,7 @@ static void test_exited_and_zombie_thread(void **state)
 	assert_int_equal(fx->st.selected_tid, 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_80x24, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_80x24_no_stuck, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_200x60, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_sort_cycle, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_selection, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_scroll, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_too_small, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_utf8_sparkline, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_exited_and_zombie_thread, setup, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_80x24_no_stuck), TEST_FX(test_200x60),
+	  TEST_FX(test_sort_cycle), TEST_FX(test_selection), TEST_FX(test_scroll),
+	  TEST_FX(test_too_small), TEST_FX(test_utf8_sparkline),
+	  TEST_FX(test_exited_and_zombie_thread))

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "fixture.h"
 
 #include "stacktop/keys.h"
@@ -748,27 +750,9 @@ static void test_report_footer(void **state)
 	assert_non_null(strstr(row(fx, 23), "2 icicle"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_80x24, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_200x60, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sorting, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lines_and_kernel, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_thread_filter, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_batch_limit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_too_small, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_selection, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sanitized, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_long_names, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_header_variants, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_header_unsampled, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wall, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_update_render_split, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_keys, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_report_footer, setup, teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_sorting),
+	  TEST_FX(test_lines_and_kernel), TEST_FX(test_thread_filter), TEST_FX(test_batch_limit),
+	  TEST_FX(test_too_small), TEST_FX(test_selection), TEST_FX(test_sanitized),
+	  TEST_FX(test_long_names), TEST_FX(test_empty), TEST_FX(test_header_variants),
+	  TEST_FX(test_header_unsampled), TEST_FX(test_help), TEST_FX(test_wall),
+	  TEST_FX(test_update_render_split), TEST_FX(test_keys), TEST_FX(test_report_footer))

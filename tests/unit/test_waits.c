@@ -9,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/waits.h"
 
 static void test_lock(void **state)
@@ -113,14 +115,8 @@ static void test_parse_stat(void **state)
 	assert_int_equal(waits_parse_schedstat("x", &run), -EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_lock),       cmocka_unit_test(test_io),
-	    cmocka_unit_test(test_sleep),      cmocka_unit_test(test_dstate_wins),
-	    cmocka_unit_test(test_running),    cmocka_unit_test(test_other_named),
-	    cmocka_unit_test(test_names),      cmocka_unit_test(test_parse_syscall),
-	    cmocka_unit_test(test_parse_stat), cmocka_unit_test(test_restart_syscall),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_lock), cmocka_unit_test(test_io),
+	  cmocka_unit_test(test_sleep), cmocka_unit_test(test_dstate_wins),
+	  cmocka_unit_test(test_running), cmocka_unit_test(test_other_named),
+	  cmocka_unit_test(test_names), cmocka_unit_test(test_parse_syscall),
+	  cmocka_unit_test(test_parse_stat), cmocka_unit_test(test_restart_syscall))

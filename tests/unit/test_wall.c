@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/space.h"
 #include "stacktop/sym.h"
 #include "stacktop/target.h"
@@ -579,17 +581,8 @@ static void test_already_traced(void **state)
 	kill_reap(victim);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_waiter_kinds),
-	    cmocka_unit_test(test_waiter_unwinds),
-	    cmocka_unit_test(test_restart_first_sight),
-	    cmocka_unit_test(test_stopped_before_attach),
-	    cmocka_unit_test(test_stop_cont_while_attached),
-	    cmocka_unit_test(test_threads_come_and_go),
-	    cmocka_unit_test(test_dstate),
-	    cmocka_unit_test(test_already_traced),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_waiter_kinds), cmocka_unit_test(test_waiter_unwinds),
+	  cmocka_unit_test(test_restart_first_sight), cmocka_unit_test(test_stopped_before_attach),
+	  cmocka_unit_test(test_stop_cont_while_attached),
+	  cmocka_unit_test(test_threads_come_and_go), cmocka_unit_test(test_dstate),
+	  cmocka_unit_test(test_already_traced))

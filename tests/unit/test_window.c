@@ -14,6 +14,8 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/view.h" /* view_wait_split */
 #include "stacktop/window.h"
 #include "window_fixture.h"
@@ -781,22 +783,10 @@ static void test_reuse_matches_fresh(void **state)
 	window_free_fx(w);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_intern),
-	    cmocka_unit_test(test_expire),
-	    cmocka_unit_test(test_big_gap_and_span),
-	    cmocka_unit_test(test_reset_and_tids),
-	    cmocka_unit_test(test_top_recursion),
-	    cmocka_unit_test(test_top_kernel_and_lines),
-	    cmocka_unit_test(test_many_stacks),
-	    cmocka_unit_test(test_random_reference),
-	    cmocka_unit_test(test_wait_frames),
-	    cmocka_unit_test(test_free_on_expire),
-	    cmocka_unit_test(test_ids_reused),
-	    cmocka_unit_test(test_reset_frees),
-	    cmocka_unit_test(test_reuse_matches_fresh),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_intern), cmocka_unit_test(test_expire),
+	  cmocka_unit_test(test_big_gap_and_span), cmocka_unit_test(test_reset_and_tids),
+	  cmocka_unit_test(test_top_recursion), cmocka_unit_test(test_top_kernel_and_lines),
+	  cmocka_unit_test(test_many_stacks), cmocka_unit_test(test_random_reference),
+	  cmocka_unit_test(test_wait_frames), cmocka_unit_test(test_free_on_expire),
+	  cmocka_unit_test(test_ids_reused), cmocka_unit_test(test_reset_frees),
+	  cmocka_unit_test(test_reuse_matches_fresh))
