@@ -72,4 +72,34 @@ static void make_sample(struct sample *smp, uint64_t size)
 	smp->stack_size = size;
 }
 
+/* A known call chain, unw_a → unw_b → unw_c, that captures itself in its
+ * leaf: what the unwinder and ingest tests walk back. noipa keeps each a
+ * real frame with its own name. */
+static volatile int cap_sink;
+
+__attribute__((noipa, used)) static int unw_c(int x)
+{
+	volatile char buf[64];
+
+	buf[x & 63] = (char)x;
+	CAPTURE(COPY_MAX);
+	return buf[x & 63] + 1;
+}
+
+__attribute__((noipa, used)) static int unw_b(int x)
+{
+	int r = unw_c(x + 1);
+
+	cap_sink += r;
+	return r + 2;
+}
+
+__attribute__((noipa, used)) static int unw_a(int x)
+{
+	int r = unw_b(x * 2);
+
+	cap_sink += r;
+	return r + 3;
+}
+
 #endif

@@ -139,30 +139,6 @@ static void test_unknown_pid(void **state)
 
 /* ---- (c) a real stack of this process ---- */
 
-__attribute__((noipa)) int ing_leaf(int x)
-{
-	volatile char buf[32];
-
-	buf[x & 31] = (char)x;
-	CAPTURE(COPY_MAX);
-	return buf[x & 31] + 1;
-}
-
-__attribute__((noipa)) int ing_mid(int x)
-{
-	int r = ing_leaf(x + 1);
-
-	sink_v += r;
-	return r + 2;
-}
-
-__attribute__((noipa)) int ing_top(int x)
-{
-	int r = ing_mid(x * 2);
-
-	sink_v += r;
-	return r + 3;
-}
 
 __attribute__((noipa)) static void test_own_stack(void **state)
 {
@@ -173,15 +149,15 @@ __attribute__((noipa)) static void test_own_stack(void **state)
 
 	assert_int_equal(ingest_add_process(fx->in, getpid()), 0);
 	assert_int_equal(ingest_add_process(fx->in, getpid()), -EEXIST);
-	sink_v += ing_top(3);
+	sink_v += unw_a(3);
 	make_sample(&s, cap.size);
 	s.time_ns = 7 * SEC;
 	assert_int_equal(ingest_stack(fx->in, &s, got, INGEST_MAX_FRAMES, &n), 0);
 	assert_true(n >= 5);
 	/* Caller first, the leaf last. */
-	assert_string_equal(func_of(fx, got[n - 1]), "ing_leaf");
-	assert_string_equal(func_of(fx, got[n - 2]), "ing_mid");
-	assert_string_equal(func_of(fx, got[n - 3]), "ing_top");
+	assert_string_equal(func_of(fx, got[n - 1]), "unw_c");
+	assert_string_equal(func_of(fx, got[n - 2]), "unw_b");
+	assert_string_equal(func_of(fx, got[n - 3]), "unw_a");
 	assert_string_equal(func_of(fx, got[n - 4]), "test_own_stack");
 	assert_string_equal(func_of(fx, got[0]), "_start");
 	for (int i = 0; i < n; i++)
@@ -189,7 +165,7 @@ __attribute__((noipa)) static void test_own_stack(void **state)
 	ingest_sample(fx->in, &s);
 	assert_int_equal(window_total(fx->w), 1);
 	assert_int_equal(window_thread_total(fx->w, getpid()), 1);
-	assert_top_leaf(fx, "ing_leaf", 1);
+	assert_top_leaf(fx, "unw_c", 1);
 	assert_int_equal(ingest_get_stats(fx->in)->failed, 0);
 }
 
@@ -203,7 +179,7 @@ static void test_offcpu_wait(void **state)
 	int n = 0;
 
 	assert_int_equal(ingest_add_process(fx->in, getpid()), 0);
-	sink_v += ing_top(4);
+	sink_v += unw_a(4);
 	make_sample(&s, cap.size);
 	s.state = SAMPLE_OFFCPU;
 	s.wait = SAMPLE_WAIT_LOCK;
@@ -213,7 +189,7 @@ static void test_offcpu_wait(void **state)
 	assert_non_null(last);
 	assert_int_equal(last->wait, SAMPLE_WAIT_LOCK);
 	assert_int_equal(last->pid, -1);
-	assert_string_equal(func_of(fx, got[n - 2]), "ing_leaf");
+	assert_string_equal(func_of(fx, got[n - 2]), "unw_c");
 	/* The wait frame is the window's wait kind for the sample. */
 	ingest_sample(fx->in, &s);
 	uint64_t counts[SAMPLE_WAIT_COUNT];
@@ -222,14 +198,14 @@ static void test_offcpu_wait(void **state)
 	/* On CPU, the same stack has no wait frame. */
 	s.state = SAMPLE_ONCPU;
 	assert_int_equal(ingest_stack(fx->in, &s, got, INGEST_MAX_FRAMES, &n), 0);
-	assert_string_equal(func_of(fx, got[n - 1]), "ing_leaf");
+	assert_string_equal(func_of(fx, got[n - 1]), "unw_c");
 }
 
 /* (f) Ready user pcs (no registers) are used as given, leaf first. */
 static void test_ready_upcs(void **state)
 {
 	struct fx *fx = *state;
-	uint64_t upcs[2] = {(uint64_t)(uintptr_t)&ing_mid + 1, (uint64_t)(uintptr_t)&ing_top + 1};
+	uint64_t upcs[2] = {(uint64_t)(uintptr_t)&unw_b + 1, (uint64_t)(uintptr_t)&unw_a + 1};
 	uint32_t got[INGEST_MAX_FRAMES];
 	struct sample s = {.pid = getpid(), .tid = getpid(), .weight = 1, .upcs = upcs, .nupcs = 2};
 	int n = 0;
@@ -237,8 +213,8 @@ static void test_ready_upcs(void **state)
 	assert_int_equal(ingest_add_process(fx->in, getpid()), 0);
 	assert_int_equal(ingest_stack(fx->in, &s, got, INGEST_MAX_FRAMES, &n), 0);
 	assert_int_equal(n, 2);
-	assert_string_equal(func_of(fx, got[0]), "ing_top");
-	assert_string_equal(func_of(fx, got[1]), "ing_mid");
+	assert_string_equal(func_of(fx, got[0]), "unw_a");
+	assert_string_equal(func_of(fx, got[1]), "unw_b");
 	assert_int_equal(frames_get(fx->fr, got[1])->pc, upcs[0]);
 }
 
@@ -247,7 +223,7 @@ static void test_ready_upcs(void **state)
 static void test_sink(void **state)
 {
 	struct fx *fx = *state;
-	uint64_t upcs[1] = {(uint64_t)(uintptr_t)&ing_leaf + 1};
+	uint64_t upcs[1] = {(uint64_t)(uintptr_t)&unw_c + 1};
 	struct sample s = {.pid = getpid(), .tid = getpid(), .weight = 2, .upcs = upcs, .nupcs = 1};
 	struct sampler_sink sink;
 
@@ -262,10 +238,10 @@ static void test_sink(void **state)
 	sink.sample(sink.ctx, &s);
 	assert_int_equal(ingest_get_stats(fx->in)->samples, 1);
 	assert_int_equal(window_total(fx->w), 2);
-	assert_top_leaf(fx, "ing_leaf", 2);
+	assert_top_leaf(fx, "unw_c", 2);
 	/* After the exec and maps_changed, maps were reloaded: a real stack
 	 * still unwinds. */
-	sink_v += ing_top(5);
+	sink_v += unw_a(5);
 	make_sample(&s, cap.size);
 	sink.sample(sink.ctx, &s);
 	assert_int_equal(window_total(fx->w), 3);
@@ -277,7 +253,7 @@ static void test_no_window(void **state)
 {
 	struct fx *fx = *state;
 	struct ingest *in;
-	uint64_t upcs[1] = {(uint64_t)(uintptr_t)&ing_leaf + 1};
+	uint64_t upcs[1] = {(uint64_t)(uintptr_t)&unw_c + 1};
 	struct sample s = {.pid = getpid(), .tid = getpid(), .weight = 1, .upcs = upcs, .nupcs = 1};
 	uint32_t got[INGEST_MAX_FRAMES];
 	int n = 0;

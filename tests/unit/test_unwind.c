@@ -37,30 +37,6 @@
 static struct space space;
 static volatile int sink;
 
-__attribute__((noipa)) int unw_c(int x)
-{
-	volatile char buf[64];
-
-	buf[x & 63] = (char)x;
-	CAPTURE(COPY_MAX);
-	return buf[x & 63] + 1;
-}
-
-__attribute__((noipa)) int unw_b(int x)
-{
-	int r = unw_c(x + 1);
-
-	sink += r;
-	return r + 2;
-}
-
-__attribute__((noipa)) int unw_a(int x)
-{
-	int r = unw_b(x * 2);
-
-	sink += r;
-	return r + 3;
-}
 
 __attribute__((noipa)) void unw_chain_caller(void)
 {
