@@ -559,9 +559,8 @@ static bool dev_may_differ(int fd)
 {
 	struct statfs sf;
 
-	return fstatfs(fd, &sf) == 0 &&
-	       (sf.f_type == 0x794c7630 /* OVERLAYFS_SUPER_MAGIC */ ||
-		sf.f_type == 0x9123683e /* BTRFS_SUPER_MAGIC */);
+	return fstatfs(fd, &sf) == 0 && (sf.f_type == 0x794c7630 /* OVERLAYFS_SUPER_MAGIC */ ||
+					 sf.f_type == 0x9123683e /* BTRFS_SUPER_MAGIC */);
 }
 
 /* Open the file behind a file-backed mapping, from the target's view.
@@ -643,7 +642,8 @@ static void own_vdso_init(void)
 		return;
 	if (space_parse_maps(text, &maps, &n) == 0) {
 		for (i = 0; i < n; i++) {
-			if (maps[i].start == at && maps[i].path && !strcmp(maps[i].path, "[vdso]")) {
+			if (maps[i].start == at && maps[i].path &&
+			    !strcmp(maps[i].path, "[vdso]")) {
 				own_vdso_base = (const void *)(uintptr_t)at;
 				own_vdso_len = (size_t)(maps[i].end - maps[i].start);
 			}

@@ -44,7 +44,7 @@ struct module {
 	const char *name; /* basename of path, for display */
 	dev_t dev;
 	ino_t ino;
-	Elf *elf; /* NULL when not an ELF we can read; holds no fd (mapped or read whole) */
+	Elf *elf;	 /* NULL when not an ELF we can read; holds no fd */
 	uint16_t e_type; /* ET_EXEC, ET_DYN */
 	uint8_t build_id[20];
 	size_t build_id_len;

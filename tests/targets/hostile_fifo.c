@@ -106,7 +106,8 @@ int main(int argc, char **argv)
 		x = spin(x, 1000000);
 		sink = x;
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (secs > 0 && (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 > secs)
+		if (secs > 0 &&
+		    (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 > secs)
 			break;
 	}
 	return 0;

@@ -187,8 +187,7 @@ static void test_symlinks_stay_in_root(void **state)
 	snprintf(path, sizeof(path), "%s/dirlink", r.dir);
 	assert_int_equal(symlink(outside + 1, path), 0); /* "tmp/tfile-out-..." */
 	assert_reads(tfile_open(r.fd, "/dirlink/secret", TFILE_NOFOLLOW, 100, NULL), "inside\n");
-	assert_int_equal(tfile_open(r.fd, "/dirlink/secret", TFILE_NO_SYMLINKS, 100, NULL),
-			 -ELOOP);
+	assert_int_equal(tfile_open(r.fd, "/dirlink/secret", TFILE_NO_SYMLINKS, 100, NULL), -ELOOP);
 	/* /proc/self/exe is a magic link: not through tfile_open. */
 	assert_int_equal(tfile_open(TFILE_OWN_ROOT, "/proc/self/exe", 0, 1ull << 40, NULL), -ELOOP);
 	root_drop(&r);
