@@ -17,12 +17,25 @@
  *    a module holds one reference; space_module_open_path hands out one
  *    more. space_module_put frees at 0: ext destructors, elf_end, close.
  *
- * Opening files: /proc/PID/map_files/START-END names the very file that is
- * mapped, even when deleted or outside our mount namespace, but needs
- * CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE since 5.9) — proc(5). Otherwise
- * /proc/PID/root/PATH is the target's view of the path; a file found there
- * is trusted only when its inode matches the maps line (the device can
- * differ on overlayfs and btrfs, whose st_dev is not the superblock's).
+ * Opening files (all through tfile, which never blocks on a FIFO, never
+ * opens a device, and caps the size at TFILE_ELF_MAX):
+ * /proc/PID/map_files/START-END names the very file that is mapped, even
+ * when deleted or outside our mount namespace, but needs CAP_SYS_ADMIN (or
+ * CAP_CHECKPOINT_RESTORE since 5.9) — proc(5). Otherwise PATH is looked up
+ * under the target's root (/proc/PID/root, RESOLVE_IN_ROOT) with no symlink
+ * allowed on the way: a maps path is the kernel's d_path, which holds none,
+ * so a symlink there was planted after the mapping. A file found so is
+ * trusted only when its device and inode match the maps line; the device
+ * may differ only on overlayfs and btrfs, whose st_dev is not the one maps
+ * shows (the superblock's, or the real layer's), and there the inode must
+ * still match.
+ *
+ * File descriptors: a module keeps none. Its ELF is mapped whole (or read
+ * whole when it cannot be mapped) when the module is made, libelf is told
+ * the fd is done (ELF_C_FDDONE) and the fd is closed, so a target with
+ * thousands of mapped files costs mappings, not descriptors, and the
+ * module's Elf stays readable for as long as the module lives (frames.c
+ * looks up file:line much later through sym_resolve_module).
  *
  * Bias: the kernel maps a PT_LOAD segment at page granularity, so a
  * mapping's pgoff is the segment's p_offset rounded down to a page and its
@@ -33,12 +46,16 @@
  * For a non-PIE ET_EXEC, start == p_vaddr rounded down, giving 0.
  *
  * The vDSO has no file: its image is read from /proc/PID/mem into a buffer
- * owned by the module and opened with elf_memory. vDSO modules are shared
- * by build-id (every process of one kernel maps the same image).
+ * owned by the module and opened with elf_memory. An image byte-identical
+ * to our own vDSO (every process of one kernel and ABI maps the same one)
+ * shares one module made from our copy; any other image (a 32-bit target,
+ * or a target that rewrote its copy) gets a module of its own that no
+ * other process finds, so one target cannot poison another's names.
  */
 #include "stacktop/mem.h"
 #include "stacktop/space.h"
 #include "stacktop/text.h"
+#include "stacktop/tfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +68,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -61,6 +80,7 @@ struct module_priv {
 	struct module_priv *next;
 	void *image; /* vDSO copy behind an elf_memory Elf, or NULL */
 	bool cached; /* findable in the cache (opened successfully) */
+	bool own_vdso; /* the shared module made from our own vDSO */
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -299,7 +319,28 @@ static void read_build_id(struct module *m)
 	}
 }
 
-/* A new module (refs 1) for path; takes ownership of fd and image. */
+/* An Elf for fd that no longer needs fd: libelf maps the file whole
+ * (ELF_C_READ_MMAP) or, where mapping fails, reads it whole (elf_rawfile);
+ * then ELF_C_FDDONE tells it never to touch fd again. The caller closes fd
+ * and capped its size (tfile). NULL when it is not an ELF file. */
+Elf *space_elf_detached(int fd)
+{
+	Elf *e;
+	size_t len;
+
+	elf_init_once();
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e)
+		return NULL;
+	if (elf_kind(e) != ELF_K_ELF || !elf_rawfile(e, &len) || elf_cntl(e, ELF_C_FDDONE) != 0) {
+		elf_end(e);
+		return NULL;
+	}
+	return e;
+}
+
+/* A new module (refs 1) for path; takes ownership of image; fd (if >= 0)
+ * stays the caller's: the Elf does not keep it. */
 static int module_new(const char *path, int fd, void *image, size_t image_len, dev_t dev, ino_t ino,
 		      struct module_priv **out)
 {
@@ -316,14 +357,13 @@ static int module_new(const char *path, int fd, void *image, size_t image_len, d
 	p->m.name = text_basename(p->m.path);
 	p->m.dev = dev;
 	p->m.ino = ino;
-	p->m.fd = fd;
 	p->m.refs = 1;
 	p->image = image;
 	elf_init_once();
 	if (image)
 		p->m.elf = elf_memory(image, image_len);
 	else if (fd >= 0)
-		p->m.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		p->m.elf = space_elf_detached(fd);
 	if (p->m.elf && (elf_kind(p->m.elf) != ELF_K_ELF || !gelf_getehdr(p->m.elf, &eh))) {
 		elf_end(p->m.elf);
 		p->m.elf = NULL;
@@ -345,8 +385,6 @@ static void module_destroy(struct module_priv *p)
 			p->m.ext_free[i](p->m.ext[i]);
 	if (p->m.elf)
 		elf_end(p->m.elf);
-	if (p->m.fd >= 0)
-		close(p->m.fd);
 	free(p->image);
 	free(p->m.path);
 	free(p);
@@ -428,10 +466,9 @@ static int module_from_fd(int fd, const char *path, struct module **out)
 		return 0;
 	}
 	err = module_new(path, fd, NULL, 0, st.st_dev, st.st_ino, &p);
-	if (err) {
-		close(fd);
+	close(fd);
+	if (err)
 		return err;
-	}
 	pthread_mutex_lock(&cache_lock);
 	/* Another thread may have raced us to the same file. */
 	m = cache_find_locked(st.st_dev, st.st_ino, path);
@@ -453,9 +490,11 @@ int space_module_open_path(const char *path, struct module **out)
 
 	if (!path || !out)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Our caller's path (a test, a file outside any process): followed
+	 * as given, magic links included, but still a capped regular file. */
+	fd = tfile_open_magic(path, TFILE_ELF_MAX, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	return module_from_fd(fd, path, out);
 }
 
@@ -514,27 +553,43 @@ static char *strip_deleted(const char *path)
 	return strndup(path, len);
 }
 
-/* Open the file behind a file-backed mapping, from the target's view. */
-static int open_mapped_file(pid_t pid, const struct mapping *mp, const char *path)
+/* Filesystems whose st_dev is not the device /proc/PID/maps shows for a
+ * file: overlayfs (maps shows the real layer's file) and btrfs (stat gives
+ * a per-subvolume device). */
+static bool dev_may_differ(int fd)
 {
-	char buf[PATH_MAX + 64];
+	struct statfs sf;
+
+	return fstatfs(fd, &sf) == 0 && (sf.f_type == 0x794c7630 /* OVERLAYFS_SUPER_MAGIC */ ||
+					 sf.f_type == 0x9123683e /* BTRFS_SUPER_MAGIC */);
+}
+
+/* Open the file behind a file-backed mapping, from the target's view.
+ * *rootfd is the target's root, opened on first need (the caller closes
+ * it). fd or -errno. */
+static int open_mapped_file(pid_t pid, const struct mapping *mp, const char *path, int *rootfd)
+{
+	char buf[96];
 	struct stat st;
 	int fd;
 
 	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, mp->start,
 		 mp->end);
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
+	fd = tfile_open_magic(buf, TFILE_ELF_MAX, &st);
+	/* Refused for what it is (a device, too big): no second way. */
+	if (fd >= 0 || fd == -ENODEV || fd == -EFBIG)
 		return fd;
-	if (snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	fd = open(buf, O_RDONLY | O_CLOEXEC);
+	if (*rootfd < 0 && (*rootfd = tfile_root_open(pid)) < 0)
+		return *rootfd;
+	fd = tfile_open(*rootfd, path, TFILE_NO_SYMLINKS, TFILE_ELF_MAX, &st);
 	if (fd < 0)
-		return -errno;
-	/* A different inode at that path is a replaced binary: its symbols
-	 * and CFI would describe other code. */
-	if (mp->ino && (fstat(fd, &st) < 0 || st.st_ino != (ino_t)mp->ino)) {
+		return fd;
+	/* Another file at that path is a replaced binary (its symbols and CFI
+	 * would describe other code), or one planted to be read as root. */
+	if (!mp->ino || st.st_ino != (ino_t)mp->ino ||
+	    (st.st_dev != makedev(mp->dev_major, mp->dev_minor) && !dev_may_differ(fd))) {
 		close(fd);
+		tfile_count(TFILE_R_IDENTITY);
 		return -ESTALE;
 	}
 	return fd;
@@ -557,14 +612,14 @@ static int module_unopened(const struct mapping *mp, const char *path, struct mo
 	return 0;
 }
 
-static int attach_file_module(pid_t pid, struct mapping *mp)
+static int attach_file_module(pid_t pid, struct mapping *mp, int *rootfd)
 {
 	char *path = strip_deleted(mp->path);
 	int fd, err;
 
 	if (!path)
 		return -ENOMEM;
-	fd = open_mapped_file(pid, mp, path);
+	fd = open_mapped_file(pid, mp, path, rootfd);
 	if (fd >= 0)
 		err = module_from_fd(fd, path, &mp->mod);
 	else
@@ -573,13 +628,50 @@ static int attach_file_module(pid_t pid, struct mapping *mp)
 	return err;
 }
 
-/* The vDSO image from the target's memory, shared by build-id. */
+static pthread_once_t own_vdso_once = PTHREAD_ONCE_INIT;
+static const void *own_vdso_base;
+static size_t own_vdso_len;
+
+static void own_vdso_init(void)
+{
+	uint64_t at = getauxval(AT_SYSINFO_EHDR);
+	struct mapping *maps;
+	char *text;
+	size_t n, i;
+
+	if (!at || read_proc_file("/proc/self/maps", &text))
+		return;
+	if (space_parse_maps(text, &maps, &n) == 0) {
+		for (i = 0; i < n; i++) {
+			if (maps[i].start == at && maps[i].path &&
+			    !strcmp(maps[i].path, "[vdso]")) {
+				own_vdso_base = (const void *)(uintptr_t)at;
+				own_vdso_len = (size_t)(maps[i].end - maps[i].start);
+			}
+		}
+		space_free_mappings(maps, n);
+	}
+	free(text);
+}
+
+/* Our own vDSO: where it is mapped and how long it is (0 when none). */
+static void own_vdso(const void **base, size_t *len)
+{
+	pthread_once(&own_vdso_once, own_vdso_init);
+	*base = own_vdso_base;
+	*len = own_vdso_len;
+}
+
+/* The vDSO image from the target's memory. Shared only when it is our own
+ * image byte for byte; otherwise private to this mapping's process. */
 static int attach_vdso_module(pid_t pid, struct mapping *mp)
 {
-	size_t len = (size_t)(mp->end - mp->start);
-	struct module_priv *p, *q;
+	size_t len = (size_t)(mp->end - mp->start), own_len;
+	struct module_priv *p, *q = NULL;
+	const void *own_base;
 	char buf[64];
 	void *image;
+	bool own;
 	ssize_t r;
 	int fd, err;
 
@@ -601,6 +693,21 @@ static int attach_vdso_module(pid_t pid, struct mapping *mp)
 		free(image);
 		return err ? err : -EIO;
 	}
+	own_vdso(&own_base, &own_len);
+	own = own_len == len && !memcmp(image, own_base, len);
+	if (own) {
+		pthread_mutex_lock(&cache_lock);
+		for (q = cache_head; q && !(q->cached && q->own_vdso); q = q->next)
+			;
+		if (q)
+			q->m.refs++;
+		pthread_mutex_unlock(&cache_lock);
+		if (q) {
+			free(image);
+			mp->mod = &q->m;
+			return 0;
+		}
+	}
 	err = module_new("[vdso]", -1, image, len, 0, 0, &p);
 	if (err) {
 		free(image);
@@ -610,16 +717,15 @@ static int attach_vdso_module(pid_t pid, struct mapping *mp)
 		module_destroy(p);
 		return -ENOEXEC;
 	}
+	p->own_vdso = own;
 	pthread_mutex_lock(&cache_lock);
-	for (q = cache_head; q; q = q->next) {
-		if (q->cached && q->image && q->m.build_id_len == p->m.build_id_len &&
-		    p->m.build_id_len && !memcmp(q->m.build_id, p->m.build_id, p->m.build_id_len))
-			break;
-	}
+	if (own) /* another thread may have made it meanwhile */
+		for (q = cache_head; q && !(q->cached && q->own_vdso); q = q->next)
+			;
 	if (q)
 		q->m.refs++;
 	else
-		cache_insert_locked(p, true);
+		cache_insert_locked(p, own);
 	pthread_mutex_unlock(&cache_lock);
 	if (q) {
 		module_destroy(p);
@@ -699,8 +805,8 @@ static bool reuse_module(const struct space *old, struct mapping *mp)
  * pointers and symbolizes as unknown, which is not an error. */
 static int attach_modules(pid_t pid, const struct space *old, struct mapping *maps, size_t n)
 {
+	int rootfd = -1, err = 0;
 	size_t i;
-	int err;
 
 	for (i = 0; i < n; i++) {
 		struct mapping *mp = &maps[i];
@@ -710,19 +816,21 @@ static int attach_modules(pid_t pid, const struct space *old, struct mapping *ma
 		if (reuse_module(old, mp))
 			continue;
 		if (mp->path[0] == '/')
-			err = attach_file_module(pid, mp);
+			err = attach_file_module(pid, mp, &rootfd);
 		else if (is_vdso(mp))
 			err = attach_vdso_module(pid, mp);
 		else
 			continue;
 		if (err == -ENOMEM)
-			return err;
+			break;
+		err = 0;
 		if (mp->mod && mp->mod->elf)
 			mp->bias = mapping_bias(mp, mp->mod->elf);
 		else if (mp->mod)
 			mp->bias = mp->start - mp->pgoff;
 	}
-	return 0;
+	tfile_root_close(rootfd);
+	return err;
 }
 
 /* Whether the executable mappings differ: only they matter to caches keyed

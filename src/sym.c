@@ -20,18 +20,26 @@
  *
  * Debug files are looked up under a root prefix: "/proc/PID/root" for a
  * live process, so the target's mount namespace decides which file we get
- * (proc(5)). The paths are opened with openat2(RESOLVE_IN_ROOT), so absolute
- * symlinks such as .build-id links resolve inside that root, not ours. The
- * root is taken the first time a module is seen; later roots do not change
- * a built table.
+ * (proc(5)). Every such path, and the perf map, is opened through tfile
+ * (openat2 RESOLVE_IN_ROOT, so absolute symlinks such as .build-id links
+ * resolve inside that root, not ours; regular files only, checked on an
+ * O_PATH fd before any real open; size caps). The root is taken the first
+ * time a module is seen; later roots do not change a built table. A debug
+ * file keeps no fd: it is mapped whole (space_elf_detached) and closed.
+ *
+ * .gnu_debuglink candidates: one whose build-id equals the module's is
+ * taken without a CRC (the build-id is the stronger identity, and such a
+ * file may be large); otherwise its CRC32 is computed only when it is at
+ * most TFILE_CRC_MAX (256 MiB) long: a 4 GiB sparse file planted at the
+ * path would otherwise freeze us for many seconds.
  *
  * perf map files (tools/perf/Documentation/jit-interface.txt): lines
  * "START SIZE name", hex without 0x, the name is the rest of the line. The
  * file is /tmp/perf-N.map where N is the pid in the target's own pid
  * namespace (last value of NSpid: in /proc/PID/status). As perf does, it is
  * trusted only if it is a regular file owned by the target's uid or root;
- * the last path component is opened with O_NOFOLLOW and O_NONBLOCK (a FIFO
- * must not hang us), then checked with fstat. It is re-checked at most once
+ * the last path component must not be a symlink, and a file over
+ * TFILE_PERFMAP_MAX (64 MiB) is not read. It is re-checked at most once
  * a second and re-read when its inode, size or mtime changed. For
  * overlapping entries the later line wins (JITs reuse addresses).
  *
@@ -47,6 +55,7 @@
 #include "stacktop/strpool.h"
 #include "stacktop/sym.h"
 #include "stacktop/text.h"
+#include "stacktop/tfile.h"
 
 #include <ctype.h>
 #include <elfutils/libdw.h>
@@ -55,14 +64,12 @@
 #include <inttypes.h>
 #include <libiberty/demangle.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -139,8 +146,7 @@ struct sym_table {
 	char **dem; /* lazily demangled; == names + off when unchanged */
 	char *root; /* where debug files are looked for */
 	bool dbg_tried;
-	int dbg_fd;
-	Elf *dbg_elf;
+	Elf *dbg_elf; /* holds no fd */
 	bool dw_tried;
 	Dwarf *dw;
 	struct sym_line *lines;
@@ -194,29 +200,18 @@ const char *sym_demangle(const char *name, char *buf, size_t size)
 
 /* ---- opening files under a root ---------------------------------------- */
 
-/* Open path as seen from root ("" = our own view). Symlinks inside the
- * path resolve within root. nofollow refuses a symlink as last component. */
-static int open_under(const char *root, const char *path, bool nofollow)
+/* Open path as seen from root ("" = our own view) through tfile: symlinks
+ * resolve within root, only a regular file of at most max bytes is opened.
+ * fd or -errno. */
+static int open_under(const char *root, const char *path, unsigned flags, uint64_t max,
+		      struct stat *st)
 {
-	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0);
-	struct open_how how = {.flags = (uint64_t)flags,
-			       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-	int dfd, fd;
+	int rootfd = tfile_root_open_path(root), fd;
 
-	if (!root || !root[0]) {
-		fd = open(path, flags);
-		return fd < 0 ? -errno : fd;
-	}
-	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	while (*path == '/')
-		path++;
-	fd = (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
-	if (fd < 0 && errno == ENOSYS)
-		fd = openat(dfd, path, flags);
-	fd = fd < 0 ? -errno : fd;
-	close(dfd);
+	if (rootfd < 0 && rootfd != TFILE_OWN_ROOT)
+		return rootfd;
+	fd = tfile_open(rootfd, path, flags, max, st);
+	tfile_root_close(rootfd);
 	return fd;
 }
 
@@ -298,17 +293,6 @@ static bool has_dwarf(Elf *elf)
 
 /* ---- debug files ------------------------------------------------------- */
 
-static Elf *elf_open_fd(int fd)
-{
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-
-	if (e && elf_kind(e) != ELF_K_ELF) {
-		elf_end(e);
-		e = NULL;
-	}
-	return e;
-}
-
 static int try_build_id(struct sym_table *t, const struct module *mod)
 {
 	char path[PATH_MAX], *p = path;
@@ -323,37 +307,61 @@ static int try_build_id(struct sym_table *t, const struct module *mod)
 	for (i = 1; i < mod->build_id_len; i++)
 		p += sprintf(p, "%02x", mod->build_id[i]);
 	strcpy(p, ".debug");
-	fd = open_under(t->root, path, false);
+	fd = open_under(t->root, path, 0, TFILE_ELF_MAX, NULL);
 	if (fd < 0)
 		return fd;
-	e = elf_open_fd(fd);
+	e = space_elf_detached(fd);
+	close(fd);
 	len = e ? elf_build_id(e, id, sizeof(id)) : 0;
 	if (!e || len != mod->build_id_len || memcmp(id, mod->build_id, len)) {
 		if (e)
 			elf_end(e);
-		close(fd);
 		return -ENOENT;
 	}
-	t->dbg_fd = fd;
 	t->dbg_elf = e;
 	return 0;
 }
 
+/* CRC32 of the whole file, which must be at most TFILE_CRC_MAX long (it
+ * may have grown since it was checked: -EFBIG then, not a longer read). */
 static int file_crc32(int fd, uint32_t *out)
 {
 	unsigned char buf[65536];
 	uLong crc = crc32(0, Z_NULL, 0);
-	off_t off = 0;
+	uint64_t off = 0;
 	ssize_t r;
 
-	while ((r = pread(fd, buf, sizeof(buf), off)) > 0) {
+	while ((r = pread(fd, buf, sizeof(buf), (off_t)off)) > 0) {
+		off += (uint64_t)r;
+		if (off > TFILE_CRC_MAX) {
+			tfile_count(TFILE_R_TOO_BIG);
+			return -EFBIG;
+		}
 		crc = crc32(crc, buf, (uInt)r);
-		off += r;
 	}
 	if (r < 0)
 		return -errno;
 	*out = (uint32_t)crc;
 	return 0;
+}
+
+/* Is e the debug file of mod? By build-id when both have one (no CRC, no
+ * size limit but TFILE_ELF_MAX); else by the debuglink's CRC, computed only
+ * for a file of at most TFILE_CRC_MAX. */
+static bool debuglink_matches(int fd, const struct stat *st, Elf *e, const struct module *mod,
+			      uint32_t want)
+{
+	uint8_t id[20];
+	size_t len = elf_build_id(e, id, sizeof(id));
+	uint32_t got = 0;
+
+	if (len && mod->build_id_len)
+		return len == mod->build_id_len && !memcmp(id, mod->build_id, len);
+	if ((uint64_t)st->st_size > TFILE_CRC_MAX) {
+		tfile_count(TFILE_R_TOO_BIG);
+		return false;
+	}
+	return file_crc32(fd, &got) == 0 && got == want;
 }
 
 /* .gnu_debuglink: a NUL-terminated file name, padded to 4, then the CRC32
@@ -388,7 +396,7 @@ static int try_debuglink(struct sym_table *t, const struct module *mod)
 {
 	char name[256], dir[PATH_MAX], path[PATH_MAX];
 	const char *fmt[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
-	uint32_t want = 0, got = 0;
+	uint32_t want = 0;
 	const char *slash;
 	size_t i;
 
@@ -407,23 +415,25 @@ static int try_debuglink(struct sym_table *t, const struct module *mod)
 			continue;
 		if (snprintf(path, sizeof(path), fmt[i], dir, name) >= (int)sizeof(path))
 			continue;
-		fd = open_under(t->root, path, false);
+		Elf *e;
+
+		fd = open_under(t->root, path, 0, TFILE_ELF_MAX, &st);
 		if (fd < 0)
 			continue;
 		/* The link may name the binary itself (same dir, same name). */
-		if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-		    (st.st_ino == mod->ino && st.st_dev == mod->dev) || file_crc32(fd, &got) ||
-		    got != want) {
+		if (st.st_ino == mod->ino && st.st_dev == mod->dev) {
 			close(fd);
 			continue;
 		}
-		t->dbg_elf = elf_open_fd(fd);
-		if (!t->dbg_elf) {
+		e = space_elf_detached(fd);
+		if (e && debuglink_matches(fd, &st, e, mod, want)) {
 			close(fd);
-			continue;
+			t->dbg_elf = e;
+			return 0;
 		}
-		t->dbg_fd = fd;
-		return 0;
+		if (e)
+			elf_end(e);
+		close(fd);
 	}
 	return -ENOENT;
 }
@@ -611,8 +621,6 @@ static void table_free(void *p)
 		dwarf_end(t->dw);
 	if (t->dbg_elf)
 		elf_end(t->dbg_elf);
-	if (t->dbg_fd >= 0)
-		close(t->dbg_fd);
 	free(t->dem);
 	free(t->fns);
 	free(t->names);
@@ -629,7 +637,6 @@ static int table_build(const struct module *mod, const char *root, struct sym_ta
 
 	if (!t)
 		return -ENOMEM;
-	t->dbg_fd = -1;
 	t->root = strdup(root ? root : "");
 	if (!t->root) {
 		free(t);
@@ -1011,25 +1018,64 @@ static int pm_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The file's bytes, at most TFILE_PERFMAP_MAX of them, up to its last
+ * newline (a JIT may be writing a line right now), NUL-terminated. */
+static int perfmap_slurp(int fd, char **out)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL, *nl;
+
+	for (;;) {
+		ssize_t r;
+
+		if (len >= TFILE_PERFMAP_MAX) {
+			free(buf);
+			tfile_count(TFILE_R_TOO_BIG);
+			return -EFBIG;
+		}
+		if (mem_grow((void **)&buf, &cap, len + 65536 + 1, 1)) {
+			free(buf);
+			return -ENOMEM;
+		}
+		r = pread(fd, buf + len, cap - len - 1, (off_t)len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	nl = len ? memrchr(buf, '\n', len) : NULL;
+	len = nl ? (size_t)(nl - buf) + 1 : 0;
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
 /* Parse a whole perf map from an open fd into pm. Bad lines are skipped. */
 static int perfmap_read(struct perfmap *pm, int fd)
 {
-	FILE *f = fdopen(dup(fd), "r");
-	char *line = NULL, *names = NULL;
-	size_t lcap = 0, ncap = 0, nlen = 0, ecap = 0;
+	char *text = NULL, *line, *next, *names = NULL;
+	size_t ncap = 0, nlen = 0, ecap = 0;
 	struct pm_ent *ents = NULL;
 	uint32_t seq = 0;
-	ssize_t len;
-	int err = 0;
+	int err;
 
-	if (!f)
-		return -errno;
-	while ((len = getline(&line, &lcap, f)) > 0) {
+	err = perfmap_slurp(fd, &text);
+	if (err)
+		return err;
+	for (line = text; *line; line = next) {
 		uint64_t start, size;
 		const char *name;
+		size_t len = strcspn(line, "\n");
 		uint32_t off;
 
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		next = line + len + (line[len] == '\n');
+		line[len] = '\0';
+		while (len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
 		seq++;
 		if (sym_perfmap_parse_line(line, &start, &size, &name) || !size ||
@@ -1044,8 +1090,7 @@ static int perfmap_read(struct perfmap *pm, int fd)
 			break;
 		ents[pm->n++] = (struct pm_ent){start, start + size, off, seq};
 	}
-	free(line);
-	fclose(f);
+	free(text);
 	if (err) {
 		free(ents);
 		free(names);
@@ -1117,12 +1162,12 @@ static void perfmap_refresh(struct perfmap *pm)
 		return;
 	}
 	snprintf(rel, sizeof(rel), "/tmp/perf-%d.map", (int)pm->nspid);
-	fd = open_under(pm->root, rel, true);
+	fd = open_under(pm->root, rel, TFILE_NOFOLLOW, TFILE_PERFMAP_MAX, &st);
 	if (fd < 0) {
 		perfmap_clear(pm);
 		return;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != pm->uid)) {
+	if (st.st_uid != 0 && st.st_uid != pm->uid) {
 		close(fd);
 		perfmap_clear(pm);
 		return;

@@ -6,7 +6,10 @@
  * the maps of a live process and opens each file-backed executable mapping's
  * ELF through the target's own view of the file system
  * (/proc/PID/map_files/START-END, then /proc/PID/root/PATH), so containers and
- * deleted-then-replaced binaries work. ELF files are shared between spaces
+ * deleted-then-replaced binaries work; every file is opened through tfile
+ * (regular files only, never blocking, size-capped). A module keeps no file
+ * descriptor: its ELF is mapped (or read) whole and the fd closed. ELF
+ * files are shared between spaces
  * through a process-wide module cache keyed by (device, inode) and, when the
  * file is gone, by path; modules are reference counted.
  *
@@ -41,8 +44,7 @@ struct module {
 	const char *name; /* basename of path, for display */
 	dev_t dev;
 	ino_t ino;
-	int fd; /* -1 when the file could not be opened */
-	Elf *elf; /* NULL when not an ELF we can read */
+	Elf *elf;	 /* NULL when not an ELF we can read; holds no fd */
 	uint16_t e_type; /* ET_EXEC, ET_DYN */
 	uint8_t build_id[20];
 	size_t build_id_len;
@@ -91,5 +93,10 @@ int space_module_open_path(const char *path, struct module **out);
  * space_module_put: for holders that outlive the space (frames). */
 void space_module_get(struct module *m);
 void space_module_put(struct module *m);
+
+/* An Elf for an open file (size already capped by the caller) that does
+ * not keep fd: mapped or read whole, then ELF_C_FDDONE; the caller closes
+ * fd. NULL when fd is not an ELF file. Also used by sym for debug files. */
+Elf *space_elf_detached(int fd);
 
 #endif

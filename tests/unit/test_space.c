@@ -2,7 +2,9 @@
  * test_space — maps parsing, module opening, bias and build-id, checked
  * against this very process and against the ELF files read a second way.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -181,7 +183,6 @@ static void check_symbol(const struct space *s, uint64_t pc, const char *name,
 	assert_non_null(strstr(m->path, want_in_path));
 	assert_true(m->prot & PROT_EXEC);
 	assert_non_null(m->mod);
-	assert_true(m->mod->fd >= 0);
 	assert_non_null(m->mod->elf);
 	assert_true(m->mod->refs >= 1);
 	assert_int_equal(elf_sym_value(m->mod->path, name, &value), 0);
@@ -318,6 +319,82 @@ static void test_reload_shares_modules(void **state)
 	assert_int_equal(s.generation, 4);
 }
 
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Modules keep no file descriptor (a target with thousands of mapped files
+ * must not exhaust ours), yet their ELF stays readable. */
+static void test_modules_hold_no_fd(void **state)
+{
+	struct space s = {0};
+	const struct mapping *m;
+	int before = count_fds();
+
+	assert_int_equal(space_load(&s, getpid()), 0);
+	assert_int_equal(count_fds(), before);
+	m = space_find(&s, (uint64_t)(uintptr_t)&qsort);
+	assert_non_null(m);
+	assert_non_null(m->mod->elf);
+	check_symbol(&s, (uint64_t)(uintptr_t)&qsort, "qsort", "libc.so");
+	space_release(&s);
+}
+
+/* A target that rewrites its vDSO gets a module of its own: another
+ * process's (here our own) vDSO module is not the poisoned one. */
+static void test_vdso_rewritten_not_shared(void **state)
+{
+	uint64_t base = getauxval(AT_SYSINFO_EHDR);
+	struct space mine = {0}, theirs = {0};
+	const struct mapping *a, *b;
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	if (!base)
+		skip();
+	assert_int_equal(pipe(ready), 0);
+	pid = fork();
+	if (pid == 0) {
+		/* The last byte of the first page, inside the image, written
+		 * through /proc/self/mem (which writes read-only pages). */
+		char byte = (char)(((char *)(uintptr_t)base)[4095] ^ 0x5a);
+		int fd = open("/proc/self/mem", O_RDWR);
+
+		if (fd < 0 || pwrite(fd, &byte, 1, (off_t)base + 4095) != 1)
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	assert_int_equal(space_load(&theirs, pid), 0);
+	assert_int_equal(space_load(&mine, getpid()), 0);
+	a = space_find(&theirs, base);
+	b = space_find(&mine, base);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_non_null(a->mod);
+	assert_non_null(b->mod);
+	assert_ptr_not_equal(a->mod, b->mod);
+	space_release(&theirs);
+	space_release(&mine);
+}
+
 static int ext_freed;
 static void count_free(void *p)
 {
@@ -372,6 +449,8 @@ int main(void)
 	    cmocka_unit_test(test_reload_shares_modules),
 	    cmocka_unit_test(test_module_put_frees_ext),
 	    cmocka_unit_test(test_gone_process),
+	    cmocka_unit_test(test_modules_hold_no_fd),
+	    cmocka_unit_test(test_vdso_rewritten_not_shared),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

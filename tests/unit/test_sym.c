@@ -527,6 +527,136 @@ static void test_perfmap_trust_and_lookup(void **state)
 	rm_rf(root);
 }
 
+/* ---- hostile debug files and perf maps ---------------------------------- */
+
+/* A child blocked opening path for writing: it gets through only if
+ * someone opens the FIFO for reading. */
+static pid_t fifo_writer(const char *path)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(20);
+		_exit(open(path, O_WRONLY) >= 0 ? 0 : 1);
+	}
+	usleep(100 * 1000);
+	return pid;
+}
+
+/* Still blocked (the FIFO was never opened for reading); then killed. */
+static void assert_fifo_unopened(pid_t writer)
+{
+	int status;
+
+	usleep(100 * 1000);
+	assert_int_equal(waitpid(writer, &status, WNOHANG), 0);
+	kill(writer, SIGKILL);
+	waitpid(writer, &status, 0);
+}
+
+/* A FIFO at the build-id path and at the debuglink path: neither is ever
+ * opened (a device node there would run its driver's open as root). */
+static void test_debug_fifo_never_opened(void **state)
+{
+	char dir[PATH_MAX], file[PATH_MAX + 64], *p;
+	struct symtest_files f;
+	struct module *mod;
+	struct sym_info si;
+	struct sym *sy;
+	pid_t writer;
+	size_t i;
+
+	symtest_files(&f, "symtest-buildid");
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(space_module_open_path(f.bin, &mod), 0);
+	snprintf(dir, sizeof(dir), "%s/usr/lib/debug/.build-id/%02x", f.tmp, mod->build_id[0]);
+	snprintf(file, sizeof(file), "mkdir -p '%s'", dir);
+	assert_int_equal(system(file), 0);
+	p = file + snprintf(file, sizeof(file), "%s/", dir);
+	for (i = 1; i < mod->build_id_len; i++)
+		p += sprintf(p, "%02x", mod->build_id[i]);
+	strcpy(p, ".debug");
+	assert_int_equal(mkfifo(file, 0644), 0);
+	writer = fifo_writer(file);
+	alarm(10);
+	assert_int_equal(sym_resolve_module(sy, mod, f.tmp, 0x1000, true, &si), 0);
+	alarm(0);
+	assert_null(si.func);
+	assert_fifo_unopened(writer);
+	space_module_put(mod);
+	rm_rf(f.tmp);
+
+	symtest_files(&f, "symtest-debuglink");
+	snprintf(file, sizeof(file), "%s/symtest-debuglink", f.tmp);
+	copy_file(f.bin, file, 0755);
+	assert_int_equal(space_module_open_path(file, &mod), 0);
+	snprintf(file, sizeof(file), "%s/symtest-debuglink.debug", f.tmp);
+	assert_int_equal(mkfifo(file, 0644), 0);
+	writer = fifo_writer(file);
+	alarm(10);
+	assert_int_equal(sym_resolve_module(sy, mod, "", 0x1000, true, &si), 0);
+	alarm(0);
+	assert_fifo_unopened(writer);
+	space_module_put(mod);
+	sym_free(sy);
+	rm_rf(f.tmp);
+}
+
+/* A 4 GiB sparse file at the debuglink path: not CRC'd whole (that took
+ * 17 s); refused by its size (TFILE_CRC_MAX) in well under a second. */
+static void test_debuglink_sparse_capped(void **state)
+{
+	char path[PATH_MAX + 64];
+	struct symtest_files f;
+	struct module *mod;
+	struct sym_info si;
+	struct sym *sy;
+	struct timespec t0, t1;
+	int fd;
+
+	symtest_files(&f, "symtest-debuglink");
+	snprintf(path, sizeof(path), "%s/symtest-debuglink", f.tmp);
+	copy_file(f.bin, path, 0755);
+	assert_int_equal(space_module_open_path(path, &mod), 0);
+	snprintf(path, sizeof(path), "%s/symtest-debuglink.debug", f.tmp);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)(4ull << 30)), 0);
+	close(fd);
+	assert_int_equal(sym_new(&sy), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(sym_resolve_module(sy, mod, "", 0x1000, true, &si), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_null(si.func);
+	assert_true((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 < 1000);
+	space_module_put(mod);
+	sym_free(sy);
+	rm_rf(f.tmp);
+}
+
+/* A perf map over TFILE_PERFMAP_MAX (64 MiB) is not read at all, even
+ * when its first lines are good. */
+static void test_perfmap_size_cap(void **state)
+{
+	char root[] = "/tmp/symtest-pmcapXXXXXX", path[PATH_MAX + 64];
+	struct sym_info si;
+	struct sym *sy;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/tmp", root);
+	assert_int_equal(mkdir(path, 01777), 0);
+	perfmap_file(root, 4250, "1000 100 jit_one\n", 0);
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4250, 0, 0x1010, &si), 0);
+	perfmap_file(root, 4251, "1000 100 jit_one\n", 0);
+	snprintf(path, sizeof(path), "%s/tmp/perf-4251.map", root);
+	assert_int_equal(truncate(path, (off_t)(64ull << 20) + 1), 0);
+	assert_int_equal(sym_perfmap_lookup_at(sy, root, 4251, 0, 0x1010, &si), -ENOENT);
+	sym_free(sy);
+	rm_rf(root);
+}
+
 /* A live process: a pc outside every mapping goes to /tmp/perf-PID.map,
  * found through /proc/PID/root with the pid from NSpid. */
 static void test_perfmap_live(void **state)
@@ -752,6 +882,9 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_debuglink_crc_and_subdir),
 	    cmocka_unit_test(test_perfmap_trust_and_lookup),
 	    cmocka_unit_test(test_perfmap_live),
+	    cmocka_unit_test(test_debug_fifo_never_opened),
+	    cmocka_unit_test(test_debuglink_sparse_capped),
+	    cmocka_unit_test(test_perfmap_size_cap),
 	    cmocka_unit_test(test_self),
 	    cmocka_unit_test(test_cost),
 	};

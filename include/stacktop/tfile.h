@@ -1,0 +1,108 @@
+/*
+ * tfile — files from a target's file system, opened safely.
+ *
+ * Every file whose path comes from a target (a mapped binary, a debug file
+ * found by build-id or .gnu_debuglink, a perf map) is hostile: stacktop runs
+ * as root, and the target controls what is at the path. A FIFO there would
+ * block a reading open for good, a device node would run its driver's open
+ * as root (closing /dev/watchdog arms a hardware watchdog), an absolute
+ * symlink would lead to our own file system, a sparse file of terabytes
+ * would be read or checksummed for minutes. So every such file is opened
+ * here, one way:
+ *
+ *  1. The path is resolved with openat2(2) under a directory fd of the
+ *     target's root (/proc/PID/root): RESOLVE_IN_ROOT keeps absolute
+ *     symlinks and ".." inside that root, RESOLVE_NO_MAGICLINKS refuses
+ *     /proc/.../fd links on the way. It is opened O_PATH, which runs no
+ *     driver open and does not block on a FIFO.
+ *  2. fstat of that O_PATH fd: only a regular file, at most the caller's
+ *     size cap, goes on. Nothing else is ever opened for reading.
+ *  3. The very same inode is reopened for reading through
+ *     /proc/self/fd/N, O_RDONLY|O_NONBLOCK|O_NOCTTY|O_CLOEXEC, and checked
+ *     again (same device and inode, still regular).
+ *
+ * Where the kernel has no openat2 (before 5.6: ENOSYS), a target's root
+ * cannot be entered safely: the open is refused (-ENOSYS, counted), never
+ * done with a plain openat that would follow the target's symlinks out of
+ * its root. Paths of our own file system (root fd TFILE_OWN_ROOT) fall back
+ * to openat(O_PATH|O_NOFOLLOW) there, since no root is to be kept.
+ *
+ * /proc/PID/map_files/START-END (tfile_open_magic) is a magic link to the
+ * exact mapped file; it is opened O_PATH (needs CAP_SYS_ADMIN, or
+ * CAP_CHECKPOINT_RESTORE since 5.9) and goes through steps 2 and 3 too: a
+ * target may map a device node executable.
+ *
+ * Size caps (bytes; the man page lists them):
+ *   TFILE_ELF_MAX      4 GiB  a mapped ELF file or a debug file
+ *   TFILE_CRC_MAX    256 MiB  a .gnu_debuglink candidate whose CRC32 must
+ *                             be computed (one with the module's build-id
+ *                             needs no CRC and only TFILE_ELF_MAX)
+ *   TFILE_PERFMAP_MAX 64 MiB  a perf map file (/tmp/perf-PID.map)
+ * A larger file is refused (-EFBIG, counted), never read in part.
+ *
+ * Refusals are counted per reason in process-wide counters
+ * (tfile_stats_get) so the header can say why a module has no names.
+ * Nothing here prints. Thread safe (the counters are atomic).
+ */
+#ifndef STACKTOP_TFILE_H
+#define STACKTOP_TFILE_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define TFILE_ELF_MAX (4ull << 30)
+#define TFILE_CRC_MAX (256ull << 20)
+#define TFILE_PERFMAP_MAX (64ull << 20)
+
+/* root fd meaning "our own file system": resolve from / as usual. */
+#define TFILE_OWN_ROOT (-100) /* == AT_FDCWD */
+
+/* tfile_open flags. */
+enum {
+	TFILE_NOFOLLOW = 1 << 0,    /* the last component must not be a symlink */
+	TFILE_NO_SYMLINKS = 1 << 1, /* no symlink anywhere in the path */
+};
+
+/* Why a file was refused; counters index. */
+enum tfile_reason {
+	TFILE_R_NOT_REG = 0, /* FIFO, device, socket, directory */
+	TFILE_R_TOO_BIG,     /* over the caller's size cap */
+	TFILE_R_NO_OPENAT2,  /* kernel without openat2: root not enforceable */
+	TFILE_R_IDENTITY,    /* not the file the target mapped (dev/inode differ) */
+	TFILE_R_COUNT
+};
+
+struct tfile_stats {
+	uint64_t refused[TFILE_R_COUNT];
+};
+
+/* A directory fd (O_PATH) of the target's root, /proc/PID/root, for
+ * tfile_open. fd or -errno (-ESRCH when the process is gone). */
+int tfile_root_open(pid_t pid);
+/* The same for a root given as a path ("/proc/PID/root", a test's fake
+ * root); NULL or "" gives TFILE_OWN_ROOT. fd, TFILE_OWN_ROOT or -errno. */
+int tfile_root_open_path(const char *root);
+/* Close a root fd from the two above (TFILE_OWN_ROOT and <0 are ignored). */
+void tfile_root_close(int rootfd);
+
+/* Open path (absolute or relative, taken as under rootfd) for reading, the
+ * safe way described above. max_size is the cap in bytes; st (may be NULL)
+ * receives the file's stat. Returns an fd (O_RDONLY|O_NONBLOCK|O_CLOEXEC),
+ * or -errno: -ENODEV not a regular file, -EFBIG over the cap, -ENOSYS no
+ * openat2 for a target root, -ELOOP a symlink where flags forbid one, other
+ * errors of the path (-ENOENT, -EACCES, -EXDEV for a magic link). */
+int tfile_open(int rootfd, const char *path, unsigned flags, uint64_t max_size, struct stat *st);
+
+/* Open a path we built ourselves, such as the magic link
+ * /proc/PID/map_files/START-END, the same way but resolved as open(2) does
+ * (symlinks and magic links followed, no root): O_PATH, regular files
+ * only, max_size, reopened. fd or -errno. */
+int tfile_open_magic(const char *path, uint64_t max_size, struct stat *st);
+
+/* Count a refusal found by a caller (e.g. an identity check). */
+void tfile_count(enum tfile_reason r);
+/* A snapshot of the refusal counters since start. */
+void tfile_stats_get(struct tfile_stats *out);
+
+#endif

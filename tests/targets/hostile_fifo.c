@@ -1,0 +1,114 @@
+/*
+ * hostile_fifo — a target that plants a FIFO where its code's file was.
+ *
+ *   hostile_fifo DIR [SECONDS]     default: run until killed
+ *
+ * It copies its own executable to DIR/hostile-code, maps the copy
+ * executable, closes and unlinks it, and creates a FIFO at the same path
+ * (nobody ever writes to it). Then it burns CPU in hostile_spin, called in
+ * the copy. A profiler without CAP_SYS_ADMIN cannot read
+ * /proc/PID/map_files and falls back to /proc/PID/root/DIR/hostile-code:
+ * a plain blocking open there waits for a writer for ever. stacktop must
+ * refuse the FIFO, finish, and leave this process running (and, in wall
+ * mode, not stopped).
+ *
+ * Prints "ready" on stdout once the FIFO is in place. hostile_spin is pure
+ * register arithmetic (no calls, no globals), so its bytes run the same at
+ * any address.
+ */
+#include "target.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+KEEP uint64_t hostile_spin(uint64_t x, uint64_t n)
+{
+	SPIN(x, n);
+	return x;
+}
+
+/* File offset of addr in our executable, from /proc/self/maps. */
+static long file_offset_of(const void *addr)
+{
+	unsigned long a, b, off, pc = (unsigned long)addr;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	long ret = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx", &a, &b, &off) == 3 && a <= pc && pc < b) {
+			ret = (long)(pc - a + off);
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static int copy_self(const char *to, size_t *size)
+{
+	char buf[65536];
+	int in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	ssize_t r;
+
+	*size = 0;
+	if (in < 0 || out < 0)
+		return -1;
+	while ((r = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)r) != r)
+			return -1;
+		*size += (size_t)r;
+	}
+	close(in);
+	close(out);
+	return r < 0 ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	char path[4096];
+	uint64_t (*spin)(uint64_t, uint64_t);
+	uint64_t x = 1;
+	double secs = argc > 2 ? atof(argv[2]) : 0;
+	long off = file_offset_of((const void *)&hostile_spin);
+	size_t size;
+	void *base;
+	int fd;
+
+	if (argc < 2 || off < 0) {
+		fprintf(stderr, "usage: hostile_fifo DIR [SECONDS]\n");
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s/hostile-code", argv[1]);
+	if (copy_self(path, &size))
+		return perror(path), 1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return perror(path), 1;
+	base = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if (base == MAP_FAILED)
+		return perror("mmap"), 1;
+	close(fd);
+	if (unlink(path) || mkfifo(path, 0666))
+		return perror(path), 1;
+	spin = (uint64_t(*)(uint64_t, uint64_t))((char *)base + off);
+	printf("ready\n");
+	fflush(stdout);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct timespec t;
+
+		x = spin(x, 1000000);
+		sink = x;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (secs > 0 &&
+		    (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 > secs)
+			break;
+	}
+	return 0;
+}
