@@ -22,6 +22,7 @@
 #include "stacktop/status.h"
 #include "stacktop/sym.h"
 #include "stacktop/text.h"
+#include "stacktop/tfile.h"
 #include "stacktop/view.h"
 #include "stacktop/wall.h"
 #include "stacktop/window.h"
@@ -245,6 +246,10 @@ void session_header(struct session *s, struct view_header *h)
 	    .source = s->report ? s->o->report_file : NULL,
 	    .source_samples = s->report ? report_samples(s->report) : 0,
 	};
+	struct tfile_stats ts;
+	tfile_stats_get(&ts);
+	for (int r = 0; r < TFILE_R_COUNT; r++)
+		in.files_refused += ts.refused[r];
 	sampler_stats(s->smp, &in.sampler);
 	status_header(&in, pids, h);
 	health_header(&s->health, h);

@@ -41,6 +41,7 @@ void status_header(const struct status_in *in, int *pids, struct view_header *h)
 	h->window_s = in->window_s;
 	h->span_s = in->span_s;
 	h->threads_unsampled = ps->unsampled;
+	h->files_refused = in->files_refused;
 	h->unsampled_err = ps->unsampled_err;
 	h->exited = ps->exited;
 	h->exit_text = ps->exited ? ps->exit_text : NULL;

@@ -211,6 +211,12 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 		fmt_unsampled(h, f, sizeof(f));
 		add_field(left, sizeof(left), f, avail);
 	}
+	if (h->files_refused > 0) {
+		text_count(h->files_refused, n, sizeof(n));
+		snprintf(f, sizeof(f), "%s file%s refused (not regular or too big)", n,
+			 h->files_refused == 1 ? "" : "s");
+		add_field(left, sizeof(left), f, avail);
+	}
 	if (h->pause_us > 0) {
 		/* Wall mode: what each sample costs the target, in the open. */
 		snprintf(f, sizeof(f), "pause %.0f \xc2\xb5s/sample", h->pause_us);

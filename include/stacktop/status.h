@@ -25,6 +25,7 @@ struct status_in {
 	double span_s;		 /* seconds of data in the window */
 	const char *source;	 /* report: the profile file, else NULL */
 	uint64_t source_samples; /* report: samples in the file */
+	uint64_t files_refused; /* target files refused (tfile) */
 };
 
 /* Fill h (cleared first) from in. pids is room for PROCS_MAX pids that h

@@ -88,6 +88,9 @@ struct view_header {
 	bool batch;	    /* text output: no keys to mention */
 	double pause_us;    /* wall mode: mean time a thread is stopped per sample; 0: not shown */
 	int threads_unsampled; /* threads that could not be sampled (shown when > 0) */
+	/* Files from the target's file system refused as hostile or too big
+	 * (a FIFO, a device, a 4 GiB debug file): their code has no names. */
+	uint64_t files_refused;
 	int unsampled_err;     /* why: -errno (-EMFILE: "too many open files") */
 };
 

@@ -58,6 +58,11 @@ run_one() { # LABEL FLAGS...: one bounded run; the target watched meanwhile
 		bad "$label: no table"
 		head -c 2000 "$out"
 	fi
+	if grep -q '1 file refused (not regular or too big)' "$out"; then
+		ok "$label: the header says the planted file was refused"
+	else
+		bad "$label: the header does not say a file was refused"
+	fi
 	check_target_healthy "$H" "$label" burns
 }
 

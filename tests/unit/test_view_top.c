@@ -502,6 +502,11 @@ static void test_header_unsampled(void **state)
 	fx->h.threads_unsampled = 0;
 	render(fx, 120, 24);
 	assert_null(strstr(row(fx, 1), "not sampled"));
+	/* Hostile files the symbolizer would not open. */
+	fx->h.files_refused = 2;
+	render(fx, 140, 24);
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  2 files refused (not regular "
+					"or too big)  lost 0  unwind ok 99.9% (truncated 12, failed 0)");
 }
 
 static void test_help(void **state)
