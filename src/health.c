@@ -55,14 +55,3 @@ void health_measure(struct health *h, const struct health_input *in, uint64_t no
 	h->tracer = in->tracer;
 	h->warning = pick(h, in, behind);
 }
-
-void health_header(const struct health *h, struct view_header *hdr)
-{
-	hdr->achieved_hz = h->achieved_hz;
-	hdr->warning = h->warning;
-	hdr->warn_hz = h->achieved_hz;
-	hdr->warn_expected_hz = h->expected_hz;
-	hdr->warn_lost = h->lost_recent;
-	hdr->warn_span_s = h->span_s;
-	hdr->warn_tracer = h->tracer;
-}

@@ -251,8 +251,8 @@ void session_header(struct session *s, struct view_header *h)
 	for (int r = 0; r < TFILE_R_COUNT; r++)
 		in.files_refused += ts.refused[r];
 	sampler_stats(s->smp, &in.sampler);
+	in.health = &s->health;
 	status_header(&in, pids, h);
-	health_header(&s->health, h);
 }
 
 void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost)

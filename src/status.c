@@ -45,4 +45,13 @@ void status_header(const struct status_in *in, int *pids, struct view_header *h)
 	h->unsampled_err = ps->unsampled_err;
 	h->exited = ps->exited;
 	h->exit_text = ps->exited ? ps->exit_text : NULL;
+	if (in->health) {
+		h->achieved_hz = in->health->achieved_hz;
+		h->warning = in->health->warning;
+		h->warn_hz = in->health->achieved_hz;
+		h->warn_expected_hz = in->health->expected_hz;
+		h->warn_lost = in->health->lost_recent;
+		h->warn_span_s = in->health->span_s;
+		h->warn_tracer = in->health->tracer;
+	}
 }

@@ -43,7 +43,5 @@ void health_init(struct health *h, uint64_t now_ns);
 /* Time spent collecting samples, to tell whether stacktop keeps up. */
 void health_busy(struct health *h, uint64_t ns);
 void health_measure(struct health *h, const struct health_input *in, uint64_t now_ns);
-/* The achieved rate and the warning with its numbers, into the header. */
-void health_header(const struct health *h, struct view_header *hdr);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "stacktop/health.h"
 #include "stacktop/ingest.h"
 #include "stacktop/procs.h"
 #include "stacktop/sampler.h"
@@ -26,6 +27,7 @@ struct status_in {
 	const char *source;	 /* report: the profile file, else NULL */
 	uint64_t source_samples; /* report: samples in the file */
 	uint64_t files_refused; /* target files refused (tfile) */
+	const struct health *health; /* rates and the warning; NULL: none measured */
 };
 
 /* Fill h (cleared first) from in. pids is room for PROCS_MAX pids that h

@@ -144,20 +144,59 @@ static void test_view(void **state)
 	    "flame", "-p", "1");
 }
 
-static void test_rate_range(void **state)
+/* The whole-number options: the values each accepts and what they parse
+ * to, and values it refuses with a message naming the option. */
+struct number_case {
+	const char *arg, *name;
+	const char *ok[4];
+	long want[4];
+	const char *bad[8];
+};
+
+static const struct number_case number_cases[] = {
+    {"-r", "--rate", {"1", "10000"}, {1, 10000},
+     {"0", "10001", "-5", "99hz", " 99", "", "99999999999999999999999999"}},
+    {"-W", "--window", {"1", "86400"}, {1, 86400}, {"0", "86401", "1.5"}},
+    {"-n", "--iterations", {"1", "1000000000"}, {1, 1000000000L}, {"0", "1000000001", "x"}},
+    {"-l", "--limit", {"1", "100000"}, {1, 100000}, {"0", "100001"}},
+    /* Rounded up to a multiple of 8. */
+    {"--stack-size", "--stack-size", {"512", "65528", "513", "65521"}, {512, 65528, 520, 65528},
+     {"511", "65529", "16k"}},
+};
+
+/* The parsed value of a number option. */
+static long number_of(const char *arg)
 {
-	OK("-r", "1", "-p", "1");
-	assert_int_equal(o.rate_hz, 1);
-	OK("-r", "10000", "-p", "1");
-	assert_int_equal(o.rate_hz, 10000);
-	BAD("--rate", "-r", "0", "-p", "1");
-	assert_non_null(strstr(err, "1 to 10000"));
-	BAD("--rate", "-r", "10001", "-p", "1");
-	BAD("--rate", "-r", "-5", "-p", "1");
-	BAD("--rate", "-r", "99hz", "-p", "1");
-	BAD("--rate", "-r", " 99", "-p", "1");
-	BAD("--rate", "-r", "", "-p", "1");
-	BAD("--rate", "-r", "99999999999999999999999999", "-p", "1");
+	switch (arg[1] == '-' ? 's' : arg[1]) {
+	case 'r':
+		return o.rate_hz;
+	case 'W':
+		return o.window_s;
+	case 'n':
+		return o.iterations;
+	case 'l':
+		return o.limit;
+	default:
+		return o.stack_size;
+	}
+}
+
+static void test_number_ranges(void **state)
+{
+	for (size_t i = 0; i < sizeof(number_cases) / sizeof(number_cases[0]); i++) {
+		const struct number_case *c = &number_cases[i];
+		for (int k = 0; k < 4 && c->ok[k]; k++) {
+			assert_int_equal(parse(c->arg, c->ok[k], "-p", "1"), 0);
+			assert_int_equal(number_of(c->arg), c->want[k]);
+		}
+		for (int k = 0; k < 8 && c->bad[k]; k++)
+			BAD(c->name, c->arg, c->bad[k], "-p", "1");
+	}
+	/* The ranges, said in the messages. */
+	BAD("1 to 10000", "-r", "0", "-p", "1");
+	BAD("1 to 86400", "-W", "0", "-p", "1");
+	BAD("512 to 65528", "--stack-size", "511", "-p", "1");
+	BAD("--stack-size", "--stack-size=16k", "-p", "1");
 }
 
 static void test_delay_range(void **state)
@@ -186,53 +225,6 @@ static void test_delay_range(void **state)
 	BAD("--delay", "-d", "1s", "-p", "1");
 }
 
-static void test_window_range(void **state)
-{
-	OK("-W", "1", "-p", "1");
-	assert_int_equal(o.window_s, 1);
-	OK("-W", "86400", "-p", "1");
-	assert_int_equal(o.window_s, 86400);
-	BAD("--window", "-W", "0", "-p", "1");
-	assert_non_null(strstr(err, "1 to 86400"));
-	BAD("--window", "-W", "86401", "-p", "1");
-	BAD("--window", "-W", "1.5", "-p", "1");
-}
-
-static void test_iterations_limit_range(void **state)
-{
-	OK("-n", "1", "-p", "1");
-	assert_int_equal(o.iterations, 1);
-	OK("-n", "1000000000", "-p", "1");
-	assert_int_equal(o.iterations, 1000000000L);
-	BAD("--iterations", "-n", "0", "-p", "1");
-	BAD("--iterations", "-n", "1000000001", "-p", "1");
-	BAD("--iterations", "-n", "x", "-p", "1");
-
-	OK("-l", "1", "-p", "1");
-	assert_int_equal(o.limit, 1);
-	OK("-l", "100000", "-p", "1");
-	assert_int_equal(o.limit, 100000);
-	BAD("--limit", "-l", "0", "-p", "1");
-	BAD("--limit", "-l", "100001", "-p", "1");
-}
-
-static void test_stack_size(void **state)
-{
-	OK("--stack-size", "512", "-p", "1");
-	assert_int_equal(o.stack_size, 512);
-	OK("--stack-size", "65528", "-p", "1");
-	assert_int_equal(o.stack_size, 65528);
-	/* Rounded up to a multiple of 8. */
-	OK("--stack-size", "513", "-p", "1");
-	assert_int_equal(o.stack_size, 520);
-	OK("--stack-size", "65521", "-p", "1");
-	assert_int_equal(o.stack_size, 65528);
-	BAD("--stack-size", "--stack-size", "511", "-p", "1");
-	assert_non_null(strstr(err, "512 to 65528"));
-	BAD("--stack-size", "--stack-size", "65529", "-p", "1");
-	BAD("--stack-size", "--stack-size=16k", "-p", "1");
-}
-
 static void test_pid_lists(void **state)
 {
 	OK("-p", "10,20,30");
@@ -256,19 +248,11 @@ static void test_pid_lists(void **state)
 	OK("-p", "4194304");
 	assert_int_equal(o.pids[0], 4194304);
 
-	BAD("--pid", "-p", "abc");
-	BAD("--pid", "-p", "12,abc");
-	BAD("--pid", "-p", "12,");
-	BAD("--pid", "-p", ",12");
-	BAD("--pid", "-p", "1,,2");
-	BAD("--pid", "-p", "12x");
-	BAD("--pid", "-p", "-12");
-	BAD("--pid", "-p", "+12");
-	BAD("--pid", "-p", "0");
-	BAD("--pid", "-p", "1,0");
-	BAD("--pid", "-p", "4194305");
-	BAD("--pid", "-p", "99999999999999999999999");
-	BAD("--pid", "-p", "");
+	static const char *const bad[] = {
+	    "abc", "12,abc", "12,", ",12", "1,,2", "12x", "-12", "+12", "0", "1,0", "4194305",
+	    "99999999999999999999999", ""};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		BAD("--pid", "-p", bad[i]);
 }
 
 static void test_pid_limit(void **state)
@@ -293,22 +277,27 @@ static void test_pid_limit(void **state)
 	assert_non_null(strstr(err, "64"));
 }
 
+/* o.command is exactly the arguments given (then its NULL). */
+#define ASSERT_COMMAND(...)                                                                        \
+	do {                                                                                       \
+		const char *const want_[] = {__VA_ARGS__, NULL};                                   \
+		size_t i_ = 0;                                                                     \
+		assert_non_null(o.command);                                                        \
+		for (; want_[i_]; i_++)                                                            \
+			assert_string_equal(o.command[i_], want_[i_]);                             \
+		assert_null(o.command[i_]);                                                        \
+	} while (0)
+
 static void test_command(void **state)
 {
 	OK("--", "./server", "--port", "8080");
 	assert_int_equal(o.npids, 0);
-	assert_non_null(o.command);
-	assert_string_equal(o.command[0], "./server");
-	assert_string_equal(o.command[1], "--port");
-	assert_string_equal(o.command[2], "8080");
-	assert_null(o.command[3]);
+	ASSERT_COMMAND("./server", "--port", "8080");
 
 	/* Without "--": the first non-option starts the command. */
 	OK("-r", "200", "sleep", "10");
 	assert_int_equal(o.rate_hz, 200);
-	assert_string_equal(o.command[0], "sleep");
-	assert_string_equal(o.command[1], "10");
-	assert_null(o.command[2]);
+	ASSERT_COMMAND("sleep", "10");
 
 	/* Options after the command belong to the command. */
 	OK("-b", "./server", "-p", "5", "-r", "0", "--help");
@@ -316,10 +305,7 @@ static void test_command(void **state)
 	assert_int_equal(o.npids, 0);
 	assert_int_equal(o.rate_hz, 99);
 	assert_false(o.help);
-	assert_string_equal(o.command[0], "./server");
-	assert_string_equal(o.command[1], "-p");
-	assert_string_equal(o.command[5], "--help");
-	assert_null(o.command[6]);
+	ASSERT_COMMAND("./server", "-p", "5", "-r", "0", "--help");
 
 	/* A second "--" is the command's. */
 	OK("--", "cmd", "--", "x");
@@ -540,9 +526,8 @@ static void test_usage_text(void **state)
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_defaults), cmocka_unit_test(test_every_option_short),
 	  cmocka_unit_test(test_every_option_long), cmocka_unit_test(test_clustered_and_attached),
 	  cmocka_unit_test(test_sort_keys), cmocka_unit_test(test_view),
-	  cmocka_unit_test(test_rate_range), cmocka_unit_test(test_delay_range),
-	  cmocka_unit_test(test_window_range), cmocka_unit_test(test_iterations_limit_range),
-	  cmocka_unit_test(test_stack_size), cmocka_unit_test(test_pid_lists),
+	  cmocka_unit_test(test_number_ranges), cmocka_unit_test(test_delay_range),
+	  cmocka_unit_test(test_pid_lists),
 	  cmocka_unit_test(test_pid_limit), cmocka_unit_test(test_command),
 	  cmocka_unit_test(test_target_rules), cmocka_unit_test(test_help_version),
 	  cmocka_unit_test(test_errors_name_the_option), cmocka_unit_test(test_reparse),

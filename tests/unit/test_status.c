@@ -170,5 +170,33 @@ static void test_exit_text(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
-TEST_MAIN(NULL, NULL, T(test_counters), T(test_expected_cpu), T(test_expected_wall), T(test_source),
+/* health's numbers go to the header as they are; without health (a saved
+ * profile) the header has no rate and no warning. */
+static void test_health_copied(void **state)
+{
+	struct fx *fx = *state;
+	struct health hl = {.achieved_hz = 120,
+			    .warning = VIEW_WARNING_TRACED,
+			    .expected_hz = 500,
+			    .span_s = 0.5,
+			    .lost_recent = 9,
+			    .tracer = 4321};
+
+	fx->in.health = &hl;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_float_equal(fx->h.achieved_hz, 120, 1e-9);
+	assert_float_equal(fx->h.warn_hz, 120, 1e-9);
+	assert_int_equal(fx->h.warning, VIEW_WARNING_TRACED);
+	assert_float_equal(fx->h.warn_expected_hz, 500, 1e-9);
+	assert_float_equal(fx->h.warn_span_s, 0.5, 1e-9);
+	assert_int_equal(fx->h.warn_lost, 9);
+	assert_int_equal(fx->h.warn_tracer, 4321);
+	assert_int_equal(fx->h.pid, 4242); /* the rest as before */
+	fx->in.health = NULL;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_int_equal(fx->h.warning, VIEW_WARNING_NONE);
+	assert_float_equal(fx->h.achieved_hz, 0, 1e-9);
+}
+
+TEST_MAIN(NULL, NULL, T(test_counters), T(test_health_copied), T(test_expected_cpu), T(test_expected_wall), T(test_source),
 	  T(test_exit_text))
