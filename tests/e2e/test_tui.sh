@@ -87,6 +87,10 @@ check_sel() { # check_sel KEYS N MSG
 		bad "$3: selection should be on row $2 ($(row_fn "$2")), seen '$(tm_selected)'"
 	fi
 }
+# Paused, so the rows stay put: live, a row that appears at the end of the
+# table between End and the check would make "last" another row.
+tm_keys Space
+tm_wait 3 'PAUSED' || bad "space: no [PAUSED] before the selection keys"
 check_sel Home 1 "Home"
 check_sel "Down Down" 3 "Down Down"
 check_sel Up 2 "Up"
@@ -94,6 +98,8 @@ check_sel End last "End"
 check_sel Home 1 "Home again"
 check_sel NPage last "PgDn (the table fits on one page)"
 check_sel PPage 1 "PgUp"
+tm_keys Space
+tm_wait_gone 3 'PAUSED' || bad "space: still [PAUSED] after the selection keys"
 
 # ---- L: by line, K: kernel frames ------------------------------------------------------
 tm_keys L
