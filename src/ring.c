@@ -83,7 +83,9 @@ int ring_next(struct ring *r, const struct perf_event_header **rec)
 		memcpy(&hdr, r->data + pos, first);
 		memcpy((uint8_t *)&hdr + first, r->data, sizeof(hdr) - first);
 	}
-	if (hdr.size < sizeof(hdr) || hdr.size > avail)
+	/* The kernel pads every record to 8 bytes; a size that is not would
+	 * misalign every record after it (and the u64 loads that decode it). */
+	if (hdr.size < sizeof(hdr) || hdr.size > avail || hdr.size % 8)
 		return ring_skip_corrupt(r);
 
 	if (pos + hdr.size <= r->size) {

@@ -15,6 +15,7 @@
  * wchan says where.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,8 +299,8 @@ int waits_parse_syscall(const char *text, int *nr, unsigned long long *sp, unsig
 			*pc = v[1];
 		return 0;
 	}
-	if (n < 0 || k != 8)
-		return -EINVAL;
+	if (n < 0 || n > INT_MAX || k != 8)
+		return -EINVAL; /* (a number past INT_MAX must not wrap into a real one) */
 	*nr = (int)n;
 	if (sp)
 		*sp = v[6];
