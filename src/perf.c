@@ -446,18 +446,32 @@ static void perf_dispatch(struct perf_sampler *ps, const struct perf_event_heade
 	}
 }
 
+/* Every record of one ring through perf_dispatch. */
+static void perf_drain_one(struct perf_sampler *ps, struct ring *r,
+			   const struct perf_callbacks *cb, void *ctx, int *nsamples)
+{
+	const struct perf_event_header *h;
+	uint64_t before = r->corrupt;
+	while (ring_next(r, &h) == 1)
+		perf_dispatch(ps, h, cb, ctx, nsamples);
+	ps->stats.corrupt += r->corrupt - before;
+}
+
 int perf_drain(struct perf_sampler *ps, const struct perf_callbacks *cb, void *ctx)
 {
 	int nsamples = 0;
-	for (int i = 0; i < ps->nthreads; i++) {
-		struct ring *r = &ps->threads[i].ring;
-		const struct perf_event_header *h;
-		int rc;
-		uint64_t before = r->corrupt;
-		while ((rc = ring_next(r, &h)) == 1)
-			perf_dispatch(ps, h, cb, ctx, &nsamples);
-		ps->stats.corrupt += r->corrupt - before;
-	}
+	for (int i = 0; i < ps->nthreads; i++)
+		perf_drain_one(ps, &ps->threads[i].ring, cb, ctx, &nsamples);
+	return nsamples;
+}
+
+int perf_drain_ring(struct ring *r, bool kernel, const struct perf_callbacks *cb, void *ctx,
+		    struct perf_stats *stats)
+{
+	struct perf_sampler ps = {.kernel = kernel, .stats = *stats};
+	int nsamples = 0;
+	perf_drain_one(&ps, r, cb, ctx, &nsamples);
+	*stats = ps.stats;
 	return nsamples;
 }
 

@@ -59,7 +59,9 @@ int target_parse_stat_state(const char *stat, char *state)
 {
 	/* "pid (comm) S ...": comm may hold ") ", so use the last ')'. */
 	const char *close_paren = stat ? strrchr(stat, ')') : NULL;
-	if (!close_paren || close_paren[1] != ' ' || !close_paren[2])
+	/* The letters proc(5) lists, old kernels' W, P and K included. */
+	if (!close_paren || close_paren[1] != ' ' || !close_paren[2] ||
+	    !strchr("RSDTtZXxIWPK", close_paren[2]))
 		return -EINVAL;
 	*state = close_paren[2];
 	return 0;

@@ -78,6 +78,13 @@ int perf_sampler_new(const struct perf_config *cfg, struct sampler **out);
 /* The sentence (with the fix) for a perf_add_thread error of pid. */
 void perf_explain(int err, pid_t pid, char *buf, size_t size);
 
+/* Drain a ring that is no thread's (a test's or a fuzzer's fake ring)
+ * through the same record handling as perf_drain; kernel: samples carry a
+ * kernel callchain. stats is added to. Returns the samples delivered. */
+struct ring;
+int perf_drain_ring(struct ring *r, bool kernel, const struct perf_callbacks *cb, void *ctx,
+		    struct perf_stats *stats);
+
 /* Decode one PERF_RECORD_SAMPLE laid out for this sampler's sample_type.
  * Exposed for tests and fuzzing. 0 or -EBADMSG. */
 int perf_parse_sample(const void *rec, size_t size, bool callchain, struct sample *out);

@@ -12,9 +12,7 @@
  * 256-byte buffers as wall.c does; each parser also sees the whole input.
  *
  * Properties: no crash; the state letter is the character after the last
- * ")" and a space, never NUL (target_parse_stat_state does not check that
- * it is one of R S D T t Z X I: the kernel writes it, and no comm can
- * reach past the last ')'); a parsed syscall number is -1 or
+ * ")" and a space, and one proc(5) knows; a parsed syscall number is -1 or
  * non-negative (a number that does not fit an int is an error); the wait
  * kind is below SAMPLE_WAIT_COUNT, DSTATE exactly for 'D' and NONE for
  * 'R'; every name is a non-empty string.
@@ -40,7 +38,7 @@ static void check_state(const char *text, char st)
 {
 	const char *close = strrchr(text, ')');
 	/* The letter sits after the last ')' and a space, as the parser says. */
-	if (!close || close[1] != ' ' || close[2] != st || st == '\0')
+	if (!close || close[1] != ' ' || close[2] != st || !st || !strchr("RSDTtZXxIWPK", st))
 		abort();
 }
 

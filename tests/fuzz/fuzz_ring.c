@@ -11,13 +11,10 @@
  * position on, so records wrap around the end and their header.size may
  * lie. The mapping is allocated exactly, so ASan traps any read past the
  * data area. Two batches are read (the head moves on once), first with
- * ring_next directly, then through perf_drain.
+ * ring_next directly, then through perf_drain_ring.
  *
- * perf_dispatch is static and perf_drain walks a struct perf_sampler that
- * only perf.c knows, so this file includes src/perf.c itself (its external
- * names renamed, so the copy does not clash with the library's perf.o when
- * `make fuzz` links every source) and builds a sampler around the fake
- * ring, without a perf fd.
+ * The second pass goes through perf_drain_ring, the same record handling
+ * perf_drain gives every thread's ring, over the fake ring.
  *
  * Properties: ring_next returns 1, 0 or -EBADMSG; a record is at least a
  * header, never longer than the data area, and lies inside the data area or
@@ -25,21 +22,11 @@
  * it; a decoded sample's stack copy and kernel pcs lie inside the record;
  * a COMM name is at most 16 bytes.
  */
-#define perf_new fuzz_ring_perf_new
-#define perf_free fuzz_ring_perf_free
-#define perf_has_thread fuzz_ring_perf_has_thread
-#define perf_nthreads fuzz_ring_perf_nthreads
-#define perf_add_thread fuzz_ring_perf_add_thread
-#define perf_remove_thread fuzz_ring_perf_remove_thread
-#define perf_kernel_enabled fuzz_ring_perf_kernel_enabled
-#define perf_exec_done fuzz_ring_perf_exec_done
-#define perf_get_stats fuzz_ring_perf_get_stats
-#define perf_parse_sample fuzz_ring_perf_parse_sample
-#define perf_drain fuzz_ring_perf_drain
-#define perf_explain fuzz_ring_perf_explain
-#define perf_sampler_new fuzz_ring_perf_sampler_new
-#include "../../src/perf.c"
+#include "stacktop/perf.h"
+#include "stacktop/ring.h"
 
+#include <errno.h>
+#include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,9 +150,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* Once straight through ring_next, once through perf_drain. */
 	for (int pass = 0; pass < 2; pass++) {
-		struct perf_sampler ps = {.kernel = flags & 1};
-		struct perf_thread t = {.fd = -1};
-		struct ring *r = &t.ring;
+		struct perf_stats st = {0};
+		struct ring ring_, *r = &ring_;
 
 		meta->data_tail = tail;
 		meta->data_head = tail + d1;
@@ -180,11 +166,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (pass == 0) {
 				drain_direct(r);
 			} else {
-				ps.threads = &t;
-				ps.nthreads = 1;
-				int n = perf_drain(&ps, &cb, NULL);
+				int n = perf_drain_ring(r, flags & 1, &cb, NULL, &st);
 				total += n;
-				if (n < 0 || (uint64_t)total != ps.stats.samples ||
+				if (n < 0 || (uint64_t)total != st.samples ||
 				    total != cur.nsamples)
 					abort();
 			}

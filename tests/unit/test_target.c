@@ -27,6 +27,8 @@ static void test_parse_stat_state(void **state)
 	    {"42 (a) b) (c) S 1 2", 0, 'S'},
 	    {"42 (a) b) c) S 1 2 3", 0, 'S'},
 	    {"42 (x) D 1", 0, 'D'},
+	    {"42 (x) Q 1", -EINVAL, 0}, /* no state letter proc(5) knows */
+	    {"42 (x) \x01 1", -EINVAL, 0},
 	    {"42 (cat", -EINVAL, 0},
 	    {"42 (x", -EINVAL, 0},
 	    {"", -EINVAL, 0},
