@@ -112,13 +112,8 @@ static void drain_direct(struct ring *r)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct perf_callbacks cb = {
-	    .sample = on_sample,
-	    .thread_new = on_thread,
-	    .thread_exit = on_thread,
-	    .exec = on_exec,
-	    .mmap = on_thread,
-	};
+	/* sample, thread_new, thread_exit, exec, mmap */
+	static const struct perf_callbacks cb = {on_sample, on_thread, on_thread, on_exec, on_thread};
 	if (size < 18)
 		return 0;
 	uint64_t dsize = 64ull << (data[0] % 6);
