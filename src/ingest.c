@@ -190,9 +190,11 @@ static void ingest_release(struct ingest *in, int i)
 
 void ingest_refresh(struct ingest *in)
 {
+	in->gen++;
 	for (int i = 0; i < in->nprocs; i++) {
 		struct ingest_proc *p = in->procs[i].p;
-		bool done = p->exited_gen && in->gen > p->exited_gen;
+		/* Said to have ended before the previous refresh. */
+		bool done = p->exited_gen && in->gen > p->exited_gen + 1;
 		/* Nobody said it ended: a quiet one is looked at in /proc. */
 		if (!done && !p->exited_gen && in->gen - p->last_gen >= INGEST_IDLE_REFRESHES) {
 			done = target_exists(p->pid) != 0;
@@ -201,7 +203,6 @@ void ingest_refresh(struct ingest *in)
 		if (done)
 			ingest_release(in, i--);
 	}
-	in->gen++;
 }
 
 /* The process of a sample of pid: known, or adopted when following. */

@@ -225,8 +225,11 @@ static void describe_status(int status, char *buf, size_t size)
 bool procs_check_exit(struct procs *ps)
 {
 	int alive = 0;
+	bool targets_gone = true; /* before this check: descendants outlived them */
 	if (ps->exited)
 		return false;
+	for (int i = 0; i < ps->n; i++)
+		targets_gone &= ps->p[i].gone;
 	for (int i = 0; i < ps->n; i++) {
 		struct procs_entry *p = &ps->p[i];
 		int st;
@@ -254,7 +257,7 @@ bool procs_check_exit(struct procs *ps)
 			      sizeof(*ps->ended)))
 			ps->ended[ps->nended++] = ps->kids[i].pid;
 		ps->kids[i--] = ps->kids[--ps->nkids];
-		if (ps->nkids == 0 && alive == 0 && ps->exit_text[0] &&
+		if (ps->nkids == 0 && alive == 0 && targets_gone && ps->exit_text[0] &&
 		    strlen(ps->exit_text) + 32 < sizeof(ps->exit_text))
 			strcat(ps->exit_text, " (and its child processes)");
 	}
