@@ -138,8 +138,8 @@ int ingest_add_process(struct ingest *in, pid_t pid)
 	if (in->nprocs >= INGEST_PROCS_MAX)
 		return -ENOSPC;
 	struct ingest_proc *p = calloc(1, sizeof(*p));
-	if (!p || mem_grow((void **)&in->procs, &in->cap, (size_t)in->nprocs + 1,
-			   sizeof(*in->procs))) {
+	if (!p ||
+	    mem_grow((void **)&in->procs, &in->cap, (size_t)in->nprocs + 1, sizeof(*in->procs))) {
 		free(p);
 		return -ENOMEM;
 	}

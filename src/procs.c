@@ -160,7 +160,8 @@ static void procs_children_of(struct procs *ps, const struct procs_known *k, pid
 
 /* One process: its threads to the sampler, its children to the table. */
 static void procs_scan_one(struct procs *ps, struct sampler *s, const struct procs_known *k,
-			   pid_t pid, int *total, int *unsampled, int *unsampled_err, int *first_err)
+			   pid_t pid, int *total, int *unsampled, int *unsampled_err,
+			   int *first_err)
 {
 	static pid_t tids[MAX_THREADS];
 	int n = 0;

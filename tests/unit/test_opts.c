@@ -554,10 +554,10 @@ TEST_MAIN(NULL, NULL, cmocka_unit_test(test_defaults), cmocka_unit_test(test_eve
 	  cmocka_unit_test(test_every_option_long), cmocka_unit_test(test_clustered_and_attached),
 	  cmocka_unit_test(test_sort_keys), cmocka_unit_test(test_view),
 	  cmocka_unit_test(test_number_ranges), cmocka_unit_test(test_delay_range),
-	  cmocka_unit_test(test_pid_lists),
-	  cmocka_unit_test(test_pid_limit), cmocka_unit_test(test_command),
-	  cmocka_unit_test(test_target_rules), cmocka_unit_test(test_help_version),
-	  cmocka_unit_test(test_errors_name_the_option), cmocka_unit_test(test_reparse),
-	  cmocka_unit_test(test_null_err), cmocka_unit_test(test_subcommands),
-	  cmocka_unit_test(test_wall_mode), cmocka_unit_test(test_output_mode),
-	  cmocka_unit_test(test_subprocesses), cmocka_unit_test(test_usage_text))
+	  cmocka_unit_test(test_pid_lists), cmocka_unit_test(test_pid_limit),
+	  cmocka_unit_test(test_command), cmocka_unit_test(test_target_rules),
+	  cmocka_unit_test(test_help_version), cmocka_unit_test(test_errors_name_the_option),
+	  cmocka_unit_test(test_reparse), cmocka_unit_test(test_null_err),
+	  cmocka_unit_test(test_subcommands), cmocka_unit_test(test_wall_mode),
+	  cmocka_unit_test(test_output_mode), cmocka_unit_test(test_subprocesses),
+	  cmocka_unit_test(test_usage_text))

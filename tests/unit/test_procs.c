@@ -324,8 +324,7 @@ static void test_follow_outlived(void **state)
 	assert_true(ps->p[0].gone);
 	assert_false(ps->exited);
 	assert_true(exits_within(ps, 3000));
-	assert_string_equal(ps->exit_text,
-			    "target exited with status 4 (and its child processes)");
+	assert_string_equal(ps->exit_text, "target exited with status 4 (and its child processes)");
 }
 
 /* More descendants than the old fixed table of 64. */

@@ -249,5 +249,5 @@ static void test_health_copied(void **state)
 	assert_float_equal(fx->h.achieved_hz, 0, 1e-9);
 }
 
-TEST_MAIN(NULL, NULL, T(test_counters), T(test_health_copied), T(test_expected_cpu), T(test_expected_wall), T(test_source),
-	  T(test_exit_text), T(test_following))
+TEST_MAIN(NULL, NULL, T(test_counters), T(test_health_copied), T(test_expected_cpu),
+	  T(test_expected_wall), T(test_source), T(test_exit_text), T(test_following))
