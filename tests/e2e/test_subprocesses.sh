@@ -90,6 +90,7 @@ grep -q 'leaf_a' "$E2E_TMPDIR/ends.out" && ok "ends: the child's samples are kep
 "$TARGETS/prefork" 90 >"$E2E_TMPDIR/prefork.txt" 2>&1 &
 PF=$!
 BG_PIDS+=("$PF")
+disown "$PF" # killed by the EXIT trap: no "Killed" notice from bash
 workers_up() { grep -q '^prefork: parent' "$E2E_TMPDIR/prefork.txt"; }
 wait_until 5 workers_up || die "prefork did not start its workers"
 read -r W1 W2 < <(awk '{ print $5, $6 }' "$E2E_TMPDIR/prefork.txt")
