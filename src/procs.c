@@ -75,6 +75,11 @@ int procs_go(struct procs *ps, char *const argv[], char *err, size_t errsz)
 
 void procs_stop_child(struct procs *ps, int timeout_ms)
 {
+	/* Following, what the command started is the command too: it gets
+	 * the same SIGTERM (no SIGKILL: they are not ours to wait for). */
+	if (ps->launched && ps->follow)
+		for (int i = 0; i < ps->nkids; i++)
+			kill(ps->kids[i].pid, SIGTERM);
 	if (ps->launched)
 		target_child_stop(&ps->child, timeout_ms);
 	ps->launched = false;

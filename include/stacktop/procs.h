@@ -85,7 +85,8 @@ int procs_attach(struct procs *ps, const pid_t *pids, int n, char *err, size_t e
 int procs_spawn(struct procs *ps, char *const argv[], enum target_stdio io, char *err,
 		size_t errsz);
 int procs_go(struct procs *ps, char *const argv[], char *err, size_t errsz);
-/* SIGTERM a launched command, SIGKILL after timeout_ms. */
+/* SIGTERM a launched command, SIGKILL after timeout_ms; following, its
+ * descendants get the SIGTERM too. */
 void procs_stop_child(struct procs *ps, int timeout_ms);
 
 /* Follow (or not) every process the targets fork, from the next scan. */

@@ -58,6 +58,15 @@ else
 	show launched
 fi
 
+# Quitting stops the command: the shell and, following, its cpuburn.
+CB=$(pgrep -f -n "^$TARGETS/cpuburn 1 10\$")
+if [ -z "$CB" ] || wait_until 3 gone "$CB"; then
+	ok "launched: cpuburn, started by the command, ended with it"
+else
+	bad "launched: cpuburn $CB still runs after stacktop quit"
+	kill -KILL "$CB"
+fi
+
 run launched_only -b -n 3 -- sh -c "$CMD"
 if has_fn launched_only leaf_a; then
 	bad "launched_only: leaf_a shown without --subprocesses"
