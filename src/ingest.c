@@ -2,8 +2,14 @@
  * ingest — a sample becomes a stack of frame ids in the window (see
  * ingest.h for the contract).
  *
- * Processes are few (at most OPTS_MAX_PIDS in practice), so they sit in a
- * small array searched linearly; the cost per sample is the unwind.
+ * Processes sit in a growing array of (pid, entry) pairs searched
+ * linearly, with the last hit tried first: samples come in runs of one
+ * thread, and even a build's hundreds of processes cost less to scan than
+ * the unwind that follows. Entries are allocated one by one because the
+ * unwinder keeps a pointer to its process's space: the array moves, the
+ * entries do not. Pids given back recently are remembered (a small ring)
+ * so a late sample of a process that ended is dropped, not adopted again
+ * with no maps to read.
  */
 #include "stacktop/ingest.h"
 
@@ -14,11 +20,13 @@
 #include <time.h>
 
 #include "stacktop/frames.h"
+#include "stacktop/mem.h"
 #include "stacktop/space.h"
+#include "stacktop/target.h"
 #include "stacktop/window.h"
 
-#define INGEST_MAX_PROCS 64
 #define RELOAD_EVERY_NS 100000000ull
+#define RELEASED_RING 64
 
 struct ingest_proc {
 	pid_t pid;
@@ -27,13 +35,26 @@ struct ingest_proc {
 	bool loaded; /* space loaded at least once */
 	bool stale;  /* mappings changed: reload before the next unwind */
 	uint64_t loaded_ns;
+	unsigned exited_gen; /* refresh generation it was said to have ended in; 0: alive */
+	unsigned last_gen;   /* refresh generation of its last sample (or of its adding) */
+};
+
+struct ingest_slot {
+	pid_t pid;
+	struct ingest_proc *p;
 };
 
 struct ingest {
 	struct frames *fr;
 	struct window *w;
-	struct ingest_proc procs[INGEST_MAX_PROCS];
+	struct ingest_slot *procs;
 	int nprocs;
+	size_t cap;
+	int last; /* index of the last hit */
+	bool follow;
+	unsigned gen; /* refreshes so far, from 1 */
+	pid_t released[RELEASED_RING];
+	unsigned nreleased; /* written so far (the ring's next slot mod RELEASED_RING) */
 	struct ingest_stats st;
 };
 
@@ -51,27 +72,47 @@ int ingest_new(struct frames *fr, struct window *w, struct ingest **out)
 		return -ENOMEM;
 	in->fr = fr;
 	in->w = w;
+	in->gen = 1;
 	*out = in;
 	return 0;
+}
+
+static void proc_free(struct ingest_proc *p)
+{
+	if (!p)
+		return;
+	unwind_free(p->uw);
+	space_release(&p->space);
+	free(p);
 }
 
 void ingest_free(struct ingest *in)
 {
 	if (!in)
 		return;
-	for (int i = 0; i < in->nprocs; i++) {
-		unwind_free(in->procs[i].uw);
-		space_release(&in->procs[i].space);
-	}
+	for (int i = 0; i < in->nprocs; i++)
+		proc_free(in->procs[i].p);
+	free(in->procs);
 	free(in);
+}
+
+static int ingest_index(const struct ingest *in, pid_t pid)
+{
+	if (in->last < in->nprocs && in->procs[in->last].pid == pid)
+		return in->last;
+	for (int i = 0; i < in->nprocs; i++)
+		if (in->procs[i].pid == pid)
+			return i;
+	return -1;
 }
 
 static struct ingest_proc *ingest_proc(struct ingest *in, pid_t pid)
 {
-	for (int i = 0; i < in->nprocs; i++)
-		if (in->procs[i].pid == pid)
-			return &in->procs[i];
-	return NULL;
+	int i = ingest_index(in, pid);
+	if (i < 0)
+		return NULL;
+	in->last = i;
+	return in->procs[i].p;
 }
 
 /* (Re)load a process's mappings; a stale one at most every 100 ms, so a
@@ -92,15 +133,88 @@ static void proc_reload(struct ingest_proc *p, bool force)
 
 int ingest_add_process(struct ingest *in, pid_t pid)
 {
-	if (ingest_proc(in, pid))
+	if (ingest_index(in, pid) >= 0)
 		return -EEXIST;
-	if (in->nprocs == INGEST_MAX_PROCS)
+	if (in->nprocs >= INGEST_PROCS_MAX)
 		return -ENOSPC;
-	struct ingest_proc *p = &in->procs[in->nprocs++];
-	memset(p, 0, sizeof(*p));
+	struct ingest_proc *p = calloc(1, sizeof(*p));
+	if (!p ||
+	    mem_grow((void **)&in->procs, &in->cap, (size_t)in->nprocs + 1, sizeof(*in->procs))) {
+		free(p);
+		return -ENOMEM;
+	}
 	p->pid = pid;
+	p->last_gen = in->gen;
+	in->procs[in->nprocs++] = (struct ingest_slot){.pid = pid, .p = p};
+	in->st.nprocs = in->nprocs;
 	proc_reload(p, true);
 	return 0;
+}
+
+void ingest_follow(struct ingest *in, bool on)
+{
+	in->follow = on;
+}
+
+bool ingest_has_process(const struct ingest *in, pid_t pid)
+{
+	return ingest_index(in, pid) >= 0;
+}
+
+void ingest_process_exited(struct ingest *in, pid_t pid)
+{
+	struct ingest_proc *p = ingest_proc(in, pid);
+	if (p && !p->exited_gen)
+		p->exited_gen = in->gen;
+}
+
+static bool recently_released(const struct ingest *in, pid_t pid)
+{
+	unsigned n = in->nreleased < RELEASED_RING ? in->nreleased : RELEASED_RING;
+	for (unsigned i = 0; i < n; i++)
+		if (in->released[i] == pid)
+			return true;
+	return false;
+}
+
+/* Give entry i back; the last entry takes its place. */
+static void ingest_release(struct ingest *in, int i)
+{
+	in->released[in->nreleased++ % RELEASED_RING] = in->procs[i].pid;
+	proc_free(in->procs[i].p);
+	in->procs[i] = in->procs[--in->nprocs];
+	in->last = 0;
+	in->st.nprocs = in->nprocs;
+	in->st.released++;
+}
+
+void ingest_refresh(struct ingest *in)
+{
+	in->gen++;
+	for (int i = 0; i < in->nprocs; i++) {
+		struct ingest_proc *p = in->procs[i].p;
+		/* Said to have ended before the previous refresh. */
+		bool done = p->exited_gen && in->gen > p->exited_gen + 1;
+		/* Nobody said it ended: a quiet one is looked at in /proc. */
+		if (!done && !p->exited_gen && in->gen - p->last_gen >= INGEST_IDLE_REFRESHES) {
+			done = target_exists(p->pid) != 0;
+			p->last_gen = in->gen; /* not again before another few refreshes */
+		}
+		if (done)
+			ingest_release(in, i--);
+	}
+}
+
+/* The process of a sample of pid: known, or adopted when following. */
+static struct ingest_proc *sample_proc(struct ingest *in, pid_t pid)
+{
+	struct ingest_proc *p = ingest_proc(in, pid);
+	if (p || !in->follow || pid <= 0 || recently_released(in, pid))
+		return p;
+	if (ingest_add_process(in, pid) != 0)
+		return NULL;
+	in->st.adopted++;
+	return ingest_proc(in, pid);
 }
 
 void ingest_maps_changed(struct ingest *in, pid_t pid)
@@ -149,11 +263,12 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 			frames[(*n)++] = s->frame_ids[i];
 		return 0;
 	}
-	struct ingest_proc *p = ingest_proc(in, s->pid);
+	struct ingest_proc *p = sample_proc(in, s->pid);
 	if (!p) {
 		in->st.unknown_pid++;
 		return -ESRCH;
 	}
+	p->last_gen = in->gen;
 	if (!p->loaded || p->stale)
 		proc_reload(p, false);
 	int nu = user_pcs(in, p, s, upcs);

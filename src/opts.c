@@ -43,6 +43,7 @@ enum {
 	OPTS_OUTPUT_MODE,
 	OPTS_NO_IDLE,
 	OPTS_VIEW_OPT,
+	OPTS_SUBPROCESSES,
 };
 
 /* Kernel PID_MAX_LIMIT on 64-bit: no PID can be larger. */
@@ -53,6 +54,7 @@ static const char opts_short[] = "+:p:r:d:W:bn:l:s:LKwo:hV";
 /* test_docs.sh reads the names in this table: keep one entry per line. */
 static const struct option opts_long[] = {
     {"pid", required_argument, NULL, 'p'},
+    {"subprocesses", no_argument, NULL, OPTS_SUBPROCESSES},
     {"rate", required_argument, NULL, 'r'},
     {"delay", required_argument, NULL, 'd'},
     {"window", required_argument, NULL, 'W'},
@@ -95,6 +97,9 @@ const char opts_usage[] =
     "  -p, --pid PID[,PID...]   attach to running processes (up to 64)\n"
     "  COMMAND [ARGS...]        launch COMMAND and profile it from its start; the\n"
     "                           first non-option starts it, \"--\" marks it clearly\n"
+    "      --subprocesses       also profile every process the target forks or\n"
+    "                           execs, and their children (up to 4096 at once);\n"
+    "                           runs until the last of them exits\n"
     "\n"
     "Options:\n"
     "      --mode cpu|wall      cpu: on-CPU time (perf events, the default);\n"
@@ -567,6 +572,9 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 	case OPTS_SPIKE_FOR:
 		o->spike_for_s = (unsigned)v;
 		break;
+	case OPTS_SUBPROCESSES:
+		o->subprocesses = true;
+		break;
 	default:
 		return opts_fail(err, errsz, "internal error: unhandled option %d", c);
 	}
@@ -585,6 +593,9 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 		return opts_fail(err, errsz, "record needs -o FILE (e.g. -o profile.pb.gz)");
 	if (o->cmd == OPTS_CMD_REPORT && o->wall)
 		return opts_fail(err, errsz, "report shows a saved FILE: --mode does not apply");
+	if (o->subprocesses && (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
+		return opts_fail(err, errsz,
+				 "--subprocesses goes with the live view and 'stacktop record'");
 	return 0;
 }
 

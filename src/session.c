@@ -5,6 +5,11 @@
  * perf otherwise, a saved profile for `report`. Whatever it is, it is
  * handed ingest's sink, and from then on a sample goes sampler → ingest →
  * frames → window without coming back to main or here.
+ *
+ * --subprocesses: procs finds the descendants on each refresh (and hands
+ * their threads to the sampler, whatever the mode); here they are passed
+ * on to ingest as they come and go, and ingest adopts the ones whose
+ * samples arrive before procs found them.
  */
 #include "stacktop/session.h"
 
@@ -109,6 +114,19 @@ static void raise_nofile(void)
 	}
 }
 
+/* Descendants procs found or lost since the last refresh, into ingest. */
+static void take_children(struct session *s)
+{
+	pid_t pids[256];
+	int n;
+	while ((n = procs_take_new(&s->procs, pids, 256)) > 0)
+		for (int i = 0; i < n; i++)
+			ingest_add_process(s->in, pids[i]);
+	while ((n = procs_take_ended(&s->procs, pids, 256)) > 0)
+		for (int i = 0; i < n; i++)
+			ingest_process_exited(s->in, pids[i]);
+}
+
 int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz)
 {
 	struct metrics_config mc;
@@ -121,6 +139,8 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	if (e)
 		return e;
 	raise_nofile();
+	procs_follow(&s->procs, o->subprocesses);
+	ingest_follow(s->in, o->subprocesses);
 	e = procs_scan(&s->procs, s->smp);
 	if (sampler_nthreads(s->smp) == 0) {
 		e = e ? e : -ESRCH;
@@ -129,6 +149,7 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	}
 	for (int i = 0; i < s->procs.n; i++)
 		ingest_add_process(s->in, s->procs.p[i].pid);
+	take_children(s);
 	metrics_config_default(&mc);
 	mc.window_s = o->window_s;
 	mc.spike_for_s = o->spike_for_s;
@@ -202,6 +223,8 @@ static void follow_targets(struct session *s)
 		s->execs_seen = execs;
 		procs_reread_cmdlines(&s->procs);
 	}
+	take_children(s);
+	ingest_refresh(s->in);
 }
 
 void session_refresh(struct session *s, uint64_t now_ns, bool first)
@@ -281,6 +304,7 @@ void session_close(struct session *s)
 		metrics_free(&s->metrics);
 	window_free(s->w);
 	report_free(s->report);
+	procs_free(&s->procs);
 	frames_free(s->fr); /* after the window: it holds references */
 	sym_free(s->sy);
 	memset(s, 0, sizeof(*s));

@@ -43,6 +43,10 @@ void status_header(const struct status_in *in, int *pids, struct view_header *h)
 	h->threads_unsampled = ps->unsampled;
 	h->files_refused = in->files_refused;
 	h->unsampled_err = ps->unsampled_err;
+	h->following = ps->follow;
+	h->nchildren = ps->nkids;
+	h->children_unfollowed = ps->unfollowed;
+	h->children_max = PROCS_CHILDREN_MAX;
 	h->exited = ps->exited;
 	h->exit_text = ps->exited ? ps->exit_text : NULL;
 	if (in->health) {

@@ -90,6 +90,11 @@ static void header_line1(struct grid *g, int y, const struct view_header *h)
 	} else {
 		snprintf(who, sizeof(who), "pid %d", h->pid);
 	}
+	if (h->following && !h->source) {
+		size_t l = strlen(who);
+		snprintf(who + l, sizeof(who) - l, " +%d %s", h->nchildren,
+			 h->nchildren == 1 ? "child" : "children");
+	}
 	text_sanitize(h->source ? h->source : h->cmdline ? h->cmdline : "", cmd, sizeof(cmd));
 	if (h->source)
 		snprintf(left, sizeof(left), "stacktop  report  %s", cmd);
@@ -209,6 +214,12 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	add_field(left, sizeof(left), f, avail);
 	if (h->threads_unsampled > 0) {
 		fmt_unsampled(h, f, sizeof(f));
+		add_field(left, sizeof(left), f, avail);
+	}
+	if (h->children_unfollowed > 0) {
+		snprintf(f, sizeof(f), "%d process%s not followed (over %d)",
+			 h->children_unfollowed, h->children_unfollowed == 1 ? "" : "es",
+			 h->children_max);
 		add_field(left, sizeof(left), f, avail);
 	}
 	if (h->files_refused > 0) {

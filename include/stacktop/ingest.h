@@ -15,18 +15,40 @@
  * is the same work without the window (dump uses it). Counters (unwinds
  * truncated or failed, samples of unknown pids, execs) are for the header.
  *
+ * Following child processes (ingest_follow, --subprocesses): a sample of a
+ * pid not added is from a descendant the sampler saw before procs did
+ * (inherited events): the process is added there and then, its maps read
+ * at once (adopted). Without following such a sample is dropped and
+ * counted. The table grows up to INGEST_PROCS_MAX processes; a process
+ * past it is dropped and counted the same way.
+ *
+ * A process that ended gives its space and unwinder back: once
+ * ingest_process_exited said so and an ingest_refresh has passed since
+ * (its last samples are drained from the rings by then), or, for one
+ * nobody reports (adopted, never seen by procs), when it has had no
+ * sample for INGEST_IDLE_REFRESHES refreshes and /proc no longer has it.
+ * Frames already named keep what they need (module references): the
+ * window's stacks outlive the process.
+ *
  * Contract: ingest_new(frames, window or NULL) → ingest_add_process* →
- * (samples)* → ingest_free. frames and window are borrowed.
+ * (samples, ingest_process_exited, ingest_refresh)* → ingest_free. frames
+ * and window are borrowed.
  */
 #ifndef STACKTOP_INGEST_H
 #define STACKTOP_INGEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "stacktop/sample.h"
 #include "stacktop/sampler.h"
 #include "stacktop/unwind.h"
+
+/* Processes tracked at once (targets and followed descendants). */
+#define INGEST_PROCS_MAX 4096
+/* Refreshes without a sample before an unreported process is checked. */
+#define INGEST_IDLE_REFRESHES 3
 
 /* User plus kernel frames and one wait frame. */
 #define INGEST_MAX_FRAMES (UNWIND_MAX_FRAMES * 2 + 1)
@@ -36,6 +58,9 @@ struct ingest_stats {
 	uint64_t unknown_pid;	    /* of no process added */
 	uint64_t truncated, failed; /* unwinds */
 	uint64_t execs;		    /* exec events seen */
+	uint64_t adopted;	    /* processes added from their first sample */
+	uint64_t released;	    /* processes whose space was given back */
+	int nprocs;		    /* processes tracked now */
 };
 
 struct frames;
@@ -49,6 +74,15 @@ void ingest_free(struct ingest *in);
  * processes), -ENOMEM; a process whose maps cannot be read yet is still
  * added (they are read again on its first sample). */
 int ingest_add_process(struct ingest *in, pid_t pid);
+/* Samples of pids not added: adopt the process (true) or drop them. */
+void ingest_follow(struct ingest *in, bool on);
+/* pid ended: its space and unwinder go after the next ingest_refresh but
+ * one. Unknown pids are ignored. */
+void ingest_process_exited(struct ingest *in, pid_t pid);
+/* Once a refresh: give back the processes that ended (see above). */
+void ingest_refresh(struct ingest *in);
+/* Whether pid is tracked now (tests, the header). */
+bool ingest_has_process(const struct ingest *in, pid_t pid);
 
 /* The frames of one sample, outermost caller first (frames[0]) to the leaf
  * (and its wait frame, if any). 0, or -ESRCH for a pid not added. */

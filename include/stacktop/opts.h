@@ -40,6 +40,7 @@ struct opts {
 	pid_t pids[OPTS_MAX_PIDS];
 	int npids;
 	char **command; /* argv of the command to launch (points into argv), or NULL */
+	bool subprocesses; /* --subprocesses: follow every process the targets fork */
 	unsigned rate_hz; /* --rate, default 99 */
 	double delay_s; /* --delay, default 1.0 */
 	unsigned window_s; /* --window, default 60 */

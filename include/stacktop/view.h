@@ -92,6 +92,10 @@ struct view_header {
 	 * (a FIFO, a device, a 4 GiB debug file): their code has no names. */
 	uint64_t files_refused;
 	int unsampled_err;     /* why: -errno (-EMFILE: "too many open files") */
+	bool following;	       /* --subprocesses: "pid 4242 +3 children" */
+	int nchildren;	       /* descendants followed now */
+	int children_unfollowed; /* descendants past the cap (shown when > 0) */
+	int children_max;	 /* the cap */
 };
 
 /* Draw the header into rows y.. of g; returns the number of rows used:

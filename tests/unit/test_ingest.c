@@ -4,7 +4,10 @@
  * register set and stack copy of this process unwinds into the names of
  * this file's call chain (capture.h, as test_unwind takes it), off-CPU
  * samples end in their wait frame, ready user pcs are used as given, and
- * the sink's callbacks reach ingest.
+ * the sink's callbacks reach ingest. Following child processes: a sample
+ * of a pid not added adopts its process (and without following is
+ * dropped); a process said to have ended is given back after a refresh,
+ * and a late sample of it is not adopted again.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -268,7 +272,118 @@ static void test_no_window(void **state)
 	ingest_free(NULL);
 }
 
+/* Following: a sample of this process, never added, adopts it; it is
+ * unwound with its own maps and counted in the window. */
+static void test_follow_adopts(void **state)
+{
+	struct fx *fx = *state;
+	uint64_t upcs[1] = {(uint64_t)(uintptr_t)&unw_c + 1};
+	struct sample s = {.pid = getpid(), .tid = getpid(), .weight = 1, .upcs = upcs, .nupcs = 1};
+
+	ingest_sample(fx->in, &s);
+	assert_int_equal(ingest_get_stats(fx->in)->unknown_pid, 1);
+	assert_false(ingest_has_process(fx->in, getpid()));
+	assert_int_equal(window_total(fx->w), 0);
+
+	ingest_follow(fx->in, true);
+	ingest_sample(fx->in, &s);
+	assert_true(ingest_has_process(fx->in, getpid()));
+	assert_int_equal(ingest_get_stats(fx->in)->adopted, 1);
+	assert_int_equal(ingest_get_stats(fx->in)->nprocs, 1);
+	assert_int_equal(ingest_get_stats(fx->in)->unknown_pid, 1);
+	assert_int_equal(window_total(fx->w), 1);
+	assert_top_leaf(fx, "unw_c", 1);
+	/* Known now: the next one is not adopted again. */
+	ingest_sample(fx->in, &s);
+	assert_int_equal(ingest_get_stats(fx->in)->adopted, 1);
+	assert_int_equal(window_total(fx->w), 2);
+	/* Off again: a new pid is dropped as before. */
+	ingest_follow(fx->in, false);
+	s.pid = s.tid = 999999;
+	ingest_sample(fx->in, &s);
+	assert_int_equal(ingest_get_stats(fx->in)->unknown_pid, 2);
+	assert_false(ingest_has_process(fx->in, 999999));
+}
+
+/* A child process that ended: given back after ingest_process_exited and
+ * one more refresh; a late sample of it is then dropped, not adopted. */
+static void test_exited_released(void **state)
+{
+	struct fx *fx = *state;
+	uint64_t upcs[1] = {0x401000};
+	pid_t kid = fork();
+
+	assert_true(kid >= 0);
+	if (kid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(kid, NULL, 0), kid);
+	ingest_follow(fx->in, true);
+	assert_int_equal(ingest_add_process(fx->in, kid), 0);
+	assert_int_equal(ingest_add_process(fx->in, kid), -EEXIST);
+	assert_int_equal(ingest_add_process(fx->in, getpid()), 0);
+	assert_int_equal(ingest_get_stats(fx->in)->nprocs, 2);
+
+	ingest_process_exited(fx->in, kid);
+	ingest_refresh(fx->in); /* its last samples may still come */
+	assert_true(ingest_has_process(fx->in, kid));
+	ingest_refresh(fx->in);
+	assert_false(ingest_has_process(fx->in, kid));
+	assert_true(ingest_has_process(fx->in, getpid()));
+	assert_int_equal(ingest_get_stats(fx->in)->released, 1);
+	assert_int_equal(ingest_get_stats(fx->in)->nprocs, 1);
+
+	struct sample s = {.pid = kid, .tid = kid, .weight = 1, .upcs = upcs, .nupcs = 1};
+	ingest_sample(fx->in, &s);
+	assert_false(ingest_has_process(fx->in, kid));
+	assert_int_equal(ingest_get_stats(fx->in)->adopted, 0);
+	assert_int_equal(ingest_get_stats(fx->in)->unknown_pid, 1);
+	/* A live process nobody reports ended stays, however quiet. */
+	for (int i = 0; i < 2 * INGEST_IDLE_REFRESHES; i++)
+		ingest_refresh(fx->in);
+	assert_true(ingest_has_process(fx->in, getpid()));
+}
+
+/* An ended process nobody reports (adopted, never seen by procs) goes
+ * once it has been quiet a few refreshes and /proc no longer has it. */
+static void test_quiet_gone_released(void **state)
+{
+	struct fx *fx = *state;
+	pid_t kid = fork();
+
+	assert_true(kid >= 0);
+	if (kid == 0)
+		_exit(0);
+	assert_int_equal(waitpid(kid, NULL, 0), kid);
+	assert_int_equal(ingest_add_process(fx->in, kid), 0);
+	for (int i = 0; i < INGEST_IDLE_REFRESHES - 1; i++)
+		ingest_refresh(fx->in);
+	assert_true(ingest_has_process(fx->in, kid));
+	ingest_refresh(fx->in);
+	assert_false(ingest_has_process(fx->in, kid));
+}
+
+/* Many processes: the table grows past the old fixed 64. */
+static void test_many_processes(void **state)
+{
+	struct fx *fx = *state;
+
+	for (pid_t pid = 1000000; pid < 1000000 + 300; pid++)
+		assert_int_equal(ingest_add_process(fx->in, pid), 0);
+	assert_int_equal(ingest_get_stats(fx->in)->nprocs, 300);
+	assert_true(ingest_has_process(fx->in, 1000000));
+	assert_true(ingest_has_process(fx->in, 1000299));
+	ingest_process_exited(fx->in, 1000100);
+	ingest_refresh(fx->in);
+	ingest_refresh(fx->in);
+	/* Only the one said to have ended: the others (which /proc does not
+	 * have either) have not been quiet for INGEST_IDLE_REFRESHES yet. */
+	assert_false(ingest_has_process(fx->in, 1000100));
+	assert_int_equal(ingest_get_stats(fx->in)->nprocs, 299);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 TEST_MAIN(NULL, NULL, T(test_frame_ids), T(test_unknown_pid), T(test_own_stack),
-	  T(test_offcpu_wait), T(test_ready_upcs), T(test_sink), T(test_no_window))
+	  T(test_offcpu_wait), T(test_ready_upcs), T(test_sink), T(test_no_window),
+	  T(test_follow_adopts), T(test_exited_released), T(test_quiet_gone_released),
+	  T(test_many_processes))

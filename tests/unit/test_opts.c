@@ -482,6 +482,32 @@ static void test_output_mode(void **state)
 	BAD("--output-mode needs a value (MODE)", "-p", "1", "--output-mode");
 }
 
+/* --subprocesses: off by default; with -p, a command, record; not with
+ * dump or report. */
+static void test_subprocesses(void **state)
+{
+	OK("-p", "1");
+	assert_false(o.subprocesses);
+	OK("--subprocesses", "-p", "1");
+	assert_true(o.subprocesses);
+	OK("-b", "--subprocesses", "--", "make", "-j2");
+	assert_true(o.subprocesses);
+	assert_string_equal(o.command[0], "make");
+	/* After the command starts, it is the command's own option. */
+	OK("make", "--subprocesses");
+	assert_false(o.subprocesses);
+	OK("record", "--subprocesses", "-o", "x.pb.gz", "--", "make");
+	assert_true(o.subprocesses);
+	OK("-w", "--subprocesses", "-p", "1");
+	assert_true(o.subprocesses && o.wall);
+	BAD("--subprocesses goes with the live view and 'stacktop record'", "dump",
+	    "--subprocesses", "-p", "1");
+	BAD("--subprocesses goes with the live view", "report", "--subprocesses", "x.folded");
+	BAD("option --subprocesses takes no value", "--subprocesses=yes", "-p", "1");
+	OK("--subproc", "-p", "1"); /* a unique prefix, as getopt_long allows */
+	assert_true(o.subprocesses);
+}
+
 static void test_usage_text(void **state)
 {
 	static const char *const must[] = {
@@ -498,6 +524,7 @@ static void test_usage_text(void **state)
 	    "--lines",
 	    "--no-kernel",
 	    "--stack-size",
+	    "--subprocesses",
 	    "--help",
 	    "--version",
 	    "sudo stacktop -p 4242",
@@ -527,10 +554,10 @@ TEST_MAIN(NULL, NULL, cmocka_unit_test(test_defaults), cmocka_unit_test(test_eve
 	  cmocka_unit_test(test_every_option_long), cmocka_unit_test(test_clustered_and_attached),
 	  cmocka_unit_test(test_sort_keys), cmocka_unit_test(test_view),
 	  cmocka_unit_test(test_number_ranges), cmocka_unit_test(test_delay_range),
-	  cmocka_unit_test(test_pid_lists),
-	  cmocka_unit_test(test_pid_limit), cmocka_unit_test(test_command),
-	  cmocka_unit_test(test_target_rules), cmocka_unit_test(test_help_version),
-	  cmocka_unit_test(test_errors_name_the_option), cmocka_unit_test(test_reparse),
-	  cmocka_unit_test(test_null_err), cmocka_unit_test(test_subcommands),
-	  cmocka_unit_test(test_wall_mode), cmocka_unit_test(test_output_mode),
+	  cmocka_unit_test(test_pid_lists), cmocka_unit_test(test_pid_limit),
+	  cmocka_unit_test(test_command), cmocka_unit_test(test_target_rules),
+	  cmocka_unit_test(test_help_version), cmocka_unit_test(test_errors_name_the_option),
+	  cmocka_unit_test(test_reparse), cmocka_unit_test(test_null_err),
+	  cmocka_unit_test(test_subcommands), cmocka_unit_test(test_wall_mode),
+	  cmocka_unit_test(test_output_mode), cmocka_unit_test(test_subprocesses),
 	  cmocka_unit_test(test_usage_text))

@@ -2,7 +2,11 @@
  * test_procs — attaching (a pid that does not exist, this process),
  * launching a command in two steps and noticing its exit with the status in
  * words, a command that cannot exec, and handing every thread of this
- * process to a sampler (fake_sampler.h).
+ * process to a sampler (fake_sampler.h). Following child processes: a real
+ * fork tree (a child that forks a grandchild) is found in one scan, its
+ * threads handed to the sampler, and its end noticed; a launched command
+ * that exits before its child ends the run only with the child; the table
+ * grows past the old 64.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -38,6 +43,7 @@ static int teardown(void **state)
 	struct procs *ps = *state;
 
 	procs_stop_child(ps, 500);
+	procs_free(ps);
 	free(ps);
 	return 0;
 }
@@ -196,7 +202,170 @@ static void test_scan_threads(void **state)
 	assert_int_equal(ps->nthreads, 1);
 }
 
+/* ---- following child processes ---- */
+
+static bool has_pid(const pid_t *pids, int n, pid_t pid)
+{
+	for (int i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* A child of this process that forks a grandchild; both block on a pipe
+ * until its write end closes. Returns the child; *grand gets the
+ * grandchild's pid once it runs. */
+static pid_t fork_tree(int *release_fd, pid_t *grand)
+{
+	int hold[2], report[2];
+
+	assert_int_equal(pipe(hold), 0);
+	assert_int_equal(pipe(report), 0);
+	pid_t kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		char c;
+		close(hold[1]);
+		close(report[0]);
+		pid_t g = fork();
+		if (g == 0) {
+			(void)!read(hold[0], &c, 1); /* until the test closes hold[1] */
+			_exit(0);
+		}
+		(void)!write(report[1], &g, sizeof(g));
+		(void)!read(hold[0], &c, 1);
+		waitpid(g, NULL, 0);
+		_exit(0);
+	}
+	close(hold[0]);
+	close(report[1]);
+	assert_int_equal(read(report[0], grand, sizeof(*grand)), (ssize_t)sizeof(*grand));
+	close(report[0]);
+	*release_fd = hold[1];
+	return kid;
+}
+
+static void test_follow_tree(void **state)
+{
+	struct procs *ps = *state;
+	struct fake_sampler f;
+	pid_t self[1] = {getpid()}, got[8], grand = 0;
+	char err[256];
+	int release, n;
+
+	pid_t kid = fork_tree(&release, &grand);
+	fake_sampler_init(&f, false);
+	assert_int_equal(procs_attach(ps, self, 1, err, sizeof(err)), 0);
+	/* Not following: only this process. */
+	assert_int_equal(procs_scan(ps, &f.base), 0);
+	assert_int_equal(ps->nkids, 0);
+	assert_int_equal(procs_take_new(ps, got, 8), 0);
+
+	procs_follow(ps, true);
+	assert_int_equal(procs_scan(ps, &f.base), 0);
+	assert_int_equal(ps->nkids, 2);
+	n = procs_take_new(ps, got, 8);
+	assert_int_equal(n, 2);
+	assert_true(has_pid(got, n, kid));
+	assert_true(has_pid(got, n, grand));
+	assert_int_equal(procs_take_new(ps, got, 8), 0); /* handed out once */
+	/* Their threads went to the sampler. */
+	assert_true(sampler_has_thread(&f.base, kid));
+	assert_true(sampler_has_thread(&f.base, grand));
+	assert_int_equal(ps->kids_total, 2);
+	/* Found again: nothing new. */
+	assert_int_equal(procs_scan(ps, &f.base), 0);
+	assert_int_equal(ps->nkids, 2);
+	assert_int_equal(procs_take_new(ps, got, 8), 0);
+	assert_false(procs_check_exit(ps));
+	assert_int_equal(procs_take_ended(ps, got, 8), 0);
+
+	/* Both end (the child a zombie until we reap it: gone all the same). */
+	close(release);
+	for (int t = 0; t < 200 && ps->nkids > 0; t++) {
+		sleep_ms(10);
+		assert_false(procs_check_exit(ps)); /* this process lives on */
+	}
+	assert_int_equal(ps->nkids, 0);
+	n = procs_take_ended(ps, got, 8);
+	assert_int_equal(n, 2);
+	assert_true(has_pid(got, n, kid));
+	assert_true(has_pid(got, n, grand));
+	assert_int_equal(procs_take_ended(ps, got, 8), 0);
+	assert_int_equal(waitpid(kid, NULL, 0), kid);
+	assert_false(ps->exited);
+}
+
+/* A launched shell that exits first: the run ends with its child, and the
+ * exit text is still the command's. */
+static void test_follow_outlived(void **state)
+{
+	struct procs *ps = *state;
+	struct fake_sampler f;
+	char *argv[] = {"/bin/sh", "-c", "sleep 1.5 & sleep 0.6; exit 4", NULL};
+	char err[256] = "";
+	bool found = false;
+
+	fake_sampler_init(&f, false);
+	procs_follow(ps, true);
+	assert_int_equal(procs_spawn(ps, argv, TARGET_STDIO_QUIET, err, sizeof(err)), 0);
+	assert_int_equal(procs_go(ps, argv, err, sizeof(err)), 0);
+	for (int t = 0; t < 50 && !found; t++) {
+		sleep_ms(10);
+		procs_scan(ps, &f.base);
+		found = ps->nkids > 0;
+	}
+	assert_true(found);
+	/* The shell exits with 4 after 0.6 s; its sleep 1.5 lives on. */
+	for (int t = 0; t < 150 && !ps->p[0].gone; t++) {
+		sleep_ms(10);
+		assert_false(procs_check_exit(ps));
+	}
+	assert_true(ps->p[0].gone);
+	assert_false(ps->exited);
+	assert_true(exits_within(ps, 3000));
+	assert_string_equal(ps->exit_text, "target exited with status 4 (and its child processes)");
+}
+
+/* More descendants than the old fixed table of 64. */
+static void test_follow_many(void **state)
+{
+	struct procs *ps = *state;
+	struct fake_sampler f;
+	pid_t self[1] = {getpid()}, kids[80], got[128];
+	int hold[2];
+	char err[256];
+
+	assert_int_equal(pipe(hold), 0);
+	for (int i = 0; i < 80; i++) {
+		kids[i] = fork();
+		assert_true(kids[i] >= 0);
+		if (kids[i] == 0) {
+			char c;
+			close(hold[1]);
+			(void)!read(hold[0], &c, 1);
+			_exit(0);
+		}
+	}
+	close(hold[0]);
+	fake_sampler_init(&f, false);
+	assert_int_equal(procs_attach(ps, self, 1, err, sizeof(err)), 0);
+	procs_follow(ps, true);
+	procs_scan(ps, &f.base); /* the fake sampler holds 256 threads: enough */
+	assert_int_equal(ps->nkids, 80);
+	assert_int_equal(ps->unfollowed, 0);
+	assert_int_equal(procs_take_new(ps, got, 50), 50);
+	assert_int_equal(procs_take_new(ps, got, 50), 30);
+	close(hold[1]);
+	for (int i = 0; i < 80; i++)
+		waitpid(kids[i], NULL, 0);
+	assert_false(procs_check_exit(ps));
+	assert_int_equal(ps->nkids, 0);
+	assert_int_equal(procs_take_ended(ps, got, 128), 80);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 TEST_MAIN(NULL, NULL, T(test_attach_missing), T(test_attach_self), T(test_launch_and_exit),
-	  T(test_launch_killed), T(test_cannot_exec), T(test_scan_threads))
+	  T(test_launch_killed), T(test_cannot_exec), T(test_scan_threads), T(test_follow_tree),
+	  T(test_follow_outlived), T(test_follow_many))

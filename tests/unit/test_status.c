@@ -1,7 +1,9 @@
 /*
  * test_status — the header's numbers from a hand-built struct status_in:
  * pids, the expected sample rate of each sampler kind, the sample total of
- * a saved profile, and the exit notice only once every process is gone.
+ * a saved profile, and the exit notice only once every process is gone;
+ * following child processes: the count in the header ("pid 4242 +3
+ * children") and the processes not followed past the cap.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +17,7 @@
 
 #include "runner.h"
 
+#include "stacktop/grid.h"
 #include "stacktop/status.h"
 
 struct fx {
@@ -170,6 +173,54 @@ static void test_exit_text(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
+/* The first header line with the word about children. */
+static void header_rows(const struct view_header *h, char *l1, char *l2, size_t size)
+{
+	struct grid g;
+
+	assert_int_equal(grid_init(&g, 200, 12), 0);
+	view_header_render(&g, 0, h);
+	grid_row_text(&g, 0, l1, size);
+	grid_row_text(&g, 1, l2, size);
+	grid_free(&g);
+}
+
+static void test_following(void **state)
+{
+	struct fx *fx = *state;
+	struct procs_child kids[3] = {{.pid = 5001}, {.pid = 5002}, {.pid = 5003}};
+	char l1[1024], l2[1024];
+
+	fx->ps.n = 1;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_false(fx->h.following);
+	header_rows(&fx->h, l1, l2, sizeof(l1));
+	assert_non_null(strstr(l1, "pid 4242  ./server"));
+
+	fx->ps.follow = true;
+	status_header(&fx->in, fx->pids, &fx->h);
+	header_rows(&fx->h, l1, l2, sizeof(l1));
+	assert_non_null(strstr(l1, "pid 4242 +0 children  ./server"));
+
+	fx->ps.kids = kids;
+	fx->ps.nkids = 1;
+	status_header(&fx->in, fx->pids, &fx->h);
+	header_rows(&fx->h, l1, l2, sizeof(l1));
+	assert_non_null(strstr(l1, "pid 4242 +1 child  ./server"));
+
+	fx->ps.nkids = 3;
+	fx->ps.unfollowed = 2;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_true(fx->h.following);
+	assert_int_equal(fx->h.nchildren, 3);
+	assert_int_equal(fx->h.children_unfollowed, 2);
+	header_rows(&fx->h, l1, l2, sizeof(l1));
+	assert_non_null(strstr(l1, "pid 4242 +3 children  ./server"));
+	assert_non_null(strstr(l2, "2 processes not followed (over 4096)"));
+	fx->ps.kids = NULL; /* not ours to free */
+	fx->ps.nkids = 0;
+}
+
 /* health's numbers go to the header as they are; without health (a saved
  * profile) the header has no rate and no warning. */
 static void test_health_copied(void **state)
@@ -198,5 +249,5 @@ static void test_health_copied(void **state)
 	assert_float_equal(fx->h.achieved_hz, 0, 1e-9);
 }
 
-TEST_MAIN(NULL, NULL, T(test_counters), T(test_health_copied), T(test_expected_cpu), T(test_expected_wall), T(test_source),
-	  T(test_exit_text))
+TEST_MAIN(NULL, NULL, T(test_counters), T(test_health_copied), T(test_expected_cpu),
+	  T(test_expected_wall), T(test_source), T(test_exit_text), T(test_following))
