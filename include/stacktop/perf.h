@@ -1,15 +1,20 @@
 /*
- * perf — the on-CPU sampler: one perf_event_open cpu-clock event per target
- * thread (cpu -1, no inherit: an inherited cpu -1 event cannot be mmapped),
- * each with its own mmap ring, sampling user registers, a copy of the user
- * stack and the kernel callchain.
+ * perf — the on-CPU sampler: perf_event_open cpu-clock events sampling user
+ * registers, a copy of the user stack and the kernel callchain.
+ *
+ * Default (inherit mode): a thread added gets one event per online CPU with
+ * inherit=1, so the threads and processes it creates later are sampled
+ * from their first instruction; each CPU's events write into one mmap ring
+ * (PERF_EVENT_IOC_SET_OUTPUT). Threads announced by FORK records are known
+ * (perf_has_thread) without events of their own: adding one is -EEXIST.
+ * Per-thread mode (config, or the fallback when per-CPU inherited events
+ * are refused): one event per thread, cpu -1, its own ring. See perf.c.
  *
  * perf_drain reads every ring and hands decoded records to callbacks:
  * samples (a struct sample borrowing the ring's memory, valid during the
- * callback only), new threads (PERF_RECORD_FORK, so threads are picked up
- * at once; main also rescans /proc), thread exits, exec (COMM with
- * PERF_RECORD_MISC_COMM_EXEC) and new mappings (MMAP2). Lost records are
- * counted, never fatal.
+ * callback only), then, after the rings, new threads (PERF_RECORD_FORK) and
+ * thread exits in time order, exec (COMM with PERF_RECORD_MISC_COMM_EXEC)
+ * and new mappings (MMAP2). Lost records are counted, never fatal.
  *
  * Kernel callchains need exclude_kernel=0, which an unprivileged user at
  * perf_event_paranoid >= 2 may not have: the first EACCES falls back to
@@ -31,6 +36,7 @@ struct perf_config {
 	unsigned stack_size; /* user stack bytes copied per sample */
 	double drain_interval_s; /* how often the caller drains; sizes the rings */
 	bool enable_on_exec; /* events start disabled, enable at the next exec */
+	bool per_thread;     /* one cpu -1 event and ring per thread, no inherit */
 };
 
 struct perf_stats {
@@ -39,6 +45,9 @@ struct perf_stats {
 	uint64_t throttled; /* PERF_RECORD_THROTTLE */
 	uint64_t corrupt; /* ring batches dropped as unparseable */
 	uint64_t threads_opened, threads_failed;
+	uint64_t threads_inherited; /* threads announced by FORK, sampled by inheritance */
+	bool inherit;		    /* per-CPU inherited events in use (else per-thread mode) */
+	int fallback_err;	    /* why per-thread mode was taken (-errno), 0 if not */
 };
 
 struct perf_callbacks {
@@ -54,17 +63,27 @@ struct perf_sampler;
 int perf_new(const struct perf_config *cfg, struct perf_sampler **out);
 void perf_free(struct perf_sampler *ps);
 
-/* Start sampling thread tid of process pid. 0, -EEXIST if already sampled,
- * -ESRCH (gone), -EACCES/-EPERM (not permitted), -EMFILE, -ENOMEM (ring
- * could not be mapped: locked-memory limit). */
+/* Start sampling thread tid of process pid. 0, -EEXIST if already sampled
+ * (its own events, or inherited ones), -ESRCH (gone), -EACCES/-EPERM (not
+ * permitted), -EMFILE, -ENOMEM (ring could not be mapped: locked-memory
+ * limit). Inherit mode: a thread that may have been created under our
+ * events and whose FORK record is not read yet is known at once and
+ * decided at a later drain (opened then if no FORK record came). */
 int perf_add_thread(struct perf_sampler *ps, pid_t pid, pid_t tid);
 void perf_remove_thread(struct perf_sampler *ps, pid_t tid);
 bool perf_has_thread(const struct perf_sampler *ps, pid_t tid);
 int perf_nthreads(const struct perf_sampler *ps);
+/* Mapped rings: one per CPU in use (inherit mode), one per thread else. */
+int perf_nrings(const struct perf_sampler *ps);
+/* Parse a CPU list such as "0-3,8,10-11\n" into cpus. The count, or
+ * -EINVAL, -E2BIG (more than max). */
+int perf_parse_cpus(const char *s, int *cpus, int max);
 
 /* Read all rings, calling cb for each record. Returns the number of
  * samples delivered. Callbacks must not add or remove threads (the thread
- * table is being walked): queue those and apply them after the drain. */
+ * table is being walked): queue those and apply them after the drain.
+ * Inherit mode keeps its own table here: FORK and EXIT records are applied
+ * before thread_new and thread_exit are called. */
 int perf_drain(struct perf_sampler *ps, const struct perf_callbacks *cb, void *ctx);
 
 const struct perf_stats *perf_get_stats(const struct perf_sampler *ps);

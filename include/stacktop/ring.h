@@ -40,6 +40,14 @@ void ring_fini(struct ring *r);
  * (everything up to head is skipped and counted in r->corrupt). */
 int ring_next(struct ring *r, const struct perf_event_header **rec);
 
+/* Look at the records waiting past the read position (up to the kernel's
+ * data_head now) without consuming them: fn gets each one, contiguous (a
+ * record that wraps is copied into the scratch buffer, so a record from
+ * ring_next is invalid afterwards). Stops at the first header that makes
+ * no sense. Returns the number of records seen. */
+int ring_peek(struct ring *r, void (*fn)(void *ctx, const struct perf_event_header *rec),
+	      void *ctx);
+
 /* Bytes waiting to be read (head - tail). */
 uint64_t ring_pending(struct ring *r);
 

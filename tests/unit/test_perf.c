@@ -1,9 +1,12 @@
-/* Unit tests for the perf sampler: decoding a crafted sample record, and
- * sampling this very process through the real kernel (registers, stack
- * copy, new-thread records, removal). */
+/* Unit tests for the perf sampler: decoding a crafted sample record, CPU
+ * lists, and sampling this very process through the real kernel
+ * (registers, stack copy, new-thread records, removal; inherited events:
+ * short-lived threads sampled, a thread created after attach not opened a
+ * second time, every CPU's ring drained). */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -180,5 +183,271 @@ static void test_live_sampling(void **state)
 	perf_free(ps);
 }
 
+static void test_parse_cpus(void **state)
+{
+	int c[8];
+	assert_int_equal(perf_parse_cpus("0-1\n", c, 8), 2);
+	assert_int_equal(c[0], 0);
+	assert_int_equal(c[1], 1);
+	assert_int_equal(perf_parse_cpus("0,2-4,7", c, 8), 5);
+	assert_int_equal(c[1], 2);
+	assert_int_equal(c[3], 4);
+	assert_int_equal(c[4], 7);
+	assert_int_equal(perf_parse_cpus("3", c, 8), 1);
+	assert_int_equal(c[0], 3);
+	assert_int_equal(perf_parse_cpus("0-9", c, 8), -E2BIG);
+	assert_int_equal(perf_parse_cpus("4-2", c, 8), -EINVAL);
+	assert_int_equal(perf_parse_cpus("x", c, 8), -EINVAL);
+	assert_int_equal(perf_parse_cpus("1,", c, 8), 1);
+}
+
+/* Samples per thread of this process, by tid. */
+#define MAXT 4096
+struct per_tid {
+	pid_t tid[MAXT];
+	int n[MAXT];
+	int ntids, total;
+};
+
+static void count_sample(void *ctx, const struct sample *s)
+{
+	struct per_tid *v = ctx;
+	v->total++;
+	for (int i = 0; i < v->ntids; i++)
+		if (v->tid[i] == s->tid) {
+			v->n[i]++;
+			return;
+		}
+	if (v->ntids < MAXT) {
+		v->tid[v->ntids] = s->tid;
+		v->n[v->ntids++] = 1;
+	}
+}
+
+static int samples_of(const struct per_tid *v, pid_t tid)
+{
+	for (int i = 0; i < v->ntids; i++)
+		if (v->tid[i] == tid)
+			return v->n[i];
+	return 0;
+}
+
+/* An inherited sampler on this thread (the test's only one), or skip. */
+static struct perf_sampler *open_self(unsigned rate, bool per_thread)
+{
+	struct perf_config cfg = {.rate_hz = rate,
+				  .stack_size = 4096,
+				  .drain_interval_s = 0.05,
+				  .per_thread = per_thread};
+	struct perf_sampler *ps;
+	assert_int_equal(perf_new(&cfg, &ps), 0);
+	int err = perf_add_thread(ps, getpid(), gettid());
+	if (err == -EACCES || err == -EPERM) {
+		perf_free(ps);
+		return NULL;
+	}
+	assert_int_equal(err, 0);
+	return ps;
+}
+
+struct short_job {
+	double burn_s;
+	double cpu_s; /* what it burnt */
+	pid_t tid;
+};
+
+static void *short_thread(void *arg)
+{
+	struct short_job *j = arg;
+	struct timespec t;
+	j->tid = gettid();
+	burn(j->burn_s);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	j->cpu_s = t.tv_sec + t.tv_nsec / 1e9;
+	return NULL;
+}
+
+/* Threads that live a few ms each, created and joined for 2 s of wall
+ * time: with inherited events their samples arrive (cpu-clock restarts its
+ * period in every new thread, so a thread is sampled once it has run one
+ * period: 2.5 ms threads at 1 kHz give 2 of 2.5 samples, 80%); with
+ * per-thread events a thread is gone before it is opened. */
+static double short_threads_coverage(bool per_thread, int *nthreads_out)
+{
+	struct perf_sampler *ps = open_self(1000, per_thread);
+	if (!ps)
+		return -1;
+	struct per_tid *v = calloc(1, sizeof(*v));
+	struct perf_callbacks cb = {.sample = count_sample};
+	struct short_job *jobs = calloc(MAXT, sizeof(*jobs));
+	struct timespec t0, t;
+	int n = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		pthread_t th;
+		jobs[n].burn_s = 0.0025;
+		assert_int_equal(pthread_create(&th, NULL, short_thread, &jobs[n]), 0);
+		pthread_join(th, NULL);
+		n++;
+		if (n % 10 == 0)
+			perf_drain(ps, &cb, v);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (n < MAXT && (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < 2);
+	perf_drain(ps, &cb, v);
+	double cpu = 0;
+	int got = 0;
+	for (int i = 0; i < n; i++) {
+		cpu += jobs[i].cpu_s;
+		got += samples_of(v, jobs[i].tid);
+	}
+	const struct perf_stats *st = perf_get_stats(ps);
+	assert_int_equal(st->lost, 0);
+	if (!per_thread) {
+		assert_true(st->inherit);
+		/* Every short thread was known from its FORK record, none opened. */
+		assert_true(st->threads_inherited >= (uint64_t)n);
+		assert_int_equal(st->threads_opened, 1);
+	}
+	perf_free(ps);
+	free(v);
+	free(jobs);
+	*nthreads_out = n;
+	return got / (cpu * 1000);
+}
+
+static void test_short_threads(void **state)
+{
+	int n_inh = 0, n_pt = 0;
+	double inh = short_threads_coverage(false, &n_inh);
+	if (inh < 0)
+		skip();
+	double pt = short_threads_coverage(true, &n_pt);
+	print_message("short threads: inherited %.0f%% of %d, per-thread %.0f%% of %d\n", inh * 100,
+		      n_inh, pt * 100, n_pt);
+	assert_true(n_inh > 50);
+	/* 2 of 2.5 expected, and never double. */
+	assert_true(inh >= 0.6);
+	assert_true(inh <= 1.15);
+	assert_true(pt < inh);
+}
+
+struct gate {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool go;
+};
+
+static void *gated_burner(void *arg)
+{
+	struct short_job *j = arg;
+	struct gate *g = (struct gate *)(j + 1);
+	j->tid = gettid();
+	pthread_mutex_lock(&g->mu);
+	g->go = true;
+	pthread_cond_broadcast(&g->cv);
+	pthread_mutex_unlock(&g->mu);
+	burn(j->burn_s);
+	return NULL;
+}
+
+/* A thread created after attach is inherited: adding it (as the /proc
+ * rescan does, before any drain read its FORK record) must not open it a
+ * second time, or its samples would count twice. */
+static void test_no_double_open(void **state)
+{
+	struct perf_sampler *ps = open_self(1000, false);
+	if (!ps)
+		skip();
+	struct {
+		struct short_job j;
+		struct gate g;
+	} x = {.j = {.burn_s = 0.3},
+	       .g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false}};
+	struct per_tid *v = calloc(1, sizeof(*v));
+	struct perf_callbacks cb = {.sample = count_sample};
+	pthread_t th;
+
+	assert_int_equal(pthread_create(&th, NULL, gated_burner, &x.j), 0);
+	pthread_mutex_lock(&x.g.mu);
+	while (!x.g.go)
+		pthread_cond_wait(&x.g.cv, &x.g.mu);
+	pthread_mutex_unlock(&x.g.mu);
+	/* Not drained yet: its FORK record is still in a ring. */
+	int err = perf_add_thread(ps, getpid(), x.j.tid);
+	assert_true(err == -EEXIST || err == 0);
+	assert_true(perf_has_thread(ps, x.j.tid));
+	assert_int_equal(perf_add_thread(ps, getpid(), x.j.tid), -EEXIST);
+	assert_int_equal(perf_nthreads(ps), 2);
+	while (pthread_tryjoin_np(th, NULL) == EBUSY) {
+		perf_drain(ps, &cb, v);
+		usleep(20000);
+	}
+	perf_drain(ps, &cb, v);
+	const struct perf_stats *st = perf_get_stats(ps);
+	assert_int_equal(st->threads_opened, 1); /* this thread only */
+	int got = samples_of(v, x.j.tid);
+	print_message("inherited thread: %d samples for 300 ms at 1 kHz\n", got);
+	assert_true(got >= 150);
+	assert_true(got <= 330); /* double sampling would give ~600 */
+	/* Its EXIT record removed it. */
+	assert_false(perf_has_thread(ps, x.j.tid));
+	assert_int_equal(perf_nthreads(ps), 1);
+	perf_free(ps);
+	free(v);
+}
+
+static void *pinned_burner(void *arg)
+{
+	struct short_job *j = arg;
+	j->tid = gettid();
+	burn(j->burn_s);
+	return NULL;
+}
+
+/* perf_drain reads every CPU's ring: threads pinned to each online CPU
+ * are all sampled, through one ring per CPU. */
+static void test_drain_cpu_rings(void **state)
+{
+	struct perf_sampler *ps = open_self(1000, false);
+	if (!ps)
+		skip();
+	int ncpu = 0, cpus[64];
+	cpu_set_t set;
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int c = 0; c < CPU_SETSIZE && ncpu < 64; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[ncpu++] = c;
+	struct short_job jobs[64] = {{0}};
+	pthread_t th[64];
+	struct per_tid *v = calloc(1, sizeof(*v));
+	struct perf_callbacks cb = {.sample = count_sample};
+	for (int i = 0; i < ncpu; i++) {
+		pthread_attr_t a;
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(cpus[i], &one);
+		pthread_attr_init(&a);
+		pthread_attr_setaffinity_np(&a, sizeof(one), &one);
+		jobs[i].burn_s = 0.1;
+		assert_int_equal(pthread_create(&th[i], &a, pinned_burner, &jobs[i]), 0);
+		pthread_attr_destroy(&a);
+	}
+	for (int i = 0; i < ncpu; i++) {
+		pthread_join(th[i], NULL);
+		perf_drain(ps, &cb, v);
+	}
+	perf_drain(ps, &cb, v);
+	assert_true(perf_nrings(ps) >= ncpu);
+	for (int i = 0; i < ncpu; i++) {
+		int got = samples_of(v, jobs[i].tid);
+		print_message("cpu %d: %d samples\n", cpus[i], got);
+		assert_true(got >= 40); /* 100 ms at 1 kHz */
+	}
+	perf_free(ps);
+	free(v);
+}
+
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_parse_sample), cmocka_unit_test(test_parse_truncated),
-	  cmocka_unit_test(test_live_sampling))
+	  cmocka_unit_test(test_parse_cpus), cmocka_unit_test(test_live_sampling),
+	  cmocka_unit_test(test_short_threads), cmocka_unit_test(test_no_double_open),
+	  cmocka_unit_test(test_drain_cpu_rings))
