@@ -42,6 +42,6 @@ else
 	tail -n 40 "$out"
 fi
 # (Few: on a shared machine newstacks may get a third of a core or less.)
-samples=$(awk '/^samples / { n = $2 } END { print n + 0 }' "$out")
+samples=$(awk '/^samples / { n = $2 } END { gsub(/,/, "", n); print n + 0 }' "$out")
 check_cmp "$samples" '>' 20 "samples in the last window"
 e2e_finish
