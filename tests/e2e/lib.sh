@@ -39,6 +39,7 @@
 #   tm_pid / tm_dead / tm_status   the command's pid, has it exited, its status
 #   tm_selected               the function on the selected (reverse video) row
 #   tm_dump LABEL             print the screen into the log
+#   expect_in FILE MSG PAT... every pattern is in FILE (else bad MSG, and FILE's head)
 #   rows_of FILE              the rows of the last top table in FILE
 #   field_of ROWS FUNC COL    a column of FUNC's row
 
@@ -335,6 +336,21 @@ tm_dump() {
 # rows_of FILE: the table rows of the LAST block in a batch output (or of a
 # screen capture): lines after the last header line holding %Own, up to the
 # first blank line. Each row: %Own %Total OwnTime TotalTime Function... Module.
+# expect_in FILE MSG PATTERN...: every grep -E PATTERN is in FILE: ok MSG;
+# else bad MSG and the head of FILE, to see what was there instead.
+expect_in() {
+	local file=$1 msg=$2 p
+	shift 2
+	for p in "$@"; do
+		if ! grep -Eq -- "$p" "$file"; then
+			bad "$msg (no '$p')"
+			head -c 2000 "$file"
+			return 1
+		fi
+	done
+	ok "$msg"
+}
+
 rows_of() {
 	awk '/%Own/ { n = 0; delete r; inrow = 1; next }
 	     inrow && /^[[:space:]]*$/ { inrow = 0; next }
