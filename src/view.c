@@ -133,32 +133,26 @@ static void fmt_unwind_ok(const struct view_header *h, char *out, size_t size)
  * threads says so, with the reason in words. */
 static void fmt_unsampled(const struct view_header *h, char *out, size_t size)
 {
+	static const struct {
+		int err;
+		const char *why;
+	} reasons[] = {
+	    {EMFILE, "too many open files"},
+	    {ENFILE, "too many open files in the system"},
+	    {EPERM, "no permission"},
+	    {EACCES, "no permission"},
+	    {EBUSY, "traced by another process"},
+	    {ENOMEM, "out of memory"},
+	};
 	char why[96];
 	int e = -h->unsampled_err;
 
-	switch (e) {
-	case EMFILE:
-		snprintf(why, sizeof(why), "too many open files");
-		break;
-	case ENFILE:
-		snprintf(why, sizeof(why), "too many open files in the system");
-		break;
-	case EPERM:
-	case EACCES:
-		snprintf(why, sizeof(why), "no permission");
-		break;
-	case EBUSY:
-		snprintf(why, sizeof(why), "traced by another process");
-		break;
-	case ENOMEM:
-		snprintf(why, sizeof(why), "out of memory");
-		break;
-	default:
-		snprintf(why, sizeof(why), "%s", e > 0 ? strerror(e) : "unknown error");
-		if (why[0] >= 'A' && why[0] <= 'Z')
-			why[0] = (char)(why[0] - 'A' + 'a');
-		break;
-	}
+	snprintf(why, sizeof(why), "%s", e > 0 ? strerror(e) : "unknown error");
+	if (why[0] >= 'A' && why[0] <= 'Z')
+		why[0] = (char)(why[0] - 'A' + 'a');
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+		if (reasons[i].err == e)
+			snprintf(why, sizeof(why), "%s", reasons[i].why);
 	snprintf(out, size, "%d thread%s not sampled: %s", h->threads_unsampled,
 		 h->threads_unsampled == 1 ? "" : "s", why);
 }
