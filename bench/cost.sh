@@ -56,28 +56,46 @@ stop() { # SIGINT, then SIGKILL after 5 s
 
 RESULTS=()
 
-# measure NAME LOAD PID: CPU of PID from WARM s to DUR s into RESULTS.
+# measure NAME LOAD PID: CPU of PID from WARM s to DUR s into RESULTS
+# (samples/s: filled in by the caller through SAMPLES, after the run).
 measure() {
-	local name=$1 load=$2 pid=$3 ns1 t1 ns2 t2 w1 w2
+	local name=$1 load=$2 pid=$3 ns1 t1 ns2 t2 w1 w2 prev cur steps=()
 	sleep "$WARM"
 	ns1=$(cpu_ns "$pid")
 	t1=$(cpu_ticks "$pid")
 	w1=$(date +%s%N)
-	sleep $((DUR - WARM))
+	prev=$ns1
+	for _ in $(seq $((DUR - WARM))); do # one-second steps, for the median
+		sleep 1
+		cur=$(cpu_ns "$pid")
+		steps+=($((cur - prev)))
+		prev=$cur
+	done
 	ns2=$(cpu_ns "$pid")
 	t2=$(cpu_ticks "$pid")
 	w2=$(date +%s%N)
 	if ! kill -0 "$pid" 2>/dev/null; then
 		echo "bench: $name exited early" >&2
-		RESULTS+=("$name|$load|-|-|-")
+		RESULTS+=("$name|$load|-|-|-|-")
 		return
 	fi
+	local med
+	med=$(printf '%s\n' "${steps[@]}" | sort -n | awk '{ v[NR] = $1 } END {
+		printf "%.2f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) / 1e6 }')
 	RESULTS+=("$name|$load|$(awk -v ns=$((ns2 - ns1)) -v t=$((t2 - t1)) -v hz="$HZ" \
 		-v w=$((w2 - w1)) -v np="$(procs_now)" 'BEGIN {
-		printf "%.2f|%.2f|%d", ns / 1e6 / (w / 1e9), t * 1000 / hz / (w / 1e9), np }')")
+		printf "%.2f|%.2f|%d", ns / 1e6 / (w / 1e9), t * 1000 / hz / (w / 1e9), np }')|$med")
+}
+
+# The samples a profiler took in the phase, per second of it, appended to
+# the last result.
+add_rate() {
+	local n=${1:-0}
+	RESULTS[-1]+="|$(awk -v n="$n" -v d="$DUR" 'BEGIN { if (n > 0) printf "%.0f", n / d; else print "-" }')"
 }
 
 # stacktop BINARY NAME LOAD: the TUI in tmux, exec'd so the pane pid is it.
+# Its header says "samples N in Ns" (the window is longer than the phase).
 run_stacktop() {
 	local bin=$1 name=$2 load=$3 pid
 	TERM=xterm-256color tmux -L "$TMUX_SOCK" -f /dev/null new-session -d -s cost \
@@ -88,6 +106,8 @@ run_stacktop() {
 	tmux -L "$TMUX_SOCK" set -g status off >/dev/null
 	pid=$(tmux -L "$TMUX_SOCK" list-panes -t cost -F '#{pane_pid}')
 	measure "$name" "$load" "$pid"
+	add_rate "$(tmux -L "$TMUX_SOCK" capture-pane -p -t cost |
+		awk '/^samples [0-9]/ { gsub(",", "", $2); print $2; exit }')"
 	tmux -L "$TMUX_SOCK" send-keys -t cost q
 	for _ in $(seq 30); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -105,6 +125,15 @@ run_bg() { # NAME LOAD CMD...: a profiler in the background, stdin the silent FI
 	PIDS+=("$pp")
 	measure "$name" "$load" "$pp"
 	stop "$pp"
+	case $name in
+	perf-top) # the mean of its "PerfTop: N irqs/sec" refreshes, times the phase
+		add_rate "$(awk -v d="$DUR" '/PerfTop:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "irqs/sec") { s += $i; k++ } }
+			END { if (k) printf "%.0f", s / k * d }' "$TMP/$name-$load.out")" ;;
+	perf-record)
+		add_rate "$(perf report -i "$TMP/perf-$load.data" --stats 2>/dev/null |
+			awk '/SAMPLE events:/ { print $3; exit }')" ;;
+	*) add_rate 0 ;;
+	esac
 }
 
 run_all() { # LOAD
@@ -142,24 +171,34 @@ grep -q ready "$TMP/sleepers.out" || { echo "bench: sleepers did not start" >&2;
 run_all crowd
 kill -KILL "$SP" 2>/dev/null # its children follow (PR_SET_PDEATHSIG)
 wait "$SP" 2>/dev/null
+for _ in $(seq 100); do # until init has reaped them
+	[ "$(procs_now)" -lt $((CROWD / 2)) ] && break
+	sleep 0.1
+done
 
 # ---- table ---------------------------------------------------------------------------
 
 echo
-printf '%-14s %-6s %10s %14s %9s %11s\n' profiler load "cpu-ms/s" "cpu-ms/s(tck)" processes "crowd/quiet"
+printf '%-14s %-6s %10s %14s %10s %9s %11s %10s\n' profiler load "cpu-ms/s" "cpu-ms/s(tck)" \
+	"median" processes "crowd/quiet" samples/s
 for r in "${RESULTS[@]}"; do
-	IFS='|' read -r name load ms tck np <<<"$r"
+	IFS='|' read -r name load ms tck np med rate <<<"$r"
 	ratio=-
 	if [ "$load" = crowd ]; then
 		for q in "${RESULTS[@]}"; do
-			IFS='|' read -r qn ql qms _ _ <<<"$q"
+			IFS='|' read -r qn ql _ _ _ qmed _ <<<"$q"
 			[ "$qn" = "$name" ] && [ "$ql" = quiet ] &&
-				ratio=$(awk -v a="$ms" -v b="$qms" 'BEGIN { if (b > 0 && a != "-") printf "%.2f", a / b; else print "-" }')
+				ratio=$(awk -v a="$med" -v b="$qmed" 'BEGIN { if (b > 0 && a != "-") printf "%.2f", a / b; else print "-" }')
 		done
 	fi
-	printf '%-14s %-6s %10s %14s %9s %11s\n' "$name" "$load" "$ms" "$tck" "$np" "$ratio"
+	printf '%-14s %-6s %10s %14s %10s %9s %11s %10s\n' "$name" "$load" "$ms" "$tck" "$med" "$np" \
+		"$ratio" "${rate:--}"
 done
 echo
 echo "cpu-ms/s: the profiler's CPU ms per wall second after the first $WARM s (schedstat, ns);"
-echo "(tck): the same from utime+stime in /proc/PID/stat (clock ticks of $((1000 / HZ)) ms)."
-echo "processes: how many were on the machine at the end of the phase; crowd: +$CROWD sleeping."
+echo "(tck): the same from utime+stime in /proc/PID/stat (clock ticks of $((1000 / HZ)) ms); median:"
+echo "the median one-second step (a one-off, like loading kallsyms at the first kernel frame, left out)."
+echo "processes: how many were on the machine at the end of the phase; crowd: +$CROWD sleeping;"
+echo "crowd/quiet: of the medians."
+echo "samples/s: samples the profiler took over the phase (stacktop's header; perf top's irqs/sec;"
+echo "perf report --stats), per second: cpuburn gets less than 2 CPUs on a busy machine, so fewer."
