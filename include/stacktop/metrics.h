@@ -34,6 +34,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "stacktop/procstat.h"
 #include "stacktop/series.h"
 
 /* Seconds of memory data before any trend verdict. */
@@ -62,7 +63,14 @@ struct metrics_thread {
 	bool busy_floor, stuck, zombie;
 	struct series cpu; /* CPU % per second */
 	double seen_t; /* t of the last tick that saw it; gone threads are dropped a window later */
+	/* Internal: its stat, wchan and children files, kept open between
+	 * ticks (only for the first METRICS_KEEP_OPEN threads). */
+	struct procstat_file stat_f, wchan_f, children_f;
 };
+
+/* Threads whose procfs files stay open between ticks (3 descriptors each);
+ * the others open and close them each tick. */
+#define METRICS_KEEP_OPEN 128
 
 struct metrics {
 	pid_t pid;
@@ -103,6 +111,8 @@ struct metrics {
 	double limit_t; /* when mem_limit was last read */
 	bool baseline_auto_done; /* the first-period baseline was taken (or cleared) */
 	double mem_noise; /* noise floor used for mem_trend, bytes */
+	struct procstat_file stat_f, status_f; /* the process's, kept open */
+	void *task_dir;			       /* DIR * of /proc/PID/task, rewound each tick */
 };
 
 void metrics_config_default(struct metrics_config *c);

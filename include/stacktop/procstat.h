@@ -45,7 +45,32 @@ int procstat_mem(pid_t pid, struct procstat_mem *m);
 int procstat_mem_limit(pid_t pid, uint64_t *limit, const char **source);
 /* Kernel function the thread sleeps in ("" when running). */
 int procstat_wchan(pid_t pid, pid_t tid, char *buf, size_t size);
-/* Children of pid that are zombies (state Z), up to max. */
+
+/* A procfs file kept open between ticks (fd -1: not open yet); init before
+ * use, close when done. */
+struct procstat_file {
+	int fd;
+};
+void procstat_file_init(struct procstat_file *f);
+void procstat_file_close(struct procstat_file *f);
+/* /proc/PID/NAME (tid 0) or /proc/PID/task/TID/NAME into buf, NUL-terminated:
+ * bytes read, or -ESRCH when the task is gone, or -errno. Opens f on first
+ * use and then reads it again from offset 0; f NULL: open, read, close. */
+ssize_t procstat_file_read(struct procstat_file *f, pid_t pid, pid_t tid, const char *name,
+			   char *buf, size_t size);
+
+/* Children examined per thread and tick. */
+#define PROCSTAT_CHILDREN_MAX 256
+/* From a /proc/PID/task/TID/children line ("12 34 "): up to max pids into
+ * out; returns how many. */
+int procstat_parse_children(const char *text, pid_t *out, int max);
+/* The children of thread tid (its children file through f, which may be
+ * NULL) that are zombies, appended to out[*n..max). Reads the stat of those
+ * children only. 0, or -errno when the children file cannot be read. */
+int procstat_task_zombies(struct procstat_file *f, pid_t pid, pid_t tid, pid_t *out, int max,
+			  int *n);
+/* Children of pid (of any of its threads) that are zombies (state Z), up to
+ * max: procstat_task_zombies over /proc/PID/task, never a scan of /proc. */
 int procstat_zombie_children(pid_t pid, pid_t *out, int max, int *n);
 
 #endif

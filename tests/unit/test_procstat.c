@@ -1,9 +1,21 @@
-/* Unit tests for procstat: the stat/status/cgroup parsers on literal text,
- * and live readings of this process (CPU grows with work, anonymous memory
- * grows with an allocation, a zombie child is found). */
+/* Unit tests for procstat: the stat/status/cgroup/children parsers on
+ * literal text, and live readings of this process (CPU grows with work,
+ * anonymous memory grows with an allocation, a zombie child is found, also
+ * one forked by another thread, without reading /proc as a directory or
+ * any other process's files; a kept-open file reads fresh text each time).
+ *
+ * This file defines open, openat and opendir: the library is linked in
+ * statically, so its calls come here first, and the test sees every path
+ * procstat opens (no LD_PRELOAD needed). */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/syscall.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +28,72 @@
 #include "runner.h"
 
 #include "stacktop/procstat.h"
+
+/* ---- every path procstat opens, while recording ---- */
+
+static bool recording;
+static char opened[64][128];
+static int nopened;
+
+static void note_open(const char *path)
+{
+	if (recording && nopened < 64)
+		snprintf(opened[nopened++], sizeof(opened[0]), "%s", path);
+}
+
+static int real_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+}
+
+static mode_t mode_arg(int flags, va_list ap)
+{
+	return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = mode_arg(flags, ap);
+	va_end(ap);
+	note_open(path);
+	return real_openat(AT_FDCWD, path, flags, mode);
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = mode_arg(flags, ap);
+	va_end(ap);
+	note_open(path);
+	return real_openat(dirfd, path, flags, mode);
+}
+
+DIR *opendir(const char *path)
+{
+	note_open(path);
+	int fd = real_openat(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (fd >= 0 && !d)
+		close(fd);
+	return d;
+}
+
+/* Every path opened since the last call was this process's own, or child's
+ * stat; none was /proc itself. */
+static void assert_opened_only(pid_t child)
+{
+	char self[32], kid[32];
+	snprintf(self, sizeof(self), "/proc/%d/", (int)getpid());
+	snprintf(kid, sizeof(kid), "/proc/%d/stat", (int)child);
+	for (int i = 0; i < nopened; i++) {
+		if (strncmp(opened[i], self, strlen(self)) && strcmp(opened[i], kid))
+			fail_msg("procstat opened %s", opened[i]);
+	}
+	nopened = 0;
+}
 
 static void test_parse_stat(void **state)
 {
@@ -99,6 +177,18 @@ static void test_live_memory(void **state)
 	assert_true(limit > (64ull << 20));
 }
 
+static void test_parse_children(void **state)
+{
+	pid_t out[4];
+	assert_int_equal(procstat_parse_children("", out, 4), 0);
+	assert_int_equal(procstat_parse_children("123 ", out, 4), 1);
+	assert_int_equal(out[0], 123);
+	assert_int_equal(procstat_parse_children("1 22 333 4444 55555 ", out, 4), 4);
+	assert_int_equal(out[3], 4444);
+	assert_int_equal(procstat_parse_children("7 x 8", out, 4), 1);
+	assert_int_equal(procstat_parse_children("-3 9", out, 4), 0);
+}
+
 static void test_zombie_child(void **state)
 {
 	pid_t child = fork();
@@ -106,10 +196,14 @@ static void test_zombie_child(void **state)
 		_exit(0);
 	pid_t z[8];
 	int n = 0;
+	recording = true;
+	nopened = 0;
 	for (int i = 0; i < 100 && n == 0; i++) {
 		usleep(10000);
 		assert_int_equal(procstat_zombie_children(getpid(), z, 8, &n), 0);
+		assert_opened_only(child); /* no scan of /proc */
 	}
+	recording = false;
 	assert_int_equal(n, 1);
 	assert_int_equal(z[0], child);
 	waitpid(child, NULL, 0);
@@ -117,6 +211,98 @@ static void test_zombie_child(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* A thread that forks: the child is on that thread's children list, not
+ * the main thread's. */
+struct forker {
+	pid_t tid, child;
+};
+
+static void *fork_from_thread(void *arg)
+{
+	struct forker *fk = arg;
+	fk->tid = (pid_t)syscall(SYS_gettid);
+	fk->child = fork();
+	if (fk->child == 0)
+		_exit(0);
+	for (;;)
+		pause(); /* the thread must live: its children move on when it exits */
+	return NULL;
+}
+
+static void test_zombie_child_of_thread(void **state)
+{
+	pthread_t t;
+	struct forker fk = {0, 0};
+	pid_t z[8];
+	int n = 0;
+	struct procstat_file f;
+
+	assert_int_equal(pthread_create(&t, NULL, fork_from_thread, &fk), 0);
+	recording = true;
+	nopened = 0;
+	for (int i = 0; i < 200 && n == 0; i++) {
+		usleep(10000);
+		assert_int_equal(procstat_zombie_children(getpid(), z, 8, &n), 0);
+		assert_opened_only(fk.child);
+	}
+	recording = false;
+	assert_int_equal(n, 1);
+	assert_int_equal(z[0], fk.child);
+
+	/* The main thread's own list does not hold it. */
+	n = 0;
+	assert_int_equal(procstat_task_zombies(NULL, getpid(), getpid(), z, 8, &n), 0);
+	assert_int_equal(n, 0);
+
+	/* Through a file kept open: the same descriptor, read again, follows
+	 * the reaping (the kernel makes the text afresh at offset 0). */
+	procstat_file_init(&f);
+	assert_int_equal(procstat_task_zombies(&f, getpid(), fk.tid, z, 8, &n), 0);
+	assert_int_equal(n, 1);
+	int fd = f.fd;
+	assert_true(fd >= 0);
+	waitpid(fk.child, NULL, 0);
+	n = 0;
+	assert_int_equal(procstat_task_zombies(&f, getpid(), fk.tid, z, 8, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(f.fd, fd); /* not reopened */
+	procstat_file_close(&f);
+	assert_int_equal(f.fd, -1);
+
+	pthread_cancel(t);
+	pthread_join(t, NULL);
+}
+
+/* A kept file of a thread that is gone reads -ESRCH, and the next read
+ * opens the path again. */
+static void *quick(void *arg)
+{
+	*(pid_t *)arg = (pid_t)syscall(SYS_gettid);
+	return NULL;
+}
+
+static void test_file_of_gone_thread(void **state)
+{
+	pthread_t t;
+	pid_t tid = 0;
+	char buf[1024];
+	struct procstat_file f;
+
+	procstat_file_init(&f);
+	assert_true(procstat_file_read(&f, getpid(), 0, "stat", buf, sizeof(buf)) > 0);
+	assert_true(f.fd >= 0);
+	assert_true(procstat_file_read(&f, getpid(), 0, "stat", buf, sizeof(buf)) > 0);
+	procstat_file_close(&f);
+
+	assert_int_equal(pthread_create(&t, NULL, quick, &tid), 0);
+	pthread_join(t, NULL);
+	assert_true(tid > 0);
+	assert_int_equal(procstat_file_read(&f, getpid(), tid, "stat", buf, sizeof(buf)), -ESRCH);
+	assert_int_equal(f.fd, -1);
+}
+
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_parse_stat), cmocka_unit_test(test_parse_status_mem),
 	  cmocka_unit_test(test_parse_cgroup), cmocka_unit_test(test_live_cpu_and_state),
-	  cmocka_unit_test(test_live_memory), cmocka_unit_test(test_zombie_child))
+	  cmocka_unit_test(test_live_memory), cmocka_unit_test(test_parse_children),
+	  cmocka_unit_test(test_zombie_child), cmocka_unit_test(test_zombie_child_of_thread),
+	  cmocka_unit_test(test_file_of_gone_thread))
