@@ -273,6 +273,14 @@ tm_stop() {
 	done
 	for c in "${left[@]}"; do kill -KILL "$c" 2>/dev/null; done
 	tm kill-server >/dev/null 2>&1
+	# A server on its way out still answers on its socket, and a new
+	# session started then dies with it ("server exited unexpectedly"):
+	# wait until it has gone.
+	for i in $(seq 30); do
+		tm has-session >/dev/null 2>&1 || break
+		sleep 0.1
+	done
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$TMUX_SOCK"
 }
 tm_keys() { tm send-keys -t e2e "$@"; }
 # tm_key_expect KEY SECS REGEX OKMSG BADMSG: press KEY and expect the screen
