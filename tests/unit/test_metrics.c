@@ -3,6 +3,7 @@
  * time to the limit, thread flags), the text helpers, and one live test
  * that ticks on our own process. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -472,6 +473,20 @@ static void test_live_self(void **state)
 	assert_int_equal(m.zombies[0], child);
 	assert_int_equal(waitpid(child, NULL, 0), child);
 
+	/* The files stay open from one tick to the next, and the reaped
+	 * child is gone from the same children file. */
+	int stat_fd = m.stat_f.fd, status_fd = m.status_f.fd;
+	me = metrics_thread(&m, getpid(), false);
+	int me_fd = me->stat_f.fd, kids_fd = me->children_f.fd;
+	assert_true(stat_fd >= 0 && status_fd >= 0 && me_fd >= 0 && kids_fd >= 0);
+	assert_int_equal(metrics_tick(&m, now_s() + 0.005), 0);
+	me = metrics_thread(&m, getpid(), false);
+	assert_int_equal(m.stat_f.fd, stat_fd);
+	assert_int_equal(m.status_f.fd, status_fd);
+	assert_int_equal(me->stat_f.fd, me_fd);
+	assert_int_equal(me->children_f.fd, kids_fd);
+	assert_int_equal(m.nzombies, 0);
+
 	/* It exits: gone at the next tick, still listed. */
 	assert_int_equal(write(wake_pipe[1], "x", 1), 1);
 	pthread_join(th, NULL);
@@ -483,6 +498,9 @@ static void test_live_self(void **state)
 	close(wake_pipe[0]);
 	close(wake_pipe[1]);
 	metrics_free(&m);
+	/* metrics_free closed every file it kept. */
+	assert_int_equal(fcntl(stat_fd, F_GETFD), -1);
+	assert_int_equal(fcntl(me_fd, F_GETFD), -1);
 
 	/* A process that does not exist. */
 	assert_int_equal(metrics_init(&m, 0x3ffffff0, &c), 0);
