@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "stacktop/mem.h"
 #include "stacktop/procstat.h"
@@ -58,12 +59,26 @@ void metrics_config_default(struct metrics_config *c)
 	c->baseline_period_s = 60;
 }
 
+/* Threads whose three files may stay open: an eighth of what the open-file
+ * limit leaves past 256 (so 64 gives none, 1024 gives 96), at most
+ * METRICS_KEEP_OPEN. */
+static int keep_open_budget(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur <= 256)
+		return 0;
+	if (rl.rlim_cur == RLIM_INFINITY || (rl.rlim_cur - 256) / 8 >= METRICS_KEEP_OPEN)
+		return METRICS_KEEP_OPEN;
+	return (int)((rl.rlim_cur - 256) / 8);
+}
+
 int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c)
 {
 	int r;
 
 	memset(m, 0, sizeof(*m));
 	m->pid = pid;
+	m->keep_open = keep_open_budget();
 	if (c)
 		m->cfg = *c;
 	else
@@ -218,7 +233,7 @@ static struct metrics_thread *thread_at(struct metrics *m, pid_t tid, int *hint)
 static struct procstat_file *kept(const struct metrics *m, const struct metrics_thread *th,
 				  struct procstat_file *f)
 {
-	return th - m->threads < METRICS_KEEP_OPEN ? f : NULL;
+	return th - m->threads < m->keep_open ? f : NULL;
 }
 
 static void tick_threads(struct metrics *m, double t, double dt, bool first)

@@ -75,6 +75,9 @@ struct metrics_thread {
 struct metrics {
 	pid_t pid;
 	struct metrics_config cfg;
+	/* Threads whose files stay open: METRICS_KEEP_OPEN, fewer when the
+	 * open-file limit is low (the samplers and unwinding come first). */
+	int keep_open;
 	double t0; /* time of the first tick */
 	double last_t;
 	double prev_cpu_s; /* process CPU seconds at the last tick, < 0 before the first */
