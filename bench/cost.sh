@@ -44,16 +44,6 @@ cpu_ns() { # on-CPU ns of a process's live threads
 }
 procs_now() { ls -d /proc/[0-9]* 2>/dev/null | wc -l; }
 
-stop() { # SIGINT, then SIGKILL after 5 s
-	kill -INT "$1" 2>/dev/null
-	for _ in $(seq 50); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-}
-
 RESULTS=()
 
 # measure NAME LOAD PID: CPU of PID from WARM s to DUR s into RESULTS
@@ -124,7 +114,7 @@ run_bg() { # NAME LOAD CMD...: a profiler in the background, stdin the silent FI
 	pp=$!
 	PIDS+=("$pp")
 	measure "$name" "$load" "$pp"
-	stop "$pp"
+	bench_stop "$pp" 5
 	case $name in
 	perf-top) # the mean of its "PerfTop: N irqs/sec" refreshes, times the phase
 		add_rate "$(awk -v d="$DUR" '/PerfTop:/ { for (i = 1; i < NF; i++) if ($(i + 1) == "irqs/sec") { s += $i; k++ } }

@@ -6,6 +6,7 @@
 #                         bench_on_exit to run last
 #   bench_need PATH WHAT  stop with "bench: PATH missing: run make WHAT"
 #   cpu_ticks PID         utime+stime of a process, all its threads (0 if gone)
+#   bench_stop PID [SECS] SIGINT, SIGKILL after SECS (default 10) s, then reap
 set -u
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,6 +31,17 @@ bench_init() {
 
 bench_need() {
 	[ -x "$1" ] || { echo "bench: $1 missing: run make $2" >&2; exit 1; }
+}
+
+bench_stop() {
+	local tenths=$((${2:-10} * 10))
+	kill -INT "$1" 2>/dev/null
+	for _ in $(seq "$tenths"); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
 }
 
 cpu_ticks() {

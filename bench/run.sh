@@ -54,17 +54,6 @@ throughput() {
 	TP=$(sed -n 's/.*rounds_per_s=\([0-9.]*\).*/\1/p' <<<"$line")
 }
 
-# stop PID: SIGINT, then SIGKILL after 10 s
-stop() {
-	kill -INT "$1" 2>/dev/null
-	for _ in $(seq 100); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-}
-
 # Results, one line per phase:
 #   name|rounds/s|cpu_s|samples|samples_note|hwm_kb|steady_ms_per_1000
 RESULTS=()
@@ -106,7 +95,7 @@ phase_profiler() {
 		echo "bench: $name exited early:" >&2
 		tail -n 5 "$out.err" >&2
 	fi
-	stop "$pp"
+	bench_stop "$pp"
 	local all
 	all=$($samples_fn "$out" 0)
 	case $name in
