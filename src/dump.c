@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "stacktop/dump.h"
+#include "stacktop/mono.h"
 #include "stacktop/frames.h"
 #include "stacktop/ingest.h"
 #include "stacktop/sym.h"
@@ -47,13 +48,6 @@ struct dump_ctx {
 	struct dump_thread *th;
 	int n;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Keep a copy of each thread's sample: the sampler's buffers are reused. */
 static void on_sample(void *ctx, const struct sample *s)

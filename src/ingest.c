@@ -12,6 +12,7 @@
  * with no maps to read.
  */
 #include "stacktop/ingest.h"
+#include "stacktop/mono.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -57,13 +58,6 @@ struct ingest {
 	unsigned nreleased; /* written so far (the ring's next slot mod RELEASED_RING) */
 	struct ingest_stats st;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int ingest_new(struct frames *fr, struct window *w, struct ingest **out)
 {

@@ -34,6 +34,7 @@
 
 #include "stacktop/dump.h"
 #include "stacktop/keys.h"
+#include "stacktop/mono.h"
 #include "stacktop/opts.h"
 #include "stacktop/record.h"
 #include "stacktop/screen.h"
@@ -60,13 +61,6 @@ struct app {
 	int sigfd, timerfd;
 	int empty_reads; /* stdin readable but no key, in a row */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * SEC_NS + (uint64_t)ts.tv_nsec;
-}
 
 static void say(const char *msg)
 {
@@ -103,7 +97,7 @@ static void app_record_progress(struct app *a, uint64_t now, bool last)
 
 static void app_refresh(struct app *a, bool scheduled)
 {
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 	session_refresh(&a->s, now, a->refreshes == 0);
 	if (a->o.cmd == OPTS_CMD_RECORD)
 		app_record_progress(a, now, false);
@@ -161,7 +155,7 @@ static int app_init(struct app *a)
 	ui_init(&a->ui, &a->o, a->s.period_s, &a->model);
 	if (a->s.report && a->o.batch && !a->o.iterations)
 		a->o.iterations = 1;
-	a->start_ns = now_ns();
+	a->start_ns = mono_ns();
 	a->early_refreshes = a->tui && !a->s.report ? 2 : 0;
 	a->next_refresh_ns = a->start_ns + (a->tui	  ? EARLY_NS
 					    : a->s.report ? 1
@@ -175,11 +169,11 @@ static int app_record_write(struct app *a)
 	const char *zoom[1];
 	struct export_opts eo;
 	char err[512], n[32];
-	app_record_progress(a, now_ns(), true);
+	app_record_progress(a, mono_ns(), true);
 	ui_export_opts(&a->ui, &a->model, &eo, zoom, 0);
 	/* Everything since the start (the window's 10 s buckets are too coarse
 	 * to measure it). */
-	eo.duration_s = (now_ns() - a->start_ns) / 1e9;
+	eo.duration_s = (mono_ns() - a->start_ns) / 1e9;
 	int e = record_write(a->s.w, &eo, a->o.output, a->o.format, err, sizeof(err));
 	if (e) {
 		say(err);
@@ -243,8 +237,8 @@ static void app_on_tick(struct app *a)
 	uint64_t expirations;
 	if (read(a->timerfd, &expirations, sizeof(expirations)) < 0)
 		return;
-	session_collect(&a->s, now_ns());
-	uint64_t t = now_ns();
+	session_collect(&a->s, mono_ns());
+	uint64_t t = mono_ns();
 	if (t < a->next_refresh_ns)
 		return;
 	app_refresh(a, true);
@@ -256,7 +250,7 @@ static void app_on_keys(struct app *a, short revents)
 	int key;
 	bool any = false;
 	while ((key = screen_getkey()) != KEYS_NONE) {
-		if (ui_key(&a->ui, &a->model, key, now_ns()) == UI_REQUEST_QUIT)
+		if (ui_key(&a->ui, &a->model, key, mono_ns()) == UI_REQUEST_QUIT)
 			a->quit = true;
 		any = true;
 	}

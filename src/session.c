@@ -12,6 +12,7 @@
  * samples arrive before procs found them.
  */
 #include "stacktop/session.h"
+#include "stacktop/mono.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,13 +35,6 @@
 
 #define TICK_NS (50 * 1000 * 1000ull)
 #define SEC_NS 1000000000ull
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * SEC_NS + (uint64_t)ts.tv_nsec;
-}
 
 /* The stages after the sampler: symbols, frames, the window (record keeps
  * everything: a day of 10 s buckets), ingest. */

@@ -54,6 +54,7 @@
 #include "stacktop/mem.h"
 #include "stacktop/strpool.h"
 #include "stacktop/sym.h"
+#include "stacktop/mono.h"
 #include "stacktop/text.h"
 #include "stacktop/tfile.h"
 
@@ -152,14 +153,6 @@ struct sym_table {
 	struct sym_line *lines;
 	size_t lines_cap, lines_used;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- demangling -------------------------------------------------------- */
 
@@ -1151,7 +1144,7 @@ static void perfmap_refresh(struct perfmap *pm)
 {
 	char rel[64];
 	struct stat st;
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 	int fd;
 
 	if (pm->checked_ns && now - pm->checked_ns < PERFMAP_RECHECK_NS)

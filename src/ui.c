@@ -8,6 +8,7 @@
  * kernel toggle and UTF-8 choice are the ones every view follows.
  */
 #include "stacktop/ui.h"
+#include "stacktop/mono.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +24,6 @@
 #define STATUS_NS 3000000000ull
 #define BATCH_COLS 200
 #define BATCH_ROWS 40
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void ui_init(struct ui *ui, const struct opts *o, double period_s, struct ui_model *m)
 {

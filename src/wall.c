@@ -68,6 +68,7 @@
 #include "stacktop/target.h"
 #include "stacktop/waits.h"
 #include "stacktop/wall.h"
+#include "stacktop/mono.h"
 
 #define WAIT_STOP_NS (20 * 1000 * 1000ull) /* a sample's stop must come within */
 #define WAIT_DETACH_NS (100 * 1000 * 1000ull)
@@ -103,13 +104,6 @@ struct wall_sampler {
 	pid_t self;
 	uint64_t rng;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static bool is_stop_signal(int sig)
 {
