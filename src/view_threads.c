@@ -295,13 +295,6 @@ static void fmt_flags(const struct metrics_thread *t, char *out, size_t size, ui
 	}
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s && s[1] ? s + 1 : path;
-}
-
 /* The thread's function with the most own samples in the window (raw: the
  * renderer sanitizes and cuts it); "" when it has no samples. */
 static int find_hottest(struct window *w, pid_t tid, bool hide_kernel, char *out, size_t size)
@@ -333,7 +326,7 @@ static int find_hottest(struct window *w, pid_t tid, bool hide_kernel, char *out
 		snprintf(name, sizeof(name), "%s", f->sym.func);
 	else
 		snprintf(name, sizeof(name), "%s+0x%llx",
-			 basename_of(f->sym.module) ? basename_of(f->sym.module) : "[unknown]",
+			 text_basename(f->sym.module) ? text_basename(f->sym.module) : "[unknown]",
 			 (unsigned long long)f->sym.offset);
 	if (f->kernel)
 		strncat(name, " [k]", sizeof(name) - strlen(name) - 1);

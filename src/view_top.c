@@ -124,16 +124,6 @@ static struct cols layout(int w, bool wall)
 	return c;
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *s;
-
-	if (!path)
-		return NULL;
-	s = strrchr(path, '/');
-	return s && s[1] ? s + 1 : path;
-}
-
 /* The Function cell: "func (file:line)", "func (file)", "func",
  * "module+0x1a2b", with " [k]" on kernel frames; sanitized and cut to
  * width. With lines on, a long name is cut before its location, as long as
@@ -150,13 +140,13 @@ static void fmt_function(const struct frame *f, bool lines, int width, char *out
 	if (!f->has_sym) {
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)f->pc);
 	} else if (!f->sym.func) {
-		text_sanitize(basename_of(f->sym.module) ? basename_of(f->sym.module) : "[unknown]",
+		text_sanitize(text_basename(f->sym.module) ? text_basename(f->sym.module) : "[unknown]",
 			      mod, sizeof(mod));
 		snprintf(name, sizeof(name), "%s+0x%llx", mod, (unsigned long long)f->sym.offset);
 	} else {
 		text_sanitize(f->sym.func, name, sizeof(name));
 		if (f->sym.file) {
-			text_sanitize(basename_of(f->sym.file), file, sizeof(file));
+			text_sanitize(text_basename(f->sym.file), file, sizeof(file));
 			if (lines && f->sym.line > 0)
 				snprintf(loc, sizeof(loc), " (%s:%d)", file, f->sym.line);
 			else
@@ -248,7 +238,7 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 	fmt_function(f, st->lines, c->func_w, buf, sizeof(buf));
 	grid_put(g, c->func_x, y, buf, f->kernel ? GRID_COLOR(GRID_C_MAGENTA) : 0, c->func_w);
 	if (c->mod_w) {
-		const char *m = f->has_sym ? basename_of(f->sym.module) : NULL;
+		const char *m = f->has_sym ? text_basename(f->sym.module) : NULL;
 
 		text_fit(m ? m : "?", c->mod_w, mod, sizeof(mod));
 		grid_put(g, c->mod_x, y, mod, GRID_DIM, c->mod_w);
