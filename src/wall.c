@@ -824,6 +824,11 @@ static void wall_src_free(struct sampler *s)
 	wall_free(wall_of(s));
 }
 
+static void wall_src_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
+{
+	wall_explain(err, pid, buf, size);
+}
+
 static const struct sampler_ops wall_sampler_ops = {
 	.mode = "wall",
 	.add_thread = wall_src_add_thread,
@@ -833,7 +838,7 @@ static const struct sampler_ops wall_sampler_ops = {
 	.on_child = wall_src_on_child,
 	.tick_ns = wall_src_tick_ns,
 	.stats = wall_src_stats,
-	.explain = wall_explain,
+	.explain = wall_src_explain,
 	.stop = wall_src_stop,
 	.free = wall_src_free,
 };
