@@ -17,6 +17,9 @@
 #   2. bigpool: 1,000 threads (2 busy, 998 blocked) at 99 Hz for 5 s:
 #      0 lost records, and stacktop's own CPU (utime+stime from /proc,
 #      after its first second of set-up) <= 5% of one core.
+#   3. bigpool in wall mode at 100 Hz (100,000 samples a second asked):
+#      stacktop lowers its rate by itself, says so in the header, and then
+#      keeps up with what it says (achieved >= 70% of the expected rate).
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target shortthreads
@@ -106,5 +109,16 @@ log "stacktop's own CPU after set-up: $cost% of a core ($((c1 - c0)) ticks)"
 check_cmp "$cost" '<=' 5 "stacktop's own CPU with 1,000 threads at 99 Hz, % of one core"
 threads=$(grep -oE '[0-9,]+ threads' "$out" | tail -1)
 log "header: $threads"
+
+out=$E2E_TMPDIR/wall.txt
+"$STACKTOP" -w -r 100 -b -n 7 -p "$BP" >"$out" 2>&1
+check_cmp "$?" == 0 "stacktop -w -r 100 -p bigpool exits 0"
+last=$(grep -E '^samples ' "$out" | tail -1)
+log "wall, last frame: $last"
+grep -qE 'rate lowered to [0-9.]+ Hz a thread to keep up' <<<"$last" &&
+	ok "wall mode says it lowered its rate" || bad "no 'rate lowered' in the wall header"
+ratio=$(sed -nE 's/.*\(([0-9.]+)\/s of ([0-9.]+)\/s expected\).*/\1 \2/p' <<<"$last" |
+	awk '{ printf "%.0f", ($2 > 0 ? 100 * $1 / $2 : 0) }')
+check_cmp "${ratio:-0}" '>=' 70 "wall mode keeps up with the rate it says, % achieved"
 
 e2e_finish
