@@ -65,6 +65,17 @@ check_cmp "$pct" '>=' 80 "coverage of 60 ms threads with --events inherit"
 grep -q 'per-task events: threads under 10 ms undersampled' "$out" &&
 	ok "the header says what per-task events miss" || bad "no coverage note with --events inherit"
 
+# In a PID namespace of its own (stacktop in a container) the filter must
+# match the namespace's pids, not the global ones.
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	out=$E2E_TMPDIR/pidns.txt
+	unshare --pid --fork --mount-proc "$STACKTOP" -b -n 3 -- "$TARGETS/shortthreads" 0 1.5 60 >"$out" 2>&1
+	n=$(grep -E '^samples [0-9,]+' "$out" | tail -1 | awk '{ gsub(",", "", $2); print $2 }')
+	check_cmp "${n:-0}" '>' 20 "in a PID namespace of its own: samples taken"
+	grep -q short_job "$out" && ! grep -q 'per-task events' "$out" &&
+		ok "in a PID namespace: per-CPU events, short_job named" || { bad "pidns run"; head -8 "$out"; }
+fi
+
 # Not allowed CPU-wide events and BPF: the default falls back, and says so;
 # asking for per-cpu is one clear sentence and exit status 1.
 if command -v capsh >/dev/null; then
