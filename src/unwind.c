@@ -38,8 +38,16 @@
  *
  * Without CFI (no module, or no FDE: JIT code, hand-written asm) the walker
  * follows rbp: CFA = rbp + 16, RA at [rbp + 8], caller's rbp at [rbp].
+ *
+ * Where the cache gives up (a rule it does not model: a CFA expression
+ * other than the two above, a register rule, a CFA based on a register it
+ * does not track above the leaf), libunwind takes over (lunwind.c): it
+ * walks the same sample again from the leaf, tracking every register, and
+ * when its first frames are ours its remaining ones are appended. Only
+ * truncated samples pay for it (measured in bench/README.md).
  */
 #include "stacktop/unwind.h"
+#include "stacktop/lunwind.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -96,6 +104,8 @@ struct slot {
 struct unwind {
 	struct space *space;
 	struct unwind_stats stats;
+	struct lunwind *lu; /* made on the first truncated walk */
+	bool no_fallback;
 	struct slot cache[CACHE_SLOTS];
 };
 
@@ -135,7 +145,22 @@ int unwind_new(struct space *s, struct unwind **out)
 
 void unwind_free(struct unwind *u)
 {
+	if (u)
+		lunwind_free(u->lu);
 	free(u);
+}
+
+void unwind_set_fallback(struct unwind *u, bool on)
+{
+	u->no_fallback = !on;
+}
+
+int unwind_sample_libunwind(struct unwind *u, const struct sample *smp, uint64_t *pcs, int max,
+			    int *n, bool *complete)
+{
+	if (!u->lu && lunwind_new(u->space, &u->lu) != 0)
+		return -ENOMEM;
+	return lunwind_sample(u->lu, smp, pcs, max, n, complete);
 }
 
 const struct unwind_stats *unwind_get_stats(const struct unwind *u)
@@ -497,6 +522,29 @@ static int copy_ready_pcs(struct unwind *u, const struct sample *smp, uint64_t *
 	return 0;
 }
 
+/* The cache stopped after k frames: libunwind walks the sample from the
+ * leaf; when its first k frames are ours, its further ones continue the
+ * stack. True when that reached the outermost frame. */
+static bool fallback(struct unwind *u, const struct sample *smp, uint64_t *pcs, int max, int *k)
+{
+	uint64_t lpcs[UNWIND_MAX_FRAMES];
+	bool complete;
+	int ln;
+
+	if (max > UNWIND_MAX_FRAMES)
+		max = UNWIND_MAX_FRAMES;
+	u->stats.fallback_tried++;
+	if (unwind_sample_libunwind(u, smp, lpcs, max, &ln, &complete) != 0)
+		return false;
+	if (ln <= *k || memcmp(lpcs, pcs, (size_t)*k * sizeof(*pcs)) != 0)
+		return false;
+	memcpy(pcs + *k, lpcs + *k, (size_t)(ln - *k) * sizeof(*pcs));
+	u->stats.fallback_continued++;
+	u->stats.fallback_frames += (uint64_t)(ln - *k);
+	*k = ln;
+	return complete;
+}
+
 int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int max, int *n,
 		  unsigned *flags)
 {
@@ -556,6 +604,15 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 	}
 	if (st == STEP_OK) /* the frame limit, not the end of the stack */
 		fl |= UNWIND_TRUNCATED;
+	if (st == STEP_TRUNC) {
+		u->stats.fast_truncated++;
+		int before = k;
+
+		if (!u->no_fallback && fallback(u, smp, pcs, max, &k))
+			st = STEP_END;
+		if (k > before)
+			fl |= UNWIND_LIBUNWIND;
+	}
 	if (st == STEP_TRUNC) {
 		fl |= UNWIND_TRUNCATED;
 		if (k == 1)

@@ -170,7 +170,7 @@ static void add_field(char *line, size_t size, const char *field, int avail)
 
 static void header_line2(struct grid *g, int y, const struct view_header *h)
 {
-	char left[512], right[512], n[32], lost[32], tr[32], fa[32], f[160], name[128];
+	char left[512], right[512], n[32], lost[32], tr[32], fa[32], lu[32], f[160], name[128];
 	int o = 0, paused_w = 0, avail;
 	size_t l;
 
@@ -235,7 +235,13 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	text_count(h->unwind_truncated, tr, sizeof(tr));
 	text_count(h->unwind_failed, fa, sizeof(fa));
 	l = strlen(f);
-	snprintf(f + l, sizeof(f) - l, " (truncated %s, failed %s)", tr, fa);
+	snprintf(f + l, sizeof(f) - l, " (truncated %s, failed %s", tr, fa);
+	if (h->unwind_continued) {
+		/* stacks the rule cache stopped and libunwind finished */
+		text_count(h->unwind_continued, lu, sizeof(lu));
+		snprintf(f + strlen(f), sizeof(f) - strlen(f), ", libunwind %s", lu);
+	}
+	snprintf(f + strlen(f), sizeof(f) - strlen(f), ")");
 	if (text_width(left) + 2 + text_width(f) > avail)
 		f[l] = 0; /* the detail goes first */
 	add_field(left, sizeof(left), f, avail);

@@ -67,6 +67,7 @@ struct view_header {
 	uint64_t samples_total;	 /* since start */
 	uint64_t lost;		 /* records lost by the kernel */
 	uint64_t unwind_truncated, unwind_failed;
+	uint64_t unwind_continued; /* by libunwind, past the rule cache */
 	unsigned window_s;
 	double span_s; /* seconds of data so far (<= window_s) */
 	bool paused;
