@@ -38,7 +38,8 @@ void status_header(const struct status_in *in, int *pids, struct view_header *h)
 	h->lost = in->sampler.lost;
 	h->unwind_truncated = in->ingest->truncated;
 	h->unwind_failed = in->ingest->failed;
-	h->unwind_continued = in->ingest->continued;
+	h->unwind_cache_stopped = in->ingest->cache_stopped;
+	h->unwind_finished = in->ingest->finished;
 	h->window_s = in->window_s;
 	h->span_s = in->span_s;
 	h->threads_unsampled = ps->unsampled;

@@ -608,6 +608,7 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 		u->stats.fast_truncated++;
 		int before = k;
 
+		fl |= UNWIND_CACHE_STOPPED;
 		if (!u->no_fallback && fallback(u, smp, pcs, max, &k))
 			st = STEP_END;
 		if (k > before)

@@ -236,10 +236,15 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	text_count(h->unwind_failed, fa, sizeof(fa));
 	l = strlen(f);
 	snprintf(f + l, sizeof(f) - l, " (truncated %s, failed %s", tr, fa);
-	if (h->unwind_continued) {
-		/* stacks the rule cache stopped and libunwind finished */
-		text_count(h->unwind_continued, lu, sizeof(lu));
-		snprintf(f + strlen(f), sizeof(f) - strlen(f), ", libunwind %s", lu);
+	if (h->unwind_cache_stopped) {
+		/* of the stacks the rule cache stopped, those libunwind finished:
+		 * without it, truncated would be higher by that much */
+		char cs[32];
+
+		text_count(h->unwind_finished, lu, sizeof(lu));
+		text_count(h->unwind_cache_stopped, cs, sizeof(cs));
+		snprintf(f + strlen(f), sizeof(f) - strlen(f), ", libunwind finished %s of %s", lu,
+			 cs);
 	}
 	snprintf(f + strlen(f), sizeof(f) - strlen(f), ")");
 	if (text_width(left) + 2 + text_width(f) > avail)

@@ -36,7 +36,8 @@ enum {
 	UNWIND_NO_CFI = 1 << 1, /* some frame fell back to frame pointers */
 	UNWIND_FAILED = 1 << 2, /* only the leaf pc is known */
 	UNWIND_UNMAPPED = 1 << 3, /* the leaf pc lies in no known mapping: maps are stale */
-	UNWIND_LIBUNWIND = 1 << 4, /* libunwind continued where the rule cache stopped */
+	UNWIND_CACHE_STOPPED = 1 << 4, /* the rule cache alone could not go on */
+	UNWIND_LIBUNWIND = 1 << 5, /* libunwind added frames where the cache stopped */
 };
 
 struct unwind_stats {

@@ -67,7 +67,8 @@ struct view_header {
 	uint64_t samples_total;	 /* since start */
 	uint64_t lost;		 /* records lost by the kernel */
 	uint64_t unwind_truncated, unwind_failed;
-	uint64_t unwind_continued; /* by libunwind, past the rule cache */
+	/* stacks the rule cache stopped, and those libunwind then finished */
+	uint64_t unwind_cache_stopped, unwind_finished;
 	unsigned window_s;
 	double span_s; /* seconds of data so far (<= window_s) */
 	bool paused;

@@ -31,7 +31,7 @@ grep -q '__libc_start_main' "$folded" && ok "and on to libc's start" ||
 out=$E2E_TMPDIR/batch.out
 timeout 30 "$STACKTOP" -b -d 1 -n 2 -l 10 -s total -p "$T" >"$out" 2>&1
 check_cmp "$?" == 0 "stacktop -b exits 0"
-lu=$(sed -n 's/.*libunwind \([0-9,]*\)).*/\1/p' "$out" | tail -1 | tr -d ,)
+lu=$(sed -n 's/.*libunwind finished \([0-9,]*\) of .*/\1/p' "$out" | tail -1 | tr -d ,)
 tr=$(sed -n 's/.*(truncated \([0-9,]*\),.*/\1/p' "$out" | tail -1 | tr -d ,)
 n=$(sed -n 's/^samples \([0-9,]*\) .*/\1/p' "$out" | tail -1 | tr -d ,)
 check_cmp "${lu:-0}" ">" 0 "the header counts stacks libunwind continued ($lu)"
