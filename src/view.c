@@ -168,6 +168,20 @@ static void add_field(char *line, size_t size, const char *field, int avail)
 	snprintf(line + o, size - o, "%s%s", o ? "  " : "", field);
 }
 
+/* --debuginfod: what is still on its way, else what came of it. */
+static void fmt_debuginfod(const struct view_header *h, char *out, size_t size)
+{
+	if (h->dbg_pending)
+		snprintf(out, size, "debuginfod: %u pending", h->dbg_pending);
+	else if (!h->dbg_found && !h->dbg_missing)
+		snprintf(out, size, "debuginfod: nothing missing");
+	else if (!h->dbg_missing)
+		snprintf(out, size, "debuginfod: %u fetched", h->dbg_found);
+	else
+		snprintf(out, size, "debuginfod: %u fetched, %u not found", h->dbg_found,
+			 h->dbg_missing);
+}
+
 static void header_line2(struct grid *g, int y, const struct view_header *h)
 {
 	char left[512], right[512], n[32], lost[32], tr[32], fa[32], lu[32], f[160], name[128];
@@ -250,6 +264,10 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	if (text_width(left) + 2 + text_width(f) > avail)
 		f[l] = 0; /* the detail goes first */
 	add_field(left, sizeof(left), f, avail);
+	if (h->dbg_on) {
+		fmt_debuginfod(h, f, sizeof(f));
+		add_field(left, sizeof(left), f, avail);
+	}
 
 	put_split(g, y, left, 0, o ? right : NULL, 0, h->batch);
 	if (paused_w && right_fits(g, right))
