@@ -20,6 +20,7 @@
  * ncursesw, a decimal comma instead of a point in some locales.
  */
 #include "stacktop/opts.h"
+#include "stacktop/text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -611,11 +612,15 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		break;
 	case OPTS_DEBUGINFOD:
 		o->debuginfod = true;
-		if (arg && opts_urls(arg) < 0)
+		if (arg && opts_urls(arg) < 0) {
+			char shown[128]; /* the value as typed, control characters made visible */
+
+			text_sanitize(arg, shown, sizeof(shown));
 			return opts_fail(err, errsz,
 					 "invalid --debuginfod value '%s': expected server URLs "
 					 "(http://, https:// or file://, separated by spaces)",
-					 arg);
+					 shown);
+		}
 		o->debuginfod_urls = arg;
 		break;
 	default:
