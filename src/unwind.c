@@ -36,6 +36,10 @@
  * * 8 (after the push of the lazy-binding index, rsp moved by 8), as
  * async-profiler's walkDwarf special-cases it; we match that expression.
  *
+ * Epilogues: after `pop %rbp` gcc's CFI still says rbp is saved at
+ * CFA - 16, now below rsp and outside the copy; in the leaf such a slot
+ * means "already popped" and rbp itself is the caller's (see popped()).
+ *
  * Without CFI (no module, or no FDE: JIT code, hand-written asm) the walker
  * follows rbp: CFA = rbp + 16, RA at [rbp + 8], caller's rbp at [rbp].
  *
@@ -461,6 +465,24 @@ static bool loc_value(const struct loc *l, uint64_t cfa, const struct regs *rg, 
 	return false;
 }
 
+/* In the leaf, a register "saved" below the sampled rsp was popped
+ * already: gcc's epilogues move the CFA on after each pop but do not mark
+ * the register restored, so between `pop %rbp` and `ret` the rule still
+ * points at a slot the copy (which starts at rsp) does not hold, while the
+ * register itself holds the caller's value. */
+static bool popped(const struct loc *l, uint64_t cfa, const struct regs *rg, const struct mem *m)
+{
+	uint64_t off = (uint64_t)(int64_t)l->off, addr;
+
+	if (l->kind == LOC_AT_CFA)
+		addr = cfa + off;
+	else if (l->kind == LOC_AT_REG && l->reg == SAMPLE_REG_RSP)
+		addr = rg->sp + off;
+	else
+		return false;
+	return addr < m->base && m->base - addr <= 128; /* within the red zone */
+}
+
 enum step {
 	STEP_OK,
 	STEP_END,   /* outermost frame or RA 0: a complete stack */
@@ -499,8 +521,12 @@ static enum step step_cfi(const struct rule *r, struct regs *rg, const struct sa
 		return STEP_TRUNC;
 	if (!loc_value(&r->ra, cfa, rg, 0, false, m, ra, &ra_ok) || !ra_ok)
 		return STEP_TRUNC;
-	if (!loc_value(&r->bp, cfa, rg, rg->bp, rg->bp_ok, m, &bp, &bp_ok))
-		return STEP_TRUNC;
+	if (!loc_value(&r->bp, cfa, rg, rg->bp, rg->bp_ok, m, &bp, &bp_ok)) {
+		if (!leaf || !popped(&r->bp, cfa, rg, m))
+			return STEP_TRUNC;
+		bp = rg->bp;
+		bp_ok = rg->bp_ok;
+	}
 	if (*ra == 0)
 		return STEP_END;
 	rg->sp = cfa;
