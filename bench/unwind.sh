@@ -10,17 +10,21 @@
 # be truncated, so from the same samples:
 #   before = (T + F) / samples      after = T / samples
 # Targets: cpuburn, demo, tree (compiled C, ordinary CFI), jit (no CFI:
-# frame pointers), oddcfi (CFI the cache does not model), and wall mode on
-# sleepers and waiter (stacks in libc's syscall wrappers).
+# frame pointers), oddcfi (CFI the cache does not model), wall mode on
+# sleepers and waiter (stacks in libc's syscall wrappers), and distro
+# interpreters busy in a loop (perl, python3, node) when installed.
 . "$(dirname "$0")/lib.sh"
 bench_init unwind
 SECS=${1:-5}
 
-run() { # NAME MODEARGS TARGET ARGS...
-	local name=$1 mode=$2 out
+run() { # NAME MODEARGS TARGET ARGS... (a build/targets name, or a command)
+	local name=$1 mode=$2 out prog
 	shift 2
-	bench_need "$ROOT/build/targets/$1" targets
-	"$ROOT/build/targets/$1" "${@:2}" >/dev/null 2>&1 &
+	prog=$ROOT/build/targets/$1
+	if [ ! -x "$prog" ]; then
+		prog=$(command -v "$1") || { printf '%-16s not installed\n' "$name"; return; }
+	fi
+	"$prog" "${@:2}" >/dev/null 2>&1 &
 	PIDS+=($!)
 	local pid=$!
 	sleep 0.5
@@ -47,3 +51,7 @@ run jit "" jit
 run oddcfi "" oddcfi
 run sleepers-wall "-w" sleepers
 run waiter-wall "-w" waiter
+run perl "" perl -e 'my $x = 0; while (1) { $x = ($x * 7 + 1) % 1000003 }'
+run python3 "" python3 -c 'x = 0
+while True: x = (x * 7 + 1) % 1000003'
+run node "" node -e 'let x = 0; for (;;) { x = (x * 7 + 1) % 1000003 }'
