@@ -486,7 +486,8 @@ static bool popped(const struct loc *l, uint64_t cfa, const struct regs *rg, con
 enum step {
 	STEP_OK,
 	STEP_END,   /* outermost frame or RA 0: a complete stack */
-	STEP_TRUNC, /* cannot go on: data missing or not understood */
+	STEP_TRUNC, /* cannot go on: data missing (outside the copy) or garbage */
+	STEP_RULE,  /* cannot go on: a rule the cache does not model (libunwind's turn) */
 };
 
 /* Frame-pointer step for code without CFI. */
@@ -505,6 +506,11 @@ static enum step step_fp(struct regs *rg, const struct mem *m, uint64_t *ra)
 	return STEP_OK;
 }
 
+static bool lost_bp(const struct loc *l, const struct regs *rg)
+{
+	return l->kind == LOC_AT_REG && l->reg == SAMPLE_REG_RBP && !rg->bp_ok;
+}
+
 /* One CFI step: rg becomes the caller's registers, *ra its pc. */
 static enum step step_cfi(const struct rule *r, struct regs *rg, const struct sample *smp,
 			  bool leaf, const struct mem *m, uint64_t *ra)
@@ -512,6 +518,12 @@ static enum step step_cfi(const struct rule *r, struct regs *rg, const struct sa
 	uint64_t cfa, bp;
 	bool ra_ok, bp_ok;
 
+	/* Above the leaf only rsp and rbp are tracked: a CFA or a slot based
+	 * on another register, or on an rbp an earlier rule lost, is a rule
+	 * the cache cannot evaluate here, not missing data. */
+	if ((r->cfa_kind != CFA_PLT && !reg_value(rg, smp, leaf, r->cfa_reg, &cfa)) ||
+	    lost_bp(&r->ra, rg) || lost_bp(&r->bp, rg))
+		return STEP_RULE;
 	if (!rule_cfa(r, rg, smp, leaf, m, &cfa))
 		return STEP_TRUNC;
 	/* The stack grows down: a caller's frame lies above. A signal
@@ -618,8 +630,8 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 		case RULE_OUTERMOST:
 			st = STEP_END;
 			break;
-		default:
-			st = STEP_TRUNC;
+		default: /* RULE_COMPLEX */
+			st = STEP_RULE;
 			break;
 		}
 		if (st != STEP_OK)
@@ -630,13 +642,15 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 	}
 	if (st == STEP_OK) /* the frame limit, not the end of the stack */
 		fl |= UNWIND_TRUNCATED;
-	if (st == STEP_TRUNC) {
+	if (st == STEP_TRUNC || st == STEP_RULE)
 		u->stats.fast_truncated++;
+	if (st == STEP_RULE) {
+		/* Exactly where the cache stopped on a rule: data missing from
+		 * the copy would stop libunwind as well. */
 		int before = k;
 
 		fl |= UNWIND_CACHE_STOPPED;
-		if (!u->no_fallback && fallback(u, smp, pcs, max, &k))
-			st = STEP_END;
+		st = !u->no_fallback && fallback(u, smp, pcs, max, &k) ? STEP_END : STEP_TRUNC;
 		if (k > before)
 			fl |= UNWIND_LIBUNWIND;
 	}

@@ -36,14 +36,15 @@ enum {
 	UNWIND_NO_CFI = 1 << 1, /* some frame fell back to frame pointers */
 	UNWIND_FAILED = 1 << 2, /* only the leaf pc is known */
 	UNWIND_UNMAPPED = 1 << 3, /* the leaf pc lies in no known mapping: maps are stale */
-	UNWIND_CACHE_STOPPED = 1 << 4, /* the rule cache alone could not go on */
+	UNWIND_CACHE_STOPPED = 1 << 4, /* the rule cache met a rule it does not model */
 	UNWIND_LIBUNWIND = 1 << 5, /* libunwind added frames where the cache stopped */
 };
 
 struct unwind_stats {
 	uint64_t samples, frames, cache_hits, cache_misses, truncated, failed;
-	/* Walks the rule cache alone truncated; of those, how many libunwind
-	 * was asked to continue, did continue, and with how many frames. */
+	/* Walks the rule cache alone truncated (a rule it does not model, or
+	 * data missing); how many libunwind was asked to continue (the rule
+	 * cases), did continue, and with how many frames. */
 	uint64_t fast_truncated, fallback_tried, fallback_continued, fallback_frames;
 };
 

@@ -348,7 +348,8 @@ static void test_compare(void **state)
 }
 
 /* A copy cut inside the odd frames: libunwind cannot read further either,
- * so the stack stays truncated (and nothing outside the copy is read). */
+ * so the stack stays truncated (and nothing outside the copy is read); a
+ * copy cut in ordinary frames does not call libunwind at all. */
 static void test_cut_copy(void **state)
 {
 	uint64_t pcs[UNWIND_MAX_FRAMES];
@@ -365,6 +366,14 @@ static void test_cut_copy(void **state)
 	assert_true(fl & UNWIND_TRUNCATED);
 	assert_true(n >= 1 && n < full - 3);
 	assert_int_equal(unwind_get_stats(u)->truncated, 1);
+	assert_int_equal(unwind_get_stats(u)->fallback_tried, 2);
+	/* An ordinary stack deeper than its copy: data missing, not a rule:
+	 * libunwind is not asked (it would stop at the same place, 8 us later). */
+	sample_of(S_CHAIN, &smp);
+	smp.stack_size = 128;
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &fl), 0);
+	assert_true(fl & UNWIND_TRUNCATED);
+	assert_false(fl & UNWIND_CACHE_STOPPED);
 	assert_int_equal(unwind_get_stats(u)->fallback_tried, 2);
 	unwind_free(u);
 }
