@@ -6,3 +6,6 @@ targets: $(B)/targets/cpuburn-stripped
 
 $(B)/targets/cpuburn-stripped: $(B)/targets/cpuburn
 	strip --strip-all -o $@ $<
+
+# test_dbgfetch serves symtest as symtest-buildid's debug file.
+$(B)/tests/test_dbgfetch: $(B)/targets/symtest $(B)/targets/symtest-buildid

@@ -4,7 +4,9 @@
  * libdebuginfod reads without a network: a wanted build-id arrives in the
  * background and is handed over once by dbgfetch_poll, an unknown one ends
  * missing, duplicates are asked once, and no server at all is refused.
- * DEBUGINFOD_CACHE_PATH is a temporary directory.
+ * DEBUGINFOD_CACHE_PATH is a temporary directory. Then sym over it: a
+ * stripped module (symtest-buildid) is asked for once, and when its file
+ * arrives sym_fetched rebuilds its table, so symtest_gamma gets its name.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -12,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,6 +26,9 @@
 #include "runner.h"
 
 #include "stacktop/dbgfetch.h"
+#include "stacktop/space.h"
+#include "stacktop/sym.h"
+#include "helpers.h"
 
 static char dir[] = "/tmp/test_dbgfetch.XXXXXX";
 static char url[256];
@@ -141,4 +147,58 @@ static void test_no_server(void **state)
 	dbgfetch_free(NULL);
 }
 
-TEST_MAIN(setup, teardown, cmocka_unit_test(test_fetch), cmocka_unit_test(test_no_server))
+/* symtest-buildid (no .symtab, no debuglink) named through a fetched copy
+ * of its unstripped twin, build/targets/symtest. */
+static void test_sym_renames(void **state)
+{
+	char path[512], cmd[1200], hex[41];
+	struct module *mod, *full;
+	struct dbgfetch *f;
+	struct sym_info si;
+	struct sym *sy;
+	GElf_Sym gs;
+	unsigned gen;
+	int k = 0;
+
+	char abs[PATH_MAX];
+
+	/* modules of processes have absolute paths; only those are fetched */
+	assert_non_null(realpath("build/targets/symtest-buildid", abs));
+	assert_int_equal(space_module_open_path(abs, &mod), 0);
+	assert_int_equal(space_module_open_path("build/targets/symtest", &full), 0);
+	assert_int_equal(elf_find_symbol(full->elf, SHT_SYMTAB, STT_FUNC, "symtest_gamma", &gs), 0);
+	assert_true(mod->build_id_len > 0 && mod->build_id_len <= 20);
+	for (size_t i = 0; i < mod->build_id_len; i++)
+		sprintf(hex + 2 * i, "%02x", mod->build_id[i]);
+	snprintf(path, sizeof(path), "%s/srv/buildid/%s", dir, hex);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp build/targets/symtest %s/debuginfo", path,
+		 path);
+	assert_int_equal(system(cmd), 0);
+
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(dbgfetch_new(url, 5, &f), 0);
+	sym_set_fetch(sy, f);
+	gen = sym_names_gen(sy);
+	assert_int_equal(sym_resolve_module(sy, mod, "", gs.st_value, false, &si), 0);
+	assert_null(si.func); /* not yet: asked in the background */
+	for (int i = 0; i < 1000 && k == 0; i++) {
+		k = sym_fetched(sy);
+		if (!k)
+			usleep(10000);
+	}
+	assert_int_equal(k, 1);
+	assert_int_not_equal(sym_names_gen(sy), gen);
+	assert_int_equal(sym_resolve_module(sy, mod, "", gs.st_value, true, &si), 0);
+	assert_non_null(si.func);
+	assert_string_equal(si.func, "symtest_gamma");
+	assert_non_null(si.file); /* and its lines, from the same file */
+	assert_string_equal(si.file, "symtest.c");
+	assert_int_equal(sym_fetched(sy), 0);
+	sym_free(sy);
+	dbgfetch_free(f);
+	space_module_put(full);
+	space_module_put(mod);
+}
+
+TEST_MAIN(setup, teardown, cmocka_unit_test(test_fetch), cmocka_unit_test(test_no_server),
+	  cmocka_unit_test(test_sym_renames))
