@@ -66,6 +66,7 @@ struct frames {
 	uint32_t free_head;
 	uint64_t named_seq;  /* synthetic pcs of named frames */
 	struct strpool pool; /* named frames' strings */
+	unsigned names_gen;  /* sym_names_gen when frames were last re-named */
 };
 
 static uint64_t live_hash(int pid, uint64_t pc, bool kernel)
@@ -362,11 +363,50 @@ const struct frame *frames_line(struct frames *fr, uint32_t id)
 			e->f.sym.line = si.line;
 		}
 	}
-	/* Looked up once, hit or miss: the module is not needed any more. */
+	/* Looked up once, hit or miss: the module is not needed any more,
+	 * unless the frame has no name yet (a debug file may still arrive:
+	 * frames_renamed). */
+	if (e->f.sym.func == NULL && fr->sy && sym_names_may_change(fr->sy))
+		goto out;
 	space_module_put(e->mod);
 	e->mod = NULL;
+out:
 	e->f.has_line = true;
 	return &e->f;
+}
+
+/* A module's names improved (a debug file fetched from debuginfod): the
+ * live frames still without a function name are named again; file:line is
+ * looked up again on the next frames_line. Only frames that kept their
+ * module (unnamed ones do) can be. */
+int frames_renamed(struct frames *fr)
+{
+	int k = 0;
+	char root[64];
+
+	if (!fr->sy || sym_names_gen(fr->sy) == fr->names_gen)
+		return 0;
+	fr->names_gen = sym_names_gen(fr->sy);
+	for (size_t id = 0; id < fr->n; id++) {
+		struct entry *e = &fr->e[id];
+		struct sym_info si;
+
+		if (e->kind != FK_LIVE || !e->mod || !e->f.has_sym || e->f.sym.func)
+			continue;
+		snprintf(root, sizeof(root), "/proc/%d/root", e->f.pid);
+		if (sym_resolve_module(fr->sy, e->mod, e->f.pid > 0 ? root : "", e->elf_addr, false,
+				       &si) != 0 ||
+		    !si.func)
+			continue;
+		e->f.sym.func = si.func;
+		e->f.sym.offset = si.offset;
+		e->f.sym.func_start = si.func_start + (e->f.pc - e->elf_addr); /* runtime */
+		e->f.sym.file = NULL;
+		e->f.sym.line = 0;
+		e->f.has_line = false;
+		k++;
+	}
+	return k;
 }
 
 /* ---- references ---- */

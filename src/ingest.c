@@ -236,6 +236,10 @@ static int user_pcs(struct ingest *in, struct ingest_proc *p, const struct sampl
 		in->st.truncated++;
 	if (flags & UNWIND_FAILED)
 		in->st.failed++;
+	if (flags & UNWIND_CACHE_STOPPED)
+		in->st.cache_stopped++;
+	if ((flags & UNWIND_LIBUNWIND) && !(flags & UNWIND_TRUNCATED))
+		in->st.finished++;
 	/* A pc outside every known mapping: new code was mapped. */
 	if (flags & UNWIND_UNMAPPED)
 		p->stale = true;

@@ -20,6 +20,7 @@
  * ncursesw, a decimal comma instead of a point in some locales.
  */
 #include "stacktop/opts.h"
+#include "stacktop/text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -44,6 +45,7 @@ enum {
 	OPTS_NO_IDLE,
 	OPTS_VIEW_OPT,
 	OPTS_SUBPROCESSES,
+	OPTS_DEBUGINFOD,
 	OPTS_EVENTS,
 };
 
@@ -56,6 +58,7 @@ static const char opts_short[] = "+:p:r:d:W:bn:l:s:LKwo:hV";
 static const struct option opts_long[] = {
     {"pid", required_argument, NULL, 'p'},
     {"subprocesses", no_argument, NULL, OPTS_SUBPROCESSES},
+    {"debuginfod", optional_argument, NULL, OPTS_DEBUGINFOD},
     {"rate", required_argument, NULL, 'r'},
     {"delay", required_argument, NULL, 'd'},
     {"window", required_argument, NULL, 'W'},
@@ -102,6 +105,10 @@ const char opts_usage[] =
     "      --subprocesses       also profile every process the target forks or\n"
     "                           execs, and their children (up to 4096 at once);\n"
     "                           runs until the last of them exits\n"
+    "      --debuginfod[=URLS]  fetch missing debug files by build-id from\n"
+    "                           debuginfod servers (URLS, else DEBUGINFOD_URLS),\n"
+    "                           in the background; names appear when they\n"
+    "                           arrive. Off by default: no network without it\n"
     "\n"
     "Options:\n"
     "      --mode cpu|wall      cpu: on-CPU time (perf events, the default);\n"
@@ -464,6 +471,34 @@ static int opts_missing(char *err, size_t errsz)
 			 opts_name(optopt), meta);
 }
 
+/* A debuginfod server list as DEBUGINFOD_URLS has it: URLs separated by
+ * spaces, each http://, https:// or file://, printable ASCII only. */
+static int opts_urls(const char *arg)
+{
+	static const char *const schemes[] = {"http://", "https://", "file://"};
+	bool start = true, any = false;
+
+	for (const char *p = arg; *p; p++) {
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 127) {
+			if (*p != ' ')
+				return -EINVAL;
+			start = true;
+			continue;
+		}
+		if (start) {
+			size_t i;
+
+			for (i = 0; i < 3 && strncmp(p, schemes[i], strlen(schemes[i])); i++)
+				;
+			if (i == 3)
+				return -EINVAL;
+			start = false;
+			any = true;
+		}
+	}
+	return any ? 0 : -EINVAL;
+}
+
 /* Apply one option with its argument. */
 static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t errsz)
 {
@@ -591,6 +626,19 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 	case OPTS_SUBPROCESSES:
 		o->subprocesses = true;
 		break;
+	case OPTS_DEBUGINFOD:
+		o->debuginfod = true;
+		if (arg && opts_urls(arg) < 0) {
+			char shown[128]; /* the value as typed, control characters made visible */
+
+			text_sanitize(arg, shown, sizeof(shown));
+			return opts_fail(err, errsz,
+					 "invalid --debuginfod value '%s': expected server URLs "
+					 "(http://, https:// or file://, separated by spaces)",
+					 shown);
+		}
+		o->debuginfod_urls = arg;
+		break;
 	default:
 		return opts_fail(err, errsz, "internal error: unhandled option %d", c);
 	}
@@ -609,6 +657,9 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 		return opts_fail(err, errsz, "record needs -o FILE (e.g. -o profile.pb.gz)");
 	if (o->cmd == OPTS_CMD_REPORT && o->wall)
 		return opts_fail(err, errsz, "report shows a saved FILE: --mode does not apply");
+	if (o->debuginfod && (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
+		return opts_fail(err, errsz,
+				 "--debuginfod goes with the live view and 'stacktop record'");
 	if (o->events_given && (o->wall || o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
 		return opts_fail(err, errsz, "--events goes with cpu mode's live view and 'stacktop record'");
 	if (o->subprocesses && (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))

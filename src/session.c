@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "stacktop/dbgfetch.h"
 #include "stacktop/frames.h"
 #include "stacktop/ingest.h"
 #include "stacktop/opts.h"
@@ -50,6 +51,19 @@ static int open_stages(struct session *s, const struct opts *o, char *err, size_
 		return e;
 	}
 	ingest_sink(s->in, &s->sink);
+	if (o->debuginfod) {
+		e = dbgfetch_new(o->debuginfod_urls, DBGFETCH_TIMEOUT_S, &s->fetch);
+		if (e == -EINVAL)
+			snprintf(err, errsz,
+				 "--debuginfod needs a server: give --debuginfod=URL or set "
+				 "DEBUGINFOD_URLS.");
+		else if (e)
+			snprintf(err, errsz, "cannot start the debuginfod client: %s.",
+				 strerror(-e));
+		if (e)
+			return e;
+		sym_set_fetch(s->sy, s->fetch);
+	}
 	return 0;
 }
 
@@ -229,6 +243,9 @@ void session_refresh(struct session *s, uint64_t now_ns, bool first)
 		follow_targets(s);
 	if (s->report)
 		return; /* a loaded profile does not age, and has nothing to measure */
+	/* debug files fetched since the last refresh: name what had no name */
+	if (s->fetch && sym_fetched(s->sy) >= 0)
+		frames_renamed(s->fr);
 	window_advance(s->w, now_ns);
 	sampler_stats(s->smp, &st);
 	struct health_input in = {
@@ -270,6 +287,11 @@ void session_header(struct session *s, struct view_header *h)
 		in.files_refused += ts.refused[r];
 	sampler_stats(s->smp, &in.sampler);
 	in.health = &s->health;
+	struct dbgfetch_stats ds;
+	if (s->fetch) {
+		dbgfetch_stats(s->fetch, &ds);
+		in.dbg = &ds;
+	}
 	status_header(&in, pids, h);
 }
 
@@ -302,5 +324,6 @@ void session_close(struct session *s)
 	procs_free(&s->procs);
 	frames_free(s->fr); /* after the window: it holds references */
 	sym_free(s->sy);
+	dbgfetch_free(s->fetch); /* never waits for a transfer in flight */
 	memset(s, 0, sizeof(*s));
 }

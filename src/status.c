@@ -38,6 +38,14 @@ void status_header(const struct status_in *in, int *pids, struct view_header *h)
 	h->lost = in->sampler.lost;
 	h->unwind_truncated = in->ingest->truncated;
 	h->unwind_failed = in->ingest->failed;
+	h->unwind_cache_stopped = in->ingest->cache_stopped;
+	h->unwind_finished = in->ingest->finished;
+	if (in->dbg) {
+		h->dbg_on = true;
+		h->dbg_pending = in->dbg->pending;
+		h->dbg_found = in->dbg->found;
+		h->dbg_missing = in->dbg->missing;
+	}
 	h->window_s = in->window_s;
 	h->span_s = in->span_s;
 	h->threads_unsampled = ps->unsampled;

@@ -47,10 +47,19 @@
  * unprivileged reader sees all-zero addresses; then every kernel address is
  * func NULL, module "[kernel]".
  *
+ * debuginfod (--debuginfod, opt-in): when a file module has no .symtab of
+ * its own nor a debug file here, its build-id is handed to dbgfetch (a
+ * worker thread fetching in the background) and the module is kept
+ * (referenced) on a waiting list. sym_fetched, on the caller's thread,
+ * takes the files that arrived, checks their build-id, rebuilds those
+ * modules' tables from them and bumps sym_names_gen, so frames re-names
+ * what was unnamed. Without a dbgfetch, nothing of this runs.
+ *
  * Nothing here prints or exits; errors are -errno. Not thread safe: one
  * struct sym is used by one thread (the module tables are shared, but are
  * built and read only under that same single-threaded use).
  */
+#include "stacktop/dbgfetch.h"
 #include "stacktop/mem.h"
 #include "stacktop/strpool.h"
 #include "stacktop/sym.h"
@@ -122,6 +131,15 @@ struct sym {
 	size_t nksyms;
 	char *knames;
 	struct perfmap *perfmaps;
+	/* debuginfod: the fetcher (NULL: off), modules waiting for a file */
+	struct dbgfetch *fetch;
+	struct sym_wait *waiting;
+	unsigned names_gen;
+};
+
+struct sym_wait {
+	struct sym_wait *next;
+	struct module *mod; /* referenced */
 };
 
 /* ---- per-module table -------------------------------------------------- */
@@ -146,6 +164,8 @@ struct sym_table {
 	size_t names_len, names_cap;
 	char **dem; /* lazily demangled; == names + off when unchanged */
 	char *root; /* where debug files are looked for */
+	bool symtab;	  /* from a .symtab (the module's or a debug file's) */
+	bool fetch_asked; /* handed to debuginfod */
 	bool dbg_tried;
 	Elf *dbg_elf; /* holds no fd */
 	bool dw_tried;
@@ -621,26 +641,36 @@ static void table_free(void *p)
 	free(t);
 }
 
-static int table_build(const struct module *mod, const char *root, struct sym_table **out)
+/* fetched: a debug file that came from debuginfod (the table takes it),
+ * or NULL to look for one here. */
+static int table_build(const struct module *mod, const char *root, Elf *fetched,
+		       struct sym_table **out)
 {
 	struct sym_table *t = calloc(1, sizeof(*t));
 	size_t cap = 0;
 	Elf *dbg;
 	int err = 0;
 
-	if (!t)
-		return -ENOMEM;
-	t->root = strdup(root ? root : "");
-	if (!t->root) {
+	if (!t || !(t->root = strdup(root ? root : ""))) {
 		free(t);
+		if (fetched)
+			elf_end(fetched);
 		return -ENOMEM;
 	}
+	if (fetched) {
+		t->dbg_tried = true;
+		t->dbg_elf = fetched;
+		t->fetch_asked = true;
+	}
+	t->symtab = true;
 	if (has_symtab(mod->elf))
 		err = table_add_symbols(t, mod->elf, SHT_SYMTAB, &cap);
 	else if ((dbg = table_debug_elf(t, mod)) && has_symtab(dbg))
 		err = table_add_symbols(t, dbg, SHT_SYMTAB, &cap);
-	else
+	else {
+		t->symtab = false;
 		err = table_add_symbols(t, mod->elf, SHT_DYNSYM, &cap);
+	}
 	if (err && err != -ENOENT)
 		goto fail;
 	table_finish(t);
@@ -667,7 +697,7 @@ static int table_get(struct module *mod, const char *root, struct sym_table **ou
 		*out = mod->ext[SPACE_EXT_SYM];
 		return 0;
 	}
-	err = table_build(mod, root, out);
+	err = table_build(mod, root, NULL, out);
 	if (err)
 		return err;
 	mod->ext[SPACE_EXT_SYM] = *out;
@@ -860,6 +890,13 @@ void sym_free(struct sym *sy)
 
 	if (!sy)
 		return;
+	while (sy->waiting) {
+		struct sym_wait *w = sy->waiting;
+
+		sy->waiting = w->next;
+		space_module_put(w->mod);
+		free(w);
+	}
 	for (pm = sy->perfmaps; pm; pm = next) {
 		next = pm->next;
 		perfmap_clear(pm);
@@ -870,6 +907,92 @@ void sym_free(struct sym *sy)
 	free(sy->knames);
 	strpool_free(&sy->pool);
 	free(sy);
+}
+
+/* ---- debuginfod ---------------------------------------------------------- */
+
+void sym_set_fetch(struct sym *sy, struct dbgfetch *f)
+{
+	sy->fetch = f;
+}
+
+unsigned sym_names_gen(const struct sym *sy)
+{
+	return sy->names_gen;
+}
+
+bool sym_names_may_change(const struct sym *sy)
+{
+	return sy->fetch != NULL;
+}
+
+/* Ask once per table; only files with a build-id can be fetched. */
+static void fetch_ask(struct sym *sy, struct module *mod, struct sym_table *t)
+{
+	struct sym_wait *w;
+
+	t->fetch_asked = true;
+	if (!mod->path || mod->path[0] != '/' || mod->build_id_len == 0)
+		return;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return;
+	if (dbgfetch_want(sy->fetch, mod->build_id, mod->build_id_len) != 0) {
+		free(w);
+		return;
+	}
+	space_module_get(mod);
+	w->mod = mod;
+	w->next = sy->waiting;
+	sy->waiting = w;
+}
+
+/* A fetched file for build-id id: every waiting module with that id gets
+ * its table rebuilt from it. The file is in our own file system (the
+ * client cache), opened like any other: regular, capped, no fd kept. */
+static void fetch_got(void *ctx, const uint8_t *id, size_t len, const char *path)
+{
+	struct sym *sy = ctx;
+	struct sym_wait **pp = &sy->waiting, *w;
+
+	while ((w = *pp)) {
+		struct module *mod = w->mod;
+		struct sym_table *old = mod->ext[SPACE_EXT_SYM], *t;
+		uint8_t got[20];
+		Elf *e = NULL;
+		int fd;
+
+		if (mod->build_id_len != len || memcmp(mod->build_id, id, len)) {
+			pp = &w->next;
+			continue;
+		}
+		*pp = w->next;
+		fd = open_under("", path, 0, TFILE_ELF_MAX, NULL);
+		if (fd >= 0) {
+			e = space_elf_detached(fd);
+			close(fd);
+		}
+		if (e && (elf_build_id(e, got, sizeof(got)) != len || memcmp(got, id, len) ||
+			  !has_symtab(e))) {
+			elf_end(e);
+			e = NULL;
+		}
+		/* the new table owns e, also when it fails (and frees it) */
+		if (e && table_build(mod, old ? old->root : "", e, &t) == 0) {
+			if (old)
+				table_free(old);
+			mod->ext[SPACE_EXT_SYM] = t;
+			mod->ext_free[SPACE_EXT_SYM] = table_free;
+			sy->names_gen++;
+		}
+		space_module_put(mod);
+		free(w);
+	}
+}
+
+int sym_fetched(struct sym *sy)
+{
+	return sy->fetch ? dbgfetch_poll(sy->fetch, fetch_got, sy) : 0;
 }
 
 /* Is addr inside .plt, .plt.sec or .plt.got? */
@@ -903,6 +1026,8 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 	err = table_get(mod, root, &t);
 	if (err)
 		return err;
+	if (!t->symtab && !t->fetch_asked && sy->fetch)
+		fetch_ask(sy, mod, t);
 	i = table_find(t, elf_addr);
 	if (i >= 0) {
 		out->func = strpool_cstr(&sy->pool, table_name(t, i));

@@ -36,10 +36,22 @@
  * * 8 (after the push of the lazy-binding index, rsp moved by 8), as
  * async-profiler's walkDwarf special-cases it; we match that expression.
  *
+ * Epilogues: after `pop %rbp` gcc's CFI still says rbp is saved at
+ * CFA - 16, now below rsp and outside the copy; in the leaf such a slot
+ * means "already popped" and rbp itself is the caller's (see popped()).
+ *
  * Without CFI (no module, or no FDE: JIT code, hand-written asm) the walker
  * follows rbp: CFA = rbp + 16, RA at [rbp + 8], caller's rbp at [rbp].
+ *
+ * Where the cache gives up (a rule it does not model: a CFA expression
+ * other than the two above, a register rule, a CFA based on a register it
+ * does not track above the leaf), libunwind takes over (lunwind.c): it
+ * walks the same sample again from the leaf, tracking every register, and
+ * when its first frames are ours its remaining ones are appended. Only
+ * truncated samples pay for it (measured in bench/README.md).
  */
 #include "stacktop/unwind.h"
+#include "stacktop/lunwind.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -96,6 +108,8 @@ struct slot {
 struct unwind {
 	struct space *space;
 	struct unwind_stats stats;
+	struct lunwind *lu; /* made on the first truncated walk */
+	bool no_fallback;
 	struct slot cache[CACHE_SLOTS];
 };
 
@@ -135,7 +149,22 @@ int unwind_new(struct space *s, struct unwind **out)
 
 void unwind_free(struct unwind *u)
 {
+	if (u)
+		lunwind_free(u->lu);
 	free(u);
+}
+
+void unwind_set_fallback(struct unwind *u, bool on)
+{
+	u->no_fallback = !on;
+}
+
+int unwind_sample_libunwind(struct unwind *u, const struct sample *smp, uint64_t *pcs, int max,
+			    int *n, bool *complete)
+{
+	if (!u->lu && lunwind_new(u->space, &u->lu) != 0)
+		return -ENOMEM;
+	return lunwind_sample(u->lu, smp, pcs, max, n, complete);
 }
 
 const struct unwind_stats *unwind_get_stats(const struct unwind *u)
@@ -436,10 +465,29 @@ static bool loc_value(const struct loc *l, uint64_t cfa, const struct regs *rg, 
 	return false;
 }
 
+/* In the leaf, a register "saved" below the sampled rsp was popped
+ * already: gcc's epilogues move the CFA on after each pop but do not mark
+ * the register restored, so between `pop %rbp` and `ret` the rule still
+ * points at a slot the copy (which starts at rsp) does not hold, while the
+ * register itself holds the caller's value. */
+static bool popped(const struct loc *l, uint64_t cfa, const struct regs *rg, const struct mem *m)
+{
+	uint64_t off = (uint64_t)(int64_t)l->off, addr;
+
+	if (l->kind == LOC_AT_CFA)
+		addr = cfa + off;
+	else if (l->kind == LOC_AT_REG && l->reg == SAMPLE_REG_RSP)
+		addr = rg->sp + off;
+	else
+		return false;
+	return addr < m->base && m->base - addr <= 128; /* within the red zone */
+}
+
 enum step {
 	STEP_OK,
 	STEP_END,   /* outermost frame or RA 0: a complete stack */
-	STEP_TRUNC, /* cannot go on: data missing or not understood */
+	STEP_TRUNC, /* cannot go on: data missing (outside the copy) or garbage */
+	STEP_RULE,  /* cannot go on: a rule the cache does not model (libunwind's turn) */
 };
 
 /* Frame-pointer step for code without CFI. */
@@ -458,6 +506,11 @@ static enum step step_fp(struct regs *rg, const struct mem *m, uint64_t *ra)
 	return STEP_OK;
 }
 
+static bool lost_bp(const struct loc *l, const struct regs *rg)
+{
+	return l->kind == LOC_AT_REG && l->reg == SAMPLE_REG_RBP && !rg->bp_ok;
+}
+
 /* One CFI step: rg becomes the caller's registers, *ra its pc. */
 static enum step step_cfi(const struct rule *r, struct regs *rg, const struct sample *smp,
 			  bool leaf, const struct mem *m, uint64_t *ra)
@@ -465,6 +518,12 @@ static enum step step_cfi(const struct rule *r, struct regs *rg, const struct sa
 	uint64_t cfa, bp;
 	bool ra_ok, bp_ok;
 
+	/* Above the leaf only rsp and rbp are tracked: a CFA or a slot based
+	 * on another register, or on an rbp an earlier rule lost, is a rule
+	 * the cache cannot evaluate here, not missing data. */
+	if ((r->cfa_kind != CFA_PLT && !reg_value(rg, smp, leaf, r->cfa_reg, &cfa)) ||
+	    lost_bp(&r->ra, rg) || lost_bp(&r->bp, rg))
+		return STEP_RULE;
 	if (!rule_cfa(r, rg, smp, leaf, m, &cfa))
 		return STEP_TRUNC;
 	/* The stack grows down: a caller's frame lies above. A signal
@@ -474,8 +533,12 @@ static enum step step_cfi(const struct rule *r, struct regs *rg, const struct sa
 		return STEP_TRUNC;
 	if (!loc_value(&r->ra, cfa, rg, 0, false, m, ra, &ra_ok) || !ra_ok)
 		return STEP_TRUNC;
-	if (!loc_value(&r->bp, cfa, rg, rg->bp, rg->bp_ok, m, &bp, &bp_ok))
-		return STEP_TRUNC;
+	if (!loc_value(&r->bp, cfa, rg, rg->bp, rg->bp_ok, m, &bp, &bp_ok)) {
+		if (!leaf || !popped(&r->bp, cfa, rg, m))
+			return STEP_TRUNC;
+		bp = rg->bp;
+		bp_ok = rg->bp_ok;
+	}
 	if (*ra == 0)
 		return STEP_END;
 	rg->sp = cfa;
@@ -495,6 +558,29 @@ static int copy_ready_pcs(struct unwind *u, const struct sample *smp, uint64_t *
 	u->stats.samples++;
 	u->stats.frames += (uint64_t)k;
 	return 0;
+}
+
+/* The cache stopped after k frames: libunwind walks the sample from the
+ * leaf; when its first k frames are ours, its further ones continue the
+ * stack. True when that reached the outermost frame. */
+static bool fallback(struct unwind *u, const struct sample *smp, uint64_t *pcs, int max, int *k)
+{
+	uint64_t lpcs[UNWIND_MAX_FRAMES];
+	bool complete;
+	int ln;
+
+	if (max > UNWIND_MAX_FRAMES)
+		max = UNWIND_MAX_FRAMES;
+	u->stats.fallback_tried++;
+	if (unwind_sample_libunwind(u, smp, lpcs, max, &ln, &complete) != 0)
+		return false;
+	if (ln <= *k || memcmp(lpcs, pcs, (size_t)*k * sizeof(*pcs)) != 0)
+		return false;
+	memcpy(pcs + *k, lpcs + *k, (size_t)(ln - *k) * sizeof(*pcs));
+	u->stats.fallback_continued++;
+	u->stats.fallback_frames += (uint64_t)(ln - *k);
+	*k = ln;
+	return complete;
 }
 
 int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int max, int *n,
@@ -544,8 +630,8 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 		case RULE_OUTERMOST:
 			st = STEP_END;
 			break;
-		default:
-			st = STEP_TRUNC;
+		default: /* RULE_COMPLEX */
+			st = STEP_RULE;
 			break;
 		}
 		if (st != STEP_OK)
@@ -556,6 +642,18 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 	}
 	if (st == STEP_OK) /* the frame limit, not the end of the stack */
 		fl |= UNWIND_TRUNCATED;
+	if (st == STEP_TRUNC || st == STEP_RULE)
+		u->stats.fast_truncated++;
+	if (st == STEP_RULE) {
+		/* Exactly where the cache stopped on a rule: data missing from
+		 * the copy would stop libunwind as well. */
+		int before = k;
+
+		fl |= UNWIND_CACHE_STOPPED;
+		st = !u->no_fallback && fallback(u, smp, pcs, max, &k) ? STEP_END : STEP_TRUNC;
+		if (k > before)
+			fl |= UNWIND_LIBUNWIND;
+	}
 	if (st == STEP_TRUNC) {
 		fl |= UNWIND_TRUNCATED;
 		if (k == 1)

@@ -168,9 +168,23 @@ static void add_field(char *line, size_t size, const char *field, int avail)
 	snprintf(line + o, size - o, "%s%s", o ? "  " : "", field);
 }
 
+/* --debuginfod: what is still on its way, else what came of it. */
+static void fmt_debuginfod(const struct view_header *h, char *out, size_t size)
+{
+	if (h->dbg_pending)
+		snprintf(out, size, "debuginfod: %u pending", h->dbg_pending);
+	else if (!h->dbg_found && !h->dbg_missing)
+		snprintf(out, size, "debuginfod: nothing missing");
+	else if (!h->dbg_missing)
+		snprintf(out, size, "debuginfod: %u fetched", h->dbg_found);
+	else
+		snprintf(out, size, "debuginfod: %u fetched, %u not found", h->dbg_found,
+			 h->dbg_missing);
+}
+
 static void header_line2(struct grid *g, int y, const struct view_header *h)
 {
-	char left[512], right[512], n[32], lost[32], tr[32], fa[32], f[160], name[128];
+	char left[512], right[512], n[32], lost[32], tr[32], fa[32], lu[32], f[160], name[128];
 	int o = 0, paused_w = 0, avail;
 	size_t l;
 
@@ -237,10 +251,25 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	text_count(h->unwind_truncated, tr, sizeof(tr));
 	text_count(h->unwind_failed, fa, sizeof(fa));
 	l = strlen(f);
-	snprintf(f + l, sizeof(f) - l, " (truncated %s, failed %s)", tr, fa);
+	snprintf(f + l, sizeof(f) - l, " (truncated %s, failed %s", tr, fa);
+	if (h->unwind_cache_stopped) {
+		/* of the stacks the rule cache stopped, those libunwind finished:
+		 * without it, truncated would be higher by that much */
+		char cs[32];
+
+		text_count(h->unwind_finished, lu, sizeof(lu));
+		text_count(h->unwind_cache_stopped, cs, sizeof(cs));
+		snprintf(f + strlen(f), sizeof(f) - strlen(f), ", libunwind finished %s of %s", lu,
+			 cs);
+	}
+	snprintf(f + strlen(f), sizeof(f) - strlen(f), ")");
 	if (text_width(left) + 2 + text_width(f) > avail)
 		f[l] = 0; /* the detail goes first */
 	add_field(left, sizeof(left), f, avail);
+	if (h->dbg_on) {
+		fmt_debuginfod(h, f, sizeof(f));
+		add_field(left, sizeof(left), f, avail);
+	}
 
 	put_split(g, y, left, 0, o ? right : NULL, 0, h->batch);
 	if (paused_w && right_fits(g, right))

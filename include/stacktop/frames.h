@@ -73,6 +73,11 @@ size_t frames_span(const struct frames *fr);
 /* The frame with its file:line looked up (once; cached on the frame). */
 const struct frame *frames_line(struct frames *fr, uint32_t id);
 
+/* After sym_fetched: name again the live frames that had no function
+ * name, if sym's names changed since the last call. Returns how many got
+ * one. */
+int frames_renamed(struct frames *fr);
+
 /* References held by the window's trie nodes (see the head of this file). */
 void frames_ref(struct frames *fr, uint32_t id);
 void frames_unref(struct frames *fr, uint32_t id);

@@ -57,6 +57,9 @@ struct ingest_stats {
 	uint64_t samples;	    /* delivered to ingest */
 	uint64_t unknown_pid;	    /* of no process added */
 	uint64_t truncated, failed; /* unwinds */
+	/* unwinds the rule cache stopped; of those, how many libunwind took to
+	 * the outermost frame (without it, truncated + finished would be) */
+	uint64_t cache_stopped, finished;
 	uint64_t execs;		    /* exec events seen */
 	uint64_t adopted;	    /* processes added from their first sample */
 	uint64_t released;	    /* processes whose space was given back */

@@ -41,6 +41,8 @@ struct opts {
 	int npids;
 	char **command; /* argv of the command to launch (points into argv), or NULL */
 	bool subprocesses; /* --subprocesses: follow every process the targets fork */
+	bool debuginfod; /* --debuginfod[=URLS]: fetch missing debug files */
+	const char *debuginfod_urls; /* its URLS (into argv), NULL: DEBUGINFOD_URLS */
 	unsigned rate_hz; /* --rate, default 99 */
 	double delay_s; /* --delay, default 1.0 */
 	unsigned window_s; /* --window, default 60 */

@@ -44,6 +44,7 @@ struct session {
 	struct frames *fr;
 	struct window *w;
 	struct report *report; /* report FILE: the profile replayed */
+	struct dbgfetch *fetch; /* --debuginfod, else NULL */
 	/* Alongside. */
 	struct metrics metrics; /* of the first target process */
 	bool metrics_ok;

@@ -36,6 +36,7 @@
 enum space_ext {
 	SPACE_EXT_UNWIND = 0,
 	SPACE_EXT_SYM,
+	SPACE_EXT_LUNWIND,
 	SPACE_EXT_COUNT
 };
 

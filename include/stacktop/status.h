@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "stacktop/dbgfetch.h"
 #include "stacktop/health.h"
 #include "stacktop/ingest.h"
 #include "stacktop/procs.h"
@@ -28,6 +29,7 @@ struct status_in {
 	uint64_t source_samples; /* report: samples in the file */
 	uint64_t files_refused; /* target files refused (tfile) */
 	const struct health *health; /* rates and the warning; NULL: none measured */
+	const struct dbgfetch_stats *dbg; /* --debuginfod, else NULL */
 };
 
 /* Fill h (cleared first) from in. pids is room for PROCS_MAX pids that h

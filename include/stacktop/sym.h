@@ -46,6 +46,20 @@ struct sym_info {
 int sym_new(struct sym **out);
 void sym_free(struct sym *sy);
 
+/* debuginfod (opt-in): modules without symbols of their own or a local
+ * debug file are asked for from f (borrowed; NULL: never). */
+struct dbgfetch;
+void sym_set_fetch(struct sym *sy, struct dbgfetch *f);
+/* Take the debug files that arrived and rebuild their modules' tables;
+ * returns how many arrived. Call on the tick. */
+int sym_fetched(struct sym *sy);
+/* Changes whenever a module's names improved (a fetched debug file):
+ * frames re-names what it named before. */
+unsigned sym_names_gen(const struct sym *sy);
+/* True when a fetcher is set: unnamed frames should keep what renaming
+ * them needs. */
+bool sym_names_may_change(const struct sym *sy);
+
 /* Resolve a user-space pc of process s->pid. want_line asks for file:line
  * (slower the first time, then cached). 0 or -errno; an address with no
  * symbol still returns 0 with func NULL and module/offset set. */

@@ -16,11 +16,13 @@
  * return address minus one (so it lies inside the calling instruction and
  * symbolizes to the caller's line). One struct unwind per process; it reads
  * mappings from the struct space it is given and keeps its rule cache
- * tagged with space->generation.
+ * tagged with space->generation. Where a rule is not one the cache
+ * models, libunwind's remote unwinder (lunwind.h) continues the stack.
  */
 #ifndef STACKTOP_UNWIND_H
 #define STACKTOP_UNWIND_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "stacktop/sample.h"
@@ -34,10 +36,16 @@ enum {
 	UNWIND_NO_CFI = 1 << 1, /* some frame fell back to frame pointers */
 	UNWIND_FAILED = 1 << 2, /* only the leaf pc is known */
 	UNWIND_UNMAPPED = 1 << 3, /* the leaf pc lies in no known mapping: maps are stale */
+	UNWIND_CACHE_STOPPED = 1 << 4, /* the rule cache met a rule it does not model */
+	UNWIND_LIBUNWIND = 1 << 5, /* libunwind added frames where the cache stopped */
 };
 
 struct unwind_stats {
 	uint64_t samples, frames, cache_hits, cache_misses, truncated, failed;
+	/* Walks the rule cache alone truncated (a rule it does not model, or
+	 * data missing); how many libunwind was asked to continue (the rule
+	 * cases), did continue, and with how many frames. */
+	uint64_t fast_truncated, fallback_tried, fallback_continued, fallback_frames;
 };
 
 struct unwind;
@@ -52,5 +60,14 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 		  unsigned *flags);
 
 const struct unwind_stats *unwind_get_stats(const struct unwind *u);
+
+/* On by default: continue with libunwind where the rule cache stops.
+ * Off compares the cache alone (tests, bench). */
+void unwind_set_fallback(struct unwind *u, bool on);
+
+/* libunwind alone over the whole sample (what the fallback runs), for
+ * comparisons: same pc convention, *complete as in lunwind_sample. */
+int unwind_sample_libunwind(struct unwind *u, const struct sample *smp, uint64_t *pcs, int max,
+			    int *n, bool *complete);
 
 #endif

@@ -67,6 +67,11 @@ struct view_header {
 	uint64_t samples_total;	 /* since start */
 	uint64_t lost;		 /* records lost by the kernel */
 	uint64_t unwind_truncated, unwind_failed;
+	/* stacks the rule cache stopped, and those libunwind then finished */
+	uint64_t unwind_cache_stopped, unwind_finished;
+	/* --debuginfod: on, and its debug files pending, fetched, not found */
+	bool dbg_on;
+	unsigned dbg_pending, dbg_found, dbg_missing;
 	unsigned window_s;
 	double span_s; /* seconds of data so far (<= window_s) */
 	bool paused;

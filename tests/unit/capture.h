@@ -33,6 +33,12 @@ struct capture {
 static struct capture cap;
 static const struct space *cap_space;
 
+/* The callee-saved registers besides rbp (rbx, r12-r15), as the leaf had
+ * them: what a perf sample also carries, and what libunwind and libdw need
+ * where a CFA is based on one of them. */
+static uint64_t cap_saved[5];
+static const int cap_saved_reg[5] = {3, 12, 13, 14, 15};
+
 /* Copy [rsp, stack end) up to limit, then take backtrace() from here. */
 __attribute__((noipa)) static void capture_finish(uint64_t rip, uint64_t rsp, uint64_t rbp,
 						  uint64_t limit)
@@ -41,6 +47,8 @@ __attribute__((noipa)) static void capture_finish(uint64_t rip, uint64_t rsp, ui
 	uint64_t avail = m ? m->end - rsp : 0;
 
 	memset(cap.regs, 0, sizeof(cap.regs));
+	for (int i = 0; i < 5; i++)
+		cap.regs[cap_saved_reg[i]] = cap_saved[i];
 	cap.regs[SAMPLE_REG_RIP] = rip;
 	cap.regs[SAMPLE_REG_RSP] = rsp;
 	cap.regs[SAMPLE_REG_RBP] = rbp;
@@ -53,8 +61,12 @@ __attribute__((noipa)) static void capture_finish(uint64_t rip, uint64_t rsp, ui
 #define CAPTURE(limit)                                                                             \
 	do {                                                                                       \
 		uint64_t rip_, rsp_, rbp_;                                                         \
-		__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"              \
-				 : "=r"(rip_), "=r"(rsp_), "=r"(rbp_)                              \
+		__asm__ volatile("mov %%rbx, %3\n\tmov %%r12, %4\n\tmov %%r13, %5\n\t"             \
+				 "mov %%r14, %6\n\tmov %%r15, %7\n\t"                                \
+				 "lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"                \
+				 : "=r"(rip_), "=r"(rsp_), "=r"(rbp_), "=m"(cap_saved[0]),         \
+				   "=m"(cap_saved[1]), "=m"(cap_saved[2]), "=m"(cap_saved[3]),     \
+				   "=m"(cap_saved[4])                                              \
 				 :                                                                 \
 				 : "memory");                                                      \
 		capture_finish(rip_, rsp_, rbp_, limit);                                           \
@@ -68,6 +80,8 @@ static void make_sample(struct sample *smp, uint64_t size)
 	smp->weight = 1;
 	memcpy(smp->regs, cap.regs, sizeof(smp->regs));
 	smp->regs_mask = 1u << SAMPLE_REG_RIP | 1u << SAMPLE_REG_RSP | 1u << SAMPLE_REG_RBP;
+	for (int i = 0; i < 5; i++)
+		smp->regs_mask |= 1u << cap_saved_reg[i];
 	smp->stack = cap.stack;
 	smp->stack_size = size;
 }

@@ -508,6 +508,28 @@ static void test_subprocesses(void **state)
 	assert_true(o.subprocesses);
 }
 
+/* --debuginfod[=URLS]: off by default; the URLs are checked, not fetched. */
+static void test_debuginfod(void **state)
+{
+	OK("-p", "1");
+	assert_false(o.debuginfod);
+	OK("--debuginfod", "-p", "1");
+	assert_true(o.debuginfod);
+	assert_null(o.debuginfod_urls);
+	OK("--debuginfod=http://127.0.0.1:8002 https://debuginfod.debian.net", "-p", "1");
+	assert_true(o.debuginfod);
+	assert_string_equal(o.debuginfod_urls, "http://127.0.0.1:8002 https://debuginfod.debian.net");
+	OK("record", "--debuginfod=file:///srv/dbg", "-o", "x.folded", "-p", "1");
+	assert_true(o.debuginfod);
+	BAD("invalid --debuginfod value 'ftp://x'", "--debuginfod=ftp://x", "-p", "1");
+	BAD("invalid --debuginfod value", "--debuginfod=", "-p", "1");
+	BAD("invalid --debuginfod value", "--debuginfod=http://a\x1b[2J", "-p", "1");
+	BAD("--debuginfod goes with the live view", "dump", "--debuginfod", "-p", "1");
+	/* an optional value is attached with '=' only: the next word is not it */
+	OK("--debuginfod", "-p", "1");
+	assert_int_equal(o.pids[0], 1);
+}
+
 static void test_usage_text(void **state)
 {
 	static const char *const must[] = {
@@ -560,4 +582,5 @@ TEST_MAIN(NULL, NULL, cmocka_unit_test(test_defaults), cmocka_unit_test(test_eve
 	  cmocka_unit_test(test_reparse), cmocka_unit_test(test_null_err),
 	  cmocka_unit_test(test_subcommands), cmocka_unit_test(test_wall_mode),
 	  cmocka_unit_test(test_output_mode), cmocka_unit_test(test_subprocesses),
+	  cmocka_unit_test(test_debuginfod),
 	  cmocka_unit_test(test_usage_text))

@@ -551,6 +551,61 @@ static void test_frame_pointer_fallback(void **state)
 	unwind_free(u);
 }
 
+/* gcc's epilogue: after `pop %rbp` the CFI moves the CFA on but still says
+ * rbp is saved at CFA - 16, below rsp; unw_epi_ret is the `ret`. */
+__asm__(".text\n"
+	".globl unw_epi\n"
+	".type unw_epi,@function\n"
+	"unw_epi:\n"
+	".cfi_startproc\n"
+	"push %rbp\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset %rbp, -16\n"
+	"mov %rdi, %rbp\n"
+	"pop %rbp\n"
+	".cfi_def_cfa_offset 8\n"
+	".globl unw_epi_ret\n"
+	"unw_epi_ret:\n"
+	"ret\n"
+	".cfi_endproc\n"
+	".size unw_epi, .-unw_epi\n");
+extern char unw_epi_ret[];
+
+/* A sample at that `ret`, returning into _start (whose return address is
+ * undefined: the walk ends there, complete). The copy starts at rsp, so
+ * the stale rbp slot is not in it: rbp is the caller's already. */
+static void test_epilogue(void **state)
+{
+	uint64_t stk[4] = {0}, pcs[4];
+	struct range start;
+	struct unwind *u;
+	struct sample smp = {0};
+	unsigned flags;
+	int n;
+
+	assert_int_equal(self_range("_start", &start), 0);
+	stk[0] = start.lo + 5; /* return address */
+	smp.regs[SAMPLE_REG_RIP] = (uint64_t)(uintptr_t)unw_epi_ret;
+	smp.regs[SAMPLE_REG_RSP] = 0x7f0000200000ULL;
+	smp.regs[SAMPLE_REG_RBP] = 0x1234;
+	smp.regs_mask = 1u << SAMPLE_REG_RIP | 1u << SAMPLE_REG_RSP | 1u << SAMPLE_REG_RBP;
+	smp.stack = (const uint8_t *)stk;
+	smp.stack_size = sizeof(stk);
+	assert_int_equal(unwind_new(&space, &u), 0);
+	unwind_set_fallback(u, false); /* the rule cache alone */
+	assert_int_equal(unwind_sample(u, &smp, pcs, 4, &n, &flags), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(pcs[1], start.lo + 4);
+	assert_int_equal(flags, 0);
+	/* Only rbp is taken from the register: the return address still has
+	 * to be in the copy. */
+	smp.stack_size = 4;
+	assert_int_equal(unwind_sample(u, &smp, pcs, 4, &n, &flags), 0);
+	assert_int_equal(n, 1);
+	assert_true(flags & UNWIND_TRUNCATED);
+	unwind_free(u);
+}
+
 /* The linker's .plt FDE is an expression; a pc after the push of the
  * lazy-binding index (pc & 15 >= 11) has the return address at rsp + 8. */
 static void test_plt_rule(void **state)
@@ -728,5 +783,6 @@ TEST_MAIN(setup, teardown, cmocka_unit_test(test_chain), cmocka_unit_test(test_t
 	  cmocka_unit_test(test_stack_realignment), cmocka_unit_test(test_signal_frame),
 	  cmocka_unit_test(test_other_process), cmocka_unit_test(test_truncated),
 	  cmocka_unit_test(test_ready_pcs), cmocka_unit_test(test_frame_pointer_fallback),
-	  cmocka_unit_test(test_plt_rule), cmocka_unit_test(test_generation_invalidates),
+	  cmocka_unit_test(test_plt_rule),
+	  cmocka_unit_test(test_epilogue), cmocka_unit_test(test_generation_invalidates),
 	  cmocka_unit_test(test_garbage), cmocka_unit_test(test_speed))

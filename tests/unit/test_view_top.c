@@ -509,6 +509,43 @@ static void test_header_unsampled(void **state)
 					"or too big)  lost 0  unwind ok 99.9% (truncated 12, failed 0)");
 }
 
+/* Stacks libunwind finished past the rule cache, and --debuginfod's
+ * progress: in the unwind detail, and a field of their own. */
+static void test_header_symbols(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->h.unwind_cache_stopped = 40;
+	fx->h.unwind_finished = 38;
+	render(fx, 140, 24);
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  unwind ok 99.9% "
+					"(truncated 12, failed 0, libunwind finished 38 of 40)");
+	fx->h.dbg_on = true;
+	fx->h.dbg_pending = 2;
+	render(fx, 160, 24);
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  unwind ok 99.9% "
+					"(truncated 12, failed 0, libunwind finished 38 of 40)  "
+					"debuginfod: 2 pending");
+	fx->h.dbg_pending = 0;
+	fx->h.dbg_found = 3;
+	fx->h.dbg_missing = 1;
+	render(fx, 160, 24);
+	assert_non_null(strstr(row(fx, 1), "  debuginfod: 3 fetched, 1 not found"));
+	fx->h.dbg_missing = 0;
+	render(fx, 160, 24);
+	assert_non_null(strstr(row(fx, 1), "  debuginfod: 3 fetched"));
+	fx->h.dbg_found = 0;
+	render(fx, 160, 24);
+	assert_non_null(strstr(row(fx, 1), "  debuginfod: nothing missing"));
+	/* Narrow: whole fields only, the unwind detail goes first. */
+	fx->h.dbg_pending = 2;
+	render(fx, 80, 24);
+	assert_null(strstr(row(fx, 1), "libunwind"));
+	fx->h.dbg_on = false;
+	render(fx, 160, 24);
+	assert_null(strstr(row(fx, 1), "debuginfod"));
+}
+
 static void test_help(void **state)
 {
 	struct fixture *fx = *state;
@@ -759,5 +796,5 @@ TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_so
 	  TEST_FX(test_lines_and_kernel), TEST_FX(test_thread_filter), TEST_FX(test_batch_limit),
 	  TEST_FX(test_too_small), TEST_FX(test_selection), TEST_FX(test_sanitized),
 	  TEST_FX(test_long_names), TEST_FX(test_empty), TEST_FX(test_header_variants),
-	  TEST_FX(test_header_unsampled), TEST_FX(test_help), TEST_FX(test_wall),
+	  TEST_FX(test_header_unsampled), TEST_FX(test_header_symbols), TEST_FX(test_help), TEST_FX(test_wall),
 	  TEST_FX(test_update_render_split), TEST_FX(test_keys), TEST_FX(test_report_footer))
