@@ -45,7 +45,7 @@ struct session {
 	struct window *w;
 	struct report *report; /* report FILE: the profile replayed */
 	/* Alongside. */
-	struct metrics metrics; /* of the first target process */
+	struct metrics metrics; /* every process profiled, summed */
 	bool metrics_ok;
 	uint64_t next_metrics_ns;
 	struct health health;

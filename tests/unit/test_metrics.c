@@ -475,14 +475,14 @@ static void test_live_self(void **state)
 
 	/* The files stay open from one tick to the next, and the reaped
 	 * child is gone from the same children file. */
-	int stat_fd = m.stat_f.fd, status_fd = m.status_f.fd;
+	int stat_fd = m.procs[0].stat_f.fd, status_fd = m.procs[0].status_f.fd;
 	me = metrics_thread(&m, getpid(), false);
 	int me_fd = me->stat_f.fd, kids_fd = me->children_f.fd;
 	assert_true(stat_fd >= 0 && status_fd >= 0 && me_fd >= 0 && kids_fd >= 0);
 	assert_int_equal(metrics_tick(&m, now_s() + 0.005), 0);
 	me = metrics_thread(&m, getpid(), false);
-	assert_int_equal(m.stat_f.fd, stat_fd);
-	assert_int_equal(m.status_f.fd, status_fd);
+	assert_int_equal(m.procs[0].stat_f.fd, stat_fd);
+	assert_int_equal(m.procs[0].status_f.fd, status_fd);
 	assert_int_equal(me->stat_f.fd, me_fd);
 	assert_int_equal(me->children_f.fd, kids_fd);
 	assert_int_equal(m.nzombies, 0);
