@@ -405,6 +405,7 @@ static void tick_thread(struct metrics *m, struct metrics_proc *p, struct metric
 	    procstat_parse_stat(buf, &pt.state, &pt.cpu_s, pt.comm, sizeof(pt.comm)) < 0)
 		return;
 	th->pid = p->pid;
+	snprintf(th->pcomm, sizeof(th->pcomm), "%s", p->comm);
 	if (first) {
 		thread_observe(m, th, t, pt.comm, pt.state);
 	} else {

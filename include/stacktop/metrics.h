@@ -61,6 +61,7 @@ struct metrics_thread {
 	pid_t tid;
 	pid_t pid; /* its process */
 	char comm[32]; /* raw */
+	char pcomm[32]; /* its process's name, raw */
 	char state; /* R S D T t Z X I, '?' unknown */
 	char wchan[48]; /* raw, "" when running or unknown */
 	double cpu_pct; /* last second */
