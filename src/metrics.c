@@ -89,8 +89,8 @@ int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c)
 	memset(m, 0, sizeof(*m));
 	m->pid = pid;
 	m->keep_open = keep_open_budget();
-	m->keep_open_procs = m->keep_open / 4 < METRICS_KEEP_OPEN_PROCS ? m->keep_open / 4
-									: METRICS_KEEP_OPEN_PROCS;
+	m->keep_open_procs =
+	    m->keep_open / 4 < METRICS_KEEP_OPEN_PROCS ? m->keep_open / 4 : METRICS_KEEP_OPEN_PROCS;
 	if (c)
 		m->cfg = *c;
 	else
@@ -197,7 +197,8 @@ int metrics_set_pids(struct metrics *m, const pid_t *pids, int n)
 	qsort(have, (size_t)k, sizeof(pid_t), cmp_pid);
 	/* Then the new ones (a pid listed twice, once). */
 	for (int i = 0; i < n && !r; i++) {
-		if (want[i] <= 0 || (i > 0 && want[i] == want[i - 1]) || sorted_has(have, k, want[i]))
+		if (want[i] <= 0 || (i > 0 && want[i] == want[i - 1]) ||
+		    sorted_has(have, k, want[i]))
 			continue;
 		if (!proc_add(m, want[i]))
 			r = -ENOMEM;
@@ -430,8 +431,8 @@ static void tick_thread(struct metrics *m, struct metrics_proc *p, struct metric
 
 /* hint: where the next thread is expected in m->threads, carried from one
  * process to the next (they are read in the order they are kept). */
-static void tick_threads(struct metrics *m, struct metrics_proc *p, double t, double dt,
-			 bool first, int *hint)
+static void tick_threads(struct metrics *m, struct metrics_proc *p, double t, double dt, bool first,
+			 int *hint)
 {
 	DIR *d = task_dir_of(m, p);
 	struct dirent *e;
@@ -662,17 +663,19 @@ static void eval_mem(struct metrics *m, double *tv, double *vv)
  * growth of the total). */
 static double proc_growth(const struct metrics *m, const struct metrics_proc *p)
 {
-	double t0, v0, mt0;
+	double v0;
 
-	if (!p->rss.len || series_get(&p->rss, &t0, &v0, 1) != 1)
+	if (!p->rss.len)
 		return 0;
-	if (series_get(&m->rss, &mt0, NULL, 1) == 1 && t0 > mt0 + 1.5)
+	/* The oldest points (series_get keeps the newest). */
+	v0 = p->rss.v[p->rss.head];
+	if (m->rss.len && p->rss.t[p->rss.head] > m->rss.t[m->rss.head] + 1.5)
 		v0 = 0;
 	return series_last(&p->rss) - v0;
 }
 
 /* Several processes and the total grows: the one process behind most of
- * the growth (over half of what grew, and more than the noise). */
+ * the growth (60% of what grew, and more than the noise). */
 static void eval_grower(struct metrics *m)
 {
 	double sum = 0, best = 0;
@@ -692,7 +695,7 @@ static void eval_grower(struct metrics *m)
 			bi = i;
 		}
 	}
-	if (bi < 0 || best < 0.5 * sum || best < m->mem_noise)
+	if (bi < 0 || best < 0.6 * sum || best < m->mem_noise)
 		return;
 	m->mem_grower_pid = m->procs[bi].pid;
 	snprintf(m->mem_grower_comm, sizeof(m->mem_grower_comm), "%s", m->procs[bi].comm);

@@ -190,11 +190,10 @@ static void alert_stairs_text(const struct metrics *m, char *out, size_t size)
 
 	view_chart_rate_text(m->mem_trend.slope, rate, sizeof(rate));
 	grower_text(m, who, sizeof(who));
-	len = (size_t)snprintf(out, size, "MEM STAIRS %s%s%s%s%s%s", rate,
-			       m->mem_growing || who[0] ? " (" : "",
-			       m->mem_growing ? m->mem_growing : "",
-			       m->mem_growing && who[0] ? ", " : "", who,
-			       m->mem_growing || who[0] ? ")" : "");
+	len = (size_t)snprintf(
+	    out, size, "MEM STAIRS %s%s%s%s%s%s", rate, m->mem_growing || who[0] ? " (" : "",
+	    m->mem_growing ? m->mem_growing : "", m->mem_growing && who[0] ? ", " : "", who,
+	    m->mem_growing || who[0] ? ")" : "");
 	if (m->mem_to_limit_s >= 0 && len < size) {
 		view_chart_span_text(m->mem_to_limit_s, span, sizeof(span));
 		snprintf(out + len, size - len, ", limit in ~%s", span);

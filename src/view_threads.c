@@ -83,7 +83,7 @@ const char *view_threads_sort_name(enum view_threads_sort s)
  * process (t NULL). */
 struct row {
 	pid_t id;
-	pid_t pid; /* its process (a zombie child: itself) */
+	pid_t pid;			/* its process (a zombie child: itself) */
 	const struct metrics_thread *t; /* NULL: zombie child */
 	int ti;
 	uint64_t samples;
@@ -488,10 +488,10 @@ static struct cols layout(int w, int pid_w, int tid_w, int flags_w, int samples_
 	int spare = w - c.flags_x - flags_w;
 
 	if (c.hot_w == HOT_MAX && spare > 0)
-		c = layout_state(
-		    w, pid_w, tid_w,
-		    STATE_W + (spare < STATE_MAX - STATE_W ? spare : STATE_MAX - STATE_W), flags_w,
-		    samples_w, window_s);
+		c = layout_state(w, pid_w, tid_w,
+				 STATE_W +
+				     (spare < STATE_MAX - STATE_W ? spare : STATE_MAX - STATE_W),
+				 flags_w, samples_w, window_s);
 	return c;
 }
 
@@ -686,7 +686,7 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 	struct cols c;
 	char buf[128];
 	long max_id = 0, max_pid = 0;
-	int n = st->nrows, y, vis, i, flags_w = 0, samples_w = SAMPLES_W;
+	int n = st->nrows, y, vis, i, flags_w = 0, samples_w = SAMPLES_W, pid_w;
 	int selected = st->selected, scroll = st->scroll;
 	uint16_t fattr;
 
@@ -716,8 +716,9 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 		if ((int)strlen(buf) > samples_w)
 			samples_w = (int)strlen(buf);
 	}
-	c = layout(g->w, !st->multi ? 0 : digits(max_pid) > 5 ? digits(max_pid) : 5,
-		   digits(max_id) > 5 ? digits(max_id) : 5, flags_w, samples_w, dc.window_s);
+	pid_w = digits(max_pid) > 5 ? digits(max_pid) : 5;
+	c = layout(g->w, st->multi ? pid_w : 0, digits(max_id) > 5 ? digits(max_id) : 5, flags_w,
+		   samples_w, dc.window_s);
 	dc.c = &c;
 	draw_column_header(g, y++, &c, st->sort, dc.window_s);
 	if (n == 0)
