@@ -80,9 +80,9 @@ struct metrics_thread {
 
 /* Threads whose procfs files stay open between ticks (3 descriptors each);
  * the others open and close them each tick. */
-#define METRICS_KEEP_OPEN 128
+#define METRICS_KEEP_OPEN 1024
 /* Processes whose stat, status and task directory stay open (3 each). */
-#define METRICS_KEEP_OPEN_PROCS 32
+#define METRICS_KEEP_OPEN_PROCS 256
 
 /* One process tracked (internal to metrics_tick, read by tests). */
 struct metrics_proc {
