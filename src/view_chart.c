@@ -236,6 +236,14 @@ static void pct_text(double v, char *buf, size_t size)
 	snprintf(buf, size, "%.0f%%", v);
 }
 
+/* Narrowed to a thread, the CPU and MEM lines say they are not. */
+static const char *wide_text(const struct metrics *m, bool process_wide)
+{
+	if (!process_wide)
+		return "";
+	return m->multi ? " (all processes)" : " (process)";
+}
+
 /* The floor is the p10 of the window: it reads above "now" right after a
  * drop. Then say what it is, so "floor 40%" next to "now 5%" is not read
  * as a contradiction. */
@@ -255,7 +263,7 @@ void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, 
 	if (floor_above_now(m))
 		snprintf(why, sizeof(why), " (p10 of %us)", m->cfg.window_s);
 	snprintf(buf, size, "CPU%s now %s  peak %s%s%s  floor %s%s",
-		 process_wide ? " (process)" : "", now, peak, m->baseline_set ? "  base " : "",
+		 wide_text(m, process_wide), now, peak, m->baseline_set ? "  base " : "",
 		 m->baseline_set ? base : "", floor_, why);
 }
 
@@ -319,8 +327,7 @@ void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, 
 		snprintf(shmem, sizeof(shmem), ", shmem %s", s);
 	}
 	mem_trend_text(m, trend, sizeof(trend));
-	snprintf(buf, size, "MEM%s %s RSS (anon %s, file %s%s)  %s",
-		 process_wide ? " (process)" : "", rss, anon, file, shmem, trend);
+	snprintf(buf, size, "MEM%s %s RSS (anon %s, file %s%s)  %s", wide_text(m, process_wide), rss, anon, file, shmem, trend);
 }
 
 void view_chart_mem_limit_text(const struct metrics *m, char *buf, size_t size)
@@ -703,7 +710,7 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 	if (floor_above_now(m))
 		add_label(&c, -1, A_FLOOR, "p10 of %us", c.window_s);
 	if (process_wide)
-		c.note = "process-wide";
+		c.note = m->multi ? "all processes" : "process-wide";
 	return chart_draw(g, &c);
 }
 

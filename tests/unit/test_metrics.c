@@ -413,6 +413,12 @@ static void test_mem_grower(void **state)
 	view_chart_alerts_text(&m, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "! MEM STAIRS +"));
 	assert_non_null(strstr(buf, "(anonymous, work?[2Jer 4502)"));
+	/* Narrowed to a thread, the lines say they cover every process. */
+	m.multi = true;
+	view_chart_mem_text(&m, true, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "MEM (all processes) ", 20));
+	view_chart_cpu_text(&m, true, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "CPU (all processes) now ", 24));
 	metrics_free(&m);
 
 	/* Both grow at the same pace: no one process to name. */
