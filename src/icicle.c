@@ -31,6 +31,9 @@ struct icicle_priv {
 	struct hashidx child; /* (parent, name, module, kernel) → node */
 	uint64_t *rep;	      /* per node: samples of the stack its frame came from */
 	size_t cap, repcap;   /* of t->nodes, of rep */
+	/* Names of the per-thread roots (icicle_query.thread_label). */
+	void (*thread_label)(const void *ctx, int tid, char *buf, size_t size);
+	const void *label_ctx;
 };
 
 /* The pool's copy of s (NULL stays NULL), or NULL with *err set. */
@@ -318,15 +321,20 @@ static int frame_of(struct icicle *t, struct window *w, struct fcache *fc, uint3
 	return 0;
 }
 
-/* The "tid N" child of the root. */
+/* The child of the root for thread tid: "tid N", or as the query's
+ * thread_label names it. */
 static int64_t thread_node(struct icicle *t, int tid)
 {
-	char name[32];
+	char name[128];
 	int err = 0;
 	const char *s;
 	int64_t r;
 
-	snprintf(name, sizeof(name), "tid %d", tid);
+	name[0] = '\0';
+	if (t->priv->thread_label)
+		t->priv->thread_label(t->priv->label_ctx, tid, name, sizeof(name));
+	if (!name[0])
+		snprintf(name, sizeof(name), "tid %d", tid);
 	if (!(s = intern(t->priv, name, &err)))
 		return err ? err : -ENOMEM;
 	r = child_of(t, ICICLE_ROOT, s, NULL, false, tid);
@@ -379,6 +387,8 @@ int icicle_build(struct window *w, const struct icicle_query *q, struct icicle *
 	if ((err = tree_new(q->inverted, &t)))
 		return err;
 	t->per_thread = q->per_thread_roots;
+	t->priv->thread_label = q->thread_label;
+	t->priv->label_ctx = q->label_ctx;
 	wc = window_counts(w, &nc);
 	err = -ENOMEM;
 	if (!(fc = calloc(frames_span(window_frames(w)) + 1, sizeof(*fc))))

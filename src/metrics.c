@@ -1,7 +1,8 @@
 /*
- * metrics — per-second procfs readings of a process and its threads, and
- * what they mean: floor, baseline, peak, memory trend, time to the limit,
- * thread flags and the alerts (see metrics.h for the definitions).
+ * metrics — per-second procfs readings of the target processes and their
+ * threads, and what they mean: floor, baseline, peak, memory trend, time to
+ * the limit, thread flags and the alerts (see metrics.h for the
+ * definitions).
  *
  * Contract: metrics_init allocates the series (one point a second for
  * cfg.window_s seconds); metrics_free releases them and every thread.
@@ -16,16 +17,25 @@
  * includes threads that already exited (proc(5), "utime"), which is why the
  * process CPU comes from the process line and not from summing threads.
  * The first tick only records the counters: a rate needs two readings.
+ * Several processes: the CPU and memory points are the sums over the
+ * processes read at this tick. A child's CPU moves into its parent's
+ * cutime/cstime when it is reaped, never into utime/stime, so following a
+ * tree counts nothing twice.
  *
  * Memory: RSS = RssAnon + RssFile + RssShmem (/proc/PID/status, Linux 4.5+).
  * The cgroup limit is re-read every 30 s (it can be changed at run time).
  * A zombie process has no memory lines; the last values are kept.
  *
- * Cost: a tick reads only the target's own files — its stat and status,
- * and per thread stat, wchan (when not running) and children (whose
- * zombies are the only other processes read). The files stay open and are
- * read again with pread (procstat_file), the task directory is rewound,
- * not reopened, so a tick of a 6-thread process is ~15 reads and no open.
+ * Cost: a tick reads only the tracked processes' own files — per process
+ * stat and status, per thread stat, wchan (when not running) and children
+ * (whose zombies are the only other processes read). The files stay open
+ * and are read again with pread (procstat_file), the task directory is
+ * rewound, not reopened, so a tick of a 6-thread process is ~15 reads and
+ * no open. Past the keep-open budgets (keep_open threads,
+ * keep_open_procs processes) files are opened and closed each tick. A
+ * process or thread only moves to a lower index (the tables are compacted,
+ * never reordered), so one that kept its files keeps them while it is
+ * tracked and the budget holds.
  */
 #include "stacktop/metrics.h"
 
@@ -79,6 +89,8 @@ int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c)
 	memset(m, 0, sizeof(*m));
 	m->pid = pid;
 	m->keep_open = keep_open_budget();
+	m->keep_open_procs =
+	    m->keep_open / 4 < METRICS_KEEP_OPEN_PROCS ? m->keep_open / 4 : METRICS_KEEP_OPEN_PROCS;
 	if (c)
 		m->cfg = *c;
 	else
@@ -87,22 +99,121 @@ int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c)
 		m->cfg.window_s = 2;
 	m->t0 = -1;
 	m->last_t = -1;
-	m->prev_cpu_s = -1;
 	m->tick_t = -1;
 	m->limit_t = -1;
 	m->mem_to_limit_s = -1;
-	procstat_file_init(&m->stat_f);
-	procstat_file_init(&m->status_f);
 	series_spike_init(&m->spike);
 	if ((r = series_init(&m->cpu, m->cfg.window_s)) < 0 ||
 	    (r = series_init(&m->rss, m->cfg.window_s)) < 0 ||
 	    (r = series_init(&m->anon, m->cfg.window_s)) < 0 ||
 	    (r = series_init(&m->file, m->cfg.window_s)) < 0 ||
-	    (r = series_init(&m->shmem, m->cfg.window_s)) < 0) {
+	    (r = series_init(&m->shmem, m->cfg.window_s)) < 0 ||
+	    (pid > 0 && (r = metrics_set_pids(m, &pid, 1)) < 0)) {
 		metrics_free(m);
 		return r;
 	}
 	return 0;
+}
+
+static void proc_close(struct metrics_proc *p)
+{
+	procstat_file_close(&p->stat_f);
+	procstat_file_close(&p->status_f);
+	if (p->task_dir)
+		closedir(p->task_dir);
+	p->task_dir = NULL;
+}
+
+static void proc_free(struct metrics_proc *p)
+{
+	proc_close(p);
+	series_free(&p->rss);
+}
+
+/* Process pid joins (nothing is opened before its first tick). */
+static struct metrics_proc *proc_add(struct metrics *m, pid_t pid)
+{
+	struct metrics_proc *p;
+
+	if (mem_grow((void **)&m->procs, &m->procs_cap, (size_t)m->nprocs + 1, sizeof(*m->procs)))
+		return NULL;
+	p = &m->procs[m->nprocs];
+	memset(p, 0, sizeof(*p));
+	if (series_init(&p->rss, m->cfg.window_s) < 0)
+		return NULL;
+	p->pid = pid;
+	p->prev_cpu_s = -1;
+	procstat_file_init(&p->stat_f);
+	procstat_file_init(&p->status_f);
+	m->nprocs++;
+	return p;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+static bool sorted_has(const pid_t *v, int n, pid_t pid)
+{
+	return n > 0 && bsearch(&pid, v, (size_t)n, sizeof(pid_t), cmp_pid);
+}
+
+/* pids sorted (a malloc'd copy in *out), for lookups in O(log n): the
+ * descendants of a build are thousands. */
+static int sorted_copy(const pid_t *pids, int n, pid_t **out)
+{
+	*out = malloc(((size_t)n + 1) * sizeof(pid_t));
+	if (!*out)
+		return -ENOMEM;
+	if (n > 0)
+		memcpy(*out, pids, (size_t)n * sizeof(pid_t));
+	qsort(*out, (size_t)n, sizeof(pid_t), cmp_pid);
+	return 0;
+}
+
+int metrics_set_pids(struct metrics *m, const pid_t *pids, int n)
+{
+	pid_t *want, *have = NULL;
+	int k = 0, r;
+
+	if ((r = sorted_copy(pids, n, &want)) < 0)
+		return r;
+	/* Those not listed leave; the others keep their order. */
+	for (int i = 0; i < m->nprocs; i++) {
+		if (sorted_has(want, n, m->procs[i].pid))
+			m->procs[k++] = m->procs[i];
+		else
+			proc_free(&m->procs[i]);
+	}
+	m->nprocs = k;
+	if (!(have = malloc(((size_t)k + 1) * sizeof(pid_t)))) {
+		free(want);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < k; i++)
+		have[i] = m->procs[i].pid;
+	qsort(have, (size_t)k, sizeof(pid_t), cmp_pid);
+	/* Then the new ones (a pid listed twice, once). */
+	for (int i = 0; i < n && !r; i++) {
+		if (want[i] <= 0 || (i > 0 && want[i] == want[i - 1]) ||
+		    sorted_has(have, k, want[i]))
+			continue;
+		if (!proc_add(m, want[i]))
+			r = -ENOMEM;
+	}
+	free(have);
+	free(want);
+	return r;
+}
+
+const struct metrics_proc *metrics_proc(const struct metrics *m, pid_t pid)
+{
+	for (int i = 0; i < m->nprocs; i++)
+		if (m->procs[i].pid == pid)
+			return &m->procs[i];
+	return NULL;
 }
 
 static void thread_close(struct metrics_thread *th)
@@ -118,11 +229,12 @@ void metrics_free(struct metrics *m)
 		series_free(&m->threads[i].cpu);
 		thread_close(&m->threads[i]);
 	}
-	procstat_file_close(&m->stat_f);
-	procstat_file_close(&m->status_f);
-	if (m->task_dir)
-		closedir(m->task_dir);
-	m->task_dir = NULL;
+	for (int i = 0; i < m->nprocs; i++)
+		proc_free(&m->procs[i]);
+	free(m->procs);
+	m->procs = NULL;
+	m->nprocs = 0;
+	m->procs_cap = 0;
 	free(m->threads);
 	m->threads = NULL;
 	m->nthreads = m->cap = 0;
@@ -170,6 +282,7 @@ struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create)
 	if (series_init(&th->cpu, m->cfg.window_s) < 0)
 		return NULL;
 	th->tid = tid;
+	th->pid = m->pid;
 	th->state = '?';
 	th->prev_cpu_s = -1;
 	th->d_since = -1;
@@ -213,6 +326,19 @@ void metrics_push_thread(struct metrics *m, double t, pid_t tid, const char *com
 	series_push(&th->cpu, t, cpu_pct);
 }
 
+void metrics_push_proc_rss(struct metrics *m, double t, pid_t pid, const char *comm, uint64_t rss)
+{
+	struct metrics_proc *p = (struct metrics_proc *)metrics_proc(m, pid);
+
+	if (!p && !(p = proc_add(m, pid)))
+		return;
+	if (comm)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	p->alive = true;
+	series_push(&p->rss, t, (double)rss);
+	note_time(m, t);
+}
+
 /* ---- reading procfs ---- */
 
 /* The thread tid, looked up at the slot after the previous one first:
@@ -236,98 +362,185 @@ static struct procstat_file *kept(const struct metrics *m, const struct metrics_
 	return th - m->threads < m->keep_open ? f : NULL;
 }
 
-static void tick_threads(struct metrics *m, double t, double dt, bool first)
+/* The same for a process's files. */
+static struct procstat_file *proc_kept(const struct metrics *m, const struct metrics_proc *p,
+				       struct procstat_file *f)
 {
-	struct dirent *e;
-	int hint = 0;
+	return p - m->procs < m->keep_open_procs ? f : NULL;
+}
 
-	m->nzombies = 0;
-	if (!m->task_dir) {
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/task", (int)m->pid);
-		m->task_dir = opendir(path);
-		if (!m->task_dir)
-			return;
-	} else {
-		rewinddir(m->task_dir);
+/* /proc/PID/task of p: kept open and rewound within the budget, else
+ * opened for this tick (closed by task_dir_done). */
+static DIR *task_dir_of(const struct metrics *m, struct metrics_proc *p)
+{
+	char path[64];
+	DIR *d;
+
+	if (p->task_dir) {
+		rewinddir(p->task_dir);
+		return p->task_dir;
 	}
-	while ((e = readdir(m->task_dir))) {
-		struct procstat_task pt;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)p->pid);
+	if (!(d = opendir(path)))
+		return NULL;
+	if (p - m->procs < m->keep_open_procs)
+		p->task_dir = d;
+	return d;
+}
+
+static void task_dir_done(struct metrics_proc *p, DIR *d)
+{
+	if (d && d != p->task_dir)
+		closedir(d);
+}
+
+/* One thread of p from its stat (and wchan, children) at t. */
+static void tick_thread(struct metrics *m, struct metrics_proc *p, struct metrics_thread *th,
+			double t, double dt, bool first)
+{
+	struct procstat_task pt;
+	char buf[1024];
+
+	if (procstat_file_read(kept(m, th, &th->stat_f), p->pid, th->tid, "stat", buf,
+			       sizeof(buf)) < 0 ||
+	    procstat_parse_stat(buf, &pt.state, &pt.cpu_s, pt.comm, sizeof(pt.comm)) < 0)
+		return;
+	th->pid = p->pid;
+	snprintf(th->pcomm, sizeof(th->pcomm), "%s", p->comm);
+	if (first) {
+		thread_observe(m, th, t, pt.comm, pt.state);
+	} else {
+		/* A thread not seen before was born within this
+		 * interval, so all its CPU time belongs to it. */
+		double prev = th->prev_cpu_s >= 0 ? th->prev_cpu_s : 0;
+		double pct = (pt.cpu_s - prev) / dt * 100.0;
+		thread_observe(m, th, t, pt.comm, pt.state);
+		th->cpu_pct = pct > 0 ? pct : 0;
+		series_push(&th->cpu, t, th->cpu_pct);
+	}
+	th->prev_cpu_s = pt.cpu_s;
+	th->wchan[0] = '\0';
+	if (pt.state != 'R' &&
+	    procstat_file_read(kept(m, th, &th->wchan_f), p->pid, th->tid, "wchan", th->wchan,
+			       sizeof(th->wchan)) >= 0 &&
+	    !strcmp(th->wchan, "0"))
+		th->wchan[0] = '\0';
+	procstat_task_zombies(kept(m, th, &th->children_f), p->pid, th->tid, m->zombies,
+			      (int)(sizeof(m->zombies) / sizeof(m->zombies[0])), &m->nzombies);
+}
+
+/* hint: where the next thread is expected in m->threads, carried from one
+ * process to the next (they are read in the order they are kept). */
+static void tick_threads(struct metrics *m, struct metrics_proc *p, double t, double dt, bool first,
+			 int *hint)
+{
+	DIR *d = task_dir_of(m, p);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
 		struct metrics_thread *th;
-		char *end, buf[1024];
+		char *end;
 		long tid = strtol(e->d_name, &end, 10);
 
-		if (*end || tid <= 0 || !(th = thread_at(m, (pid_t)tid, &hint)))
+		if (*end || tid <= 0 || !(th = thread_at(m, (pid_t)tid, hint)))
 			continue;
-		if (procstat_file_read(kept(m, th, &th->stat_f), m->pid, th->tid, "stat", buf,
-				       sizeof(buf)) < 0 ||
-		    procstat_parse_stat(buf, &pt.state, &pt.cpu_s, pt.comm, sizeof(pt.comm)) < 0)
-			continue;
-		if (first) {
-			thread_observe(m, th, t, pt.comm, pt.state);
-		} else {
-			/* A thread not seen before was born within this
-			 * interval, so all its CPU time belongs to it. */
-			double prev = th->prev_cpu_s >= 0 ? th->prev_cpu_s : 0;
-			double pct = (pt.cpu_s - prev) / dt * 100.0;
-			thread_observe(m, th, t, pt.comm, pt.state);
-			th->cpu_pct = pct > 0 ? pct : 0;
-			series_push(&th->cpu, t, th->cpu_pct);
-		}
-		th->prev_cpu_s = pt.cpu_s;
-		th->wchan[0] = '\0';
-		if (pt.state != 'R' &&
-		    procstat_file_read(kept(m, th, &th->wchan_f), m->pid, th->tid, "wchan",
-				       th->wchan, sizeof(th->wchan)) >= 0 &&
-		    !strcmp(th->wchan, "0"))
-			th->wchan[0] = '\0';
-		procstat_task_zombies(kept(m, th, &th->children_f), m->pid, th->tid, m->zombies,
-				      (int)(sizeof(m->zombies) / sizeof(m->zombies[0])),
-				      &m->nzombies);
+		tick_thread(m, p, th, t, dt, first);
 	}
+	task_dir_done(p, d);
+}
+
+/* One process at t: its CPU % since the last tick into *pct (all of its
+ * CPU time when it joined since: it was forked within the interval) and
+ * its memory into p. -errno when it is gone (its files are closed). */
+static int tick_proc(struct metrics *m, struct metrics_proc *p, double t, double dt, bool first,
+		     double *pct)
+{
+	struct procstat_mem pm;
+	char buf[4096], st;
+	double cpu_s;
+	int r;
+
+	*pct = 0;
+	r = (int)procstat_file_read(proc_kept(m, p, &p->stat_f), p->pid, 0, "stat", buf,
+				    sizeof(buf));
+	if (r >= 0)
+		r = procstat_parse_stat(buf, &st, &cpu_s, p->comm, sizeof(p->comm));
+	p->alive = r >= 0;
+	if (r < 0) {
+		proc_close(p);
+		return r;
+	}
+	/* A zombie has no memory lines: its last reading stays. */
+	if (procstat_file_read(proc_kept(m, p, &p->status_f), p->pid, 0, "status", buf,
+			       sizeof(buf)) >= 0 &&
+	    procstat_parse_status_mem(buf, &pm) == 0) {
+		p->anon = pm.anon;
+		p->file = pm.file;
+		p->shmem = pm.shmem;
+	}
+	if (!first) {
+		double v = (cpu_s - (p->prev_cpu_s >= 0 ? p->prev_cpu_s : 0)) / dt * 100.0;
+		*pct = v > 0 ? v : 0;
+		series_push(&p->rss, t, (double)(p->anon + p->file + p->shmem));
+	}
+	p->prev_cpu_s = cpu_s;
+	return 0;
+}
+
+/* The memory limit of the first process still there, every 30 s. */
+static void read_limit(struct metrics *m, double t)
+{
+	uint64_t limit;
+	const char *src;
+
+	if (m->limit_t >= 0 && t - m->limit_t < LIMIT_REREAD_S)
+		return;
+	for (int i = 0; i < m->nprocs; i++) {
+		if (procstat_mem_limit(m->procs[i].pid, &limit, &src) == 0) {
+			m->mem_limit = limit;
+			m->mem_limit_src = src;
+			break;
+		}
+	}
+	m->limit_t = t;
 }
 
 int metrics_tick(struct metrics *m, double t)
 {
-	struct procstat_mem pm;
-	double cpu_s, dt;
-	bool first;
-	char st;
-	int r;
+	double dt = m->tick_t >= 0 ? t - m->tick_t : 0, cpu = 0;
+	uint64_t anon = 0, file = 0, shmem = 0;
+	bool first = dt <= 0;
+	int alive = 0, r = -ESRCH, hint = 0;
 
-	char buf[4096];
-	r = (int)procstat_file_read(&m->stat_f, m->pid, 0, "stat", buf, sizeof(buf));
-	if (r >= 0)
-		r = procstat_parse_stat(buf, &st, &cpu_s, NULL, 0);
-	if (r < 0) {
-		/* Gone: keep the series, mark every thread gone. */
+	m->nzombies = 0;
+	for (int i = 0; i < m->nprocs; i++) {
+		struct metrics_proc *p = &m->procs[i];
+		double pct;
+		int e = tick_proc(m, p, t, dt, first, &pct);
+
+		if (e < 0) {
+			if (e != -ENOENT && e != -ESRCH)
+				r = e;
+			continue;
+		}
+		alive++;
+		cpu += pct;
+		anon += p->anon;
+		file += p->file;
+		shmem += p->shmem;
+		tick_threads(m, p, t, dt, first, &hint);
+	}
+	if (!alive) {
+		/* All gone: keep the series, mark every thread gone. */
 		note_time(m, t);
 		metrics_eval(m, t);
-		return r == -ENOENT ? -ESRCH : r;
+		return r;
 	}
-	dt = m->tick_t >= 0 ? t - m->tick_t : 0;
-	first = dt <= 0;
-	if (m->limit_t < 0 || t - m->limit_t >= LIMIT_REREAD_S) {
-		uint64_t limit;
-		const char *src;
-		if (procstat_mem_limit(m->pid, &limit, &src) == 0) {
-			m->mem_limit = limit;
-			m->mem_limit_src = src;
-		}
-		m->limit_t = t;
-	}
-	if (procstat_file_read(&m->status_f, m->pid, 0, "status", buf, sizeof(buf)) < 0 ||
-	    procstat_parse_status_mem(buf, &pm) < 0) {
-		pm.anon = (uint64_t)series_last(&m->anon);
-		pm.file = (uint64_t)series_last(&m->file);
-		pm.shmem = (uint64_t)series_last(&m->shmem);
-	}
-	if (!first) {
-		double pct = (cpu_s - m->prev_cpu_s) / dt * 100.0;
-		metrics_push_process(m, t, pct > 0 ? pct : 0, pm.anon, pm.file, pm.shmem);
-	}
-	m->prev_cpu_s = cpu_s;
-	tick_threads(m, t, dt, first);
+	read_limit(m, t);
+	if (!first)
+		metrics_push_process(m, t, cpu, anon, file, shmem);
 	m->tick_t = t;
 	note_time(m, t);
 	metrics_eval(m, t);
@@ -445,6 +658,49 @@ static void eval_mem(struct metrics *m, double *tv, double *vv)
 		    series_time_to((double)m->mem_now, m->mem_trend.slope, (double)m->mem_limit);
 }
 
+/* How much p's RSS grew over the window: from its oldest point, or from
+ * nothing when it joined after the window's start (its whole RSS is
+ * growth of the total). */
+static double proc_growth(const struct metrics *m, const struct metrics_proc *p)
+{
+	double v0;
+
+	if (!p->rss.len)
+		return 0;
+	/* The oldest points (series_get keeps the newest). */
+	v0 = p->rss.v[p->rss.head];
+	if (m->rss.len && p->rss.t[p->rss.head] > m->rss.t[m->rss.head] + 1.5)
+		v0 = 0;
+	return series_last(&p->rss) - v0;
+}
+
+/* Several processes and the total grows: the one process behind most of
+ * the growth (60% of what grew, and more than the noise). */
+static void eval_grower(struct metrics *m)
+{
+	double sum = 0, best = 0;
+	int bi = -1;
+
+	m->mem_grower_pid = 0;
+	m->mem_grower_comm[0] = '\0';
+	if (m->nprocs < 2 || !(m->mem_trend.slope > 0))
+		return;
+	for (int i = 0; i < m->nprocs; i++) {
+		double g = proc_growth(m, &m->procs[i]);
+		if (g <= 0)
+			continue;
+		sum += g;
+		if (g > best) {
+			best = g;
+			bi = i;
+		}
+	}
+	if (bi < 0 || best < 0.6 * sum || best < m->mem_noise)
+		return;
+	m->mem_grower_pid = m->procs[bi].pid;
+	snprintf(m->mem_grower_comm, sizeof(m->mem_grower_comm), "%s", m->procs[bi].comm);
+}
+
 static void drop_thread(struct metrics *m, int i)
 {
 	series_free(&m->threads[i].cpu);
@@ -494,6 +750,7 @@ static void eval_threads(struct metrics *m, double t, double *tv, double *vv)
 	double need = fmax(m->cfg.busy_floor_pct, 0.25 * m->cpu_floor);
 
 	m->busiest_floor_tid = 0;
+	m->multi = m->nprocs > 1;
 	for (int i = 0; i < m->nthreads; i++) {
 		struct metrics_thread *th = &m->threads[i];
 		size_t n;
@@ -511,6 +768,8 @@ static void eval_threads(struct metrics *m, double t, double *tv, double *vv)
 				 cpu_at_floor(th, ft, nf, tv, vv) >= need;
 		th->stuck = th->alive && th->state == 'D' && th->d_for_s >= m->cfg.stuck_s;
 		th->zombie = th->state == 'Z';
+		if (th->pid != m->threads[0].pid)
+			m->multi = true;
 		if (th->busy_floor && th->floor_pct > best) {
 			best = th->floor_pct;
 			m->busiest_floor_tid = th->tid;
@@ -528,6 +787,7 @@ void metrics_eval(struct metrics *m, double t)
 	if (tv && vv) {
 		eval_cpu(m, tv, vv);
 		eval_mem(m, tv, vv);
+		eval_grower(m);
 		eval_threads(m, t, tv, vv);
 	}
 	free(tv);

@@ -123,6 +123,22 @@ static void raise_nofile(void)
 	}
 }
 
+/* Every process profiled (targets still there, descendants followed)
+ * becomes the set metrics reads. */
+static void metrics_follow(struct session *s)
+{
+	static pid_t pids[PROCS_MAX + PROCS_CHILDREN_MAX];
+	const struct procs *ps = &s->procs;
+	int n = 0;
+
+	for (int i = 0; i < ps->n; i++)
+		if (!ps->p[i].gone)
+			pids[n++] = ps->p[i].pid;
+	for (int i = 0; i < ps->nkids && n < (int)(sizeof(pids) / sizeof(pids[0])); i++)
+		pids[n++] = ps->kids[i].pid;
+	metrics_set_pids(&s->metrics, pids, n);
+}
+
 /* Descendants procs found or lost since the last refresh, into ingest. */
 static void take_children(struct session *s)
 {
@@ -163,8 +179,10 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	mc.window_s = o->window_s;
 	mc.spike_for_s = o->spike_for_s;
 	s->metrics_ok = metrics_init(&s->metrics, s->procs.p[0].pid, &mc) == 0;
-	if (s->metrics_ok)
+	if (s->metrics_ok) {
+		metrics_follow(s);
 		metrics_tick(&s->metrics, mono_ns() / 1e9);
+	}
 	s->next_metrics_ns = mono_ns() + SEC_NS;
 	health_init(&s->health, mono_ns());
 	return 0;
@@ -213,8 +231,10 @@ void session_collect(struct session *s, uint64_t now_ns)
 	/* Once a second: one point of every series (CPU, memory, threads). */
 	if (!s->metrics_ok || t < s->next_metrics_ns)
 		return;
-	if (!s->procs.exited)
+	if (!s->procs.exited) {
+		metrics_follow(s);
 		metrics_tick(&s->metrics, t / 1e9);
+	}
 	s->next_metrics_ns += SEC_NS;
 	if (s->next_metrics_ns < t)
 		s->next_metrics_ns = t + SEC_NS;

@@ -109,6 +109,7 @@ static enum ui_view shown_view(const struct ui *ui, const struct ui_model *m)
 static void follow_top(struct ui *ui)
 {
 	ui->icicle.tid = ui->threads.tid = ui->top.tid;
+	ui->icicle.thread_label = view_threads_label;
 	ui->icicle.hide_kernel = ui->threads.hide_kernel = ui->top.hide_kernel;
 	ui->icicle.utf8 = ui->threads.utf8 = ui->top.utf8;
 }
@@ -127,6 +128,7 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 	follow_top(ui);
 	switch (shown_view(ui, m)) {
 	case UI_VIEW_ICICLE:
+		ui->icicle.label_ctx = m->metrics;
 		view_icicle_update(&ui->icicle, h, m->w, cols, rows);
 		view_icicle_render(&ui->grid, h, &ui->icicle);
 		break;

@@ -137,6 +137,20 @@ void view_chart_rate_text(double bytes_per_s, char *buf, size_t size)
 	snprintf(buf, size, "%c%s%s", bytes_per_s < 0 ? '-' : '+', b, unit);
 }
 
+/* Several processes: the one behind the growth, "worker 4502" (its name
+ * escaped, cut to keep the MEM line short), or "" when none stands out. */
+static void grower_text(const struct metrics *m, char *buf, size_t size)
+{
+	char name[64], cut[64];
+
+	buf[0] = '\0';
+	if (!m->mem_grower_pid)
+		return;
+	text_sanitize(m->mem_grower_comm, name, sizeof(name));
+	text_fit(name, 15, cut, sizeof(cut));
+	snprintf(buf, size, "%s %d", cut, (int)m->mem_grower_pid);
+}
+
 /* Append one alert to buf, separated from the previous one. */
 static void add_alert(char *buf, size_t size, const char *text)
 {
@@ -171,12 +185,15 @@ static void alert_busy_floor_text(const struct metrics *m, char *out, size_t siz
 
 static void alert_stairs_text(const struct metrics *m, char *out, size_t size)
 {
-	char rate[32], span[32];
+	char rate[32], span[32], who[96];
 	size_t len;
 
 	view_chart_rate_text(m->mem_trend.slope, rate, sizeof(rate));
-	len = (size_t)snprintf(out, size, "MEM STAIRS %s%s%s%s", rate, m->mem_growing ? " (" : "",
-			       m->mem_growing ? m->mem_growing : "", m->mem_growing ? ")" : "");
+	grower_text(m, who, sizeof(who));
+	len = (size_t)snprintf(
+	    out, size, "MEM STAIRS %s%s%s%s%s%s", rate, m->mem_growing || who[0] ? " (" : "",
+	    m->mem_growing ? m->mem_growing : "", m->mem_growing && who[0] ? ", " : "", who,
+	    m->mem_growing || who[0] ? ")" : "");
 	if (m->mem_to_limit_s >= 0 && len < size) {
 		view_chart_span_text(m->mem_to_limit_s, span, sizeof(span));
 		snprintf(out + len, size - len, ", limit in ~%s", span);
@@ -219,6 +236,14 @@ static void pct_text(double v, char *buf, size_t size)
 	snprintf(buf, size, "%.0f%%", v);
 }
 
+/* Narrowed to a thread, the CPU and MEM lines say they are not. */
+static const char *wide_text(const struct metrics *m, bool process_wide)
+{
+	if (!process_wide)
+		return "";
+	return m->multi ? " (all processes)" : " (process)";
+}
+
 /* The floor is the p10 of the window: it reads above "now" right after a
  * drop. Then say what it is, so "floor 40%" next to "now 5%" is not read
  * as a contradiction. */
@@ -238,7 +263,7 @@ void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, 
 	if (floor_above_now(m))
 		snprintf(why, sizeof(why), " (p10 of %us)", m->cfg.window_s);
 	snprintf(buf, size, "CPU%s now %s  peak %s%s%s  floor %s%s",
-		 process_wide ? " (process)" : "", now, peak, m->baseline_set ? "  base " : "",
+		 wide_text(m, process_wide), now, peak, m->baseline_set ? "  base " : "",
 		 m->baseline_set ? base : "", floor_, why);
 }
 
@@ -246,16 +271,20 @@ void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, 
 static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
 {
 	const struct series_trend *tr = &m->mem_trend;
-	char rate[32], span[32], lo[32], hi[32];
+	char rate[160], span[32], lo[32], hi[32], who[96];
 
 	if (m->rss.len < METRICS_TREND_MIN_S) {
 		snprintf(buf, size, "collecting (%zus of memory data, a verdict after %ds)",
 			 m->rss.len, METRICS_TREND_MIN_S);
 		return;
 	}
+	/* The rate names the process behind it: "+40 MiB/min (worker 4502)". */
+	view_chart_rate_text(tr->slope, rate, sizeof(rate));
+	grower_text(m, who, sizeof(who));
+	if (who[0] && strlen(rate) + strlen(who) + 4 < sizeof(rate))
+		snprintf(rate + strlen(rate), sizeof(rate) - strlen(rate), " (%s)", who);
 	switch (tr->kind) {
 	case SERIES_STAIRS:
-		view_chart_rate_text(tr->slope, rate, sizeof(rate));
 		view_chart_span_text(tr->since_drop_s, span, sizeof(span));
 		snprintf(buf, size, "%s, no drops in %s: STAIRS, leak suspected", rate, span);
 		break;
@@ -274,7 +303,6 @@ static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
 		if (m->mem_rising) {
 			/* Climbing, but not for long enough to call it: never
 			 * "FLAT" next to a chart that goes up. */
-			view_chart_rate_text(tr->slope, rate, sizeof(rate));
 			view_chart_span_text(tr->span_s, span, sizeof(span));
 			snprintf(buf, size, "%s over %s: RISING, too soon to call a leak", rate,
 				 span);
@@ -299,8 +327,7 @@ void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, 
 		snprintf(shmem, sizeof(shmem), ", shmem %s", s);
 	}
 	mem_trend_text(m, trend, sizeof(trend));
-	snprintf(buf, size, "MEM%s %s RSS (anon %s, file %s%s)  %s",
-		 process_wide ? " (process)" : "", rss, anon, file, shmem, trend);
+	snprintf(buf, size, "MEM%s %s RSS (anon %s, file %s%s)  %s", wide_text(m, process_wide), rss, anon, file, shmem, trend);
 }
 
 void view_chart_mem_limit_text(const struct metrics *m, char *buf, size_t size)
@@ -683,7 +710,7 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 	if (floor_above_now(m))
 		add_label(&c, -1, A_FLOOR, "p10 of %us", c.window_s);
 	if (process_wide)
-		c.note = "process-wide";
+		c.note = m->multi ? "all processes" : "process-wide";
 	return chart_draw(g, &c);
 }
 

@@ -485,7 +485,9 @@ static int refresh_tree(struct view_icicle_state *st, struct window *w, bool pau
 	struct icicle_query q = {.tid = st->tid,
 				 .hide_kernel = st->hide_kernel,
 				 .inverted = st->inverted,
-				 .per_thread_roots = st->per_thread};
+				 .per_thread_roots = st->per_thread,
+				 .thread_label = st->thread_label,
+				 .label_ctx = st->label_ctx};
 	struct icicle *t;
 	size_t zm, sm;
 	int err;

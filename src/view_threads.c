@@ -11,6 +11,12 @@
  *   one row per thread, then one per zombie child process
  *   footer of key hints
  *
+ * With threads of more than one process (several -p PIDs, --subprocesses:
+ * metrics->multi), two columns come first: PID and PROCESS (the process's
+ * name, cut to 8 columns); at 80 columns that costs the sparkline, not
+ * SAMPLES. Sorting by TID then sorts by PID first, so a process's threads
+ * stay together.
+ *
  * Rows come from metrics (threads seen at the last tick, and threads that
  * are gone but still have samples in the window, dimmed as "exited") and
  * metrics->zombies (unreaped children, always listed last as "[child]
@@ -63,6 +69,7 @@
 #define HOT_MIN 12
 #define HOT_MAX 40 /* wider only pushes the flags away from the row */
 #define GAP 2
+#define PROC_W 8 /* the process name, with several processes */
 
 static const char *const sort_names[VIEW_THREADS_SORT_COUNT] = {"cpu", "floor", "samples", "tid",
 								"name"};
@@ -76,6 +83,7 @@ const char *view_threads_sort_name(enum view_threads_sort s)
  * process (t NULL). */
 struct row {
 	pid_t id;
+	pid_t pid;			/* its process (a zombie child: itself) */
 	const struct metrics_thread *t; /* NULL: zombie child */
 	int ti;
 	uint64_t samples;
@@ -110,6 +118,7 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 		r = a->samples > b->samples ? -1 : a->samples < b->samples;
 		break;
 	case VIEW_THREADS_SORT_TID:
+		r = cmp_pid(a->pid, b->pid);
 		break;
 	case VIEW_THREADS_SORT_NAME:
 		r = strcmp(a->t->comm, b->t->comm);
@@ -140,11 +149,11 @@ static int collect_rows(const struct metrics *m, struct window *w, struct row **
 
 		if (!t->alive && s == 0)
 			continue;
-		r[k++] = (struct row){.id = t->tid, .t = t, .ti = i, .samples = s};
+		r[k++] = (struct row){.id = t->tid, .pid = t->pid, .t = t, .ti = i, .samples = s};
 	}
 	for (i = 0; m && i < m->nzombies && i < (int)(sizeof(m->zombies) / sizeof(m->zombies[0]));
 	     i++)
-		r[k++] = (struct row){.id = m->zombies[i], .ti = -1};
+		r[k++] = (struct row){.id = m->zombies[i], .pid = m->zombies[i], .ti = -1};
 	*rows = r;
 	*n = k;
 	return 0;
@@ -407,7 +416,8 @@ out:
 /* ---- layout ------------------------------------------------------------------ */
 
 struct cols {
-	int tid_w;
+	int pid_w, proc_x; /* pid_w 0: one process, no PID and PROCESS columns */
+	int tid_x, tid_w;
 	int name_x, state_x, state_w, cpu_x, floor_x;
 	int spark_x, spark_w; /* spark_w 0: dropped */
 	int samples_x, samples_w;
@@ -426,14 +436,19 @@ static int digits(long v)
 	return d;
 }
 
-/* Fit the optional columns into width w; flags_w is the longest flag text. */
-static struct cols layout_state(int w, int tid_w, int state_w, int flags_w, int samples_w,
-				unsigned window_s)
+/* Fit the optional columns into width w; flags_w is the longest flag text;
+ * pid_w 0 leaves out the PID and PROCESS columns. */
+static struct cols layout_state(int w, int pid_w, int tid_w, int state_w, int flags_w,
+				int samples_w, unsigned window_s)
 {
-	struct cols c = {.tid_w = tid_w, .state_w = state_w};
+	struct cols c = {.pid_w = pid_w, .tid_w = tid_w, .state_w = state_w};
 	int budget, pref, x;
 
-	c.name_x = tid_w + GAP;
+	if (pid_w) {
+		c.proc_x = pid_w + GAP;
+		c.tid_x = c.proc_x + PROC_W + 1;
+	}
+	c.name_x = c.tid_x + tid_w + GAP;
 	c.state_x = c.name_x + NAME_W + 1;
 	c.cpu_x = c.state_x + state_w + GAP;
 	c.floor_x = c.cpu_x + CPU_W + GAP;
@@ -466,15 +481,17 @@ static struct cols layout_state(int w, int tid_w, int state_w, int flags_w, int 
 
 /* Columns left over once everything has its full width widen STATE, so a
  * wait channel such as "anon_pipe_read" is not cut on a wide screen. */
-static struct cols layout(int w, int tid_w, int flags_w, int samples_w, unsigned window_s)
+static struct cols layout(int w, int pid_w, int tid_w, int flags_w, int samples_w,
+			  unsigned window_s)
 {
-	struct cols c = layout_state(w, tid_w, STATE_W, flags_w, samples_w, window_s);
+	struct cols c = layout_state(w, pid_w, tid_w, STATE_W, flags_w, samples_w, window_s);
 	int spare = w - c.flags_x - flags_w;
 
 	if (c.hot_w == HOT_MAX && spare > 0)
-		c = layout_state(
-		    w, tid_w, STATE_W + (spare < STATE_MAX - STATE_W ? spare : STATE_MAX - STATE_W),
-		    flags_w, samples_w, window_s);
+		c = layout_state(w, pid_w, tid_w,
+				 STATE_W +
+				     (spare < STATE_MAX - STATE_W ? spare : STATE_MAX - STATE_W),
+				 flags_w, samples_w, window_s);
 	return c;
 }
 
@@ -485,7 +502,11 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c,
 	char label[32];
 
 	grid_fill(g, 0, y, g->w, L' ', hdr);
-	grid_put(g, c->tid_w - 3, y, "TID", sort == VIEW_THREADS_SORT_TID ? on : hdr, 3);
+	if (c->pid_w) {
+		grid_put(g, c->pid_w - 3, y, "PID", hdr, 3);
+		grid_put(g, c->proc_x, y, "PROCESS", hdr, PROC_W);
+	}
+	grid_put(g, c->tid_x + c->tid_w - 3, y, "TID", sort == VIEW_THREADS_SORT_TID ? on : hdr, 3);
 	grid_put(g, c->name_x, y, "NAME", sort == VIEW_THREADS_SORT_NAME ? on : hdr, NAME_W);
 	grid_put(g, c->state_x, y, "STATE", hdr, c->state_w);
 	grid_put(g, c->cpu_x, y, "CPU now", sort == VIEW_THREADS_SORT_CPU ? on : hdr, CPU_W);
@@ -521,7 +542,12 @@ static void draw_row(struct grid *g, int y, const struct draw_ctx *dc,
 	char buf[256], flags[128];
 	uint16_t base = (t && !t->alive) || (!t && r->ti >= 0) ? GRID_DIM : 0, fattr;
 
-	grid_printf(g, 0, y, base, c->tid_w, "%*d", c->tid_w, (int)r->id);
+	if (c->pid_w) {
+		grid_printf(g, 0, y, base, c->pid_w, "%*d", c->pid_w, (int)(t ? t->pid : r->pid));
+		text_fit(t ? t->pcomm : "[child]", PROC_W, buf, sizeof(buf));
+		grid_put(g, c->proc_x, y, buf, base, PROC_W);
+	}
+	grid_printf(g, c->tid_x, y, base, c->tid_w, "%*d", c->tid_w, (int)r->id);
 	if (r->ti < 0) {
 		grid_put(g, c->name_x, y, "[child]", base, NAME_W);
 		grid_put(g, c->state_x, y, "Z defunct", base, c->state_w);
@@ -632,11 +658,12 @@ int view_threads_update(struct view_threads_state *st, const struct view_header 
 	}
 	for (i = 0; i < n; i++)
 		kept[i] = (struct view_threads_row){
-		    .id = r[i].id, .ti = r[i].ti, .samples = r[i].samples};
+		    .id = r[i].id, .pid = r[i].pid, .ti = r[i].ti, .samples = r[i].samples};
 	free(r);
 	free(st->rows);
 	st->rows = kept;
 	st->nrows = n;
+	st->multi = m && m->multi;
 	st->window_s = m && m->cfg.window_s ? m->cfg.window_s : window_seconds(w);
 	st->page = table_rows(h, rows);
 	clamp_selection(st, st->page);
@@ -658,8 +685,8 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 	struct draw_ctx dc = {.h = h, .m = m, .utf8 = st->utf8};
 	struct cols c;
 	char buf[128];
-	long max_id = 0;
-	int n = st->nrows, y, vis, i, flags_w = 0, samples_w = SAMPLES_W;
+	long max_id = 0, max_pid = 0;
+	int n = st->nrows, y, vis, i, flags_w = 0, samples_w = SAMPLES_W, pid_w;
 	int selected = st->selected, scroll = st->scroll;
 	uint16_t fattr;
 
@@ -678,6 +705,8 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 
 		if (r->id > max_id)
 			max_id = r->id;
+		if (r->pid > max_pid)
+			max_pid = r->pid;
 		if (t || r->ti < 0) {
 			fmt_flags(t, buf, sizeof(buf), &fattr);
 			if (text_width(buf) > flags_w)
@@ -687,7 +716,9 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 		if ((int)strlen(buf) > samples_w)
 			samples_w = (int)strlen(buf);
 	}
-	c = layout(g->w, digits(max_id) > 5 ? digits(max_id) : 5, flags_w, samples_w, dc.window_s);
+	pid_w = digits(max_pid) > 5 ? digits(max_pid) : 5;
+	c = layout(g->w, st->multi ? pid_w : 0, digits(max_id) > 5 ? digits(max_id) : 5, flags_w,
+		   samples_w, dc.window_s);
 	dc.c = &c;
 	draw_column_header(g, y++, &c, st->sort, dc.window_s);
 	if (n == 0)
@@ -730,4 +761,23 @@ struct view_action view_threads_key(struct view_threads_state *st, int key)
 		act.kind = VIEW_ACTION_NONE;
 	}
 	return act;
+}
+
+void view_threads_label(const void *ctx, int tid, char *buf, size_t size)
+{
+	const struct metrics *m = ctx;
+	const struct metrics_thread *t = NULL;
+	char name[64];
+
+	buf[0] = '\0';
+	for (int i = 0; m && i < m->nthreads && !t; i++)
+		if (m->threads[i].tid == tid)
+			t = &m->threads[i];
+	if (!t)
+		return;
+	text_sanitize(t->comm, name, sizeof(name));
+	if (m->multi)
+		snprintf(buf, size, "%d:%d %s", (int)t->pid, tid, name);
+	else
+		snprintf(buf, size, "tid %d %s", tid, name);
 }

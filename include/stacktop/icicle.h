@@ -6,7 +6,8 @@
  * function (kernel?, module, function name; "module+0xoff" when the
  * function is unknown, "0xpc" without a symbol), so a node stands for one
  * call path of functions. Node 0 is the root "all". With per_thread_roots
- * the root's children are one "tid N" node per thread. With inverted the
+ * the root's children are one node per thread, named by the query's
+ * thread_label ("4502:4502 nginx"), or "tid N" without one. With inverted the
  * tree is bottom-up: the root's children are the leaf functions and each
  * node's children are its callers.
  *
@@ -72,6 +73,10 @@ struct icicle_query {
 	bool hide_kernel;      /* drop kernel frames (a kernel-only stack counts on the root) */
 	bool inverted;	       /* bottom-up */
 	bool per_thread_roots; /* one root child per thread */
+	/* The name of a thread's root (text for people, made in the view
+	 * layer, already escaped; unique per tid); NULL: "tid N". */
+	void (*thread_label)(const void *ctx, int tid, char *buf, size_t size);
+	const void *label_ctx;
 };
 
 /* A test stack: "main;a;b" (outermost first, ';' separated) with a count. */

@@ -1,8 +1,16 @@
 /*
- * metrics — what the process and each of its threads did, second by second:
- * CPU (% of one core, so 250% is two and a half cores), memory split by
- * kind, thread states; and the readings on top: floor, baseline, peak,
- * memory trend and time to the limit, and the alerts.
+ * metrics — what the target processes and each of their threads did,
+ * second by second: CPU (% of one core, so 250% is two and a half cores),
+ * memory split by kind, thread states; and the readings on top: floor,
+ * baseline, peak, memory trend and time to the limit, and the alerts.
+ *
+ * Several processes (several -p PIDs, --subprocesses): the process series
+ * are sums over every process tracked (metrics_set_pids, called by the
+ * session before each tick with the targets and their descendants). A
+ * process that ended counts no more from the tick it is gone at; one that
+ * joins after the first tick was forked within the last second, so all
+ * its CPU time counts in that second (as for a new thread). The thread
+ * table holds the threads of every process, each with its pid.
  *
  * metrics_tick is called once a second: it reads procfs (procstat) and
  * pushes one point into each series. metrics_eval recomputes the readings
@@ -51,7 +59,9 @@ struct metrics_config {
 
 struct metrics_thread {
 	pid_t tid;
+	pid_t pid; /* its process */
 	char comm[32]; /* raw */
+	char pcomm[32]; /* its process's name, raw */
 	char state; /* R S D T t Z X I, '?' unknown */
 	char wchan[48]; /* raw, "" when running or unknown */
 	double cpu_pct; /* last second */
@@ -70,17 +80,40 @@ struct metrics_thread {
 
 /* Threads whose procfs files stay open between ticks (3 descriptors each);
  * the others open and close them each tick. */
-#define METRICS_KEEP_OPEN 128
+#define METRICS_KEEP_OPEN 1024
+/* Processes whose stat, status and task directory stay open (3 each). */
+#define METRICS_KEEP_OPEN_PROCS 256
+
+/* One process tracked (internal to metrics_tick, read by tests). */
+struct metrics_proc {
+	pid_t pid;
+	char comm[32];	   /* raw */
+	double prev_cpu_s; /* CPU seconds at the last tick, < 0 before the first */
+	uint64_t anon, file, shmem; /* the last memory reading (kept for a zombie) */
+	bool alive;		    /* read at the last tick */
+	struct series rss;	    /* its RSS, to name the one that grows */
+	struct procstat_file stat_f, status_f;
+	void *task_dir; /* DIR * of /proc/PID/task, rewound each tick */
+};
 
 struct metrics {
-	pid_t pid;
+	pid_t pid; /* the first target: the memory limit is read from its cgroup */
 	struct metrics_config cfg;
 	/* Threads whose files stay open: METRICS_KEEP_OPEN, fewer when the
-	 * open-file limit is low (the samplers and unwinding come first). */
-	int keep_open;
+	 * open-file limit is low (the samplers and unwinding come first);
+	 * processes: the first keep_open_procs (a quarter of keep_open, at
+	 * most METRICS_KEEP_OPEN_PROCS). */
+	int keep_open, keep_open_procs;
 	double t0; /* time of the first tick */
 	double last_t;
-	double prev_cpu_s; /* process CPU seconds at the last tick, < 0 before the first */
+
+	/* The processes summed, in the order they joined. */
+	struct metrics_proc *procs;
+	int nprocs;
+	size_t procs_cap;
+	/* More than one process among the tracked ones and the threads
+	 * listed: the views then say which process a thread is in. */
+	bool multi;
 
 	struct series cpu; /* process CPU % of one core */
 	struct series rss, anon, file, shmem; /* bytes */
@@ -95,6 +128,10 @@ struct metrics {
 	const char *mem_limit_src; /* "cgroup", "cgroup v1", "RAM" */
 	struct series_trend mem_trend;
 	const char *mem_growing; /* "anonymous", "file-backed", "shared" or NULL */
+	/* Several processes: the one that grew by most of the total growth
+	 * over the window (0 when none dominates), and its name (raw). */
+	pid_t mem_grower_pid;
+	char mem_grower_comm[32];
 	double mem_to_limit_s; /* < 0: not rising or no limit */
 	bool mem_rising; /* climbing like stairs, but for too short a time to call it */
 
@@ -114,19 +151,25 @@ struct metrics {
 	double limit_t; /* when mem_limit was last read */
 	bool baseline_auto_done; /* the first-period baseline was taken (or cleared) */
 	double mem_noise; /* noise floor used for mem_trend, bytes */
-	struct procstat_file stat_f, status_f; /* the process's, kept open */
-	void *task_dir;			       /* DIR * of /proc/PID/task, rewound each tick */
 };
 
 void metrics_config_default(struct metrics_config *c);
+/* pid: the first process tracked (0: none, for synthetic tests). */
 int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c);
 void metrics_free(struct metrics *m);
+/* Track exactly these processes from the next tick: new ones join, the
+ * ones not listed leave (their threads are shown as exited). 0 or -ENOMEM
+ * (then the set is unchanged but for the processes that left). */
+int metrics_set_pids(struct metrics *m, const pid_t *pids, int n);
+/* The tracked process pid, or NULL. */
+const struct metrics_proc *metrics_proc(const struct metrics *m, pid_t pid);
 /* The name of thread tid, or NULL; ctx is the struct metrics (the shape of
  * export_opts.thread_name). */
 const char *metrics_thread_name(void *ctx, int tid);
 
-/* Read procfs at time t (seconds, monotonic) and push one point. 0, or
- * -ESRCH when the process is gone (series are kept). Calls metrics_eval. */
+/* Read procfs at time t (seconds, monotonic) and push one point, the sum
+ * over the processes still there. 0, or -ESRCH when every process is gone
+ * (series are kept). Calls metrics_eval. */
 int metrics_tick(struct metrics *m, double t);
 
 /* For tests: push synthetic points, then metrics_eval. */
@@ -135,6 +178,9 @@ void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t 
 struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create);
 void metrics_push_thread(struct metrics *m, double t, pid_t tid, const char *comm, char state,
 			 double cpu_pct);
+/* One process's RSS at t (the process joins if new): what names the one
+ * that grows. */
+void metrics_push_proc_rss(struct metrics *m, double t, pid_t pid, const char *comm, uint64_t rss);
 void metrics_eval(struct metrics *m, double t);
 
 /* 'b': the baseline becomes the median of the last 10 s; 'B': no baseline. */

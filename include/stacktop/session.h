@@ -46,7 +46,7 @@ struct session {
 	struct report *report; /* report FILE: the profile replayed */
 	struct dbgfetch *fetch; /* --debuginfod, else NULL */
 	/* Alongside. */
-	struct metrics metrics; /* of the first target process */
+	struct metrics metrics; /* every process profiled, summed */
 	bool metrics_ok;
 	uint64_t next_metrics_ns;
 	struct health health;

@@ -30,7 +30,8 @@ int view_chart_mem(struct grid *g, int x, int y, int w, int h, const struct metr
 /* The same, saying the chart is of the whole process (the views are
  * narrowed to one thread, the charts are not): "process-wide" on the
  * CPU chart's time axis, "CPU (process)" and "MEM
- * (process)" on the one-line forms. */
+ * (process)" on the one-line forms; with several processes (m->multi)
+ * "all processes" and "(all processes)". */
 int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const struct metrics *m,
 			  bool utf8, bool process_wide);
 int view_chart_mem_scoped(struct grid *g, int x, int y, int w, int h, const struct metrics *m,
@@ -52,7 +53,9 @@ void view_sparkline(struct grid *g, int x, int y, int w, const struct series *s,
 void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, size_t size);
 /* "MEM 812 MiB RSS (anon 790 MiB, file 22 MiB)  +96 MiB/h, no drops in
  * 14m: STAIRS, leak suspected"; before 10 s of data "collecting (5s of
- * memory data, a verdict after 10s)". */
+ * memory data, a verdict after 10s)". With several processes, the one
+ * behind most of a rise is named after the rate: "+40 MiB/min (worker
+ * 4502)". */
 void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, size_t size);
 /* "limit 2.0 GiB (cgroup) reached in ~3h10m at this slope; anonymous
  * memory grows", "limit 2.0 GiB (cgroup)" when not rising, "" without a

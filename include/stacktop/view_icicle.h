@@ -43,6 +43,9 @@ struct view_icicle_state {
 	bool hide_kernel;     /* set by main (key K) */
 	int tid;	      /* 0: all threads; set by main from the threads view */
 	bool per_thread;      /* one root per thread (key t) */
+	/* Set by the app: names the per-thread roots (icicle_query). */
+	void (*thread_label)(const void *ctx, int tid, char *buf, size_t size);
+	const void *label_ctx;
 	bool color_by_module; /* key c: colour by module instead of by kind */
 	char search[128];     /* accepted search (regex, or substring if invalid); "" none */
 	bool editing_search;  /* after '/', until Enter or Esc */

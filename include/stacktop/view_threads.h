@@ -12,6 +12,12 @@
  * window and its hottest function, then the flags a user acts on:
  * BUSY FLOOR, STUCK (D for 12s), ZOMBIE.
  *
+ * With threads of more than one process, PID and PROCESS (its name) come
+ * first:
+ *
+ *      PID  PROCESS     TID  NAME            STATE          CPU now  floor  SAMPLES
+ *     4502  nginx      4502  nginx           R running        40.0%    38%    4,012
+ *
  * Update and render, like view_top: view_threads_update collects and sorts
  * the rows (from metrics and the window), keeps the selection on the same
  * thread when rows are re-sorted between refreshes, and reports the
@@ -34,7 +40,7 @@ enum view_threads_sort {
 	VIEW_THREADS_SORT_CPU = 0, /* CPU now, highest first (default) */
 	VIEW_THREADS_SORT_FLOOR,   /* floor over the window, highest first */
 	VIEW_THREADS_SORT_SAMPLES, /* samples in the window, most first */
-	VIEW_THREADS_SORT_TID,	   /* TID, ascending */
+	VIEW_THREADS_SORT_TID,	   /* PID, then TID, ascending */
 	VIEW_THREADS_SORT_NAME,	   /* name, then TID */
 	VIEW_THREADS_SORT_COUNT
 };
@@ -42,6 +48,7 @@ enum view_threads_sort {
 /* A row as view_threads_update kept it. */
 struct view_threads_row {
 	pid_t id;	   /* TID, or a zombie child's pid */
+	pid_t pid;	   /* its process (a zombie child: itself) */
 	int ti;		   /* index in metrics->threads at update; -1: zombie child */
 	uint64_t samples;  /* in the window */
 	char hottest[128]; /* raw; filled for the rows on screen only */
@@ -63,6 +70,7 @@ struct view_threads_state {
 	int nrows;		       /* out: rows in the table (all, not only those shown) */
 	struct view_threads_row *rows; /* kept by update, sorted (nrows of them) */
 	unsigned window_s;	       /* the sparkline's span, from update */
+	bool multi; /* threads of several processes: PID and PROCESS columns, from update */
 };
 
 /* "cpu", "floor", "samples", "tid", "name". */
@@ -91,5 +99,11 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 struct view_action view_threads_key(struct view_threads_state *st, int key);
 
 void view_threads_state_free(struct view_threads_state *st);
+
+/* The name of thread tid for the icicle's per-thread roots (ctx: the
+ * const struct metrics): "PID:TID name" when threads of several processes
+ * are listed, else "tid TID name"; "" when metrics does not know it.
+ * Names are escaped (text_sanitize). */
+void view_threads_label(const void *ctx, int tid, char *buf, size_t size);
 
 #endif

@@ -454,6 +454,13 @@ static uint32_t mkframe(struct window *w, uint64_t pc, bool kernel, const char *
 
 /* From a window: frames of one function at different pcs merge; threads
  * filter; kernel frames hide; per-thread roots split. */
+/* Names thread 11 only. */
+static void label_of(const void *ctx, int tid, char *buf, size_t size)
+{
+	if (tid == 11)
+		snprintf(buf, size, "4500:%d worker", tid);
+}
+
 static void test_build_from_window(void **state)
 {
 	struct window *w;
@@ -517,6 +524,15 @@ static void test_build_from_window(void **state)
 	assert_int_equal(t->nodes[find(t, ICICLE_ROOT, "tid 11")].tid, 11);
 	icicle_node_key(t, find(t, ICICLE_ROOT, "tid 11"), key, sizeof(key));
 	assert_string_equal(key, "t\x1ftid 11");
+	icicle_free(t);
+
+	/* Named by the query's label ("PID:TID name" with several
+	 * processes); a thread the label does not know stays "tid N". */
+	q = (struct icicle_query){.per_thread_roots = true, .thread_label = label_of};
+	assert_int_equal(icicle_build(w, &q, &t), 0);
+	assert_int_equal(t->nodes[find(t, ICICLE_ROOT, "4500:11 worker")].total, 9);
+	assert_int_equal(t->nodes[find(t, ICICLE_ROOT, "4500:11 worker")].tid, 11);
+	assert_int_equal(t->nodes[find(t, ICICLE_ROOT, "tid 10")].total, 6);
 	icicle_free(t);
 
 	q = (struct icicle_query){.inverted = true};

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -386,6 +388,91 @@ static void test_texts(void **state)
 	assert_string_equal(view_threads_state_word('?'), "unknown");
 }
 
+/* Several processes, one of them growing: the MEM line, the alert and the
+ * reading name it ("worker 4502"), escaped; two growing alike: nobody. */
+static void test_mem_grower(void **state)
+{
+	struct metrics m;
+	char buf[256];
+	unsigned seed = 11;
+
+	init(&m, 300);
+	for (int i = 0; i < 300; i++) {
+		double web = 200.0 * MIB + noise(&seed) * 0.2 * MIB;
+		double worker = 50.0 * MIB + (i / 15) * 3.0 * MIB;
+		metrics_push_proc_rss(&m, i, 4400, "web", (uint64_t)web);
+		metrics_push_proc_rss(&m, i, 4502, "work\x1b[2Jer", (uint64_t)worker);
+		metrics_push_process(&m, i, 50, (uint64_t)(web + worker), 0, 0);
+	}
+	metrics_eval(&m, 299);
+	assert_int_equal(m.nprocs, 2);
+	assert_int_equal(m.mem_trend.kind, SERIES_STAIRS);
+	assert_int_equal(m.mem_grower_pid, 4502);
+	view_chart_mem_text(&m, false, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "/h (work?[2Jer 4502), no drops in 5m: STAIRS"));
+	view_chart_alerts_text(&m, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "! MEM STAIRS +"));
+	assert_non_null(strstr(buf, "(anonymous, work?[2Jer 4502)"));
+	/* Narrowed to a thread, the lines say they cover every process. */
+	m.multi = true;
+	view_chart_mem_text(&m, true, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "MEM (all processes) ", 20));
+	view_chart_cpu_text(&m, true, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "CPU (all processes) now ", 24));
+	metrics_free(&m);
+
+	/* Both grow at the same pace: no one process to name. */
+	init(&m, 300);
+	for (int i = 0; i < 300; i++) {
+		double each = 50.0 * MIB + (i / 15) * 3.0 * MIB;
+		metrics_push_proc_rss(&m, i, 4400, "a", (uint64_t)each);
+		metrics_push_proc_rss(&m, i, 4502, "b", (uint64_t)each);
+		metrics_push_process(&m, i, 50, (uint64_t)(2 * each), 0, 0);
+	}
+	metrics_eval(&m, 299);
+	assert_int_equal(m.mem_trend.kind, SERIES_STAIRS);
+	assert_int_equal(m.mem_grower_pid, 0);
+	view_chart_mem_text(&m, false, buf, sizeof(buf));
+	assert_null(strstr(buf, "4502"));
+	metrics_free(&m);
+
+	/* One process: never named (the MEM line is already its own). */
+	init(&m, 300);
+	for (int i = 0; i < 300; i++) {
+		double each = 50.0 * MIB + (i / 15) * 3.0 * MIB;
+		metrics_push_proc_rss(&m, i, 4502, "b", (uint64_t)each);
+		metrics_push_process(&m, i, 50, (uint64_t)each, 0, 0);
+	}
+	metrics_eval(&m, 299);
+	assert_int_equal(m.mem_grower_pid, 0);
+	metrics_free(&m);
+}
+
+/* The set of processes: new ones join in order, a pid listed twice once,
+ * the ones not listed leave (closing what they kept open). */
+static void test_set_pids(void **state)
+{
+	struct metrics m;
+	pid_t a[] = {30, 10, 20, 10}, b[] = {20, 40};
+
+	init(&m, 60);
+	assert_int_equal(m.nprocs, 0);
+	assert_int_equal(metrics_set_pids(&m, a, 4), 0);
+	assert_int_equal(m.nprocs, 3);
+	assert_int_equal(m.procs[0].pid, 10);
+	assert_int_equal(m.procs[1].pid, 20);
+	assert_int_equal(m.procs[2].pid, 30);
+	assert_int_equal(metrics_set_pids(&m, b, 2), 0);
+	assert_int_equal(m.nprocs, 2);
+	assert_int_equal(m.procs[0].pid, 20); /* kept its place */
+	assert_int_equal(m.procs[1].pid, 40);
+	assert_non_null(metrics_proc(&m, 40));
+	assert_null(metrics_proc(&m, 10));
+	assert_int_equal(metrics_set_pids(&m, NULL, 0), 0);
+	assert_int_equal(m.nprocs, 0);
+	metrics_free(&m);
+}
+
 /* ---- live ---- */
 
 static double now_s(void)
@@ -475,14 +562,14 @@ static void test_live_self(void **state)
 
 	/* The files stay open from one tick to the next, and the reaped
 	 * child is gone from the same children file. */
-	int stat_fd = m.stat_f.fd, status_fd = m.status_f.fd;
+	int stat_fd = m.procs[0].stat_f.fd, status_fd = m.procs[0].status_f.fd;
 	me = metrics_thread(&m, getpid(), false);
 	int me_fd = me->stat_f.fd, kids_fd = me->children_f.fd;
 	assert_true(stat_fd >= 0 && status_fd >= 0 && me_fd >= 0 && kids_fd >= 0);
 	assert_int_equal(metrics_tick(&m, now_s() + 0.005), 0);
 	me = metrics_thread(&m, getpid(), false);
-	assert_int_equal(m.stat_f.fd, stat_fd);
-	assert_int_equal(m.status_f.fd, status_fd);
+	assert_int_equal(m.procs[0].stat_f.fd, stat_fd);
+	assert_int_equal(m.procs[0].status_f.fd, status_fd);
 	assert_int_equal(me->stat_f.fd, me_fd);
 	assert_int_equal(me->children_f.fd, kids_fd);
 	assert_int_equal(m.nzombies, 0);
@@ -508,8 +595,122 @@ static void test_live_self(void **state)
 	metrics_free(&m);
 }
 
+/* A child that burns CPU until killed (or we die), after touching mib MiB;
+ * returns once the memory is touched. */
+static pid_t spawn_burner(int mib)
+{
+	int ready[2];
+	char c = 0;
+	assert_int_equal(pipe(ready), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		static char *volatile keep; /* so the memset is not optimised away */
+		keep = mib ? malloc((size_t)mib * MIB) : NULL;
+		if (keep)
+			memset(keep, 1, (size_t)mib * MIB);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			burn(1);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	return pid;
+}
+
+/* CPU seconds of process pid so far, from its CPU clock (not procfs). */
+static double cpu_clock_s(pid_t pid)
+{
+	clockid_t cid;
+	struct timespec ts;
+	assert_int_equal(clock_getcpuclockid(pid, &cid), 0);
+	assert_int_equal(clock_gettime(cid, &ts), 0);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Two real processes: CPU and RSS are their sums, their threads carry their
+ * pids; the one that exits stops counting at once; one that joins later
+ * counts from its first second. */
+static void test_live_procs(void **state)
+{
+	struct metrics m;
+	struct metrics_config c;
+	pid_t a = spawn_burner(0), b = spawn_burner(24), both[2] = {a, b};
+
+	metrics_config_default(&c);
+	assert_int_equal(metrics_init(&m, a, &c), 0);
+	assert_int_equal(metrics_set_pids(&m, both, 2), 0);
+	double t0 = now_s(), ca0 = cpu_clock_s(a), cb0 = cpu_clock_s(b);
+	assert_int_equal(metrics_tick(&m, t0), 0);
+	usleep(600000);
+	double t1 = now_s(), ca1 = cpu_clock_s(a), cb1 = cpu_clock_s(b);
+	assert_int_equal(metrics_tick(&m, t1), 0);
+	double pa = 100 * (ca1 - ca0) / (t1 - t0), pb = 100 * (cb1 - cb0) / (t1 - t0);
+	print_message("sum %.1f%%, a %.1f%% + b %.1f%%\n", m.cpu_now, pa, pb);
+	/* procfs counts in 10 ms ticks: 2 per process over 0.6 s is ~3.4%. */
+	assert_true(fabs(m.cpu_now - (pa + pb)) < 8);
+	assert_true(m.cpu_now > fmax(pa, pb) + 5);
+	uint64_t rss = 0;
+	for (int i = 0; i < m.nprocs; i++) {
+		assert_true(m.procs[i].alive);
+		rss += m.procs[i].anon + m.procs[i].file + m.procs[i].shmem;
+	}
+	assert_int_equal(m.mem_now, rss);
+	assert_true(m.mem_now > 24 * MIB);
+	assert_true(m.multi);
+	assert_int_equal(metrics_thread(&m, a, false)->pid, a);
+	assert_int_equal(metrics_thread(&m, b, false)->pid, b);
+
+	/* b exits: from the next tick only a counts, and not b's memory. */
+	kill(b, SIGKILL);
+	waitpid(b, NULL, 0);
+	t0 = t1;
+	ca0 = ca1;
+	usleep(400000);
+	t1 = now_s();
+	ca1 = cpu_clock_s(a);
+	assert_int_equal(metrics_tick(&m, t1), 0);
+	pa = 100 * (ca1 - ca0) / (t1 - t0);
+	print_message("after b exited %.1f%%, a %.1f%%\n", m.cpu_now, pa);
+	assert_true(fabs(m.cpu_now - pa) < 8);
+	assert_false(metrics_proc(&m, b)->alive);
+	assert_true(m.mem_now < 24 * MIB);
+	assert_false(metrics_thread(&m, b, false)->alive);
+
+	/* c joins after the first tick: its whole CPU is this second's. */
+	pid_t c2 = spawn_burner(0), set[2] = {a, c2};
+	assert_int_equal(metrics_set_pids(&m, set, 2), 0);
+	assert_null(metrics_proc(&m, b));
+	t0 = t1;
+	ca0 = ca1;
+	usleep(400000);
+	t1 = now_s();
+	ca1 = cpu_clock_s(a);
+	double cc = cpu_clock_s(c2);
+	assert_int_equal(metrics_tick(&m, t1), 0);
+	double expect = 100 * (ca1 - ca0 + cc) / (t1 - t0);
+	print_message("with c %.1f%%, expected %.1f%%\n", m.cpu_now, expect);
+	assert_true(fabs(m.cpu_now - expect) < 8);
+	assert_int_equal(metrics_thread(&m, c2, false)->pid, c2);
+
+	/* Every process gone: -ESRCH, the series kept. */
+	kill(a, SIGKILL);
+	kill(c2, SIGKILL);
+	waitpid(a, NULL, 0);
+	waitpid(c2, NULL, 0);
+	size_t len = m.cpu.len;
+	assert_int_equal(metrics_tick(&m, now_s()), -ESRCH);
+	assert_int_equal(m.cpu.len, len);
+	metrics_free(&m);
+}
+
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_floor_baseline), cmocka_unit_test(test_busy_floor),
 	  cmocka_unit_test(test_thread_busy_floor_bursty), cmocka_unit_test(test_spike_timing),
 	  cmocka_unit_test(test_stairs), cmocka_unit_test(test_rollercoaster_flat),
 	  cmocka_unit_test(test_thread_busy_floor), cmocka_unit_test(test_thread_states),
-	  cmocka_unit_test(test_texts), cmocka_unit_test(test_live_self))
+	  cmocka_unit_test(test_texts), cmocka_unit_test(test_mem_grower),
+	  cmocka_unit_test(test_set_pids), cmocka_unit_test(test_live_self),
+	  cmocka_unit_test(test_live_procs))

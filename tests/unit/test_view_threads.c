@@ -459,7 +459,87 @@ static void test_exited_and_zombie_thread(void **state)
 	assert_int_equal(fx->st.selected_tid, 0);
 }
 
+/* Threads of two processes (metrics->multi): PID and PROCESS come first,
+ * the process name escaped and cut to 8 columns; at 80 columns SAMPLES
+ * stays and the sparkline goes. Sorting by TID groups a process's threads;
+ * ties keep TID order, so rows do not swap between refreshes. */
+static void test_multi_process(void **state)
+{
+	struct fixture *fx = *state;
+
+	for (int i = 0; i < fx->m.nthreads; i++) {
+		struct metrics_thread *t = &fx->m.threads[i];
+		bool second = t->tid >= 4260;
+		t->pid = second ? 4260 : 4242;
+		snprintf(t->pcomm, sizeof(t->pcomm), "%s", second ? "loader\x1b[2Jxyz" : "floor");
+	}
+	fx->m.threads[3].stuck = false;
+	fx->m.threads[1].busy_floor = false;
+	fx->m.nzombies = 0;
+	fx->m.multi = true;
+	render(fx, 80, 24);
+	assert_true(fx->st.multi);
+	assert_rows(fx, 2,
+		    "  PID  PROCESS    TID  NAME            STATE          CPU now  floor  SAMPLES",
+		    " 4260  loader?…  4261  evil?[2Jname    S sleeping       60.0%     0%      900",
+		    " 4242  floor     4250  poller          R running        31.0%    29%    1,780",
+		    " 4242  floor     4242  floor           S nanosleep       0.0%     0%    2,520",
+		    " 4260  loader?…  4260  loader          D io_schedule     0.0%     0%        3",
+		    " 4242  floor     4251  idler           S futex_wait      0.0%     0%        0");
+	assert_blank(fx, 8, 22);
+
+	/* Sort by TID: PID first, then TID. */
+	fx->st.sort = VIEW_THREADS_SORT_TID;
+	render(fx, 80, 24);
+	assert_rows(fx, 3,
+		    " 4242  floor     4242  floor           S nanosleep       0.0%     0%    2,520",
+		    " 4242  floor     4250  poller          R running        31.0%    29%    1,780",
+		    " 4242  floor     4251  idler           S futex_wait      0.0%     0%        0",
+		    " 4260  loader?…  4260  loader          D io_schedule     0.0%     0%        3",
+		    " 4260  loader?…  4261  evil?[2Jname    S sleeping       60.0%     0%      900");
+
+	/* Equal CPU, floor and samples: TID order, whatever the table order. */
+	fx->st.sort = VIEW_THREADS_SORT_CPU;
+	for (int i = 0; i < fx->m.nthreads; i++) {
+		fx->m.threads[i].cpu_pct = 5;
+		fx->m.threads[i].floor_pct = 0;
+	}
+	fixture_add(fx->w, 59, 4251, 2520, 1, mkframe(fx->w, 0x9000, false, "floor", "f"));
+	fixture_add(fx->w, 59, 4250, 740, 1, mkframe(fx->w, 0x9100, false, "floor", "g"));
+	render(fx, 80, 24);
+	assert_int_equal(fx->st.rows[0].id, 4242);
+	assert_int_equal(fx->st.rows[1].id, 4250);
+	assert_int_equal(fx->st.rows[2].id, 4251);
+
+	/* One process again: the table as before. */
+	fx->m.multi = false;
+	render(fx, 80, 24);
+	assert_false(fx->st.multi);
+	assert_string_equal(row(fx, 2),
+			    "  TID  NAME            STATE          CPU now  floor  last 60s (CPU)   SAMPLES");
+}
+
+/* The icicle's per-thread roots: "PID:TID name" with several processes,
+ * "tid TID name" with one, escaped; "" for a thread metrics does not know. */
+static void test_label(void **state)
+{
+	struct fixture *fx = *state;
+	char buf[128];
+
+	view_threads_label(&fx->m, 4261, buf, sizeof(buf));
+	assert_string_equal(buf, "tid 4261 evil?[2Jname");
+	fx->m.multi = true;
+	fx->m.threads[4].pid = 4260;
+	view_threads_label(&fx->m, 4261, buf, sizeof(buf));
+	assert_string_equal(buf, "4260:4261 evil?[2Jname");
+	view_threads_label(&fx->m, 999, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	view_threads_label(NULL, 4261, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+}
+
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_80x24_no_stuck), TEST_FX(test_200x60),
 	  TEST_FX(test_sort_cycle), TEST_FX(test_selection), TEST_FX(test_scroll),
 	  TEST_FX(test_too_small), TEST_FX(test_utf8_sparkline),
-	  TEST_FX(test_exited_and_zombie_thread))
+	  TEST_FX(test_exited_and_zombie_thread), TEST_FX(test_multi_process),
+	  TEST_FX(test_label))
