@@ -26,3 +26,12 @@ $(B)/targets/symtest-debuglink: $(B)/targets/symtest
 
 $(B)/targets/symtest-buildid: $(B)/targets/symtest
 	strip --strip-all -o $@ $<
+
+# inltest-stripped: inltest with no symbols at all (strip --strip-all), for
+# naming stripped functions by their eh_frame range (test_inline.sh).
+INLTEST_VARIANTS := $(B)/targets/inltest-stripped
+EXTRA_TARGETS += $(INLTEST_VARIANTS)
+targets: $(INLTEST_VARIANTS)
+
+$(B)/targets/inltest-stripped: $(B)/targets/inltest
+	strip --strip-all -o $@ $<
