@@ -95,8 +95,8 @@ static uint64_t ptr_mix(uint64_t h, const void *p)
 
 static uint64_t named_hash(const struct sym_info *si)
 {
-	uint64_t h =
-	    hashidx_mix64(0x6e616d6564ull ^ (uint64_t)si->kernel << 1 ^ (uint64_t)si->jit << 2);
+	uint64_t h = hashidx_mix64(0x6e616d6564ull ^ (uint64_t)si->kernel << 1 ^
+				   (uint64_t)si->jit << 2 ^ (uint64_t)si->inlined << 3);
 
 	h = ptr_mix(h, si->module);
 	h = ptr_mix(h, si->func);
@@ -166,7 +166,8 @@ static bool named_eq(const void *ctx, uint32_t id, const void *key)
 
 	return e->hash == ((const struct named_key *)key)->hash && e->kind == FK_NAMED &&
 	       a->func == si->func && a->module == si->module && a->file == si->file &&
-	       a->line == si->line && a->kernel == si->kernel && a->jit == si->jit;
+	       a->line == si->line && a->kernel == si->kernel && a->jit == si->jit &&
+	       a->inlined == si->inlined;
 }
 
 /* A new entry with hash h, indexed. Returns its id or -ENOMEM. */
