@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,9 +130,15 @@ static void check_child(struct sym *sy, const struct child *c, const char *modul
 		assert_false(si.kernel);
 		assert_false(si.jit);
 		if (!expect[i]) {
-			assert_null(si.func);
-			assert_int_equal(si.func_start, 0);
-			assert_int_equal(si.offset, fn->addr - m->start + m->pgoff);
+			/* No symbol: named by its FDE, "module!0xFILEOFF". */
+			char want[256];
+
+			snprintf(want, sizeof(want), "%s!0x%" PRIx64, module,
+				 fn->addr - m->start + m->pgoff);
+			assert_non_null(si.func);
+			assert_string_equal(si.func, want);
+			assert_int_equal(si.func_start, fn->addr);
+			assert_int_equal(si.offset, 0);
 			continue;
 		}
 		assert_non_null(si.func);
@@ -284,15 +291,17 @@ static void test_buildid_fake_root(void **state)
 	gamma = elf_symbol(f.full, "symtest_gamma");
 	assert_int_equal(sym_new(&sy), 0);
 
-	/* Without the tree: nothing to name these addresses. */
+	/* Without the tree: no name for these addresses but their FDE's. */
 	assert_int_equal(space_module_open_path(f.bin, &mod), 0);
 	assert_true(mod->build_id_len >= 2);
 	memcpy(id, mod->build_id, mod->build_id_len);
 	id_len = mod->build_id_len;
 	assert_int_equal(sym_resolve_module(sy, mod, root, alpha, true, &si), 0);
-	assert_null(si.func);
+	assert_non_null(si.func);
+	assert_non_null(strstr(si.func, "symtest-buildid!0x"));
 	assert_null(si.file);
-	assert_int_equal(si.offset, alpha);
+	assert_int_equal(si.offset, 0);
+	assert_int_equal(si.func_start, alpha);
 	assert_string_equal(si.module, "symtest-buildid");
 	space_module_put(mod);
 
@@ -338,7 +347,8 @@ static void test_debuglink_crc_and_subdir(void **state)
 	write_file(path2, "not the debug file\n");
 	assert_int_equal(space_module_open_path(path, &mod), 0);
 	assert_int_equal(sym_resolve_module(sy, mod, NULL, beta, false, &si), 0);
-	assert_null(si.func);
+	assert_non_null(si.func);
+	assert_non_null(strstr(si.func, "!0x")); /* its FDE, not the debug file's name */
 	space_module_put(mod);
 	unlink(path2);
 	unlink(path);
