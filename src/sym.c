@@ -1328,33 +1328,6 @@ size_t sym_modules(const struct sym *sy, const struct sym_module_note **out)
 	return sy->nnotes;
 }
 
-const char *sym_source_text(unsigned sources, char *buf, size_t size)
-{
-	static const struct {
-		unsigned bit;
-		const char *text;
-	} words[] = {
-	    {SYM_SRC_SYMTAB, "symtab"},		{SYM_SRC_DEBUG, "debug file"},
-	    {SYM_SRC_DYNSYM, "dynsym"},		{SYM_SRC_FDE, "eh_frame ranges"},
-	    {SYM_SRC_PERFMAP, "perf map"},	{SYM_SRC_INLINE, "DWARF inline"},
-	};
-	size_t o = 0;
-
-	if (!size)
-		return buf;
-	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (!(sources & words[i].bit) || o >= size)
-			continue;
-		o += (size_t)snprintf(buf + o, size - o, "%s%s", o ? " + " : "", words[i].text);
-	}
-	if (!o)
-		snprintf(buf, size, "none: no symbols at all");
-	else if ((sources & SYM_SRC_NONE) && o < size)
-		snprintf(buf + o, size - o, "; some pcs unnamed");
-	return buf;
-}
-
 /* Is addr inside .plt, .plt.sec or .plt.got? */
 static bool in_plt(Elf *elf, uint64_t addr)
 {

@@ -92,8 +92,6 @@ int sym_inline_module(struct sym *sy, struct module *mod, const char *root, uint
 
 /* The modules named so far, in the order first seen, with their sources. */
 size_t sym_modules(const struct sym *sy, const struct sym_module_note **out);
-/* Words for a SYM_SRC_* set ("dynsym + eh_frame ranges", "none"). */
-const char *sym_source_text(unsigned sources, char *buf, size_t size);
 
 /* A function range from .eh_frame or .debug_frame: [start, end). */
 struct sym_range {

@@ -515,7 +515,7 @@ static void test_help(void **state)
 	char all[8192] = "";
 
 	grid_resize(&fx->g, 80, 24);
-	view_help_render(&fx->g);
+	view_help_render(&fx->g, NULL, 0);
 	for (int y = 0; y < 24; y++) {
 		strcat(all, row(fx, y));
 		strcat(all, "\n");
