@@ -624,7 +624,8 @@ static int pprof_location(struct pctx *c, struct ids *st, size_t li)
 		const Perftools__Profiles__Line *ln = l->line[k];
 		const Perftools__Profiles__Function *fn;
 		/* Lines are innermost first: all but the last are inlined. */
-		struct rframe f = {.module = module, .kernel = kernel, .inlined = k + 1 < l->n_line};
+		struct rframe f = {
+		    .module = module, .kernel = kernel, .inlined = k + 1 < l->n_line};
 		const char *name, *file;
 		size_t fi;
 		int64_t id;

@@ -843,8 +843,8 @@ static bool rd_sleb(struct rd *r, int64_t *v)
 /* A value in the format (low 4 bits) of a DW_EH_PE encoding. */
 static bool rd_format(struct rd *r, uint8_t enc, uint64_t *v)
 {
-	static const unsigned size[16] = {[0] = 8, [2] = 2, [3] = 4, [4] = 8,
-					  [0xa] = 2, [0xb] = 4, [0xc] = 8};
+	static const unsigned size[16] = {
+	    [0] = 8, [2] = 2, [3] = 4, [4] = 8, [0xa] = 2, [0xb] = 4, [0xc] = 8};
 	unsigned f = enc & 0x0f;
 	int64_t sv;
 

@@ -430,9 +430,9 @@ const char *view_symbol_sources(unsigned sources, char *buf, size_t size)
 		unsigned bit;
 		const char *text;
 	} words[] = {
-	    {SYM_SRC_SYMTAB, "symtab"},		{SYM_SRC_DEBUG, "debug file"},
-	    {SYM_SRC_DYNSYM, "dynsym"},		{SYM_SRC_FDE, "eh_frame ranges"},
-	    {SYM_SRC_PERFMAP, "perf map"},	{SYM_SRC_INLINE, "DWARF inline"},
+	    {SYM_SRC_SYMTAB, "symtab"},	   {SYM_SRC_DEBUG, "debug file"},
+	    {SYM_SRC_DYNSYM, "dynsym"},	   {SYM_SRC_FDE, "eh_frame ranges"},
+	    {SYM_SRC_PERFMAP, "perf map"}, {SYM_SRC_INLINE, "DWARF inline"},
 	};
 	size_t o = 0;
 

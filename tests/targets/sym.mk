@@ -13,7 +13,8 @@ EXTRA_TARGETS_SYM := $(B)/targets/symtest $(SYMTEST_VARIANTS)
 # "targets:" expands its prerequisites before this fragment is read.
 targets: $(SYMTEST_VARIANTS)
 
-$(B)/tests/test_sym: $(EXTRA_TARGETS_SYM)
+$(B)/tests/test_sym: $(EXTRA_TARGETS_SYM) $(B)/targets/inltest $(B)/targets/inltest-stripped
+$(B)/tests/test_frames: $(B)/targets/inltest
 
 $(B)/targets/symtest-stripped: tests/targets/symtest.c | $(B)/targets
 	$(CC) $(TARGET_CFLAGS) -Wl,--build-id -rdynamic -o $@ $< -lm
