@@ -13,7 +13,12 @@
  * not written: no format can hold an empty stack.
  *
  * Names: a frame is named as the icicle names it (function, "module+0xOFF",
- * "0xPC"). Every string written is valid UTF-8 (invalid bytes and control
+ * "0xPC", "name (inline)" for an inlined function). Inlined functions are
+ * marked as the readers expect them: folded "name_[i]" (FlameGraph's
+ * stackcollapse-perf.pl --inline), pprof one Location per pc with a Line
+ * per inlined function, innermost first, and the function it was inlined
+ * into last (pprof's own model; it prints the others "(inline)"). Every
+ * string written is valid UTF-8 (invalid bytes and control
  * characters become '?', which no reader chokes on), and folded names also
  * lose ';' (the frame separator), since a line is "a;b;c COUNT" split at
  * the last space (FlameGraph's flamegraph.pl and stackcollapse-*.pl).

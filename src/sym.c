@@ -12,11 +12,22 @@
  *    does not depend on symbol order),
  *    and each has an end: start + size, or for a size-0 symbol the next
  *    symbol (bounded by its section). Lookup is a binary search.
- *    The table also owns the debug file, the libdw handle and a cache of
- *    file:line per ELF address.
+ *    The table also owns the debug file, the libdw handle and a cache per
+ *    ELF address of its file:line and its inline chain (the inlined
+ *    subroutines holding it, innermost first, each with its call site:
+ *    dwarf_getscopes once per address, then a hash probe).
+ *  - Per table, built on first need, the function ranges of the module's
+ *    .eh_frame and .debug_frame (one FDE per function, kept even by strip):
+ *    a pc no symbol covers is named by the FDE holding it, "module!0xOFF"
+ *    (the FDE's start as a file offset, as unnamed addresses are shown),
+ *    so a stripped function's pcs are one function; and a size-0 symbol
+ *    (whose end is only a guess) does not reach into a later FDE's
+ *    function. Parsed here (sym_fde_parse), not by libdw, whose CFI API
+ *    answers "the FDE of this pc" but cannot list the FDEs.
  *  - Per struct sym: an intern pool (every string we return lives until
  *    sym_free, even when the module it came from is gone), the kallsyms
- *    table, and perf map caches.
+ *    table, perf map caches, and per module named the sources its names
+ *    came from (sym_modules, for the help screen).
  *
  * Debug files are looked up under a root prefix: "/proc/PID/root" for a
  * live process, so the target's mount namespace decides which file we get

@@ -7,7 +7,8 @@
 #    "inltest-stripped!0xOFF" (OFF = inl_outer's file offset), with ~all of
 #    the CPU; no "inltest-stripped+0x..." rows per address;
 #  - inline frames: inl_hot and inl_cold are rows of their own, marked
-#    "(inline)", with their shares, in batch top, in dump, in a folded
+#    "(inline)", with their shares, in batch top, as icicle boxes under
+#    inl_outer, in dump, in a folded
 #    export (FlameGraph's _[i] mark) and in pprof (one Location with a Line
 #    per inline level: `go tool pprof -traces` lists them over inl_outer);
 #  - the help screen (?) says where each module's names came from.
@@ -75,6 +76,16 @@ check_cmp "$(absdiff "${cold:--100}" 30)" '<=' $TOL "inl_cold (inline) %Own is a
 check_cmp "${outer_total:-0}" '>=' 95 "inl_outer %Total holds its inlined callees"
 check_cmp "${outer_self:-100}" '<=' 5 "inl_outer %Own is only what is not inlined"
 [ -n "$hot" ] || { log "---- output"; tail -n 20 "$out"; }
+
+# ---- icicle: the inlined callees are boxes under inl_outer ----------------------------
+out=$E2E_TMPDIR/icicle.out
+timeout 20 "$STACKTOP" -b -K -d 1 -n 1 -r 499 --view icicle -p "$IP" >"$out" 2>"$out.err"
+check_cmp $? == 0 "stacktop -b --view icicle exits 0"
+# the row under [inl_outer ...]: [inl_hot (inline) P%   ][inl_cold (inline) Q%  ]
+row=$(grep -A1 '^\[inl_outer ' "$out" | tail -n 1)
+ih=$(sed -n 's/.*\[inl_hot (inline) \([0-9.]*\)%.*/\1/p' <<<"$row")
+check_cmp "$(absdiff "${ih:--100}" 70)" '<=' $((TOL + 2)) "icicle: inl_hot (inline) is a box under inl_outer with about 70 % (seen ${ih:-none})"
+[ -n "$ih" ] || tail -n 5 "$out"
 
 # ---- dump: the leaf is an inlined frame inside inl_outer ------------------------------
 out=$E2E_TMPDIR/dump.out
