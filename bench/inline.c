@@ -5,7 +5,10 @@
  *
  * For each module (build/targets/inltest, and this program's own libc,
  * whose DWARF comes from a debug file when one is installed) it takes a set
- * of pcs (every byte of inltest's .text; N evenly spread pcs of libc's) and
+ * of pcs (every byte of inltest's .text; N pcs spread evenly over libc's,
+ * nearly each in another compilation unit: the worst case; N pcs 4 bytes
+ * apart from the middle of libc's, a few functions as a hot path's pcs
+ * are: "libc-dense") and
  * times, on a fresh module, frames and sym each round:
  *   plain   frames_user: the pc named (binary search), no inline chain;
  *   chain   frames_user_chain: the same plus the inline chain from DWARF.
@@ -113,7 +116,10 @@ static int run(const char *path, const uint64_t *pcs, size_t n, bool chain, stru
 	return 0;
 }
 
-static void bench_module(const char *label, const char *path, size_t want)
+/* want pcs of path's .text: spread evenly over all of it (stride 0), or
+ * stride bytes apart from its middle (dense: a few functions, as a hot
+ * loop's pcs are). */
+static void bench_module(const char *label, const char *path, size_t want, uint64_t stride)
 {
 	struct module *mod;
 	struct result plain, chain;
@@ -129,7 +135,7 @@ static void bench_module(const char *label, const char *path, size_t want)
 		want = hi - lo;
 	pcs = malloc(want * sizeof(*pcs));
 	for (size_t i = 0; i < want; i++)
-		pcs[n++] = lo + (hi - lo) * i / want;
+		pcs[n++] = stride ? lo + (hi - lo) / 2 + i * stride : lo + (hi - lo) * i / want;
 	if (run(path, pcs, n, false, &plain) || run(path, pcs, n, true, &chain)) {
 		printf("%-10s %s: failed\n", label, path);
 		free(pcs);
@@ -179,8 +185,10 @@ int main(int argc, char **argv)
 	       "setup", "plain", "plain", "chain", "chain", "inline/smp", "inline/smp");
 	printf("%-10s %7s %9s %6s %10s %9s %10s %9s %12s %11s\n", "", "", "", "ms", "first ns",
 	       "cached ns", "first ns", "cached ns", "first µs", "cached µs");
-	bench_module("inltest", argv[1], 0);
-	if (own_libc(libc, sizeof(libc)) == 0)
-		bench_module("libc", libc, nlibc);
+	bench_module("inltest", argv[1], 0, 0);
+	if (own_libc(libc, sizeof(libc)) == 0) {
+		bench_module("libc", libc, nlibc, 0);
+		bench_module("libc-dense", libc, nlibc, 4);
+	}
 	return 0;
 }

@@ -155,6 +155,15 @@ struct sym_inl {
 	int call_line;
 };
 
+/* A range of a DWARF subprogram and its DIE, for inline chains; off 0:
+ * a function DWARF has no subprogram for (SUB_NO_CU: nor a CU). */
+struct sym_sub {
+	uint64_t start, end;
+	Dwarf_Off off;
+};
+
+#define SUB_NO_CU ((Dwarf_Off)-1)
+
 /* What DWARF says about one address: its line and its inline chain,
  * innermost first. */
 struct sym_line {
@@ -183,6 +192,8 @@ struct sym_table {
 	bool fde_tried;
 	struct sym_range *fdes; /* function ranges from .eh_frame/.debug_frame */
 	size_t nfde;
+	struct sym_sub *subs; /* DWARF subprogram ranges seen, sorted */
+	size_t nsubs, subs_cap;
 };
 
 /* ---- demangling -------------------------------------------------------- */
@@ -653,6 +664,7 @@ static void table_free(void *p)
 		line_clear(&t->lines[i]);
 	free(t->lines);
 	free(t->fdes);
+	free(t->subs);
 	if (t->dw)
 		dwarf_end(t->dw);
 	if (t->dbg_elf)
@@ -1172,38 +1184,138 @@ static void die_call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, str
 		out->call_line = (int)w;
 }
 
-/* The inlined subroutines holding addr, innermost first (dwarf_getscopes
- * lists every scope from the innermost out to the CU). */
-static void lookup_inline(Dwarf_Die *cu, uint64_t addr, struct sym_line *out)
+/* Is tag a DIE whose children may hold inlined code at a pc it covers? */
+static bool scope_tag(int tag)
 {
-	Dwarf_Die *scopes = NULL;
-	Dwarf_Files *files = NULL;
-	size_t nfiles = 0;
-	int n = dwarf_getscopes(cu, addr, &scopes), k, m = 0;
-
-	for (k = 0; k < n; k++)
-		m += dwarf_tag(&scopes[k]) == DW_TAG_inlined_subroutine;
-	if (m > SYM_INLINE_MAX)
-		m = SYM_INLINE_MAX;
-	if (m > 0 && (out->inl = calloc((size_t)m, sizeof(*out->inl)))) {
-		if (dwarf_getsrcfiles(cu, &files, &nfiles))
-			files = NULL;
-		for (k = 0; k < n && out->ninl < m; k++) {
-			struct sym_inl *in;
-
-			if (dwarf_tag(&scopes[k]) != DW_TAG_inlined_subroutine)
-				continue;
-			in = &out->inl[out->ninl];
-			if (!(in->func = die_func_name(&scopes[k])))
-				break;
-			die_call_site(&scopes[k], files, nfiles, in);
-			out->ninl++;
-		}
-	}
-	free(scopes);
+	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+	       tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
 }
 
-static void lookup_line(Dwarf *dw, uint64_t addr, struct sym_line *out)
+/* The inlined subroutines under parent holding addr, outermost first,
+ * into out[n..max); returns the new count. Only the subtree of one
+ * function is walked: the scopes that hold addr nest. */
+static int walk_inlined(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *out, int n, int max)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(parent, &c) != 0)
+		return n;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (!scope_tag(tag) || dwarf_haspc(&c, addr) <= 0)
+			continue;
+		if (tag == DW_TAG_inlined_subroutine) {
+			if (n >= max)
+				return n;
+			out[n++] = c;
+		}
+		return walk_inlined(&c, addr, out, n, max);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return n;
+}
+
+/* The subprogram DIE holding addr among parent's children (and in
+ * namespaces and classes, where C++ puts some definitions). */
+static bool find_subprogram(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *out)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(parent, &c) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_subprogram && dwarf_haspc(&c, addr) > 0) {
+			*out = c;
+			return true;
+		}
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type) &&
+		    find_subprogram(&c, addr, out))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* Remember [start, end) as part of the subprogram at off (kept sorted). */
+static void subs_add(struct sym_table *t, uint64_t start, uint64_t end, Dwarf_Off off)
+{
+	size_t i = STARTS_AT_OR_BELOW(t->subs, t->nsubs, start);
+
+	if (start >= end || (i && t->subs[i - 1].start == start))
+		return;
+	if (mem_grow((void **)&t->subs, &t->subs_cap, t->nsubs + 1, sizeof(*t->subs)))
+		return; /* a cache: without it the next lookup walks again */
+	memmove(&t->subs[i + 1], &t->subs[i], (t->nsubs - i) * sizeof(*t->subs));
+	t->subs[i] = (struct sym_sub){start, end, off};
+	t->nsubs++;
+}
+
+/* The subprogram DIE holding addr: from the cache of subprogram ranges
+ * seen, else found among the CU's children once (a walk over every
+ * top-level DIE of the CU, as dwarf_getscopes would do for every pc). */
+static bool subprogram_of(struct sym_table *t, Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out)
+{
+	size_t i = STARTS_AT_OR_BELOW(t->subs, t->nsubs, addr);
+	Dwarf_Addr base, s, e;
+	ptrdiff_t off = 0;
+
+	long f;
+
+	if (i && addr < t->subs[i - 1].end)
+		return t->subs[i - 1].off && t->subs[i - 1].off != SUB_NO_CU &&
+		       dwarf_offdie(t->dw, t->subs[i - 1].off, out);
+	if (!find_subprogram(cu, addr, out)) {
+		/* Code DWARF describes no function for (assembly): remember
+		 * its symbol's range as such, or every pc would walk the CU. */
+		if ((f = table_find(t, addr)) >= 0)
+			subs_add(t, t->fns[f].start, t->fns[f].end, 0);
+		return false;
+	}
+	while ((off = dwarf_ranges(out, off, &base, &s, &e)) > 0)
+		subs_add(t, s, e, dwarf_dieoffset(out));
+	return true;
+}
+
+/* The inlined subroutines holding addr, innermost first, with their call
+ * sites. Walked down from the function holding addr (found once per
+ * function): dwarf_getscopes would walk the whole CU for every pc, ~200 µs
+ * in a libc CU. */
+static void lookup_inline(struct sym_table *t, Dwarf_Die *cu, uint64_t addr,
+			  struct sym_line *out)
+{
+	Dwarf_Die sub, chain[SYM_INLINE_MAX];
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	int n, k;
+
+	if (!subprogram_of(t, cu, addr, &sub))
+		return;
+	n = walk_inlined(&sub, addr, chain, 0, SYM_INLINE_MAX);
+	if (n <= 0 || !(out->inl = calloc((size_t)n, sizeof(*out->inl))))
+		return;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	for (k = n - 1; k >= 0; k--) {
+		struct sym_inl *in = &out->inl[out->ninl];
+
+		if (!(in->func = die_func_name(&chain[k])))
+			break;
+		die_call_site(&chain[k], files, nfiles, in);
+		out->ninl++;
+	}
+}
+
+/* Is addr in a function known to lie in no CU? */
+static bool no_cu_at(const struct sym_table *t, uint64_t addr)
+{
+	size_t i = STARTS_AT_OR_BELOW(t->subs, t->nsubs, addr);
+
+	return i && addr < t->subs[i - 1].end && t->subs[i - 1].off == SUB_NO_CU;
+}
+
+static void lookup_line(struct sym_table *t, Dwarf *dw, uint64_t addr, struct sym_line *out)
 {
 	Dwarf_Die cu;
 	Dwarf_Line *l;
@@ -1214,9 +1326,18 @@ static void lookup_line(Dwarf *dw, uint64_t addr, struct sym_line *out)
 	out->line = 0;
 	out->ninl = 0;
 	out->inl = NULL;
-	if (!dw || !find_cu(dw, addr, &cu))
+	if (!dw || no_cu_at(t, addr))
 		return;
-	lookup_inline(&cu, addr, out);
+	if (!find_cu(dw, addr, &cu)) {
+		/* No CU (assembly without -g): the scan of every CU that
+		 * found nothing is not repeated for the function's other pcs. */
+		long f = table_find(t, addr);
+
+		if (f >= 0)
+			subs_add(t, t->fns[f].start, t->fns[f].end, SUB_NO_CU);
+		return;
+	}
+	lookup_inline(t, &cu, addr, out);
 	if (!(l = dwarf_getsrc_die(&cu, addr)))
 		return;
 	src = dwarf_linesrc(l, NULL, NULL);
@@ -1265,7 +1386,7 @@ static int table_line(struct sym_table *t, const struct module *mod, uint64_t ad
 			return 0;
 		}
 	}
-	lookup_line(table_dwarf(t, mod), addr, &t->lines[j]);
+	lookup_line(t, table_dwarf(t, mod), addr, &t->lines[j]);
 	t->lines[j].addr = addr;
 	t->lines[j].used = true;
 	t->lines_used++;
