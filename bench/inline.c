@@ -96,7 +96,8 @@ static int run(const char *path, const uint64_t *pcs, size_t n, bool chain, stru
 	t0 = now_ns();
 	for (size_t i = 1; i < n; i++) {
 		if (chain)
-			r->frames += (size_t)frames_user_chain(fr, &s, pcs[i], ids, SYM_INLINE_MAX + 1);
+			r->frames +=
+			    (size_t)frames_user_chain(fr, &s, pcs[i], ids, SYM_INLINE_MAX + 1);
 		else
 			r->frames += frames_user(fr, &s, pcs[i]) >= 0;
 	}

@@ -1282,8 +1282,7 @@ static bool subprogram_of(struct sym_table *t, Dwarf_Die *cu, uint64_t addr, Dwa
  * sites. Walked down from the function holding addr (found once per
  * function): dwarf_getscopes would walk the whole CU for every pc, ~200 µs
  * in a libc CU. */
-static void lookup_inline(struct sym_table *t, Dwarf_Die *cu, uint64_t addr,
-			  struct sym_line *out)
+static void lookup_inline(struct sym_table *t, Dwarf_Die *cu, uint64_t addr, struct sym_line *out)
 {
 	Dwarf_Die sub, chain[SYM_INLINE_MAX];
 	Dwarf_Files *files = NULL;
