@@ -950,12 +950,15 @@ static bool cie_encoding(const uint8_t *data, size_t size, size_t off, bool debu
 	if (auglen == (size_t)(r.end - r.p))
 		return false;
 	r.p += auglen + 1;
-	*enc = 0; /* absptr */
-	if (!strcmp(aug, "eh"))
+	*enc = 0;		  /* absptr */
+	if (!strcmp(aug, "eh")) { /* an old GCC's pointer to its EH data */
+		if (r.end - r.p < 8)
+			return false;
 		r.p += 8;
+	}
 	if (version >= 4 && !rd_u(&r, 2, &u)) /* address_size, segment_selector_size */
 		return false;
-	if (r.p > r.end || !rd_uleb(&r, &u) || !rd_sleb(&r, &sv))
+	if (!rd_uleb(&r, &u) || !rd_sleb(&r, &sv))
 		return false;
 	if (version == 1 ? !rd_u(&r, 1, &u) : !rd_uleb(&r, &u))
 		return false;
@@ -1191,37 +1194,47 @@ static bool scope_tag(int tag)
 	       tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
 }
 
-/* The inlined subroutines under parent holding addr, outermost first,
- * into out[n..max); returns the new count. Only the subtree of one
- * function is walked: the scopes that hold addr nest. */
-static int walk_inlined(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *out, int n, int max)
+/* The inlined subroutines under fn holding addr, outermost first, into
+ * out[0..max); returns how many. Only the subtree of one function is
+ * walked, one level at a time (a loop, not recursion: the DWARF is the
+ * target's, and may nest without end): the scopes that hold addr nest. */
+static int walk_inlined(Dwarf_Die *fn, uint64_t addr, Dwarf_Die *out, int max)
 {
-	Dwarf_Die c;
+	Dwarf_Die parent = *fn, c;
+	int n = 0;
 
-	if (dwarf_child(parent, &c) != 0)
-		return n;
-	do {
-		int tag = dwarf_tag(&c);
+	while (dwarf_child(&parent, &c) == 0) {
+		bool down = false;
 
-		if (!scope_tag(tag) || dwarf_haspc(&c, addr) <= 0)
-			continue;
-		if (tag == DW_TAG_inlined_subroutine) {
-			if (n >= max)
-				return n;
-			out[n++] = c;
-		}
-		return walk_inlined(&c, addr, out, n, max);
-	} while (dwarf_siblingof(&c, &c) == 0);
+		do {
+			int tag = dwarf_tag(&c);
+
+			if (!scope_tag(tag) || dwarf_haspc(&c, addr) <= 0)
+				continue;
+			if (tag == DW_TAG_inlined_subroutine) {
+				if (n >= max)
+					return n;
+				out[n++] = c;
+			}
+			down = true;
+			break;
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!down)
+			break;
+		parent = c;
+	}
 	return n;
 }
 
 /* The subprogram DIE holding addr among parent's children (and in
- * namespaces and classes, where C++ puts some definitions). */
-static bool find_subprogram(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *out)
+ * namespaces and classes, where C++ puts some definitions, at most
+ * SUB_NEST_MAX deep: the DWARF is the target's). */
+#define SUB_NEST_MAX 8
+static bool find_subprogram(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *out, int depth)
 {
 	Dwarf_Die c;
 
-	if (dwarf_child(parent, &c) != 0)
+	if (depth > SUB_NEST_MAX || dwarf_child(parent, &c) != 0)
 		return false;
 	do {
 		int tag = dwarf_tag(&c);
@@ -1232,7 +1245,7 @@ static bool find_subprogram(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *out)
 		}
 		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
 		     tag == DW_TAG_structure_type) &&
-		    find_subprogram(&c, addr, out))
+		    find_subprogram(&c, addr, out, depth + 1))
 			return true;
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return false;
@@ -1266,7 +1279,7 @@ static bool subprogram_of(struct sym_table *t, Dwarf_Die *cu, uint64_t addr, Dwa
 	if (i && addr < t->subs[i - 1].end)
 		return t->subs[i - 1].off && t->subs[i - 1].off != SUB_NO_CU &&
 		       dwarf_offdie(t->dw, t->subs[i - 1].off, out);
-	if (!find_subprogram(cu, addr, out)) {
+	if (!find_subprogram(cu, addr, out, 0)) {
 		/* Code DWARF describes no function for (assembly): remember
 		 * its symbol's range as such, or every pc would walk the CU. */
 		if ((f = table_find(t, addr)) >= 0)
@@ -1291,7 +1304,7 @@ static void lookup_inline(struct sym_table *t, Dwarf_Die *cu, uint64_t addr, str
 
 	if (!subprogram_of(t, cu, addr, &sub))
 		return;
-	n = walk_inlined(&sub, addr, chain, 0, SYM_INLINE_MAX);
+	n = walk_inlined(&sub, addr, chain, SYM_INLINE_MAX);
 	if (n <= 0 || !(out->inl = calloc((size_t)n, sizeof(*out->inl))))
 		return;
 	if (dwarf_getsrcfiles(cu, &files, &nfiles))

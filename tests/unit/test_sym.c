@@ -964,6 +964,20 @@ static void test_fde_parse(void **state)
 	assert_int_equal(r[0].start, 0x1000);
 	free(r);
 
+	/* An old "eh" CIE whose 8-byte EH pointer runs past its entry: its
+	 * FDEs are skipped, nothing is read beyond the entry. */
+	memset(&b, 0, sizeof(b));
+	put(&b, 9, 4);
+	put(&b, 0, 4);
+	put(&b, 1, 1);
+	memcpy(b.b + b.n, "eh", 3);
+	b.n += 3;
+	put(&b, 0, 1);
+	eh_fde(&b, 0, 0x2000, 0x1000, 0x20);
+	assert_int_equal(sym_fde_parse(b.b, b.n, 0x2000, false, &r, &n), 0);
+	assert_int_equal(n, 0);
+	free(r);
+
 	/* .debug_frame: CIE id 0xffffffff, absolute 8-byte addresses. */
 	put(&d, 0, 4);
 	put(&d, 0xffffffffu, 4);
