@@ -8,7 +8,8 @@
 # Targets (tests/targets): shortthreads with 1.5 ms and 60 ms threads (1.5
 # cores of short_job in threads that exit), and bigpool (1,000 threads, 2
 # busy, 998 blocked). Each profiler attaches at 99 Hz (-p PID) for SECONDS:
-# stacktop (this build), the BEFORE build if given, and
+# stacktop (this build: per-CPU events where allowed), the same with
+# --events inherit (per-task inherited events), the BEFORE build if given, and
 # `perf record -F 99 --call-graph dwarf -p PID` if perf is installed.
 #
 # coverage = samples / (the target's CPU seconds during the run x 99);
@@ -21,15 +22,16 @@ SECS=${1:-5}
 bench_need "$ROOT/build/targets/shortthreads" targets
 bench_need "$ROOT/build/targets/bigpool" targets
 
-# run_prof KIND BIN TARGET_PID: prints "samples lost cpu% target_ticks".
+# run_prof KIND BIN TARGET_PID [ARGS...]: prints "samples lost cpu% target_ticks".
 run_prof() {
 	local kind=$1 bin=$2 tp=$3 pp c0 c1 t0 t1 tc0 out=$TMP/out.$RANDOM
+	shift 3
 	tc0=$(cpu_ticks "$tp")
 	if [ "$kind" = perf ]; then
 		perf record -q -F 99 --call-graph dwarf -o "$out.data" -p "$tp" -- sleep "$SECS" \
 			>/dev/null 2>&1 &
 	else
-		"$bin" -b -n "$SECS" -d 1 -r 99 -p "$tp" >"$out" 2>&1 &
+		"$bin" -b -n "$SECS" -d 1 -r 99 "$@" -p "$tp" >"$out" 2>&1 &
 	fi
 	pp=$!
 	PIDS+=("$pp")
@@ -67,12 +69,15 @@ row() { # TARGET-LABEL ARGS...: one target, every profiler
 	tp=$!
 	PIDS+=("$tp")
 	sleep 1.5
-	local kinds=("stacktop:$STACKTOP")
+	local kinds=("stacktop:$STACKTOP" "stacktop-inherit:$STACKTOP")
 	[ -n "${BEFORE:-}" ] && kinds+=("stacktop-before:$BEFORE")
 	command -v perf >/dev/null && kinds+=("perf:perf")
 	for k in "${kinds[@]}"; do
 		local name=${k%%:*} bin=${k#*:} s l c tc
-		read -r s l c tc < <(run_prof "$([ "$name" = perf ] && echo perf || echo st)" "$bin" "$tp")
+		local extra=()
+		[ "$name" = stacktop-inherit ] && extra=(--events inherit)
+		read -r s l c tc < <(run_prof "$([ "$name" = perf ] && echo perf || echo st)" "$bin" "$tp" \
+			"${extra[@]}")
 		awk -v n="$label" -v p="$name" -v s="$s" -v l="$l" -v c="$c" -v tc="$tc" -v hz="$HZ" \
 			'BEGIN { cpu = tc / hz; printf "%-22s %-16s %8.2f %8d %8.0f%% %6d %6.1f\n", n, p,
 			cpu, s, (cpu > 0 ? 100 * s / (cpu * 99) : 0), l, c }'

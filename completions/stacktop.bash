@@ -12,15 +12,15 @@
 # against src/opts.c); the lists below are the parts each form offers.
 _stacktop_opts='-p --pid --subprocesses -r --rate -d --delay -W --window -b --batch
 -n --iterations -l --limit --view -s --sort -L --lines -K --no-kernel
---stack-size --ascii --spike-for --mode -w --wall --no-idle --json
+--stack-size --ascii --spike-for --mode -w --wall --events --no-idle --json
 -o --output --format --per-thread --force --output-dir --output-mode -h --help -V --version'
 
-_stacktop_top_opts='-p --pid --subprocesses --mode -w --wall -r --rate -d --delay
+_stacktop_top_opts='-p --pid --subprocesses --mode -w --wall --events -r --rate -d --delay
 -W --window -b --batch -n --iterations -l --limit --view -s --sort -L --lines
 -K --no-kernel --no-idle --stack-size --ascii --spike-for --output-dir
 --output-mode -h --help -V --version'
 _stacktop_dump_opts='-p --pid --json'
-_stacktop_record_opts='-p --pid --subprocesses --mode -w --wall -r --rate -d --delay
+_stacktop_record_opts='-p --pid --subprocesses --mode -w --wall --events -r --rate -d --delay
 -K --no-kernel --stack-size -o --output --format --per-thread --force
 --output-mode -h --help'
 _stacktop_report_opts='-b --batch -n --iterations -l --limit --view -s --sort
@@ -102,6 +102,7 @@ _stacktop_value()
 	-s | --sort) COMPREPLY=($(compgen -W 'own total owntime totaltime' -- "$2")) ;;
 	--view) COMPREPLY=($(compgen -W 'top icicle threads' -- "$2")) ;;
 	--mode) COMPREPLY=($(compgen -W 'cpu wall' -- "$2")) ;;
+	--events) COMPREPLY=($(compgen -W 'auto per-cpu inherit per-thread' -- "$2")) ;;
 	--format) COMPREPLY=($(compgen -W 'folded pprof speedscope' -- "$2")) ;;
 	-o | --output) _stacktop_files -f "$2" ;;
 	--output-dir) _stacktop_files -d "$2" ;;

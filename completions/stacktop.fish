@@ -134,6 +134,7 @@ complete -c stacktop -n '__stacktop_in top dump record' -s p -l pid -x -a '(__st
 complete -c stacktop -n $sampling -l subprocesses -d 'Also profile every process the target forks or execs'
 complete -c stacktop -n $sampling -l mode -x -a 'cpu\ton-CPU\ time,\ the\ default wall\tevery\ thread,\ running\ or\ waiting' -d 'Sampling mode'
 complete -c stacktop -n $sampling -s w -l wall -d 'Wall-clock mode: every thread, running or waiting'
+complete -c stacktop -n $sampling -l events -x -a 'auto\tper-cpu\ where\ allowed per-cpu\tone\ event\ per\ CPU,\ BPF\ filter inherit\tper-thread\ events\ new\ threads\ inherit per-thread\tone\ event\ per\ thread' -d 'cpu mode perf events'
 complete -c stacktop -n $sampling -s r -l rate -x -d 'Samples per second per thread (1..10000, default 99, wall 19)'
 complete -c stacktop -n $top -s d -l delay -x -d 'Refresh interval in seconds (0.1..3600, default 1)'
 complete -c stacktop -n '__stacktop_in record' -s d -l delay -x -d 'Seconds to record (0.1..86400, default until Ctrl-C)'

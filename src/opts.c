@@ -44,6 +44,7 @@ enum {
 	OPTS_NO_IDLE,
 	OPTS_VIEW_OPT,
 	OPTS_SUBPROCESSES,
+	OPTS_EVENTS,
 };
 
 /* Kernel PID_MAX_LIMIT on 64-bit: no PID can be larger. */
@@ -69,6 +70,7 @@ static const struct option opts_long[] = {
     {"spike-for", required_argument, NULL, OPTS_SPIKE_FOR},
     {"mode", required_argument, NULL, OPTS_MODE},
     {"wall", no_argument, NULL, 'w'},
+    {"events", required_argument, NULL, OPTS_EVENTS},
     {"no-idle", no_argument, NULL, OPTS_NO_IDLE},
     {"view", required_argument, NULL, OPTS_VIEW_OPT},
     {"json", no_argument, NULL, OPTS_JSON},
@@ -105,6 +107,12 @@ const char opts_usage[] =
     "      --mode cpu|wall      cpu: on-CPU time (perf events, the default);\n"
     "                           wall: every thread, running or waiting (ptrace)\n"
     "  -w, --wall               the same as --mode wall\n"
+    "      --events KIND        cpu mode's perf events: auto (the default: per-cpu\n"
+    "                           where allowed, else inherit), per-cpu (one event\n"
+    "                           per CPU, filtered by process in the kernel; needs\n"
+    "                           root or CAP_PERFMON and CAP_BPF), inherit (events\n"
+    "                           per thread that new threads inherit; threads\n"
+    "                           shorter than 10 ms are undersampled) or per-thread\n"
     "  -r, --rate HZ            samples per second per thread (1..10000, default\n"
     "                           99; wall mode 19)\n"
     "  -d, --delay SECONDS      refresh interval (0.1..3600, decimals allowed,\n"
@@ -273,6 +281,8 @@ static const struct opts_range {
  * order of enum opts_view, --mode's index 1 is wall. */
 static const char *const opts_modes[] = {"cpu", "wall", NULL};
 static const char *const opts_views[] = {"top", "icicle", "threads", NULL};
+/* In the order of enum perf_events (perf.h). */
+static const char *const opts_events[] = {"auto", "per-cpu", "inherit", "per-thread", NULL};
 static const char *const opts_formats[] = {"folded", "pprof", "speedscope", NULL};
 
 /* A keyword option: *out = the index of arg (in any case) in words; the
@@ -530,6 +540,12 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 	case 'w':
 		o->wall = true;
 		break;
+	case OPTS_EVENTS:
+		if ((ret = opts_keyword(c, arg, opts_events, &v, err, errsz)) < 0)
+			return ret;
+		o->events = (unsigned)v;
+		o->events_given = true;
+		break;
 	case OPTS_NO_IDLE:
 		o->idle_hidden = true;
 		break;
@@ -593,6 +609,8 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 		return opts_fail(err, errsz, "record needs -o FILE (e.g. -o profile.pb.gz)");
 	if (o->cmd == OPTS_CMD_REPORT && o->wall)
 		return opts_fail(err, errsz, "report shows a saved FILE: --mode does not apply");
+	if (o->events_given && (o->wall || o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
+		return opts_fail(err, errsz, "--events goes with cpu mode's live view and 'stacktop record'");
 	if (o->subprocesses && (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
 		return opts_fail(err, errsz,
 				 "--subprocesses goes with the live view and 'stacktop record'");

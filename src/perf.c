@@ -13,7 +13,21 @@
  * perf_reg_validate, so they are left out. Decoded registers are stored in
  * DWARF order in struct sample.
  *
- * Inherit mode (the default). A thread we open gets one event per online
+ * Per-CPU mode (the default where allowed). One cpu-clock event per online
+ * CPU with pid -1, so the clock runs per CPU, whatever task is on it: a
+ * thread's samples follow its CPU time from its first instruction, however
+ * short it lives (an inherited per-task event restarts a full period in
+ * every new thread, so a thread of 1.5 ms at 99 Hz was almost never
+ * sampled). A BPF program (pidfilter.c) drops, before anything is copied,
+ * every sample whose process is not in its map: the targets, and the child
+ * processes they fork (added as their FORK records are read; the first
+ * drain interval of a child's life is lost). Side-band records of the
+ * whole machine come too and are filtered here. Needs CAP_PERFMON and
+ * CAP_BPF (or root); refused, we fall back to inherit mode and
+ * perf_stats.fallback_err says why. Dead processes leave the map at the
+ * sweep.
+ *
+ * Inherit mode. A thread we open gets one event per online
  * CPU, with inherit=1, so every thread (and process) it creates from then
  * on carries copies of them from its first instruction. The kernel refuses
  * to mmap an inherited cpu -1 event (perf_mmap: EINVAL), so the events are
@@ -56,6 +70,7 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +83,7 @@
 #include "stacktop/hashidx.h"
 #include "stacktop/mem.h"
 #include "stacktop/perf.h"
+#include "stacktop/pidfilter.h"
 #include "stacktop/ring.h"
 #include "stacktop/sampler.h"
 
@@ -157,6 +173,9 @@ struct perf_sampler {
 	bool kernel; /* kernel callchains allowed */
 	bool kernel_probed;
 	bool per_thread; /* today's fallback: cpu -1, no inherit, a ring each */
+	bool wide;	 /* per-CPU mode: CPU-wide events, filter keeps our pids */
+	bool wide_tried;
+	struct pidfilter *filter;
 	bool opened_any;
 	unsigned data_pages;
 	int ncpus;
@@ -181,6 +200,20 @@ struct perf_sampler {
 	pid_t *pending_exit;
 	size_t npending_exit, pending_exit_cap;
 };
+
+const char *perf_events_name(enum perf_events e)
+{
+	switch (e) {
+	case PERF_EVENTS_CPU:
+		return "per-cpu";
+	case PERF_EVENTS_INHERIT:
+		return "inherit";
+	case PERF_EVENTS_THREAD:
+		return "per-thread";
+	default:
+		return "auto";
+	}
+}
 
 static unsigned next_pow2(unsigned v)
 {
@@ -257,7 +290,8 @@ int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
 	if (ps->cfg.drain_interval_s <= 0)
 		ps->cfg.drain_interval_s = 0.05;
 	ps->kernel = true;
-	ps->per_thread = cfg->per_thread;
+	ps->per_thread = cfg->events == PERF_EVENTS_THREAD;
+	ps->wide_tried = cfg->events == PERF_EVENTS_INHERIT || ps->per_thread;
 	ps->ncpus = perf_online_cpus(ps->cpu_ids, PERF_MAX_CPUS);
 	ps->cpu_rb = calloc((size_t)ps->ncpus, sizeof(*ps->cpu_rb));
 	if (!ps->cpu_rb) {
@@ -277,7 +311,7 @@ int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
 	if (pages > 1024)
 		pages = 1024;
 	ps->data_pages = pages;
-	ps->stats.inherit = !ps->per_thread;
+	ps->stats.events = ps->per_thread ? PERF_EVENTS_THREAD : PERF_EVENTS_INHERIT;
 	*out = ps;
 	return 0;
 }
@@ -325,6 +359,7 @@ void perf_free(struct perf_sampler *ps)
 			perf_ev_put(ps->threads[i].ev);
 	for (int i = 0; i < ps->ncpus; i++)
 		perf_rb_close(&ps->cpu_rb[i]);
+	pidfilter_free(ps->filter);
 	free(ps->cpu_rb);
 	free(ps->threads);
 	hashidx_free(&ps->ix);
@@ -361,8 +396,8 @@ static void perf_fill_attr(const struct perf_sampler *ps, struct perf_event_attr
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	a->inherit = !ps->per_thread;
-	if (ps->cfg.enable_on_exec) {
+	a->inherit = !ps->per_thread && !ps->wide;
+	if (ps->cfg.enable_on_exec && !ps->wide) {
 		a->disabled = 1;
 		a->enable_on_exec = 1;
 	}
@@ -629,7 +664,7 @@ static int perf_open_thread(struct perf_sampler *ps, struct perf_thread *t)
 		if (err2) {
 			ps->per_thread = false;
 		} else {
-			ps->stats.inherit = false;
+			ps->stats.events = PERF_EVENTS_THREAD;
 			ps->stats.fallback_err = err;
 		}
 		err = err2;
@@ -668,6 +703,117 @@ static uint64_t perf_thread_start(pid_t pid, pid_t tid)
 	return start;
 }
 
+/* ---- per-CPU mode ---- */
+
+static void perf_wide_close(struct perf_sampler *ps)
+{
+	for (int i = 0; i < ps->ncpus; i++)
+		perf_rb_close(&ps->cpu_rb[i]);
+	pidfilter_free(ps->filter);
+	ps->filter = NULL;
+	ps->wide = false;
+}
+
+/* One filtered CPU-wide event per online CPU, each its own ring. A CPU
+ * that refuses with ENODEV (gone offline) is skipped. */
+static int perf_wide_open(struct perf_sampler *ps)
+{
+	int err = pidfilter_new(&ps->filter), opened = 0;
+	ps->wide = true; /* perf_fill_attr: no inherit, no enable_on_exec */
+	for (int i = 0; !err && i < ps->ncpus; i++) {
+		int fd = perf_open_fd(ps, -1, ps->cpu_ids[i]);
+		if (fd == -ENODEV)
+			continue;
+		if (fd < 0) {
+			err = fd;
+			break;
+		}
+		if ((err = pidfilter_attach(ps->filter, fd)) ||
+		    (err = perf_map_ring(ps, &ps->cpu_rb[i], fd))) {
+			close(fd);
+			break;
+		}
+		opened++;
+	}
+	if (!err && !opened)
+		err = -ENODEV;
+	if (err)
+		perf_wide_close(ps);
+	return err;
+}
+
+/* The first thread decides: per-CPU mode if the kernel lets us, else
+ * inherit mode (the reason kept); -errno only when per-CPU was asked for. */
+static int perf_wide_try(struct perf_sampler *ps)
+{
+	ps->wide_tried = true;
+	int err = perf_wide_open(ps);
+	if (!err) {
+		ps->stats.events = PERF_EVENTS_CPU;
+		return 0;
+	}
+	ps->stats.fallback_err = err;
+	if (ps->cfg.events == PERF_EVENTS_CPU) {
+		ps->stats.threads_failed++;
+		ps->base.last_err = err;
+		return err;
+	}
+	ps->kernel = true; /* the probe starts again for per-task events */
+	ps->kernel_probed = false;
+	return 0;
+}
+
+/* Per-CPU mode: the thread's process joins the filter; the thread needs
+ * nothing of its own. */
+static int perf_wide_add(struct perf_sampler *ps, pid_t pid, pid_t tid)
+{
+	if (syscall(SYS_tgkill, pid, tid, 0) < 0 && errno == ESRCH)
+		return -ESRCH;
+	int err = pidfilter_add(ps->filter, pid);
+	if (err) {
+		ps->stats.threads_failed++;
+		ps->base.last_err = err;
+		return err;
+	}
+	ps->stats.filtered_pids = pidfilter_count(ps->filter);
+	if (!perf_insert(ps, pid, tid, PT_OPENED, 0))
+		return -ENOMEM;
+	ps->stats.threads_opened++;
+	return 0;
+}
+
+/* A side-band record of the whole machine: ours if its process is
+ * filtered in. A FORK that makes a process of one of ours brings the new
+ * process into the filter (inherit mode follows children too). */
+static bool perf_wide_keep(struct perf_sampler *ps, const struct perf_event_header *h, pid_t pid)
+{
+	if (pidfilter_has(ps->filter, pid))
+		return true;
+	if (h->type != PERF_RECORD_FORK || h->size < sizeof(*h) + 16)
+		return false;
+	uint32_t f[4];
+	memcpy(f, h + 1, 16); /* pid, ppid, tid, ptid */
+	if (f[0] != f[2] || !pidfilter_has(ps->filter, (pid_t)f[1]))
+		return false;
+	if (pidfilter_add(ps->filter, (pid_t)f[0]))
+		return false;
+	ps->stats.filtered_pids = pidfilter_count(ps->filter);
+	return true;
+}
+
+/* Processes that are gone leave the filter (their pid may be reused). */
+static void perf_wide_sweep(struct perf_sampler *ps)
+{
+	for (int i = 0; i < pidfilter_count(ps->filter); i++) {
+		pid_t pid = pidfilter_pid(ps->filter, i);
+		if (kill(pid, 0) < 0 && errno == ESRCH) {
+			pidfilter_remove(ps->filter, pid);
+			i--;
+		}
+	}
+	ps->stats.filtered_pids = pidfilter_count(ps->filter);
+}
+
 /* Read ahead in every CPU ring for FORK records, so a thread created by
  * one of ours since the last drain is known as inherited. */
 static void perf_peek_fork(void *ctx, const struct perf_event_header *h);
@@ -677,6 +823,13 @@ int perf_add_thread(struct perf_sampler *ps, pid_t pid, pid_t tid)
 	struct perf_thread *t = perf_find(ps, tid);
 	if (t && t->state != PT_UNCOVERED)
 		return -EEXIST;
+	if (!ps->wide_tried) {
+		int err = perf_wide_try(ps);
+		if (err)
+			return err;
+	}
+	if (ps->wide)
+		return perf_wide_add(ps, pid, tid);
 	if (!t && !ps->per_thread && perf_proc_of(ps, pid)) {
 		/* pid has events: tid may be their inherited copy, its FORK
 		 * record not drained yet. */
@@ -782,6 +935,8 @@ static void perf_sweep(struct perf_sampler *ps)
 	if (now - ps->last_sweep_ns < PERF_SWEEP_NS)
 		return;
 	ps->last_sweep_ns = now;
+	if (ps->wide)
+		perf_wide_sweep(ps);
 	for (int i = 0; i < ps->nthreads; i++) {
 		struct perf_thread *t = &ps->threads[i];
 		if (t->state == PT_COVERED && syscall(SYS_tgkill, t->pid, t->tid, 0) < 0 &&
@@ -926,6 +1081,13 @@ static void perf_dispatch(struct perf_sampler *ps, const struct perf_event_heade
 	const uint8_t *p = (const uint8_t *)(h + 1);
 	uint32_t pid, tid;
 
+	if (ps->wide && (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT ||
+			 h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_MMAP ||
+			 h->type == PERF_RECORD_MMAP2)) {
+		/* Every process on the machine has these: keep ours. */
+		if (!record_ids(h, 8, 4, &pid, &tid) || !perf_wide_keep(ps, h, (pid_t)pid))
+			return;
+	}
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE: {
 		struct sample s;
@@ -1199,6 +1361,11 @@ static void perf_src_stats(const struct sampler *s, struct sampler_stats *out)
 	out->threads_failed = st->threads_failed;
 	out->kernel_denied = !perf_kernel_enabled(ps);
 	out->rate_hz = ps->cfg.rate_hz;
+	/* Per-task events start each new thread a full period late. */
+	if (st->events == PERF_EVENTS_INHERIT)
+		out->coverage_note = "per-task events: threads under 10 ms undersampled";
+	else if (st->events == PERF_EVENTS_THREAD)
+		out->coverage_note = "per-thread events: new threads seen up to 1 s late";
 }
 
 static int read_paranoid(void)
@@ -1238,6 +1405,18 @@ void perf_explain(int err, pid_t pid, char *buf, size_t size)
 		snprintf(buf, size, "cannot sample process %d: %s.", pid, strerror(-err));
 }
 
+static void perf_src_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
+{
+	const struct perf_sampler *ps = perf_of(s);
+	if (ps->cfg.events == PERF_EVENTS_CPU && ps->stats.events != PERF_EVENTS_CPU)
+		snprintf(buf, size,
+			 "per-CPU events were refused (%s): they need root, or CAP_PERFMON and "
+			 "CAP_BPF; leave out --events per-cpu to sample per task instead.",
+			 strerror(-err));
+	else
+		perf_explain(err, pid, buf, size);
+}
+
 static void perf_src_free(struct sampler *s)
 {
 	perf_free(perf_of(s));
@@ -1253,7 +1432,7 @@ static const struct sampler_ops perf_sampler_ops = {
 	.launch_done = perf_src_launch_done,
 	.tick_ns = perf_src_tick_ns,
 	.stats = perf_src_stats,
-	.explain = perf_explain,
+	.explain = perf_src_explain,
 	.free = perf_src_free,
 };
 

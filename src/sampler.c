@@ -104,7 +104,7 @@ void sampler_stats(const struct sampler *s, struct sampler_stats *out)
 void sampler_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
 {
 	if (s->ops->explain)
-		s->ops->explain(err, pid, buf, size);
+		s->ops->explain(s, err, pid, buf, size);
 	else
 		snprintf(buf, size, "cannot sample process %d: %s.", pid, strerror(-err));
 }

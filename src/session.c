@@ -70,6 +70,7 @@ static int open_sampler(struct session *s, struct opts *o, char *err, size_t err
 		    .stack_size = o->stack_size,
 		    .drain_interval_s = TICK_NS / 1e9,
 		    .enable_on_exec = o->command != NULL,
+		    .events = (enum perf_events)o->events,
 		};
 		e = perf_sampler_new(&pc, &s->smp);
 	}

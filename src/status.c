@@ -48,6 +48,7 @@ void status_header(const struct status_in *in, int *pids, struct view_header *h)
 	h->children_unfollowed = ps->unfollowed;
 	h->children_max = PROCS_CHILDREN_MAX;
 	h->exited = ps->exited;
+	h->coverage_note = in->sampler.coverage_note;
 	h->exit_text = ps->exited ? ps->exit_text : NULL;
 	if (in->health) {
 		h->achieved_hz = in->health->achieved_hz;

@@ -223,6 +223,8 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 			 h->files_refused == 1 ? "" : "s");
 		add_field(left, sizeof(left), f, avail);
 	}
+	if (h->coverage_note)
+		add_field(left, sizeof(left), h->coverage_note, avail);
 	if (h->pause_us > 0) {
 		/* Wall mode: what each sample costs the target, in the open. */
 		snprintf(f, sizeof(f), "pause %.0f \xc2\xb5s/sample", h->pause_us);

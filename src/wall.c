@@ -43,6 +43,14 @@
  * (to trap and re-enter its syscall), so the reference run time is read
  * after the thread has gone back to sleep, at the end of the tick.
  *
+ * Keeping up: every thread is due rate times a second, so the work grows
+ * with the thread count (1,000 threads at 19 Hz: 19,000 samples a second).
+ * Once a second the time the passes took is compared with a budget (a
+ * quarter of one core); over it, the period grows so that the passes fit in
+ * about a fifth; well under it, a lowered rate climbs back. A sample's
+ * weight stays in periods of the configured rate, so times and shares keep
+ * their meaning, and wall_note says what was lowered.
+ *
  * process_vm_readv does not split one iovec (process_vm_readv(2)), so the
  * stack is read as page-sized remote pieces: a read that crosses the top
  * of the stack mapping returns the pages before it.
@@ -72,6 +80,11 @@
 
 #define WAIT_STOP_NS (20 * 1000 * 1000ull) /* a sample's stop must come within */
 #define WAIT_DETACH_NS (100 * 1000 * 1000ull)
+#define ADAPT_EVERY_NS 1000000000ull /* the rate is reconsidered this often */
+#define ADAPT_BUDGET 0.25	     /* share of a core the passes may take */
+#define ADAPT_AIM 0.20		     /* what a lowered rate aims at */
+#define ADAPT_LOW 0.08		     /* under this, a lowered rate climbs back */
+#define ADAPT_MAX_PERIOD_NS 1000000000ull /* never below 1 Hz a thread */
 #define PAGE 4096u
 
 enum { FD_STAT, FD_SYSCALL, FD_WCHAN, FD_SCHEDSTAT, FD_COUNT };
@@ -103,6 +116,9 @@ struct wall_sampler {
 	struct wall_stats st;
 	pid_t self;
 	uint64_t rng;
+	uint64_t base_period_ns; /* the configured rate's */
+	uint64_t adapt_t0, adapt_busy_ns;
+	char note[96];
 };
 
 static bool is_stop_signal(int sig)
@@ -339,6 +355,7 @@ int wall_new(const struct wall_config *c, struct wall_sampler **out)
 	if (ws->cfg.stack_size > 64 * PAGE - PAGE)
 		ws->cfg.stack_size = 64 * PAGE - PAGE;
 	ws->period_ns = 1000000000ull / ws->cfg.rate_hz;
+	ws->base_period_ns = ws->period_ns;
 	ws->self = getpid();
 	ws->rng = mono_ns() | 1;
 	*out = ws;
@@ -632,7 +649,9 @@ static int sample_pass(struct wall_sampler *ws, uint64_t now_ns, bool all,
 		uint64_t k = 1 + (now_ns - t->next_ns) / ws->period_ns;
 		if (k > 1000)
 			k = 1000; /* a long pause of the caller: do not let one stack take it all */
-		delivered += sample_one(ws, t, now_ns, (uint32_t)k, cb, ctx);
+		/* In periods of the configured rate, whatever the rate now. */
+		uint64_t w = (k * ws->period_ns + ws->base_period_ns / 2) / ws->base_period_ns;
+		delivered += sample_one(ws, t, now_ns, (uint32_t)(w ? w : 1), cb, ctx);
 		t->next_ns += (k - 1) * ws->period_ns + next_period(ws);
 		if (t->next_ns <= now_ns)
 			t->next_ns = now_ns + next_period(ws);
@@ -642,10 +661,52 @@ static int sample_pass(struct wall_sampler *ws, uint64_t now_ns, bool all,
 	return delivered;
 }
 
+/* Once a second: lower the rate when the passes took more than their
+ * budget, raise it back when they take little. */
+static void adapt_rate(struct wall_sampler *ws, uint64_t start_ns, uint64_t end_ns)
+{
+	if (!ws->adapt_t0)
+		ws->adapt_t0 = start_ns;
+	ws->adapt_busy_ns += end_ns - start_ns;
+	if (end_ns - ws->adapt_t0 < ADAPT_EVERY_NS)
+		return;
+	double used = (double)ws->adapt_busy_ns / (double)(end_ns - ws->adapt_t0);
+	uint64_t p = ws->period_ns;
+	if (used > ADAPT_BUDGET)
+		p = (uint64_t)((double)p * used / ADAPT_AIM);
+	else if (used < ADAPT_LOW && p > ws->base_period_ns)
+		p /= 2;
+	if (p > ADAPT_MAX_PERIOD_NS)
+		p = ADAPT_MAX_PERIOD_NS;
+	if (p < ws->base_period_ns)
+		p = ws->base_period_ns;
+	ws->period_ns = p;
+	ws->adapt_t0 = end_ns;
+	ws->adapt_busy_ns = 0;
+	if (p > ws->base_period_ns)
+		snprintf(ws->note, sizeof(ws->note), "rate lowered to %.1f Hz a thread to keep up",
+			 1e9 / (double)p);
+	else
+		ws->note[0] = 0;
+}
+
 int wall_tick(struct wall_sampler *ws, uint64_t now_ns,
 	      void (*cb)(void *ctx, const struct sample *s), void *ctx)
 {
-	return sample_pass(ws, now_ns, false, cb, ctx);
+	uint64_t t0 = mono_ns();
+	int n = sample_pass(ws, now_ns, false, cb, ctx);
+	adapt_rate(ws, t0, mono_ns());
+	return n;
+}
+
+double wall_rate_hz(const struct wall_sampler *ws)
+{
+	return 1e9 / (double)ws->period_ns;
+}
+
+const char *wall_note(const struct wall_sampler *ws)
+{
+	return ws->note[0] ? ws->note : NULL;
 }
 
 int wall_sample_all(struct wall_sampler *ws, uint64_t now_ns,
@@ -787,8 +848,9 @@ static void wall_src_stats(const struct sampler *s, struct sampler_stats *out)
 	out->samples = st->samples;
 	/* Never 0 once sampling: the header shows "pause" only when > 0. */
 	out->pause_us = st->stops ? st->pause_ns_total / 1e3 / st->stops : 0.001;
-	out->rate_hz = ws->cfg.rate_hz;
+	out->rate_hz = wall_rate_hz(ws); /* what it keeps up with */
 	out->per_thread_rate = true;
+	out->coverage_note = wall_note(ws);
 	out->threads_failed = st->threads_failed;
 }
 
@@ -824,6 +886,11 @@ static void wall_src_free(struct sampler *s)
 	wall_free(wall_of(s));
 }
 
+static void wall_src_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
+{
+	wall_explain(err, pid, buf, size);
+}
+
 static const struct sampler_ops wall_sampler_ops = {
 	.mode = "wall",
 	.add_thread = wall_src_add_thread,
@@ -833,7 +900,7 @@ static const struct sampler_ops wall_sampler_ops = {
 	.on_child = wall_src_on_child,
 	.tick_ns = wall_src_tick_ns,
 	.stats = wall_src_stats,
-	.explain = wall_explain,
+	.explain = wall_src_explain,
 	.stop = wall_src_stop,
 	.free = wall_src_free,
 };

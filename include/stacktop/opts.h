@@ -56,6 +56,8 @@ struct opts {
 	unsigned spike_for_s; /* --spike-for: seconds above 2x baseline before the alert, default 30 */
 	bool wall; /* --mode wall / -w: wall-clock (ptrace) sampling */
 	bool rate_given; /* --rate was given (wall mode picks its own default) */
+	unsigned events; /* --events: cpu mode's kind of perf events, enum perf_events order */
+	bool events_given;
 	bool idle_hidden; /* --no-idle: start with idle threads hidden (wall mode, key i) */
 	bool json; /* dump --json */
 	const char *output; /* record -o FILE */

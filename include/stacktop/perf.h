@@ -2,7 +2,14 @@
  * perf — the on-CPU sampler: perf_event_open cpu-clock events sampling user
  * registers, a copy of the user stack and the kernel callchain.
  *
- * Default (inherit mode): a thread added gets one event per online CPU with
+ * Default (per-CPU mode, when the kernel allows CPU-wide events and BPF):
+ * one cpu-clock event per online CPU for everything that runs there, and a
+ * BPF filter (pidfilter.h) that drops every sample but those of the target
+ * processes before it is written. Its clock runs per CPU, so a thread that
+ * lives 1 ms is sampled in proportion to its CPU time; threads and child
+ * processes need no events of their own (fds: one per CPU).
+ *
+ * Inherit mode (the fallback): a thread added gets one event per online CPU with
  * inherit=1, so the threads and processes it creates later are sampled
  * from their first instruction; each CPU's events write into one mmap ring
  * (PERF_EVENT_IOC_SET_OUTPUT). Threads announced by FORK records are known
@@ -31,12 +38,23 @@
 
 #include "stacktop/sample.h"
 
+/* Which events sample the target (perf_config.events). */
+enum perf_events {
+	PERF_EVENTS_AUTO,    /* per-CPU filtered, else inherit, else per thread */
+	PERF_EVENTS_CPU,     /* one CPU-wide event per CPU, samples kept by pid (pidfilter) */
+	PERF_EVENTS_INHERIT, /* inherited per-thread events, one ring per CPU */
+	PERF_EVENTS_THREAD,  /* one event and ring per thread, no inherit */
+};
+
+/* "per-cpu", "inherit", "per-thread" (what is in use), or "auto". */
+const char *perf_events_name(enum perf_events e);
+
 struct perf_config {
 	unsigned rate_hz; /* samples per second per thread of CPU time */
 	unsigned stack_size; /* user stack bytes copied per sample */
 	double drain_interval_s; /* how often the caller drains; sizes the rings */
 	bool enable_on_exec; /* events start disabled, enable at the next exec */
-	bool per_thread;     /* one cpu -1 event and ring per thread, no inherit */
+	enum perf_events events;
 };
 
 struct perf_stats {
@@ -46,8 +64,9 @@ struct perf_stats {
 	uint64_t corrupt; /* ring batches dropped as unparseable */
 	uint64_t threads_opened, threads_failed;
 	uint64_t threads_inherited; /* threads announced by FORK, sampled by inheritance */
-	bool inherit;		    /* per-CPU inherited events in use (else per-thread mode) */
-	int fallback_err;	    /* why per-thread mode was taken (-errno), 0 if not */
+	enum perf_events events;    /* in use: CPU, INHERIT or THREAD */
+	int fallback_err;	    /* why a more precise kind was refused (-errno), 0 if not */
+	int filtered_pids;	    /* CPU mode: processes the filter keeps */
 };
 
 struct perf_callbacks {

@@ -52,6 +52,9 @@ struct sampler_stats {
 	 * thread whatever it does (wall); 0: not applicable (report). */
 	double rate_hz;
 	bool per_thread_rate; /* wall: rate_hz applies to every thread */
+	/* What the sampler cannot see, as a header field ("per-task events:
+	 * threads under 10 ms undersampled"), or NULL. */
+	const char *coverage_note;
 };
 
 struct sampler;
@@ -75,7 +78,7 @@ struct sampler_ops {
 	uint64_t (*tick_ns)(const struct sampler *s);
 	void (*stats)(const struct sampler *s, struct sampler_stats *out);
 	/* The sentence for an add_thread error of pid, with the fix. */
-	void (*explain)(int err, pid_t pid, char *buf, size_t size);
+	void (*explain)(const struct sampler *s, int err, pid_t pid, char *buf, size_t size);
 	void (*stop)(struct sampler *s);
 	void (*free)(struct sampler *s);
 };

@@ -96,6 +96,7 @@ struct view_header {
 	int nchildren;	       /* descendants followed now */
 	int children_unfollowed; /* descendants past the cap (shown when > 0) */
 	int children_max;	 /* the cap */
+	const char *coverage_note; /* what the sampler cannot see (sampler_stats) */
 };
 
 /* Draw the header into rows y.. of g; returns the number of rows used:

@@ -85,6 +85,11 @@ int wall_reap(struct wall_sampler *ws);
 int wall_detach_all(struct wall_sampler *ws);
 void wall_free(struct wall_sampler *ws); /* detaches first */
 const struct wall_stats *wall_get_stats(const struct wall_sampler *ws);
+/* Samples a second per thread now: the configured rate, or lower while
+ * the thread count makes it too costly (wall_note then says so). */
+double wall_rate_hz(const struct wall_sampler *ws);
+/* "rate lowered to 4.2 Hz a thread to keep up", or NULL. */
+const char *wall_note(const struct wall_sampler *ws);
 
 /* The sampler interface (sampler.h) over a new wall sampler: wall mode. */
 struct sampler;

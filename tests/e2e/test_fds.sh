@@ -8,7 +8,10 @@
 #
 #   manythreads (100 sleeping threads, a busy main thread), attached with
 #   `ulimit -n 64` (soft and hard): "N threads not sampled: too many open
-#   files" in cpu and wall mode, named frames of the target, exit 0;
+#   files" in cpu mode with per-task events (--events inherit: an event per
+#   thread and CPU) and in wall mode, named frames of the target, exit 0;
+#   cpu mode's default per-CPU events need one descriptor per CPU: every
+#   thread sampled under the same limit;
 #   only the soft limit at 64: raised, every thread sampled.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
@@ -23,9 +26,11 @@ check_cmp "$nthreads" '>=' 101 "target runs $nthreads threads"
 
 for mode in cpu wall; do
 	out=$E2E_TMPDIR/$mode.txt
+	events=()
+	[ "$mode" = cpu ] && events=(--events inherit)
 	(
 		ulimit -n 64 || exit 99
-		exec "$STACKTOP" --mode "$mode" -b -n 3 -d 1 -p "$T"
+		exec "$STACKTOP" --mode "$mode" "${events[@]}" -b -n 3 -d 1 -p "$T"
 	) >"$out" 2>&1
 	rc=$?
 	check_cmp "$rc" '==' 0 "$mode: exit status 0 with ulimit -n 64 (got $rc)"
@@ -48,6 +53,22 @@ for mode in cpu wall; do
 		tail -n 12 "$out"
 	fi
 done
+
+# Per-CPU events: one descriptor per CPU, however many threads.
+out=$E2E_TMPDIR/percpu.txt
+(
+	ulimit -n 64 || exit 99
+	exec "$STACKTOP" -b -n 2 -d 1 -p "$T"
+) >"$out" 2>&1
+check_cmp "$?" '==' 0 "per-CPU events under ulimit -n 64: exit status 0"
+if grep -q 'per-task events' "$out"; then
+	log "per-CPU events not allowed here: nothing to check"
+elif grep -qE 'not sampled' "$out"; then
+	bad "per-CPU events under ulimit -n 64: threads not sampled"
+	sed -n 1,3p "$out"
+else
+	ok "per-CPU events under ulimit -n 64: every thread sampled"
+fi
 
 # Only the soft limit is low: stacktop raises it to the hard limit.
 hard=$(ulimit -H -n)

@@ -206,13 +206,15 @@ static void test_parse_cpus(void **state)
 struct per_tid {
 	pid_t tid[MAXT];
 	int n[MAXT];
-	int ntids, total;
+	int ntids, total, foreign;
 };
 
 static void count_sample(void *ctx, const struct sample *s)
 {
 	struct per_tid *v = ctx;
 	v->total++;
+	if (s->pid != getpid())
+		v->foreign++;
 	for (int i = 0; i < v->ntids; i++)
 		if (v->tid[i] == s->tid) {
 			v->n[i]++;
@@ -232,13 +234,12 @@ static int samples_of(const struct per_tid *v, pid_t tid)
 	return 0;
 }
 
-/* An inherited sampler on this thread (the test's only one), or skip. */
-static struct perf_sampler *open_self(unsigned rate, bool per_thread)
+/* A sampler of this process (the test's only one) with events of kind ev,
+ * or NULL (skip) when not permitted. */
+static struct perf_sampler *open_self(unsigned rate, enum perf_events ev)
 {
-	struct perf_config cfg = {.rate_hz = rate,
-				  .stack_size = 4096,
-				  .drain_interval_s = 0.05,
-				  .per_thread = per_thread};
+	struct perf_config cfg = {
+	    .rate_hz = rate, .stack_size = 4096, .drain_interval_s = 0.05, .events = ev};
 	struct perf_sampler *ps;
 	assert_int_equal(perf_new(&cfg, &ps), 0);
 	int err = perf_add_thread(ps, getpid(), gettid());
@@ -272,9 +273,12 @@ static void *short_thread(void *arg)
  * period in every new thread, so a thread is sampled once it has run one
  * period: 2.5 ms threads at 1 kHz give 2 of 2.5 samples, 80%); with
  * per-thread events a thread is gone before it is opened. */
-static double short_threads_coverage(bool per_thread, int *nthreads_out)
+static double short_threads_coverage(enum perf_events ev, double burn_s, int *nthreads_out)
 {
-	struct perf_sampler *ps = open_self(1000, per_thread);
+	/* Per-CPU: 997 Hz, not a divisor of the scheduler tick, or the clock
+	 * would fire in step with the tick that switches these threads in. */
+	unsigned rate = ev == PERF_EVENTS_CPU ? 997 : 1000;
+	struct perf_sampler *ps = open_self(rate, ev);
 	if (!ps)
 		return -1;
 	struct per_tid *v = calloc(1, sizeof(*v));
@@ -285,7 +289,7 @@ static double short_threads_coverage(bool per_thread, int *nthreads_out)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		pthread_t th;
-		jobs[n].burn_s = 0.0025;
+		jobs[n].burn_s = burn_s;
 		assert_int_equal(pthread_create(&th, NULL, short_thread, &jobs[n]), 0);
 		pthread_join(th, NULL);
 		n++;
@@ -302,8 +306,10 @@ static double short_threads_coverage(bool per_thread, int *nthreads_out)
 	}
 	const struct perf_stats *st = perf_get_stats(ps);
 	assert_int_equal(st->lost, 0);
-	if (!per_thread) {
-		assert_true(st->inherit);
+	assert_int_equal(st->events, ev);
+	if (ev == PERF_EVENTS_CPU)
+		assert_int_equal(v->foreign, 0); /* the filter keeps this process only */
+	if (ev == PERF_EVENTS_INHERIT) {
 		/* Every short thread was known from its FORK record, none opened. */
 		assert_true(st->threads_inherited >= (uint64_t)n);
 		assert_int_equal(st->threads_opened, 1);
@@ -312,16 +318,16 @@ static double short_threads_coverage(bool per_thread, int *nthreads_out)
 	free(v);
 	free(jobs);
 	*nthreads_out = n;
-	return got / (cpu * 1000);
+	return got / (cpu * rate);
 }
 
 static void test_short_threads(void **state)
 {
 	int n_inh = 0, n_pt = 0;
-	double inh = short_threads_coverage(false, &n_inh);
+	double inh = short_threads_coverage(PERF_EVENTS_INHERIT, 0.0025, &n_inh);
 	if (inh < 0)
 		skip();
-	double pt = short_threads_coverage(true, &n_pt);
+	double pt = short_threads_coverage(PERF_EVENTS_THREAD, 0.0025, &n_pt);
 	print_message("short threads: inherited %.0f%% of %d, per-thread %.0f%% of %d\n", inh * 100,
 		      n_inh, pt * 100, n_pt);
 	assert_true(n_inh > 50);
@@ -329,6 +335,21 @@ static void test_short_threads(void **state)
 	assert_true(inh >= 0.6);
 	assert_true(inh <= 1.15);
 	assert_true(pt < inh);
+}
+
+/* Per-CPU events: the clock runs per CPU, so threads of 0.5 ms (half a
+ * period at 1 kHz) are sampled in proportion to their CPU time, and the
+ * BPF filter lets no other process's sample through. */
+static void test_short_threads_per_cpu(void **state)
+{
+	int n = 0;
+	double cov = short_threads_coverage(PERF_EVENTS_CPU, 0.0005, &n);
+	if (cov < 0)
+		skip();
+	print_message("0.5 ms threads, per-CPU events: %.0f%% of %d\n", cov * 100, n);
+	assert_true(n > 50);
+	assert_true(cov >= 0.7);
+	assert_true(cov <= 1.3);
 }
 
 struct gate {
@@ -355,7 +376,7 @@ static void *gated_burner(void *arg)
  * second time, or its samples would count twice. */
 static void test_no_double_open(void **state)
 {
-	struct perf_sampler *ps = open_self(1000, false);
+	struct perf_sampler *ps = open_self(1000, PERF_EVENTS_INHERIT);
 	if (!ps)
 		skip();
 	struct {
@@ -408,7 +429,7 @@ static void *pinned_burner(void *arg)
  * are all sampled, through one ring per CPU. */
 static void test_drain_cpu_rings(void **state)
 {
-	struct perf_sampler *ps = open_self(1000, false);
+	struct perf_sampler *ps = open_self(1000, PERF_EVENTS_INHERIT);
 	if (!ps)
 		skip();
 	int ncpu = 0, cpus[64];
@@ -449,5 +470,6 @@ static void test_drain_cpu_rings(void **state)
 
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_parse_sample), cmocka_unit_test(test_parse_truncated),
 	  cmocka_unit_test(test_parse_cpus), cmocka_unit_test(test_live_sampling),
-	  cmocka_unit_test(test_short_threads), cmocka_unit_test(test_no_double_open),
+ 	  cmocka_unit_test(test_short_threads), cmocka_unit_test(test_short_threads_per_cpu),
+	  cmocka_unit_test(test_no_double_open),
 	  cmocka_unit_test(test_drain_cpu_rings))
