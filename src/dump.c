@@ -187,6 +187,8 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 			if (ok && si.func) {
 				text_sanitize(si.func, a, sizeof(a));
 				fputs(a, out);
+				if (si.inlined)
+					fputs(" (inline)", out);
 				if (si.file) {
 					text_sanitize(text_basename(si.file), c, sizeof(c));
 					if (si.line > 0)
@@ -284,7 +286,7 @@ static void print_json(const struct dump_opts *o, const char *cmdline, struct du
 				fputs(",\"line\":null", out);
 			fputs(",\"module\":", out);
 			dump_json_string(out, ok ? si.module : NULL);
-			fputc('}', out);
+			fprintf(out, ",\"inline\":%s}", ok && si.inlined ? "true" : "false");
 		}
 		fputs("]}", out);
 	}

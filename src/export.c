@@ -13,7 +13,12 @@
  * not written: no format can hold an empty stack.
  *
  * Names: a frame is named as the icicle names it (function, "module+0xOFF",
- * "0xPC"). Every string written is valid UTF-8 (invalid bytes and control
+ * "0xPC", "name (inline)" for an inlined function). Inlined functions are
+ * marked as the readers expect them: folded "name_[i]" (FlameGraph's
+ * stackcollapse-perf.pl --inline), pprof one Location per pc with a Line
+ * per inlined function, innermost first, and the function it was inlined
+ * into last (pprof's own model; it prints the others "(inline)"). Every
+ * string written is valid UTF-8 (invalid bytes and control
  * characters become '?', which no reader chokes on), and folded names also
  * lose ';' (the frame separator), since a line is "a;b;c COUNT" split at
  * the last space (FlameGraph's flamegraph.pl and stackcollapse-*.pl).
@@ -257,11 +262,12 @@ static char *clean_name(const char *in, bool folded)
 	return out;
 }
 
-/* The raw label of a frame, as the icicle shows it. */
+/* The raw label of a frame, as the icicle shows it ("name (inline)" for
+ * an inlined function). */
 static void frame_label(const struct frame *f, char *buf, size_t size)
 {
 	if (f->has_sym && f->sym.func)
-		snprintf(buf, size, "%s", f->sym.func);
+		snprintf(buf, size, "%s%s", f->sym.func, f->sym.inlined ? " (inline)" : "");
 	else if (f->has_sym && f->sym.module)
 		snprintf(buf, size, "%s+0x%llx", f->sym.module, (unsigned long long)f->sym.offset);
 	else
@@ -418,9 +424,19 @@ static int render_folded(struct window *w, const struct export_opts *o, struct s
 		}
 		for (size_t k = 0; k < s->st[i].n; k++) {
 			uint32_t id = s->frames[s->st[i].off + k];
+			const struct frame *f = frames_get(window_frames(w), id);
 			if (b.n)
 				sbuf_add(&b, ";", 1);
-			sbuf_str(&b, sel_label(s, w, id));
+			if (f->has_sym && f->sym.func && f->sym.inlined) {
+				/* FlameGraph's mark of an inlined function (perf
+				 * script | stackcollapse-perf.pl --inline). */
+				char *c = clean_name(f->sym.func, true);
+				sbuf_str(&b, c ? c : "?");
+				sbuf_str(&b, "_[i]");
+				free(c);
+			} else {
+				sbuf_str(&b, sel_label(s, w, id));
+			}
 			if (frames_get(window_frames(w), id)->kernel)
 				sbuf_str(&b, "_[k]");
 			else if (frames_get(window_frames(w), id)->has_sym &&
@@ -462,8 +478,10 @@ struct pp {
 	size_t nmap, capmap;
 	Perftools__Profiles__Location *loc;
 	size_t nloc, caploc;
-	Perftools__Profiles__Line *line; /* one per location (loc[i] ↔ line[i]) */
-	size_t capline;
+	Perftools__Profiles__Line *line; /* loc[i]'s lines: line[first[i] .. first[i] + nline[i]) */
+	size_t nline, capline;
+	size_t *first, *nlines; /* per location */
+	size_t capfirst, capnlines;
 };
 
 static int64_t pp_str(struct pp *p, const char *s)
@@ -533,37 +551,90 @@ static int64_t pp_function(struct pp *p, int64_t name, int64_t file)
 	return (int64_t)fn->id;
 }
 
-/* The location of window frame id, made on first use. */
-static int64_t pp_location(struct pp *p, struct window *w, struct sel *s, uint32_t id)
+/* One Line of a location: window frame id's function and line. An
+ * inlined function is named plainly: the Line list says it is inlined. */
+static int pp_line(struct pp *p, struct window *w, struct sel *s, uint32_t id,
+		   const struct frame *f, int64_t *map)
 {
-	const struct frame *f = frames_line(window_frames_mut(w), id); /* pprof carries lines */
-	Perftools__Profiles__Location *l;
-	int64_t name, file, fn, map;
+	int64_t name, file, fn;
 
-	if (p->loc_of[id])
-		return p->loc_of[id];
-	if ((name = pp_str(p, sel_label(s, w, id))) < 0 ||
-	    (file = pp_str(p, f->has_line && f->sym.file ? f->sym.file : "")) < 0 ||
-	    (fn = pp_function(p, name, file)) < 0 || (map = pp_mapping(p, f)) < 0)
+	if (f->has_sym && f->sym.func && f->sym.inlined)
+		name = pp_str(p, f->sym.func);
+	else
+		name = pp_str(p, sel_label(s, w, id));
+	if (name < 0 || (file = pp_str(p, f->has_line && f->sym.file ? f->sym.file : "")) < 0 ||
+	    (fn = pp_function(p, name, file)) < 0 || (*map = pp_mapping(p, f)) < 0)
 		return -ENOMEM;
+	if (mem_grow((void **)&p->line, &p->capline, p->nline + 1, sizeof(*p->line)))
+		return -ENOMEM;
+	perftools__profiles__line__init(&p->line[p->nline]);
+	p->line[p->nline].function_id = (uint64_t)fn;
+	p->line[p->nline].line = f->has_line && f->sym.line > 0 ? f->sym.line : 0;
+	p->nline++;
+	if (file > 0)
+		p->map[*map - 1].has_filenames = true;
+	if (f->has_line && f->sym.line > 0)
+		p->map[*map - 1].has_line_numbers = true;
+	return 0;
+}
+
+/* The location of window frames ids[0 .. n), made on first use: one
+ * frame, or the inline levels of a pc (innermost first) and, last, the
+ * frame of the function they were inlined into, whose id keys it. */
+static int64_t pp_location(struct pp *p, struct window *w, struct sel *s, const uint32_t *ids,
+			   size_t n)
+{
+	uint32_t key = ids[n - 1];
+	const struct frame *f = NULL;
+	Perftools__Profiles__Location *l;
+	int64_t map = 0;
+
+	if (p->loc_of[key])
+		return p->loc_of[key];
 	if (mem_grow((void **)&p->loc, &p->caploc, p->nloc + 1, sizeof(*p->loc)) ||
-	    mem_grow((void **)&p->line, &p->capline, p->nloc + 1, sizeof(*p->line)))
+	    mem_grow((void **)&p->first, &p->capfirst, p->nloc + 1, sizeof(*p->first)) ||
+	    mem_grow((void **)&p->nlines, &p->capnlines, p->nloc + 1, sizeof(*p->nlines)))
 		return -ENOMEM;
-	perftools__profiles__line__init(&p->line[p->nloc]);
-	p->line[p->nloc].function_id = (uint64_t)fn;
-	p->line[p->nloc].line = f->has_line && f->sym.line > 0 ? f->sym.line : 0;
+	p->first[p->nloc] = p->nline;
+	for (size_t k = 0; k < n; k++) {
+		f = frames_line(window_frames_mut(w), ids[k]); /* pprof carries lines */
+		if (pp_line(p, w, s, ids[k], f, &map))
+			return -ENOMEM;
+	}
+	p->nlines[p->nloc] = n;
 	l = &p->loc[p->nloc];
 	perftools__profiles__location__init(l);
 	l->id = p->nloc + 1;
 	l->mapping_id = (uint64_t)map;
 	l->address = f->pc;
-	if (file > 0)
-		p->map[map - 1].has_filenames = true;
-	if (f->has_line && f->sym.line > 0)
-		p->map[map - 1].has_line_numbers = true;
 	p->nloc++;
-	p->loc_of[id] = (uint32_t)l->id;
+	p->loc_of[key] = (uint32_t)l->id;
 	return (int64_t)l->id;
+}
+
+static void reverse_ids(uint32_t *v, size_t n)
+{
+	for (size_t lo = 0, hi = n; lo + 1 < hi; lo++, hi--) {
+		uint32_t t = v[lo];
+		v[lo] = v[hi - 1];
+		v[hi - 1] = t;
+	}
+}
+
+/* How many frames from stack[k] on (leaf first) make one location: the
+ * inline levels of a pc and the frame they were inlined into. */
+static size_t pp_group(struct window *w, const uint32_t *stack, size_t k, size_t n)
+{
+	const struct frame *f0 = frames_get(window_frames(w), stack[k]), *f;
+	size_t j = k;
+
+	while (j < n && (f = frames_get(window_frames(w), stack[j])) && f->has_sym &&
+	       f->sym.inlined && f->pid == f0->pid && f->pc == f0->pc)
+		j++;
+	if (j == k || j == n)
+		return 1; /* not inlined, or cut from its function: its own location */
+	f = frames_get(window_frames(w), stack[j]);
+	return f && !f->sym.inlined && f->pid == f0->pid && f->pc == f0->pc ? j - k + 1 : 1;
 }
 
 static void pp_free(struct pp *p)
@@ -576,6 +647,8 @@ static void pp_free(struct pp *p)
 	free(p->map);
 	free(p->loc);
 	free(p->line);
+	free(p->first);
+	free(p->nlines);
 }
 
 /* Gzip (RFC 1952 framing via zlib's windowBits 15+16) in one pass. */
@@ -657,14 +730,22 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 		size_t nl = 0;
 
 		perftools__profiles__sample__init(&smp[i]);
-		for (size_t k = 0; k < st->n; k++) {
-			int64_t li = pp_location(&p, w, s, s->frames[st->off + st->n - 1 - k]);
-			if (li < 0)
-				goto out;
-			locids[st->off + k] = (uint64_t)li;
+		/* Leaf first; inline levels share their function's location. */
+		uint32_t *leaf_first = &s->frames[st->off];
+		size_t nloc = 0;
+		int64_t li = 0;
+		reverse_ids(leaf_first, st->n);
+		for (size_t k = 0; k < st->n && li >= 0;) {
+			size_t g = pp_group(w, leaf_first, k, st->n);
+			li = pp_location(&p, w, s, leaf_first + k, g);
+			locids[st->off + nloc++] = (uint64_t)li;
+			k += g;
 		}
+		reverse_ids(leaf_first, st->n); /* the selection stays root first */
+		if (li < 0)
+			goto out;
 		smp[i].location_id = &locids[st->off];
-		smp[i].n_location_id = st->n;
+		smp[i].n_location_id = nloc;
 		vals[i * nvals] = (int64_t)st->count;
 		if (nvals > 1)
 			vals[i * nvals + 1] = (int64_t)st->count * period_ns;
@@ -721,13 +802,14 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 	for (size_t i = 0; i < p.nmap; i++)
 		mapp[i] = &p.map[i];
 
-	/* protobuf-c wants Line **: one pointer per location's one line. */
-	if (!(linep = calloc(p.nloc + 1, sizeof(*linep))))
+	/* protobuf-c wants Line **: one pointer per line, a run per location. */
+	if (!(linep = calloc(p.nline + 1, sizeof(*linep))))
 		goto out;
-	for (size_t i = 0; i < p.nloc; i++) {
+	for (size_t i = 0; i < p.nline; i++)
 		linep[i] = &p.line[i];
-		p.loc[i].line = &linep[i];
-		p.loc[i].n_line = 1;
+	for (size_t i = 0; i < p.nloc; i++) {
+		p.loc[i].line = &linep[p.first[i]];
+		p.loc[i].n_line = p.nlines[i];
 	}
 
 	prof.n_sample_type = nvals;

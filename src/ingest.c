@@ -23,6 +23,7 @@
 #include "stacktop/frames.h"
 #include "stacktop/mem.h"
 #include "stacktop/space.h"
+#include "stacktop/sym.h"
 #include "stacktop/target.h"
 #include "stacktop/window.h"
 
@@ -270,8 +271,19 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 	if (!p->loaded || p->stale)
 		proc_reload(p, false);
 	int nu = user_pcs(in, p, s, upcs);
-	for (int i = nu - 1; i >= 0; i--)
-		push(frames, max, n, frames_user(in->fr, &p->space, upcs[i]));
+	for (int i = nu - 1; i >= 0; i--) {
+		/* A pc in inlined code is several frames, innermost first. The
+		 * room left after one frame for each pc still to come, the
+		 * kernel frames and a wait frame bounds them: a deep stack
+		 * loses inline levels, never its leaf. */
+		uint32_t ids[SYM_INLINE_MAX + 1];
+		int room = max - *n - i - s->nkpcs - 1;
+		int lim = room < 1 ? 1 : room > SYM_INLINE_MAX + 1 ? SYM_INLINE_MAX + 1 : room;
+		int k = frames_user_chain(in->fr, &p->space, upcs[i], ids, lim);
+
+		while (k > 0)
+			push(frames, max, n, ids[--k]);
+	}
 	for (int i = s->nkpcs - 1; i >= 0; i--)
 		push(frames, max, n, frames_kernel(in->fr, s->pid, s->kpcs[i]));
 	/* Wall mode: what an off-CPU thread waits in is its innermost frame. */

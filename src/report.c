@@ -119,7 +119,7 @@ struct report {
 struct rframe {
 	const char *func, *module, *file; /* pooled or NULL */
 	int line;
-	bool kernel, jit;
+	bool kernel, jit, inlined;
 };
 
 /* The named frame for f. */
@@ -132,6 +132,7 @@ static int64_t report_frame(struct report *r, const struct rframe *f)
 	    .line = f->line,
 	    .kernel = f->kernel,
 	    .jit = f->jit,
+	    .inlined = f->inlined,
 	};
 
 	return frames_named(r->fr, &si);
@@ -307,6 +308,7 @@ static int folded_frame(struct fwalk *fw, const char *s, size_t n)
 	    (s[n - 2] == 'k' || s[n - 2] == 'j' || s[n - 2] == 'i')) {
 		f.kernel = s[n - 2] == 'k';
 		f.jit = s[n - 2] == 'j';
+		f.inlined = s[n - 2] == 'i';
 		n -= 4;
 	}
 	if (n == 0)
@@ -621,7 +623,9 @@ static int pprof_location(struct pctx *c, struct ids *st, size_t li)
 	for (size_t k = l->n_line; k-- > 0;) {
 		const Perftools__Profiles__Line *ln = l->line[k];
 		const Perftools__Profiles__Function *fn;
-		struct rframe f = {.module = module, .kernel = kernel};
+		/* Lines are innermost first: all but the last are inlined. */
+		struct rframe f = {
+		    .module = module, .kernel = kernel, .inlined = k + 1 < l->n_line};
 		const char *name, *file;
 		size_t fi;
 		int64_t id;

@@ -18,6 +18,7 @@
 #include "stacktop/metrics.h"
 #include "stacktop/opts.h"
 #include "stacktop/screen.h"
+#include "stacktop/sym.h"
 #include "stacktop/text.h"
 #include "stacktop/window.h"
 
@@ -122,7 +123,10 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 	else
 		grid_clear(&ui->grid);
 	if (ui->help) {
-		view_help_render(&ui->grid);
+		const struct sym_module_note *mods = NULL;
+		size_t nmods = m->sy ? sym_modules(m->sy, &mods) : 0;
+
+		view_help_render(&ui->grid, mods, nmods);
 		return &ui->grid;
 	}
 	follow_top(ui);

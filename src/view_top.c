@@ -125,7 +125,8 @@ static struct cols layout(int w, bool wall)
 }
 
 /* The Function cell: "func (file:line)", "func (file)", "func",
- * "module+0x1a2b", with " [k]" on kernel frames; sanitized and cut to
+ * "module+0x1a2b", with " [k]" on kernel frames and " (inline)" after an
+ * inlined function's name; sanitized and cut to
  * width. With lines on, a long name is cut before its location, as long as
  * 8 columns of the name remain, so the file:line stays readable at 80
  * columns. Without, the bare file name is the first thing to go: the
@@ -145,6 +146,8 @@ static void fmt_function(const struct frame *f, bool lines, int width, char *out
 		snprintf(name, sizeof(name), "%s+0x%llx", mod, (unsigned long long)f->sym.offset);
 	} else {
 		text_sanitize(f->sym.func, name, sizeof(name));
+		if (f->sym.inlined) /* its code is part of the next frame out */
+			strncat(name, " (inline)", sizeof(name) - strlen(name) - 1);
 		if (f->sym.file) {
 			text_sanitize(text_basename(f->sym.file), file, sizeof(file));
 			if (lines && f->sym.line > 0)

@@ -623,7 +623,7 @@ static int thread_kinds(const struct window *w, struct cmap *kinds)
 /* What a frame aggregates under: see struct window_top_query. */
 static uint64_t key_hash(const struct frame *f, enum window_key key)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ f->kernel;
+	uint64_t h = 0xcbf29ce484222325ull ^ f->kernel ^ (uint64_t)f->sym.inlined << 1;
 
 	if (!f->has_sym)
 		return hashidx_mix64(h ^ 1 ^
@@ -640,7 +640,7 @@ static uint64_t key_hash(const struct frame *f, enum window_key key)
 
 static bool key_eq(const struct frame *a, const struct frame *b, enum window_key key)
 {
-	if (a->kernel != b->kernel || a->has_sym != b->has_sym)
+	if (a->kernel != b->kernel || a->has_sym != b->has_sym || a->sym.inlined != b->sym.inlined)
 		return false;
 	if (!a->has_sym)
 		return a->pid == b->pid && a->pc == b->pc;

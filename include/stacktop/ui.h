@@ -38,6 +38,7 @@ enum ui_view { UI_VIEW_TOP = 0, UI_VIEW_ICICLE, UI_VIEW_THREADS, UI_VIEW_COUNT }
 struct ui_model {
 	struct window *w;
 	struct metrics *metrics; /* NULL: no threads view, no charts (a saved profile) */
+	const struct sym *sy;	 /* the help's symbol sources; NULL: none (a saved profile) */
 	/* The w key: where to write, and what every export says about the
 	 * target (per_thread, period, mode, force, thread names, cmdline). */
 	int pid;

@@ -338,6 +338,32 @@ static void test_folded_foreign(void **state)
 	report_free(r);
 }
 
+/* FlameGraph's inline mark "_[i]" (what stacktop's folded export writes
+ * for an inlined function) comes back as an inlined frame, its own row. */
+static void test_folded_inline(void **state)
+{
+	const char *text = "main;outer;hot_[i] 3\nmain;outer 1\n";
+	struct report *r;
+	char err[256];
+	int rc, seen = 0;
+	struct window *w = load(text, strlen(text), &r, err, sizeof(err), &rc);
+
+	if (rc)
+		fail_msg("%s", err);
+	assert_true(fabs(share(w, "hot", false, 0) - 75.0) < 0.01);
+	assert_true(fabs(share(w, "outer", false, 0) - 25.0) < 0.01);
+	for (size_t i = 0; i < frames_span(window_frames(w)); i++) {
+		const struct frame *f = frames_get(window_frames(w), (uint32_t)i);
+		if (f && !strcmp(f->sym.func, "hot"))
+			seen += f->sym.inlined && !f->kernel && !f->sym.jit;
+		if (f && !strcmp(f->sym.func, "outer"))
+			assert_false(f->sym.inlined);
+	}
+	assert_int_equal(seen, 1);
+	window_free_fx(w);
+	report_free(r);
+}
+
 static void expect_error(const void *data, size_t len, int want_rc, const char *want)
 {
 	struct report *r = (struct report *)1;
@@ -690,7 +716,7 @@ static void test_amplifying_protobuf(void **state)
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_round_trip_folded),
 	  cmocka_unit_test(test_round_trip_folded_per_thread),
 	  cmocka_unit_test(test_round_trip_pprof), cmocka_unit_test(test_round_trip_generic),
-	  cmocka_unit_test(test_folded_foreign), cmocka_unit_test(test_bad_inputs),
+	  cmocka_unit_test(test_folded_foreign), cmocka_unit_test(test_folded_inline), cmocka_unit_test(test_bad_inputs),
 	  cmocka_unit_test(test_foreign_pprof), cmocka_unit_test(test_wall_waits),
 	  cmocka_unit_test(test_load_file), cmocka_unit_test(test_sampler),
 	  cmocka_unit_test(test_amplifying_pprof), cmocka_unit_test(test_amplifying_protobuf))

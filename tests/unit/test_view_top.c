@@ -19,6 +19,7 @@
 
 #include "stacktop/keys.h"
 #include "stacktop/metrics.h"
+#include "stacktop/sym.h"
 #include "stacktop/view_top.h"
 
 #define SEC FIXTURE_SEC
@@ -552,7 +553,7 @@ static void test_help(void **state)
 	char all[8192] = "";
 
 	grid_resize(&fx->g, 80, 24);
-	view_help_render(&fx->g);
+	view_help_render(&fx->g, NULL, 0);
 	for (int y = 0; y < 24; y++) {
 		strcat(all, row(fx, y));
 		strcat(all, "\n");
@@ -579,6 +580,54 @@ static void test_help(void **state)
 	/* Nothing is cut off at 80 columns: every line ends before the edge. */
 	for (int y = 0; y < 24; y++)
 		assert_true(grid_at(&fx->g, 79, y)->ch == L' ' || y == 0);
+}
+
+/* The help's symbol sources: a module with no symbols at all comes first
+ * (it is why rows show addresses); the others say where names came from;
+ * names from the target are sanitized. */
+static void test_help_symbols(void **state)
+{
+	struct fixture *fx = *state;
+	const struct sym_module_note mods[] = {
+	    {"prog", SYM_SRC_FDE},
+	    {"libc.so.6", SYM_SRC_DYNSYM | SYM_SRC_NONE},
+	    {"app", SYM_SRC_SYMTAB | SYM_SRC_INLINE},
+	    {"evil\x1b[2J", SYM_SRC_NONE},
+	};
+	char all[8192] = "", buf[128];
+	const char *none, *prog;
+
+	grid_resize(&fx->g, 100, 40);
+	view_help_render(&fx->g, mods, 4);
+	for (int y = 0; y < 40; y++) {
+		strcat(all, row(fx, y));
+		strcat(all, "\n");
+	}
+	assert_non_null(strstr(all, "Symbols per module"));
+	none = strstr(all, "evil?[2J       none: no symbols at all");
+	prog = strstr(all, "prog           eh_frame ranges");
+	assert_non_null(none);
+	assert_non_null(prog);
+	assert_true(none < prog);
+	assert_non_null(strstr(all, "libc.so.6      dynsym; some pcs unnamed"));
+	assert_non_null(strstr(all, "app            symtab + DWARF inline"));
+	assert_null(strchr(all, '\x1b'));
+	/* Too many modules for the rows left: the rest are counted. */
+	struct sym_module_note many[60];
+	for (int i = 0; i < 60; i++)
+		many[i] = (struct sym_module_note){"lib", SYM_SRC_DYNSYM};
+	grid_resize(&fx->g, 80, 24);
+	view_help_render(&fx->g, many, 60);
+	all[0] = '\0';
+	for (int y = 0; y < 24; y++) {
+		strcat(all, row(fx, y));
+		strcat(all, "\n");
+	}
+	assert_non_null(strstr(all, " more"));
+	assert_non_null(strstr(all, " Press any key to return\n"));
+	assert_string_equal(view_symbol_sources(0, buf, sizeof(buf)), "none: no symbols at all");
+	assert_string_equal(view_symbol_sources(SYM_SRC_DEBUG | SYM_SRC_PERFMAP, buf, sizeof(buf)),
+			    "debug file + perf map");
 }
 
 /* Wall mode: 100 samples at 10 Hz (10 s of wall time) over 4 threads:
@@ -796,5 +845,6 @@ TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_so
 	  TEST_FX(test_lines_and_kernel), TEST_FX(test_thread_filter), TEST_FX(test_batch_limit),
 	  TEST_FX(test_too_small), TEST_FX(test_selection), TEST_FX(test_sanitized),
 	  TEST_FX(test_long_names), TEST_FX(test_empty), TEST_FX(test_header_variants),
-	  TEST_FX(test_header_unsampled), TEST_FX(test_header_symbols), TEST_FX(test_help), TEST_FX(test_wall),
+	  TEST_FX(test_header_unsampled), TEST_FX(test_header_symbols), TEST_FX(test_help),
+	  TEST_FX(test_help_symbols), TEST_FX(test_wall),
 	  TEST_FX(test_update_render_split), TEST_FX(test_keys), TEST_FX(test_report_footer))
