@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stacktop/diff.h"
 #include "stacktop/dump.h"
 #include "stacktop/keys.h"
 #include "stacktop/mono.h"
@@ -41,13 +42,14 @@
 #include "stacktop/session.h"
 #include "stacktop/text.h"
 #include "stacktop/ui.h"
+#include "stacktop/view_diff.h"
 #include "stacktop/window.h"
 
 #define TICK_NS (50 * 1000 * 1000ull)
 #define SEC_NS 1000000000ull
 #define EARLY_NS 250000000ull
 
-enum exit_code { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+enum exit_code { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_REGRESSION = 3 };
 
 struct app {
 	struct opts o;
@@ -174,6 +176,10 @@ static int app_record_write(struct app *a)
 	/* Everything since the start (the window's 10 s buckets are too coarse
 	 * to measure it). */
 	eo.duration_s = (mono_ns() - a->start_ns) / 1e9;
+	struct export_summary sum;
+	session_summary(&a->s, eo.duration_s, &sum);
+	eo.summary = &sum;
+	eo.per_second = true; /* diff's per-second test reads it back */
 	int e = record_write(a->s.w, &eo, a->o.output, a->o.format, err, sizeof(err));
 	if (e) {
 		say(err);
@@ -303,6 +309,48 @@ static int run_oneshot(const struct opts *o)
 	return EXIT_OK;
 }
 
+/* diff: compare the saved profiles, print the table; 3 when --fail-above
+ * finds a significant increase over its threshold. */
+static int run_diff(const struct opts *o)
+{
+	char err[1024], *lists[2] = {strdup(o->diff_base), strdup(o->diff_new)}, *text = NULL;
+	const char *paths[2][DIFF_MAX_FILES];
+	size_t n[2] = {0, 0}, len = 0;
+	struct diff_opts dopt = {.lines = o->lines};
+	struct view_diff_opts vo = {.base_label = o->diff_base,
+				    .new_label = o->diff_new,
+				    .limit = o->limit,
+				    .lines = o->lines,
+				    .fail_above = o->fail_above};
+	struct diff *d = NULL;
+	int rc = EXIT_RUNTIME;
+
+	for (int s = 0; s < 2; s++)
+		if (!lists[s] || diff_split_list(lists[s], paths[s], DIFF_MAX_FILES, &n[s])) {
+			say(lists[s] ? "diff: a list of files has an empty name or more than 64 "
+				       "files (give FILE,FILE,...)."
+				     : "out of memory.");
+			rc = lists[s] ? EXIT_USAGE : EXIT_RUNTIME;
+			goto out;
+		}
+	if (diff_build(paths[0], n[0], paths[1], n[1], &dopt, &d, err, sizeof(err))) {
+		say(err);
+		goto out;
+	}
+	if (view_diff_text(d, &vo, &text, &len)) {
+		say("out of memory.");
+		goto out;
+	}
+	fwrite(text, 1, len, stdout);
+	rc = o->fail_above >= 0 && view_diff_offenders(d, o->fail_above) ? EXIT_REGRESSION : EXIT_OK;
+out:
+	free(text);
+	diff_free(d);
+	free(lists[0]);
+	free(lists[1]);
+	return fflush(stdout) == 0 || rc != EXIT_OK ? rc : EXIT_RUNTIME;
+}
+
 int main(int argc, char **argv)
 {
 	static struct app app;
@@ -316,6 +364,8 @@ int main(int argc, char **argv)
 	}
 	if (a->o.help || a->o.version || a->o.cmd == OPTS_CMD_DUMP)
 		return run_oneshot(&a->o);
+	if (a->o.cmd == OPTS_CMD_DIFF)
+		return run_diff(&a->o);
 	a->tui = !a->o.batch && (a->o.cmd == OPTS_CMD_TOP || a->o.cmd == OPTS_CMD_REPORT);
 	if (a->tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		say("not a terminal: use -b for text output (e.g. stacktop -b -n 5 -p PID).");

@@ -1,0 +1,451 @@
+/*
+ * diff — compare two sets of saved profiles function by function, with a
+ * significance test per function (see diff.h for the statistics and why).
+ *
+ * How: one frames table for every file (report_load interns by name, so the
+ * same function in two files is the same content); each stored stack adds
+ * its weight to a cell (row, file, second) of its side, where the row is
+ * the leaf's key — (kernel, function), plus (file, line) with lines —
+ * interned as a string. Cells are sorted by row once all files are
+ * in, so each row's per-unit counts are one run of the array; the test
+ * then turns counts into shares per unit (second or file) and compares the
+ * two sides' shares. Rows keep copies of their names: the frames table and
+ * the reports are freed before diff_build returns.
+ */
+#include "stacktop/diff.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/frames.h"
+#include "stacktop/mem.h"
+#include "stacktop/report.h"
+#include "stacktop/stats.h"
+#include "stacktop/strpool.h"
+#include "stacktop/text.h"
+
+#define DIFF_MAX_SECOND 1000000 /* past this a file's seconds are not trusted */
+#define DIFF_SMALL_UNIT 0.25	/* of the median: partial seconds left out */
+
+struct cell {
+	uint32_t row;
+	uint32_t file;
+	int32_t second; /* -1: the file has no time */
+	uint64_t count;
+};
+
+struct side_acc {
+	struct cell *cells;
+	size_t ncells, capcells;
+	uint64_t *rowcount; /* per row */
+	int32_t maxsec[DIFF_MAX_FILES]; /* per file, -1 when untimed */
+	size_t nfiles;
+};
+
+struct diff_impl {
+	struct diff pub; /* first: diff_free casts */
+	struct strpool names;
+};
+
+struct builder {
+	struct diff_impl *d;
+	const struct diff_opts *o;
+	struct frames *fr;
+	struct strpool keys;
+	size_t caprows;
+	struct side_acc side[2];
+};
+
+int diff_split_list(char *buf, const char **paths, size_t max, size_t *n)
+{
+	char *p = buf;
+
+	*n = 0;
+	for (;;) {
+		char *comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*p || *n == max)
+			return -EINVAL;
+		paths[(*n)++] = p;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+static const char *name_copy(struct builder *b, const char *s)
+{
+	return s ? strpool_cstr(&b->d->names, s) : NULL;
+}
+
+/* The row of the leaf frame id (made when new); -ENOMEM. */
+static int64_t row_of(struct builder *b, uint32_t id)
+{
+	const struct frame *f = frames_get(b->fr, id);
+	const char *func = f && f->sym.func ? f->sym.func : "?";
+	const char *module = f && f->sym.module ? f->sym.module : "";
+	char key[1024];
+	int64_t k;
+	int n;
+
+	/* Not the module: folded files do not name it, and a folded base
+	 * must still meet its pprof new. */
+	if (b->o->lines)
+		n = snprintf(key, sizeof(key), "%d\x1f%s\x1f%s\x1f%d", f && f->kernel, func,
+			     f && f->sym.file ? f->sym.file : "", f ? f->sym.line : 0);
+	else
+		n = snprintf(key, sizeof(key), "%d\x1f%s", f && f->kernel, func);
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= sizeof(key))
+		n = sizeof(key) - 1; /* a longer name shares a row with its prefix */
+	if ((k = strpool_index(&b->keys, key, (size_t)n)) < 0)
+		return k;
+	if ((size_t)k < b->d->pub.nrows)
+		return k;
+	/* New: the row, and its count on both sides. */
+	if (mem_grow((void **)&b->d->pub.rows, &b->caprows, (size_t)k + 1, sizeof(struct diff_row)))
+		return -ENOMEM;
+	for (int s = 0; s < 2; s++) {
+		uint64_t *rc = realloc(b->side[s].rowcount, b->caprows * sizeof(*rc));
+		if (!rc)
+			return -ENOMEM;
+		rc[k] = 0;
+		b->side[s].rowcount = rc;
+	}
+	struct diff_row *r = &b->d->pub.rows[k];
+	*r = (struct diff_row){.func = name_copy(b, func),
+			       .module = *module ? name_copy(b, module) : NULL,
+			       .file = b->o->lines && f && f->sym.file ? name_copy(b, f->sym.file)
+								       : NULL,
+			       .line = b->o->lines && f ? f->sym.line : 0,
+			       .kernel = f && f->kernel};
+	if (!r->func || (*module && !r->module))
+		return -ENOMEM;
+	b->d->pub.nrows = (size_t)k + 1;
+	return k;
+}
+
+static int add_file(struct builder *b, int s, const char *path, char *err, size_t errsz)
+{
+	struct side_acc *a = &b->side[s];
+	struct diff_side *ds = &b->d->pub.side[s];
+	struct report *r;
+	struct report_stack st;
+	uint32_t file = (uint32_t)a->nfiles;
+	bool timed;
+	int rc;
+
+	if ((rc = report_load(path, b->fr, &r, err, errsz)))
+		return rc;
+	timed = report_timed(r);
+	a->maxsec[file] = -1;
+	for (size_t i = 0; i < report_nstacks(r) && timed; i++) {
+		report_stack(r, i, &st);
+		if (st.second > DIFF_MAX_SECOND)
+			timed = false;
+		else if (st.second > a->maxsec[file])
+			a->maxsec[file] = st.second;
+	}
+	if (!timed)
+		a->maxsec[file] = -1;
+	for (size_t i = 0; i < report_nstacks(r) && !rc; i++) {
+		int64_t row;
+		report_stack(r, i, &st);
+		if (!st.n || (row = row_of(b, st.ids[st.n - 1])) < 0) {
+			rc = st.n ? -ENOMEM : 0;
+			continue;
+		}
+		if (mem_grow((void **)&a->cells, &a->capcells, a->ncells + 1, sizeof(*a->cells))) {
+			rc = -ENOMEM;
+			break;
+		}
+		a->cells[a->ncells++] = (struct cell){.row = (uint32_t)row,
+						      .file = file,
+						      .second = timed ? st.second : -1,
+						      .count = st.weight};
+		a->rowcount[row] += st.weight;
+		ds->samples += st.weight;
+	}
+	if (rc)
+		text_errf(err, errsz, "%s: out of memory comparing it.", path);
+	if (!rc && report_summary(r)) {
+		const struct export_summary *x = report_summary(r);
+		struct export_summary *m = &ds->summary;
+		m->wall_s += x->wall_s;
+		m->cpu_s += x->cpu_s;
+		m->avg_cpu += x->avg_cpu;
+		m->peak_cpu += x->peak_cpu;
+		m->peak_rss += x->peak_rss;
+		ds->nsummaries++;
+	}
+	a->nfiles++;
+	ds->nfiles = a->nfiles;
+	report_free(r);
+	return rc;
+}
+
+static int cmp_cell(const void *x, const void *y)
+{
+	const struct cell *a = x, *b = y;
+	if (a->row != b->row)
+		return a->row < b->row ? -1 : 1;
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return (a->second > b->second) - (a->second < b->second);
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* The test's observation units of one side: unit index of a cell, unit
+ * totals, and which units take part (partial seconds do not). */
+struct units {
+	size_t off[DIFF_MAX_FILES]; /* first unit of each file */
+	size_t n;
+	uint64_t *total;
+	bool *keep;
+	size_t nkept;
+	double *share; /* scratch: one row's share per kept unit */
+	double *acc;   /* scratch: one row's count per unit */
+};
+
+static size_t unit_of(const struct units *u, const struct cell *c, bool seconds)
+{
+	return u->off[c->file] + (seconds && c->second >= 0 ? (size_t)c->second : 0);
+}
+
+static int units_build(struct units *u, const struct side_acc *a, bool seconds)
+{
+	uint64_t *sorted;
+	size_t nz = 0;
+
+	u->n = 0;
+	for (size_t f = 0; f < a->nfiles; f++) {
+		u->off[f] = u->n;
+		u->n += seconds ? (size_t)a->maxsec[f] + 1 : 1;
+	}
+	if (!(u->total = calloc(u->n + 1, sizeof(*u->total))) ||
+	    !(u->keep = calloc(u->n + 1, sizeof(*u->keep))) ||
+	    !(u->share = calloc(u->n + 1, sizeof(*u->share))) ||
+	    !(u->acc = calloc(u->n + 1, sizeof(*u->acc))) ||
+	    !(sorted = calloc(u->n + 1, sizeof(*sorted))))
+		return -ENOMEM;
+	for (size_t i = 0; i < a->ncells; i++)
+		u->total[unit_of(u, &a->cells[i], seconds)] += a->cells[i].count;
+	for (size_t i = 0; i < u->n; i++)
+		if (u->total[i])
+			sorted[nz++] = u->total[i];
+	qsort(sorted, nz, sizeof(*sorted), cmp_u64);
+	uint64_t median = nz ? sorted[nz / 2] : 0;
+	free(sorted);
+	u->nkept = 0;
+	for (size_t i = 0; i < u->n; i++) {
+		u->keep[i] = u->total[i] > 0 && (!seconds || (double)u->total[i] >= DIFF_SMALL_UNIT * (double)median);
+		u->nkept += u->keep[i];
+	}
+	return 0;
+}
+
+static void units_free(struct units *u)
+{
+	free(u->total);
+	free(u->keep);
+	free(u->share);
+	free(u->acc);
+}
+
+/* Shares of one row in the kept units, from its run of cells [*pos, ...). */
+static size_t row_shares(struct units *u, const struct side_acc *a, size_t *pos, uint32_t row,
+			 bool seconds)
+{
+	size_t k = 0;
+
+	memset(u->acc, 0, u->n * sizeof(*u->acc));
+	for (; *pos < a->ncells && a->cells[*pos].row == row; (*pos)++)
+		u->acc[unit_of(u, &a->cells[*pos], seconds)] += (double)a->cells[*pos].count;
+	for (size_t i = 0; i < u->n; i++)
+		if (u->keep[i])
+			u->share[k++] = u->acc[i] / (double)u->total[i];
+	return k;
+}
+
+static enum diff_test pick_test(struct diff *d, const struct builder *b)
+{
+	for (int s = 0; s < 2; s++) {
+		d->side[s].timed = true;
+		for (size_t f = 0; f < b->side[s].nfiles; f++)
+			if (b->side[s].maxsec[f] < 0)
+				d->side[s].timed = false;
+	}
+	if (d->side[0].timed && d->side[1].timed)
+		return DIFF_TEST_SECONDS;
+	if (d->side[0].nfiles >= 2 && d->side[1].nfiles >= 2)
+		return DIFF_TEST_FILES;
+	return DIFF_TEST_SAMPLES;
+}
+
+/* p-values per row, Holm over the tested ones, stars. */
+static int run_tests(struct builder *b)
+{
+	struct diff *d = &b->d->pub;
+	struct units u[2] = {0};
+	size_t pos[2] = {0, 0}, *idx = NULL, ntested = 0;
+	double *p = NULL, *adj = NULL;
+	bool seconds;
+	int rc = -ENOMEM;
+
+	d->test = pick_test(d, b);
+	seconds = d->test == DIFF_TEST_SECONDS;
+	for (int s = 0; s < 2; s++) {
+		qsort(b->side[s].cells, b->side[s].ncells, sizeof(struct cell), cmp_cell);
+		if (units_build(&u[s], &b->side[s], seconds))
+			goto out;
+		d->side[s].units = d->test == DIFF_TEST_SAMPLES ? 0 : u[s].nkept;
+	}
+	if (seconds && (u[0].nkept < STATS_MIN_UNITS || u[1].nkept < STATS_MIN_UNITS)) {
+		snprintf(d->why_none, sizeof(d->why_none),
+			 "too few seconds to test (base %zu, new %zu; %d a side needed): no "
+			 "stars",
+			 u[0].nkept, u[1].nkept, STATS_MIN_UNITS);
+		d->test = DIFF_TEST_NONE;
+	}
+	if (!(p = calloc(d->nrows + 1, sizeof(*p))) || !(adj = calloc(d->nrows + 1, sizeof(*adj))) ||
+	    !(idx = calloc(d->nrows + 1, sizeof(*idx))))
+		goto out;
+	for (uint32_t r = 0; r < d->nrows; r++) {
+		struct diff_row *row = &d->rows[r];
+		struct stats_result sr = {.p = 1};
+		size_t na, nb;
+
+		row->base_pct = d->side[0].samples ? 100.0 * (double)b->side[0].rowcount[r] /
+							 (double)d->side[0].samples
+						   : 0;
+		row->new_pct = d->side[1].samples ? 100.0 * (double)b->side[1].rowcount[r] /
+							(double)d->side[1].samples
+						  : 0;
+		row->delta = row->new_pct - row->base_pct;
+		na = row_shares(&u[0], &b->side[0], &pos[0], r, seconds);
+		nb = row_shares(&u[1], &b->side[1], &pos[1], r, seconds);
+		row->p = row->p_adj = 1;
+		row->tested = d->test != DIFF_TEST_NONE &&
+			      (row->base_pct + row->new_pct) / 2 >= DIFF_MIN_TESTED_PCT;
+		if (!row->tested)
+			continue;
+		if (d->test == DIFF_TEST_SAMPLES)
+			stats_two_prop(b->side[0].rowcount[r], d->side[0].samples,
+				       b->side[1].rowcount[r], d->side[1].samples, &sr);
+		else if (stats_welch(u[0].share, na, u[1].share, nb, &sr))
+			sr.p = 1;
+		row->p = sr.p;
+		idx[ntested] = r;
+		p[ntested++] = sr.p;
+	}
+	{
+		/* Holm over the tested rows (idx[] maps them back). */
+		size_t *scratch = calloc(ntested + 1, sizeof(*scratch));
+		if (!scratch)
+			goto out;
+		stats_holm(p, adj, scratch, ntested);
+		free(scratch);
+	}
+	for (size_t i = 0; i < ntested; i++) {
+		struct diff_row *row = &d->rows[idx[i]];
+		row->p_adj = adj[i];
+		row->sig = adj[i] < DIFF_ALPHA;
+	}
+	rc = 0;
+out:
+	units_free(&u[0]);
+	units_free(&u[1]);
+	free(p);
+	free(adj);
+	free(idx);
+	return rc;
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+	const struct diff_row *a = x, *b = y;
+	if (a->sig != b->sig)
+		return a->sig ? -1 : 1;
+	if (fabs(a->delta) != fabs(b->delta))
+		return fabs(a->delta) > fabs(b->delta) ? -1 : 1;
+	if (a->new_pct != b->new_pct)
+		return a->new_pct > b->new_pct ? -1 : 1;
+	return strcmp(a->func, b->func);
+}
+
+static void mean_summaries(struct diff *d)
+{
+	for (int s = 0; s < 2; s++) {
+		struct diff_side *ds = &d->side[s];
+		double n = (double)ds->nsummaries;
+		if (!ds->nsummaries)
+			continue;
+		ds->summary.wall_s /= n;
+		ds->summary.cpu_s /= n;
+		ds->summary.avg_cpu /= n;
+		ds->summary.peak_cpu /= n;
+		ds->summary.peak_rss = (uint64_t)((double)ds->summary.peak_rss / n);
+	}
+}
+
+int diff_build(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
+	       const struct diff_opts *o, struct diff **out, char *err, size_t errsz)
+{
+	struct builder b = {.o = o};
+	int rc;
+
+	*out = NULL;
+	if (!nbase || !nnew || nbase > DIFF_MAX_FILES || nnew > DIFF_MAX_FILES) {
+		text_errf(err, errsz, "diff compares 1 to %d files a side.", DIFF_MAX_FILES);
+		return -EINVAL;
+	}
+	if (!(b.d = calloc(1, sizeof(*b.d))) || (rc = frames_new(NULL, &b.fr))) {
+		free(b.d);
+		text_errf(err, errsz, "out of memory.");
+		return -ENOMEM;
+	}
+	rc = 0;
+	for (size_t i = 0; i < nbase && !rc; i++)
+		rc = add_file(&b, 0, base[i], err, errsz);
+	for (size_t i = 0; i < nnew && !rc; i++)
+		rc = add_file(&b, 1, new_[i], err, errsz);
+	if (!rc && (rc = run_tests(&b)))
+		text_errf(err, errsz, "out of memory.");
+	if (!rc) {
+		mean_summaries(&b.d->pub);
+		qsort(b.d->pub.rows, b.d->pub.nrows, sizeof(struct diff_row), cmp_row);
+	}
+	for (int s = 0; s < 2; s++) {
+		free(b.side[s].cells);
+		free(b.side[s].rowcount);
+	}
+	strpool_free(&b.keys);
+	frames_free(b.fr);
+	if (rc) {
+		diff_free(&b.d->pub);
+		return rc;
+	}
+	*out = &b.d->pub;
+	return 0;
+}
+
+void diff_free(struct diff *d)
+{
+	struct diff_impl *di = (struct diff_impl *)d;
+
+	if (!d)
+		return;
+	free(d->rows);
+	strpool_free(&di->names);
+	free(di);
+}
