@@ -190,6 +190,20 @@ static int app_record_write(struct app *a)
 	return EXIT_OK;
 }
 
+/* A launched command that ended: its run in one line, as diff shows runs
+ * ("51.1 s, 34.7 CPU-s, avg 68%, ..."); printed once the terminal is back. */
+static void app_run_summary(struct app *a, char *out, size_t size)
+{
+	struct export_summary sum;
+	char line[200];
+
+	if (!a->o.command || !a->s.procs.exited)
+		return;
+	session_summary(&a->s, (mono_ns() - a->start_ns) / 1e9, &sum);
+	view_diff_summary(&sum, line, sizeof(line));
+	snprintf(out, size, "the command ran %s", line);
+}
+
 static void app_fini(struct app *a)
 {
 	session_stop(&a->s); /* first: no target left stopped, whatever follows */
@@ -378,13 +392,18 @@ int main(int argc, char **argv)
 			getenv("TERM") ? getenv("TERM") : "unset");
 		rc = EXIT_RUNTIME;
 	}
+	char summary[256] = "";
 	if (rc == EXIT_OK) {
 		if (a->tui)
 			app_draw(a);
 		rc = app_loop(a);
 		if (rc == EXIT_OK && a->o.cmd == OPTS_CMD_RECORD)
 			rc = app_record_write(a);
+		if (rc == EXIT_OK && a->o.cmd == OPTS_CMD_TOP)
+			app_run_summary(a, summary, sizeof(summary));
 	}
 	app_fini(a);
+	if (summary[0])
+		fprintf(stderr, "stacktop: %s\n", summary);
 	return rc;
 }

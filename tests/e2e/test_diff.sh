@@ -8,7 +8,8 @@
 #   - the same with three repetitions a side (--base a,b,c --new d,e,f);
 #   - five recordings of the same 60/30/10 program, all ten pairs:
 #     --fail-above 5 exits 0 every time (no false alarm);
-#   - the run summaries ("S s, C CPU-s, avg P% ... → ...");
+#   - the run summaries ("S s, C CPU-s, avg P% ... → ..."), and the same
+#     line when a launched command ends;
 #   - files without time (comments stripped): the two-proportion test with
 #     its caveat; too few seconds: no stars and the reason; a function on
 #     one side only is listed "(gone)"; -L rows carry file:line;
@@ -107,6 +108,12 @@ check_cmp "$(awk '$4 == "*"' "$T/short.out" | wc -l)" == 0 "too few seconds: no 
 expect_in "$T/gone.out" "a function only in the base is listed as gone" "old_path \(gone\)$"
 "$STACKTOP" diff -b -L "$T/s2.pb.gz" "$T/b2.pb.gz" >"$T/lines.out" 2>&1
 expect_in "$T/lines.out" "-L: rows per file:line" "hot_a shift\.c:[0-9]+"
+
+# ---- a launched command's run summary ------------------------------------------------
+timeout 30 "$STACKTOP" -b -n 1000 -l 3 -- "$SHIFT" 60/30/10 0 1 >"$T/run.out" 2>"$T/run.err"
+check_cmp "$?" == 0 "stacktop -b -- shift (1 s) exits 0 when the command ends"
+expect_in "$T/run.err" "and prints the run's summary" \
+	'^stacktop: the command ran [0-9.]+ s, [0-9.]+ CPU-s, avg [0-9]+%, peak [0-9]+%, RSS '
 
 # ---- usage errors ------------------------------------------------------------------
 "$STACKTOP" diff -b "$T/s1.folded" >"$T/e1.out" 2>&1
