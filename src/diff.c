@@ -26,6 +26,7 @@
 #include "stacktop/stats.h"
 #include "stacktop/strpool.h"
 #include "stacktop/text.h"
+#include "stacktop/window.h"
 
 #define DIFF_MAX_SECOND 1000000 /* past this a file's seconds are not trusted */
 #define DIFF_SMALL_UNIT 0.25	/* of the median: partial seconds left out */
@@ -42,6 +43,7 @@ struct side_acc {
 	size_t ncells, capcells;
 	uint64_t *rowcount; /* per row */
 	int32_t maxsec[DIFF_MAX_FILES]; /* per file, -1 when untimed */
+	uint64_t untimed;		/* bit per file: a cell without a second */
 	size_t nfiles;
 };
 
@@ -50,10 +52,29 @@ struct diff_impl {
 	struct strpool names;
 };
 
+/* A snapshot: (leaf, file, second, count) cells with their own names, so a
+ * baseline outlives the window it was taken from. */
+struct snap_cell {
+	const char *func, *file; /* pooled */
+	int line;
+	bool kernel;
+	uint32_t fileno;
+	int32_t second;
+	uint64_t count;
+};
+
+struct diff_snap {
+	struct strpool names;
+	struct snap_cell *cells;
+	size_t ncells, cap;
+	uint32_t nfiles;
+	struct export_summary summary; /* sum over the files that have one */
+	size_t nsummaries;
+};
+
 struct builder {
 	struct diff_impl *d;
 	const struct diff_opts *o;
-	struct frames *fr;
 	struct strpool keys;
 	size_t caprows;
 	struct side_acc side[2];
@@ -82,12 +103,10 @@ static const char *name_copy(struct builder *b, const char *s)
 	return s ? strpool_cstr(&b->d->names, s) : NULL;
 }
 
-/* The row of the leaf frame id (made when new); -ENOMEM. */
-static int64_t row_of(struct builder *b, uint32_t id)
+/* The row of a snapshot cell's leaf (made when new); -ENOMEM. */
+static int64_t row_of(struct builder *b, const struct snap_cell *c)
 {
-	const struct frame *f = frames_get(b->fr, id);
-	const char *func = f && f->sym.func ? f->sym.func : "?";
-	const char *module = f && f->sym.module ? f->sym.module : "";
+	const char *func = c->func ? c->func : "?";
 	char key[1024];
 	int64_t k;
 	int n;
@@ -95,10 +114,10 @@ static int64_t row_of(struct builder *b, uint32_t id)
 	/* Not the module: folded files do not name it, and a folded base
 	 * must still meet its pprof new. */
 	if (b->o->lines)
-		n = snprintf(key, sizeof(key), "%d\x1f%s\x1f%s\x1f%d", f && f->kernel, func,
-			     f && f->sym.file ? f->sym.file : "", f ? f->sym.line : 0);
+		n = snprintf(key, sizeof(key), "%d\x1f%s\x1f%s\x1f%d", c->kernel, func,
+			     c->file ? c->file : "", c->line);
 	else
-		n = snprintf(key, sizeof(key), "%d\x1f%s", f && f->kernel, func);
+		n = snprintf(key, sizeof(key), "%d\x1f%s", c->kernel, func);
 	if (n < 0)
 		return -EINVAL;
 	if ((size_t)n >= sizeof(key))
@@ -119,74 +138,165 @@ static int64_t row_of(struct builder *b, uint32_t id)
 	}
 	struct diff_row *r = &b->d->pub.rows[k];
 	*r = (struct diff_row){.func = name_copy(b, func),
-			       .module = *module ? name_copy(b, module) : NULL,
-			       .file = b->o->lines && f && f->sym.file ? name_copy(b, f->sym.file)
-								       : NULL,
-			       .line = b->o->lines && f ? f->sym.line : 0,
-			       .kernel = f && f->kernel};
-	if (!r->func || (*module && !r->module))
+			       .file = b->o->lines && c->file ? name_copy(b, c->file) : NULL,
+			       .line = b->o->lines ? c->line : 0,
+			       .kernel = c->kernel};
+	if (!r->func || (b->o->lines && c->file && !r->file))
 		return -ENOMEM;
 	b->d->pub.nrows = (size_t)k + 1;
 	return k;
 }
 
-static int add_file(struct builder *b, int s, const char *path, char *err, size_t errsz)
+static int snap_push(struct diff_snap *sn, const struct frame *f, uint32_t fileno,
+		     int32_t second, uint64_t count)
 {
-	struct side_acc *a = &b->side[s];
-	struct diff_side *ds = &b->d->pub.side[s];
+	struct snap_cell c = {.line = f->sym.line, .kernel = f->kernel, .fileno = fileno,
+			      .second = second, .count = count};
+
+	if ((f->sym.func && !(c.func = strpool_cstr(&sn->names, f->sym.func))) ||
+	    (f->sym.file && !(c.file = strpool_cstr(&sn->names, f->sym.file))) ||
+	    mem_grow((void **)&sn->cells, &sn->cap, sn->ncells + 1, sizeof(*sn->cells)))
+		return -ENOMEM;
+	sn->cells[sn->ncells++] = c;
+	return 0;
+}
+
+int diff_snap_new(struct diff_snap **out)
+{
+	return (*out = calloc(1, sizeof(**out))) ? 0 : -ENOMEM;
+}
+
+void diff_snap_free(struct diff_snap *sn)
+{
+	if (!sn)
+		return;
+	strpool_free(&sn->names);
+	free(sn->cells);
+	free(sn);
+}
+
+size_t diff_snap_seconds(const struct diff_snap *sn)
+{
+	int32_t lo = INT32_MAX, hi = -1;
+
+	for (size_t i = 0; i < sn->ncells; i++) {
+		if (sn->cells[i].second < lo)
+			lo = sn->cells[i].second;
+		if (sn->cells[i].second > hi)
+			hi = sn->cells[i].second;
+	}
+	return hi < 0 ? 0 : (size_t)(hi - lo + 1);
+}
+
+/* One profile file into the snapshot as its next file. */
+static int snap_add_file(struct diff_snap *sn, struct frames *fr, const char *path, char *err,
+			 size_t errsz)
+{
 	struct report *r;
 	struct report_stack st;
-	uint32_t file = (uint32_t)a->nfiles;
 	bool timed;
 	int rc;
 
-	if ((rc = report_load(path, b->fr, &r, err, errsz)))
+	if (sn->nfiles >= DIFF_MAX_FILES) {
+		text_errf(err, errsz, "diff compares at most %d files a side.", DIFF_MAX_FILES);
+		return -EINVAL;
+	}
+	if ((rc = report_load(path, fr, &r, err, errsz)))
 		return rc;
 	timed = report_timed(r);
-	a->maxsec[file] = -1;
 	for (size_t i = 0; i < report_nstacks(r) && timed; i++) {
 		report_stack(r, i, &st);
-		if (st.second > DIFF_MAX_SECOND)
-			timed = false;
-		else if (st.second > a->maxsec[file])
-			a->maxsec[file] = st.second;
+		timed = st.second <= DIFF_MAX_SECOND;
 	}
-	if (!timed)
-		a->maxsec[file] = -1;
 	for (size_t i = 0; i < report_nstacks(r) && !rc; i++) {
-		int64_t row;
+		const struct frame *f;
 		report_stack(r, i, &st);
-		if (!st.n || (row = row_of(b, st.ids[st.n - 1])) < 0) {
-			rc = st.n ? -ENOMEM : 0;
-			continue;
-		}
-		if (mem_grow((void **)&a->cells, &a->capcells, a->ncells + 1, sizeof(*a->cells))) {
-			rc = -ENOMEM;
-			break;
-		}
-		a->cells[a->ncells++] = (struct cell){.row = (uint32_t)row,
-						      .file = file,
-						      .second = timed ? st.second : -1,
-						      .count = st.weight};
-		a->rowcount[row] += st.weight;
-		ds->samples += st.weight;
+		if (st.n && (f = frames_get(fr, st.ids[st.n - 1])))
+			rc = snap_push(sn, f, sn->nfiles, timed ? st.second : -1, st.weight);
 	}
 	if (rc)
 		text_errf(err, errsz, "%s: out of memory comparing it.", path);
 	if (!rc && report_summary(r)) {
 		const struct export_summary *x = report_summary(r);
-		struct export_summary *m = &ds->summary;
+		struct export_summary *m = &sn->summary;
 		m->wall_s += x->wall_s;
 		m->cpu_s += x->cpu_s;
 		m->avg_cpu += x->avg_cpu;
 		m->peak_cpu += x->peak_cpu;
 		m->peak_rss += x->peak_rss;
-		ds->nsummaries++;
+		sn->nsummaries++;
 	}
-	a->nfiles++;
-	ds->nfiles = a->nfiles;
+	sn->nfiles++;
 	report_free(r);
 	return rc;
+}
+
+int diff_snap_window(struct window *w, uint64_t now_ns, unsigned seconds, bool lines,
+		     struct diff_snap **out)
+{
+	uint64_t newest = now_ns / window_bucket_ns(w), num;
+	const struct window_count *wc;
+	struct diff_snap *sn;
+	size_t n;
+	int rc = 0;
+
+	if (lines && (rc = window_resolve_lines(w, 0)))
+		return rc;
+	if ((rc = diff_snap_new(&sn)))
+		return rc;
+	sn->nfiles = 1;
+	for (size_t k = 0; k < window_nbuckets(w) && !rc; k++) {
+		if (!(wc = window_bucket_counts(w, k, &num, &n)) || num > newest ||
+		    num + seconds <= newest)
+			continue;
+		for (size_t i = 0; i < n && !rc; i++) {
+			const struct window_node *nd = window_node(w, wc[i].node);
+			const struct frame *f = nd ? frames_get(window_frames(w), nd->frame) : NULL;
+			if (f)
+				rc = snap_push(sn, f, 0, (int32_t)(num + seconds - newest - 1),
+					       wc[i].count);
+		}
+	}
+	if (rc) {
+		diff_snap_free(sn);
+		return rc;
+	}
+	*out = sn;
+	return 0;
+}
+
+/* A snapshot into side s of the builder. */
+static int side_add(struct builder *b, int s, const struct diff_snap *sn)
+{
+	struct side_acc *a = &b->side[s];
+	struct diff_side *ds = &b->d->pub.side[s];
+
+	a->nfiles = ds->nfiles = sn->nfiles;
+	for (uint32_t f = 0; f < sn->nfiles; f++)
+		a->maxsec[f] = -1;
+	a->untimed = 0;
+	for (size_t i = 0; i < sn->ncells; i++) {
+		const struct snap_cell *c = &sn->cells[i];
+		int64_t row = row_of(b, c);
+		if (row < 0)
+			return (int)row;
+		if (mem_grow((void **)&a->cells, &a->capcells, a->ncells + 1, sizeof(*a->cells)))
+			return -ENOMEM;
+		a->cells[a->ncells++] = (struct cell){
+		    .row = (uint32_t)row, .file = c->fileno, .second = c->second, .count = c->count};
+		a->rowcount[row] += c->count;
+		ds->samples += c->count;
+		if (c->second < 0)
+			a->untimed |= 1ull << c->fileno;
+		else if (c->second > a->maxsec[c->fileno])
+			a->maxsec[c->fileno] = c->second;
+	}
+	for (uint32_t f = 0; f < sn->nfiles; f++)
+		if (a->untimed & (1ull << f))
+			a->maxsec[f] = -1;
+	ds->summary = sn->summary;
+	ds->nsummaries = sn->nsummaries;
+	return 0;
 }
 
 static int cmp_cell(const void *x, const void *y)
@@ -280,7 +390,7 @@ static size_t row_shares(struct units *u, const struct side_acc *a, size_t *pos,
 static enum diff_test pick_test(struct diff *d, const struct builder *b)
 {
 	for (int s = 0; s < 2; s++) {
-		d->side[s].timed = true;
+		d->side[s].timed = b->side[s].nfiles > 0;
 		for (size_t f = 0; f < b->side[s].nfiles; f++)
 			if (b->side[s].maxsec[f] < 0)
 				d->side[s].timed = false;
@@ -398,30 +508,17 @@ static void mean_summaries(struct diff *d)
 	}
 }
 
-int diff_build(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
-	       const struct diff_opts *o, struct diff **out, char *err, size_t errsz)
+int diff_compare(const struct diff_snap *base, const struct diff_snap *new_,
+		 const struct diff_opts *o, struct diff **out)
 {
 	struct builder b = {.o = o};
 	int rc;
 
 	*out = NULL;
-	if (!nbase || !nnew || nbase > DIFF_MAX_FILES || nnew > DIFF_MAX_FILES) {
-		text_errf(err, errsz, "diff compares 1 to %d files a side.", DIFF_MAX_FILES);
-		return -EINVAL;
-	}
-	if (!(b.d = calloc(1, sizeof(*b.d))) || (rc = frames_new(NULL, &b.fr))) {
-		free(b.d);
-		text_errf(err, errsz, "out of memory.");
+	if (!(b.d = calloc(1, sizeof(*b.d))))
 		return -ENOMEM;
-	}
-	rc = 0;
-	for (size_t i = 0; i < nbase && !rc; i++)
-		rc = add_file(&b, 0, base[i], err, errsz);
-	for (size_t i = 0; i < nnew && !rc; i++)
-		rc = add_file(&b, 1, new_[i], err, errsz);
-	if (!rc && (rc = run_tests(&b)))
-		text_errf(err, errsz, "out of memory.");
-	if (!rc) {
+	if (!(rc = side_add(&b, 0, base)) && !(rc = side_add(&b, 1, new_)) &&
+	    !(rc = run_tests(&b))) {
 		mean_summaries(&b.d->pub);
 		qsort(b.d->pub.rows, b.d->pub.nrows, sizeof(struct diff_row), cmp_row);
 	}
@@ -430,13 +527,41 @@ int diff_build(const char *const *base, size_t nbase, const char *const *new_, s
 		free(b.side[s].rowcount);
 	}
 	strpool_free(&b.keys);
-	frames_free(b.fr);
 	if (rc) {
 		diff_free(&b.d->pub);
 		return rc;
 	}
 	*out = &b.d->pub;
 	return 0;
+}
+
+int diff_build(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
+	       const struct diff_opts *o, struct diff **out, char *err, size_t errsz)
+{
+	struct diff_snap *sn[2] = {NULL, NULL};
+	struct frames *fr = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if (!nbase || !nnew || nbase > DIFF_MAX_FILES || nnew > DIFF_MAX_FILES) {
+		text_errf(err, errsz, "diff compares 1 to %d files a side.", DIFF_MAX_FILES);
+		return -EINVAL;
+	}
+	if (diff_snap_new(&sn[0]) || diff_snap_new(&sn[1]) || frames_new(NULL, &fr)) {
+		text_errf(err, errsz, "out of memory.");
+		rc = -ENOMEM;
+	}
+	for (size_t i = 0; i < nbase && !rc; i++)
+		rc = snap_add_file(sn[0], fr, base[i], err, errsz);
+	for (size_t i = 0; i < nnew && !rc; i++)
+		rc = snap_add_file(sn[1], fr, new_[i], err, errsz);
+	/* The names are the snapshots' own: the frames can go now. */
+	frames_free(fr);
+	if (!rc && (rc = diff_compare(sn[0], sn[1], o, out)))
+		text_errf(err, errsz, "out of memory.");
+	diff_snap_free(sn[0]);
+	diff_snap_free(sn[1]);
+	return rc;
 }
 
 void diff_free(struct diff *d)

@@ -54,7 +54,7 @@ enum diff_test {
 
 struct diff_row {
 	/* Raw text from the files (sanitize before showing). */
-	const char *func, *module, *file;
+	const char *func, *file;
 	int line;
 	bool kernel;
 	double base_pct, new_pct, delta; /* shares in %, delta = new - base in points */
@@ -83,6 +83,25 @@ struct diff {
 struct diff_opts {
 	bool lines; /* a row per file:line instead of per function */
 };
+
+/* ---- snapshots: what one side is made of ----
+ * A list of (leaf function, file number, second, count) with its own copies
+ * of the names: from profile files (diff_build), or from the last seconds
+ * of a live window (the b key's baseline, and "now" for the D key). */
+struct diff_snap;
+struct window;
+int diff_snap_new(struct diff_snap **out);
+void diff_snap_free(struct diff_snap *sn);
+/* The window's buckets of the last `seconds` seconds before now_ns (one
+ * second each), as one file with seconds 0 .. seconds-1. With lines, file:line
+ * is looked up first (window_resolve_lines). 0 or -ENOMEM. */
+int diff_snap_window(struct window *w, uint64_t now_ns, unsigned seconds, bool lines,
+		     struct diff_snap **out);
+/* Seconds from the first to the last the snapshot holds (0: none). */
+size_t diff_snap_seconds(const struct diff_snap *sn);
+/* Compare two snapshots (see the head for the test). 0 or -ENOMEM. */
+int diff_compare(const struct diff_snap *base, const struct diff_snap *new_,
+		 const struct diff_opts *o, struct diff **out);
 
 /* Load base[0..nbase) and new[0..nnew) and compare. 0, or -errno with one
  * sentence in err (a file that cannot be read or parsed, named). */
