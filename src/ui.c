@@ -14,16 +14,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "stacktop/diff.h"
 #include "stacktop/keys.h"
 #include "stacktop/metrics.h"
 #include "stacktop/opts.h"
 #include "stacktop/screen.h"
 #include "stacktop/text.h"
+#include "stacktop/view_diff.h"
 #include "stacktop/window.h"
 
 #define STATUS_NS 3000000000ull
 #define BATCH_COLS 200
 #define BATCH_ROWS 40
+#define UI_DIFF_SECONDS 10 /* the b key's baseline, and "now" in diff mode */
 
 void ui_init(struct ui *ui, const struct opts *o, double period_s, struct ui_model *m)
 {
@@ -61,6 +64,7 @@ void ui_free(struct ui *ui)
 	view_top_state_free(&ui->top);
 	view_threads_state_free(&ui->threads);
 	view_icicle_state_free(&ui->icicle);
+	diff_snap_free(ui->baseline);
 	grid_free(&ui->grid);
 }
 
@@ -94,6 +98,7 @@ void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header
 	h->status = now_ns < ui->status_until_ns ? ui->status : NULL;
 	h->hide_kernel = ui->top.hide_kernel;
 	h->lines = ui->top.lines;
+	h->now_ns = now_ns;
 }
 
 /* ---- drawing ---- */
@@ -111,6 +116,22 @@ static void follow_top(struct ui *ui)
 	ui->icicle.tid = ui->threads.tid = ui->top.tid;
 	ui->icicle.hide_kernel = ui->threads.hide_kernel = ui->top.hide_kernel;
 	ui->icicle.utf8 = ui->threads.utf8 = ui->top.utf8;
+}
+
+/* The top view in diff mode: the baseline against the last 10 s, now. */
+static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view_header *h)
+{
+	struct diff_opts o = {.lines = ui->top.lines};
+	struct diff_snap *now = NULL;
+	struct diff *d = NULL;
+	uint64_t t = h && h->now_ns ? h->now_ns : mono_ns();
+
+	if (ui->baseline && !diff_snap_window(m->w, t, UI_DIFF_SECONDS, ui->top.lines, &now))
+		diff_compare(ui->baseline, now, &o, &d);
+	view_diff_render(&ui->grid, h, d, ui->top.lines,
+			 (unsigned)((t - ui->baseline_ns) / 1000000000ull));
+	diff_free(d);
+	diff_snap_free(now);
 }
 
 const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct view_header *h,
@@ -135,6 +156,10 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		view_threads_render(&ui->grid, h, m->metrics, &ui->threads);
 		break;
 	default:
+		if (ui->diff_mode) {
+			draw_diff(ui, m, h);
+			break;
+		}
 		view_top_update(&ui->top, m->w, h, cols, rows);
 		view_top_render(&ui->grid, h, &ui->top);
 		break;
@@ -305,8 +330,29 @@ static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 	case 'g':
 		ui->top.charts = !ui->top.charts;
 		return true;
+	case 'D':
+		if (!ui->baseline && !ui->diff_mode) {
+			ui_status(ui, "no baseline: press b first (it marks the last 10 s)", now_ns);
+			return true;
+		}
+		ui->diff_mode = !ui->diff_mode;
+		ui->view = UI_VIEW_TOP;
+		return true;
 	case 'b':
 	case 'B':
+		if (key == 'b') {
+			struct diff_snap *sn = NULL;
+			/* With lines looked up, so L works in diff mode later. */
+			if (diff_snap_window(m->w, now_ns, UI_DIFF_SECONDS, true, &sn) == 0) {
+				diff_snap_free(ui->baseline);
+				ui->baseline = sn;
+				ui->baseline_ns = now_ns;
+			}
+		} else {
+			diff_snap_free(ui->baseline);
+			ui->baseline = NULL;
+			ui->diff_mode = false;
+		}
 		if (m->metrics && key == 'b')
 			metrics_baseline_now(m->metrics);
 		else if (m->metrics)

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 
 #include "stacktop/diff.h"
+#include "stacktop/grid.h"
 #include "stacktop/text.h"
+#include "stacktop/view.h"
 
 void view_diff_summary(const struct export_summary *s, char *out, size_t size)
 {
@@ -140,4 +142,51 @@ int view_diff_text(const struct diff *d, const struct view_diff_opts *o, char **
 		gate(f, d, o);
 	}
 	return fclose(f) ? -ENOMEM : 0;
+}
+
+/* The live test line: what is compared, and the verdict's basis. */
+static void live_test_line(const struct diff *d, unsigned age, char *buf, size_t size)
+{
+	if (d->test == DIFF_TEST_NONE)
+		snprintf(buf, size, "diff: baseline (10 s, %u s ago) vs the last 10 s: %s", age,
+			 d->why_none);
+	else
+		snprintf(buf, size,
+			 "diff: baseline (10 s, %u s ago) vs the last 10 s: Welch per second (%zu "
+			 "vs %zu s), Holm; * p < %.2f",
+			 age, d->side[0].units, d->side[1].units, DIFF_ALPHA);
+}
+
+void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d,
+		      bool lines, unsigned base_age_s)
+{
+	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
+	char buf[600], name[800];
+	int y = h ? view_header_render(g, 0, h) : 0;
+
+	if (!d) {
+		view_put_centered(g, y + 2, "no baseline: press b to mark the last 10 s, then D",
+				  GRID_DIM);
+		view_footer_render(g, "D leave diff  b baseline  q quit");
+		return;
+	}
+	live_test_line(d, base_age_s, buf, sizeof(buf));
+	grid_put(g, 0, y++, buf, GRID_BOLD, -1);
+	grid_put(g, 0, y, "legend: ", GRID_DIM, -1);
+	grid_put(g, 8, y, "grew", GRID_COLOR(GRID_C_RED) | GRID_BOLD, -1);
+	grid_put(g, 13, y, "shrank", GRID_COLOR(GRID_C_BLUE) | GRID_BOLD, -1);
+	grid_put(g, 20, y++, "not significant", GRID_DIM, -1);
+	grid_fill(g, 0, y, g->w, L' ', hdr);
+	grid_printf(g, 0, y++, hdr, -1, "%6s %6s %7s %4s  %s", "Base%", "Now%", "Delta", "Sig",
+		    "Function");
+	for (size_t i = 0; i < d->nrows && y < g->h - 1; i++, y++) {
+		const struct diff_row *r = &d->rows[i];
+		uint16_t a = !r->sig ? GRID_DIM
+			     : r->delta > 0 ? GRID_COLOR(GRID_C_RED) | GRID_BOLD
+					    : GRID_COLOR(GRID_C_BLUE) | GRID_BOLD;
+		row_name(r, lines, name, sizeof(name));
+		grid_printf(g, 0, y, a, -1, "%6.1f %6.1f %+7.1f %4s  %s", r->base_pct, r->new_pct,
+			    r->delta, r->sig ? "*" : "", name);
+	}
+	view_footer_render(g, "D leave diff  b new baseline  L lines  q quit");
 }

@@ -28,6 +28,7 @@
 #include "stacktop/view_threads.h"
 #include "stacktop/view_top.h"
 
+struct diff_snap;
 struct metrics;
 struct opts;
 struct window;
@@ -63,6 +64,10 @@ struct ui {
 	struct view_threads_state threads;
 	struct view_icicle_state icicle;
 	struct grid grid;
+	/* The live diff: the b key's profile snapshot, and the D toggle. */
+	struct diff_snap *baseline;
+	uint64_t baseline_ns;
+	bool diff_mode;
 };
 
 /* The first view, columns, toggles and sort as the options say; the

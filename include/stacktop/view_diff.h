@@ -23,6 +23,14 @@ struct view_diff_opts {
 size_t view_diff_offenders(const struct diff *d, double pct);
 /* The whole text into a malloc'd *buf (caller frees). 0 or -ENOMEM. */
 int view_diff_text(const struct diff *d, const struct view_diff_opts *o, char **buf, size_t *len);
+/* The live diff (top view, D key): the header, what is compared and how
+ * (or why there are no stars), the same table, rows coloured by change
+ * (red grew, blue shrank, grey not significant) with a legend, and the
+ * keys. d may be NULL (no baseline yet: a hint instead). */
+struct grid;
+struct view_header;
+void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d,
+		      bool lines, unsigned base_age_s);
 /* One run summary: "51.1 s, 34.7 CPU-s, avg 68%, peak 120%, RSS 12 MiB". */
 struct export_summary;
 void view_diff_summary(const struct export_summary *s, char *out, size_t size);
