@@ -34,6 +34,7 @@
 
 #include "stacktop/diff.h"
 #include "stacktop/dump.h"
+#include "stacktop/grid.h"
 #include "stacktop/keys.h"
 #include "stacktop/mono.h"
 #include "stacktop/opts.h"
@@ -323,6 +324,68 @@ static int run_oneshot(const struct opts *o)
 	return EXIT_OK;
 }
 
+/* diff without -b: the same text in the TUI, scrolled with the keys, until
+ * q or a signal. Signals come through a signalfd, as in the main loop, so
+ * every way out restores the terminal. */
+static int run_diff_tui(const struct diff *d, const struct view_diff_opts *vo)
+{
+	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGPIPE};
+	int sfd, scroll = 0, empty = 0, key, w, h;
+	struct grid g = {0};
+	sigset_t set;
+	bool quit = false;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&set, sigs[i]);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
+	    (sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
+		say("cannot set up the display's signals.");
+		return EXIT_RUNTIME;
+	}
+	if (grid_init(&g, 80, 24) || screen_init() < 0) {
+		close(sfd);
+		grid_free(&g);
+		fprintf(stderr, "stacktop: cannot drive this terminal (TERM=%s): use -b for text.\n",
+			getenv("TERM") ? getenv("TERM") : "unset");
+		return EXIT_RUNTIME;
+	}
+	while (!quit) {
+		struct pollfd p[2] = {{.fd = screen_fd(), .events = POLLIN},
+				      {.fd = sfd, .events = POLLIN}};
+		struct signalfd_siginfo si;
+		bool any = false;
+		screen_size(&w, &h);
+		grid_resize(&g, w, h);
+		view_diff_render_offline(&g, d, vo, &scroll);
+		screen_draw(&g);
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (si.ssi_signo == SIGWINCH)
+				screen_resize();
+			else
+				quit = true;
+		}
+		while ((key = screen_getkey()) != KEYS_NONE) {
+			any = true;
+			if (key == 'q' || key == 'Q' || key == KEYS_ESC)
+				quit = true;
+			scroll += key == KEYS_DOWN ? 1 : key == KEYS_UP ? -1 : 0;
+			scroll += key == KEYS_PGDN ? h - 2 : key == KEYS_PGUP ? -(h - 2) : 0;
+			scroll = key == KEYS_HOME ? 0 : key == KEYS_END ? 1 << 20 : scroll;
+		}
+		/* The terminal went away: a readable stdin that yields no key. */
+		empty = any || !(p[0].revents & POLLIN) ? 0 : empty + 1;
+		if ((p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) || empty > 20)
+			quit = true;
+	}
+	screen_fini();
+	grid_free(&g);
+	close(sfd);
+	return EXIT_OK;
+}
+
 /* diff: compare the saved profiles, print the table; 3 when --fail-above
  * finds a significant increase over its threshold. */
 static int run_diff(const struct opts *o)
@@ -355,7 +418,10 @@ static int run_diff(const struct opts *o)
 		say("out of memory.");
 		goto out;
 	}
-	fwrite(text, 1, len, stdout);
+	if (o->batch || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		fwrite(text, 1, len, stdout);
+	else if ((rc = run_diff_tui(d, &vo)) != EXIT_OK)
+		goto out;
 	rc = o->fail_above >= 0 && view_diff_offenders(d, o->fail_above) ? EXIT_REGRESSION : EXIT_OK;
 out:
 	free(text);

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stacktop/diff.h"
 #include "stacktop/grid.h"
@@ -144,6 +145,14 @@ int view_diff_text(const struct diff *d, const struct view_diff_opts *o, char **
 	return fclose(f) ? -ENOMEM : 0;
 }
 
+/* Red grew, blue shrank (both starred), grey not significant. */
+static uint16_t row_attr(const struct diff_row *r)
+{
+	if (!r->sig)
+		return GRID_DIM;
+	return (r->delta > 0 ? GRID_COLOR(GRID_C_RED) : GRID_COLOR(GRID_C_BLUE)) | GRID_BOLD;
+}
+
 /* The live test line: what is compared, and the verdict's basis. */
 static void live_test_line(const struct diff *d, unsigned age, char *buf, size_t size)
 {
@@ -181,12 +190,52 @@ void view_diff_render(struct grid *g, const struct view_header *h, const struct 
 		    "Function");
 	for (size_t i = 0; i < d->nrows && y < g->h - 1; i++, y++) {
 		const struct diff_row *r = &d->rows[i];
-		uint16_t a = !r->sig ? GRID_DIM
-			     : r->delta > 0 ? GRID_COLOR(GRID_C_RED) | GRID_BOLD
-					    : GRID_COLOR(GRID_C_BLUE) | GRID_BOLD;
 		row_name(r, lines, name, sizeof(name));
-		grid_printf(g, 0, y, a, -1, "%6.1f %6.1f %+7.1f %4s  %s", r->base_pct, r->new_pct,
-			    r->delta, r->sig ? "*" : "", name);
+		grid_printf(g, 0, y, row_attr(r), -1, "%6.1f %6.1f %+7.1f %4s  %s", r->base_pct,
+			    r->new_pct, r->delta, r->sig ? "*" : "", name);
 	}
 	view_footer_render(g, "D leave diff  b new baseline  L lines  q quit");
+}
+
+int view_diff_render_offline(struct grid *g, const struct diff *d, const struct view_diff_opts *o,
+			     int *scroll)
+{
+	char *text = NULL, *p, *nl;
+	size_t len = 0;
+	int nlines = 0, vis = g->h > 1 ? g->h - 1 : 1, y = 0, table = -1;
+
+	if (view_diff_text(d, o, &text, &len))
+		return -ENOMEM;
+	for (p = text; *p; p = nl + 1, nlines++)
+		if (!(nl = strchr(p, '\n')))
+			break;
+	if (*scroll > nlines - vis)
+		*scroll = nlines - vis;
+	if (*scroll < 0)
+		*scroll = 0;
+	p = text;
+	for (int i = 0; p && *p; i++, p = nl ? nl + 1 : NULL) {
+		uint16_t a = 0;
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		if (table < 0 && !strncmp(p, " Base%", 6)) {
+			table = i;
+			a = GRID_COLOR(GRID_C_HEADER);
+		} else if (table >= 0 && i > table && (size_t)(i - table - 1) < d->nrows &&
+			   i - table - 1 < o->limit) {
+			a = row_attr(&d->rows[i - table - 1]);
+		} else if (i < 4) {
+			a = GRID_BOLD;
+		}
+		if (i < *scroll || y >= vis)
+			continue;
+		if (a == GRID_COLOR(GRID_C_HEADER))
+			grid_fill(g, 0, y, g->w, L' ', a);
+		grid_put(g, 0, y++, p, a, -1);
+	}
+	free(text);
+	view_footer_render(g, "q quit  Up Down PgUp PgDn Home End scroll  (red grew, blue shrank, "
+			      "grey: not significant)");
+	return 0;
 }

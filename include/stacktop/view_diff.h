@@ -31,6 +31,11 @@ struct grid;
 struct view_header;
 void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d,
 		      bool lines, unsigned base_age_s);
+/* The offline diff in the TUI (`stacktop diff` without -b): the text of
+ * view_diff_text from line *scroll (clamped here), table rows coloured as
+ * in the live diff, and a footer with the keys. 0 or -ENOMEM. */
+int view_diff_render_offline(struct grid *g, const struct diff *d, const struct view_diff_opts *o,
+			     int *scroll);
 /* One run summary: "51.1 s, 34.7 CPU-s, avg 68%, peak 120%, RSS 12 MiB". */
 struct export_summary;
 void view_diff_summary(const struct export_summary *s, char *out, size_t size);

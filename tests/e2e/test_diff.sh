@@ -13,6 +13,7 @@
 #   - files without time (comments stripped): the two-proportion test with
 #     its caveat; too few seconds: no stars and the reason; a function on
 #     one side only is listed "(gone)"; -L rows carry file:line;
+#   - without -b, the same table in the TUI (tmux), q exits with the status;
 #   - usage errors: one profile, a missing file, a bad --fail-above.
 #
 # Recordings run four at a time for 4 s at 499 Hz (the machine is shared:
@@ -108,6 +109,24 @@ check_cmp "$(awk '$4 == "*"' "$T/short.out" | wc -l)" == 0 "too few seconds: no 
 expect_in "$T/gone.out" "a function only in the base is listed as gone" "old_path \(gone\)$"
 "$STACKTOP" diff -b -L "$T/s2.pb.gz" "$T/b2.pb.gz" >"$T/lines.out" 2>&1
 expect_in "$T/lines.out" "-L: rows per file:line" "hot_a shift\.c:[0-9]+"
+
+# ---- without -b: the same diff in the TUI, q leaves with the same status ---------------
+if command -v tmux >/dev/null; then
+	tm_start 120 30 "$STACKTOP" diff --fail-above 5 "$T/s1.folded" "$T/b1.pb.gz"
+	if tm_wait 5 'Base% +Now% +Delta +Sig +Function' && tm_match '\* +hot_b'; then
+		ok "diff without -b: the table in the TUI, hot_b starred"
+	else
+		tm_dump "diff TUI"
+		bad "diff without -b: no table"
+	fi
+	tm_match 'q quit' && ok "the footer names the keys" || bad "no footer"
+	tm_keys q
+	wait_until 3 tm_dead
+	check_cmp "$(tm_status)" == 3 "q: the TUI diff exits with the gate's status (3)"
+	tm_stop
+else
+	bad "tmux is not installed (make deps-test)"
+fi
 
 # ---- a launched command's run summary ------------------------------------------------
 timeout 30 "$STACKTOP" -b -n 1000 -l 3 -- "$SHIFT" 60/30/10 0 1 >"$T/run.out" 2>"$T/run.err"
