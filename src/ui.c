@@ -65,6 +65,7 @@ void ui_free(struct ui *ui)
 	view_threads_state_free(&ui->threads);
 	view_icicle_state_free(&ui->icicle);
 	diff_snap_free(ui->baseline);
+	diff_free(ui->live);
 	grid_free(&ui->grid);
 }
 
@@ -118,20 +119,30 @@ static void follow_top(struct ui *ui)
 	ui->icicle.utf8 = ui->threads.utf8 = ui->top.utf8;
 }
 
-/* The top view in diff mode: the baseline against the last 10 s, now. */
-static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view_header *h)
+/* Diff mode: the baseline against the last 10 s, now, into ui->live
+ * (NULL without a baseline); the icicle colours by it. */
+static uint64_t update_diff(struct ui *ui, const struct ui_model *m, const struct view_header *h,
+			    bool lines)
 {
-	struct diff_opts o = {.lines = ui->top.lines};
+	struct diff_opts o = {.lines = lines};
 	struct diff_snap *now = NULL;
-	struct diff *d = NULL;
 	uint64_t t = h && h->now_ns ? h->now_ns : mono_ns();
 
-	if (ui->baseline && !diff_snap_window(m->w, t, UI_DIFF_SECONDS, ui->top.lines, &now))
-		diff_compare(ui->baseline, now, &o, &d);
-	view_diff_render(&ui->grid, h, d, ui->top.lines,
-			 (unsigned)((t - ui->baseline_ns) / 1000000000ull));
-	diff_free(d);
+	diff_free(ui->live);
+	ui->live = NULL;
+	if (ui->baseline && !diff_snap_window(m->w, t, UI_DIFF_SECONDS, lines, &now))
+		diff_compare(ui->baseline, now, &o, &ui->live);
 	diff_snap_free(now);
+	return t;
+}
+
+/* The top view in diff mode. */
+static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view_header *h)
+{
+	uint64_t t = update_diff(ui, m, h, ui->top.lines);
+
+	view_diff_render(&ui->grid, h, ui->live, ui->top.lines,
+			 (unsigned)((t - ui->baseline_ns) / 1000000000ull));
 }
 
 const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct view_header *h,
@@ -148,6 +159,14 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 	follow_top(ui);
 	switch (shown_view(ui, m)) {
 	case UI_VIEW_ICICLE:
+		/* In diff mode the frames take the colour of their function's
+		 * change; the widths stay those of now. */
+		ui->icicle.diff_attr = NULL;
+		if (ui->diff_mode) {
+			update_diff(ui, m, h, false);
+			ui->icicle.diff_attr = view_diff_attr;
+			ui->icicle.diff_ctx = ui->live;
+		}
 		view_icicle_update(&ui->icicle, h, m->w, cols, rows);
 		view_icicle_render(&ui->grid, h, &ui->icicle);
 		break;
@@ -336,7 +355,8 @@ static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 			return true;
 		}
 		ui->diff_mode = !ui->diff_mode;
-		ui->view = UI_VIEW_TOP;
+		if (ui->view != UI_VIEW_ICICLE)
+			ui->view = UI_VIEW_TOP;
 		return true;
 	case 'b':
 	case 'B':

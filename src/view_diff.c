@@ -153,6 +153,16 @@ static uint16_t row_attr(const struct diff_row *r)
 	return (r->delta > 0 ? GRID_COLOR(GRID_C_RED) : GRID_COLOR(GRID_C_BLUE)) | GRID_BOLD;
 }
 
+uint16_t view_diff_attr(const void *ctx, const char *func, bool kernel)
+{
+	const struct diff *d = ctx;
+
+	for (size_t i = 0; d && func && i < d->nrows; i++)
+		if (d->rows[i].kernel == kernel && !strcmp(d->rows[i].func, func))
+			return row_attr(&d->rows[i]);
+	return GRID_DIM;
+}
+
 /* The live test line: what is compared, and the verdict's basis. */
 static void live_test_line(const struct diff *d, unsigned age, char *buf, size_t size)
 {

@@ -28,6 +28,7 @@
 #include "stacktop/view_threads.h"
 #include "stacktop/view_top.h"
 
+struct diff;
 struct diff_snap;
 struct metrics;
 struct opts;
@@ -68,6 +69,7 @@ struct ui {
 	struct diff_snap *baseline;
 	uint64_t baseline_ns;
 	bool diff_mode;
+	struct diff *live; /* the last diff drawn (the icicle's colours read it) */
 };
 
 /* The first view, columns, toggles and sort as the options say; the

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct diff;
 
@@ -36,6 +37,10 @@ void view_diff_render(struct grid *g, const struct view_header *h, const struct 
  * in the live diff, and a footer with the keys. 0 or -ENOMEM. */
 int view_diff_render_offline(struct grid *g, const struct diff *d, const struct view_diff_opts *o,
 			     int *scroll);
+/* The attribute of a function in the live diff (the icicle's colours): red
+ * grew, blue shrank (starred), grey otherwise or when it is no row's leaf.
+ * ctx is the struct diff. */
+uint16_t view_diff_attr(const void *ctx, const char *func, bool kernel);
 /* One run summary: "51.1 s, 34.7 CPU-s, avg 68%, peak 120%, RSS 12 MiB". */
 struct export_summary;
 void view_diff_summary(const struct export_summary *s, char *out, size_t size);

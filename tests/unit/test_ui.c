@@ -278,8 +278,8 @@ static void test_print(void **state)
 
 /* The live diff: b marks seconds 25..34 (parse_row 70%, handle_request
  * 20%), the split then flips for seconds 41..50; D at 51 s shows
- * handle_request starred up, parse_row starred down, with the legend; D
- * again is the top view. D without a baseline only says to press b. */
+ * handle_request starred up, parse_row starred down, with the legend; the
+ * icicle colours them red and blue; D again is the top view. D without a baseline only says to press b. */
 static void test_live_diff(void **state)
 {
 	struct fx *fx = *state;
@@ -311,6 +311,22 @@ static void test_live_diff(void **state)
 	assert_true(find_row(g, "*  handle_request") >= 0);
 	assert_true(find_row(g, "*  parse_row") >= 0);
 	assert_true(find_row(g, "Welch") >= 0);
+	/* the icicle in diff mode: parse_row blue (shrank), handle_request red */
+	assert_int_equal(key(fx, '2'), UI_REQUEST_NONE);
+	ui_header(&fx->ui, &fx->m, &fx->h, 51 * FIXTURE_SEC);
+	g = ui_draw(&fx->ui, &fx->m, &fx->h, COLS, ROWS);
+	fixture_dump(g, "UI_DUMP");
+	assert_true(find_row(g, "diff: grew shrank") >= 0);
+	int y = find_row(g, "parse_row");
+	assert_true(y >= 0);
+	const char *row = fixture_row(g, y);
+	int x = (int)(strstr(row, "parse_row") - row);
+	assert_int_equal(GRID_COLOR_OF(((struct grid *)g)->cells[y * g->w + x].attr), GRID_C_BLUE);
+	y = find_row(g, "handle_request");
+	row = fixture_row(g, y);
+	x = (int)(strstr(row, "handle_request") - row);
+	assert_int_equal(GRID_COLOR_OF(((struct grid *)g)->cells[y * g->w + x].attr), GRID_C_RED);
+	assert_int_equal(key(fx, '1'), UI_REQUEST_NONE);
 	assert_int_equal(key(fx, 'D'), UI_REQUEST_NONE);
 	g = draw(fx);
 	assert_true(find_row(g, "%Own") >= 0);
