@@ -324,72 +324,42 @@ static int run_oneshot(const struct opts *o)
 	return EXIT_OK;
 }
 
-/* diff without -b: the same text in the TUI, scrolled with the keys, until
- * q or a signal. Signals come through a signalfd, as in the main loop, so
- * every way out restores the terminal. */
-static int run_diff_tui(const struct diff *d, const struct view_diff_opts *vo)
+/* diff without -b: the TUI on the (first) new profile, as `report` opens
+ * it, with its top view in diff mode showing the files' diff (D: the plain
+ * views; the icicle keeps the widths of the new profile and takes the
+ * diff's colours). */
+static int run_diff_tui(struct app *a, const struct diff *d, const char *new_file)
 {
-	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGPIPE};
-	int sfd, scroll = 0, empty = 0, key, w, h;
-	struct grid g = {0};
-	sigset_t set;
-	bool quit = false;
+	char title[200], b[80], n[80];
+	int rc;
 
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&set, sigs[i]);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
-	    (sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
-		say("cannot set up the display's signals.");
-		return EXIT_RUNTIME;
-	}
-	if (grid_init(&g, 80, 24) || screen_init() < 0) {
-		close(sfd);
-		grid_free(&g);
+	a->o.cmd = OPTS_CMD_REPORT;
+	a->o.report_file = new_file;
+	a->tui = true;
+	if ((rc = app_init(a)) == EXIT_OK && screen_init() < 0) {
 		fprintf(stderr, "stacktop: cannot drive this terminal (TERM=%s): use -b for text.\n",
 			getenv("TERM") ? getenv("TERM") : "unset");
-		return EXIT_RUNTIME;
+		rc = EXIT_RUNTIME;
 	}
-	while (!quit) {
-		struct pollfd p[2] = {{.fd = screen_fd(), .events = POLLIN},
-				      {.fd = sfd, .events = POLLIN}};
-		struct signalfd_siginfo si;
-		bool any = false;
-		screen_size(&w, &h);
-		grid_resize(&g, w, h);
-		view_diff_render_offline(&g, d, vo, &scroll);
-		screen_draw(&g);
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
-			break;
-		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			if (si.ssi_signo == SIGWINCH)
-				screen_resize();
-			else
-				quit = true;
-		}
-		while ((key = screen_getkey()) != KEYS_NONE) {
-			any = true;
-			if (key == 'q' || key == 'Q' || key == KEYS_ESC)
-				quit = true;
-			scroll += key == KEYS_DOWN ? 1 : key == KEYS_UP ? -1 : 0;
-			scroll += key == KEYS_PGDN ? h - 2 : key == KEYS_PGUP ? -(h - 2) : 0;
-			scroll = key == KEYS_HOME ? 0 : key == KEYS_END ? 1 << 20 : scroll;
-		}
-		/* The terminal went away: a readable stdin that yields no key. */
-		empty = any || !(p[0].revents & POLLIN) ? 0 : empty + 1;
-		if ((p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) || empty > 20)
-			quit = true;
+	if (rc == EXIT_OK) {
+		text_sanitize(a->o.diff_base, b, sizeof(b));
+		text_sanitize(a->o.diff_new, n, sizeof(n));
+		snprintf(title, sizeof(title), "%s vs %s", b, n);
+		a->ui.fixed = d;
+		a->ui.fixed_title = title;
+		a->ui.diff_mode = true;
+		app_draw(a);
+		rc = app_loop(a);
 	}
-	screen_fini();
-	grid_free(&g);
-	close(sfd);
-	return EXIT_OK;
+	app_fini(a);
+	return rc;
 }
 
 /* diff: compare the saved profiles, print the table; 3 when --fail-above
  * finds a significant increase over its threshold. */
-static int run_diff(const struct opts *o)
+static int run_diff(struct app *a)
 {
+	const struct opts *o = &a->o;
 	char err[1024], *lists[2] = {strdup(o->diff_base), strdup(o->diff_new)}, *text = NULL;
 	const char *paths[2][DIFF_MAX_FILES];
 	size_t n[2] = {0, 0}, len = 0;
@@ -420,7 +390,7 @@ static int run_diff(const struct opts *o)
 	}
 	if (o->batch || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		fwrite(text, 1, len, stdout);
-	else if ((rc = run_diff_tui(d, &vo)) != EXIT_OK)
+	else if ((rc = run_diff_tui(a, d, paths[1][0])) != EXIT_OK)
 		goto out;
 	rc = o->fail_above >= 0 && view_diff_offenders(d, o->fail_above) ? EXIT_REGRESSION : EXIT_OK;
 out:
@@ -445,7 +415,7 @@ int main(int argc, char **argv)
 	if (a->o.help || a->o.version || a->o.cmd == OPTS_CMD_DUMP)
 		return run_oneshot(&a->o);
 	if (a->o.cmd == OPTS_CMD_DIFF)
-		return run_diff(&a->o);
+		return run_diff(a);
 	a->tui = !a->o.batch && (a->o.cmd == OPTS_CMD_TOP || a->o.cmd == OPTS_CMD_REPORT);
 	if (a->tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		say("not a terminal: use -b for text output (e.g. stacktop -b -n 5 -p PID).");

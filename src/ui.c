@@ -120,29 +120,37 @@ static void follow_top(struct ui *ui)
 }
 
 /* Diff mode: the baseline against the last 10 s, now, into ui->live
- * (NULL without a baseline); the icicle colours by it. */
-static uint64_t update_diff(struct ui *ui, const struct ui_model *m, const struct view_header *h,
-			    bool lines)
+ * (NULL without a baseline), or the files' diff; the icicle colours by it. */
+static const struct diff *update_diff(struct ui *ui, const struct ui_model *m,
+				      const struct view_header *h, bool lines, uint64_t *t)
 {
 	struct diff_opts o = {.lines = lines};
 	struct diff_snap *now = NULL;
-	uint64_t t = h && h->now_ns ? h->now_ns : mono_ns();
 
+	*t = h && h->now_ns ? h->now_ns : mono_ns();
+	if (ui->fixed)
+		return ui->fixed;
 	diff_free(ui->live);
 	ui->live = NULL;
-	if (ui->baseline && !diff_snap_window(m->w, t, UI_DIFF_SECONDS, lines, &now))
+	if (ui->baseline && !diff_snap_window(m->w, *t, UI_DIFF_SECONDS, lines, &now))
 		diff_compare(ui->baseline, now, &o, &ui->live);
 	diff_snap_free(now);
-	return t;
+	return ui->live;
 }
 
 /* The top view in diff mode. */
 static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view_header *h)
 {
-	uint64_t t = update_diff(ui, m, h, ui->top.lines);
+	uint64_t t;
+	const struct diff *d = update_diff(ui, m, h, ui->top.lines, &t);
+	char title[160];
 
-	view_diff_render(&ui->grid, h, ui->live, ui->top.lines,
+	if (ui->fixed_title)
+		snprintf(title, sizeof(title), "%s", ui->fixed_title);
+	else
+		snprintf(title, sizeof(title), "baseline (10 s, %u s ago) vs the last 10 s",
 			 (unsigned)((t - ui->baseline_ns) / 1000000000ull));
+	view_diff_render(&ui->grid, h, d, ui->top.lines, title, !ui->fixed);
 }
 
 const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct view_header *h,
@@ -163,9 +171,9 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		 * change; the widths stay those of now. */
 		ui->icicle.diff_attr = NULL;
 		if (ui->diff_mode) {
-			update_diff(ui, m, h, false);
+			uint64_t t;
 			ui->icicle.diff_attr = view_diff_attr;
-			ui->icicle.diff_ctx = ui->live;
+			ui->icicle.diff_ctx = update_diff(ui, m, h, false, &t);
 		}
 		view_icicle_update(&ui->icicle, h, m->w, cols, rows);
 		view_icicle_render(&ui->grid, h, &ui->icicle);
@@ -350,7 +358,7 @@ static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 		ui->top.charts = !ui->top.charts;
 		return true;
 	case 'D':
-		if (!ui->baseline && !ui->diff_mode) {
+		if (!ui->baseline && !ui->fixed && !ui->diff_mode) {
 			ui_status(ui, "no baseline: press b first (it marks the last 10 s)", now_ns);
 			return true;
 		}

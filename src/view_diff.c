@@ -163,21 +163,30 @@ uint16_t view_diff_attr(const void *ctx, const char *func, bool kernel)
 	return GRID_DIM;
 }
 
-/* The live test line: what is compared, and the verdict's basis. */
-static void live_test_line(const struct diff *d, unsigned age, char *buf, size_t size)
+/* The line above the table: what is compared, and the verdict's basis. */
+static void test_line(const struct diff *d, const char *title, char *buf, size_t size)
 {
-	if (d->test == DIFF_TEST_NONE)
-		snprintf(buf, size, "diff: baseline (10 s, %u s ago) vs the last 10 s: %s", age,
-			 d->why_none);
-	else
+	switch (d->test) {
+	case DIFF_TEST_NONE:
+		snprintf(buf, size, "diff: %s: %s", title, d->why_none);
+		break;
+	case DIFF_TEST_SECONDS:
+	case DIFF_TEST_FILES:
+		snprintf(buf, size, "diff: %s: Welch per %s (%zu vs %zu), Holm; * p < %.2f", title,
+			 d->test == DIFF_TEST_SECONDS ? "second" : "file", d->side[0].units,
+			 d->side[1].units, DIFF_ALPHA);
+		break;
+	case DIFF_TEST_SAMPLES:
 		snprintf(buf, size,
-			 "diff: baseline (10 s, %u s ago) vs the last 10 s: Welch per second (%zu "
-			 "vs %zu s), Holm; * p < %.2f",
-			 age, d->side[0].units, d->side[1].units, DIFF_ALPHA);
+			 "diff: %s: two-proportion test, Holm; * p < %.2f (caveat: samples taken "
+			 "as independent, so stars overstate certainty)",
+			 title, DIFF_ALPHA);
+		break;
+	}
 }
 
 void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d,
-		      bool lines, unsigned base_age_s)
+		      bool lines, const char *title, bool live)
 {
 	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
 	char buf[600], name[800];
@@ -189,7 +198,7 @@ void view_diff_render(struct grid *g, const struct view_header *h, const struct 
 		view_footer_render(g, "D leave diff  b baseline  q quit");
 		return;
 	}
-	live_test_line(d, base_age_s, buf, sizeof(buf));
+	test_line(d, title, buf, sizeof(buf));
 	grid_put(g, 0, y++, buf, GRID_BOLD, -1);
 	grid_put(g, 0, y, "legend: ", GRID_DIM, -1);
 	grid_put(g, 8, y, "grew", GRID_COLOR(GRID_C_RED) | GRID_BOLD, -1);
@@ -204,48 +213,6 @@ void view_diff_render(struct grid *g, const struct view_header *h, const struct 
 		grid_printf(g, 0, y, row_attr(r), -1, "%6.1f %6.1f %+7.1f %4s  %s", r->base_pct,
 			    r->new_pct, r->delta, r->sig ? "*" : "", name);
 	}
-	view_footer_render(g, "D leave diff  b new baseline  L lines  q quit");
-}
-
-int view_diff_render_offline(struct grid *g, const struct diff *d, const struct view_diff_opts *o,
-			     int *scroll)
-{
-	char *text = NULL, *p, *nl;
-	size_t len = 0;
-	int nlines = 0, vis = g->h > 1 ? g->h - 1 : 1, y = 0, table = -1;
-
-	if (view_diff_text(d, o, &text, &len))
-		return -ENOMEM;
-	for (p = text; *p; p = nl + 1, nlines++)
-		if (!(nl = strchr(p, '\n')))
-			break;
-	if (*scroll > nlines - vis)
-		*scroll = nlines - vis;
-	if (*scroll < 0)
-		*scroll = 0;
-	p = text;
-	for (int i = 0; p && *p; i++, p = nl ? nl + 1 : NULL) {
-		uint16_t a = 0;
-		nl = strchr(p, '\n');
-		if (nl)
-			*nl = '\0';
-		if (table < 0 && !strncmp(p, " Base%", 6)) {
-			table = i;
-			a = GRID_COLOR(GRID_C_HEADER);
-		} else if (table >= 0 && i > table && (size_t)(i - table - 1) < d->nrows &&
-			   i - table - 1 < o->limit) {
-			a = row_attr(&d->rows[i - table - 1]);
-		} else if (i < 4) {
-			a = GRID_BOLD;
-		}
-		if (i < *scroll || y >= vis)
-			continue;
-		if (a == GRID_COLOR(GRID_C_HEADER))
-			grid_fill(g, 0, y, g->w, L' ', a);
-		grid_put(g, 0, y++, p, a, -1);
-	}
-	free(text);
-	view_footer_render(g, "q quit  Up Down PgUp PgDn Home End scroll  (red grew, blue shrank, "
-			      "grey: not significant)");
-	return 0;
+	view_footer_render(g, live ? "D leave diff  b new baseline  2 icicle  L lines  q quit"
+				   : "D plain views  2 icicle (diff colours)  q quit");
 }

@@ -70,6 +70,10 @@ struct ui {
 	uint64_t baseline_ns;
 	bool diff_mode;
 	struct diff *live; /* the last diff drawn (the icicle's colours read it) */
+	/* `stacktop diff` in the TUI: the diff of the files, shown instead of
+	 * the live one (borrowed), and what it compares. */
+	const struct diff *fixed;
+	const char *fixed_title;
 };
 
 /* The first view, columns, toggles and sort as the options say; the

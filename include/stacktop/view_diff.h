@@ -24,19 +24,16 @@ struct view_diff_opts {
 size_t view_diff_offenders(const struct diff *d, double pct);
 /* The whole text into a malloc'd *buf (caller frees). 0 or -ENOMEM. */
 int view_diff_text(const struct diff *d, const struct view_diff_opts *o, char **buf, size_t *len);
-/* The live diff (top view, D key): the header, what is compared and how
- * (or why there are no stars), the same table, rows coloured by change
- * (red grew, blue shrank, grey not significant) with a legend, and the
- * keys. d may be NULL (no baseline yet: a hint instead). */
+/* The top view in diff mode (the D key, and `stacktop diff` without -b):
+ * the header, what is compared (title: "baseline (10 s, 5 s ago) vs the
+ * last 10 s", "old.pb.gz vs new.pb.gz") and how, or why there are no stars,
+ * the same table, rows coloured by change (red grew, blue shrank, grey not
+ * significant) with a legend, and the keys (live: b and L apply). d may be
+ * NULL (no baseline yet: a hint instead). */
 struct grid;
 struct view_header;
 void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d,
-		      bool lines, unsigned base_age_s);
-/* The offline diff in the TUI (`stacktop diff` without -b): the text of
- * view_diff_text from line *scroll (clamped here), table rows coloured as
- * in the live diff, and a footer with the keys. 0 or -ENOMEM. */
-int view_diff_render_offline(struct grid *g, const struct diff *d, const struct view_diff_opts *o,
-			     int *scroll);
+		      bool lines, const char *title, bool live);
 /* The attribute of a function in the live diff (the icicle's colours): red
  * grew, blue shrank (starred), grey otherwise or when it is no row's leaf.
  * ctx is the struct diff. */

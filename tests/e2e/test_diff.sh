@@ -13,7 +13,8 @@
 #   - files without time (comments stripped): the two-proportion test with
 #     its caveat; too few seconds: no stars and the reason; a function on
 #     one side only is listed "(gone)"; -L rows carry file:line;
-#   - without -b, the same table in the TUI (tmux), q exits with the status;
+#   - without -b, the same table in the TUI (tmux), the icicle of the new
+#     profile in the diff's colours, D the plain view, q exits with the status;
 #   - usage errors: one profile, a missing file, a bad --fail-above.
 #
 # Recordings run four at a time for 4 s at 499 Hz (the machine is shared:
@@ -119,7 +120,15 @@ if command -v tmux >/dev/null; then
 		tm_dump "diff TUI"
 		bad "diff without -b: no table"
 	fi
-	tm_match 'q quit' && ok "the footer names the keys" || bad "no footer"
+	tm_match 'legend: grew shrank not significant' && ok "with the legend" || bad "no legend"
+	tm_match 's1\.folded vs .*b1\.pb\.gz: Welch per second' &&
+		ok "the line says what is compared, and the test" || bad "no title line"
+	# the icicle of the new profile, coloured by the diff
+	tm_key_expect 2 3 'diff: grew shrank' "the icicle takes the diff's colours" \
+		"no diff legend in the icicle"
+	tm_match 'hot_b' && ok "the icicle shows the new profile's frames" || bad "no hot_b in the icicle"
+	tm_key_expect 1 3 'Base% +Now% +Delta' "key 1: the diff table again" "no diff table after 1"
+	tm_key_expect D 3 '%Own' "D: the plain top view of the new profile" "D: no plain top view"
 	tm_keys q
 	wait_until 3 tm_dead
 	check_cmp "$(tm_status)" == 3 "q: the TUI diff exits with the gate's status (3)"
