@@ -28,7 +28,7 @@
 #include "stacktop/text.h"
 #include "stacktop/window.h"
 
-#define DIFF_MAX_SECOND 1000000 /* past this a file's seconds are not trusted */
+#define DIFF_MAX_SECOND 100000000 /* past this a file's seconds are not trusted */
 #define DIFF_SMALL_UNIT 0.25	/* of the median: partial seconds left out */
 
 struct cell {
@@ -315,76 +315,117 @@ static int cmp_u64(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* The test's observation units of one side: unit index of a cell, unit
- * totals, and which units take part (partial seconds do not). */
-struct units {
-	size_t off[DIFF_MAX_FILES]; /* first unit of each file */
-	size_t n;
-	uint64_t *total;
-	bool *keep;
-	size_t nkept;
-	double *share; /* scratch: one row's share per kept unit */
-	double *acc;   /* scratch: one row's count per unit */
+/* The test's observation units of one side: the distinct (file, second)
+ * pairs that hold samples (or files, when the test is per file), sorted,
+ * with their totals and which take part (partial seconds do not). Sparse:
+ * a hostile "second" label costs nothing, and a row's share vector is
+ * never built (only its sum and sum of squares over the units). */
+struct unit {
+	uint32_t file;
+	int32_t second;
+	uint64_t total;
+	bool keep;
 };
 
-static size_t unit_of(const struct units *u, const struct cell *c, bool seconds)
+struct units {
+	struct unit *u;
+	size_t n, nkept;
+};
+
+static int cmp_unit(const void *x, const void *y)
 {
-	return u->off[c->file] + (seconds && c->second >= 0 ? (size_t)c->second : 0);
+	const struct unit *a = x, *b = y;
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return (a->second > b->second) - (a->second < b->second);
+}
+
+static int32_t unit_second(const struct cell *c, bool seconds)
+{
+	return seconds ? c->second : -1;
+}
+
+/* The unit of a cell (binary search); always found. */
+static struct unit *unit_of(const struct units *u, const struct cell *c, bool seconds)
+{
+	struct unit k = {.file = c->file, .second = unit_second(c, seconds)};
+	return bsearch(&k, u->u, u->n, sizeof(*u->u), cmp_unit);
 }
 
 static int units_build(struct units *u, const struct side_acc *a, bool seconds)
 {
 	uint64_t *sorted;
-	size_t nz = 0;
+	size_t nz = 0, m = 0;
 
-	u->n = 0;
-	for (size_t f = 0; f < a->nfiles; f++) {
-		u->off[f] = u->n;
-		u->n += seconds ? (size_t)a->maxsec[f] + 1 : 1;
-	}
-	if (!(u->total = calloc(u->n + 1, sizeof(*u->total))) ||
-	    !(u->keep = calloc(u->n + 1, sizeof(*u->keep))) ||
-	    !(u->share = calloc(u->n + 1, sizeof(*u->share))) ||
-	    !(u->acc = calloc(u->n + 1, sizeof(*u->acc))) ||
-	    !(sorted = calloc(u->n + 1, sizeof(*sorted))))
+	u->n = u->nkept = 0;
+	if (!(u->u = calloc(a->ncells + 1, sizeof(*u->u))))
 		return -ENOMEM;
 	for (size_t i = 0; i < a->ncells; i++)
-		u->total[unit_of(u, &a->cells[i], seconds)] += a->cells[i].count;
+		u->u[i] = (struct unit){.file = a->cells[i].file,
+					.second = unit_second(&a->cells[i], seconds)};
+	qsort(u->u, a->ncells, sizeof(*u->u), cmp_unit);
+	for (size_t i = 0; i < a->ncells; i++)
+		if (!m || cmp_unit(&u->u[m - 1], &u->u[i]))
+			u->u[m++] = u->u[i];
+	u->n = m;
+	for (size_t i = 0; i < a->ncells; i++)
+		unit_of(u, &a->cells[i], seconds)->total += a->cells[i].count;
+	if (!(sorted = calloc(u->n + 1, sizeof(*sorted))))
+		return -ENOMEM;
 	for (size_t i = 0; i < u->n; i++)
-		if (u->total[i])
-			sorted[nz++] = u->total[i];
+		if (u->u[i].total)
+			sorted[nz++] = u->u[i].total;
 	qsort(sorted, nz, sizeof(*sorted), cmp_u64);
 	uint64_t median = nz ? sorted[nz / 2] : 0;
 	free(sorted);
-	u->nkept = 0;
 	for (size_t i = 0; i < u->n; i++) {
-		u->keep[i] = u->total[i] > 0 && (!seconds || (double)u->total[i] >= DIFF_SMALL_UNIT * (double)median);
-		u->nkept += u->keep[i];
+		u->u[i].keep = u->u[i].total > 0 &&
+			       (!seconds || (double)u->u[i].total >= DIFF_SMALL_UNIT * (double)median);
+		u->nkept += u->u[i].keep;
 	}
 	return 0;
 }
 
 static void units_free(struct units *u)
 {
-	free(u->total);
-	free(u->keep);
-	free(u->share);
-	free(u->acc);
+	free(u->u);
 }
 
-/* Shares of one row in the kept units, from its run of cells [*pos, ...). */
-static size_t row_shares(struct units *u, const struct side_acc *a, size_t *pos, uint32_t row,
-			 bool seconds)
-{
-	size_t k = 0;
+/* One row's shares over the kept units of a side, as moments (units
+ * without the row count as share 0), from its run of cells [*pos, ...),
+ * sorted by (file, second). */
+struct moments {
+	size_t n;
+	double mean, var;
+};
 
-	memset(u->acc, 0, u->n * sizeof(*u->acc));
-	for (; *pos < a->ncells && a->cells[*pos].row == row; (*pos)++)
-		u->acc[unit_of(u, &a->cells[*pos], seconds)] += (double)a->cells[*pos].count;
-	for (size_t i = 0; i < u->n; i++)
-		if (u->keep[i])
-			u->share[k++] = u->acc[i] / (double)u->total[i];
-	return k;
+static struct moments row_moments(const struct units *u, const struct side_acc *a, size_t *pos,
+				  uint32_t row, bool seconds)
+{
+	double sum = 0, sq = 0;
+	struct moments mo = {.n = u->nkept};
+
+	while (*pos < a->ncells && a->cells[*pos].row == row) {
+		const struct unit *un = unit_of(u, &a->cells[*pos], seconds);
+		uint64_t c = 0;
+		/* cells of one unit are next to each other in the run */
+		do
+			c += a->cells[(*pos)++].count;
+		while (*pos < a->ncells && a->cells[*pos].row == row &&
+		       unit_of(u, &a->cells[*pos], seconds) == un);
+		if (un && un->keep) {
+			double sh = (double)c / (double)un->total;
+			sum += sh;
+			sq += sh * sh;
+		}
+	}
+	if (mo.n) {
+		mo.mean = sum / (double)mo.n;
+		mo.var = mo.n > 1 ? (sq - (double)mo.n * mo.mean * mo.mean) / (double)(mo.n - 1) : 0;
+		if (mo.var < 0)
+			mo.var = 0; /* rounding */
+	}
+	return mo;
 }
 
 static enum diff_test pick_test(struct diff *d, const struct builder *b)
@@ -433,7 +474,7 @@ static int run_tests(struct builder *b)
 	for (uint32_t r = 0; r < d->nrows; r++) {
 		struct diff_row *row = &d->rows[r];
 		struct stats_result sr = {.p = 1};
-		size_t na, nb;
+		struct moments ma, mb;
 
 		row->base_pct = d->side[0].samples ? 100.0 * (double)b->side[0].rowcount[r] /
 							 (double)d->side[0].samples
@@ -442,8 +483,8 @@ static int run_tests(struct builder *b)
 							(double)d->side[1].samples
 						  : 0;
 		row->delta = row->new_pct - row->base_pct;
-		na = row_shares(&u[0], &b->side[0], &pos[0], r, seconds);
-		nb = row_shares(&u[1], &b->side[1], &pos[1], r, seconds);
+		ma = row_moments(&u[0], &b->side[0], &pos[0], r, seconds);
+		mb = row_moments(&u[1], &b->side[1], &pos[1], r, seconds);
 		row->p = row->p_adj = 1;
 		row->tested = d->test != DIFF_TEST_NONE &&
 			      (row->base_pct + row->new_pct) / 2 >= DIFF_MIN_TESTED_PCT;
@@ -452,7 +493,7 @@ static int run_tests(struct builder *b)
 		if (d->test == DIFF_TEST_SAMPLES)
 			stats_two_prop(b->side[0].rowcount[r], d->side[0].samples,
 				       b->side[1].rowcount[r], d->side[1].samples, &sr);
-		else if (stats_welch(u[0].share, na, u[1].share, nb, &sr))
+		else if (stats_welch_moments(ma.mean, ma.var, ma.n, mb.mean, mb.var, mb.n, &sr))
 			sr.p = 1;
 		row->p = sr.p;
 		idx[ntested] = r;

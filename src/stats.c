@@ -96,12 +96,22 @@ static void mean_var(const double *v, size_t n, double *mean, double *var)
 
 int stats_welch(const double *a, size_t na, const double *b, size_t nb, struct stats_result *out)
 {
-	double ma, va, mb, vb, sa, sb, se2;
+	double ma, va, mb, vb;
 
 	if (na < 2 || nb < 2 || !a || !b)
 		return -EINVAL;
 	mean_var(a, na, &ma, &va);
 	mean_var(b, nb, &mb, &vb);
+	return stats_welch_moments(ma, va, na, mb, vb, nb, out);
+}
+
+int stats_welch_moments(double ma, double va, size_t na, double mb, double vb, size_t nb,
+			struct stats_result *out)
+{
+	double sa, sb, se2;
+
+	if (na < 2 || nb < 2)
+		return -EINVAL;
 	sa = va / (double)na;
 	sb = vb / (double)nb;
 	se2 = sa + sb;

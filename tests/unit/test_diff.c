@@ -214,6 +214,28 @@ static void test_hostile_name(void **state)
 	diff_free(d);
 }
 
+/* Seconds far apart cost nothing (units are the seconds that hold
+ * samples), and a second past 1e8 makes the file untimed. */
+static void test_sparse_seconds(void **state)
+{
+	const char *b = write_profile("b10.folded", false, 0, 0, 0, 0, 0,
+				      "# stacktop: {second=5}\nmain;run;hot_a 60\nmain;run;hot_b 40\n"
+				      "# stacktop: {second=50000000}\nmain;run;hot_a 61\nmain;run;hot_b 39\n"
+				      "# stacktop: {second=99999999}\nmain;run;hot_a 59\nmain;run;hot_b 41\n");
+	const char *n = write_profile("n10.folded", true, 4, 30, 70, 0, 2, NULL);
+	const char *h = write_profile("h10.folded", false, 0, 0, 0, 0, 0,
+				      "# stacktop: {second=2147483647}\nmain;run;hot_a 60\n");
+	struct diff *d = build1(b, n, false);
+
+	assert_int_equal(d->test, DIFF_TEST_SECONDS);
+	assert_int_equal(d->side[0].units, 3);
+	assert_true(row(d, "hot_b")->sig);
+	diff_free(d);
+	d = build1(h, n, false);
+	assert_int_equal(d->test, DIFF_TEST_SAMPLES);
+	diff_free(d);
+}
+
 static void test_errors(void **state)
 {
 	const char *ok = write_profile("b9.folded", false, 1, 60, 30, 10, 0, NULL);
@@ -243,4 +265,5 @@ static void test_errors(void **state)
 TEST_MAIN(setup, teardown, cmocka_unit_test(test_real_change), cmocka_unit_test(test_no_change),
 	  cmocka_unit_test(test_untimed), cmocka_unit_test(test_repetitions),
 	  cmocka_unit_test(test_too_few_and_partial), cmocka_unit_test(test_gone_and_text),
-	  cmocka_unit_test(test_hostile_name), cmocka_unit_test(test_errors))
+	  cmocka_unit_test(test_hostile_name), cmocka_unit_test(test_sparse_seconds),
+	  cmocka_unit_test(test_errors))

@@ -57,6 +57,16 @@ static void test_welch_known(void **state)
 	assert_int_equal(stats_welch(b, 15, a, 15, &r), 0);
 	CLOSE(r.stat, -2.455356398286006, 1e-9);
 	assert_int_equal(stats_welch(a, 1, b, 15, &r), -22);
+	/* the moments form gives the same (a: mean 20.82, sd^2 from the data) */
+	struct stats_result m;
+	double ma = 0, mb = 0, va = 0, vb = 0;
+	for (int i = 0; i < 15; i++)
+		ma += a[i] / 15, mb += b[i] / 15;
+	for (int i = 0; i < 15; i++)
+		va += (a[i] - ma) * (a[i] - ma) / 14, vb += (b[i] - mb) * (b[i] - mb) / 14;
+	assert_int_equal(stats_welch_moments(ma, va, 15, mb, vb, 15, &m), 0);
+	CLOSE(m.p, 0.0213780014628669841, 1e-8);
+	assert_int_equal(stats_welch_moments(ma, va, 1, mb, vb, 15, &m), -22);
 }
 
 static void test_welch_constant(void **state)
