@@ -27,7 +27,8 @@ _stacktop_record_opts='-p --pid --subprocesses --mode -w --wall --events -r --ra
 _stacktop_report_opts='-b --batch -n --iterations -l --limit --view -s --sort
 -L --lines -K --no-kernel --ascii --output-dir --output-mode -h --help'
 
-_stacktop_diff_opts='-b --batch -l --limit -L --lines --base --new --fail-above -h --help'
+_stacktop_diff_opts='-b --batch -l --limit -L --lines -K --no-kernel --base --new --fail-above
+-h --help'
 
 _stacktop_subcommands='dump record report diff'
 

@@ -147,7 +147,7 @@ complete -c stacktop -n $listing -s l -l limit -x -d 'Rows per refresh in batch 
 complete -c stacktop -n $live -l view -x -a 'top icicle threads' -d 'Batch mode: the view to print (default top)'
 complete -c stacktop -n $live -s s -l sort -x -a 'own\t%Own total\t%Total owntime\tOwnTime totaltime\tTotalTime' -d 'Sort the table by a column'
 complete -c stacktop -n $listing -s L -l lines -d 'Aggregate by file:line from the start'
-complete -c stacktop -n '__stacktop_in top record report' -s K -l no-kernel -d 'Hide kernel frames from the start'
+complete -c stacktop -n '__stacktop_in top record report diff' -s K -l no-kernel -d 'Hide kernel frames from the start'
 complete -c stacktop -n $top -l no-idle -d 'Wall mode: hide idle threads from the start'
 complete -c stacktop -n $sampling -l stack-size -x -a '8192 16384 32768 65528' -d 'User stack bytes copied per sample (512..65528)'
 complete -c stacktop -n $live -l ascii -d 'Draw charts with ASCII only'

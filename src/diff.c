@@ -189,8 +189,8 @@ size_t diff_snap_seconds(const struct diff_snap *sn)
 }
 
 /* One profile file into the snapshot as its next file. */
-static int snap_add_file(struct diff_snap *sn, struct frames *fr, const char *path, char *err,
-			 size_t errsz)
+static int snap_add_file(struct diff_snap *sn, struct frames *fr, const char *path,
+			 bool hide_kernel, char *err, size_t errsz)
 {
 	struct report *r;
 	struct report_stack st;
@@ -209,9 +209,15 @@ static int snap_add_file(struct diff_snap *sn, struct frames *fr, const char *pa
 		timed = st.second <= DIFF_MAX_SECOND;
 	}
 	for (size_t i = 0; i < report_nstacks(r) && !rc; i++) {
-		const struct frame *f;
+		const struct frame *f = NULL;
+		uint32_t k;
 		report_stack(r, i, &st);
-		if (st.n && (f = frames_get(fr, st.ids[st.n - 1])))
+		/* The leaf; with hide_kernel the innermost user frame (a kernel
+		 * leaf's samples go to the function that called into it). */
+		for (k = st.n; k-- > 0;)
+			if ((f = frames_get(fr, st.ids[k])) && !(hide_kernel && f->kernel))
+				break;
+		if (f && !(hide_kernel && f->kernel))
 			rc = snap_push(sn, f, sn->nfiles, timed ? st.second : -1, st.weight);
 	}
 	if (rc)
@@ -593,9 +599,9 @@ int diff_build(const char *const *base, size_t nbase, const char *const *new_, s
 		rc = -ENOMEM;
 	}
 	for (size_t i = 0; i < nbase && !rc; i++)
-		rc = snap_add_file(sn[0], fr, base[i], err, errsz);
+		rc = snap_add_file(sn[0], fr, base[i], o->hide_kernel, err, errsz);
 	for (size_t i = 0; i < nnew && !rc; i++)
-		rc = snap_add_file(sn[1], fr, new_[i], err, errsz);
+		rc = snap_add_file(sn[1], fr, new_[i], o->hide_kernel, err, errsz);
 	/* The names are the snapshots' own: the frames can go now. */
 	frames_free(fr);
 	if (!rc && (rc = diff_compare(sn[0], sn[1], o, out)))

@@ -363,7 +363,7 @@ static int run_diff(struct app *a)
 	char err[1024], *lists[2] = {strdup(o->diff_base), strdup(o->diff_new)}, *text = NULL;
 	const char *paths[2][DIFF_MAX_FILES];
 	size_t n[2] = {0, 0}, len = 0;
-	struct diff_opts dopt = {.lines = o->lines};
+	struct diff_opts dopt = {.lines = o->lines, .hide_kernel = o->hide_kernel};
 	struct view_diff_opts vo = {.base_label = o->diff_base,
 				    .new_label = o->diff_new,
 				    .limit = o->limit,

@@ -82,6 +82,9 @@ struct diff {
 
 struct diff_opts {
 	bool lines; /* a row per file:line instead of per function */
+	/* diff_build: a kernel leaf's samples go to the innermost user frame
+	 * (-K, as the top view does); stacks all in the kernel are left out */
+	bool hide_kernel;
 };
 
 /* ---- snapshots: what one side is made of ----

@@ -20,7 +20,7 @@
 #include "stacktop/view_diff.h"
 
 static char dir[] = "/tmp/stacktop-test-diff.XXXXXX";
-static char paths[16][128];
+static char paths[32][128];
 static int npaths;
 
 static int setup(void **state)
@@ -41,6 +41,8 @@ static const char *write_profile(const char *name, bool timed, int seconds, int 
 				 int jit, const char *extra)
 {
 	char *p = paths[npaths++];
+
+	assert_true(npaths <= 32);
 	FILE *f;
 
 	snprintf(p, 128, "%s/%s", dir, name);
@@ -236,6 +238,26 @@ static void test_sparse_seconds(void **state)
 	diff_free(d);
 }
 
+/* -K: a kernel leaf's samples go to the user function below it. */
+static void test_hide_kernel(void **state)
+{
+	const char *b = write_profile("b11.folded", false, 1, 60, 30, 10, 0,
+				      "main;run;hot_a;do_syscall_64_[k] 40\n");
+	const char *n = write_profile("n11.folded", false, 1, 60, 30, 10, 0, NULL);
+	struct diff_opts o = {.hide_kernel = true};
+	struct diff *d;
+	char err[256];
+
+	d = build1(b, n, false);
+	assert_non_null(row(d, "do_syscall_64"));
+	assert_true(row(d, "do_syscall_64")->kernel);
+	diff_free(d);
+	assert_int_equal(diff_build(&b, 1, &n, 1, &o, &d, err, sizeof(err)), 0);
+	assert_null(row(d, "do_syscall_64"));
+	assert_true(fabs(row(d, "hot_a")->base_pct - 100.0 * 100 / 140) < 0.01);
+	diff_free(d);
+}
+
 static void test_errors(void **state)
 {
 	const char *ok = write_profile("b9.folded", false, 1, 60, 30, 10, 0, NULL);
@@ -266,4 +288,5 @@ TEST_MAIN(setup, teardown, cmocka_unit_test(test_real_change), cmocka_unit_test(
 	  cmocka_unit_test(test_untimed), cmocka_unit_test(test_repetitions),
 	  cmocka_unit_test(test_too_few_and_partial), cmocka_unit_test(test_gone_and_text),
 	  cmocka_unit_test(test_hostile_name), cmocka_unit_test(test_sparse_seconds),
+	  cmocka_unit_test(test_hide_kernel),
 	  cmocka_unit_test(test_errors))
