@@ -175,19 +175,6 @@ void diff_snap_free(struct diff_snap *sn)
 	free(sn);
 }
 
-size_t diff_snap_seconds(const struct diff_snap *sn)
-{
-	int32_t lo = INT32_MAX, hi = -1;
-
-	for (size_t i = 0; i < sn->ncells; i++) {
-		if (sn->cells[i].second < lo)
-			lo = sn->cells[i].second;
-		if (sn->cells[i].second > hi)
-			hi = sn->cells[i].second;
-	}
-	return hi < 0 ? 0 : (size_t)(hi - lo + 1);
-}
-
 /* One profile file into the snapshot as its next file. */
 static int snap_add_file(struct diff_snap *sn, struct frames *fr, const char *path,
 			 bool hide_kernel, char *err, size_t errsz)

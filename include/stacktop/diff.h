@@ -100,8 +100,6 @@ void diff_snap_free(struct diff_snap *sn);
  * is looked up first (window_resolve_lines). 0 or -ENOMEM. */
 int diff_snap_window(struct window *w, uint64_t now_ns, unsigned seconds, bool lines,
 		     struct diff_snap **out);
-/* Seconds from the first to the last the snapshot holds (0: none). */
-size_t diff_snap_seconds(const struct diff_snap *sn);
 /* Compare two snapshots (see the head for the test). 0 or -ENOMEM. */
 int diff_compare(const struct diff_snap *base, const struct diff_snap *new_,
 		 const struct diff_opts *o, struct diff **out);
