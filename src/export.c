@@ -39,6 +39,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -95,6 +96,51 @@ int export_format_from_path(const char *path, enum export_format *out)
 		*out = EXPORT_SPEEDSCOPE;
 	else
 		return -EINVAL;
+	return 0;
+}
+
+void export_summary_text(const struct export_summary *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "wall_s=%.3f cpu_s=%.3f avg_cpu=%.1f peak_cpu=%.1f peak_rss=%llu",
+		 s->wall_s, s->cpu_s, s->avg_cpu, s->peak_cpu, (unsigned long long)s->peak_rss);
+}
+
+/* One "key=number" of the summary; false when s does not start with it. */
+static bool summary_field(const char *s, const char *key, double *v)
+{
+	size_t n = strlen(key);
+	char *end;
+
+	if (strncmp(s, key, n) || s[n] != '=')
+		return false;
+	errno = 0;
+	*v = strtod(s + n + 1, &end);
+	return end != s + n + 1 && !errno && isfinite(*v) && *v >= 0 && *v < 1e15;
+}
+
+int export_summary_parse(const char *s, size_t len, struct export_summary *out)
+{
+	char buf[256];
+	double v[5];
+	static const char *const keys[5] = {"wall_s", "cpu_s", "avg_cpu", "peak_cpu", "peak_rss"};
+	char *save = NULL, *tok;
+	unsigned seen = 0;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		for (int k = 0; k < 5; k++)
+			if (summary_field(tok, keys[k], &v[k]))
+				seen |= 1u << k;
+	if (seen != 0x1f)
+		return -EINVAL;
+	*out = (struct export_summary){.wall_s = v[0],
+				       .cpu_s = v[1],
+				       .avg_cpu = v[2],
+				       .peak_cpu = v[3],
+				       .peak_rss = (uint64_t)v[4]};
 	return 0;
 }
 
@@ -278,15 +324,16 @@ static void frame_label(const struct frame *f, char *buf, size_t size)
 
 struct sel_stack {
 	int tid;
+	int64_t second; /* seconds since the first bucket (per_second), else -1 */
 	uint64_t count;
 	size_t off, n; /* frame ids root first: sel.frames[off .. off+n) */
 };
 
 struct sel {
 	struct sel_stack *st;
-	size_t nst;
+	size_t nst, capst;
 	uint32_t *frames;
-	size_t nframes;
+	size_t nframes, capframes;
 	char **label; /* per window frame id: clean label, filled lazily */
 	size_t nlabel;
 	uint64_t total;
@@ -331,18 +378,14 @@ static bool sel_zoom_match(struct sel *s, struct window *w, const struct export_
 	return true;
 }
 
-/* Walk leaf → root, keep what the options select, store root first. */
-static int sel_build(struct sel *s, struct window *w, const struct export_opts *o)
+/* Walk leaf → root, keep what the options select, store root first; the
+ * counts wc[0..ncounts) of one bucket (second >= 0) or of the sum (-1). */
+static int sel_add(struct sel *s, struct window *w, const struct export_opts *o,
+		   const struct window_count *wc, size_t ncounts, int64_t second)
 {
-	size_t ncounts, cap = 0;
-	const struct window_count *wc = window_counts(w, &ncounts);
 	uint32_t tmp[4096];
 
-	memset(s, 0, sizeof(*s));
-	s->nlabel = frames_span(window_frames(w));
-	if (!(s->label = calloc(s->nlabel + 1, sizeof(*s->label))))
-		return -ENOMEM;
-	if (!(s->st = calloc(ncounts + 1, sizeof(*s->st))))
+	if (mem_grow((void **)&s->st, &s->capst, s->nst + ncounts + 1, sizeof(*s->st)))
 		return -ENOMEM;
 	for (size_t i = 0; i < ncounts; i++) {
 		size_t n = 0;
@@ -367,15 +410,54 @@ static int sel_build(struct sel *s, struct window *w, const struct export_opts *
 		}
 		if (!n || (o->nzoom > 0 && !sel_zoom_match(s, w, o, tmp, n)))
 			continue;
-		if (mem_grow((void **)&s->frames, &cap, s->nframes + n, sizeof(*s->frames)))
+		if (mem_grow((void **)&s->frames, &s->capframes, s->nframes + n, sizeof(*s->frames)))
 			return -ENOMEM;
 		memcpy(s->frames + s->nframes, tmp, n * sizeof(*tmp));
-		s->st[s->nst++] = (struct sel_stack){
-		    .tid = wc[i].tid, .count = wc[i].count, .off = s->nframes, .n = n};
+		s->st[s->nst++] = (struct sel_stack){.tid = wc[i].tid,
+						     .second = second,
+						     .count = wc[i].count,
+						     .off = s->nframes,
+						     .n = n};
 		s->nframes += n;
 		s->total += wc[i].count;
 	}
 	return 0;
+}
+
+/* The first live bucket's number, for seconds counted from the start. */
+static uint64_t sel_first_bucket(const struct window *w)
+{
+	uint64_t first = UINT64_MAX, num;
+	size_t n;
+
+	for (size_t k = 0; k < window_nbuckets(w); k++)
+		if (window_bucket_counts(w, k, &num, &n) && num < first)
+			first = num;
+	return first;
+}
+
+static int sel_build(struct sel *s, struct window *w, const struct export_opts *o)
+{
+	size_t ncounts;
+	const struct window_count *wc;
+	uint64_t first, num, bns = window_bucket_ns(w);
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->nlabel = frames_span(window_frames(w));
+	if (!(s->label = calloc(s->nlabel + 1, sizeof(*s->label))))
+		return -ENOMEM;
+	if (!o->per_second) {
+		wc = window_counts(w, &ncounts);
+		return sel_add(s, w, o, wc, ncounts, -1);
+	}
+	/* Bucket by bucket, oldest first (the ring slot order is not time). */
+	first = sel_first_bucket(w);
+	for (size_t k = 0; k < window_nbuckets(w) && !err && first != UINT64_MAX; k++)
+		if ((wc = window_bucket_counts(w, k, &num, &ncounts)))
+			err = sel_add(s, w, o, wc, ncounts,
+				      (int64_t)((num - first) * bns / 1000000000ull));
+	return err;
 }
 
 static int cmp_tid(const void *a, const void *b)
@@ -398,12 +480,16 @@ static char *thread_root(const struct export_opts *o, int tid, bool folded)
 
 struct fline {
 	char *text;
+	int64_t second;
 	uint64_t count;
 };
 
 static int cmp_fline(const void *a, const void *b)
 {
-	return strcmp(((const struct fline *)a)->text, ((const struct fline *)b)->text);
+	const struct fline *x = a, *y = b;
+	if (x->second != y->second)
+		return x->second < y->second ? -1 : 1;
+	return strcmp(x->text, y->text);
 }
 
 static int render_folded(struct window *w, const struct export_opts *o, struct sel *s,
@@ -448,14 +534,26 @@ static int render_folded(struct window *w, const struct export_opts *o, struct s
 			err = -ENOMEM;
 			break;
 		}
-		lines[nl++] = (struct fline){.text = b.p, .count = s->st[i].count};
+		lines[nl++] =
+		    (struct fline){.text = b.p, .second = s->st[i].second, .count = s->st[i].count};
 	}
 	qsort(lines, nl, sizeof(*lines), cmp_fline);
+	if (o->summary) {
+		char sum[256];
+		export_summary_text(o->summary, sum, sizeof(sum));
+		sbuf_printf(out, "# %s{%s}\n", EXPORT_FOLDED_TAG, sum);
+	}
 	for (size_t i = 0; i < nl && !err; i++) {
 		uint64_t c = lines[i].count;
+		/* A block per second (a comment FlameGraph skips: it does not end
+		 * in a number); the reader keeps the second of each line. */
+		if (lines[i].second >= 0 && (i == 0 || lines[i - 1].second != lines[i].second))
+			sbuf_printf(out, "# %s{second=%lld}\n", EXPORT_FOLDED_TAG,
+				    (long long)lines[i].second);
 		/* Different pcs of one function are different frame ids: merge
 		 * the identical name stacks they make. */
-		while (i + 1 < nl && !strcmp(lines[i].text, lines[i + 1].text))
+		while (i + 1 < nl && lines[i].second == lines[i + 1].second &&
+		       !strcmp(lines[i].text, lines[i + 1].text))
 			c += lines[++i].count;
 		sbuf_printf(out, "%s %llu\n", lines[i].text, (unsigned long long)c);
 	}
@@ -689,13 +787,13 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 	Perftools__Profiles__Mapping **mapp = NULL;
 	Perftools__Profiles__Line **linep = NULL;
 	uint64_t *locids = NULL;
-	int64_t *vals = NULL, comment[4];
+	int64_t *vals = NULL, comment[5];
 	const char *mode = o->mode ? o->mode : "cpu";
 	int64_t period_ns = (int64_t)(o->period_s * 1e9 + 0.5);
 	size_t nvals = period_ns > 0 ? 2 : 1, ncomment = 0;
 	struct pp p = {0};
 	uint8_t *packed = NULL;
-	int64_t k_tid, k_thread, k_mode, k_ns;
+	int64_t k_tid, k_thread, k_mode, k_ns, k_second;
 	struct timespec now;
 	char buf[1024];
 	int err = -ENOMEM;
@@ -713,14 +811,16 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 	vt[1].unit = k_ns;
 	k_tid = pp_str(&p, "tid");
 	k_thread = pp_str(&p, "thread");
-	if (vt[0].type < 0 || vt[0].unit < 0 || k_mode < 0 || k_ns < 0 || k_tid < 0 || k_thread < 0)
+	k_second = pp_str(&p, "second");
+	if (vt[0].type < 0 || vt[0].unit < 0 || k_mode < 0 || k_ns < 0 || k_tid < 0 ||
+	    k_thread < 0 || k_second < 0)
 		goto out;
 
 	/* Samples: leaf first; values [count, count × period]. */
 	if (!(smp = calloc(s->nst + 1, sizeof(*smp))) ||
 	    !(smpp = calloc(s->nst + 1, sizeof(*smpp))) ||
-	    !(lab = calloc(2 * s->nst + 1, sizeof(*lab))) ||
-	    !(labp = calloc(2 * s->nst + 1, sizeof(*labp))) ||
+	    !(lab = calloc(3 * s->nst + 1, sizeof(*lab))) ||
+	    !(labp = calloc(3 * s->nst + 1, sizeof(*labp))) ||
 	    !(locids = calloc(s->nframes + 1, sizeof(*locids))) ||
 	    !(vals = calloc(nvals * s->nst + 1, sizeof(*vals))))
 		goto out;
@@ -751,22 +851,30 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 			vals[i * nvals + 1] = (int64_t)st->count * period_ns;
 		smp[i].value = &vals[i * nvals];
 		smp[i].n_value = nvals;
-		perftools__profiles__label__init(&lab[2 * i]);
-		lab[2 * i].key = k_tid;
-		lab[2 * i].num = st->tid;
-		labp[2 * i] = &lab[2 * i];
+		Perftools__Profiles__Label *l = &lab[3 * i];
+		perftools__profiles__label__init(&l[0]);
+		l[0].key = k_tid;
+		l[0].num = st->tid;
+		labp[3 * i] = &l[0];
 		nl = 1;
 		if (tname && *tname) {
 			int64_t v = pp_str(&p, tname);
 			if (v < 0)
 				goto out;
-			perftools__profiles__label__init(&lab[2 * i + 1]);
-			lab[2 * i + 1].key = k_thread;
-			lab[2 * i + 1].str = v;
-			labp[2 * i + 1] = &lab[2 * i + 1];
-			nl = 2;
+			perftools__profiles__label__init(&l[nl]);
+			l[nl].key = k_thread;
+			l[nl].str = v;
+			labp[3 * i + nl] = &l[nl];
+			nl++;
 		}
-		smp[i].label = &labp[2 * i];
+		if (st->second >= 0) {
+			perftools__profiles__label__init(&l[nl]);
+			l[nl].key = k_second;
+			l[nl].num = st->second;
+			labp[3 * i + nl] = &l[nl];
+			nl++;
+		}
+		smp[i].label = &labp[3 * i];
 		smp[i].n_label = nl;
 		smpp[i] = &smp[i];
 	}
@@ -780,6 +888,12 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 	}
 	if (o->hide_kernel)
 		comment[ncomment++] = pp_str(&p, "kernel frames hidden");
+	if (o->summary) {
+		char sum[256];
+		export_summary_text(o->summary, sum, sizeof(sum));
+		snprintf(buf, sizeof(buf), "%s{%s}", EXPORT_FOLDED_TAG, sum);
+		comment[ncomment++] = pp_str(&p, buf);
+	}
 	if (o->nzoom > 0) {
 		struct sbuf z = {0};
 		sbuf_str(&z, "zoomed to ");

@@ -96,6 +96,7 @@ struct rstack {
 	uint32_t n;
 	uint32_t weight;
 	int tid;
+	int32_t second; /* since the recording's start, or -1: not said */
 };
 
 struct report {
@@ -112,6 +113,9 @@ struct report {
 	const char *mode;
 	uint64_t samples;
 	int last_tid;	 /* report_add's cache: tid already in threads[] */
+	size_t untimed;	 /* stacks without a second */
+	struct export_summary summary;
+	bool have_summary;
 	size_t max_ids; /* frame ids the input's size allows */
 };
 
@@ -170,8 +174,8 @@ static enum sample_wait leaf_wait(const struct frames *fr, uint32_t id)
 /* Store the stack with count samples; weights are pre-scaled to 32 bits.
  * A wall-mode wait leaf becomes the wait pseudo frame again, so the
  * on/off-CPU split works on a report too. frames is modified. */
-static int report_add(struct report *r, int tid, uint32_t *frames, size_t n, uint64_t count,
-		      uint64_t scale)
+static int report_add(struct report *r, int tid, int32_t second, uint32_t *frames, size_t n,
+		      uint64_t count, uint64_t scale)
 {
 	uint64_t wgt = count / scale;
 	enum sample_wait kind;
@@ -198,8 +202,9 @@ static int report_add(struct report *r, int tid, uint32_t *frames, size_t n, uin
 	    mem_grow((void **)&r->stacks, &r->capstacks, r->nstacks + 1, sizeof(*r->stacks)))
 		return -ENOMEM;
 	memcpy(r->ids + r->nids, frames, n * sizeof(*frames));
-	r->stacks[r->nstacks++] =
-	    (struct rstack){.off = r->nids, .n = (uint32_t)n, .weight = (uint32_t)wgt, .tid = tid};
+	r->stacks[r->nstacks++] = (struct rstack){
+	    .off = r->nids, .n = (uint32_t)n, .weight = (uint32_t)wgt, .tid = tid, .second = second};
+	r->untimed += second < 0;
 	r->nids += n;
 	if (tid != r->last_tid && (err = report_thread(r, tid, NULL)))
 		return err;
@@ -289,6 +294,33 @@ static bool folded_thread_root(const char *s, size_t n, int *tid, size_t *namele
 	return true;
 }
 
+/* Our own comment "# stacktop: {second=N}" or "{wall_s=...}" (see
+ * export.h): the second of the lines that follow, or the run's summary.
+ * Any other comment is skipped as before. */
+static void folded_comment(struct report *r, const char *line, size_t ll, int32_t *second)
+{
+	static const char tag[] = "# " EXPORT_FOLDED_TAG "{";
+	size_t tl = sizeof(tag) - 1;
+	long v;
+	char *end;
+
+	while (ll && (line[ll - 1] == '\r' || line[ll - 1] == ' '))
+		ll--;
+	if (ll <= tl || strncmp(line, tag, tl) || line[ll - 1] != '}')
+		return;
+	line += tl;
+	ll -= tl + 1;
+	if (ll > 7 && !strncmp(line, "second=", 7)) {
+		errno = 0;
+		v = strtol(line + 7, &end, 10);
+		if (!errno && end == line + ll && v >= 0 && v <= INT32_MAX)
+			*second = (int32_t)v;
+		return;
+	}
+	if (!export_summary_parse(line, ll, &r->summary))
+		r->have_summary = true;
+}
+
 /* Walk the lines; call fn on each stack with its line number. */
 struct fwalk {
 	struct report *r;
@@ -296,6 +328,7 @@ struct fwalk {
 	bool load; /* false: the checking pass */
 	uint64_t max, scale;
 	size_t nlines;
+	int32_t second; /* of the lines that follow, -1: none said */
 	struct ids frames;
 };
 
@@ -346,13 +379,13 @@ static int folded_line(struct fwalk *fw, const char *s, const char *end, uint64_
 			return err;
 		p = semi ? semi + 1 : end;
 	}
-	return report_add(fw->r, tid, fw->frames.v, fw->frames.n, count, fw->scale);
+	return report_add(fw->r, tid, fw->second, fw->frames.v, fw->frames.n, count, fw->scale);
 }
 
 static int load_folded(struct report *r, const char *data, size_t len, const char *name, char *err,
 		       size_t errsz)
 {
-	struct fwalk fw = {.r = r, .per_thread = true, .scale = 1};
+	struct fwalk fw = {.r = r, .per_thread = true, .scale = 1, .second = -1};
 	int rc = 0;
 
 	r->format = REPORT_FOLDED;
@@ -383,6 +416,8 @@ static int load_folded(struct report *r, const char *data, size_t len, const cha
 					  name, lineno);
 				return -EINVAL;
 			}
+			if (fw.load && ll && line[0] == '#')
+				folded_comment(r, line, ll, &fw.second);
 			rc = folded_split(line, ll, &end, &count);
 			if (rc == 1) {
 				rc = 0;
@@ -673,11 +708,13 @@ static void pprof_weight_index(struct pctx *c, size_t *vi, int64_t *div)
 		*div = p->period;
 }
 
-static int pprof_sample_thread(struct pctx *c, const Perftools__Profiles__Sample *s, int *tid)
+static int pprof_sample_thread(struct pctx *c, const Perftools__Profiles__Sample *s, int *tid,
+			       int32_t *second)
 {
 	const char *name = NULL;
 
 	*tid = REPORT_TID_ANY;
+	*second = -1;
 	for (size_t i = 0; i < s->n_label; i++) {
 		const char *k = pstr(c, s->label[i]->key);
 		if (!k)
@@ -685,6 +722,9 @@ static int pprof_sample_thread(struct pctx *c, const Perftools__Profiles__Sample
 		if ((!strcmp(k, "tid") || !strcmp(k, "thread_id")) && s->label[i]->num > 0 &&
 		    s->label[i]->num <= INT32_MAX)
 			*tid = (int)s->label[i]->num;
+		else if (!strcmp(k, "second") && s->label[i]->num >= 0 &&
+			 s->label[i]->num <= INT32_MAX)
+			*second = (int32_t)s->label[i]->num;
 		else if (!strcmp(k, "thread") || !strcmp(k, "thread_name")) {
 			const char *v = pstr(c, s->label[i]->str);
 			if (!v)
@@ -696,6 +736,22 @@ static int pprof_sample_thread(struct pctx *c, const Perftools__Profiles__Sample
 	if (*tid != REPORT_TID_ANY || name)
 		return report_thread(c->r, *tid, name);
 	return 0;
+}
+
+/* stacktop's summary comment "stacktop: {wall_s=...}", when there. */
+static void pprof_comments(struct pctx *c)
+{
+	static const char tag[] = EXPORT_FOLDED_TAG "{";
+	size_t tl = sizeof(tag) - 1;
+
+	for (size_t i = 0; i < c->p->n_comment; i++) {
+		const char *s = pstr(c, c->p->comment[i]);
+		size_t n = s ? strlen(s) : 0;
+		if (s && n > tl + 1 && !strncmp(s, tag, tl) && s[n - 1] == '}' &&
+		    !export_summary_parse(s + tl, n - tl - 1, &c->r->summary))
+			c->r->have_summary = true;
+	}
+	c->bad = NULL; /* a bad comment index is not worth refusing the file */
 }
 
 static int load_pprof_msg(struct pctx *c)
@@ -734,6 +790,7 @@ static int load_pprof_msg(struct pctx *c)
 	}
 	if (p->duration_nanos > 0)
 		r->duration_s = (double)p->duration_nanos / 1e9;
+	pprof_comments(c);
 	for (size_t i = 0; i < p->n_sample; i++) {
 		if (p->sample[i]->n_value != p->n_sample_type) {
 			c->bad = "a sample has the wrong number of values";
@@ -747,6 +804,7 @@ static int load_pprof_msg(struct pctx *c)
 		const Perftools__Profiles__Sample *s = p->sample[i];
 		int64_t v = s->value[vi];
 		uint64_t wgt;
+		int32_t second;
 		int tid;
 
 		if (v <= 0)
@@ -754,7 +812,7 @@ static int load_pprof_msg(struct pctx *c)
 		wgt = ((uint64_t)v + (uint64_t)div / 2) / (uint64_t)div;
 		if (!wgt)
 			wgt = 1;
-		if ((err = pprof_sample_thread(c, s, &tid)))
+		if ((err = pprof_sample_thread(c, s, &tid, &second)))
 			break;
 		st.n = 0;
 		for (size_t k = s->n_location_id; k-- > 0 && !err;) {
@@ -767,7 +825,7 @@ static int load_pprof_msg(struct pctx *c)
 			err = pprof_location(c, &st, li);
 		}
 		if (!err)
-			err = report_add(r, tid, st.v, st.n, wgt, scale);
+			err = report_add(r, tid, second, st.v, st.n, wgt, scale);
 	}
 	free(st.v);
 	return err;
@@ -1020,6 +1078,32 @@ const char *report_mode(const struct report *r)
 uint64_t report_samples(const struct report *r)
 {
 	return r->samples;
+}
+
+size_t report_nstacks(const struct report *r)
+{
+	return r->nstacks;
+}
+
+void report_stack(const struct report *r, size_t i, struct report_stack *out)
+{
+	const struct rstack *st = &r->stacks[i];
+
+	*out = (struct report_stack){.ids = r->ids + st->off,
+				     .n = st->n,
+				     .weight = st->weight,
+				     .tid = st->tid,
+				     .second = st->second};
+}
+
+bool report_timed(const struct report *r)
+{
+	return r->nstacks && !r->untimed;
+}
+
+const struct export_summary *report_summary(const struct report *r)
+{
+	return r->have_summary ? &r->summary : NULL;
 }
 
 size_t report_nthreads(const struct report *r)

@@ -37,14 +37,17 @@
 #define TICK_NS (50 * 1000 * 1000ull)
 #define SEC_NS 1000000000ull
 
+static void session_run_tick(struct session *s);
+
 /* The stages after the sampler: symbols, frames, the window (record keeps
- * everything: a day of 10 s buckets), ingest. */
+ * everything: a day of 1 s buckets, so each sample's second is written),
+ * ingest. */
 static int open_stages(struct session *s, const struct opts *o, char *err, size_t errsz)
 {
 	bool record = o->cmd == OPTS_CMD_RECORD;
 	int e;
 	if ((e = sym_new(&s->sy)) || (e = frames_new(s->sy, &s->fr)) ||
-	    (e = window_new(record ? 86400 : o->window_s, record ? 10 * SEC_NS : SEC_NS, s->fr,
+	    (e = window_new(record ? 86400 : o->window_s, SEC_NS, s->fr,
 			    &s->w)) ||
 	    (e = ingest_new(s->fr, s->w, &s->in))) {
 		snprintf(err, errsz, "out of memory at start-up (%s).", strerror(-e));
@@ -181,7 +184,8 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	s->metrics_ok = metrics_init(&s->metrics, s->procs.p[0].pid, &mc) == 0;
 	if (s->metrics_ok) {
 		metrics_follow(s);
-		metrics_tick(&s->metrics, mono_ns() / 1e9);
+		if (metrics_tick(&s->metrics, mono_ns() / 1e9) == 0)
+			session_run_tick(s);
 	}
 	s->next_metrics_ns = mono_ns() + SEC_NS;
 	health_init(&s->health, mono_ns());
@@ -222,6 +226,36 @@ uint64_t session_tick_ns(const struct session *s)
 	return sampler_tick_ns(s->smp);
 }
 
+/* After a metrics tick: what the run's summary needs. */
+static void session_run_tick(struct session *s)
+{
+	const struct metrics *m = &s->metrics;
+
+	/* CPU seconds of every process profiled, from the CPU of each
+	 * interval: processes come and go, so no one counter covers them. */
+	if (m->cpu_now < 0)
+		return;
+	if (s->run.started)
+		s->run.cpu_s += m->cpu_now / 100 * (m->last_t - s->run.t_last);
+	s->run.started = true;
+	s->run.t_last = m->last_t;
+	if (m->cpu_now > s->run.peak_cpu)
+		s->run.peak_cpu = m->cpu_now;
+	if (m->mem_now > s->run.peak_rss)
+		s->run.peak_rss = m->mem_now;
+}
+
+void session_summary(const struct session *s, double wall_s, struct export_summary *out)
+{
+	*out = (struct export_summary){.wall_s = wall_s};
+	if (!s->run.started)
+		return;
+	out->cpu_s = s->run.cpu_s;
+	out->avg_cpu = wall_s > 0 ? 100 * out->cpu_s / wall_s : 0;
+	out->peak_cpu = s->run.peak_cpu;
+	out->peak_rss = s->run.peak_rss;
+}
+
 void session_collect(struct session *s, uint64_t now_ns)
 {
 	if (!s->procs.exited)
@@ -233,7 +267,8 @@ void session_collect(struct session *s, uint64_t now_ns)
 		return;
 	if (!s->procs.exited) {
 		metrics_follow(s);
-		metrics_tick(&s->metrics, t / 1e9);
+		if (metrics_tick(&s->metrics, t / 1e9) == 0)
+			session_run_tick(s);
 	}
 	s->next_metrics_ns += SEC_NS;
 	if (s->next_metrics_ns < t)

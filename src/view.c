@@ -410,6 +410,7 @@ static const struct help_entry help_entries[] = {
     {"K", "show or hide kernel frames"},
     {"g", "show or hide the charts"},
     {"b  B", "baseline = last 10 s; clear"},
+    {"D", "diff: now vs the baseline"},
     {"space", "freeze (sampling goes on)"},
     {"R", "reset: drop all samples"},
     {"w", "write the window to a file"},

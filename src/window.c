@@ -545,6 +545,30 @@ const struct window_count *window_counts(const struct window *w, size_t *n)
 	return w->sum.e;
 }
 
+size_t window_nbuckets(const struct window *w)
+{
+	return w->nbuckets;
+}
+
+uint64_t window_bucket_ns(const struct window *w)
+{
+	return w->bucket_ns;
+}
+
+const struct window_count *window_bucket_counts(const struct window *w, size_t slot,
+						uint64_t *num, size_t *n)
+{
+	const struct bucket *b = slot < w->nbuckets ? &w->buckets[slot] : NULL;
+
+	if (!b || !b->live || !b->m.n) {
+		*n = 0;
+		return NULL;
+	}
+	*num = b->num;
+	*n = b->m.n;
+	return b->m.e;
+}
+
 uint64_t window_total(const struct window *w)
 {
 	return w->total;

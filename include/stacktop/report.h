@@ -45,6 +45,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stacktop/export.h"
+
 struct frames;
 struct sampler;
 struct window;
@@ -85,6 +87,21 @@ double report_duration_s(const struct report *r);
 const char *report_mode(const struct report *r);
 /* Samples loaded (sum of the stored stacks' weights). */
 uint64_t report_samples(const struct report *r);
+/* The stored stacks one by one (for `stacktop diff`), frames outermost
+ * first; second is -1 where the file does not say (pprof label "second",
+ * folded "# stacktop: {second=N}" blocks, as record writes them). */
+struct report_stack {
+	const uint32_t *ids;
+	uint32_t n, weight;
+	int tid;
+	int32_t second;
+};
+size_t report_nstacks(const struct report *r);
+void report_stack(const struct report *r, size_t i, struct report_stack *out);
+/* Every stack has its second. */
+bool report_timed(const struct report *r);
+/* The run's summary when the file carries stacktop's, else NULL. */
+const struct export_summary *report_summary(const struct report *r);
 /* Threads the samples came from (REPORT_TID_ANY counts as one). */
 size_t report_nthreads(const struct report *r);
 /* Thread name for tid, or NULL; ctx is the struct report (the signature of

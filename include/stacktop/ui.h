@@ -28,6 +28,8 @@
 #include "stacktop/view_threads.h"
 #include "stacktop/view_top.h"
 
+struct diff;
+struct diff_snap;
 struct metrics;
 struct opts;
 struct window;
@@ -64,6 +66,15 @@ struct ui {
 	struct view_threads_state threads;
 	struct view_icicle_state icicle;
 	struct grid grid;
+	/* The live diff: the b key's profile snapshot, and the D toggle. */
+	struct diff_snap *baseline;
+	uint64_t baseline_ns;
+	bool diff_mode;
+	struct diff *live; /* the last diff drawn (the icicle's colours read it) */
+	/* `stacktop diff` in the TUI: the diff of the files, shown instead of
+	 * the live one (borrowed), and what it compares. */
+	const struct diff *fixed;
+	const char *fixed_title;
 };
 
 /* The first view, columns, toggles and sort as the options say; the

@@ -100,6 +100,7 @@ struct view_header {
 	bool following;	       /* --subprocesses: "pid 4242 +3 children" */
 	int nchildren;	       /* descendants followed now */
 	int children_unfollowed; /* descendants past the cap (shown when > 0) */
+	uint64_t now_ns; /* the data's clock (ui_header sets it): the live diff's "now" */
 	int children_max;	 /* the cap */
 	const char *coverage_note; /* what the sampler cannot see (sampler_stats) */
 };

@@ -91,6 +91,14 @@ size_t window_live_nodes(const struct window *w);
 /* The live (node, tid) counts; valid until the next add/advance/reset. */
 const struct window_count *window_counts(const struct window *w, size_t *n);
 uint64_t window_total(const struct window *w); /* samples in the window */
+/* The ring's buckets, for per-second questions (export's "second" labels,
+ * the live diff's test): slots 0 .. window_nbuckets-1 in ring order. A
+ * live slot's counts (valid as window_counts') and its bucket number
+ * (time_ns / window_bucket_ns) in *num; NULL with *n = 0 when not live. */
+size_t window_nbuckets(const struct window *w);
+uint64_t window_bucket_ns(const struct window *w);
+const struct window_count *window_bucket_counts(const struct window *w, size_t slot,
+						uint64_t *num, size_t *n);
 uint64_t window_thread_total(const struct window *w, int tid);
 unsigned window_seconds(const struct window *w);
 /* Seconds of data actually covered (< seconds during the first minute). */
