@@ -1,8 +1,8 @@
 #!/bin/bash
 # test_wall — wall-clock mode and `stacktop dump` against the waiter target,
 # whose wall time is known (tests/targets/waiter.c): 5 threads; take_lock
-# 20% (lock), read_pipe 20% (I/O), nap 20%, hold_lock 20% and write_pipe 20%
-# (sleep), running about 0%.
+# ~18% (lock: contention in pthread_mutex_lock), read_pipe 20% (I/O), nap
+# 20%, hold_lock ~22% and write_pipe 20% (sleep), running about 0%.
 #
 #   - `-b -w`: each of those functions within 5 points of its share, with
 #     the right wait kind; the "wall time:" line splits lock/I/O/sleep
