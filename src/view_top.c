@@ -45,7 +45,7 @@
 #include "stacktop/waits.h"
 
 #define NUM_W 35      /* " %Own  %Total  OwnTime  TotalTime  " */
-#define NUM_W_WALL 40 /* " %Own  %Total   OnCPU   OffCPU  Wait    " */
+#define NUM_W_WALL 42 /* " %Own  %Total   OnCPU   OffCPU  Wait      ": "CPU-wait" fits */
 
 static bool sort_by_self(enum sort_key s)
 {
@@ -201,7 +201,7 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c, enum
 		grid_put(g, num[i].x, y, num[i].label, a, num[i].w);
 	}
 	if (wall)
-		grid_put(g, 32, y, "Wait", hdr, 6);
+		grid_put(g, 32, y, "Wait", hdr, 8);
 	label = lines ? "Function (file:line)" : "Function (file)";
 	if ((int)strlen(label) > c->func_w)
 		label = "Function";
@@ -228,7 +228,7 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 				best = k;
 		text_seconds((double)on * period, own, sizeof(own));
 		text_seconds((double)off * period, tot, sizeof(tot));
-		grid_printf(g, 0, y, 0, NUM_W_WALL, "%5.1f  %6.1f  %6s  %7s  %-6s", po, pt, own,
+		grid_printf(g, 0, y, 0, NUM_W_WALL, "%5.1f  %6.1f  %6s  %7s  %-8s", po, pt, own,
 			    tot, best ? waits_name((enum sample_wait)best) : "-");
 	} else {
 		text_seconds((double)r->self * period, own, sizeof(own));

@@ -598,14 +598,14 @@ static void test_wall(void **state)
 	assert_rows(fx, 2,
 		    "wall time: running 10% \xc2\xb7 lock 40% \xc2\xb7 I/O 30% "
 		    "\xc2\xb7 idle 20%",
-		    " %Own  %Total   OnCPU   OffCPU  Wait    Function (file)           Module",
-		    "  0.0   100.0    1.0s     9.0s  lock    main (waiter.c)           waiter",
+		    " %Own  %Total   OnCPU   OffCPU  Wait      Function (file)         Module",
+		    "  0.0   100.0    1.0s     9.0s  lock      main (waiter.c)         waiter",
 		    /* Equal totals: the one with more self first. */
-		    " 50.0    50.0    1.0s     4.0s  lock    take_lock (waiter.c)      waiter",
-		    "  0.0    50.0    1.0s     4.0s  lock    serve (waiter.c)          waiter",
-		    " 30.0    30.0    0.0s     3.0s  I/O     read_pipe (waiter.c)      waiter",
-		    "  0.0    30.0    0.0s     3.0s  I/O     poll_loop (waiter.c)      waiter",
-		    " 20.0    20.0    0.0s     2.0s  idle    get_job (waiter.c)        waiter", "");
+		    " 50.0    50.0    1.0s     4.0s  lock      take_lock (waiter.c)    waiter",
+		    "  0.0    50.0    1.0s     4.0s  lock      serve (waiter.c)        waiter",
+		    " 30.0    30.0    0.0s     3.0s  I/O       read_pipe (waiter.c)    waiter",
+		    "  0.0    30.0    0.0s     3.0s  I/O       poll_loop (waiter.c)    waiter",
+		    " 20.0    20.0    0.0s     2.0s  idle      get_job (waiter.c)      waiter", "");
 	assert_int_equal(fx->st.nrows, 6); /* no rows for the wait frames */
 	/* %Total is the sorted column. */
 	assert_true(grid_at(&fx->g, 7, 3)->attr & GRID_UNDERLINE);
@@ -627,8 +627,8 @@ static void test_wall(void **state)
 	fx->st.hide_idle = true;
 	render(fx, 80, 24);
 	assert_true(strstr(row(fx, 2), "idle threads hidden") != NULL);
-	assert_string_equal(row(fx, 4), "  0.0   100.0    1.0s     7.0s  lock    main (waiter.c)"
-					"           waiter");
+	assert_string_equal(row(fx, 4), "  0.0   100.0    1.0s     7.0s  lock      main (waiter.c)"
+					"         waiter");
 	assert_true(strstr(row(fx, 7), "read_pipe") != NULL);
 	assert_int_equal(fx->st.nrows, 5); /* get_job is gone */
 
