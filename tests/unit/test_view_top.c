@@ -470,10 +470,22 @@ static void test_header_variants(void **state)
 	assert_rows(
 	    fx, 0,
 	    "stacktop  report  /tmp/x.pb.gz                             cpu 19.5 Hz  1 thread",
-	    "samples 1,000 over 3s  lost 0  unwind ok 98.8% (truncated 12, failed 0)",
-	    "saved cpu profile, 183 samples \u2014 q quits");
+	    /* A saved profile: nothing lost or unwound here (issue 17). */
+	    "samples 1,000 over 3s", "saved cpu profile, 183 samples \u2014 q quits");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 0, 2)->attr), GRID_C_CYAN);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 70, 2)->attr), GRID_C_DEFAULT);
+	/* A folded file: no rate, no duration, counts instead of times, no
+	 * module to show. */
+	fx->h.rate_hz = 0;
+	fx->h.span_s = 0;
+	fx->st.period_s = 0;
+	render(fx, 80, 24);
+	assert_rows(fx, 0,
+		    "stacktop  report  /tmp/x.pb.gz                                     cpu  1 thread",
+		    "samples 1,000");
+	const char *r3 = row(fx, 3);
+	assert_true(strstr(r3, " %Own  %Total  OwnSamp  TotalSamp") == r3);
+	assert_null(strstr(row(fx, 4), "0.0s"));
 }
 
 /* Threads that could not be sampled are counted, with the reason, right
