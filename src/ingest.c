@@ -258,7 +258,8 @@ static enum sample_wait refine_wait(struct ingest *in, const struct sample *s,
 		const struct frame *f = frames_get(in->fr, frames[i]);
 		enum sample_wait k;
 		if (f && f->has_sym &&
-		    (k = waits_by_function(s->wait, s->syscall_nr, f->sym.func)) != SAMPLE_WAIT_NONE)
+		    (k = waits_by_function(s->wait, s->syscall_nr, f->sym.func)) !=
+			SAMPLE_WAIT_NONE)
 			return k;
 	}
 	return s->wait;

@@ -54,9 +54,10 @@
  *    shares, not counts).
  *
  * Threads: pprof "tid" (num) and "thread" (str) labels, as export writes
- * them; speedscope profiles named "name-TID" (one per thread). Folded files written with --per-thread start every stack with
- * "name-TID"; when every line's root has that shape it becomes the thread
- * (name and tid) instead of a frame.
+ * them; speedscope profiles named "name-TID" (one per thread). Folded
+ * files written with --per-thread start every stack with "name-TID"; when
+ * every line's root has that shape it becomes the thread (name and tid)
+ * instead of a frame.
  */
 #include "stacktop/report.h"
 #include "stacktop/mem.h"
@@ -464,8 +465,11 @@ static double unit_seconds(const char *u)
 	static const struct {
 		const char *name;
 		double s;
-	} units[] = {{"none", 0},	   {"seconds", 1},     {"milliseconds", 1e-3},
-		     {"microseconds", 1e-6}, {"nanoseconds", 1e-9}};
+	} units[] = {{"none", 0},
+		     {"seconds", 1},
+		     {"milliseconds", 1e-3},
+		     {"microseconds", 1e-6},
+		     {"nanoseconds", 1e-9}};
 	for (size_t i = 0; u && i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(u, units[i].name))
 			return units[i].s;
@@ -534,7 +538,8 @@ static int ss_check(struct sctx *c, double period_s, double *min_s, uint64_t *ma
 						? json_object_get_int64(ix)
 						: -1;
 				if (x < 0 || (uint64_t)x >= c->nframes) {
-					c->bad = "a sample names a frame that is not in shared.frames";
+					c->bad =
+					    "a sample names a frame that is not in shared.frames";
 					return -EINVAL;
 				}
 			}
@@ -574,7 +579,8 @@ static int ss_frames(struct sctx *c)
 		int64_t ln = line ? json_object_get_int64(line) : 0;
 		struct rframe rf = {
 		    .func = strpool_cstr(&c->r->strings, json_object_get_string(nm)),
-		    .file = file ? strpool_cstr(&c->r->strings, json_object_get_string(file)) : NULL,
+		    .file =
+			file ? strpool_cstr(&c->r->strings, json_object_get_string(file)) : NULL,
 		    .line = ln > 0 && ln < INT_MAX ? (int)ln : 0,
 		};
 		if (!rf.func || (file && !rf.file))
@@ -619,8 +625,8 @@ static int ss_load(struct sctx *c, double period_s, uint64_t scale)
 				rc = ids_push(&fr, c->fid[x]);
 			}
 			if (!rc)
-				rc = report_add(c->r, tid, fr.v, fr.n, ss_count(weights, i, us, period_s),
-						scale);
+				rc = report_add(c->r, tid, fr.v, fr.n,
+						ss_count(weights, i, us, period_s), scale);
 		}
 	}
 	free(fr.v);

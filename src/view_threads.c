@@ -247,7 +247,8 @@ static void fmt_state(const struct metrics_thread *t, const struct view_threads_
 		break;
 	case 'R':
 		if (r->cpuwait_pct > 0) {
-			snprintf(out, size, "R %s %d%%", waits_name(SAMPLE_WAIT_CPU), r->cpuwait_pct);
+			snprintf(out, size, "R %s %d%%", waits_name(SAMPLE_WAIT_CPU),
+				 r->cpuwait_pct);
 			if (text_width(out) <= width)
 				return;
 		}
@@ -633,7 +634,8 @@ static void row_waits(const struct window *w, struct view_threads_row *r)
 			best = k;
 	r->wait = (uint8_t)best;
 	runnable = c[SAMPLE_WAIT_NONE] + c[SAMPLE_WAIT_CPU];
-	r->cpuwait_pct = runnable ? (uint8_t)((100 * c[SAMPLE_WAIT_CPU] + runnable / 2) / runnable) : 0;
+	r->cpuwait_pct =
+	    runnable ? (uint8_t)((100 * c[SAMPLE_WAIT_CPU] + runnable / 2) / runnable) : 0;
 }
 
 int view_threads_update(struct view_threads_state *st, const struct view_header *h,

@@ -197,19 +197,20 @@ static bool is_idle(int nr)
 
 static bool is_io(int nr)
 {
+	/* clang-format off */
 	static const int io[] = {
-	    SYS_read,	      SYS_write,	 SYS_pread64,	      SYS_pwrite64,
-	    SYS_readv,	      SYS_writev,	 SYS_preadv,	      SYS_pwritev,
-	    SYS_preadv2,      SYS_pwritev2,	 SYS_recvfrom,	      SYS_sendto,
-	    SYS_recvmsg,      SYS_sendmsg,	 SYS_recvmmsg,	      SYS_sendmmsg,
-	    SYS_poll,	      SYS_ppoll,	 SYS_select,	      SYS_pselect6,
-	    SYS_accept,
-	    SYS_accept4,      SYS_connect,	 SYS_fsync,	      SYS_fdatasync,
-	    SYS_sync,	      SYS_syncfs,	 SYS_sync_file_range, SYS_sendfile,
-	    SYS_splice,	      SYS_tee,		 SYS_vmsplice,	      SYS_copy_file_range,
-	    SYS_io_getevents, SYS_io_pgetevents, SYS_io_uring_enter,  SYS_msgrcv,
-	    SYS_msgsnd,	      SYS_open,		 SYS_openat,
+	    SYS_read,            SYS_write,           SYS_pread64,         SYS_pwrite64,
+	    SYS_readv,           SYS_writev,          SYS_preadv,          SYS_pwritev,
+	    SYS_preadv2,         SYS_pwritev2,        SYS_recvfrom,        SYS_sendto,
+	    SYS_recvmsg,         SYS_sendmsg,         SYS_recvmmsg,        SYS_sendmmsg,
+	    SYS_poll,            SYS_ppoll,           SYS_select,          SYS_pselect6,
+	    SYS_accept,          SYS_accept4,         SYS_connect,         SYS_fsync,
+	    SYS_fdatasync,       SYS_sync,            SYS_syncfs,          SYS_sync_file_range,
+	    SYS_sendfile,        SYS_splice,          SYS_tee,             SYS_vmsplice,
+	    SYS_copy_file_range, SYS_io_getevents,    SYS_io_pgetevents,   SYS_io_uring_enter,
+	    SYS_msgrcv,          SYS_msgsnd,          SYS_open,            SYS_openat,
 	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++)
 		if (io[i] == nr)
 			return true;
@@ -267,35 +268,53 @@ enum sample_wait waits_classify(char state, int syscall_nr, const char *wchan)
 
 const char *waits_name(enum sample_wait w)
 {
-	static const char *names[SAMPLE_WAIT_COUNT] = {
-	    "running", "lock", "I/O", "sleep", "D-state", "other", "idle", "CPU-wait"};
+	static const char *names[SAMPLE_WAIT_COUNT] = {"running", "lock",  "I/O",  "sleep",
+						       "D-state", "other", "idle", "CPU-wait"};
 	return (unsigned)w < SAMPLE_WAIT_COUNT ? names[w] : "?";
 }
 
 const char *waits_frame_name(enum sample_wait w)
 {
-	static const char *names[SAMPLE_WAIT_COUNT] = {
-	    "[running]", "[lock]", "[I/O]", "[sleep]", "[D-state]", "[other]", "[idle]", "[CPU-wait]"};
+	static const char *names[SAMPLE_WAIT_COUNT] = {"[running]", "[lock]",	 "[I/O]",
+						       "[sleep]",   "[D-state]", "[other]",
+						       "[idle]",    "[CPU-wait]"};
 	return (unsigned)w < SAMPLE_WAIT_COUNT ? names[w] : "[?]";
 }
 
 /* Substrings of function names, C and demangled C++/Rust alike. */
 static const char *const idle_funcs[] = {
-    "cond_wait",	      /* pthread_cond_wait, __pthread_cond_wait_common */
-    "cond_timedwait",	      "cond_clockwait",	  "condition_variable::wait",
-    "Condvar::wait",	      "sem_wait",	  "sem_timedwait",
-    "sem_clockwait",	      "pthread_join",	  "clockjoin", /* __pthread_clockjoin_ex */
-    "timedjoin",	      "barrier_wait",	  "g_main_context_iterate",
-    "g_main_context_poll",    "uv__io_poll",	  "event_base_loop",
-    "epoll_dispatch",	      "ev_run",		  "ngx_process_events",
+    "cond_wait", /* pthread_cond_wait, __pthread_cond_wait_common */
+    "cond_timedwait",
+    "cond_clockwait",
+    "condition_variable::wait",
+    "Condvar::wait",
+    "sem_wait",
+    "sem_timedwait",
+    "sem_clockwait",
+    "pthread_join",
+    "clockjoin", /* __pthread_clockjoin_ex */
+    "timedjoin",
+    "barrier_wait",
+    "g_main_context_iterate",
+    "g_main_context_poll",
+    "uv__io_poll",
+    "event_base_loop",
+    "epoll_dispatch",
+    "ev_run",
+    "ngx_process_events",
     "ngx_epoll_process_events",
 };
-static const char *const lock_funcs[] = {
-    "mutex_lock",     /* pthread_mutex_lock, __pthread_mutex_cond_lock */
-    "mutex_timedlock", "mutex_clocklock", "mutex_cond_lock", "lll_lock_wait", /* __lll_lock_wait(_private) */
-    "rwlock_rdlock",   "rwlock_wrlock",	  "rwlock_timed",    "rwlock_clock",
-    "Mutex::lock",     "RwLock::read",	  "RwLock::write",   "mutex::lock",
-    "lock_contended",  "spin_lock",
+static const char
+    *const lock_funcs[] =
+	{
+	    "mutex_lock", /* pthread_mutex_lock, __pthread_mutex_cond_lock */
+	    "mutex_timedlock", "mutex_clocklock", "mutex_cond_lock",
+	    "lll_lock_wait", /* __lll_lock_wait(_private)
+			      */
+	    "rwlock_rdlock",   "rwlock_wrlock",	  "rwlock_timed",
+	    "rwlock_clock",    "Mutex::lock",	  "RwLock::read",
+	    "RwLock::write",   "mutex::lock",	  "lock_contended",
+	    "spin_lock",
 };
 
 static bool has_any(const char *func, const char *const *subs, size_t n)

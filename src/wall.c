@@ -119,7 +119,7 @@ struct wall_thread {
 	int last_nr;	     /* the last real syscall seen, for restart_syscall */
 	bool cw_have;	     /* cw_run/cw_delay hold the last sample's schedstat */
 	unsigned long long cw_run, cw_delay;
-	double cw_carry; /* CPU-wait weight owed to the next R sample (< 1) */
+	double cw_carry;     /* CPU-wait weight owed to the next R sample (< 1) */
 	struct sample cache; /* the last sample; cache.stack points into buf */
 	uint8_t *buf;
 };

@@ -29,11 +29,11 @@ enum sample_state {
  * state, syscall and wchan read before it was stopped. */
 enum sample_wait {
 	SAMPLE_WAIT_NONE = 0, /* running on a CPU */
-	SAMPLE_WAIT_LOCK, /* contention: a mutex, rwlock or file lock held by another */
-	SAMPLE_WAIT_IO, /* read, write, poll, recv, send, accept, fsync, ... */
-	SAMPLE_WAIT_SLEEP, /* nanosleep, clock_nanosleep, pause */
-	SAMPLE_WAIT_DSTATE, /* uninterruptible (D), wchan tells where */
-	SAMPLE_WAIT_OTHER, /* some other syscall (named in syscall_nr) */
+	SAMPLE_WAIT_LOCK,     /* contention: a mutex, rwlock or file lock held by another */
+	SAMPLE_WAIT_IO,	      /* read, write, poll, recv, send, accept, fsync, ... */
+	SAMPLE_WAIT_SLEEP,    /* nanosleep, clock_nanosleep, pause */
+	SAMPLE_WAIT_DSTATE,   /* uninterruptible (D), wchan tells where */
+	SAMPLE_WAIT_OTHER,    /* some other syscall (named in syscall_nr) */
 	/* Waiting for work, not for a resource: a condition variable, a
 	 * semaphore, pthread_join, epoll_wait, an event loop's poll. */
 	SAMPLE_WAIT_IDLE,

@@ -26,9 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Counts only (no period): the export's weights are the counts, so
 	 * the reload must give the same total below 2^31. */
 	if (report_samples(r) < (1ull << 31) &&
-	    report_window_export(w, r,
-				 (struct export_opts){.format = EXPORT_SPEEDSCOPE, .per_thread = true},
-				 &buf, &len) == 0) {
+	    report_window_export(
+		w, r, (struct export_opts){.format = EXPORT_SPEEDSCOPE, .per_thread = true}, &buf,
+		&len) == 0) {
 		if ((rc = report_window(buf, len, "again", &fr2, &w2, &r2, err, sizeof(err))) !=
 		    1) {
 			if (rc != 0 || window_total(w2) != window_total(w))

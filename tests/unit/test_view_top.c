@@ -480,9 +480,10 @@ static void test_header_variants(void **state)
 	fx->h.span_s = 0;
 	fx->st.period_s = 0;
 	render(fx, 80, 24);
-	assert_rows(fx, 0,
-		    "stacktop  report  /tmp/x.pb.gz                                     cpu  1 thread",
-		    "samples 1,000");
+	assert_rows(
+	    fx, 0,
+	    "stacktop  report  /tmp/x.pb.gz                                     cpu  1 thread",
+	    "samples 1,000");
 	const char *r3 = row(fx, 3);
 	assert_true(strstr(r3, " %Own  %Total  OwnSamp  TotalSamp") == r3);
 	assert_null(strstr(row(fx, 4), "0.0s"));

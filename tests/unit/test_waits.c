@@ -21,9 +21,9 @@ static void test_lock(void **state)
 
 static void test_io(void **state)
 {
-	const int io[] = {SYS_read,   SYS_write,    SYS_pread64, SYS_readv,   SYS_recvfrom,
-			  SYS_sendto, SYS_poll,	    SYS_ppoll,	 SYS_select,  SYS_pselect6,
-			  SYS_accept, SYS_accept4,  SYS_connect, SYS_fsync,   SYS_fdatasync};
+	const int io[] = {SYS_read,   SYS_write,   SYS_pread64, SYS_readv,  SYS_recvfrom,
+			  SYS_sendto, SYS_poll,	   SYS_ppoll,	SYS_select, SYS_pselect6,
+			  SYS_accept, SYS_accept4, SYS_connect, SYS_fsync,  SYS_fdatasync};
 	for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++) {
 		enum sample_wait w = waits_classify('S', io[i], "do_sys_poll");
 		if (w != SAMPLE_WAIT_IO)
@@ -90,14 +90,19 @@ static void test_epoll_idle(void **state)
 static void test_by_function(void **state)
 {
 	const int fx = SYS_futex;
-	const char *idle[] = {"pthread_cond_wait",	"__pthread_cond_wait_common",
-			      "pthread_cond_timedwait", "sem_wait",
-			      "__new_sem_wait_slow64.constprop.0", "pthread_join",
-			      "__pthread_clockjoin_ex", "pthread_barrier_wait",
+	const char *idle[] = {"pthread_cond_wait",
+			      "__pthread_cond_wait_common",
+			      "pthread_cond_timedwait",
+			      "sem_wait",
+			      "__new_sem_wait_slow64.constprop.0",
+			      "pthread_join",
+			      "__pthread_clockjoin_ex",
+			      "pthread_barrier_wait",
 			      "std::condition_variable::wait(std::unique_lock<std::mutex>&)"};
-	const char *lock[] = {"pthread_mutex_lock", "__GI___lll_lock_wait", "__lll_lock_wait_private",
-			      "pthread_rwlock_wrlock", "__pthread_mutex_cond_lock",
-			      "std::sys::sync::mutex::futex::Mutex::lock_contended"};
+	const char *lock[] = {
+	    "pthread_mutex_lock",	 "__GI___lll_lock_wait",
+	    "__lll_lock_wait_private",	 "pthread_rwlock_wrlock",
+	    "__pthread_mutex_cond_lock", "std::sys::sync::mutex::futex::Mutex::lock_contended"};
 	for (size_t i = 0; i < sizeof(idle) / sizeof(idle[0]); i++)
 		if (waits_by_function(SAMPLE_WAIT_LOCK, fx, idle[i]) != SAMPLE_WAIT_IDLE)
 			fail_msg("%s should be idle", idle[i]);
