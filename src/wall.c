@@ -56,6 +56,8 @@
  * PTRACE_INTERRUPT to the stop is not in it: the thread runs (or sleeps)
  * until it reaches a trap, and on a busy machine that takes as long as the
  * scheduler makes it wait for a CPU (ms), which is not time we stop it.
+ * It is a mean, and it does include any time stacktop itself waits for a
+ * CPU while it holds the thread: the thread stays stopped meanwhile.
  *
  * Keeping up: every thread is due rate times a second, so the work grows
  * with the thread count (1,000 threads at 19 Hz: 19,000 samples a second).
