@@ -247,8 +247,13 @@ static void fmt_state(const struct metrics_thread *t, const struct view_threads_
 		break;
 	case 'R':
 		if (r->cpuwait_pct > 0) {
+			/* Only a runnable thread waits for a CPU: at 80 columns
+			 * the letter goes before the number does. */
 			snprintf(out, size, "R %s %d%%", waits_name(SAMPLE_WAIT_CPU),
 				 r->cpuwait_pct);
+			if (text_width(out) <= width)
+				return;
+			snprintf(out, size, "%s %d%%", waits_name(SAMPLE_WAIT_CPU), r->cpuwait_pct);
 			if (text_width(out) <= width)
 				return;
 		}

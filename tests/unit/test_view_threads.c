@@ -480,6 +480,10 @@ static void test_wall_waits(void **state)
 	assert_true(strstr(r, " 4251  idler           S idle: futex_wait ") == r);
 	r = row(fx, 3);
 	assert_true(strstr(r, " 4242  floor           S sleep: nanosleep ") == r);
+	/* At 80 columns (STATE 13 wide) the share still shows. */
+	render(fx, 80, 24);
+	r = row(fx, 4);
+	assert_true(strstr(r, " 4250  poller          CPU-wait 40% ") == r);
 }
 
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_80x24_no_stuck), TEST_FX(test_200x60),
