@@ -9,10 +9,13 @@
 #   - the workers' leaf function's Wait column says CPU-wait;
 #   - "pause N µs/sample" is the time a thread is held stopped, not the wait
 #     for an oversubscribed CPU to reach the stop (which is milliseconds
-#     here): under 2000 µs.
+#     here): under 2000 µs;
+#   - the TUI at 80x24: the threads view (key 3) says "CPU-wait N%" for the
+#     workers.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target cpuburn
+need_tmux
 command -v taskset >/dev/null || die "taskset is missing (util-linux)"
 
 start_bg taskset -c 0 "$TARGETS/cpuburn" 4
@@ -42,4 +45,12 @@ pause=$(grep -oE 'pause [0-9]+ µs/sample' "$OUT" | tail -n 1 | grep -oE '[0-9]+
 log "pause ${pause:-?} µs/sample"
 check_cmp "${pause:-x}" '<' 2000 "pause: the stop itself, not the wait to reach it"
 check_target_healthy "$P" "after wall mode"
+
+tm_start 80 24 "$STACKTOP" -w -p "$P"
+tm_wait 10 'wall time:.*CPU-wait' && ok "TUI 80x24: the split line names CPU-wait" ||
+	{ tm_dump "split"; bad "TUI 80x24: no CPU-wait in the split line"; }
+tm_key_expect 3 10 'worker-[0-9] +(R )?CPU-wait [0-9]+%' "threads view: a worker's state is CPU-wait N%" \
+	"threads view: no 'CPU-wait N%' state"
+tm_stop
+check_target_healthy "$P" "after the TUI"
 e2e_finish

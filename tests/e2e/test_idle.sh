@@ -8,11 +8,13 @@
 #   - `-b -w`: the "wall time:" line says idle ~86%, I/O ~14%, lock ~0;
 #     each waiting function has the right kind in the Wait column;
 #   - `--no-idle` (key i) hides the idle threads but not the reader;
-#   - dump says "idle" for a condvar worker, "I/O" for the reader.
+#   - dump says "idle" for a condvar worker, "I/O" for the reader;
+#   - the TUI at 80x24: key i hides pool_worker and keeps pipe_read.
 # (Lock contention, pthread_mutex_lock, stays "lock": test_wall's take_lock.)
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target idlepool
+need_tmux
 
 start_bg "$TARGETS/idlepool"
 P=$BG_PID
@@ -57,4 +59,14 @@ timeout 20 "$STACKTOP" dump -p "$P" >"$OUT" 2>&1 || bad "dump exited $?"
 grep -q '"worker1" (S, waiting: idle' "$OUT" && ok "dump: worker1 idle" || bad "dump: $(grep worker1 "$OUT")"
 grep -q '"reader" (S, waiting: I/O' "$OUT" && ok "dump: reader I/O" || bad "dump: $(grep reader "$OUT")"
 check_target_healthy "$P" "after wall mode"
+
+tm_start 80 24 "$STACKTOP" -w -p "$P"
+tm_wait 10 'pool_worker' || { tm_dump "start"; bad "TUI 80x24: no pool_worker row"; }
+tm_key_expect i 5 'idle threads hidden' "idle threads hidden" "no 'idle threads hidden'"
+tm_wait_gone 5 'pool_worker' && ok "TUI: i hides the condvar workers" ||
+	{ tm_dump "after i"; bad "TUI: pool_worker still shown after i"; }
+tm_match 'pipe_read' && ok "TUI: i keeps the thread blocked in read()" ||
+	{ tm_dump "after i"; bad "TUI: pipe_read hidden by i"; }
+tm_stop
+check_target_healthy "$P" "after the TUI"
 e2e_finish
