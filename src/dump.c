@@ -141,8 +141,10 @@ static void ingest_all(pid_t pid, struct dump_ctx *d, struct ingest *in, struct 
 		/* The wait is told in words, not as a frame. */
 		const struct frame *leaf =
 		    t->nframes ? frames_get(fr, t->frames[t->nframes - 1]) : NULL;
-		if (leaf && leaf->wait)
+		if (leaf && leaf->wait) {
+			t->s.wait = (enum sample_wait)leaf->wait; /* as the stack refined it */
 			t->nframes--;
+		}
 	}
 }
 

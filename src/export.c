@@ -1065,7 +1065,11 @@ static void ss_profile(struct sbuf *out, struct sel *s, size_t from, size_t to, 
 		double wgt =
 		    period_s > 0 ? (double)s->st[i].count * period_s : (double)s->st[i].count;
 		end += wgt;
-		sbuf_printf(out, "%s%.9g", i > from ? "," : "", wgt);
+		if (period_s > 0)
+			sbuf_printf(out, "%s%.9g", i > from ? "," : "", wgt);
+		else /* counts: exact, whatever their size */
+			sbuf_printf(out, "%s%llu", i > from ? "," : "",
+				    (unsigned long long)s->st[i].count);
 	}
 	sbuf_printf(out, "],\"endValue\":%.9g}", end);
 }
@@ -1083,6 +1087,15 @@ static int render_speedscope(struct window *w, const struct export_opts *o, stru
 		      "\",\"exporter\":\"stacktop " STACKTOP_VERSION "\",\"name\":");
 	json_str(out, name);
 	sbuf_str(out, ",\"activeProfileIndex\":0,");
+	/* What the format has no place for, so `report` can read it back:
+	 * speedscope ignores keys it does not know. */
+	sbuf_printf(out, "\"stacktop\":{\"mode\":\"%s\"",
+		    o->mode && !strcmp(o->mode, "wall") ? "wall" : "cpu");
+	if (o->period_s > 0)
+		sbuf_printf(out, ",\"period_s\":%.9g", o->period_s);
+	if (o->duration_s > 0)
+		sbuf_printf(out, ",\"duration_s\":%.9g", o->duration_s);
+	sbuf_str(out, "},");
 	if ((err = ss_frames(w, s, out, &idx)))
 		goto out;
 	sbuf_str(out, ",\"profiles\":[");

@@ -24,6 +24,7 @@
 #include "stacktop/mem.h"
 #include "stacktop/space.h"
 #include "stacktop/sym.h"
+#include "stacktop/waits.h"
 #include "stacktop/target.h"
 #include "stacktop/window.h"
 
@@ -253,6 +254,22 @@ static void push(uint32_t *frames, int max, int *n, int64_t id)
 		frames[(*n)++] = (uint32_t)id;
 }
 
+/* A futex or a poll is contention or waiting for work: the stack says
+ * which (waits_by_function), leaf first. */
+static enum sample_wait refine_wait(struct ingest *in, const struct sample *s,
+				    const uint32_t *frames, int n)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		const struct frame *f = frames_get(in->fr, frames[i]);
+		enum sample_wait k;
+		if (f && f->has_sym &&
+		    (k = waits_by_function(s->wait, s->syscall_nr, f->sym.func)) !=
+			SAMPLE_WAIT_NONE)
+			return k;
+	}
+	return s->wait;
+}
+
 int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, int max, int *n)
 {
 	uint64_t upcs[UNWIND_MAX_FRAMES];
@@ -288,7 +305,7 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 		push(frames, max, n, frames_kernel(in->fr, s->pid, s->kpcs[i]));
 	/* Wall mode: what an off-CPU thread waits in is its innermost frame. */
 	if (s->state == SAMPLE_OFFCPU && s->wait != SAMPLE_WAIT_NONE && *n > 0)
-		push(frames, max, n, frames_wait(in->fr, s->wait));
+		push(frames, max, n, frames_wait(in->fr, refine_wait(in, s, frames, *n)));
 	return 0;
 }
 

@@ -348,6 +348,9 @@ void session_header(struct session *s, struct view_header *h)
 		in.dbg = &ds;
 	}
 	status_header(&in, pids, h);
+	/* A saved profile's span is what the file says (0: not recorded). */
+	if (s->report)
+		h->span_s = report_duration_s(s->report);
 }
 
 void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost)

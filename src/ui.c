@@ -415,7 +415,7 @@ static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 	case 'i':
 		if (!ui->wall)
 			return false;
-		toggle(ui, &ui->top.hide_idle, "idle threads hidden (only sleeping or polling)",
+		toggle(ui, &ui->top.hide_idle, "idle threads hidden (only waiting for work)",
 		       "idle threads shown", now_ns);
 		view_top_state_free(&ui->top);
 		return true;

@@ -101,9 +101,14 @@ static void header_line1(struct grid *g, int y, const struct view_header *h)
 		snprintf(left, sizeof(left), "stacktop  report  %s", cmd);
 	else
 		snprintf(left, sizeof(left), "stacktop  %s  %s", who, cmd);
-	fmt_rate(h->rate_hz, rate, sizeof(rate));
+	/* A saved profile without a period (folded) has no rate: say none. */
+	rate[0] = 0;
+	if (!h->source || h->rate_hz > 0) {
+		rate[0] = ' ';
+		fmt_rate(h->rate_hz, rate + 1, sizeof(rate) - 1);
+	}
 	/* A saved profile has no rolling window: its span is on line 2. */
-	snprintf(right, sizeof(right), "%s %s  %d thread%s", h->mode ? h->mode : "cpu", rate,
+	snprintf(right, sizeof(right), "%s%s  %d thread%s", h->mode ? h->mode : "cpu", rate,
 		 h->nthreads, h->nthreads == 1 ? "" : "s");
 	if (!h->source)
 		snprintf(right + strlen(right), sizeof(right) - strlen(right), "  window %us",
@@ -213,8 +218,10 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	if (h->expected_hz >= 1)
 		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s of %.0f/s expected)", n,
 			 h->span_s, h->achieved_hz, h->expected_hz);
-	else if (h->source)
+	else if (h->source && h->span_s > 0) /* the duration, when the file has it */
 		snprintf(f, sizeof(f), "samples %s over %.0fs", n, h->span_s);
+	else if (h->source)
+		snprintf(f, sizeof(f), "samples %s", n);
 	else if (h->span_s >= 0.5)
 		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s)", n, h->span_s,
 			 h->achieved_hz);
@@ -239,6 +246,13 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	}
 	if (h->coverage_note)
 		add_field(left, sizeof(left), h->coverage_note, avail);
+	if (h->source) {
+		/* A saved profile: nothing was lost or unwound here. */
+		put_split(g, y, left, 0, o ? right : NULL, 0, h->batch);
+		if (paused_w && right_fits(g, right))
+			grid_attr(g, g->w - paused_w, y, paused_w, GRID_BOLD | GRID_REVERSE);
+		return;
+	}
 	if (h->pause_us > 0) {
 		/* Wall mode: what each sample costs the target, in the open. */
 		snprintf(f, sizeof(f), "pause %.0f \xc2\xb5s/sample", h->pause_us);

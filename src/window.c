@@ -616,10 +616,12 @@ static uint8_t leaf_wait(const struct window *w, uint32_t node)
 	return k < SAMPLE_WAIT_COUNT ? k : 0;
 }
 
-/* A bit set of the wait kinds a thread was seen in. */
+/* A bit set of the wait kinds a thread was seen in: idle when every sample
+ * waits for work (a condition variable, a join, an event loop). A sleep or
+ * a read of a pipe may be what the program waits for, so it is not idle. */
 static bool kinds_idle(uint64_t mask)
 {
-	const uint64_t idle = 1u << SAMPLE_WAIT_SLEEP | 1u << SAMPLE_WAIT_IO;
+	const uint64_t idle = 1u << SAMPLE_WAIT_IDLE;
 
 	return mask && !(mask & ~idle);
 }

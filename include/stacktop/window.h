@@ -147,10 +147,11 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
  * pseudo leaf; counts[SAMPLE_WAIT_NONE] = samples without one (running).
  * Returns the sum. The view layer words it (view_wait_split). */
 uint64_t window_wait_counts(const struct window *w, int tid, uint64_t counts[SAMPLE_WAIT_COUNT]);
-/* Idle: every sample of tid in the window waits in a sleep or in I/O
- * (read, poll, epoll...): py-spy's notion of an idle thread. A thread that
- * runs, waits for a lock, or is in D state is not idle; neither is one
- * with no samples. */
+/* Idle: every sample of tid in the window waits for work
+ * (SAMPLE_WAIT_IDLE: a condition variable, a semaphore, a join, an event
+ * loop's wait). A thread that runs, waits for a CPU or a lock, sleeps, is
+ * blocked in I/O (a read of a pipe may be what the program waits for) or is
+ * in D state is not idle; neither is one with no samples. */
 bool window_thread_idle(const struct window *w, int tid);
 
 #endif
