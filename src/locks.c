@@ -229,15 +229,12 @@ static int read_mem(pid_t pid, uint64_t addr, uint8_t *mem, bool *before_ok)
 	remote = (struct iovec){.iov_base = (void *)(uintptr_t)addr, .iov_len = after};
 	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)after)
 		return 0;
-	return -errno ? -errno : -EIO;
+	return errno ? -errno : -EIO;
 }
 
-int locks_read_thread(pid_t pid, pid_t tid, enum locks_hint hint, struct locks_wait *out)
+int locks_read_raw(pid_t pid, pid_t tid, struct locks_raw *r)
 {
 	char path[64], buf[256];
-	struct locks_futex f;
-	uint8_t mem[LOCKS_MEM_SIZE];
-	bool before_ok = false;
 	ssize_t n;
 	int fd, e;
 
@@ -250,13 +247,30 @@ int locks_read_thread(pid_t pid, pid_t tid, enum locks_hint hint, struct locks_w
 	if (n < 0)
 		return -e;
 	buf[n] = '\0';
-	if ((e = locks_parse_syscall(buf, &f)))
+	memset(r, 0, sizeof(*r));
+	if ((e = locks_parse_syscall(buf, &r->f)))
 		return e;
-	*out = (struct locks_wait){.pid = pid, .tid = tid, .addr = f.addr};
-	e = read_mem(pid, f.addr, mem, &before_ok);
-	out->kind = locks_decode(&f, e ? NULL : mem, before_ok, hint, pid, tid, alive_proc, NULL,
-				 &out->owner);
-	return e ? e : 0;
+	r->mem_err = read_mem(pid, r->f.addr, r->mem, &r->before_ok);
+	return 0;
+}
+
+void locks_resolve(const struct locks_raw *r, pid_t pid, pid_t tid, enum locks_hint hint,
+		   struct locks_wait *out)
+{
+	*out = (struct locks_wait){.pid = pid, .tid = tid, .addr = r->f.addr};
+	out->kind = locks_decode(&r->f, r->mem_err ? NULL : r->mem, r->before_ok, hint, pid, tid,
+				 alive_proc, NULL, &out->owner);
+}
+
+int locks_read_thread(pid_t pid, pid_t tid, enum locks_hint hint, struct locks_wait *out)
+{
+	struct locks_raw r;
+	int e;
+
+	if ((e = locks_read_raw(pid, tid, &r)))
+		return e;
+	locks_resolve(&r, pid, tid, hint, out);
+	return r.mem_err;
 }
 
 void locks_reset(struct locks *g)

@@ -105,10 +105,26 @@ enum locks_kind locks_decode(const struct locks_futex *f, const uint8_t *mem, bo
 /* The hint one function name of a stack gives (NONE when it says nothing). */
 enum locks_hint locks_hint_of_function(const char *func);
 
-/* Read what thread tid of pid waits on (syscall file, then the target's
- * memory) into *out. 0; -ENOENT: not in a futex wait; -errno when the
+/* What a thread blocked in futex waits on, as read: the call and the bytes
+ * around the word (mem_err: the memory read's -errno, 0 when read). */
+struct locks_raw {
+	struct locks_futex f;
+	uint8_t mem[LOCKS_MEM_SIZE];
+	bool before_ok;
+	int mem_err;
+};
+
+/* Read thread tid of pid's futex call (its syscall file) and the target's
+ * memory around the futex word. 0; -ENOENT: not in futex; -errno when the
  * syscall file cannot be read (-EACCES/-EPERM: no ptrace permission). A
- * memory read that fails leaves a wait with owner 0. */
+ * memory read that fails is kept in r->mem_err (0 is still returned). */
+int locks_read_raw(pid_t pid, pid_t tid, struct locks_raw *r);
+/* Decode r with the stack's hint into *out (owners checked against
+ * /proc/PID/task). */
+void locks_resolve(const struct locks_raw *r, pid_t pid, pid_t tid, enum locks_hint hint,
+		   struct locks_wait *out);
+/* Both: 0, -ENOENT, -errno of the syscall file; or the memory read's
+ * -errno with *out filled (kind known, owner 0). */
 int locks_read_thread(pid_t pid, pid_t tid, enum locks_hint hint, struct locks_wait *out);
 
 /* Start a new graph (keeps the allocations). */
