@@ -150,6 +150,7 @@ static int app_init(struct app *a)
 	}
 	a->model = (struct ui_model){.w = a->s.w,
 				     .metrics = a->s.metrics_ok ? &a->s.metrics : NULL,
+				     .locks = a->s.metrics_ok ? &a->s.locks : NULL,
 				     .pid = a->s.procs.p[0].pid,
 				     .cmdline = a->s.procs.p[0].cmdline};
 	ui_init(&a->ui, &a->o, a->s.period_s, &a->model);

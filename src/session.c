@@ -23,6 +23,7 @@
 #include "stacktop/dbgfetch.h"
 #include "stacktop/frames.h"
 #include "stacktop/ingest.h"
+#include "stacktop/locks.h"
 #include "stacktop/opts.h"
 #include "stacktop/perf.h"
 #include "stacktop/report.h"
@@ -123,6 +124,83 @@ static void raise_nofile(void)
 	}
 }
 
+/* The hint of the stack a thread was seen waiting on a lock in most often
+ * (wall mode: the window's [lock] leaves), walked from the leaf up. */
+static enum locks_hint stack_hint(const struct window *w, uint32_t leaf)
+{
+	const struct frames *fr = window_frames(w);
+	enum locks_hint h;
+
+	for (uint32_t n = leaf; n != WINDOW_ROOT;) {
+		const struct window_node *wn = window_node(w, n);
+		const struct frame *f = wn ? frames_get(fr, wn->frame) : NULL;
+		if (!wn)
+			break;
+		if (f && f->has_sym && (h = locks_hint_of_function(f->sym.func)) != LOCKS_HINT_NONE)
+			return h;
+		n = wn->parent;
+	}
+	return LOCKS_HINT_NONE;
+}
+
+/* Threads read per scan at most: each costs two small reads. */
+#define LOCKS_SCAN_MAX 2048
+
+/* Once a second: what each thread asleep in futex waits on and who holds
+ * it, then the cycles. Only reads: /proc/PID/task/TID/syscall and the
+ * target's memory (ptrace-read permission), nothing is stopped. */
+static void scan_locks(struct session *s)
+{
+	static struct locks_raw raw[LOCKS_SCAN_MAX];
+	static int ti[LOCKS_SCAN_MAX];
+	static uint32_t leaf[LOCKS_SCAN_MAX];
+	static uint64_t best[LOCKS_SCAN_MAX];
+	const struct metrics *m = &s->metrics;
+	struct locks_wait w;
+	size_t nc = 0;
+	const struct window_count *wc = s->w ? window_counts(s->w, &nc) : NULL;
+	int n = 0, e;
+
+	locks_reset(&s->locks);
+	for (int i = 0; i < m->nthreads && n < LOCKS_SCAN_MAX; i++) {
+		const struct metrics_thread *t = &m->threads[i];
+		if (!t->alive || t->state != 'S' || (t->wchan[0] && !strstr(t->wchan, "futex")))
+			continue;
+		if ((e = locks_read_raw(t->pid, t->tid, &raw[n])) == -ENOENT || e == -ESRCH)
+			continue;
+		if (e || raw[n].mem_err) {
+			s->locks.read_err = e ? e : raw[n].mem_err;
+			s->locks.read_err_pid = t->pid;
+			if (e)
+				continue;
+		}
+		ti[n] = i;
+		leaf[n] = WINDOW_ROOT;
+		best[n] = 0;
+		n++;
+	}
+	/* The stacks, where the window has them (wall mode). */
+	for (size_t k = 0; n && k < nc; k++) {
+		const struct window_node *wn = window_node(s->w, wc[k].node);
+		const struct frame *f = wn ? frames_get(window_frames(s->w), wn->frame) : NULL;
+		if (!f || f->wait != SAMPLE_WAIT_LOCK)
+			continue;
+		for (int j = 0; j < n; j++)
+			if (m->threads[ti[j]].tid == wc[k].tid && wc[k].count > best[j]) {
+				best[j] = wc[k].count;
+				leaf[j] = wn->parent;
+			}
+	}
+	for (int j = 0; j < n; j++) {
+		const struct metrics_thread *t = &m->threads[ti[j]];
+		locks_resolve(&raw[j], t->pid, t->tid,
+			      leaf[j] != WINDOW_ROOT ? stack_hint(s->w, leaf[j]) : LOCKS_HINT_NONE,
+			      &w);
+		locks_add(&s->locks, &w);
+	}
+	locks_build(&s->locks);
+}
+
 /* Every process profiled (targets still there, descendants followed)
  * becomes the set metrics reads. */
 static void metrics_follow(struct session *s)
@@ -182,6 +260,7 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	if (s->metrics_ok) {
 		metrics_follow(s);
 		metrics_tick(&s->metrics, mono_ns() / 1e9);
+		scan_locks(s);
 	}
 	s->next_metrics_ns = mono_ns() + SEC_NS;
 	health_init(&s->health, mono_ns());
@@ -234,6 +313,7 @@ void session_collect(struct session *s, uint64_t now_ns)
 	if (!s->procs.exited) {
 		metrics_follow(s);
 		metrics_tick(&s->metrics, t / 1e9);
+		scan_locks(s);
 	}
 	s->next_metrics_ns += SEC_NS;
 	if (s->next_metrics_ns < t)
@@ -339,6 +419,7 @@ void session_close(struct session *s)
 	ingest_free(s->in);
 	if (s->metrics_ok)
 		metrics_free(&s->metrics);
+	locks_free(&s->locks);
 	window_free(s->w);
 	report_free(s->report);
 	procs_free(&s->procs);
