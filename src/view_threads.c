@@ -896,7 +896,7 @@ struct view_action view_threads_key(struct view_threads_state *st, int key)
 		return act;
 	}
 	switch (key) {
-	case 'h': {
+	case 'o': {
 		const struct locks_wait *w = locks_find(st->locks, st->selected_tid);
 		if (!w || !w->owner) {
 			act.kind = VIEW_ACTION_NONE;

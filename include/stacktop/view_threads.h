@@ -100,7 +100,7 @@ int view_threads_update(struct view_threads_state *st, const struct view_header 
 int view_threads_render(struct grid *g, const struct view_header *h, const struct metrics *m,
 			const struct view_threads_state *st);
 
-/* 'h' moves the selection to the holder of the selected thread's lock;
+/* 'o' moves the selection to the holder of the selected thread's lock;
  * 's' cycles the sort; arrows, PgUp/PgDn, Home/End move the selection
  * (VIEW_ACTION_USED); Enter on a thread: VIEW_ACTION_NARROW with its TID;
  * Esc while narrowed: VIEW_ACTION_NARROW_ALL; else VIEW_ACTION_NONE. Key

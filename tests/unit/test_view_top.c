@@ -573,6 +573,7 @@ static void test_help(void **state)
 	assert_non_null(strstr(all, "PgUp/Dn move selection"));
 	assert_non_null(strstr(all, " /  n  N    search; next/prev match"));
 	assert_non_null(strstr(all, " f  c  t    bottom-up; colour; threads"));
+	assert_non_null(strstr(all, " o          select its lock's holder"));
 	assert_non_null(strstr(all, "anywhere on the stack"));
 	assert_non_null(strstr(all, "250% = 2.5 cores"));
 	assert_non_null(strstr(all, " Press any key to return\n"));
