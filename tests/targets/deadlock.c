@@ -102,9 +102,8 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		void (*fn)(void);
-	} th[] = {{"alpha", take_b_after_a},	 {"beta", take_a_after_b},
-		  {"bystander", stand_by},	 {"holder", hold_c_asleep},
-		  {"contender", contend_c},	 {"condwait", wait_cond},
+	} th[] = {{"alpha", take_b_after_a},   {"beta", take_a_after_b}, {"bystander", stand_by},
+		  {"holder", hold_c_asleep},   {"contender", contend_c}, {"condwait", wait_cond},
 		  {"recursive", hold_r_twice}, {"recwaiter", wait_r}};
 	pthread_mutexattr_t ra;
 	pthread_t t;

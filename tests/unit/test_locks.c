@@ -252,9 +252,8 @@ static void test_decode(void **state)
 			 LOCKS_KIND_NOOWNER);
 	assert_int_equal(o, 0);
 	f.op = 128;
-	assert_int_equal(
-	    locks_decode(&f, mem, true, LOCKS_HINT_NOOWNER, 1, 1, alive_all, NULL, &o),
-	    LOCKS_KIND_NOOWNER);
+	assert_int_equal(locks_decode(&f, mem, true, LOCKS_HINT_NOOWNER, 1, 1, alive_all, NULL, &o),
+			 LOCKS_KIND_NOOWNER);
 	assert_int_equal(o, 0);
 	/* Robust: the owner is in the word. */
 	f.op = 0;
@@ -359,7 +358,7 @@ static void test_graph_two_cycles_and_three(void **state)
 	add(&g, 10, 30, 3);
 	add(&g, 40, 41, 4);
 	add(&g, 41, 40, 5);
-	add(&g, 50, 0, 6); /* owner unknown */
+	add(&g, 50, 0, 6);  /* owner unknown */
 	add(&g, 51, 52, 7); /* owner not waiting */
 	assert_int_equal(locks_build(&g), 0);
 	assert_int_equal(g.ncycles, 2);
