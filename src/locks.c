@@ -391,6 +391,62 @@ int locks_build(struct locks *g)
 	return 0;
 }
 
+int locks_tally(struct locks *g, double keep)
+{
+	int i, j, k = 0;
+
+	for (i = 0; i < g->nhold; i++) {
+		g->hold[i].n *= keep;
+		if (g->hold[i].n >= 0.01)
+			g->hold[k++] = g->hold[i];
+	}
+	g->nhold = k;
+	for (i = 0; i < g->n; i++) {
+		const struct locks_wait *w = &g->w[i];
+		if (w->kind == LOCKS_KIND_NOOWNER || w->kind == LOCKS_KIND_NONE)
+			continue;
+		for (j = 0; j < g->nhold; j++)
+			if (g->hold[j].waiter == w->tid && g->hold[j].owner == w->owner)
+				break;
+		if (j == g->nhold) {
+			if (grow((void **)&g->hold, &g->hold_cap, (size_t)g->nhold + 1,
+				 sizeof(*g->hold)))
+				return -ENOMEM;
+			g->hold[g->nhold++] = (struct locks_hold){.waiter = w->tid, .owner = w->owner};
+		}
+		g->hold[j].n += 1;
+	}
+	return 0;
+}
+
+int locks_held_by(const struct locks *g, pid_t waiter, pid_t *owners, double *shares, int max)
+{
+	double sum = 0;
+	int i, j, k = 0;
+
+	if (max <= 0)
+		return 0;
+	for (i = 0; g && i < g->nhold; i++)
+		if (g->hold[i].waiter == waiter)
+			sum += g->hold[i].n;
+	for (i = 0; g && sum > 0 && i < g->nhold; i++) {
+		if (g->hold[i].waiter != waiter)
+			continue;
+		double sh = g->hold[i].n / sum;
+		if (k == max && sh <= shares[max - 1])
+			continue;
+		/* Insert sorted, most first; when full the smallest falls off. */
+		j = k < max ? k++ : max - 1;
+		for (; j > 0 && shares[j - 1] < sh; j--) {
+			owners[j] = owners[j - 1];
+			shares[j] = shares[j - 1];
+		}
+		owners[j] = g->hold[i].owner;
+		shares[j] = sh;
+	}
+	return k;
+}
+
 const char *locks_kind_name(enum locks_kind k)
 {
 	switch (k) {
@@ -412,5 +468,6 @@ void locks_free(struct locks *g)
 	free(g->w);
 	free(g->tids);
 	free(g->cycles);
+	free(g->hold);
 	*g = (struct locks){0};
 }

@@ -199,6 +199,9 @@ static void scan_locks(struct session *s)
 		locks_add(&s->locks, &w);
 	}
 	locks_build(&s->locks);
+	/* Who held the locks, over about the window (one scan a second). */
+	unsigned win = m->cfg.window_s ? m->cfg.window_s : 60;
+	locks_tally(&s->locks, 1.0 - 1.0 / (double)win);
 }
 
 /* Every process profiled (targets still there, descendants followed)

@@ -138,6 +138,7 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		view_threads_render(&ui->grid, h, m->metrics, &ui->threads);
 		break;
 	default:
+		ui->top.locks = m->locks;
 		view_top_update(&ui->top, m->w, h, cols, rows);
 		view_top_render(&ui->grid, h, &ui->top);
 		break;

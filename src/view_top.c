@@ -210,12 +210,35 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c, enum
 		grid_put(g, c->mod_x, y, "Module", hdr, c->mod_w);
 }
 
+/* "held by writer-3 62%" for a lock-wait row whose holder is known (the
+ * name from the metrics, sanitized), else "". */
+static void holder_text(const struct view_top_state *st, const struct view_top_row *row,
+			char *out, size_t size)
+{
+	const struct metrics *m = st->metrics;
+	char name[64];
+	int i;
+
+	out[0] = '\0';
+	if (!st->wall || !row->holder)
+		return;
+	for (i = 0; m && i < m->nthreads; i++)
+		if (m->threads[i].tid == row->holder)
+			break;
+	if (m && i < m->nthreads)
+		text_fit(m->threads[i].comm, 15, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%d", (int)row->holder);
+	snprintf(out, size, "held by %s %.0f%%", name, row->holder_pct);
+}
+
 static void draw_row(struct grid *g, int y, const struct cols *c, const struct view_top_row *row,
 		     uint64_t total, double period, const struct view_top_state *st, bool selected)
 {
 	const struct window_top_row *r = &row->r;
 	const struct frame *f = &row->f;
-	char own[16], tot[16], buf[1024], mod[256];
+	char own[16], tot[16], buf[1024], mod[256], hold[96];
+	int hw;
 	double po = total ? 100.0 * (double)r->self / (double)total : 0;
 	double pt = total ? 100.0 * (double)r->total / (double)total : 0;
 
@@ -235,8 +258,15 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 		text_seconds((double)r->total * period, tot, sizeof(tot));
 		grid_printf(g, 0, y, 0, NUM_W, "%5.1f  %6.1f  %7s  %9s", po, pt, own, tot);
 	}
-	fmt_function(f, st->lines, c->func_w, buf, sizeof(buf));
-	grid_put(g, c->func_x, y, buf, f->kernel ? GRID_COLOR(GRID_C_MAGENTA) : 0, c->func_w);
+	holder_text(st, row, hold, sizeof(hold));
+	hw = hold[0] ? text_width(hold) + 2 : 0;
+	if (hw && c->func_w - hw < 12)
+		hw = 0; /* the function's name first */
+	fmt_function(f, st->lines, c->func_w - hw, buf, sizeof(buf));
+	grid_put(g, c->func_x, y, buf, f->kernel ? GRID_COLOR(GRID_C_MAGENTA) : 0, c->func_w - hw);
+	if (hw)
+		grid_put(g, c->func_x + text_width(buf) + 2, y, hold,
+			 GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, hw - 2);
 	if (c->mod_w) {
 		const char *m = f->has_sym ? text_basename(f->sym.module) : NULL;
 
@@ -284,6 +314,120 @@ void view_top_state_free(struct view_top_state *st)
 	st->wall_split[0] = '\0';
 }
 
+/* Do two frames name the same row (the key window_top aggregates by)? */
+static bool same_row(const struct frame *a, const struct frame *b, bool lines)
+{
+	if (a->kernel != b->kernel || a->has_sym != b->has_sym)
+		return false;
+	if (!a->has_sym)
+		return a->pc == b->pc && a->pid == b->pid;
+	if (cmp_str(a->sym.module, b->sym.module) || cmp_str(a->sym.func, b->sym.func))
+		return false;
+	if (!a->sym.func && a->sym.offset != b->sym.offset)
+		return false;
+	return !lines || (!cmp_str(a->sym.file, b->sym.file) && a->sym.line == b->sym.line);
+}
+
+#define HOLDERS_MAX 8 /* owners told apart per row */
+
+struct holder_acc {
+	int row; /* index in kept */
+	pid_t owner[HOLDERS_MAX];
+	double wt[HOLDERS_MAX], sum;
+	int n;
+};
+
+static void acc_add(struct holder_acc *a, pid_t owner, double wt)
+{
+	int i;
+
+	a->sum += wt;
+	for (i = 0; i < a->n; i++)
+		if (a->owner[i] == owner) {
+			a->wt[i] += wt;
+			return;
+		}
+	if (a->n < HOLDERS_MAX) {
+		a->owner[a->n] = owner;
+		a->wt[a->n++] = wt;
+	}
+}
+
+/* Wall mode: for each row that mostly waits on locks, the thread that held
+ * what its waiters waited on: each waiter's lock samples in the row are
+ * split among the owners it was seen waiting on (locks_held_by), summed
+ * over the waiters; the biggest known owner and its share are kept. One
+ * window query per waiting thread. */
+static int find_holders(struct view_top_state *st, struct window *w,
+			const struct window_top_query *base)
+{
+	const struct locks *lk = st->locks;
+	struct holder_acc *acc;
+	struct window_top_query q = *base;
+	struct window_top_row *rows = NULL;
+	pid_t owners[HOLDERS_MAX];
+	double shares[HOLDERS_MAX];
+	size_t n, i, k, nacc = 0;
+	uint64_t total;
+	int err = 0, h, no;
+
+	if (!lk || !lk->nhold || !st->nkept)
+		return 0;
+	if (!(acc = calloc(st->nkept, sizeof(*acc))))
+		return -ENOMEM;
+	for (i = 0; i < st->nkept; i++) {
+		const struct window_top_row *r = &st->kept[i].r;
+		int best = 0;
+		for (int kk = 1; kk < SAMPLE_WAIT_COUNT; kk++)
+			if (r->wait[kk] > (best ? r->wait[best] : 0))
+				best = kk;
+		if (best == SAMPLE_WAIT_LOCK)
+			acc[nacc++].row = (int)i;
+	}
+	for (h = 0; nacc && h < lk->nhold; h++) {
+		pid_t waiter = lk->hold[h].waiter;
+		int seen = 0;
+		for (int e = 0; e < h; e++)
+			seen |= lk->hold[e].waiter == waiter;
+		if (seen || (st->tid && st->tid != waiter))
+			continue;
+		if (!(no = locks_held_by(lk, waiter, owners, shares, HOLDERS_MAX)))
+			continue;
+		q.tid = waiter;
+		if ((err = window_top(w, &q, &rows, &n, &total)))
+			break;
+		for (i = 0; i < n; i++) {
+			const struct frame *f;
+			if (!rows[i].wait[SAMPLE_WAIT_LOCK] ||
+			    !(f = frames_get(window_frames(w), rows[i].frame)))
+				continue;
+			for (k = 0; k < nacc; k++) {
+				if (!same_row(f, &st->kept[acc[k].row].f, st->lines))
+					continue;
+				for (int o = 0; o < no; o++)
+					acc_add(&acc[k], owners[o],
+						(double)rows[i].wait[SAMPLE_WAIT_LOCK] * shares[o]);
+				break;
+			}
+		}
+		free(rows);
+		rows = NULL;
+	}
+	for (k = 0; k < nacc; k++) {
+		struct view_top_row *r = &st->kept[acc[k].row];
+		int best = -1;
+		for (int o = 0; o < acc[k].n; o++)
+			if (acc[k].owner[o] && (best < 0 || acc[k].wt[o] > acc[k].wt[best]))
+				best = o;
+		if (best >= 0 && acc[k].sum > 0) {
+			r->holder = acc[k].owner[best];
+			r->holder_pct = 100.0 * acc[k].wt[best] / acc[k].sum;
+		}
+	}
+	free(acc);
+	return err;
+}
+
 /* Take the rows from the window into st->kept, each with a copy of its
  * frame, and the wall-time split. */
 static int take_rows(struct view_top_state *st, struct window *w)
@@ -315,6 +459,8 @@ static int take_rows(struct view_top_state *st, struct window *w)
 		kept[i].r = rows[i];
 		const struct frame *f = frames_get(window_frames(w), rows[i].frame);
 		kept[i].f = f ? *f : (struct frame){.pc = rows[i].frame};
+		kept[i].holder = 0;
+		kept[i].holder_pct = 0;
 	}
 	free(rows);
 	free(st->kept);
@@ -328,6 +474,7 @@ static int take_rows(struct view_top_state *st, struct window *w)
 
 		window_wait_counts(w, st->tid, counts);
 		view_wait_split(counts, !st->utf8, st->wall_split, sizeof(st->wall_split));
+		return find_holders(st, w, &q);
 	}
 	return 0;
 }

@@ -73,6 +73,13 @@ struct locks_cycle {
 	int first, n; /* tids[first .. first+n): each waits on a lock the next holds */
 };
 
+/* How often waiter was seen waiting on a lock owner held (owner 0:
+ * unknown), decayed so it covers about the window. */
+struct locks_hold {
+	pid_t waiter, owner;
+	double n;
+};
+
 struct locks {
 	struct locks_wait *w;
 	int n;
@@ -84,6 +91,10 @@ struct locks {
 	size_t cycles_cap;
 	int read_err; /* the last failure to read a target (-EPERM...), 0 if none */
 	pid_t read_err_pid;
+	/* Kept across locks_reset (locks_tally): who held what waiters waited on. */
+	struct locks_hold *hold;
+	int nhold;
+	size_t hold_cap;
 };
 
 /* Is tid a live thread of process pid (ctx as given)? */
@@ -134,6 +145,14 @@ int locks_add(struct locks *g, const struct locks_wait *w);
 /* Find the cycles: mark each wait's cycle, fill cycles[]/tids[] (each cycle
  * starts at its lowest TID). 0 or -ENOMEM. */
 int locks_build(struct locks *g);
+
+/* After locks_build: every count of hold[] times keep (0..1; entries that
+ * fall under 0.01 are dropped), then one more for each wait of the graph on
+ * a lock that can have an owner. 0 or -ENOMEM. */
+int locks_tally(struct locks *g, double keep);
+/* The owners waiter was seen waiting on, as shares (0..1) of its tally:
+ * up to max of them into owners/shares, most first. Returns how many. */
+int locks_held_by(const struct locks *g, pid_t waiter, pid_t *owners, double *shares, int max);
 
 /* The wait of tid, or NULL. */
 const struct locks_wait *locks_find(const struct locks *g, pid_t tid);

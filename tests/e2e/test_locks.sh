@@ -9,6 +9,8 @@
 #                and beta; --json carries the same graph;
 #   -b threads   cpu mode and wall mode: the holders, DEADLOCK on alpha and
 #                beta only, the alert line, nothing claimed for condwait;
+#   -b top wall  lock-wait rows end with "held by NAME 100%" (stand_by:
+#                alpha, contend_c: holder ...), none on the condvar rows;
 #   TUI 80x24    the alert line and holders fit; o on bystander selects its
 #                holder (alpha) with o, Enter narrows the views to alpha.
 . "$(dirname "$0")/lib.sh"
@@ -105,6 +107,20 @@ check_batch() { # MODE FILE: the last refresh printed in FILE
 check_batch cpu "$E2E_TMPDIR/cpu.txt"
 "$STACKTOP" -p "$T" -b --wall --ascii --view threads -n 2 -d 1 >"$E2E_TMPDIR/wall.txt" 2>&1 || die "batch (wall) failed"
 check_batch wall "$E2E_TMPDIR/wall.txt"
+# Top view, wall mode: lock-wait rows name the holder of what they wait on.
+"$STACKTOP" -p "$T" -b --wall -n 3 -d 1 >"$E2E_TMPDIR/top.txt" 2>&1 || die "batch top (wall) failed"
+awk '/^stacktop  pid/ { n = 0; delete l } { l[++n] = $0 } END { for (i = 1; i <= n; i++) print l[i] }' \
+	"$E2E_TMPDIR/top.txt" >"$E2E_TMPDIR/top_last.txt"
+toprow() { grep -E " $1( |$)" "$E2E_TMPDIR/top_last.txt" | head -n 1; }
+for pair in stand_by:alpha contend_c:holder wait_r:recursive take_b_after_a:beta take_a_after_b:alpha; do
+	r=$(toprow "${pair%%:*}")
+	[[ $r == *"held by ${pair#*:} 100%"* ]] && ok "top (wall): ${pair%%:*} held by ${pair#*:} 100%" ||
+		bad "top (wall): ${pair%%:*} row should say 'held by ${pair#*:} 100%': '$r'"
+done
+for f in wait_cond pthread_cond_wait; do
+	r=$(toprow "$f")
+	[[ -n $r && $r != *"held by"* ]] && ok "top (wall): no holder for $f" || bad "top (wall): $f row: '$r'"
+done
 grep -q '⇄' "$E2E_TMPDIR/wall.txt" && bad "--ascii: the alert should use <->" || ok "--ascii: no arrow glyph"
 check_target_healthy "$T" "after wall mode"
 

@@ -374,6 +374,39 @@ static void test_graph_two_cycles_and_three(void **state)
 	locks_free(&g);
 }
 
+static void test_tally(void **state)
+{
+	struct locks g = {0};
+	pid_t o[2];
+	double sh[2];
+
+	/* Three scans: 21 waits on 11 twice, then on 12; 22 on a futex with no owner. */
+	for (int scan = 0; scan < 3; scan++) {
+		locks_reset(&g);
+		add(&g, 21, scan < 2 ? 11 : 12, 0xa0);
+		struct locks_wait cv = {.pid = 1, .tid = 22, .addr = 0xc0, .kind = LOCKS_KIND_NOOWNER};
+		assert_int_equal(locks_add(&g, &cv), 0);
+		assert_int_equal(locks_build(&g), 0);
+		assert_int_equal(locks_tally(&g, 1.0), 0);
+	}
+	assert_int_equal(g.nhold, 2); /* (21, 11) and (21, 12): nothing for 22 */
+	assert_int_equal(locks_held_by(&g, 21, o, sh, 2), 2);
+	assert_int_equal(o[0], 11);
+	assert_float_equal(sh[0], 2.0 / 3, 1e-9);
+	assert_int_equal(o[1], 12);
+	assert_int_equal(locks_held_by(&g, 21, o, sh, 1), 1);
+	assert_int_equal(o[0], 11);
+	assert_int_equal(locks_held_by(&g, 22, o, sh, 2), 0);
+	assert_int_equal(locks_held_by(&g, 21, o, sh, 0), 0);
+	/* Decay: what is not seen again fades out. */
+	locks_reset(&g);
+	assert_int_equal(locks_build(&g), 0);
+	for (int i = 0; i < 200; i++)
+		assert_int_equal(locks_tally(&g, 0.9), 0);
+	assert_int_equal(g.nhold, 0);
+	locks_free(&g);
+}
+
 static void test_graph_empty(void **state)
 {
 	struct locks g = {0};
@@ -392,4 +425,4 @@ TEST_MAIN(NULL, NULL, cmocka_unit_test(test_mutex_layout), cmocka_unit_test(test
 	  cmocka_unit_test(test_live_sem_no_owner), cmocka_unit_test(test_live_rwlock_writer),
 	  cmocka_unit_test(test_decode), cmocka_unit_test(test_hints),
 	  cmocka_unit_test(test_parse_syscall), cmocka_unit_test(test_graph_abba_bystander),
-	  cmocka_unit_test(test_graph_two_cycles_and_three), cmocka_unit_test(test_graph_empty))
+	  cmocka_unit_test(test_graph_two_cycles_and_three), cmocka_unit_test(test_graph_empty), cmocka_unit_test(test_tally))
