@@ -238,7 +238,7 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 	const struct window_top_row *r = &row->r;
 	const struct frame *f = &row->f;
 	char own[16], tot[16], buf[1024], mod[256], hold[96];
-	int hw;
+	int hw, fw, hx, room;
 	double po = total ? 100.0 * (double)r->self / (double)total : 0;
 	double pt = total ? 100.0 * (double)r->total / (double)total : 0;
 
@@ -258,16 +258,19 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 		text_seconds((double)r->total * period, tot, sizeof(tot));
 		grid_printf(g, 0, y, 0, NUM_W, "%5.1f  %6.1f  %7s  %9s", po, pt, own, tot);
 	}
+	/* A holder may take the Module column's room: it says more. */
 	holder_text(st, row, hold, sizeof(hold));
+	room = c->func_w + (c->mod_w ? 2 + c->mod_w : 0);
 	hw = hold[0] ? text_width(hold) + 2 : 0;
-	if (hw && c->func_w - hw < 12)
+	if (hw && room - hw < 12)
 		hw = 0; /* the function's name first */
-	fmt_function(f, st->lines, c->func_w - hw, buf, sizeof(buf));
-	grid_put(g, c->func_x, y, buf, f->kernel ? GRID_COLOR(GRID_C_MAGENTA) : 0, c->func_w - hw);
+	fw = hw && room - hw < c->func_w ? room - hw : c->func_w;
+	fmt_function(f, st->lines, fw, buf, sizeof(buf));
+	grid_put(g, c->func_x, y, buf, f->kernel ? GRID_COLOR(GRID_C_MAGENTA) : 0, fw);
+	hx = c->func_x + text_width(buf) + 2;
 	if (hw)
-		grid_put(g, c->func_x + text_width(buf) + 2, y, hold,
-			 GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, hw - 2);
-	if (c->mod_w) {
+		grid_put(g, hx, y, hold, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, hw - 2);
+	if (c->mod_w && (!hw || hx + hw <= c->mod_x)) {
 		const char *m = f->has_sym ? text_basename(f->sym.module) : NULL;
 
 		text_fit(m ? m : "?", c->mod_w, mod, sizeof(mod));
