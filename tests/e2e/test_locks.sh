@@ -2,7 +2,8 @@
 # test_locks — lock owners and deadlocks (issue 15), on the deadlock target:
 # alpha and beta deadlock (AB-BA), bystander waits on alpha's lock, contender
 # on the lock of a sleeping holder, recwaiter on a recursive mutex held twice
-# by recursive, condwait on a condition variable (no owner may be claimed).
+# by recursive, condwait on a condition variable (no owner may be claimed),
+# reader on an rwlock writer holds (known where a stack shows the rdlock).
 #
 #   dump         each waiter's block ends with "lock 0x… held by NAME (TID)",
 #                condwait's says no owner, one "deadlock:" line names alpha
@@ -31,13 +32,13 @@ T=$BG_PID
 # Every waiter blocked: alpha, beta, bystander, contender, recwaiter, condwait in futex.
 all_blocked() {
 	local n w
-	for n in alpha beta bystander contender recwaiter condwait; do
+	for n in alpha beta bystander contender recwaiter condwait reader; do
 		w=$(tid_named "$T" "$n") || return 1
 		grep -q '^202 ' "/proc/$T/task/$w/syscall" 2>/dev/null || return 1
 	done
 }
 wait_until 5 all_blocked || die "deadlock target: its threads did not all block in futex"
-for n in alpha beta bystander holder contender condwait recursive recwaiter; do
+for n in alpha beta bystander holder contender condwait recursive recwaiter writer reader; do
 	printf -v "${n^^}" '%s' "$(tid_named "$T" "$n")"
 done
 log "alpha $ALPHA beta $BETA bystander $BYSTANDER holder $HOLDER contender $CONTENDER" \
@@ -49,17 +50,18 @@ block_of() { awk -v t="Thread $2 " 'index($0, t) == 1 { on = 1 } on && /^$/ { ex
 # ==== dump ====================================================================
 out=$E2E_TMPDIR/dump.txt
 "$STACKTOP" dump -p "$T" >"$out" 2>&1 || { cat "$out"; die "dump failed"; }
-check_holder() { # WHO TID HOLDER_NAME HOLDER_TID
-	local last
+check_holder() { # WHO TID HOLDER_NAME HOLDER_TID [WORD]
+	local last word=${5:-lock}
 	last=$(block_of "$out" "$2" | tail -n 1)
-	[[ $last == "    lock 0x"*" held by $3 ($4)"* ]] && ok "dump: $1's block ends with its lock held by $3 ($4)" ||
-		bad "dump: $1's block should end with 'lock 0x… held by $3 ($4)': '$last'"
+	[[ $last == "    $word 0x"*" held by $3 ($4)"* ]] && ok "dump: $1's block ends with its $word held by $3 ($4)" ||
+		bad "dump: $1's block should end with '$word 0x… held by $3 ($4)': '$last'"
 }
 check_holder alpha "$ALPHA" beta "$BETA"
 check_holder beta "$BETA" alpha "$ALPHA"
 check_holder bystander "$BYSTANDER" alpha "$ALPHA"
 check_holder contender "$CONTENDER" holder "$HOLDER"
 check_holder recwaiter "$RECWAITER" recursive "$RECURSIVE"
+check_holder reader "$READER" writer "$WRITER" rwlock
 block_of "$out" "$BYSTANDER" | grep -q DEADLOCK && bad "dump: bystander is not in the cycle, yet flagged" ||
 	ok "dump: bystander not flagged DEADLOCK"
 cw=$(block_of "$out" "$CONDWAIT")
@@ -78,6 +80,7 @@ check_cmp "$(owner "$ALPHA")" == "$BETA" "json: alpha's lock owner is beta"
 check_cmp "$(owner "$BYSTANDER")" == "$ALPHA" "json: bystander's lock owner is alpha"
 check_cmp "$(owner "$CONTENDER")" == "$HOLDER" "json: contender's lock owner is holder"
 check_cmp "$(owner "$RECWAITER")" == "$RECURSIVE" "json: recwaiter's lock owner is recursive"
+check_cmp "$(owner "$READER")" == "$WRITER" "json: reader's rwlock owner is writer"
 [ "$(owner "$CONDWAIT")" = null ] && ok "json: no owner for condwait" || bad "json: condwait given an owner: $(owner "$CONDWAIT")"
 dl=$(jq -c '.deadlocks' "$json")
 [ "$dl" = "[[$ALPHA,$BETA]]" ] && ok "json: deadlocks [[alpha,beta]]" || bad "json: deadlocks should be [[$ALPHA,$BETA]]: $dl"
@@ -102,10 +105,19 @@ check_batch() { # MODE FILE: the last refresh printed in FILE
 	[[ -n $r && $r != *"held by"* && $r != *DEADLOCK* ]] && ok "$1: condwait listed, no owner claimed" ||
 		bad "$1: condwait row: '$r'"
 	check_cmp "$(grep -v '^!' "$f" | grep -c DEADLOCK)" == 2 "$1: two rows flagged DEADLOCK"
+	# An rwlock's writer is known from the stack: wall mode has one, cpu
+	# mode does not and claims nothing.
+	r=$(row "$READER")
+	if [ "$1" = wall ]; then
+		[[ $r == *"held by writer ($WRITER)"* ]] && ok "$1: reader held by writer" || bad "$1: reader row: '$r'"
+	else
+		[[ -n $r && $r != *"held by"* ]] && ok "$1: reader listed, no owner claimed without a stack" ||
+			bad "$1: reader row: '$r'"
+	fi
 }
 "$STACKTOP" -p "$T" -b --view threads -n 2 -d 1 >"$E2E_TMPDIR/cpu.txt" 2>&1 || die "batch (cpu) failed"
 check_batch cpu "$E2E_TMPDIR/cpu.txt"
-"$STACKTOP" -p "$T" -b --wall --ascii --view threads -n 2 -d 1 >"$E2E_TMPDIR/wall.txt" 2>&1 || die "batch (wall) failed"
+"$STACKTOP" -p "$T" -b --wall --ascii --view threads -n 3 -d 1 >"$E2E_TMPDIR/wall.txt" 2>&1 || die "batch (wall) failed"
 check_batch wall "$E2E_TMPDIR/wall.txt"
 # Top view, wall mode: lock-wait rows name the holder of what they wait on.
 "$STACKTOP" -p "$T" -b --wall -n 3 -d 1 >"$E2E_TMPDIR/top.txt" 2>&1 || die "batch top (wall) failed"

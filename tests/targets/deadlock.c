@@ -12,6 +12,9 @@
  *   "condwait"   -                a condition variable: no owner
  *   "recursive"  lock_r twice     -           a recursive mutex (asleep)
  *   "recwaiter"  -                lock_r      held by recursive
+ *   "writer"     rw for writing   -           an rwlock's writer (asleep)
+ *   "reader"     -                rw          held by writer (known from the
+ *                                             stack: wall mode and dump)
  *   main         -                -           sleeps
  *
  * The condition variable sits just before lock_c in one struct, so its
@@ -30,7 +33,8 @@ static struct {
 static pthread_mutex_t cv_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t lock_r;
 static pthread_barrier_t ab_held;  /* alpha, beta and bystander: a and b are held */
-static pthread_barrier_t c_r_held; /* holder, recursive, contender, recwaiter */
+static pthread_barrier_t c_r_held; /* holder, recursive, contender, recwaiter, writer, reader */
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
 
 KEEP void take_b_after_a(void)
 {
@@ -91,6 +95,20 @@ KEEP void wait_r(void)
 	NO_TAIL();
 }
 
+KEEP void write_asleep(void)
+{
+	pthread_rwlock_wrlock(&rw);
+	pthread_barrier_wait(&c_r_held);
+	sleep_forever();
+}
+
+KEEP void read_rw(void)
+{
+	pthread_barrier_wait(&c_r_held);
+	pthread_rwlock_rdlock(&rw);
+	NO_TAIL();
+}
+
 static void *run(void *arg)
 {
 	((void (*)(void))arg)();
@@ -104,7 +122,8 @@ int main(int argc, char **argv)
 		void (*fn)(void);
 	} th[] = {{"alpha", take_b_after_a},   {"beta", take_a_after_b}, {"bystander", stand_by},
 		  {"holder", hold_c_asleep},   {"contender", contend_c}, {"condwait", wait_cond},
-		  {"recursive", hold_r_twice}, {"recwaiter", wait_r}};
+		  {"recursive", hold_r_twice}, {"recwaiter", wait_r},	 {"writer", write_asleep},
+		  {"reader", read_rw}};
 	pthread_mutexattr_t ra;
 	pthread_t t;
 	double seconds;
@@ -115,7 +134,7 @@ int main(int argc, char **argv)
 	pthread_mutexattr_settype(&ra, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&lock_r, &ra);
 	pthread_barrier_init(&ab_held, NULL, 3);
-	pthread_barrier_init(&c_r_held, NULL, 4);
+	pthread_barrier_init(&c_r_held, NULL, 6);
 	for (size_t i = 0; i < sizeof(th) / sizeof(th[0]); i++)
 		if (spawn_named(&t, run, (void *)th[i].fn, th[i].name))
 			return 1;
