@@ -15,8 +15,8 @@
 # two alone runs give the baseline (and show the noise). Columns:
 #   rounds/s      the target's throughput
 #   slowdown      1 - rounds/s / baseline
-#   pause         mean time a thread is stopped per ptrace stop (stacktop's
-#                 header: INTERRUPT → resumed)
+#   pause         mean time a thread is held stopped per ptrace stop
+#                 (stacktop's header: the stop seen → resumed)
 #   samples/s     samples delivered (stops + reused stacks of threads that
 #                 did not run)
 #   stacktop CPU  stacktop's own CPU time over the run, % of one core

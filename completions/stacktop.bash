@@ -1,10 +1,10 @@
 # bash completion for stacktop(1)                          -*- shell-script -*-
 #
-# The subcommands dump, record and report as the first word; options and
+# The subcommands dump, record, report and diff as the first word; options and
 # their values, each subcommand only its own; PIDs for -p/--pid from /proc (a
 # comma-separated list, a process name typed instead of a PID becomes its
 # PIDs; a second Tab lists PIDs with their names); the sort keys, modes and
-# formats; files for -o/--output and report's FILE, directories for
+# formats; files for -o/--output, report's FILE and diff's files, directories for
 # --output-dir; and, after "--" or the first non-option, the command to
 # launch and its own arguments. Works with or without bash-completion.
 
@@ -13,7 +13,8 @@
 _stacktop_opts='-p --pid --subprocesses --debuginfod -r --rate -d --delay -W --window -b --batch
 -n --iterations -l --limit --view -s --sort -L --lines -K --no-kernel
 --stack-size --ascii --spike-for --mode -w --wall --events --no-idle --json
--o --output --format --per-thread --force --output-dir --output-mode -h --help -V --version'
+-o --output --format --per-thread --force --output-dir --output-mode --base --new
+--fail-above -h --help -V --version'
 
 _stacktop_top_opts='-p --pid --subprocesses --debuginfod --mode -w --wall --events -r --rate -d --delay
 -W --window -b --batch -n --iterations -l --limit --view -s --sort -L --lines
@@ -26,7 +27,10 @@ _stacktop_record_opts='-p --pid --subprocesses --debuginfod --mode -w --wall --e
 _stacktop_report_opts='-b --batch -n --iterations -l --limit --view -s --sort
 -L --lines -K --no-kernel --ascii --output-dir --output-mode -h --help'
 
-_stacktop_subcommands='dump record report'
+_stacktop_diff_opts='-b --batch -l --limit -L --lines -K --no-kernel --base --new --fail-above
+-h --help'
+
+_stacktop_subcommands='dump record report diff'
 
 # Options that take a value in the next word (or after "=").
 _stacktop_takes_arg()
@@ -34,7 +38,8 @@ _stacktop_takes_arg()
 	case $1 in
 	-p | --pid | -r | --rate | -d | --delay | -W | --window | -n | --iterations | \
 		-l | --limit | --view | -s | --sort | --stack-size | --spike-for | --mode | \
-		-o | --output | --format | --output-dir | --output-mode) return 0 ;;
+		-o | --output | --format | --output-dir | --output-mode | --base | --new | \
+		--fail-above) return 0 ;;
 	esac
 	return 1
 }
@@ -104,7 +109,8 @@ _stacktop_value()
 	--mode) COMPREPLY=($(compgen -W 'cpu wall' -- "$2")) ;;
 	--events) COMPREPLY=($(compgen -W 'auto per-cpu inherit per-thread' -- "$2")) ;;
 	--format) COMPREPLY=($(compgen -W 'folded pprof speedscope' -- "$2")) ;;
-	-o | --output) _stacktop_files -f "$2" ;;
+	-o | --output | --base | --new) _stacktop_files -f "$2" ;;
+	--fail-above) COMPREPLY=($(compgen -W '1 2 5 10' -- "$2")) ;;
 	--output-dir) _stacktop_files -d "$2" ;;
 	--stack-size) COMPREPLY=($(compgen -W '8192 16384 32768 65528' -- "$2")) ;;
 	--output-mode) COMPREPLY=($(compgen -W '0600 0640 0644' -- "$2")) ;;
@@ -146,7 +152,7 @@ _stacktop()
 	# A subcommand is only ever the first word.
 	local sub=top first=1 opts=$_stacktop_top_opts
 	case ${ws[1]} in
-	dump | record | report)
+	dump | record | report | diff)
 		sub=${ws[1]}
 		first=2
 		;;
@@ -155,6 +161,7 @@ _stacktop()
 	dump) opts=$_stacktop_dump_opts ;;
 	record) opts=$_stacktop_record_opts ;;
 	report) opts=$_stacktop_report_opts ;;
+	diff) opts=$_stacktop_diff_opts ;;
 	esac
 
 	# Where does the command start? getopt stops at "--" or the first
@@ -203,7 +210,7 @@ _stacktop()
 		*)
 			case $sub in
 			report) hasfile=1 ;;
-			dump) ;;
+			dump | diff) ;;
 			*)
 				cmd=$i
 				break
@@ -238,7 +245,9 @@ _stacktop()
 		;;
 	-*) COMPREPLY=($(compgen -W "$opts" -- "$cur")) ;;
 	*)
-		if [[ $sub == report ]]; then
+		if [[ $sub == diff ]]; then
+			_stacktop_files -f "$cur"
+		elif [[ $sub == report ]]; then
 			# The profile to open; after it, nothing but options.
 			if ((hasfile)); then
 				COMPREPLY=($(compgen -W "$opts" -- "$cur"))

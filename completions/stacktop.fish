@@ -1,4 +1,4 @@
-# fish completion for stacktop(1): the subcommands dump, record and report
+# fish completion for stacktop(1): the subcommands dump, record, report, diff
 # as the first word, each with its own options; options and their values,
 # PIDs with their process names for -p/--pid (a comma-separated list), the
 # sort keys, modes and formats, files for -o/--output and report's FILE,
@@ -9,7 +9,7 @@
 # subcommand is only ever the first word.
 function __stacktop_sub
     set -l tokens (commandline -opc)
-    if set -q tokens[2]; and contains -- $tokens[2] dump record report
+    if set -q tokens[2]; and contains -- $tokens[2] dump record report diff
         echo $tokens[2]
     else
         echo top
@@ -23,8 +23,8 @@ function __stacktop_command
     set -l tokens (commandline -opc)
     set -e tokens[1]
     switch (__stacktop_sub)
-        case dump report
-            # dump launches nothing; report's non-option is its FILE.
+        case dump report diff
+            # dump launches nothing; report's and diff's non-options are files.
             return 1
         case record
             set -e tokens[1]
@@ -118,17 +118,19 @@ complete -c stacktop -f
 complete -c stacktop -n __stacktop_first_word -x -a dump -d "Print every thread's stack once and exit"
 complete -c stacktop -n __stacktop_first_word -x -a record -d 'Sample without a screen and write a profile file'
 complete -c stacktop -n __stacktop_first_word -x -a report -d 'Open a saved folded or pprof profile'
+complete -c stacktop -n __stacktop_first_word -x -a diff -d 'Compare saved profiles, with significance'
 
 # The command to launch, once it has started (or as the first non-option).
 complete -c stacktop -n __stacktop_command -x -a '(__stacktop_complete_command)'
 complete -c stacktop -n '__stacktop_in top record; and not __stacktop_has_pid' -x -a '(__fish_complete_command)'
 
 # report's FILE.
-complete -c stacktop -n '__stacktop_in report' -F
+complete -c stacktop -n '__stacktop_in report diff' -F
 
 # Which forms offer an option: top (no subcommand), dump, record, report.
 set -l top '__stacktop_in top'
 set -l live '__stacktop_in top report'
+set -l listing '__stacktop_in top report diff'
 set -l sampling '__stacktop_in top record'
 complete -c stacktop -n '__stacktop_in top dump record' -s p -l pid -x -a '(__stacktop_pids)' -d 'Attach to running processes (comma-separated PIDs)'
 complete -c stacktop -n $sampling -l subprocesses -d 'Also profile every process the target forks or execs'
@@ -140,13 +142,13 @@ complete -c stacktop -n $sampling -s r -l rate -x -d 'Samples per second per thr
 complete -c stacktop -n $top -s d -l delay -x -d 'Refresh interval in seconds (0.1..3600, default 1)'
 complete -c stacktop -n '__stacktop_in record' -s d -l delay -x -d 'Seconds to record (0.1..86400, default until Ctrl-C)'
 complete -c stacktop -n $top -s W -l window -x -d 'Rolling window length in seconds (1..86400, default 60)'
-complete -c stacktop -n $live -s b -l batch -d 'Print the table as text every delay instead of the TUI'
+complete -c stacktop -n $listing -s b -l batch -d 'Print the table as text every delay instead of the TUI'
 complete -c stacktop -n $live -s n -l iterations -x -d 'Stop after N refreshes'
-complete -c stacktop -n $live -s l -l limit -x -d 'Rows per refresh in batch mode (default 30)'
+complete -c stacktop -n $listing -s l -l limit -x -d 'Rows per refresh in batch mode (default 30)'
 complete -c stacktop -n $live -l view -x -a 'top icicle threads' -d 'Batch mode: the view to print (default top)'
 complete -c stacktop -n $live -s s -l sort -x -a 'own\t%Own total\t%Total owntime\tOwnTime totaltime\tTotalTime' -d 'Sort the table by a column'
-complete -c stacktop -n $live -s L -l lines -d 'Aggregate by file:line from the start'
-complete -c stacktop -n '__stacktop_in top record report' -s K -l no-kernel -d 'Hide kernel frames from the start'
+complete -c stacktop -n $listing -s L -l lines -d 'Aggregate by file:line from the start'
+complete -c stacktop -n '__stacktop_in top record report diff' -s K -l no-kernel -d 'Hide kernel frames from the start'
 complete -c stacktop -n $top -l no-idle -d 'Wall mode: hide idle threads from the start'
 complete -c stacktop -n $sampling -l stack-size -x -a '8192 16384 32768 65528' -d 'User stack bytes copied per sample (512..65528)'
 complete -c stacktop -n $live -l ascii -d 'Draw charts with ASCII only'
@@ -158,5 +160,8 @@ complete -c stacktop -n '__stacktop_in record' -l format -x -a 'folded\tFlameGra
 complete -c stacktop -n '__stacktop_in record' -l per-thread -d 'A root frame per thread'
 complete -c stacktop -n '__stacktop_in record' -l force -d 'Overwrite an existing output file'
 complete -c stacktop -n '__stacktop_in top record report' -l output-mode -x -a '0600 0640 0644' -d 'Mode of written profiles, octal, at most 0644 (default 0600)'
-complete -c stacktop -n '__stacktop_in top record report' -s h -l help -d 'Show the help and exit'
+complete -c stacktop -n '__stacktop_in diff' -l base -r -F -d 'The base profiles (comma-separated repetitions)'
+complete -c stacktop -n '__stacktop_in diff' -l new -r -F -d 'The new profiles (comma-separated repetitions)'
+complete -c stacktop -n '__stacktop_in diff' -l fail-above -x -d 'Exit 3 when a significant increase exceeds PCT points'
+complete -c stacktop -n '__stacktop_in top record report diff' -s h -l help -d 'Show the help and exit'
 complete -c stacktop -n $top -s V -l version -d 'Show the version and exit'

@@ -145,8 +145,10 @@ static void ingest_all(pid_t pid, struct dump_ctx *d, struct ingest *in, struct 
 		/* The wait is told in words, not as a frame. */
 		const struct frame *leaf =
 		    t->nframes ? frames_get(fr, t->frames[t->nframes - 1]) : NULL;
-		if (leaf && leaf->wait)
+		if (leaf && leaf->wait) {
+			t->s.wait = (enum sample_wait)leaf->wait; /* as the stack refined it */
 			t->nframes--;
+		}
 	}
 }
 
@@ -173,8 +175,10 @@ static void build_graph(pid_t pid, struct dump_ctx *d, struct frames *fr)
 	locks_reset(&d->graph);
 	for (int i = 0; i < d->n; i++) {
 		struct dump_thread *t = &d->th[i];
+		/* A futex wait, whether the stack made it lock or idle (a
+		 * condition variable: said to have no owner). */
 		if (!t->sampled || t->lock_rc || t->s.state == SAMPLE_ONCPU ||
-		    t->s.wait != SAMPLE_WAIT_LOCK)
+		    (t->s.wait != SAMPLE_WAIT_LOCK && t->s.wait != SAMPLE_WAIT_IDLE))
 			continue;
 		locks_resolve(&t->lock, pid, t->tid, stack_hint(t, fr), &w);
 		locks_add(&d->graph, &w);
@@ -275,6 +279,8 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 			if (ok && si.func) {
 				text_sanitize(si.func, a, sizeof(a));
 				fputs(a, out);
+				if (si.inlined)
+					fputs(" (inline)", out);
 				if (si.file) {
 					text_sanitize(text_basename(si.file), c, sizeof(c));
 					if (si.line > 0)
@@ -391,7 +397,7 @@ static void print_json(const struct dump_opts *o, const char *cmdline, struct du
 				fputs(",\"line\":null", out);
 			fputs(",\"module\":", out);
 			dump_json_string(out, ok ? si.module : NULL);
-			fputc('}', out);
+			fprintf(out, ",\"inline\":%s}", ok && si.inlined ? "true" : "false");
 		}
 		fputs("]", out);
 		print_json_lock(locks_find(&d->graph, t->tid), out);

@@ -13,7 +13,12 @@
  * not written: no format can hold an empty stack.
  *
  * Names: a frame is named as the icicle names it (function, "module+0xOFF",
- * "0xPC"). Every string written is valid UTF-8 (invalid bytes and control
+ * "0xPC", "name (inline)" for an inlined function). Inlined functions are
+ * marked as the readers expect them: folded "name_[i]" (FlameGraph's
+ * stackcollapse-perf.pl --inline), pprof one Location per pc with a Line
+ * per inlined function, innermost first, and the function it was inlined
+ * into last (pprof's own model; it prints the others "(inline)"). Every
+ * string written is valid UTF-8 (invalid bytes and control
  * characters become '?', which no reader chokes on), and folded names also
  * lose ';' (the frame separator), since a line is "a;b;c COUNT" split at
  * the last space (FlameGraph's flamegraph.pl and stackcollapse-*.pl).
@@ -34,6 +39,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,6 +96,51 @@ int export_format_from_path(const char *path, enum export_format *out)
 		*out = EXPORT_SPEEDSCOPE;
 	else
 		return -EINVAL;
+	return 0;
+}
+
+void export_summary_text(const struct export_summary *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "wall_s=%.3f cpu_s=%.3f avg_cpu=%.1f peak_cpu=%.1f peak_rss=%llu",
+		 s->wall_s, s->cpu_s, s->avg_cpu, s->peak_cpu, (unsigned long long)s->peak_rss);
+}
+
+/* One "key=number" of the summary; false when s does not start with it. */
+static bool summary_field(const char *s, const char *key, double *v)
+{
+	size_t n = strlen(key);
+	char *end;
+
+	if (strncmp(s, key, n) || s[n] != '=')
+		return false;
+	errno = 0;
+	*v = strtod(s + n + 1, &end);
+	return end != s + n + 1 && !errno && isfinite(*v) && *v >= 0 && *v < 1e15;
+}
+
+int export_summary_parse(const char *s, size_t len, struct export_summary *out)
+{
+	char buf[256];
+	double v[5];
+	static const char *const keys[5] = {"wall_s", "cpu_s", "avg_cpu", "peak_cpu", "peak_rss"};
+	char *save = NULL, *tok;
+	unsigned seen = 0;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		for (int k = 0; k < 5; k++)
+			if (summary_field(tok, keys[k], &v[k]))
+				seen |= 1u << k;
+	if (seen != 0x1f)
+		return -EINVAL;
+	*out = (struct export_summary){.wall_s = v[0],
+				       .cpu_s = v[1],
+				       .avg_cpu = v[2],
+				       .peak_cpu = v[3],
+				       .peak_rss = (uint64_t)v[4]};
 	return 0;
 }
 
@@ -257,11 +308,12 @@ static char *clean_name(const char *in, bool folded)
 	return out;
 }
 
-/* The raw label of a frame, as the icicle shows it. */
+/* The raw label of a frame, as the icicle shows it ("name (inline)" for
+ * an inlined function). */
 static void frame_label(const struct frame *f, char *buf, size_t size)
 {
 	if (f->has_sym && f->sym.func)
-		snprintf(buf, size, "%s", f->sym.func);
+		snprintf(buf, size, "%s%s", f->sym.func, f->sym.inlined ? " (inline)" : "");
 	else if (f->has_sym && f->sym.module)
 		snprintf(buf, size, "%s+0x%llx", f->sym.module, (unsigned long long)f->sym.offset);
 	else
@@ -272,15 +324,16 @@ static void frame_label(const struct frame *f, char *buf, size_t size)
 
 struct sel_stack {
 	int tid;
+	int64_t second; /* seconds since the first bucket (per_second), else -1 */
 	uint64_t count;
 	size_t off, n; /* frame ids root first: sel.frames[off .. off+n) */
 };
 
 struct sel {
 	struct sel_stack *st;
-	size_t nst;
+	size_t nst, capst;
 	uint32_t *frames;
-	size_t nframes;
+	size_t nframes, capframes;
 	char **label; /* per window frame id: clean label, filled lazily */
 	size_t nlabel;
 	uint64_t total;
@@ -325,18 +378,14 @@ static bool sel_zoom_match(struct sel *s, struct window *w, const struct export_
 	return true;
 }
 
-/* Walk leaf → root, keep what the options select, store root first. */
-static int sel_build(struct sel *s, struct window *w, const struct export_opts *o)
+/* Walk leaf → root, keep what the options select, store root first; the
+ * counts wc[0..ncounts) of one bucket (second >= 0) or of the sum (-1). */
+static int sel_add(struct sel *s, struct window *w, const struct export_opts *o,
+		   const struct window_count *wc, size_t ncounts, int64_t second)
 {
-	size_t ncounts, cap = 0;
-	const struct window_count *wc = window_counts(w, &ncounts);
 	uint32_t tmp[4096];
 
-	memset(s, 0, sizeof(*s));
-	s->nlabel = frames_span(window_frames(w));
-	if (!(s->label = calloc(s->nlabel + 1, sizeof(*s->label))))
-		return -ENOMEM;
-	if (!(s->st = calloc(ncounts + 1, sizeof(*s->st))))
+	if (mem_grow((void **)&s->st, &s->capst, s->nst + ncounts + 1, sizeof(*s->st)))
 		return -ENOMEM;
 	for (size_t i = 0; i < ncounts; i++) {
 		size_t n = 0;
@@ -361,15 +410,54 @@ static int sel_build(struct sel *s, struct window *w, const struct export_opts *
 		}
 		if (!n || (o->nzoom > 0 && !sel_zoom_match(s, w, o, tmp, n)))
 			continue;
-		if (mem_grow((void **)&s->frames, &cap, s->nframes + n, sizeof(*s->frames)))
+		if (mem_grow((void **)&s->frames, &s->capframes, s->nframes + n, sizeof(*s->frames)))
 			return -ENOMEM;
 		memcpy(s->frames + s->nframes, tmp, n * sizeof(*tmp));
-		s->st[s->nst++] = (struct sel_stack){
-		    .tid = wc[i].tid, .count = wc[i].count, .off = s->nframes, .n = n};
+		s->st[s->nst++] = (struct sel_stack){.tid = wc[i].tid,
+						     .second = second,
+						     .count = wc[i].count,
+						     .off = s->nframes,
+						     .n = n};
 		s->nframes += n;
 		s->total += wc[i].count;
 	}
 	return 0;
+}
+
+/* The first live bucket's number, for seconds counted from the start. */
+static uint64_t sel_first_bucket(const struct window *w)
+{
+	uint64_t first = UINT64_MAX, num;
+	size_t n;
+
+	for (size_t k = 0; k < window_nbuckets(w); k++)
+		if (window_bucket_counts(w, k, &num, &n) && num < first)
+			first = num;
+	return first;
+}
+
+static int sel_build(struct sel *s, struct window *w, const struct export_opts *o)
+{
+	size_t ncounts;
+	const struct window_count *wc;
+	uint64_t first, num, bns = window_bucket_ns(w);
+	int err = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->nlabel = frames_span(window_frames(w));
+	if (!(s->label = calloc(s->nlabel + 1, sizeof(*s->label))))
+		return -ENOMEM;
+	if (!o->per_second) {
+		wc = window_counts(w, &ncounts);
+		return sel_add(s, w, o, wc, ncounts, -1);
+	}
+	/* Bucket by bucket, oldest first (the ring slot order is not time). */
+	first = sel_first_bucket(w);
+	for (size_t k = 0; k < window_nbuckets(w) && !err && first != UINT64_MAX; k++)
+		if ((wc = window_bucket_counts(w, k, &num, &ncounts)))
+			err = sel_add(s, w, o, wc, ncounts,
+				      (int64_t)((num - first) * bns / 1000000000ull));
+	return err;
 }
 
 static int cmp_tid(const void *a, const void *b)
@@ -392,12 +480,16 @@ static char *thread_root(const struct export_opts *o, int tid, bool folded)
 
 struct fline {
 	char *text;
+	int64_t second;
 	uint64_t count;
 };
 
 static int cmp_fline(const void *a, const void *b)
 {
-	return strcmp(((const struct fline *)a)->text, ((const struct fline *)b)->text);
+	const struct fline *x = a, *y = b;
+	if (x->second != y->second)
+		return x->second < y->second ? -1 : 1;
+	return strcmp(x->text, y->text);
 }
 
 static int render_folded(struct window *w, const struct export_opts *o, struct sel *s,
@@ -418,9 +510,19 @@ static int render_folded(struct window *w, const struct export_opts *o, struct s
 		}
 		for (size_t k = 0; k < s->st[i].n; k++) {
 			uint32_t id = s->frames[s->st[i].off + k];
+			const struct frame *f = frames_get(window_frames(w), id);
 			if (b.n)
 				sbuf_add(&b, ";", 1);
-			sbuf_str(&b, sel_label(s, w, id));
+			if (f->has_sym && f->sym.func && f->sym.inlined) {
+				/* FlameGraph's mark of an inlined function (perf
+				 * script | stackcollapse-perf.pl --inline). */
+				char *c = clean_name(f->sym.func, true);
+				sbuf_str(&b, c ? c : "?");
+				sbuf_str(&b, "_[i]");
+				free(c);
+			} else {
+				sbuf_str(&b, sel_label(s, w, id));
+			}
 			if (frames_get(window_frames(w), id)->kernel)
 				sbuf_str(&b, "_[k]");
 			else if (frames_get(window_frames(w), id)->has_sym &&
@@ -432,14 +534,26 @@ static int render_folded(struct window *w, const struct export_opts *o, struct s
 			err = -ENOMEM;
 			break;
 		}
-		lines[nl++] = (struct fline){.text = b.p, .count = s->st[i].count};
+		lines[nl++] =
+		    (struct fline){.text = b.p, .second = s->st[i].second, .count = s->st[i].count};
 	}
 	qsort(lines, nl, sizeof(*lines), cmp_fline);
+	if (o->summary) {
+		char sum[256];
+		export_summary_text(o->summary, sum, sizeof(sum));
+		sbuf_printf(out, "# %s{%s}\n", EXPORT_FOLDED_TAG, sum);
+	}
 	for (size_t i = 0; i < nl && !err; i++) {
 		uint64_t c = lines[i].count;
+		/* A block per second (a comment FlameGraph skips: it does not end
+		 * in a number); the reader keeps the second of each line. */
+		if (lines[i].second >= 0 && (i == 0 || lines[i - 1].second != lines[i].second))
+			sbuf_printf(out, "# %s{second=%lld}\n", EXPORT_FOLDED_TAG,
+				    (long long)lines[i].second);
 		/* Different pcs of one function are different frame ids: merge
 		 * the identical name stacks they make. */
-		while (i + 1 < nl && !strcmp(lines[i].text, lines[i + 1].text))
+		while (i + 1 < nl && lines[i].second == lines[i + 1].second &&
+		       !strcmp(lines[i].text, lines[i + 1].text))
 			c += lines[++i].count;
 		sbuf_printf(out, "%s %llu\n", lines[i].text, (unsigned long long)c);
 	}
@@ -462,8 +576,10 @@ struct pp {
 	size_t nmap, capmap;
 	Perftools__Profiles__Location *loc;
 	size_t nloc, caploc;
-	Perftools__Profiles__Line *line; /* one per location (loc[i] ↔ line[i]) */
-	size_t capline;
+	Perftools__Profiles__Line *line; /* loc[i]'s lines: line[first[i] .. first[i] + nline[i]) */
+	size_t nline, capline;
+	size_t *first, *nlines; /* per location */
+	size_t capfirst, capnlines;
 };
 
 static int64_t pp_str(struct pp *p, const char *s)
@@ -533,37 +649,90 @@ static int64_t pp_function(struct pp *p, int64_t name, int64_t file)
 	return (int64_t)fn->id;
 }
 
-/* The location of window frame id, made on first use. */
-static int64_t pp_location(struct pp *p, struct window *w, struct sel *s, uint32_t id)
+/* One Line of a location: window frame id's function and line. An
+ * inlined function is named plainly: the Line list says it is inlined. */
+static int pp_line(struct pp *p, struct window *w, struct sel *s, uint32_t id,
+		   const struct frame *f, int64_t *map)
 {
-	const struct frame *f = frames_line(window_frames_mut(w), id); /* pprof carries lines */
-	Perftools__Profiles__Location *l;
-	int64_t name, file, fn, map;
+	int64_t name, file, fn;
 
-	if (p->loc_of[id])
-		return p->loc_of[id];
-	if ((name = pp_str(p, sel_label(s, w, id))) < 0 ||
-	    (file = pp_str(p, f->has_line && f->sym.file ? f->sym.file : "")) < 0 ||
-	    (fn = pp_function(p, name, file)) < 0 || (map = pp_mapping(p, f)) < 0)
+	if (f->has_sym && f->sym.func && f->sym.inlined)
+		name = pp_str(p, f->sym.func);
+	else
+		name = pp_str(p, sel_label(s, w, id));
+	if (name < 0 || (file = pp_str(p, f->has_line && f->sym.file ? f->sym.file : "")) < 0 ||
+	    (fn = pp_function(p, name, file)) < 0 || (*map = pp_mapping(p, f)) < 0)
 		return -ENOMEM;
+	if (mem_grow((void **)&p->line, &p->capline, p->nline + 1, sizeof(*p->line)))
+		return -ENOMEM;
+	perftools__profiles__line__init(&p->line[p->nline]);
+	p->line[p->nline].function_id = (uint64_t)fn;
+	p->line[p->nline].line = f->has_line && f->sym.line > 0 ? f->sym.line : 0;
+	p->nline++;
+	if (file > 0)
+		p->map[*map - 1].has_filenames = true;
+	if (f->has_line && f->sym.line > 0)
+		p->map[*map - 1].has_line_numbers = true;
+	return 0;
+}
+
+/* The location of window frames ids[0 .. n), made on first use: one
+ * frame, or the inline levels of a pc (innermost first) and, last, the
+ * frame of the function they were inlined into, whose id keys it. */
+static int64_t pp_location(struct pp *p, struct window *w, struct sel *s, const uint32_t *ids,
+			   size_t n)
+{
+	uint32_t key = ids[n - 1];
+	const struct frame *f = NULL;
+	Perftools__Profiles__Location *l;
+	int64_t map = 0;
+
+	if (p->loc_of[key])
+		return p->loc_of[key];
 	if (mem_grow((void **)&p->loc, &p->caploc, p->nloc + 1, sizeof(*p->loc)) ||
-	    mem_grow((void **)&p->line, &p->capline, p->nloc + 1, sizeof(*p->line)))
+	    mem_grow((void **)&p->first, &p->capfirst, p->nloc + 1, sizeof(*p->first)) ||
+	    mem_grow((void **)&p->nlines, &p->capnlines, p->nloc + 1, sizeof(*p->nlines)))
 		return -ENOMEM;
-	perftools__profiles__line__init(&p->line[p->nloc]);
-	p->line[p->nloc].function_id = (uint64_t)fn;
-	p->line[p->nloc].line = f->has_line && f->sym.line > 0 ? f->sym.line : 0;
+	p->first[p->nloc] = p->nline;
+	for (size_t k = 0; k < n; k++) {
+		f = frames_line(window_frames_mut(w), ids[k]); /* pprof carries lines */
+		if (pp_line(p, w, s, ids[k], f, &map))
+			return -ENOMEM;
+	}
+	p->nlines[p->nloc] = n;
 	l = &p->loc[p->nloc];
 	perftools__profiles__location__init(l);
 	l->id = p->nloc + 1;
 	l->mapping_id = (uint64_t)map;
 	l->address = f->pc;
-	if (file > 0)
-		p->map[map - 1].has_filenames = true;
-	if (f->has_line && f->sym.line > 0)
-		p->map[map - 1].has_line_numbers = true;
 	p->nloc++;
-	p->loc_of[id] = (uint32_t)l->id;
+	p->loc_of[key] = (uint32_t)l->id;
 	return (int64_t)l->id;
+}
+
+static void reverse_ids(uint32_t *v, size_t n)
+{
+	for (size_t lo = 0, hi = n; lo + 1 < hi; lo++, hi--) {
+		uint32_t t = v[lo];
+		v[lo] = v[hi - 1];
+		v[hi - 1] = t;
+	}
+}
+
+/* How many frames from stack[k] on (leaf first) make one location: the
+ * inline levels of a pc and the frame they were inlined into. */
+static size_t pp_group(struct window *w, const uint32_t *stack, size_t k, size_t n)
+{
+	const struct frame *f0 = frames_get(window_frames(w), stack[k]), *f;
+	size_t j = k;
+
+	while (j < n && (f = frames_get(window_frames(w), stack[j])) && f->has_sym &&
+	       f->sym.inlined && f->pid == f0->pid && f->pc == f0->pc)
+		j++;
+	if (j == k || j == n)
+		return 1; /* not inlined, or cut from its function: its own location */
+	f = frames_get(window_frames(w), stack[j]);
+	return f && !f->sym.inlined && f->pid == f0->pid && f->pc == f0->pc ? j - k + 1 : 1;
 }
 
 static void pp_free(struct pp *p)
@@ -576,6 +745,8 @@ static void pp_free(struct pp *p)
 	free(p->map);
 	free(p->loc);
 	free(p->line);
+	free(p->first);
+	free(p->nlines);
 }
 
 /* Gzip (RFC 1952 framing via zlib's windowBits 15+16) in one pass. */
@@ -616,13 +787,13 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 	Perftools__Profiles__Mapping **mapp = NULL;
 	Perftools__Profiles__Line **linep = NULL;
 	uint64_t *locids = NULL;
-	int64_t *vals = NULL, comment[4];
+	int64_t *vals = NULL, comment[5];
 	const char *mode = o->mode ? o->mode : "cpu";
 	int64_t period_ns = (int64_t)(o->period_s * 1e9 + 0.5);
 	size_t nvals = period_ns > 0 ? 2 : 1, ncomment = 0;
 	struct pp p = {0};
 	uint8_t *packed = NULL;
-	int64_t k_tid, k_thread, k_mode, k_ns;
+	int64_t k_tid, k_thread, k_mode, k_ns, k_second;
 	struct timespec now;
 	char buf[1024];
 	int err = -ENOMEM;
@@ -640,14 +811,16 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 	vt[1].unit = k_ns;
 	k_tid = pp_str(&p, "tid");
 	k_thread = pp_str(&p, "thread");
-	if (vt[0].type < 0 || vt[0].unit < 0 || k_mode < 0 || k_ns < 0 || k_tid < 0 || k_thread < 0)
+	k_second = pp_str(&p, "second");
+	if (vt[0].type < 0 || vt[0].unit < 0 || k_mode < 0 || k_ns < 0 || k_tid < 0 ||
+	    k_thread < 0 || k_second < 0)
 		goto out;
 
 	/* Samples: leaf first; values [count, count × period]. */
 	if (!(smp = calloc(s->nst + 1, sizeof(*smp))) ||
 	    !(smpp = calloc(s->nst + 1, sizeof(*smpp))) ||
-	    !(lab = calloc(2 * s->nst + 1, sizeof(*lab))) ||
-	    !(labp = calloc(2 * s->nst + 1, sizeof(*labp))) ||
+	    !(lab = calloc(3 * s->nst + 1, sizeof(*lab))) ||
+	    !(labp = calloc(3 * s->nst + 1, sizeof(*labp))) ||
 	    !(locids = calloc(s->nframes + 1, sizeof(*locids))) ||
 	    !(vals = calloc(nvals * s->nst + 1, sizeof(*vals))))
 		goto out;
@@ -657,35 +830,51 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 		size_t nl = 0;
 
 		perftools__profiles__sample__init(&smp[i]);
-		for (size_t k = 0; k < st->n; k++) {
-			int64_t li = pp_location(&p, w, s, s->frames[st->off + st->n - 1 - k]);
-			if (li < 0)
-				goto out;
-			locids[st->off + k] = (uint64_t)li;
+		/* Leaf first; inline levels share their function's location. */
+		uint32_t *leaf_first = &s->frames[st->off];
+		size_t nloc = 0;
+		int64_t li = 0;
+		reverse_ids(leaf_first, st->n);
+		for (size_t k = 0; k < st->n && li >= 0;) {
+			size_t g = pp_group(w, leaf_first, k, st->n);
+			li = pp_location(&p, w, s, leaf_first + k, g);
+			locids[st->off + nloc++] = (uint64_t)li;
+			k += g;
 		}
+		reverse_ids(leaf_first, st->n); /* the selection stays root first */
+		if (li < 0)
+			goto out;
 		smp[i].location_id = &locids[st->off];
-		smp[i].n_location_id = st->n;
+		smp[i].n_location_id = nloc;
 		vals[i * nvals] = (int64_t)st->count;
 		if (nvals > 1)
 			vals[i * nvals + 1] = (int64_t)st->count * period_ns;
 		smp[i].value = &vals[i * nvals];
 		smp[i].n_value = nvals;
-		perftools__profiles__label__init(&lab[2 * i]);
-		lab[2 * i].key = k_tid;
-		lab[2 * i].num = st->tid;
-		labp[2 * i] = &lab[2 * i];
+		Perftools__Profiles__Label *l = &lab[3 * i];
+		perftools__profiles__label__init(&l[0]);
+		l[0].key = k_tid;
+		l[0].num = st->tid;
+		labp[3 * i] = &l[0];
 		nl = 1;
 		if (tname && *tname) {
 			int64_t v = pp_str(&p, tname);
 			if (v < 0)
 				goto out;
-			perftools__profiles__label__init(&lab[2 * i + 1]);
-			lab[2 * i + 1].key = k_thread;
-			lab[2 * i + 1].str = v;
-			labp[2 * i + 1] = &lab[2 * i + 1];
-			nl = 2;
+			perftools__profiles__label__init(&l[nl]);
+			l[nl].key = k_thread;
+			l[nl].str = v;
+			labp[3 * i + nl] = &l[nl];
+			nl++;
 		}
-		smp[i].label = &labp[2 * i];
+		if (st->second >= 0) {
+			perftools__profiles__label__init(&l[nl]);
+			l[nl].key = k_second;
+			l[nl].num = st->second;
+			labp[3 * i + nl] = &l[nl];
+			nl++;
+		}
+		smp[i].label = &labp[3 * i];
 		smp[i].n_label = nl;
 		smpp[i] = &smp[i];
 	}
@@ -699,6 +888,12 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 	}
 	if (o->hide_kernel)
 		comment[ncomment++] = pp_str(&p, "kernel frames hidden");
+	if (o->summary) {
+		char sum[256];
+		export_summary_text(o->summary, sum, sizeof(sum));
+		snprintf(buf, sizeof(buf), "%s{%s}", EXPORT_FOLDED_TAG, sum);
+		comment[ncomment++] = pp_str(&p, buf);
+	}
 	if (o->nzoom > 0) {
 		struct sbuf z = {0};
 		sbuf_str(&z, "zoomed to ");
@@ -721,13 +916,14 @@ static int render_pprof(struct window *w, const struct export_opts *o, struct se
 	for (size_t i = 0; i < p.nmap; i++)
 		mapp[i] = &p.map[i];
 
-	/* protobuf-c wants Line **: one pointer per location's one line. */
-	if (!(linep = calloc(p.nloc + 1, sizeof(*linep))))
+	/* protobuf-c wants Line **: one pointer per line, a run per location. */
+	if (!(linep = calloc(p.nline + 1, sizeof(*linep))))
 		goto out;
-	for (size_t i = 0; i < p.nloc; i++) {
+	for (size_t i = 0; i < p.nline; i++)
 		linep[i] = &p.line[i];
-		p.loc[i].line = &linep[i];
-		p.loc[i].n_line = 1;
+	for (size_t i = 0; i < p.nloc; i++) {
+		p.loc[i].line = &linep[p.first[i]];
+		p.loc[i].n_line = p.nlines[i];
 	}
 
 	prof.n_sample_type = nvals;
@@ -869,7 +1065,11 @@ static void ss_profile(struct sbuf *out, struct sel *s, size_t from, size_t to, 
 		double wgt =
 		    period_s > 0 ? (double)s->st[i].count * period_s : (double)s->st[i].count;
 		end += wgt;
-		sbuf_printf(out, "%s%.9g", i > from ? "," : "", wgt);
+		if (period_s > 0)
+			sbuf_printf(out, "%s%.9g", i > from ? "," : "", wgt);
+		else /* counts: exact, whatever their size */
+			sbuf_printf(out, "%s%llu", i > from ? "," : "",
+				    (unsigned long long)s->st[i].count);
 	}
 	sbuf_printf(out, "],\"endValue\":%.9g}", end);
 }
@@ -887,6 +1087,15 @@ static int render_speedscope(struct window *w, const struct export_opts *o, stru
 		      "\",\"exporter\":\"stacktop " STACKTOP_VERSION "\",\"name\":");
 	json_str(out, name);
 	sbuf_str(out, ",\"activeProfileIndex\":0,");
+	/* What the format has no place for, so `report` can read it back:
+	 * speedscope ignores keys it does not know. */
+	sbuf_printf(out, "\"stacktop\":{\"mode\":\"%s\"",
+		    o->mode && !strcmp(o->mode, "wall") ? "wall" : "cpu");
+	if (o->period_s > 0)
+		sbuf_printf(out, ",\"period_s\":%.9g", o->period_s);
+	if (o->duration_s > 0)
+		sbuf_printf(out, ",\"duration_s\":%.9g", o->duration_s);
+	sbuf_str(out, "},");
 	if ((err = ss_frames(w, s, out, &idx)))
 		goto out;
 	sbuf_str(out, ",\"profiles\":[");

@@ -5,11 +5,21 @@
  * privately) and one hash index over it (hashidx: id → entry). Three kinds of key share the
  * index, told apart by a kind byte in the key:
  *
- *  - live frames: (pid, pc, kernel); wait pseudo frames are live frames of
- *    pid -1 with pc = the wait kind, so they never collide with real ones;
+ *  - live frames: (pid, pc, kernel, inline level); wait pseudo frames are
+ *    live frames of pid -1 with pc = the wait kind, so they never collide
+ *    with real ones;
  *  - named frames (a saved profile): (kernel, jit, module, function, file,
  *    line) by content; the strings are copied into the table's pool first,
  *    so pooled pointers identify them.
+ *
+ * Inline frames (frames_user_chain): a pc in inlined code is one frame per
+ * inlined level plus the frame of the function it lies in, all with the
+ * same (pid, pc) and told apart by the level (1 = innermost; 0 is the real
+ * function). The chain is asked of sym once, when the level-0 frame is
+ * first named, and its length kept on that entry; a later sample of the
+ * pc costs one index probe per level. Inline frames carry their file:line
+ * from the start (sym computed it with the chain). A level reclaimed while
+ * its pc's level 0 lives is named again from sym's cache.
  *
  * Naming: a user pc is named when interned (function, module, offset: one
  * binary search in the module's table, sym_resolve_user without lines). To
@@ -52,6 +62,9 @@ struct entry {
 	uint32_t refs;
 	uint32_t next_free; /* free list link, NO_ID at its end */
 	uint8_t kind;	    /* enum fkind; 0: free */
+	uint8_t inl;	    /* inline level of a live user frame, 0: the real function */
+	uint8_t ninl;	    /* level 0: how many inline levels its pc has ... */
+	bool inl_done;	    /* ... once asked */
 	struct module *mod; /* user frame with a line to look up, referenced */
 	uint64_t elf_addr;
 	unsigned named_gen; /* user frame left unnamed: the space generation tried */
@@ -69,10 +82,11 @@ struct frames {
 	unsigned names_gen;  /* sym_names_gen when frames were last re-named */
 };
 
-static uint64_t live_hash(int pid, uint64_t pc, bool kernel)
+static uint64_t live_hash(int pid, uint64_t pc, bool kernel, uint8_t inl)
 {
-	return hashidx_mix64(
-	    pc ^ hashidx_mix64(((uint64_t)(uint32_t)pid << 2) | (uint64_t)kernel << 1 | 1));
+	uint64_t k = ((uint64_t)inl << 40) ^ ((uint64_t)(uint32_t)pid << 2);
+
+	return hashidx_mix64(pc ^ hashidx_mix64(k | (uint64_t)kernel << 1 | 1));
 }
 
 static uint64_t ptr_mix(uint64_t h, const void *p)
@@ -82,8 +96,8 @@ static uint64_t ptr_mix(uint64_t h, const void *p)
 
 static uint64_t named_hash(const struct sym_info *si)
 {
-	uint64_t h =
-	    hashidx_mix64(0x6e616d6564ull ^ (uint64_t)si->kernel << 1 ^ (uint64_t)si->jit << 2);
+	uint64_t h = hashidx_mix64(0x6e616d6564ull ^ (uint64_t)si->kernel << 1 ^
+				   (uint64_t)si->jit << 2 ^ (uint64_t)si->inlined << 3);
 
 	h = ptr_mix(h, si->module);
 	h = ptr_mix(h, si->func);
@@ -129,6 +143,7 @@ struct live_key {
 	uint64_t hash, pc;
 	int pid;
 	bool kernel;
+	uint8_t inl;
 };
 
 static bool live_eq(const void *ctx, uint32_t id, const void *key)
@@ -137,7 +152,7 @@ static bool live_eq(const void *ctx, uint32_t id, const void *key)
 	const struct live_key *k = key;
 
 	return e->hash == k->hash && e->kind == FK_LIVE && e->f.pc == k->pc && e->f.pid == k->pid &&
-	       e->f.kernel == k->kernel;
+	       e->f.kernel == k->kernel && e->inl == k->inl;
 }
 
 struct named_key {
@@ -152,7 +167,8 @@ static bool named_eq(const void *ctx, uint32_t id, const void *key)
 
 	return e->hash == ((const struct named_key *)key)->hash && e->kind == FK_NAMED &&
 	       a->func == si->func && a->module == si->module && a->file == si->file &&
-	       a->line == si->line && a->kernel == si->kernel && a->jit == si->jit;
+	       a->line == si->line && a->kernel == si->kernel && a->jit == si->jit &&
+	       a->inlined == si->inlined;
 }
 
 /* A new entry with hash h, indexed. Returns its id or -ENOMEM. */
@@ -178,11 +194,16 @@ static int64_t entry_add(struct frames *fr, uint64_t h, uint8_t kind)
 	return id;
 }
 
-/* The live frame's id, or -ENOENT (*created set when made new). */
-static int64_t live_intern(struct frames *fr, int pid, uint64_t pc, bool kernel, bool *created)
+/* The live frame's id at inline level inl, or -ENOMEM (*created set when
+ * made new). */
+static int64_t live_intern_at(struct frames *fr, int pid, uint64_t pc, bool kernel, uint8_t inl,
+			      bool *created)
 {
-	struct live_key k = {
-	    .hash = live_hash(pid, pc, kernel), .pc = pc, .pid = pid, .kernel = kernel};
+	struct live_key k = {.hash = live_hash(pid, pc, kernel, inl),
+			     .pc = pc,
+			     .pid = pid,
+			     .kernel = kernel,
+			     .inl = inl};
 	int64_t id;
 
 	*created = false;
@@ -191,8 +212,14 @@ static int64_t live_intern(struct frames *fr, int pid, uint64_t pc, bool kernel,
 	if ((id = entry_add(fr, k.hash, FK_LIVE)) < 0)
 		return id;
 	fr->e[id].f = (struct frame){.pid = pid, .pc = pc, .kernel = kernel};
+	fr->e[id].inl = inl;
 	*created = true;
 	return id;
+}
+
+static int64_t live_intern(struct frames *fr, int pid, uint64_t pc, bool kernel, bool *created)
+{
+	return live_intern_at(fr, pid, pc, kernel, 0, created);
 }
 
 /* ---- interning ---- */
@@ -230,6 +257,55 @@ int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc)
 		e->elf_addr = pc - m->bias;
 	}
 	return id;
+}
+
+/* The inline chain of a named user pc from sym (innermost first). */
+static int chain_of(struct frames *fr, struct space *sp, uint64_t pc, struct sym_info *chain)
+{
+	int n = 0;
+
+	if (sym_inline_user(fr->sy, sp, pc, chain, SYM_INLINE_MAX, &n) != 0)
+		return 0;
+	return n;
+}
+
+int frames_user_chain(struct frames *fr, struct space *sp, uint64_t pc, uint32_t *ids, int max)
+{
+	struct sym_info chain[SYM_INLINE_MAX];
+	int64_t id = frames_user(fr, sp, pc);
+	int nchain = -1, n = 0, k, ninl;
+	struct entry *e;
+
+	if (id < 0 || max <= 0)
+		return id < 0 ? (int)id : 0;
+	e = &fr->e[id];
+	if (!e->inl_done && fr->sy && e->f.has_sym && !e->f.sym.jit && !e->f.sym.kernel) {
+		nchain = chain_of(fr, sp, pc, chain);
+		e->ninl = (uint8_t)nchain;
+		e->inl_done = true;
+	}
+	ninl = e->ninl;
+	for (k = 0; k < ninl && n < max - 1; k++) {
+		bool created;
+		int64_t iid = live_intern_at(fr, sp->pid, pc, false, (uint8_t)(k + 1), &created);
+
+		if (iid < 0)
+			return (int)iid;
+		if (created) {
+			struct frame *f = &fr->e[iid].f;
+
+			if (nchain < 0)
+				nchain = chain_of(fr, sp, pc, chain);
+			if (k < nchain) {
+				f->sym = chain[k];
+				f->has_sym = true;
+			}
+			f->has_line = true; /* the chain came with its lines */
+		}
+		ids[n++] = (uint32_t)iid;
+	}
+	ids[n++] = (uint32_t)id;
+	return n;
 }
 
 int64_t frames_kernel(struct frames *fr, int pid, uint64_t pc)
@@ -366,7 +442,7 @@ const struct frame *frames_line(struct frames *fr, uint32_t id)
 	/* Looked up once, hit or miss: the module is not needed any more,
 	 * unless the frame has no name yet (a debug file may still arrive:
 	 * frames_renamed). */
-	if (e->f.sym.func == NULL && fr->sy && sym_names_may_change(fr->sy))
+	if ((e->f.sym.func == NULL || e->f.sym.by_range) && fr->sy && sym_names_may_change(fr->sy))
 		goto out;
 	space_module_put(e->mod);
 	e->mod = NULL;
@@ -391,14 +467,16 @@ int frames_renamed(struct frames *fr)
 		struct entry *e = &fr->e[id];
 		struct sym_info si;
 
-		if (e->kind != FK_LIVE || !e->mod || !e->f.has_sym || e->f.sym.func)
+		if (e->kind != FK_LIVE || !e->mod || !e->f.has_sym ||
+		    (e->f.sym.func && !e->f.sym.by_range))
 			continue;
 		snprintf(root, sizeof(root), "/proc/%d/root", e->f.pid);
 		if (sym_resolve_module(fr->sy, e->mod, e->f.pid > 0 ? root : "", e->elf_addr, false,
 				       &si) != 0 ||
-		    !si.func)
+		    !si.func || si.by_range)
 			continue;
 		e->f.sym.func = si.func;
+		e->f.sym.by_range = false;
 		e->f.sym.offset = si.offset;
 		e->f.sym.func_start = si.func_start + (e->f.pc - e->elf_addr); /* runtime */
 		e->f.sym.file = NULL;

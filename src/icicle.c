@@ -252,6 +252,10 @@ static const char *frame_name(const struct frame *f, const char **module, char *
 		return buf;
 	}
 	*module = f->sym.module ? f->sym.module : "[unknown]";
+	if (f->sym.func && f->sym.inlined) {
+		snprintf(buf, size, "%s (inline)", f->sym.func);
+		return buf;
+	}
 	if (f->sym.func)
 		return f->sym.func;
 	snprintf(buf, size, "%s+0x%llx", *module, (unsigned long long)f->sym.offset);

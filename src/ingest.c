@@ -23,6 +23,8 @@
 #include "stacktop/frames.h"
 #include "stacktop/mem.h"
 #include "stacktop/space.h"
+#include "stacktop/sym.h"
+#include "stacktop/waits.h"
 #include "stacktop/target.h"
 #include "stacktop/window.h"
 
@@ -252,6 +254,22 @@ static void push(uint32_t *frames, int max, int *n, int64_t id)
 		frames[(*n)++] = (uint32_t)id;
 }
 
+/* A futex or a poll is contention or waiting for work: the stack says
+ * which (waits_by_function), leaf first. */
+static enum sample_wait refine_wait(struct ingest *in, const struct sample *s,
+				    const uint32_t *frames, int n)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		const struct frame *f = frames_get(in->fr, frames[i]);
+		enum sample_wait k;
+		if (f && f->has_sym &&
+		    (k = waits_by_function(s->wait, s->syscall_nr, f->sym.func)) !=
+			SAMPLE_WAIT_NONE)
+			return k;
+	}
+	return s->wait;
+}
+
 int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, int max, int *n)
 {
 	uint64_t upcs[UNWIND_MAX_FRAMES];
@@ -270,13 +288,24 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 	if (!p->loaded || p->stale)
 		proc_reload(p, false);
 	int nu = user_pcs(in, p, s, upcs);
-	for (int i = nu - 1; i >= 0; i--)
-		push(frames, max, n, frames_user(in->fr, &p->space, upcs[i]));
+	for (int i = nu - 1; i >= 0; i--) {
+		/* A pc in inlined code is several frames, innermost first. The
+		 * room left after one frame for each pc still to come, the
+		 * kernel frames and a wait frame bounds them: a deep stack
+		 * loses inline levels, never its leaf. */
+		uint32_t ids[SYM_INLINE_MAX + 1];
+		int room = max - *n - i - s->nkpcs - 1;
+		int lim = room < 1 ? 1 : room > SYM_INLINE_MAX + 1 ? SYM_INLINE_MAX + 1 : room;
+		int k = frames_user_chain(in->fr, &p->space, upcs[i], ids, lim);
+
+		while (k > 0)
+			push(frames, max, n, ids[--k]);
+	}
 	for (int i = s->nkpcs - 1; i >= 0; i--)
 		push(frames, max, n, frames_kernel(in->fr, s->pid, s->kpcs[i]));
 	/* Wall mode: what an off-CPU thread waits in is its innermost frame. */
 	if (s->state == SAMPLE_OFFCPU && s->wait != SAMPLE_WAIT_NONE && *n > 0)
-		push(frames, max, n, frames_wait(in->fr, s->wait));
+		push(frames, max, n, frames_wait(in->fr, refine_wait(in, s, frames, *n)));
 	return 0;
 }
 

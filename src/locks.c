@@ -52,6 +52,7 @@
 #define RW_CUR_WRITER_OFF 24
 #define RW_WRPHASE_OFF 8
 #define RW_WRITERS_FUTEX_OFF 12
+#define RW_WAIT_WRITER 3 /* 1 | PTHREAD_RWLOCK_FUTEX_USED */
 
 int locks_parse_syscall(const char *text, struct locks_futex *f)
 {
@@ -145,7 +146,10 @@ enum locks_kind locks_decode(const struct locks_futex *f, const uint8_t *mem, bo
 		return LOCKS_KIND_ROBUST;
 	}
 	if (hint == LOCKS_HINT_RDLOCK || hint == LOCKS_HINT_WRLOCK) {
-		if (mem)
+		/* glibc waits for a writer with 1 | PTHREAD_RWLOCK_FUTEX_USED (2)
+		 * on either futex; any other value (readers hold it, or the
+		 * hint is stale) names no writer. */
+		if (mem && f->val == RW_WAIT_WRITER)
 			*owner = rwlock_owner(mem, before_ok, hint, pid, tid, alive, ctx);
 		return LOCKS_KIND_RWLOCK;
 	}

@@ -32,7 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stacktop/diff.h"
 #include "stacktop/dump.h"
+#include "stacktop/grid.h"
 #include "stacktop/keys.h"
 #include "stacktop/mono.h"
 #include "stacktop/opts.h"
@@ -41,13 +43,14 @@
 #include "stacktop/session.h"
 #include "stacktop/text.h"
 #include "stacktop/ui.h"
+#include "stacktop/view_diff.h"
 #include "stacktop/window.h"
 
 #define TICK_NS (50 * 1000 * 1000ull)
 #define SEC_NS 1000000000ull
 #define EARLY_NS 250000000ull
 
-enum exit_code { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+enum exit_code { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_REGRESSION = 3 };
 
 struct app {
 	struct opts o;
@@ -151,6 +154,7 @@ static int app_init(struct app *a)
 	a->model = (struct ui_model){.w = a->s.w,
 				     .metrics = a->s.metrics_ok ? &a->s.metrics : NULL,
 				     .locks = a->s.metrics_ok ? &a->s.locks : NULL,
+				     .sy = a->s.sy,
 				     .pid = a->s.procs.p[0].pid,
 				     .cmdline = a->s.procs.p[0].cmdline};
 	ui_init(&a->ui, &a->o, a->s.period_s, &a->model);
@@ -175,6 +179,10 @@ static int app_record_write(struct app *a)
 	/* Everything since the start (the window's 10 s buckets are too coarse
 	 * to measure it). */
 	eo.duration_s = (mono_ns() - a->start_ns) / 1e9;
+	struct export_summary sum;
+	session_summary(&a->s, eo.duration_s, &sum);
+	eo.summary = &sum;
+	eo.per_second = true; /* diff's per-second test reads it back */
 	int e = record_write(a->s.w, &eo, a->o.output, a->o.format, err, sizeof(err));
 	if (e) {
 		say(err);
@@ -183,6 +191,20 @@ static int app_record_write(struct app *a)
 	text_count(window_total(a->s.w), n, sizeof(n));
 	fprintf(stderr, "stacktop: wrote %s samples to %s\n", n, a->o.output);
 	return EXIT_OK;
+}
+
+/* A launched command that ended: its run in one line, as diff shows runs
+ * ("51.1 s, 34.7 CPU-s, avg 68%, ..."); printed once the terminal is back. */
+static void app_run_summary(struct app *a, char *out, size_t size)
+{
+	struct export_summary sum;
+	char line[200];
+
+	if (!a->o.command || !a->s.procs.exited)
+		return;
+	session_summary(&a->s, (mono_ns() - a->start_ns) / 1e9, &sum);
+	view_diff_summary(&sum, line, sizeof(line));
+	snprintf(out, size, "the command ran %s", line);
 }
 
 static void app_fini(struct app *a)
@@ -304,6 +326,83 @@ static int run_oneshot(const struct opts *o)
 	return EXIT_OK;
 }
 
+/* diff without -b: the TUI on the (first) new profile, as `report` opens
+ * it, with its top view in diff mode showing the files' diff (D: the plain
+ * views; the icicle keeps the widths of the new profile and takes the
+ * diff's colours). */
+static int run_diff_tui(struct app *a, const struct diff *d, const char *new_file)
+{
+	char title[200], b[80], n[80];
+	int rc;
+
+	a->o.cmd = OPTS_CMD_REPORT;
+	a->o.report_file = new_file;
+	a->tui = true;
+	if ((rc = app_init(a)) == EXIT_OK && screen_init() < 0) {
+		fprintf(stderr, "stacktop: cannot drive this terminal (TERM=%s): use -b for text.\n",
+			getenv("TERM") ? getenv("TERM") : "unset");
+		rc = EXIT_RUNTIME;
+	}
+	if (rc == EXIT_OK) {
+		text_sanitize(a->o.diff_base, b, sizeof(b));
+		text_sanitize(a->o.diff_new, n, sizeof(n));
+		snprintf(title, sizeof(title), "%s vs %s", b, n);
+		a->ui.fixed = d;
+		a->ui.fixed_title = title;
+		a->ui.diff_mode = true;
+		app_draw(a);
+		rc = app_loop(a);
+	}
+	app_fini(a);
+	return rc;
+}
+
+/* diff: compare the saved profiles, print the table; 3 when --fail-above
+ * finds a significant increase over its threshold. */
+static int run_diff(struct app *a)
+{
+	const struct opts *o = &a->o;
+	char err[1024], *lists[2] = {strdup(o->diff_base), strdup(o->diff_new)}, *text = NULL;
+	const char *paths[2][DIFF_MAX_FILES];
+	size_t n[2] = {0, 0}, len = 0;
+	struct diff_opts dopt = {.lines = o->lines, .hide_kernel = o->hide_kernel};
+	struct view_diff_opts vo = {.base_label = o->diff_base,
+				    .new_label = o->diff_new,
+				    .limit = o->limit,
+				    .lines = o->lines,
+				    .fail_above = o->fail_above};
+	struct diff *d = NULL;
+	int rc = EXIT_RUNTIME;
+
+	for (int s = 0; s < 2; s++)
+		if (!lists[s] || diff_split_list(lists[s], paths[s], DIFF_MAX_FILES, &n[s])) {
+			say(lists[s] ? "diff: a list of files has an empty name or more than 64 "
+				       "files (give FILE,FILE,...)."
+				     : "out of memory.");
+			rc = lists[s] ? EXIT_USAGE : EXIT_RUNTIME;
+			goto out;
+		}
+	if (diff_build(paths[0], n[0], paths[1], n[1], &dopt, &d, err, sizeof(err))) {
+		say(err);
+		goto out;
+	}
+	if (view_diff_text(d, &vo, &text, &len)) {
+		say("out of memory.");
+		goto out;
+	}
+	if (o->batch || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		fwrite(text, 1, len, stdout);
+	else if ((rc = run_diff_tui(a, d, paths[1][0])) != EXIT_OK)
+		goto out;
+	rc = o->fail_above >= 0 && view_diff_offenders(d, o->fail_above) ? EXIT_REGRESSION : EXIT_OK;
+out:
+	free(text);
+	diff_free(d);
+	free(lists[0]);
+	free(lists[1]);
+	return fflush(stdout) == 0 || rc != EXIT_OK ? rc : EXIT_RUNTIME;
+}
+
 int main(int argc, char **argv)
 {
 	static struct app app;
@@ -317,6 +416,8 @@ int main(int argc, char **argv)
 	}
 	if (a->o.help || a->o.version || a->o.cmd == OPTS_CMD_DUMP)
 		return run_oneshot(&a->o);
+	if (a->o.cmd == OPTS_CMD_DIFF)
+		return run_diff(a);
 	a->tui = !a->o.batch && (a->o.cmd == OPTS_CMD_TOP || a->o.cmd == OPTS_CMD_REPORT);
 	if (a->tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		say("not a terminal: use -b for text output (e.g. stacktop -b -n 5 -p PID).");
@@ -329,13 +430,18 @@ int main(int argc, char **argv)
 			getenv("TERM") ? getenv("TERM") : "unset");
 		rc = EXIT_RUNTIME;
 	}
+	char summary[256] = "";
 	if (rc == EXIT_OK) {
 		if (a->tui)
 			app_draw(a);
 		rc = app_loop(a);
 		if (rc == EXIT_OK && a->o.cmd == OPTS_CMD_RECORD)
 			rc = app_record_write(a);
+		if (rc == EXIT_OK && a->o.cmd == OPTS_CMD_TOP)
+			app_run_summary(a, summary, sizeof(summary));
 	}
 	app_fini(a);
+	if (summary[0])
+		fprintf(stderr, "stacktop: %s\n", summary);
 	return rc;
 }

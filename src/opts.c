@@ -47,6 +47,9 @@ enum {
 	OPTS_SUBPROCESSES,
 	OPTS_DEBUGINFOD,
 	OPTS_EVENTS,
+	OPTS_BASE,
+	OPTS_NEW,
+	OPTS_FAIL_ABOVE,
 };
 
 /* Kernel PID_MAX_LIMIT on 64-bit: no PID can be larger. */
@@ -83,6 +86,9 @@ static const struct option opts_long[] = {
     {"force", no_argument, NULL, OPTS_FORCE},
     {"output-dir", required_argument, NULL, OPTS_OUTPUT_DIR},
     {"output-mode", required_argument, NULL, OPTS_OUTPUT_MODE},
+    {"base", required_argument, NULL, OPTS_BASE},
+    {"new", required_argument, NULL, OPTS_NEW},
+    {"fail-above", required_argument, NULL, OPTS_FAIL_ABOVE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -94,6 +100,7 @@ const char opts_usage[] =
     "       stacktop dump [--json] -p PID\n"
     "       stacktop record [OPTIONS] [-d SECONDS] -o FILE (-p PID | -- COMMAND)\n"
     "       stacktop report [OPTIONS] FILE\n"
+    "       stacktop diff [OPTIONS] BASE NEW   (or --base A1,A2 --new B1,B2)\n"
     "\n"
     "A live sampling profiler: top, but for stacks. Shows the functions a\n"
     "process spends its time in, over a rolling window, refreshed live.\n"
@@ -148,6 +155,10 @@ const char opts_usage[] =
     "      --force              overwrite an existing output file\n"
     "      --output-mode MODE   file mode of written profiles, octal, at most 0644\n"
     "                           (default 0600: profiles hold command lines)\n"
+    "      --base FILE[,FILE...]  diff: the base profiles (repetitions of one run)\n"
+    "      --new FILE[,FILE...]   diff: the new profiles\n"
+    "      --fail-above PCT     diff: exit 3 when a function's significant increase\n"
+    "                           exceeds PCT points of the profile (a CI gate)\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
     "\n"
@@ -160,7 +171,8 @@ const char opts_usage[] =
     "  K                        toggle kernel frames\n"
     "  i                        wall mode: hide or show idle threads\n"
     "  g                        hide or show the CPU and memory charts\n"
-    "  b, B                     baseline = the last 10 s; clear the baseline\n"
+    "  b, B                     baseline = the last 10 s (CPU and profile); clear it\n"
+    "  D                        top view: diff the last 10 s against the baseline\n"
     "  Up Down PgUp PgDn Home End  move the selection\n"
     "  Enter, Esc               top: open the function in the icicle; threads:\n"
     "                           show only that thread; Esc: all threads again\n"
@@ -179,10 +191,11 @@ const char opts_usage[] =
     "  sudo stacktop -w -p 4242                 why is it slow with low CPU?\n"
     "  sudo stacktop dump -p 4242               every thread's stack, once\n"
     "  sudo stacktop record -d 30 -o cpu.pb.gz -p 4242   for go tool pprof\n"
+    "  stacktop diff -b --fail-above 5 old.pb.gz new.pb.gz   what changed?\n"
     "\n"
     "Needs root, or CAP_PERFMON and CAP_SYS_PTRACE, or kernel.perf_event_paranoid\n"
     "<= 1 for your own processes. Exit status: 0 ok, 1 runtime error, 2 usage\n"
-    "error. See stacktop(1).\n";
+    "error, 3 diff --fail-above found a regression. See stacktop(1).\n";
 
 static int opts_fail(char *err, size_t errsz, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -403,7 +416,8 @@ static void opts_defaults(struct opts *o)
 			   .stack_size = 16384,
 			   .spike_for_s = 30,
 			   .output_dir = ".",
-			   .output_mode = 0600};
+			   .output_mode = 0600,
+			   .fail_above = -1};
 }
 
 /* getopt returned '?': name what was wrong. For long options glibc leaves
@@ -639,6 +653,20 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		}
 		o->debuginfod_urls = arg;
 		break;
+	case OPTS_BASE:
+	case OPTS_NEW:
+		if (!arg[0])
+			return opts_fail(err, errsz, "option --%s needs profile files", opts_name(c));
+		*(c == OPTS_BASE ? &o->diff_base : &o->diff_new) = arg;
+		break;
+	case OPTS_FAIL_ABOVE:
+		if (opts_decimal(arg, &d) < 0 || d > 100)
+			return opts_fail(err, errsz,
+					 "invalid --fail-above value '%s': expected percentage points "
+					 "from 0 to 100, like 5",
+					 arg);
+		o->fail_above = d;
+		break;
 	default:
 		return opts_fail(err, errsz, "internal error: unhandled option %d", c);
 	}
@@ -655,6 +683,8 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 				 "--output, --format and --per-thread go with 'stacktop record'");
 	if (o->cmd == OPTS_CMD_RECORD && !o->output)
 		return opts_fail(err, errsz, "record needs -o FILE (e.g. -o profile.pb.gz)");
+	if ((o->diff_base || o->diff_new || o->fail_above >= 0) && o->cmd != OPTS_CMD_DIFF)
+		return opts_fail(err, errsz, "--base, --new and --fail-above go with 'stacktop diff'");
 	if (o->cmd == OPTS_CMD_REPORT && o->wall)
 		return opts_fail(err, errsz, "report shows a saved FILE: --mode does not apply");
 	if (o->debuginfod && (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
@@ -666,6 +696,32 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 		return opts_fail(err, errsz,
 				 "--subprocesses goes with the live view and 'stacktop record'");
 	return 0;
+}
+
+/* diff: BASE NEW as words, or --base and --new; nothing to sample. */
+static int opts_diff(struct opts *o, int argc, char **argv, char *err, size_t errsz)
+{
+	int left = argc - optind;
+
+	if (o->npids || o->wall || o->events_given || o->subprocesses)
+		return opts_fail(err, errsz,
+				 "diff compares saved profiles: -p, --mode, --events and "
+				 "--subprocesses do not apply");
+	if (!!o->diff_base != !!o->diff_new)
+		return opts_fail(err, errsz, "diff needs both --base and --new, or BASE NEW");
+	if (o->diff_base && left)
+		return opts_fail(err, errsz, "diff takes --base and --new, or BASE NEW, not both");
+	if (!o->diff_base && left != 2)
+		return opts_fail(err, errsz,
+				 "diff needs two profiles: stacktop diff [OPTIONS] BASE NEW; try "
+				 "--help");
+	if (!o->diff_base) {
+		o->diff_base = argv[optind];
+		o->diff_new = argv[optind + 1];
+	}
+	if (!o->diff_base[0] || !o->diff_new[0])
+		return opts_fail(err, errsz, "diff: a profile file name is empty");
+	return opts_check_command(o, err, errsz);
 }
 
 int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz)
@@ -683,7 +739,10 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz)
 	static const struct {
 		const char *name;
 		enum opts_cmd cmd;
-	} cmds[] = {{"dump", OPTS_CMD_DUMP}, {"record", OPTS_CMD_RECORD}, {"report", OPTS_CMD_REPORT}};
+	} cmds[] = {{"dump", OPTS_CMD_DUMP},
+		    {"record", OPTS_CMD_RECORD},
+		    {"report", OPTS_CMD_REPORT},
+		    {"diff", OPTS_CMD_DIFF}};
 	for (size_t i = 0; argc > 1 && i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		if (!strcmp(argv[1], cmds[i].name)) {
 			o->cmd = cmds[i].cmd;
@@ -695,7 +754,10 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, opts_short, opts_long, NULL)) != -1) {
+	/* diff's file names may come before its options (no command to keep
+	 * apart): let getopt permute, i.e. drop the leading '+'. */
+	while ((c = getopt_long(argc, argv, o->cmd == OPTS_CMD_DIFF ? opts_short + 1 : opts_short,
+				opts_long, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			o->help = true;
@@ -714,6 +776,8 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz)
 		}
 	}
 
+	if (o->cmd == OPTS_CMD_DIFF)
+		return opts_diff(o, argc, argv, err, errsz);
 	if (o->cmd == OPTS_CMD_REPORT) {
 		if (optind >= argc)
 			return opts_fail(err, errsz, "report needs a profile FILE to open; try --help");

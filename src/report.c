@@ -44,10 +44,20 @@
  * The sizes inside (buffers, the frames table, per-stack records) grow
  * with what was admitted, by a constant factor.
  *
+ *  - speedscope JSON (a '{' first): parsed whole with json-c (depth
+ *    capped by its tokener), at most REPORT_MAX_JSON bytes, since the
+ *    parsed tree costs tens of bytes per byte of input. Only "sampled"
+ *    profiles; frame indices are checked against shared.frames. Weights
+ *    with unit "none" are counts; in time units they become counts by the
+ *    period stacktop writes in its own "stacktop" object (mode, period_s,
+ *    duration_s), else by the smallest weight (the file knows times and
+ *    shares, not counts).
+ *
  * Threads: pprof "tid" (num) and "thread" (str) labels, as export writes
- * them. Folded files written with --per-thread start every stack with
- * "name-TID"; when every line's root has that shape it becomes the thread
- * (name and tid) instead of a frame.
+ * them; speedscope profiles named "name-TID" (one per thread). Folded
+ * files written with --per-thread start every stack with "name-TID"; when
+ * every line's root has that shape it becomes the thread (name and tid)
+ * instead of a frame.
  */
 #include "stacktop/report.h"
 #include "stacktop/mem.h"
@@ -62,6 +72,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include <json.h>
 
 #include "profile.pb-c.h"
 #include "stacktop/frames.h"
@@ -78,6 +90,7 @@
 #define REPORT_UNPACK_BASE (16ull << 20)
 #define REPORT_UNPACK_OVERHEAD 16 /* what malloc adds to each block */
 #define REPORT_MAX_LINE (1u << 20)
+#define REPORT_MAX_JSON (64u << 20) /* json-c's tree: tens of bytes per byte */
 #define REPORT_MAX_FRAMES (1u << 25) /* 128 MiB of frame ids */
 #define REPORT_IDS_PER_BYTE 8
 #define REPORT_IDS_BASE (1u << 20)
@@ -96,6 +109,7 @@ struct rstack {
 	uint32_t n;
 	uint32_t weight;
 	int tid;
+	int32_t second; /* since the recording's start, or -1: not said */
 };
 
 struct report {
@@ -112,6 +126,9 @@ struct report {
 	const char *mode;
 	uint64_t samples;
 	int last_tid;	 /* report_add's cache: tid already in threads[] */
+	size_t untimed;	 /* stacks without a second */
+	struct export_summary summary;
+	bool have_summary;
 	size_t max_ids; /* frame ids the input's size allows */
 };
 
@@ -119,7 +136,7 @@ struct report {
 struct rframe {
 	const char *func, *module, *file; /* pooled or NULL */
 	int line;
-	bool kernel, jit;
+	bool kernel, jit, inlined;
 };
 
 /* The named frame for f. */
@@ -132,6 +149,7 @@ static int64_t report_frame(struct report *r, const struct rframe *f)
 	    .line = f->line,
 	    .kernel = f->kernel,
 	    .jit = f->jit,
+	    .inlined = f->inlined,
 	};
 
 	return frames_named(r->fr, &si);
@@ -169,8 +187,8 @@ static enum sample_wait leaf_wait(const struct frames *fr, uint32_t id)
 /* Store the stack with count samples; weights are pre-scaled to 32 bits.
  * A wall-mode wait leaf becomes the wait pseudo frame again, so the
  * on/off-CPU split works on a report too. frames is modified. */
-static int report_add(struct report *r, int tid, uint32_t *frames, size_t n, uint64_t count,
-		      uint64_t scale)
+static int report_add(struct report *r, int tid, int32_t second, uint32_t *frames, size_t n,
+		      uint64_t count, uint64_t scale)
 {
 	uint64_t wgt = count / scale;
 	enum sample_wait kind;
@@ -197,8 +215,9 @@ static int report_add(struct report *r, int tid, uint32_t *frames, size_t n, uin
 	    mem_grow((void **)&r->stacks, &r->capstacks, r->nstacks + 1, sizeof(*r->stacks)))
 		return -ENOMEM;
 	memcpy(r->ids + r->nids, frames, n * sizeof(*frames));
-	r->stacks[r->nstacks++] =
-	    (struct rstack){.off = r->nids, .n = (uint32_t)n, .weight = (uint32_t)wgt, .tid = tid};
+	r->stacks[r->nstacks++] = (struct rstack){
+	    .off = r->nids, .n = (uint32_t)n, .weight = (uint32_t)wgt, .tid = tid, .second = second};
+	r->untimed += second < 0;
 	r->nids += n;
 	if (tid != r->last_tid && (err = report_thread(r, tid, NULL)))
 		return err;
@@ -288,6 +307,33 @@ static bool folded_thread_root(const char *s, size_t n, int *tid, size_t *namele
 	return true;
 }
 
+/* Our own comment "# stacktop: {second=N}" or "{wall_s=...}" (see
+ * export.h): the second of the lines that follow, or the run's summary.
+ * Any other comment is skipped as before. */
+static void folded_comment(struct report *r, const char *line, size_t ll, int32_t *second)
+{
+	static const char tag[] = "# " EXPORT_FOLDED_TAG "{";
+	size_t tl = sizeof(tag) - 1;
+	long v;
+	char *end;
+
+	while (ll && (line[ll - 1] == '\r' || line[ll - 1] == ' '))
+		ll--;
+	if (ll <= tl || strncmp(line, tag, tl) || line[ll - 1] != '}')
+		return;
+	line += tl;
+	ll -= tl + 1;
+	if (ll > 7 && !strncmp(line, "second=", 7)) {
+		errno = 0;
+		v = strtol(line + 7, &end, 10);
+		if (!errno && end == line + ll && v >= 0 && v <= INT32_MAX)
+			*second = (int32_t)v;
+		return;
+	}
+	if (!export_summary_parse(line, ll, &r->summary))
+		r->have_summary = true;
+}
+
 /* Walk the lines; call fn on each stack with its line number. */
 struct fwalk {
 	struct report *r;
@@ -295,6 +341,7 @@ struct fwalk {
 	bool load; /* false: the checking pass */
 	uint64_t max, scale;
 	size_t nlines;
+	int32_t second; /* of the lines that follow, -1: none said */
 	struct ids frames;
 };
 
@@ -307,6 +354,7 @@ static int folded_frame(struct fwalk *fw, const char *s, size_t n)
 	    (s[n - 2] == 'k' || s[n - 2] == 'j' || s[n - 2] == 'i')) {
 		f.kernel = s[n - 2] == 'k';
 		f.jit = s[n - 2] == 'j';
+		f.inlined = s[n - 2] == 'i';
 		n -= 4;
 	}
 	if (n == 0)
@@ -344,13 +392,13 @@ static int folded_line(struct fwalk *fw, const char *s, const char *end, uint64_
 			return err;
 		p = semi ? semi + 1 : end;
 	}
-	return report_add(fw->r, tid, fw->frames.v, fw->frames.n, count, fw->scale);
+	return report_add(fw->r, tid, fw->second, fw->frames.v, fw->frames.n, count, fw->scale);
 }
 
 static int load_folded(struct report *r, const char *data, size_t len, const char *name, char *err,
 		       size_t errsz)
 {
-	struct fwalk fw = {.r = r, .per_thread = true, .scale = 1};
+	struct fwalk fw = {.r = r, .per_thread = true, .scale = 1, .second = -1};
 	int rc = 0;
 
 	r->format = REPORT_FOLDED;
@@ -381,6 +429,8 @@ static int load_folded(struct report *r, const char *data, size_t len, const cha
 					  name, lineno);
 				return -EINVAL;
 			}
+			if (fw.load && ll && line[0] == '#')
+				folded_comment(r, line, ll, &fw.second);
 			rc = folded_split(line, ll, &end, &count);
 			if (rc == 1) {
 				rc = 0;
@@ -424,6 +474,278 @@ static int load_folded(struct report *r, const char *data, size_t len, const cha
 	}
 	free(fw.frames.v);
 	return rc;
+}
+
+/* ---- speedscope ---- */
+
+static struct json_object *jget(struct json_object *o, const char *key, enum json_type t)
+{
+	struct json_object *v = NULL;
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, t))
+		return NULL;
+	return v;
+}
+
+static double jnum(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return 0;
+	double d = json_object_get_double(v);
+	return d == d && d > 0 && d < 1e12 ? d : 0; /* NaN, negatives, absurd: unknown */
+}
+
+/* Seconds per unit of a weight; 0 for "none" (counts); -1 unknown. */
+static double unit_seconds(const char *u)
+{
+	static const struct {
+		const char *name;
+		double s;
+	} units[] = {{"none", 0},
+		     {"seconds", 1},
+		     {"milliseconds", 1e-3},
+		     {"microseconds", 1e-6},
+		     {"nanoseconds", 1e-9}};
+	for (size_t i = 0; u && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(u, units[i].name))
+			return units[i].s;
+	return -1;
+}
+
+struct sctx {
+	struct report *r;
+	struct json_object *frames, *profiles;
+	uint32_t *fid; /* shared.frames index → frame id */
+	size_t nframes;
+	const char *bad; /* what is wrong, for the message */
+};
+
+/* A profile's weight i in samples: counts as is, times by the period. */
+static uint64_t ss_count(struct json_object *weights, size_t i, double unit_s, double period_s)
+{
+	struct json_object *w = json_object_array_get_idx(weights, i);
+	double v = w ? json_object_get_double(w) : 0;
+	if (!(v > 0) || v != v)
+		return 0;
+	if (unit_s > 0)
+		v = v * unit_s / period_s;
+	v += 0.5;
+	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+}
+
+/* Check every profile; the smallest positive weight in seconds (*min_s)
+ * and the largest count (*max, with period_s when known). */
+static int ss_check(struct sctx *c, double period_s, double *min_s, uint64_t *max)
+{
+	size_t np = json_object_array_length(c->profiles);
+	*min_s = 0;
+	*max = 0;
+	for (size_t p = 0; p < np; p++) {
+		struct json_object *pr = json_object_array_get_idx(c->profiles, p);
+		struct json_object *type = jget(pr, "type", json_type_string);
+		struct json_object *samples = jget(pr, "samples", json_type_array);
+		struct json_object *weights = jget(pr, "weights", json_type_array);
+		struct json_object *unit = jget(pr, "unit", json_type_string);
+		double us = unit_seconds(unit ? json_object_get_string(unit) : NULL);
+		if (!type || strcmp(json_object_get_string(type), "sampled")) {
+			c->bad = "only sampled profiles can be read, not evented ones";
+			return -EINVAL;
+		}
+		if (!samples || !weights ||
+		    json_object_array_length(samples) != json_object_array_length(weights)) {
+			c->bad = "a profile's samples and weights do not match";
+			return -EINVAL;
+		}
+		if (us < 0) {
+			c->bad = "a profile's unit is not none or a time";
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < json_object_array_length(samples); i++) {
+			struct json_object *st = json_object_array_get_idx(samples, i);
+			struct json_object *w = json_object_array_get_idx(weights, i);
+			double v = w ? json_object_get_double(w) * (us > 0 ? us : 1) : 0;
+			if (!json_object_is_type(st, json_type_array)) {
+				c->bad = "a sample is not a list of frame indices";
+				return -EINVAL;
+			}
+			for (size_t k = 0; k < json_object_array_length(st); k++) {
+				struct json_object *ix = json_object_array_get_idx(st, k);
+				int64_t x = json_object_is_type(ix, json_type_int)
+						? json_object_get_int64(ix)
+						: -1;
+				if (x < 0 || (uint64_t)x >= c->nframes) {
+					c->bad =
+					    "a sample names a frame that is not in shared.frames";
+					return -EINVAL;
+				}
+			}
+			if (us > 0 && v > 0 && (*min_s == 0 || v < *min_s))
+				*min_s = v;
+		}
+	}
+	for (size_t p = 0; p < np; p++) {
+		struct json_object *pr = json_object_array_get_idx(c->profiles, p);
+		struct json_object *weights = jget(pr, "weights", json_type_array);
+		struct json_object *unit = jget(pr, "unit", json_type_string);
+		double us = unit_seconds(json_object_get_string(unit));
+		double per = period_s > 0 ? period_s : *min_s;
+		for (size_t i = 0; i < json_object_array_length(weights); i++) {
+			uint64_t n = ss_count(weights, i, us, per > 0 ? per : 1);
+			if (n > *max)
+				*max = n;
+		}
+	}
+	return 0;
+}
+
+/* The frame ids of shared.frames, in order. */
+static int ss_frames(struct sctx *c)
+{
+	if (!(c->fid = calloc(c->nframes + 1, sizeof(*c->fid))))
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nframes; i++) {
+		struct json_object *f = json_object_array_get_idx(c->frames, i);
+		struct json_object *nm = jget(f, "name", json_type_string);
+		struct json_object *file = jget(f, "file", json_type_string);
+		struct json_object *line = jget(f, "line", json_type_int);
+		if (!nm) {
+			c->bad = "a frame has no name";
+			return -EINVAL;
+		}
+		int64_t ln = line ? json_object_get_int64(line) : 0;
+		struct rframe rf = {
+		    .func = strpool_cstr(&c->r->strings, json_object_get_string(nm)),
+		    .file =
+			file ? strpool_cstr(&c->r->strings, json_object_get_string(file)) : NULL,
+		    .line = ln > 0 && ln < INT_MAX ? (int)ln : 0,
+		};
+		if (!rf.func || (file && !rf.file))
+			return -ENOMEM;
+		int64_t id = report_frame(c->r, &rf);
+		if (id < 0)
+			return (int)id;
+		c->fid[i] = (uint32_t)id;
+	}
+	return 0;
+}
+
+/* Store every sample of every profile; a profile named "name-TID" (one
+ * per thread, as --per-thread writes) is that thread. */
+static int ss_load(struct sctx *c, double period_s, uint64_t scale)
+{
+	size_t np = json_object_array_length(c->profiles);
+	struct ids fr = {0};
+	int rc = 0;
+	for (size_t p = 0; p < np && !rc; p++) {
+		struct json_object *pr = json_object_array_get_idx(c->profiles, p);
+		struct json_object *samples = jget(pr, "samples", json_type_array);
+		struct json_object *weights = jget(pr, "weights", json_type_array);
+		struct json_object *unit = jget(pr, "unit", json_type_string);
+		struct json_object *pname = jget(pr, "name", json_type_string);
+		double us = unit_seconds(json_object_get_string(unit));
+		const char *nm = pname ? json_object_get_string(pname) : "";
+		int tid = REPORT_TID_ANY;
+		size_t nlen;
+		if (np > 1 && folded_thread_root(nm, strlen(nm), &tid, &nlen)) {
+			const char *tn = strpool_str(&c->r->strings, nm, nlen);
+			if (!tn || (rc = report_thread(c->r, tid, tn)))
+				rc = rc ? rc : -ENOMEM;
+		} else {
+			tid = REPORT_TID_ANY;
+		}
+		for (size_t i = 0; !rc && i < json_object_array_length(samples); i++) {
+			struct json_object *st = json_object_array_get_idx(samples, i);
+			fr.n = 0;
+			for (size_t k = 0; !rc && k < json_object_array_length(st); k++) {
+				int64_t x = json_object_get_int64(json_object_array_get_idx(st, k));
+				rc = ids_push(&fr, c->fid[x]);
+			}
+			if (!rc)
+				rc = report_add(c->r, tid, -1, fr.v, fr.n,
+						ss_count(weights, i, us, period_s), scale);
+		}
+	}
+	free(fr.v);
+	return rc;
+}
+
+static int load_speedscope(struct report *r, const char *data, size_t len, const char *name,
+			   char *err, size_t errsz)
+{
+	struct sctx c = {.r = r};
+	struct json_object *root = NULL, *schema, *shared, *own;
+	struct json_tokener *tok;
+	double period_s, min_s;
+	uint64_t max;
+	int rc = 0;
+
+	r->format = REPORT_SPEEDSCOPE;
+	if (len > REPORT_MAX_JSON) {
+		text_errf(err, errsz, "%s: a JSON profile over %u MiB is not read.", name,
+			  REPORT_MAX_JSON >> 20);
+		return -EFBIG;
+	}
+	if (!(tok = json_tokener_new()))
+		return -ENOMEM;
+	root = json_tokener_parse_ex(tok, data, (int)len);
+	enum json_tokener_error je = json_tokener_get_error(tok);
+	json_tokener_free(tok);
+	if (!root || je != json_tokener_success) {
+		text_errf(err, errsz, "%s: not valid JSON (%s).", name,
+			  je == json_tokener_continue ? "it ends too early"
+						      : json_tokener_error_desc(je));
+		json_object_put(root);
+		return -EINVAL;
+	}
+	schema = jget(root, "$schema", json_type_string);
+	shared = jget(root, "shared", json_type_object);
+	c.frames = jget(shared, "frames", json_type_array);
+	c.profiles = jget(root, "profiles", json_type_array);
+	if (!schema || !strstr(json_object_get_string(schema), "speedscope") || !c.frames ||
+	    !c.profiles) {
+		text_errf(err, errsz,
+			  "%s: JSON, but not a speedscope profile (no $schema, shared.frames or "
+			  "profiles).",
+			  name);
+		json_object_put(root);
+		return -EINVAL;
+	}
+	c.nframes = json_object_array_length(c.frames);
+	/* What stacktop writes beside the format: its mode, period, duration. */
+	own = jget(root, "stacktop", json_type_object);
+	period_s = jnum(own, "period_s");
+	r->duration_s = jnum(own, "duration_s");
+	struct json_object *mode = jget(own, "mode", json_type_string);
+	if (mode && !strcmp(json_object_get_string(mode), "wall"))
+		r->mode = "wall";
+	else if (mode && !strcmp(json_object_get_string(mode), "cpu"))
+		r->mode = "cpu";
+	if (!(rc = ss_check(&c, period_s, &min_s, &max)) && !(rc = ss_frames(&c))) {
+		if (!(period_s > 0))
+			period_s = min_s; /* times without a period: the lightest is one */
+		r->period_s = period_s;
+		rc = ss_load(&c, period_s > 0 ? period_s : 1, scale_for(max));
+	}
+	if (rc == -EINVAL)
+		text_errf(err, errsz, "%s: not a speedscope profile stacktop can read: %s.", name,
+			  c.bad ? c.bad : "bad data");
+	else if (rc == -EFBIG)
+		text_errf(err, errsz, TOO_MANY_FRAMES, name, r->max_ids);
+	else if (rc)
+		text_errf(err, errsz, "%s: cannot load the profile: %s.", name, strerror(-rc));
+	free(c.fid);
+	json_object_put(root);
+	return rc;
+}
+
+/* '{' first (after blanks): JSON, which of our formats is speedscope. */
+static bool looks_json(const uint8_t *d, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r'))
+		i++;
+	return i < n && d[i] == '{';
 }
 
 /* ---- pprof ---- */
@@ -621,7 +943,9 @@ static int pprof_location(struct pctx *c, struct ids *st, size_t li)
 	for (size_t k = l->n_line; k-- > 0;) {
 		const Perftools__Profiles__Line *ln = l->line[k];
 		const Perftools__Profiles__Function *fn;
-		struct rframe f = {.module = module, .kernel = kernel};
+		/* Lines are innermost first: all but the last are inlined. */
+		struct rframe f = {
+		    .module = module, .kernel = kernel, .inlined = k + 1 < l->n_line};
 		const char *name, *file;
 		size_t fi;
 		int64_t id;
@@ -669,11 +993,13 @@ static void pprof_weight_index(struct pctx *c, size_t *vi, int64_t *div)
 		*div = p->period;
 }
 
-static int pprof_sample_thread(struct pctx *c, const Perftools__Profiles__Sample *s, int *tid)
+static int pprof_sample_thread(struct pctx *c, const Perftools__Profiles__Sample *s, int *tid,
+			       int32_t *second)
 {
 	const char *name = NULL;
 
 	*tid = REPORT_TID_ANY;
+	*second = -1;
 	for (size_t i = 0; i < s->n_label; i++) {
 		const char *k = pstr(c, s->label[i]->key);
 		if (!k)
@@ -681,6 +1007,9 @@ static int pprof_sample_thread(struct pctx *c, const Perftools__Profiles__Sample
 		if ((!strcmp(k, "tid") || !strcmp(k, "thread_id")) && s->label[i]->num > 0 &&
 		    s->label[i]->num <= INT32_MAX)
 			*tid = (int)s->label[i]->num;
+		else if (!strcmp(k, "second") && s->label[i]->num >= 0 &&
+			 s->label[i]->num <= INT32_MAX)
+			*second = (int32_t)s->label[i]->num;
 		else if (!strcmp(k, "thread") || !strcmp(k, "thread_name")) {
 			const char *v = pstr(c, s->label[i]->str);
 			if (!v)
@@ -692,6 +1021,22 @@ static int pprof_sample_thread(struct pctx *c, const Perftools__Profiles__Sample
 	if (*tid != REPORT_TID_ANY || name)
 		return report_thread(c->r, *tid, name);
 	return 0;
+}
+
+/* stacktop's summary comment "stacktop: {wall_s=...}", when there. */
+static void pprof_comments(struct pctx *c)
+{
+	static const char tag[] = EXPORT_FOLDED_TAG "{";
+	size_t tl = sizeof(tag) - 1;
+
+	for (size_t i = 0; i < c->p->n_comment; i++) {
+		const char *s = pstr(c, c->p->comment[i]);
+		size_t n = s ? strlen(s) : 0;
+		if (s && n > tl + 1 && !strncmp(s, tag, tl) && s[n - 1] == '}' &&
+		    !export_summary_parse(s + tl, n - tl - 1, &c->r->summary))
+			c->r->have_summary = true;
+	}
+	c->bad = NULL; /* a bad comment index is not worth refusing the file */
 }
 
 static int load_pprof_msg(struct pctx *c)
@@ -730,6 +1075,7 @@ static int load_pprof_msg(struct pctx *c)
 	}
 	if (p->duration_nanos > 0)
 		r->duration_s = (double)p->duration_nanos / 1e9;
+	pprof_comments(c);
 	for (size_t i = 0; i < p->n_sample; i++) {
 		if (p->sample[i]->n_value != p->n_sample_type) {
 			c->bad = "a sample has the wrong number of values";
@@ -743,6 +1089,7 @@ static int load_pprof_msg(struct pctx *c)
 		const Perftools__Profiles__Sample *s = p->sample[i];
 		int64_t v = s->value[vi];
 		uint64_t wgt;
+		int32_t second;
 		int tid;
 
 		if (v <= 0)
@@ -750,7 +1097,7 @@ static int load_pprof_msg(struct pctx *c)
 		wgt = ((uint64_t)v + (uint64_t)div / 2) / (uint64_t)div;
 		if (!wgt)
 			wgt = 1;
-		if ((err = pprof_sample_thread(c, s, &tid)))
+		if ((err = pprof_sample_thread(c, s, &tid, &second)))
 			break;
 		st.n = 0;
 		for (size_t k = s->n_location_id; k-- > 0 && !err;) {
@@ -763,7 +1110,7 @@ static int load_pprof_msg(struct pctx *c)
 			err = pprof_location(c, &st, li);
 		}
 		if (!err)
-			err = report_add(r, tid, st.v, st.n, wgt, scale);
+			err = report_add(r, tid, second, st.v, st.n, wgt, scale);
 	}
 	free(st.v);
 	return err;
@@ -885,6 +1232,8 @@ int report_load_mem(const void *data, size_t len, const char *name, struct frame
 			rc = load_pprof(r, raw, rawlen, name, err, errsz);
 		}
 		free(raw);
+	} else if (looks_json(d, len)) {
+		rc = load_speedscope(r, (const char *)d, len, name, err, errsz);
 	} else if (looks_binary(d, len)) {
 		rc = load_pprof(r, d, len, name, err, errsz);
 	} else {
@@ -1016,6 +1365,32 @@ const char *report_mode(const struct report *r)
 uint64_t report_samples(const struct report *r)
 {
 	return r->samples;
+}
+
+size_t report_nstacks(const struct report *r)
+{
+	return r->nstacks;
+}
+
+void report_stack(const struct report *r, size_t i, struct report_stack *out)
+{
+	const struct rstack *st = &r->stacks[i];
+
+	*out = (struct report_stack){.ids = r->ids + st->off,
+				     .n = st->n,
+				     .weight = st->weight,
+				     .tid = st->tid,
+				     .second = st->second};
+}
+
+bool report_timed(const struct report *r)
+{
+	return r->nstacks && !r->untimed;
+}
+
+const struct export_summary *report_summary(const struct report *r)
+{
+	return r->have_summary ? &r->summary : NULL;
 }
 
 size_t report_nthreads(const struct report *r)

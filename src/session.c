@@ -38,14 +38,17 @@
 #define TICK_NS (50 * 1000 * 1000ull)
 #define SEC_NS 1000000000ull
 
+static void session_run_tick(struct session *s);
+
 /* The stages after the sampler: symbols, frames, the window (record keeps
- * everything: a day of 10 s buckets), ingest. */
+ * everything: a day of 1 s buckets, so each sample's second is written),
+ * ingest. */
 static int open_stages(struct session *s, const struct opts *o, char *err, size_t errsz)
 {
 	bool record = o->cmd == OPTS_CMD_RECORD;
 	int e;
 	if ((e = sym_new(&s->sy)) || (e = frames_new(s->sy, &s->fr)) ||
-	    (e = window_new(record ? 86400 : o->window_s, record ? 10 * SEC_NS : SEC_NS, s->fr,
+	    (e = window_new(record ? 86400 : o->window_s, SEC_NS, s->fr,
 			    &s->w)) ||
 	    (e = ingest_new(s->fr, s->w, &s->in))) {
 		snprintf(err, errsz, "out of memory at start-up (%s).", strerror(-e));
@@ -193,9 +196,15 @@ static void scan_locks(struct session *s)
 	}
 	for (int j = 0; j < n; j++) {
 		const struct metrics_thread *t = &m->threads[ti[j]];
-		locks_resolve(&raw[j], t->pid, t->tid,
-			      leaf[j] != WINDOW_ROOT ? stack_hint(s->w, leaf[j]) : LOCKS_HINT_NONE,
-			      &w);
+		enum locks_hint h =
+		    leaf[j] != WINDOW_ROOT ? stack_hint(s->w, leaf[j]) : LOCKS_HINT_NONE;
+		/* The window's stack may be an older wait than the one read now:
+		 * a mutex is told by its futex call alone, so that hint is not
+		 * needed, and taken from a stale stack it could make a condition
+		 * variable's neighbour an owner. */
+		if (h == LOCKS_HINT_MUTEX)
+			h = LOCKS_HINT_NONE;
+		locks_resolve(&raw[j], t->pid, t->tid, h, &w);
 		locks_add(&s->locks, &w);
 	}
 	locks_build(&s->locks);
@@ -262,8 +271,10 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	s->metrics_ok = metrics_init(&s->metrics, s->procs.p[0].pid, &mc) == 0;
 	if (s->metrics_ok) {
 		metrics_follow(s);
-		metrics_tick(&s->metrics, mono_ns() / 1e9);
-		scan_locks(s);
+		if (metrics_tick(&s->metrics, mono_ns() / 1e9) == 0) {
+			session_run_tick(s);
+			scan_locks(s);
+		}
 	}
 	s->next_metrics_ns = mono_ns() + SEC_NS;
 	health_init(&s->health, mono_ns());
@@ -304,6 +315,36 @@ uint64_t session_tick_ns(const struct session *s)
 	return sampler_tick_ns(s->smp);
 }
 
+/* After a metrics tick: what the run's summary needs. */
+static void session_run_tick(struct session *s)
+{
+	const struct metrics *m = &s->metrics;
+
+	/* CPU seconds of every process profiled, from the CPU of each
+	 * interval: processes come and go, so no one counter covers them. */
+	if (m->cpu_now < 0)
+		return;
+	if (s->run.started)
+		s->run.cpu_s += m->cpu_now / 100 * (m->last_t - s->run.t_last);
+	s->run.started = true;
+	s->run.t_last = m->last_t;
+	if (m->cpu_now > s->run.peak_cpu)
+		s->run.peak_cpu = m->cpu_now;
+	if (m->mem_now > s->run.peak_rss)
+		s->run.peak_rss = m->mem_now;
+}
+
+void session_summary(const struct session *s, double wall_s, struct export_summary *out)
+{
+	*out = (struct export_summary){.wall_s = wall_s};
+	if (!s->run.started)
+		return;
+	out->cpu_s = s->run.cpu_s;
+	out->avg_cpu = wall_s > 0 ? 100 * out->cpu_s / wall_s : 0;
+	out->peak_cpu = s->run.peak_cpu;
+	out->peak_rss = s->run.peak_rss;
+}
+
 void session_collect(struct session *s, uint64_t now_ns)
 {
 	if (!s->procs.exited)
@@ -315,8 +356,10 @@ void session_collect(struct session *s, uint64_t now_ns)
 		return;
 	if (!s->procs.exited) {
 		metrics_follow(s);
-		metrics_tick(&s->metrics, t / 1e9);
-		scan_locks(s);
+		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
+			session_run_tick(s);
+			scan_locks(s);
+		}
 	}
 	s->next_metrics_ns += SEC_NS;
 	if (s->next_metrics_ns < t)
@@ -396,6 +439,9 @@ void session_header(struct session *s, struct view_header *h)
 		in.dbg = &ds;
 	}
 	status_header(&in, pids, h);
+	/* A saved profile's span is what the file says (0: not recorded). */
+	if (s->report)
+		h->span_s = report_duration_s(s->report);
 }
 
 void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost)

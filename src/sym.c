@@ -12,11 +12,22 @@
  *    does not depend on symbol order),
  *    and each has an end: start + size, or for a size-0 symbol the next
  *    symbol (bounded by its section). Lookup is a binary search.
- *    The table also owns the debug file, the libdw handle and a cache of
- *    file:line per ELF address.
+ *    The table also owns the debug file, the libdw handle and a cache per
+ *    ELF address of its file:line and its inline chain (the inlined
+ *    subroutines holding it, innermost first, each with its call site:
+ *    dwarf_getscopes once per address, then a hash probe).
+ *  - Per table, built on first need, the function ranges of the module's
+ *    .eh_frame and .debug_frame (one FDE per function, kept even by strip):
+ *    a pc no symbol covers is named by the FDE holding it, "module!0xOFF"
+ *    (the FDE's start as a file offset, as unnamed addresses are shown),
+ *    so a stripped function's pcs are one function; and a size-0 symbol
+ *    (whose end is only a guess) does not reach into a later FDE's
+ *    function. Parsed here (sym_fde_parse), not by libdw, whose CFI API
+ *    answers "the FDE of this pc" but cannot list the FDEs.
  *  - Per struct sym: an intern pool (every string we return lives until
  *    sym_free, even when the module it came from is gone), the kallsyms
- *    table, and perf map caches.
+ *    table, perf map caches, and per module named the sources its names
+ *    came from (sym_modules, for the help screen).
  *
  * Debug files are looked up under a root prefix: "/proc/PID/root" for a
  * live process, so the target's mount namespace decides which file we get
@@ -68,6 +79,7 @@
 #include "stacktop/tfile.h"
 
 #include <ctype.h>
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -135,6 +147,8 @@ struct sym {
 	struct dbgfetch *fetch;
 	struct sym_wait *waiting;
 	unsigned names_gen;
+	struct sym_module_note *notes; /* modules named so far */
+	size_t nnotes, notes_cap;
 };
 
 struct sym_wait {
@@ -148,13 +162,35 @@ struct sym_fn {
 	uint64_t start, end;
 	uint32_t name;
 	uint8_t rank; /* for alias choice: 2 global, 1 weak, 0 local */
+	bool sized;   /* end is start + st_size, not guessed from the next symbol */
 };
 
+/* One inlined level at an address: the function and where it was called
+ * from (in the next level out). Strings owned by the table. */
+struct sym_inl {
+	char *func;
+	char *call_file; /* basename; NULL when unknown */
+	int call_line;
+};
+
+/* A range of a DWARF subprogram and its DIE, for inline chains; off 0:
+ * a function DWARF has no subprogram for (SUB_NO_CU: nor a CU). */
+struct sym_sub {
+	uint64_t start, end;
+	Dwarf_Off off;
+};
+
+#define SUB_NO_CU ((Dwarf_Off)-1)
+
+/* What DWARF says about one address: its line and its inline chain,
+ * innermost first. */
 struct sym_line {
 	uint64_t addr;
 	char *file; /* basename, owned; NULL when unknown */
 	int line;
 	bool used;
+	uint8_t ninl;
+	struct sym_inl *inl;
 };
 
 struct sym_table {
@@ -172,6 +208,12 @@ struct sym_table {
 	Dwarf *dw;
 	struct sym_line *lines;
 	size_t lines_cap, lines_used;
+	unsigned source; /* SYM_SRC_SYMTAB, _DEBUG or _DYNSYM, or 0: no symbols */
+	bool fde_tried;
+	struct sym_range *fdes; /* function ranges from .eh_frame/.debug_frame */
+	size_t nfde;
+	struct sym_sub *subs; /* DWARF subprogram ranges seen, sorted */
+	size_t nsubs, subs_cap;
 };
 
 /* ---- demangling -------------------------------------------------------- */
@@ -554,6 +596,7 @@ static int table_add_symbols(struct sym_table *t, Elf *elf, GElf_Word type, size
 				     ? (sec.sh_addr + sec.sh_size) | (1ull << 63)
 				     : s.st_value + 1;
 		f->rank = bind_rank(&s);
+		f->sized = s.st_size != 0;
 		t->n++;
 	}
 	return 0;
@@ -616,6 +659,16 @@ static void table_finish(struct sym_table *t)
 	}
 }
 
+static void line_clear(struct sym_line *l)
+{
+	free(l->file);
+	for (unsigned k = 0; k < l->ninl; k++) {
+		free(l->inl[k].func);
+		free(l->inl[k].call_file);
+	}
+	free(l->inl);
+}
+
 static void table_free(void *p)
 {
 	struct sym_table *t = p;
@@ -628,8 +681,10 @@ static void table_free(void *p)
 			free(t->dem[i]);
 	}
 	for (i = 0; i < t->lines_cap; i++)
-		free(t->lines[i].file);
+		line_clear(&t->lines[i]);
 	free(t->lines);
+	free(t->fdes);
+	free(t->subs);
 	if (t->dw)
 		dwarf_end(t->dw);
 	if (t->dbg_elf)
@@ -663,17 +718,22 @@ static int table_build(const struct module *mod, const char *root, Elf *fetched,
 		t->fetch_asked = true;
 	}
 	t->symtab = true;
-	if (has_symtab(mod->elf))
+	if (has_symtab(mod->elf)) {
 		err = table_add_symbols(t, mod->elf, SHT_SYMTAB, &cap);
-	else if ((dbg = table_debug_elf(t, mod)) && has_symtab(dbg))
+		t->source = SYM_SRC_SYMTAB;
+	} else if ((dbg = table_debug_elf(t, mod)) && has_symtab(dbg)) {
 		err = table_add_symbols(t, dbg, SHT_SYMTAB, &cap);
-	else {
+		t->source = SYM_SRC_DEBUG;
+	} else {
 		t->symtab = false;
 		err = table_add_symbols(t, mod->elf, SHT_DYNSYM, &cap);
+		t->source = SYM_SRC_DYNSYM;
 	}
 	if (err && err != -ENOENT)
 		goto fail;
 	table_finish(t);
+	if (!t->n)
+		t->source = 0;
 	if (t->n) {
 		t->dem = calloc(t->n, sizeof(*t->dem));
 		if (!t->dem) {
@@ -762,6 +822,335 @@ static const char *table_name(struct sym_table *t, long i)
 	return t->dem[i];
 }
 
+/* ---- function ranges (FDEs) -------------------------------------------- */
+
+/*
+ * .eh_frame and .debug_frame hold one FDE per function (its range), even
+ * in a stripped file: they are what a stripped function is told apart by.
+ * The format (LSB "Exception Frames", DWARF 5 §6.4.1): entries of
+ * length (4 bytes, or 0xffffffff and 8), a CIE id or CIE pointer, then the
+ * body. A CIE's augmentation "zR" gives the FDE pointer encoding
+ * (DW_EH_PE_*); an FDE starts with its pc_begin in that encoding and its
+ * pc_range in the same format. Only the encodings compilers emit for
+ * pc_begin are read (absolute or pc-relative, fixed or LEB128); an FDE in
+ * any other is skipped. Little-endian, 64-bit (x86-64 only, as unwind.c).
+ */
+
+#define EH_PE_OMIT 0xff
+#define EH_PE_PCREL 0x10
+
+struct rd {
+	const uint8_t *p, *end;
+};
+
+static bool rd_u(struct rd *r, unsigned bytes, uint64_t *v)
+{
+	if ((size_t)(r->end - r->p) < bytes)
+		return false;
+	*v = 0;
+	for (unsigned i = 0; i < bytes; i++)
+		*v |= (uint64_t)r->p[i] << (8 * i);
+	r->p += bytes;
+	return true;
+}
+
+static bool rd_uleb(struct rd *r, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (r->p < r->end) {
+		uint8_t b = *r->p++;
+
+		if (shift < 64)
+			*v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+static bool rd_sleb(struct rd *r, int64_t *v)
+{
+	unsigned shift = 0;
+	uint64_t u = 0;
+	uint8_t b = 0;
+
+	while (r->p < r->end) {
+		b = *r->p++;
+		if (shift < 64)
+			u |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				u |= ~0ull << shift;
+			*v = (int64_t)u;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A value in the format (low 4 bits) of a DW_EH_PE encoding. */
+static bool rd_format(struct rd *r, uint8_t enc, uint64_t *v)
+{
+	static const unsigned size[16] = {
+	    [0] = 8, [2] = 2, [3] = 4, [4] = 8, [0xa] = 2, [0xb] = 4, [0xc] = 8};
+	unsigned f = enc & 0x0f;
+	int64_t sv;
+
+	if (f == 0x01)
+		return rd_uleb(r, v);
+	if (f == 0x09) {
+		if (!rd_sleb(r, &sv))
+			return false;
+		*v = (uint64_t)sv;
+		return true;
+	}
+	if (!size[f] || !rd_u(r, size[f], v))
+		return false;
+	if (f >= 0xa && size[f] < 8 && (*v >> (size[f] * 8 - 1) & 1)) /* sign-extend */
+		*v |= ~0ull << (size[f] * 8);
+	return true;
+}
+
+/* A pointer in encoding enc whose field is at address here. */
+static bool rd_pointer(struct rd *r, uint8_t enc, uint64_t here, uint64_t *v)
+{
+	if (enc == EH_PE_OMIT || (enc & 0x80) || !rd_format(r, enc, v))
+		return false;
+	switch (enc & 0x70) {
+	case 0:
+		return true;
+	case EH_PE_PCREL:
+		*v += here;
+		return true;
+	default: /* textrel, datarel, funcrel, aligned: not used for pc_begin */
+		return false;
+	}
+}
+
+/* Entry header at off: its body [*body, *next) and the id field. */
+static bool entry_header(const uint8_t *data, size_t size, size_t off, struct rd *body,
+			 size_t *next, uint64_t *id, size_t *id_off, bool *is64)
+{
+	struct rd r = {data + off, data + size};
+	uint64_t len;
+
+	if (!rd_u(&r, 4, &len))
+		return false;
+	*is64 = len == 0xffffffffull;
+	if (*is64 && !rd_u(&r, 8, &len))
+		return false;
+	if (len == 0 || len > (uint64_t)(r.end - r.p))
+		return false;
+	*next = (size_t)(r.p - data) + (size_t)len;
+	r.end = r.p + len;
+	*id_off = (size_t)(r.p - data);
+	if (!rd_u(&r, *is64 ? 8 : 4, id))
+		return false;
+	*body = r;
+	return true;
+}
+
+/* The FDE pointer encoding of the CIE at off. */
+static bool cie_encoding(const uint8_t *data, size_t size, size_t off, bool debug_frame,
+			 uint8_t *enc)
+{
+	struct rd r;
+	size_t next, id_off;
+	uint64_t id, u, len;
+	int64_t sv;
+	bool is64;
+	uint8_t version;
+	const char *aug;
+	size_t auglen;
+
+	if (off >= size || !entry_header(data, size, off, &r, &next, &id, &id_off, &is64))
+		return false;
+	if (debug_frame ? id != (is64 ? ~0ull : 0xffffffffull) : id != 0)
+		return false; /* not a CIE */
+	if (!rd_u(&r, 1, &u))
+		return false;
+	version = (uint8_t)u;
+	aug = (const char *)r.p;
+	auglen = strnlen(aug, (size_t)(r.end - r.p));
+	if (auglen == (size_t)(r.end - r.p))
+		return false;
+	r.p += auglen + 1;
+	*enc = 0;		  /* absptr */
+	if (!strcmp(aug, "eh")) { /* an old GCC's pointer to its EH data */
+		if (r.end - r.p < 8)
+			return false;
+		r.p += 8;
+	}
+	if (version >= 4 && !rd_u(&r, 2, &u)) /* address_size, segment_selector_size */
+		return false;
+	if (!rd_uleb(&r, &u) || !rd_sleb(&r, &sv))
+		return false;
+	if (version == 1 ? !rd_u(&r, 1, &u) : !rd_uleb(&r, &u))
+		return false;
+	if (aug[0] != 'z')
+		return aug[0] == '\0' || !strcmp(aug, "eh");
+	if (!rd_uleb(&r, &len) || len > (uint64_t)(r.end - r.p))
+		return false;
+	r.end = r.p + len;
+	for (const char *a = aug + 1; *a; a++) {
+		switch (*a) {
+		case 'R':
+			if (!rd_u(&r, 1, &u))
+				return false;
+			*enc = (uint8_t)u;
+			return true;
+		case 'L':
+			if (!rd_u(&r, 1, &u))
+				return false;
+			break;
+		case 'P':
+			if (!rd_u(&r, 1, &u) || !rd_format(&r, (uint8_t)u, &u))
+				return false;
+			break;
+		case 'S':
+		case 'B':
+		case 'G':
+			break;
+		default:
+			return false; /* unknown: the rest cannot be read */
+		}
+	}
+	return true;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct sym_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+int sym_fde_parse(const uint8_t *data, size_t size, uint64_t addr, bool debug_frame,
+		  struct sym_range **out, size_t *n)
+{
+	struct sym_range *v = NULL;
+	size_t cap = 0, cnt = 0, off = 0, next, id_off, last_cie = SIZE_MAX;
+	uint8_t enc = 0;
+
+	*out = NULL;
+	*n = 0;
+	while (off + 4 <= size) {
+		struct rd r;
+		uint64_t id, start, len;
+		size_t cie;
+		bool is64;
+
+		if (!entry_header(data, size, off, &r, &next, &id, &id_off, &is64))
+			break; /* a zero terminator or a broken length: nothing more to trust */
+		if (debug_frame ? id == (is64 ? ~0ull : 0xffffffffull) : id == 0)
+			goto skip; /* a CIE */
+		if (debug_frame)
+			cie = id < size ? (size_t)id : SIZE_MAX;
+		else
+			cie = id <= id_off ? id_off - (size_t)id : SIZE_MAX;
+		if (cie != last_cie) {
+			last_cie = SIZE_MAX;
+			if (!cie_encoding(data, size, cie, debug_frame, &enc))
+				goto skip;
+			last_cie = cie;
+		}
+		if (!rd_pointer(&r, enc, addr + (uint64_t)(r.p - data), &start) ||
+		    !rd_format(&r, enc, &len) || !len || start + len < start)
+			goto skip;
+		if (mem_grow((void **)&v, &cap, cnt + 1, sizeof(*v))) {
+			free(v);
+			return -ENOMEM;
+		}
+		v[cnt++] = (struct sym_range){start, start + len};
+	skip:
+		off = next;
+	}
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), range_cmp);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+/* Append the FDE ranges of section name of elf to t. */
+static int fdes_add(struct sym_table *t, Elf *elf, const char *name, bool debug_frame)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(elf, name, &sh);
+	Elf_Data *d;
+	struct sym_range *v;
+	size_t n;
+	int err;
+
+	if (!scn || sh.sh_type == SHT_NOBITS || !(d = elf_rawdata(scn, NULL)) || !d->d_buf)
+		return 0;
+	err = sym_fde_parse(d->d_buf, d->d_size, sh.sh_addr, debug_frame, &v, &n);
+	if (err || !n)
+		return err;
+	if (!t->nfde) {
+		t->fdes = v;
+		t->nfde = n;
+		return 0;
+	}
+	struct sym_range *all = realloc(t->fdes, (t->nfde + n) * sizeof(*all));
+	if (!all) {
+		free(v);
+		return -ENOMEM;
+	}
+	memcpy(all + t->nfde, v, n * sizeof(*v));
+	free(v);
+	t->fdes = all;
+	t->nfde += n;
+	qsort(t->fdes, t->nfde, sizeof(*t->fdes), range_cmp);
+	return 0;
+}
+
+/* The FDE range holding addr, or NULL; the table of ranges is built from
+ * the module's own .eh_frame and .debug_frame on first use. */
+static const struct sym_range *table_fde(struct sym_table *t, const struct module *mod,
+					 uint64_t addr)
+{
+	size_t lo;
+
+	if (!t->fde_tried) {
+		t->fde_tried = true;
+		if (fdes_add(t, mod->elf, ".eh_frame", false) ||
+		    fdes_add(t, mod->elf, ".debug_frame", true)) {
+			free(t->fdes);
+			t->fdes = NULL;
+			t->nfde = 0;
+		}
+	}
+	lo = STARTS_AT_OR_BELOW(t->fdes, t->nfde, addr);
+	/* Ranges do not nest: the last start at or below addr is the one. */
+	if (lo == 0 || addr >= t->fdes[lo - 1].end)
+		return NULL;
+	return &t->fdes[lo - 1];
+}
+
+/* The file offset of an ELF address (through its PT_LOAD), as the views
+ * show addresses without a name; the address itself outside every load. */
+static uint64_t elf_file_offset(Elf *elf, uint64_t addr)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return addr;
+	for (i = 0; i < n; i++) {
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && addr >= ph.p_vaddr &&
+		    addr < ph.p_vaddr + ph.p_memsz)
+			return addr - ph.p_vaddr + ph.p_offset;
+	}
+	return addr;
+}
+
 /* ---- lines ------------------------------------------------------------- */
 
 static Dwarf *table_dwarf(struct sym_table *t, const struct module *mod)
@@ -796,7 +1185,178 @@ static bool find_cu(Dwarf *dw, uint64_t addr, Dwarf_Die *cu)
 	return false;
 }
 
-static void lookup_line(Dwarf *dw, uint64_t addr, struct sym_line *out)
+/* The name of a subprogram or inlined-subroutine DIE (through its
+ * abstract origin), demangled; malloc'd, NULL on ENOMEM. */
+static char *die_func_name(Dwarf_Die *die)
+{
+	char buf[SYM_DEM_MAX];
+	Dwarf_Attribute a;
+	const char *n = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		n = dwarf_formstring(&a);
+	if (!n && dwarf_attr_integrate(die, DW_AT_name, &a))
+		n = dwarf_formstring(&a);
+	return strdup(n ? sym_demangle(n, buf, sizeof(buf)) : "[inlined]");
+}
+
+/* Where an inlined subroutine was called from: DW_AT_call_file (an index
+ * into the CU's file table) and DW_AT_call_line. */
+static void die_call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, struct sym_inl *out)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	const char *f;
+
+	if (files && dwarf_attr(die, DW_AT_call_file, &a) && dwarf_formudata(&a, &w) == 0 &&
+	    w < nfiles && (f = dwarf_filesrc(files, w, NULL, NULL)))
+		out->call_file = strdup(text_basename(f));
+	if (dwarf_attr(die, DW_AT_call_line, &a) && dwarf_formudata(&a, &w) == 0 && w <= INT_MAX)
+		out->call_line = (int)w;
+}
+
+/* Is tag a DIE whose children may hold inlined code at a pc it covers? */
+static bool scope_tag(int tag)
+{
+	return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+	       tag == DW_TAG_try_block || tag == DW_TAG_catch_block;
+}
+
+/* The inlined subroutines under fn holding addr, outermost first, into
+ * out[0..max); returns how many. Only the subtree of one function is
+ * walked, one level at a time (a loop, not recursion: the DWARF is the
+ * target's, and may nest without end): the scopes that hold addr nest. */
+static int walk_inlined(Dwarf_Die *fn, uint64_t addr, Dwarf_Die *out, int max)
+{
+	Dwarf_Die parent = *fn, c;
+	int n = 0;
+
+	while (dwarf_child(&parent, &c) == 0) {
+		bool down = false;
+
+		do {
+			int tag = dwarf_tag(&c);
+
+			if (!scope_tag(tag) || dwarf_haspc(&c, addr) <= 0)
+				continue;
+			if (tag == DW_TAG_inlined_subroutine) {
+				if (n >= max)
+					return n;
+				out[n++] = c;
+			}
+			down = true;
+			break;
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!down)
+			break;
+		parent = c;
+	}
+	return n;
+}
+
+/* The subprogram DIE holding addr among parent's children (and in
+ * namespaces and classes, where C++ puts some definitions, at most
+ * SUB_NEST_MAX deep: the DWARF is the target's). */
+#define SUB_NEST_MAX 8
+static bool find_subprogram(Dwarf_Die *parent, uint64_t addr, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > SUB_NEST_MAX || dwarf_child(parent, &c) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+
+		if (tag == DW_TAG_subprogram && dwarf_haspc(&c, addr) > 0) {
+			*out = c;
+			return true;
+		}
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type) &&
+		    find_subprogram(&c, addr, out, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* Remember [start, end) as part of the subprogram at off (kept sorted). */
+static void subs_add(struct sym_table *t, uint64_t start, uint64_t end, Dwarf_Off off)
+{
+	size_t i = STARTS_AT_OR_BELOW(t->subs, t->nsubs, start);
+
+	if (start >= end || (i && t->subs[i - 1].start == start))
+		return;
+	if (mem_grow((void **)&t->subs, &t->subs_cap, t->nsubs + 1, sizeof(*t->subs)))
+		return; /* a cache: without it the next lookup walks again */
+	memmove(&t->subs[i + 1], &t->subs[i], (t->nsubs - i) * sizeof(*t->subs));
+	t->subs[i] = (struct sym_sub){start, end, off};
+	t->nsubs++;
+}
+
+/* The subprogram DIE holding addr: from the cache of subprogram ranges
+ * seen, else found among the CU's children once (a walk over every
+ * top-level DIE of the CU, as dwarf_getscopes would do for every pc). */
+static bool subprogram_of(struct sym_table *t, Dwarf_Die *cu, uint64_t addr, Dwarf_Die *out)
+{
+	size_t i = STARTS_AT_OR_BELOW(t->subs, t->nsubs, addr);
+	Dwarf_Addr base, s, e;
+	ptrdiff_t off = 0;
+
+	long f;
+
+	if (i && addr < t->subs[i - 1].end)
+		return t->subs[i - 1].off && t->subs[i - 1].off != SUB_NO_CU &&
+		       dwarf_offdie(t->dw, t->subs[i - 1].off, out);
+	if (!find_subprogram(cu, addr, out, 0)) {
+		/* Code DWARF describes no function for (assembly): remember
+		 * its symbol's range as such, or every pc would walk the CU. */
+		if ((f = table_find(t, addr)) >= 0)
+			subs_add(t, t->fns[f].start, t->fns[f].end, 0);
+		return false;
+	}
+	while ((off = dwarf_ranges(out, off, &base, &s, &e)) > 0)
+		subs_add(t, s, e, dwarf_dieoffset(out));
+	return true;
+}
+
+/* The inlined subroutines holding addr, innermost first, with their call
+ * sites. Walked down from the function holding addr (found once per
+ * function): dwarf_getscopes would walk the whole CU for every pc, ~200 µs
+ * in a libc CU. */
+static void lookup_inline(struct sym_table *t, Dwarf_Die *cu, uint64_t addr, struct sym_line *out)
+{
+	Dwarf_Die sub, chain[SYM_INLINE_MAX];
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	int n, k;
+
+	if (!subprogram_of(t, cu, addr, &sub))
+		return;
+	n = walk_inlined(&sub, addr, chain, SYM_INLINE_MAX);
+	if (n <= 0 || !(out->inl = calloc((size_t)n, sizeof(*out->inl))))
+		return;
+	if (dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	for (k = n - 1; k >= 0; k--) {
+		struct sym_inl *in = &out->inl[out->ninl];
+
+		if (!(in->func = die_func_name(&chain[k])))
+			break;
+		die_call_site(&chain[k], files, nfiles, in);
+		out->ninl++;
+	}
+}
+
+/* Is addr in a function known to lie in no CU? */
+static bool no_cu_at(const struct sym_table *t, uint64_t addr)
+{
+	size_t i = STARTS_AT_OR_BELOW(t->subs, t->nsubs, addr);
+
+	return i && addr < t->subs[i - 1].end && t->subs[i - 1].off == SUB_NO_CU;
+}
+
+static void lookup_line(struct sym_table *t, Dwarf *dw, uint64_t addr, struct sym_line *out)
 {
 	Dwarf_Die cu;
 	Dwarf_Line *l;
@@ -805,7 +1365,21 @@ static void lookup_line(Dwarf *dw, uint64_t addr, struct sym_line *out)
 
 	out->file = NULL;
 	out->line = 0;
-	if (!dw || !find_cu(dw, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
+	out->ninl = 0;
+	out->inl = NULL;
+	if (!dw || no_cu_at(t, addr))
+		return;
+	if (!find_cu(dw, addr, &cu)) {
+		/* No CU (assembly without -g): the scan of every CU that
+		 * found nothing is not repeated for the function's other pcs. */
+		long f = table_find(t, addr);
+
+		if (f >= 0)
+			subs_add(t, t->fns[f].start, t->fns[f].end, SUB_NO_CU);
+		return;
+	}
+	lookup_inline(t, &cu, addr, out);
+	if (!(l = dwarf_getsrc_die(&cu, addr)))
 		return;
 	src = dwarf_linesrc(l, NULL, NULL);
 	if (dwarf_lineno(l, &line) == 0)
@@ -853,7 +1427,7 @@ static int table_line(struct sym_table *t, const struct module *mod, uint64_t ad
 			return 0;
 		}
 	}
-	lookup_line(table_dwarf(t, mod), addr, &t->lines[j]);
+	lookup_line(t, table_dwarf(t, mod), addr, &t->lines[j]);
 	t->lines[j].addr = addr;
 	t->lines[j].used = true;
 	t->lines_used++;
@@ -905,6 +1479,7 @@ void sym_free(struct sym *sy)
 	}
 	free(sy->ksyms);
 	free(sy->knames);
+	free(sy->notes);
 	strpool_free(&sy->pool);
 	free(sy);
 }
@@ -995,6 +1570,30 @@ int sym_fetched(struct sym *sy)
 	return sy->fetch ? dbgfetch_poll(sy->fetch, fetch_got, sy) : 0;
 }
 
+/* Remember that module name (pooled) was named from sources. A short
+ * list searched linearly: it is touched once per new pc, not per sample. */
+static void note_module(struct sym *sy, const char *name, unsigned sources)
+{
+	size_t i;
+
+	for (i = 0; i < sy->nnotes; i++) {
+		if (sy->notes[i].name == name) {
+			sy->notes[i].sources |= sources;
+			return;
+		}
+	}
+	if (sy->nnotes >= 4096 ||
+	    mem_grow((void **)&sy->notes, &sy->notes_cap, sy->nnotes + 1, sizeof(*sy->notes)))
+		return; /* a note is for people: losing one is no error */
+	sy->notes[sy->nnotes++] = (struct sym_module_note){name, sources};
+}
+
+size_t sym_modules(const struct sym *sy, const struct sym_module_note **out)
+{
+	*out = sy->notes;
+	return sy->nnotes;
+}
+
 /* Is addr inside .plt, .plt.sec or .plt.got? */
 static bool in_plt(Elf *elf, uint64_t addr)
 {
@@ -1007,6 +1606,9 @@ static bool in_plt(Elf *elf, uint64_t addr)
 			return true;
 	return false;
 }
+
+static int name_by_fde(struct sym *sy, struct sym_table *t, const struct module *mod,
+		       uint64_t elf_addr, struct sym_info *out);
 
 int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
 		       bool want_line, struct sym_info *out)
@@ -1029,28 +1631,116 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 	if (!t->symtab && !t->fetch_asked && sy->fetch)
 		fetch_ask(sy, mod, t);
 	i = table_find(t, elf_addr);
+	if (i >= 0 && !t->fns[i].sized) {
+		/* A size-0 symbol's end is a guess (the next symbol); an FDE
+		 * starting after it says the pc is in another function. */
+		const struct sym_range *r = table_fde(t, mod, elf_addr);
+
+		if (r && r->start > t->fns[i].start)
+			i = -1;
+	}
 	if (i >= 0) {
 		out->func = strpool_cstr(&sy->pool, table_name(t, i));
 		if (!out->func)
 			return -ENOMEM;
 		out->offset = elf_addr - t->fns[i].start;
 		out->func_start = t->fns[i].start;
+		note_module(sy, out->module, t->source);
 	} else if (in_plt(mod->elf, elf_addr)) {
 		/* A call through the PLT: no symbol covers the stubs, but the
 		 * section says what they are (perf shows them the same way). */
 		out->func = "[plt]";
 		out->func_start = elf_addr & ~(uint64_t)15;
 		out->offset = elf_addr - out->func_start;
+	} else if ((err = name_by_fde(sy, t, mod, elf_addr, out)) != 0) {
+		return err;
 	}
 	if (!want_line)
 		return 0;
 	err = table_line(t, mod, elf_addr, &ln);
 	if (err)
 		return err;
-	if (ln->file && !(out->file = strpool_cstr(&sy->pool, ln->file)))
+	/* In inlined code the line in the function named is the call of the
+	 * outermost inlined level; the pc's own line is the innermost's. */
+	const char *file = ln->ninl ? ln->inl[ln->ninl - 1].call_file : ln->file;
+	if (file && !(out->file = strpool_cstr(&sy->pool, file)))
 		return -ENOMEM;
-	out->line = ln->line;
+	out->line = ln->ninl ? ln->inl[ln->ninl - 1].call_line : ln->line;
 	return 0;
+}
+
+/* No symbol: name the pc by the FDE that holds it, "module!0xSTART" with
+ * the start as a file offset, so the function's pcs share one name.
+ * Without an FDE, func stays NULL (the views show module+offset). */
+static int name_by_fde(struct sym *sy, struct sym_table *t, const struct module *mod,
+		       uint64_t elf_addr, struct sym_info *out)
+{
+	const struct sym_range *r = table_fde(t, mod, elf_addr);
+	char buf[512];
+
+	if (!r) {
+		note_module(sy, out->module, SYM_SRC_NONE);
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s!0x%" PRIx64, out->module,
+		 elf_file_offset(mod->elf, r->start));
+	if (!(out->func = strpool_cstr(&sy->pool, buf)))
+		return -ENOMEM;
+	out->func_start = r->start;
+	out->offset = elf_addr - r->start;
+	out->by_range = true;
+	note_module(sy, out->module, SYM_SRC_FDE);
+	return 0;
+}
+
+int sym_inline_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
+		      struct sym_info *out, int max, int *n)
+{
+	const struct sym_line *ln;
+	const char *module;
+	struct sym_table *t;
+	int err, k;
+
+	*n = 0;
+	if (!mod->elf)
+		return 0;
+	if ((err = table_get(mod, root, &t)))
+		return err;
+	if (!table_dwarf(t, mod))
+		return 0; /* no DWARF, no chain: and no cache entry per pc */
+	if ((err = table_line(t, mod, elf_addr, &ln)))
+		return err;
+	if (!ln->ninl)
+		return 0;
+	if (!(module = strpool_cstr(&sy->pool, mod->name ? mod->name : "[unknown]")))
+		return -ENOMEM;
+	for (k = 0; k < ln->ninl && k < max; k++) {
+		const char *file = k ? ln->inl[k - 1].call_file : ln->file;
+
+		memset(&out[k], 0, sizeof(out[k]));
+		out[k].module = module;
+		out[k].inlined = true;
+		out[k].line = k ? ln->inl[k - 1].call_line : ln->line;
+		if (!(out[k].func = strpool_cstr(&sy->pool, ln->inl[k].func)) ||
+		    (file && !(out[k].file = strpool_cstr(&sy->pool, file))))
+			return -ENOMEM;
+	}
+	*n = k;
+	note_module(sy, module, SYM_SRC_INLINE);
+	return 0;
+}
+
+int sym_inline_user(struct sym *sy, struct space *s, uint64_t pc, struct sym_info *out, int max,
+		    int *n)
+{
+	const struct mapping *m = space_find(s, pc);
+	char root[64];
+
+	*n = 0;
+	if (!m || !m->mod || !m->mod->elf)
+		return 0;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)s->pid);
+	return sym_inline_module(sy, m->mod, s->pid > 0 ? root : "", pc - m->bias, out, max, n);
 }
 
 /* A pc with no module: name the mapping, and give a file offset. */
@@ -1067,6 +1757,7 @@ static int resolve_unmoduled(struct sym *sy, const struct mapping *m, uint64_t p
 	if (!out->module)
 		return -ENOMEM;
 	out->offset = pc - m->start + m->pgoff;
+	note_module(sy, out->module, SYM_SRC_NONE);
 	return 0;
 }
 
@@ -1350,6 +2041,7 @@ static int perfmap_find(struct sym *sy, struct perfmap *pm, uint64_t pc, struct 
 	out->offset = pc - best->start;
 	out->func_start = best->start;
 	out->jit = true;
+	note_module(sy, out->module, SYM_SRC_PERFMAP);
 	return 0;
 }
 

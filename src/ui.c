@@ -14,16 +14,20 @@
 #include <string.h>
 #include <time.h>
 
+#include "stacktop/diff.h"
 #include "stacktop/keys.h"
 #include "stacktop/metrics.h"
 #include "stacktop/opts.h"
 #include "stacktop/screen.h"
+#include "stacktop/sym.h"
 #include "stacktop/text.h"
+#include "stacktop/view_diff.h"
 #include "stacktop/window.h"
 
 #define STATUS_NS 3000000000ull
 #define BATCH_COLS 200
 #define BATCH_ROWS 40
+#define UI_DIFF_SECONDS 10 /* the b key's baseline, and "now" in diff mode */
 
 void ui_init(struct ui *ui, const struct opts *o, double period_s, struct ui_model *m)
 {
@@ -61,6 +65,8 @@ void ui_free(struct ui *ui)
 	view_top_state_free(&ui->top);
 	view_threads_state_free(&ui->threads);
 	view_icicle_state_free(&ui->icicle);
+	diff_snap_free(ui->baseline);
+	diff_free(ui->live);
 	grid_free(&ui->grid);
 }
 
@@ -94,6 +100,7 @@ void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header
 	h->status = now_ns < ui->status_until_ns ? ui->status : NULL;
 	h->hide_kernel = ui->top.hide_kernel;
 	h->lines = ui->top.lines;
+	h->now_ns = now_ns;
 }
 
 /* ---- drawing ---- */
@@ -114,6 +121,40 @@ static void follow_top(struct ui *ui)
 	ui->icicle.utf8 = ui->threads.utf8 = ui->top.utf8;
 }
 
+/* Diff mode: the baseline against the last 10 s, now, into ui->live
+ * (NULL without a baseline), or the files' diff; the icicle colours by it. */
+static const struct diff *update_diff(struct ui *ui, const struct ui_model *m,
+				      const struct view_header *h, bool lines, uint64_t *t)
+{
+	struct diff_opts o = {.lines = lines};
+	struct diff_snap *now = NULL;
+
+	*t = h && h->now_ns ? h->now_ns : mono_ns();
+	if (ui->fixed)
+		return ui->fixed;
+	diff_free(ui->live);
+	ui->live = NULL;
+	if (ui->baseline && !diff_snap_window(m->w, *t, UI_DIFF_SECONDS, lines, &now))
+		diff_compare(ui->baseline, now, &o, &ui->live);
+	diff_snap_free(now);
+	return ui->live;
+}
+
+/* The top view in diff mode. */
+static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view_header *h)
+{
+	uint64_t t;
+	const struct diff *d = update_diff(ui, m, h, ui->top.lines, &t);
+	char title[160];
+
+	if (ui->fixed_title)
+		snprintf(title, sizeof(title), "%s", ui->fixed_title);
+	else
+		snprintf(title, sizeof(title), "baseline (10 s, %u s ago) vs the last 10 s",
+			 (unsigned)((t - ui->baseline_ns) / 1000000000ull));
+	view_diff_render(&ui->grid, h, d, ui->top.lines, title, !ui->fixed);
+}
+
 const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct view_header *h,
 			   int cols, int rows)
 {
@@ -122,13 +163,24 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 	else
 		grid_clear(&ui->grid);
 	if (ui->help) {
-		view_help_render(&ui->grid);
+		const struct sym_module_note *mods = NULL;
+		size_t nmods = m->sy ? sym_modules(m->sy, &mods) : 0;
+
+		view_help_render(&ui->grid, mods, nmods);
 		return &ui->grid;
 	}
 	follow_top(ui);
 	switch (shown_view(ui, m)) {
 	case UI_VIEW_ICICLE:
 		ui->icicle.label_ctx = m->metrics;
+		/* In diff mode the frames take the colour of their function's
+		 * change; the widths stay those of now. */
+		ui->icicle.diff_attr = NULL;
+		if (ui->diff_mode) {
+			uint64_t t;
+			ui->icicle.diff_attr = view_diff_attr;
+			ui->icicle.diff_ctx = update_diff(ui, m, h, false, &t);
+		}
 		view_icicle_update(&ui->icicle, h, m->w, cols, rows);
 		view_icicle_render(&ui->grid, h, &ui->icicle);
 		break;
@@ -139,6 +191,10 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		break;
 	default:
 		ui->top.locks = m->locks;
+		if (ui->diff_mode) {
+			draw_diff(ui, m, h);
+			break;
+		}
 		view_top_update(&ui->top, m->w, h, cols, rows);
 		view_top_render(&ui->grid, h, &ui->top);
 		break;
@@ -309,8 +365,30 @@ static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 	case 'g':
 		ui->top.charts = !ui->top.charts;
 		return true;
+	case 'D':
+		if (!ui->baseline && !ui->fixed && !ui->diff_mode) {
+			ui_status(ui, "no baseline: press b first (it marks the last 10 s)", now_ns);
+			return true;
+		}
+		ui->diff_mode = !ui->diff_mode;
+		if (ui->view != UI_VIEW_ICICLE)
+			ui->view = UI_VIEW_TOP;
+		return true;
 	case 'b':
 	case 'B':
+		if (key == 'b') {
+			struct diff_snap *sn = NULL;
+			/* With lines looked up, so L works in diff mode later. */
+			if (diff_snap_window(m->w, now_ns, UI_DIFF_SECONDS, true, &sn) == 0) {
+				diff_snap_free(ui->baseline);
+				ui->baseline = sn;
+				ui->baseline_ns = now_ns;
+			}
+		} else {
+			diff_snap_free(ui->baseline);
+			ui->baseline = NULL;
+			ui->diff_mode = false;
+		}
 		if (m->metrics && key == 'b')
 			metrics_baseline_now(m->metrics);
 		else if (m->metrics)
@@ -339,7 +417,7 @@ static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 	case 'i':
 		if (!ui->wall)
 			return false;
-		toggle(ui, &ui->top.hide_idle, "idle threads hidden (only sleeping or polling)",
+		toggle(ui, &ui->top.hide_idle, "idle threads hidden (only waiting for work)",
 		       "idle threads shown", now_ns);
 		view_top_state_free(&ui->top);
 		return true;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "stacktop/keys.h"
+#include "stacktop/sym.h"
 #include "stacktop/text.h"
 #include "stacktop/waits.h"
 
@@ -100,9 +101,14 @@ static void header_line1(struct grid *g, int y, const struct view_header *h)
 		snprintf(left, sizeof(left), "stacktop  report  %s", cmd);
 	else
 		snprintf(left, sizeof(left), "stacktop  %s  %s", who, cmd);
-	fmt_rate(h->rate_hz, rate, sizeof(rate));
+	/* A saved profile without a period (folded) has no rate: say none. */
+	rate[0] = 0;
+	if (!h->source || h->rate_hz > 0) {
+		rate[0] = ' ';
+		fmt_rate(h->rate_hz, rate + 1, sizeof(rate) - 1);
+	}
 	/* A saved profile has no rolling window: its span is on line 2. */
-	snprintf(right, sizeof(right), "%s %s  %d thread%s", h->mode ? h->mode : "cpu", rate,
+	snprintf(right, sizeof(right), "%s%s  %d thread%s", h->mode ? h->mode : "cpu", rate,
 		 h->nthreads, h->nthreads == 1 ? "" : "s");
 	if (!h->source)
 		snprintf(right + strlen(right), sizeof(right) - strlen(right), "  window %us",
@@ -212,8 +218,10 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	if (h->expected_hz >= 1)
 		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s of %.0f/s expected)", n,
 			 h->span_s, h->achieved_hz, h->expected_hz);
-	else if (h->source)
+	else if (h->source && h->span_s > 0) /* the duration, when the file has it */
 		snprintf(f, sizeof(f), "samples %s over %.0fs", n, h->span_s);
+	else if (h->source)
+		snprintf(f, sizeof(f), "samples %s", n);
 	else if (h->span_s >= 0.5)
 		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s)", n, h->span_s,
 			 h->achieved_hz);
@@ -238,6 +246,13 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	}
 	if (h->coverage_note)
 		add_field(left, sizeof(left), h->coverage_note, avail);
+	if (h->source) {
+		/* A saved profile: nothing was lost or unwound here. */
+		put_split(g, y, left, 0, o ? right : NULL, 0, h->batch);
+		if (paused_w && right_fits(g, right))
+			grid_attr(g, g->w - paused_w, y, paused_w, GRID_BOLD | GRID_REVERSE);
+		return;
+	}
 	if (h->pause_us > 0) {
 		/* Wall mode: what each sample costs the target, in the open. */
 		snprintf(f, sizeof(f), "pause %.0f \xc2\xb5s/sample", h->pause_us);
@@ -409,6 +424,7 @@ static const struct help_entry help_entries[] = {
     {"K", "show or hide kernel frames"},
     {"g", "show or hide the charts"},
     {"b  B", "baseline = last 10 s; clear"},
+    {"D", "diff: now vs the baseline"},
     {"space", "freeze (sampling goes on)"},
     {"R", "reset: drop all samples"},
     {"w", "write the window to a file"},
@@ -455,7 +471,66 @@ static int help_column(struct grid *g, int x, int y, int colw, size_t from, size
 	return y;
 }
 
-void view_help_render(struct grid *g)
+const char *view_symbol_sources(unsigned sources, char *buf, size_t size)
+{
+	static const struct {
+		unsigned bit;
+		const char *text;
+	} words[] = {
+	    {SYM_SRC_SYMTAB, "symtab"},	   {SYM_SRC_DEBUG, "debug file"},
+	    {SYM_SRC_DYNSYM, "dynsym"},	   {SYM_SRC_FDE, "eh_frame ranges"},
+	    {SYM_SRC_PERFMAP, "perf map"}, {SYM_SRC_INLINE, "DWARF inline"},
+	};
+	size_t o = 0;
+
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (!(sources & words[i].bit) || o >= size)
+			continue;
+		o += (size_t)snprintf(buf + o, size - o, "%s%s", o ? " + " : "", words[i].text);
+	}
+	if (!o)
+		snprintf(buf, size, "none: no symbols at all");
+	else if ((sources & SYM_SRC_NONE) && o < size)
+		snprintf(buf + o, size - o, "; some pcs unnamed");
+	return buf;
+}
+
+/* The Symbols section of the help: per module, where its names came
+ * from; modules with no symbols at all first (they are why a row shows an
+ * address), then the others, as many as fit above the last line. */
+static void help_symbols(struct grid *g, int x, int y, int colw, const struct sym_module_note *mods,
+			 size_t n)
+{
+	char name[128], src[160], line[320];
+	size_t shown = 0;
+
+	if (!n || y + 2 >= g->h - 1)
+		return;
+	grid_put(g, x, y++, "Symbols per module", GRID_BOLD | GRID_UNDERLINE, colw);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			bool none = mods[i].sources == SYM_SRC_NONE;
+
+			if (none != (pass == 0))
+				continue;
+			if (y >= g->h - 2 && shown + 1 < n) {
+				snprintf(line, sizeof(line), "  +%zu more", n - shown);
+				grid_put(g, x, y, line, GRID_DIM, colw);
+				return;
+			}
+			text_sanitize(mods[i].name ? mods[i].name : "?", name, sizeof(name));
+			view_symbol_sources(mods[i].sources, src, sizeof(src));
+			snprintf(line, sizeof(line), "%-14s %s", name, src);
+			grid_put(g, x + 1, y++, line, none ? GRID_BOLD : 0, colw - 1);
+			shown++;
+		}
+	}
+}
+
+void view_help_render(struct grid *g, const struct sym_module_note *mods, size_t nmods)
 {
 	const size_t n = sizeof(help_entries) / sizeof(help_entries[0]);
 	int y = 0;
@@ -471,12 +546,16 @@ void view_help_render(struct grid *g)
 			half = i;
 			break;
 		}
-	if (g->w >= 110 || (int)n + 8 > g->h) {
+	int need = (int)n + 8 + (nmods ? (int)nmods + 2 : 0);
+
+	if (g->w >= 110 || need > g->h) {
 		int colw = g->w / 2 - 1;
 		help_column(g, 0, y, colw, 0, half);
-		help_column(g, colw + 2, y, colw, half, n);
+		y = help_column(g, colw + 2, y, colw, half, n);
+		help_symbols(g, colw + 2, y + 1, colw, mods, nmods);
 	} else {
-		help_column(g, 0, y, g->w, 0, n);
+		y = help_column(g, 0, y, g->w, 0, n);
+		help_symbols(g, 0, y + 1, g->w, mods, nmods);
 	}
 	grid_put(g, 1, g->h - 1, "Press any key to return", GRID_DIM, -1);
 }

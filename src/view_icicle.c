@@ -215,6 +215,8 @@ static uint16_t color_of(const struct view_icicle_state *st, const struct icicle
 
 	if (id == ICICLE_ROOT || (t->per_thread && n->depth == 1))
 		return 0;
+	if (st->diff_attr)
+		return st->diff_attr(st->diff_ctx, n->name, n->kernel);
 	if (!st->color_by_module)
 		return GRID_COLOR(kinds[kind_of(n)].color);
 	for (s = n->kernel ? "[kernel]" : n->module ? n->module : "?"; *s; s++)
@@ -741,7 +743,9 @@ static int legend_text(const struct view_icicle_state *st, bool brief, char *out
 	size_t o;
 	int i;
 
-	if (st->color_by_module) {
+	if (st->diff_attr) {
+		snprintf(out, size, brief ? " diff: grew shrank n.s. " : " diff: grew shrank not-significant ");
+	} else if (st->color_by_module) {
 		snprintf(out, size, " colour: by module ");
 	} else {
 		out[0] = 0;
@@ -794,6 +798,13 @@ static void draw_footer(struct grid *g, const struct view_icicle_state *st)
 		return;
 	x = g->w - lw;
 	grid_put(g, x, y, legend, GRID_BOLD, lw);
+	if (st->diff_attr) {
+		x += 7; /* " diff: " */
+		grid_attr(g, x, y, 4, GRID_BOLD | GRID_COLOR(GRID_C_RED));
+		grid_attr(g, x + 5, y, 6, GRID_BOLD | GRID_COLOR(GRID_C_BLUE));
+		grid_attr(g, x + 12, y, brief ? 4 : 15, GRID_DIM);
+		return;
+	}
 	if (st->color_by_module)
 		return;
 	for (i = 0, x++; i < KIND_LEGEND; i++) {

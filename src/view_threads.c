@@ -224,8 +224,11 @@ const char *view_threads_state_word(char state)
 	}
 }
 
-/* width: the column's; the wait kind is added only where it fits whole. */
-static void fmt_state(const struct metrics_thread *t, char *out, size_t size, int width)
+/* width: the column's; the wait kind is added only where it fits whole.
+ * In wall mode r carries what the window saw the thread wait in (a futex
+ * is lock or idle only by its stack) and its share of waiting for a CPU. */
+static void fmt_state(const struct metrics_thread *t, const struct view_threads_row *r, char *out,
+		      size_t size, int width)
 {
 	char wc[64];
 	const char *word;
@@ -238,9 +241,10 @@ static void fmt_state(const struct metrics_thread *t, char *out, size_t size, in
 	switch (t->state) {
 	case 'S': {
 		/* What it waits in, as wall mode names it, then the kernel's word. */
-		enum sample_wait kind = waits_classify('S', -1, t->wchan);
+		enum sample_wait kind =
+		    r->wait ? (enum sample_wait)r->wait : waits_classify('S', -1, t->wchan);
 		if (wc[0] && (kind == SAMPLE_WAIT_LOCK || kind == SAMPLE_WAIT_IO ||
-			      kind == SAMPLE_WAIT_SLEEP)) {
+			      kind == SAMPLE_WAIT_SLEEP || kind == SAMPLE_WAIT_IDLE)) {
 			snprintf(out, size, "S %s: %s", waits_name(kind), wc);
 			if (text_width(out) <= width)
 				return;
@@ -252,6 +256,19 @@ static void fmt_state(const struct metrics_thread *t, char *out, size_t size, in
 		word = wc[0] ? wc : "disk";
 		break;
 	case 'R':
+		if (r->cpuwait_pct > 0) {
+			/* Only a runnable thread waits for a CPU: at 80 columns
+			 * the letter goes before the number does. */
+			snprintf(out, size, "R %s %d%%", waits_name(SAMPLE_WAIT_CPU),
+				 r->cpuwait_pct);
+			if (text_width(out) <= width)
+				return;
+			snprintf(out, size, "%s %d%%", waits_name(SAMPLE_WAIT_CPU), r->cpuwait_pct);
+			if (text_width(out) <= width)
+				return;
+		}
+		word = view_threads_state_word(t->state);
+		break;
 	case 'T':
 	case 't':
 	case 'Z':
@@ -672,7 +689,7 @@ static void draw_row(struct grid *g, int y, const struct draw_ctx *dc,
 	} else if (t) {
 		text_fit(t->comm, NAME_W, buf, sizeof(buf));
 		grid_put(g, c->name_x, y, buf, base, NAME_W);
-		fmt_state(t, flags, sizeof(flags), c->state_w);
+		fmt_state(t, r, flags, sizeof(flags), c->state_w);
 		text_fit(flags, c->state_w, buf, sizeof(buf));
 		grid_put(g, c->state_x, y, buf,
 			 base | (t->state == 'D' && t->alive ? GRID_BOLD : 0), c->state_w);
@@ -762,6 +779,23 @@ static int table_rows(const struct view_threads_state *st, const struct view_hea
 	return vis < 0 ? 0 : vis;
 }
 
+/* Wall mode: the wait kind the thread was seen in most (off CPU) and the
+ * share of its runnable samples spent waiting for a CPU. */
+static void row_waits(const struct window *w, struct view_threads_row *r)
+{
+	uint64_t c[SAMPLE_WAIT_COUNT], runnable;
+	int k, best = 0;
+
+	window_wait_counts(w, r->id, c);
+	for (k = SAMPLE_WAIT_NONE + 1; k < SAMPLE_WAIT_COUNT; k++)
+		if (k != SAMPLE_WAIT_CPU && c[k] && (!best || c[k] > c[best]))
+			best = k;
+	r->wait = (uint8_t)best;
+	runnable = c[SAMPLE_WAIT_NONE] + c[SAMPLE_WAIT_CPU];
+	r->cpuwait_pct =
+	    runnable ? (uint8_t)((100 * c[SAMPLE_WAIT_CPU] + runnable / 2) / runnable) : 0;
+}
+
 int view_threads_update(struct view_threads_state *st, const struct view_header *h,
 			const struct metrics *m, struct window *w, int cols, int rows)
 {
@@ -794,11 +828,12 @@ int view_threads_update(struct view_threads_state *st, const struct view_header 
 	st->window_s = m && m->cfg.window_s ? m->cfg.window_s : window_seconds(w);
 	st->page = table_rows(st, h, rows);
 	clamp_selection(st, st->page);
-	/* Hottest functions for the rows on screen only: each is a walk of the
-	 * window's counts. */
+	/* Hottest functions and waits for the rows on screen only: each is a
+	 * walk of the window's counts. */
 	for (i = st->scroll; i < n && i < st->scroll + st->page; i++) {
 		if (kept[i].ti < 0)
 			continue;
+		row_waits(w, &kept[i]);
 		if ((err = find_hottest(w, kept[i].id, st->hide_kernel || (h && h->hide_kernel),
 					kept[i].hottest, sizeof(kept[i].hottest))))
 			return err;

@@ -45,7 +45,7 @@
 #include "stacktop/waits.h"
 
 #define NUM_W 35      /* " %Own  %Total  OwnTime  TotalTime  " */
-#define NUM_W_WALL 40 /* " %Own  %Total   OnCPU   OffCPU  Wait    " */
+#define NUM_W_WALL 42 /* " %Own  %Total   OnCPU   OffCPU  Wait      ": "CPU-wait" fits */
 
 static bool sort_by_self(enum sort_key s)
 {
@@ -125,7 +125,8 @@ static struct cols layout(int w, bool wall)
 }
 
 /* The Function cell: "func (file:line)", "func (file)", "func",
- * "module+0x1a2b", with " [k]" on kernel frames; sanitized and cut to
+ * "module+0x1a2b", with " [k]" on kernel frames and " (inline)" after an
+ * inlined function's name; sanitized and cut to
  * width. With lines on, a long name is cut before its location, as long as
  * 8 columns of the name remain, so the file:line stays readable at 80
  * columns. Without, the bare file name is the first thing to go: the
@@ -145,6 +146,8 @@ static void fmt_function(const struct frame *f, bool lines, int width, char *out
 		snprintf(name, sizeof(name), "%s+0x%llx", mod, (unsigned long long)f->sym.offset);
 	} else {
 		text_sanitize(f->sym.func, name, sizeof(name));
+		if (f->sym.inlined) /* its code is part of the next frame out */
+			strncat(name, " (inline)", sizeof(name) - strlen(name) - 1);
 		if (f->sym.file) {
 			text_sanitize(text_basename(f->sym.file), file, sizeof(file));
 			if (lines && f->sym.line > 0)
@@ -173,7 +176,7 @@ struct num_col {
 };
 
 static void draw_column_header(struct grid *g, int y, const struct cols *c, enum sort_key sort,
-			       bool lines, bool wall)
+			       bool lines, bool wall, bool counts)
 {
 	static const struct num_col cpu[] = {
 	    {1, 4, "%Own"},
@@ -188,7 +191,20 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c, enum
 	    {16, 5, "OnCPU"},
 	    {24, 6, "OffCPU"},
 	};
-	const struct num_col *num = wall ? wallc : cpu;
+	/* A saved profile without a period: sample counts, not times. */
+	static const struct num_col cpu_n[] = {
+	    {1, 4, "%Own"},
+	    {7, 6, "%Total"},
+	    {15, 7, "OwnSamp"},
+	    {24, 9, "TotalSamp"},
+	};
+	static const struct num_col wall_n[] = {
+	    {1, 4, "%Own"},
+	    {7, 6, "%Total"},
+	    {16, 5, "OnSmp"},
+	    {24, 6, "OffSmp"},
+	};
+	const struct num_col *num = wall ? (counts ? wall_n : wallc) : (counts ? cpu_n : cpu);
 	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
 	const char *label;
 	int i;
@@ -201,7 +217,7 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c, enum
 		grid_put(g, num[i].x, y, num[i].label, a, num[i].w);
 	}
 	if (wall)
-		grid_put(g, 32, y, "Wait", hdr, 6);
+		grid_put(g, 32, y, "Wait", hdr, 8);
 	label = lines ? "Function (file:line)" : "Function (file)";
 	if ((int)strlen(label) > c->func_w)
 		label = "Function";
@@ -232,6 +248,16 @@ static void holder_text(const struct view_top_state *st, const struct view_top_r
 	snprintf(out, size, "held by %s %.0f%%", name, row->holder_pct);
 }
 
+/* Seconds when the period is known, else the sample count (a folded
+ * file knows counts, not times). */
+static void fmt_amount(uint64_t n, double period, char *out, size_t size)
+{
+	if (period > 0)
+		text_seconds((double)n * period, out, size);
+	else
+		text_count(n, out, size);
+}
+
 static void draw_row(struct grid *g, int y, const struct cols *c, const struct view_top_row *row,
 		     uint64_t total, double period, const struct view_top_state *st, bool selected)
 {
@@ -249,13 +275,13 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 		for (k = 1; k < SAMPLE_WAIT_COUNT; k++)
 			if (r->wait[k] > (best ? r->wait[best] : 0))
 				best = k;
-		text_seconds((double)on * period, own, sizeof(own));
-		text_seconds((double)off * period, tot, sizeof(tot));
-		grid_printf(g, 0, y, 0, NUM_W_WALL, "%5.1f  %6.1f  %6s  %7s  %-6s", po, pt, own,
+		fmt_amount(on, period, own, sizeof(own));
+		fmt_amount(off, period, tot, sizeof(tot));
+		grid_printf(g, 0, y, 0, NUM_W_WALL, "%5.1f  %6.1f  %6s  %7s  %-8s", po, pt, own,
 			    tot, best ? waits_name((enum sample_wait)best) : "-");
 	} else {
-		text_seconds((double)r->self * period, own, sizeof(own));
-		text_seconds((double)r->total * period, tot, sizeof(tot));
+		fmt_amount(r->self, period, own, sizeof(own));
+		fmt_amount(r->total, period, tot, sizeof(tot));
 		grid_printf(g, 0, y, 0, NUM_W, "%5.1f  %6.1f  %7s  %9s", po, pt, own, tot);
 	}
 	/* A holder may take the Module column's room: it says more. */
@@ -273,7 +299,9 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 	if (c->mod_w && (!hw || hx + hw <= c->mod_x)) {
 		const char *m = f->has_sym ? text_basename(f->sym.module) : NULL;
 
-		text_fit(m ? m : "?", c->mod_w, mod, sizeof(mod));
+		/* A named frame without a module (a folded file) has none to
+		 * show; "?" is for a pc nobody could name. */
+		text_fit(m ? m : f->has_sym ? "" : "?", c->mod_w, mod, sizeof(mod));
 		grid_put(g, c->mod_x, y, mod, GRID_DIM, c->mod_w);
 	}
 	if (selected) {
@@ -699,7 +727,7 @@ int view_top_render(struct grid *g, const struct view_header *h, const struct vi
 
 	if (st->batch && c.mod_w)
 		tighten(&c, rows, n, vis, st->lines);
-	draw_column_header(g, y++, &c, st->sort, st->lines, st->wall);
+	draw_column_header(g, y++, &c, st->sort, st->lines, st->wall, !(period > 0));
 	if ((n == 0 || total == 0) && !st->wall && st->metrics && st->metrics->rss.len >= 3) {
 		/* Seconds in and still nothing: on-CPU sampling sees only
 		 * threads that run; say so, and what sees the others. */

@@ -13,6 +13,17 @@
  * D state wins over the syscall: an uninterruptible read of a dead NFS
  * server is not "I/O waiting for a client", it is stuck in the kernel, and
  * wchan says where.
+ *
+ * lock against idle: a futex is a mutex, a condition variable, a semaphore
+ * or a join alike, so the syscall alone says "lock"; only the stack tells
+ * contention (pthread_mutex_lock, __lll_lock_wait) from waiting for work
+ * (pthread_cond_wait, sem_wait, pthread_join), and an event loop's poll
+ * from a poll for one answer. waits_by_function is asked about the frames
+ * of the unwound stack, leaf first, by ingest; the first frame with an
+ * opinion decides (a condvar wait that woke and now waits to retake its
+ * mutex is in __lll_lock_wait under pthread_cond_wait: contention). A
+ * blocked epoll_wait is an event loop with nothing ready: idle whatever
+ * the stack.
  */
 #include <errno.h>
 #include <limits.h>
@@ -178,21 +189,28 @@ static bool is_lock(int nr)
 	       nr == SYS_semtimedop || nr == SYS_flock;
 }
 
+/* epoll is an event loop's wait: blocked there, nothing is ready. */
+static bool is_idle(int nr)
+{
+	return nr == SYS_epoll_wait || nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2;
+}
+
 static bool is_io(int nr)
 {
+	/* clang-format off */
 	static const int io[] = {
-	    SYS_read,	      SYS_write,	 SYS_pread64,	      SYS_pwrite64,
-	    SYS_readv,	      SYS_writev,	 SYS_preadv,	      SYS_pwritev,
-	    SYS_preadv2,      SYS_pwritev2,	 SYS_recvfrom,	      SYS_sendto,
-	    SYS_recvmsg,      SYS_sendmsg,	 SYS_recvmmsg,	      SYS_sendmmsg,
-	    SYS_poll,	      SYS_ppoll,	 SYS_select,	      SYS_pselect6,
-	    SYS_epoll_wait,   SYS_epoll_pwait,	 SYS_epoll_pwait2,    SYS_accept,
-	    SYS_accept4,      SYS_connect,	 SYS_fsync,	      SYS_fdatasync,
-	    SYS_sync,	      SYS_syncfs,	 SYS_sync_file_range, SYS_sendfile,
-	    SYS_splice,	      SYS_tee,		 SYS_vmsplice,	      SYS_copy_file_range,
-	    SYS_io_getevents, SYS_io_pgetevents, SYS_io_uring_enter,  SYS_msgrcv,
-	    SYS_msgsnd,	      SYS_open,		 SYS_openat,
+	    SYS_read,            SYS_write,           SYS_pread64,         SYS_pwrite64,
+	    SYS_readv,           SYS_writev,          SYS_preadv,          SYS_pwritev,
+	    SYS_preadv2,         SYS_pwritev2,        SYS_recvfrom,        SYS_sendto,
+	    SYS_recvmsg,         SYS_sendmsg,         SYS_recvmmsg,        SYS_sendmmsg,
+	    SYS_poll,            SYS_ppoll,           SYS_select,          SYS_pselect6,
+	    SYS_accept,          SYS_accept4,         SYS_connect,         SYS_fsync,
+	    SYS_fdatasync,       SYS_sync,            SYS_syncfs,          SYS_sync_file_range,
+	    SYS_sendfile,        SYS_splice,          SYS_tee,             SYS_vmsplice,
+	    SYS_copy_file_range, SYS_io_getevents,    SYS_io_pgetevents,   SYS_io_uring_enter,
+	    SYS_msgrcv,          SYS_msgsnd,          SYS_open,            SYS_openat,
 	};
+	/* clang-format on */
 	for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++)
 		if (io[i] == nr)
 			return true;
@@ -217,6 +235,8 @@ static enum sample_wait by_wchan(const char *wchan)
 		return SAMPLE_WAIT_LOCK;
 	if (strstr(wchan, "nanosleep"))
 		return SAMPLE_WAIT_SLEEP;
+	if (strstr(wchan, "ep_poll"))
+		return SAMPLE_WAIT_IDLE;
 	if (strstr(wchan, "poll") || strstr(wchan, "select"))
 		return SAMPLE_WAIT_IO;
 	return SAMPLE_WAIT_OTHER;
@@ -237,6 +257,8 @@ enum sample_wait waits_classify(char state, int syscall_nr, const char *wchan)
 		return by_wchan(wchan);
 	if (is_lock(syscall_nr))
 		return SAMPLE_WAIT_LOCK;
+	if (is_idle(syscall_nr))
+		return SAMPLE_WAIT_IDLE;
 	if (is_io(syscall_nr))
 		return SAMPLE_WAIT_IO;
 	if (is_sleep(syscall_nr))
@@ -246,16 +268,79 @@ enum sample_wait waits_classify(char state, int syscall_nr, const char *wchan)
 
 const char *waits_name(enum sample_wait w)
 {
-	static const char *names[SAMPLE_WAIT_COUNT] = {"running", "lock",    "I/O",
-						       "sleep",	  "D-state", "other"};
+	static const char *names[SAMPLE_WAIT_COUNT] = {"running", "lock",  "I/O",  "sleep",
+						       "D-state", "other", "idle", "CPU-wait"};
 	return (unsigned)w < SAMPLE_WAIT_COUNT ? names[w] : "?";
 }
 
 const char *waits_frame_name(enum sample_wait w)
 {
 	static const char *names[SAMPLE_WAIT_COUNT] = {"[running]", "[lock]",	 "[I/O]",
-						       "[sleep]",   "[D-state]", "[other]"};
+						       "[sleep]",   "[D-state]", "[other]",
+						       "[idle]",    "[CPU-wait]"};
 	return (unsigned)w < SAMPLE_WAIT_COUNT ? names[w] : "[?]";
+}
+
+/* Substrings of function names, C and demangled C++/Rust alike. */
+static const char *const idle_funcs[] = {
+    "cond_wait", /* pthread_cond_wait, __pthread_cond_wait_common */
+    "cond_timedwait",
+    "cond_clockwait",
+    "condition_variable::wait",
+    "Condvar::wait",
+    "sem_wait",
+    "sem_timedwait",
+    "sem_clockwait",
+    "pthread_join",
+    "clockjoin", /* __pthread_clockjoin_ex */
+    "timedjoin",
+    "barrier_wait",
+    "g_main_context_iterate",
+    "g_main_context_poll",
+    "uv__io_poll",
+    "event_base_loop",
+    "epoll_dispatch",
+    "ev_run",
+    "ngx_process_events",
+    "ngx_epoll_process_events",
+};
+static const char
+    *const lock_funcs[] =
+	{
+	    "mutex_lock", /* pthread_mutex_lock, __pthread_mutex_cond_lock */
+	    "mutex_timedlock", "mutex_clocklock", "mutex_cond_lock",
+	    "lll_lock_wait", /* __lll_lock_wait(_private)
+			      */
+	    "rwlock_rdlock",   "rwlock_wrlock",	  "rwlock_timed",
+	    "rwlock_clock",    "Mutex::lock",	  "RwLock::read",
+	    "RwLock::write",   "mutex::lock",	  "lock_contended",
+	    "spin_lock",
+};
+
+static bool has_any(const char *func, const char *const *subs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strstr(func, subs[i]))
+			return true;
+	return false;
+}
+
+enum sample_wait waits_by_function(enum sample_wait kind, int syscall_nr, const char *func)
+{
+	if (!func)
+		return SAMPLE_WAIT_NONE;
+	bool poll_family = syscall_nr == SYS_poll || syscall_nr == SYS_ppoll ||
+			   syscall_nr == SYS_select || syscall_nr == SYS_pselect6;
+	if (kind == SAMPLE_WAIT_LOCK || kind == SAMPLE_WAIT_OTHER) {
+		if (has_any(func, lock_funcs, sizeof(lock_funcs) / sizeof(lock_funcs[0])))
+			return SAMPLE_WAIT_LOCK;
+		if (has_any(func, idle_funcs, sizeof(idle_funcs) / sizeof(idle_funcs[0])))
+			return SAMPLE_WAIT_IDLE;
+	} else if (kind == SAMPLE_WAIT_IO && poll_family) {
+		if (has_any(func, idle_funcs, sizeof(idle_funcs) / sizeof(idle_funcs[0])))
+			return SAMPLE_WAIT_IDLE;
+	}
+	return SAMPLE_WAIT_NONE;
 }
 
 const char *waits_syscall_name(int nr)
@@ -311,12 +396,25 @@ int waits_parse_syscall(const char *text, int *nr, unsigned long long *sp, unsig
 
 int waits_parse_schedstat(const char *text, unsigned long long *run_ns)
 {
+	return waits_parse_schedstat2(text, run_ns, NULL);
+}
+
+int waits_parse_schedstat2(const char *text, unsigned long long *run_ns,
+			   unsigned long long *delay_ns)
+{
 	char *end;
 	if (!text)
 		return -EINVAL;
 	unsigned long long v = strtoull(text, &end, 10);
 	if (end == text)
 		return -EINVAL;
+	if (delay_ns) {
+		const char *p = end;
+		unsigned long long d = strtoull(p, &end, 10);
+		if (end == p)
+			return -EINVAL;
+		*delay_ns = d;
+	}
 	*run_ns = v;
 	return 0;
 }

@@ -43,6 +43,22 @@
  * (to trap and re-enter its syscall), so the reference run time is read
  * after the thread has gone back to sleep, at the end of the tick.
  *
+ * Waiting for a CPU: a runnable thread ('R') is on a CPU or in a run
+ * queue, and only schedstat tells which share: its second field is the
+ * time spent runnable but waiting (run delay; Documentation/scheduler/
+ * sched-stats.rst). An R sample's weight is split between running and
+ * CPU-wait by the deltas of run time and run delay since the thread's last
+ * sample; weights are integers, so the fraction is carried to the thread's
+ * next sample (error diffusion) and the counts come out right on average.
+ *
+ * The pause: the header's "pause" is how long a thread is held stopped,
+ * from the moment its stop is seen to its resume. The time from
+ * PTRACE_INTERRUPT to the stop is not in it: the thread runs (or sleeps)
+ * until it reaches a trap, and on a busy machine that takes as long as the
+ * scheduler makes it wait for a CPU (ms), which is not time we stop it.
+ * It is a mean, and it does include any time stacktop itself waits for a
+ * CPU while it holds the thread: the thread stays stopped meanwhile.
+ *
  * Keeping up: every thread is due rate times a second, so the work grows
  * with the thread count (1,000 threads at 19 Hz: 19,000 samples a second).
  * Once a second the time the passes took is compared with a budget (a
@@ -103,6 +119,9 @@ struct wall_thread {
 	uint64_t next_ns;
 	unsigned long long last_run;
 	int last_nr;	     /* the last real syscall seen, for restart_syscall */
+	bool cw_have;	     /* cw_run/cw_delay hold the last sample's schedstat */
+	unsigned long long cw_run, cw_delay;
+	double cw_carry;     /* CPU-wait weight owed to the next R sample (< 1) */
 	struct sample cache; /* the last sample; cache.stack points into buf */
 	uint8_t *buf;
 };
@@ -138,13 +157,23 @@ static int pread_text(int fd, char *buf, size_t size)
 	return (int)n;
 }
 
-static int read_run_ns(struct wall_thread *t, unsigned long long *run)
+/* Run time and, when delay is not NULL, run-queue delay (ns). */
+static int read_sched(struct wall_thread *t, unsigned long long *run, unsigned long long *delay)
 {
 	char buf[128];
+	unsigned long long d;
 	int r = pread_text(t->fd[FD_SCHEDSTAT], buf, sizeof(buf));
 	if (r < 0)
 		return r;
-	return waits_parse_schedstat(buf, run);
+	r = waits_parse_schedstat2(buf, run, &d);
+	if (r == 0 && delay)
+		*delay = d;
+	return r;
+}
+
+static int read_run_ns(struct wall_thread *t, unsigned long long *run)
+{
+	return read_sched(t, run, NULL);
 }
 
 static int read_state(struct wall_thread *t, char *state)
@@ -526,6 +555,7 @@ static int sample_stop(struct wall_sampler *ws, struct wall_thread *t)
 			break;
 		handle_stop(ws, t, status); /* a signal for the target: pass it on */
 	}
+	uint64_t t_stopped = mono_ns();
 	struct user_regs_struct ur;
 	struct iovec iov = {&ur, sizeof(ur)};
 	bool ok = ptrace(PTRACE_GETREGSET, t->tid, (void *)NT_PRSTATUS, &iov) == 0;
@@ -536,8 +566,9 @@ static int sample_stop(struct wall_sampler *ws, struct wall_thread *t)
 	int sig = WSTOPSIG(status);
 	t->group_stop = is_stop_signal(sig);
 	ptrace(t->group_stop ? PTRACE_LISTEN : PTRACE_CONT, t->tid, 0, 0);
-	uint64_t pause = mono_ns() - t0;
+	uint64_t pause = mono_ns() - t_stopped;
 	ws->st.stops++;
+	ws->st.reach_ns_total += t_stopped - t0;
 	ws->st.pause_ns_total += pause;
 	if (pause > ws->st.pause_ns_max)
 		ws->st.pause_ns_max = pause;
@@ -556,14 +587,60 @@ static uint64_t next_period(struct wall_sampler *ws)
 	return ws->period_ns - span / 2 + (span ? ws->rng % span : 0);
 }
 
+/* How much of an R sample's weight was spent waiting for a CPU, from the
+ * schedstat deltas since the thread's last sample (see the top). Call for
+ * every sample of t with have: schedstat was read. */
+static uint32_t cpu_wait_weight(struct wall_thread *t, bool runnable, bool have,
+				unsigned long long run, unsigned long long delay, uint32_t weight)
+{
+	uint32_t k = 0;
+	if (have && t->cw_have && runnable && run >= t->cw_run && delay >= t->cw_delay) {
+		unsigned long long dr = run - t->cw_run, dd = delay - t->cw_delay;
+		if (dr + dd > 0) {
+			double x = (double)weight * (double)dd / (double)(dr + dd) + t->cw_carry;
+			double r = x + 0.5;
+			k = r <= 0 ? 0 : r >= weight ? weight : (uint32_t)r;
+			t->cw_carry = x - k;
+		}
+	}
+	if (have) {
+		t->cw_run = run;
+		t->cw_delay = delay;
+		t->cw_have = true;
+	}
+	return k;
+}
+
+/* Hand s to cb, its weight split: cpu of it as waiting for a CPU. */
+static void deliver(struct sample *s, uint32_t cpu, void (*cb)(void *, const struct sample *),
+		    void *ctx)
+{
+	uint32_t weight = s->weight;
+	if (cpu && s->state == SAMPLE_ONCPU) {
+		if (cpu < weight) {
+			s->weight = weight - cpu;
+			cb(ctx, s);
+		}
+		s->weight = cpu;
+		s->state = SAMPLE_OFFCPU;
+		s->wait = SAMPLE_WAIT_CPU;
+		cb(ctx, s);
+		s->state = SAMPLE_ONCPU;
+		s->wait = SAMPLE_WAIT_NONE;
+		s->weight = weight;
+		return;
+	}
+	cb(ctx, s);
+}
+
 /* Take (or reuse) one sample of t and deliver it. Returns 1 if delivered. */
 static int sample_one(struct wall_sampler *ws, struct wall_thread *t, uint64_t now, uint32_t weight,
 		      void (*cb)(void *, const struct sample *), void *ctx)
 {
 	struct sample *s = &t->cache;
-	unsigned long long run = 0, sp, pc;
+	unsigned long long run = 0, delay = 0, sp, pc;
 	char state;
-	bool have_run = read_run_ns(t, &run) == 0;
+	bool have_run = read_sched(t, &run, &delay) == 0;
 	if (t->have_cache && t->settled && have_run && run == t->last_run) {
 		ws->st.reused++;
 	} else {
@@ -604,8 +681,10 @@ static int sample_one(struct wall_sampler *ws, struct wall_thread *t, uint64_t n
 	s->upcs = NULL;
 	s->nupcs = 0;
 	ws->st.samples++;
+	uint32_t cpu = cpu_wait_weight(t, s->state == SAMPLE_ONCPU, have_run, run, delay, weight);
+	ws->st.cpu_wait += cpu;
 	if (cb)
-		cb(ctx, s);
+		deliver(s, cpu, cb, ctx);
 	return 1;
 }
 

@@ -545,6 +545,30 @@ const struct window_count *window_counts(const struct window *w, size_t *n)
 	return w->sum.e;
 }
 
+size_t window_nbuckets(const struct window *w)
+{
+	return w->nbuckets;
+}
+
+uint64_t window_bucket_ns(const struct window *w)
+{
+	return w->bucket_ns;
+}
+
+const struct window_count *window_bucket_counts(const struct window *w, size_t slot,
+						uint64_t *num, size_t *n)
+{
+	const struct bucket *b = slot < w->nbuckets ? &w->buckets[slot] : NULL;
+
+	if (!b || !b->live || !b->m.n) {
+		*n = 0;
+		return NULL;
+	}
+	*num = b->num;
+	*n = b->m.n;
+	return b->m.e;
+}
+
 uint64_t window_total(const struct window *w)
 {
 	return w->total;
@@ -592,10 +616,12 @@ static uint8_t leaf_wait(const struct window *w, uint32_t node)
 	return k < SAMPLE_WAIT_COUNT ? k : 0;
 }
 
-/* A bit set of the wait kinds a thread was seen in. */
+/* A bit set of the wait kinds a thread was seen in: idle when every sample
+ * waits for work (a condition variable, a join, an event loop). A sleep or
+ * a read of a pipe may be what the program waits for, so it is not idle. */
 static bool kinds_idle(uint64_t mask)
 {
-	const uint64_t idle = 1u << SAMPLE_WAIT_SLEEP | 1u << SAMPLE_WAIT_IO;
+	const uint64_t idle = 1u << SAMPLE_WAIT_IDLE;
 
 	return mask && !(mask & ~idle);
 }
@@ -623,7 +649,7 @@ static int thread_kinds(const struct window *w, struct cmap *kinds)
 /* What a frame aggregates under: see struct window_top_query. */
 static uint64_t key_hash(const struct frame *f, enum window_key key)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ f->kernel;
+	uint64_t h = 0xcbf29ce484222325ull ^ f->kernel ^ (uint64_t)f->sym.inlined << 1;
 
 	if (!f->has_sym)
 		return hashidx_mix64(h ^ 1 ^
@@ -640,7 +666,7 @@ static uint64_t key_hash(const struct frame *f, enum window_key key)
 
 static bool key_eq(const struct frame *a, const struct frame *b, enum window_key key)
 {
-	if (a->kernel != b->kernel || a->has_sym != b->has_sym)
+	if (a->kernel != b->kernel || a->has_sym != b->has_sym || a->sym.inlined != b->sym.inlined)
 		return false;
 	if (!a->has_sym)
 		return a->pid == b->pid && a->pc == b->pc;

@@ -23,8 +23,28 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct window;
+
+/* What `record` measured of the run, written into the file (a pprof comment
+ * and a folded comment line, both "stacktop: {wall_s=... cpu_s=... avg_cpu=...
+ * peak_cpu=... peak_rss=...}") for `stacktop diff` to set side by side. */
+struct export_summary {
+	double wall_s;	  /* seconds recorded */
+	double cpu_s;	  /* CPU seconds the targets used meanwhile */
+	double avg_cpu;	  /* % of one core, cpu_s / wall_s */
+	double peak_cpu;  /* % of one core, the busiest second */
+	uint64_t peak_rss; /* bytes */
+};
+
+/* The prefix of stacktop's own comments (folded: after "# "). */
+#define EXPORT_FOLDED_TAG "stacktop: "
+
+/* "wall_s=51.100 cpu_s=34.700 ..." (the text between the braces). */
+void export_summary_text(const struct export_summary *s, char *buf, size_t size);
+/* That text back (len bytes at s); -EINVAL when a field is missing. */
+int export_summary_parse(const char *s, size_t len, struct export_summary *out);
 
 enum export_format { EXPORT_FOLDED, EXPORT_PPROF, EXPORT_SPEEDSCOPE };
 
@@ -54,6 +74,12 @@ struct export_opts {
 	const char *(*thread_name)(void *ctx, int tid); /* optional; may return NULL */
 	void *ctx;
 	const char *cmdline; /* optional: pprof comment, speedscope name */
+	/* A stack per (stack, thread, second) with its second since the first
+	 * bucket: pprof label "second", folded blocks after a comment line
+	 * "# stacktop: {second=N}" (FlameGraph skips it: it does not end in
+	 * a number). The window's buckets should be one second wide. */
+	bool per_second;
+	const struct export_summary *summary; /* optional: the run's figures */
 };
 
 /*

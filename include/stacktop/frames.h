@@ -50,6 +50,11 @@ void frames_free(struct frames *fr);
 /* A user pc of the process whose mappings are sp, named now (no line).
  * Returns the id, or -ENOMEM. */
 int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc);
+/* A user pc as its frames, innermost first: one per inlined level
+ * (sym.inlined set, file:line known), then the frame of frames_user.
+ * Writes at most max ids (the inline levels are cut first); returns how
+ * many, or -ENOMEM. The chain is looked up once per pc (see frames.c). */
+int frames_user_chain(struct frames *fr, struct space *sp, uint64_t pc, uint32_t *ids, int max);
 /* A kernel pc, named from kallsyms. */
 int64_t frames_kernel(struct frames *fr, int pid, uint64_t pc);
 /* The pseudo frame of a wait kind; -EINVAL for SAMPLE_WAIT_NONE. */

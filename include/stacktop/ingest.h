@@ -3,7 +3,10 @@
  * stack of frame ids counted in the window.
  *
  *   sample ─► (maps of its process, reloaded when stale) ─► unwind
- *          ─► frames_user / frames_kernel / frames_wait ─► window_add
+ *          ─► frames_user_chain / frames_kernel / frames_wait ─► window_add
+ *
+ * (a user pc in inlined code is one frame per inlined function, then the
+ * frame of the function it lies in: frames_user_chain)
  *
  * It owns one entry per target process: its address space (space) and its
  * unwinder. Maps are reloaded when a sampler says they changed (exec, new

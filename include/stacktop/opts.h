@@ -9,6 +9,7 @@
  *   stacktop dump [--json] -p PID
  *   stacktop record [OPTIONS] [-d SECONDS] [-o FILE] -p PID | -- COMMAND
  *   stacktop report [OPTIONS] FILE
+ *   stacktop diff [OPTIONS] BASE NEW | --base A1,A2 --new B1,B2
  */
 #ifndef STACKTOP_OPTS_H
 #define STACKTOP_OPTS_H
@@ -26,6 +27,7 @@ enum opts_cmd {
 	OPTS_CMD_DUMP, /* every thread's stack once, then exit */
 	OPTS_CMD_RECORD, /* sample without a screen, write a profile file */
 	OPTS_CMD_REPORT, /* open a saved profile in the views */
+	OPTS_CMD_DIFF, /* compare saved profiles */
 };
 
 /* The view batch mode prints (--view). */
@@ -70,6 +72,8 @@ struct opts {
 	unsigned output_mode; /* --output-mode: written profiles' mode, default 0600, at most 0644 */
 	double duration_s; /* record -d SECONDS, 0: until Ctrl-C */
 	const char *report_file; /* report FILE */
+	const char *diff_base, *diff_new; /* diff: comma-separated files (point into argv) */
+	double fail_above; /* diff --fail-above PCT, < 0: not given */
 	bool help; /* -h */
 	bool version; /* -V */
 };

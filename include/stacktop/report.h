@@ -1,6 +1,6 @@
 /*
- * report — a saved profile (folded stacks, or pprof: gzip-compressed or
- * plain protobuf) as a source of samples, for `stacktop report FILE`.
+ * report — a saved profile (folded stacks, pprof: gzip-compressed or
+ * plain protobuf, or speedscope JSON) as a source of samples, for `stacktop report FILE`.
  *
  * report_load parses the file into the report's own list of stacks: frame
  * ids of the frames table given (frames_named, by content; a wall-mode
@@ -28,7 +28,9 @@
  *    request, plus 16 bytes each for malloc's own header);
  *  - frame ids of all stacks: report_ids_limit(size of the profile data) =
  *    8 per byte plus 1 Mi (4 bytes each), never over 2^25;
- *  - a folded line: 1 MiB.
+ *  - a folded line: 1 MiB;
+ *  - speedscope JSON: at most 64 MiB (json-c's tree of it is tens of times
+ *    bigger).
  * So a protobuf of N bytes costs at most about 32 N + 20 MiB once
  * unpacked (a gzip file of N bytes inflates to at most 64 N + 1 MiB, then
  * the same), plus our stacks, which grow with the frame ids admitted.
@@ -45,6 +47,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stacktop/export.h"
+
 struct frames;
 struct sampler;
 struct window;
@@ -53,7 +57,7 @@ struct report;
 #define REPORT_TIME_NS 0ull
 #define REPORT_TID_ANY 1
 
-enum report_format { REPORT_FOLDED, REPORT_PPROF };
+enum report_format { REPORT_FOLDED, REPORT_PPROF, REPORT_SPEEDSCOPE };
 
 /* Load path, interning its frames in fr. 0, or -errno with one sentence
  * in err (empty file, truncated gzip, corrupt protobuf, a folded line
@@ -77,7 +81,8 @@ enum report_format report_format(const struct report *r);
 /* "now" for the window and the views: a time inside the window that keeps
  * every sample live (the profile's duration when known, clamped). */
 uint64_t report_now_ns(const struct report *r, const struct window *w);
-/* Seconds per sample when the file says (pprof period), else 0. */
+/* Seconds per sample when the file says (pprof period; speedscope: the
+ * period stacktop writes, or the lightest weight of a file in times), else 0. */
 double report_period_s(const struct report *r);
 /* Seconds the profile covers when the file says (pprof duration), else 0. */
 double report_duration_s(const struct report *r);
@@ -85,6 +90,21 @@ double report_duration_s(const struct report *r);
 const char *report_mode(const struct report *r);
 /* Samples loaded (sum of the stored stacks' weights). */
 uint64_t report_samples(const struct report *r);
+/* The stored stacks one by one (for `stacktop diff`), frames outermost
+ * first; second is -1 where the file does not say (pprof label "second",
+ * folded "# stacktop: {second=N}" blocks, as record writes them). */
+struct report_stack {
+	const uint32_t *ids;
+	uint32_t n, weight;
+	int tid;
+	int32_t second;
+};
+size_t report_nstacks(const struct report *r);
+void report_stack(const struct report *r, size_t i, struct report_stack *out);
+/* Every stack has its second. */
+bool report_timed(const struct report *r);
+/* The run's summary when the file carries stacktop's, else NULL. */
+const struct export_summary *report_summary(const struct report *r);
 /* Threads the samples came from (REPORT_TID_ANY counts as one). */
 size_t report_nthreads(const struct report *r);
 /* Thread name for tid, or NULL; ctx is the struct report (the signature of

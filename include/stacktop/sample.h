@@ -28,12 +28,18 @@ enum sample_state {
 /* For off-CPU (wall-clock) samples: what the thread waits in, from its
  * state, syscall and wchan read before it was stopped. */
 enum sample_wait {
-	SAMPLE_WAIT_NONE = 0, /* running (on CPU or runnable) */
-	SAMPLE_WAIT_LOCK, /* futex: mutex, condition variable, semaphore */
-	SAMPLE_WAIT_IO, /* read, write, poll, epoll, recv, send, accept, fsync, ... */
-	SAMPLE_WAIT_SLEEP, /* nanosleep, clock_nanosleep, pause */
-	SAMPLE_WAIT_DSTATE, /* uninterruptible (D), wchan tells where */
-	SAMPLE_WAIT_OTHER, /* some other syscall (named in syscall_nr) */
+	SAMPLE_WAIT_NONE = 0, /* running on a CPU */
+	SAMPLE_WAIT_LOCK,     /* contention: a mutex, rwlock or file lock held by another */
+	SAMPLE_WAIT_IO,	      /* read, write, poll, recv, send, accept, fsync, ... */
+	SAMPLE_WAIT_SLEEP,    /* nanosleep, clock_nanosleep, pause */
+	SAMPLE_WAIT_DSTATE,   /* uninterruptible (D), wchan tells where */
+	SAMPLE_WAIT_OTHER,    /* some other syscall (named in syscall_nr) */
+	/* Waiting for work, not for a resource: a condition variable, a
+	 * semaphore, pthread_join, epoll_wait, an event loop's poll. */
+	SAMPLE_WAIT_IDLE,
+	/* Runnable but not running: in the run queue, waiting for a CPU
+	 * (from schedstat's run delay). */
+	SAMPLE_WAIT_CPU,
 	SAMPLE_WAIT_COUNT
 };
 
@@ -42,7 +48,7 @@ struct sample {
 	uint64_t time_ns; /* CLOCK_MONOTONIC */
 	uint32_t weight; /* samples this one stands for (normally 1) */
 	enum sample_state state;
-	enum sample_wait wait; /* SAMPLE_WAIT_NONE for on-CPU samples */
+	enum sample_wait wait; /* NONE for on-CPU samples; CPU for runnable ones */
 	int syscall_nr; /* the syscall it waits in, -1 when none or unknown */
 	char wchan[32]; /* kernel function it sleeps in, "" when unknown */
 	uint64_t regs[SAMPLE_NREGS];

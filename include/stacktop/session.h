@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stacktop/export.h"
 #include "stacktop/health.h"
 #include "stacktop/locks.h"
 #include "stacktop/metrics.h"
@@ -57,6 +58,13 @@ struct session {
 	uint64_t execs_seen; /* ingest's exec count when command lines were read */
 	const struct opts *o;
 	double period_s; /* seconds one sample stands for */
+	/* The run so far, from the metrics' ticks (record's summary). */
+	struct {
+		bool started;
+		double cpu_s, peak_cpu; /* CPU seconds, % of a core */
+		double t_last;		/* the metrics tick cpu_s counts up to */
+		uint64_t peak_rss;
+	} run;
 };
 
 /* A live target: -p PIDs, or o->command launched. */
@@ -77,6 +85,10 @@ void session_header(struct session *s, struct view_header *h);
 uint64_t session_now(const struct session *s);
 /* Samples delivered, records lost (record's progress line). */
 void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost);
+
+/* The run's figures over wall_s seconds: CPU seconds, average and peak CPU
+ * and peak RSS of the first target process (zeros without metrics). */
+void session_summary(const struct session *s, double wall_s, struct export_summary *out);
 
 /* Leave every target as it was (detach), stop a launched command. */
 void session_stop(struct session *s);

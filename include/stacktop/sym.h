@@ -6,7 +6,11 @@
  * stripped files, and also from a separate debug file found by build-id
  * (/usr/lib/debug/.build-id/xx/yyyy.debug) or .gnu_debuglink (next to the
  * binary, in .debug/, under /usr/lib/debug). Lookups are a binary search.
- * file:line comes from DWARF (libdw) on request and is cached per address.
+ * A pc no symbol covers is named by the function range (FDE) of
+ * .eh_frame/.debug_frame that holds it: "prog!0x12b0", the FDE's start as
+ * a file offset, so a stripped function is still one function.
+ * file:line comes from DWARF (libdw) on request and is cached per address,
+ * together with the chain of inlined functions at that address.
  * C++ and Rust names are demangled (libiberty), with Rust hashes dropped.
  *
  * JIT code: the perf map file /tmp/perf-NSPID.map, looked up in the target's
@@ -41,7 +45,29 @@ struct sym_info {
 	int line; /* 0 when unknown */
 	bool kernel;
 	bool jit;
+	bool inlined; /* an inlined function: pc lies in code inlined into the next frame out */
+	bool by_range; /* func is "module!0xSTART" from an FDE: a debug file may name it later */
 };
+
+/* Where a module's names came from (bits: one module may use several). */
+enum {
+	SYM_SRC_SYMTAB = 1 << 0,  /* the file's own .symtab */
+	SYM_SRC_DEBUG = 1 << 1,	  /* .symtab of a separate debug file */
+	SYM_SRC_DYNSYM = 1 << 2,  /* .dynsym only: a stripped file */
+	SYM_SRC_FDE = 1 << 3,	  /* unnamed functions told apart by eh_frame ranges */
+	SYM_SRC_PERFMAP = 1 << 4, /* a JIT's perf map */
+	SYM_SRC_INLINE = 1 << 5,  /* DWARF named inlined functions */
+	SYM_SRC_NONE = 1 << 6,	  /* some pcs had no name at all (offsets only) */
+};
+
+/* A module sym has named pcs in, for the help page. */
+struct sym_module_note {
+	const char *name; /* module basename, "[jit]", "[anon]" */
+	unsigned sources; /* SYM_SRC_* bits seen */
+};
+
+/* Up to SYM_INLINE_MAX inlined levels are expanded per pc. */
+#define SYM_INLINE_MAX 8
 
 int sym_new(struct sym **out);
 void sym_free(struct sym *sy);
@@ -65,6 +91,35 @@ bool sym_names_may_change(const struct sym *sy);
  * symbol still returns 0 with func NULL and module/offset set. */
 int sym_resolve_user(struct sym *sy, struct space *s, uint64_t pc, bool want_line,
 		     struct sym_info *out);
+/* The inline chain at a user pc: out[0] is the innermost inlined
+ * function, out[n-1] the outermost one, inlined into the function that
+ * sym_resolve_user names. Each has inlined set and file:line where that
+ * level is now: out[0] the pc's own line, out[i] the call of out[i-1].
+ * *n = 0 when the pc is in no inlined code or the module has no DWARF.
+ * Computed once per (module, address) and cached; the strings live until
+ * sym_free. With a chain, sym_resolve_user's own line (want_line) is the
+ * call of out[n-1], the line in the function it names. */
+int sym_inline_user(struct sym *sy, struct space *s, uint64_t pc, struct sym_info *out, int max,
+		    int *n);
+/* The same by ELF address (see sym_resolve_module). */
+int sym_inline_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
+		      struct sym_info *out, int max, int *n);
+
+/* The modules named so far, in the order first seen, with their sources. */
+size_t sym_modules(const struct sym *sy, const struct sym_module_note **out);
+
+/* A function range from .eh_frame or .debug_frame: [start, end). */
+struct sym_range {
+	uint64_t start, end;
+};
+
+/* Parse the FDEs of one .eh_frame (debug_frame false) or .debug_frame
+ * section loaded at addr (sh_addr) into a malloc'd array sorted by start.
+ * Entries it cannot read are skipped; 0 or -ENOMEM. Exposed for tests and
+ * fuzzing (the section is the target's bytes). */
+int sym_fde_parse(const uint8_t *data, size_t size, uint64_t addr, bool debug_frame,
+		  struct sym_range **out, size_t *n);
+
 /* Resolve a kernel address. */
 int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out);
 

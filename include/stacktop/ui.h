@@ -28,6 +28,8 @@
 #include "stacktop/view_threads.h"
 #include "stacktop/view_top.h"
 
+struct diff;
+struct diff_snap;
 struct locks;
 struct metrics;
 struct opts;
@@ -40,6 +42,7 @@ struct ui_model {
 	struct window *w;
 	struct metrics *metrics; /* NULL: no threads view, no charts (a saved profile) */
 	const struct locks *locks; /* lock waits and deadlocks; NULL: none read */
+	const struct sym *sy;	 /* the help's symbol sources; NULL: none (a saved profile) */
 	/* The w key: where to write, and what every export says about the
 	 * target (per_thread, period, mode, force, thread names, cmdline). */
 	int pid;
@@ -65,6 +68,15 @@ struct ui {
 	struct view_threads_state threads;
 	struct view_icicle_state icicle;
 	struct grid grid;
+	/* The live diff: the b key's profile snapshot, and the D toggle. */
+	struct diff_snap *baseline;
+	uint64_t baseline_ns;
+	bool diff_mode;
+	struct diff *live; /* the last diff drawn (the icicle's colours read it) */
+	/* `stacktop diff` in the TUI: the diff of the files, shown instead of
+	 * the live one (borrowed), and what it compares. */
+	const struct diff *fixed;
+	const char *fixed_title;
 };
 
 /* The first view, columns, toggles and sort as the options say; the

@@ -100,6 +100,7 @@ struct view_header {
 	bool following;	       /* --subprocesses: "pid 4242 +3 children" */
 	int nchildren;	       /* descendants followed now */
 	int children_unfollowed; /* descendants past the cap (shown when > 0) */
+	uint64_t now_ns; /* the data's clock (ui_header sets it): the live diff's "now" */
 	int children_max;	 /* the cap */
 	const char *coverage_note; /* what the sampler cannot see (sampler_stats) */
 };
@@ -117,8 +118,13 @@ void view_warning_text(const struct view_header *h, char *buf, size_t size);
  * between kinds instead of a middle dot. */
 void view_wait_split(const uint64_t *counts, bool ascii, char *buf, size_t size);
 
-/* Help screen: every key, one per line. */
-void view_help_render(struct grid *g);
+struct sym_module_note;
+/* Help screen: every key, one per line; then, as room allows, where each
+ * module's names came from (mods from sym_modules; NULL, 0: none). */
+void view_help_render(struct grid *g, const struct sym_module_note *mods, size_t nmods);
+/* Words for a set of SYM_SRC_* bits: "dynsym + eh_frame ranges",
+ * "symtab; some pcs unnamed", "none: no symbols at all". Returns buf. */
+const char *view_symbol_sources(unsigned sources, char *buf, size_t size);
 
 /* Footer key hints on the last row; hints NULL: view_footer_default. */
 void view_footer_render(struct grid *g, const char *hints);

@@ -55,6 +55,8 @@ struct view_threads_row {
 	pid_t pid;	   /* its process (a zombie child: itself) */
 	int ti;		   /* index in metrics->threads at update; -1: zombie child */
 	uint64_t samples;  /* in the window */
+	uint8_t wait;	   /* wall: the wait kind seen most, 0: none (rows on screen only) */
+	uint8_t cpuwait_pct; /* wall: share of runnable samples waiting for a CPU */
 	char hottest[128]; /* raw; filled for the rows on screen only */
 };
 

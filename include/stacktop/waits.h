@@ -14,15 +14,25 @@
 #include "stacktop/sample.h"
 
 /* Classify: D → DSTATE whatever the syscall; R (or no syscall) → NONE;
- * futex → LOCK; read/write/poll/epoll/recv/send/accept/connect/fsync... →
+ * futex → LOCK (until the stack says otherwise: waits_by_function);
+ * epoll_wait → IDLE; read/write/poll/recv/send/accept/connect/fsync... →
  * IO; nanosleep/clock_nanosleep/pause → SLEEP; any other syscall → OTHER.
- * wchan may be NULL; it only helps when the syscall is unknown. */
+ * wchan may be NULL; it only helps when the syscall is unknown. (CPU, a
+ * runnable thread waiting for a CPU, comes from schedstat, not from here.) */
 enum sample_wait waits_classify(char state, int syscall_nr, const char *wchan);
 
-/* "running", "lock", "I/O", "sleep", "D-state", "other". */
+/* What a function on the stack of a thread classed kind (in syscall_nr)
+ * says about its wait: LOCK for mutex and rwlock code, IDLE for condition
+ * variables, semaphores, joins and event loops; NONE when it says nothing.
+ * Asked leaf first; the first answer other than NONE wins. Only LOCK and
+ * OTHER (a futex), and IO in poll/select, are refined. */
+enum sample_wait waits_by_function(enum sample_wait kind, int syscall_nr, const char *func);
+
+/* "running", "lock", "I/O", "sleep", "D-state", "other", "idle",
+ * "CPU-wait". */
 const char *waits_name(enum sample_wait w);
 /* Pseudo-frame names: "[running]", "[lock]", "[I/O]", "[sleep]",
- * "[D-state]", "[other]". */
+ * "[D-state]", "[other]", "[idle]", "[CPU-wait]". */
 const char *waits_frame_name(enum sample_wait w);
 
 /* Name of an x86-64 syscall number ("futex", "epoll_wait"), or NULL when
@@ -38,5 +48,9 @@ int waits_parse_syscall(const char *text, int *nr, unsigned long long *sp, unsig
 
 /* Run time (first field, ns) from .../schedstat text. 0 or -EINVAL. */
 int waits_parse_schedstat(const char *text, unsigned long long *run_ns);
+/* Run time and run-queue delay (second field: time runnable but waiting
+ * for a CPU, ns) from .../schedstat text. 0 or -EINVAL. */
+int waits_parse_schedstat2(const char *text, unsigned long long *run_ns,
+			   unsigned long long *delay_ns);
 
 #endif

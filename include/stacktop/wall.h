@@ -46,7 +46,13 @@ struct wall_stats {
 	uint64_t samples; /* delivered (fresh + reused) */
 	uint64_t stops;	  /* ptrace stops taken */
 	uint64_t reused;  /* delivered from the cache: the thread had not run */
-	uint64_t pause_ns_total, pause_ns_max; /* INTERRUPT → resume, per stop */
+	/* Held stopped: from the moment the stop is seen to the resume (the
+	 * registers and stack copy), per stop. */
+	uint64_t pause_ns_total, pause_ns_max;
+	/* INTERRUPT → the stop seen: the thread must reach a trap first (be
+	 * scheduled, if it waits for a CPU); it runs or sleeps meanwhile. */
+	uint64_t reach_ns_total;
+	uint64_t cpu_wait; /* sample weight given to CPU-wait */
 	uint64_t failed;  /* samples that could not be taken (timeouts, read errors) */
 	uint64_t nostop;  /* D-state samples taken without a stop */
 	uint64_t signals; /* signals re-injected */

@@ -91,6 +91,14 @@ size_t window_live_nodes(const struct window *w);
 /* The live (node, tid) counts; valid until the next add/advance/reset. */
 const struct window_count *window_counts(const struct window *w, size_t *n);
 uint64_t window_total(const struct window *w); /* samples in the window */
+/* The ring's buckets, for per-second questions (export's "second" labels,
+ * the live diff's test): slots 0 .. window_nbuckets-1 in ring order. A
+ * live slot's counts (valid as window_counts') and its bucket number
+ * (time_ns / window_bucket_ns) in *num; NULL with *n = 0 when not live. */
+size_t window_nbuckets(const struct window *w);
+uint64_t window_bucket_ns(const struct window *w);
+const struct window_count *window_bucket_counts(const struct window *w, size_t slot,
+						uint64_t *num, size_t *n);
 uint64_t window_thread_total(const struct window *w, int tid);
 unsigned window_seconds(const struct window *w);
 /* Seconds of data actually covered (< seconds during the first minute). */
@@ -139,10 +147,11 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
  * pseudo leaf; counts[SAMPLE_WAIT_NONE] = samples without one (running).
  * Returns the sum. The view layer words it (view_wait_split). */
 uint64_t window_wait_counts(const struct window *w, int tid, uint64_t counts[SAMPLE_WAIT_COUNT]);
-/* Idle: every sample of tid in the window waits in a sleep or in I/O
- * (read, poll, epoll...): py-spy's notion of an idle thread. A thread that
- * runs, waits for a lock, or is in D state is not idle; neither is one
- * with no samples. */
+/* Idle: every sample of tid in the window waits for work
+ * (SAMPLE_WAIT_IDLE: a condition variable, a semaphore, a join, an event
+ * loop's wait). A thread that runs, waits for a CPU or a lock, sleeps, is
+ * blocked in I/O (a read of a pipe may be what the program waits for) or is
+ * in D state is not idle; neither is one with no samples. */
 bool window_thread_idle(const struct window *w, int tid);
 
 #endif

@@ -118,7 +118,10 @@ rc=$?
 check_cmp "$rc" == 0 "record -o cb.folded --per-thread exits 0 ($(tail -n 1 "$FO.err"))"
 # The FlameGraph format, exactly: STACK SPACE COUNT where COUNT is an
 # integer, STACK is frames joined by ';' with none empty; no CR, no tab.
+# Besides: stacktop's own comments "# stacktop: {...}" (the run summary,
+# then a block per second), which end in '}' so FlameGraph skips them.
 badlines=$(awk '
+	/^# stacktop: \{[^}]*\}$/ { next }
 	!/^[^ ].* [0-9]+$/ { print NR ": " $0; next }
 	{ stack = $0; sub(/ [0-9]+$/, "", stack)
 	  if (stack ~ /^;|;;|;$/ || stack ~ /[\t\r]/) print NR ": " $0 }' "$FO" | head -n 3)
@@ -127,11 +130,16 @@ if [ -s "$FO" ] && [ -z "$badlines" ]; then
 else
 	bad "folded lines break the FlameGraph format: ${badlines:-empty file}"
 fi
-# one line per stack: no stack twice
-dups=$(sed 's/ [0-9]*$//' "$FO" | sort | uniq -d | head -n 1)
-[ -z "$dups" ] && ok "no stack appears twice" || bad "stack written twice: $dups"
+grep -q '^# stacktop: {second=0}$' "$FO" && ok "the samples of second 0 are a block" ||
+	bad "no '# stacktop: {second=0}' block"
+grep -qE '^# stacktop: \{wall_s=[0-9.]+ cpu_s=[0-9.]+ avg_cpu=[0-9.]+ peak_cpu=[0-9.]+ peak_rss=[0-9]+\}$' "$FO" &&
+	ok "the run summary is a comment" || bad "no run summary comment"
+# one line per stack and second: no stack twice in a second's block
+dups=$(awk '/^# stacktop: \{second=/ { b++ } !/^#/ { st = $0; sub(/ [0-9]*$/, "", st); print b " " st }' "$FO" |
+	sort | uniq -d | head -n 1)
+[ -z "$dups" ] && ok "no stack appears twice in a second" || bad "stack written twice: $dups"
 # --per-thread: every root is name-TID, the worker's is worker-0-TID
-roots=$(cut -d';' -f1 "$FO" | sort -u)
+roots=$(grep -v '^#' "$FO" | cut -d';' -f1 | sort -u)
 if ! grep -qvE -- '-[0-9]+$' <<<"$roots"; then ok "every root is a name-TID thread frame"; else
 	bad "roots that are not name-TID: $(grep -vE -- '-[0-9]+$' <<<"$roots" | head -n 3)"; fi
 grep -qE '^worker-0-[0-9]+$' <<<"$roots" && ok "the worker's root is worker-0-TID" ||
@@ -140,11 +148,11 @@ grep -q 'run_worker;work_unit;depth_1;depth_2;depth_3;depth_4;depth_5;depth_6;de
 	ok "the whole chain run_worker;...;depth_8;leaf_a is there" ||
 	bad "the chain run_worker;work_unit;depth_1..8;leaf_a is missing"
 declare -A FOLD_SHARE
-ftotal=$(awk '{ n += $NF } END { print n + 0 }' "$FO")
+ftotal=$(awk '!/^#/ { n += $NF } END { print n + 0 }' "$FO")
 TOL=$(tol_for "$ftotal")
 for spec in leaf_a:60 leaf_b:30 leaf_c:10; do
 	f=${spec%%:*} want=${spec#*:}
-	s=$(awk -v f="$f" '{ c = $NF; st = $0; sub(/ [0-9]+$/, "", st); n = split(st, fr, ";")
+	s=$(awk -v f="$f" '!/^#/ { c = $NF; st = $0; sub(/ [0-9]+$/, "", st); n = split(st, fr, ";")
 		for (i = 1; i <= n; i++) if (fr[i] == f) { m += c; break } }
 		END { printf "%.2f", (T > 0 ? 100 * m / T : 0) }' T="$ftotal" "$FO")
 	FOLD_SHARE[$f]=$s

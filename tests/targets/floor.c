@@ -25,29 +25,30 @@
 
 #include <sys/resource.h>
 
-/* Arithmetic the compiler cannot fold, until clk has advanced by s. Inlined,
- * so the profile names busy_poll and main_work, not a shared helper; the
- * inner loop (some tens of us) keeps the clock reads (a system call for the thread
- * CPU clock) a small part of the time. */
-TARGET_INLINE void spin_for(clockid_t clk, double s)
-{
-	double end = clock_s(clk) + s;
-	uint64_t x = sink | 1;
-
-	while (clock_s(clk) < end) {
-		SPIN(x, 20000);
-		sink = x;
-	}
-}
+/* Arithmetic the compiler cannot fold, until clk has advanced by s. A
+ * macro, so the profile names busy_poll and main_work, not a shared helper
+ * (an inline function would be a frame of its own: stacktop expands
+ * inlined functions from DWARF); the inner loop (some tens of us) keeps the
+ * clock reads (a system call for the thread CPU clock) a small part of the
+ * time. */
+#define SPIN_FOR(clk, s)                                                                           \
+	do {                                                                                       \
+		double end_ = clock_s(clk) + (s);                                                  \
+		uint64_t x_ = sink | 1;                                                            \
+		while (clock_s(clk) < end_) {                                                      \
+			SPIN(x_, 20000);                                                           \
+			sink = x_;                                                                 \
+		}                                                                                  \
+	} while (0)
 
 KEEP void busy_poll(void)
 {
-	spin_for(CLOCK_THREAD_CPUTIME_ID, 0.030);
+	SPIN_FOR(CLOCK_THREAD_CPUTIME_ID, 0.030);
 }
 
 KEEP void main_work(void)
 {
-	spin_for(CLOCK_MONOTONIC, 1.0);
+	SPIN_FOR(CLOCK_MONOTONIC, 1.0);
 }
 
 static void *run_poller(void *arg)

@@ -13,7 +13,8 @@ EXTRA_TARGETS_SYM := $(B)/targets/symtest $(SYMTEST_VARIANTS)
 # "targets:" expands its prerequisites before this fragment is read.
 targets: $(SYMTEST_VARIANTS)
 
-$(B)/tests/test_sym: $(EXTRA_TARGETS_SYM)
+$(B)/tests/test_sym: $(EXTRA_TARGETS_SYM) $(B)/targets/inltest $(B)/targets/inltest-stripped
+$(B)/tests/test_frames: $(B)/targets/inltest
 
 $(B)/targets/symtest-stripped: tests/targets/symtest.c | $(B)/targets
 	$(CC) $(TARGET_CFLAGS) -Wl,--build-id -rdynamic -o $@ $< -lm
@@ -25,4 +26,13 @@ $(B)/targets/symtest-debuglink: $(B)/targets/symtest
 	objcopy --add-gnu-debuglink=$@.debug $@
 
 $(B)/targets/symtest-buildid: $(B)/targets/symtest
+	strip --strip-all -o $@ $<
+
+# inltest-stripped: inltest with no symbols at all (strip --strip-all), for
+# naming stripped functions by their eh_frame range (test_inline.sh).
+INLTEST_VARIANTS := $(B)/targets/inltest-stripped
+EXTRA_TARGETS += $(INLTEST_VARIANTS)
+targets: $(INLTEST_VARIANTS)
+
+$(B)/targets/inltest-stripped: $(B)/targets/inltest
 	strip --strip-all -o $@ $<

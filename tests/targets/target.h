@@ -2,8 +2,11 @@
  * target.h — what the test targets share: the attribute that keeps a named
  * function its own frame, the arithmetic they burn CPU with, clocks and
  * sleeps, and thread and argument boilerplate. Header only, all static
- * inline: every helper that does work is folded into the named function that
- * calls it, so a target's profile holds only the names its comment promises.
+ * inline. stacktop shows an inlined function as a frame of its own (from
+ * DWARF), so the work a target measures is a macro (SPIN), never one of
+ * these helpers: its samples belong to the named function that runs it, and
+ * a target's profile holds only the names its comment promises; a helper's
+ * own code (a clock read, a sleep) is a small share of any stack.
  * Targets are built by `$(B)/targets/%` in the GNUmakefile, which lists this
  * file as a prerequisite.
  */

@@ -23,6 +23,8 @@
 
 #include "profile.pb-c.h"
 #include "stacktop/export.h"
+#include "stacktop/frames.h"
+#include "stacktop/report.h"
 #include "stacktop/window.h"
 #include "gunzip.h"
 #include "window_fixture.h"
@@ -563,7 +565,81 @@ static void test_empty_window(void **state)
 	window_free_fx(w);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_formats), cmocka_unit_test(test_folded),
+/* per_second and a summary (what record writes): folded gets the summary
+ * comment and a block per second, pprof a "second" label and the summary
+ * comment; report reads both back (seconds from the first bucket). */
+static void test_per_second_roundtrip(void **state)
+{
+	struct window *w;
+	uint32_t mn, la, lb;
+	const struct export_summary sum = {.wall_s = 3.5, .cpu_s = 1.25, .avg_cpu = 35.7,
+					   .peak_cpu = 98, .peak_rss = 123456};
+	struct export_opts o = {.format = EXPORT_FOLDED, .per_second = true, .summary = &sum};
+	char *text;
+	size_t len;
+
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
+	mn = fr(w, 0x1000, false, "prog", "main", "main.c", 10);
+	la = fr(w, 0x1100, false, "prog", "leaf_a", "leaf.c", 5);
+	lb = fr(w, 0x1200, false, "prog", "leaf_b", "leaf.c", 9);
+	assert_int_equal(window_add(w, 10500000000ull, 1, (uint32_t[]){mn, la}, 2, 6), 0);
+	assert_int_equal(window_add(w, 11200000000ull, 1, (uint32_t[]){mn, la}, 2, 4), 0);
+	assert_int_equal(window_add(w, 11300000000ull, 1, (uint32_t[]){mn, lb}, 2, 3), 0);
+	assert_int_equal(window_add(w, 13000000000ull, 1, (uint32_t[]){mn, lb}, 2, 2), 0);
+	text = render(w, &o, &len);
+	assert_string_equal(text, "# stacktop: {wall_s=3.500 cpu_s=1.250 avg_cpu=35.7 peak_cpu=98.0 "
+				  "peak_rss=123456}\n"
+				  "# stacktop: {second=0}\n"
+				  "main;leaf_a 6\n"
+				  "# stacktop: {second=1}\n"
+				  "main;leaf_a 4\n"
+				  "main;leaf_b 3\n"
+				  "# stacktop: {second=3}\n"
+				  "main;leaf_b 2\n");
+	for (int pass = 0; pass < 2; pass++) {
+		struct frames *frs;
+		struct report *r;
+		struct report_stack st;
+		char err[256];
+		int32_t secs[8] = {0};
+		uint64_t by_sec[4] = {0};
+
+		assert_int_equal(frames_new(NULL, &frs), 0);
+		assert_int_equal(report_load_mem(text, len, "t", frs, &r, err, sizeof(err)), 0);
+		assert_true(report_timed(r));
+		assert_non_null(report_summary(r));
+		assert_true(report_summary(r)->wall_s == 3.5);
+		assert_true(report_summary(r)->peak_rss == 123456);
+		assert_true(report_summary(r)->avg_cpu == 35.7);
+		for (size_t i = 0; i < report_nstacks(r) && i < 8; i++) {
+			report_stack(r, i, &st);
+			secs[i] = st.second;
+			assert_in_range(st.second, 0, 3);
+			by_sec[st.second] += st.weight;
+		}
+		assert_int_equal(report_samples(r), 15);
+		assert_int_equal(by_sec[0], 6);
+		assert_int_equal(by_sec[1], 7);
+		assert_int_equal(by_sec[2], 0);
+		assert_int_equal(by_sec[3], 2);
+		(void)secs;
+		report_free(r);
+		frames_free(frs);
+		free(text);
+		if (pass == 0) {
+			o.format = EXPORT_PPROF;
+			text = render(w, &o, &len);
+		}
+	}
+	/* Without per_second: one line per stack, no blocks, not timed. */
+	o = (struct export_opts){.format = EXPORT_FOLDED};
+	text = render(w, &o, &len);
+	assert_string_equal(text, "main;leaf_a 10\nmain;leaf_b 5\n");
+	free(text);
+	window_free_fx(w);
+}
+
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_per_second_roundtrip), cmocka_unit_test(test_formats), cmocka_unit_test(test_folded),
 	  cmocka_unit_test(test_folded_names_cleaned), cmocka_unit_test(test_pprof),
 	  cmocka_unit_test(test_speedscope), cmocka_unit_test(test_file_rules),
 	  cmocka_unit_test(test_file_mode), cmocka_unit_test(test_relative_path),

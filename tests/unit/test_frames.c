@@ -1,8 +1,10 @@
 /* Unit tests for frames: interning live, kernel, wait and named frames;
+ * inline chains (build/targets/inltest);
  * names at once but file:line only on request (a real function of this
  * binary, built with -g); references, reclaiming and id reuse; the window's
  * references. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -277,6 +279,94 @@ static void test_window_refs(void **state)
 	frames_free(fr);
 }
 
+/* The inlining target (tests/targets/inltest.c), next to this binary. */
+static void inltest_path(char *buf, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	assert_true(n > 0);
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(buf, size, "%.3900s/../targets/inltest", exe);
+	if (access(buf, X_OK)) {
+		print_error("missing %s: run make targets\n", buf);
+		fail();
+	}
+}
+
+/* A pc in inlined code is its inline levels then its function, innermost
+ * first, the chain asked of sym once; an inline level reclaimed comes
+ * back with the same names; the function's line is the call's. */
+static void test_inline_chain(void **state)
+{
+	char path[4096];
+	struct sym_info chain[SYM_INLINE_MAX], si;
+	struct module *mod;
+	struct mapping m = {0};
+	struct space s = {0};
+	struct frames *fr;
+	struct sym *sy;
+	uint32_t ids[SYM_INLINE_MAX + 1], again[SYM_INLINE_MAX + 1];
+	uint64_t pc = 0, a;
+	const struct frame *f;
+	int n, k;
+
+	(void)state;
+	inltest_path(path, sizeof(path));
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(frames_new(sy, &fr), 0);
+	assert_int_equal(space_module_open_path(path, &mod), 0);
+	/* One mapping at bias 0: pcs are ELF addresses. */
+	m = (struct mapping){.start = 0, .end = 1ull << 40, .mod = mod, .path = path};
+	s = (struct space){.pid = 0, .generation = 1, .maps = &m, .nmaps = 1};
+	for (a = 0x1000; a < 0x3000 && !pc; a++) {
+		if (sym_resolve_module(sy, mod, "", a, false, &si) || !si.func ||
+		    strcmp(si.func, "inl_outer"))
+			continue;
+		assert_int_equal(sym_inline_module(sy, mod, "", a, chain, SYM_INLINE_MAX, &n), 0);
+		if (n == 1 && !strcmp(chain[0].func, "inl_hot"))
+			pc = a;
+	}
+	assert_true(pc != 0);
+	n = frames_user_chain(fr, &s, pc, ids, SYM_INLINE_MAX + 1);
+	assert_int_equal(n, 2);
+	f = frames_get(fr, ids[0]);
+	assert_string_equal(f->sym.func, "inl_hot");
+	assert_true(f->sym.inlined);
+	assert_true(f->has_line); /* the chain came with its line */
+	assert_string_equal(f->sym.file, "inltest.c");
+	assert_int_equal(f->pc, pc);
+	f = frames_get(fr, ids[1]);
+	assert_string_equal(f->sym.func, "inl_outer");
+	assert_false(f->sym.inlined);
+	assert_int_equal(ids[1], frames_user(fr, &s, pc)); /* the level-0 frame is frames_user's */
+	/* Again: the same ids. */
+	assert_int_equal(frames_user_chain(fr, &s, pc, again, SYM_INLINE_MAX + 1), 2);
+	assert_memory_equal(ids, again, 2 * sizeof(ids[0]));
+	/* Too little room: the function itself is kept, inline levels cut. */
+	assert_int_equal(frames_user_chain(fr, &s, pc, again, 1), 1);
+	assert_int_equal(again[0], ids[1]);
+	/* The inline level aged out of the window: named again, the same. */
+	frames_ref(fr, ids[0]);
+	frames_unref(fr, ids[0]);
+	assert_null(frames_get(fr, ids[0]));
+	assert_int_equal(frames_user_chain(fr, &s, pc, again, SYM_INLINE_MAX + 1), 2);
+	assert_int_equal(again[1], ids[1]);
+	f = frames_get(fr, again[0]);
+	assert_non_null(f);
+	assert_string_equal(f->sym.func, "inl_hot");
+	assert_true(f->sym.inlined);
+	/* The function's line is the call of inl_hot, not a line inside it. */
+	k = frames_get(fr, again[0])->sym.line;
+	f = frames_line(fr, ids[1]);
+	assert_true(f->sym.line > 0 && f->sym.line != k);
+	frames_free(fr);
+	space_module_put(mod);
+	sym_free(sy);
+}
+
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_live_intern), cmocka_unit_test(test_lazy_line),
-	  cmocka_unit_test(test_wait), cmocka_unit_test(test_named), cmocka_unit_test(test_refs),
+	  cmocka_unit_test(test_inline_chain), cmocka_unit_test(test_wait),
+	  cmocka_unit_test(test_named), cmocka_unit_test(test_refs),
 	  cmocka_unit_test(test_window_refs))

@@ -268,6 +268,30 @@ static void test_decode(void **state)
 	assert_int_equal(locks_decode(&f, mem, true, LOCKS_HINT_NONE, 1, 1, alive_all, NULL, &o),
 			 LOCKS_KIND_ROBUST);
 	assert_int_equal(o, 77);
+	/* rwlock: a reader waits on __wrphase_futex (8) for the writer in
+	 * __cur_writer (24), with the value 1 | PTHREAD_RWLOCK_FUTEX_USED. */
+	memset(mem, 0, sizeof(mem));
+	f = (struct locks_futex){.addr = 0x1008, .op = 137, .val = 3};
+	put32(mem, 24 - 8, 555);
+	assert_int_equal(locks_decode(&f, mem, true, LOCKS_HINT_RDLOCK, 1, 1, alive_all, NULL, &o),
+			 LOCKS_KIND_RWLOCK);
+	assert_int_equal(o, 555);
+	assert_int_equal(locks_decode(&f, mem, true, LOCKS_HINT_NONE, 1, 1, alive_all, NULL, &o),
+			 LOCKS_KIND_NOOWNER); /* no stack: never from a BITSET wait */
+	assert_int_equal(o, 0);
+	assert_int_equal(locks_decode(&f, mem, false, LOCKS_HINT_RDLOCK, 1, 1, alive_all, NULL, &o),
+			 LOCKS_KIND_RWLOCK); /* the bytes before the word are needed */
+	assert_int_equal(o, 0);
+	f.val = 0; /* a stale hint on a condition variable's wait */
+	locks_decode(&f, mem, true, LOCKS_HINT_RDLOCK, 1, 1, alive_all, NULL, &o);
+	assert_int_equal(o, 0);
+	/* A writer waits on __writers_futex (12). */
+	memset(mem, 0, sizeof(mem));
+	f = (struct locks_futex){.addr = 0x100c, .op = 137, .val = 3};
+	put32(mem, 24 - 12, 556);
+	locks_decode(&f, mem, true, LOCKS_HINT_WRLOCK, 1, 1, alive_all, NULL, &o);
+	assert_int_equal(o, 556);
+	memset(mem, 0, sizeof(mem));
 	/* Unreadable memory: a mutex with an unknown owner. */
 	f = (struct locks_futex){.addr = 0x1000, .op = 128, .val = 2};
 	assert_int_equal(locks_decode(&f, NULL, false, LOCKS_HINT_NONE, 1, 1, alive_all, NULL, &o),

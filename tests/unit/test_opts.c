@@ -572,6 +572,34 @@ static void test_usage_text(void **state)
 	}
 }
 
+/* diff: BASE NEW in any order with its options, or --base/--new; the
+ * gate's threshold; what does not belong to it. */
+static void test_diff(void **state)
+{
+	OK("diff", "-b", "old.pb.gz", "new.folded");
+	assert_int_equal(o.cmd, OPTS_CMD_DIFF);
+	assert_string_equal(o.diff_base, "old.pb.gz");
+	assert_string_equal(o.diff_new, "new.folded");
+	assert_true(o.fail_above < 0);
+	OK("diff", "a1,a2", "b1", "--fail-above", "5.5", "-L", "-l", "9");
+	assert_string_equal(o.diff_base, "a1,a2");
+	assert_true(o.fail_above == 5.5);
+	assert_true(o.lines);
+	assert_int_equal(o.limit, 9);
+	OK("diff", "--base", "a", "--new=b", "--fail-above=0");
+	assert_string_equal(o.diff_new, "b");
+	assert_true(o.fail_above == 0);
+	BAD("two profiles", "diff", "only.pb.gz");
+	BAD("two profiles", "diff", "a", "b", "c");
+	BAD("both --base and --new", "diff", "--base", "a");
+	BAD("not both", "diff", "--base", "a", "--new", "b", "c");
+	BAD("--fail-above", "diff", "a", "b", "--fail-above", "101");
+	BAD("--fail-above", "diff", "a", "b", "--fail-above", "-1");
+	BAD("do not apply", "diff", "-p", "1", "a", "b");
+	BAD("go with 'stacktop diff'", "--fail-above", "5", "-p", "1");
+	BAD("go with 'stacktop diff'", "report", "--base", "a", "f.pb.gz");
+}
+
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_defaults), cmocka_unit_test(test_every_option_short),
 	  cmocka_unit_test(test_every_option_long), cmocka_unit_test(test_clustered_and_attached),
 	  cmocka_unit_test(test_sort_keys), cmocka_unit_test(test_view),
@@ -583,4 +611,4 @@ TEST_MAIN(NULL, NULL, cmocka_unit_test(test_defaults), cmocka_unit_test(test_eve
 	  cmocka_unit_test(test_subcommands), cmocka_unit_test(test_wall_mode),
 	  cmocka_unit_test(test_output_mode), cmocka_unit_test(test_subprocesses),
 	  cmocka_unit_test(test_debuginfod),
-	  cmocka_unit_test(test_usage_text))
+	  cmocka_unit_test(test_usage_text), cmocka_unit_test(test_diff))

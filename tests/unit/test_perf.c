@@ -169,7 +169,8 @@ static void test_live_sampling(void **state)
 
 	/* 300 ms of CPU at 1 kHz: expect well over 100 samples. */
 	assert_true(v.samples > 100);
-	assert_int_equal(v.mine, v.samples);
+	/* all ours but for the odd sample of quick_thread, should it meet a tick */
+	assert_true(v.mine >= v.samples - 2);
 	assert_int_equal(v.with_regs, v.samples);
 	assert_int_equal(v.with_stack, v.samples);
 	assert_true(v.sp_near > v.samples / 2);

@@ -294,6 +294,73 @@ static void test_round_trip_generic(void **state)
 	round_trip(&o, true);
 }
 
+/* Speedscope JSON as export writes it: back with its counts, threads,
+ * mode, period and duration (issue 17: report failed on its own files). */
+static void test_round_trip_speedscope(void **state)
+{
+	struct window *src = known_window(), *w;
+	struct export_opts o = {.format = EXPORT_SPEEDSCOPE,
+				.period_s = 1.0 / 99,
+				.duration_s = 10.1,
+				.mode = "wall",
+				.per_thread = true,
+				.thread_name = names};
+	struct report *r;
+	char *buf;
+	size_t len;
+
+	w = render_load(src, &o, &buf, &len, &r);
+	assert_int_equal(report_format(r), REPORT_SPEEDSCOPE);
+	assert_int_equal(report_samples(r), 1000);
+	assert_string_equal(report_mode(r), "wall");
+	assert_true(fabs(report_period_s(r) - 1.0 / 99) < 1e-9);
+	assert_true(fabs(report_duration_s(r) - 10.1) < 1e-6);
+	assert_int_equal(window_thread_total(w, 200), 700);
+	assert_int_equal(window_thread_total(w, 201), 300);
+	assert_string_equal(report_thread_name(r, 201), "worker 1");
+	assert_true(fabs(share(w, "leaf_a", false, 0) - 60.0) < 0.01);
+	assert_true(fabs(share(w, "leaf_c", false, 0) - share(src, "leaf_c", false, 0)) < 0.01);
+	window_free_fx(w);
+	report_free(r);
+	free(buf);
+
+	/* Counts only, one profile: weights are the counts, no period. */
+	o = (struct export_opts){.format = EXPORT_SPEEDSCOPE};
+	w = render_load(src, &o, &buf, &len, &r);
+	assert_int_equal(report_samples(r), 1000);
+	assert_true(report_period_s(r) == 0);
+	assert_true(report_duration_s(r) == 0);
+	assert_int_equal(window_thread_total(w, REPORT_TID_ANY), 1000);
+	assert_true(fabs(share(w, "leaf_b", false, 0) - 30.0) < 0.01);
+	window_free_fx(w);
+	report_free(r);
+	free(buf);
+	window_free_fx(src);
+}
+
+/* A speedscope file from another tool: times without a period (the
+ * lightest weight stands for one sample), frames by index. */
+static void test_speedscope_foreign(void **state)
+{
+	const char *text =
+	    "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+	    "\"shared\":{\"frames\":[{\"name\":\"main\"},{\"name\":\"work\",\"file\":\"w.c\","
+	    "\"line\":7}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"p\",\"unit\":"
+	    "\"milliseconds\",\"startValue\":0,\"endValue\":40,\"samples\":[[0,1],[0]],"
+	    "\"weights\":[30,10]}]}";
+	struct report *r;
+	char err[256];
+	int rc;
+	struct window *w = load(text, strlen(text), &r, err, sizeof(err), &rc);
+
+	assert_int_equal(rc, 0);
+	assert_int_equal(report_samples(r), 4);
+	assert_true(fabs(report_period_s(r) - 0.010) < 1e-9);
+	assert_true(fabs(share(w, "work", false, 0) - 75.0) < 0.01);
+	window_free_fx(w);
+	report_free(r);
+}
+
 static void test_folded_foreign(void **state)
 {
 	const char *text = "# a comment\n"
@@ -338,6 +405,32 @@ static void test_folded_foreign(void **state)
 	report_free(r);
 }
 
+/* FlameGraph's inline mark "_[i]" (what stacktop's folded export writes
+ * for an inlined function) comes back as an inlined frame, its own row. */
+static void test_folded_inline(void **state)
+{
+	const char *text = "main;outer;hot_[i] 3\nmain;outer 1\n";
+	struct report *r;
+	char err[256];
+	int rc, seen = 0;
+	struct window *w = load(text, strlen(text), &r, err, sizeof(err), &rc);
+
+	if (rc)
+		fail_msg("%s", err);
+	assert_true(fabs(share(w, "hot", false, 0) - 75.0) < 0.01);
+	assert_true(fabs(share(w, "outer", false, 0) - 25.0) < 0.01);
+	for (size_t i = 0; i < frames_span(window_frames(w)); i++) {
+		const struct frame *f = frames_get(window_frames(w), (uint32_t)i);
+		if (f && !strcmp(f->sym.func, "hot"))
+			seen += f->sym.inlined && !f->kernel && !f->sym.jit;
+		if (f && !strcmp(f->sym.func, "outer"))
+			assert_false(f->sym.inlined);
+	}
+	assert_int_equal(seen, 1);
+	window_free_fx(w);
+	report_free(r);
+}
+
 static void expect_error(const void *data, size_t len, int want_rc, const char *want)
 {
 	struct report *r = (struct report *)1;
@@ -351,6 +444,31 @@ static void expect_error(const void *data, size_t len, int want_rc, const char *
 		fail_msg("error \"%s\" does not say \"%s\"", err, want);
 	assert_non_null(strstr(err, "test.prof"));
 	window_free_fx(w);
+}
+
+static void test_bad_speedscope(void **state)
+{
+	const char *head = "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+			   "\"shared\":{\"frames\":[{\"name\":\"main\"}]},\"profiles\":[";
+	char buf[1024];
+
+	expect_error("{\"a\":", 5, -EINVAL, "not valid JSON");
+	expect_error("{\"a\":1}", 7, -EINVAL, "not a speedscope profile");
+	snprintf(buf, sizeof(buf),
+		 "%s{\"type\":\"evented\",\"name\":\"p\",\"unit\":\"none\",\"startValue\":0,"
+		 "\"endValue\":1,\"events\":[]}]}",
+		 head);
+	expect_error(buf, strlen(buf), -EINVAL, "only sampled profiles");
+	snprintf(buf, sizeof(buf),
+		 "%s{\"type\":\"sampled\",\"name\":\"p\",\"unit\":\"none\",\"samples\":[[0,1]],"
+		 "\"weights\":[1]}]}",
+		 head);
+	expect_error(buf, strlen(buf), -EINVAL, "not in shared.frames");
+	snprintf(buf, sizeof(buf),
+		 "%s{\"type\":\"sampled\",\"name\":\"p\",\"unit\":\"none\",\"samples\":[[0]],"
+		 "\"weights\":[]}]}",
+		 head);
+	expect_error(buf, strlen(buf), -EINVAL, "do not match");
 }
 
 static void test_bad_inputs(void **state)
@@ -690,7 +808,9 @@ static void test_amplifying_protobuf(void **state)
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_round_trip_folded),
 	  cmocka_unit_test(test_round_trip_folded_per_thread),
 	  cmocka_unit_test(test_round_trip_pprof), cmocka_unit_test(test_round_trip_generic),
-	  cmocka_unit_test(test_folded_foreign), cmocka_unit_test(test_bad_inputs),
+	  cmocka_unit_test(test_folded_foreign), cmocka_unit_test(test_folded_inline), cmocka_unit_test(test_bad_inputs),
 	  cmocka_unit_test(test_foreign_pprof), cmocka_unit_test(test_wall_waits),
 	  cmocka_unit_test(test_load_file), cmocka_unit_test(test_sampler),
-	  cmocka_unit_test(test_amplifying_pprof), cmocka_unit_test(test_amplifying_protobuf))
+	  cmocka_unit_test(test_amplifying_pprof), cmocka_unit_test(test_amplifying_protobuf),
+	  cmocka_unit_test(test_round_trip_speedscope), cmocka_unit_test(test_speedscope_foreign),
+	  cmocka_unit_test(test_bad_speedscope))

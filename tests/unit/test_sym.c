@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,9 +130,15 @@ static void check_child(struct sym *sy, const struct child *c, const char *modul
 		assert_false(si.kernel);
 		assert_false(si.jit);
 		if (!expect[i]) {
-			assert_null(si.func);
-			assert_int_equal(si.func_start, 0);
-			assert_int_equal(si.offset, fn->addr - m->start + m->pgoff);
+			/* No symbol: named by its FDE, "module!0xFILEOFF". */
+			char want[256];
+
+			snprintf(want, sizeof(want), "%s!0x%" PRIx64, module,
+				 fn->addr - m->start + m->pgoff);
+			assert_non_null(si.func);
+			assert_string_equal(si.func, want);
+			assert_int_equal(si.func_start, fn->addr);
+			assert_int_equal(si.offset, 0);
 			continue;
 		}
 		assert_non_null(si.func);
@@ -284,15 +291,17 @@ static void test_buildid_fake_root(void **state)
 	gamma = elf_symbol(f.full, "symtest_gamma");
 	assert_int_equal(sym_new(&sy), 0);
 
-	/* Without the tree: nothing to name these addresses. */
+	/* Without the tree: no name for these addresses but their FDE's. */
 	assert_int_equal(space_module_open_path(f.bin, &mod), 0);
 	assert_true(mod->build_id_len >= 2);
 	memcpy(id, mod->build_id, mod->build_id_len);
 	id_len = mod->build_id_len;
 	assert_int_equal(sym_resolve_module(sy, mod, root, alpha, true, &si), 0);
-	assert_null(si.func);
+	assert_non_null(si.func);
+	assert_non_null(strstr(si.func, "symtest-buildid!0x"));
 	assert_null(si.file);
-	assert_int_equal(si.offset, alpha);
+	assert_int_equal(si.offset, 0);
+	assert_int_equal(si.func_start, alpha);
 	assert_string_equal(si.module, "symtest-buildid");
 	space_module_put(mod);
 
@@ -338,7 +347,8 @@ static void test_debuglink_crc_and_subdir(void **state)
 	write_file(path2, "not the debug file\n");
 	assert_int_equal(space_module_open_path(path, &mod), 0);
 	assert_int_equal(sym_resolve_module(sy, mod, NULL, beta, false, &si), 0);
-	assert_null(si.func);
+	assert_non_null(si.func);
+	assert_non_null(strstr(si.func, "!0x")); /* its FDE, not the debug file's name */
 	space_module_put(mod);
 	unlink(path2);
 	unlink(path);
@@ -866,9 +876,266 @@ static void test_plt(void **state)
 	space_module_put(mod);
 }
 
+/* ---- function ranges (FDEs) and inline chains (issue 12) ---- */
+
+struct bytes {
+	uint8_t b[1024];
+	size_t n;
+};
+
+static void put(struct bytes *b, uint64_t v, int len)
+{
+	for (int i = 0; i < len; i++)
+		b->b[b->n++] = (uint8_t)(v >> (8 * i));
+}
+
+static void patch_len(struct bytes *b, size_t at)
+{
+	while ((b->n - at) % 4)
+		put(b, 0, 1); /* DW_CFA_nop */
+	uint64_t len = b->n - at - 4;
+	for (int i = 0; i < 4; i++)
+		b->b[at + (size_t)i] = (uint8_t)(len >> (8 * i));
+}
+
+/* A .eh_frame CIE with augmentation "zR", FDE pointers pc-relative sdata4. */
+static size_t eh_cie(struct bytes *b)
+{
+	size_t at = b->n;
+
+	put(b, 0, 4); /* length, patched */
+	put(b, 0, 4); /* CIE id */
+	put(b, 1, 1); /* version */
+	memcpy(b->b + b->n, "zR", 3);
+	b->n += 3;
+	put(b, 1, 1);	 /* code alignment */
+	put(b, 0x78, 1); /* data alignment -8 */
+	put(b, 16, 1);	 /* return address register */
+	put(b, 1, 1);	 /* augmentation data length */
+	put(b, 0x1b, 1); /* DW_EH_PE_pcrel | DW_EH_PE_sdata4 */
+	patch_len(b, at);
+	return at;
+}
+
+/* An FDE of cie for [start, start + len); returns its offset. */
+static size_t eh_fde(struct bytes *b, size_t cie, uint64_t sec, uint64_t start, uint32_t len)
+{
+	size_t at = b->n, pc;
+
+	put(b, 0, 4);
+	put(b, b->n - cie, 4); /* CIE pointer: back from this field */
+	pc = b->n;
+	put(b, (uint32_t)(start - (sec + pc)), 4);
+	put(b, len, 4);
+	put(b, 0, 1); /* augmentation data length */
+	patch_len(b, at);
+	return at;
+}
+
+static void test_fde_parse(void **state)
+{
+	struct bytes b = {0}, d = {0};
+	struct sym_range *r;
+	size_t n, cie, k, f1;
+
+	(void)state;
+	/* .eh_frame at 0x2000: two FDEs out of order, a zero terminator. */
+	cie = eh_cie(&b);
+	f1 = eh_fde(&b, cie, 0x2000, 0x1100, 0x40);
+	eh_fde(&b, cie, 0x2000, 0x1000, 0x80);
+	put(&b, 0, 4);
+	assert_int_equal(sym_fde_parse(b.b, b.n, 0x2000, false, &r, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(r[0].start, 0x1000);
+	assert_int_equal(r[0].end, 0x1080);
+	assert_int_equal(r[1].start, 0x1100);
+	assert_int_equal(r[1].end, 0x1140);
+	free(r);
+	/* Every truncation reads what it can and no further. */
+	for (k = 0; k < b.n; k++) {
+		assert_int_equal(sym_fde_parse(b.b, k, 0x2000, false, &r, &n), 0);
+		assert_true(n <= 2);
+		free(r);
+	}
+	/* An FDE whose CIE pointer leads to no CIE is skipped, not trusted. */
+	b.b[f1 + 4] += 4;
+	assert_int_equal(sym_fde_parse(b.b, b.n, 0x2000, false, &r, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].start, 0x1000);
+	free(r);
+
+	/* An old "eh" CIE whose 8-byte EH pointer runs past its entry: its
+	 * FDEs are skipped, nothing is read beyond the entry. */
+	memset(&b, 0, sizeof(b));
+	put(&b, 9, 4);
+	put(&b, 0, 4);
+	put(&b, 1, 1);
+	memcpy(b.b + b.n, "eh", 3);
+	b.n += 3;
+	put(&b, 0, 1);
+	eh_fde(&b, 0, 0x2000, 0x1000, 0x20);
+	assert_int_equal(sym_fde_parse(b.b, b.n, 0x2000, false, &r, &n), 0);
+	assert_int_equal(n, 0);
+	free(r);
+
+	/* .debug_frame: CIE id 0xffffffff, absolute 8-byte addresses. */
+	put(&d, 0, 4);
+	put(&d, 0xffffffffu, 4);
+	put(&d, 1, 1);
+	put(&d, 0, 1); /* augmentation "" */
+	put(&d, 1, 1);
+	put(&d, 0x78, 1);
+	put(&d, 16, 1);
+	patch_len(&d, 0);
+	size_t at = d.n;
+	put(&d, 0, 4);
+	put(&d, 0, 4); /* CIE pointer: offset of the CIE in the section */
+	put(&d, 0x401000, 8);
+	put(&d, 0x30, 8);
+	patch_len(&d, at);
+	assert_int_equal(sym_fde_parse(d.b, d.n, 0, true, &r, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].start, 0x401000);
+	assert_int_equal(r[0].end, 0x401030);
+	free(r);
+}
+
+/* A stripped binary: every pc of inl_outer is one function, named by its
+ * FDE as "module!0xFILEOFF" (this PIE's text has file offset == address). */
+static void test_stripped_by_fde(void **state)
+{
+	char full[PATH_MAX], bin[PATH_MAX], want[128];
+	const struct sym_module_note *notes;
+	struct module *mod;
+	struct sym_info si;
+	struct sym *sy;
+	uint64_t outer, a;
+	size_t nn, i;
+	bool noted = false;
+
+	(void)state;
+	target_path(full, sizeof(full), "inltest");
+	target_path(bin, sizeof(bin), "inltest-stripped");
+	outer = elf_symbol(full, "inl_outer");
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(space_module_open_path(bin, &mod), 0);
+	snprintf(want, sizeof(want), "inltest-stripped!0x%" PRIx64, outer);
+	for (a = outer; a < outer + 0x80; a += 0x10) {
+		assert_int_equal(sym_resolve_module(sy, mod, "", a, false, &si), 0);
+		assert_non_null(si.func);
+		assert_string_equal(si.func, want);
+		assert_int_equal(si.func_start, outer);
+		assert_int_equal(si.offset, a - outer);
+	}
+	nn = sym_modules(sy, &notes);
+	for (i = 0; i < nn; i++)
+		if (!strcmp(notes[i].name, "inltest-stripped"))
+			noted = notes[i].sources == SYM_SRC_FDE;
+	assert_true(noted);
+	space_module_put(mod);
+	sym_free(sy);
+}
+
+/* The line of the first occurrence of text in the target's source. */
+static int source_line(const char *text)
+{
+	char path[PATH_MAX + 64], line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/../../tests/targets/inltest.c", targets_dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, text)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	fail();
+	return 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* -O2 inlines inl_hot and inl_cold into inl_outer: their pcs expand into a
+ * chain of one inlined level, with the line inside the callee, while the
+ * outer function's own line is the call. Looked up once per address. */
+static void test_inline_chain(void **state)
+{
+	char full[PATH_MAX];
+	struct sym_info chain[SYM_INLINE_MAX], si;
+	struct module *mod;
+	struct sym *sy;
+	uint64_t outer, a, hot = 0, cold = 0;
+	int n, hot_body, hot_call, cold_call;
+	double t0, first, cached;
+
+	(void)state;
+	target_path(full, sizeof(full), "inltest");
+	hot_body = source_line("SPIN(x, 7 * n)");
+	hot_call = source_line("x = inl_hot(x, n)");
+	cold_call = source_line("x = inl_cold(x, n)");
+	outer = elf_symbol(full, "inl_outer");
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(space_module_open_path(full, &mod), 0);
+	t0 = now_ns();
+	assert_int_equal(sym_inline_module(sy, mod, "", outer + 0x40, chain, SYM_INLINE_MAX, &n),
+			 0);
+	first = now_ns() - t0;
+	for (a = outer; a < outer + 0x100 && (!hot || !cold); a++) {
+		assert_int_equal(sym_inline_module(sy, mod, "", a, chain, SYM_INLINE_MAX, &n), 0);
+		if (n == 1 && !hot && !strcmp(chain[0].func, "inl_hot"))
+			hot = a;
+		if (n == 1 && !cold && !strcmp(chain[0].func, "inl_cold"))
+			cold = a;
+	}
+	assert_true(hot && cold);
+	assert_int_equal(sym_inline_module(sy, mod, "", hot, chain, SYM_INLINE_MAX, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(chain[0].inlined);
+	assert_string_equal(chain[0].module, "inltest");
+	assert_string_equal(chain[0].file, "inltest.c");
+	assert_int_equal(chain[0].line, hot_body);
+	/* The function the pc lies in, and its line: the call of inl_hot. */
+	assert_int_equal(sym_resolve_module(sy, mod, "", hot, true, &si), 0);
+	assert_string_equal(si.func, "inl_outer");
+	assert_false(si.inlined);
+	assert_int_equal(si.line, hot_call);
+	assert_int_equal(sym_resolve_module(sy, mod, "", cold, true, &si), 0);
+	assert_int_equal(si.line, cold_call);
+	/* Code that is not inlined: no chain. */
+	assert_int_equal(
+	    sym_inline_module(sy, mod, "", elf_symbol(full, "main"), chain, SYM_INLINE_MAX, &n), 0);
+	assert_int_equal(n, 0);
+	/* max cuts the chain. */
+	assert_int_equal(sym_inline_module(sy, mod, "", hot, chain, 0, &n), 0);
+	assert_int_equal(n, 0);
+	/* Cached: the same address again costs a hash probe, not DWARF. */
+	t0 = now_ns();
+	for (int i = 0; i < 1000; i++)
+		sym_inline_module(sy, mod, "", hot, chain, SYM_INLINE_MAX, &n);
+	cached = (now_ns() - t0) / 1000;
+	print_message("inline chain: first lookup %.0f ns, cached %.0f ns\n", first, cached);
+	assert_true(cached * 10 < first);
+	space_module_put(mod);
+	sym_free(sy);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_fde_parse),
+	    cmocka_unit_test(test_stripped_by_fde),
+	    cmocka_unit_test(test_inline_chain),
 	    cmocka_unit_test(test_plt),
 	    cmocka_unit_test(test_demangle),
 	    cmocka_unit_test(test_perfmap_parse),

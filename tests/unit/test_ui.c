@@ -276,9 +276,67 @@ static void test_print(void **state)
 	*state = fx;
 }
 
+/* The live diff: b marks seconds 25..34 (parse_row 70%, handle_request
+ * 20%), the split then flips for seconds 41..50; D at 51 s shows
+ * handle_request starred up, parse_row starred down, with the legend; the
+ * icicle colours them red and blue; D again is the top view. D without a baseline only says to press b. */
+static void test_live_diff(void **state)
+{
+	struct fx *fx = *state;
+	const struct grid *g;
+
+	assert_int_equal(key(fx, 'D'), UI_REQUEST_NONE);
+	assert_false(fx->ui.diff_mode);
+	ui_header(&fx->ui, &fx->m, &fx->h, NOW);
+	assert_non_null(strstr(fx->h.status, "no baseline"));
+	for (uint64_t t = 25; t < 35; t++) {
+		fixture_add(fx->w, t, FIXTURE_PID, 70 + t % 3, 3, fx->f_main, fx->f_handle,
+			    fx->f_parse);
+		fixture_add(fx->w, t, FIXTURE_PID, 20, 2, fx->f_main, fx->f_handle);
+	}
+	assert_int_equal(ui_key(&fx->ui, &fx->m, 'b', 35 * FIXTURE_SEC), UI_REQUEST_NONE);
+	assert_non_null(fx->ui.baseline);
+	for (uint64_t t = 41; t < 51; t++) {
+		fixture_add(fx->w, t, FIXTURE_PID, 20 + t % 3, 3, fx->f_main, fx->f_handle,
+			    fx->f_parse);
+		fixture_add(fx->w, t, FIXTURE_PID, 70, 2, fx->f_main, fx->f_handle);
+	}
+	assert_int_equal(key(fx, 'D'), UI_REQUEST_NONE);
+	assert_true(fx->ui.diff_mode);
+	ui_header(&fx->ui, &fx->m, &fx->h, 51 * FIXTURE_SEC);
+	g = ui_draw(&fx->ui, &fx->m, &fx->h, COLS, ROWS);
+	fixture_dump(g, "UI_DUMP");
+	assert_true(find_row(g, "Base%   Now%   Delta  Sig  Function") >= 0);
+	assert_true(find_row(g, "legend: grew shrank not significant") >= 0);
+	assert_true(find_row(g, "*  handle_request") >= 0);
+	assert_true(find_row(g, "*  parse_row") >= 0);
+	assert_true(find_row(g, "Welch") >= 0);
+	/* the icicle in diff mode: parse_row blue (shrank), handle_request red */
+	assert_int_equal(key(fx, '2'), UI_REQUEST_NONE);
+	ui_header(&fx->ui, &fx->m, &fx->h, 51 * FIXTURE_SEC);
+	g = ui_draw(&fx->ui, &fx->m, &fx->h, COLS, ROWS);
+	fixture_dump(g, "UI_DUMP");
+	assert_true(find_row(g, "diff: grew shrank") >= 0);
+	int y = find_row(g, "parse_row");
+	assert_true(y >= 0);
+	const char *row = fixture_row(g, y);
+	int x = (int)(strstr(row, "parse_row") - row);
+	assert_int_equal(GRID_COLOR_OF(((struct grid *)g)->cells[y * g->w + x].attr), GRID_C_BLUE);
+	y = find_row(g, "handle_request");
+	row = fixture_row(g, y);
+	x = (int)(strstr(row, "handle_request") - row);
+	assert_int_equal(GRID_COLOR_OF(((struct grid *)g)->cells[y * g->w + x].attr), GRID_C_RED);
+	assert_int_equal(key(fx, '1'), UI_REQUEST_NONE);
+	assert_int_equal(key(fx, 'D'), UI_REQUEST_NONE);
+	g = draw(fx);
+	assert_true(find_row(g, "%Own") >= 0);
+	assert_int_equal(key(fx, 'B'), UI_REQUEST_NONE);
+	assert_null(fx->ui.baseline);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 TEST_MAIN(NULL, NULL, T(test_quit), T(test_top_first), T(test_icicle_key),
 	  T(test_threads_without_metrics), T(test_pause), T(test_lines_toggle), T(test_help),
-	  T(test_enter_opens_icicle), T(test_reset),
+	  T(test_enter_opens_icicle), T(test_reset), T(test_live_diff),
 	  cmocka_unit_test_teardown(test_print, teardown))

@@ -621,8 +621,35 @@ static void test_locks_flags(void **state)
 	locks_free(&lk);
 }
 
+/* Wall mode: a futex wait reads as the kind the window saw (a condition
+ * variable wait is idle, not lock), and a runnable thread's share of
+ * waiting for a CPU is in its state (issue 17). */
+static void test_wall_waits(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t f_job = mkframe(fx->w, 0x6000, false, "floor", "get_job");
+	uint32_t f_poll = mkframe(fx->w, 0x2000, false, "floor", "busy_poll");
+	uint32_t idle = (uint32_t)frames_wait(window_frames_mut(fx->w), SAMPLE_WAIT_IDLE);
+	uint32_t cpu = (uint32_t)frames_wait(window_frames_mut(fx->w), SAMPLE_WAIT_CPU);
+
+	add(fx, 4251, 50, 2, f_job, idle);
+	add(fx, 4250, 1187, 2, f_poll, cpu); /* 1780 running: 40% waiting for a CPU */
+	fx->st.sort = VIEW_THREADS_SORT_TID;
+	render(fx, 200, 60);
+	const char *r = row(fx, 4);
+	assert_true(strstr(r, " 4250  poller          R CPU-wait 40% ") == r);
+	r = row(fx, 5);
+	assert_true(strstr(r, " 4251  idler           S idle: futex_wait ") == r);
+	r = row(fx, 3);
+	assert_true(strstr(r, " 4242  floor           S sleep: nanosleep ") == r);
+	/* At 80 columns (STATE 13 wide) the share still shows. */
+	render(fx, 80, 24);
+	r = row(fx, 4);
+	assert_true(strstr(r, " 4250  poller          CPU-wait 40% ") == r);
+}
+
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_80x24_no_stuck), TEST_FX(test_200x60),
 	  TEST_FX(test_sort_cycle), TEST_FX(test_selection), TEST_FX(test_scroll),
 	  TEST_FX(test_too_small), TEST_FX(test_utf8_sparkline),
 	  TEST_FX(test_exited_and_zombie_thread), TEST_FX(test_multi_process),
-	  TEST_FX(test_label), TEST_FX(test_locks_flags))
+	  TEST_FX(test_label), TEST_FX(test_locks_flags), TEST_FX(test_wall_waits))

@@ -19,6 +19,7 @@
 
 #include "stacktop/keys.h"
 #include "stacktop/metrics.h"
+#include "stacktop/sym.h"
 #include "stacktop/view_top.h"
 
 #define SEC FIXTURE_SEC
@@ -470,10 +471,23 @@ static void test_header_variants(void **state)
 	assert_rows(
 	    fx, 0,
 	    "stacktop  report  /tmp/x.pb.gz                             cpu 19.5 Hz  1 thread",
-	    "samples 1,000 over 3s  lost 0  unwind ok 98.8% (truncated 12, failed 0)",
-	    "saved cpu profile, 183 samples \u2014 q quits");
+	    /* A saved profile: nothing lost or unwound here (issue 17). */
+	    "samples 1,000 over 3s", "saved cpu profile, 183 samples \u2014 q quits");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 0, 2)->attr), GRID_C_CYAN);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 70, 2)->attr), GRID_C_DEFAULT);
+	/* A folded file: no rate, no duration, counts instead of times, no
+	 * module to show. */
+	fx->h.rate_hz = 0;
+	fx->h.span_s = 0;
+	fx->st.period_s = 0;
+	render(fx, 80, 24);
+	assert_rows(
+	    fx, 0,
+	    "stacktop  report  /tmp/x.pb.gz                                     cpu  1 thread",
+	    "samples 1,000");
+	const char *r3 = row(fx, 3);
+	assert_true(strstr(r3, " %Own  %Total  OwnSamp  TotalSamp") == r3);
+	assert_null(strstr(row(fx, 4), "0.0s"));
 }
 
 /* Threads that could not be sampled are counted, with the reason, right
@@ -552,7 +566,7 @@ static void test_help(void **state)
 	char all[8192] = "";
 
 	grid_resize(&fx->g, 80, 24);
-	view_help_render(&fx->g);
+	view_help_render(&fx->g, NULL, 0);
 	for (int y = 0; y < 24; y++) {
 		strcat(all, row(fx, y));
 		strcat(all, "\n");
@@ -582,11 +596,59 @@ static void test_help(void **state)
 		assert_true(grid_at(&fx->g, 79, y)->ch == L' ' || y == 0);
 }
 
+/* The help's symbol sources: a module with no symbols at all comes first
+ * (it is why rows show addresses); the others say where names came from;
+ * names from the target are sanitized. */
+static void test_help_symbols(void **state)
+{
+	struct fixture *fx = *state;
+	const struct sym_module_note mods[] = {
+	    {"prog", SYM_SRC_FDE},
+	    {"libc.so.6", SYM_SRC_DYNSYM | SYM_SRC_NONE},
+	    {"app", SYM_SRC_SYMTAB | SYM_SRC_INLINE},
+	    {"evil\x1b[2J", SYM_SRC_NONE},
+	};
+	char all[8192] = "", buf[128];
+	const char *none, *prog;
+
+	grid_resize(&fx->g, 100, 40);
+	view_help_render(&fx->g, mods, 4);
+	for (int y = 0; y < 40; y++) {
+		strcat(all, row(fx, y));
+		strcat(all, "\n");
+	}
+	assert_non_null(strstr(all, "Symbols per module"));
+	none = strstr(all, "evil?[2J       none: no symbols at all");
+	prog = strstr(all, "prog           eh_frame ranges");
+	assert_non_null(none);
+	assert_non_null(prog);
+	assert_true(none < prog);
+	assert_non_null(strstr(all, "libc.so.6      dynsym; some pcs unnamed"));
+	assert_non_null(strstr(all, "app            symtab + DWARF inline"));
+	assert_null(strchr(all, '\x1b'));
+	/* Too many modules for the rows left: the rest are counted. */
+	struct sym_module_note many[60];
+	for (int i = 0; i < 60; i++)
+		many[i] = (struct sym_module_note){"lib", SYM_SRC_DYNSYM};
+	grid_resize(&fx->g, 80, 24);
+	view_help_render(&fx->g, many, 60);
+	all[0] = '\0';
+	for (int y = 0; y < 24; y++) {
+		strcat(all, row(fx, y));
+		strcat(all, "\n");
+	}
+	assert_non_null(strstr(all, " more"));
+	assert_non_null(strstr(all, " Press any key to return\n"));
+	assert_string_equal(view_symbol_sources(0, buf, sizeof(buf)), "none: no symbols at all");
+	assert_string_equal(view_symbol_sources(SYM_SRC_DEBUG | SYM_SRC_PERFMAP, buf, sizeof(buf)),
+			    "debug file + perf map");
+}
+
 /* Wall mode: 100 samples at 10 Hz (10 s of wall time) over 4 threads:
  *   main;serve;take_lock;[lock]      40  (tid 11)
  *   main;serve;take_lock             10  (tid 11, running)
  *   main;poll_loop;read_pipe;[I/O]   30  (tid 12)
- *   main;nap;[sleep]                 20  (tid 13) */
+ *   main;get_job;[idle]              20  (tid 13: waits for work) */
 /* Sorting the wall-mode rows by a key: the underlined column header and
  * what rows 4.. hold. */
 static const struct {
@@ -598,7 +660,7 @@ static const struct {
 	} rows[3];
 } wall_sorts[] = {
     /* By %Own (the default): where the threads wait, innermost first. */
-    {SORT_OWN, 1, {{4, "take_lock"}, {5, "read_pipe"}, {6, "nap"}}},
+    {SORT_OWN, 1, {{4, "take_lock"}, {5, "read_pipe"}, {6, "get_job"}}},
     /* By OffCPU. */
     {SORT_TOTALTIME, 24, {{4, "main"}, {5, "4.0s"}, {7, "3.0s"}}},
     /* By OnCPU: the three with 1.0s first. */
@@ -615,10 +677,10 @@ static void test_wall(void **state)
 	uint32_t tl = mkframe(w, 0x3000, false, "waiter", "take_lock", "waiter.c", 30, 0);
 	uint32_t pl = mkframe(w, 0x4000, false, "waiter", "poll_loop", "waiter.c", 40, 0);
 	uint32_t rp = mkframe(w, 0x5000, false, "waiter", "read_pipe", "waiter.c", 50, 0);
-	uint32_t np = mkframe(w, 0x6000, false, "waiter", "nap", "waiter.c", 60, 0);
+	uint32_t np = mkframe(w, 0x6000, false, "waiter", "get_job", "waiter.c", 60, 0);
 	uint32_t lk = (uint32_t)frames_wait(window_frames_mut(w), SAMPLE_WAIT_LOCK);
 	uint32_t io = (uint32_t)frames_wait(window_frames_mut(w), SAMPLE_WAIT_IO);
-	uint32_t sl = (uint32_t)frames_wait(window_frames_mut(w), SAMPLE_WAIT_SLEEP);
+	uint32_t sl = (uint32_t)frames_wait(window_frames_mut(w), SAMPLE_WAIT_IDLE);
 	uint32_t s1[] = {m, sv, tl, lk}, s2[] = {m, sv, tl}, s3[] = {m, pl, rp, io}, s4[] = {m, np, sl};
 	assert_int_equal(window_add(w, 30 * SEC, 11, s1, 4, 40), 0);
 	assert_int_equal(window_add(w, 30 * SEC, 11, s2, 3, 10), 0);
@@ -635,15 +697,15 @@ static void test_wall(void **state)
 	render(fx, 80, 24);
 	assert_rows(fx, 2,
 		    "wall time: running 10% \xc2\xb7 lock 40% \xc2\xb7 I/O 30% "
-		    "\xc2\xb7 sleep 20%",
-		    " %Own  %Total   OnCPU   OffCPU  Wait    Function (file)           Module",
-		    "  0.0   100.0    1.0s     9.0s  lock    main (waiter.c)           waiter",
+		    "\xc2\xb7 idle 20%",
+		    " %Own  %Total   OnCPU   OffCPU  Wait      Function (file)         Module",
+		    "  0.0   100.0    1.0s     9.0s  lock      main (waiter.c)         waiter",
 		    /* Equal totals: the one with more self first. */
-		    " 50.0    50.0    1.0s     4.0s  lock    take_lock (waiter.c)      waiter",
-		    "  0.0    50.0    1.0s     4.0s  lock    serve (waiter.c)          waiter",
-		    " 30.0    30.0    0.0s     3.0s  I/O     read_pipe (waiter.c)      waiter",
-		    "  0.0    30.0    0.0s     3.0s  I/O     poll_loop (waiter.c)      waiter",
-		    " 20.0    20.0    0.0s     2.0s  sleep   nap (waiter.c)            waiter", "");
+		    " 50.0    50.0    1.0s     4.0s  lock      take_lock (waiter.c)    waiter",
+		    "  0.0    50.0    1.0s     4.0s  lock      serve (waiter.c)        waiter",
+		    " 30.0    30.0    0.0s     3.0s  I/O       read_pipe (waiter.c)    waiter",
+		    "  0.0    30.0    0.0s     3.0s  I/O       poll_loop (waiter.c)    waiter",
+		    " 20.0    20.0    0.0s     2.0s  idle      get_job (waiter.c)      waiter", "");
 	assert_int_equal(fx->st.nrows, 6); /* no rows for the wait frames */
 	/* %Total is the sorted column. */
 	assert_true(grid_at(&fx->g, 7, 3)->attr & GRID_UNDERLINE);
@@ -659,14 +721,16 @@ static void test_wall(void **state)
 					   wall_sorts[i].rows[k].has) != NULL);
 	}
 
-	/* i: the reader and the napper only wait for I/O or sleep: hidden. */
+	/* i: only the thread waiting for work is hidden; the reader (I/O) may
+	 * be what the program waits for, so it stays (issue 17). */
 	fx->st.sort = SORT_TOTAL;
 	fx->st.hide_idle = true;
 	render(fx, 80, 24);
 	assert_true(strstr(row(fx, 2), "idle threads hidden") != NULL);
-	assert_string_equal(row(fx, 4), "100.0   100.0    1.0s     4.0s  lock    take_lock (waiter.c)"
-					"      waiter");
-	assert_int_equal(fx->st.nrows, 3);
+	assert_string_equal(row(fx, 4), "  0.0   100.0    1.0s     7.0s  lock      main (waiter.c)"
+					"         waiter");
+	assert_true(strstr(row(fx, 7), "read_pipe") != NULL);
+	assert_int_equal(fx->st.nrows, 5); /* get_job is gone */
 
 	/* Lock holders: thread 11 was seen waiting on locks held by 12 three
 	 * times and by 14 once: the lock rows name 12 with 75% (by TID: no
@@ -684,10 +748,10 @@ static void test_wall(void **state)
 	fx->st.locks = &lks;
 	render(fx, 80, 24);
 	/* At 80 columns the holder takes the Module column's room. */
-	assert_string_equal(row(fx, 5), " 50.0    50.0    1.0s     4.0s  lock    take_lock (waiter.c)  "
+	assert_string_equal(row(fx, 5), " 50.0    50.0    1.0s     4.0s  lock      take_lock (waiter.c)  "
 					"held by 12 75%");
 	assert_true(strstr(row(fx, 4), "main (waiter.c)  held by 12 75%") != NULL);
-	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 62, 5)->attr), GRID_C_ALERT);
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 64, 5)->attr), GRID_C_ALERT);
 	assert_null(strstr(row(fx, 7), "held"));
 	assert_true(strstr(row(fx, 7), "waiter") != NULL);
 	/* Narrowed to another thread: nothing to say. */
@@ -828,5 +892,6 @@ TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_so
 	  TEST_FX(test_lines_and_kernel), TEST_FX(test_thread_filter), TEST_FX(test_batch_limit),
 	  TEST_FX(test_too_small), TEST_FX(test_selection), TEST_FX(test_sanitized),
 	  TEST_FX(test_long_names), TEST_FX(test_empty), TEST_FX(test_header_variants),
-	  TEST_FX(test_header_unsampled), TEST_FX(test_header_symbols), TEST_FX(test_help), TEST_FX(test_wall),
+	  TEST_FX(test_header_unsampled), TEST_FX(test_header_symbols), TEST_FX(test_help),
+	  TEST_FX(test_help_symbols), TEST_FX(test_wall),
 	  TEST_FX(test_update_render_split), TEST_FX(test_keys), TEST_FX(test_report_footer))

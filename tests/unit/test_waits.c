@@ -21,10 +21,9 @@ static void test_lock(void **state)
 
 static void test_io(void **state)
 {
-	const int io[] = {SYS_read,   SYS_write,    SYS_pread64, SYS_readv,	 SYS_recvfrom,
-			  SYS_sendto, SYS_poll,	    SYS_ppoll,	 SYS_epoll_wait, SYS_epoll_pwait,
-			  SYS_select, SYS_pselect6, SYS_accept,	 SYS_accept4,	 SYS_connect,
-			  SYS_fsync,  SYS_fdatasync};
+	const int io[] = {SYS_read,   SYS_write,   SYS_pread64, SYS_readv,  SYS_recvfrom,
+			  SYS_sendto, SYS_poll,	   SYS_ppoll,	SYS_select, SYS_pselect6,
+			  SYS_accept, SYS_accept4, SYS_connect, SYS_fsync,  SYS_fdatasync};
 	for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++) {
 		enum sample_wait w = waits_classify('S', io[i], "do_sys_poll");
 		if (w != SAMPLE_WAIT_IO)
@@ -77,12 +76,64 @@ static void test_restart_syscall(void **state)
 	assert_string_equal(waits_syscall_name(SYS_restart_syscall), "restart_syscall");
 }
 
+/* A blocked epoll_wait is an event loop with nothing ready: idle. */
+static void test_epoll_idle(void **state)
+{
+	assert_int_equal(waits_classify('S', SYS_epoll_wait, "do_epoll_wait"), SAMPLE_WAIT_IDLE);
+	assert_int_equal(waits_classify('S', SYS_epoll_pwait, NULL), SAMPLE_WAIT_IDLE);
+	assert_int_equal(waits_classify('S', SYS_restart_syscall, "ep_poll"), SAMPLE_WAIT_IDLE);
+	assert_int_equal(waits_classify('S', SYS_read, "anon_pipe_read"), SAMPLE_WAIT_IO);
+}
+
+/* The stack tells contention from waiting for work: the first frame (leaf
+ * first) with an opinion decides. */
+static void test_by_function(void **state)
+{
+	const int fx = SYS_futex;
+	const char *idle[] = {"pthread_cond_wait",
+			      "__pthread_cond_wait_common",
+			      "pthread_cond_timedwait",
+			      "sem_wait",
+			      "__new_sem_wait_slow64.constprop.0",
+			      "pthread_join",
+			      "__pthread_clockjoin_ex",
+			      "pthread_barrier_wait",
+			      "std::condition_variable::wait(std::unique_lock<std::mutex>&)"};
+	const char *lock[] = {
+	    "pthread_mutex_lock",	 "__GI___lll_lock_wait",
+	    "__lll_lock_wait_private",	 "pthread_rwlock_wrlock",
+	    "__pthread_mutex_cond_lock", "std::sys::sync::mutex::futex::Mutex::lock_contended"};
+	for (size_t i = 0; i < sizeof(idle) / sizeof(idle[0]); i++)
+		if (waits_by_function(SAMPLE_WAIT_LOCK, fx, idle[i]) != SAMPLE_WAIT_IDLE)
+			fail_msg("%s should be idle", idle[i]);
+	for (size_t i = 0; i < sizeof(lock) / sizeof(lock[0]); i++)
+		if (waits_by_function(SAMPLE_WAIT_LOCK, fx, lock[i]) != SAMPLE_WAIT_LOCK)
+			fail_msg("%s should be lock", lock[i]);
+	assert_int_equal(waits_by_function(SAMPLE_WAIT_LOCK, fx, "__futex_abstimed_wait_common"),
+			 SAMPLE_WAIT_NONE);
+	assert_int_equal(waits_by_function(SAMPLE_WAIT_LOCK, fx, NULL), SAMPLE_WAIT_NONE);
+	/* An event loop's poll is idle; a poll elsewhere stays I/O; a read in
+	 * an event loop is not refined. */
+	assert_int_equal(waits_by_function(SAMPLE_WAIT_IO, SYS_poll, "g_main_context_iterate"),
+			 SAMPLE_WAIT_IDLE);
+	assert_int_equal(waits_by_function(SAMPLE_WAIT_IO, SYS_poll, "fetch_reply"),
+			 SAMPLE_WAIT_NONE);
+	assert_int_equal(waits_by_function(SAMPLE_WAIT_IO, SYS_read, "g_main_context_iterate"),
+			 SAMPLE_WAIT_NONE);
+	/* A sleep is never refined. */
+	assert_int_equal(waits_by_function(SAMPLE_WAIT_SLEEP, SYS_nanosleep, "pthread_cond_wait"),
+			 SAMPLE_WAIT_NONE);
+}
+
 static void test_names(void **state)
 {
 	assert_string_equal(waits_name(SAMPLE_WAIT_IO), "I/O");
 	assert_string_equal(waits_name(SAMPLE_WAIT_NONE), "running");
 	assert_string_equal(waits_frame_name(SAMPLE_WAIT_LOCK), "[lock]");
 	assert_string_equal(waits_frame_name(SAMPLE_WAIT_DSTATE), "[D-state]");
+	assert_string_equal(waits_name(SAMPLE_WAIT_IDLE), "idle");
+	assert_string_equal(waits_name(SAMPLE_WAIT_CPU), "CPU-wait");
+	assert_string_equal(waits_frame_name(SAMPLE_WAIT_CPU), "[CPU-wait]");
 	assert_string_equal(waits_name((enum sample_wait)42), "?");
 }
 
@@ -113,10 +164,15 @@ static void test_parse_stat(void **state)
 	assert_int_equal(waits_parse_schedstat("123456 789 10\n", &run), 0);
 	assert_int_equal(run, 123456ull);
 	assert_int_equal(waits_parse_schedstat("x", &run), -EINVAL);
+	unsigned long long delay = 0;
+	assert_int_equal(waits_parse_schedstat2("123456 789 10\n", &run, &delay), 0);
+	assert_int_equal(delay, 789ull);
+	assert_int_equal(waits_parse_schedstat2("123456\n", &run, &delay), -EINVAL);
 }
 
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_lock), cmocka_unit_test(test_io),
 	  cmocka_unit_test(test_sleep), cmocka_unit_test(test_dstate_wins),
 	  cmocka_unit_test(test_running), cmocka_unit_test(test_other_named),
 	  cmocka_unit_test(test_names), cmocka_unit_test(test_parse_syscall),
-	  cmocka_unit_test(test_parse_stat), cmocka_unit_test(test_restart_syscall))
+	  cmocka_unit_test(test_parse_stat), cmocka_unit_test(test_restart_syscall),
+	  cmocka_unit_test(test_epoll_idle), cmocka_unit_test(test_by_function))

@@ -523,29 +523,38 @@ static void test_wait_frames(void **state)
 	assert_int_equal(find_row(w, rows, n, "take_lock", 0)->self, 0);
 	free(rows);
 
-	/* Idle: only sleeping or in I/O. */
+	/* Idle: only waiting for work. A read of a pipe or a sleep may be what
+	 * the program waits for: not idle (issue 17). */
 	assert_false(window_thread_idle(w, 10));
-	assert_true(window_thread_idle(w, 11));
-	assert_true(window_thread_idle(w, 12));
+	assert_false(window_thread_idle(w, 11));
+	assert_false(window_thread_idle(w, 12));
 	assert_false(window_thread_idle(w, 99)); /* no samples: not known idle */
+	int64_t idle = frames_wait(window_frames_mut(w), SAMPLE_WAIT_IDLE);
+	uint32_t job = fn(w, 1, 0x600, "app", "get_job", NULL, 0);
+	uint32_t s_idle[] = {main_, job, (uint32_t)idle};
+	assert_int_equal(window_add(w, 1 * SEC, 13, s_idle, 3, 5), 0);
+	assert_true(window_thread_idle(w, 13));
 	q.include_wait_rows = false;
 	q.hide_idle = true;
 	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
-	assert_int_equal(total, 8);
-	assert_null(find_row(w, rows, n, "nap", 0));
-	assert_null(find_row(w, rows, n, "read_pipe", 0));
-	assert_int_equal(find_row(w, rows, n, "main", 0)->total, 8);
+	assert_int_equal(total, 20);
+	assert_null(find_row(w, rows, n, "get_job", 0));
+	assert_non_null(find_row(w, rows, n, "nap", 0));
+	assert_non_null(find_row(w, rows, n, "read_pipe", 0));
+	assert_int_equal(find_row(w, rows, n, "main", 0)->total, 20);
 	free(rows);
 
 	/* The split line. */
-	assert_int_equal(window_wait_counts(w, 0, counts), 20);
+	assert_int_equal(window_wait_counts(w, 0, counts), 25);
 	assert_int_equal(counts[SAMPLE_WAIT_NONE], 2);
 	assert_int_equal(counts[SAMPLE_WAIT_SLEEP], 8);
+	assert_int_equal(counts[SAMPLE_WAIT_IDLE], 5);
 	/* (worded by the view layer) */
 	view_wait_split(counts, false, buf, sizeof(buf));
-	assert_string_equal(buf, "running 10% \xc2\xb7 lock 30% \xc2\xb7 I/O 20% \xc2\xb7 sleep 40%");
+	assert_string_equal(buf, "running 8% \xc2\xb7 lock 24% \xc2\xb7 I/O 16% \xc2\xb7 sleep 32% "
+				 "\xc2\xb7 idle 20%");
 	view_wait_split(counts, true, buf, sizeof(buf));
-	assert_string_equal(buf, "running 10%, lock 30%, I/O 20%, sleep 40%");
+	assert_string_equal(buf, "running 8%, lock 24%, I/O 16%, sleep 32%, idle 20%");
 	view_wait_split(counts, false, buf, 12); /* cut, still terminated */
 	assert_int_equal(strlen(buf), 11);
 	window_wait_counts(w, 11, counts);

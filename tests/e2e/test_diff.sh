@@ -1,0 +1,158 @@
+#!/bin/bash
+# test_diff — `stacktop diff` on real recordings of the shift target, whose
+# hot-function split is its argument (60/30/10: hot_a, hot_b, hot_c):
+#
+#   - 60/30/10 against 30/60/10, one file a side: hot_a about -30 points,
+#     hot_b about +30, both starred (per-second Welch test: record writes
+#     each sample's second), --fail-above 5 exits 3 naming hot_b;
+#   - the same with three repetitions a side (--base a,b,c --new d,e,f);
+#   - five recordings of the same 60/30/10 program, all ten pairs:
+#     --fail-above 5 exits 0 every time (no false alarm);
+#   - the run summaries ("S s, C CPU-s, avg P% ... → ..."), and the same
+#     line when a launched command ends;
+#   - files without time (comments stripped): the two-proportion test with
+#     its caveat; too few seconds: no stars and the reason; a function on
+#     one side only is listed "(gone)"; -L rows carry file:line;
+#   - without -b, the same table in the TUI (tmux), the icicle of the new
+#     profile in the diff's colours, D the plain view, q exits with the status;
+#   - usage errors: one profile, a missing file, a bad --fail-above.
+#
+# Recordings run four at a time for 4 s at 499 Hz (the machine is shared:
+# the target may get a fraction of a core); about 15 s in all.
+. "$(dirname "$0")/lib.sh"
+need_stacktop
+need_target shift
+
+T=$E2E_TMPDIR
+SHIFT=$TARGETS/shift
+
+# rec NAME SPLIT: record 4 s of `shift SPLIT` into $T/NAME.
+rec() {
+	timeout 30 "$STACKTOP" record -r 499 -d 4 -o "$T/$1" -- "$SHIFT" "$2" >"$T/$1.err" 2>&1
+}
+rec s1.folded 60/30/10 & rec s2.pb.gz 60/30/10 & rec s3.pb.gz 60/30/10 & rec b1.pb.gz 30/60/10 &
+wait
+rec s4.pb.gz 60/30/10 & rec s5.folded 60/30/10 & rec b2.pb.gz 30/60/10 & rec b3.folded 30/60/10 &
+wait
+for f in s1.folded s2.pb.gz s3.pb.gz s4.pb.gz s5.folded b1.pb.gz b2.pb.gz b3.folded; do
+	[ -s "$T/$f" ] || die "record $f failed: $(cat "$T/$f.err")"
+done
+ok "eight recordings of shift made"
+
+# delta OUT FUNC: the Delta column of FUNC's row; sig OUT FUNC: its Sig.
+delta() { awk -v f="$2" '$NF == f || $(NF) == f { print $3; exit }' "$1"; }
+sig() { awk -v f="$2" '$NF == f { print ($4 == "*" ? "*" : "-"); exit }' "$1"; }
+
+# ---- a real change, one file a side -----------------------------------------------
+"$STACKTOP" diff -b --fail-above 5 "$T/s1.folded" "$T/b1.pb.gz" >"$T/d1.out" 2>&1
+rc=$?
+cat "$T/d1.out"
+check_cmp "$rc" == 3 "60/30/10 → 30/60/10 with --fail-above 5 exits 3"
+da=$(delta "$T/d1.out" hot_a) db=$(delta "$T/d1.out" hot_b) dc=$(delta "$T/d1.out" hot_c)
+check_cmp "$da" '<=' -22 "hot_a moves about -30 points"
+check_cmp "$da" '>=' -38 "hot_a moves about -30 points"
+check_cmp "$db" '>=' 22 "hot_b moves about +30 points"
+check_cmp "$db" '<=' 38 "hot_b moves about +30 points"
+check_cmp "${dc#+}" '<=' 6 "hot_c stays (|delta| small)"
+check_cmp "${dc#+}" '>=' -6 "hot_c stays (|delta| small)"
+[ "$(sig "$T/d1.out" hot_a)$(sig "$T/d1.out" hot_b)" = "**" ] && ok "hot_a and hot_b are starred" ||
+	bad "hot_a and hot_b should both be starred"
+expect_in "$T/d1.out" "the test is the per-second one, the gate names hot_b" \
+	"^test: Welch's t-test on each function's share per second" \
+	"^fail-above 5.0: 1 function grew" "^ +\+[0-9.]+ +hot_b$"
+expect_in "$T/d1.out" "the run summaries side by side" \
+	'^run: [0-9.]+ s, [0-9.]+ CPU-s, avg [0-9]+%, peak [0-9]+%, RSS .* → [0-9.]+ s, [0-9.]+ CPU-s, avg [0-9]+%'
+# the first rows are the significant ones, by |delta|
+first=$(awk '/^ *Base%/ { getline; print $NF; exit }' "$T/d1.out")
+case $first in hot_a | hot_b) ok "a starred row comes first ($first)" ;; *) bad "first row is $first" ;; esac
+
+# ---- repetitions a side -------------------------------------------------------------
+"$STACKTOP" diff -b --fail-above 5 --base "$T/s1.folded,$T/s2.pb.gz,$T/s3.pb.gz" \
+	--new "$T/b1.pb.gz,$T/b2.pb.gz,$T/b3.folded" >"$T/d3.out" 2>&1
+rc=$?
+check_cmp "$rc" == 3 "three files a side: exit 3"
+expect_in "$T/d3.out" "three files a side are pooled and starred" "3 files" \
+	"^ +[0-9.]+ +[0-9.]+ +\+[0-9.]+ +\* +hot_b$" "^ +[0-9.]+ +[0-9.]+ +-[0-9.]+ +\* +hot_a$" \
+	"run \(mean a file\)"
+
+# ---- no false alarm: the same program, all ten pairs -------------------------------------
+same=(s1.folded s2.pb.gz s3.pb.gz s4.pb.gz s5.folded)
+alarms=0 stars=0
+for i in 0 1 2 3 4; do
+	for j in $(seq $((i + 1)) 4); do
+		"$STACKTOP" diff -b --fail-above 5 "$T/${same[$i]}" "$T/${same[$j]}" >"$T/same.out" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] || { alarms=$((alarms + 1)); cat "$T/same.out"; }
+		stars=$((stars + $(awk '$4 == "*"' "$T/same.out" | wc -l)))
+	done
+done
+check_cmp "$alarms" == 0 "ten diffs of the same program: --fail-above 5 never fires"
+log "stars in those ten diffs: $stars"
+
+# ---- files without time: the two-proportion test and its caveat -------------------------
+grep -v '^#' "$T/s1.folded" >"$T/plain_s.folded"
+grep -v '^#' "$T/b3.folded" >"$T/plain_b.folded"
+"$STACKTOP" diff -b "$T/plain_s.folded" "$T/plain_b.folded" >"$T/plain.out" 2>&1
+check_cmp "$?" == 0 "diff of folded files without time exits 0"
+expect_in "$T/plain.out" "without time: the two-proportion test, with its caveat" \
+	"^test: two-proportion z-test" "^caveat: .*independent"
+
+# ---- too few seconds: no stars, and why -----------------------------------------------
+awk '/^# stacktop: \{second=2\}/ { exit } { print }' "$T/s1.folded" >"$T/short.folded"
+"$STACKTOP" diff -b "$T/short.folded" "$T/b3.folded" >"$T/short.out" 2>&1
+check_cmp "$?" == 0 "diff with a 2-second base exits 0"
+expect_in "$T/short.out" "too few seconds: the reason is printed" "^test: too few seconds to test"
+check_cmp "$(awk '$4 == "*"' "$T/short.out" | wc -l)" == 0 "too few seconds: no stars"
+
+# ---- a function gone, -L -------------------------------------------------------------
+{ cat "$T/plain_s.folded"; echo "_start;main;old_path 80"; } >"$T/gone.folded"
+"$STACKTOP" diff -b "$T/gone.folded" "$T/plain_b.folded" >"$T/gone.out" 2>&1
+expect_in "$T/gone.out" "a function only in the base is listed as gone" "old_path \(gone\)$"
+"$STACKTOP" diff -b -L "$T/s2.pb.gz" "$T/b2.pb.gz" >"$T/lines.out" 2>&1
+expect_in "$T/lines.out" "-L: rows per file:line" "hot_a shift\.c:[0-9]+"
+
+# ---- without -b: the same diff in the TUI, q leaves with the same status ---------------
+if command -v tmux >/dev/null; then
+	tm_start 120 30 "$STACKTOP" diff --fail-above 5 "$T/s1.folded" "$T/b1.pb.gz"
+	if tm_wait 5 'Base% +Now% +Delta +Sig +Function' && tm_match '\* +hot_b'; then
+		ok "diff without -b: the table in the TUI, hot_b starred"
+	else
+		tm_dump "diff TUI"
+		bad "diff without -b: no table"
+	fi
+	tm_match 'legend: grew shrank not significant' && ok "with the legend" || bad "no legend"
+	tm_match 's1\.folded vs .*b1\.pb\.gz: Welch per second' &&
+		ok "the line says what is compared, and the test" || bad "no title line"
+	# the icicle of the new profile, coloured by the diff
+	tm_key_expect 2 3 'diff: grew shrank' "the icicle takes the diff's colours" \
+		"no diff legend in the icicle"
+	tm_match 'hot_b' && ok "the icicle shows the new profile's frames" || bad "no hot_b in the icicle"
+	tm_key_expect 1 3 'Base% +Now% +Delta' "key 1: the diff table again" "no diff table after 1"
+	tm_key_expect D 3 '%Own' "D: the plain top view of the new profile" "D: no plain top view"
+	tm_keys q
+	wait_until 3 tm_dead
+	check_cmp "$(tm_status)" == 3 "q: the TUI diff exits with the gate's status (3)"
+	tm_stop
+else
+	bad "tmux is not installed (make deps-test)"
+fi
+
+# ---- a launched command's run summary ------------------------------------------------
+timeout 30 "$STACKTOP" -b -n 1000 -l 3 -- "$SHIFT" 60/30/10 0 1 >"$T/run.out" 2>"$T/run.err"
+check_cmp "$?" == 0 "stacktop -b -- shift (1 s) exits 0 when the command ends"
+expect_in "$T/run.err" "and prints the run's summary" \
+	'^stacktop: the command ran [0-9.]+ s, [0-9.]+ CPU-s, avg [0-9]+%, peak [0-9]+%, RSS '
+
+# ---- usage errors ------------------------------------------------------------------
+"$STACKTOP" diff -b "$T/s1.folded" >"$T/e1.out" 2>&1
+check_cmp "$?" == 2 "diff with one profile exits 2"
+expect_in "$T/e1.out" "and says what it needs" "diff needs two profiles"
+"$STACKTOP" diff -b "$T/s1.folded" "$T/nothere.pb.gz" >"$T/e2.out" 2>&1
+check_cmp "$?" == 1 "diff of a missing file exits 1"
+expect_in "$T/e2.out" "and names it" "cannot open .*nothere.pb.gz"
+"$STACKTOP" diff -b --fail-above lots "$T/s1.folded" "$T/b1.pb.gz" >"$T/e3.out" 2>&1
+check_cmp "$?" == 2 "a bad --fail-above exits 2"
+"$STACKTOP" diff -b --fail-above 5 -p 1 "$T/s1.folded" "$T/b1.pb.gz" >"$T/e4.out" 2>&1
+check_cmp "$?" == 2 "diff with -p exits 2"
+
+e2e_finish

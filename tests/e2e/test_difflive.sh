@@ -1,0 +1,53 @@
+#!/bin/bash
+# test_difflive — the live diff in the TUI: the shift target runs 60/30/10
+# (hot_a, hot_b, hot_c); b marks the baseline (the last seconds of the
+# window), SIGUSR1 makes it 30/60/10, D shows the diff: within 10 s of the
+# shift hot_b is starred with about +30 points and hot_a with about -30
+# (per-second Welch test on the window's buckets), the legend is there; with
+# too few seconds there are no stars and the line says why; D again leaves
+# the diff. About 20 s.
+. "$(dirname "$0")/lib.sh"
+need_stacktop
+need_target shift
+need_tmux
+
+start_target 0.3 shift 60/30/10
+SH=$BG_PID
+tm_start 160 40 "$STACKTOP" -r 499 -p "$SH"
+tm_wait 8 'hot_a' || { tm_dump "start"; die "the top view never showed hot_a"; }
+
+# D before any baseline: a hint, not a diff
+tm_key_expect D 3 'no baseline: press b first' "without a baseline it says to press b" \
+	"no hint without a baseline"
+
+# a baseline of too few seconds: no stars, and why
+tm_keys b
+tm_key_expect D 3 'diff: baseline' "D shows the diff against the baseline" "no diff screen"
+tm_wait 3 'legend: grew shrank not significant' && ok "the legend says what the colours mean" ||
+	bad "no legend"
+if tm_match 'too few seconds'; then ok "one second of baseline: no test, and the line says why"; fi
+tm_keys D
+tm_wait 3 '%Own' && ok "D again: the top view is back" || bad "D again: no top view"
+
+# now a real baseline: wait for 5 s of samples, mark it, shift the split
+sleep 5
+tm_keys b
+sleep 0.3
+kill -USR1 "$SH"
+t0=$(date +%s)
+tm_keys D
+star_row() { tm_screen | grep -E "^ +[0-9.]+ +[0-9.]+ +\+[0-9.]+ +\* +hot_b$"; }
+if wait_until 12 star_row; then
+	dt=$(($(date +%s) - t0))
+	ok "hot_b starred ${dt}s after the shift: $(star_row)"
+	check_cmp "$dt" '<=' 10 "the shift is starred within 10 s"
+	d=$(star_row | awk '{ print $3 }')
+	check_cmp "$d" '>=' 8 "hot_b grew by points"
+	tm_wait 3 '\* +hot_a$' && ok "hot_a starred too (it shrank)" || bad "hot_a not starred"
+else
+	tm_dump "after the shift"
+	bad "hot_b never starred after the shift"
+fi
+tm_match 'Welch' && ok "the line names the per-second test" || bad "no test named"
+tm_stop
+e2e_finish
