@@ -34,6 +34,15 @@
  * drops HOTTEST; with a flag on screen the sparkline goes too; at 200
  * columns everything is shown.
  *
+ * Locks (st->locks, the session's wait-for graph): a waiting thread's flags
+ * end with its lock's holder, "lock 0x7f…a0 held by alpha (1234)", or the
+ * short "held by alpha (1234)" when the long one does not fit (then STATE
+ * narrows to 8 before the holder is cut); threads in a cycle are flagged
+ * DEADLOCK, and a red alert line above the table names each cycle (or, with
+ * no cycle, a dim note says why owners could not be read). A wait on a
+ * futex with no owner (a condition variable) adds nothing: no owner is
+ * ever claimed for it. 'o' moves the selection to the holder.
+ *
  * The sparkline is scaled to one core (100%), not to each thread's own peak,
  * so rows can be compared by eye and an idle thread stays blank. Each point
  * of a CPU series is the CPU of the second that ends at its time, so a
