@@ -396,8 +396,8 @@ static void fmt_flags(const struct metrics_thread *t, const struct locks *lk, co
 
 /* The alert line: "! DEADLOCK alpha (1234) ⇄ beta (1235)", a longer cycle
  * as "a (1) → b (2) → c (3) → a", several cycles one after the other. */
-static void deadlock_alert(const struct metrics *m, const struct locks *lk, bool utf8, char *out,
-			   size_t size)
+void view_threads_deadlock_text(const struct metrics *m, const struct locks *lk, bool utf8,
+				char *out, size_t size)
 {
 	const char *two = utf8 ? " \xe2\x87\x84 " : " <-> ", *arrow = utf8 ? " \xe2\x86\x92 " : " -> ";
 	char name[64];
@@ -910,7 +910,7 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 	c = layout(g->w, pid_w, tid_w, state_w, flags_w, samples_w, dc.window_s);
 	dc.c = &c;
 	if (alert_rows(st)) {
-		deadlock_alert(m, st->locks, st->utf8, buf, sizeof(buf));
+		view_threads_deadlock_text(m, st->locks, st->utf8, buf, sizeof(buf));
 		if (buf[0]) {
 			grid_put(g, 0, y++, buf, GRID_COLOR(GRID_C_RED) | GRID_BOLD, g->w);
 		} else {

@@ -42,6 +42,7 @@
 #include "stacktop/metrics.h"
 #include "stacktop/text.h"
 #include "stacktop/view_chart.h"
+#include "stacktop/view_threads.h"
 #include "stacktop/waits.h"
 
 #define NUM_W 35      /* " %Own  %Total  OwnTime  TotalTime  " */
@@ -510,14 +511,31 @@ static int take_rows(struct view_top_state *st, struct window *w)
 	return 0;
 }
 
+/* The alerts line: the metrics' alerts, then a deadlock among the threads
+ * (a deadlocked process burns nothing, so this line is what says why). */
+static void alerts_text(const struct view_top_state *st, char *buf, size_t size)
+{
+	char dl[512];
+	size_t l;
+
+	view_chart_alerts_text(st->metrics, buf, size);
+	view_threads_deadlock_text(st->metrics, st->locks, st->utf8, dl, sizeof(dl));
+	if (!dl[0])
+		return;
+	l = strlen(buf);
+	snprintf(buf + l, size - l, "%s%s (%s)", l ? "   " : "", dl,
+		 st->batch ? "--view threads" : "3: threads");
+}
+
 /* Batch: the series as text lines, so logs carry them, in the words the
  * TUI's charts use. */
-static int draw_series_lines(struct grid *g, int y, const struct metrics *m)
+static int draw_series_lines(struct grid *g, int y, const struct view_top_state *st)
 {
-	char buf[512], mem[512], limit[256];
+	const struct metrics *m = st->metrics;
+	char buf[1024], mem[512], limit[256];
 	int rows = 0;
 
-	view_chart_alerts_text(m, buf, sizeof(buf));
+	alerts_text(st, buf, sizeof(buf));
 	if (buf[0])
 		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "%s", buf);
 	view_chart_cpu_text(m, false, buf, sizeof(buf));
@@ -528,11 +546,11 @@ static int draw_series_lines(struct grid *g, int y, const struct metrics *m)
 	return rows;
 }
 
-static int series_lines_height(const struct metrics *m)
+static int series_lines_height(const struct view_top_state *st)
 {
-	char buf[512];
+	char buf[1024];
 
-	view_chart_alerts_text(m, buf, sizeof(buf));
+	alerts_text(st, buf, sizeof(buf));
 	return buf[0] ? 3 : 2;
 }
 
@@ -542,10 +560,10 @@ static int series_lines_height(const struct metrics *m)
 static void charts_plan(const struct view_top_state *st, int gh, int y, int *alerts, int *cpu_h,
 			int *mem_h)
 {
-	char buf[512];
+	char buf[1024];
 	int room;
 
-	view_chart_alerts_text(st->metrics, buf, sizeof(buf));
+	alerts_text(st, buf, sizeof(buf));
 	*alerts = buf[0] && y < gh ? 1 : 0;
 	*cpu_h = *mem_h = 0;
 	if (!st->charts)
@@ -568,7 +586,15 @@ static int draw_charts(struct grid *g, int y, const struct view_top_state *st)
 	int alerts, cpu_h, mem_h, used;
 
 	charts_plan(st, g->h, y, &alerts, &cpu_h, &mem_h);
-	used = view_alerts_render(g, y, m);
+	used = 0;
+	if (alerts) {
+		char buf[1024];
+
+		alerts_text(st, buf, sizeof(buf));
+		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
+		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, g->w);
+		used = 1;
+	}
 	if (cpu_h) {
 		view_chart_cpu_scoped(g, 0, y + used, g->w, cpu_h, m, st->utf8, st->tid != 0);
 		used += cpu_h;
@@ -591,7 +617,7 @@ static void table_geometry(const struct view_top_state *st, const struct view_he
 		y++;
 	if (st->metrics) {
 		if (st->batch) {
-			y += series_lines_height(st->metrics);
+			y += series_lines_height(st);
 		} else {
 			int alerts, cpu_h, mem_h;
 
@@ -718,7 +744,7 @@ int view_top_render(struct grid *g, const struct view_header *h, const struct vi
 			    st->hide_idle ? "  (idle threads hidden: i shows them)" : "");
 	}
 	if (st->metrics)
-		y += st->batch ? draw_series_lines(g, y, st->metrics) : draw_charts(g, y, st);
+		y += st->batch ? draw_series_lines(g, y, st) : draw_charts(g, y, st);
 	c = layout(g->w, st->wall);
 	table_geometry(st, h, g->h, &i, &vis);
 	if (st->batch)

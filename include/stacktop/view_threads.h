@@ -111,6 +111,12 @@ struct view_action view_threads_key(struct view_threads_state *st, int key);
 
 void view_threads_state_free(struct view_threads_state *st);
 
+/* The deadlock alert: "! DEADLOCK alpha (1234) ⇄ beta (1235)" (" <-> "
+ * without utf8), a longer cycle as "a (1) → b (2) → c (3) → a", several
+ * cycles one after the other; "" when lk has none. Names from m, escaped. */
+void view_threads_deadlock_text(const struct metrics *m, const struct locks *lk, bool utf8,
+				char *out, size_t size);
+
 /* The name of thread tid for the icicle's per-thread roots (ctx: the
  * const struct metrics): "PID:TID name" when threads of several processes
  * are listed, else "tid TID name"; "" when metrics does not know it.
