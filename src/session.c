@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -149,62 +150,95 @@ static enum locks_hint stack_hint(const struct window *w, uint32_t leaf)
 /* Threads read per scan at most: each costs two small reads. */
 #define LOCKS_SCAN_MAX 2048
 
+/* One thread of a scan: its futex as read, and the window's stack for it. */
+struct lock_scan {
+	pid_t tid;
+	int ti; /* index in metrics->threads */
+	struct locks_raw raw;
+	uint32_t leaf; /* parent of its most frequent [lock] leaf; WINDOW_ROOT: none */
+	uint64_t best;
+};
+
+static int scan_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct lock_scan *)a)->tid, y = ((const struct lock_scan *)b)->tid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The threads asleep in futex, with what their syscall file and memory
+ * say; sorted by TID. A refused read is kept in s->locks.read_err. */
+static int scan_read(struct session *s, struct lock_scan *sc)
+{
+	const struct metrics *m = &s->metrics;
+	int n = 0, e;
+
+	for (int i = 0; i < m->nthreads && n < LOCKS_SCAN_MAX; i++) {
+		const struct metrics_thread *t = &m->threads[i];
+		if (!t->alive || t->state != 'S' || (t->wchan[0] && !strstr(t->wchan, "futex")))
+			continue;
+		if ((e = locks_read_raw(t->pid, t->tid, &sc[n].raw)) == -ENOENT || e == -ESRCH)
+			continue;
+		if (e || sc[n].raw.mem_err) {
+			s->locks.read_err = e ? e : sc[n].raw.mem_err;
+			s->locks.read_err_pid = t->pid;
+			if (e)
+				continue;
+		}
+		sc[n].tid = t->tid;
+		sc[n].ti = i;
+		sc[n].leaf = WINDOW_ROOT;
+		sc[n].best = 0;
+		n++;
+	}
+	qsort(sc, (size_t)n, sizeof(*sc), scan_cmp);
+	return n;
+}
+
+/* Wall mode: each thread's most frequent stack that ended waiting on a lock,
+ * one pass over the window's counts. */
+static void scan_stacks(const struct window *w, struct lock_scan *sc, int n)
+{
+	size_t nc = 0;
+	const struct window_count *wc = w && n ? window_counts(w, &nc) : NULL;
+
+	for (size_t k = 0; k < nc; k++) {
+		struct lock_scan key = {.tid = wc[k].tid}, *hit;
+		const struct window_node *wn = window_node(w, wc[k].node);
+		const struct frame *f = wn ? frames_get(window_frames(w), wn->frame) : NULL;
+		if (!f || f->wait != SAMPLE_WAIT_LOCK ||
+		    !(hit = bsearch(&key, sc, (size_t)n, sizeof(*sc), scan_cmp)) ||
+		    wc[k].count <= hit->best)
+			continue;
+		hit->best = wc[k].count;
+		hit->leaf = wn->parent;
+	}
+}
+
 /* Once a second: what each thread asleep in futex waits on and who holds
  * it, then the cycles. Only reads: /proc/PID/task/TID/syscall and the
  * target's memory (ptrace-read permission), nothing is stopped. */
 static void scan_locks(struct session *s)
 {
-	static struct locks_raw raw[LOCKS_SCAN_MAX];
-	static int ti[LOCKS_SCAN_MAX];
-	static uint32_t leaf[LOCKS_SCAN_MAX];
-	static uint64_t best[LOCKS_SCAN_MAX];
+	static struct lock_scan sc[LOCKS_SCAN_MAX];
 	const struct metrics *m = &s->metrics;
 	struct locks_wait w;
-	size_t nc = 0;
-	const struct window_count *wc = s->w ? window_counts(s->w, &nc) : NULL;
-	int n = 0, e;
+	int n;
 
 	locks_reset(&s->locks);
-	for (int i = 0; i < m->nthreads && n < LOCKS_SCAN_MAX; i++) {
-		const struct metrics_thread *t = &m->threads[i];
-		if (!t->alive || t->state != 'S' || (t->wchan[0] && !strstr(t->wchan, "futex")))
-			continue;
-		if ((e = locks_read_raw(t->pid, t->tid, &raw[n])) == -ENOENT || e == -ESRCH)
-			continue;
-		if (e || raw[n].mem_err) {
-			s->locks.read_err = e ? e : raw[n].mem_err;
-			s->locks.read_err_pid = t->pid;
-			if (e)
-				continue;
-		}
-		ti[n] = i;
-		leaf[n] = WINDOW_ROOT;
-		best[n] = 0;
-		n++;
-	}
-	/* The stacks, where the window has them (wall mode). */
-	for (size_t k = 0; n && k < nc; k++) {
-		const struct window_node *wn = window_node(s->w, wc[k].node);
-		const struct frame *f = wn ? frames_get(window_frames(s->w), wn->frame) : NULL;
-		if (!f || f->wait != SAMPLE_WAIT_LOCK)
-			continue;
-		for (int j = 0; j < n; j++)
-			if (m->threads[ti[j]].tid == wc[k].tid && wc[k].count > best[j]) {
-				best[j] = wc[k].count;
-				leaf[j] = wn->parent;
-			}
-	}
+	n = scan_read(s, sc);
+	scan_stacks(s->w, sc, n);
 	for (int j = 0; j < n; j++) {
-		const struct metrics_thread *t = &m->threads[ti[j]];
+		const struct metrics_thread *t = &m->threads[sc[j].ti];
 		enum locks_hint h =
-		    leaf[j] != WINDOW_ROOT ? stack_hint(s->w, leaf[j]) : LOCKS_HINT_NONE;
+		    sc[j].leaf != WINDOW_ROOT ? stack_hint(s->w, sc[j].leaf) : LOCKS_HINT_NONE;
 		/* The window's stack may be an older wait than the one read now:
 		 * a mutex is told by its futex call alone, so that hint is not
 		 * needed, and taken from a stale stack it could make a condition
 		 * variable's neighbour an owner. */
 		if (h == LOCKS_HINT_MUTEX)
 			h = LOCKS_HINT_NONE;
-		locks_resolve(&raw[j], t->pid, t->tid, h, &w);
+		locks_resolve(&sc[j].raw, t->pid, t->tid, h, &w);
 		locks_add(&s->locks, &w);
 	}
 	locks_build(&s->locks);

@@ -125,7 +125,7 @@ check_batch wall "$E2E_TMPDIR/wall.txt"
 expect_in "$E2E_TMPDIR/topcpu.txt" "top (cpu): the alert line names the deadlock" \
 	"^! DEADLOCK alpha \($ALPHA\) (⇄|<->) beta \($BETA\) \(--view threads\)"
 # Top view, wall mode: lock-wait rows name the holder of what they wait on.
-"$STACKTOP" -p "$T" -b --wall -n 3 -d 1 >"$E2E_TMPDIR/top.txt" 2>&1 || die "batch top (wall) failed"
+"$STACKTOP" -p "$T" -b --wall -l 100 -n 3 -d 1 >"$E2E_TMPDIR/top.txt" 2>&1 || die "batch top (wall) failed"
 awk '/^stacktop  pid/ { n = 0; delete l } { l[++n] = $0 } END { for (i = 1; i <= n; i++) print l[i] }' \
 	"$E2E_TMPDIR/top.txt" >"$E2E_TMPDIR/top_last.txt"
 toprow() { grep -E " $1( |$)" "$E2E_TMPDIR/top_last.txt" | head -n 1; }
