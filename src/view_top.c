@@ -361,6 +361,9 @@ static bool same_row(const struct frame *a, const struct frame *b, bool lines)
 }
 
 #define HOLDERS_MAX 8 /* owners told apart per row */
+/* Waiting threads asked about per update: each is one walk of the window's
+ * counts, so a thousand waiters must not make each refresh a thousand walks. */
+#define HOLDERS_WAITERS_MAX 64
 
 struct holder_acc {
 	int row; /* index in kept */
@@ -401,7 +404,7 @@ static int find_holders(struct view_top_state *st, struct window *w,
 	double shares[HOLDERS_MAX];
 	size_t n, i, k, nacc = 0;
 	uint64_t total;
-	int err = 0, h, no;
+	int err = 0, h, no, asked;
 
 	if (!lk || !lk->nhold || !st->nkept)
 		return 0;
@@ -416,13 +419,14 @@ static int find_holders(struct view_top_state *st, struct window *w,
 		if (best == SAMPLE_WAIT_LOCK)
 			acc[nacc++].row = (int)i;
 	}
-	for (h = 0; nacc && h < lk->nhold; h++) {
+	for (h = 0, asked = 0; nacc && h < lk->nhold && asked < HOLDERS_WAITERS_MAX; h++) {
 		pid_t waiter = lk->hold[h].waiter;
 		int seen = 0;
 		for (int e = 0; e < h; e++)
 			seen |= lk->hold[e].waiter == waiter;
 		if (seen || (st->tid && st->tid != waiter))
 			continue;
+		asked++;
 		if (!(no = locks_held_by(lk, waiter, owners, shares, HOLDERS_MAX)))
 			continue;
 		q.tid = waiter;
