@@ -153,6 +153,7 @@ static int app_init(struct app *a)
 	}
 	a->model = (struct ui_model){.w = a->s.w,
 				     .metrics = a->s.metrics_ok ? &a->s.metrics : NULL,
+				     .locks = a->s.metrics_ok ? &a->s.locks : NULL,
 				     .sy = a->s.sy,
 				     .pid = a->s.procs.p[0].pid,
 				     .cmdline = a->s.procs.p[0].cmdline};

@@ -185,10 +185,12 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		view_icicle_render(&ui->grid, h, &ui->icicle);
 		break;
 	case UI_VIEW_THREADS:
+		ui->threads.locks = m->locks;
 		view_threads_update(&ui->threads, h, m->metrics, m->w, cols, rows);
 		view_threads_render(&ui->grid, h, m->metrics, &ui->threads);
 		break;
 	default:
+		ui->top.locks = m->locks;
 		if (ui->diff_mode) {
 			draw_diff(ui, m, h);
 			break;

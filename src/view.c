@@ -439,6 +439,7 @@ static const struct help_entry help_entries[] = {
     {"Threads view", NULL},
     {"s", "cycle the sort column"},
     {"Enter Esc", "one thread only; all"},
+    {"o", "select its lock's holder"},
     {"Icicle view", NULL},
     {"\xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92", "caller, callee, siblings"},
     {"Enter Esc", "zoom in; zoom out"},

@@ -30,6 +30,7 @@
 
 struct diff;
 struct diff_snap;
+struct locks;
 struct metrics;
 struct opts;
 struct window;
@@ -40,6 +41,7 @@ enum ui_view { UI_VIEW_TOP = 0, UI_VIEW_ICICLE, UI_VIEW_THREADS, UI_VIEW_COUNT }
 struct ui_model {
 	struct window *w;
 	struct metrics *metrics; /* NULL: no threads view, no charts (a saved profile) */
+	const struct locks *locks; /* lock waits and deadlocks; NULL: none read */
 	const struct sym *sy;	 /* the help's symbol sources; NULL: none (a saved profile) */
 	/* The w key: where to write, and what every export says about the
 	 * target (per_thread, period, mode, force, thread names, cmdline). */
