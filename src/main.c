@@ -154,6 +154,8 @@ static int app_init(struct app *a)
 	a->model = (struct ui_model){.w = a->s.w,
 				     .metrics = a->s.metrics_ok ? &a->s.metrics : NULL,
 				     .sy = a->s.sy,
+				     .sy_rw = a->s.sy,
+				     .source_path = a->o.source_path,
 				     .pid = a->s.procs.p[0].pid,
 				     .cmdline = a->s.procs.p[0].cmdline};
 	ui_init(&a->ui, &a->o, a->s.period_s, &a->model);
