@@ -108,9 +108,11 @@ void view_annotate_render(const struct view_annotate_state *st, struct grid *g)
 		grid_printf(g, 0, y++, GRID_DIM, g->w, "%s", a->note);
 	if (!a->n)
 		return;
-	grid_printf(g, 0, y++, GRID_BOLD, g->w, "%6s  %14s  %s", "PCT",
-		    st->mode == VIEW_ANNOTATE_SOURCE ? "" : "ADDR",
-		    st->mode == VIEW_ANNOTATE_SOURCE ? "SOURCE" : "INSTRUCTION");
+	if (st->mode == VIEW_ANNOTATE_SOURCE)
+		grid_printf(g, 0, y++, GRID_BOLD, g->w, "%6s  %s", "PCT", "SOURCE");
+	else
+		grid_printf(g, 0, y++, GRID_BOLD, g->w, "%6s  %14s  %s", "PCT", "ADDR",
+			    "INSTRUCTION");
 	body = g->h - y - (st->batch ? 0 : 1);
 	for (k = st->batch ? 0 : st->scroll; body > 0; k++, body--) {
 		const struct annotate_line *l = nth(st, k);
