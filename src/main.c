@@ -440,6 +440,16 @@ int main(int argc, char **argv)
 			rc = app_record_write(a);
 		if (rc == EXIT_OK && a->o.cmd == OPTS_CMD_TOP)
 			app_run_summary(a, summary, sizeof(summary));
+		/* -b --annotate FUNC that never had samples: the run failed. */
+		if (rc == EXIT_OK && a->o.batch && a->ui.ann_name) {
+			char shown[160];
+			text_sanitize(a->o.annotate, shown, sizeof(shown));
+			snprintf(summary, sizeof(summary),
+				 "no function named '%s' (or containing it) had samples of its own: "
+				 "check the name in the top view",
+				 shown);
+			rc = EXIT_RUNTIME;
+		}
 	}
 	app_fini(a);
 	if (summary[0])
