@@ -438,7 +438,8 @@ static int header_line(struct annotate *a, struct sym *sy, size_t *cap, uint64_t
 			l.text[0] = '\0'; /* (a long line is cut: fine) */
 	} else {
 		text_sanitize(w->file, file, sizeof(file));
-		snprintf(l.text, sizeof(l.text), "%s:%d%s", file, w->line, inl);
+		if (snprintf(l.text, sizeof(l.text), "%s:%d%s", file, w->line, inl) < 0)
+			l.text[0] = '\0';
 	}
 	return push_line(a, cap, &l);
 }
