@@ -17,6 +17,7 @@
 need_stacktop
 need_target hotloop
 need_target hotloop-stripped
+need_target inltest
 need_tmux
 
 # check_loop FILE LABEL: the loop's share and the total of FILE's shares.
@@ -100,6 +101,22 @@ head -1 "$out" | grep -qF "annotate $want " || { cat "$out"; die "not annotated 
 grep -q 'no line table' "$out" || { cat "$out"; die "no word about the missing lines"; }
 check_loop "$out" "stripped"
 kill "$SP"
+
+# ---- inline frames label the instructions they cover ------------------------------
+# inltest's inl_outer has inl_hot (70 % of its time) and inl_cold (30 %)
+# inlined into it: their instructions are labelled, and carry those shares.
+start_target 0.3 inltest 60
+IP=$BG_PID
+"$STACKTOP" -b -n 1 -d 1.5 -r 499 --annotate inl_outer -p "$IP" >"$out" 2>&1 ||
+	{ cat "$out"; die "no annotate of inl_outer"; }
+share=$(awk '/^ +[0-9]+: / { sec = ($0 ~ /\[inlined inl_hot\]/) ? "hot" : ($0 ~ /\[inlined inl_cold\]/) ? "cold" : "" }
+	/^ *[0-9.]+% +0x/ { s[sec] += $1 } END { printf "%.1f %.1f\n", s["hot"], s["cold"] }' "$out")
+read -r hot cold <<<"$share"
+log "inl_outer: [inlined inl_hot] $hot %, [inlined inl_cold] $cold %"
+awk -v h="$hot" -v c="$cold" 'BEGIN { exit !(h >= 58 && h <= 82 && c >= 18 && c <= 42) }' ||
+	{ cat "$out"; die "inlined sections carry $hot / $cold %, not ~70 / 30 %"; }
+ok "inline frames label their instructions: inl_hot $hot %, inl_cold $cold %"
+kill "$IP"
 
 # ---- --source-path, and hostile source text ------------------------------------------
 src=$E2E_TMPDIR/src
