@@ -14,6 +14,8 @@
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,7 +385,10 @@ static void target_name(struct annotate *a, struct sym *sy, uint64_t t, char *ou
 		return;
 	}
 	out[0] = '\0';
-	if (a->m.kernel || sym_resolve_user(sy, &a->sp, t, false, &si) || !si.func)
+	if (a->m.kernel ? sym_resolve_kernel(sy, t, &si) != 0
+			: sym_resolve_user(sy, &a->sp, t, false, &si) != 0)
+		return;
+	if (!si.func)
 		return;
 	text_sanitize(si.func, s, sizeof(s));
 	if (si.offset)
@@ -514,21 +519,44 @@ static int disassemble(struct annotate *a, struct sym *sy, const uint8_t *code, 
 	return err;
 }
 
-/* Why a kernel function's code is not shown (one sentence). */
-static void kernel_note(struct annotate *a)
+/* A kernel function's bytes from /proc/kcore (an ELF core whose PT_LOAD
+ * segments map kernel virtual addresses; root with CAP_SYS_RAWIO only), or
+ * the reason in a->note. */
+static int kcore_read(struct annotate *a, uint64_t start, size_t size, uint8_t *buf)
 {
-	int fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+	int fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC), err = -ENOENT;
+	Elf *e = NULL;
+	size_t nph = 0;
 
-	if (fd < 0)
+	if (fd < 0) {
 		snprintf(a->note, sizeof(a->note),
-			 "kernel functions are not annotated: /proc/kcore cannot be read (%s).",
+			 "kernel code is not annotated: /proc/kcore cannot be read (%s).",
 			 strerror(errno));
-	else
+		return -errno;
+	}
+	elf_version(EV_CURRENT);
+	if ((e = elf_begin(fd, ELF_C_READ, NULL)) && elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD ||
+			    start < ph.p_vaddr || start + size > ph.p_vaddr + ph.p_filesz)
+				continue;
+			err = pread(fd, buf, size, (off_t)(ph.p_offset + (start - ph.p_vaddr))) ==
+				      (ssize_t)size
+				  ? 0
+				  : -EIO;
+			break;
+		}
+	}
+	if (err)
 		snprintf(a->note, sizeof(a->note),
-			 "kernel functions are not annotated yet: reading /proc/kcore is not "
-			 "built in.");
-	if (fd >= 0)
-		close(fd);
+			 "kernel code is not annotated: /proc/kcore does not map 0x%" PRIx64 ".",
+			 start);
+	if (e)
+		elf_end(e);
+	close(fd);
+	return err;
 }
 
 int annotate_open(struct annotate *a, struct sym *sy, const struct annotate_match *m,
@@ -543,10 +571,6 @@ int annotate_open(struct annotate *a, struct sym *sy, const struct annotate_matc
 	a->srcs = calloc(ANNOTATE_SRCS_MAX, sizeof(*a->srcs));
 	if (!a->srcs)
 		return -ENOMEM;
-	if (m->kernel) {
-		kernel_note(a);
-		return 0;
-	}
 	if (m->pid <= 0 || !sy) {
 		snprintf(a->note, sizeof(a->note),
 			 "no live process: a saved profile's code cannot be read.");
@@ -557,16 +581,20 @@ int annotate_open(struct annotate *a, struct sym *sy, const struct annotate_matc
 			 "the function's extent is unknown (no symbol size, no .eh_frame range).");
 		return 0;
 	}
-	if ((err = space_load(&a->sp, m->pid))) {
+	if (!m->kernel && (err = space_load(&a->sp, m->pid))) {
 		snprintf(a->note, sizeof(a->note), "cannot read the maps of process %d (%s).",
 			 m->pid, strerror(-err));
 		return 0;
 	}
-	a->sp_loaded = true;
+	a->sp_loaded = !m->kernel;
 	size = m->func_size > ANNOTATE_CODE_MAX ? ANNOTATE_CODE_MAX : (size_t)m->func_size;
 	if (!(code = malloc(size)))
 		return -ENOMEM;
-	if ((err = read_code(m->pid, m->func_start, size, code))) {
+	if (m->kernel && kcore_read(a, m->func_start, size, code)) {
+		free(code);
+		return 0;
+	}
+	if (!m->kernel && (err = read_code(m->pid, m->func_start, size, code))) {
 		snprintf(a->note, sizeof(a->note), "cannot read the code of process %d (%s).",
 			 m->pid, strerror(-err));
 		free(code);
@@ -574,7 +602,9 @@ int annotate_open(struct annotate *a, struct sym *sy, const struct annotate_matc
 	}
 	err = disassemble(a, sy, code, size, srcdirs);
 	free(code);
-	if (!err && !a->has_source && !m->jit && !a->note[0])
+	if (!err && m->kernel)
+		snprintf(a->note, sizeof(a->note), "kernel code, read from /proc/kcore: no source.");
+	else if (!err && !a->has_source && !m->jit && !a->note[0])
 		snprintf(a->note, sizeof(a->note), "%s",
 			 a->n > a->ninsn ? "source not readable: file:line markers only "
 					   "(--source-path DIR adds a search path)."

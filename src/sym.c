@@ -2268,5 +2268,6 @@ int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out)
 		return -ENOMEM;
 	out->offset = pc - sy->ksyms[lo - 1].start;
 	out->func_start = sy->ksyms[lo - 1].start;
+	out->func_size = sy->ksyms[lo - 1].end - sy->ksyms[lo - 1].start;
 	return 0;
 }

@@ -11,6 +11,7 @@
 #    exist shows file:line markers only, and the source text with
 #    --source-path; a control character in that source never reaches the
 #    output; a name with no samples is one sentence and exit status 1;
+#  - a kernel function: from /proc/kcore when readable, else one sentence;
 #  - the TUI at 80x24: a on the top view's first row opens it, a cycles
 #    mixed / instructions only / source only, Esc returns to the top view.
 . "$(dirname "$0")/lib.sh"
@@ -117,6 +118,23 @@ awk -v h="$hot" -v c="$cold" 'BEGIN { exit !(h >= 58 && h <= 82 && c >= 18 && c 
 	{ cat "$out"; die "inlined sections carry $hot / $cold %, not ~70 / 30 %"; }
 ok "inline frames label their instructions: inl_hot $hot %, inl_cold $cold %"
 kill "$IP"
+
+# ---- a kernel function: its code from /proc/kcore, or one sentence why not -------
+start_bg dd if=/dev/zero of=/dev/null bs=1M count=100000000
+DP=$BG_PID
+sleep 0.2
+"$STACKTOP" -b -n 1 -d 1 --annotate read_zero -p "$DP" >"$out" 2>&1 ||
+	{ cat "$out"; die "no annotate of the kernel's read_zero"; }
+if [ -r /proc/kcore ]; then
+	grep -q 'read from /proc/kcore' "$out" && grep -Eq '^ *[0-9.]+% +0xffff' "$out" ||
+		{ cat "$out"; die "kcore is readable but read_zero has no instructions"; }
+	ok "kernel function annotated from /proc/kcore"
+else
+	grep -q 'kernel code is not annotated: /proc/kcore cannot be read' "$out" ||
+		{ cat "$out"; die "no sentence saying why kernel code is not annotated"; }
+	ok "kernel function: one sentence says /proc/kcore cannot be read"
+fi
+kill "$DP"
 
 # ---- --source-path, and hostile source text ------------------------------------------
 src=$E2E_TMPDIR/src
