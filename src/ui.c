@@ -160,7 +160,8 @@ static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view
 
 /* --annotate FUNC opens once the function has samples; until then (batch)
  * the sentence saying so is what is shown. */
-static bool draw_annotate(struct ui *ui, const struct ui_model *m, int rows)
+static bool draw_annotate(struct ui *ui, const struct ui_model *m, const struct view_header *h,
+			  int rows)
 {
 	char msg[300];
 
@@ -175,6 +176,7 @@ static bool draw_annotate(struct ui *ui, const struct ui_model *m, int rows)
 		return true;
 	}
 	view_annotate_update(&ui->ann, m->w);
+	ui->ann.status = h ? h->status : NULL;
 	ui->ann.page = rows > 6 ? rows - 5 : 1;
 	view_annotate_render(&ui->ann, &ui->grid);
 	return true;
@@ -194,7 +196,7 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		view_help_render(&ui->grid, mods, nmods);
 		return &ui->grid;
 	}
-	if (draw_annotate(ui, m, rows))
+	if (draw_annotate(ui, m, h, rows))
 		return &ui->grid;
 	follow_top(ui);
 	switch (shown_view(ui, m)) {
@@ -239,7 +241,7 @@ void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header 
 	char line[4096];
 	int rows = shown_view(ui, m) == UI_VIEW_TOP ? ui->top.limit + 6 : BATCH_ROWS;
 	if (ui->ann_name || ui->ann.open) {
-		draw_annotate(ui, m, BATCH_ROWS); /* opens it: then its length is known */
+		draw_annotate(ui, m, h, BATCH_ROWS); /* opens it: then its length is known */
 		rows = ui->ann.open ? view_annotate_count(&ui->ann) + 6 : 2;
 	}
 	const struct grid *g = ui_draw(ui, m, h, BATCH_COLS, rows);

@@ -121,7 +121,9 @@ void view_annotate_render(const struct view_annotate_state *st, struct grid *g)
 			break;
 		draw_line(st, l, top, g, y++, !st->batch && k == st->selected);
 	}
-	if (!st->batch)
+	if (!st->batch && st->status && st->status[0])
+		grid_printf(g, 0, g->h - 1, GRID_BOLD, g->w, "%s", st->status);
+	else if (!st->batch)
 		grid_printf(g, 0, g->h - 1, GRID_COLOR(GRID_C_HEADER), g->w,
 			    "Esc back  a source/mixed/instructions  Enter call: callee  "
 			    "Up/Down/PgUp/PgDn move  q quit");
@@ -226,6 +228,7 @@ int view_annotate_open_frame(struct view_annotate_state *st, const struct window
 		snprintf(msg, msize, "annotate needs a function: this row has no name");
 		return -ENOENT;
 	}
+	st->mode = VIEW_ANNOTATE_MIXED; /* a new look starts mixed; following a call keeps it */
 	return open_match(st, w, sy, srcdirs, &m, msg, msize);
 }
 

@@ -33,6 +33,7 @@ struct view_annotate_state {
 	int scroll;
 	int page;	 /* out: lines that fit (PgUp/PgDn) */
 	char which[512]; /* sanitized: "hottest of 3 matches; also: ..." or "" */
+	const char *status; /* the ui's status message, drawn over the footer; NULL: none */
 	struct annotate a;
 };
 

@@ -13,7 +13,8 @@
 #    output; a name with no samples is one sentence and exit status 1;
 #  - a kernel function: from /proc/kcore when readable, else one sentence;
 #  - the TUI at 80x24: a on the top view's first row opens it, a cycles
-#    mixed / instructions only / source only, Esc returns to the top view.
+#    mixed / instructions only / source only, Esc returns to the top view;
+#    Enter on driver's call of hot_loop annotates hot_loop.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target hotloop
@@ -86,6 +87,15 @@ tm_key_expect a 5 '\[source only\]' "source only" "a did not cycle to source onl
 tm_wait 5 '^ +[0-9.]+%  +[0-9]+: +for \(uint64_t' ||
 	{ tm_dump "source"; die "the loop's line has no share in source-only mode"; }
 tm_key_expect Escape 5 '%Own' "back to the top view" "Esc did not return"
+# Enter on driver's call of hot_loop opens hot_loop (k-th instruction line)
+"$STACKTOP" -b -n 1 -d 0.5 --annotate driver -p "$HP" >"$out" 2>&1
+k=$(awk '/^ *([0-9.]+%)? +0x[0-9a-f]+  / { n++ } /call 0x[0-9a-f]+  <hot_loop>/ { print n - 1; exit }' "$out")
+[ -n "$k" ] || { cat "$out"; die "driver has no call of hot_loop"; }
+tm_keys Down
+tm_key_expect a 5 'annotate driver ' "the second row (driver) annotated" "no annotate view of driver"
+tm_key_expect a 5 '\[instructions only\]' "instructions only" "a did not cycle"
+for _ in $(seq "$k"); do tm_keys Down; done
+tm_key_expect Enter 5 'annotate hot_loop ' "Enter on the call opens the callee" "Enter did not follow the call"
 tm_stop
 kill "$HP"
 
@@ -139,8 +149,8 @@ kill "$DP"
 # ---- --source-path, and hostile source text ------------------------------------------
 src=$E2E_TMPDIR/src
 mkdir -p "$src"
-# line 22 gets an escape sequence in a comment: it must not reach the output
-awk 'NR == 22 { $0 = $0 " /* \033[31mred\033[0m */" } { print }' "$ROOT/tests/targets/hotloop.c" >"$src/hotloop.c"
+# the loop body's line gets an escape sequence in a comment: it must not reach the output
+awk '/x = x \* 6364136223846793005ULL/ { $0 = $0 " /* \033[31mred\033[0m */" } { print }' "$ROOT/tests/targets/hotloop.c" >"$src/hotloop.c"
 cp "$ROOT/tests/targets/target.h" "$src/"
 (cd "$src" && cc -O2 -g -fdebug-prefix-map="$src"=/nonexistent -o "$E2E_TMPDIR/hl" hotloop.c) ||
 	die "cannot build the relocated hotloop"
