@@ -11,6 +11,7 @@
 #    exist shows file:line markers only, and the source text with
 #    --source-path; a control character in that source never reaches the
 #    output; a name with no samples is one sentence and exit status 1;
+#  - JIT code (jit's perf map): read from the process, no source;
 #  - a kernel function: from /proc/kcore when readable, else one sentence;
 #  - the TUI at 80x24: a on the top view's first row opens it, a cycles
 #    mixed / instructions only / source only, Esc returns to the top view;
@@ -20,6 +21,7 @@ need_stacktop
 need_target hotloop
 need_target hotloop-stripped
 need_target inltest
+need_target jit
 need_tmux
 
 # check_loop FILE LABEL: the loop's share and the total of FILE's shares.
@@ -128,6 +130,17 @@ awk -v h="$hot" -v c="$cold" 'BEGIN { exit !(h >= 58 && h <= 82 && c >= 18 && c 
 	{ cat "$out"; die "inlined sections carry $hot / $cold %, not ~70 / 30 %"; }
 ok "inline frames label their instructions: inl_hot $hot %, inl_cold $cold %"
 kill "$IP"
+
+# ---- JIT code: read from the process, named by its perf map ----------------------
+start_target 0.3 jit 60
+JP=$BG_PID
+"$STACKTOP" -b -n 1 -d 1 --annotate jit_spin_loop -p "$JP" >"$out" 2>&1 ||
+	{ cat "$out"; die "no annotate of the JIT function"; }
+grep -q '^annotate jit_spin_loop  \[jit\]' "$out" && grep -q 'JIT code, read from the process' "$out" &&
+	grep -Eq '^ *[0-9.]+%  0x[0-9a-f]+  inc rax' "$out" && grep -Eq '  jmp 0x[0-9a-f]+  <\+0x0>' "$out" ||
+	{ cat "$out"; die "the JIT loop (inc rax; jmp back) is not annotated"; }
+ok "JIT code annotated from the process's memory"
+kill "$JP"
 
 # ---- a kernel function: its code from /proc/kcore, or one sentence why not -------
 start_bg dd if=/dev/zero of=/dev/null bs=1M count=100000000
