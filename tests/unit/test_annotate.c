@@ -263,6 +263,36 @@ static void test_render_batch_all_lines(void **state)
 	assert_false(row_has_attr(fx, 2, GRID_REVERSE));
 }
 
-TEST_MAIN(NULL, NULL, TEST_FX(test_count_per_address), TEST_FX(test_find_by_name),
+/* Opening by name says which of several matches it took; a function
+ * without samples of its own is a sentence, not a view. */
+static void test_open_says_which(void **state)
+{
+	struct fixture *fx = *state;
+	struct view_annotate_state st = {0};
+	char msg[300] = "";
+
+	assert_int_equal(view_annotate_open_name(&st, fx->w, NULL, NULL, "hot", msg, sizeof(msg)), 0);
+	assert_true(st.open);
+	assert_string_equal(st.which, "hot (prog): the hottest of 2 functions matching 'hot'; also: "
+				      "hot ([kernel])");
+	assert_int_equal(st.a.total, 100);
+	/* No sym (a saved profile): no code, and the view says why. */
+	assert_int_equal(st.a.n, 0);
+	assert_string_equal(st.a.note, "no live process: a saved profile's code cannot be read.");
+	view_annotate_close(&st);
+	assert_false(st.open);
+
+	assert_int_equal(view_annotate_open_name(&st, fx->w, NULL, NULL, "ma\x1bin", msg, sizeof(msg)),
+			 -ENOENT);
+	assert_string_equal(msg, "no function named 'ma?in' has samples of its own yet");
+	assert_int_equal(view_annotate_open_frame(&st, fx->w, NULL, NULL,
+						  frames_get(window_frames(fx->w), fx->main_), msg,
+						  sizeof(msg)),
+			 -ENOENT);
+	assert_string_equal(msg, "main has no samples of its own in the window: nothing to annotate");
+	assert_false(st.open);
+}
+
+TEST_MAIN(NULL, NULL, TEST_FX(test_open_says_which), TEST_FX(test_count_per_address), TEST_FX(test_find_by_name),
 	  TEST_FX(test_update_counts_lines), TEST_FX(test_render_modes),
 	  TEST_FX(test_render_batch_all_lines))
