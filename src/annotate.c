@@ -116,7 +116,8 @@ int annotate_count(const struct window *w, struct annotate_match *m, struct anno
 			a[na++] = (struct annotate_addr){.off = f->sym.offset};
 		}
 		a[k].count += c[i].count;
-		for (k = 0; k < ni && !(in[k].pid == f->pid && in[k].start == f->sym.func_start); k++)
+		for (k = 0; k < ni && !(in[k].pid == f->pid && in[k].start == f->sym.func_start);
+		     k++)
 			;
 		if (k == ni) {
 			if (ni == icap) {
@@ -172,8 +173,8 @@ struct cand {
 	uint64_t self;
 };
 
-int annotate_find(const struct window *w, const char *name, struct annotate_match *m,
-		  int *nmatches, char *others, size_t osize)
+int annotate_find(const struct window *w, const char *name, struct annotate_match *m, int *nmatches,
+		  char *others, size_t osize)
 {
 	size_t nc, ncand = 0;
 	const struct window_count *c = window_counts(w, &nc);
@@ -195,8 +196,9 @@ int annotate_find(const struct window *w, const char *name, struct annotate_matc
 				continue;
 			if (pass == 0 ? strcmp(f->sym.func, name) != 0 : !strstr(f->sym.func, name))
 				continue;
-			for (k = 0; k < ncand && !same_func(cd[k].f, f->sym.module ? f->sym.module : "",
-							     f->sym.func, f->kernel);
+			for (k = 0;
+			     k < ncand && !same_func(cd[k].f, f->sym.module ? f->sym.module : "",
+						     f->sym.func, f->kernel);
 			     k++)
 				;
 			if (k == ncand)
@@ -603,7 +605,8 @@ int annotate_open(struct annotate *a, struct sym *sy, const struct annotate_matc
 	err = disassemble(a, sy, code, size, srcdirs);
 	free(code);
 	if (!err && m->kernel)
-		snprintf(a->note, sizeof(a->note), "kernel code, read from /proc/kcore: no source.");
+		snprintf(a->note, sizeof(a->note),
+			 "kernel code, read from /proc/kcore: no source.");
 	else if (!err && !a->has_source && !m->jit && !a->note[0])
 		snprintf(a->note, sizeof(a->note), "%s",
 			 a->n > a->ninsn ? "source not readable: file:line markers only "

@@ -129,8 +129,7 @@ void view_annotate_render(const struct view_annotate_state *st, struct grid *g)
 			    "Up/Down/PgUp/PgDn move  q quit");
 }
 
-enum view_annotate_req view_annotate_key(struct view_annotate_state *st, int key,
-					 uint64_t *target)
+enum view_annotate_req view_annotate_key(struct view_annotate_state *st, int key, uint64_t *target)
 {
 	int n = view_annotate_count(st), page = st->page > 1 ? st->page : 10;
 	const struct annotate_line *l;
@@ -192,8 +191,7 @@ void view_annotate_close(struct view_annotate_state *st)
 /* ---- opening (the ui's side of the keys) ---- */
 
 static int open_match(struct view_annotate_state *st, const struct window *w, struct sym *sy,
-		      const char *const *srcdirs, struct annotate_match *m, char *msg,
-		      size_t msize)
+		      const char *const *srcdirs, struct annotate_match *m, char *msg, size_t msize)
 {
 	struct annotate_addr *c;
 	char name[160];
@@ -205,8 +203,8 @@ static int open_match(struct view_annotate_state *st, const struct window *w, st
 	free(c);
 	if (!m->self) {
 		text_sanitize(m->func, name, sizeof(name));
-		snprintf(msg, msize, "%s has no samples of its own in the window: nothing to annotate",
-			 name);
+		snprintf(msg, msize,
+			 "%s has no samples of its own in the window: nothing to annotate", name);
 		return -ENOENT;
 	}
 	view_annotate_close(st);
@@ -218,9 +216,9 @@ static int open_match(struct view_annotate_state *st, const struct window *w, st
 	return 0;
 }
 
-int view_annotate_open_frame(struct view_annotate_state *st, const struct window *w,
-			     struct sym *sy, const char *const *srcdirs, const struct frame *f,
-			     char *msg, size_t msize)
+int view_annotate_open_frame(struct view_annotate_state *st, const struct window *w, struct sym *sy,
+			     const char *const *srcdirs, const struct frame *f, char *msg,
+			     size_t msize)
 {
 	struct annotate_match m;
 
@@ -232,9 +230,8 @@ int view_annotate_open_frame(struct view_annotate_state *st, const struct window
 	return open_match(st, w, sy, srcdirs, &m, msg, msize);
 }
 
-int view_annotate_open_name(struct view_annotate_state *st, const struct window *w,
-			    struct sym *sy, const char *const *srcdirs, const char *name,
-			    char *msg, size_t msize)
+int view_annotate_open_name(struct view_annotate_state *st, const struct window *w, struct sym *sy,
+			    const char *const *srcdirs, const char *name, char *msg, size_t msize)
 {
 	struct annotate_match m;
 	char others[400], shown[160], which[512];
@@ -269,7 +266,8 @@ int view_annotate_follow(struct view_annotate_state *st, const struct window *w,
 	struct annotate_match m;
 
 	if (annotate_find_addr(w, st->a.m.pid, target, &m)) {
-		snprintf(msg, msize, "the callee at 0x%" PRIx64 " has no samples of its own", target);
+		snprintf(msg, msize, "the callee at 0x%" PRIx64 " has no samples of its own",
+			 target);
 		return -ENOENT;
 	}
 	return open_match(st, w, sy, srcdirs, &m, msg, msize);

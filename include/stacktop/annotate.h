@@ -103,8 +103,8 @@ int annotate_match_frame(const struct frame *f, struct annotate_match *m);
  * first, else names containing it; with several, the hottest. *nmatches
  * says how many functions matched; others (may be NULL) lists the next
  * few, sanitized. -ENOENT when none. */
-int annotate_find(const struct window *w, const char *name, struct annotate_match *m,
-		  int *nmatches, char *others, size_t osize);
+int annotate_find(const struct window *w, const char *name, struct annotate_match *m, int *nmatches,
+		  char *others, size_t osize);
 
 /* The sampled function whose start is addr in pid (Enter on a call), or
  * -ENOENT. */

@@ -31,8 +31,8 @@ struct view_annotate_state {
 	enum view_annotate_mode mode;
 	int selected; /* index among the lines the mode shows */
 	int scroll;
-	int page;	 /* out: lines that fit (PgUp/PgDn) */
-	char which[512]; /* sanitized: "hottest of 3 matches; also: ..." or "" */
+	int page;	    /* out: lines that fit (PgUp/PgDn) */
+	char which[512];    /* sanitized: "hottest of 3 matches; also: ..." or "" */
 	const char *status; /* the ui's status message, drawn over the footer; NULL: none */
 	struct annotate a;
 };
@@ -48,8 +48,7 @@ enum view_annotate_req {
 /* Lines the mode shows (for batch sizing). */
 int view_annotate_count(const struct view_annotate_state *st);
 void view_annotate_render(const struct view_annotate_state *st, struct grid *g);
-enum view_annotate_req view_annotate_key(struct view_annotate_state *st, int key,
-					 uint64_t *target);
+enum view_annotate_req view_annotate_key(struct view_annotate_state *st, int key, uint64_t *target);
 struct window;
 struct sym;
 struct frame;
@@ -58,15 +57,14 @@ struct frame;
  * or a frame of the window): counted, read, disassembled. On failure a
  * sentence for the status line in msg and -ENOENT (no samples of its own,
  * no name), or -ENOMEM. sy may be NULL (a saved profile: no code). */
-int view_annotate_open_frame(struct view_annotate_state *st, const struct window *w,
-			     struct sym *sy, const char *const *srcdirs, const struct frame *f,
-			     char *msg, size_t msize);
+int view_annotate_open_frame(struct view_annotate_state *st, const struct window *w, struct sym *sy,
+			     const char *const *srcdirs, const struct frame *f, char *msg,
+			     size_t msize);
 /* The same for the function called name (--annotate): the hottest match;
  * st->which says which when several matched. -ENOENT when none has
  * samples yet. */
-int view_annotate_open_name(struct view_annotate_state *st, const struct window *w,
-			    struct sym *sy, const char *const *srcdirs, const char *name,
-			    char *msg, size_t msize);
+int view_annotate_open_name(struct view_annotate_state *st, const struct window *w, struct sym *sy,
+			    const char *const *srcdirs, const char *name, char *msg, size_t msize);
 /* Enter on a call: annotate the callee at target if it is sampled. */
 int view_annotate_follow(struct view_annotate_state *st, const struct window *w, struct sym *sy,
 			 const char *const *srcdirs, uint64_t target, char *msg, size_t msize);

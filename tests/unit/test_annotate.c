@@ -68,7 +68,8 @@ static int setup(void **state)
 	fx->hot30 = mk(fx->w, 4242, 0x1030, false, "hot", 0x1000, false);
 	fx->other10 = mk(fx->w, 4243, 0x5010, false, "hot", 0x5000, false);
 	fx->cold = mk(fx->w, 4242, 0x2004, false, "cold_hotter", 0x2000, false);
-	fx->khot = mk(fx->w, 4242, 0xffffffff81000010ull, true, "hot", 0xffffffff81000000ull, false);
+	fx->khot =
+	    mk(fx->w, 4242, 0xffffffff81000010ull, true, "hot", 0xffffffff81000000ull, false);
 	wt = frames_wait(window_frames_mut(fx->w), SAMPLE_WAIT_LOCK);
 	assert_true(wt >= 0);
 	fx->wait = (uint32_t)wt;
@@ -159,12 +160,18 @@ static void test_find_by_name(void **state)
 static void build_lines(struct fixture *fx)
 {
 	static const struct annotate_line lines[] = {
-	    {.kind = ANNOTATE_SRC, .addr = 0x1000, .line = 10, .text = "   10: for (i = 0; i < n; i++)"},
+	    {.kind = ANNOTATE_SRC,
+	     .addr = 0x1000,
+	     .line = 10,
+	     .text = "   10: for (i = 0; i < n; i++)"},
 	    {.kind = ANNOTATE_INSN, .addr = 0x1000, .text = "add rcx, 1"},
 	    {.kind = ANNOTATE_INSN, .addr = 0x1010, .text = "imul rdx, r10"},
 	    {.kind = ANNOTATE_MARK, .addr = 0x1020, .line = 12, .text = "x.c:12  [inlined helper]"},
 	    {.kind = ANNOTATE_INSN, .addr = 0x1020, .text = "xor rdx, r8"},
-	    {.kind = ANNOTATE_INSN, .addr = 0x1030, .call = true, .target = 0x2000,
+	    {.kind = ANNOTATE_INSN,
+	     .addr = 0x1030,
+	     .call = true,
+	     .target = 0x2000,
 	     .text = "call 0x2000  <cold_hotter>"},
 	};
 	struct annotate *a = &fx->st.a;
@@ -214,18 +221,16 @@ static void test_render_modes(void **state)
 	build_lines(fx);
 	render(fx, 70, 10);
 	assert_rows(fx, 0, "annotate hot  prog  pid 4242  100 samples  [mixed]",
-		    "   PCT            ADDR  INSTRUCTION",
-		    "           10: for (i = 0; i < n; i++)",
-		    "                0x1000  add rcx, 1",
-		    " 80.0%          0x1010  imul rdx, r10",
-		    "        x.c:12  [inlined helper]",
-		    " 20.0%          0x1020  xor rdx, r8",
+		    "   PCT            ADDR  INSTRUCTION", "           10: for (i = 0; i < n; i++)",
+		    "                0x1000  add rcx, 1", " 80.0%          0x1010  imul rdx, r10",
+		    "        x.c:12  [inlined helper]", " 20.0%          0x1020  xor rdx, r8",
 		    "                0x1030  call 0x2000  <cold_hotter>", "");
 	/* The hottest instruction stands out; the selection is reversed. */
 	assert_true(row_has_attr(fx, 4, GRID_BOLD));
 	assert_true(row_has_attr(fx, 2, GRID_REVERSE));
 	assert_false(row_has_attr(fx, 3, GRID_REVERSE));
-	assert_string_equal(row(fx, 9), "Esc back  a source/mixed/instructions  Enter call: callee  Up/Down/PgU");
+	assert_string_equal(
+	    row(fx, 9), "Esc back  a source/mixed/instructions  Enter call: callee  Up/Down/PgU");
 
 	/* a: instructions only; Enter on the call asks to follow it. */
 	assert_int_equal(view_annotate_key(&fx->st, 'a', &target), VIEW_ANNOTATE_USED);
@@ -271,10 +276,12 @@ static void test_open_says_which(void **state)
 	struct view_annotate_state st = {0};
 	char msg[300] = "";
 
-	assert_int_equal(view_annotate_open_name(&st, fx->w, NULL, NULL, "hot", msg, sizeof(msg)), 0);
+	assert_int_equal(view_annotate_open_name(&st, fx->w, NULL, NULL, "hot", msg, sizeof(msg)),
+			 0);
 	assert_true(st.open);
-	assert_string_equal(st.which, "hot (prog): the hottest of 2 functions matching 'hot'; also: "
-				      "hot ([kernel])");
+	assert_string_equal(st.which,
+			    "hot (prog): the hottest of 2 functions matching 'hot'; also: "
+			    "hot ([kernel])");
 	assert_int_equal(st.a.total, 100);
 	/* No sym (a saved profile): no code, and the view says why. */
 	assert_int_equal(st.a.n, 0);
@@ -282,17 +289,18 @@ static void test_open_says_which(void **state)
 	view_annotate_close(&st);
 	assert_false(st.open);
 
-	assert_int_equal(view_annotate_open_name(&st, fx->w, NULL, NULL, "ma\x1bin", msg, sizeof(msg)),
-			 -ENOENT);
+	assert_int_equal(
+	    view_annotate_open_name(&st, fx->w, NULL, NULL, "ma\x1bin", msg, sizeof(msg)), -ENOENT);
 	assert_string_equal(msg, "no function named 'ma?in' has samples of its own yet");
 	assert_int_equal(view_annotate_open_frame(&st, fx->w, NULL, NULL,
 						  frames_get(window_frames(fx->w), fx->main_), msg,
 						  sizeof(msg)),
 			 -ENOENT);
-	assert_string_equal(msg, "main has no samples of its own in the window: nothing to annotate");
+	assert_string_equal(msg,
+			    "main has no samples of its own in the window: nothing to annotate");
 	assert_false(st.open);
 }
 
-TEST_MAIN(NULL, NULL, TEST_FX(test_open_says_which), TEST_FX(test_count_per_address), TEST_FX(test_find_by_name),
-	  TEST_FX(test_update_counts_lines), TEST_FX(test_render_modes),
+TEST_MAIN(NULL, NULL, TEST_FX(test_open_says_which), TEST_FX(test_count_per_address),
+	  TEST_FX(test_find_by_name), TEST_FX(test_update_counts_lines), TEST_FX(test_render_modes),
 	  TEST_FX(test_render_batch_all_lines))
