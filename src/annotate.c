@@ -622,11 +622,14 @@ int annotate_update(struct annotate *a, const struct window *w)
 	struct annotate_addr *c;
 	size_t nc, k = 0;
 	struct annotate_line *hdr = NULL;
+	/* Counted by offset: the lines stay those of the instance read when
+	 * opened, even when another process's copy becomes the hottest. */
+	struct annotate_match now = a->m;
 	int err;
 
-	if ((err = annotate_count(w, &a->m, &c, &nc)))
+	if ((err = annotate_count(w, &now, &c, &nc)))
 		return err;
-	a->total = a->m.self;
+	a->m.self = a->total = now.self;
 	for (size_t i = 0; i < a->n; i++) {
 		struct annotate_line *l = &a->lines[i];
 
