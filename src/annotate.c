@@ -42,6 +42,13 @@ struct annotate_src {
 	int nlines;
 };
 
+/* A sentence into a->note (a long path may cut it). */
+#define NOTE(a, ...)                                                                               \
+	do {                                                                                       \
+		if (snprintf((a)->note, sizeof((a)->note), __VA_ARGS__) < 0)                       \
+			(a)->note[0] = '\0';                                                       \
+	} while (0)
+
 /* ---- counting ---- */
 
 /* The physical frame of a leaf: wait pseudo frames and inlined levels
@@ -103,7 +110,16 @@ int annotate_count(const struct window *w, struct annotate_match *m, struct anno
 		if (!f || !same_func(f, m->module, m->func, m->kernel))
 			continue;
 		m->self += c[i].count;
-		for (k = 0; k < na && a[k].off != f->sym.offset; k++)
+		/* A saved profile's frame: its ELF address is the key. */
+		uint64_t off = f->pid == 0 && f->origin.path ? f->origin.elf_addr : f->sym.offset;
+
+		if (f->pid == 0 && f->origin.path && !m->path[0]) {
+			snprintf(m->path, sizeof(m->path), "%s", f->origin.path);
+			snprintf(m->build_id, sizeof(m->build_id), "%s",
+				 f->origin.build_id ? f->origin.build_id : "");
+			m->elf_addr = f->origin.elf_addr;
+		}
+		for (k = 0; k < na && a[k].off != off; k++)
 			;
 		if (k == na) {
 			if (na == cap) {
@@ -113,7 +129,7 @@ int annotate_count(const struct window *w, struct annotate_match *m, struct anno
 				a = g;
 				cap *= 2;
 			}
-			a[na++] = (struct annotate_addr){.off = f->sym.offset};
+			a[na++] = (struct annotate_addr){.off = off};
 		}
 		a[k].count += c[i].count;
 		for (k = 0; k < ni && !(in[k].pid == f->pid && in[k].start == f->sym.func_start);
@@ -275,6 +291,24 @@ static int push_line(struct annotate *a, size_t *cap, const struct annotate_line
 	return 0;
 }
 
+/* ---- names, lines: of the live process, or of the binary offline ---- */
+
+static int res_addr(struct annotate *a, struct sym *sy, uint64_t addr, bool want_line,
+		    struct sym_info *si)
+{
+	if (a->mod)
+		return sym_resolve_module(sy, a->mod, "", addr, want_line, si);
+	return sym_resolve_user(sy, &a->sp, addr, want_line, si);
+}
+
+static int res_inline(struct annotate *a, struct sym *sy, uint64_t addr, struct sym_info *out,
+		      int *n)
+{
+	if (a->mod)
+		return sym_inline_module(sy, a->mod, "", addr, out, SYM_INLINE_MAX, n);
+	return sym_inline_user(sy, &a->sp, addr, out, SYM_INLINE_MAX, n);
+}
+
 /* ---- source ---- */
 
 /* Tabs as spaces (text_sanitize would mark them), then sanitized. */
@@ -353,8 +387,10 @@ static struct annotate_src *source_file(struct annotate *a, struct sym *sy, uint
 	s = &a->srcs[a->nsrcs++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->base, sizeof(s->base), "%s", base);
-	if (sym_source_path_user(sy, &a->sp, pc, base, path, sizeof(path)) == 0 &&
-	    (root = tfile_root_open(a->m.pid)) >= 0) {
+	if (a->mod && sym_source_path_module(sy, a->mod, "", pc, base, path, sizeof(path)) == 0)
+		fd = tfile_open(TFILE_OWN_ROOT, path, 0, ANNOTATE_SRC_MAX, NULL);
+	else if (!a->mod && sym_source_path_user(sy, &a->sp, pc, base, path, sizeof(path)) == 0 &&
+		 (root = tfile_root_open(a->m.pid)) >= 0) {
 		fd = tfile_open(root, path, 0, ANNOTATE_SRC_MAX, NULL);
 		tfile_root_close(root);
 	}
@@ -387,8 +423,7 @@ static void target_name(struct annotate *a, struct sym *sy, uint64_t t, char *ou
 		return;
 	}
 	out[0] = '\0';
-	if (a->m.kernel ? sym_resolve_kernel(sy, t, &si) != 0
-			: sym_resolve_user(sy, &a->sp, t, false, &si) != 0)
+	if (a->m.kernel ? sym_resolve_kernel(sy, t, &si) != 0 : res_addr(a, sy, t, false, &si) != 0)
 		return;
 	if (!si.func)
 		return;
@@ -413,9 +448,9 @@ static void where_of(struct annotate *a, struct sym *sy, uint64_t pc, struct whe
 	int n = 0;
 
 	memset(w, 0, sizeof(*w));
-	if (a->m.jit || a->m.kernel || sym_resolve_user(sy, &a->sp, pc, true, &si))
+	if (a->m.jit || a->m.kernel || res_addr(a, sy, pc, true, &si))
 		return;
-	if (sym_inline_user(sy, &a->sp, pc, chain, SYM_INLINE_MAX, &n) == 0 && n > 0) {
+	if (res_inline(a, sy, pc, chain, &n) == 0 && n > 0) {
 		snprintf(w->file, sizeof(w->file), "%s", chain[0].file ? chain[0].file : "");
 		w->line = chain[0].line;
 		snprintf(w->inl, sizeof(w->inl), "%s", chain[0].func ? chain[0].func : "");
@@ -561,6 +596,84 @@ static int kcore_read(struct annotate *a, uint64_t start, size_t size, uint8_t *
 	return err;
 }
 
+/* The bytes at ELF address [start, start + size) of the module's file,
+ * from the section that holds them; 0 or -ENOENT. */
+static int elf_code(struct module *mod, uint64_t start, size_t size, uint8_t *buf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(mod->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
+		    start + size > sh.sh_addr + sh.sh_size)
+			continue;
+		if (!(d = elf_getdata(scn, NULL)) || !d->d_buf || d->d_size < sh.sh_size)
+			return -ENOENT;
+		memcpy(buf, (const uint8_t *)d->d_buf + (start - sh.sh_addr), size);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* A saved profile's function: from its binary, if it is still there and
+ * still the same build (a rebuilt binary has other code at the addresses
+ * recorded). Addresses are the ELF's own. */
+static int open_offline(struct annotate *a, struct sym *sy, const char *const *srcdirs)
+{
+	char path[160], hex[2 * sizeof(a->mod->build_id) + 1] = "";
+	struct sym_info si;
+	uint8_t *code;
+	size_t size;
+	int err;
+
+	text_sanitize(a->m.path, path, sizeof(path));
+	if (!sy) {
+		if ((err = sym_new(&a->own_sy)))
+			return err;
+		sy = a->own_sy;
+	}
+	if ((err = space_module_open_path(a->m.path, &a->mod)) || !a->mod->elf) {
+		NOTE(a, "cannot annotate offline: %s cannot be read (%s).", path,
+		     strerror(err ? -err : ENOEXEC));
+		return 0;
+	}
+	for (size_t i = 0; i < a->mod->build_id_len && i < sizeof(a->mod->build_id); i++)
+		snprintf(hex + 2 * i, 3, "%02x", a->mod->build_id[i]);
+	if (a->m.build_id[0] && strcmp(hex, a->m.build_id) != 0) {
+		NOTE(a,
+		     "cannot annotate offline: %s changed since the recording (build-id %.12s..., "
+		     "recorded %.12s...).",
+		     path, hex[0] ? hex : "none", a->m.build_id);
+		return 0;
+	}
+	if (sym_resolve_module(sy, a->mod, "", a->m.elf_addr, false, &si) || !si.func ||
+	    !si.func_size) {
+		NOTE(a, "cannot annotate offline: %s has no function at 0x%" PRIx64 ".", path,
+		     a->m.elf_addr);
+		return 0;
+	}
+	a->m.func_start = si.func_start;
+	a->m.func_size = si.func_size;
+	a->base = 0;
+	size = si.func_size > ANNOTATE_CODE_MAX ? ANNOTATE_CODE_MAX : (size_t)si.func_size;
+	if (!(code = malloc(size)))
+		return -ENOMEM;
+	if (elf_code(a->mod, si.func_start, size, code)) {
+		NOTE(a, "cannot annotate offline: no code at 0x%" PRIx64 " in %s.", si.func_start,
+		     path);
+		free(code);
+		return 0;
+	}
+	err = disassemble(a, sy, code, size, srcdirs);
+	free(code);
+	if (!err)
+		NOTE(a, "offline, from %s (same build-id)%s", path,
+		     a->has_source ? "." : "; no source readable.");
+	return err;
+}
+
 int annotate_open(struct annotate *a, struct sym *sy, const struct annotate_match *m,
 		  const char *const *srcdirs)
 {
@@ -573,11 +686,14 @@ int annotate_open(struct annotate *a, struct sym *sy, const struct annotate_matc
 	a->srcs = calloc(ANNOTATE_SRCS_MAX, sizeof(*a->srcs));
 	if (!a->srcs)
 		return -ENOMEM;
+	if (m->pid <= 0 && m->path[0])
+		return open_offline(a, sy, srcdirs);
 	if (m->pid <= 0 || !sy) {
 		snprintf(a->note, sizeof(a->note),
-			 "no live process: a saved profile's code cannot be read.");
+			 "no live process, and the profile kept no addresses: no code to read.");
 		return 0;
 	}
+	a->base = m->func_start;
 	if (!m->func_start || !m->func_size) {
 		snprintf(a->note, sizeof(a->note),
 			 "the function's extent is unknown (no symbol size, no .eh_frame range).");
@@ -639,9 +755,9 @@ int annotate_update(struct annotate *a, const struct window *w)
 			continue;
 		}
 		/* Lines and counts are both sorted by address. */
-		while (k < nc && a->m.func_start + c[k].off < l->addr)
+		while (k < nc && a->base + c[k].off < l->addr)
 			k++;
-		l->count = k < nc && a->m.func_start + c[k].off == l->addr ? c[k].count : 0;
+		l->count = k < nc && a->base + c[k].off == l->addr ? c[k].count : 0;
 		if (hdr)
 			hdr->count += l->count;
 	}
@@ -659,5 +775,9 @@ void annotate_close(struct annotate *a)
 	free(a->lines);
 	if (a->sp_loaded)
 		space_release(&a->sp);
+	if (a->mod)
+		space_module_put(a->mod);
+	if (a->own_sy)
+		sym_free(a->own_sy);
 	memset(a, 0, sizeof(*a));
 }

@@ -1791,23 +1791,20 @@ int sym_resolve_user(struct sym *sy, struct space *s, uint64_t pc, bool want_lin
 
 /* Annotate's source text: the CU's file table has the full paths (with the
  * compile directory) that sym_info.file shortens to a basename. */
-int sym_source_path_user(struct sym *sy, struct space *s, uint64_t pc, const char *base, char *buf,
-			 size_t size)
+int sym_source_path_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
+			   const char *base, char *buf, size_t size)
 {
-	const struct mapping *m = space_find(s, pc);
 	struct sym_table *t;
 	Dwarf_Files *files;
 	Dwarf_Die cu;
 	size_t nf;
-	char root[64];
 	Dwarf *dw;
 
-	if (!m || !m->mod || !m->mod->elf || !base)
+	if (!mod || !mod->elf || !base)
 		return -ENOENT;
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)s->pid);
-	if (table_get(m->mod, s->pid > 0 ? root : "", &t) || !(dw = table_dwarf(t, m->mod)))
+	if (table_get(mod, root, &t) || !(dw = table_dwarf(t, mod)))
 		return -ENOENT;
-	if (!find_cu(dw, pc - m->bias, &cu) || dwarf_getsrcfiles(&cu, &files, &nf) != 0)
+	if (!find_cu(dw, elf_addr, &cu) || dwarf_getsrcfiles(&cu, &files, &nf) != 0)
 		return -ENOENT;
 	for (size_t i = 0; i < nf; i++) {
 		const char *f = dwarf_filesrc(files, i, NULL, NULL);
@@ -1822,6 +1819,21 @@ int sym_source_path_user(struct sym *sy, struct space *s, uint64_t pc, const cha
 			return 0;
 	}
 	return -ENOENT;
+}
+
+/* Annotate's source text: the CU's file table has the full paths (with the
+ * compile directory) that sym_info.file shortens to a basename. */
+int sym_source_path_user(struct sym *sy, struct space *s, uint64_t pc, const char *base, char *buf,
+			 size_t size)
+{
+	const struct mapping *m = space_find(s, pc);
+	char root[64];
+
+	if (!m || !m->mod)
+		return -ENOENT;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)s->pid);
+	return sym_source_path_module(sy, m->mod, s->pid > 0 ? root : "", pc - m->bias, base, buf,
+				      size);
 }
 
 /* ---- perf maps --------------------------------------------------------- */

@@ -91,7 +91,7 @@ static void draw_line(const struct view_annotate_state *st, const struct annotat
 void view_annotate_render(const struct view_annotate_state *st, struct grid *g)
 {
 	const struct annotate *a = &st->a;
-	char func[200], mod[128];
+	char func[200], mod[128], where[32];
 	uint64_t top = hottest(a);
 	int y = 0, body, k;
 
@@ -99,9 +99,13 @@ void view_annotate_render(const struct view_annotate_state *st, struct grid *g)
 	text_fit(a->m.func, g->w / 2, func, sizeof(func));
 	text_sanitize(a->m.module, mod, sizeof(mod));
 	grid_fill(g, 0, 0, g->w, L' ', GRID_COLOR(GRID_C_HEADER));
+	if (a->m.pid > 0)
+		snprintf(where, sizeof(where), "pid %d", a->m.pid);
+	else
+		snprintf(where, sizeof(where), "saved profile");
 	grid_printf(g, 0, y++, GRID_COLOR(GRID_C_HEADER) | GRID_BOLD, g->w,
-		    "annotate %s  %s  pid %d  %" PRIu64 " samples  [%s]", func, mod, a->m.pid,
-		    a->total, mode_names[st->mode]);
+		    "annotate %s  %s  %s  %" PRIu64 " samples  [%s]", func, mod, where, a->total,
+		    mode_names[st->mode]);
 	if (st->which[0])
 		grid_printf(g, 0, y++, 0, g->w, "%s", st->which);
 	if (a->note[0])

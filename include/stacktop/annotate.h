@@ -12,7 +12,9 @@
  * the inline/wait run at the leaf).
  *
  * Code: read from the live target's memory (process_vm_readv), which is
- * also where JIT code is; the function's extent is its symbol size, its
+ * also where JIT code is; for a saved profile whose frames kept their
+ * origin (path, build-id, ELF address: pprof written by stacktop), from the
+ * binary if it is still there with the same build-id; the function's extent is its symbol size, its
  * .eh_frame range (a stripped function) or its perf map entry. Disassembled
  * with capstone; jump and call targets are named through sym. Source lines
  * come from the DWARF line table (sym), their text from the file DWARF names,
@@ -47,6 +49,11 @@ struct annotate_match {
 	uint64_t func_start; /* runtime address in pid */
 	uint64_t func_size;  /* 0: unknown */
 	uint64_t self;	     /* samples whose leaf is in the function */
+	/* A saved profile that kept addresses (pid 0): the binary, its
+	 * build-id when recorded, and an ELF address in the function. */
+	char path[512];
+	char build_id[64];
+	uint64_t elf_addr;
 };
 
 /* Samples at one offset from the function's start. */
@@ -84,6 +91,9 @@ struct annotate {
 	/* Owned while open. */
 	struct space sp;
 	bool sp_loaded;
+	struct module *mod; /* offline: the binary (referenced) */
+	struct sym *own_sy; /* offline without the caller's sym */
+	uint64_t base;	    /* counts' offsets are from here: func_start live, 0 offline */
 	struct annotate_src *srcs;
 	size_t nsrcs;
 };

@@ -126,6 +126,9 @@ int sym_fde_parse(const uint8_t *data, size_t size, uint64_t addr, bool debug_fr
  * (raw target text). 0, or -ENOENT when the module has no such file. */
 int sym_source_path_user(struct sym *sy, struct space *s, uint64_t pc, const char *base, char *buf,
 			 size_t size);
+/* The same by ELF address in mod (root as in sym_resolve_module). */
+int sym_source_path_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
+			   const char *base, char *buf, size_t size);
 /* Resolve a kernel address. */
 int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out);
 

@@ -180,6 +180,7 @@ static void build_lines(struct fixture *fx)
 	a->m = (struct annotate_match){.module = "prog", .func = "hot", .pid = 4242};
 	a->m.func_start = 0x1000;
 	a->m.func_size = 0x40;
+	a->base = 0x1000; /* counts are offsets from the start */
 	a->lines = malloc(sizeof(lines));
 	memcpy(a->lines, lines, sizeof(lines));
 	a->n = sizeof(lines) / sizeof(lines[0]);
@@ -285,7 +286,8 @@ static void test_open_says_which(void **state)
 	assert_int_equal(st.a.total, 100);
 	/* No sym (a saved profile): no code, and the view says why. */
 	assert_int_equal(st.a.n, 0);
-	assert_string_equal(st.a.note, "no live process: a saved profile's code cannot be read.");
+	assert_string_equal(st.a.note,
+			    "no live process, and the profile kept no addresses: no code to read.");
 	view_annotate_close(&st);
 	assert_false(st.open);
 
