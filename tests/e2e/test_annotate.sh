@@ -13,6 +13,9 @@
 #    output; a name with no samples is one sentence and exit status 1;
 #  - JIT code (jit's perf map): read from the process, no source;
 #  - a kernel function: from /proc/kcore when readable, else one sentence;
+#  - offline: record, then report --annotate reads the function from the
+#    binary (same build-id), the loop >= 90 % again; a rebuilt binary is
+#    refused with one sentence (build-id mismatch);
 #  - the TUI at 80x24: a on the top view's first row opens it, a cycles
 #    mixed / instructions only / source only, Esc returns to the top view;
 #    Enter on driver's call of hot_loop annotates hot_loop.
@@ -75,6 +78,15 @@ rc=$?
 grep -q "no function named 'no_such_function'" "$out" || { cat "$out"; die "no sentence"; }
 ok "a name with no samples: one sentence, exit 1"
 
+# ---- offline: a recorded profile annotated from the binary -----------------------
+rec=$E2E_TMPDIR/hot.pb.gz
+"$STACKTOP" record -d 1.5 -r 499 -o "$rec" -p "$HP" >"$out" 2>&1 || { cat "$out"; die "record failed"; }
+"$STACKTOP" report -b -n 1 --annotate hot_loop "$rec" >"$out" 2>&1 ||
+	{ cat "$out"; die "report --annotate failed"; }
+grep -q "^offline, from $TARGETS/hotloop (same build-id)" "$out" ||
+	{ cat "$out"; die "report did not annotate from the binary"; }
+check_loop "$out" "offline (report)"
+
 # ---- the TUI at 80x24 -------------------------------------------------------------
 tm_start 80 24 "$STACKTOP -r 499 -p $HP"
 tm_wait 10 'hot_loop' || { tm_dump "start"; die "the top view shows no hot_loop"; }
@@ -126,8 +138,11 @@ share=$(awk '/^ +[0-9]+: / { sec = ($0 ~ /\[inlined inl_hot\]/) ? "hot" : ($0 ~ 
 	/^ *[0-9.]+% +0x/ { s[sec] += $1 } END { printf "%.1f %.1f\n", s["hot"], s["cold"] }' "$out")
 read -r hot cold <<<"$share"
 log "inl_outer: [inlined inl_hot] $hot %, [inlined inl_cold] $cold %"
-awk -v h="$hot" -v c="$cold" 'BEGIN { exit !(h >= 58 && h <= 82 && c >= 18 && c <= 42) }' ||
-	{ cat "$out"; die "inlined sections carry $hot / $cold %, not ~70 / 30 %"; }
+# 3.5 sd of a 70 % share over the samples taken (fewer on a loaded machine), at least 12 points
+n=$(awk '/^annotate / { for (i = 1; i < NF; i++) if ($(i + 1) == "samples") print $i; exit }' "$out")
+tol=$(awk -v n="${n:-0}" 'BEGIN { t = (n > 0) ? 350 * sqrt(0.21 / n) : 30; printf "%.1f", (t > 12) ? t : 12 }')
+awk -v h="$hot" -v c="$cold" -v t="$tol" 'BEGIN { d = h - 70; d = d < 0 ? -d : d; e = c - 30; e = e < 0 ? -e : e; exit !(d <= t && e <= t) }' ||
+	{ cat "$out"; die "inlined sections carry $hot / $cold %, not 70 / 30 % +- $tol ($n samples)"; }
 ok "inline frames label their instructions: inl_hot $hot %, inl_cold $cold %"
 kill "$IP"
 
@@ -180,4 +195,12 @@ grep -q 'x ^= x >> 29;' "$out" || { cat "$out"; die "--source-path did not find 
 ! grep -q $'\033' "$out" || die "an escape character from the source reached the output"
 grep -q 'x = x \* 6364136223846793005ULL.*?\[31mred' "$out" || { cat "$out"; die "the hostile line is not shown sanitized"; }
 ok "--source-path: source text, control characters made visible"
+# a rebuilt binary (other code, other build-id) is not annotated offline
+"$STACKTOP" record -d 1 -o "$E2E_TMPDIR/hl.pb.gz" -p "$MP" >/dev/null 2>&1 || die "record of hl failed"
 kill "$MP"
+wait "$MP" 2>/dev/null
+(cd "$src" && cc -O1 -g -o "$E2E_TMPDIR/hl" hotloop.c) || die "cannot rebuild hl"
+"$STACKTOP" report -b -n 1 --annotate hot_loop "$E2E_TMPDIR/hl.pb.gz" >"$out" 2>&1
+grep -q "cannot annotate offline: $E2E_TMPDIR/hl changed since the recording (build-id" "$out" ||
+	{ cat "$out"; die "no word about the changed binary"; }
+ok "offline: a rebuilt binary (build-id mismatch) is refused in one sentence"
