@@ -435,6 +435,7 @@ static const struct help_entry help_entries[] = {
     {"s >  S <", "sort by next / prev column"},
     {"\xe2\x86\x91\xe2\x86\x93 PgUp/Dn", "move selection (Home, End)"},
     {"Enter", "open function in icicle"},
+    {"a", "annotate (also icicle); a: mode"},
     {"Esc", "all threads again"},
     {"Threads view", NULL},
     {"s", "cycle the sort column"},
