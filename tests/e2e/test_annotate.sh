@@ -204,3 +204,4 @@ wait "$MP" 2>/dev/null
 grep -q "cannot annotate offline: $E2E_TMPDIR/hl changed since the recording (build-id" "$out" ||
 	{ cat "$out"; die "no word about the changed binary"; }
 ok "offline: a rebuilt binary (build-id mismatch) is refused in one sentence"
+e2e_finish
