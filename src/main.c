@@ -73,6 +73,18 @@ static void say(const char *msg)
 static void app_draw(struct app *a)
 {
 	struct view_header h;
+	struct session *s = &a->s;
+	if (ui_wants_memory(&a->ui) && a->model.metrics)
+		session_memory_start(s);
+	a->model.memory = (struct view_memory_input){
+	    .mm = s->memory_on ? &s->memmap : NULL,
+	    .mt = s->memtrace,
+	    .fr = s->fr,
+	    .trace_err = s->memtrace_err,
+	    .window_s = a->o.window_s,
+	    .now_ns = mono_ns(),
+	    .since_ns = s->memory_since_ns,
+	};
 	session_header(&a->s, &h);
 	ui_header(&a->ui, &a->model, &h, session_now(&a->s));
 	if (a->tui)

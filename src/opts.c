@@ -280,7 +280,7 @@ static const struct opts_range {
 /* The words of the keyword options, NULL-terminated; --view's in the
  * order of enum opts_view, --mode's index 1 is wall. */
 static const char *const opts_modes[] = {"cpu", "wall", NULL};
-static const char *const opts_views[] = {"top", "icicle", "threads", NULL};
+static const char *const opts_views[] = {"top", "icicle", "threads", "memory", NULL};
 /* In the order of enum perf_events (perf.h). */
 static const char *const opts_events[] = {"auto", "per-cpu", "inherit", "per-thread", NULL};
 static const char *const opts_formats[] = {"folded", "pprof", "speedscope", NULL};

@@ -22,6 +22,7 @@
 
 #include "stacktop/frames.h"
 #include "stacktop/ingest.h"
+#include "stacktop/memtrace.h"
 #include "stacktop/opts.h"
 #include "stacktop/perf.h"
 #include "stacktop/report.h"
@@ -190,10 +191,30 @@ uint64_t session_tick_ns(const struct session *s)
 	return sampler_tick_ns(s->smp);
 }
 
+void session_memory_start(struct session *s)
+{
+	if (s->memory_on || s->report)
+		return;
+	s->memory_on = true;
+	s->memory_since_ns = mono_ns();
+	memmap_init(&s->memmap, s->procs.p[0].pid, SEC_NS);
+	memmap_tick(&s->memmap, s->memory_since_ns);
+	struct memtrace_config mc = {
+	    .pid = s->procs.p[0].pid,
+	    .stack_size = s->o->stack_size,
+	    .window_ns = (uint64_t)s->o->window_s * SEC_NS,
+	};
+	if (memtrace_new(&mc, s->in, s->fr, &s->memtrace, s->memtrace_err,
+			 sizeof(s->memtrace_err)))
+		s->memtrace = NULL;
+}
+
 void session_collect(struct session *s, uint64_t now_ns)
 {
 	if (!s->procs.exited)
 		sampler_collect(s->smp, now_ns, &s->sink);
+	if (s->memtrace && !s->procs.exited)
+		memtrace_collect(s->memtrace, now_ns);
 	uint64_t t = mono_ns();
 	health_busy(&s->health, t - now_ns);
 	/* Once a second: one point of every series (CPU, memory, threads). */
@@ -230,6 +251,15 @@ void session_refresh(struct session *s, uint64_t now_ns, bool first)
 	if (s->report)
 		return; /* a loaded profile does not age, and has nothing to measure */
 	window_advance(s->w, now_ns);
+	/* Memory climbing like stairs: find who holds it (the MEM alert
+	 * names the top holder). */
+	if (s->metrics_ok && (s->metrics.alert_stairs || s->metrics.mem_rising))
+		session_memory_start(s);
+	if (s->memory_on && !s->procs.exited) {
+		memmap_tick(&s->memmap, now_ns);
+		if (s->memtrace)
+			memtrace_refresh(s->memtrace, now_ns);
+	}
 	sampler_stats(s->smp, &st);
 	struct health_input in = {
 	    .samples = ingest_get_stats(s->in)->samples,
@@ -294,6 +324,9 @@ void session_close(struct session *s)
 {
 	session_stop(s);
 	sampler_free(s->smp);
+	memtrace_free(s->memtrace); /* before frames: it holds references */
+	if (s->memory_on)
+		memmap_free(&s->memmap);
 	ingest_free(s->in);
 	if (s->metrics_ok)
 		metrics_free(&s->metrics);

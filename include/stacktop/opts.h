@@ -33,6 +33,7 @@ enum opts_view {
 	OPTS_VIEW_TOP = 0,
 	OPTS_VIEW_ICICLE,
 	OPTS_VIEW_THREADS,
+	OPTS_VIEW_MEMORY,
 };
 
 struct opts {
