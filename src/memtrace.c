@@ -39,6 +39,11 @@
 
 #define MAX_CPUS 1024
 #define RING_PAGES 64 /* 256 KiB a ring: ~15 events of 16 KiB stacks per 50 ms tick */
+/* Page faults come in bursts (a memset of 4 MiB is 1,024 faults in a few
+ * hundred microseconds: 16 samples at 1 in 64): a bigger ring, a smaller
+ * stack copy. */
+#define FAULT_RING_PAGES 256
+#define FAULT_STACK 8192
 #define PAGE 4096ull
 
 /* DWARF register numbers of the syscall arguments and result. */
@@ -175,7 +180,12 @@ static void attr_for(struct memtrace *mt, enum memtrace_kind k, int tp_id,
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
-	perf_attr_user_stack(a, k == MEMTRACE_MUNMAP ? 0 : mt->cfg.stack_size);
+	unsigned stack = mt->cfg.stack_size;
+	if (k == MEMTRACE_MUNMAP)
+		stack = 0;
+	else if (k == MEMTRACE_FAULT && stack > FAULT_STACK)
+		stack = FAULT_STACK;
+	perf_attr_user_stack(a, stack);
 	a->exclude_hv = 1;
 	a->wakeup_events = 0;
 	if (k == MEMTRACE_FAULT) {
@@ -204,11 +214,12 @@ static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int c
 	int e = k == MEMTRACE_FAULT ? pidfilter_attach(mt->filter, fd)
 		: first		    ? pidfilter_attach_tracepoint(mt->filter, fd)
 				    : 0;
-	size_t len = (RING_PAGES + 1) * PAGE;
+	uint64_t pages = k == MEMTRACE_FAULT ? FAULT_RING_PAGES : RING_PAGES;
+	size_t len = (pages + 1) * PAGE;
 	void *m = e ? MAP_FAILED : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (!e && m == MAP_FAILED)
 		e = -errno;
-	if (!e && (e = ring_init(&r->ring, m, RING_PAGES * PAGE)))
+	if (!e && (e = ring_init(&r->ring, m, pages * PAGE)))
 		munmap(m, len);
 	if (e) {
 		close(fd);
@@ -416,7 +427,8 @@ void memtrace_collect(struct memtrace *mt, uint64_t now_ns)
 			if (h->type == PERF_RECORD_SAMPLE)
 				on_sample(mt, r->kind, h);
 			else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16)
-				mt->st.lost += ((const uint64_t *)(const void *)(h + 1))[1];
+				*(r->kind == MEMTRACE_FAULT ? &mt->st.lost_faults : &mt->st.lost) +=
+				    ((const uint64_t *)(const void *)(h + 1))[1];
 		}
 	}
 	qsort(mt->pend, mt->npend, sizeof(*mt->pend), pend_cmp);

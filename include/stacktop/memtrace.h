@@ -65,7 +65,8 @@ struct memtrace_config {
 
 struct memtrace_stats {
 	uint64_t events[MEMTRACE_KIND_COUNT]; /* samples received per kind */
-	uint64_t lost;			      /* records the kernel dropped */
+	uint64_t lost;			      /* mmap/munmap/brk/mremap records dropped: held bytes may be off */
+	uint64_t lost_faults;		      /* page-fault samples dropped (fewer samples, nothing wrong) */
 	uint64_t failed;		      /* calls that returned an error (ignored) */
 	unsigned period;		      /* mmap: 1 = every call, N = one in N */
 	unsigned fault_period;
