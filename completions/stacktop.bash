@@ -100,7 +100,7 @@ _stacktop_value()
 	case $1 in
 	-p | --pid) _stacktop_pids "$2" ;;
 	-s | --sort) COMPREPLY=($(compgen -W 'own total owntime totaltime' -- "$2")) ;;
-	--view) COMPREPLY=($(compgen -W 'top icicle threads' -- "$2")) ;;
+	--view) COMPREPLY=($(compgen -W 'top icicle threads memory' -- "$2")) ;;
 	--mode) COMPREPLY=($(compgen -W 'cpu wall' -- "$2")) ;;
 	--events) COMPREPLY=($(compgen -W 'auto per-cpu inherit per-thread' -- "$2")) ;;
 	--format) COMPREPLY=($(compgen -W 'folded pprof speedscope' -- "$2")) ;;

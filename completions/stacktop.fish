@@ -142,7 +142,7 @@ complete -c stacktop -n $top -s W -l window -x -d 'Rolling window length in seco
 complete -c stacktop -n $live -s b -l batch -d 'Print the table as text every delay instead of the TUI'
 complete -c stacktop -n $live -s n -l iterations -x -d 'Stop after N refreshes'
 complete -c stacktop -n $live -s l -l limit -x -d 'Rows per refresh in batch mode (default 30)'
-complete -c stacktop -n $live -l view -x -a 'top icicle threads' -d 'Batch mode: the view to print (default top)'
+complete -c stacktop -n $live -l view -x -a 'top icicle threads memory' -d 'Batch mode: the view to print (default top)'
 complete -c stacktop -n $live -s s -l sort -x -a 'own\t%Own total\t%Total owntime\tOwnTime totaltime\tTotalTime' -d 'Sort the table by a column'
 complete -c stacktop -n $live -s L -l lines -d 'Aggregate by file:line from the start'
 complete -c stacktop -n '__stacktop_in top record report' -s K -l no-kernel -d 'Hide kernel frames from the start'

@@ -34,6 +34,7 @@
 
 #include "stacktop/dump.h"
 #include "stacktop/keys.h"
+#include "stacktop/memtrace.h"
 #include "stacktop/mono.h"
 #include "stacktop/opts.h"
 #include "stacktop/record.h"
@@ -78,13 +79,15 @@ static void app_draw(struct app *a)
 		session_memory_start(s);
 	a->model.memory = (struct view_memory_input){
 	    .mm = s->memory_on ? &s->memmap : NULL,
-	    .mt = s->memtrace,
+	    .hold = s->memtrace ? memtrace_hold(s->memtrace) : NULL,
 	    .fr = s->fr,
 	    .trace_err = s->memtrace_err,
 	    .window_s = a->o.window_s,
 	    .now_ns = mono_ns(),
 	    .since_ns = s->memory_since_ns,
 	};
+	if (s->memtrace)
+		memtrace_stats(s->memtrace, &a->model.memory.trace);
 	session_header(&a->s, &h);
 	ui_header(&a->ui, &a->model, &h, session_now(&a->s));
 	if (a->tui)

@@ -325,6 +325,50 @@ int memhold_brk(struct memhold *h, uint64_t new_brk, int stack, uint64_t t_ns)
 	return 0;
 }
 
+uint64_t memhold_reconcile(struct memhold *h, const uint64_t (*ranges)[2], size_t n,
+			   uint64_t before_ns)
+{
+	/* Collect the gaps first: cutting moves the regions. */
+	uint64_t (*gaps)[2] = NULL, taken = 0;
+	size_t ng = 0, cap = 0, k = 0;
+	for (size_t i = 0; i < h->nr; i++) {
+		const struct region *r = &h->r[i];
+		if (r->t_ns >= before_ns)
+			continue;
+		uint64_t at = r->start;
+		while (at < r->end) {
+			while (k < n && ranges[k][1] <= at)
+				k++;
+			uint64_t gap_end = k < n && ranges[k][0] < r->end ? ranges[k][0] : r->end;
+			if (gap_end > at) {
+				if (ng == cap) {
+					size_t c = cap ? cap * 2 : 64;
+					void *p = realloc(gaps, c * sizeof(*gaps));
+					if (!p)
+						goto out;
+					gaps = p;
+					cap = c;
+				}
+				gaps[ng][0] = at;
+				gaps[ng++][1] = gap_end;
+				at = gap_end;
+			}
+			if (k < n && ranges[k][0] <= at)
+				at = ranges[k][1] < r->end ? ranges[k][1] : r->end;
+		}
+	}
+out:
+	for (size_t i = 0; i < ng; i++) {
+		uint64_t unknown = h->st.unknown_unmapped;
+		cut(h, gaps[i][0], gaps[i][1]);
+		h->st.unknown_unmapped = unknown;
+		taken += gaps[i][1] - gaps[i][0];
+	}
+	h->st.reconciled += taken;
+	free(gaps);
+	return taken;
+}
+
 void memhold_fault(struct memhold *h, int stack, uint64_t weight, uint64_t t_ns)
 {
 	if (stack < 0 || stack >= h->ns || !h->s[stack].frames)

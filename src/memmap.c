@@ -48,6 +48,7 @@ void memmap_free(struct memmap *m)
 	for (int i = 0; i < m->n; i++)
 		free(m->rows[i].name);
 	free(m->rows);
+	free(m->ranges);
 	free(m->buf);
 	memset(m, 0, sizeof(*m));
 }
@@ -102,7 +103,7 @@ static int row_of(struct memmap *m, enum memmap_kind kind, const char *name)
 /* A mapping header: "start-end perms offset dev inode   path". Fills
  * shared and path (pointing into line, up to len); false if not one. */
 static bool parse_header(const char *line, size_t len, bool *shared, const char **path,
-			 size_t *pathlen)
+			 size_t *pathlen, uint64_t *range)
 {
 	char perms[8];
 	unsigned long long start, end, off, inode;
@@ -120,9 +121,20 @@ static bool parse_header(const char *line, size_t len, bool *shared, const char 
 	while (p < len && line[p] == ' ')
 		p++;
 	*shared = perms[3] == 's';
+	range[0] = start;
+	range[1] = end;
 	*path = line + p;
 	*pathlen = len - p;
 	return true;
+}
+
+/* No real size comes near 4 PiB; a larger number is clamped so that sums
+ * and differences stay far inside int64_t. */
+#define KB_MAX (1ull << 42)
+
+static void add_kb(uint64_t *sum, uint64_t kb)
+{
+	*sum = *sum + kb > KB_MAX ? KB_MAX : *sum + kb;
 }
 
 /* "Key:   N kB": the value of key, or false. */
@@ -138,9 +150,28 @@ static bool field_kb(const char *line, size_t len, const char *key, uint64_t *kb
 	if (i == len || line[i] < '0' || line[i] > '9')
 		return false;
 	for (; i < len && line[i] >= '0' && line[i] <= '9'; i++)
-		v = v > UINT64_MAX / 16 ? v : v * 10 + (uint64_t)(line[i] - '0');
-	*kb = v;
+		v = v > KB_MAX ? v : v * 10 + (uint64_t)(line[i] - '0');
+	*kb = v > KB_MAX ? KB_MAX : v;
 	return true;
+}
+
+/* Keep the mapping's range; smaps lists them in address order, anything
+ * else (a hostile or broken text) is dropped so the list stays sorted. */
+static int add_range(struct memmap *m, const uint64_t *range)
+{
+	if (m->nranges && range[0] < m->ranges[m->nranges - 1][1])
+		return 0;
+	if (m->nranges == m->rcap) {
+		size_t cap = m->rcap ? m->rcap * 2 : 256;
+		void *p = realloc(m->ranges, cap * sizeof(*m->ranges));
+		if (!p)
+			return -ENOMEM;
+		m->ranges = p;
+		m->rcap = cap;
+	}
+	m->ranges[m->nranges][0] = range[0];
+	m->ranges[m->nranges++][1] = range[1];
+	return 0;
 }
 
 int memmap_parse(struct memmap *m, const char *text, size_t len, uint64_t now_ns)
@@ -153,6 +184,7 @@ int memmap_parse(struct memmap *m, const char *text, size_t len, uint64_t now_ns
 		m->rows[i].anon_kb = 0;
 	}
 	m->nmappings = m->nanon = 0;
+	m->nranges = 0;
 	for (size_t pos = 0; pos < len;) {
 		const char *line = text + pos;
 		const char *nl = memchr(line, '\n', len - pos);
@@ -165,14 +197,15 @@ int memmap_parse(struct memmap *m, const char *text, size_t len, uint64_t now_ns
 		if (ll && line[0] >= 'A' && line[0] <= 'Z') {
 			/* A field of the current mapping. */
 			if (cur >= 0 && field_kb(line, ll, "Rss:", &kb))
-				m->rows[cur].rss_kb[slot] += kb;
+				add_kb(&m->rows[cur].rss_kb[slot], kb);
 			else if (cur >= 0 && field_kb(line, ll, "Anonymous:", &kb))
-				m->rows[cur].anon_kb += kb;
+				add_kb(&m->rows[cur].anon_kb, kb);
 			continue;
 		}
 		if (!ll)
 			continue;
-		if (!parse_header(line, ll, &shared, &path, &pl)) {
+		uint64_t range[2];
+		if (!parse_header(line, ll, &shared, &path, &pl, range)) {
 			m->parse_errors++;
 			cur = -1;
 			continue;
@@ -186,6 +219,8 @@ int memmap_parse(struct memmap *m, const char *text, size_t len, uint64_t now_ns
 			return -ENOMEM;
 		m->rows[cur].nmaps++;
 		m->nmappings++;
+		if (add_range(m, range) < 0)
+			return -ENOMEM;
 		m->nanon += kind == MEMMAP_ANON;
 	}
 	m->times_ns[slot] = now_ns;
@@ -236,6 +271,7 @@ int memmap_tick(struct memmap *m, uint64_t now_ns)
 	if (m->nsnap && now_ns < m->next_ns)
 		return 0;
 	uint64_t t0 = mono_ns();
+	m->read_ns = t0;
 	ssize_t len = read_smaps(m);
 	uint64_t cost = mono_ns() - t0;
 	if (len < 0) {

@@ -43,6 +43,9 @@
  * hundred microseconds: 16 samples at 1 in 64): a bigger ring, a smaller
  * stack copy. */
 #define FAULT_RING_PAGES 256
+/* munmap is never sampled: 184 bytes a call, 1 MiB holds 50 ms of 100,000
+ * calls a second. */
+#define MUNMAP_RING_PAGES 256
 #define FAULT_STACK 8192
 #define PAGE 4096ull
 
@@ -80,7 +83,6 @@ struct memtrace {
 	size_t npend, pcap;
 	struct memtrace_stats st;
 	uint64_t calls_at_refresh, refresh_ns;
-	uint64_t mmap_calls; /* estimated: samples x the period in force */
 	uint32_t frames[INGEST_MAX_FRAMES];
 };
 
@@ -214,7 +216,9 @@ static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int c
 	int e = k == MEMTRACE_FAULT ? pidfilter_attach(mt->filter, fd)
 		: first		    ? pidfilter_attach_tracepoint(mt->filter, fd)
 				    : 0;
-	uint64_t pages = k == MEMTRACE_FAULT ? FAULT_RING_PAGES : RING_PAGES;
+	uint64_t pages = k == MEMTRACE_FAULT ? FAULT_RING_PAGES
+			 : k == MEMTRACE_MUNMAP ? MUNMAP_RING_PAGES
+						: RING_PAGES;
 	size_t len = (pages + 1) * PAGE;
 	void *m = e ? MAP_FAILED : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (!e && m == MAP_FAILED)
@@ -363,8 +367,6 @@ static void on_sample(struct memtrace *mt, enum memtrace_kind k, const struct pe
 	if (perf_parse_sample(h, h->size, false, &s) || s.pid != mt->cfg.pid || !s.regs_mask)
 		return;
 	mt->st.events[k]++;
-	if (k == MEMTRACE_MMAP)
-		mt->mmap_calls += mt->st.period;
 	int64_t ret = (int64_t)s.regs[R_AX];
 	if (k != MEMTRACE_FAULT && k != MEMTRACE_BRK && ret < 0 && ret >= -4095) {
 		mt->st.failed++;
@@ -447,10 +449,22 @@ static void set_period(struct memtrace *mt, unsigned period)
 	mt->st.period = period;
 }
 
+/* The target's mmap calls so far: the events' counts (a call the filter
+ * drops is not counted; a sampled-out or lost one is). */
+static uint64_t mmap_count(const struct memtrace *mt)
+{
+	uint64_t sum = 0, v;
+	for (int i = 0; i < mt->nrings; i++)
+		if (mt->rings[i].kind == MEMTRACE_MMAP &&
+		    read(mt->rings[i].fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+			sum += v;
+	return sum;
+}
+
 /* Calls a second since the last refresh; over max_hz, sample one in N. */
 void memtrace_refresh(struct memtrace *mt, uint64_t now_ns)
 {
-	uint64_t calls = mt->mmap_calls;
+	uint64_t calls = mmap_count(mt);
 	if (mt->refresh_ns && now_ns > mt->refresh_ns)
 		mt->st.calls_hz =
 		    (double)(calls - mt->calls_at_refresh) * 1e9 / (double)(now_ns - mt->refresh_ns);

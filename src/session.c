@@ -22,6 +22,7 @@
 
 #include "stacktop/frames.h"
 #include "stacktop/ingest.h"
+#include "stacktop/memhold.h"
 #include "stacktop/memtrace.h"
 #include "stacktop/opts.h"
 #include "stacktop/perf.h"
@@ -256,7 +257,12 @@ void session_refresh(struct session *s, uint64_t now_ns, bool first)
 	if (s->metrics_ok && (s->metrics.alert_stairs || s->metrics.mem_rising))
 		session_memory_start(s);
 	if (s->memory_on && !s->procs.exited) {
-		memmap_tick(&s->memmap, now_ns);
+		/* A new snapshot of the mappings: regions whose munmap record
+		 * was lost are not in it any more. */
+		if (memmap_tick(&s->memmap, now_ns) == 1 && s->memtrace)
+			memhold_reconcile(memtrace_hold(s->memtrace),
+					  (const uint64_t(*)[2])s->memmap.ranges, s->memmap.nranges,
+					  s->memmap.read_ns);
 		if (s->memtrace)
 			memtrace_refresh(s->memtrace, now_ns);
 	}

@@ -32,8 +32,7 @@
 
 static const char footer[] = " 1 top  2 icicle  3 threads  4 memory  \xe2\x86\x91\xe2\x86\x93 scroll  "
 			     "space pause  ? help  q quit";
-static const char footer_ascii[] = " 1 top  2 icicle  3 threads  4 memory  up/down scroll  "
-				   "space pause  ? help  q quit";
+static const char footer_ascii[] = " 1 top  2 icicle  3 threads  4 memory  space pause  ? help  q quit";
 
 void view_memory_state_free(struct view_memory_state *st)
 {
@@ -137,9 +136,14 @@ static void label_of(struct frames *fr, const uint32_t *ids, int n, char *out, s
 	}
 	frame_text(frames_line(fr, ids[i]), out, size);
 	size_t len = strlen(out);
-	if (i > 0 && len + 4 < size) {
+	const struct frame *caller = i > 0 ? frames_get(fr, ids[i - 1]) : NULL;
+	if (caller && len + 4 < size) {
+		/* The caller by its name only: the line is the holder's. */
 		memcpy(out + len, " < ", 4);
-		frame_text(frames_get(fr, ids[i - 1]), out + len + 3, size - len - 3);
+		if (caller->sym.func)
+			snprintf(out + len + 3, size - len - 3, "%s", caller->sym.func);
+		else
+			frame_text(caller, out + len + 3, size - len - 3);
 	}
 }
 
@@ -148,7 +152,7 @@ static int take_holders(struct view_memory_state *st, const struct view_memory_i
 {
 	struct memhold_row *rows;
 	int n;
-	struct memhold *h = memtrace_hold(in->mt);
+	struct memhold *h = in->hold;
 	int e = memhold_rank(h, in->now_ns, &rows, &n);
 	if (e)
 		return e;
@@ -181,7 +185,7 @@ int view_memory_update(struct view_memory_state *st, const struct view_memory_in
 {
 	view_memory_state_free(st);
 	st->started = in->mm != NULL;
-	st->tracing = in->mt != NULL;
+	st->tracing = in->hold != NULL;
 	snprintf(st->trace_err, sizeof(st->trace_err), "%s", in->trace_err ? in->trace_err : "");
 	if (!in->mm)
 		return 0;
@@ -194,13 +198,11 @@ int view_memory_update(struct view_memory_state *st, const struct view_memory_in
 	st->smaps_err = in->mm->last_err;
 	st->trace_s = in->now_ns > in->since_ns ? (in->now_ns - in->since_ns) / 1e9 : 0;
 	int e = take_maps(st, in->mm, since);
-	if (e || !in->mt)
+	if (e || !in->hold)
 		return e;
-	struct memtrace_stats ms;
-	memtrace_stats(in->mt, &ms);
-	st->period = ms.period;
-	st->fault_period = ms.fault_period;
-	st->lost = ms.lost;
+	st->period = in->trace.period;
+	st->fault_period = in->trace.fault_period;
+	st->lost = in->trace.lost;
 	/* Name only what can be shown: a batch screen's worth at most. */
 	return take_holders(st, in, rows > 0 ? rows : 40);
 }
@@ -248,20 +250,40 @@ void view_memory_top_holder(const struct view_memory_state *st, char *buf, size_
 
 /* ---- render ---- */
 
+/* The growth split (anonymous, the on-heap side, first), then how often
+ * smaps is read, right-aligned, with its cost when there is room. */
 static void draw_split(struct grid *g, int y, const struct view_memory_state *st)
 {
-	char a[32], f[32], s[32], line[256], cost[32], iv[32];
+	char a[32], f[32], s[32], left[256], right[96], cost[32], iv[32];
 	double per = st->span_s > 0 ? 60.0 / st->span_s * 1024 : 0;
 	signed_bytes((int64_t)(st->grow_kb[0] * per), a, sizeof(a));
 	signed_bytes((int64_t)(st->grow_kb[1] * per), f, sizeof(f));
 	signed_bytes((int64_t)(st->grow_kb[2] * per), s, sizeof(s));
+	if (!strcmp(s, "0 B"))
+		snprintf(s, sizeof(s), "0"); /* room for the interval at 80 columns */
 	text_duration(st->interval_ns, iv, sizeof(iv));
 	text_duration(st->cost_ns, cost, sizeof(cost));
-	snprintf(line, sizeof(line),
-		 "MEMORY %s/min anon, %s/min file, %s/min shmem \xc2\xb7 %u anon maps of %u \xc2\xb7 "
-		 "smaps every %s (read %s)",
-		 a, f, s, st->nanon, st->nmappings, iv, cost);
-	grid_put(g, 0, y, line, GRID_BOLD, g->w);
+	snprintf(left, sizeof(left), "anon %s/min  file %s/min  shmem %s/min  %u anon maps", a, f, s,
+		 st->nanon);
+	int lw = text_width(left);
+	snprintf(right, sizeof(right), "smaps every %s (read %s)", iv, cost);
+	if (lw + 2 + text_width(right) > g->w)
+		snprintf(right, sizeof(right), "smaps every %s", iv);
+	if (lw + 2 + text_width(right) > g->w)
+		right[0] = '\0';
+	grid_put(g, 0, y, left, GRID_BOLD, g->w);
+	grid_put(g, g->w - text_width(right), y, right, GRID_DIM, -1);
+}
+
+/* "812", "9,999", "10.5k", "10.5M": a count in FAULTS_W columns. */
+static void short_count(uint64_t n, char *out, size_t size)
+{
+	if (n < 10000)
+		text_count(n, out, size);
+	else if (n < 1000000)
+		snprintf(out, size, "%.1fk", n / 1e3);
+	else
+		snprintf(out, size, "%.1fM", n / 1e6);
 }
 
 static void put_num(struct grid *g, int x, int y, int w, const char *s, uint16_t attr)
@@ -302,22 +324,24 @@ static void holders_title(const struct view_memory_state *st, char *buf, size_t 
 {
 	char t[32];
 	text_seconds(st->trace_s, t, sizeof(t));
-	int n = snprintf(buf, size, "CODE PATH (mmap/brk traced %s", t);
+	int n = snprintf(buf, size, "CODE PATHS holding it \xc2\xb7 traced %s", t);
 	if (st->period > 1)
-		n += snprintf(buf + n, size - (size_t)n, ", mmap sampled 1 in %u", st->period);
-	n += snprintf(buf + n, size - (size_t)n, ", faults 1 in %u", st->fault_period);
+		n += snprintf(buf + n, size - (size_t)n, " \xc2\xb7 mmap sampled 1 in %u",
+			      st->period);
+	n += snprintf(buf + n, size - (size_t)n, " \xc2\xb7 faults 1/%u", st->fault_period);
 	if (st->lost)
-		n += snprintf(buf + n, size - (size_t)n, ", %llu lost", (unsigned long long)st->lost);
-	snprintf(buf + n, size - (size_t)n, ")");
+		snprintf(buf + n, size - (size_t)n, " \xc2\xb7 %llu records lost",
+			 (unsigned long long)st->lost);
 }
 
 static void draw_holders(struct grid *g, int y, int nrows, const struct view_memory_state *st)
 {
-	char buf[LABEL_MAX * 2], title[160], n1[32], n2[32], n3[32];
-	holders_title(st, title, sizeof(title));
+	char buf[LABEL_MAX * 2], n1[32], n2[32], n3[32];
+	holders_title(st, buf, sizeof(buf));
+	grid_put(g, 0, y++, buf, GRID_BOLD, g->w);
 	grid_fill(g, 0, y, g->w, L' ', HDR_ATTR);
 	snprintf(buf, sizeof(buf), "%*s%*s%*s%*s  %s", NUM_W, "HOLDS", NUM_W + 1, "+WINDOW",
-		 NUM_W + 1, "PER MIN", FAULTS_W, "FAULTS", title);
+		 NUM_W + 1, "PER MIN", FAULTS_W, "FAULTS", "CODE PATH");
 	grid_put(g, 0, y++, buf, HDR_ATTR, g->w);
 	int labx = 3 * NUM_W + 2 + FAULTS_W + 2;
 	if (!st->nholders)
@@ -331,7 +355,7 @@ static void draw_holders(struct grid *g, int y, int nrows, const struct view_mem
 		put_num(g, 0, y, NUM_W, n1, 0);
 		put_num(g, NUM_W, y, NUM_W + 1, n2, attr);
 		put_num(g, 2 * NUM_W + 1, y, NUM_W + 1, n3, attr);
-		text_count(v->faults, n1, sizeof(n1));
+		short_count(v->faults, n1, sizeof(n1));
 		put_num(g, 3 * NUM_W + 2, y, FAULTS_W, n1, 0);
 		char clean[LABEL_MAX];
 		text_sanitize(v->label, clean, sizeof(clean));
@@ -363,7 +387,7 @@ int view_memory_render(struct grid *g, const struct view_header *h,
 		grid_put(g, 0, y++, msg, GRID_BOLD, g->w);
 	}
 	draw_split(g, y++, st);
-	int avail = last - y - 2; /* two table headers */
+	int avail = last - y - 3; /* two table headers, the tracing line */
 	if (!st->tracing)
 		avail += 1;
 	int nmap = st->nmaps < avail / 2 ? st->nmaps : avail / 2;
@@ -377,6 +401,6 @@ int view_memory_render(struct grid *g, const struct view_header *h,
 		grid_put(g, 0, y, msg, GRID_DIM, g->w);
 		return 0;
 	}
-	draw_holders(g, y, last - y - 1, st);
+	draw_holders(g, y, last - y - 2, st);
 	return 0;
 }

@@ -55,6 +55,7 @@ struct memhold_stats {
 	uint64_t regions;		     /* tracked now */
 	uint64_t untracked_bytes;	     /* mapped past MEMHOLD_REGIONS_MAX */
 	uint64_t unknown_unmapped;	     /* bytes unmapped that no tracked region held */
+	uint64_t reconciled;		     /* bytes found unmapped by memhold_reconcile */
 	int stacks;			     /* interned now */
 };
 
@@ -84,6 +85,12 @@ int memhold_remap(struct memhold *h, uint64_t old_addr, uint64_t old_len, uint64
  * said it before. */
 int memhold_brk(struct memhold *h, uint64_t new_brk, int stack, uint64_t t_ns);
 void memhold_brk_start(struct memhold *h, uint64_t brk);
+/* The process's mappings at before_ns ([start, end) pairs, sorted, from
+ * smaps): parts of regions created before then that no mapping covers are
+ * unmapped (a munmap record the kernel dropped when calls were too many).
+ * Returns the bytes taken back. */
+uint64_t memhold_reconcile(struct memhold *h, const uint64_t (*ranges)[2], size_t n,
+			   uint64_t before_ns);
 /* A sampled page fault of stack, standing for weight faults. */
 void memhold_fault(struct memhold *h, int stack, uint64_t weight, uint64_t t_ns);
 

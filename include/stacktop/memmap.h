@@ -68,6 +68,9 @@ struct memmap {
 	uint64_t next_ns;		/* when the next read is due */
 	uint64_t parse_errors;		/* lines not understood (skipped) */
 	int last_err;			/* the last read's -errno, 0 when it worked */
+	uint64_t (*ranges)[2];		/* the last snapshot's mappings, [start, end), sorted */
+	size_t nranges, rcap;
+	uint64_t read_ns;		/* when the last snapshot's read began */
 	char *buf;			/* read buffer, reused */
 	size_t bufcap;
 };

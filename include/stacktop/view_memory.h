@@ -32,16 +32,18 @@
 #include <stdint.h>
 
 #include "stacktop/grid.h"
+#include "stacktop/memtrace.h"
 #include "stacktop/view.h"
 
 struct frames;
+struct memhold;
 struct memmap;
-struct memtrace;
 
 /* What update reads; owned by the session. */
 struct view_memory_input {
 	const struct memmap *mm;  /* NULL: not started */
-	struct memtrace *mt;	  /* NULL: no attribution (see trace_err) */
+	struct memhold *hold;	  /* NULL: no attribution (see trace_err) */
+	struct memtrace_stats trace; /* the tracer's counters (period, lost, ...) */
 	struct frames *fr;	  /* names of the holders' frames */
 	const char *trace_err;	  /* why there is no attribution, or "" */
 	unsigned window_s;

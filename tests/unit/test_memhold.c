@@ -161,6 +161,37 @@ static void test_window_weight_faults(void **state)
 	memhold_free(h);
 }
 
+/* munmap records lost: the next smaps snapshot says what is still mapped;
+ * regions made after the snapshot began are left alone. */
+static void test_reconcile(void **state)
+{
+	struct memhold *h;
+	struct memhold_row *r;
+	int n;
+	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
+	int a = stack(h, 1, 2), b = stack(h, 1, 3);
+	assert_int_equal(memhold_map(h, 0x100000, 16 * 4096, a, SEC), 0);
+	assert_int_equal(memhold_map(h, 0x200000, 4 * 4096, b, SEC), 0);
+	assert_int_equal(memhold_map(h, 0x300000, 4 * 4096, b, 9 * SEC), 0); /* after the read */
+	const uint64_t maps[][2] = {
+	    {0x0f0000, 0x100000 + 2 * 4096},		/* a's first two pages */
+	    {0x100000 + 4 * 4096, 0x100000 + 6 * 4096}, /* pages 4, 5 */
+	    {0x100000 + 15 * 4096, 0x180000},		/* the last page, and more */
+	};
+	assert_int_equal(memhold_reconcile(h, maps, 3, 5 * SEC), (11 + 4) * 4096);
+	assert_int_equal(memhold_rank(h, 10 * SEC, &r, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(row_of(r, n, a)->held, 5 * 4096);
+	assert_int_equal(row_of(r, n, b)->held, 4 * 4096);
+	free(r);
+	struct memhold_stats st;
+	memhold_stats(h, &st);
+	assert_int_equal(st.reconciled, 15 * 4096);
+	assert_int_equal(st.unknown_unmapped, 0);
+	assert_int_equal(memhold_reconcile(h, maps, 0, 5 * SEC), 5 * 4096); /* nothing mapped */
+	memhold_free(h);
+}
+
 static void test_bad_input(void **state)
 {
 	struct memhold *h;
@@ -179,4 +210,5 @@ static void test_bad_input(void **state)
 
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_leak_outranks_churn),
 	  cmocka_unit_test(test_partial_unmap_and_fixed), cmocka_unit_test(test_remap_brk),
-	  cmocka_unit_test(test_window_weight_faults), cmocka_unit_test(test_bad_input))
+	  cmocka_unit_test(test_window_weight_faults), cmocka_unit_test(test_reconcile),
+	  cmocka_unit_test(test_bad_input))

@@ -140,7 +140,9 @@ static void test_view(void **state)
 	assert_int_equal(o.view, OPTS_VIEW_THREADS);
 	OK("-b", "--view", "top", "-p", "1");
 	assert_int_equal(o.view, OPTS_VIEW_TOP);
-	BAD("invalid --view value 'flame': expected top, icicle or threads", "-b", "--view",
+	OK("-b", "--view", "memory", "-p", "1");
+	assert_int_equal(o.view, OPTS_VIEW_MEMORY);
+	BAD("invalid --view value 'flame': expected top, icicle, threads or memory", "-b", "--view",
 	    "flame", "-p", "1");
 }
 
