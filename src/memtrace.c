@@ -43,6 +43,9 @@
  * hundred microseconds: 16 samples at 1 in 64): a bigger ring, a smaller
  * stack copy. */
 #define FAULT_RING_PAGES 256
+/* mmap: MEMTRACE_MAX_HZ calls a second of 16 KiB stacks is 820 KiB per
+ * 50 ms tick; 2 MiB leaves room for bursts. */
+#define MMAP_RING_PAGES 512
 /* munmap is never sampled: 184 bytes a call, 1 MiB holds 50 ms of 100,000
  * calls a second. */
 #define MUNMAP_RING_PAGES 256
@@ -216,9 +219,10 @@ static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int c
 	int e = k == MEMTRACE_FAULT ? pidfilter_attach(mt->filter, fd)
 		: first		    ? pidfilter_attach_tracepoint(mt->filter, fd)
 				    : 0;
-	uint64_t pages = k == MEMTRACE_FAULT ? FAULT_RING_PAGES
+	uint64_t pages = k == MEMTRACE_FAULT	 ? FAULT_RING_PAGES
 			 : k == MEMTRACE_MUNMAP ? MUNMAP_RING_PAGES
-						: RING_PAGES;
+			 : k == MEMTRACE_MMAP	 ? MMAP_RING_PAGES
+						 : RING_PAGES;
 	size_t len = (pages + 1) * PAGE;
 	void *m = e ? MAP_FAILED : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (!e && m == MAP_FAILED)

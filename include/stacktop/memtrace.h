@@ -38,7 +38,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define MEMTRACE_MAX_HZ 2000	 /* traced mmap calls a second before sampling */
+#define MEMTRACE_MAX_HZ 1000	 /* traced mmap calls a second before sampling */
 #define MEMTRACE_FAULT_PERIOD 64 /* one page-fault sample per 64 faults */
 
 struct frames;
