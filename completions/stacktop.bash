@@ -13,7 +13,7 @@
 _stacktop_opts='-p --pid --subprocesses -r --rate -d --delay -W --window -b --batch
 -n --iterations -l --limit --view -s --sort -L --lines -K --no-kernel
 --stack-size --ascii --spike-for --mode -w --wall --events --no-idle --json
--o --output --format --per-thread --force --output-dir --output-mode -h --help -V --version'
+-o --output --format --per-thread --memory --force --output-dir --output-mode -h --help -V --version'
 
 _stacktop_top_opts='-p --pid --subprocesses --mode -w --wall --events -r --rate -d --delay
 -W --window -b --batch -n --iterations -l --limit --view -s --sort -L --lines
@@ -21,7 +21,7 @@ _stacktop_top_opts='-p --pid --subprocesses --mode -w --wall --events -r --rate 
 --output-mode -h --help -V --version'
 _stacktop_dump_opts='-p --pid --json'
 _stacktop_record_opts='-p --pid --subprocesses --mode -w --wall --events -r --rate -d --delay
--K --no-kernel --stack-size -o --output --format --per-thread --force
+-K --no-kernel --stack-size -o --output --format --per-thread --memory --force
 --output-mode -h --help'
 _stacktop_report_opts='-b --batch -n --iterations -l --limit --view -s --sort
 -L --lines -K --no-kernel --ascii --output-dir --output-mode -h --help'

@@ -155,6 +155,7 @@ complete -c stacktop -n '__stacktop_in dump' -l json -d 'Print one JSON object i
 complete -c stacktop -n '__stacktop_in record' -s o -l output -r -F -d 'The profile file to write'
 complete -c stacktop -n '__stacktop_in record' -l format -x -a 'folded\tFlameGraph pprof\tgo\ tool\ pprof speedscope\tspeedscope.app' -d 'File format (default: from the file name)'
 complete -c stacktop -n '__stacktop_in record' -l per-thread -d 'A root frame per thread'
+complete -c stacktop -n '__stacktop_in record' -l memory -d 'The memory attribution as pprof (inuse_space)'
 complete -c stacktop -n '__stacktop_in record' -l force -d 'Overwrite an existing output file'
 complete -c stacktop -n '__stacktop_in top record report' -l output-mode -x -a '0600 0640 0644' -d 'Mode of written profiles, octal, at most 0644 (default 0600)'
 complete -c stacktop -n '__stacktop_in top record report' -s h -l help -d 'Show the help and exit'

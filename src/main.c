@@ -34,6 +34,7 @@
 
 #include "stacktop/dump.h"
 #include "stacktop/keys.h"
+#include "stacktop/memexport.h"
 #include "stacktop/memtrace.h"
 #include "stacktop/mono.h"
 #include "stacktop/opts.h"
@@ -168,6 +169,8 @@ static int app_init(struct app *a)
 				     .pid = a->s.procs.p[0].pid,
 				     .cmdline = a->s.procs.p[0].cmdline};
 	ui_init(&a->ui, &a->o, a->s.period_s, &a->model);
+	if (a->o.memory)
+		session_memory_start(&a->s);
 	if (a->s.report && a->o.batch && !a->o.iterations)
 		a->o.iterations = 1;
 	a->start_ns = mono_ns();
@@ -178,6 +181,30 @@ static int app_init(struct app *a)
 	return EXIT_OK;
 }
 
+/* record --memory: the code paths holding memory, as pprof. */
+static int app_record_memory(struct app *a)
+{
+	char err[512];
+	struct session *s = &a->s;
+	if (!s->memtrace) {
+		say(s->memtrace_err[0] ? s->memtrace_err : "memory attribution did not start.");
+		return EXIT_RUNTIME;
+	}
+	struct memexport_opts mo = {
+	    .cmdline = a->model.cmdline,
+	    .duration_s = (mono_ns() - a->start_ns) / 1e9,
+	    .force = a->o.force,
+	    .file_mode = a->o.output_mode,
+	};
+	if (memexport_write(memtrace_hold(s->memtrace), s->fr, mono_ns(), &mo, a->o.output, err,
+			    sizeof(err))) {
+		say(err);
+		return EXIT_RUNTIME;
+	}
+	fprintf(stderr, "stacktop: wrote the memory attribution to %s\n", a->o.output);
+	return EXIT_OK;
+}
+
 /* record: write the file once sampling is over. */
 static int app_record_write(struct app *a)
 {
@@ -185,6 +212,8 @@ static int app_record_write(struct app *a)
 	struct export_opts eo;
 	char err[512], n[32];
 	app_record_progress(a, mono_ns(), true);
+	if (a->o.memory)
+		return app_record_memory(a);
 	ui_export_opts(&a->ui, &a->model, &eo, zoom, 0);
 	/* Everything since the start (the window's 10 s buckets are too coarse
 	 * to measure it). */

@@ -38,6 +38,7 @@ enum {
 	OPTS_JSON,
 	OPTS_FORMAT,
 	OPTS_PER_THREAD,
+	OPTS_MEMORY,
 	OPTS_FORCE,
 	OPTS_OUTPUT_DIR,
 	OPTS_OUTPUT_MODE,
@@ -77,6 +78,7 @@ static const struct option opts_long[] = {
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, OPTS_FORMAT},
     {"per-thread", no_argument, NULL, OPTS_PER_THREAD},
+    {"memory", no_argument, NULL, OPTS_MEMORY},
     {"force", no_argument, NULL, OPTS_FORCE},
     {"output-dir", required_argument, NULL, OPTS_OUTPUT_DIR},
     {"output-mode", required_argument, NULL, OPTS_OUTPUT_MODE},
@@ -138,6 +140,8 @@ const char opts_usage[] =
     "      --format FORMAT      record: folded, pprof or speedscope (default: from\n"
     "                           the file name: .folded/.txt, .pb.gz, .json)\n"
     "      --per-thread         record: a root frame per thread (folded)\n"
+    "      --memory             record: the memory view's code paths instead, as a\n"
+    "                           pprof profile of bytes still mapped (inuse_space)\n"
     "      --force              overwrite an existing output file\n"
     "      --output-mode MODE   file mode of written profiles, octal, at most 0644\n"
     "                           (default 0600: profiles hold command lines)\n"
@@ -570,6 +574,9 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 	case OPTS_PER_THREAD:
 		o->per_thread = true;
 		break;
+	case OPTS_MEMORY:
+		o->memory = true;
+		break;
 	case OPTS_FORCE:
 		o->force = true;
 		break;
@@ -602,9 +609,13 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 {
 	if (o->json && o->cmd != OPTS_CMD_DUMP)
 		return opts_fail(err, errsz, "--json goes with 'stacktop dump'");
-	if ((o->output || o->format || o->per_thread) && o->cmd != OPTS_CMD_RECORD)
+	if ((o->output || o->format || o->per_thread || o->memory) && o->cmd != OPTS_CMD_RECORD)
 		return opts_fail(err, errsz,
-				 "--output, --format and --per-thread go with 'stacktop record'");
+				 "--output, --format, --per-thread and --memory go with 'stacktop record'");
+	if (o->memory && (o->wall || (o->format && strcmp(o->format, "pprof"))))
+		return opts_fail(err, errsz,
+				 "--memory writes a pprof profile of cpu mode's memory tracing "
+				 "(no --mode wall, --format pprof)");
 	if (o->cmd == OPTS_CMD_RECORD && !o->output)
 		return opts_fail(err, errsz, "record needs -o FILE (e.g. -o profile.pb.gz)");
 	if (o->cmd == OPTS_CMD_REPORT && o->wall)

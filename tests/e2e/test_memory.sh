@@ -86,6 +86,31 @@ else
 	bad "no 'MEM STAIRS ... cache_put' alert within 20 s"
 fi
 tm_stop
+
+# ---- record --memory: pprof inuse_space, read back by go tool pprof ---------
+pb=$E2E_TMPDIR/mem.pb.gz
+timeout 30 "$STACKTOP" record --memory -d 3 -o "$pb" -p "$MG" 2>"$pb.err"
+check_cmp "$?" == 0 "record --memory -d 3 exits 0"
+if command -v go >/dev/null; then
+	tr=$(go tool pprof -traces "$pb" 2>&1)
+	echo "$tr" | grep -q '^Type: inuse_space' && ok "pprof: Type inuse_space" ||
+		bad "pprof: no 'Type: inuse_space'"
+	top=$(echo "$tr" | awk '/^-+\+/ { getline; print; exit }')
+	case $top in
+	*MB*) ok "pprof: a trace holds MBs: $(echo "$top" | tr -s ' ')" ;;
+	*) bad "pprof: the first trace should hold MBs, seen '$top'" ;;
+	esac
+	echo "$tr" | grep -q cache_put && ok "pprof: cache_put in the traces" ||
+		bad "pprof: no cache_put in the traces"
+	echo "$tr" | grep -q handle_request && bad "pprof: handle_request holds nothing, yet listed" ||
+		ok "pprof: handle_request not listed (holds nothing)"
+	[ "$E2E_FAILS" -gt 0 ] && echo "$tr" | head -30
+else
+	log "go not installed: pprof file not read back"
+fi
+"$STACKTOP" record --memory --format folded -o "$E2E_TMPDIR/x" -p "$MG" >/dev/null 2>"$E2E_TMPDIR/x.err"
+check_cmp "$?" == 2 "record --memory --format folded is a usage error"
+
 alive "$MG" && ok "memgrow still running after stacktop quit" || bad "memgrow died"
 
 e2e_finish

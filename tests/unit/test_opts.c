@@ -142,6 +142,11 @@ static void test_view(void **state)
 	assert_int_equal(o.view, OPTS_VIEW_TOP);
 	OK("-b", "--view", "memory", "-p", "1");
 	assert_int_equal(o.view, OPTS_VIEW_MEMORY);
+	OK("record", "--memory", "-o", "m.pb.gz", "-p", "1");
+	assert_true(o.memory);
+	BAD("--memory go with 'stacktop record'", "--memory", "-p", "1");
+	BAD("--memory writes a pprof profile", "record", "--memory", "--format", "folded", "-o", "m",
+	    "-p", "1");
 	BAD("invalid --view value 'flame': expected top, icicle, threads or memory", "-b", "--view",
 	    "flame", "-p", "1");
 }
