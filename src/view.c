@@ -375,7 +375,7 @@ struct help_entry {
 
 static const struct help_entry help_entries[] = {
     {"Every view", NULL},
-    {"1-4 Tab", "top, icicle, threads, memory"},
+    {"1-4 Tab", "top icicle threads memory"},
     {"L", "function or file:line"},
     {"K", "show or hide kernel frames"},
     {"g", "show or hide the charts"},
