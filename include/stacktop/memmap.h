@@ -10,8 +10,8 @@
  * Names are raw target text: the views sanitize them.
  *
  * Cost: the kernel walks every page table of every mapping to fill smaps
- * (measured in bench/README.md: ~0.45 ms for 100 mappings, ~25 ms for
- * 10,000 of 64 KiB). memmap_tick measures each read and spaces the next
+ * (bench/memtrace.sh: ~0.15 ms for 100 mappings, 20-35 ms for 10,000 of
+ * 64 KiB; smaps_rollup is 4x cheaper but has no per-mapping rows). memmap_tick measures each read and spaces the next
  * one at least MEMMAP_COST_FACTOR times its cost apart (never under the
  * configured interval), so reading it costs the target's kernel time at
  * most 1/MEMMAP_COST_FACTOR of a core; memmap->interval_ns says the
