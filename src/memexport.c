@@ -177,7 +177,8 @@ int memexport_render(struct memhold *h, struct frames *fr, uint64_t now_ns,
 	}
 	if (!(smp = calloc((size_t)n + 1, sizeof(*smp))) ||
 	    !(smpp = calloc((size_t)n + 1, sizeof(*smpp))) ||
-	    !(vals = calloc((size_t)n + 1, sizeof(*vals))) || !(ids = calloc(nids + 1, sizeof(*ids))))
+	    !(vals = calloc((size_t)n + 1, sizeof(*vals))) ||
+	    !(ids = calloc(nids + 1, sizeof(*ids))))
 		goto out;
 	vt.type = str_of(&t, "inuse_space");
 	vt.unit = str_of(&t, "bytes");
@@ -277,7 +278,8 @@ int memexport_write(struct memhold *h, struct frames *fr, uint64_t now_ns,
 	 * force): no partial file, nothing replaced by accident. */
 	const char *slash = strrchr(path, '/');
 	int dl = slash ? (int)(slash - path) : 1;
-	snprintf(tmp, sizeof(tmp), "%.*s/.stacktop-XXXXXX", dl ? dl : 1, slash ? (dl ? path : "/") : ".");
+	snprintf(tmp, sizeof(tmp), "%.*s/.stacktop-XXXXXX", dl ? dl : 1,
+		 slash ? (dl ? path : "/") : ".");
 	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		e = -errno;
@@ -296,10 +298,12 @@ int memexport_write(struct memhold *h, struct frames *fr, uint64_t now_ns,
 	if (close(fd) < 0 && !e)
 		e = -errno;
 	if (!e)
-		e = o->force ? (rename(tmp, path) < 0 ? -errno : 0) : (link(tmp, path) < 0 ? -errno : 0);
+		e = o->force ? (rename(tmp, path) < 0 ? -errno : 0)
+			     : (link(tmp, path) < 0 ? -errno : 0);
 	if (e)
-		snprintf(err, errsz, e == -EEXIST ? "%s exists; use --force to overwrite it."
-						  : "cannot write %s: %s.",
+		snprintf(err, errsz,
+			 e == -EEXIST ? "%s exists; use --force to overwrite it."
+				      : "cannot write %s: %s.",
 			 path, strerror(-e));
 	if (e || !o->force)
 		unlink(tmp);

@@ -329,7 +329,7 @@ uint64_t memhold_reconcile(struct memhold *h, const uint64_t (*ranges)[2], size_
 			   uint64_t before_ns)
 {
 	/* Collect the gaps first: cutting moves the regions. */
-	uint64_t (*gaps)[2] = NULL, taken = 0;
+	uint64_t(*gaps)[2] = NULL, taken = 0;
 	size_t ng = 0, cap = 0, k = 0;
 	for (size_t i = 0; i < h->nr; i++) {
 		const struct region *r = &h->r[i];

@@ -12,8 +12,8 @@
  * (pidfilter_attach_tracepoint). The kernel keeps a tracepoint's programs
  * on the tracepoint, so while we run, other perf users of these four
  * syscall tracepoints see only the target's calls too (as with any BPF
- * program attached to a tracepoint); closing our events detaches it. The page-fault event is a software event:
- * the perf-event program, and user faults only.
+ * program attached to a tracepoint); closing our events detaches it. The page-fault event is a
+ * software event: the perf-event program, and user faults only.
  */
 #include "stacktop/memtrace.h"
 
@@ -219,10 +219,10 @@ static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int c
 	int e = k == MEMTRACE_FAULT ? pidfilter_attach(mt->filter, fd)
 		: first		    ? pidfilter_attach_tracepoint(mt->filter, fd)
 				    : 0;
-	uint64_t pages = k == MEMTRACE_FAULT	 ? FAULT_RING_PAGES
+	uint64_t pages = k == MEMTRACE_FAULT	? FAULT_RING_PAGES
 			 : k == MEMTRACE_MUNMAP ? MUNMAP_RING_PAGES
-			 : k == MEMTRACE_MMAP	 ? MMAP_RING_PAGES
-						 : RING_PAGES;
+			 : k == MEMTRACE_MMAP	? MMAP_RING_PAGES
+						: RING_PAGES;
 	size_t len = (pages + 1) * PAGE;
 	void *m = e ? MAP_FAILED : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (!e && m == MAP_FAILED)
@@ -262,9 +262,10 @@ static int open_events(struct memtrace *mt, char *err, size_t errsz)
 			e = open_ring(mt, (enum memtrace_kind)k, k < 4 ? ids[k] : 0, cpus[c],
 				      c == 0, &mt->rings[mt->nrings]);
 			if (e) {
-				snprintf(err, errsz,
-					 "memory attribution: cannot open the %s event on CPU %d: %s.",
-					 k < 4 ? tp_names[k] : "page-faults", cpus[c], strerror(-e));
+				snprintf(
+				    err, errsz,
+				    "memory attribution: cannot open the %s event on CPU %d: %s.",
+				    k < 4 ? tp_names[k] : "page-faults", cpus[c], strerror(-e));
 				return e;
 			}
 			mt->nrings++;
@@ -376,8 +377,11 @@ static void on_sample(struct memtrace *mt, enum memtrace_kind k, const struct pe
 		mt->st.failed++;
 		return;
 	}
-	struct pend p = {.t = s.time_ns, .kind = k, .ret = (uint64_t)ret, .stack = -1,
-			 .weight = k == MEMTRACE_FAULT  ? mt->st.fault_period
+	struct pend p = {.t = s.time_ns,
+			 .kind = k,
+			 .ret = (uint64_t)ret,
+			 .stack = -1,
+			 .weight = k == MEMTRACE_FAULT	? mt->st.fault_period
 				   : k == MEMTRACE_MMAP ? mt->st.period
 							: 1};
 	p.a = s.regs[R_DI];
@@ -470,8 +474,8 @@ void memtrace_refresh(struct memtrace *mt, uint64_t now_ns)
 {
 	uint64_t calls = mmap_count(mt);
 	if (mt->refresh_ns && now_ns > mt->refresh_ns)
-		mt->st.calls_hz =
-		    (double)(calls - mt->calls_at_refresh) * 1e9 / (double)(now_ns - mt->refresh_ns);
+		mt->st.calls_hz = (double)(calls - mt->calls_at_refresh) * 1e9 /
+				  (double)(now_ns - mt->refresh_ns);
 	mt->calls_at_refresh = calls;
 	mt->refresh_ns = now_ns;
 	unsigned want = mt->st.period;

@@ -610,8 +610,9 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 	if (o->json && o->cmd != OPTS_CMD_DUMP)
 		return opts_fail(err, errsz, "--json goes with 'stacktop dump'");
 	if ((o->output || o->format || o->per_thread || o->memory) && o->cmd != OPTS_CMD_RECORD)
-		return opts_fail(err, errsz,
-				 "--output, --format, --per-thread and --memory go with 'stacktop record'");
+		return opts_fail(
+		    err, errsz,
+		    "--output, --format, --per-thread and --memory go with 'stacktop record'");
 	if (o->memory && (o->wall || (o->format && strcmp(o->format, "pprof"))))
 		return opts_fail(err, errsz,
 				 "--memory writes a pprof profile of cpu mode's memory tracing "

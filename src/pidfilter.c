@@ -40,7 +40,7 @@
 
 struct pidfilter {
 	int map_fd, prog_fd;
-	int tp_fd; /* the same program for tracepoint events, loaded when first attached */
+	int tp_fd;   /* the same program for tracepoint events, loaded when first attached */
 	pid_t *pids; /* the map's keys, unsorted */
 	int n;
 };

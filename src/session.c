@@ -205,8 +205,7 @@ void session_memory_start(struct session *s)
 	    .stack_size = s->o->stack_size,
 	    .window_ns = (uint64_t)s->o->window_s * SEC_NS,
 	};
-	if (memtrace_new(&mc, s->in, s->fr, &s->memtrace, s->memtrace_err,
-			 sizeof(s->memtrace_err)))
+	if (memtrace_new(&mc, s->in, s->fr, &s->memtrace, s->memtrace_err, sizeof(s->memtrace_err)))
 		s->memtrace = NULL;
 }
 

@@ -30,9 +30,11 @@
 #define FAULTS_W 7
 #define LABEL_MAX 256
 
-static const char footer[] = " 1 top  2 icicle  3 threads  4 memory  \xe2\x86\x91\xe2\x86\x93 scroll  "
-			     "space pause  ? help  q quit";
-static const char footer_ascii[] = " 1 top  2 icicle  3 threads  4 memory  space pause  ? help  q quit";
+static const char footer[] =
+    " 1 top  2 icicle  3 threads  4 memory  \xe2\x86\x91\xe2\x86\x93 scroll  "
+    "space pause  ? help  q quit";
+static const char footer_ascii[] =
+    " 1 top  2 icicle  3 threads  4 memory  space pause  ? help  q quit";
 
 void view_memory_state_free(struct view_memory_state *st)
 {
@@ -98,8 +100,8 @@ static int take_maps(struct view_memory_state *st, const struct memmap *mm, uint
 /* The allocator's and the loader's own frames name no culprit. */
 static bool uninteresting(const struct frame *f)
 {
-	static const char *const skip[] = {"libc.so", "libc-", "ld-linux", "ld-musl", "libpthread",
-					   "libjemalloc", "libtcmalloc", "[vdso]"};
+	static const char *const skip[] = {"libc.so",	 "libc-",	"ld-linux",    "ld-musl",
+					   "libpthread", "libjemalloc", "libtcmalloc", "[vdso]"};
 	if (!f || f->kernel || f->wait)
 		return true;
 	const char *m = f->sym.module ? f->sym.module : "";
@@ -147,8 +149,7 @@ static void label_of(struct frames *fr, const uint32_t *ids, int n, char *out, s
 	}
 }
 
-static int take_holders(struct view_memory_state *st, const struct view_memory_input *in,
-			int want)
+static int take_holders(struct view_memory_state *st, const struct view_memory_input *in, int want)
 {
 	struct memhold_row *rows;
 	int n;
@@ -263,8 +264,8 @@ static void draw_split(struct grid *g, int y, const struct view_memory_state *st
 		snprintf(s, sizeof(s), "0"); /* room for the interval at 80 columns */
 	text_duration(st->interval_ns, iv, sizeof(iv));
 	text_duration(st->cost_ns, cost, sizeof(cost));
-	snprintf(left, sizeof(left), "anon %s/min  file %s/min  shmem %s/min  %u anon maps", a, f, s,
-		 st->nanon);
+	snprintf(left, sizeof(left), "anon %s/min  file %s/min  shmem %s/min  %u anon maps", a, f,
+		 s, st->nanon);
 	int lw = text_width(left);
 	snprintf(right, sizeof(right), "smaps every %s (read %s)", iv, cost);
 	if (lw + 2 + text_width(right) > g->w)
@@ -377,7 +378,8 @@ int view_memory_render(struct grid *g, const struct view_header *h,
 	else
 		last = g->h;
 	if (!st->started) {
-		grid_put(g, 1, y + 1, "memory view: starting (smaps and mmap/brk tracing)", GRID_DIM, -1);
+		grid_put(g, 1, y + 1, "memory view: starting (smaps and mmap/brk tracing)",
+			 GRID_DIM, -1);
 		return 0;
 	}
 	if (st->smaps_err) {

@@ -44,10 +44,10 @@ struct frames;
 struct memhold;
 
 struct memhold_row {
-	int stack;		/* index for memhold_frames */
-	uint64_t held;		/* bytes mapped by it and still mapped */
-	uint64_t held_window;	/* of which created in the window */
-	uint64_t faults;	/* sampled page faults in the window (weighted) */
+	int stack;	      /* index for memhold_frames */
+	uint64_t held;	      /* bytes mapped by it and still mapped */
+	uint64_t held_window; /* of which created in the window */
+	uint64_t faults;      /* sampled page faults in the window (weighted) */
 };
 
 struct memhold_stats {

@@ -11,8 +11,8 @@
  *
  * Cost: the kernel walks every page table of every mapping to fill smaps
  * (bench/memtrace.sh: ~0.15 ms for 100 mappings, 20-35 ms for 10,000 of
- * 64 KiB; smaps_rollup is 4x cheaper but has no per-mapping rows). memmap_tick measures each read and spaces the next
- * one at least MEMMAP_COST_FACTOR times its cost apart (never under the
+ * 64 KiB; smaps_rollup is 4x cheaper but has no per-mapping rows). memmap_tick measures each read
+ * and spaces the next one at least MEMMAP_COST_FACTOR times its cost apart (never under the
  * configured interval), so reading it costs the target's kernel time at
  * most 1/MEMMAP_COST_FACTOR of a core; memmap->interval_ns says the
  * interval in force.
@@ -30,9 +30,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define MEMMAP_HIST 128	       /* snapshots kept per row */
-#define MEMMAP_ROWS_MAX 4096   /* rows past it are folded into "other" */
-#define MEMMAP_COST_FACTOR 50  /* interval >= 50 x the read's cost: <= 2% of a core */
+#define MEMMAP_HIST 128		      /* snapshots kept per row */
+#define MEMMAP_ROWS_MAX 4096	      /* rows past it are folded into "other" */
+#define MEMMAP_COST_FACTOR 50	      /* interval >= 50 x the read's cost: <= 2% of a core */
 #define MEMMAP_MAX_BYTES (256u << 20) /* smaps text read at most */
 
 enum memmap_kind {
@@ -48,9 +48,9 @@ enum memmap_kind {
 struct memmap_row {
 	char *name; /* raw: a path, "[heap]", "anonymous" */
 	enum memmap_kind kind;
-	uint32_t nmaps;			/* mappings in the last snapshot */
-	uint64_t rss_kb[MEMMAP_HIST];	/* resident, per snapshot (ring, like memmap.times) */
-	uint64_t anon_kb;		/* Anonymous: in the last snapshot (private dirty of files too) */
+	uint32_t nmaps;		      /* mappings in the last snapshot */
+	uint64_t rss_kb[MEMMAP_HIST]; /* resident, per snapshot (ring, like memmap.times) */
+	uint64_t anon_kb; /* Anonymous: in the last snapshot (private dirty of files too) */
 };
 
 struct memmap {
@@ -70,8 +70,8 @@ struct memmap {
 	int last_err;			/* the last read's -errno, 0 when it worked */
 	uint64_t (*ranges)[2];		/* the last snapshot's mappings, [start, end), sorted */
 	size_t nranges, rcap;
-	uint64_t read_ns;		/* when the last snapshot's read began */
-	char *buf;			/* read buffer, reused */
+	uint64_t read_ns; /* when the last snapshot's read began */
+	char *buf;	  /* read buffer, reused */
 	size_t bufcap;
 };
 

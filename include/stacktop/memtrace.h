@@ -57,18 +57,18 @@ enum memtrace_kind {
 
 struct memtrace_config {
 	pid_t pid;
-	unsigned stack_size;	/* user stack bytes copied per event */
-	uint64_t window_ns;	/* memhold's window */
-	unsigned max_hz;	/* 0: MEMTRACE_MAX_HZ */
-	unsigned fault_period;	/* 0: MEMTRACE_FAULT_PERIOD */
+	unsigned stack_size;   /* user stack bytes copied per event */
+	uint64_t window_ns;    /* memhold's window */
+	unsigned max_hz;       /* 0: MEMTRACE_MAX_HZ */
+	unsigned fault_period; /* 0: MEMTRACE_FAULT_PERIOD */
 };
 
 struct memtrace_stats {
 	uint64_t events[MEMTRACE_KIND_COUNT]; /* samples received per kind */
-	uint64_t lost;			      /* mmap/munmap/brk/mremap records dropped: held bytes may be off */
-	uint64_t lost_faults;		      /* page-fault samples dropped (fewer samples, nothing wrong) */
-	uint64_t failed;		      /* calls that returned an error (ignored) */
-	unsigned period;		      /* mmap: 1 = every call, N = one in N */
+	uint64_t lost;	      /* mmap/munmap/brk/mremap records dropped: held bytes may be off */
+	uint64_t lost_faults; /* page-fault samples dropped (fewer samples, nothing wrong) */
+	uint64_t failed;      /* calls that returned an error (ignored) */
+	unsigned period;      /* mmap: 1 = every call, N = one in N */
 	unsigned fault_period;
 	double calls_hz; /* mmap calls a second (estimated), at the last refresh */
 };

@@ -41,11 +41,11 @@ struct memmap;
 
 /* What update reads; owned by the session. */
 struct view_memory_input {
-	const struct memmap *mm;  /* NULL: not started */
-	struct memhold *hold;	  /* NULL: no attribution (see trace_err) */
+	const struct memmap *mm;     /* NULL: not started */
+	struct memhold *hold;	     /* NULL: no attribution (see trace_err) */
 	struct memtrace_stats trace; /* the tracer's counters (period, lost, ...) */
-	struct frames *fr;	  /* names of the holders' frames */
-	const char *trace_err;	  /* why there is no attribution, or "" */
+	struct frames *fr;	     /* names of the holders' frames */
+	const char *trace_err;	     /* why there is no attribution, or "" */
 	unsigned window_s;
 	uint64_t now_ns;
 	uint64_t since_ns; /* when tracing started */
@@ -63,7 +63,7 @@ struct view_memory_map {
 
 struct view_memory_holder {
 	uint64_t held, held_window, faults;
-	double per_min; /* bytes a minute, from held_window */
+	double per_min;	 /* bytes a minute, from held_window */
 	char label[256]; /* raw: "cache_put (memgrow.c:41) < main" */
 };
 

@@ -21,7 +21,8 @@ int main(int argc, char **argv)
 	}
 	size_t len = (size_t)kib << 10;
 	for (long i = 0; i < n; i++) {
-		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *p =
+		    mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED) {
 			perror("mmap");
 			return 1;

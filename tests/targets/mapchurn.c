@@ -47,14 +47,16 @@ int main(int argc, char **argv)
 			}
 			if (rate || (n & 63) == 0) {
 				clock_gettime(CLOCK_MONOTONIC, &t);
-				if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) >=
+				if ((t.tv_sec - t0.tv_sec) * 1000000000L +
+					(t.tv_nsec - t0.tv_nsec) >=
 				    s * 1000000000L)
 					break;
 			}
 		}
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
 		printf("rounds/s %ld cpu_us %.3f\n", n,
-		       ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) / 1e3 / (double)n);
+		       ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) / 1e3 /
+			   (double)n);
 		fflush(stdout);
 	}
 	return 0;

@@ -32,7 +32,8 @@ KEEP static void cache_put(void)
 {
 	if (leaked >= (512u << 20))
 		return;
-	char *p = mmap(NULL, LEAK_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p =
+	    mmap(NULL, LEAK_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return;
 	memset(p, 0x5a, LEAK_CHUNK);
@@ -43,7 +44,8 @@ KEEP static void cache_put(void)
 /* Churn: more faults than the leak, but everything is given back. */
 KEEP static void handle_request(void)
 {
-	char *p = mmap(NULL, CHURN_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p =
+	    mmap(NULL, CHURN_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return;
 	for (size_t i = 0; i < CHURN_CHUNK; i += 4096)

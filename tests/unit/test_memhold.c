@@ -53,7 +53,8 @@ static void test_leak_outranks_churn(void **state)
 	for (int i = 0; i < 100; i++, t += SEC / 10) {
 		/* The same address again and again: the churner's. */
 		assert_int_equal(memhold_map(h, 0x10000000, 4 * MIB, churn, t), 0);
-		assert_int_equal(memhold_map(h, 0x40000000 + (uint64_t)i * MIB, 256 << 10, leak, t), 0);
+		assert_int_equal(memhold_map(h, 0x40000000 + (uint64_t)i * MIB, 256 << 10, leak, t),
+				 0);
 		memhold_unmap(h, 0x10000000, 4 * MIB);
 	}
 	assert_int_equal(memhold_rank(h, t, &r, &n), 0);

@@ -60,8 +60,8 @@ static void snapshot(struct memmap *m, uint64_t t, unsigned leak_kb, unsigned fi
 	n += (size_t)entry(buf + n, sizeof(buf) - n, 0x555500000000, "rw-p", "[heap]", 400, 400);
 	n += (size_t)entry(buf + n, sizeof(buf) - n, 0x7f0000000000, "rw-p", "", leak_kb, leak_kb);
 	n += (size_t)entry(buf + n, sizeof(buf) - n, 0x7f0000200000, "rw-p", "", 100, 100);
-	n += (size_t)entry(buf + n, sizeof(buf) - n, 0x7f0000400000, "rw-s", "/tmp/grow.dat", file_kb,
-			   0);
+	n += (size_t)entry(buf + n, sizeof(buf) - n, 0x7f0000400000, "rw-s", "/tmp/grow.dat",
+			   file_kb, 0);
 	n += (size_t)entry(buf + n, sizeof(buf) - n, 0x7f0000600000, "rw-s", "/dev/shm/q", 64, 0);
 	n += (size_t)entry(buf + n, sizeof(buf) - n, 0x7f0000800000, "r-xp", "[vdso]", 8, 0);
 	n += (size_t)entry(buf + n, sizeof(buf) - n, 0x7ffc00000000, "rw-p", "[stack]", 132, 132);
