@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,8 @@ struct mring {
 	size_t map_len;
 	struct ring ring;
 	enum memtrace_kind kind;
+	int *more; /* per-task mode: the other threads' events, output into fd */
+	int nmore;
 };
 
 /* One record, decoded, waiting to be applied in time order. */
@@ -79,7 +82,9 @@ struct memtrace {
 	struct memtrace_config cfg;
 	struct ingest *in;
 	struct memhold *hold;
-	struct pidfilter *filter;
+	struct pidfilter *filter; /* NULL: per-task mode */
+	pid_t *tids;		  /* per-task mode: the threads at start */
+	int ntids;
 	struct mring *rings;
 	int nrings;
 	struct pend *pend;
@@ -205,20 +210,73 @@ static void attr_for(struct memtrace *mt, enum memtrace_kind k, int tp_id,
 	}
 }
 
+/* Per-task mode: the same event on the target's other threads (inherited
+ * by the threads they create), written into r's ring. A thread that is
+ * gone by now is skipped. */
+static int open_more(struct memtrace *mt, struct perf_event_attr *a, int cpu, struct mring *r)
+{
+	if (mt->ntids > 1 && !(r->more = calloc((size_t)mt->ntids, sizeof(*r->more))))
+		return -ENOMEM;
+	for (int i = 1; i < mt->ntids; i++) {
+		int fd = (int)syscall(SYS_perf_event_open, a, mt->tids[i], cpu, -1,
+				      PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == ESRCH)
+			continue;
+		if (fd < 0)
+			return -errno;
+		r->more[r->nmore++] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* The target's threads now (per-task mode). */
+static int list_threads(struct memtrace *mt)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)mt->cfg.pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	int cap = 0;
+	while ((de = readdir(d))) {
+		int tid = atoi(de->d_name);
+		if (tid <= 0)
+			continue;
+		if (mt->ntids == cap) {
+			cap = cap ? cap * 2 : 64;
+			void *p = realloc(mt->tids, (size_t)cap * sizeof(*mt->tids));
+			if (!p) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			mt->tids = p;
+		}
+		mt->tids[mt->ntids++] = tid;
+	}
+	closedir(d);
+	return mt->ntids ? 0 : -ESRCH;
+}
+
 static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int cpu, bool first,
 		     struct mring *r)
 {
 	struct perf_event_attr a;
 	attr_for(mt, k, tp_id, &a);
-	int fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	a.inherit = !mt->filter;
+	int fd = (int)syscall(SYS_perf_event_open, &a, mt->filter ? -1 : mt->tids[0], cpu, -1,
+			      PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	/* A tracepoint's BPF programs belong to the tracepoint, not to the
 	 * event: attached once (the first CPU's event), they filter every
 	 * CPU's; a second attach of the same program is -EEXIST. */
-	int e = k == MEMTRACE_FAULT ? pidfilter_attach(mt->filter, fd)
-		: first		    ? pidfilter_attach_tracepoint(mt->filter, fd)
-				    : 0;
+	int e = !mt->filter	      ? 0
+		: k == MEMTRACE_FAULT ? pidfilter_attach(mt->filter, fd)
+		: first		      ? pidfilter_attach_tracepoint(mt->filter, fd)
+				      : 0;
 	uint64_t pages = k == MEMTRACE_FAULT	? FAULT_RING_PAGES
 			 : k == MEMTRACE_MUNMAP ? MUNMAP_RING_PAGES
 			 : k == MEMTRACE_MMAP	? MMAP_RING_PAGES
@@ -237,7 +295,7 @@ static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int c
 	r->map = m;
 	r->map_len = len;
 	r->kind = k;
-	return 0;
+	return mt->filter ? 0 : open_more(mt, &a, cpu, r);
 }
 
 static int open_events(struct memtrace *mt, char *err, size_t errsz)
@@ -261,11 +319,15 @@ static int open_events(struct memtrace *mt, char *err, size_t errsz)
 		for (int c = 0; c < ncpu; c++) {
 			e = open_ring(mt, (enum memtrace_kind)k, k < 4 ? ids[k] : 0, cpus[c],
 				      c == 0, &mt->rings[mt->nrings]);
+			if (e && mt->rings[mt->nrings].map)
+				mt->nrings++; /* mapped, its other events failed: freed with it */
 			if (e) {
 				snprintf(
 				    err, errsz,
-				    "memory attribution: cannot open the %s event on CPU %d: %s.",
-				    k < 4 ? tp_names[k] : "page-faults", cpus[c], strerror(-e));
+				    "memory attribution: cannot open the %s event on CPU %d: %s%s.",
+				    k < 4 ? tp_names[k] : "page-faults", cpus[c], strerror(-e),
+				    e == -EACCES || e == -EPERM ? " (needs root or CAP_PERFMON)"
+								: "");
 				return e;
 			}
 			mt->nrings++;
@@ -290,11 +352,18 @@ int memtrace_new(const struct memtrace_config *cfg, struct ingest *in, struct fr
 		snprintf(err, errsz, "memory attribution: out of memory.");
 		goto fail;
 	}
-	if ((e = pidfilter_new(&mt->filter)) || (e = pidfilter_add(mt->filter, cfg->pid))) {
-		snprintf(err, errsz,
-			 "memory attribution needs CAP_BPF and CAP_PERFMON (or root): %s.",
-			 strerror(-e));
-		goto fail;
+	/* CPU-wide events filtered by pid; without BPF, per-task events on
+	 * every thread (inherited by the threads they create). */
+	if (pidfilter_new(&mt->filter) || pidfilter_add(mt->filter, cfg->pid)) {
+		pidfilter_free(mt->filter);
+		mt->filter = NULL;
+		mt->st.per_task = true;
+		if ((e = list_threads(mt))) {
+			snprintf(err, errsz,
+				 "memory attribution: cannot list the threads of %d: %s.",
+				 (int)cfg->pid, strerror(-e));
+			goto fail;
+		}
 	}
 	if ((e = open_events(mt, err, errsz)))
 		goto fail;
@@ -310,9 +379,13 @@ void memtrace_free(struct memtrace *mt)
 	if (!mt)
 		return;
 	for (int i = 0; i < mt->nrings; i++) {
+		for (int k = 0; k < mt->rings[i].nmore; k++)
+			close(mt->rings[i].more[k]);
+		free(mt->rings[i].more);
 		munmap(mt->rings[i].map, mt->rings[i].map_len);
 		close(mt->rings[i].fd);
 	}
+	free(mt->tids);
 	free(mt->rings);
 	free(mt->pend);
 	memhold_free(mt->hold);
@@ -451,9 +524,14 @@ void memtrace_collect(struct memtrace *mt, uint64_t now_ns)
 static void set_period(struct memtrace *mt, unsigned period)
 {
 	uint64_t p = period;
-	for (int i = 0; i < mt->nrings; i++)
-		if (mt->rings[i].kind == MEMTRACE_MMAP)
-			ioctl(mt->rings[i].fd, PERF_EVENT_IOC_PERIOD, &p);
+	for (int i = 0; i < mt->nrings; i++) {
+		const struct mring *r = &mt->rings[i];
+		if (r->kind != MEMTRACE_MMAP)
+			continue;
+		ioctl(r->fd, PERF_EVENT_IOC_PERIOD, &p);
+		for (int k = 0; k < r->nmore; k++)
+			ioctl(r->more[k], PERF_EVENT_IOC_PERIOD, &p);
+	}
 	mt->st.period = period;
 }
 
@@ -462,10 +540,16 @@ static void set_period(struct memtrace *mt, unsigned period)
 static uint64_t mmap_count(const struct memtrace *mt)
 {
 	uint64_t sum = 0, v;
-	for (int i = 0; i < mt->nrings; i++)
-		if (mt->rings[i].kind == MEMTRACE_MMAP &&
-		    read(mt->rings[i].fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+	for (int i = 0; i < mt->nrings; i++) {
+		const struct mring *r = &mt->rings[i];
+		if (r->kind != MEMTRACE_MMAP)
+			continue;
+		if (read(r->fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
 			sum += v;
+		for (int k = 0; k < r->nmore; k++)
+			if (read(r->more[k], &v, sizeof(v)) == (ssize_t)sizeof(v))
+				sum += v;
+	}
 	return sum;
 }
 

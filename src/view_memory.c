@@ -204,6 +204,7 @@ int view_memory_update(struct view_memory_state *st, const struct view_memory_in
 	st->period = in->trace.period;
 	st->fault_period = in->trace.fault_period;
 	st->lost = in->trace.lost;
+	st->per_task = in->trace.per_task;
 	/* Name only what can be shown: a batch screen's worth at most. */
 	return take_holders(st, in, rows > 0 ? rows : 40);
 }
@@ -330,6 +331,8 @@ static void holders_title(const struct view_memory_state *st, char *buf, size_t 
 		n += snprintf(buf + n, size - (size_t)n, " \xc2\xb7 mmap sampled 1 in %u",
 			      st->period);
 	n += snprintf(buf + n, size - (size_t)n, " \xc2\xb7 faults 1/%u", st->fault_period);
+	if (st->per_task)
+		n += snprintf(buf + n, size - (size_t)n, " \xc2\xb7 per-task");
 	if (st->lost)
 		snprintf(buf + n, size - (size_t)n, " \xc2\xb7 %llu records lost",
 			 (unsigned long long)st->lost);

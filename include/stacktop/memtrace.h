@@ -13,6 +13,12 @@
  *     per call carries both. munmap copies no stack (it needs none).
  *   page-faults (software event) every fault_period faults, with a stack:
  *     who touches new memory, counted, never blamed for holding it.
+ * Without BPF (no CAP_BPF), per-task events instead: one per thread of
+ * the target at start and CPU, inherited by the threads they create, all
+ * of a CPU's written into its one ring (PERF_EVENT_IOC_SET_OUTPUT); a
+ * thread created by a thread that had no event yet is missed. The
+ * sampling period set later reaches the events opened here, not the
+ * copies inherited before (PERF_EVENT_IOC_PERIOD is per event).
  *
  * Cost: the target pays for each traced call in its own thread (a stack
  * copy and a ring write; bench/README.md has the figures). When the
@@ -71,6 +77,7 @@ struct memtrace_stats {
 	unsigned period;      /* mmap: 1 = every call, N = one in N */
 	unsigned fault_period;
 	double calls_hz; /* mmap calls a second (estimated), at the last refresh */
+	bool per_task;	 /* no BPF filter: per-task events, inherited */
 };
 
 int memtrace_new(const struct memtrace_config *cfg, struct ingest *in, struct frames *fr,
