@@ -36,6 +36,8 @@
 #include "stacktop/dump.h"
 #include "stacktop/grid.h"
 #include "stacktop/keys.h"
+#include "stacktop/memexport.h"
+#include "stacktop/memtrace.h"
 #include "stacktop/mono.h"
 #include "stacktop/opts.h"
 #include "stacktop/record.h"
@@ -76,6 +78,20 @@ static void say(const char *msg)
 static void app_draw(struct app *a)
 {
 	struct view_header h;
+	struct session *s = &a->s;
+	if (ui_wants_memory(&a->ui) && a->model.metrics)
+		session_memory_start(s);
+	a->model.memory = (struct view_memory_input){
+	    .mm = s->memory_on ? &s->memmap : NULL,
+	    .hold = s->memtrace ? memtrace_hold(s->memtrace) : NULL,
+	    .fr = s->fr,
+	    .trace_err = s->memtrace_err,
+	    .window_s = a->o.window_s,
+	    .now_ns = mono_ns(),
+	    .since_ns = s->memory_since_ns,
+	};
+	if (s->memtrace)
+		memtrace_stats(s->memtrace, &a->model.memory.trace);
 	session_header(&a->s, &h);
 	ui_header(&a->ui, &a->model, &h, session_now(&a->s));
 	if (a->tui)
@@ -160,6 +176,8 @@ static int app_init(struct app *a)
 				     .pid = a->s.procs.p[0].pid,
 				     .cmdline = a->s.procs.p[0].cmdline};
 	ui_init(&a->ui, &a->o, a->s.period_s, &a->model);
+	if (a->o.memory)
+		session_memory_start(&a->s);
 	if (a->s.report && a->o.batch && !a->o.iterations)
 		a->o.iterations = 1;
 	a->start_ns = mono_ns();
@@ -170,6 +188,30 @@ static int app_init(struct app *a)
 	return EXIT_OK;
 }
 
+/* record --memory: the code paths holding memory, as pprof. */
+static int app_record_memory(struct app *a)
+{
+	char err[512];
+	struct session *s = &a->s;
+	if (!s->memtrace) {
+		say(s->memtrace_err[0] ? s->memtrace_err : "memory attribution did not start.");
+		return EXIT_RUNTIME;
+	}
+	struct memexport_opts mo = {
+	    .cmdline = a->model.cmdline,
+	    .duration_s = (mono_ns() - a->start_ns) / 1e9,
+	    .force = a->o.force,
+	    .file_mode = a->o.output_mode,
+	};
+	if (memexport_write(memtrace_hold(s->memtrace), s->fr, mono_ns(), &mo, a->o.output, err,
+			    sizeof(err))) {
+		say(err);
+		return EXIT_RUNTIME;
+	}
+	fprintf(stderr, "stacktop: wrote the memory attribution to %s\n", a->o.output);
+	return EXIT_OK;
+}
+
 /* record: write the file once sampling is over. */
 static int app_record_write(struct app *a)
 {
@@ -177,6 +219,8 @@ static int app_record_write(struct app *a)
 	struct export_opts eo;
 	char err[512], n[32];
 	app_record_progress(a, mono_ns(), true);
+	if (a->o.memory)
+		return app_record_memory(a);
 	ui_export_opts(&a->ui, &a->model, &eo, zoom, 0);
 	/* Everything since the start (the window's 10 s buckets are too coarse
 	 * to measure it). */

@@ -39,6 +39,7 @@ enum {
 	OPTS_JSON,
 	OPTS_FORMAT,
 	OPTS_PER_THREAD,
+	OPTS_MEMORY,
 	OPTS_FORCE,
 	OPTS_OUTPUT_DIR,
 	OPTS_OUTPUT_MODE,
@@ -87,6 +88,7 @@ static const struct option opts_long[] = {
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, OPTS_FORMAT},
     {"per-thread", no_argument, NULL, OPTS_PER_THREAD},
+    {"memory", no_argument, NULL, OPTS_MEMORY},
     {"force", no_argument, NULL, OPTS_FORCE},
     {"output-dir", required_argument, NULL, OPTS_OUTPUT_DIR},
     {"output-mode", required_argument, NULL, OPTS_OUTPUT_MODE},
@@ -139,8 +141,8 @@ const char opts_usage[] =
     "  -b, --batch              print the table as text every delay, not the TUI\n"
     "  -n, --iterations N       stop after N refreshes (default: run until quit)\n"
     "  -l, --limit N            rows per refresh in batch mode (default 30)\n"
-    "      --view VIEW          batch mode: print the top, icicle or threads view\n"
-    "                           (default top; icicle and threads: 200x40 text)\n"
+    "      --view VIEW          batch mode: print the top, icicle, threads or memory\n"
+    "                           view (default top; icicle and threads: 200x40 text)\n"
     "      --annotate FUNC      open the annotate view on FUNC (the hottest\n"
     "                           function named FUNC, else containing it); with -b\n"
     "                           print it: PCT  ADDR  INSTRUCTION, source between\n"
@@ -161,6 +163,8 @@ const char opts_usage[] =
     "      --format FORMAT      record: folded, pprof or speedscope (default: from\n"
     "                           the file name: .folded/.txt, .pb.gz, .json)\n"
     "      --per-thread         record: a root frame per thread (folded)\n"
+    "      --memory             record: the memory view's code paths instead, as a\n"
+    "                           pprof profile of bytes still mapped (inuse_space)\n"
     "      --force              overwrite an existing output file\n"
     "      --output-mode MODE   file mode of written profiles, octal, at most 0644\n"
     "                           (default 0600: profiles hold command lines)\n"
@@ -172,7 +176,7 @@ const char opts_usage[] =
     "  -V, --version            show the version and exit\n"
     "\n"
     "Keys:\n"
-    "  1 2 3, Tab               top view, icicle view, threads view\n"
+    "  1 2 3 4, Tab             top view, icicle view, threads view, memory view\n"
     "  s S, > <                 next / previous sort column (top: %Own, %Total,\n"
     "                           OwnTime, TotalTime; threads: CPU, floor, samples,\n"
     "                           TID, name)\n"
@@ -312,7 +316,7 @@ static const struct opts_range {
 /* The words of the keyword options, NULL-terminated; --view's in the
  * order of enum opts_view, --mode's index 1 is wall. */
 static const char *const opts_modes[] = {"cpu", "wall", NULL};
-static const char *const opts_views[] = {"top", "icicle", "threads", NULL};
+static const char *const opts_views[] = {"top", "icicle", "threads", "memory", NULL};
 /* In the order of enum perf_events (perf.h). */
 static const char *const opts_events[] = {"auto", "per-cpu", "inherit", "per-thread", NULL};
 static const char *const opts_formats[] = {"folded", "pprof", "speedscope", NULL};
@@ -644,6 +648,9 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 	case OPTS_PER_THREAD:
 		o->per_thread = true;
 		break;
+	case OPTS_MEMORY:
+		o->memory = true;
+		break;
 	case OPTS_FORCE:
 		o->force = true;
 		break;
@@ -703,9 +710,14 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 {
 	if (o->json && o->cmd != OPTS_CMD_DUMP)
 		return opts_fail(err, errsz, "--json goes with 'stacktop dump'");
-	if ((o->output || o->format || o->per_thread) && o->cmd != OPTS_CMD_RECORD)
+	if ((o->output || o->format || o->per_thread || o->memory) && o->cmd != OPTS_CMD_RECORD)
+		return opts_fail(
+		    err, errsz,
+		    "--output, --format, --per-thread and --memory go with 'stacktop record'");
+	if (o->memory && (o->wall || (o->format && strcmp(o->format, "pprof"))))
 		return opts_fail(err, errsz,
-				 "--output, --format and --per-thread go with 'stacktop record'");
+				 "--memory writes a pprof profile of cpu mode's memory tracing "
+				 "(no --mode wall, --format pprof)");
 	if (o->cmd == OPTS_CMD_RECORD && !o->output)
 		return opts_fail(err, errsz, "record needs -o FILE (e.g. -o profile.pb.gz)");
 	if ((o->diff_base || o->diff_new || o->fail_above >= 0) && o->cmd != OPTS_CMD_DIFF)

@@ -403,6 +403,16 @@ static void perf_fill_attr(const struct perf_sampler *ps, struct perf_event_attr
 	}
 }
 
+void perf_attr_user_stack(struct perf_event_attr *a, unsigned stack_size)
+{
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a->sample_regs_user = REGS_MASK;
+	a->sample_stack_user = stack_size;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+}
+
 static int perf_open_fd(struct perf_sampler *ps, pid_t tid, int cpu)
 {
 	struct perf_event_attr a;

@@ -25,6 +25,8 @@
 #include "stacktop/frames.h"
 #include "stacktop/ingest.h"
 #include "stacktop/locks.h"
+#include "stacktop/memhold.h"
+#include "stacktop/memtrace.h"
 #include "stacktop/opts.h"
 #include "stacktop/perf.h"
 #include "stacktop/report.h"
@@ -379,10 +381,29 @@ void session_summary(const struct session *s, double wall_s, struct export_summa
 	out->peak_rss = s->run.peak_rss;
 }
 
+void session_memory_start(struct session *s)
+{
+	if (s->memory_on || s->report)
+		return;
+	s->memory_on = true;
+	s->memory_since_ns = mono_ns();
+	memmap_init(&s->memmap, s->procs.p[0].pid, SEC_NS);
+	memmap_tick(&s->memmap, s->memory_since_ns);
+	struct memtrace_config mc = {
+	    .pid = s->procs.p[0].pid,
+	    .stack_size = s->o->stack_size,
+	    .window_ns = (uint64_t)s->o->window_s * SEC_NS,
+	};
+	if (memtrace_new(&mc, s->in, s->fr, &s->memtrace, s->memtrace_err, sizeof(s->memtrace_err)))
+		s->memtrace = NULL;
+}
+
 void session_collect(struct session *s, uint64_t now_ns)
 {
 	if (!s->procs.exited)
 		sampler_collect(s->smp, now_ns, &s->sink);
+	if (s->memtrace && !s->procs.exited)
+		memtrace_collect(s->memtrace, now_ns);
 	uint64_t t = mono_ns();
 	health_busy(&s->health, t - now_ns);
 	/* Once a second: one point of every series (CPU, memory, threads). */
@@ -427,6 +448,20 @@ void session_refresh(struct session *s, uint64_t now_ns, bool first)
 	if (s->fetch && sym_fetched(s->sy) >= 0)
 		frames_renamed(s->fr);
 	window_advance(s->w, now_ns);
+	/* Memory climbing like stairs: find who holds it (the MEM alert
+	 * names the top holder). */
+	if (s->metrics_ok && (s->metrics.alert_stairs || s->metrics.mem_rising))
+		session_memory_start(s);
+	if (s->memory_on && !s->procs.exited) {
+		/* A new snapshot of the mappings: regions whose munmap record
+		 * was lost are not in it any more. */
+		if (memmap_tick(&s->memmap, now_ns) == 1 && s->memtrace)
+			memhold_reconcile(memtrace_hold(s->memtrace),
+					  (const uint64_t(*)[2])s->memmap.ranges, s->memmap.nranges,
+					  s->memmap.read_ns);
+		if (s->memtrace)
+			memtrace_refresh(s->memtrace, now_ns);
+	}
 	sampler_stats(s->smp, &st);
 	struct health_input in = {
 	    .samples = ingest_get_stats(s->in)->samples,
@@ -499,6 +534,9 @@ void session_close(struct session *s)
 {
 	session_stop(s);
 	sampler_free(s->smp);
+	memtrace_free(s->memtrace); /* before frames: it holds references */
+	if (s->memory_on)
+		memmap_free(&s->memmap);
 	ingest_free(s->in);
 	if (s->metrics_ok)
 		metrics_free(&s->metrics);

@@ -70,6 +70,7 @@ void ui_free(struct ui *ui)
 	view_annotate_close(&ui->ann);
 	diff_snap_free(ui->baseline);
 	diff_free(ui->live);
+	view_memory_state_free(&ui->memory);
 	grid_free(&ui->grid);
 }
 
@@ -82,6 +83,11 @@ void ui_status(struct ui *ui, const char *msg, uint64_t now_ns)
 int ui_tid(const struct ui *ui)
 {
 	return ui->top.tid;
+}
+
+bool ui_wants_memory(const struct ui *ui)
+{
+	return ui->view == UI_VIEW_MEMORY;
 }
 
 bool ui_paused(const struct ui *ui)
@@ -111,7 +117,9 @@ void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header
 /* The view to draw: the threads view needs the per-thread series. */
 static enum ui_view shown_view(const struct ui *ui, const struct ui_model *m)
 {
-	return ui->view == UI_VIEW_THREADS && !m->metrics ? UI_VIEW_TOP : ui->view;
+	return (ui->view == UI_VIEW_THREADS || ui->view == UI_VIEW_MEMORY) && !m->metrics
+		   ? UI_VIEW_TOP
+		   : ui->view;
 }
 
 /* The icicle and the threads table follow the top view's narrowing, kernel
@@ -121,7 +129,23 @@ static void follow_top(struct ui *ui)
 	ui->icicle.tid = ui->threads.tid = ui->top.tid;
 	ui->icicle.thread_label = view_threads_label;
 	ui->icicle.hide_kernel = ui->threads.hide_kernel = ui->top.hide_kernel;
-	ui->icicle.utf8 = ui->threads.utf8 = ui->top.utf8;
+	ui->icicle.utf8 = ui->threads.utf8 = ui->memory.utf8 = ui->top.utf8;
+}
+
+/* When memory climbs like stairs and the code paths are traced, the MEM
+ * alert names the top holder (metrics.mem_holder points here). */
+static void memory_alert(struct ui *ui, const struct ui_model *m, bool shown, int cols, int rows)
+{
+	if (!m->metrics)
+		return;
+	m->metrics->mem_holder = NULL;
+	if (!m->memory.mm || !m->metrics->alert_stairs)
+		return;
+	if (!shown)
+		view_memory_update(&ui->memory, &m->memory, cols, rows);
+	view_memory_top_holder(&ui->memory, ui->mem_holder, sizeof(ui->mem_holder));
+	if (ui->mem_holder[0])
+		m->metrics->mem_holder = ui->mem_holder;
 }
 
 /* Diff mode: the baseline against the last 10 s, now, into ui->live
@@ -199,7 +223,14 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 	if (draw_annotate(ui, m, h, rows))
 		return &ui->grid;
 	follow_top(ui);
+	bool mem_shown = shown_view(ui, m) == UI_VIEW_MEMORY;
+	if (mem_shown)
+		view_memory_update(&ui->memory, &m->memory, cols, rows);
+	memory_alert(ui, m, mem_shown, cols, rows);
 	switch (shown_view(ui, m)) {
+	case UI_VIEW_MEMORY:
+		view_memory_render(&ui->grid, h, &ui->memory);
+		break;
 	case UI_VIEW_ICICLE:
 		ui->icicle.label_ctx = m->metrics;
 		/* In diff mode the frames take the colour of their function's
@@ -242,6 +273,8 @@ void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header 
 {
 	char line[4096];
 	int rows = shown_view(ui, m) == UI_VIEW_TOP ? ui->top.limit + 6 : BATCH_ROWS;
+	if (shown_view(ui, m) == UI_VIEW_MEMORY)
+		rows = ui->top.limit + 16; /* mappings and code paths, -l each at most */
 	if (ui->ann_name || ui->ann.open) {
 		draw_annotate(ui, m, h, BATCH_ROWS); /* opens it: then its length is known */
 		rows = ui->ann.open ? view_annotate_count(&ui->ann) + 6 : 2;
@@ -353,6 +386,8 @@ static bool view_key(struct ui *ui, const struct ui_model *m, int key, uint64_t 
 		return act(ui, m, view_icicle_key(&ui->icicle, key), now_ns);
 	case UI_VIEW_THREADS:
 		return act(ui, m, view_threads_key(&ui->threads, key), now_ns);
+	case UI_VIEW_MEMORY:
+		return act(ui, m, view_memory_key(&ui->memory, key), now_ns);
 	default:
 		return act(ui, m, view_top_key(&ui->top, key), now_ns);
 	}
@@ -377,9 +412,13 @@ static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 	case '1':
 	case '2':
 	case '3':
+	case '4':
 		ui->view = (enum ui_view)(key - '1');
 		if (ui->view == UI_VIEW_THREADS && !m->metrics)
 			ui_status(ui, "no threads view here: a saved profile has no thread data",
+				  now_ns);
+		if (ui->view == UI_VIEW_MEMORY && !m->metrics)
+			ui_status(ui, "no memory view here: a saved profile has no process",
 				  now_ns);
 		return true;
 	case KEYS_TAB:

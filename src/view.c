@@ -419,7 +419,7 @@ struct help_entry {
 
 static const struct help_entry help_entries[] = {
     {"Every view", NULL},
-    {"1 2 3 Tab", "top, icicle, threads views"},
+    {"1-4 Tab", "top icicle threads memory"},
     {"L", "function or file:line"},
     {"K", "show or hide kernel frames"},
     {"g", "show or hide the charts"},

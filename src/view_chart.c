@@ -196,13 +196,18 @@ static void alert_stairs_text(const struct metrics *m, char *out, size_t size)
 	    m->mem_growing || who[0] ? ")" : "");
 	if (m->mem_to_limit_s >= 0 && len < size) {
 		view_chart_span_text(m->mem_to_limit_s, span, sizeof(span));
-		snprintf(out + len, size - len, ", limit in ~%s", span);
+		len += (size_t)snprintf(out + len, size - len, ", limit in ~%s", span);
+	}
+	if (m->mem_holder && len < size) {
+		char clean[160];
+		text_sanitize(m->mem_holder, clean, sizeof(clean));
+		snprintf(out + len, size - len, ": %s", clean);
 	}
 }
 
 void view_chart_alerts_text(const struct metrics *m, char *buf, size_t size)
 {
-	char one[160], span[32];
+	char one[320], span[32];
 	bool mem_urgent;
 
 	if (!size)

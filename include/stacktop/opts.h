@@ -38,6 +38,7 @@ enum opts_view {
 	OPTS_VIEW_TOP = 0,
 	OPTS_VIEW_ICICLE,
 	OPTS_VIEW_THREADS,
+	OPTS_VIEW_MEMORY,
 };
 
 struct opts {
@@ -70,6 +71,7 @@ struct opts {
 	const char *output; /* record -o FILE */
 	const char *format; /* record --format folded|pprof|speedscope, NULL: from -o's ending */
 	bool per_thread; /* record --per-thread: a root frame per thread (folded) */
+	bool memory;	 /* record --memory: the memory attribution as pprof (inuse_space) */
 	bool force; /* overwrite existing output files */
 	const char *output_dir; /* where the TUI's w key writes, default "." */
 	unsigned output_mode; /* --output-mode: written profiles' mode, default 0600, at most 0644 */

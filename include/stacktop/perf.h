@@ -123,6 +123,12 @@ struct ring;
 int perf_drain_ring(struct ring *r, bool kernel, const struct perf_callbacks *cb, void *ctx,
 		    struct perf_stats *stats);
 
+/* Set a's sample_type, user registers, stack copy and clock the way this
+ * sampler's own events have them (no callchain), so that perf_parse_sample
+ * decodes its samples and ingest unwinds them like CPU samples (memtrace's
+ * tracepoint and page-fault events). */
+struct perf_event_attr;
+void perf_attr_user_stack(struct perf_event_attr *a, unsigned stack_size);
 /* Decode one PERF_RECORD_SAMPLE laid out for this sampler's sample_type.
  * Exposed for tests and fuzzing. 0 or -EBADMSG. */
 int perf_parse_sample(const void *rec, size_t size, bool callchain, struct sample *out);

@@ -24,11 +24,13 @@
 #include "stacktop/export.h"
 #include "stacktop/health.h"
 #include "stacktop/locks.h"
+#include "stacktop/memmap.h"
 #include "stacktop/metrics.h"
 #include "stacktop/procs.h"
 #include "stacktop/sampler.h"
 
 struct ingest;
+struct memtrace;
 struct opts;
 struct report;
 struct sym;
@@ -55,6 +57,13 @@ struct session {
 	struct locks locks;
 	uint64_t next_metrics_ns;
 	struct health health;
+	/* Memory attribution (issue 14), started by session_memory_start:
+	 * the growing mappings (smaps) and the code paths holding them. */
+	bool memory_on;
+	struct memmap memmap;
+	struct memtrace *memtrace; /* NULL: not started, or refused (memtrace_err) */
+	char memtrace_err[256];
+	uint64_t memory_since_ns;
 	uint64_t execs_seen; /* ingest's exec count when command lines were read */
 	const struct opts *o;
 	double period_s; /* seconds one sample stands for */
@@ -89,6 +98,10 @@ void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost);
 /* The run's figures over wall_s seconds: CPU seconds, average and peak CPU
  * and peak RSS of the first target process (zeros without metrics). */
 void session_summary(const struct session *s, double wall_s, struct export_summary *out);
+/* Start reading smaps and tracing mmap/brk of the first target (the
+ * memory view was opened, or memory climbs like stairs). Once; a refusal
+ * is kept in memtrace_err for the view. Not for a saved profile. */
+void session_memory_start(struct session *s);
 
 /* Leave every target as it was (detach), stop a launched command. */
 void session_stop(struct session *s);

@@ -26,6 +26,7 @@
 #include "stacktop/view.h"
 #include "stacktop/view_annotate.h"
 #include "stacktop/view_icicle.h"
+#include "stacktop/view_memory.h"
 #include "stacktop/view_threads.h"
 #include "stacktop/view_top.h"
 
@@ -36,7 +37,7 @@ struct metrics;
 struct opts;
 struct window;
 
-enum ui_view { UI_VIEW_TOP = 0, UI_VIEW_ICICLE, UI_VIEW_THREADS, UI_VIEW_COUNT };
+enum ui_view { UI_VIEW_TOP = 0, UI_VIEW_ICICLE, UI_VIEW_THREADS, UI_VIEW_MEMORY, UI_VIEW_COUNT };
 
 /* What the views read and the keys act on; owned by main. */
 struct ui_model {
@@ -53,6 +54,9 @@ struct ui_model {
 	/* Filled by ui_init from the options. */
 	const char *output_dir;
 	struct export_opts export_base;
+	/* The memory view (set by main before each draw; mm NULL: not
+	 * started, see ui_wants_memory). */
+	struct view_memory_input memory;
 };
 
 /* What main must do after a key. */
@@ -72,6 +76,8 @@ struct ui {
 	struct view_icicle_state icicle;
 	struct view_annotate_state ann; /* shown over any view while open (key a) */
 	const char *ann_name;		/* --annotate FUNC not opened yet */
+	struct view_memory_state memory;
+	char mem_holder[256]; /* the MEM alert's top holder, shown by the charts */
 	struct grid grid;
 	/* The live diff: the b key's profile snapshot, and the D toggle. */
 	struct diff_snap *baseline;
@@ -97,6 +103,8 @@ void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header
 	       uint64_t now_ns);
 /* The thread the views are narrowed to (0: all). */
 int ui_tid(const struct ui *ui);
+/* Is the memory view shown (main starts the memory attribution)? */
+bool ui_wants_memory(const struct ui *ui);
 /* Is the display frozen (space)? Scheduled refreshes do not redraw it. */
 bool ui_paused(const struct ui *ui);
 

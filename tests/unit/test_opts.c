@@ -140,7 +140,14 @@ static void test_view(void **state)
 	assert_int_equal(o.view, OPTS_VIEW_THREADS);
 	OK("-b", "--view", "top", "-p", "1");
 	assert_int_equal(o.view, OPTS_VIEW_TOP);
-	BAD("invalid --view value 'flame': expected top, icicle or threads", "-b", "--view",
+	OK("-b", "--view", "memory", "-p", "1");
+	assert_int_equal(o.view, OPTS_VIEW_MEMORY);
+	OK("record", "--memory", "-o", "m.pb.gz", "-p", "1");
+	assert_true(o.memory);
+	BAD("--memory go with 'stacktop record'", "--memory", "-p", "1");
+	BAD("--memory writes a pprof profile", "record", "--memory", "--format", "folded", "-o", "m",
+	    "-p", "1");
+	BAD("invalid --view value 'flame': expected top, icicle, threads or memory", "-b", "--view",
 	    "flame", "-p", "1");
 }
 

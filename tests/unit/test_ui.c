@@ -166,6 +166,27 @@ static void test_threads_without_metrics(void **state)
 	assert_null(fx->h.status);
 }
 
+/* Key 4 without a live process (a saved profile): said, the top view
+ * stays, and the memory attribution is not asked for; with a model that
+ * has metrics, the memory view is asked for (main starts it) and drawn. */
+static void test_memory_key(void **state)
+{
+	struct fx *fx = *state;
+	const struct grid *g;
+
+	assert_int_equal(key(fx, '4'), UI_REQUEST_NONE);
+	assert_true(ui_wants_memory(&fx->ui));
+	g = draw(fx);
+	assert_string_equal(fx->h.status, "no memory view here: a saved profile has no process");
+	assert_true(find_row(g, "%Own") >= 0);
+	/* Tab cycles through all four views. */
+	assert_int_equal(key(fx, '1'), UI_REQUEST_NONE);
+	for (int i = 1; i <= 4; i++) {
+		assert_int_equal(key(fx, KEYS_TAB), UI_REQUEST_NONE);
+		assert_int_equal(fx->ui.view, i % 4);
+	}
+}
+
 static void test_pause(void **state)
 {
 	struct fx *fx = *state;
@@ -337,6 +358,6 @@ static void test_live_diff(void **state)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 TEST_MAIN(NULL, NULL, T(test_quit), T(test_top_first), T(test_icicle_key),
-	  T(test_threads_without_metrics), T(test_pause), T(test_lines_toggle), T(test_help),
-	  T(test_enter_opens_icicle), T(test_reset), T(test_live_diff),
+	  T(test_threads_without_metrics), T(test_memory_key), T(test_pause), T(test_lines_toggle),
+	  T(test_help), T(test_enter_opens_icicle), T(test_reset), T(test_live_diff),
 	  cmocka_unit_test_teardown(test_print, teardown))

@@ -573,7 +573,7 @@ static void test_help(void **state)
 	}
 	assert_string_equal(row(fx, 0), " stacktop help  (man stacktop for more)");
 	/* Every key of every view is listed, with what it does. */
-	assert_non_null(strstr(all, " 1 2 3 Tab  top, icicle, threads views"));
+	assert_non_null(strstr(all, " 1-4 Tab    top icicle threads memory"));
 	assert_non_null(strstr(all, " L          function or file:line"));
 	assert_non_null(strstr(all, " K          show or hide kernel frames"));
 	assert_non_null(strstr(all, " g          show or hide the charts"));

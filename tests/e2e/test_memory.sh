@@ -1,0 +1,136 @@
+#!/bin/bash
+# test_memory — the memory view (issue 14) against memgrow, which leaks
+# 2.5 MiB/s through cache_put (mmap'd chunks never unmapped) while
+# handle_request maps, touches and unmaps 40 MiB/s (far more page faults),
+# and grows a shared file mapping by 10 MiB/s:
+#   -b --view memory: the file mapping is a "file" row that grows, the
+#   anonymous row grows, cache_put is the first code path and holds what it
+#   mapped, handle_request holds nothing and is not ranked above it, the
+#   churner has more faults;
+#   the TUI at 80x24: key 4 shows the same ranking, and with a short window
+#   the MEM STAIRS alert of the top view names cache_put.
+. "$(dirname "$0")/lib.sh"
+need_stacktop
+need_target memgrow
+need_tmux
+[ "$(id -u)" = 0 ] || { log "SKIP: tracing mmap needs root (CAP_BPF, CAP_PERFMON)"; e2e_finish; }
+
+start_target 0.3 memgrow "$E2E_TMPDIR/grow.dat"
+MG=$BG_PID
+
+# ---- batch -------------------------------------------------------------------
+out=$E2E_TMPDIR/memory.out
+timeout 30 "$STACKTOP" -b -d 1 -n 5 --view memory -p "$MG" >"$out" 2>"$out.err"
+check_cmp "$?" == 0 "-b -n 5 --view memory exits 0"
+last=$E2E_TMPDIR/memory.last
+awk '/^stacktop/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$out" >"$last"
+# A row's field N (1-based) by a pattern.
+col() { grep -m1 -E "$1" "$last" | awk -v n="$2" '{ print $n }'; }
+grep -qE '^file +[0-9.]+ [KMG]iB +\+[0-9.]+ [KMG]iB .*grow\.dat$' "$last" &&
+	ok "the growing file mapping is a file row with a positive change" ||
+	bad "no 'file ... +N MiB ... grow.dat' row"
+grep -qE '^(anon|heap) .*grow\.dat' "$last" && bad "grow.dat shown as anonymous memory" ||
+	ok "grow.dat is not anonymous"
+grep -qE '^anon +[0-9.]+ [KMG]iB +\+[0-9.]+ MiB .* anonymous$' "$last" &&
+	ok "the anonymous row grows by MiBs" || bad "no growing 'anon ... anonymous' row"
+grep -qE '^anon .* file .* shmem .* anon maps' "$last" && ok "the anon/file split line" ||
+	bad "no split line"
+first=$(grep -A1 -E '^ +HOLDS +\+WINDOW' "$last" | tail -1)
+case $first in
+*cache_put*) ok "the first code path is cache_put: $(echo "$first" | tr -s ' ')" ;;
+*) bad "the first code path should be cache_put, seen: '$first'" ;;
+esac
+held=$(echo "$first" | awk '{ print $1 }')
+unit=$(echo "$first" | awk '{ print $2 }')
+[ "$unit" = MiB ] && awk -v h="$held" 'BEGIN { exit !(h >= 4) }' &&
+	ok "cache_put holds $held MiB (2.5 MiB/s for ~4 s)" || bad "cache_put holds $held $unit, want >= 4 MiB"
+lp=$(grep -n -m1 'cache_put (memgrow' "$last" | cut -d: -f1)
+churn=$(grep -m1 'handle_request' "$last")
+cp=$(grep -n -m1 'handle_request' "$last" | cut -d: -f1)
+if [ -n "$cp" ]; then
+	check_cmp "$cp" '>' "$lp" "handle_request is ranked below cache_put"
+	case $churn in
+	*" 0 B "*) ok "handle_request holds nothing" ;;
+	*) bad "handle_request should hold 0 B: '$churn'" ;;
+	esac
+	cf=$(echo "$churn" | awk '{ print $7 }')
+	lf=$(grep -m1 'cache_put (memgrow' "$last" | awk '{ print $7 }')
+	case $cf in *k | *M) ok "handle_request faults $cf (cache_put $lf): churn visible" ;;
+	*) bad "handle_request should fault thousands of times, seen '$cf'" ;; esac
+else
+	bad "handle_request not listed (its faults should show)"
+fi
+grep -q 'records lost' "$last" && bad "records lost at memgrow's rate" || ok "no records lost"
+if [ "$E2E_FAILS" -gt 0 ]; then
+	log "---- last block"
+	cat "$last"
+	tail -n 5 "$out.err"
+fi
+
+# ---- without BPF (no CAP_BPF, CAP_SYS_ADMIN): per-task events ----------------
+# tracefs mounted in a private mount namespace (the child stacktop forks to
+# mount it needs CAP_SYS_ADMIN, dropped here).
+if command -v capsh >/dev/null && command -v unshare >/dev/null; then
+	pt=$E2E_TMPDIR/pertask.out
+	timeout 30 unshare -m --propagation private sh -c "mount -t tracefs nodev /sys/kernel/tracing &&
+		capsh --drop=cap_bpf,cap_sys_admin -- -c '$STACKTOP -b -d 1 -n 3 --view memory -p $MG'" \
+		>"$pt" 2>&1
+	awk '/^stacktop/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$pt" >"$pt.last"
+	grep -q 'CODE PATHS.*per-task' "$pt.last" && ok "without BPF: per-task events, said" ||
+		bad "without BPF: no 'per-task' on the code paths line"
+	f=$(grep -A1 -E '^ +HOLDS +\+WINDOW' "$pt.last" | tail -1)
+	case $f in
+	*cache_put*) ok "without BPF: cache_put first" ;;
+	*) bad "without BPF: the first code path should be cache_put, seen '$f'"; cat "$pt.last" ;;
+	esac
+else
+	log "capsh or unshare missing: the per-task fallback is not tested"
+fi
+
+# ---- TUI at 80x24: key 4, then the MEM alert names the holder -----------------
+tm_start 80 24 "$STACKTOP" -W 12 -p "$MG"
+tm_wait 8 'samples' || { tm_dump "start"; die "the TUI did not start"; }
+tm_key_expect 4 8 'cache_put' "the memory view shows cache_put" "no cache_put in the memory view"
+scr=$(tm_screen)
+l1=$(echo "$scr" | grep -n -m1 'cache_put' | cut -d: -f1)
+l2=$(echo "$scr" | grep -n -m1 'handle_request' | cut -d: -f1)
+[ -z "$l2" ] || [ "$l2" -gt "$l1" ] && ok "TUI: handle_request not above cache_put" ||
+	{ tm_dump "memory view"; bad "TUI: handle_request above cache_put"; }
+echo "$scr" | grep -qE '^file .*grow\.dat' && ok "TUI: grow.dat is a file row" ||
+	{ tm_dump "memory view"; bad "TUI: no file row for grow.dat"; }
+tm_keys 1
+if tm_wait 20 'MEM STAIRS.*cache_put'; then
+	ok "the MEM STAIRS alert names cache_put"
+else
+	tm_dump "top view"
+	bad "no 'MEM STAIRS ... cache_put' alert within 20 s"
+fi
+tm_stop
+
+# ---- record --memory: pprof inuse_space, read back by go tool pprof ---------
+pb=$E2E_TMPDIR/mem.pb.gz
+timeout 30 "$STACKTOP" record --memory -d 3 -o "$pb" -p "$MG" 2>"$pb.err"
+check_cmp "$?" == 0 "record --memory -d 3 exits 0"
+if command -v go >/dev/null; then
+	tr=$(go tool pprof -traces "$pb" 2>&1)
+	echo "$tr" | grep -q '^Type: inuse_space' && ok "pprof: Type inuse_space" ||
+		bad "pprof: no 'Type: inuse_space'"
+	top=$(echo "$tr" | awk '/^-+\+/ { getline; print; exit }')
+	case $top in
+	*MB*) ok "pprof: a trace holds MBs: $(echo "$top" | tr -s ' ')" ;;
+	*) bad "pprof: the first trace should hold MBs, seen '$top'" ;;
+	esac
+	echo "$tr" | grep -q cache_put && ok "pprof: cache_put in the traces" ||
+		bad "pprof: no cache_put in the traces"
+	echo "$tr" | grep -q handle_request && bad "pprof: handle_request holds nothing, yet listed" ||
+		ok "pprof: handle_request not listed (holds nothing)"
+	[ "$E2E_FAILS" -gt 0 ] && echo "$tr" | head -30
+else
+	log "go not installed: pprof file not read back"
+fi
+"$STACKTOP" record --memory --format folded -o "$E2E_TMPDIR/x" -p "$MG" >/dev/null 2>"$E2E_TMPDIR/x.err"
+check_cmp "$?" == 2 "record --memory --format folded is a usage error"
+
+alive "$MG" && ok "memgrow still running after stacktop quit" || bad "memgrow died"
+
+e2e_finish

@@ -1,0 +1,215 @@
+/*
+ * test_memhold — address ranges → the stack that created them: a leak
+ * outranks a churner that maps and unmaps far more; an unmap by anyone
+ * takes the bytes from the creator; partial unmaps split regions; a
+ * MAP_FIXED map over an old range replaces it; mremap moves the bytes to
+ * the mremap's caller; brk growth and shrink; held bytes created before
+ * the window do not count as the window's; sampled maps stand for their
+ * weight; faults counted per stack in the window; stacks holding nothing
+ * are dropped.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runner.h"
+
+#include "stacktop/memhold.h"
+
+#define SEC 1000000000ull
+#define MIB (1ull << 20)
+
+static int stack(struct memhold *h, uint32_t a, uint32_t b)
+{
+	uint32_t f[2] = {a, b};
+	int s = memhold_stack(h, f, 2);
+	assert_true(s >= 0);
+	return s;
+}
+
+static const struct memhold_row *row_of(const struct memhold_row *r, int n, int s)
+{
+	for (int i = 0; i < n; i++)
+		if (r[i].stack == s)
+			return &r[i];
+	return NULL;
+}
+
+static void test_leak_outranks_churn(void **state)
+{
+	struct memhold *h;
+	struct memhold_row *r;
+	int n;
+	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
+	int leak = stack(h, 1, 2), churn = stack(h, 1, 3);
+	assert_int_equal(stack(h, 1, 2), leak); /* interned */
+	uint64_t t = SEC;
+	for (int i = 0; i < 100; i++, t += SEC / 10) {
+		/* The same address again and again: the churner's. */
+		assert_int_equal(memhold_map(h, 0x10000000, 4 * MIB, churn, t), 0);
+		assert_int_equal(memhold_map(h, 0x40000000 + (uint64_t)i * MIB, 256 << 10, leak, t),
+				 0);
+		memhold_unmap(h, 0x10000000, 4 * MIB);
+	}
+	assert_int_equal(memhold_rank(h, t, &r, &n), 0);
+	assert_int_equal(n, 1); /* the churner holds nothing: dropped */
+	assert_int_equal(r[0].stack, leak);
+	assert_int_equal(r[0].held, 100 * (256 << 10));
+	assert_int_equal(r[0].held_window, 100 * (256 << 10));
+	free(r);
+	struct memhold_stats st;
+	memhold_stats(h, &st);
+	assert_int_equal(st.regions, 100);
+	assert_int_equal(st.unknown_unmapped, 0);
+	assert_int_equal(st.stacks, 1);
+	memhold_free(h);
+}
+
+static void test_partial_unmap_and_fixed(void **state)
+{
+	struct memhold *h;
+	struct memhold_row *r;
+	int n;
+	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
+	int a = stack(h, 1, 2), b = stack(h, 1, 3);
+	assert_int_equal(memhold_map(h, 0x100000, 10 * 4096, a, SEC), 0);
+	/* A hole in the middle, by someone else. */
+	memhold_unmap(h, 0x100000 + 2 * 4096, 3 * 4096);
+	/* The head trimmed, with some never-mapped bytes before it. */
+	memhold_unmap(h, 0x100000 - 4096, 2 * 4096);
+	/* MAP_FIXED by b over the tail. */
+	assert_int_equal(memhold_map(h, 0x100000 + 8 * 4096, 4 * 4096, b, SEC), 0);
+	assert_int_equal(memhold_rank(h, 2 * SEC, &r, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(row_of(r, n, a)->held, 4 * 4096); /* pages 1, 5, 6, 7 */
+	assert_int_equal(row_of(r, n, b)->held, 4 * 4096);
+	free(r);
+	struct memhold_stats st;
+	memhold_stats(h, &st);
+	assert_int_equal(st.regions, 3);
+	assert_int_equal(st.unknown_unmapped, 4096);
+	memhold_free(h);
+}
+
+static void test_remap_brk(void **state)
+{
+	struct memhold *h;
+	struct memhold_row *r;
+	int n;
+	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
+	int a = stack(h, 1, 2), grow = stack(h, 1, 4), heap = stack(h, 1, 5);
+	assert_int_equal(memhold_map(h, 0x200000, MIB, a, SEC), 0);
+	assert_int_equal(memhold_remap(h, 0x200000, MIB, 0x800000, 3 * MIB, grow, SEC), 0);
+	memhold_brk_start(h, 0x5000000);
+	assert_int_equal(memhold_brk(h, 0x5000000 + 2 * MIB, heap, SEC), 0);
+	assert_int_equal(memhold_brk(h, 0x5000000 + MIB, heap, SEC), 0); /* shrink */
+	assert_int_equal(memhold_rank(h, 2 * SEC, &r, &n), 0);
+	assert_int_equal(n, 2);
+	assert_null(row_of(r, n, a));
+	assert_int_equal(row_of(r, n, grow)->held, 3 * MIB);
+	assert_int_equal(row_of(r, n, heap)->held, MIB);
+	free(r);
+	memhold_free(h);
+	/* Without a known start, the first brk only learns where the heap ends. */
+	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
+	heap = stack(h, 1, 5);
+	assert_int_equal(memhold_brk(h, 0x5000000, heap, SEC), 0);
+	assert_int_equal(memhold_brk(h, 0x5000000 + MIB, heap, SEC), 0);
+	assert_int_equal(memhold_rank(h, 2 * SEC, &r, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].held, MIB);
+	free(r);
+	memhold_free(h);
+}
+
+static void test_window_weight_faults(void **state)
+{
+	struct memhold *h;
+	struct memhold_row *r;
+	int n;
+	assert_int_equal(memhold_new(NULL, 10 * SEC, &h), 0);
+	int old = stack(h, 1, 2), fresh = stack(h, 1, 3), toucher = stack(h, 1, 6);
+	assert_int_equal(memhold_map(h, 0x1000000, 8 * MIB, old, SEC), 0);
+	memhold_set_weight(h, 8);
+	assert_int_equal(memhold_map(h, 0x9000000, MIB, fresh, 50 * SEC), 0);
+	memhold_set_weight(h, 1);
+	for (int i = 0; i < 5; i++)
+		memhold_fault(h, toucher, 64, 52 * SEC);
+	memhold_fault(h, toucher, 64, 30 * SEC); /* before the window */
+	assert_int_equal(memhold_rank(h, 55 * SEC, &r, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(r[0].stack, fresh); /* 8 MiB of the window beats 8 MiB before it */
+	assert_int_equal(r[0].held, 8 * MIB);
+	assert_int_equal(r[0].held_window, 8 * MIB);
+	assert_int_equal(r[1].stack, toucher);
+	assert_int_equal(r[1].faults, 5 * 64);
+	assert_int_equal(r[1].held, 0);
+	assert_int_equal(r[2].stack, old);
+	assert_int_equal(r[2].held_window, 0);
+	free(r);
+	/* A sampled region unmapped takes back all it stood for. */
+	memhold_unmap(h, 0x9000000, MIB);
+	assert_int_equal(memhold_rank(h, 80 * SEC, &r, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].stack, old);
+	free(r);
+	memhold_free(h);
+}
+
+/* munmap records lost: the next smaps snapshot says what is still mapped;
+ * regions made after the snapshot began are left alone. */
+static void test_reconcile(void **state)
+{
+	struct memhold *h;
+	struct memhold_row *r;
+	int n;
+	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
+	int a = stack(h, 1, 2), b = stack(h, 1, 3);
+	assert_int_equal(memhold_map(h, 0x100000, 16 * 4096, a, SEC), 0);
+	assert_int_equal(memhold_map(h, 0x200000, 4 * 4096, b, SEC), 0);
+	assert_int_equal(memhold_map(h, 0x300000, 4 * 4096, b, 9 * SEC), 0); /* after the read */
+	const uint64_t maps[][2] = {
+	    {0x0f0000, 0x100000 + 2 * 4096},		/* a's first two pages */
+	    {0x100000 + 4 * 4096, 0x100000 + 6 * 4096}, /* pages 4, 5 */
+	    {0x100000 + 15 * 4096, 0x180000},		/* the last page, and more */
+	};
+	assert_int_equal(memhold_reconcile(h, maps, 3, 5 * SEC), (11 + 4) * 4096);
+	assert_int_equal(memhold_rank(h, 10 * SEC, &r, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(row_of(r, n, a)->held, 5 * 4096);
+	assert_int_equal(row_of(r, n, b)->held, 4 * 4096);
+	free(r);
+	struct memhold_stats st;
+	memhold_stats(h, &st);
+	assert_int_equal(st.reconciled, 15 * 4096);
+	assert_int_equal(st.unknown_unmapped, 0);
+	assert_int_equal(memhold_reconcile(h, maps, 0, 5 * SEC), 5 * 4096); /* nothing mapped */
+	memhold_free(h);
+}
+
+static void test_bad_input(void **state)
+{
+	struct memhold *h;
+	assert_int_equal(memhold_new(NULL, SEC, &h), 0);
+	uint32_t f[MEMHOLD_MAX_FRAMES + 1] = {0};
+	assert_int_equal(memhold_stack(h, f, MEMHOLD_MAX_FRAMES + 1), -EINVAL);
+	int s = memhold_stack(h, f, 0);
+	assert_true(s >= 0);
+	assert_int_equal(memhold_map(h, 0x1000, 0, s, 1), -EINVAL);
+	assert_int_equal(memhold_map(h, UINT64_MAX - 10, 4096, s, 1), -EINVAL);
+	assert_int_equal(memhold_map(h, 0x1000, 4096, 99, 1), -EINVAL);
+	memhold_unmap(h, UINT64_MAX - 10, 4096);
+	memhold_fault(h, 12345, 1, 1);
+	memhold_free(h);
+}
+
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_leak_outranks_churn),
+	  cmocka_unit_test(test_partial_unmap_and_fixed), cmocka_unit_test(test_remap_brk),
+	  cmocka_unit_test(test_window_weight_faults), cmocka_unit_test(test_reconcile),
+	  cmocka_unit_test(test_bad_input))
