@@ -314,6 +314,7 @@ void ingest_sample(struct ingest *in, const struct sample *s)
 	uint32_t frames[INGEST_MAX_FRAMES];
 	int n = 0;
 	in->st.samples++;
+	in->st.weight += s->weight;
 	if (ingest_stack(in, s, frames, INGEST_MAX_FRAMES, &n) == 0 && n > 0 && in->w)
 		window_add(in->w, s->time_ns, s->tid, frames, (size_t)n, s->weight);
 }

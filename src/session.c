@@ -464,7 +464,7 @@ void session_refresh(struct session *s, uint64_t now_ns, bool first)
 	}
 	sampler_stats(s->smp, &st);
 	struct health_input in = {
-	    .samples = ingest_get_stats(s->in)->samples,
+	    .samples = ingest_get_stats(s->in)->weight, /* in periods of the rate, as the window */
 	    .lost = st.lost,
 	    .expected_hz = s->metrics_ok ? s->o->rate_hz * s->metrics.cpu_now / 100.0 : 0,
 	    .tracer = procs_tracer(&s->procs),

@@ -927,7 +927,9 @@ static void wall_src_stats(const struct sampler *s, struct sampler_stats *out)
 	out->samples = st->samples;
 	/* Never 0 once sampling: the header shows "pause" only when > 0. */
 	out->pause_us = st->stops ? st->pause_ns_total / 1e3 / st->stops : 0.001;
-	out->rate_hz = wall_rate_hz(ws); /* what it keeps up with */
+	/* The configured rate: a lowered rate's samples weigh more (periods
+	 * of the configured rate), so the window still grows at this rate. */
+	out->rate_hz = ws->cfg.rate_hz;
 	out->per_thread_rate = true;
 	out->coverage_note = wall_note(ws);
 	out->threads_failed = st->threads_failed;

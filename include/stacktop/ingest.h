@@ -58,6 +58,7 @@
 
 struct ingest_stats {
 	uint64_t samples;	    /* delivered to ingest */
+	uint64_t weight;	    /* their weights: periods of the configured rate */
 	uint64_t unknown_pid;	    /* of no process added */
 	uint64_t truncated, failed; /* unwinds */
 	/* unwinds the rule cache stopped; of those, how many libunwind took to
