@@ -152,7 +152,7 @@ JP=$BG_PID
 "$STACKTOP" -b -n 1 -d 1 --annotate jit_spin_loop -p "$JP" >"$out" 2>&1 ||
 	{ cat "$out"; die "no annotate of the JIT function"; }
 grep -q '^annotate jit_spin_loop  \[jit\]' "$out" && grep -q 'JIT code, read from the process' "$out" &&
-	grep -Eq '^ *[0-9.]+%  0x[0-9a-f]+  inc rax' "$out" && grep -Eq '  jmp 0x[0-9a-f]+  <\+0x0>' "$out" ||
+	grep -Eq '^ *([0-9.]+%)?  0x[0-9a-f]+  inc rax' "$out" && grep -Eq '  jmp 0x[0-9a-f]+  <\+0x0>' "$out" ||
 	{ cat "$out"; die "the JIT loop (inc rax; jmp back) is not annotated"; }
 ok "JIT code annotated from the process's memory"
 kill "$JP"
