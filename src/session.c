@@ -309,6 +309,7 @@ void session_refresh(struct session *s, uint64_t now_ns, bool first)
 	    .expected_hz = s->metrics_ok ? s->o->rate_hz * s->metrics.cpu_now / 100.0 : 0,
 	    .tracer = procs_tracer(&s->procs),
 	    .kernel_denied = st.kernel_denied,
+	    .misses_short_threads = st.misses_short_threads,
 	    .first = first,
 	};
 	health_measure(&s->health, &in, now_ns);

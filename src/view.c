@@ -328,6 +328,22 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 	return 0;
 }
 
+/* Fewer samples than the CPU burned calls for, and why: lowering the rate
+ * helps only when stacktop itself is too slow. */
+static void behind_text(const struct view_header *h, char *buf, size_t size)
+{
+	static const char *const why[] = {
+	    [VIEW_BEHIND_UNKNOWN] = "",
+	    [VIEW_BEHIND_KERNEL] = ": kernel time is unseen without CAP_PERFMON or root",
+	    [VIEW_BEHIND_SHORT_THREADS] = ": CPU is in threads that exit before they are attached",
+	    [VIEW_BEHIND_SLOW] = ": stacktop cannot keep up; lower --rate or --stack-size",
+	};
+	unsigned c = (unsigned)h->warn_cause;
+
+	snprintf(buf, size, "! %.0f of %.0f samples/s%s", h->warn_hz, h->warn_expected_hz,
+		 c < sizeof(why) / sizeof(why[0]) ? why[c] : "");
+}
+
 void view_warning_text(const struct view_header *h, char *buf, size_t size)
 {
 	double span = h->warn_span_s < 1 ? 1 : h->warn_span_s;
@@ -336,16 +352,13 @@ void view_warning_text(const struct view_header *h, char *buf, size_t size)
 		return;
 	switch (h->warning) {
 	case VIEW_WARNING_SAMPLING_BEHIND:
-		snprintf(
-		    buf, size,
-		    "! sampling behind: %.0f/s of %.0f/s expected; lower --rate or --stack-size",
-		    h->warn_hz, h->warn_expected_hz);
+		behind_text(h, buf, size);
 		break;
 	case VIEW_WARNING_LOST:
 		snprintf(buf, size,
-			 "! %llu samples lost in the last %.0fs: the kernel ring overflowed; "
+			 "! %llu sample%s lost in the last %.0fs: the kernel ring overflowed; "
 			 "lower --rate or --stack-size",
-			 (unsigned long long)h->warn_lost, span);
+			 (unsigned long long)h->warn_lost, h->warn_lost == 1 ? "" : "s", span);
 		break;
 	case VIEW_WARNING_BUSY:
 		snprintf(buf, size,

@@ -580,9 +580,12 @@ int view_top_render(struct grid *g, const struct view_header *h, const struct vi
 	draw_column_header(g, y++, &c, st->sort, st->lines, st->wall, !(period > 0));
 	if ((n == 0 || total == 0) && !st->wall && st->metrics && st->metrics->rss.len >= 3) {
 		/* Seconds in and still nothing: on-CPU sampling sees only
-		 * threads that run; say so, and what sees the others. */
+		 * threads that run; say so, and what sees the others (a
+		 * master whose workers burn: its children). */
 		char msg[160];
-		text_fit("no samples: nothing ran on a CPU; wall mode (-w) sees waiting threads",
+		text_fit(h && h->children_busy
+			     ? "no samples: nothing ran on a CPU; its children do: try --subprocesses"
+			     : "no samples: nothing ran on a CPU; wall mode (-w) sees waiting threads",
 			 g->w, msg, sizeof(msg));
 		view_put_centered(g, y, msg, GRID_DIM);
 	} else if (n == 0 || total == 0) {

@@ -342,8 +342,21 @@ static void test_selection(void **state)
 	fx->h.warn_hz = 120;
 	fx->h.warn_expected_hz = 400;
 	render(fx, 80, 12);
-	assert_string_equal(row(fx, 2), "! sampling behind: 120/s of 400/s expected; lower --rate or "
-					"--stack-size");
+	/* The advice follows the cause: "lower --rate" only when stacktop is
+	 * the one too slow (issue 17: it was said whatever the cause). */
+	assert_string_equal(row(fx, 2), "! 120 of 400 samples/s");
+	fx->h.warn_cause = VIEW_BEHIND_KERNEL;
+	render(fx, 80, 12);
+	assert_string_equal(row(fx, 2),
+			    "! 120 of 400 samples/s: kernel time is unseen without CAP_PERFMON or root");
+	fx->h.warn_cause = VIEW_BEHIND_SHORT_THREADS;
+	render(fx, 80, 12);
+	assert_string_equal(
+	    row(fx, 2), "! 120 of 400 samples/s: CPU is in threads that exit before they are attached");
+	fx->h.warn_cause = VIEW_BEHIND_SLOW;
+	render(fx, 80, 12);
+	assert_string_equal(
+	    row(fx, 2), "! 120 of 400 samples/s: stacktop cannot keep up; lower --rate or --stack-size");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 0, 2)->attr), GRID_C_YELLOW);
 	fx->h.exited = true;
 	fx->h.exit_text = "target exited with status 0";
@@ -426,6 +439,12 @@ static void test_empty(void **state)
 	render(fx, 80, 24);
 	assert_string_equal(row(fx, 3), "     no samples: nothing ran on a CPU; wall mode (-w) sees "
 					"waiting threads");
+	/* ... unless the children burn: a master whose workers do the work. */
+	fx->h.children_busy = true;
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 3), "     no samples: nothing ran on a CPU; its children do: try "
+					"--subprocesses");
+	fx->h.children_busy = false;
 	fx->st.metrics = NULL;
 	metrics_free(&m);
 }
