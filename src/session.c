@@ -336,6 +336,7 @@ void session_header(struct session *s, struct view_header *h)
 	    .span_s = window_span_s(s->w, now),
 	    .source = s->report ? s->o->report_file : NULL,
 	    .source_samples = s->report ? report_samples(s->report) : 0,
+	    .jit_nomap_pid = (int)sym_jit_nomap(s->sy),
 	};
 	struct tfile_stats ts;
 	tfile_stats_get(&ts);

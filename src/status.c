@@ -57,6 +57,7 @@ void status_header(const struct status_in *in, int *pids, struct view_header *h)
 	h->children_max = PROCS_CHILDREN_MAX;
 	h->exited = ps->exited;
 	h->coverage_note = in->sampler.coverage_note;
+	h->jit_nomap_pid = in->source ? 0 : in->jit_nomap_pid;
 	h->children_busy = !ps->follow && ps->kids_busy;
 	h->exit_text = ps->exited ? ps->exit_text : NULL;
 	if (in->health) {

@@ -325,6 +325,15 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_CYAN), -1);
 		return 1;
 	}
+	if (h->jit_nomap_pid > 0) {
+		/* "[unknown]+0x43" alone does not say a perf map would name it */
+		snprintf(msg, sizeof(msg),
+			 "? JIT code unnamed: no /tmp/perf-%d.map (node: run with --perf-basic-prof)",
+			 h->jit_nomap_pid);
+		text_fit(msg, g->w, buf, sizeof(buf));
+		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_CYAN), -1);
+		return 1;
+	}
 	return 0;
 }
 
@@ -415,7 +424,10 @@ int view_header_height(const struct view_header *h)
 {
 	if (!h)
 		return 0;
-	return h->exited || h->warning != VIEW_WARNING_NONE || (h->status && h->status[0]) ? 3 : 2;
+	return h->exited || h->warning != VIEW_WARNING_NONE || (h->status && h->status[0]) ||
+		       h->jit_nomap_pid > 0
+		   ? 3
+		   : 2;
 }
 
 int view_header_render(struct grid *g, int y, const struct view_header *h)

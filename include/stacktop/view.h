@@ -114,10 +114,14 @@ struct view_header {
 	int children_max;	 /* the cap */
 	const char *coverage_note; /* what the sampler cannot see (sampler_stats) */
 	bool children_busy; /* not following, the targets' children use CPU */
+	/* JIT code without names: the pid of the /tmp/perf-PID.map that is
+	 * missing (a hint on line 3 when nothing more pressing is), 0: none */
+	int jit_nomap_pid;
 };
 
 /* Draw the header into rows y.. of g; returns the number of rows used:
- * 2, or 3 when there is an exit notice, a warning or a status message. */
+ * 2, or 3 when there is an exit notice, a warning, a status message or a
+ * hint (JIT code without a perf map). */
 int view_header_render(struct grid *g, int y, const struct view_header *h);
 /* The rows view_header_render will use (2 or 3). */
 int view_header_height(const struct view_header *h);
