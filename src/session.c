@@ -270,6 +270,7 @@ void session_collect(struct session *s, uint64_t now_ns)
 		if (metrics_tick(&s->metrics, t / 1e9) == 0)
 			session_run_tick(s);
 	}
+	s->metrics.exited = s->procs.exited;
 	s->next_metrics_ns += SEC_NS;
 	if (s->next_metrics_ns < t)
 		s->next_metrics_ns = t + SEC_NS;

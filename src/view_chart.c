@@ -249,21 +249,31 @@ static const char *wide_text(const struct metrics *m, bool process_wide)
  * as a contradiction. */
 static bool floor_above_now(const struct metrics *m)
 {
-	return lround(m->cpu_floor) > lround(m->cpu_now);
+	return !m->exited && lround(m->cpu_floor) > lround(m->cpu_now);
+}
+
+/* "now 187%", or "exited": the last second of a process that is gone is
+ * no live figure. */
+static void now_text(const struct metrics *m, char *buf, size_t size)
+{
+	if (m->exited)
+		snprintf(buf, size, "exited");
+	else
+		pct_text(m->cpu_now, buf, size);
 }
 
 void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, size_t size)
 {
 	char now[16], peak[16], base[16], floor_[16], why[32] = "";
 
-	pct_text(m->cpu_now, now, sizeof(now));
+	now_text(m, now, sizeof(now));
 	pct_text(m->cpu_peak, peak, sizeof(peak));
 	pct_text(m->cpu_baseline, base, sizeof(base));
 	pct_text(m->cpu_floor, floor_, sizeof(floor_));
 	if (floor_above_now(m))
 		snprintf(why, sizeof(why), " (p10 of %us)", m->cfg.window_s);
-	snprintf(buf, size, "CPU%s now %s  peak %s%s%s  floor %s%s",
-		 wide_text(m, process_wide), now, peak, m->baseline_set ? "  base " : "",
+	snprintf(buf, size, "CPU%s %s%s  peak %s%s%s  floor %s%s",
+		 wide_text(m, process_wide), m->exited ? "" : "now ", now, peak, m->baseline_set ? "  base " : "",
 		 m->baseline_set ? base : "", floor_, why);
 }
 
@@ -677,7 +687,7 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 		return -EINVAL;
 	if (w <= 0 || h <= 0)
 		return 0;
-	pct_text(m->cpu_now, now, sizeof(now));
+	now_text(m, now, sizeof(now));
 	pct_text(m->cpu_peak, peak, sizeof(peak));
 	pct_text(m->cpu_baseline, base, sizeof(base));
 	pct_text(m->cpu_floor, floor_, sizeof(floor_));
@@ -705,7 +715,7 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 	add_label(&c, mf, A_FLOOR, "floor%5s", floor_);
 	if (mb >= 0)
 		add_label(&c, mb, A_BASE, "base %5s", base);
-	add_label(&c, -1, GRID_BOLD, "now  %5s", now);
+	add_label(&c, -1, GRID_BOLD, m->exited ? "%s" : "now  %5s", now);
 	add_label(&c, -1, 0, "peak %5s", peak);
 	if (floor_above_now(m))
 		add_label(&c, -1, A_FLOOR, "p10 of %us", c.window_s);

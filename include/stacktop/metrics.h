@@ -120,6 +120,9 @@ struct metrics {
 
 	/* Readings (metrics_eval). */
 	double cpu_now, cpu_floor, cpu_peak, cpu_p90;
+	/* Every process profiled is gone (the session sets it): cpu_now is
+	 * the last second it ran, not a live figure; views say "exited". */
+	bool exited;
 	bool baseline_set;
 	bool baseline_manual; /* set with metrics_baseline_now */
 	double cpu_baseline;

@@ -283,6 +283,19 @@ static void test_cpu_scope_and_floor(void **state)
 		said = said || strstr(buf, "p10 of 60s");
 	}
 	assert_true(said);
+
+	/* The target exited: its last second is no live figure (issue 17). */
+	m.exited = true;
+	view_chart_cpu_text(&m, false, buf, sizeof(buf));
+	assert_string_equal(buf, "CPU exited  peak 100%  base 40%  floor 20%");
+	grid_clear(&g);
+	assert_int_equal(view_chart_cpu(&g, 0, 0, 80, 5, &m, false), 0);
+	said = false;
+	for (int y = 0; y < 5; y++) {
+		grid_row_text(&g, y, buf, sizeof(buf));
+		said = said || strstr(buf, "exited");
+	}
+	assert_true(said);
 	grid_free(&g);
 	metrics_free(&m);
 }

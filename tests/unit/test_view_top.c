@@ -93,7 +93,7 @@ static void test_80x24(void **state)
 	assert_rows(
 	    fx, 0,
 	    "stacktop  pid 4242  ./server --port 8080        cpu 99 Hz  7 threads  window 60s",
-	    "samples 1,000 in 60s (98.9/s)  lost 0  unwind ok 99.9% (truncated 12, failed 0)",
+	    "samples 1,000 in 60s (16.7/s)  lost 0  unwind ok 99.9% (truncated 12, failed 0)",
 	    " %Own  %Total  OwnTime  TotalTime  Function (file)                Module",
 	    " 58.9    73.9     5.9s       7.4s  parse_row (parser.c)           server",
 	    " 21.0    21.0     2.1s       2.1s  decode_field (parser.c)        server",
@@ -132,7 +132,7 @@ static void test_200x60(void **state)
 		 "stacktop  pid 4242  /usr/local/bin/server --port 8080 --workers 16",
 		 "cpu 99 Hz  7 threads  window 60s");
 	assert_string_equal(row(fx, 0), want);
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  "
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  lost 0  "
 					"unwind ok 99.9% (truncated 12, failed 0)");
 	snprintf(want, sizeof(want), "%-35s%-102s%s", " %Own  %Total  OwnTime  TotalTime",
 		 "Function (file)", "Module");
@@ -210,7 +210,7 @@ static void test_lines_and_kernel(void **state)
 	render(fx, 80, 24);
 	assert_rows(
 	    fx, 1,
-	    "samples 1,100 in 60s (98.9/s)  lost 0  unwind ok 99.9%                 [by line]",
+	    "samples 1,100 in 60s (18.3/s)  lost 0  unwind ok 99.9%                 [by line]",
 	    " %Own  %Total  OwnTime  TotalTime  Function (file:line)           Module",
 	    " 53.5    67.2     5.9s       7.4s  parse_row (parser.c:212)       server");
 	assert_string_equal(row(fx, 5), "  9.1     9.1     1.0s       1.0s  parse_row (parser.c:215)"
@@ -225,7 +225,7 @@ static void test_lines_and_kernel(void **state)
 	fx->st.hide_kernel = true;
 	fx->h.hide_kernel = true;
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 1), "samples 1,100 in 60s (98.9/s)  lost 0  "
+	assert_string_equal(row(fx, 1), "samples 1,100 in 60s (18.3/s)  lost 0  "
 					"unwind ok 99.9%           [kernel hidden]");
 	assert_string_equal(row(fx, 5), " 13.4    13.4     1.5s       1.5s  "
 					"__memmove_avx_unaligned_erms   libc.so.6");
@@ -243,7 +243,7 @@ static void test_thread_filter(void **state)
 	render(fx, 80, 24);
 	assert_rows(
 	    fx, 1,
-	    "samples 1,000 in 60s (98.9/s)  lost 0  unwind ok 99.9%        thread 4250 worker",
+	    "samples 1,000 in 60s (16.7/s)  lost 0  unwind ok 99.9%        thread 4250 worker",
 	    /* tid 4250 ran parse;decode 150 times and decode alone 60 times. */
 	    ANY_ROW, "100.0   100.0     2.1s       2.1s  decode_field (parser.c)        server",
 	    "  0.0   100.0     0.0s       2.1s  handle_request (server.c)      server");
@@ -449,6 +449,29 @@ static void test_empty(void **state)
 	metrics_free(&m);
 }
 
+/* The rate shown agrees with the count beside it, and "expected" appears
+ * only when samples fall short (issue 17 item 7: "samples 9 in 18s
+ * (0.0/s)", "141.8/s of 125/s expected"). */
+static void test_header_rates_agree(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->h.samples_window = 9;
+	fx->h.span_s = 18;
+	fx->h.achieved_hz = 0;
+	render(fx, 80, 24);
+	assert_true(!strncmp(row(fx, 1), "samples 9 in 18s (0.5/s)", 24));
+	fx->h.samples_window = 2552;
+	fx->h.achieved_hz = 141.8;
+	fx->h.expected_hz = 125;
+	render(fx, 80, 24);
+	assert_true(!strncmp(row(fx, 1), "samples 2,552 in 18s (141.8/s)  lost 0", 38));
+	assert_null(strstr(row(fx, 1), "expected"));
+	fx->h.achieved_hz = 40;
+	render(fx, 80, 24);
+	assert_true(!strncmp(row(fx, 1), "samples 2,552 in 18s (now 40.0/s of 125/s expected)", 51));
+}
+
 static void test_header_variants(void **state)
 {
 	struct fixture *fx = *state;
@@ -462,7 +485,7 @@ static void test_header_variants(void **state)
 	render(fx, 100, 24);
 	assert_string_equal(row(fx, 0), "stacktop  pids 4242,4243,4300 (+2)  ./server --port 8080"
 					"            cpu 998 Hz  1 thread  window 60s");
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  "
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  lost 0  "
 					"unwind ok 99.9% (truncated 12, failed 0)             [PAUSED]");
 	assert_true(grid_at(&fx->g, 92, 1)->attr & GRID_REVERSE);
 	assert_true(grid_at(&fx->g, 99, 1)->attr & GRID_BOLD);
@@ -519,12 +542,12 @@ static void test_header_unsampled(void **state)
 	fx->h.unsampled_err = -EMFILE;
 	render(fx, 140, 24);
 	assert_string_equal(row(fx, 1),
-			    "samples 1,000 in 60s (98.9/s)  3 threads not sampled: too many open "
+			    "samples 1,000 in 60s (16.7/s)  3 threads not sampled: too many open "
 			    "files  lost 0  unwind ok 99.9% (truncated 12, failed 0)");
 	fx->h.threads_unsampled = 1;
 	fx->h.unsampled_err = -EPERM;
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  1 thread not sampled: "
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  1 thread not sampled: "
 					"no permission  lost 0");
 	fx->h.unsampled_err = -EBUSY;
 	render(fx, 120, 24);
@@ -538,7 +561,7 @@ static void test_header_unsampled(void **state)
 	/* Hostile files the symbolizer would not open. */
 	fx->h.files_refused = 2;
 	render(fx, 140, 24);
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  2 files refused (not regular "
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  2 files refused (not regular "
 					"or too big)  lost 0  unwind ok 99.9% (truncated 12, failed 0)");
 }
 
@@ -551,12 +574,12 @@ static void test_header_symbols(void **state)
 	fx->h.unwind_cache_stopped = 40;
 	fx->h.unwind_finished = 38;
 	render(fx, 140, 24);
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  unwind ok 99.9% "
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  lost 0  unwind ok 99.9% "
 					"(truncated 12, failed 0, libunwind finished 38 of 40)");
 	fx->h.dbg_on = true;
 	fx->h.dbg_pending = 2;
 	render(fx, 160, 24);
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (98.9/s)  lost 0  unwind ok 99.9% "
+	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  lost 0  unwind ok 99.9% "
 					"(truncated 12, failed 0, libunwind finished 38 of 40)  "
 					"debuginfod: 2 pending");
 	fx->h.dbg_pending = 0;
@@ -878,7 +901,7 @@ static void test_report_footer(void **state)
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_sorting),
 	  TEST_FX(test_lines_and_kernel), TEST_FX(test_thread_filter), TEST_FX(test_batch_limit),
 	  TEST_FX(test_too_small), TEST_FX(test_selection), TEST_FX(test_sanitized),
-	  TEST_FX(test_long_names), TEST_FX(test_empty), TEST_FX(test_header_variants),
+	  TEST_FX(test_long_names), TEST_FX(test_empty), TEST_FX(test_header_variants), TEST_FX(test_header_rates_agree),
 	  TEST_FX(test_header_unsampled), TEST_FX(test_header_symbols), TEST_FX(test_help),
 	  TEST_FX(test_help_symbols), TEST_FX(test_wall),
 	  TEST_FX(test_update_render_split), TEST_FX(test_keys), TEST_FX(test_report_footer))
