@@ -74,6 +74,20 @@ static void fmt_rate(double hz, char *out, size_t size)
 		snprintf(out, size, "%.1f Hz", hz);
 }
 
+/* "/opt/app/bin/server --port 80" -> "server --port 80": when the line is
+ * too narrow for the whole command, the program's name is what must stay,
+ * not the directories before it. */
+static void short_cmd(char *cmd)
+{
+	char *end = strchr(cmd, ' '), *slash;
+
+	if (!end)
+		end = cmd + strlen(cmd);
+	slash = memrchr(cmd, '/', (size_t)(end - cmd));
+	if (slash && slash + 1 < end)
+		memmove(cmd, slash + 1, strlen(slash + 1) + 1);
+}
+
 static void header_line1(struct grid *g, int y, const struct view_header *h)
 {
 	char left[1024], right[256], who[256], rate[32], cmd[512];
@@ -113,6 +127,11 @@ static void header_line1(struct grid *g, int y, const struct view_header *h)
 	if (!h->source)
 		snprintf(right + strlen(right), sizeof(right) - strlen(right), "  window %us",
 			 h->window_s);
+	if (!h->batch && !h->source &&
+	    text_width(left) > g->w - (right_fits(g, right) ? text_width(right) + 2 : 0)) {
+		short_cmd(cmd);
+		snprintf(left, sizeof(left), "stacktop  %s  %s", who, cmd);
+	}
 	put_split(g, y, left, 0, right, 0, h->batch);
 	grid_attr(g, 0, y, 8, GRID_BOLD); /* "stacktop" */
 }

@@ -277,7 +277,9 @@ void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, 
 		 m->baseline_set ? base : "", floor_, why);
 }
 
-/* The memory trend in words, after the sizes of the MEM line. */
+/* The memory trend in words, verdict word first: at 80 columns the line
+ * is cut on the right, and "RISING, too s" or "no drops in 32s: STA" left
+ * the reader without the one word that matters. */
 static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
 {
 	const struct series_trend *tr = &m->mem_trend;
@@ -296,17 +298,17 @@ static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
 	switch (tr->kind) {
 	case SERIES_STAIRS:
 		view_chart_span_text(tr->since_drop_s, span, sizeof(span));
-		snprintf(buf, size, "%s, no drops in %s: STAIRS, leak suspected", rate, span);
+		snprintf(buf, size, "STAIRS, leak suspected: %s, no drops in %s", rate, span);
 		break;
 	case SERIES_ROLLERCOASTER:
 		text_bytes((uint64_t)tr->peak_lo, lo, sizeof(lo));
 		text_bytes((uint64_t)tr->peak_hi, hi, sizeof(hi));
 		view_chart_span_text(tr->drop_every_s, span, sizeof(span));
 		if (!strcmp(lo, hi))
-			snprintf(buf, size, "peaks %s, drops every ~%s: ROLLERCOASTER, healthy", hi,
+			snprintf(buf, size, "ROLLERCOASTER, healthy: peaks %s, drops every ~%s", hi,
 				 span);
 		else
-			snprintf(buf, size, "peaks %s-%s, drops every ~%s: ROLLERCOASTER, healthy",
+			snprintf(buf, size, "ROLLERCOASTER, healthy: peaks %s-%s, drops every ~%s",
 				 lo, hi, span);
 		break;
 	default:
@@ -314,16 +316,18 @@ static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
 			/* Climbing, but not for long enough to call it: never
 			 * "FLAT" next to a chart that goes up. */
 			view_chart_span_text(tr->span_s, span, sizeof(span));
-			snprintf(buf, size, "%s over %s: RISING, too soon to call a leak", rate,
+			snprintf(buf, size, "RISING, too soon to call a leak: %s over %s", rate,
 				 span);
 			break;
 		}
 		view_chart_span_text(tr->span_s, span, sizeof(span));
-		snprintf(buf, size, "no trend over %s: FLAT", span);
+		snprintf(buf, size, "FLAT: no trend over %s", span);
 		break;
 	}
 }
 
+/* "MEM 54 MiB RSS  STAIRS, ...  (anon 52 MiB, file 1.2 MiB)": the size and
+ * the verdict first, the breakdown (decoration at 80 columns) last. */
 void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, size_t size)
 {
 	char rss[32], anon[32], file[32], shmem[48] = "", trend[256];
@@ -337,7 +341,8 @@ void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, 
 		snprintf(shmem, sizeof(shmem), ", shmem %s", s);
 	}
 	mem_trend_text(m, trend, sizeof(trend));
-	snprintf(buf, size, "MEM%s %s RSS (anon %s, file %s%s)  %s", wide_text(m, process_wide), rss, anon, file, shmem, trend);
+	snprintf(buf, size, "MEM%s %s RSS  %s  (anon %s, file %s%s)", wide_text(m, process_wide),
+		 rss, trend, anon, file, shmem);
 }
 
 void view_chart_mem_limit_text(const struct metrics *m, char *buf, size_t size)

@@ -95,7 +95,7 @@ static const char *const step_60x5_utf8[] = {
 
 /* mem 120x6 ascii */
 static const char *const mem_120x6_ascii[] = {
-	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
 	"  200 MiB |============================================================ limit 200 MiB",
 	"          |:::######################################################### now   179 MiB",
@@ -105,7 +105,7 @@ static const char *const mem_120x6_ascii[] = {
 
 /* mem 120x8 utf8 */
 static const char *const mem_120x8_utf8[] = {
-	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
 	"  200 MiB |════════════════════════════════════════════════════════════ limit 200 MiB",
 	"          |   ▁▁▁▁▁▂▂▂▂▂▃▃▃▃▃▄▄▄▄▄▅▅▅▅▅▆▆▆▆▆▇▇▇▇▇██████████████████████ now   179 MiB",
@@ -117,7 +117,7 @@ static const char *const mem_120x8_utf8[] = {
 
 /* mem 100x4 ascii */
 static const char *const mem_100x4_ascii[] = {
-	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"  200 MiB |============================================================ limit 200 MiB",
 	"      0 B |############################################################ now   179 MiB",
 	"RSS       +-60s-----------------------------------------------------now peak  179 MiB",
@@ -125,13 +125,13 @@ static const char *const mem_100x4_ascii[] = {
 
 /* mem 100x2 ascii */
 static const char *const mem_100x2_ascii[] = {
-	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
 };
 
 /* mem far limit */
 static const char *const mem_far_limit[] = {
-	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 8.0 GiB (RAM) reached in ~2h14m at this slope; anonymous memory grows",
 	"  180 MiB |                                            ......:::::::### limit 8.0 GiB",
 	"          |                        ......:::::::####################### now   179 MiB",
@@ -405,8 +405,8 @@ static void test_mem_verdicts(void **state)
 	view_chart_mem(&g, 0, 0, 120, 1, &m, false);
 	grid_row_text(&g, 0, buf, sizeof(buf));
 	assert_string_equal(buf,
-			    "MEM 300 MiB RSS (anon 300 MiB, file 0 B)  peaks 536 MiB, drops every "
-			    "~2m: ROLLERCOASTER, healthy");
+			    "MEM 300 MiB RSS  ROLLERCOASTER, healthy: peaks 536 MiB, drops every ~2m  "
+			    "(anon 300 MiB, file 0 B)");
 	metrics_free(&m);
 
 	/* Flat, with shared memory worth naming. */
@@ -418,8 +418,8 @@ static void test_mem_verdicts(void **state)
 	view_chart_mem(&g, 0, 0, 120, 1, &m, false);
 	grid_row_text(&g, 0, buf, sizeof(buf));
 	assert_string_equal(buf,
-			    "MEM 570 MiB RSS (anon 500 MiB, file 30 MiB, shmem 40 MiB)  no trend "
-			    "over 59s: FLAT");
+			    "MEM 570 MiB RSS  FLAT: no trend over 59s  (anon 500 MiB, file 30 MiB, "
+			    "shmem 40 MiB)");
 	metrics_free(&m);
 
 	/* 20 s of climbing at 2 MiB/s: too short to call stairs, but the
@@ -432,8 +432,14 @@ static void test_mem_verdicts(void **state)
 	grid_clear(&g);
 	view_chart_mem(&g, 0, 0, 120, 1, &m, false);
 	grid_row_text(&g, 0, buf, sizeof(buf));
-	assert_string_equal(buf, "MEM 48 MiB RSS (anon 48 MiB, file 0 B)  +7.0 GiB/h over 19s: "
-				 "RISING, too soon to call a leak");
+	assert_string_equal(buf, "MEM 48 MiB RSS  RISING, too soon to call a leak: +7.0 GiB/h "
+				 "over 19s  (anon 48 MiB, file 0 B)");
+	/* At 80 columns the verdict word is whole (issue 17: "RISING, too s"). */
+	grid_free(&g);
+	assert_int_equal(grid_init(&g, 80, 1), 0);
+	view_chart_mem(&g, 0, 0, 80, 1, &m, false);
+	grid_row_text(&g, 0, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "MEM 48 MiB RSS  RISING, too soon to call a leak: +7.0 GiB/h over 19s", 68));
 	grid_free(&g);
 	metrics_free(&m);
 }

@@ -134,6 +134,13 @@ static void test_200x60(void **state)
 	assert_string_equal(row(fx, 0), want);
 	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  lost 0  "
 					"unwind ok 99.9% (truncated 12, failed 0)");
+	/* At 80 columns the program's name stays; its directories go
+	 * (issue 17: the command was cut to a path prefix). */
+	fx->h.cmdline = "/usr/local/lib/very/long/install/prefix/bin/server --port 8080";
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 0), "stacktop  pid 4242  server --port 8080          cpu 99 Hz  7 "
+					"threads  window 60s");
+	render(fx, 200, 60);
 	snprintf(want, sizeof(want), "%-35s%-102s%s", " %Own  %Total  OwnTime  TotalTime",
 		 "Function (file)", "Module");
 	/* The numeric header has two spaces before Function. */
