@@ -389,6 +389,12 @@ static int series_lines_height(const struct metrics *m)
 /* TUI: the rows of the alerts line, the CPU chart and the memory chart or
  * verdict, sized to leave the table at least a few rows (gh: grid height,
  * y: first row). */
+/* Memory climbing (a verdict of stairs, or rising too briefly to call). */
+static bool mem_moving(const struct metrics *m)
+{
+	return m && (m->mem_rising || m->mem_trend.kind == SERIES_STAIRS || m->alert_stairs);
+}
+
 static void charts_plan(const struct view_top_state *st, int gh, int y, int *alerts, int *cpu_h,
 			int *mem_h)
 {
@@ -406,6 +412,12 @@ static void charts_plan(const struct view_top_state *st, int gh, int y, int *ale
 	if (*cpu_h + *mem_h > room) {
 		*cpu_h = room >= 5 ? 4 : room >= 4 ? 3 : 0;
 		*mem_h = room - *cpu_h >= 1 ? 1 : 0;
+	}
+	/* A short screen (80x24) and memory on the move: memory is the story,
+	 * so it gets the chart and the CPU its line and a sparkline. */
+	if (gh < 30 && mem_moving(st->metrics) && *cpu_h + *mem_h >= 5) {
+		*cpu_h = 2;
+		*mem_h = 4;
 	}
 }
 
