@@ -491,27 +491,50 @@ static const struct help_entry help_entries[] = {
     {"/  n  N", "search; next/prev match"},
     {"f  c  t", "bottom-up; colour; threads"},
     {"Columns", NULL},
-    {"%Own", "innermost frame (self)"},
-    {"%Total", "anywhere on the stack"},
+    {"%Own", "share of samples: leaf"},
+    {"%Total", "share: anywhere on stack"},
     {"OwnTime", "CPU time: samples \xc3\xb7 rate"},
-    {"CPU %", "250% = 2.5 cores busy"},
+    {"CPU %", "1 core = 100%, not samples"},
+    {"Words", NULL},
+    {"floor", "CPU p10 over the window"},
+    {"base", "median CPU: 1st min, or b"},
+    {"STAIRS", "RSS up, no drops: a leak?"},
+    {"ROLLERCOASTER", "RSS rises, drops: ok"},
+    {"BUSY FLOOR", "a thread burns CPU each s"},
+    {"if free", "speed-up if it took 0 time"},
+    {"N/s of M/s", "samples got / CPU burned"},
 };
 
-/* Draw entries [from, to) in a column at x; returns the next row. */
-static int help_column(struct grid *g, int x, int y, int colw, size_t from, size_t to)
+/* Rows entries [from, to) take, with or without a blank line before each
+ * section title after the first. */
+static int help_rows(size_t from, size_t to, bool gap)
+{
+	int r = 0;
+
+	for (size_t i = from; i < to; i++)
+		r += 1 + (gap && i != from && !help_entries[i].text);
+	return r;
+}
+
+/* Draw entries [from, to) in a column at x; returns the next row (gap:
+ * a blank line between sections). */
+static int help_column(struct grid *g, int x, int y, int colw, size_t from, size_t to, bool gap)
 {
 	for (size_t i = from; i < to && y < g->h - 1; i++) {
 		const struct help_entry *e = &help_entries[i];
 		if (!e->text) {
-			if (i != from)
+			if (i != from && gap)
 				y++;
 			if (y >= g->h - 1)
 				break;
 			grid_put(g, x, y++, e->key, GRID_BOLD | GRID_UNDERLINE, colw);
 			continue;
 		}
-		grid_put(g, x + 1, y, e->key, GRID_BOLD, 10);
-		grid_put(g, x + 12, y++, e->text, 0, colw - 12);
+		int kw = text_width(e->key);
+		int tx = kw > 10 ? kw + 2 : 12; /* a long word pushes its text */
+
+		grid_put(g, x + 1, y, e->key, GRID_BOLD, kw > 10 ? kw : 10);
+		grid_put(g, x + tx, y++, e->text, 0, colw - tx);
 	}
 	return y;
 }
@@ -584,22 +607,29 @@ void view_help_render(struct grid *g, const struct sym_module_note *mods, size_t
 	grid_fill(g, 0, y, g->w, L' ', HDR_ATTR);
 	grid_put(g, 1, y++, "stacktop help  (man stacktop for more)", HDR_ATTR | GRID_BOLD, -1);
 	y++;
-	/* Two columns when the screen is wide enough or too short for one. */
+	/* Two columns when the screen is wide enough or too short for one,
+	 * split at the section that balances them; on a short screen (80x24)
+	 * the blank lines between sections go before any entry does. */
 	size_t half = 0;
-	for (size_t i = n / 2; i < n; i++)
-		if (!help_entries[i].text) {
-			half = i;
-			break;
-		}
-	int need = (int)n + 8 + (nmods ? (int)nmods + 2 : 0);
+	int best = INT_MAX, avail = g->h - 3;
+	for (size_t i = 1; i < n; i++) {
+		if (help_entries[i].text)
+			continue;
+		int l = help_rows(0, i, true), r = help_rows(i, n, true);
+		int worse = l > r ? l : r;
+		if (worse < best)
+			best = worse, half = i;
+	}
+	int need = help_rows(0, n, true) + 3 + (nmods ? (int)nmods + 2 : 0);
 
 	if (g->w >= 110 || need > g->h) {
 		int colw = g->w / 2 - 1;
-		help_column(g, 0, y, colw, 0, half);
-		y = help_column(g, colw + 2, y, colw, half, n);
+		bool gap = help_rows(0, half, true) <= avail && help_rows(half, n, true) <= avail;
+		help_column(g, 0, y, colw, 0, half, gap);
+		y = help_column(g, colw + 2, y, colw, half, n, gap);
 		help_symbols(g, colw + 2, y + 1, colw, mods, nmods);
 	} else {
-		y = help_column(g, 0, y, g->w, 0, n);
+		y = help_column(g, 0, y, g->w, 0, n, true);
 		help_symbols(g, 0, y + 1, g->w, mods, nmods);
 	}
 	grid_put(g, 1, g->h - 1, "Press any key to return", GRID_DIM, -1);

@@ -636,8 +636,18 @@ static void test_help(void **state)
 	assert_non_null(strstr(all, "PgUp/Dn move selection"));
 	assert_non_null(strstr(all, " /  n  N    search; next/prev match"));
 	assert_non_null(strstr(all, " f  c  t    bottom-up; colour; threads"));
-	assert_non_null(strstr(all, "anywhere on the stack"));
-	assert_non_null(strstr(all, "250% = 2.5 cores"));
+	assert_non_null(strstr(all, "share: anywhere on stack"));
+	/* Every word the screen uses is defined at 80x24, whole (issue 17). */
+	assert_non_null(strstr(all, " %Own       share of samples: leaf"));
+	assert_non_null(strstr(all, " CPU %      1 core = 100%, not samples"));
+	assert_non_null(strstr(all, " floor      CPU p10 over the window"));
+	assert_non_null(strstr(all, " base       median CPU: 1st min, or b"));
+	assert_non_null(strstr(all, " STAIRS     RSS up, no drops: a leak?"));
+	assert_non_null(strstr(all, " ROLLERCOASTER RSS rises, drops: ok"));
+	assert_non_null(strstr(all, " BUSY FLOOR a thread burns CPU each s"));
+	assert_non_null(strstr(all, " if free    speed-up if it took 0 time"));
+	assert_non_null(strstr(all, " N/s of M/s samples got / CPU burned"));
+	assert_non_null(strstr(all, " Enter Esc  one thread only; all"));
 	assert_non_null(strstr(all, " Press any key to return\n"));
 	/* Nothing is cut off at 80 columns: every line ends before the edge. */
 	for (int y = 0; y < 24; y++)
