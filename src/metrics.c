@@ -38,6 +38,7 @@
  * tracked and the budget holds.
  */
 #include "stacktop/metrics.h"
+#include "stacktop/waits.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -419,12 +420,19 @@ static void tick_thread(struct metrics *m, struct metrics_proc *p, struct metric
 		series_push(&th->cpu, t, th->cpu_pct);
 	}
 	th->prev_cpu_s = pt.cpu_s;
+	/* A sleeper caught just after a stop (wall mode stops it at every
+	 * sample) shows "do_syscall_64" for a moment: keep the word it sleeps
+	 * in, so cpu and wall mode give it one name ("nanosleep"). */
+	char prev_wchan[sizeof(th->wchan)];
+	memcpy(prev_wchan, th->wchan, sizeof(prev_wchan));
 	th->wchan[0] = '\0';
 	if (pt.state != 'R' &&
 	    procstat_file_read(kept(m, th, &th->wchan_f), p->pid, th->tid, "wchan", th->wchan,
 			       sizeof(th->wchan)) >= 0 &&
 	    !strcmp(th->wchan, "0"))
 		th->wchan[0] = '\0';
+	if (waits_wchan_generic(th->wchan) && pt.state != 'R')
+		memcpy(th->wchan, prev_wchan[0] ? prev_wchan : "", strlen(prev_wchan) + 1);
 	procstat_task_zombies(kept(m, th, &th->children_f), p->pid, th->tid, m->zombies,
 			      (int)(sizeof(m->zombies) / sizeof(m->zombies[0])), &m->nzombies);
 }
