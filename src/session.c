@@ -262,6 +262,9 @@ void session_collect(struct session *s, uint64_t now_ns)
 		sampler_collect(s->smp, now_ns, &s->sink);
 	uint64_t t = mono_ns();
 	health_busy(&s->health, t - now_ns);
+	/* Every ~100 ms: the process CPU in fine steps (busy floor). */
+	if (s->metrics_ok && !s->procs.exited)
+		metrics_fine(&s->metrics, t / 1e9);
 	/* Once a second: one point of every series (CPU, memory, threads). */
 	if (!s->metrics_ok || t < s->next_metrics_ns)
 		return;

@@ -165,10 +165,10 @@ static void alert_busy_floor_text(const struct metrics *m, char *out, size_t siz
 {
 	char amount[32];
 
-	if (m->cpu_floor < 100)
-		snprintf(amount, sizeof(amount), "%.0f%% of a core", m->cpu_floor);
+	if (m->alert_floor < 100)
+		snprintf(amount, sizeof(amount), "%.0f%% of a core", m->alert_floor);
 	else
-		snprintf(amount, sizeof(amount), "%.1f cores", m->cpu_floor / 100);
+		snprintf(amount, sizeof(amount), "%.1f cores", m->alert_floor / 100);
 	for (int i = 0; i < m->nthreads; i++) {
 		const struct metrics_thread *th = &m->threads[i];
 		if (th->tid != m->busiest_floor_tid)

@@ -270,6 +270,49 @@ static void test_rollercoaster_flat(void **state)
 	metrics_free(&m);
 }
 
+/* A main thread that works 1 s and sleeps 1 s beside a poller: at an
+ * unlucky phase every one-second bucket holds half a second of work and
+ * the process reads flat (issue 17 item 5: the alert came in one run and
+ * never in another). The ~100 ms steps decide: bursty is bursty, and the
+ * main thread, idle for whole seconds, holds no floor. */
+static void test_busy_floor_aliased(void **state)
+{
+	struct metrics m;
+	char buf[256];
+
+	init(&m, 60);
+	m.fine_t = 1; /* metrics_fine runs */
+	for (int i = 0; i < 30; i++) {
+		metrics_push_thread(&m, i, 100, "main", 'R', 50);
+		metrics_push_thread(&m, i, 101, "poller", 'R', 30);
+		metrics_push_process(&m, i, 80, 10 * MIB, 0, 0);
+		for (int k = 0; k < METRICS_FINE_PER_S; k++) {
+			double ft = i + k / 10.0;
+			bool works = (i * 10 + k + 5) / 10 % 2; /* 1 s on, 1 s off, half a second out of phase */
+			struct metrics_thread *mt = (struct metrics_thread *)metrics_thread(&m, 100, false);
+			struct metrics_thread *pt = (struct metrics_thread *)metrics_thread(&m, 101, false);
+			if (!mt->fine.cap)
+				assert_int_equal(series_init(&mt->fine, 600), 0);
+			if (!pt->fine.cap)
+				assert_int_equal(series_init(&pt->fine, 600), 0);
+			series_push(&m.cpu_fine, ft, (works ? 100 : 0) + 30);
+			series_push(&mt->fine, ft, works ? 100 : 0);
+			series_push(&pt->fine, ft, 30);
+		}
+		metrics_eval(&m, i);
+	}
+	/* The one-second buckets alone say flat 80%: no alert from them. */
+	assert_float_equal(m.cpu_floor, 80, 1e-9);
+	assert_float_equal(m.cpu_p90, 80, 1e-9);
+	assert_true(m.alert_busy_floor);
+	assert_float_equal(m.alert_floor, 30, 1e-9);
+	assert_false(metrics_thread(&m, 100, false)->busy_floor);
+	assert_true(metrics_thread(&m, 101, false)->busy_floor);
+	view_chart_alerts_text(&m, buf, sizeof(buf));
+	assert_string_equal(buf, "! BUSY FLOOR 30% of a core: thread poller (101) burns >= 30% every second");
+	metrics_free(&m);
+}
+
 static void test_thread_busy_floor(void **state)
 {
 	struct metrics m;
@@ -708,7 +751,7 @@ static void test_live_procs(void **state)
 	metrics_free(&m);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_floor_baseline), cmocka_unit_test(test_busy_floor),
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_busy_floor_aliased), cmocka_unit_test(test_floor_baseline), cmocka_unit_test(test_busy_floor),
 	  cmocka_unit_test(test_thread_busy_floor_bursty), cmocka_unit_test(test_spike_timing),
 	  cmocka_unit_test(test_stairs), cmocka_unit_test(test_rollercoaster_flat),
 	  cmocka_unit_test(test_thread_busy_floor), cmocka_unit_test(test_thread_states),
