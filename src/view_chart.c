@@ -177,11 +177,13 @@ static void alert_busy_floor_text(const struct metrics *m, char *out, size_t siz
 		text_sanitize(th->comm, name, sizeof(name));
 		/* What is measured: a share of every second, not that it never
 		 * sleeps (a thread idle 90% of the time burns 10% a second). */
-		snprintf(out, size, "BUSY FLOOR %s: thread %s (%d) burns >= %.0f%% every second",
-			 amount, name, (int)th->tid, th->floor_pct);
+		/* one figure, the thread's: the process floor (of ~100 ms
+		 * steps) beside it would read as a contradiction */
+		snprintf(out, size, "BUSY FLOOR: thread %s (%d) burns >= %.0f%% of a core every second",
+			 name, (int)th->tid, th->floor_pct);
 		return;
 	}
-	snprintf(out, size, "BUSY FLOOR %s: >= that every second, bursts to %.0f%%", amount,
+	snprintf(out, size, "BUSY FLOOR %s: CPU never below it, bursts to %.0f%%", amount,
 		 m->cpu_p90);
 }
 

@@ -14,7 +14,7 @@
 # Batch output read here (after each block's header):
 #   CPU now N%  peak N%  [base N%  ]floor N%  (% of one core)
 #   MEM N MiB RSS (...)  ... <verdict: STAIRS | ROLLERCOASTER | FLAT> ... +4.0 MiB/s ...
-#   ! BUSY FLOOR 30% of a core: thread poller (TID) burns >= N% every second   (while true)
+#   ! BUSY FLOOR: thread poller (TID) burns >= N% of a core every second   (while true)
 #
 # Every process started here (and any child it forked) is killed on exit.
 . "$(dirname "$0")/lib.sh"

@@ -464,7 +464,7 @@ static void test_alerts(void **state)
 	metrics_eval(&m, 59);
 	assert_int_equal(view_alerts_render(&g, 1, &m), 1);
 	grid_row_text(&g, 1, buf, sizeof(buf));
-	assert_string_equal(buf, "! BUSY FLOOR 20% of a core: >= that every second, bursts to 100%");
+	assert_string_equal(buf, "! BUSY FLOOR 20% of a core: CPU never below it, bursts to 100%");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 99, 1)->attr), GRID_C_ALERT);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 0, 1)->attr), GRID_C_ALERT);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 0, 0)->attr), GRID_C_DEFAULT);
