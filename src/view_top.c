@@ -370,9 +370,9 @@ static int draw_series_lines(struct grid *g, int y, const struct metrics *m)
 	view_chart_alerts_text(m, buf, sizeof(buf));
 	if (buf[0])
 		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "%s", buf);
-	view_chart_cpu_text(m, false, buf, sizeof(buf));
+	view_chart_cpu_text(m, m->multi, buf, sizeof(buf));
 	grid_printf(g, 0, y + rows++, 0, -1, "%s  (%% of one core)", buf);
-	view_chart_mem_text(m, false, mem, sizeof(mem));
+	view_chart_mem_text(m, m->multi, mem, sizeof(mem));
 	view_chart_mem_limit_text(m, limit, sizeof(limit));
 	grid_printf(g, 0, y + rows++, 0, -1, "%s%s%s", mem, limit[0] ? "  " : "", limit);
 	return rows;
@@ -432,11 +432,11 @@ static int draw_charts(struct grid *g, int y, const struct view_top_state *st)
 	charts_plan(st, g->h, y, &alerts, &cpu_h, &mem_h);
 	used = view_alerts_render(g, y, m);
 	if (cpu_h) {
-		view_chart_cpu_scoped(g, 0, y + used, g->w, cpu_h, m, st->utf8, st->tid != 0);
+		view_chart_cpu_scoped(g, 0, y + used, g->w, cpu_h, m, st->utf8, st->tid != 0 || m->multi);
 		used += cpu_h;
 	}
 	if (mem_h) {
-		view_chart_mem_scoped(g, 0, y + used, g->w, mem_h, m, st->utf8, st->tid != 0);
+		view_chart_mem_scoped(g, 0, y + used, g->w, mem_h, m, st->utf8, st->tid != 0 || m->multi);
 		used += mem_h;
 	}
 	return used;
