@@ -28,11 +28,15 @@
  *    the first window, if shorter) by default; metrics_baseline_now makes
  *    it the median of the last 10 seconds; metrics_baseline_clear removes it;
  *  - busy-floor alert: floor >= busy_floor_pct while the process also has
- *    bursts well above it (p90 >= floor + 10 points and 1.5x floor);
+ *    bursts well above it (p90 >= floor + 10 points and 1.5x floor), both
+ *    taken over the ~100 ms steps of metrics_fine once there are 2 s of
+ *    them (one-second buckets alias a 1 s / 1 s rhythm into a flat line);
+ *    alert_floor is the floor it names;
  *  - spike alert: CPU above spike_factor x baseline for spike_for_s;
  *  - stairs alert: the memory trend is stairs (series_trend);
  *  - per thread: BUSY FLOOR when its own p10 >= busy_floor_pct while the
- *    process has a busy floor; STUCK when in D state for >= stuck_s;
+ *    process has a busy floor, and (once metrics_fine runs) the p10 of its
+ *    ~100 ms steps too: a thread idle for whole stretches holds no floor; STUCK when in D state for >= stuck_s;
  *    ZOMBIE when in state Z. Zombie (unreaped) child processes are listed.
  */
 #ifndef STACKTOP_METRICS_H
