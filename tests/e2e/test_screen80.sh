@@ -2,7 +2,8 @@
 # test_screen80 — at 80x24 the words that matter come first (issue 17, item
 # 6): a leaking program launched by its full path keeps its name in the
 # header, the MEM line's verdict word is whole, the memory chart shows
-# while memory climbs, and the alert line (when one comes) is not cut.
+# while memory climbs, and the alert line (when one comes) is not cut;
+# after the target exits the CPU says "exited", not a live "now N%".
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target leak
@@ -29,6 +30,26 @@ if grep -Eq '(RISING, too s|: STA|leak suspe)$' "$scr"; then
 	tm_dump "cut"
 else
 	ok "80x24: no verdict cut mid-word"
+fi
+tm_stop
+
+# After the target exits, its last second is no live figure: "exited".
+need_target cpuburn
+tm_start 80 24 "$STACKTOP" -W 30 "$TARGETS/cpuburn" 1 3
+if tm_wait 15 'target exited'; then
+	sleep 1.2 # one more tick of the chart
+	tm_screen >"$scr"
+	if grep -Eq 'now +[0-9]+%' "$scr"; then
+		bad "after exit the CPU still reads as a live 'now N%'"
+		tm_dump "after exit"
+	else
+		ok "after exit: no live 'now N%'"
+	fi
+	grep -Eq '(^CPU.* exited|exited *$)' "$scr" && ok "after exit: the CPU says exited" ||
+		{ bad "after exit: the CPU does not say exited"; tm_dump "after exit"; }
+else
+	bad "cpuburn 1 3 did not exit within 15 s"
+	tm_dump "exit"
 fi
 tm_stop
 e2e_finish
