@@ -14,18 +14,19 @@ _stacktop_opts='-p --pid --subprocesses --debuginfod -r --rate -d --delay -W --w
 -n --iterations -l --limit --view -s --sort -L --lines -K --no-kernel
 --stack-size --ascii --spike-for --mode -w --wall --events --no-idle --json
 -o --output --format --per-thread --force --output-dir --output-mode --base --new
---fail-above -h --help -V --version'
+--fail-above --annotate --source-path -h --help -V --version'
 
 _stacktop_top_opts='-p --pid --subprocesses --debuginfod --mode -w --wall --events -r --rate -d --delay
 -W --window -b --batch -n --iterations -l --limit --view -s --sort -L --lines
 -K --no-kernel --no-idle --stack-size --ascii --spike-for --output-dir
---output-mode -h --help -V --version'
+--output-mode --annotate --source-path -h --help -V --version'
 _stacktop_dump_opts='-p --pid --json'
 _stacktop_record_opts='-p --pid --subprocesses --debuginfod --mode -w --wall --events -r --rate -d --delay
 -K --no-kernel --stack-size -o --output --format --per-thread --force
 --output-mode -h --help'
 _stacktop_report_opts='-b --batch -n --iterations -l --limit --view -s --sort
--L --lines -K --no-kernel --ascii --output-dir --output-mode -h --help'
+-L --lines -K --no-kernel --ascii --output-dir --output-mode --annotate --source-path
+-h --help'
 
 _stacktop_diff_opts='-b --batch -l --limit -L --lines -K --no-kernel --base --new --fail-above
 -h --help'
@@ -39,7 +40,7 @@ _stacktop_takes_arg()
 	-p | --pid | -r | --rate | -d | --delay | -W | --window | -n | --iterations | \
 		-l | --limit | --view | -s | --sort | --stack-size | --spike-for | --mode | \
 		-o | --output | --format | --output-dir | --output-mode | --base | --new | \
-		--fail-above) return 0 ;;
+		--fail-above | --annotate | --source-path) return 0 ;;
 	esac
 	return 1
 }
@@ -111,7 +112,7 @@ _stacktop_value()
 	--format) COMPREPLY=($(compgen -W 'folded pprof speedscope' -- "$2")) ;;
 	-o | --output | --base | --new) _stacktop_files -f "$2" ;;
 	--fail-above) COMPREPLY=($(compgen -W '1 2 5 10' -- "$2")) ;;
-	--output-dir) _stacktop_files -d "$2" ;;
+	--output-dir | --source-path) _stacktop_files -d "$2" ;;
 	--stack-size) COMPREPLY=($(compgen -W '8192 16384 32768 65528' -- "$2")) ;;
 	--output-mode) COMPREPLY=($(compgen -W '0600 0640 0644' -- "$2")) ;;
 	*) COMPREPLY=() ;;

@@ -39,7 +39,7 @@ function __stacktop_command
                 set -q tokens[1]; and printf '%s\n' $tokens
                 return 0
             case --pid --rate --delay --window --iterations --limit --view --sort --stack-size --spike-for \
-                --mode --output --format --output-dir --output-mode
+                --mode --output --format --output-dir --output-mode --annotate --source-path
                 set i (math $i + 2)
             case '--*'
                 set i (math $i + 1)
@@ -154,6 +154,8 @@ complete -c stacktop -n $sampling -l stack-size -x -a '8192 16384 32768 65528' -
 complete -c stacktop -n $live -l ascii -d 'Draw charts with ASCII only'
 complete -c stacktop -n $top -l spike-for -x -d 'Seconds above 2x baseline before the spike alert (default 30)'
 complete -c stacktop -n $live -l output-dir -x -a '(__fish_complete_directories (commandline -ct))' -d 'Directory the w key writes profiles to (default .)'
+complete -c stacktop -n $live -l annotate -x -d 'Open (with -b print) the annotate view on a function'
+complete -c stacktop -n $live -l source-path -x -a '(__fish_complete_directories (commandline -ct))' -d 'Annotate: a directory to look for source files in'
 complete -c stacktop -n '__stacktop_in dump' -l json -d 'Print one JSON object instead of text'
 complete -c stacktop -n '__stacktop_in record' -s o -l output -r -F -d 'The profile file to write'
 complete -c stacktop -n '__stacktop_in record' -l format -x -a 'folded\tFlameGraph pprof\tgo\ tool\ pprof speedscope\tspeedscope.app' -d 'File format (default: from the file name)'

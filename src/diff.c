@@ -489,6 +489,9 @@ static int run_tests(struct builder *b)
 		else if (stats_welch_moments(ma.mean, ma.var, ma.n, mb.mean, mb.var, mb.n, &sr))
 			sr.p = 1;
 		row->p = sr.p;
+		row->test = sr;
+		row->test.se *= 100; /* shares → points */
+		row->test_delta = d->test == DIFF_TEST_SAMPLES ? row->delta : 100 * (mb.mean - ma.mean);
 		idx[ntested] = r;
 		p[ntested++] = sr.p;
 	}

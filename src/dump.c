@@ -23,6 +23,7 @@
 #include "stacktop/mono.h"
 #include "stacktop/frames.h"
 #include "stacktop/ingest.h"
+#include "stacktop/locks.h"
 #include "stacktop/sym.h"
 #include "stacktop/target.h"
 #include "stacktop/text.h"
@@ -42,11 +43,14 @@ struct dump_thread {
 	uint32_t frames[INGEST_MAX_FRAMES]; /* outermost first */
 	int nframes;
 	bool truncated;
+	struct locks_raw lock; /* the futex it waits on, read before any stop */
+	int lock_rc;	       /* locks_read_raw's: 0 when lock was read */
 };
 
 struct dump_ctx {
 	struct dump_thread *th;
 	int n;
+	struct locks graph; /* who waits on whom, from the waits that are locks */
 };
 
 /* Keep a copy of each thread's sample: the sampler's buffers are reused. */
@@ -148,6 +152,92 @@ static void ingest_all(pid_t pid, struct dump_ctx *d, struct ingest *in, struct 
 	}
 }
 
+/* What the stack says about the futex: the innermost frame that names a
+ * pthread or semaphore call decides. */
+static enum locks_hint stack_hint(const struct dump_thread *t, struct frames *fr)
+{
+	for (int k = t->nframes - 1; k >= 0; k--) {
+		const struct frame *f = frames_get(fr, t->frames[k]);
+		enum locks_hint h =
+		    f && f->has_sym ? locks_hint_of_function(f->sym.func) : LOCKS_HINT_NONE;
+		if (h != LOCKS_HINT_NONE)
+			return h;
+	}
+	return LOCKS_HINT_NONE;
+}
+
+/* The wait-for graph of the threads that wait on a futex, read before the
+ * stops and decoded with their stacks. */
+static void build_graph(pid_t pid, struct dump_ctx *d, struct frames *fr)
+{
+	struct locks_wait w;
+
+	locks_reset(&d->graph);
+	for (int i = 0; i < d->n; i++) {
+		struct dump_thread *t = &d->th[i];
+		/* A futex wait, whether the stack made it lock or idle (a
+		 * condition variable: said to have no owner). */
+		if (!t->sampled || t->lock_rc || t->s.state == SAMPLE_ONCPU ||
+		    (t->s.wait != SAMPLE_WAIT_LOCK && t->s.wait != SAMPLE_WAIT_IDLE))
+			continue;
+		locks_resolve(&t->lock, pid, t->tid, stack_hint(t, fr), &w);
+		locks_add(&d->graph, &w);
+	}
+	locks_build(&d->graph);
+}
+
+static const char *name_of(const struct dump_ctx *d, pid_t tid, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	for (int i = 0; i < d->n; i++)
+		if (d->th[i].tid == tid)
+			text_sanitize(d->th[i].name, buf, size);
+	return buf[0] ? buf : "?";
+}
+
+/* The last line of a waiting thread's block: the lock and its holder. */
+static void print_lock(const struct dump_ctx *d, const struct dump_thread *t, FILE *out)
+{
+	const struct locks_wait *w = locks_find(&d->graph, t->tid);
+	char n[64];
+
+	if (!w)
+		return;
+	if (w->kind == LOCKS_KIND_NOOWNER) {
+		fprintf(out, "    futex 0x%llx: condition variable, semaphore or other, no owner\n",
+			(unsigned long long)w->addr);
+		return;
+	}
+	fprintf(out, "    %s 0x%llx ", w->kind == LOCKS_KIND_RWLOCK ? "rwlock" : "lock",
+		(unsigned long long)w->addr);
+	if (w->owner)
+		fprintf(out, "held by %s (%d)%s\n", name_of(d, w->owner, n, sizeof(n)),
+			(int)w->owner, w->cycle ? "  DEADLOCK" : "");
+	else if (t->lock.mem_err)
+		fprintf(out, "owner unknown (cannot read the target's memory: %s)\n",
+			strerror(-t->lock.mem_err));
+	else
+		fprintf(out, "owner unknown\n");
+}
+
+/* One "deadlock:" line per cycle. */
+static void print_deadlocks(const struct dump_ctx *d, FILE *out)
+{
+	char n[64];
+
+	for (int c = 0; c < d->graph.ncycles; c++) {
+		const struct locks_cycle *cy = &d->graph.cycles[c];
+		fputs(c ? "" : "\n", out);
+		fputs("deadlock:", out);
+		for (int k = 0; k <= cy->n; k++) {
+			pid_t tid = d->graph.tids[cy->first + k % cy->n];
+			fprintf(out, "%s %s (%d)", k ? " ->" : "", name_of(d, tid, n, sizeof(n)),
+				(int)tid);
+		}
+		fputc('\n', out);
+	}
+}
+
 /* "waiting: lock in futex_wait_queue", "running", "D-state in
  * wait_for_vfork_done". */
 static void describe_wait(const struct dump_thread *t, char *buf, size_t size)
@@ -212,7 +302,9 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 			fprintf(out, "    (no user stack)\n");
 		else if (t->truncated)
 			fprintf(out, "    ... (stack truncated)\n");
+		print_lock(d, t, out);
 	}
+	print_deadlocks(d, out);
 }
 
 void dump_json_string(FILE *out, const char *s)
@@ -243,6 +335,23 @@ void dump_json_string(FILE *out, const char *s)
 		s += len;
 	}
 	fputc('"', out);
+}
+
+/* ,"lock":{"addr":"0x..","kind":"mutex","owner":1234,"deadlock":false}, or
+ * ,"lock":null: the graph's edge from this thread. */
+static void print_json_lock(const struct locks_wait *w, FILE *out)
+{
+	if (!w) {
+		fputs(",\"lock\":null", out);
+		return;
+	}
+	fprintf(out, ",\"lock\":{\"addr\":\"0x%llx\",\"kind\":", (unsigned long long)w->addr);
+	dump_json_string(out, w->kind == LOCKS_KIND_NOOWNER ? "none" : locks_kind_name(w->kind));
+	if (w->owner)
+		fprintf(out, ",\"owner\":%d", (int)w->owner);
+	else
+		fputs(",\"owner\":null", out);
+	fprintf(out, ",\"deadlock\":%s}", w->cycle ? "true" : "false");
 }
 
 static void print_json(const struct dump_opts *o, const char *cmdline, struct dump_ctx *d,
@@ -290,7 +399,17 @@ static void print_json(const struct dump_opts *o, const char *cmdline, struct du
 			dump_json_string(out, ok ? si.module : NULL);
 			fprintf(out, ",\"inline\":%s}", ok && si.inlined ? "true" : "false");
 		}
-		fputs("]}", out);
+		fputs("]", out);
+		print_json_lock(locks_find(&d->graph, t->tid), out);
+		fputs("}", out);
+	}
+	fputs("],\"deadlocks\":[", out);
+	for (int c = 0; c < d->graph.ncycles; c++) {
+		const struct locks_cycle *cy = &d->graph.cycles[c];
+		fputs(c ? ",[" : "[", out);
+		for (int k = 0; k < cy->n; k++)
+			fprintf(out, "%s%d", k ? "," : "", (int)d->graph.tids[cy->first + k]);
+		fputs("]", out);
 	}
 	fputs("]}\n", out);
 }
@@ -323,6 +442,8 @@ int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 		target_comm(o->pid, tids[i], d.th[i].name, sizeof(d.th[i].name));
 		target_state(o->pid, tids[i], &d.th[i].state);
 		d.th[i].name[strcspn(d.th[i].name, "\n")] = '\0';
+		/* Before any stop: a stopped thread's syscall file shows the stop. */
+		d.th[i].lock_rc = locks_read_raw(o->pid, tids[i], &d.th[i].lock);
 	}
 	rc = take_samples(o, &d, err, errsz);
 	if (rc)
@@ -343,6 +464,7 @@ int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 		goto out;
 	}
 	ingest_all(o->pid, &d, in, fr);
+	build_graph(o->pid, &d, fr);
 	if (o->json)
 		print_json(o, cmdline, &d, fr, out);
 	else
@@ -352,6 +474,7 @@ out:
 	for (int i = 0; i < d.n; i++)
 		free(d.th[i].stack);
 	free(d.th);
+	locks_free(&d.graph);
 	ingest_free(in);
 	frames_free(fr);
 	sym_free(sy);

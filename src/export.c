@@ -574,6 +574,12 @@ struct pp {
 	size_t nfn, capfn;
 	Perftools__Profiles__Mapping *map;
 	size_t nmap, capmap;
+	/* per mapping: pc - ELF address, once a frame with an origin came */
+	struct pp_bias {
+		uint64_t bias;
+		bool set;
+	} *bias;
+	size_t capbias;
 	Perftools__Profiles__Location *loc;
 	size_t nloc, caploc;
 	Perftools__Profiles__Line *line; /* loc[i]'s lines: line[first[i] .. first[i] + nline[i]) */
@@ -594,6 +600,36 @@ static int64_t pp_str(struct pp *p, const char *s)
 	return i;
 }
 
+/* A location's address: the pc, or for a saved profile's frame that kept
+ * its origin the ELF address (its synthetic pc means nothing). */
+static uint64_t pp_address(const struct frame *f)
+{
+	return f->pid == 0 && f->origin.path ? f->origin.elf_addr : f->pc;
+}
+
+/* Annotate (issue 16) reads code back from the binary: the mapping names
+ * its full path and build-id, and file_offset is set so that address -
+ * memory_start + file_offset is the ELF address (the file offset for the
+ * usual text segment, whose offset equals its address). */
+static int pp_origin(struct pp *p, Perftools__Profiles__Mapping *m, const struct frame *f)
+{
+	struct pp_bias *b = &p->bias[m->id - 1];
+	int64_t path, bid;
+
+	if (!b->set && f->origin.path) {
+		if ((path = pp_str(p, f->origin.path)) < 0 ||
+		    (bid = pp_str(p, f->origin.build_id ? f->origin.build_id : "")) < 0)
+			return -ENOMEM;
+		m->filename = path;
+		m->build_id = bid;
+		b->bias = pp_address(f) - f->origin.elf_addr;
+		b->set = true;
+	}
+	if (b->set)
+		m->file_offset = m->memory_start - b->bias;
+	return 0;
+}
+
 static int64_t pp_mapping(struct pp *p, const struct frame *f)
 {
 	const char *mod = f->has_sym && f->sym.module ? f->sym.module
@@ -604,25 +640,29 @@ static int64_t pp_mapping(struct pp *p, const struct frame *f)
 
 	if (mi < 0)
 		return mi;
+	uint64_t pc = pp_address(f);
+
 	if ((id = u64map_get(&p->map_of, (uint64_t)mi, 0)) != 0) {
 		m = &p->map[id - 1];
-		if (f->pc < m->memory_start)
-			m->memory_start = f->pc;
-		if (f->pc >= m->memory_limit)
-			m->memory_limit = f->pc + 1;
-		return id;
+		if (pc < m->memory_start)
+			m->memory_start = pc;
+		if (pc >= m->memory_limit)
+			m->memory_limit = pc + 1;
+		return pp_origin(p, m, f) ? -ENOMEM : id;
 	}
-	if (mem_grow((void **)&p->map, &p->capmap, p->nmap + 1, sizeof(*p->map)))
+	if (mem_grow((void **)&p->map, &p->capmap, p->nmap + 1, sizeof(*p->map)) ||
+	    mem_grow((void **)&p->bias, &p->capbias, p->nmap + 1, sizeof(*p->bias)))
 		return -ENOMEM;
 	m = &p->map[p->nmap];
 	perftools__profiles__mapping__init(m);
 	m->id = p->nmap + 1;
 	m->filename = mi;
-	m->memory_start = f->pc;
-	m->memory_limit = f->pc + 1;
+	m->memory_start = pc;
+	m->memory_limit = pc + 1;
 	m->has_functions = true;
+	p->bias[p->nmap] = (struct pp_bias){0};
 	p->nmap++;
-	if (u64map_get(&p->map_of, (uint64_t)mi, (uint32_t)m->id) < 0)
+	if (u64map_get(&p->map_of, (uint64_t)mi, (uint32_t)m->id) < 0 || pp_origin(p, m, f))
 		return -ENOMEM;
 	return (int64_t)m->id;
 }
@@ -704,7 +744,7 @@ static int64_t pp_location(struct pp *p, struct window *w, struct sel *s, const 
 	perftools__profiles__location__init(l);
 	l->id = p->nloc + 1;
 	l->mapping_id = (uint64_t)map;
-	l->address = f->pc;
+	l->address = pp_address(f);
 	p->nloc++;
 	p->loc_of[key] = (uint32_t)l->id;
 	return (int64_t)l->id;
@@ -743,6 +783,7 @@ static void pp_free(struct pp *p)
 	free(p->loc_of);
 	free(p->fn);
 	free(p->map);
+	free(p->bias);
 	free(p->loc);
 	free(p->line);
 	free(p->first);

@@ -158,6 +158,7 @@ static bool live_eq(const void *ctx, uint32_t id, const void *key)
 struct named_key {
 	uint64_t hash;
 	const struct sym_info *si;
+	struct frame_origin o; /* pooled */
 };
 
 static bool named_eq(const void *ctx, uint32_t id, const void *key)
@@ -168,7 +169,10 @@ static bool named_eq(const void *ctx, uint32_t id, const void *key)
 	return e->hash == ((const struct named_key *)key)->hash && e->kind == FK_NAMED &&
 	       a->func == si->func && a->module == si->module && a->file == si->file &&
 	       a->line == si->line && a->kernel == si->kernel && a->jit == si->jit &&
-	       a->inlined == si->inlined;
+	       a->inlined == si->inlined &&
+	       e->f.origin.path == ((const struct named_key *)key)->o.path &&
+	       e->f.origin.build_id == ((const struct named_key *)key)->o.build_id &&
+	       e->f.origin.elf_addr == ((const struct named_key *)key)->o.elf_addr;
 }
 
 /* A new entry with hash h, indexed. Returns its id or -ENOMEM. */
@@ -224,6 +228,22 @@ static int64_t live_intern(struct frames *fr, int pid, uint64_t pc, bool kernel,
 
 /* ---- interning ---- */
 
+/* The frame's origin (path, build-id as hex: pooled) for annotate and the
+ * pprof export. Left empty on ENOMEM: only annotating it is lost. */
+static void set_origin(struct frames *fr, struct frame *f, const struct module *mod,
+		       uint64_t elf_addr)
+{
+	char hex[2 * sizeof(mod->build_id) + 1];
+
+	for (size_t i = 0; i < mod->build_id_len && i < sizeof(mod->build_id); i++)
+		snprintf(hex + 2 * i, 3, "%02x", mod->build_id[i]);
+	hex[2 * (mod->build_id_len < sizeof(mod->build_id) ? mod->build_id_len
+							    : sizeof(mod->build_id))] = '\0';
+	f->origin.path = mod->path ? strpool_cstr(&fr->pool, mod->path) : NULL;
+	f->origin.build_id = hex[0] ? strpool_cstr(&fr->pool, hex) : NULL;
+	f->origin.elf_addr = elf_addr;
+}
+
 int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc)
 {
 	const struct mapping *m;
@@ -255,6 +275,7 @@ int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc)
 		e->mod = m->mod;
 		space_module_get(e->mod);
 		e->elf_addr = pc - m->bias;
+		set_origin(fr, &e->f, m->mod, e->elf_addr);
 	}
 	return id;
 }
@@ -371,6 +392,12 @@ static bool pool_copy(struct strpool *p, const char *s, const char **out)
 
 int64_t frames_named(struct frames *fr, const struct sym_info *si)
 {
+	return frames_named_at(fr, si, NULL);
+}
+
+int64_t frames_named_at(struct frames *fr, const struct sym_info *si,
+			const struct frame_origin *o)
+{
 	struct sym_info k = *si;
 	struct frame *f;
 	struct named_key nk = {.si = &k};
@@ -378,11 +405,16 @@ int64_t frames_named(struct frames *fr, const struct sym_info *si)
 
 	if (!pool_copy(&fr->pool, si->func, &k.func) ||
 	    !pool_copy(&fr->pool, si->module, &k.module) ||
-	    !pool_copy(&fr->pool, si->file, &k.file))
+	    !pool_copy(&fr->pool, si->file, &k.file) ||
+	    (o && (!pool_copy(&fr->pool, o->path, &nk.o.path) ||
+		   !pool_copy(&fr->pool, o->build_id, &nk.o.build_id))))
 		return -ENOMEM;
+	if (o)
+		nk.o.elf_addr = o->elf_addr;
 	if (k.line < 0)
 		k.line = 0;
-	nk.hash = named_hash(&k);
+	nk.hash = hashidx_mix64(named_hash(&k) ^ nk.o.elf_addr ^
+				(uint64_t)(uintptr_t)nk.o.path);
 	if ((id = hashidx_find(&fr->ix, nk.hash, named_eq, fr, &nk, NULL)) >= 0)
 		return id;
 	if ((id = entry_add(fr, nk.hash, FK_NAMED)) < 0)
@@ -399,6 +431,7 @@ int64_t frames_named(struct frames *fr, const struct sym_info *si)
 	    .has_sym = true,
 	    .has_line = true, /* all there is to know came with it */
 	    .sym = k,
+	    .origin = nk.o,
 	};
 	return id;
 }

@@ -153,7 +153,10 @@ static int app_init(struct app *a)
 	}
 	a->model = (struct ui_model){.w = a->s.w,
 				     .metrics = a->s.metrics_ok ? &a->s.metrics : NULL,
+				     .locks = a->s.metrics_ok ? &a->s.locks : NULL,
 				     .sy = a->s.sy,
+				     .sy_rw = a->s.sy,
+				     .source_path = a->o.source_path,
 				     .pid = a->s.procs.p[0].pid,
 				     .cmdline = a->s.procs.p[0].cmdline};
 	ui_init(&a->ui, &a->o, a->s.period_s, &a->model);
@@ -438,6 +441,16 @@ int main(int argc, char **argv)
 			rc = app_record_write(a);
 		if (rc == EXIT_OK && a->o.cmd == OPTS_CMD_TOP)
 			app_run_summary(a, summary, sizeof(summary));
+		/* -b --annotate FUNC that never had samples: the run failed. */
+		if (rc == EXIT_OK && a->o.batch && a->ui.ann_name) {
+			char shown[160];
+			text_sanitize(a->o.annotate, shown, sizeof(shown));
+			snprintf(summary, sizeof(summary),
+				 "no function named '%s' (or containing it) had samples of its own: "
+				 "check the name in the top view",
+				 shown);
+			rc = EXIT_RUNTIME;
+		}
 	}
 	app_fini(a);
 	if (summary[0])

@@ -50,6 +50,8 @@ enum {
 	OPTS_BASE,
 	OPTS_NEW,
 	OPTS_FAIL_ABOVE,
+	OPTS_ANNOTATE,
+	OPTS_SOURCE_PATH,
 };
 
 /* Kernel PID_MAX_LIMIT on 64-bit: no PID can be larger. */
@@ -79,6 +81,8 @@ static const struct option opts_long[] = {
     {"events", required_argument, NULL, OPTS_EVENTS},
     {"no-idle", no_argument, NULL, OPTS_NO_IDLE},
     {"view", required_argument, NULL, OPTS_VIEW_OPT},
+    {"annotate", required_argument, NULL, OPTS_ANNOTATE},
+    {"source-path", required_argument, NULL, OPTS_SOURCE_PATH},
     {"json", no_argument, NULL, OPTS_JSON},
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, OPTS_FORMAT},
@@ -137,6 +141,11 @@ const char opts_usage[] =
     "  -l, --limit N            rows per refresh in batch mode (default 30)\n"
     "      --view VIEW          batch mode: print the top, icicle or threads view\n"
     "                           (default top; icicle and threads: 200x40 text)\n"
+    "      --annotate FUNC      open the annotate view on FUNC (the hottest\n"
+    "                           function named FUNC, else containing it); with -b\n"
+    "                           print it: PCT  ADDR  INSTRUCTION, source between\n"
+    "      --source-path DIR    annotate: look for source files in DIR too\n"
+    "                           (repeatable; the target's own paths come first)\n"
     "  -s, --sort KEY           own, total, owntime or totaltime (default own)\n"
     "  -L, --lines              aggregate by file:line from the start (key L)\n"
     "  -K, --no-kernel          hide kernel frames from the start (key K)\n"
@@ -178,6 +187,9 @@ const char opts_usage[] =
     "                           show only that thread; Esc: all threads again\n"
     "  / n N f c t              icicle: search, next/previous match, bottom-up,\n"
     "                           colour by kind or module, one root per thread\n"
+    "  a                        top, icicle: annotate the selected function\n"
+    "                           (again: source only / mixed / instructions only;\n"
+    "                           Enter on a call: the callee; Esc: back)\n"
     "  w                        write the window to a profile file\n"
     "  space                    freeze the display (sampling continues)\n"
     "  R                        reset the window\n"
@@ -606,6 +618,19 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 	case OPTS_JSON:
 		o->json = true;
 		break;
+	case OPTS_ANNOTATE:
+		if (!arg[0])
+			return opts_fail(err, errsz, "option --annotate needs a function name");
+		o->annotate = arg;
+		break;
+	case OPTS_SOURCE_PATH:
+		if (!arg[0])
+			return opts_fail(err, errsz, "option --source-path needs a directory");
+		if (o->nsource_path == OPTS_SOURCE_PATH_MAX)
+			return opts_fail(err, errsz, "--source-path may be given at most %d times",
+					 OPTS_SOURCE_PATH_MAX);
+		o->source_path[o->nsource_path++] = arg;
+		break;
 	case 'o':
 		if (!arg[0])
 			return opts_fail(err, errsz, "option --output needs a file name");
@@ -685,6 +710,9 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 		return opts_fail(err, errsz, "record needs -o FILE (e.g. -o profile.pb.gz)");
 	if ((o->diff_base || o->diff_new || o->fail_above >= 0) && o->cmd != OPTS_CMD_DIFF)
 		return opts_fail(err, errsz, "--base, --new and --fail-above go with 'stacktop diff'");
+	if ((o->annotate || o->nsource_path) &&
+	    (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_RECORD || o->cmd == OPTS_CMD_DIFF))
+		return opts_fail(err, errsz, "--annotate and --source-path go with the live view and 'stacktop report'");
 	if (o->cmd == OPTS_CMD_REPORT && o->wall)
 		return opts_fail(err, errsz, "report shows a saved FILE: --mode does not apply");
 	if (o->debuginfod && (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))

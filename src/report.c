@@ -137,6 +137,7 @@ struct rframe {
 	const char *func, *module, *file; /* pooled or NULL */
 	int line;
 	bool kernel, jit, inlined;
+	const struct frame_origin *origin; /* where its code is (pprof), or NULL */
 };
 
 /* The named frame for f. */
@@ -152,7 +153,7 @@ static int64_t report_frame(struct report *r, const struct rframe *f)
 	    .inlined = f->inlined,
 	};
 
-	return frames_named(r->fr, &si);
+	return frames_named_at(r->fr, &si, f->origin);
 }
 
 static int report_thread(struct report *r, int tid, const char *name)
@@ -911,12 +912,29 @@ static bool is_kernel_mapping(const char *f)
 	return !strncmp(f, "[kernel", 7) || !strncmp(f, "vmlinux", 7);
 }
 
+/* Where a location's code is, as stacktop writes it (an absolute path and
+ * a build-id; address - memory_start + file_offset is the ELF address), for
+ * annotating offline. false when the mapping does not say. */
+static bool pprof_origin(struct pctx *c, const Perftools__Profiles__Mapping *m,
+			 const char *fname, uint64_t address, struct frame_origin *o)
+{
+	const char *bid = pstr(c, m->build_id);
+
+	if (fname[0] != '/' || !bid || !*bid || address < m->memory_start)
+		return false;
+	o->path = fname;
+	o->build_id = bid;
+	o->elf_addr = address - m->memory_start + m->file_offset;
+	return true;
+}
+
 /* Push the frames of location li, outermost (last line) first. */
 static int pprof_location(struct pctx *c, struct ids *st, size_t li)
 {
 	const Perftools__Profiles__Location *l = c->p->location[li];
 	const char *module = NULL;
-	bool kernel = false;
+	struct frame_origin origin;
+	bool kernel = false, has_origin = false;
 	size_t mi;
 
 	if (l->mapping_id) {
@@ -930,6 +948,7 @@ static int pprof_location(struct pctx *c, struct ids *st, size_t li)
 		kernel = is_kernel_mapping(fname);
 		if (*fname && !(module = pooled(c, text_basename(fname))))
 			return -ENOMEM;
+		has_origin = !kernel && pprof_origin(c, c->p->mapping[mi], fname, l->address, &origin);
 	}
 	if (l->n_line == 0) {
 		char buf[64];
@@ -944,8 +963,10 @@ static int pprof_location(struct pctx *c, struct ids *st, size_t li)
 		const Perftools__Profiles__Line *ln = l->line[k];
 		const Perftools__Profiles__Function *fn;
 		/* Lines are innermost first: all but the last are inlined. */
-		struct rframe f = {
-		    .module = module, .kernel = kernel, .inlined = k + 1 < l->n_line};
+		struct rframe f = {.module = module,
+				   .kernel = kernel,
+				   .inlined = k + 1 < l->n_line,
+				   .origin = has_origin && k + 1 == l->n_line ? &origin : NULL};
 		const char *name, *file;
 		size_t fi;
 		int64_t id;

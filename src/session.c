@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -23,6 +24,7 @@
 #include "stacktop/dbgfetch.h"
 #include "stacktop/frames.h"
 #include "stacktop/ingest.h"
+#include "stacktop/locks.h"
 #include "stacktop/opts.h"
 #include "stacktop/perf.h"
 #include "stacktop/report.h"
@@ -126,6 +128,125 @@ static void raise_nofile(void)
 	}
 }
 
+/* The hint of the stack a thread was seen waiting on a lock in most often
+ * (wall mode: the window's [lock] leaves), walked from the leaf up. */
+static enum locks_hint stack_hint(const struct window *w, uint32_t leaf)
+{
+	const struct frames *fr = window_frames(w);
+	enum locks_hint h;
+
+	for (uint32_t n = leaf; n != WINDOW_ROOT;) {
+		const struct window_node *wn = window_node(w, n);
+		const struct frame *f = wn ? frames_get(fr, wn->frame) : NULL;
+		if (!wn)
+			break;
+		if (f && f->has_sym && (h = locks_hint_of_function(f->sym.func)) != LOCKS_HINT_NONE)
+			return h;
+		n = wn->parent;
+	}
+	return LOCKS_HINT_NONE;
+}
+
+/* Threads read per scan at most: each costs two small reads. */
+#define LOCKS_SCAN_MAX 2048
+
+/* One thread of a scan: its futex as read, and the window's stack for it. */
+struct lock_scan {
+	pid_t tid;
+	int ti; /* index in metrics->threads */
+	struct locks_raw raw;
+	uint32_t leaf; /* parent of its most frequent [lock] leaf; WINDOW_ROOT: none */
+	uint64_t best;
+};
+
+static int scan_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct lock_scan *)a)->tid, y = ((const struct lock_scan *)b)->tid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The threads asleep in futex, with what their syscall file and memory
+ * say; sorted by TID. A refused read is kept in s->locks.read_err. */
+static int scan_read(struct session *s, struct lock_scan *sc)
+{
+	const struct metrics *m = &s->metrics;
+	int n = 0, e;
+
+	for (int i = 0; i < m->nthreads && n < LOCKS_SCAN_MAX; i++) {
+		const struct metrics_thread *t = &m->threads[i];
+		if (!t->alive || t->state != 'S' || (t->wchan[0] && !strstr(t->wchan, "futex")))
+			continue;
+		if ((e = locks_read_raw(t->pid, t->tid, &sc[n].raw)) == -ENOENT || e == -ESRCH)
+			continue;
+		if (e || sc[n].raw.mem_err) {
+			s->locks.read_err = e ? e : sc[n].raw.mem_err;
+			s->locks.read_err_pid = t->pid;
+			if (e)
+				continue;
+		}
+		sc[n].tid = t->tid;
+		sc[n].ti = i;
+		sc[n].leaf = WINDOW_ROOT;
+		sc[n].best = 0;
+		n++;
+	}
+	qsort(sc, (size_t)n, sizeof(*sc), scan_cmp);
+	return n;
+}
+
+/* Wall mode: each thread's most frequent stack that ended waiting on a lock,
+ * one pass over the window's counts. */
+static void scan_stacks(const struct window *w, struct lock_scan *sc, int n)
+{
+	size_t nc = 0;
+	const struct window_count *wc = w && n ? window_counts(w, &nc) : NULL;
+
+	for (size_t k = 0; k < nc; k++) {
+		struct lock_scan key = {.tid = wc[k].tid}, *hit;
+		const struct window_node *wn = window_node(w, wc[k].node);
+		const struct frame *f = wn ? frames_get(window_frames(w), wn->frame) : NULL;
+		if (!f || f->wait != SAMPLE_WAIT_LOCK ||
+		    !(hit = bsearch(&key, sc, (size_t)n, sizeof(*sc), scan_cmp)) ||
+		    wc[k].count <= hit->best)
+			continue;
+		hit->best = wc[k].count;
+		hit->leaf = wn->parent;
+	}
+}
+
+/* Once a second: what each thread asleep in futex waits on and who holds
+ * it, then the cycles. Only reads: /proc/PID/task/TID/syscall and the
+ * target's memory (ptrace-read permission), nothing is stopped. */
+static void scan_locks(struct session *s)
+{
+	static struct lock_scan sc[LOCKS_SCAN_MAX];
+	const struct metrics *m = &s->metrics;
+	struct locks_wait w;
+	int n;
+
+	locks_reset(&s->locks);
+	n = scan_read(s, sc);
+	scan_stacks(s->w, sc, n);
+	for (int j = 0; j < n; j++) {
+		const struct metrics_thread *t = &m->threads[sc[j].ti];
+		enum locks_hint h =
+		    sc[j].leaf != WINDOW_ROOT ? stack_hint(s->w, sc[j].leaf) : LOCKS_HINT_NONE;
+		/* The window's stack may be an older wait than the one read now:
+		 * a mutex is told by its futex call alone, so that hint is not
+		 * needed, and taken from a stale stack it could make a condition
+		 * variable's neighbour an owner. */
+		if (h == LOCKS_HINT_MUTEX)
+			h = LOCKS_HINT_NONE;
+		locks_resolve(&sc[j].raw, t->pid, t->tid, h, &w);
+		locks_add(&s->locks, &w);
+	}
+	locks_build(&s->locks);
+	/* Who held the locks, over about the window (one scan a second). */
+	unsigned win = m->cfg.window_s ? m->cfg.window_s : 60;
+	locks_tally(&s->locks, 1.0 - 1.0 / (double)win);
+}
+
 /* Every process profiled (targets still there, descendants followed)
  * becomes the set metrics reads. */
 static void metrics_follow(struct session *s)
@@ -184,8 +305,10 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	s->metrics_ok = metrics_init(&s->metrics, s->procs.p[0].pid, &mc) == 0;
 	if (s->metrics_ok) {
 		metrics_follow(s);
-		if (metrics_tick(&s->metrics, mono_ns() / 1e9) == 0)
+		if (metrics_tick(&s->metrics, mono_ns() / 1e9) == 0) {
 			session_run_tick(s);
+			scan_locks(s);
+		}
 	}
 	s->next_metrics_ns = mono_ns() + SEC_NS;
 	health_init(&s->health, mono_ns());
@@ -270,8 +393,10 @@ void session_collect(struct session *s, uint64_t now_ns)
 		return;
 	if (!s->procs.exited) {
 		metrics_follow(s);
-		if (metrics_tick(&s->metrics, t / 1e9) == 0)
+		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
 			session_run_tick(s);
+			scan_locks(s);
+		}
 	}
 	s->metrics.exited = s->procs.exited;
 	s->next_metrics_ns += SEC_NS;
@@ -383,6 +508,7 @@ void session_close(struct session *s)
 	ingest_free(s->in);
 	if (s->metrics_ok)
 		metrics_free(&s->metrics);
+	locks_free(&s->locks);
 	window_free(s->w);
 	report_free(s->report);
 	procs_free(&s->procs);

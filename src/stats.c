@@ -128,7 +128,8 @@ int stats_welch_moments(double ma, double va, size_t na, double mb, double vb, s
 		    .p = same ? 1 : 0};
 		return 0;
 	}
-	out->stat = (mb - ma) / sqrt(se2);
+	out->se = sqrt(se2);
+	out->stat = (mb - ma) / out->se;
 	/* Welch–Satterthwaite. */
 	out->df = se2 * se2 /
 		  (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
@@ -152,8 +153,19 @@ int stats_two_prop(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2, struct st
 	}
 	out->stat = (p2 - p1) / se;
 	out->df = 0;
+	/* unpooled, for a margin other than 0 */
+	out->se = sqrt(p1 * (1 - p1) / (double)n1 + p2 * (1 - p2) / (double)n2);
 	out->p = stats_norm_p2(out->stat);
 	return 0;
+}
+
+double stats_p_above(const struct stats_result *r, double diff, double margin)
+{
+	if (!(r->se > 0))
+		return diff > margin && r->p == 0 ? 0 : 1;
+	double t = (diff - margin) / r->se;
+	double p2 = r->df > 0 ? stats_t_p2(t, r->df) : stats_norm_p2(t);
+	return t > 0 ? p2 / 2 : 1 - p2 / 2;
 }
 
 void stats_holm(const double *p, double *adj, size_t *idx, size_t n)

@@ -1650,12 +1650,14 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 			return -ENOMEM;
 		out->offset = elf_addr - t->fns[i].start;
 		out->func_start = t->fns[i].start;
+		out->func_size = t->fns[i].end - t->fns[i].start;
 		note_module(sy, out->module, t->source);
 	} else if (in_plt(mod->elf, elf_addr)) {
 		/* A call through the PLT: no symbol covers the stubs, but the
 		 * section says what they are (perf shows them the same way). */
 		out->func = "[plt]";
 		out->func_start = elf_addr & ~(uint64_t)15;
+		out->func_size = 16;
 		out->offset = elf_addr - out->func_start;
 	} else if ((err = name_by_fde(sy, t, mod, elf_addr, out)) != 0) {
 		return err;
@@ -1692,6 +1694,7 @@ static int name_by_fde(struct sym *sy, struct sym_table *t, const struct module 
 	if (!(out->func = strpool_cstr(&sy->pool, buf)))
 		return -ENOMEM;
 	out->func_start = r->start;
+	out->func_size = r->end - r->start;
 	out->offset = elf_addr - r->start;
 	out->by_range = true;
 	note_module(sy, out->module, SYM_SRC_FDE);
@@ -1792,6 +1795,53 @@ int sym_resolve_user(struct sym *sy, struct space *s, uint64_t pc, bool want_lin
 	else
 		out->offset = pc - m->start + m->pgoff;
 	return 0;
+}
+
+/* Annotate's source text: the CU's file table has the full paths (with the
+ * compile directory) that sym_info.file shortens to a basename. */
+int sym_source_path_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
+			   const char *base, char *buf, size_t size)
+{
+	struct sym_table *t;
+	Dwarf_Files *files;
+	Dwarf_Die cu;
+	size_t nf;
+	Dwarf *dw;
+
+	if (!mod || !mod->elf || !base)
+		return -ENOENT;
+	if (table_get(mod, root, &t) || !(dw = table_dwarf(t, mod)))
+		return -ENOENT;
+	if (!find_cu(dw, elf_addr, &cu) || dwarf_getsrcfiles(&cu, &files, &nf) != 0)
+		return -ENOENT;
+	for (size_t i = 0; i < nf; i++) {
+		const char *f = dwarf_filesrc(files, i, NULL, NULL);
+		Dwarf_Attribute at;
+		const char *dir;
+
+		if (!f || strcmp(text_basename(f), base) != 0)
+			continue;
+		/* A relative name is relative to the CU's compile directory. */
+		dir = f[0] == '/' ? NULL : dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+		if ((size_t)snprintf(buf, size, "%s%s%s", dir ? dir : "", dir ? "/" : "", f) < size)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* Annotate's source text: the CU's file table has the full paths (with the
+ * compile directory) that sym_info.file shortens to a basename. */
+int sym_source_path_user(struct sym *sy, struct space *s, uint64_t pc, const char *base, char *buf,
+			 size_t size)
+{
+	const struct mapping *m = space_find(s, pc);
+	char root[64];
+
+	if (!m || !m->mod)
+		return -ENOENT;
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)s->pid);
+	return sym_source_path_module(sy, m->mod, s->pid > 0 ? root : "", pc - m->bias, base, buf,
+				      size);
 }
 
 /* ---- perf maps --------------------------------------------------------- */
@@ -2048,6 +2098,7 @@ static int perfmap_find(struct sym *sy, struct perfmap *pm, uint64_t pc, struct 
 	out->module = "[jit]";
 	out->offset = pc - best->start;
 	out->func_start = best->start;
+	out->func_size = best->end - best->start;
 	out->jit = true;
 	note_module(sy, out->module, SYM_SRC_PERFMAP);
 	return 0;
@@ -2245,5 +2296,6 @@ int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out)
 		return -ENOMEM;
 	out->offset = pc - sy->ksyms[lo - 1].start;
 	out->func_start = sy->ksyms[lo - 1].start;
+	out->func_size = sy->ksyms[lo - 1].end - sy->ksyms[lo - 1].start;
 	return 0;
 }

@@ -37,6 +37,8 @@ void ui_init(struct ui *ui, const struct opts *o, double period_s, struct ui_mod
 	ui->batch = o->batch;
 	ui->wall = o->wall;
 	ui->top.metrics = m->metrics;
+	ui->ann_name = o->annotate;
+	ui->ann.batch = o->batch;
 	ui->top.charts = true;
 	ui->top.utf8 = !o->ascii && text_locale_utf8();
 	ui->top.sort = o->sort;
@@ -65,6 +67,7 @@ void ui_free(struct ui *ui)
 	view_top_state_free(&ui->top);
 	view_threads_state_free(&ui->threads);
 	view_icicle_state_free(&ui->icicle);
+	view_annotate_close(&ui->ann);
 	diff_snap_free(ui->baseline);
 	diff_free(ui->live);
 	grid_free(&ui->grid);
@@ -155,6 +158,30 @@ static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view
 	view_diff_render(&ui->grid, h, d, ui->top.lines, title, !ui->fixed);
 }
 
+/* --annotate FUNC opens once the function has samples; until then (batch)
+ * the sentence saying so is what is shown. */
+static bool draw_annotate(struct ui *ui, const struct ui_model *m, const struct view_header *h,
+			  int rows)
+{
+	char msg[300];
+
+	if (ui->ann_name && !ui->ann.open &&
+	    view_annotate_open_name(&ui->ann, m->w, m->sy_rw, m->source_path, ui->ann_name, msg,
+				    sizeof(msg)) == 0)
+		ui->ann_name = NULL;
+	if (!ui->ann.open && !(ui->ann_name && ui->batch))
+		return false;
+	if (!ui->ann.open) {
+		grid_printf(&ui->grid, 0, 0, 0, ui->grid.w, "%s", msg);
+		return true;
+	}
+	view_annotate_update(&ui->ann, m->w);
+	ui->ann.status = h ? h->status : NULL;
+	ui->ann.page = rows > 6 ? rows - 5 : 1;
+	view_annotate_render(&ui->ann, &ui->grid);
+	return true;
+}
+
 const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct view_header *h,
 			   int cols, int rows)
 {
@@ -169,6 +196,8 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		view_help_render(&ui->grid, mods, nmods);
 		return &ui->grid;
 	}
+	if (draw_annotate(ui, m, h, rows))
+		return &ui->grid;
 	follow_top(ui);
 	switch (shown_view(ui, m)) {
 	case UI_VIEW_ICICLE:
@@ -185,10 +214,12 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		view_icicle_render(&ui->grid, h, &ui->icicle);
 		break;
 	case UI_VIEW_THREADS:
+		ui->threads.locks = m->locks;
 		view_threads_update(&ui->threads, h, m->metrics, m->w, cols, rows);
 		view_threads_render(&ui->grid, h, m->metrics, &ui->threads);
 		break;
 	default:
+		ui->top.locks = m->locks;
 		if (ui->diff_mode) {
 			draw_diff(ui, m, h);
 			break;
@@ -211,6 +242,10 @@ void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header 
 {
 	char line[4096];
 	int rows = shown_view(ui, m) == UI_VIEW_TOP ? ui->top.limit + 6 : BATCH_ROWS;
+	if (ui->ann_name || ui->ann.open) {
+		draw_annotate(ui, m, h, BATCH_ROWS); /* opens it: then its length is known */
+		rows = ui->ann.open ? view_annotate_count(&ui->ann) + 6 : 2;
+	}
 	const struct grid *g = ui_draw(ui, m, h, BATCH_COLS, rows);
 	int last = g->h - 1;
 	while (last > 0 && grid_row_text(g, last, line, sizeof(line)) == 0)
@@ -424,6 +459,48 @@ static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 	}
 }
 
+/* Key a in the top view or the icicle: annotate the selected function. */
+static bool annotate_selected(struct ui *ui, const struct ui_model *m, uint64_t now_ns)
+{
+	const struct frame *f = NULL;
+	char msg[300];
+
+	if (ui->view == UI_VIEW_TOP && ui->top.nkept && ui->top.selected >= 0 &&
+	    (size_t)ui->top.selected < ui->top.nkept)
+		f = &ui->top.kept[ui->top.selected].f;
+	else if (ui->view == UI_VIEW_ICICLE && ui->icicle.selected_frame != UINT32_MAX)
+		f = frames_get(window_frames(m->w), ui->icicle.selected_frame);
+	else if (ui->view == UI_VIEW_THREADS)
+		return false;
+	if (view_annotate_open_frame(&ui->ann, m->w, m->sy_rw, m->source_path, f, msg,
+				     sizeof(msg)))
+		ui_status(ui, msg, now_ns);
+	return true;
+}
+
+/* The annotate view's keys; the global ones it leaves (q, ?, space, w, R)
+ * go on; the rest stop here. */
+static bool annotate_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns)
+{
+	uint64_t target = 0;
+	char msg[300];
+
+	switch (view_annotate_key(&ui->ann, key, &target)) {
+	case VIEW_ANNOTATE_CLOSE:
+		view_annotate_close(&ui->ann);
+		return true;
+	case VIEW_ANNOTATE_FOLLOW:
+		if (view_annotate_follow(&ui->ann, m->w, m->sy_rw, m->source_path, target, msg,
+					 sizeof(msg)))
+			ui_status(ui, msg, now_ns);
+		return true;
+	case VIEW_ANNOTATE_USED:
+		return true;
+	default:
+		return !(key > 0 && key < 128 && strchr("qQ?h wRr", key));
+	}
+}
+
 enum ui_request ui_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns)
 {
 	enum ui_request req = UI_REQUEST_NONE;
@@ -434,6 +511,10 @@ enum ui_request ui_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 	}
 	if (shown_view(ui, m) == UI_VIEW_ICICLE && ui->icicle.editing_search &&
 	    act(ui, m, view_icicle_key(&ui->icicle, key), now_ns))
+		return req;
+	if (ui->ann.open && annotate_key(ui, m, key, now_ns))
+		return req;
+	if (key == 'a' && !ui->ann.open && !ui->diff_mode && annotate_selected(ui, m, now_ns))
 		return req;
 	if (global_key(ui, m, key, now_ns, &req))
 		return req;

@@ -24,12 +24,24 @@ void view_diff_summary(const struct export_summary *s, char *out, size_t size)
 		 s->cpu_s, s->avg_cpu, s->peak_cpu, rss);
 }
 
+/* A significant increase of more than pct points: starred, and the test
+ * says the increase itself exceeds pct (one-sided, Bonferroni over the
+ * rows tested), so a noisy 7-point wobble of an unchanged program does not
+ * fail a gate of 5. */
+static bool offends(const struct diff *d, const struct diff_row *r, double pct, size_t ntested)
+{
+	return r->sig && r->delta > pct &&
+	       stats_p_above(&r->test, r->test_delta, pct) < DIFF_ALPHA / (double)ntested;
+}
+
 size_t view_diff_offenders(const struct diff *d, double pct)
 {
-	size_t n = 0;
+	size_t n = 0, ntested = 0;
 
 	for (size_t i = 0; i < d->nrows; i++)
-		n += d->rows[i].sig && d->rows[i].delta > pct;
+		ntested += d->rows[i].tested;
+	for (size_t i = 0; i < d->nrows; i++)
+		n += offends(d, &d->rows[i], pct, ntested ? ntested : 1);
 	return n;
 }
 
@@ -98,10 +110,13 @@ static void gate(FILE *f, const struct diff *d, const struct view_diff_opts *o)
 			o->fail_above, o->fail_above);
 		return;
 	}
-	fprintf(f, "fail-above %.1f: %zu function%s grew significantly by more than %.1f points:\n",
+	fprintf(f, "fail-above %.1f: %zu function%s grew by significantly more than %.1f points:\n",
 		o->fail_above, n, n == 1 ? "" : "s", o->fail_above);
+	size_t ntested = 0;
 	for (size_t i = 0; i < d->nrows; i++)
-		if (d->rows[i].sig && d->rows[i].delta > o->fail_above) {
+		ntested += d->rows[i].tested;
+	for (size_t i = 0; i < d->nrows; i++)
+		if (offends(d, &d->rows[i], o->fail_above, ntested ? ntested : 1)) {
 			row_name(&d->rows[i], o->lines, name, sizeof(name));
 			fprintf(f, "  %+.1f  %s\n", d->rows[i].delta, name);
 		}

@@ -34,6 +34,15 @@
  * drops HOTTEST; with a flag on screen the sparkline goes too; at 200
  * columns everything is shown.
  *
+ * Locks (st->locks, the session's wait-for graph): a waiting thread's flags
+ * end with its lock's holder, "lock 0x7f…a0 held by alpha (1234)", or the
+ * short "held by alpha (1234)" when the long one does not fit (then STATE
+ * narrows to 8 before the holder is cut); threads in a cycle are flagged
+ * DEADLOCK, and a red alert line above the table names each cycle (or, with
+ * no cycle, a dim note says why owners could not be read). A wait on a
+ * futex with no owner (a condition variable) adds nothing: no owner is
+ * ever claimed for it. 'o' moves the selection to the holder.
+ *
  * The sparkline is scaled to one core (100%), not to each thread's own peak,
  * so rows can be compared by eye and an idle thread stays blank. Each point
  * of a CPU series is the CPU of the second that ends at its time, so a
@@ -60,6 +69,7 @@
 
 #define NAME_W 15 /* comm is at most 15 bytes */
 #define STATE_W 13
+#define STATE_MIN 8  /* "S lock: …": narrower only when a lock's holder needs the room */
 #define STATE_MAX 24 /* "D wait_for_vfork_done": room left over goes here first */
 #define CPU_W 7	     /* "CPU now", " 100.0%" */
 #define FLOOR_W 5
@@ -299,9 +309,66 @@ static void fmt_d_for(double s, char *out, size_t size)
 		text_duration((uint64_t)(s * 1e9), out, size);
 }
 
-/* Flags of a row, two spaces apart; *attr is the colour of the most urgent. */
-static void fmt_flags(const struct metrics_thread *t, char *out, size_t size, uint16_t *attr)
+/* The lock texts, from the longest to the shortest; a narrow screen takes
+ * the shortest that fits. */
+enum { LOCK_TEXT_FULL = 0, LOCK_TEXT_SHORT, LOCK_TEXT_LEVELS };
+
+static const struct metrics_thread *thread_of(const struct metrics *m, pid_t tid)
 {
+	for (int i = 0; m && i < m->nthreads; i++)
+		if (m->threads[i].tid == tid)
+			return &m->threads[i];
+	return NULL;
+}
+
+/* "0x7f…a0": enough of a lock's address to tell locks apart on screen. */
+static void short_addr(uint64_t a, bool utf8, char *out, size_t size)
+{
+	char hex[24];
+	size_t l = (size_t)snprintf(hex, sizeof(hex), "%llx", (unsigned long long)a);
+
+	if (l <= 6)
+		snprintf(out, size, "0x%s", hex);
+	else
+		snprintf(out, size, "0x%.2s%s%s", hex, utf8 ? "\xe2\x80\xa6" : "..", hex + l - 2);
+}
+
+/* What a waiting thread's row says about its lock: "lock 0x7f…a0 held by
+ * alpha (1234)" (level FULL) or "held by alpha (1234)" (SHORT); "" when it
+ * waits on no lock, or on one that has no owner (a condition variable). */
+static void lock_text(const struct metrics *m, const struct locks *lk, pid_t tid, int level,
+		      bool utf8, char *out, size_t size)
+{
+	const struct locks_wait *w = locks_find(lk, tid);
+	const struct metrics_thread *o;
+	char addr[32], name[64];
+	size_t k = 0;
+
+	out[0] = '\0';
+	if (!w || w->kind == LOCKS_KIND_NOOWNER)
+		return;
+	if (level == LOCK_TEXT_FULL) {
+		short_addr(w->addr, utf8, addr, sizeof(addr));
+		k = (size_t)snprintf(out, size, "%s %s ",
+				     w->kind == LOCKS_KIND_RWLOCK ? "rwlock" : "lock", addr);
+	}
+	if (k >= size)
+		return;
+	if (!w->owner) {
+		snprintf(out + k, size - k, "owner unknown");
+		return;
+	}
+	o = thread_of(m, w->owner);
+	text_fit(o ? o->comm : "?", NAME_W, name, sizeof(name));
+	snprintf(out + k, size - k, "held by %s (%d)", name, (int)w->owner);
+}
+
+/* Flags of a row, two spaces apart, then its lock; *attr is the colour of
+ * the most urgent. */
+static void fmt_flags(const struct metrics_thread *t, const struct locks *lk, const char *lock,
+		      char *out, size_t size, uint16_t *attr)
+{
+	const struct locks_wait *w = t ? locks_find(lk, t->tid) : NULL;
 	char d[32];
 	size_t o = 0;
 
@@ -325,6 +392,57 @@ static void fmt_flags(const struct metrics_thread *t, char *out, size_t size, ui
 		o += (size_t)snprintf(out + o, size - o, "%sBUSY FLOOR", o ? "  " : "");
 		*attr = GRID_COLOR(GRID_C_ALERT) | GRID_BOLD;
 	}
+	if (w && w->cycle && t->alive && o < size) {
+		o += (size_t)snprintf(out + o, size - o, "%sDEADLOCK", o ? "  " : "");
+		*attr = GRID_COLOR(GRID_C_RED) | GRID_BOLD;
+	}
+	if (lock && lock[0] && t->alive && o < size)
+		snprintf(out + o, size - o, "%s%s", o ? "  " : "", lock);
+}
+
+/* The alert line: "! DEADLOCK alpha (1234) ⇄ beta (1235)", a longer cycle
+ * as "a (1) → b (2) → c (3) → a", several cycles one after the other. */
+void view_threads_deadlock_text(const struct metrics *m, const struct locks *lk, bool utf8,
+				char *out, size_t size)
+{
+	const char *two = utf8 ? " \xe2\x87\x84 " : " <-> ", *arrow = utf8 ? " \xe2\x86\x92 " : " -> ";
+	char name[64];
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (int c = 0; lk && c < lk->ncycles && o < size; c++) {
+		const struct locks_cycle *cy = &lk->cycles[c];
+		o += (size_t)snprintf(out + o, size - o, "%s", c ? "   ! DEADLOCK " : "! DEADLOCK ");
+		for (int k = 0; k < cy->n && o < size; k++) {
+			pid_t tid = lk->tids[cy->first + k];
+			const struct metrics_thread *t = thread_of(m, tid);
+			text_fit(t ? t->comm : "?", NAME_W, name, sizeof(name));
+			o += (size_t)snprintf(out + o, size - o, "%s%s (%d)",
+					      k ? (cy->n == 2 ? two : arrow) : "", name, (int)tid);
+		}
+		if (cy->n > 2 && o < size) {
+			const struct metrics_thread *t = thread_of(m, lk->tids[cy->first]);
+			text_fit(t ? t->comm : "?", NAME_W, name, sizeof(name));
+			o += (size_t)snprintf(out + o, size - o, "%s%s", arrow, name);
+		}
+	}
+}
+
+/* Without a deadlock: why lock owners are not known, when reading the
+ * target was refused. */
+static void locks_note(const struct locks *lk, char *out, size_t size)
+{
+	out[0] = '\0';
+	if (!lk || lk->ncycles || !lk->read_err)
+		return;
+	if (lk->read_err == -EPERM || lk->read_err == -EACCES)
+		snprintf(out, size,
+			 "lock owners unknown: not permitted to read process %d (run as root or "
+			 "with CAP_SYS_PTRACE)",
+			 (int)lk->read_err_pid);
+	else
+		snprintf(out, size, "lock owners unknown: cannot read process %d: %s",
+			 (int)lk->read_err_pid, strerror(-lk->read_err));
 }
 
 /* The thread's function with the most own samples in the window (raw: the
@@ -504,18 +622,25 @@ static struct cols layout_state(int w, int pid_w, int tid_w, int state_w, int fl
 
 /* Columns left over once everything has its full width widen STATE, so a
  * wait channel such as "anon_pipe_read" is not cut on a wide screen. */
-static struct cols layout(int w, int pid_w, int tid_w, int flags_w, int samples_w,
+static struct cols layout(int w, int pid_w, int tid_w, int state_w, int flags_w, int samples_w,
 			  unsigned window_s)
 {
-	struct cols c = layout_state(w, pid_w, tid_w, STATE_W, flags_w, samples_w, window_s);
+	struct cols c = layout_state(w, pid_w, tid_w, state_w, flags_w, samples_w, window_s);
 	int spare = w - c.flags_x - flags_w;
 
 	if (c.hot_w == HOT_MAX && spare > 0)
 		c = layout_state(w, pid_w, tid_w,
-				 STATE_W +
-				     (spare < STATE_MAX - STATE_W ? spare : STATE_MAX - STATE_W),
+				 state_w +
+				     (spare < STATE_MAX - state_w ? spare : STATE_MAX - state_w),
 				 flags_w, samples_w, window_s);
 	return c;
+}
+
+/* Columns before the optional ones (TID .. floor) with STATE state_w wide. */
+static int fixed_width(int pid_w, int tid_w, int state_w)
+{
+	return (pid_w ? pid_w + GAP + PROC_W + 1 : 0) + tid_w + GAP + NAME_W + 1 + state_w + GAP +
+	       CPU_W + GAP + FLOOR_W + GAP;
 }
 
 static void draw_column_header(struct grid *g, int y, const struct cols *c,
@@ -552,6 +677,8 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c,
 struct draw_ctx {
 	const struct view_header *h;
 	const struct metrics *m;
+	const struct locks *locks;
+	int lock_level; /* LOCK_TEXT_*: the longest lock text that fits */
 	const struct cols *c;
 	unsigned window_s;
 	bool utf8;
@@ -562,7 +689,7 @@ static void draw_row(struct grid *g, int y, const struct draw_ctx *dc,
 {
 	const struct cols *c = dc->c;
 	const struct metrics_thread *t = row_thread(dc->m, r);
-	char buf[256], flags[128];
+	char buf[256], flags[256];
 	uint16_t base = (t && !t->alive) || (!t && r->ti >= 0) ? GRID_DIM : 0, fattr;
 
 	if (c->pid_w) {
@@ -598,7 +725,9 @@ static void draw_row(struct grid *g, int y, const struct draw_ctx *dc,
 		}
 	}
 	if (t || r->ti < 0) {
-		fmt_flags(t, flags, sizeof(flags), &fattr);
+		char lock[160];
+		lock_text(dc->m, dc->locks, r->id, dc->lock_level, dc->utf8, lock, sizeof(lock));
+		fmt_flags(t, dc->locks, lock, flags, sizeof(flags), &fattr);
 		if (flags[0])
 			grid_put(g, c->flags_x, y, flags, fattr, -1);
 	}
@@ -650,10 +779,17 @@ void view_threads_state_free(struct view_threads_state *st)
 	st->nrows = 0;
 }
 
-/* Table rows under the header of h on a screen of height rows. */
-static int table_rows(const struct view_header *h, int rows)
+/* The alert or note line above the table: 1 when there is one. */
+static int alert_rows(const struct view_threads_state *st)
 {
-	int vis = rows - 1 - (view_header_height(h) + 1);
+	return st->locks && (st->locks->ncycles || st->locks->read_err) ? 1 : 0;
+}
+
+/* Table rows under the header of h (and the alert line) on a screen of
+ * height rows. */
+static int table_rows(const struct view_threads_state *st, const struct view_header *h, int rows)
+{
+	int vis = rows - 1 - (view_header_height(h) + alert_rows(st) + 1);
 
 	return vis < 0 ? 0 : vis;
 }
@@ -705,7 +841,7 @@ int view_threads_update(struct view_threads_state *st, const struct view_header 
 	st->nrows = n;
 	st->multi = m && m->multi;
 	st->window_s = m && m->cfg.window_s ? m->cfg.window_s : window_seconds(w);
-	st->page = table_rows(h, rows);
+	st->page = table_rows(st, h, rows);
 	clamp_selection(st, st->page);
 	/* Hottest functions and waits for the rows on screen only: each is a
 	 * walk of the window's counts. */
@@ -723,11 +859,11 @@ int view_threads_update(struct view_threads_state *st, const struct view_header 
 int view_threads_render(struct grid *g, const struct view_header *h, const struct metrics *m,
 			const struct view_threads_state *st)
 {
-	struct draw_ctx dc = {.h = h, .m = m, .utf8 = st->utf8};
+	struct draw_ctx dc = {.h = h, .m = m, .locks = st->locks, .utf8 = st->utf8};
 	struct cols c;
-	char buf[128];
+	char buf[512];
 	long max_id = 0, max_pid = 0;
-	int n = st->nrows, y, vis, i, flags_w = 0, samples_w = SAMPLES_W, pid_w;
+	int n = st->nrows, y, vis, i, flags_w = 0, samples_w = SAMPLES_W, pid_w, tid_w, state_w;
 	int selected = st->selected, scroll = st->scroll;
 	uint16_t fattr;
 
@@ -736,31 +872,58 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 		return 0;
 	dc.window_s = st->window_s ? st->window_s : 60;
 	y = h ? view_header_render(g, 0, h) : 0;
-	vis = table_rows(h, g->h);
+	vis = table_rows(st, h, g->h);
 	view_clamp_selection(&selected, &scroll, n, vis);
 
 	/* Widths from the rows on screen: TID digits, flags, sample counts. */
 	for (i = scroll; i < n && i < scroll + vis; i++) {
 		const struct view_threads_row *r = &st->rows[i];
-		const struct metrics_thread *t = row_thread(m, r);
 
 		if (r->id > max_id)
 			max_id = r->id;
 		if (r->pid > max_pid)
 			max_pid = r->pid;
-		if (t || r->ti < 0) {
-			fmt_flags(t, buf, sizeof(buf), &fattr);
-			if (text_width(buf) > flags_w)
-				flags_w = text_width(buf);
-		}
 		text_count(r->samples, buf, sizeof(buf));
 		if ((int)strlen(buf) > samples_w)
 			samples_w = (int)strlen(buf);
 	}
 	pid_w = digits(max_pid) > 5 ? digits(max_pid) : 5;
-	c = layout(g->w, st->multi ? pid_w : 0, digits(max_id) > 5 ? digits(max_id) : 5, flags_w,
-		   samples_w, dc.window_s);
+	pid_w = st->multi ? pid_w : 0;
+	tid_w = digits(max_id) > 5 ? digits(max_id) : 5;
+	/* The flags are never dropped: the longest lock text that fits, then a
+	 * narrower STATE if even the short one does not. */
+	for (dc.lock_level = 0; dc.lock_level < LOCK_TEXT_LEVELS; dc.lock_level++) {
+		flags_w = 0;
+		for (i = scroll; i < n && i < scroll + vis; i++) {
+			const struct view_threads_row *r = &st->rows[i];
+			const struct metrics_thread *t = row_thread(m, r);
+			char lock[160];
+
+			if (!t && r->ti >= 0)
+				continue;
+			lock_text(m, st->locks, r->id, dc.lock_level, st->utf8, lock, sizeof(lock));
+			fmt_flags(t, st->locks, lock, buf, sizeof(buf), &fattr);
+			if (text_width(buf) > flags_w)
+				flags_w = text_width(buf);
+		}
+		if (fixed_width(pid_w, tid_w, STATE_W) + flags_w <= g->w)
+			break;
+	}
+	if (dc.lock_level == LOCK_TEXT_LEVELS)
+		dc.lock_level = LOCK_TEXT_SHORT;
+	state_w = g->w - fixed_width(pid_w, tid_w, 0) - flags_w;
+	state_w = state_w > STATE_W ? STATE_W : state_w < STATE_MIN ? STATE_MIN : state_w;
+	c = layout(g->w, pid_w, tid_w, state_w, flags_w, samples_w, dc.window_s);
 	dc.c = &c;
+	if (alert_rows(st)) {
+		view_threads_deadlock_text(m, st->locks, st->utf8, buf, sizeof(buf));
+		if (buf[0]) {
+			grid_put(g, 0, y++, buf, GRID_COLOR(GRID_C_RED) | GRID_BOLD, g->w);
+		} else {
+			locks_note(st->locks, buf, sizeof(buf));
+			grid_put(g, 0, y++, buf, GRID_DIM, g->w);
+		}
+	}
 	draw_column_header(g, y++, &c, st->sort, dc.window_s);
 	if (n == 0)
 		view_put_centered(g, y, "waiting for thread data\xe2\x80\xa6", GRID_DIM);
@@ -783,6 +946,17 @@ struct view_action view_threads_key(struct view_threads_state *st, int key)
 		return act;
 	}
 	switch (key) {
+	case 'o': {
+		const struct locks_wait *w = locks_find(st->locks, st->selected_tid);
+		if (!w || !w->owner) {
+			act.kind = VIEW_ACTION_NONE;
+			break;
+		}
+		st->follow = w->owner;
+		if (st->rows)
+			clamp_selection(st, st->page);
+		break;
+	}
 	case 's':
 		st->sort = (enum view_threads_sort)((st->sort + 1) % VIEW_THREADS_SORT_COUNT);
 		st->scroll = 0; /* the selection is followed; scrolling re-clamps to it */

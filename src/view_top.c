@@ -42,6 +42,7 @@
 #include "stacktop/metrics.h"
 #include "stacktop/text.h"
 #include "stacktop/view_chart.h"
+#include "stacktop/view_threads.h"
 #include "stacktop/waits.h"
 
 #define NUM_W 35      /* " %Own  %Total  OwnTime  TotalTime  " */
@@ -226,6 +227,28 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c, enum
 		grid_put(g, c->mod_x, y, "Module", hdr, c->mod_w);
 }
 
+/* "held by writer-3 62%" for a lock-wait row whose holder is known (the
+ * name from the metrics, sanitized), else "". */
+static void holder_text(const struct view_top_state *st, const struct view_top_row *row,
+			char *out, size_t size)
+{
+	const struct metrics *m = st->metrics;
+	char name[64];
+	int i;
+
+	out[0] = '\0';
+	if (!st->wall || !row->holder)
+		return;
+	for (i = 0; m && i < m->nthreads; i++)
+		if (m->threads[i].tid == row->holder)
+			break;
+	if (m && i < m->nthreads)
+		text_fit(m->threads[i].comm, 15, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%d", (int)row->holder);
+	snprintf(out, size, "held by %s %.0f%%", name, row->holder_pct);
+}
+
 /* Seconds when the period is known, else the sample count (a folded
  * file knows counts, not times). */
 static void fmt_amount(uint64_t n, double period, char *out, size_t size)
@@ -241,7 +264,8 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 {
 	const struct window_top_row *r = &row->r;
 	const struct frame *f = &row->f;
-	char own[16], tot[16], buf[1024], mod[256];
+	char own[16], tot[16], buf[1024], mod[256], hold[96];
+	int hw, fw, hx, room;
 	double po = total ? 100.0 * (double)r->self / (double)total : 0;
 	double pt = total ? 100.0 * (double)r->total / (double)total : 0;
 
@@ -261,9 +285,19 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 		fmt_amount(r->total, period, tot, sizeof(tot));
 		grid_printf(g, 0, y, 0, NUM_W, "%5.1f  %6.1f  %7s  %9s", po, pt, own, tot);
 	}
-	fmt_function(f, st->lines, c->func_w, buf, sizeof(buf));
-	grid_put(g, c->func_x, y, buf, f->kernel ? GRID_COLOR(GRID_C_MAGENTA) : 0, c->func_w);
-	if (c->mod_w) {
+	/* A holder may take the Module column's room: it says more. */
+	holder_text(st, row, hold, sizeof(hold));
+	room = c->func_w + (c->mod_w ? 2 + c->mod_w : 0);
+	hw = hold[0] ? text_width(hold) + 2 : 0;
+	if (hw && room - hw < 12)
+		hw = 0; /* the function's name first */
+	fw = hw && room - hw < c->func_w ? room - hw : c->func_w;
+	fmt_function(f, st->lines, fw, buf, sizeof(buf));
+	grid_put(g, c->func_x, y, buf, f->kernel ? GRID_COLOR(GRID_C_MAGENTA) : 0, fw);
+	hx = c->func_x + text_width(buf) + 2;
+	if (hw)
+		grid_put(g, hx, y, hold, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, hw - 2);
+	if (c->mod_w && (!hw || hx + hw <= c->mod_x)) {
 		const char *m = f->has_sym ? text_basename(f->sym.module) : NULL;
 
 		/* A named frame without a module (a folded file) has none to
@@ -312,6 +346,124 @@ void view_top_state_free(struct view_top_state *st)
 	st->wall_split[0] = '\0';
 }
 
+/* Do two frames name the same row (the key window_top aggregates by)? */
+static bool same_row(const struct frame *a, const struct frame *b, bool lines)
+{
+	if (a->kernel != b->kernel || a->has_sym != b->has_sym)
+		return false;
+	if (!a->has_sym)
+		return a->pc == b->pc && a->pid == b->pid;
+	if (cmp_str(a->sym.module, b->sym.module) || cmp_str(a->sym.func, b->sym.func))
+		return false;
+	if (!a->sym.func && a->sym.offset != b->sym.offset)
+		return false;
+	return !lines || (!cmp_str(a->sym.file, b->sym.file) && a->sym.line == b->sym.line);
+}
+
+#define HOLDERS_MAX 8 /* owners told apart per row */
+/* Waiting threads asked about per update: each is one walk of the window's
+ * counts, so a thousand waiters must not make each refresh a thousand walks. */
+#define HOLDERS_WAITERS_MAX 64
+
+struct holder_acc {
+	int row; /* index in kept */
+	pid_t owner[HOLDERS_MAX];
+	double wt[HOLDERS_MAX], sum;
+	int n;
+};
+
+static void acc_add(struct holder_acc *a, pid_t owner, double wt)
+{
+	int i;
+
+	a->sum += wt;
+	for (i = 0; i < a->n; i++)
+		if (a->owner[i] == owner) {
+			a->wt[i] += wt;
+			return;
+		}
+	if (a->n < HOLDERS_MAX) {
+		a->owner[a->n] = owner;
+		a->wt[a->n++] = wt;
+	}
+}
+
+/* Wall mode: for each row that mostly waits on locks, the thread that held
+ * what its waiters waited on: each waiter's lock samples in the row are
+ * split among the owners it was seen waiting on (locks_held_by), summed
+ * over the waiters; the biggest known owner and its share are kept. One
+ * window query per waiting thread. */
+static int find_holders(struct view_top_state *st, struct window *w,
+			const struct window_top_query *base)
+{
+	const struct locks *lk = st->locks;
+	struct holder_acc *acc;
+	struct window_top_query q = *base;
+	struct window_top_row *rows = NULL;
+	pid_t owners[HOLDERS_MAX];
+	double shares[HOLDERS_MAX];
+	size_t n, i, k, nacc = 0;
+	uint64_t total;
+	int err = 0, h, no, asked;
+
+	if (!lk || !lk->nhold || !st->nkept)
+		return 0;
+	if (!(acc = calloc(st->nkept, sizeof(*acc))))
+		return -ENOMEM;
+	for (i = 0; i < st->nkept; i++) {
+		const struct window_top_row *r = &st->kept[i].r;
+		int best = 0;
+		for (int kk = 1; kk < SAMPLE_WAIT_COUNT; kk++)
+			if (r->wait[kk] > (best ? r->wait[best] : 0))
+				best = kk;
+		if (best == SAMPLE_WAIT_LOCK)
+			acc[nacc++].row = (int)i;
+	}
+	for (h = 0, asked = 0; nacc && h < lk->nhold && asked < HOLDERS_WAITERS_MAX; h++) {
+		pid_t waiter = lk->hold[h].waiter;
+		int seen = 0;
+		for (int e = 0; e < h; e++)
+			seen |= lk->hold[e].waiter == waiter;
+		if (seen || (st->tid && st->tid != waiter))
+			continue;
+		asked++;
+		if (!(no = locks_held_by(lk, waiter, owners, shares, HOLDERS_MAX)))
+			continue;
+		q.tid = waiter;
+		if ((err = window_top(w, &q, &rows, &n, &total)))
+			break;
+		for (i = 0; i < n; i++) {
+			const struct frame *f;
+			if (!rows[i].wait[SAMPLE_WAIT_LOCK] ||
+			    !(f = frames_get(window_frames(w), rows[i].frame)))
+				continue;
+			for (k = 0; k < nacc; k++) {
+				if (!same_row(f, &st->kept[acc[k].row].f, st->lines))
+					continue;
+				for (int o = 0; o < no; o++)
+					acc_add(&acc[k], owners[o],
+						(double)rows[i].wait[SAMPLE_WAIT_LOCK] * shares[o]);
+				break;
+			}
+		}
+		free(rows);
+		rows = NULL;
+	}
+	for (k = 0; k < nacc; k++) {
+		struct view_top_row *r = &st->kept[acc[k].row];
+		int best = -1;
+		for (int o = 0; o < acc[k].n; o++)
+			if (acc[k].owner[o] && (best < 0 || acc[k].wt[o] > acc[k].wt[best]))
+				best = o;
+		if (best >= 0 && acc[k].sum > 0) {
+			r->holder = acc[k].owner[best];
+			r->holder_pct = 100.0 * acc[k].wt[best] / acc[k].sum;
+		}
+	}
+	free(acc);
+	return err;
+}
+
 /* Take the rows from the window into st->kept, each with a copy of its
  * frame, and the wall-time split. */
 static int take_rows(struct view_top_state *st, struct window *w)
@@ -343,6 +495,8 @@ static int take_rows(struct view_top_state *st, struct window *w)
 		kept[i].r = rows[i];
 		const struct frame *f = frames_get(window_frames(w), rows[i].frame);
 		kept[i].f = f ? *f : (struct frame){.pc = rows[i].frame};
+		kept[i].holder = 0;
+		kept[i].holder_pct = 0;
 	}
 	free(rows);
 	free(st->kept);
@@ -356,18 +510,36 @@ static int take_rows(struct view_top_state *st, struct window *w)
 
 		window_wait_counts(w, st->tid, counts);
 		view_wait_split(counts, !st->utf8, st->wall_split, sizeof(st->wall_split));
+		return find_holders(st, w, &q);
 	}
 	return 0;
 }
 
+/* The alerts line: the metrics' alerts, then a deadlock among the threads
+ * (a deadlocked process burns nothing, so this line is what says why). */
+static void alerts_text(const struct view_top_state *st, char *buf, size_t size)
+{
+	char dl[512];
+	size_t l;
+
+	view_chart_alerts_text(st->metrics, buf, size);
+	view_threads_deadlock_text(st->metrics, st->locks, st->utf8, dl, sizeof(dl));
+	if (!dl[0])
+		return;
+	l = strlen(buf);
+	snprintf(buf + l, size - l, "%s%s (%s)", l ? "   " : "", dl,
+		 st->batch ? "--view threads" : "3: threads");
+}
+
 /* Batch: the series as text lines, so logs carry them, in the words the
  * TUI's charts use. */
-static int draw_series_lines(struct grid *g, int y, const struct metrics *m)
+static int draw_series_lines(struct grid *g, int y, const struct view_top_state *st)
 {
-	char buf[512], mem[512], limit[256];
+	const struct metrics *m = st->metrics;
+	char buf[1024], mem[512], limit[256];
 	int rows = 0;
 
-	view_chart_alerts_text(m, buf, sizeof(buf));
+	alerts_text(st, buf, sizeof(buf));
 	if (buf[0])
 		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "%s", buf);
 	view_chart_cpu_text(m, m->multi, buf, sizeof(buf));
@@ -378,11 +550,11 @@ static int draw_series_lines(struct grid *g, int y, const struct metrics *m)
 	return rows;
 }
 
-static int series_lines_height(const struct metrics *m)
+static int series_lines_height(const struct view_top_state *st)
 {
-	char buf[512];
+	char buf[1024];
 
-	view_chart_alerts_text(m, buf, sizeof(buf));
+	alerts_text(st, buf, sizeof(buf));
 	return buf[0] ? 3 : 2;
 }
 
@@ -398,10 +570,10 @@ static bool mem_moving(const struct metrics *m)
 static void charts_plan(const struct view_top_state *st, int gh, int y, int *alerts, int *cpu_h,
 			int *mem_h)
 {
-	char buf[512];
+	char buf[1024];
 	int room;
 
-	view_chart_alerts_text(st->metrics, buf, sizeof(buf));
+	alerts_text(st, buf, sizeof(buf));
 	*alerts = buf[0] && y < gh ? 1 : 0;
 	*cpu_h = *mem_h = 0;
 	if (!st->charts)
@@ -430,7 +602,15 @@ static int draw_charts(struct grid *g, int y, const struct view_top_state *st)
 	int alerts, cpu_h, mem_h, used;
 
 	charts_plan(st, g->h, y, &alerts, &cpu_h, &mem_h);
-	used = view_alerts_render(g, y, m);
+	used = 0;
+	if (alerts) {
+		char buf[1024];
+
+		alerts_text(st, buf, sizeof(buf));
+		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
+		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, g->w);
+		used = 1;
+	}
 	if (cpu_h) {
 		view_chart_cpu_scoped(g, 0, y + used, g->w, cpu_h, m, st->utf8, st->tid != 0 || m->multi);
 		used += cpu_h;
@@ -453,7 +633,7 @@ static void table_geometry(const struct view_top_state *st, const struct view_he
 		y++;
 	if (st->metrics) {
 		if (st->batch) {
-			y += series_lines_height(st->metrics);
+			y += series_lines_height(st);
 		} else {
 			int alerts, cpu_h, mem_h;
 
@@ -580,7 +760,7 @@ int view_top_render(struct grid *g, const struct view_header *h, const struct vi
 			    st->hide_idle ? "  (idle threads hidden: i shows them)" : "");
 	}
 	if (st->metrics)
-		y += st->batch ? draw_series_lines(g, y, st->metrics) : draw_charts(g, y, st);
+		y += st->batch ? draw_series_lines(g, y, st) : draw_charts(g, y, st);
 	c = layout(g->w, st->wall);
 	table_geometry(st, h, g->h, &i, &vis);
 	if (st->batch)

@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stacktop/stats.h"
 #include "stacktop/export.h"
 
 #define DIFF_ALPHA 0.05
@@ -61,6 +62,10 @@ struct diff_row {
 	bool tested;
 	double p, p_adj; /* two-sided; Holm-adjusted (1 when not tested) */
 	bool sig;	 /* p_adj < DIFF_ALPHA */
+	/* The test's own difference and spread, in points, for the gate:
+	 * is the increase larger than PCT, not only larger than 0. */
+	double test_delta;
+	struct stats_result test;
 };
 
 struct diff_side {

@@ -38,6 +38,13 @@ struct frame {
 	bool has_line; /* file:line looked up (sym.file may still be NULL) */
 	uint8_t wait;  /* 0, or the enum sample_wait of a wait pseudo frame */
 	struct sym_info sym;
+	/* Where the code is, for annotating it (also from a saved profile):
+	 * the module's path as the target sees it and its build-id (hex),
+	 * pooled, and the pc as an ELF address. NULL/0 when unknown. */
+	struct frame_origin {
+		const char *path, *build_id;
+		uint64_t elf_addr;
+	} origin;
 };
 
 struct frames;
@@ -63,6 +70,11 @@ int64_t frames_wait(struct frames *fr, enum sample_wait kind);
  * (kernel, module, function, file, line); the strings are copied. */
 int64_t frames_named(struct frames *fr, const struct sym_info *si);
 
+/* The same with the code's origin (path, build-id, ELF address; copied),
+ * which is then part of the frame's identity: a saved profile that kept
+ * addresses has one frame per address. */
+int64_t frames_named_at(struct frames *fr, const struct sym_info *si,
+			const struct frame_origin *o);
 /* A live frame (pid, pc, kernel) named with si as given rather than by
  * sym (file:line too when with_line, else left to look up, which finds
  * nothing); si NULL leaves it unnamed. The names are set on first sight

@@ -30,6 +30,9 @@ enum opts_cmd {
 	OPTS_CMD_DIFF, /* compare saved profiles */
 };
 
+/* --source-path may be given this many times. */
+#define OPTS_SOURCE_PATH_MAX 16
+
 /* The view batch mode prints (--view). */
 enum opts_view {
 	OPTS_VIEW_TOP = 0,
@@ -74,6 +77,9 @@ struct opts {
 	const char *report_file; /* report FILE */
 	const char *diff_base, *diff_new; /* diff: comma-separated files (point into argv) */
 	double fail_above; /* diff --fail-above PCT, < 0: not given */
+	const char *annotate; /* --annotate FUNC: open (batch: print) the annotate view on FUNC */
+	const char *source_path[OPTS_SOURCE_PATH_MAX + 1]; /* --source-path DIR..., NULL-ended */
+	int nsource_path;
 	bool help; /* -h */
 	bool version; /* -V */
 };

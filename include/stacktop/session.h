@@ -23,6 +23,7 @@
 
 #include "stacktop/export.h"
 #include "stacktop/health.h"
+#include "stacktop/locks.h"
 #include "stacktop/metrics.h"
 #include "stacktop/procs.h"
 #include "stacktop/sampler.h"
@@ -49,6 +50,9 @@ struct session {
 	/* Alongside. */
 	struct metrics metrics; /* every process profiled, summed */
 	bool metrics_ok;
+	/* Who waits on whose lock, read with each metrics tick (threads asleep
+	 * in futex): the threads view and dump name holders and deadlocks. */
+	struct locks locks;
 	uint64_t next_metrics_ns;
 	struct health health;
 	uint64_t execs_seen; /* ingest's exec count when command lines were read */

@@ -28,6 +28,7 @@ struct stats_result {
 	double stat; /* t or z */
 	double df;   /* Welch's degrees of freedom (0 for z) */
 	double p;    /* two-sided p-value, in [0, 1] */
+	double se;   /* standard error of the difference (b - a), the inputs' units */
 };
 
 /* I_x(a, b), a, b > 0, x in [0, 1]; NaN outside. */
@@ -48,6 +49,10 @@ int stats_two_prop(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2,
 		   struct stats_result *out);
 /* Holm-adjusted p-values of p[0..n) into adj (may be p itself); scratch
  * holds n indices. Reject at level alpha where adj < alpha. */
+/* One-sided p-value that the true difference exceeds margin, given the
+ * observed difference diff and r's standard error and degrees of freedom
+ * (0: normal). 1 when r has no standard error. */
+double stats_p_above(const struct stats_result *r, double diff, double margin);
 void stats_holm(const double *p, double *adj, size_t *scratch, size_t n);
 
 #endif

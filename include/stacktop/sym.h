@@ -41,6 +41,7 @@ struct sym_info {
 	 * (pc - mapping start + pgoff), or pc itself without a mapping. */
 	uint64_t offset;
 	uint64_t func_start; /* runtime address of the function (identity of the function), 0 if unknown */
+	uint64_t func_size; /* bytes from func_start the function covers (symbol size, FDE, perf map); 0 if unknown */
 	const char *file; /* source file (basename), NULL when unknown; only if lines requested */
 	int line; /* 0 when unknown */
 	bool kernel;
@@ -120,6 +121,14 @@ struct sym_range {
 int sym_fde_parse(const uint8_t *data, size_t size, uint64_t addr, bool debug_frame,
 		  struct sym_range **out, size_t *n);
 
+/* The full path DWARF gives for the source file called base (a basename
+ * as in sym_info.file) of the compile unit holding user pc: written to buf
+ * (raw target text). 0, or -ENOENT when the module has no such file. */
+int sym_source_path_user(struct sym *sy, struct space *s, uint64_t pc, const char *base, char *buf,
+			 size_t size);
+/* The same by ELF address in mod (root as in sym_resolve_module). */
+int sym_source_path_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
+			   const char *base, char *buf, size_t size);
 /* Resolve a kernel address. */
 int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out);
 

@@ -24,12 +24,14 @@
 #include "stacktop/grid.h"
 #include "stacktop/sort.h"
 #include "stacktop/view.h"
+#include "stacktop/view_annotate.h"
 #include "stacktop/view_icicle.h"
 #include "stacktop/view_threads.h"
 #include "stacktop/view_top.h"
 
 struct diff;
 struct diff_snap;
+struct locks;
 struct metrics;
 struct opts;
 struct window;
@@ -40,7 +42,10 @@ enum ui_view { UI_VIEW_TOP = 0, UI_VIEW_ICICLE, UI_VIEW_THREADS, UI_VIEW_COUNT }
 struct ui_model {
 	struct window *w;
 	struct metrics *metrics; /* NULL: no threads view, no charts (a saved profile) */
+	const struct locks *locks; /* lock waits and deadlocks; NULL: none read */
 	const struct sym *sy;	 /* the help's symbol sources; NULL: none (a saved profile) */
+	struct sym *sy_rw;	 /* the same, for annotate's lookups (NULL: no code to read) */
+	const char *const *source_path; /* --source-path dirs, NULL-ended (may be NULL) */
 	/* The w key: where to write, and what every export says about the
 	 * target (per_thread, period, mode, force, thread names, cmdline). */
 	int pid;
@@ -65,6 +70,8 @@ struct ui {
 	struct view_top_state top;
 	struct view_threads_state threads;
 	struct view_icicle_state icicle;
+	struct view_annotate_state ann; /* shown over any view while open (key a) */
+	const char *ann_name;		/* --annotate FUNC not opened yet */
 	struct grid grid;
 	/* The live diff: the b key's profile snapshot, and the D toggle. */
 	struct diff_snap *baseline;

@@ -10,7 +10,10 @@
  * in), CPU % of one core in the last second, the thread's floor (p10) over
  * the window, a sparkline of its CPU across the window, its samples in the
  * window and its hottest function, then the flags a user acts on:
- * BUSY FLOOR, STUCK (D for 12s), ZOMBIE.
+ * DEADLOCK, BUSY FLOOR, STUCK (D for 12s), ZOMBIE, and for a thread waiting
+ * on a lock its holder ("lock 0x7f…a0 held by alpha (1234)"; "held by
+ * alpha (1234)" where that does not fit). A deadlock also gets an alert
+ * line above the table: "! DEADLOCK alpha (1234) ⇄ beta (1235)".
  *
  * With threads of more than one process, PID and PROCESS (its name) come
  * first:
@@ -32,6 +35,7 @@
 #include <sys/types.h>
 
 #include "stacktop/grid.h"
+#include "stacktop/locks.h"
 #include "stacktop/metrics.h"
 #include "stacktop/view.h"
 #include "stacktop/window.h"
@@ -73,6 +77,10 @@ struct view_threads_state {
 	struct view_threads_row *rows; /* kept by update, sorted (nrows of them) */
 	unsigned window_s;	       /* the sparkline's span, from update */
 	bool multi; /* threads of several processes: PID and PROCESS columns, from update */
+	/* Set by the app: lock waits and deadlocks (NULL: none). A waiter's
+	 * flags say "lock 0x7f…a0 held by alpha (1234)", threads in a cycle
+	 * are flagged DEADLOCK and an alert line names each cycle. */
+	const struct locks *locks;
 };
 
 /* "cpu", "floor", "samples", "tid", "name". */
@@ -94,13 +102,20 @@ int view_threads_update(struct view_threads_state *st, const struct view_header 
 int view_threads_render(struct grid *g, const struct view_header *h, const struct metrics *m,
 			const struct view_threads_state *st);
 
-/* 's' cycles the sort; arrows, PgUp/PgDn, Home/End move the selection
+/* 'o' moves the selection to the holder of the selected thread's lock;
+ * 's' cycles the sort; arrows, PgUp/PgDn, Home/End move the selection
  * (VIEW_ACTION_USED); Enter on a thread: VIEW_ACTION_NARROW with its TID;
  * Esc while narrowed: VIEW_ACTION_NARROW_ALL; else VIEW_ACTION_NONE. Key
  * codes are plain characters or KEYS_* (stacktop/keys.h). */
 struct view_action view_threads_key(struct view_threads_state *st, int key);
 
 void view_threads_state_free(struct view_threads_state *st);
+
+/* The deadlock alert: "! DEADLOCK alpha (1234) ⇄ beta (1235)" (" <-> "
+ * without utf8), a longer cycle as "a (1) → b (2) → c (3) → a", several
+ * cycles one after the other; "" when lk has none. Names from m, escaped. */
+void view_threads_deadlock_text(const struct metrics *m, const struct locks *lk, bool utf8,
+				char *out, size_t size);
 
 /* The name of thread tid for the icicle's per-thread roots (ctx: the
  * const struct metrics): "PID:TID name" when threads of several processes

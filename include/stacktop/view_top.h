@@ -24,7 +24,10 @@
 
 #include <stdbool.h>
 
+#include <sys/types.h>
+
 #include "stacktop/grid.h"
+#include "stacktop/locks.h"
 #include "stacktop/sort.h"
 #include "stacktop/view.h"
 #include "stacktop/window.h"
@@ -37,6 +40,10 @@ struct metrics;
 struct view_top_row {
 	struct window_top_row r;
 	struct frame f;
+	/* Wall mode, a row that mostly waits on locks: the thread that held
+	 * the locks its waiters waited on most, and its share (0: none known). */
+	pid_t holder;
+	double holder_pct;
 };
 
 struct view_top_state {
@@ -64,6 +71,9 @@ struct view_top_state {
 	/* Optional: alerts, CPU and memory charts above the table (TUI), or
 	 * the CPU/MEM series lines and alerts (batch). */
 	const struct metrics *metrics;
+	/* Set by the app: who held the locks waited on (wall mode: lock-wait
+	 * rows end with "held by writer-3 62%"); NULL: none. */
+	const struct locks *locks;
 	bool charts;	/* 'g' hides them */
 	bool utf8;	/* block characters in the charts */
 	bool wall;	/* wall-clock columns (see above) */

@@ -36,3 +36,12 @@ targets: $(INLTEST_VARIANTS)
 
 $(B)/targets/inltest-stripped: $(B)/targets/inltest
 	strip --strip-all -o $@ $<
+
+# hotloop-stripped: hotloop with no symbols (annotate from an .eh_frame
+# range, test_annotate.sh).
+HOTLOOP_VARIANTS := $(B)/targets/hotloop-stripped
+EXTRA_TARGETS += $(HOTLOOP_VARIANTS)
+targets: $(HOTLOOP_VARIANTS)
+
+$(B)/targets/hotloop-stripped: $(B)/targets/hotloop
+	strip --strip-all -o $@ $<

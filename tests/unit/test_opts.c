@@ -530,6 +530,29 @@ static void test_debuginfod(void **state)
 	assert_int_equal(o.pids[0], 1);
 }
 
+/* --annotate FUNC and --source-path DIR (repeatable, up to 16). */
+static void test_annotate(void **state)
+{
+	OK("-b", "--annotate", "hot_loop", "--source-path", "/a", "--source-path=/b", "-p", "1");
+	assert_string_equal(o.annotate, "hot_loop");
+	assert_int_equal(o.nsource_path, 2);
+	assert_string_equal(o.source_path[0], "/a");
+	assert_string_equal(o.source_path[1], "/b");
+	assert_null(o.source_path[2]);
+	OK("report", "--annotate", "main", "x.folded");
+	BAD("option --annotate needs a function name", "--annotate", "", "-p", "1");
+	BAD("option --source-path needs a directory", "--source-path=", "-p", "1");
+	BAD("--annotate and --source-path go with the live view", "record", "--annotate", "f", "-o",
+	    "x.folded", "-p", "1");
+	BAD("--annotate and --source-path go with the live view", "dump", "--source-path", "/a", "-p",
+	    "1");
+	BAD("--source-path may be given at most 16 times", "--source-path=1", "--source-path=2",
+	    "--source-path=3", "--source-path=4", "--source-path=5", "--source-path=6",
+	    "--source-path=7", "--source-path=8", "--source-path=9", "--source-path=10",
+	    "--source-path=11", "--source-path=12", "--source-path=13", "--source-path=14",
+	    "--source-path=15", "--source-path=16", "--source-path=17", "-p", "1");
+}
+
 static void test_usage_text(void **state)
 {
 	static const char *const must[] = {
@@ -610,5 +633,5 @@ TEST_MAIN(NULL, NULL, cmocka_unit_test(test_defaults), cmocka_unit_test(test_eve
 	  cmocka_unit_test(test_reparse), cmocka_unit_test(test_null_err),
 	  cmocka_unit_test(test_subcommands), cmocka_unit_test(test_wall_mode),
 	  cmocka_unit_test(test_output_mode), cmocka_unit_test(test_subprocesses),
-	  cmocka_unit_test(test_debuginfod),
+	  cmocka_unit_test(test_debuginfod), cmocka_unit_test(test_annotate),
 	  cmocka_unit_test(test_usage_text), cmocka_unit_test(test_diff))

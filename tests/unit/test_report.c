@@ -286,6 +286,68 @@ static void test_round_trip_pprof(void **state)
 	free(buf);
 }
 
+/* The frame of window w whose function is func and ELF address addr, or
+ * NULL. */
+static const struct frame *frame_at(struct window *w, const char *func, uint64_t addr)
+{
+	for (size_t i = 0; i < frames_span(window_frames(w)); i++) {
+		const struct frame *f = frames_get(window_frames(w), (uint32_t)i);
+
+		if (f && f->sym.func && !strcmp(f->sym.func, func) && f->origin.elf_addr == addr)
+			return f;
+	}
+	return NULL;
+}
+
+/* Annotate offline (issue 16): a frame's origin (binary path, build-id, ELF
+ * address) survives record → report, and again when a report is written
+ * back; two addresses of one function stay two frames (one function row). */
+static void test_round_trip_origin(void **state)
+{
+	struct window *src, *w, *w2;
+	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 1.0 / 99};
+	struct report *r, *r2;
+	uint32_t mn, a1, a2;
+	char *buf, *buf2;
+	size_t len, len2;
+	const struct frame *f;
+
+	assert_int_equal(window_new_fx(60, 1000000000ull, &src), 0);
+	mn = fr(src, 0x5000, false, "prog", "main", "p.c", 1);
+	a1 = fr(src, 0x5100, false, "prog", "hot", "p.c", 5);
+	a2 = fr(src, 0x5108, false, "prog", "hot", "p.c", 6);
+	/* loaded at bias 0x4000: ELF addresses 0x1000, 0x1100, 0x1108 */
+	((struct frame *)frames_get(window_frames(src), mn))->origin =
+	    (struct frame_origin){.path = "/opt/prog", .build_id = "0123abcd", .elf_addr = 0x1000};
+	((struct frame *)frames_get(window_frames(src), a1))->origin =
+	    (struct frame_origin){.path = "/opt/prog", .build_id = "0123abcd", .elf_addr = 0x1100};
+	((struct frame *)frames_get(window_frames(src), a2))->origin =
+	    (struct frame_origin){.path = "/opt/prog", .build_id = "0123abcd", .elf_addr = 0x1108};
+	assert_int_equal(window_add(src, 5, 1, (uint32_t[]){mn, a1}, 2, 70), 0);
+	assert_int_equal(window_add(src, 5, 1, (uint32_t[]){mn, a2}, 2, 30), 0);
+
+	w = render_load(src, &o, &buf, &len, &r);
+	assert_non_null(f = frame_at(w, "hot", 0x1100));
+	assert_string_equal(f->origin.path, "/opt/prog");
+	assert_string_equal(f->origin.build_id, "0123abcd");
+	assert_string_equal(f->sym.module, "prog");
+	assert_non_null(frame_at(w, "hot", 0x1108));
+	assert_non_null(frame_at(w, "main", 0x1000));
+	assert_true(fabs(share(w, "hot", false, 0) - 100.0) < 0.01);
+
+	/* A report written back keeps them. */
+	w2 = render_load(w, &o, &buf2, &len2, &r2);
+	assert_non_null(f = frame_at(w2, "hot", 0x1108));
+	assert_string_equal(f->origin.path, "/opt/prog");
+	window_free_fx(w2);
+	report_free(r2);
+	free(buf2);
+	window_free_fx(w);
+	report_free(r);
+	free(buf);
+	window_free_fx(src);
+}
+
 static void test_round_trip_generic(void **state)
 {
 	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 0.01, .thread_name = names};
@@ -807,7 +869,8 @@ static void test_amplifying_protobuf(void **state)
 
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_round_trip_folded),
 	  cmocka_unit_test(test_round_trip_folded_per_thread),
-	  cmocka_unit_test(test_round_trip_pprof), cmocka_unit_test(test_round_trip_generic),
+	  cmocka_unit_test(test_round_trip_pprof), cmocka_unit_test(test_round_trip_origin),
+	  cmocka_unit_test(test_round_trip_generic),
 	  cmocka_unit_test(test_folded_foreign), cmocka_unit_test(test_folded_inline), cmocka_unit_test(test_bad_inputs),
 	  cmocka_unit_test(test_foreign_pprof), cmocka_unit_test(test_wall_waits),
 	  cmocka_unit_test(test_load_file), cmocka_unit_test(test_sampler),

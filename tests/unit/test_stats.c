@@ -170,7 +170,29 @@ static void test_two_prop_distribution(void **state)
 	assert_in_range(under5, n * 35 / 1000, n * 65 / 1000);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_betainc), cmocka_unit_test(test_t_tail),
+/* The gate's test: is the increase larger than a margin? Observed +7
+ * points with a standard error of 4 (z): above 0 at p 0.04 (one-sided),
+ * above 5 only at p 0.31; +30 with se 4 is above 5 at p < 1e-9. */
+static void test_p_above(void **state)
+{
+	struct stats_result r = {.se = 4, .df = 0, .p = 0.08};
+	assert_true(fabs(stats_p_above(&r, 7, 0) - 0.0401) < 0.001);
+	assert_true(fabs(stats_p_above(&r, 7, 5) - 0.3085) < 0.001);
+	assert_true(stats_p_above(&r, 30, 5) < 1e-9);
+	assert_true(stats_p_above(&r, 3, 5) > 0.5);
+	/* Student t, 4 df: t = 2.132 has an upper tail of 0.05 */
+	r.df = 4;
+	r.se = 1;
+	assert_true(fabs(stats_p_above(&r, 7.132, 5) - 0.05) < 0.001);
+	/* no spread: only an exact difference beyond the margin passes */
+	struct stats_result z = {.se = 0, .p = 1};
+	assert_true(stats_p_above(&z, 7, 5) == 1);
+	/* the two-proportion test carries the unpooled standard error */
+	assert_int_equal(stats_two_prop(30, 100, 60, 100, &r), 0);
+	assert_true(fabs(r.se - sqrt(0.3 * 0.7 / 100 + 0.6 * 0.4 / 100)) < 1e-12);
+}
+
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_p_above), cmocka_unit_test(test_betainc), cmocka_unit_test(test_t_tail),
 	  cmocka_unit_test(test_welch_known), cmocka_unit_test(test_welch_constant),
 	  cmocka_unit_test(test_two_prop), cmocka_unit_test(test_holm),
 	  cmocka_unit_test(test_welch_distribution), cmocka_unit_test(test_two_prop_distribution))

@@ -554,6 +554,89 @@ static void test_label(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* Lock waits: floor (4242) and idler (4251) deadlock, evil waits on a
+ * condition variable (no owner), loader on a lock whose owner is unknown. */
+static void locks_fixture(struct locks *lk)
+{
+	const struct locks_wait w[] = {
+	    {.pid = 4242, .tid = 4251, .addr = 0x7f00000010a0ull, .kind = LOCKS_KIND_MUTEX, .owner = 4242},
+	    {.pid = 4242, .tid = 4242, .addr = 0x55000000b0ull, .kind = LOCKS_KIND_MUTEX, .owner = 4251},
+	    {.pid = 4242, .tid = 4261, .addr = 0x5500000100ull, .kind = LOCKS_KIND_NOOWNER},
+	    {.pid = 4242, .tid = 4260, .addr = 0x5500000200ull, .kind = LOCKS_KIND_MUTEX},
+	};
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		assert_int_equal(locks_add(lk, &w[i]), 0);
+	assert_int_equal(locks_build(lk), 0);
+}
+
+static int find_row(struct fixture *fx, int h, const char *tid)
+{
+	for (int y = 0; y < h; y++)
+		if (strncmp(row(fx, y), tid, strlen(tid)) == 0)
+			return y;
+	return -1;
+}
+
+static void test_locks_flags(void **state)
+{
+	struct fixture *fx = *state;
+	struct locks lk = {0};
+	int y;
+
+	locks_fixture(&lk);
+	fx->st.locks = &lk;
+	fx->m.threads[3].stuck = false;
+	render(fx, 80, 24);
+	/* The alert line, then the table one row lower. */
+	assert_string_equal(row(fx, 2), "! DEADLOCK floor (4242) <-> idler (4251)");
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 0, 2)->attr), GRID_C_RED);
+	assert_non_null(strstr(row(fx, 3), "TID  NAME"));
+	assert_int_equal(fx->st.page, 19);
+	/* At 80 columns the short holder text; never more than 80 columns. */
+	y = find_row(fx, 24, " 4251  idler");
+	assert_true(y > 0);
+	assert_non_null(strstr(row(fx, y), "DEADLOCK  held by floor (4242)"));
+	y = find_row(fx, 24, " 4242  floor");
+	assert_non_null(strstr(row(fx, y), "DEADLOCK  held by idler (4251)"));
+	y = find_row(fx, 24, " 4260  loader");
+	assert_non_null(strstr(row(fx, y), "owner unknown"));
+	assert_null(strstr(row(fx, y), "DEADLOCK"));
+	/* No owner is claimed for a condition variable. */
+	y = find_row(fx, 24, " 4261  evil");
+	assert_null(strstr(row(fx, y), "held"));
+	assert_null(strstr(row(fx, y), "owner"));
+	assert_int_equal(grid_at(&fx->g, 79, 2)->ch, L' ');
+	/* Wide: the lock's address too. */
+	render(fx, 200, 60);
+	y = find_row(fx, 60, " 4251  idler");
+	assert_non_null(strstr(row(fx, y), "DEADLOCK  lock 0x7f..a0 held by floor (4242)"));
+	/* UTF-8: the two-way arrow and the ellipsis. */
+	fx->st.utf8 = true;
+	render(fx, 200, 60);
+	assert_non_null(strstr(row(fx, 2), "! DEADLOCK floor (4242) \xe2\x87\x84 idler (4251)"));
+	y = find_row(fx, 60, " 4251  idler");
+	assert_non_null(strstr(row(fx, y), "lock 0x7f\xe2\x80\xa6" "a0 held by floor (4242)"));
+	/* o: from idler to the holder of its lock, floor; nothing from evil. */
+	fx->st.follow = 4251;
+	render(fx, 100, 30);
+	assert_int_equal(fx->st.selected_tid, 4251);
+	assert_int_equal(view_threads_key(&fx->st, 'o').kind, VIEW_ACTION_USED);
+	render(fx, 100, 30);
+	assert_int_equal(fx->st.selected_tid, 4242);
+	fx->st.follow = 4261;
+	render(fx, 100, 30);
+	assert_int_equal(view_threads_key(&fx->st, 'o').kind, VIEW_ACTION_NONE);
+	assert_int_equal(fx->st.selected_tid, 4261);
+	/* No cycle, but reading was refused: a note says why instead. */
+	locks_reset(&lk);
+	lk.read_err = -EPERM;
+	lk.read_err_pid = 4242;
+	render(fx, 100, 30);
+	assert_non_null(strstr(row(fx, 2), "lock owners unknown: not permitted to read process 4242"));
+	fx->st.locks = NULL;
+	locks_free(&lk);
+}
+
 /* Wall mode: a futex wait reads as the kind the window saw (a condition
  * variable wait is idle, not lock), and a runnable thread's share of
  * waiting for a CPU is in its state (issue 17). */
@@ -585,4 +668,4 @@ TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_80x24_no_stuck), TEST_FX
 	  TEST_FX(test_sort_cycle), TEST_FX(test_selection), TEST_FX(test_scroll),
 	  TEST_FX(test_too_small), TEST_FX(test_utf8_sparkline),
 	  TEST_FX(test_exited_and_zombie_thread), TEST_FX(test_multi_process),
-	  TEST_FX(test_label), TEST_FX(test_wall_waits))
+	  TEST_FX(test_label), TEST_FX(test_locks_flags), TEST_FX(test_wall_waits))
