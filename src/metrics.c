@@ -38,6 +38,7 @@
  * tracked and the budget holds.
  */
 #include "stacktop/metrics.h"
+#include "stacktop/waits.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -108,6 +109,7 @@ int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c)
 	    (r = series_init(&m->anon, m->cfg.window_s)) < 0 ||
 	    (r = series_init(&m->file, m->cfg.window_s)) < 0 ||
 	    (r = series_init(&m->shmem, m->cfg.window_s)) < 0 ||
+	    (r = series_init(&m->cpu_fine, m->cfg.window_s * METRICS_FINE_PER_S)) < 0 ||
 	    (pid > 0 && (r = metrics_set_pids(m, &pid, 1)) < 0)) {
 		metrics_free(m);
 		return r;
@@ -227,6 +229,7 @@ void metrics_free(struct metrics *m)
 {
 	for (int i = 0; i < m->nthreads; i++) {
 		series_free(&m->threads[i].cpu);
+		series_free(&m->threads[i].fine);
 		thread_close(&m->threads[i]);
 	}
 	for (int i = 0; i < m->nprocs; i++)
@@ -243,6 +246,7 @@ void metrics_free(struct metrics *m)
 	series_free(&m->anon);
 	series_free(&m->file);
 	series_free(&m->shmem);
+	series_free(&m->cpu_fine);
 }
 
 /* ---- pushing ---- */
@@ -419,12 +423,19 @@ static void tick_thread(struct metrics *m, struct metrics_proc *p, struct metric
 		series_push(&th->cpu, t, th->cpu_pct);
 	}
 	th->prev_cpu_s = pt.cpu_s;
+	/* A sleeper caught just after a stop (wall mode stops it at every
+	 * sample) shows "do_syscall_64" for a moment: keep the word it sleeps
+	 * in, so cpu and wall mode give it one name ("nanosleep"). */
+	char prev_wchan[sizeof(th->wchan)];
+	memcpy(prev_wchan, th->wchan, sizeof(prev_wchan));
 	th->wchan[0] = '\0';
 	if (pt.state != 'R' &&
 	    procstat_file_read(kept(m, th, &th->wchan_f), p->pid, th->tid, "wchan", th->wchan,
 			       sizeof(th->wchan)) >= 0 &&
 	    !strcmp(th->wchan, "0"))
 		th->wchan[0] = '\0';
+	if (waits_wchan_generic(th->wchan) && pt.state != 'R')
+		memcpy(th->wchan, prev_wchan[0] ? prev_wchan : "", strlen(prev_wchan) + 1);
 	procstat_task_zombies(kept(m, th, &th->children_f), p->pid, th->tid, m->zombies,
 			      (int)(sizeof(m->zombies) / sizeof(m->zombies[0])), &m->nzombies);
 }
@@ -547,6 +558,65 @@ int metrics_tick(struct metrics *m, double t)
 	return 0;
 }
 
+/* ---- fine steps ---- */
+
+/* A busy-floor candidate: its one-second floor says it may hold one. */
+static bool fine_candidate(const struct metrics *m, const struct metrics_thread *th)
+{
+	return th->alive && th->floor_pct >= m->cfg.busy_floor_pct;
+}
+
+static void fine_thread(struct metrics *m, struct metrics_thread *th, double t)
+{
+	struct procstat_task pt;
+
+	if (!th->fine.cap && series_init(&th->fine, m->cfg.window_s * METRICS_FINE_PER_S) < 0)
+		return;
+	if (procstat_task(th->pid, th->tid, &pt) < 0)
+		return;
+	if (th->fine_t > 0 && t > th->fine_t) {
+		double pct = (pt.cpu_s - th->fine_cpu_s) / (t - th->fine_t) * 100.0;
+		series_push(&th->fine, t, pct > 0 ? pct : 0);
+	}
+	th->fine_t = t;
+	th->fine_cpu_s = pt.cpu_s;
+}
+
+int metrics_fine(struct metrics *m, double t)
+{
+	double sum = 0;
+	int n = 0, cand = 0;
+
+	if (m->fine_t > 0 && t - m->fine_t < 0.09)
+		return 0;
+	for (int i = 0; i < m->nprocs && i < METRICS_FINE_PROCS; i++) {
+		char st;
+		double c;
+		if (m->procs[i].alive && procstat_process(m->procs[i].pid, &st, &c) == 0) {
+			sum += c;
+			n++;
+		}
+	}
+	/* A process that came or went changes the sum, not the rate. */
+	if (m->fine_t > 0 && n == m->fine_n && n > 0) {
+		double pct = (sum - m->fine_cpu_s) / (t - m->fine_t) * 100.0;
+		series_push(&m->cpu_fine, t, pct > 0 ? pct : 0);
+	}
+	m->fine_t = t;
+	m->fine_cpu_s = sum;
+	m->fine_n = n;
+	for (int i = 0; i < m->nthreads && cand < METRICS_FINE_THREADS; i++) {
+		struct metrics_thread *th = &m->threads[i];
+		if (!fine_candidate(m, th)) {
+			th->fine_t = 0; /* a gap: start again when it is one */
+			continue;
+		}
+		fine_thread(m, th, t);
+		cand++;
+	}
+	return n ? 0 : -ESRCH;
+}
+
 /* ---- readings ---- */
 
 static void eval_cpu(struct metrics *m, double *tv, double *vv)
@@ -576,8 +646,20 @@ static void eval_cpu(struct metrics *m, double *tv, double *vv)
 		m->baseline_auto_done = true;
 	}
 
-	m->alert_busy_floor = n >= 5 && m->cpu_floor >= m->cfg.busy_floor_pct &&
-			      m->cpu_p90 >= m->cpu_floor + 10 && m->cpu_p90 >= 1.5 * m->cpu_floor;
+	/* Decided on the ~100 ms steps once there are 2 s of them: bursty
+	 * is bursty whatever the phase of the one-second buckets. */
+	double fl = m->cpu_floor, p90 = m->cpu_p90;
+	size_t nf = m->cpu_fine.len;
+	double *fv = nf >= 2 * METRICS_FINE_PER_S ? malloc(m->cpu_fine.cap * sizeof(double)) : NULL;
+	if (fv) {
+		nf = series_get(&m->cpu_fine, NULL, fv, m->cpu_fine.cap);
+		fl = series_percentile(fv, nf, 0.10);
+		p90 = series_percentile(fv, nf, 0.90);
+		free(fv);
+	}
+	m->alert_floor = fl;
+	m->alert_busy_floor = n >= 5 && fl >= m->cfg.busy_floor_pct && p90 >= fl + 10 &&
+			      p90 >= 1.5 * fl;
 
 	if (m->baseline_set && n) {
 		m->alert_spike =
@@ -704,6 +786,7 @@ static void eval_grower(struct metrics *m)
 static void drop_thread(struct metrics *m, int i)
 {
 	series_free(&m->threads[i].cpu);
+	series_free(&m->threads[i].fine);
 	thread_close(&m->threads[i]);
 	memmove(&m->threads[i], &m->threads[i + 1],
 		(size_t)(m->nthreads - i - 1) * sizeof(m->threads[0]));
@@ -763,8 +846,22 @@ static void eval_threads(struct metrics *m, double t, double *tv, double *vv)
 		}
 		n = series_get(&th->cpu, NULL, vv, th->cpu.cap);
 		th->floor_pct = series_percentile(vv, n, 0.10);
+		size_t nfine = th->fine.len;
+		th->fine_floor = -1;
+		if (nfine >= 2 * METRICS_FINE_PER_S) {
+			double *fv = malloc(th->fine.cap * sizeof(double));
+			if (fv) {
+				nfine = series_get(&th->fine, NULL, fv, th->fine.cap);
+				th->fine_floor = series_percentile(fv, nfine, 0.10);
+				free(fv);
+			}
+		}
+		/* A thread idle for whole stretches (its ~100 ms steps fall to
+		 * 0) holds no floor, whatever its one-second buckets say; while
+		 * metrics_fine has not measured it, the buckets decide. */
 		th->busy_floor = m->alert_busy_floor && th->alive && n >= 5 && nf >= 3 &&
 				 th->floor_pct >= m->cfg.busy_floor_pct &&
+				 (!m->fine_t || th->fine_floor >= m->cfg.busy_floor_pct) &&
 				 cpu_at_floor(th, ft, nf, tv, vv) >= need;
 		th->stuck = th->alive && th->state == 'D' && th->d_for_s >= m->cfg.stuck_s;
 		th->zombie = th->state == 'Z';

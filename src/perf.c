@@ -1372,6 +1372,8 @@ static void perf_src_stats(const struct sampler *s, struct sampler_stats *out)
 	out->kernel_denied = !perf_kernel_enabled(ps);
 	out->rate_hz = ps->cfg.rate_hz;
 	/* Per-task events start each new thread a full period late. */
+	out->misses_short_threads =
+	    st->events == PERF_EVENTS_INHERIT || st->events == PERF_EVENTS_THREAD;
 	if (st->events == PERF_EVENTS_INHERIT)
 		out->coverage_note = "per-task events: threads under 10 ms undersampled";
 	else if (st->events == PERF_EVENTS_THREAD)

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "stacktop/mem.h"
+#include "stacktop/procstat.h"
 #include "stacktop/sampler.h"
 
 #define MAX_THREADS 8192
@@ -41,11 +43,26 @@ int procs_attach(struct procs *ps, const pid_t *pids, int n, char *err, size_t e
 	return 0;
 }
 
+/* "cannot run '4501': No such file or directory." — a number that names a
+ * running process was most likely meant as -p: say so. */
+static void procs_run_error(const char *verb, const char *arg, int e, char *err, size_t errsz)
+{
+	char *end;
+	long pid = strtol(arg, &end, 10);
+
+	if (arg[0] >= '0' && arg[0] <= '9' && !*end && pid > 0 && pid <= INT32_MAX &&
+	    target_exists((pid_t)pid) == 0)
+		snprintf(err, errsz, "cannot %s '%s': %s; did you mean -p %ld?", verb, arg,
+			 strerror(-e), pid);
+	else
+		snprintf(err, errsz, "cannot %s '%s': %s.", verb, arg, strerror(-e));
+}
+
 int procs_spawn(struct procs *ps, char *const argv[], enum target_stdio io, char *err, size_t errsz)
 {
 	int e = target_spawn(argv, io, &ps->child);
 	if (e) {
-		snprintf(err, errsz, "cannot start '%s': %s.", argv[0], strerror(-e));
+		procs_run_error("start", argv[0], e, err, errsz);
 		return e;
 	}
 	ps->launched = true;
@@ -58,7 +75,7 @@ int procs_go(struct procs *ps, char *const argv[], char *err, size_t errsz)
 	struct procs_entry *p = &ps->p[ps->n - 1];
 	int e = target_spawn_go(&ps->child);
 	if (e) {
-		snprintf(err, errsz, "cannot run '%s': %s.", argv[0], strerror(-e));
+		procs_run_error("run", argv[0], e, err, errsz);
 		ps->launched = false;
 		return e;
 	}
@@ -188,6 +205,42 @@ static void procs_scan_one(struct procs *ps, struct sampler *s, const struct pro
 	}
 }
 
+/* Not following: the CPU seconds the direct children of pid used (a few
+ * threads and children looked at, enough to tell a master from its
+ * workers). */
+static double procs_children_cpu(pid_t pid)
+{
+	pid_t tids[64], kids[64];
+	int n = 0, nk;
+	double sum = 0;
+	char buf[1024];
+
+	if (target_threads(pid, tids, 64, &n) < 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (target_read_proc(pid, tids[i], "children", buf, sizeof(buf)) <= 0)
+			continue;
+		nk = procstat_parse_children(buf, kids, 64);
+		for (int j = 0; j < nk; j++) {
+			char state;
+			double cpu;
+			if (procstat_process(kids[j], &state, &cpu) == 0)
+				sum += cpu;
+		}
+	}
+	return sum;
+}
+
+static void procs_watch_children(struct procs *ps)
+{
+	double sum = 0;
+	for (int i = 0; i < ps->n; i++)
+		if (!ps->p[i].gone)
+			sum += procs_children_cpu(ps->p[i].pid);
+	ps->kids_busy = sum > ps->kids_cpu_s + 0.05 && ps->kids_cpu_s > 0;
+	ps->kids_cpu_s = sum;
+}
+
 int procs_scan(struct procs *ps, struct sampler *s)
 {
 	int first_err = 0, total = 0, unsampled = 0, unsampled_err = 0;
@@ -210,6 +263,8 @@ int procs_scan(struct procs *ps, struct sampler *s)
 		procs_scan_one(ps, s, &k, ps->kids[i].pid, &total, &unsampled, &unsampled_err,
 			       &first_err);
 	free(k.sorted);
+	if (!ps->follow)
+		procs_watch_children(ps);
 	ps->nthreads = total;
 	/* Failed threads are tried again on every scan: this is the count now. */
 	ps->unsampled = unsampled;

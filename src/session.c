@@ -406,6 +406,9 @@ void session_collect(struct session *s, uint64_t now_ns)
 		memtrace_collect(s->memtrace, now_ns);
 	uint64_t t = mono_ns();
 	health_busy(&s->health, t - now_ns);
+	/* Every ~100 ms: the process CPU in fine steps (busy floor). */
+	if (s->metrics_ok && !s->procs.exited)
+		metrics_fine(&s->metrics, t / 1e9);
 	/* Once a second: one point of every series (CPU, memory, threads). */
 	if (!s->metrics_ok || t < s->next_metrics_ns)
 		return;
@@ -416,6 +419,7 @@ void session_collect(struct session *s, uint64_t now_ns)
 			scan_locks(s);
 		}
 	}
+	s->metrics.exited = s->procs.exited;
 	s->next_metrics_ns += SEC_NS;
 	if (s->next_metrics_ns < t)
 		s->next_metrics_ns = t + SEC_NS;
@@ -469,6 +473,7 @@ void session_refresh(struct session *s, uint64_t now_ns, bool first)
 	    .expected_hz = s->metrics_ok ? s->o->rate_hz * s->metrics.cpu_now / 100.0 : 0,
 	    .tracer = procs_tracer(&s->procs),
 	    .kernel_denied = st.kernel_denied,
+	    .misses_short_threads = st.misses_short_threads,
 	    .first = first,
 	};
 	health_measure(&s->health, &in, now_ns);
@@ -495,6 +500,7 @@ void session_header(struct session *s, struct view_header *h)
 	    .span_s = window_span_s(s->w, now),
 	    .source = s->report ? s->o->report_file : NULL,
 	    .source_samples = s->report ? report_samples(s->report) : 0,
+	    .jit_nomap_pid = (int)sym_jit_nomap(s->sy),
 	};
 	struct tfile_stats ts;
 	tfile_stats_get(&ts);

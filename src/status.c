@@ -57,12 +57,15 @@ void status_header(const struct status_in *in, int *pids, struct view_header *h)
 	h->children_max = PROCS_CHILDREN_MAX;
 	h->exited = ps->exited;
 	h->coverage_note = in->sampler.coverage_note;
+	h->jit_nomap_pid = in->source ? 0 : in->jit_nomap_pid;
+	h->children_busy = !ps->follow && ps->kids_busy;
 	h->exit_text = ps->exited ? ps->exit_text : NULL;
 	if (in->health) {
 		h->achieved_hz = in->health->achieved_hz;
 		h->warning = in->health->warning;
 		h->warn_hz = in->health->achieved_hz;
 		h->warn_expected_hz = in->health->expected_hz;
+		h->warn_cause = in->health->cause;
 		h->warn_lost = in->health->lost_recent;
 		h->warn_span_s = in->health->span_s;
 		h->warn_tracer = in->health->tracer;

@@ -91,6 +91,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -149,6 +150,10 @@ struct sym {
 	unsigned names_gen;
 	struct sym_module_note *notes; /* modules named so far */
 	size_t nnotes, notes_cap;
+	/* anonymous executable code met with no trusted perf map: the
+	 * namespace pid its /tmp/perf-PID.map would have (0: none) */
+	pid_t jit_nomap_nspid;
+	pid_t perfmap_missing; /* set by sym_perfmap_lookup: the map's nspid, 0: loaded */
 };
 
 struct sym_wait {
@@ -1776,6 +1781,9 @@ int sym_resolve_user(struct sym *sy, struct space *s, uint64_t pc, bool want_lin
 		if ((!m || !m->path || m->path[0] == '[') && s->pid > 0 &&
 		    sym_perfmap_lookup(sy, s->pid, pc, out) == 0)
 			return 0;
+		/* ... and without their perf map it has no names: say why. */
+		if (m && !m->path && (m->prot & PROT_EXEC) && s->pid > 0 && sy->perfmap_missing)
+			sy->jit_nomap_nspid = sy->perfmap_missing;
 		return resolve_unmoduled(sy, m, pc, out);
 	}
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)s->pid);
@@ -2120,7 +2128,15 @@ int sym_perfmap_lookup(struct sym *sy, pid_t pid, uint64_t pc, struct sym_info *
 		return -ENOMEM;
 	pm->from_proc = true;
 	perfmap_refresh(pm);
+	sy->perfmap_missing = pm->loaded ? 0 : (pm->nspid ? pm->nspid : pid);
+	if (pm->loaded && sy->jit_nomap_nspid == pm->nspid)
+		sy->jit_nomap_nspid = 0; /* the map came: the hint is done */
 	return perfmap_find(sy, pm, pc, out);
+}
+
+pid_t sym_jit_nomap(const struct sym *sy)
+{
+	return sy->jit_nomap_nspid;
 }
 
 /* ---- kernel ------------------------------------------------------------ */

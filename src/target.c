@@ -76,6 +76,19 @@ int target_state(pid_t pid, pid_t tid, char *state)
 	return target_parse_stat_state(buf, state);
 }
 
+bool target_is_kthread(pid_t pid)
+{
+	char buf[1024];
+	unsigned long flags = 0;
+	ssize_t n = target_read_proc(pid, 0, "stat", buf, sizeof(buf));
+	const char *p = n > 0 ? strrchr(buf, ')') : NULL;
+
+	/* ") S ppid pgrp session tty_nr tpgid flags": flags is the 7th after ')' */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return false;
+	return flags & 0x00200000; /* PF_KTHREAD, include/linux/sched.h */
+}
+
 int target_exists(pid_t pid)
 {
 	if (pid <= 0)

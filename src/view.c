@@ -74,6 +74,20 @@ static void fmt_rate(double hz, char *out, size_t size)
 		snprintf(out, size, "%.1f Hz", hz);
 }
 
+/* "/opt/app/bin/server --port 80" -> "server --port 80": when the line is
+ * too narrow for the whole command, the program's name is what must stay,
+ * not the directories before it. */
+static void short_cmd(char *cmd)
+{
+	char *end = strchr(cmd, ' '), *slash;
+
+	if (!end)
+		end = cmd + strlen(cmd);
+	slash = memrchr(cmd, '/', (size_t)(end - cmd));
+	if (slash && slash + 1 < end)
+		memmove(cmd, slash + 1, strlen(slash + 1) + 1);
+}
+
 static void header_line1(struct grid *g, int y, const struct view_header *h)
 {
 	char left[1024], right[256], who[256], rate[32], cmd[512];
@@ -113,6 +127,11 @@ static void header_line1(struct grid *g, int y, const struct view_header *h)
 	if (!h->source)
 		snprintf(right + strlen(right), sizeof(right) - strlen(right), "  window %us",
 			 h->window_s);
+	if (!h->batch && !h->source &&
+	    text_width(left) > g->w - (right_fits(g, right) ? text_width(right) + 2 : 0)) {
+		short_cmd(cmd);
+		snprintf(left, sizeof(left), "stacktop  %s  %s", who, cmd);
+	}
 	put_split(g, y, left, 0, right, 0, h->batch);
 	grid_attr(g, 0, y, 8, GRID_BOLD); /* "stacktop" */
 }
@@ -215,16 +234,18 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	/* Whole fields only, most important first, so nothing reads "u…". */
 	left[0] = 0;
 	text_count(h->samples_window, n, sizeof(n));
-	if (h->expected_hz >= 1)
-		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s of %.0f/s expected)", n,
+	if (h->expected_hz >= 1 && h->achieved_hz < 0.9 * h->expected_hz && h->span_s >= 0.5)
+		/* short of what the CPU burned calls for: both figures are of
+		 * the last second, the count is of the window */
+		snprintf(f, sizeof(f), "samples %s in %.0fs (now %.1f/s of %.0f/s expected)", n,
 			 h->span_s, h->achieved_hz, h->expected_hz);
 	else if (h->source && h->span_s > 0) /* the duration, when the file has it */
 		snprintf(f, sizeof(f), "samples %s over %.0fs", n, h->span_s);
 	else if (h->source)
 		snprintf(f, sizeof(f), "samples %s", n);
-	else if (h->span_s >= 0.5)
+	else if (h->span_s >= 0.5) /* the rate of the count shown, so they agree */
 		snprintf(f, sizeof(f), "samples %s in %.0fs (%.1f/s)", n, h->span_s,
-			 h->achieved_hz);
+			 (double)h->samples_window / h->span_s);
 	else /* no data yet: "in 0s" would read as a clock that stopped */
 		snprintf(f, sizeof(f), "samples %s (%.1f/s)", n, h->achieved_hz);
 	add_field(left, sizeof(left), f, avail);
@@ -325,7 +346,32 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_CYAN), -1);
 		return 1;
 	}
+	if (h->jit_nomap_pid > 0) {
+		/* "[unknown]+0x43" alone does not say a perf map would name it */
+		snprintf(msg, sizeof(msg),
+			 "? JIT code unnamed: no /tmp/perf-%d.map (node: run with --perf-basic-prof)",
+			 h->jit_nomap_pid);
+		text_fit(msg, g->w, buf, sizeof(buf));
+		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_CYAN), -1);
+		return 1;
+	}
 	return 0;
+}
+
+/* Fewer samples than the CPU burned calls for, and why: lowering the rate
+ * helps only when stacktop itself is too slow. */
+static void behind_text(const struct view_header *h, char *buf, size_t size)
+{
+	static const char *const why[] = {
+	    [VIEW_BEHIND_UNKNOWN] = "",
+	    [VIEW_BEHIND_KERNEL] = ": kernel time is unseen without CAP_PERFMON or root",
+	    [VIEW_BEHIND_SHORT_THREADS] = ": CPU is in threads that exit before they are attached",
+	    [VIEW_BEHIND_SLOW] = ": stacktop cannot keep up; lower --rate or --stack-size",
+	};
+	unsigned c = (unsigned)h->warn_cause;
+
+	snprintf(buf, size, "! %.0f of %.0f samples/s%s", h->warn_hz, h->warn_expected_hz,
+		 c < sizeof(why) / sizeof(why[0]) ? why[c] : "");
 }
 
 void view_warning_text(const struct view_header *h, char *buf, size_t size)
@@ -336,16 +382,13 @@ void view_warning_text(const struct view_header *h, char *buf, size_t size)
 		return;
 	switch (h->warning) {
 	case VIEW_WARNING_SAMPLING_BEHIND:
-		snprintf(
-		    buf, size,
-		    "! sampling behind: %.0f/s of %.0f/s expected; lower --rate or --stack-size",
-		    h->warn_hz, h->warn_expected_hz);
+		behind_text(h, buf, size);
 		break;
 	case VIEW_WARNING_LOST:
 		snprintf(buf, size,
-			 "! %llu samples lost in the last %.0fs: the kernel ring overflowed; "
+			 "! %llu sample%s lost in the last %.0fs: the kernel ring overflowed; "
 			 "lower --rate or --stack-size",
-			 (unsigned long long)h->warn_lost, span);
+			 (unsigned long long)h->warn_lost, h->warn_lost == 1 ? "" : "s", span);
 		break;
 	case VIEW_WARNING_BUSY:
 		snprintf(buf, size,
@@ -402,7 +445,10 @@ int view_header_height(const struct view_header *h)
 {
 	if (!h)
 		return 0;
-	return h->exited || h->warning != VIEW_WARNING_NONE || (h->status && h->status[0]) ? 3 : 2;
+	return h->exited || h->warning != VIEW_WARNING_NONE || (h->status && h->status[0]) ||
+		       h->jit_nomap_pid > 0
+		   ? 3
+		   : 2;
 }
 
 int view_header_render(struct grid *g, int y, const struct view_header *h)
@@ -429,14 +475,12 @@ static const struct help_entry help_entries[] = {
     {"R", "reset: drop all samples"},
     {"w", "write the window to a file"},
     {"i", "wall: idle threads on/off"},
-    {"?", "this help"},
-    {"q  Ctrl-C", "quit"},
+    {"?  q", "this help; quit (or Ctrl-C)"},
     {"Top view", NULL},
     {"s >  S <", "sort by next / prev column"},
     {"\xe2\x86\x91\xe2\x86\x93 PgUp/Dn", "move selection (Home, End)"},
-    {"Enter", "open function in icicle"},
+    {"Enter Esc", "icicle on it; all threads"},
     {"a", "annotate (also icicle); a: mode"},
-    {"Esc", "all threads again"},
     {"Threads view", NULL},
     {"s", "cycle the sort column"},
     {"Enter Esc", "one thread only; all"},
@@ -447,27 +491,50 @@ static const struct help_entry help_entries[] = {
     {"/  n  N", "search; next/prev match"},
     {"f  c  t", "bottom-up; colour; threads"},
     {"Columns", NULL},
-    {"%Own", "innermost frame (self)"},
-    {"%Total", "anywhere on the stack"},
+    {"%Own", "share of samples: leaf"},
+    {"%Total", "share: anywhere on stack"},
     {"OwnTime", "CPU time: samples \xc3\xb7 rate"},
-    {"CPU %", "250% = 2.5 cores busy"},
+    {"CPU %", "1 core = 100%, not samples"},
+    {"Words", NULL},
+    {"floor", "CPU p10 over the window"},
+    {"base", "median CPU: 1st min, or b"},
+    {"STAIRS", "RSS up, no drops: a leak?"},
+    {"ROLLERCOASTER", "RSS rises, drops: ok"},
+    {"BUSY FLOOR", "a thread burns CPU each s"},
+    {"if free", "speed-up if it took 0 time"},
+    {"N/s of M/s", "samples got / CPU burned"},
 };
 
-/* Draw entries [from, to) in a column at x; returns the next row. */
-static int help_column(struct grid *g, int x, int y, int colw, size_t from, size_t to)
+/* Rows entries [from, to) take, with or without a blank line before each
+ * section title after the first. */
+static int help_rows(size_t from, size_t to, bool gap)
+{
+	int r = 0;
+
+	for (size_t i = from; i < to; i++)
+		r += 1 + (gap && i != from && !help_entries[i].text);
+	return r;
+}
+
+/* Draw entries [from, to) in a column at x; returns the next row (gap:
+ * a blank line between sections). */
+static int help_column(struct grid *g, int x, int y, int colw, size_t from, size_t to, bool gap)
 {
 	for (size_t i = from; i < to && y < g->h - 1; i++) {
 		const struct help_entry *e = &help_entries[i];
 		if (!e->text) {
-			if (i != from)
+			if (i != from && gap)
 				y++;
 			if (y >= g->h - 1)
 				break;
 			grid_put(g, x, y++, e->key, GRID_BOLD | GRID_UNDERLINE, colw);
 			continue;
 		}
-		grid_put(g, x + 1, y, e->key, GRID_BOLD, 10);
-		grid_put(g, x + 12, y++, e->text, 0, colw - 12);
+		int kw = text_width(e->key);
+		int tx = kw > 10 ? kw + 2 : 12; /* a long word pushes its text */
+
+		grid_put(g, x + 1, y, e->key, GRID_BOLD, kw > 10 ? kw : 10);
+		grid_put(g, x + tx, y++, e->text, 0, colw - tx);
 	}
 	return y;
 }
@@ -540,22 +607,29 @@ void view_help_render(struct grid *g, const struct sym_module_note *mods, size_t
 	grid_fill(g, 0, y, g->w, L' ', HDR_ATTR);
 	grid_put(g, 1, y++, "stacktop help  (man stacktop for more)", HDR_ATTR | GRID_BOLD, -1);
 	y++;
-	/* Two columns when the screen is wide enough or too short for one. */
+	/* Two columns when the screen is wide enough or too short for one,
+	 * split at the section that balances them; on a short screen (80x24)
+	 * the blank lines between sections go before any entry does. */
 	size_t half = 0;
-	for (size_t i = n / 2; i < n; i++)
-		if (!help_entries[i].text) {
-			half = i;
-			break;
-		}
-	int need = (int)n + 8 + (nmods ? (int)nmods + 2 : 0);
+	int best = INT_MAX, avail = g->h - 3;
+	for (size_t i = 1; i < n; i++) {
+		if (help_entries[i].text)
+			continue;
+		int l = help_rows(0, i, true), r = help_rows(i, n, true);
+		int worse = l > r ? l : r;
+		if (worse < best)
+			best = worse, half = i;
+	}
+	int need = help_rows(0, n, true) + 3 + (nmods ? (int)nmods + 2 : 0);
 
 	if (g->w >= 110 || need > g->h) {
 		int colw = g->w / 2 - 1;
-		help_column(g, 0, y, colw, 0, half);
-		y = help_column(g, colw + 2, y, colw, half, n);
+		bool gap = help_rows(0, half, true) <= avail && help_rows(half, n, true) <= avail;
+		help_column(g, 0, y, colw, 0, half, gap);
+		y = help_column(g, colw + 2, y, colw, half, n, gap);
 		help_symbols(g, colw + 2, y + 1, colw, mods, nmods);
 	} else {
-		y = help_column(g, 0, y, g->w, 0, n);
+		y = help_column(g, 0, y, g->w, 0, n, true);
 		help_symbols(g, 0, y + 1, g->w, mods, nmods);
 	}
 	grid_put(g, 1, g->h - 1, "Press any key to return", GRID_DIM, -1);

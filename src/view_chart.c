@@ -165,21 +165,25 @@ static void alert_busy_floor_text(const struct metrics *m, char *out, size_t siz
 {
 	char amount[32];
 
-	if (m->cpu_floor < 100)
-		snprintf(amount, sizeof(amount), "%.0f%% of a core", m->cpu_floor);
+	if (m->alert_floor < 100)
+		snprintf(amount, sizeof(amount), "%.0f%% of a core", m->alert_floor);
 	else
-		snprintf(amount, sizeof(amount), "%.1f cores", m->cpu_floor / 100);
+		snprintf(amount, sizeof(amount), "%.1f cores", m->alert_floor / 100);
 	for (int i = 0; i < m->nthreads; i++) {
 		const struct metrics_thread *th = &m->threads[i];
 		if (th->tid != m->busiest_floor_tid)
 			continue;
 		char name[32];
 		text_sanitize(th->comm, name, sizeof(name));
-		snprintf(out, size, "BUSY FLOOR %s: thread %s (%d) never idles", amount, name,
-			 (int)th->tid);
+		/* What is measured: a share of every second, not that it never
+		 * sleeps (a thread idle 90% of the time burns 10% a second). */
+		/* one figure, the thread's: the process floor (of ~100 ms
+		 * steps) beside it would read as a contradiction */
+		snprintf(out, size, "BUSY FLOOR: thread %s (%d) burns >= %.0f%% of a core every second",
+			 name, (int)th->tid, th->floor_pct);
 		return;
 	}
-	snprintf(out, size, "BUSY FLOOR %s: never idles between bursts to %.0f%%", amount,
+	snprintf(out, size, "BUSY FLOOR %s: CPU never below it, bursts to %.0f%%", amount,
 		 m->cpu_p90);
 }
 
@@ -254,25 +258,37 @@ static const char *wide_text(const struct metrics *m, bool process_wide)
  * as a contradiction. */
 static bool floor_above_now(const struct metrics *m)
 {
-	return lround(m->cpu_floor) > lround(m->cpu_now);
+	return !m->exited && lround(m->cpu_floor) > lround(m->cpu_now);
+}
+
+/* "now 187%", or "exited": the last second of a process that is gone is
+ * no live figure. */
+static void now_text(const struct metrics *m, char *buf, size_t size)
+{
+	if (m->exited)
+		snprintf(buf, size, "exited");
+	else
+		pct_text(m->cpu_now, buf, size);
 }
 
 void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, size_t size)
 {
 	char now[16], peak[16], base[16], floor_[16], why[32] = "";
 
-	pct_text(m->cpu_now, now, sizeof(now));
+	now_text(m, now, sizeof(now));
 	pct_text(m->cpu_peak, peak, sizeof(peak));
 	pct_text(m->cpu_baseline, base, sizeof(base));
 	pct_text(m->cpu_floor, floor_, sizeof(floor_));
 	if (floor_above_now(m))
 		snprintf(why, sizeof(why), " (p10 of %us)", m->cfg.window_s);
-	snprintf(buf, size, "CPU%s now %s  peak %s%s%s  floor %s%s",
-		 wide_text(m, process_wide), now, peak, m->baseline_set ? "  base " : "",
+	snprintf(buf, size, "CPU%s %s%s  peak %s%s%s  floor %s%s",
+		 wide_text(m, process_wide), m->exited ? "" : "now ", now, peak, m->baseline_set ? "  base " : "",
 		 m->baseline_set ? base : "", floor_, why);
 }
 
-/* The memory trend in words, after the sizes of the MEM line. */
+/* The memory trend in words, verdict word first: at 80 columns the line
+ * is cut on the right, and "RISING, too s" or "no drops in 32s: STA" left
+ * the reader without the one word that matters. */
 static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
 {
 	const struct series_trend *tr = &m->mem_trend;
@@ -291,17 +307,17 @@ static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
 	switch (tr->kind) {
 	case SERIES_STAIRS:
 		view_chart_span_text(tr->since_drop_s, span, sizeof(span));
-		snprintf(buf, size, "%s, no drops in %s: STAIRS, leak suspected", rate, span);
+		snprintf(buf, size, "STAIRS, leak suspected: %s, no drops in %s", rate, span);
 		break;
 	case SERIES_ROLLERCOASTER:
 		text_bytes((uint64_t)tr->peak_lo, lo, sizeof(lo));
 		text_bytes((uint64_t)tr->peak_hi, hi, sizeof(hi));
 		view_chart_span_text(tr->drop_every_s, span, sizeof(span));
 		if (!strcmp(lo, hi))
-			snprintf(buf, size, "peaks %s, drops every ~%s: ROLLERCOASTER, healthy", hi,
+			snprintf(buf, size, "ROLLERCOASTER, healthy: peaks %s, drops every ~%s", hi,
 				 span);
 		else
-			snprintf(buf, size, "peaks %s-%s, drops every ~%s: ROLLERCOASTER, healthy",
+			snprintf(buf, size, "ROLLERCOASTER, healthy: peaks %s-%s, drops every ~%s",
 				 lo, hi, span);
 		break;
 	default:
@@ -309,16 +325,18 @@ static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
 			/* Climbing, but not for long enough to call it: never
 			 * "FLAT" next to a chart that goes up. */
 			view_chart_span_text(tr->span_s, span, sizeof(span));
-			snprintf(buf, size, "%s over %s: RISING, too soon to call a leak", rate,
+			snprintf(buf, size, "RISING, too soon to call a leak: %s over %s", rate,
 				 span);
 			break;
 		}
 		view_chart_span_text(tr->span_s, span, sizeof(span));
-		snprintf(buf, size, "no trend over %s: FLAT", span);
+		snprintf(buf, size, "FLAT: no trend over %s", span);
 		break;
 	}
 }
 
+/* "MEM 54 MiB RSS  STAIRS, ...  (anon 52 MiB, file 1.2 MiB)": the size and
+ * the verdict first, the breakdown (decoration at 80 columns) last. */
 void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, size_t size)
 {
 	char rss[32], anon[32], file[32], shmem[48] = "", trend[256];
@@ -332,7 +350,8 @@ void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, 
 		snprintf(shmem, sizeof(shmem), ", shmem %s", s);
 	}
 	mem_trend_text(m, trend, sizeof(trend));
-	snprintf(buf, size, "MEM%s %s RSS (anon %s, file %s%s)  %s", wide_text(m, process_wide), rss, anon, file, shmem, trend);
+	snprintf(buf, size, "MEM%s %s RSS  %s  (anon %s, file %s%s)", wide_text(m, process_wide),
+		 rss, trend, anon, file, shmem);
 }
 
 void view_chart_mem_limit_text(const struct metrics *m, char *buf, size_t size)
@@ -682,7 +701,7 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 		return -EINVAL;
 	if (w <= 0 || h <= 0)
 		return 0;
-	pct_text(m->cpu_now, now, sizeof(now));
+	now_text(m, now, sizeof(now));
 	pct_text(m->cpu_peak, peak, sizeof(peak));
 	pct_text(m->cpu_baseline, base, sizeof(base));
 	pct_text(m->cpu_floor, floor_, sizeof(floor_));
@@ -710,7 +729,7 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 	add_label(&c, mf, A_FLOOR, "floor%5s", floor_);
 	if (mb >= 0)
 		add_label(&c, mb, A_BASE, "base %5s", base);
-	add_label(&c, -1, GRID_BOLD, "now  %5s", now);
+	add_label(&c, -1, GRID_BOLD, m->exited ? "%s" : "now  %5s", now);
 	add_label(&c, -1, 0, "peak %5s", peak);
 	if (floor_above_now(m))
 		add_label(&c, -1, A_FLOOR, "p10 of %us", c.window_s);

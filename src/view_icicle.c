@@ -855,7 +855,8 @@ int view_icicle_update(struct view_icicle_state *st, const struct view_header *h
 	free(p->boxes);
 	p->boxes = NULL;
 	p->nboxes = 0;
-	return icicle_layout(t, p->zoom_node, cols, p->scroll + nr, &p->boxes, &p->nboxes);
+	/* One row more than shows: render tells "more below" from it. */
+	return icicle_layout(t, p->zoom_node, cols, p->scroll + nr + 1, &p->boxes, &p->nboxes);
 }
 
 int view_icicle_render(struct grid *g, const struct view_header *h,
@@ -883,15 +884,24 @@ int view_icicle_render(struct grid *g, const struct view_header *h,
 	if (!t->nodes[ICICLE_ROOT].total)
 		view_put_centered(g, top + nr / 2, "waiting for samples\xe2\x80\xa6", GRID_DIM);
 	int last = -1;
+	bool more = false;
 	for (i = 0; i < p->nboxes; i++) {
 		const struct icicle_box *b = &p->boxes[i];
 		int by = top + b->row - p->scroll;
 
+		more = more || by >= bottom;
 		if (b->row < p->scroll || by >= bottom)
 			continue;
 		draw_box(g, by, b, t, st, box_attr(st, p, b->node));
 		if (by > last)
 			last = by;
+	}
+	/* Deeper frames than the screen has rows: say so where they fall off,
+	 * or the deepest frames (often the hot leaf) silently vanish. */
+	if (more && bottom - 1 >= top) {
+		const char *mark = st->utf8 ? " \xe2\x96\xbc more below " : " v more below ";
+		int mw = text_width(mark);
+		grid_put(g, g->w - mw, bottom - 1, mark, GRID_BOLD | GRID_REVERSE, mw);
 	}
 	/* Batch text has no keys: no footer, and the detail line follows the
 	 * deepest row instead of the bottom of an imaginary screen. */

@@ -201,6 +201,12 @@ static const char *wchan_word(const char *wchan)
 		wchan++;
 	if (strncmp(wchan, "futex_", 6) == 0)
 		return "futex_wait";
+	/* "hrtimer_nanosleep_restart" (a sleep resumed after a stop): the
+	 * same sleep, the same word */
+	if (strstr(wchan, "nanosleep"))
+		return "nanosleep";
+	if (waits_wchan_generic(wchan))
+		return ""; /* the way into the kernel, not what it waits in */
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
 		l = strlen(prefixes[i]);
 		if (strncmp(wchan, prefixes[i], l) == 0 && wchan[l])

@@ -542,9 +542,9 @@ static int draw_series_lines(struct grid *g, int y, const struct view_top_state 
 	alerts_text(st, buf, sizeof(buf));
 	if (buf[0])
 		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "%s", buf);
-	view_chart_cpu_text(m, false, buf, sizeof(buf));
+	view_chart_cpu_text(m, m->multi, buf, sizeof(buf));
 	grid_printf(g, 0, y + rows++, 0, -1, "%s  (%% of one core)", buf);
-	view_chart_mem_text(m, false, mem, sizeof(mem));
+	view_chart_mem_text(m, m->multi, mem, sizeof(mem));
 	view_chart_mem_limit_text(m, limit, sizeof(limit));
 	grid_printf(g, 0, y + rows++, 0, -1, "%s%s%s", mem, limit[0] ? "  " : "", limit);
 	return rows;
@@ -561,6 +561,12 @@ static int series_lines_height(const struct view_top_state *st)
 /* TUI: the rows of the alerts line, the CPU chart and the memory chart or
  * verdict, sized to leave the table at least a few rows (gh: grid height,
  * y: first row). */
+/* Memory climbing (a verdict of stairs, or rising too briefly to call). */
+static bool mem_moving(const struct metrics *m)
+{
+	return m && (m->mem_rising || m->mem_trend.kind == SERIES_STAIRS || m->alert_stairs);
+}
+
 static void charts_plan(const struct view_top_state *st, int gh, int y, int *alerts, int *cpu_h,
 			int *mem_h)
 {
@@ -578,6 +584,12 @@ static void charts_plan(const struct view_top_state *st, int gh, int y, int *ale
 	if (*cpu_h + *mem_h > room) {
 		*cpu_h = room >= 5 ? 4 : room >= 4 ? 3 : 0;
 		*mem_h = room - *cpu_h >= 1 ? 1 : 0;
+	}
+	/* A short screen (80x24) and memory on the move: memory is the story,
+	 * so it gets the chart and the CPU its line and a sparkline. */
+	if (gh < 30 && mem_moving(st->metrics) && *cpu_h + *mem_h >= 5) {
+		*cpu_h = 2;
+		*mem_h = 4;
 	}
 }
 
@@ -600,11 +612,11 @@ static int draw_charts(struct grid *g, int y, const struct view_top_state *st)
 		used = 1;
 	}
 	if (cpu_h) {
-		view_chart_cpu_scoped(g, 0, y + used, g->w, cpu_h, m, st->utf8, st->tid != 0);
+		view_chart_cpu_scoped(g, 0, y + used, g->w, cpu_h, m, st->utf8, st->tid != 0 || m->multi);
 		used += cpu_h;
 	}
 	if (mem_h) {
-		view_chart_mem_scoped(g, 0, y + used, g->w, mem_h, m, st->utf8, st->tid != 0);
+		view_chart_mem_scoped(g, 0, y + used, g->w, mem_h, m, st->utf8, st->tid != 0 || m->multi);
 		used += mem_h;
 	}
 	return used;
@@ -760,9 +772,12 @@ int view_top_render(struct grid *g, const struct view_header *h, const struct vi
 	draw_column_header(g, y++, &c, st->sort, st->lines, st->wall, !(period > 0));
 	if ((n == 0 || total == 0) && !st->wall && st->metrics && st->metrics->rss.len >= 3) {
 		/* Seconds in and still nothing: on-CPU sampling sees only
-		 * threads that run; say so, and what sees the others. */
+		 * threads that run; say so, and what sees the others (a
+		 * master whose workers burn: its children). */
 		char msg[160];
-		text_fit("no samples: nothing ran on a CPU; wall mode (-w) sees waiting threads",
+		text_fit(h && h->children_busy
+			     ? "no samples: nothing ran on a CPU; its children do: try --subprocesses"
+			     : "no samples: nothing ran on a CPU; wall mode (-w) sees waiting threads",
 			 g->w, msg, sizeof(msg));
 		view_put_centered(g, y, msg, GRID_DIM);
 	} else if (n == 0 || total == 0) {

@@ -242,6 +242,22 @@ static enum sample_wait by_wchan(const char *wchan)
 	return SAMPLE_WAIT_OTHER;
 }
 
+bool waits_wchan_generic(const char *wchan)
+{
+	static const char *const generic[] = {"do_syscall_64",  "entry_SYSCALL", "syscall_exit",
+					      "restart_syscall", "ptrace_stop",   "do_signal_stop",
+					      "get_signal",	 "exit_to_user_mode"};
+
+	if (!wchan || !wchan[0])
+		return false;
+	while (*wchan == '_')
+		wchan++;
+	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++)
+		if (!strncmp(wchan, generic[i], strlen(generic[i])))
+			return true;
+	return false;
+}
+
 enum sample_wait waits_classify(char state, int syscall_nr, const char *wchan)
 {
 	if (state == 'D')

@@ -943,6 +943,18 @@ void wall_explain(int err, pid_t pid, char *buf, size_t size)
 			 "process %d is already traced by pid %d (a debugger or strace?): detach it "
 			 "first, or use --mode cpu, which does not need ptrace.",
 			 pid, tracer > 0 ? tracer : 0);
+	} else if ((err == -EPERM || err == -EACCES) && target_is_kthread(pid)) {
+		/* ptrace refuses kernel threads whoever asks: root is no cure */
+		snprintf(buf, size,
+			 "process %d is a kernel thread: kernel threads cannot be traced, so wall "
+			 "mode cannot sample it (root or not).",
+			 pid);
+	} else if ((err == -EPERM || err == -EACCES) && geteuid() == 0) {
+		snprintf(buf, size,
+			 "not permitted to trace process %d even as root: see "
+			 "kernel.yama.ptrace_scope or a security module (SELinux, AppArmor); "
+			 "--mode cpu does not need ptrace.",
+			 pid);
 	} else if (err == -EPERM || err == -EACCES) {
 		snprintf(buf, size,
 			 "not permitted to trace process %d (uid %d): wall mode needs ptrace: run as "

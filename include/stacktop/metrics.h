@@ -28,11 +28,15 @@
  *    the first window, if shorter) by default; metrics_baseline_now makes
  *    it the median of the last 10 seconds; metrics_baseline_clear removes it;
  *  - busy-floor alert: floor >= busy_floor_pct while the process also has
- *    bursts well above it (p90 >= floor + 10 points and 1.5x floor);
+ *    bursts well above it (p90 >= floor + 10 points and 1.5x floor), both
+ *    taken over the ~100 ms steps of metrics_fine once there are 2 s of
+ *    them (one-second buckets alias a 1 s / 1 s rhythm into a flat line);
+ *    alert_floor is the floor it names;
  *  - spike alert: CPU above spike_factor x baseline for spike_for_s;
  *  - stairs alert: the memory trend is stairs (series_trend);
  *  - per thread: BUSY FLOOR when its own p10 >= busy_floor_pct while the
- *    process has a busy floor; STUCK when in D state for >= stuck_s;
+ *    process has a busy floor, and (once metrics_fine runs) the p10 of its
+ *    ~100 ms steps too: a thread idle for whole stretches holds no floor; STUCK when in D state for >= stuck_s;
  *    ZOMBIE when in state Z. Zombie (unreaped) child processes are listed.
  */
 #ifndef STACKTOP_METRICS_H
@@ -44,6 +48,12 @@
 
 #include "stacktop/procstat.h"
 #include "stacktop/series.h"
+
+/* Fine steps (metrics_fine) a second, and how many processes and busy-floor
+ * candidate threads they read (each step opens their stat files). */
+#define METRICS_FINE_PER_S 10
+#define METRICS_FINE_PROCS 16
+#define METRICS_FINE_THREADS 8
 
 /* Seconds of memory data before any trend verdict. */
 #define METRICS_TREND_MIN_S 10
@@ -72,6 +82,11 @@ struct metrics_thread {
 	bool alive; /* seen at the last tick */
 	bool busy_floor, stuck, zombie;
 	struct series cpu; /* CPU % per second */
+	/* Busy-floor candidates only (metrics_fine): CPU % in ~100 ms steps,
+	 * so a thread that works a second and sleeps a second is not read as
+	 * a steady half; fine_floor is its p10, < 0 until 2 s of them. */
+	struct series fine;
+	double fine_t, fine_cpu_s, fine_floor;
 	double seen_t; /* t of the last tick that saw it; gone threads are dropped a window later */
 	/* Internal: its stat, wchan and children files, kept open between
 	 * ticks (only for the first METRICS_KEEP_OPEN threads). */
@@ -120,6 +135,16 @@ struct metrics {
 
 	/* Readings (metrics_eval). */
 	double cpu_now, cpu_floor, cpu_peak, cpu_p90;
+	/* The process CPU in ~100 ms steps (metrics_fine): one-second buckets
+	 * alias a 1 s / 1 s rhythm into a flat line, so the busy-floor alert
+	 * is decided on these; alert_floor is the floor it names. */
+	struct series cpu_fine;
+	double fine_t, fine_cpu_s;
+	int fine_n;
+	double alert_floor;
+	/* Every process profiled is gone (the session sets it): cpu_now is
+	 * the last second it ran, not a live figure; views say "exited". */
+	bool exited;
 	bool baseline_set;
 	bool baseline_manual; /* set with metrics_baseline_now */
 	double cpu_baseline;
@@ -161,6 +186,10 @@ void metrics_config_default(struct metrics_config *c);
 /* pid: the first process tracked (0: none, for synthetic tests). */
 int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c);
 void metrics_free(struct metrics *m);
+/* Between ticks, every ~100 ms: the summed process CPU, and the CPU of the
+ * few threads that may hold a busy floor, into the fine series the
+ * busy-floor alert is decided on. 0 or -errno. */
+int metrics_fine(struct metrics *m, double t);
 /* Track exactly these processes from the next tick: new ones join, the
  * ones not listed leave (their threads are shown as exited). 0 or -ENOMEM
  * (then the set is unchanged but for the processes that left). */

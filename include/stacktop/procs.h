@@ -77,6 +77,11 @@ struct procs {
 	int nthreads;	     /* threads seen at the last scan */
 	int unsampled;	     /* threads the last scan could not sample (EMFILE...) */
 	int unsampled_err;   /* why (-errno of the last such failure), 0: none */
+	/* Not following: the CPU seconds the targets' children used, at the
+	 * last scan, and whether it grew (a master idle while its workers
+	 * burn: "try --subprocesses"). */
+	double kids_cpu_s;
+	bool kids_busy;
 };
 
 /* Attach to existing processes: each must exist. */

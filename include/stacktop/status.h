@@ -30,6 +30,7 @@ struct status_in {
 	uint64_t files_refused; /* target files refused (tfile) */
 	const struct health *health; /* rates and the warning; NULL: none measured */
 	const struct dbgfetch_stats *dbg; /* --debuginfod, else NULL */
+	int jit_nomap_pid; /* JIT code unnamed: no /tmp/perf-PID.map (sym_jit_nomap) */
 };
 
 /* Fill h (cleared first) from in. pids is room for PROCS_MAX pids that h

@@ -136,6 +136,10 @@ int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out);
  * -ENOENT. sym_resolve_user already falls back to this for pcs outside any
  * file mapping. */
 int sym_perfmap_lookup(struct sym *sy, pid_t pid, uint64_t pc, struct sym_info *out);
+/* Anonymous executable code (a JIT's) was met in a process with no trusted
+ * perf map: the pid its /tmp/perf-PID.map would carry (its namespace pid);
+ * 0 when none (or the map has come since). */
+pid_t sym_jit_nomap(const struct sym *sy);
 
 /* Resolve an address in the ELF's own address space (pc - mapping bias)
  * inside mod. root is the directory debug files are looked up under: NULL

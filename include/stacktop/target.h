@@ -37,6 +37,9 @@ int target_comm(pid_t pid, pid_t tid, char *buf, size_t size);
 int target_threads(pid_t pid, pid_t *tids, int max, int *n);
 /* State letter (R, S, D, T, t, Z, X, I) of a thread; 0 or -errno. */
 int target_state(pid_t pid, pid_t tid, char *state);
+/* true when pid is a kernel thread (PF_KTHREAD in the flags of its stat
+ * line): it has no user space to trace or unwind. */
+bool target_is_kthread(pid_t pid);
 /* TracerPid from /proc/PID/status (0 when not traced); 0 or -errno. */
 int target_tracer(pid_t pid, pid_t *tracer);
 /* Parse the state letter out of a /proc/.../stat line (comm may contain

@@ -54,6 +54,15 @@ enum view_warning {
 	VIEW_WARNING_KERNEL_HIDDEN,   /* no kernel frames: perf_event_paranoid */
 };
 
+/* Why samples fall short of the CPU burned (SAMPLING_BEHIND): the advice
+ * depends on it, and "lower --rate" is right only when stacktop is slow. */
+enum view_behind_cause {
+	VIEW_BEHIND_UNKNOWN = 0,
+	VIEW_BEHIND_KERNEL,	   /* kernel time not sampled: no permission */
+	VIEW_BEHIND_SHORT_THREADS, /* per-task events miss threads that exit soon */
+	VIEW_BEHIND_SLOW,	   /* stacktop itself is busy over a quarter of its time */
+};
+
 struct view_header {
 	int pid; /* first target pid */
 	int npids;
@@ -83,6 +92,7 @@ struct view_header {
 	const char *status;		  /* one-line message (e.g. "window reset"), or NULL */
 	enum view_warning warning;	  /* see view_warning_text */
 	double warn_hz, warn_expected_hz; /* SAMPLING_BEHIND */
+	enum view_behind_cause warn_cause; /* SAMPLING_BEHIND: why */
 	uint64_t warn_lost;		  /* LOST */
 	double warn_span_s;		  /* LOST: seconds the count covers */
 	int warn_tracer;		  /* TRACED: the tracer's pid */
@@ -103,15 +113,20 @@ struct view_header {
 	uint64_t now_ns; /* the data's clock (ui_header sets it): the live diff's "now" */
 	int children_max;	 /* the cap */
 	const char *coverage_note; /* what the sampler cannot see (sampler_stats) */
+	bool children_busy; /* not following, the targets' children use CPU */
+	/* JIT code without names: the pid of the /tmp/perf-PID.map that is
+	 * missing (a hint on line 3 when nothing more pressing is), 0: none */
+	int jit_nomap_pid;
 };
 
 /* Draw the header into rows y.. of g; returns the number of rows used:
- * 2, or 3 when there is an exit notice, a warning or a status message. */
+ * 2, or 3 when there is an exit notice, a warning, a status message or a
+ * hint (JIT code without a perf map). */
 int view_header_render(struct grid *g, int y, const struct view_header *h);
 /* The rows view_header_render will use (2 or 3). */
 int view_header_height(const struct view_header *h);
-/* The warning's sentence ("! sampling behind: 120/s of 400/s expected;
- * lower --rate or --stack-size", ...), "" for VIEW_WARNING_NONE. */
+/* The warning's sentence ("! 120 of 400 samples/s: kernel time is unseen
+ * without CAP_PERFMON or root", ...), "" for VIEW_WARNING_NONE. */
 void view_warning_text(const struct view_header *h, char *buf, size_t size);
 /* "running 4% · lock 61% · I/O 22% · sleep 13%" from window_wait_counts:
  * kinds with no samples left out, "" when the sum is 0; ascii: ", "

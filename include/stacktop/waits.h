@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include <stdbool.h>
+
 #include "stacktop/sample.h"
 
 /* Classify: D → DSTATE whatever the syscall; R (or no syscall) → NONE;
@@ -34,6 +36,12 @@ const char *waits_name(enum sample_wait w);
 /* Pseudo-frame names: "[running]", "[lock]", "[I/O]", "[sleep]",
  * "[D-state]", "[other]", "[idle]", "[CPU-wait]". */
 const char *waits_frame_name(enum sample_wait w);
+
+/* true when a wchan names only the way into or out of the kernel
+ * ("do_syscall_64", "restart_syscall", "ptrace_stop"): what a sleeping
+ * thread shows for a moment after a stop (wall mode's own included), not
+ * what it sleeps in. */
+bool waits_wchan_generic(const char *wchan);
 
 /* Name of an x86-64 syscall number ("futex", "epoll_wait"), or NULL when
  * not in the table. */

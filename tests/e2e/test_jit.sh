@@ -14,6 +14,8 @@ out=$E2E_TMPDIR/jit.out
 timeout 30 "$STACKTOP" -b -d 2 -n 1 -l 5 -p "$J" >"$out" 2>&1
 check_cmp "$?" == 0 "stacktop -b on the jit target exits 0"
 row=$(awk '/%Own/ { getline; print; exit }' "$out")
+grep -q 'JIT code unnamed' "$out" && bad "the JIT hint shows though the perf map names the code" ||
+	ok "named JIT code: no hint"
 case "$row" in
 *jit_spin_loop*'[jit]'*) ok "hottest row is jit_spin_loop in [jit]: $row" ;;
 *) bad "hottest row should be jit_spin_loop [jit], is: $row"; cat "$out" ;;
@@ -40,4 +42,17 @@ if [ "$(id -u)" = 0 ]; then
 else
 	log "not root: the ownership case needs chown, skipped"
 fi
+
+# No perf map at all: "[unknown]+0x…" comes with the hint that names the
+# file and node's flag (issue 17 item 2).
+start_bg "$TARGETS/jit" 60
+J3=$BG_PID
+wait_until 3 test -s "/tmp/perf-$J3.map" || die "jit did not write its map"
+rm -f "/tmp/perf-$J3.map"
+out3=$E2E_TMPDIR/jit3.out
+timeout 30 "$STACKTOP" -b -d 2 -n 1 -l 5 -p "$J3" >"$out3" 2>&1
+grep -q "JIT code unnamed: no /tmp/perf-$J3.map (node: run with --perf-basic-prof)" "$out3" &&
+	ok "no perf map: the hint names /tmp/perf-$J3.map and --perf-basic-prof" ||
+	{ bad "no perf map: no hint"; cat "$out3"; }
+kill "$J3"
 e2e_finish

@@ -2,7 +2,7 @@
 # test_threads — the threads view (key 3) in the live TUI, driven through
 # tmux (issue 3):
 #
-#   floor  "poller" spins at ~30% of a core and never idles, "idler" waits on
+#   floor  "poller" spins ~30% of a core every second (30 ms of every 100 ms), "idler" waits on
 #          a condition variable, the main thread alternates work and sleep:
 #          poller is flagged BUSY FLOOR, idler and the main thread are not;
 #          sorted by floor and selected, Enter narrows the top view to

@@ -2,7 +2,8 @@
  * floor — a target whose CPU has a floor above zero, for the series and
  * threads end-to-end tests (issue 3).
  *
- *   floor [SECONDS]        default: run until killed (exits 0 after SECONDS)
+ *   floor [SECONDS [SLEEP]]  default: run until killed (exits 0 after
+ *                            SECONDS); SLEEP: main's rest, default 1.5 s
  *
  * Threads:
  *  - main ("floor"): rounds of ~1 s of work (main_work) and ~1.5 s of sleep.
@@ -75,14 +76,18 @@ int main(int argc, char **argv)
 	double seconds, start = mono_s();
 	pthread_t poller, idler;
 
-	if (arg_seconds(argc, argv, "floor [SECONDS]", &seconds))
+	/* SLEEP: the main thread's rest between rounds (1.0 gives the 1 s /
+	 * 1 s rhythm that one-second buckets alias into a flat line). */
+	double rest = argc > 2 ? atof(argv[2]) : 1.5;
+	if (arg_seconds(argc > 2 ? 2 : argc, argv, "floor [SECONDS [SLEEP]]", &seconds) ||
+	    rest <= 0)
 		return 2;
 	if (spawn_named(&poller, run_poller, NULL, "poller") ||
 	    spawn_named(&idler, run_idler, NULL, "idler"))
 		return 1;
 	while (seconds == 0 || mono_s() - start < seconds) {
 		main_work();
-		sleep_s(1.5);
+		sleep_s(rest);
 	}
 	return 0;
 }

@@ -141,6 +141,38 @@ static void test_kernel_first_only(void **state)
 	assert_int_equal(refresh(&r, 99, 0, 0), VIEW_WARNING_NONE);
 }
 
+/* One record lost among hundreds is not a warning (issue 17 item 7). */
+static void test_lost_threshold(void **state)
+{
+	struct run r;
+
+	start(&r);
+	assert_int_equal(refresh(&r, 290, 1, 0), VIEW_WARNING_NONE);
+	assert_int_equal(refresh(&r, 290, 2, 0), VIEW_WARNING_NONE);
+	assert_int_equal(refresh(&r, 290, 3, 0), VIEW_WARNING_LOST);
+}
+
+/* The cause of a shortfall decides the advice (issue 17 item 2). */
+static void test_behind_cause(void **state)
+{
+	struct run r;
+
+	start(&r);
+	r.in.expected_hz = 1000;
+	refresh(&r, 100, 0, 0);
+	assert_int_equal(r.h.cause, VIEW_BEHIND_UNKNOWN);
+	r.in.misses_short_threads = true;
+	refresh(&r, 100, 0, 0);
+	assert_int_equal(r.h.cause, VIEW_BEHIND_SHORT_THREADS);
+	r.in.kernel_denied = true;
+	refresh(&r, 100, 0, 0);
+	assert_int_equal(r.h.warning, VIEW_WARNING_SAMPLING_BEHIND);
+	assert_int_equal(r.h.cause, VIEW_BEHIND_KERNEL);
+	r.in.kernel_denied = r.in.misses_short_threads = false;
+	refresh(&r, 100, 0, 300);
+	assert_int_equal(r.h.cause, VIEW_BEHIND_SLOW);
+}
+
 /* Everything at once: each warning hides the ones after it. */
 static void test_priority(void **state)
 {
@@ -192,4 +224,5 @@ TEST_MAIN(NULL, NULL, cmocka_unit_test(test_achieved_rate),
 	  cmocka_unit_test(test_behind_after_three), cmocka_unit_test(test_behind_needs_expected),
 	  cmocka_unit_test(test_lost), cmocka_unit_test(test_busy), cmocka_unit_test(test_traced),
 	  cmocka_unit_test(test_kernel_first_only), cmocka_unit_test(test_priority),
-	  cmocka_unit_test(test_measured_numbers))
+	  cmocka_unit_test(test_measured_numbers), cmocka_unit_test(test_lost_threshold),
+	  cmocka_unit_test(test_behind_cause))

@@ -95,7 +95,7 @@ static const char *const step_60x5_utf8[] = {
 
 /* mem 120x6 ascii */
 static const char *const mem_120x6_ascii[] = {
-	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
 	"  200 MiB |============================================================ limit 200 MiB",
 	"          |:::######################################################### now   179 MiB",
@@ -105,7 +105,7 @@ static const char *const mem_120x6_ascii[] = {
 
 /* mem 120x8 utf8 */
 static const char *const mem_120x8_utf8[] = {
-	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
 	"  200 MiB |════════════════════════════════════════════════════════════ limit 200 MiB",
 	"          |   ▁▁▁▁▁▂▂▂▂▂▃▃▃▃▃▄▄▄▄▄▅▅▅▅▅▆▆▆▆▆▇▇▇▇▇██████████████████████ now   179 MiB",
@@ -117,7 +117,7 @@ static const char *const mem_120x8_utf8[] = {
 
 /* mem 100x4 ascii */
 static const char *const mem_100x4_ascii[] = {
-	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"  200 MiB |============================================================ limit 200 MiB",
 	"      0 B |############################################################ now   179 MiB",
 	"RSS       +-60s-----------------------------------------------------now peak  179 MiB",
@@ -125,13 +125,13 @@ static const char *const mem_100x4_ascii[] = {
 
 /* mem 100x2 ascii */
 static const char *const mem_100x2_ascii[] = {
-	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
 };
 
 /* mem far limit */
 static const char *const mem_far_limit[] = {
-	"MEM 179 MiB RSS (anon 159 MiB, file 20 MiB)  +3.5 GiB/h, no drops in 59s: STAIRS, leak suspected",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 8.0 GiB (RAM) reached in ~2h14m at this slope; anonymous memory grows",
 	"  180 MiB |                                            ......:::::::### limit 8.0 GiB",
 	"          |                        ......:::::::####################### now   179 MiB",
@@ -283,6 +283,19 @@ static void test_cpu_scope_and_floor(void **state)
 		said = said || strstr(buf, "p10 of 60s");
 	}
 	assert_true(said);
+
+	/* The target exited: its last second is no live figure (issue 17). */
+	m.exited = true;
+	view_chart_cpu_text(&m, false, buf, sizeof(buf));
+	assert_string_equal(buf, "CPU exited  peak 100%  base 40%  floor 20%");
+	grid_clear(&g);
+	assert_int_equal(view_chart_cpu(&g, 0, 0, 80, 5, &m, false), 0);
+	said = false;
+	for (int y = 0; y < 5; y++) {
+		grid_row_text(&g, y, buf, sizeof(buf));
+		said = said || strstr(buf, "exited");
+	}
+	assert_true(said);
 	grid_free(&g);
 	metrics_free(&m);
 }
@@ -392,8 +405,8 @@ static void test_mem_verdicts(void **state)
 	view_chart_mem(&g, 0, 0, 120, 1, &m, false);
 	grid_row_text(&g, 0, buf, sizeof(buf));
 	assert_string_equal(buf,
-			    "MEM 300 MiB RSS (anon 300 MiB, file 0 B)  peaks 536 MiB, drops every "
-			    "~2m: ROLLERCOASTER, healthy");
+			    "MEM 300 MiB RSS  ROLLERCOASTER, healthy: peaks 536 MiB, drops every ~2m  "
+			    "(anon 300 MiB, file 0 B)");
 	metrics_free(&m);
 
 	/* Flat, with shared memory worth naming. */
@@ -405,8 +418,8 @@ static void test_mem_verdicts(void **state)
 	view_chart_mem(&g, 0, 0, 120, 1, &m, false);
 	grid_row_text(&g, 0, buf, sizeof(buf));
 	assert_string_equal(buf,
-			    "MEM 570 MiB RSS (anon 500 MiB, file 30 MiB, shmem 40 MiB)  no trend "
-			    "over 59s: FLAT");
+			    "MEM 570 MiB RSS  FLAT: no trend over 59s  (anon 500 MiB, file 30 MiB, "
+			    "shmem 40 MiB)");
 	metrics_free(&m);
 
 	/* 20 s of climbing at 2 MiB/s: too short to call stairs, but the
@@ -419,8 +432,14 @@ static void test_mem_verdicts(void **state)
 	grid_clear(&g);
 	view_chart_mem(&g, 0, 0, 120, 1, &m, false);
 	grid_row_text(&g, 0, buf, sizeof(buf));
-	assert_string_equal(buf, "MEM 48 MiB RSS (anon 48 MiB, file 0 B)  +7.0 GiB/h over 19s: "
-				 "RISING, too soon to call a leak");
+	assert_string_equal(buf, "MEM 48 MiB RSS  RISING, too soon to call a leak: +7.0 GiB/h "
+				 "over 19s  (anon 48 MiB, file 0 B)");
+	/* At 80 columns the verdict word is whole (issue 17: "RISING, too s"). */
+	grid_free(&g);
+	assert_int_equal(grid_init(&g, 80, 1), 0);
+	view_chart_mem(&g, 0, 0, 80, 1, &m, false);
+	grid_row_text(&g, 0, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "MEM 48 MiB RSS  RISING, too soon to call a leak: +7.0 GiB/h over 19s", 68));
 	grid_free(&g);
 	metrics_free(&m);
 }
@@ -445,7 +464,7 @@ static void test_alerts(void **state)
 	metrics_eval(&m, 59);
 	assert_int_equal(view_alerts_render(&g, 1, &m), 1);
 	grid_row_text(&g, 1, buf, sizeof(buf));
-	assert_string_equal(buf, "! BUSY FLOOR 20% of a core: never idles between bursts to 100%");
+	assert_string_equal(buf, "! BUSY FLOOR 20% of a core: CPU never below it, bursts to 100%");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 99, 1)->attr), GRID_C_ALERT);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 0, 1)->attr), GRID_C_ALERT);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 0, 0)->attr), GRID_C_DEFAULT);

@@ -534,9 +534,19 @@ static void test_scroll_deep(void **state)
 	assert_true(has(detail(fx), "selected: main  tree.c:90"));
 	/* selection at depth 30 on the last icicle row (row 11) */
 	assert_true(attr_at(fx, 0, 11) & GRID_REVERSE);
+	/* ... and the frames deeper than the screen are announced where they
+	 * fall off (issue 17: they vanished without a word). */
 	assert_string_equal(row(fx, 11),
-			    "[main 83.3%                                                       ]");
+			    "[main 83.3%                                                        v more below");
 	assert_true(has(row(fx, 12), "selected: main"));
+	/* At the bottom of the stack nothing is below. */
+	key(fx, KEYS_DOWN, 20);
+	render(fx, 80, 14);
+	assert_false(has(row(fx, 11), "more below"));
+	/* A short screen over the whole deep stack: the marker. */
+	key(fx, KEYS_UP, 40);
+	render(fx, 80, 24);
+	assert_true(has(row(fx, 21), "more below"));
 }
 
 /* Enter in the top view: a leaf-only function opens bottom-up on it, a

@@ -190,6 +190,22 @@ static void test_80x24(void **state)
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 63, 6)->attr), GRID_C_RED);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 63, 8)->attr), GRID_C_MAGENTA);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 79, 23)->attr), GRID_C_HEADER);
+
+	/* The same sleeper seen in wall mode, just after a stop ("restart"
+	 * or only the syscall entry in its wchan): one name, not
+	 * "syscall_64" (issue 17 item 9). */
+	struct metrics_thread *t = NULL;
+	for (int i = 0; i < fx->m.nthreads; i++)
+		if (fx->m.threads[i].tid == 4242)
+			t = &fx->m.threads[i];
+	assert_non_null(t);
+	snprintf(t->wchan, sizeof(t->wchan), "hrtimer_nanosleep_restart");
+	render(fx, 80, 24);
+	assert_non_null(strstr(row(fx, 5), "S nanosleep"));
+	snprintf(t->wchan, sizeof(t->wchan), "do_syscall_64");
+	render(fx, 80, 24);
+	assert_null(strstr(row(fx, 5), "syscall"));
+	assert_non_null(strstr(row(fx, 5), " S sleeping"));
 }
 
 /* Without the long STUCK flag, 80 columns keep SAMPLES and a sparkline. */

@@ -170,7 +170,19 @@ static void test_parse_stat(void **state)
 	assert_int_equal(waits_parse_schedstat2("123456\n", &run, &delay), -EINVAL);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_lock), cmocka_unit_test(test_io),
+/* The way into the kernel is no wait (issue 17 item 9). */
+static void test_wchan_generic(void **state)
+{
+	assert_true(waits_wchan_generic("do_syscall_64"));
+	assert_true(waits_wchan_generic("__do_syscall_64"));
+	assert_true(waits_wchan_generic("restart_syscall"));
+	assert_false(waits_wchan_generic("hrtimer_nanosleep"));
+	assert_false(waits_wchan_generic("futex_wait_queue"));
+	assert_false(waits_wchan_generic(""));
+	assert_false(waits_wchan_generic(NULL));
+}
+
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_wchan_generic), cmocka_unit_test(test_lock), cmocka_unit_test(test_io),
 	  cmocka_unit_test(test_sleep), cmocka_unit_test(test_dstate_wins),
 	  cmocka_unit_test(test_running), cmocka_unit_test(test_other_named),
 	  cmocka_unit_test(test_names), cmocka_unit_test(test_parse_syscall),
