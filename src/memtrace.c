@@ -171,20 +171,6 @@ int memtrace_tracepoint_ids(const char *const *names, int n, int *ids)
 
 /* ---- events ---- */
 
-static int online_cpus(int *cpus, int max)
-{
-	char buf[1024];
-	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r <= 0)
-		return -EIO;
-	buf[r] = '\0';
-	return perf_parse_cpus(buf, cpus, max);
-}
-
 static void attr_for(struct memtrace *mt, enum memtrace_kind k, int tp_id,
 		     struct perf_event_attr *a)
 {
@@ -301,7 +287,7 @@ static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int c
 static int open_events(struct memtrace *mt, char *err, size_t errsz)
 {
 	int cpus[MAX_CPUS], ids[4];
-	int ncpu = online_cpus(cpus, MAX_CPUS), e;
+	int ncpu = perf_online_cpus(cpus, MAX_CPUS), e;
 	if (ncpu <= 0) {
 		snprintf(err, errsz, "memory attribution: cannot read the online CPUs.");
 		return ncpu < 0 ? ncpu : -ENODEV;

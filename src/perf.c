@@ -259,8 +259,7 @@ int perf_parse_cpus(const char *s, int *cpus, int max)
 	return n;
 }
 
-/* The online CPUs, from sysfs, else all that sysconf knows of. */
-static int perf_online_cpus(int *cpus, int max)
+int perf_online_cpus(int *cpus, int max)
 {
 	char buf[4096];
 	int n = -ENOENT;

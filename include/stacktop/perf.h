@@ -97,6 +97,8 @@ int perf_nrings(const struct perf_sampler *ps);
 /* Parse a CPU list such as "0-3,8,10-11\n" into cpus. The count, or
  * -EINVAL, -E2BIG (more than max). */
 int perf_parse_cpus(const char *s, int *cpus, int max);
+/* The online CPUs (sysfs), else all that sysconf knows of; the count. */
+int perf_online_cpus(int *cpus, int max);
 
 /* Read all rings, calling cb for each record. Returns the number of
  * samples delivered. Callbacks must not add or remove threads (the thread
