@@ -8,12 +8,15 @@
  * mounts tracefs there: the mount dies with the child.
  *
  * A tracepoint event needs exclude_kernel = 0 (its sample is taken in the
- * kernel), and its BPF filter must be a tracepoint program
- * (pidfilter_attach_tracepoint). The kernel keeps a tracepoint's programs
- * on the tracepoint, so while we run, other perf users of these four
- * syscall tracepoints see only the target's calls too (as with any BPF
- * program attached to a tracepoint); closing our events detaches it. The page-fault event is a
- * software event: the perf-event program, and user faults only.
+ * kernel). The events are per task: on every thread of the target, one per
+ * CPU, inherited by the threads those create, each CPU's into one ring. Not
+ * CPU-wide with pidfilter's BPF program as the CPU samples are: the kernel
+ * keeps a tracepoint's BPF programs on the tracepoint itself and ANDs their
+ * verdicts, so a filter there would hide the calls of other processes from
+ * every other user of these tracepoints (a second stacktop, perf, bpftrace)
+ * and theirs would hide ours. Syscall tracepoints sample every call, so
+ * per-task events lose nothing on short threads (unlike cpu-clock's
+ * period). The page-fault event is a software event, user faults only.
  */
 #include "stacktop/memtrace.h"
 
@@ -35,7 +38,6 @@
 #include "stacktop/ingest.h"
 #include "stacktop/memhold.h"
 #include "stacktop/perf.h"
-#include "stacktop/pidfilter.h"
 #include "stacktop/ring.h"
 
 #define MAX_CPUS 1024
@@ -82,7 +84,6 @@ struct memtrace {
 	struct memtrace_config cfg;
 	struct ingest *in;
 	struct memhold *hold;
-	struct pidfilter *filter; /* NULL: per-task mode */
 	pid_t *tids;		  /* per-task mode: the threads at start */
 	int ntids;
 	struct mring *rings;
@@ -251,18 +252,11 @@ static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int c
 {
 	struct perf_event_attr a;
 	attr_for(mt, k, tp_id, &a);
-	a.inherit = !mt->filter;
-	int fd = (int)syscall(SYS_perf_event_open, &a, mt->filter ? -1 : mt->tids[0], cpu, -1,
-			      PERF_FLAG_FD_CLOEXEC);
+	a.inherit = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, mt->tids[0], cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* A tracepoint's BPF programs belong to the tracepoint, not to the
-	 * event: attached once (the first CPU's event), they filter every
-	 * CPU's; a second attach of the same program is -EEXIST. */
-	int e = !mt->filter	      ? 0
-		: k == MEMTRACE_FAULT ? pidfilter_attach(mt->filter, fd)
-		: first		      ? pidfilter_attach_tracepoint(mt->filter, fd)
-				      : 0;
+	int e = 0;
 	uint64_t pages = k == MEMTRACE_FAULT	? FAULT_RING_PAGES
 			 : k == MEMTRACE_MUNMAP ? MUNMAP_RING_PAGES
 			 : k == MEMTRACE_MMAP	? MMAP_RING_PAGES
@@ -281,7 +275,7 @@ static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int c
 	r->map = m;
 	r->map_len = len;
 	r->kind = k;
-	return mt->filter ? 0 : open_more(mt, &a, cpu, r);
+	return open_more(mt, &a, cpu, r);
 }
 
 static int open_events(struct memtrace *mt, char *err, size_t errsz)
@@ -338,18 +332,12 @@ int memtrace_new(const struct memtrace_config *cfg, struct ingest *in, struct fr
 		snprintf(err, errsz, "memory attribution: out of memory.");
 		goto fail;
 	}
-	/* CPU-wide events filtered by pid; without BPF, per-task events on
-	 * every thread (inherited by the threads they create). */
-	if (pidfilter_new(&mt->filter) || pidfilter_add(mt->filter, cfg->pid)) {
-		pidfilter_free(mt->filter);
-		mt->filter = NULL;
-		mt->st.per_task = true;
-		if ((e = list_threads(mt))) {
-			snprintf(err, errsz,
-				 "memory attribution: cannot list the threads of %d: %s.",
-				 (int)cfg->pid, strerror(-e));
-			goto fail;
-		}
+	/* Per-task events on every thread (see the top of this file). */
+	mt->st.per_task = true;
+	if ((e = list_threads(mt))) {
+		snprintf(err, errsz, "memory attribution: cannot list the threads of %d: %s.",
+			 (int)cfg->pid, strerror(-e));
+		goto fail;
 	}
 	if ((e = open_events(mt, err, errsz)))
 		goto fail;
@@ -375,7 +363,6 @@ void memtrace_free(struct memtrace *mt)
 	free(mt->rings);
 	free(mt->pend);
 	memhold_free(mt->hold);
-	pidfilter_free(mt->filter);
 	free(mt);
 }
 
@@ -521,8 +508,8 @@ static void set_period(struct memtrace *mt, unsigned period)
 	mt->st.period = period;
 }
 
-/* The target's mmap calls so far: the events' counts (a call the filter
- * drops is not counted; a sampled-out or lost one is). */
+/* The target's mmap calls so far: the events' counts (a sampled-out or
+ * lost one is counted too). */
 static uint64_t mmap_count(const struct memtrace *mt)
 {
 	uint64_t sum = 0, v;

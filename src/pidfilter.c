@@ -40,7 +40,6 @@
 
 struct pidfilter {
 	int map_fd, prog_fd;
-	int tp_fd;   /* the same program for tracepoint events, loaded when first attached */
 	pid_t *pids; /* the map's keys, unsorted */
 	int n;
 };
@@ -146,7 +145,7 @@ int pidfilter_new(struct pidfilter **out)
 	a.map_flags = 0; /* preallocated */
 	memcpy(a.map_name, "stacktop_pids", sizeof("stacktop_pids"));
 	f->map_fd = bpf_call(BPF_MAP_CREATE, &a);
-	f->prog_fd = f->tp_fd = -1;
+	f->prog_fd = -1;
 	if (f->map_fd >= 0)
 		f->prog_fd = load_program(f->map_fd, BPF_PROG_TYPE_PERF_EVENT);
 	int err = f->map_fd < 0 ? f->map_fd : f->prog_fd < 0 ? f->prog_fd : 0;
@@ -169,8 +168,6 @@ void pidfilter_free(struct pidfilter *f)
 		return;
 	if (f->prog_fd >= 0)
 		close(f->prog_fd);
-	if (f->tp_fd >= 0)
-		close(f->tp_fd);
 	if (f->map_fd >= 0)
 		close(f->map_fd);
 	free(f->pids);
@@ -180,22 +177,6 @@ void pidfilter_free(struct pidfilter *f)
 int pidfilter_attach(struct pidfilter *f, int perf_fd)
 {
 	return ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, f->prog_fd) < 0 ? -errno : 0;
-}
-
-/* A tracepoint event runs BPF_PROG_TYPE_TRACEPOINT programs only (the
- * kernel refuses a perf-event program there); returning 0 drops the record
- * in perf_trace_run_bpf_submit, before the stack is copied, as for
- * perf-event programs. Same instructions, same map. */
-int pidfilter_attach_tracepoint(struct pidfilter *f, int perf_fd)
-{
-	if (f->tp_fd < 0) {
-		int fd = load_program(f->map_fd, BPF_PROG_TYPE_TRACEPOINT);
-		if (fd < 0)
-			return fd;
-		fcntl(fd, F_SETFD, FD_CLOEXEC);
-		f->tp_fd = fd;
-	}
-	return ioctl(perf_fd, PERF_EVENT_IOC_SET_BPF, f->tp_fd) < 0 ? -errno : 0;
 }
 
 static int find(const struct pidfilter *f, pid_t pid)

@@ -332,8 +332,6 @@ static void holders_title(const struct view_memory_state *st, char *buf, size_t 
 		n += snprintf(buf + n, size - (size_t)n, " \xc2\xb7 mmap sampled 1 in %u",
 			      st->period);
 	n += snprintf(buf + n, size - (size_t)n, " \xc2\xb7 faults 1/%u", st->fault_period);
-	if (st->per_task)
-		n += snprintf(buf + n, size - (size_t)n, " \xc2\xb7 per-task");
 	if (st->lost)
 		snprintf(buf + n, size - (size_t)n, " \xc2\xb7 %llu records lost",
 			 (unsigned long long)st->lost);

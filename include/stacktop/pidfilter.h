@@ -29,8 +29,6 @@ int pidfilter_new(struct pidfilter **out);
 void pidfilter_free(struct pidfilter *f); /* NULL is fine */
 /* Filter perf event fd's samples (PERF_EVENT_IOC_SET_BPF). */
 int pidfilter_attach(struct pidfilter *f, int perf_fd);
-/* The same for a tracepoint event (its own program type, the same map). */
-int pidfilter_attach_tracepoint(struct pidfilter *f, int perf_fd);
 /* 0, -ENOSPC when PIDFILTER_MAX processes are in already. */
 int pidfilter_add(struct pidfilter *f, pid_t pid);
 void pidfilter_remove(struct pidfilter *f, pid_t pid);

@@ -67,26 +67,6 @@ if [ "$E2E_FAILS" -gt 0 ]; then
 	tail -n 5 "$out.err"
 fi
 
-# ---- without BPF (no CAP_BPF, CAP_SYS_ADMIN): per-task events ----------------
-# tracefs mounted in a private mount namespace (the child stacktop forks to
-# mount it needs CAP_SYS_ADMIN, dropped here).
-if command -v capsh >/dev/null && command -v unshare >/dev/null; then
-	pt=$E2E_TMPDIR/pertask.out
-	timeout 30 unshare -m --propagation private sh -c "mount -t tracefs nodev /sys/kernel/tracing &&
-		capsh --drop=cap_bpf,cap_sys_admin -- -c '$STACKTOP -b -d 1 -n 3 --view memory -p $MG'" \
-		>"$pt" 2>&1
-	awk '/^stacktop/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$pt" >"$pt.last"
-	grep -q 'CODE PATHS.*per-task' "$pt.last" && ok "without BPF: per-task events, said" ||
-		bad "without BPF: no 'per-task' on the code paths line"
-	f=$(grep -A1 -E '^ +HOLDS +\+WINDOW' "$pt.last" | tail -1)
-	case $f in
-	*cache_put*) ok "without BPF: cache_put first" ;;
-	*) bad "without BPF: the first code path should be cache_put, seen '$f'"; cat "$pt.last" ;;
-	esac
-else
-	log "capsh or unshare missing: the per-task fallback is not tested"
-fi
-
 # ---- TUI at 80x24: key 4, then the MEM alert names the holder -----------------
 tm_start 80 24 "$STACKTOP" -W 12 -p "$MG"
 tm_wait 8 'samples' || { tm_dump "start"; die "the TUI did not start"; }

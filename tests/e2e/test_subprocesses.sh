@@ -74,7 +74,7 @@ if has_fn launched_only leaf_a; then
 else
 	ok "launched_only: without --subprocesses only the shell (no leaf_a)"
 fi
-grep -q ' child' "$E2E_TMPDIR/launched_only.out" &&
+grep -qE 'pid [0-9]+ \+[0-9]+ child' "$E2E_TMPDIR/launched_only.out" &&
 	bad "launched_only: the header speaks of children" ||
 	ok "launched_only: no children in the header"
 
