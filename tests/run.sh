@@ -19,7 +19,7 @@ CPPCHECK=${CPPCHECK:-cppcheck --quiet --error-exitcode=1 --enable=warning,perfor
 B=${B:-build}
 SOLO=" test_cost test_coverage test_busyfloor test_series test_batch_shares test_threads
  test_multiproc test_cpuwait test_memory test_wall test_difflive test_diff test_inline
- test_annotate test_icicle test_export test_tui test_languages "
+ test_annotate test_icicle test_export test_tui test_languages test_idle "
 
 units=() fuzzers=() e2e=()
 part=0
