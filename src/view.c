@@ -480,7 +480,7 @@ static const struct help_entry help_entries[] = {
     {"s >  S <", "sort by next / prev column"},
     {"\xe2\x86\x91\xe2\x86\x93 PgUp/Dn", "move selection (Home, End)"},
     {"Enter Esc", "icicle on it; all threads"},
-    {"a", "annotate (also icicle); a: mode"},
+    {"a", "annotate it (icicle too)"},
     {"Threads view", NULL},
     {"s", "cycle the sort column"},
     {"Enter Esc", "one thread only; all"},
