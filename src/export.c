@@ -790,29 +790,48 @@ static void pp_free(struct pp *p)
 	free(p->nlines);
 }
 
-/* Gzip (RFC 1952 framing via zlib's windowBits 15+16) in one pass. */
-static int gzip_buf(const uint8_t *in, size_t n, struct sbuf *out)
+int export_gzip(const uint8_t *in, size_t n, char **buf, size_t *len)
 {
 	z_stream z = {0};
 	uLong bound;
+	char *out;
 	int rc;
 
 	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
 	    Z_OK)
 		return -ENOMEM;
 	bound = deflateBound(&z, (uLong)n) + 64;
-	if (!sbuf_reserve(out, bound)) {
+	if (!(out = malloc(bound))) {
 		deflateEnd(&z);
 		return -ENOMEM;
 	}
 	z.next_in = (Bytef *)in;
 	z.avail_in = (uInt)n;
-	z.next_out = (Bytef *)out->p + out->n;
+	z.next_out = (Bytef *)out;
 	z.avail_out = (uInt)bound;
 	rc = deflate(&z, Z_FINISH);
-	out->n += z.total_out;
+	*len = z.total_out;
 	deflateEnd(&z);
-	return rc == Z_STREAM_END ? 0 : -EIO;
+	if (rc != Z_STREAM_END) {
+		free(out);
+		return -EIO;
+	}
+	*buf = out;
+	return 0;
+}
+
+/* export_gzip appended to out. */
+static int gzip_buf(const uint8_t *in, size_t n, struct sbuf *out)
+{
+	char *gz;
+	size_t len;
+	int err = export_gzip(in, n, &gz, &len);
+
+	if (err)
+		return err;
+	sbuf_add(out, gz, len);
+	free(gz);
+	return out->oom ? -ENOMEM : 0;
 }
 
 static int render_pprof(struct window *w, const struct export_opts *o, struct sel *s,

@@ -17,10 +17,11 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "profile.pb-c.h"
+#include "stacktop/export.h"
 #include "stacktop/frames.h"
+#include "stacktop/mem.h"
 #include "stacktop/memhold.h"
 
 struct tables {
@@ -35,27 +36,12 @@ struct tables {
 	uint32_t *loc_of; /* frame id → location id (0: none yet) */
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t sz)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 64;
-	while (c < need)
-		c *= 2;
-	void *q = realloc(*p, c * sz);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 static int64_t str_of(struct tables *t, const char *s)
 {
 	for (size_t i = 0; i < t->nstr; i++)
 		if (!strcmp(t->str[i], s))
 			return (int64_t)i;
-	if (grow((void **)&t->str, &t->capstr, t->nstr + 1, sizeof(*t->str)) ||
+	if (mem_grow((void **)&t->str, &t->capstr, t->nstr + 1, sizeof(*t->str)) ||
 	    !(t->str[t->nstr] = strdup(s)))
 		return -ENOMEM;
 	return (int64_t)t->nstr++;
@@ -66,7 +52,7 @@ static int64_t fn_of(struct tables *t, int64_t name, int64_t file)
 	for (size_t i = 0; i < t->nfn; i++)
 		if (t->fn[i].name == name && t->fn[i].filename == file)
 			return (int64_t)t->fn[i].id;
-	if (grow((void **)&t->fn, &t->capfn, t->nfn + 1, sizeof(*t->fn)))
+	if (mem_grow((void **)&t->fn, &t->capfn, t->nfn + 1, sizeof(*t->fn)))
 		return -ENOMEM;
 	Perftools__Profiles__Function *f = &t->fn[t->nfn];
 	perftools__profiles__function__init(f);
@@ -93,9 +79,9 @@ static int64_t loc_of(struct tables *t, struct frames *fr, uint32_t id)
 	int64_t n = str_of(t, name);
 	int64_t file = str_of(t, f && f->has_line && f->sym.file ? f->sym.file : "");
 	int64_t fn = n < 0 || file < 0 ? -ENOMEM : fn_of(t, n, file);
-	if (fn < 0 || grow((void **)&t->loc, &t->caploc, t->nloc + 1, sizeof(*t->loc)) ||
-	    grow((void **)&t->line, &t->capline, t->nloc + 1, sizeof(*t->line)) ||
-	    grow((void **)&t->linep, &t->caplinep, t->nloc + 1, sizeof(*t->linep)))
+	if (fn < 0 || mem_grow((void **)&t->loc, &t->caploc, t->nloc + 1, sizeof(*t->loc)) ||
+	    mem_grow((void **)&t->line, &t->capline, t->nloc + 1, sizeof(*t->line)) ||
+	    mem_grow((void **)&t->linep, &t->caplinep, t->nloc + 1, sizeof(*t->linep)))
 		return -ENOMEM;
 	Perftools__Profiles__Line *ln = &t->line[t->nloc];
 	perftools__profiles__line__init(ln);
@@ -120,33 +106,6 @@ static void tables_free(struct tables *t)
 	free(t->line);
 	free(t->linep);
 	free(t->loc_of);
-}
-
-static int gzip(const uint8_t *in, size_t n, char **buf, size_t *len)
-{
-	z_stream z = {0};
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		return -ENOMEM;
-	uLong bound = deflateBound(&z, (uLong)n) + 64;
-	char *out = malloc(bound);
-	if (!out) {
-		deflateEnd(&z);
-		return -ENOMEM;
-	}
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)n;
-	z.next_out = (Bytef *)out;
-	z.avail_out = (uInt)bound;
-	int rc = deflate(&z, Z_FINISH);
-	*len = z.total_out;
-	deflateEnd(&z);
-	if (rc != Z_STREAM_END) {
-		free(out);
-		return -EIO;
-	}
-	*buf = out;
-	return 0;
 }
 
 int memexport_render(struct memhold *h, struct frames *fr, uint64_t now_ns,
@@ -241,7 +200,7 @@ int memexport_render(struct memhold *h, struct frames *fr, uint64_t now_ns,
 	if (!(packed = malloc(plen + 1)))
 		goto out;
 	perftools__profiles__profile__pack(&prof, packed);
-	e = gzip(packed, plen, buf, len);
+	e = export_gzip(packed, plen, buf, len);
 out:
 	free(packed);
 	free(locp);

@@ -201,20 +201,6 @@ struct perf_sampler {
 	size_t npending_exit, pending_exit_cap;
 };
 
-const char *perf_events_name(enum perf_events e)
-{
-	switch (e) {
-	case PERF_EVENTS_CPU:
-		return "per-cpu";
-	case PERF_EVENTS_INHERIT:
-		return "inherit";
-	case PERF_EVENTS_THREAD:
-		return "per-thread";
-	default:
-		return "auto";
-	}
-}
-
 static unsigned next_pow2(unsigned v)
 {
 	unsigned p = 1;

@@ -101,5 +101,8 @@ int export_write_fd(struct window *w, const struct export_opts *o, int fd, char 
 /* The same into a malloc'd buffer (*buf, *len; caller frees). */
 int export_render(struct window *w, const struct export_opts *o, char **buf, size_t *len,
 		  char *err, size_t errsz);
+/* in[0..n) gzip-compressed (RFC 1952, as pprof files are) into a malloc'd
+ * *buf of *len bytes. 0, -ENOMEM or -EIO. */
+int export_gzip(const uint8_t *in, size_t n, char **buf, size_t *len);
 
 #endif

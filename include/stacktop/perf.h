@@ -46,9 +46,6 @@ enum perf_events {
 	PERF_EVENTS_THREAD,  /* one event and ring per thread, no inherit */
 };
 
-/* "per-cpu", "inherit", "per-thread" (what is in use), or "auto". */
-const char *perf_events_name(enum perf_events e);
-
 struct perf_config {
 	unsigned rate_hz; /* samples per second per thread of CPU time */
 	unsigned stack_size; /* user stack bytes copied per sample */
