@@ -247,7 +247,7 @@ static int list_threads(struct memtrace *mt)
 	return mt->ntids ? 0 : -ESRCH;
 }
 
-static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int cpu, bool first,
+static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int cpu,
 		     struct mring *r)
 {
 	struct perf_event_attr a;
@@ -256,15 +256,13 @@ static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int c
 	int fd = (int)syscall(SYS_perf_event_open, &a, mt->tids[0], cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	int e = 0;
 	uint64_t pages = k == MEMTRACE_FAULT	? FAULT_RING_PAGES
 			 : k == MEMTRACE_MUNMAP ? MUNMAP_RING_PAGES
 			 : k == MEMTRACE_MMAP	? MMAP_RING_PAGES
 						: RING_PAGES;
 	size_t len = (pages + 1) * PAGE;
-	void *m = e ? MAP_FAILED : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (!e && m == MAP_FAILED)
-		e = -errno;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int e = m == MAP_FAILED ? -errno : 0;
 	if (!e && (e = ring_init(&r->ring, m, pages * PAGE)))
 		munmap(m, len);
 	if (e) {
@@ -298,7 +296,7 @@ static int open_events(struct memtrace *mt, char *err, size_t errsz)
 	for (int k = 0; k < MEMTRACE_KIND_COUNT; k++)
 		for (int c = 0; c < ncpu; c++) {
 			e = open_ring(mt, (enum memtrace_kind)k, k < 4 ? ids[k] : 0, cpus[c],
-				      c == 0, &mt->rings[mt->nrings]);
+				      &mt->rings[mt->nrings]);
 			if (e && mt->rings[mt->nrings].map)
 				mt->nrings++; /* mapped, its other events failed: freed with it */
 			if (e) {
@@ -333,7 +331,6 @@ int memtrace_new(const struct memtrace_config *cfg, struct ingest *in, struct fr
 		goto fail;
 	}
 	/* Per-task events on every thread (see the top of this file). */
-	mt->st.per_task = true;
 	if ((e = list_threads(mt))) {
 		snprintf(err, errsz, "memory attribution: cannot list the threads of %d: %s.",
 			 (int)cfg->pid, strerror(-e));

@@ -93,7 +93,7 @@ static int emit_current_pid(struct bpf_insn *p, bool init_ns, uint64_t dev, uint
 	return n;
 }
 
-static int load_program(int map_fd, uint32_t prog_type)
+static int load_program(int map_fd)
 {
 	struct stat st;
 	bool init_ns = stat("/proc/self/ns/pid", &st) != 0 || (uint64_t)st.st_ino == PIDNS_INIT_INO;
@@ -118,7 +118,7 @@ static int load_program(int map_fd, uint32_t prog_type)
 	n += (int)(sizeof(tail) / sizeof(tail[0]));
 	union bpf_attr a;
 	memset(&a, 0, sizeof(a));
-	a.prog_type = prog_type;
+	a.prog_type = BPF_PROG_TYPE_PERF_EVENT;
 	a.insns = (uint64_t)(uintptr_t)prog;
 	a.insn_cnt = (uint32_t)n;
 	a.license = (uint64_t)(uintptr_t) "Dual BSD/GPL";
@@ -147,7 +147,7 @@ int pidfilter_new(struct pidfilter **out)
 	f->map_fd = bpf_call(BPF_MAP_CREATE, &a);
 	f->prog_fd = -1;
 	if (f->map_fd >= 0)
-		f->prog_fd = load_program(f->map_fd, BPF_PROG_TYPE_PERF_EVENT);
+		f->prog_fd = load_program(f->map_fd);
 	int err = f->map_fd < 0 ? f->map_fd : f->prog_fd < 0 ? f->prog_fd : 0;
 	if (err) {
 		f->map_fd = f->map_fd < 0 ? -1 : f->map_fd;

@@ -204,7 +204,6 @@ int view_memory_update(struct view_memory_state *st, const struct view_memory_in
 	st->period = in->trace.period;
 	st->fault_period = in->trace.fault_period;
 	st->lost = in->trace.lost;
-	st->per_task = in->trace.per_task;
 	st->page = rows / 3 > 1 ? rows / 3 : 1; /* about the code paths' share of the screen */
 	/* Name only what can be shown: a batch screen's worth at most. */
 	return take_holders(st, in, rows > 0 ? rows : 40);

@@ -77,7 +77,6 @@ struct memtrace_stats {
 	unsigned period;      /* mmap: 1 = every call, N = one in N */
 	unsigned fault_period;
 	double calls_hz; /* mmap calls a second (estimated), at the last refresh */
-	bool per_task;	 /* no BPF filter: per-task events, inherited */
 };
 
 int memtrace_new(const struct memtrace_config *cfg, struct ingest *in, struct frames *fr,

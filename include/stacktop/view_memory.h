@@ -83,7 +83,6 @@ struct view_memory_state {
 	uint64_t interval_ns, cost_ns;
 	uint32_t nmappings, nanon;
 	unsigned period, fault_period;
-	bool per_task; /* the tracer had no BPF filter */
 	uint64_t lost;
 	int smaps_err;
 	int page; /* out: holder rows on screen */
