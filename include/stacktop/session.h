@@ -96,7 +96,7 @@ uint64_t session_now(const struct session *s);
 void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost);
 
 /* The run's figures over wall_s seconds: CPU seconds, average and peak CPU
- * and peak RSS of the first target process (zeros without metrics). */
+ * and peak RSS of every process profiled, summed (zeros without metrics). */
 void session_summary(const struct session *s, double wall_s, struct export_summary *out);
 /* Start reading smaps and tracing mmap/brk of the first target (the
  * memory view was opened, or memory climbs like stairs). Once; a refusal
