@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stacktop/frames.h"
-#include "stacktop/space.h"
-#include "stacktop/sym.h"
+#include "stacktop/symbols/frames.h"
+#include "stacktop/unwind/space.h"
+#include "stacktop/symbols/sym.h"
 
 #define DEPTH 33
 #define ROUNDS 10

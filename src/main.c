@@ -32,21 +32,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stacktop/diff.h"
-#include "stacktop/dump.h"
-#include "stacktop/grid.h"
-#include "stacktop/keys.h"
-#include "stacktop/memexport.h"
-#include "stacktop/memtrace.h"
-#include "stacktop/mono.h"
-#include "stacktop/opts.h"
-#include "stacktop/record.h"
-#include "stacktop/screen.h"
-#include "stacktop/session.h"
-#include "stacktop/text.h"
-#include "stacktop/ui.h"
-#include "stacktop/view_diff.h"
-#include "stacktop/window.h"
+#include "stacktop/model/diff.h"
+#include "stacktop/app/dump.h"
+#include "stacktop/ui/grid.h"
+#include "stacktop/ui/keys.h"
+#include "stacktop/memory/memexport.h"
+#include "stacktop/memory/memtrace.h"
+#include "stacktop/lib/mono.h"
+#include "stacktop/app/opts.h"
+#include "stacktop/app/record.h"
+#include "stacktop/ui/screen.h"
+#include "stacktop/app/session.h"
+#include "stacktop/lib/text.h"
+#include "stacktop/ui/ui.h"
+#include "stacktop/ui/view_diff.h"
+#include "stacktop/model/window.h"
 
 #define TICK_NS (50 * 1000 * 1000ull)
 #define SEC_NS 1000000000ull

@@ -1,7 +1,7 @@
 #!/bin/bash
 # test_docs.sh — the documentation cannot drift from the command line.
 #
-# Reads the long options from the getopt_long table in src/opts.c and the
+# Reads the long options from the getopt_long table in src/app/opts.c and the
 # short ones from its optstring, then checks that each is documented in
 # `build/stacktop --help`, doc/stacktop.1, README.md and the bash, zsh and
 # fish completions; and, the other way round, that --help and the
@@ -21,7 +21,7 @@ bad() {
 }
 
 BIN=build/stacktop
-OPTS_C=src/opts.c
+OPTS_C=src/app/opts.c
 MAN=doc/stacktop.1
 README=README.md
 BASH_C=completions/stacktop.bash
@@ -100,7 +100,7 @@ check_known() { # WHERE; option names on stdin
 	local where=$1 o
 	while read -r o; do
 		[[ -z $o ]] && continue
-		[[ $known == *" $o "* ]] || bad "$where offers --$o, which src/opts.c does not know"
+		[[ $known == *" $o "* ]] || bad "$where offers --$o, which src/app/opts.c does not know"
 	done
 }
 # (check_known reads from a process substitution, not a pipe, so that its

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/dump.h"
-#include "stacktop/text.h"
+#include "stacktop/app/dump.h"
+#include "stacktop/lib/text.h"
 
 static int forbidden(uint32_t cp)
 {

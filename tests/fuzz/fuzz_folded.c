@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/export.h"
-#include "stacktop/report.h"
-#include "stacktop/window.h"
+#include "stacktop/formats/export.h"
+#include "stacktop/formats/report.h"
+#include "stacktop/model/window.h"
 #include "report_window.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

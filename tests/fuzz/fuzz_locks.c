@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/locks.h"
+#include "stacktop/proc/locks.h"
 
 static bool alive_small(void *ctx, pid_t pid, pid_t tid)
 {

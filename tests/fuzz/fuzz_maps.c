@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/space.h"
+#include "stacktop/unwind/space.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

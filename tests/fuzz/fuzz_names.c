@@ -30,9 +30,9 @@
 #include <zlib.h>
 
 #include "profile.pb-c.h"
-#include "stacktop/export.h"
-#include "stacktop/frames.h"
-#include "stacktop/window.h"
+#include "stacktop/formats/export.h"
+#include "stacktop/symbols/frames.h"
+#include "stacktop/model/window.h"
 
 #define MAX_FRAMES 16
 #define MAX_STACKS 4

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/opts.h"
+#include "stacktop/app/opts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

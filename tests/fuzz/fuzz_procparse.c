@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/target.h"
-#include "stacktop/waits.h"
+#include "stacktop/proc/target.h"
+#include "stacktop/proc/waits.h"
 
 enum { F_STAT, F_SYSCALL, F_WCHAN, F_SCHEDSTAT, F_COUNT };
 

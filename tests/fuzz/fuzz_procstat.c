@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/procstat.h"
-#include "stacktop/target.h"
+#include "stacktop/proc/procstat.h"
+#include "stacktop/proc/target.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

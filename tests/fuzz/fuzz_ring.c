@@ -22,8 +22,8 @@
  * it; a decoded sample's stack copy and kernel pcs lie inside the record;
  * a COMM name is at most 16 bytes.
  */
-#include "stacktop/perf.h"
-#include "stacktop/ring.h"
+#include "stacktop/sample/perf.h"
+#include "stacktop/sample/ring.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/perf.h"
+#include "stacktop/sample/perf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

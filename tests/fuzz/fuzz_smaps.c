@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "stacktop/memmap.h"
+#include "stacktop/memory/memmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

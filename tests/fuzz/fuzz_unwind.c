@@ -36,9 +36,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "stacktop/sample.h"
-#include "stacktop/space.h"
-#include "stacktop/unwind.h"
+#include "stacktop/sample/sample.h"
+#include "stacktop/unwind/space.h"
+#include "stacktop/unwind/unwind.h"
 
 static struct space sp;
 static struct unwind *uw;

@@ -9,11 +9,11 @@
 
 #include <stdlib.h>
 
-#include "stacktop/export.h"
-#include "stacktop/frames.h"
-#include "stacktop/report.h"
-#include "stacktop/sampler.h"
-#include "stacktop/window.h"
+#include "stacktop/formats/export.h"
+#include "stacktop/symbols/frames.h"
+#include "stacktop/formats/report.h"
+#include "stacktop/sample/sampler.h"
+#include "stacktop/model/window.h"
 
 static void report_window_sample(void *ctx, const struct sample *s)
 {

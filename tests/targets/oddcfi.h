@@ -1,6 +1,6 @@
 /*
  * oddcfi.h — two hand-written functions whose CFI the rule cache in
- * src/unwind.c does not model, for the libunwind fallback's tests:
+ * src/unwind/unwind.c does not model, for the libunwind fallback's tests:
  *
  *   oddcfi_expr(arg, fn)  CFA given by DW_CFA_def_cfa_expression
  *                         "breg7(rsp) 0; const1u 32; plus" (a general

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stacktop/sample.h"
-#include "stacktop/space.h"
+#include "stacktop/sample/sample.h"
+#include "stacktop/unwind/space.h"
 
 #define COPY_MAX (64 * 1024)
 #define BT_MAX 128

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "stacktop/sampler.h"
+#include "stacktop/sample/sampler.h"
 
 #define FAKE_MAX_THREADS 256
 

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/grid.h"
-#include "stacktop/view.h"
-#include "stacktop/window.h"
+#include "stacktop/ui/grid.h"
+#include "stacktop/ui/view.h"
+#include "stacktop/model/window.h"
 #include "window_fixture.h"
 
 #define FIXTURE_SEC 1000000000ull

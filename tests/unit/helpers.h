@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stacktop/target.h"
+#include "stacktop/proc/target.h"
 
 #define WAITER "build/targets/waiter"
 

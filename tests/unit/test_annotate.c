@@ -17,10 +17,10 @@
 
 #include "fixture.h"
 
-#include "stacktop/annotate.h"
-#include "stacktop/keys.h"
-#include "stacktop/sym.h"
-#include "stacktop/view_annotate.h"
+#include "stacktop/model/annotate.h"
+#include "stacktop/ui/keys.h"
+#include "stacktop/symbols/sym.h"
+#include "stacktop/ui/view_annotate.h"
 
 #define SEC FIXTURE_SEC
 

@@ -25,9 +25,9 @@
 
 #include "runner.h"
 
-#include "stacktop/dbgfetch.h"
-#include "stacktop/space.h"
-#include "stacktop/sym.h"
+#include "stacktop/symbols/dbgfetch.h"
+#include "stacktop/unwind/space.h"
+#include "stacktop/symbols/sym.h"
 #include "helpers.h"
 
 static char dir[] = "/tmp/test_dbgfetch.XXXXXX";

@@ -16,8 +16,8 @@
 
 #include "runner.h"
 
-#include "stacktop/diff.h"
-#include "stacktop/view_diff.h"
+#include "stacktop/model/diff.h"
+#include "stacktop/ui/view_diff.h"
 
 static char dir[] = "/tmp/stacktop-test-diff.XXXXXX";
 static char paths[32][128];

@@ -22,8 +22,8 @@
 
 #include "runner.h"
 
-#include "stacktop/dump.h"
-#include "stacktop/target.h"
+#include "stacktop/app/dump.h"
+#include "stacktop/proc/target.h"
 #include "helpers.h"
 
 static void assert_untouched(pid_t pid)

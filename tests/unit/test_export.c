@@ -22,10 +22,10 @@
 #include "runner.h"
 
 #include "profile.pb-c.h"
-#include "stacktop/export.h"
-#include "stacktop/frames.h"
-#include "stacktop/report.h"
-#include "stacktop/window.h"
+#include "stacktop/formats/export.h"
+#include "stacktop/symbols/frames.h"
+#include "stacktop/formats/report.h"
+#include "stacktop/model/window.h"
 #include "gunzip.h"
 #include "window_fixture.h"
 

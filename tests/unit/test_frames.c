@@ -17,11 +17,11 @@
 
 #include "runner.h"
 
-#include "stacktop/frames.h"
-#include "stacktop/space.h"
-#include "stacktop/sym.h"
-#include "stacktop/waits.h"
-#include "stacktop/window.h"
+#include "stacktop/symbols/frames.h"
+#include "stacktop/unwind/space.h"
+#include "stacktop/symbols/sym.h"
+#include "stacktop/proc/waits.h"
+#include "stacktop/model/window.h"
 
 #define SEC 1000000000ull
 

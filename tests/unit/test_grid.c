@@ -11,7 +11,7 @@
 
 #include "runner.h"
 
-#include "stacktop/grid.h"
+#include "stacktop/ui/grid.h"
 
 static int setup(void **state)
 {

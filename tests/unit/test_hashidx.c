@@ -11,7 +11,7 @@
 
 #include "runner.h"
 
-#include "stacktop/hashidx.h"
+#include "stacktop/lib/hashidx.h"
 
 /* The caller's side: keys in an array, a hash that can be made to collide
  * (hash = key / spread) and a flag for entries that are not indexed. */

@@ -12,7 +12,7 @@
 
 #include "runner.h"
 
-#include "stacktop/health.h"
+#include "stacktop/app/health.h"
 
 #define SEC 1000000000ull
 #define T0 (100 * SEC)

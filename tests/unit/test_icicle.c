@@ -15,8 +15,8 @@
 
 #include "runner.h"
 
-#include "stacktop/icicle.h"
-#include "stacktop/window.h"
+#include "stacktop/model/icicle.h"
+#include "stacktop/model/window.h"
 #include "window_fixture.h"
 
 #define SEC 1000000000ull

@@ -24,10 +24,10 @@
 
 #include "runner.h"
 
-#include "stacktop/frames.h"
-#include "stacktop/ingest.h"
-#include "stacktop/sym.h"
-#include "stacktop/window.h"
+#include "stacktop/symbols/frames.h"
+#include "stacktop/model/ingest.h"
+#include "stacktop/symbols/sym.h"
+#include "stacktop/model/window.h"
 #include "capture.h"
 
 #define SEC 1000000000ull

@@ -17,7 +17,7 @@
 
 #include "runner.h"
 
-#include "stacktop/locks.h"
+#include "stacktop/proc/locks.h"
 
 /* ---- layout ---------------------------------------------------------------- */
 

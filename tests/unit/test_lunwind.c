@@ -28,9 +28,9 @@
 
 #include "runner.h"
 
-#include "stacktop/lunwind.h"
-#include "stacktop/space.h"
-#include "stacktop/unwind.h"
+#include "stacktop/unwind/lunwind.h"
+#include "stacktop/unwind/space.h"
+#include "stacktop/unwind/unwind.h"
 #include "helpers.h"
 #include "capture.h"
 #include "../targets/oddcfi.h"

@@ -20,7 +20,7 @@
 
 #include "runner.h"
 
-#include "stacktop/memhold.h"
+#include "stacktop/memory/memhold.h"
 
 #define SEC 1000000000ull
 #define MIB (1ull << 20)

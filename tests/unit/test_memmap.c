@@ -20,7 +20,7 @@
 
 #include "runner.h"
 
-#include "stacktop/memmap.h"
+#include "stacktop/memory/memmap.h"
 
 #define SEC 1000000000ull
 

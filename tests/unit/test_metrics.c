@@ -24,9 +24,9 @@
 
 #include "runner.h"
 
-#include "stacktop/metrics.h"
-#include "stacktop/view_chart.h" /* the words for the readings */
-#include "stacktop/view_threads.h"
+#include "stacktop/proc/metrics.h"
+#include "stacktop/ui/view_chart.h" /* the words for the readings */
+#include "stacktop/ui/view_threads.h"
 
 #define MIB (1024ull * 1024ull)
 #define GIB (1024ull * MIB)

@@ -15,7 +15,7 @@
 
 #include "runner.h"
 
-#include "stacktop/opts.h"
+#include "stacktop/app/opts.h"
 
 static struct opts o;
 static char err[256];

@@ -20,7 +20,7 @@
 
 #include "runner.h"
 
-#include "stacktop/perf.h"
+#include "stacktop/sample/perf.h"
 
 /* Build a sample record: ip, pid/tid, time, callchain, regs, stack. */
 static size_t build_record(uint64_t *buf, bool callchain, uint64_t stack_size, uint64_t dyn)

@@ -23,7 +23,7 @@
 
 #include "runner.h"
 
-#include "stacktop/procs.h"
+#include "stacktop/app/procs.h"
 #include "fake_sampler.h"
 #include "helpers.h"
 

@@ -27,7 +27,7 @@
 
 #include "runner.h"
 
-#include "stacktop/procstat.h"
+#include "stacktop/proc/procstat.h"
 
 /* ---- every path procstat opens, while recording ---- */
 

@@ -18,7 +18,7 @@
 
 #include "runner.h"
 
-#include "stacktop/record.h"
+#include "stacktop/app/record.h"
 
 static void assert_format(const char *output, const char *format, enum export_format want)
 {

@@ -20,10 +20,10 @@
 
 #include "runner.h"
 
-#include "stacktop/export.h"
-#include "stacktop/report.h"
-#include "stacktop/sampler.h"
-#include "stacktop/window.h"
+#include "stacktop/formats/export.h"
+#include "stacktop/formats/report.h"
+#include "stacktop/sample/sampler.h"
+#include "stacktop/model/window.h"
 #include "gunzip.h"
 #include "window_fixture.h"
 

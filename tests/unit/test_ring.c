@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "stacktop/ring.h"
+#include "stacktop/sample/ring.h"
 
 #define DATA 256
 

@@ -13,7 +13,7 @@
 
 #include "runner.h"
 
-#include "stacktop/series.h"
+#include "stacktop/proc/series.h"
 
 #define MIB (1024.0 * 1024.0)
 

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "stacktop/space.h"
+#include "stacktop/unwind/space.h"
 #include "helpers.h"
 
 static const char maps_text[] =

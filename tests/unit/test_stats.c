@@ -12,7 +12,7 @@
 
 #include "runner.h"
 
-#include "stacktop/stats.h"
+#include "stacktop/lib/stats.h"
 
 #define CLOSE(x, want, rel) assert_true(fabs((x) - (want)) <= (rel) * fabs(want) + 1e-300)
 

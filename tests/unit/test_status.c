@@ -17,8 +17,8 @@
 
 #include "runner.h"
 
-#include "stacktop/grid.h"
-#include "stacktop/status.h"
+#include "stacktop/ui/grid.h"
+#include "stacktop/app/status.h"
 
 struct fx {
 	struct procs ps;

@@ -12,7 +12,7 @@
 
 #include "runner.h"
 
-#include "stacktop/strpool.h"
+#include "stacktop/lib/strpool.h"
 
 static void test_dedupe_and_order(void **state)
 {

@@ -23,8 +23,8 @@
 
 #include <cmocka.h>
 
-#include "stacktop/space.h"
-#include "stacktop/sym.h"
+#include "stacktop/unwind/space.h"
+#include "stacktop/symbols/sym.h"
 #include "helpers.h"
 
 static char targets_dir[1024];

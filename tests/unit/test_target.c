@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "stacktop/target.h"
+#include "stacktop/proc/target.h"
 
 static void test_parse_stat_state(void **state)
 {

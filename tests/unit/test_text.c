@@ -10,7 +10,7 @@
 
 #include "runner.h"
 
-#include "stacktop/text.h"
+#include "stacktop/lib/text.h"
 
 static int setup(void **state)
 {

@@ -26,7 +26,7 @@
 
 #include <cmocka.h>
 
-#include "stacktop/tfile.h"
+#include "stacktop/proc/tfile.h"
 
 struct fake_root {
 	char dir[32];

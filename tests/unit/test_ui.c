@@ -18,9 +18,9 @@
 
 #include "fixture.h"
 
-#include "stacktop/keys.h"
-#include "stacktop/opts.h"
-#include "stacktop/ui.h"
+#include "stacktop/ui/keys.h"
+#include "stacktop/app/opts.h"
+#include "stacktop/ui/ui.h"
 
 #define NOW (40 * FIXTURE_SEC)
 #define COLS 100

@@ -29,8 +29,8 @@
 
 #include "runner.h"
 
-#include "stacktop/space.h"
-#include "stacktop/unwind.h"
+#include "stacktop/unwind/space.h"
+#include "stacktop/unwind/unwind.h"
 #include "helpers.h"
 #include "capture.h"
 

@@ -15,7 +15,7 @@
 
 #include "runner.h"
 
-#include "stacktop/view_chart.h"
+#include "stacktop/ui/view_chart.h"
 
 #define MIB (1024ull * 1024ull)
 

@@ -16,8 +16,8 @@
 
 #include "fixture.h"
 
-#include "stacktop/keys.h"
-#include "stacktop/view_icicle.h"
+#include "stacktop/ui/keys.h"
+#include "stacktop/ui/view_icicle.h"
 
 #define SEC FIXTURE_SEC
 

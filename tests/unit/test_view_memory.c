@@ -21,10 +21,10 @@
 
 #include "runner.h"
 
-#include "stacktop/frames.h"
-#include "stacktop/memhold.h"
-#include "stacktop/memmap.h"
-#include "stacktop/view_memory.h"
+#include "stacktop/symbols/frames.h"
+#include "stacktop/memory/memhold.h"
+#include "stacktop/memory/memmap.h"
+#include "stacktop/ui/view_memory.h"
 
 #define SEC 1000000000ull
 #define MIB (1ull << 20)

@@ -18,8 +18,8 @@
 
 #include "fixture.h"
 
-#include "stacktop/keys.h"
-#include "stacktop/view_threads.h"
+#include "stacktop/ui/keys.h"
+#include "stacktop/ui/view_threads.h"
 
 #define SEC FIXTURE_SEC
 #define NTHREADS 6

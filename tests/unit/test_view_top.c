@@ -17,10 +17,10 @@
 
 #include "fixture.h"
 
-#include "stacktop/keys.h"
-#include "stacktop/metrics.h"
-#include "stacktop/sym.h"
-#include "stacktop/view_top.h"
+#include "stacktop/ui/keys.h"
+#include "stacktop/proc/metrics.h"
+#include "stacktop/symbols/sym.h"
+#include "stacktop/ui/view_top.h"
 
 #define SEC FIXTURE_SEC
 

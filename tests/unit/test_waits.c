@@ -11,7 +11,7 @@
 
 #include "runner.h"
 
-#include "stacktop/waits.h"
+#include "stacktop/proc/waits.h"
 
 static void test_lock(void **state)
 {

@@ -26,11 +26,11 @@
 
 #include "runner.h"
 
-#include "stacktop/space.h"
-#include "stacktop/sym.h"
-#include "stacktop/target.h"
-#include "stacktop/unwind.h"
-#include "stacktop/wall.h"
+#include "stacktop/unwind/space.h"
+#include "stacktop/symbols/sym.h"
+#include "stacktop/proc/target.h"
+#include "stacktop/unwind/unwind.h"
+#include "stacktop/sample/wall.h"
 
 #include "helpers.h"
 

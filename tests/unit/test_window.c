@@ -16,8 +16,8 @@
 
 #include "runner.h"
 
-#include "stacktop/view.h" /* view_wait_split */
-#include "stacktop/window.h"
+#include "stacktop/ui/view.h" /* view_wait_split */
+#include "stacktop/model/window.h"
 #include "window_fixture.h"
 
 /* cmocka 1.1 has no assert_double_equal. */

@@ -6,8 +6,8 @@
 #ifndef STACKTOP_TEST_WINDOW_FIXTURE_H
 #define STACKTOP_TEST_WINDOW_FIXTURE_H
 
-#include "stacktop/frames.h"
-#include "stacktop/window.h"
+#include "stacktop/symbols/frames.h"
+#include "stacktop/model/window.h"
 
 static inline int window_new_fx(unsigned seconds, uint64_t bucket_ns, struct window **out)
 {

@@ -1,0 +1,106 @@
+/*
+ * ingest — the per-sample stage: a struct sample from any sampler becomes a
+ * stack of frame ids counted in the window.
+ *
+ *   sample ─► (maps of its process, reloaded when stale) ─► unwind
+ *          ─► frames_user_chain / frames_kernel / frames_wait ─► window_add
+ *
+ * (a user pc in inlined code is one frame per inlined function, then the
+ * frame of the function it lies in: frames_user_chain)
+ *
+ * It owns one entry per target process: its address space (space) and its
+ * unwinder. Maps are reloaded when a sampler says they changed (exec, new
+ * code mapped) or when an unwound pc falls outside every known mapping, at
+ * most every 100 ms. A sample that already carries frame ids (a saved
+ * profile) goes straight to the window.
+ *
+ * ingest_sink hands a sampler the callbacks to deliver into; ingest_stack
+ * is the same work without the window (dump uses it). Counters (unwinds
+ * truncated or failed, samples of unknown pids, execs) are for the header.
+ *
+ * Following child processes (ingest_follow, --subprocesses): a sample of a
+ * pid not added is from a descendant the sampler saw before procs did
+ * (inherited events): the process is added there and then, its maps read
+ * at once (adopted). Without following such a sample is dropped and
+ * counted. The table grows up to INGEST_PROCS_MAX processes; a process
+ * past it is dropped and counted the same way.
+ *
+ * A process that ended gives its space and unwinder back: once
+ * ingest_process_exited said so and an ingest_refresh has passed since
+ * (its last samples are drained from the rings by then), or, for one
+ * nobody reports (adopted, never seen by procs), when it has had no
+ * sample for INGEST_IDLE_REFRESHES refreshes and /proc no longer has it.
+ * Frames already named keep what they need (module references): the
+ * window's stacks outlive the process.
+ *
+ * Contract: ingest_new(frames, window or NULL) → ingest_add_process* →
+ * (samples, ingest_process_exited, ingest_refresh)* → ingest_free. frames
+ * and window are borrowed.
+ */
+#ifndef STACKTOP_INGEST_H
+#define STACKTOP_INGEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stacktop/sample/sample.h"
+#include "stacktop/sample/sampler.h"
+#include "stacktop/unwind/unwind.h"
+
+/* Processes tracked at once (targets and followed descendants). */
+#define INGEST_PROCS_MAX 4096
+/* Refreshes without a sample before an unreported process is checked. */
+#define INGEST_IDLE_REFRESHES 3
+
+/* User plus kernel frames and one wait frame. */
+#define INGEST_MAX_FRAMES (UNWIND_MAX_FRAMES * 2 + 1)
+
+struct ingest_stats {
+	uint64_t samples;	    /* delivered to ingest */
+	uint64_t weight;	    /* their weights: periods of the configured rate */
+	uint64_t unknown_pid;	    /* of no process added */
+	uint64_t truncated, failed; /* unwinds */
+	/* unwinds the rule cache stopped; of those, how many libunwind took to
+	 * the outermost frame (without it, truncated + finished would be) */
+	uint64_t cache_stopped, finished;
+	uint64_t execs;		    /* exec events seen */
+	uint64_t adopted;	    /* processes added from their first sample */
+	uint64_t released;	    /* processes whose space was given back */
+	int nprocs;		    /* processes tracked now */
+};
+
+struct frames;
+struct window;
+struct ingest;
+
+int ingest_new(struct frames *fr, struct window *w, struct ingest **out);
+void ingest_free(struct ingest *in);
+
+/* Track process pid and load its maps now. 0, -EEXIST, -ENOSPC (too many
+ * processes), -ENOMEM; a process whose maps cannot be read yet is still
+ * added (they are read again on its first sample). */
+int ingest_add_process(struct ingest *in, pid_t pid);
+/* Samples of pids not added: adopt the process (true) or drop them. */
+void ingest_follow(struct ingest *in, bool on);
+/* pid ended: its space and unwinder go after the next ingest_refresh but
+ * one. Unknown pids are ignored. */
+void ingest_process_exited(struct ingest *in, pid_t pid);
+/* Once a refresh: give back the processes that ended (see above). */
+void ingest_refresh(struct ingest *in);
+/* Whether pid is tracked now (tests, the header). */
+bool ingest_has_process(const struct ingest *in, pid_t pid);
+
+/* The frames of one sample, outermost caller first (frames[0]) to the leaf
+ * (and its wait frame, if any). 0, or -ESRCH for a pid not added. */
+int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, int max, int *n);
+/* ingest_stack, then count it in the window. */
+void ingest_sample(struct ingest *in, const struct sample *s);
+/* pid's mappings changed (exec, mmap): reload before its next unwind. */
+void ingest_maps_changed(struct ingest *in, pid_t pid);
+
+/* The callbacks a sampler delivers into (ctx = in). */
+void ingest_sink(struct ingest *in, struct sampler_sink *out);
+const struct ingest_stats *ingest_get_stats(const struct ingest *in);
+
+#endif

@@ -1,0 +1,223 @@
+/*
+ * metrics — what the target processes and each of their threads did,
+ * second by second: CPU (% of one core, so 250% is two and a half cores),
+ * memory split by kind, thread states; and the readings on top: floor,
+ * baseline, peak, memory trend and time to the limit, and the alerts.
+ *
+ * Several processes (several -p PIDs, --subprocesses): the process series
+ * are sums over every process tracked (metrics_set_pids, called by the
+ * session before each tick with the targets and their descendants). A
+ * process that ended counts no more from the tick it is gone at; one that
+ * joins after the first tick was forked within the last second, so all
+ * its CPU time counts in that second (as for a new thread). The thread
+ * table holds the threads of every process, each with its pid.
+ *
+ * metrics_tick is called once a second: it reads procfs (procstat) and
+ * pushes one point into each series. metrics_eval recomputes the readings
+ * and alerts from the series; it is pure given the series, so tests feed
+ * metrics_push_* with synthetic data and call metrics_eval. Series hold one
+ * point per second for the window, so memory is bounded by --window.
+ *
+ * Numbers and enums only: the words a person reads about them (verdicts,
+ * alerts, spans, rates) are built in the view layer (view_chart).
+ *
+ * Definitions (what the user sees):
+ *  - floor: p10 of process CPU over the window — the level it never drops
+ *    below;
+ *  - baseline: median CPU over a reference period: the first minute (or
+ *    the first window, if shorter) by default; metrics_baseline_now makes
+ *    it the median of the last 10 seconds; metrics_baseline_clear removes it;
+ *  - busy-floor alert: floor >= busy_floor_pct while the process also has
+ *    bursts well above it (p90 >= floor + 10 points and 1.5x floor), both
+ *    taken over the ~100 ms steps of metrics_fine once there are 2 s of
+ *    them (one-second buckets alias a 1 s / 1 s rhythm into a flat line);
+ *    alert_floor is the floor it names;
+ *  - spike alert: CPU above spike_factor x baseline for spike_for_s;
+ *  - stairs alert: the memory trend is stairs (series_trend);
+ *  - per thread: BUSY FLOOR when its own p10 >= busy_floor_pct while the
+ *    process has a busy floor, and (once metrics_fine runs) the p10 of its
+ *    ~100 ms steps too: a thread idle for whole stretches holds no floor; STUCK when in D state for >= stuck_s;
+ *    ZOMBIE when in state Z. Zombie (unreaped) child processes are listed.
+ */
+#ifndef STACKTOP_METRICS_H
+#define STACKTOP_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stacktop/proc/procstat.h"
+#include "stacktop/proc/series.h"
+
+/* Fine steps (metrics_fine) a second, and how many processes and busy-floor
+ * candidate threads they read (each step opens their stat files). */
+#define METRICS_FINE_PER_S 10
+#define METRICS_FINE_PROCS 16
+#define METRICS_FINE_THREADS 8
+
+/* Seconds of memory data before any trend verdict. */
+#define METRICS_TREND_MIN_S 10
+
+struct metrics_config {
+	unsigned window_s; /* series length in seconds (one point a second) */
+	double busy_floor_pct; /* default 5 */
+	double spike_factor; /* default 2 */
+	double spike_for_s; /* default 30 */
+	double stuck_s; /* default 5 */
+	double baseline_period_s; /* default 60 */
+};
+
+struct metrics_thread {
+	pid_t tid;
+	pid_t pid; /* its process */
+	char comm[32]; /* raw */
+	char pcomm[32]; /* its process's name, raw */
+	char state; /* R S D T t Z X I, '?' unknown */
+	char wchan[48]; /* raw, "" when running or unknown */
+	double cpu_pct; /* last second */
+	double floor_pct; /* p10 over the window */
+	double prev_cpu_s; /* internal: CPU seconds at the last tick */
+	double d_since; /* t when it entered D, < 0 when not in D */
+	double d_for_s; /* seconds in D so far */
+	bool alive; /* seen at the last tick */
+	bool busy_floor, stuck, zombie;
+	struct series cpu; /* CPU % per second */
+	/* Busy-floor candidates only (metrics_fine): CPU % in ~100 ms steps,
+	 * so a thread that works a second and sleeps a second is not read as
+	 * a steady half; fine_floor is its p10, < 0 until 2 s of them. */
+	struct series fine;
+	double fine_t, fine_cpu_s, fine_floor;
+	double seen_t; /* t of the last tick that saw it; gone threads are dropped a window later */
+	/* Internal: its stat, wchan and children files, kept open between
+	 * ticks (only for the first METRICS_KEEP_OPEN threads). */
+	struct procstat_file stat_f, wchan_f, children_f;
+};
+
+/* Threads whose procfs files stay open between ticks (3 descriptors each);
+ * the others open and close them each tick. */
+#define METRICS_KEEP_OPEN 1024
+/* Processes whose stat, status and task directory stay open (3 each). */
+#define METRICS_KEEP_OPEN_PROCS 256
+
+/* One process tracked (internal to metrics_tick, read by tests). */
+struct metrics_proc {
+	pid_t pid;
+	char comm[32];	   /* raw */
+	double prev_cpu_s; /* CPU seconds at the last tick, < 0 before the first */
+	uint64_t anon, file, shmem; /* the last memory reading (kept for a zombie) */
+	bool alive;		    /* read at the last tick */
+	struct series rss;	    /* its RSS, to name the one that grows */
+	struct procstat_file stat_f, status_f;
+	void *task_dir; /* DIR * of /proc/PID/task, rewound each tick */
+};
+
+struct metrics {
+	pid_t pid; /* the first target: the memory limit is read from its cgroup */
+	struct metrics_config cfg;
+	/* Threads whose files stay open: METRICS_KEEP_OPEN, fewer when the
+	 * open-file limit is low (the samplers and unwinding come first);
+	 * processes: the first keep_open_procs (a quarter of keep_open, at
+	 * most METRICS_KEEP_OPEN_PROCS). */
+	int keep_open, keep_open_procs;
+	double t0; /* time of the first tick */
+	double last_t;
+
+	/* The processes summed, in the order they joined. */
+	struct metrics_proc *procs;
+	int nprocs;
+	size_t procs_cap;
+	/* More than one process among the tracked ones and the threads
+	 * listed: the views then say which process a thread is in. */
+	bool multi;
+
+	struct series cpu; /* process CPU % of one core */
+	struct series rss, anon, file, shmem; /* bytes */
+
+	/* Readings (metrics_eval). */
+	double cpu_now, cpu_floor, cpu_peak, cpu_p90;
+	/* The process CPU in ~100 ms steps (metrics_fine): one-second buckets
+	 * alias a 1 s / 1 s rhythm into a flat line, so the busy-floor alert
+	 * is decided on these; alert_floor is the floor it names. */
+	struct series cpu_fine;
+	double fine_t, fine_cpu_s;
+	int fine_n;
+	double alert_floor;
+	/* Every process profiled is gone (the session sets it): cpu_now is
+	 * the last second it ran, not a live figure; views say "exited". */
+	bool exited;
+	bool baseline_set;
+	bool baseline_manual; /* set with metrics_baseline_now */
+	double cpu_baseline;
+	uint64_t mem_now, anon_now, file_now, shmem_now;
+	uint64_t mem_limit;
+	const char *mem_limit_src; /* "cgroup", "cgroup v1", "RAM" */
+	struct series_trend mem_trend;
+	const char *mem_growing; /* "anonymous", "file-backed", "shared" or NULL */
+	/* Several processes: the one that grew by most of the total growth
+	 * over the window (0 when none dominates), and its name (raw). */
+	pid_t mem_grower_pid;
+	char mem_grower_comm[32];
+	double mem_to_limit_s; /* < 0: not rising or no limit */
+	bool mem_rising; /* climbing like stairs, but for too short a time to call it */
+
+	struct series_spike spike;
+	double spike_held_s;
+	bool alert_busy_floor, alert_spike, alert_stairs;
+	/* Set by the front end, not by metrics: the code path that holds the
+	 * growth ("cache_put (cache.c:41) holds +120 MiB/min", raw target
+	 * text), named in the MEM alert; NULL when not known. */
+	const char *mem_holder;
+	pid_t busiest_floor_tid; /* the thread that explains the floor, 0 if none */
+
+	struct metrics_thread *threads;
+	int nthreads;
+	size_t cap;
+	pid_t zombies[16]; /* unreaped child processes */
+	int nzombies;
+
+	/* Internal (metrics_tick / metrics_eval). */
+	double tick_t; /* time of the previous metrics_tick, < 0 before the first */
+	double limit_t; /* when mem_limit was last read */
+	bool baseline_auto_done; /* the first-period baseline was taken (or cleared) */
+	double mem_noise; /* noise floor used for mem_trend, bytes */
+};
+
+void metrics_config_default(struct metrics_config *c);
+/* pid: the first process tracked (0: none, for synthetic tests). */
+int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c);
+void metrics_free(struct metrics *m);
+/* Between ticks, every ~100 ms: the summed process CPU, and the CPU of the
+ * few threads that may hold a busy floor, into the fine series the
+ * busy-floor alert is decided on. 0 or -errno. */
+int metrics_fine(struct metrics *m, double t);
+/* Track exactly these processes from the next tick: new ones join, the
+ * ones not listed leave (their threads are shown as exited). 0 or -ENOMEM
+ * (then the set is unchanged but for the processes that left). */
+int metrics_set_pids(struct metrics *m, const pid_t *pids, int n);
+/* The tracked process pid, or NULL. */
+const struct metrics_proc *metrics_proc(const struct metrics *m, pid_t pid);
+/* The name of thread tid, or NULL; ctx is the struct metrics (the shape of
+ * export_opts.thread_name). */
+const char *metrics_thread_name(void *ctx, int tid);
+
+/* Read procfs at time t (seconds, monotonic) and push one point, the sum
+ * over the processes still there. 0, or -ESRCH when every process is gone
+ * (series are kept). Calls metrics_eval. */
+int metrics_tick(struct metrics *m, double t);
+
+/* For tests: push synthetic points, then metrics_eval. */
+void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t anon,
+			  uint64_t file, uint64_t shmem);
+struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create);
+void metrics_push_thread(struct metrics *m, double t, pid_t tid, const char *comm, char state,
+			 double cpu_pct);
+/* One process's RSS at t (the process joins if new): what names the one
+ * that grows. */
+void metrics_push_proc_rss(struct metrics *m, double t, pid_t pid, const char *comm, uint64_t rss);
+void metrics_eval(struct metrics *m, double t);
+
+/* 'b': the baseline becomes the median of the last 10 s; 'B': no baseline. */
+void metrics_baseline_now(struct metrics *m);
+void metrics_baseline_clear(struct metrics *m);
+
+#endif

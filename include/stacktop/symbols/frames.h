@@ -1,0 +1,104 @@
+/*
+ * frames — the frames table of the symbolizer stage: every distinct frame a
+ * sample has named, as a small dense id with its names.
+ *
+ * A frame is (pid, pc, kernel) for live samples, the wait kind for wall
+ * mode's pseudo frames ("[lock]", "[I/O]", ...), or its names alone for a
+ * saved profile (interned by content). Interning a user pc names it at once
+ * (function, module: one binary search in the module's table); file:line is
+ * looked up only when someone asks for it with frames_line, which is what
+ * the views do for the frames they show, on the tick, never in draw.
+ *
+ * Lifetime: ids are stable while a frame is referenced. The window takes a
+ * reference for each trie node that uses a frame and drops it when the node
+ * ages out; an unreferenced frame may be reclaimed and its id reused, so
+ * nobody may keep an id past the window's life of its stack (production
+ * safety: memory follows the window's content, not the run time).
+ *
+ * Strings in struct sym_info are owned by sym (live pcs) or by the table
+ * (named frames) and live until frames_free; they are raw target text: the
+ * views sanitize before drawing.
+ */
+#ifndef STACKTOP_FRAMES_H
+#define STACKTOP_FRAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stacktop/sample/sample.h"
+#include "stacktop/unwind/space.h"
+#include "stacktop/symbols/sym.h"
+
+struct frame {
+	int pid;     /* 0 for named frames, -1 for wait pseudo frames */
+	uint64_t pc; /* the kind, for wait frames */
+	bool kernel;
+	bool has_sym;  /* sym.func/module/offset filled in */
+	bool has_line; /* file:line looked up (sym.file may still be NULL) */
+	uint8_t wait;  /* 0, or the enum sample_wait of a wait pseudo frame */
+	struct sym_info sym;
+	/* Where the code is, for annotating it (also from a saved profile):
+	 * the module's path as the target sees it and its build-id (hex),
+	 * pooled, and the pc as an ELF address. NULL/0 when unknown. */
+	struct frame_origin {
+		const char *path, *build_id;
+		uint64_t elf_addr;
+	} origin;
+};
+
+struct frames;
+
+/* sy is borrowed and must outlive the table; NULL for a table that only
+ * holds named frames (report). */
+int frames_new(struct sym *sy, struct frames **out);
+void frames_free(struct frames *fr);
+
+/* A user pc of the process whose mappings are sp, named now (no line).
+ * Returns the id, or -ENOMEM. */
+int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc);
+/* A user pc as its frames, innermost first: one per inlined level
+ * (sym.inlined set, file:line known), then the frame of frames_user.
+ * Writes at most max ids (the inline levels are cut first); returns how
+ * many, or -ENOMEM. The chain is looked up once per pc (see frames.c). */
+int frames_user_chain(struct frames *fr, struct space *sp, uint64_t pc, uint32_t *ids, int max);
+/* A kernel pc, named from kallsyms. */
+int64_t frames_kernel(struct frames *fr, int pid, uint64_t pc);
+/* The pseudo frame of a wait kind; -EINVAL for SAMPLE_WAIT_NONE. */
+int64_t frames_wait(struct frames *fr, enum sample_wait kind);
+/* A frame known only by its names (a saved profile): interned by content
+ * (kernel, module, function, file, line); the strings are copied. */
+int64_t frames_named(struct frames *fr, const struct sym_info *si);
+
+/* The same with the code's origin (path, build-id, ELF address; copied),
+ * which is then part of the frame's identity: a saved profile that kept
+ * addresses has one frame per address. */
+int64_t frames_named_at(struct frames *fr, const struct sym_info *si,
+			const struct frame_origin *o);
+/* A live frame (pid, pc, kernel) named with si as given rather than by
+ * sym (file:line too when with_line, else left to look up, which finds
+ * nothing); si NULL leaves it unnamed. The names are set on first sight
+ * only; si's strings are borrowed and must outlive the table. For tests
+ * and for callers that name frames themselves. */
+int64_t frames_preset(struct frames *fr, int pid, uint64_t pc, bool kernel,
+		      const struct sym_info *si, bool with_line);
+
+/* The frame, or NULL for an id that is not live. */
+const struct frame *frames_get(const struct frames *fr, uint32_t id);
+/* One past the highest id ever handed out (for id-indexed arrays). */
+size_t frames_span(const struct frames *fr);
+/* The frame with its file:line looked up (once; cached on the frame). */
+const struct frame *frames_line(struct frames *fr, uint32_t id);
+
+/* After sym_fetched: name again the live frames that had no function
+ * name, if sym's names changed since the last call. Returns how many got
+ * one. */
+int frames_renamed(struct frames *fr);
+
+/* References held by the window's trie nodes (see the head of this file). */
+void frames_ref(struct frames *fr, uint32_t id);
+void frames_unref(struct frames *fr, uint32_t id);
+/* Frames live now (for the header and the memory bench). */
+size_t frames_live(const struct frames *fr);
+
+#endif

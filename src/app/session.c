@@ -1,0 +1,557 @@
+/*
+ * session — one profiling run put together (see session.h).
+ *
+ * main picks nothing here but the source: the wall sampler for --mode wall,
+ * perf otherwise, a saved profile for `report`. Whatever it is, it is
+ * handed ingest's sink, and from then on a sample goes sampler → ingest →
+ * frames → window without coming back to main or here.
+ *
+ * --subprocesses: procs finds the descendants on each refresh (and hands
+ * their threads to the sampler, whatever the mode); here they are passed
+ * on to ingest as they come and go, and ingest adopts the ones whose
+ * samples arrive before procs found them.
+ */
+#include "stacktop/app/session.h"
+#include "stacktop/lib/mono.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "stacktop/symbols/dbgfetch.h"
+#include "stacktop/symbols/frames.h"
+#include "stacktop/model/ingest.h"
+#include "stacktop/proc/locks.h"
+#include "stacktop/memory/memhold.h"
+#include "stacktop/memory/memtrace.h"
+#include "stacktop/app/opts.h"
+#include "stacktop/sample/perf.h"
+#include "stacktop/formats/report.h"
+#include "stacktop/app/status.h"
+#include "stacktop/symbols/sym.h"
+#include "stacktop/lib/text.h"
+#include "stacktop/proc/tfile.h"
+#include "stacktop/ui/view.h"
+#include "stacktop/sample/wall.h"
+#include "stacktop/model/window.h"
+
+#define TICK_NS (50 * 1000 * 1000ull)
+#define SEC_NS 1000000000ull
+
+static void session_run_tick(struct session *s);
+
+/* The stages after the sampler: symbols, frames, the window (record keeps
+ * everything: a day of 1 s buckets, so each sample's second is written),
+ * ingest. */
+static int open_stages(struct session *s, const struct opts *o, char *err, size_t errsz)
+{
+	bool record = o->cmd == OPTS_CMD_RECORD;
+	int e;
+	if ((e = sym_new(&s->sy)) || (e = frames_new(s->sy, &s->fr)) ||
+	    (e = window_new(record ? 86400 : o->window_s, SEC_NS, s->fr,
+			    &s->w)) ||
+	    (e = ingest_new(s->fr, s->w, &s->in))) {
+		snprintf(err, errsz, "out of memory at start-up (%s).", strerror(-e));
+		return e;
+	}
+	ingest_sink(s->in, &s->sink);
+	if (o->debuginfod) {
+		e = dbgfetch_new(o->debuginfod_urls, DBGFETCH_TIMEOUT_S, &s->fetch);
+		if (e == -EINVAL)
+			snprintf(err, errsz,
+				 "--debuginfod needs a server: give --debuginfod=URL or set "
+				 "DEBUGINFOD_URLS.");
+		else if (e)
+			snprintf(err, errsz, "cannot start the debuginfod client: %s.",
+				 strerror(-e));
+		if (e)
+			return e;
+		sym_set_fetch(s->sy, s->fetch);
+	}
+	return 0;
+}
+
+/* The live sampler of the mode: ptrace (wall clock) or perf (on-CPU). */
+static int open_sampler(struct session *s, struct opts *o, char *err, size_t errsz)
+{
+	int e;
+	if (o->wall) {
+		struct wall_config wc = {
+		    .rate_hz = o->rate_given ? o->rate_hz : WALL_DEFAULT_RATE_HZ,
+		    .stack_size = o->stack_size,
+		};
+		o->rate_hz = wc.rate_hz;
+		e = wall_sampler_new(&wc, &s->smp);
+	} else {
+		struct perf_config pc = {
+		    .rate_hz = o->rate_hz,
+		    .stack_size = o->stack_size,
+		    .drain_interval_s = TICK_NS / 1e9,
+		    .enable_on_exec = o->command != NULL,
+		    .events = (enum perf_events)o->events,
+		};
+		e = perf_sampler_new(&pc, &s->smp);
+	}
+	if (e)
+		snprintf(err, errsz, "cannot start the %s sampler: %s.",
+			 o->wall ? "wall-clock" : "perf", strerror(-e));
+	s->period_s = 1.0 / o->rate_hz;
+	return e;
+}
+
+/* Launch the command: the sampler sets up before it execs. */
+static int launch(struct session *s, const struct opts *o, char *err, size_t errsz)
+{
+	enum target_stdio io = o->batch ? TARGET_STDIO_STDERR : TARGET_STDIO_QUIET;
+	int e = procs_spawn(&s->procs, o->command, io, err, errsz);
+	if (e)
+		return e;
+	if ((e = sampler_launch_prepare(s->smp, s->procs.child.pid))) {
+		sampler_explain(s->smp, e, s->procs.child.pid, err, errsz);
+		procs_stop_child(&s->procs, 100);
+		return e;
+	}
+	e = procs_go(&s->procs, o->command, err, errsz);
+	sampler_launch_done(s->smp);
+	return e;
+}
+
+/* A sampler holds descriptors per thread: take the hard limit of them. Not
+ * before a launch, so the command starts with the limits it was given. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* The hint of the stack a thread was seen waiting on a lock in most often
+ * (wall mode: the window's [lock] leaves), walked from the leaf up. */
+static enum locks_hint stack_hint(const struct window *w, uint32_t leaf)
+{
+	const struct frames *fr = window_frames(w);
+	enum locks_hint h;
+
+	for (uint32_t n = leaf; n != WINDOW_ROOT;) {
+		const struct window_node *wn = window_node(w, n);
+		const struct frame *f = wn ? frames_get(fr, wn->frame) : NULL;
+		if (!wn)
+			break;
+		if (f && f->has_sym && (h = locks_hint_of_function(f->sym.func)) != LOCKS_HINT_NONE)
+			return h;
+		n = wn->parent;
+	}
+	return LOCKS_HINT_NONE;
+}
+
+/* Threads read per scan at most: each costs two small reads. */
+#define LOCKS_SCAN_MAX 2048
+
+/* One thread of a scan: its futex as read, and the window's stack for it. */
+struct lock_scan {
+	pid_t tid;
+	int ti; /* index in metrics->threads */
+	struct locks_raw raw;
+	uint32_t leaf; /* parent of its most frequent [lock] leaf; WINDOW_ROOT: none */
+	uint64_t best;
+};
+
+static int scan_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct lock_scan *)a)->tid, y = ((const struct lock_scan *)b)->tid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The threads asleep in futex, with what their syscall file and memory
+ * say; sorted by TID. A refused read is kept in s->locks.read_err. */
+static int scan_read(struct session *s, struct lock_scan *sc)
+{
+	const struct metrics *m = &s->metrics;
+	int n = 0, e;
+
+	for (int i = 0; i < m->nthreads && n < LOCKS_SCAN_MAX; i++) {
+		const struct metrics_thread *t = &m->threads[i];
+		if (!t->alive || t->state != 'S' || (t->wchan[0] && !strstr(t->wchan, "futex")))
+			continue;
+		if ((e = locks_read_raw(t->pid, t->tid, &sc[n].raw)) == -ENOENT || e == -ESRCH)
+			continue;
+		if (e || sc[n].raw.mem_err) {
+			s->locks.read_err = e ? e : sc[n].raw.mem_err;
+			s->locks.read_err_pid = t->pid;
+			if (e)
+				continue;
+		}
+		sc[n].tid = t->tid;
+		sc[n].ti = i;
+		sc[n].leaf = WINDOW_ROOT;
+		sc[n].best = 0;
+		n++;
+	}
+	qsort(sc, (size_t)n, sizeof(*sc), scan_cmp);
+	return n;
+}
+
+/* Wall mode: each thread's most frequent stack that ended waiting on a lock,
+ * one pass over the window's counts. */
+static void scan_stacks(const struct window *w, struct lock_scan *sc, int n)
+{
+	size_t nc = 0;
+	const struct window_count *wc = w && n ? window_counts(w, &nc) : NULL;
+
+	for (size_t k = 0; k < nc; k++) {
+		struct lock_scan key = {.tid = wc[k].tid}, *hit;
+		const struct window_node *wn = window_node(w, wc[k].node);
+		const struct frame *f = wn ? frames_get(window_frames(w), wn->frame) : NULL;
+		if (!f || f->wait != SAMPLE_WAIT_LOCK ||
+		    !(hit = bsearch(&key, sc, (size_t)n, sizeof(*sc), scan_cmp)) ||
+		    wc[k].count <= hit->best)
+			continue;
+		hit->best = wc[k].count;
+		hit->leaf = wn->parent;
+	}
+}
+
+/* Once a second: what each thread asleep in futex waits on and who holds
+ * it, then the cycles. Only reads: /proc/PID/task/TID/syscall and the
+ * target's memory (ptrace-read permission), nothing is stopped. */
+static void scan_locks(struct session *s)
+{
+	static struct lock_scan sc[LOCKS_SCAN_MAX];
+	const struct metrics *m = &s->metrics;
+	struct locks_wait w;
+	int n;
+
+	locks_reset(&s->locks);
+	n = scan_read(s, sc);
+	scan_stacks(s->w, sc, n);
+	for (int j = 0; j < n; j++) {
+		const struct metrics_thread *t = &m->threads[sc[j].ti];
+		enum locks_hint h =
+		    sc[j].leaf != WINDOW_ROOT ? stack_hint(s->w, sc[j].leaf) : LOCKS_HINT_NONE;
+		/* The window's stack may be an older wait than the one read now:
+		 * a mutex is told by its futex call alone, so that hint is not
+		 * needed, and taken from a stale stack it could make a condition
+		 * variable's neighbour an owner. */
+		if (h == LOCKS_HINT_MUTEX)
+			h = LOCKS_HINT_NONE;
+		locks_resolve(&sc[j].raw, t->pid, t->tid, h, &w);
+		locks_add(&s->locks, &w);
+	}
+	locks_build(&s->locks);
+	/* Who held the locks, over about the window (one scan a second). */
+	unsigned win = m->cfg.window_s ? m->cfg.window_s : 60;
+	locks_tally(&s->locks, 1.0 - 1.0 / (double)win);
+}
+
+/* Every process profiled (targets still there, descendants followed)
+ * becomes the set metrics reads. */
+static void metrics_follow(struct session *s)
+{
+	static pid_t pids[PROCS_MAX + PROCS_CHILDREN_MAX];
+	const struct procs *ps = &s->procs;
+	int n = 0;
+
+	for (int i = 0; i < ps->n; i++)
+		if (!ps->p[i].gone)
+			pids[n++] = ps->p[i].pid;
+	for (int i = 0; i < ps->nkids && n < (int)(sizeof(pids) / sizeof(pids[0])); i++)
+		pids[n++] = ps->kids[i].pid;
+	metrics_set_pids(&s->metrics, pids, n);
+}
+
+/* Descendants procs found or lost since the last refresh, into ingest. */
+static void take_children(struct session *s)
+{
+	pid_t pids[256];
+	int n;
+	while ((n = procs_take_new(&s->procs, pids, 256)) > 0)
+		for (int i = 0; i < n; i++)
+			ingest_add_process(s->in, pids[i]);
+	while ((n = procs_take_ended(&s->procs, pids, 256)) > 0)
+		for (int i = 0; i < n; i++)
+			ingest_process_exited(s->in, pids[i]);
+}
+
+int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz)
+{
+	struct metrics_config mc;
+	int e;
+	s->o = o;
+	if ((e = open_sampler(s, o, err, errsz)) || (e = open_stages(s, o, err, errsz)))
+		return e;
+	e = o->command ? launch(s, o, err, errsz)
+		       : procs_attach(&s->procs, o->pids, o->npids, err, errsz);
+	if (e)
+		return e;
+	raise_nofile();
+	procs_follow(&s->procs, o->subprocesses);
+	ingest_follow(s->in, o->subprocesses);
+	e = procs_scan(&s->procs, s->smp);
+	if (sampler_nthreads(s->smp) == 0) {
+		e = e ? e : -ESRCH;
+		sampler_explain(s->smp, e, s->procs.p[0].pid, err, errsz);
+		return e;
+	}
+	for (int i = 0; i < s->procs.n; i++)
+		ingest_add_process(s->in, s->procs.p[i].pid);
+	take_children(s);
+	metrics_config_default(&mc);
+	mc.window_s = o->window_s;
+	mc.spike_for_s = o->spike_for_s;
+	s->metrics_ok = metrics_init(&s->metrics, s->procs.p[0].pid, &mc) == 0;
+	if (s->metrics_ok) {
+		metrics_follow(s);
+		if (metrics_tick(&s->metrics, mono_ns() / 1e9) == 0) {
+			session_run_tick(s);
+			scan_locks(s);
+		}
+	}
+	s->next_metrics_ns = mono_ns() + SEC_NS;
+	health_init(&s->health, mono_ns());
+	return 0;
+}
+
+int session_open_report(struct session *s, struct opts *o, char *err, size_t errsz)
+{
+	char n[32];
+	int e;
+	s->o = o;
+	if ((e = open_stages(s, o, err, errsz)) ||
+	    (e = report_load(o->report_file, s->fr, &s->report, err, errsz)))
+		return e;
+	if ((e = report_sampler_new(s->report, &s->smp))) {
+		snprintf(err, errsz, "out of memory at start-up (%s).", strerror(-e));
+		return e;
+	}
+	sampler_collect(s->smp, REPORT_TIME_NS, &s->sink);
+	const char *mode = report_mode(s->report);
+	s->period_s = report_period_s(s->report);
+	o->wall = mode && !strcmp(mode, "wall");
+	o->rate_hz = s->period_s > 0 ? (unsigned)(1.0 / s->period_s + 0.5) : 0;
+	/* One pseudo process named after the file, gone: nothing to sample. */
+	s->procs.n = 1;
+	snprintf(s->procs.p[0].cmdline, sizeof(s->procs.p[0].cmdline), "%s", o->report_file);
+	s->procs.nthreads = (int)report_nthreads(s->report);
+	s->procs.exited = true;
+	text_count(report_samples(s->report), n, sizeof(n));
+	snprintf(s->procs.exit_text, sizeof(s->procs.exit_text), "saved %s profile, %s samples",
+		 mode ? mode : "cpu", n);
+	health_init(&s->health, mono_ns());
+	return 0;
+}
+
+uint64_t session_tick_ns(const struct session *s)
+{
+	return sampler_tick_ns(s->smp);
+}
+
+/* After a metrics tick: what the run's summary needs. */
+static void session_run_tick(struct session *s)
+{
+	const struct metrics *m = &s->metrics;
+
+	/* CPU seconds of every process profiled, from the CPU of each
+	 * interval: processes come and go, so no one counter covers them. */
+	if (m->cpu_now < 0)
+		return;
+	if (s->run.started)
+		s->run.cpu_s += m->cpu_now / 100 * (m->last_t - s->run.t_last);
+	s->run.started = true;
+	s->run.t_last = m->last_t;
+	if (m->cpu_now > s->run.peak_cpu)
+		s->run.peak_cpu = m->cpu_now;
+	if (m->mem_now > s->run.peak_rss)
+		s->run.peak_rss = m->mem_now;
+}
+
+void session_summary(const struct session *s, double wall_s, struct export_summary *out)
+{
+	*out = (struct export_summary){.wall_s = wall_s};
+	if (!s->run.started)
+		return;
+	out->cpu_s = s->run.cpu_s;
+	out->avg_cpu = wall_s > 0 ? 100 * out->cpu_s / wall_s : 0;
+	out->peak_cpu = s->run.peak_cpu;
+	out->peak_rss = s->run.peak_rss;
+}
+
+void session_memory_start(struct session *s)
+{
+	if (s->memory_on || s->report)
+		return;
+	s->memory_on = true;
+	s->memory_since_ns = mono_ns();
+	memmap_init(&s->memmap, s->procs.p[0].pid, SEC_NS);
+	memmap_tick(&s->memmap, s->memory_since_ns);
+	struct memtrace_config mc = {
+	    .pid = s->procs.p[0].pid,
+	    .stack_size = s->o->stack_size,
+	    .window_ns = (uint64_t)s->o->window_s * SEC_NS,
+	};
+	if (memtrace_new(&mc, s->in, s->fr, &s->memtrace, s->memtrace_err, sizeof(s->memtrace_err)))
+		s->memtrace = NULL;
+}
+
+void session_collect(struct session *s, uint64_t now_ns)
+{
+	if (!s->procs.exited)
+		sampler_collect(s->smp, now_ns, &s->sink);
+	if (s->memtrace && !s->procs.exited)
+		memtrace_collect(s->memtrace, now_ns);
+	uint64_t t = mono_ns();
+	health_busy(&s->health, t - now_ns);
+	/* Every ~100 ms: the process CPU in fine steps (busy floor). */
+	if (s->metrics_ok && !s->procs.exited)
+		metrics_fine(&s->metrics, t / 1e9);
+	/* Once a second: one point of every series (CPU, memory, threads). */
+	if (!s->metrics_ok || t < s->next_metrics_ns)
+		return;
+	if (!s->procs.exited) {
+		metrics_follow(s);
+		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
+			session_run_tick(s);
+			scan_locks(s);
+		}
+	}
+	s->metrics.exited = s->procs.exited;
+	s->next_metrics_ns += SEC_NS;
+	if (s->next_metrics_ns < t)
+		s->next_metrics_ns = t + SEC_NS;
+}
+
+/* Threads that appeared, processes that ended or exec'd. */
+static void follow_targets(struct session *s)
+{
+	uint64_t execs = ingest_get_stats(s->in)->execs;
+	procs_scan(&s->procs, s->smp);
+	/* Samples still in the rings belong to the end: take them. */
+	if (procs_check_exit(&s->procs))
+		sampler_collect(s->smp, mono_ns(), &s->sink);
+	if (execs != s->execs_seen) {
+		s->execs_seen = execs;
+		procs_reread_cmdlines(&s->procs);
+	}
+	take_children(s);
+	ingest_refresh(s->in);
+}
+
+void session_refresh(struct session *s, uint64_t now_ns, bool first)
+{
+	struct sampler_stats st;
+	if (!s->procs.exited)
+		follow_targets(s);
+	if (s->report)
+		return; /* a loaded profile does not age, and has nothing to measure */
+	/* debug files fetched since the last refresh: name what had no name */
+	if (s->fetch && sym_fetched(s->sy) >= 0)
+		frames_renamed(s->fr);
+	window_advance(s->w, now_ns);
+	/* Memory climbing like stairs: find who holds it (the MEM alert
+	 * names the top holder). */
+	if (s->metrics_ok && (s->metrics.alert_stairs || s->metrics.mem_rising))
+		session_memory_start(s);
+	if (s->memory_on && !s->procs.exited) {
+		/* A new snapshot of the mappings: regions whose munmap record
+		 * was lost are not in it any more. */
+		if (memmap_tick(&s->memmap, now_ns) == 1 && s->memtrace)
+			memhold_reconcile(memtrace_hold(s->memtrace),
+					  (const uint64_t(*)[2])s->memmap.ranges, s->memmap.nranges,
+					  s->memmap.read_ns);
+		if (s->memtrace)
+			memtrace_refresh(s->memtrace, now_ns);
+	}
+	sampler_stats(s->smp, &st);
+	struct health_input in = {
+	    .samples = ingest_get_stats(s->in)->weight, /* in periods of the rate, as the window */
+	    .lost = st.lost,
+	    .expected_hz = s->metrics_ok ? s->o->rate_hz * s->metrics.cpu_now / 100.0 : 0,
+	    .tracer = procs_tracer(&s->procs),
+	    .kernel_denied = st.kernel_denied,
+	    .misses_short_threads = st.misses_short_threads,
+	    .first = first,
+	};
+	health_measure(&s->health, &in, now_ns);
+}
+
+uint64_t session_now(const struct session *s)
+{
+	return s->report ? report_now_ns(s->report, s->w) : mono_ns();
+}
+
+void session_header(struct session *s, struct view_header *h)
+{
+	static int pids[PROCS_MAX];
+	uint64_t now = session_now(s);
+	struct status_in in = {
+	    .procs = &s->procs,
+	    .sampled_threads = sampler_nthreads(s->smp),
+	    .ingest = ingest_get_stats(s->in),
+	    .mode = s->o->wall ? "wall" : "cpu",
+	    .rate_hz = s->o->rate_hz,
+	    .window_s = s->o->window_s,
+	    .cpu_now = s->metrics_ok ? s->metrics.cpu_now : -1,
+	    .window_samples = window_total(s->w),
+	    .span_s = window_span_s(s->w, now),
+	    .source = s->report ? s->o->report_file : NULL,
+	    .source_samples = s->report ? report_samples(s->report) : 0,
+	    .jit_nomap_pid = (int)sym_jit_nomap(s->sy),
+	};
+	struct tfile_stats ts;
+	tfile_stats_get(&ts);
+	for (int r = 0; r < TFILE_R_COUNT; r++)
+		in.files_refused += ts.refused[r];
+	sampler_stats(s->smp, &in.sampler);
+	in.health = &s->health;
+	struct dbgfetch_stats ds;
+	if (s->fetch) {
+		dbgfetch_stats(s->fetch, &ds);
+		in.dbg = &ds;
+	}
+	status_header(&in, pids, h);
+	/* A saved profile's span is what the file says (0: not recorded). */
+	if (s->report)
+		h->span_s = report_duration_s(s->report);
+}
+
+void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost)
+{
+	struct sampler_stats st;
+	sampler_stats(s->smp, &st);
+	*samples = ingest_get_stats(s->in)->samples;
+	*lost = st.lost;
+}
+
+void session_stop(struct session *s)
+{
+	/* First: detach every thread, so none is left stopped or traced, and
+	 * a launched command can take its SIGTERM. */
+	if (s->smp)
+		sampler_stop(s->smp);
+	procs_stop_child(&s->procs, 500);
+}
+
+void session_close(struct session *s)
+{
+	session_stop(s);
+	sampler_free(s->smp);
+	memtrace_free(s->memtrace); /* before frames: it holds references */
+	if (s->memory_on)
+		memmap_free(&s->memmap);
+	ingest_free(s->in);
+	if (s->metrics_ok)
+		metrics_free(&s->metrics);
+	locks_free(&s->locks);
+	window_free(s->w);
+	report_free(s->report);
+	procs_free(&s->procs);
+	frames_free(s->fr); /* after the window: it holds references */
+	sym_free(s->sy);
+	dbgfetch_free(s->fetch); /* never waits for a transfer in flight */
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,355 @@
+/*
+ * ingest — a sample becomes a stack of frame ids in the window (see
+ * ingest.h for the contract).
+ *
+ * Processes sit in a growing array of (pid, entry) pairs searched
+ * linearly, with the last hit tried first: samples come in runs of one
+ * thread, and even a build's hundreds of processes cost less to scan than
+ * the unwind that follows. Entries are allocated one by one because the
+ * unwinder keeps a pointer to its process's space: the array moves, the
+ * entries do not. Pids given back recently are remembered (a small ring)
+ * so a late sample of a process that ended is dropped, not adopted again
+ * with no maps to read.
+ */
+#include "stacktop/model/ingest.h"
+#include "stacktop/lib/mono.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stacktop/symbols/frames.h"
+#include "stacktop/lib/array.h"
+#include "stacktop/unwind/space.h"
+#include "stacktop/symbols/sym.h"
+#include "stacktop/proc/waits.h"
+#include "stacktop/proc/target.h"
+#include "stacktop/model/window.h"
+
+#define RELOAD_EVERY_NS 100000000ull
+#define RELEASED_RING 64
+
+struct ingest_proc {
+	pid_t pid;
+	struct space space;
+	struct unwind *uw;
+	bool loaded; /* space loaded at least once */
+	bool stale;  /* mappings changed: reload before the next unwind */
+	uint64_t loaded_ns;
+	unsigned exited_gen; /* refresh generation it was said to have ended in; 0: alive */
+	unsigned last_gen;   /* refresh generation of its last sample (or of its adding) */
+};
+
+struct ingest_slot {
+	pid_t pid;
+	struct ingest_proc *p;
+};
+
+struct ingest {
+	struct frames *fr;
+	struct window *w;
+	struct ingest_slot *procs;
+	int nprocs;
+	size_t cap;
+	int last; /* index of the last hit */
+	bool follow;
+	unsigned gen; /* refreshes so far, from 1 */
+	pid_t released[RELEASED_RING];
+	unsigned nreleased; /* written so far (the ring's next slot mod RELEASED_RING) */
+	struct ingest_stats st;
+};
+
+int ingest_new(struct frames *fr, struct window *w, struct ingest **out)
+{
+	struct ingest *in = calloc(1, sizeof(*in));
+	if (!in)
+		return -ENOMEM;
+	in->fr = fr;
+	in->w = w;
+	in->gen = 1;
+	*out = in;
+	return 0;
+}
+
+static void proc_free(struct ingest_proc *p)
+{
+	if (!p)
+		return;
+	unwind_free(p->uw);
+	space_release(&p->space);
+	free(p);
+}
+
+void ingest_free(struct ingest *in)
+{
+	if (!in)
+		return;
+	for (int i = 0; i < in->nprocs; i++)
+		proc_free(in->procs[i].p);
+	free(in->procs);
+	free(in);
+}
+
+static int ingest_index(const struct ingest *in, pid_t pid)
+{
+	if (in->last < in->nprocs && in->procs[in->last].pid == pid)
+		return in->last;
+	for (int i = 0; i < in->nprocs; i++)
+		if (in->procs[i].pid == pid)
+			return i;
+	return -1;
+}
+
+static struct ingest_proc *ingest_proc(struct ingest *in, pid_t pid)
+{
+	int i = ingest_index(in, pid);
+	if (i < 0)
+		return NULL;
+	in->last = i;
+	return in->procs[i].p;
+}
+
+/* (Re)load a process's mappings; a stale one at most every 100 ms, so a
+ * target that maps code in a loop cannot make us reread its maps per sample. */
+static void proc_reload(struct ingest_proc *p, bool force)
+{
+	uint64_t now = mono_ns();
+	if (p->loaded && !force && now - p->loaded_ns < RELOAD_EVERY_NS)
+		return;
+	if (space_load(&p->space, p->pid) == 0) {
+		p->loaded = true;
+		p->stale = false;
+	}
+	p->loaded_ns = now;
+	if (!p->uw)
+		unwind_new(&p->space, &p->uw);
+}
+
+int ingest_add_process(struct ingest *in, pid_t pid)
+{
+	if (ingest_index(in, pid) >= 0)
+		return -EEXIST;
+	if (in->nprocs >= INGEST_PROCS_MAX)
+		return -ENOSPC;
+	struct ingest_proc *p = calloc(1, sizeof(*p));
+	if (!p ||
+	    array_grow((void **)&in->procs, &in->cap, (size_t)in->nprocs + 1, sizeof(*in->procs))) {
+		free(p);
+		return -ENOMEM;
+	}
+	p->pid = pid;
+	p->last_gen = in->gen;
+	in->procs[in->nprocs++] = (struct ingest_slot){.pid = pid, .p = p};
+	in->st.nprocs = in->nprocs;
+	proc_reload(p, true);
+	return 0;
+}
+
+void ingest_follow(struct ingest *in, bool on)
+{
+	in->follow = on;
+}
+
+bool ingest_has_process(const struct ingest *in, pid_t pid)
+{
+	return ingest_index(in, pid) >= 0;
+}
+
+void ingest_process_exited(struct ingest *in, pid_t pid)
+{
+	struct ingest_proc *p = ingest_proc(in, pid);
+	if (p && !p->exited_gen)
+		p->exited_gen = in->gen;
+}
+
+static bool recently_released(const struct ingest *in, pid_t pid)
+{
+	unsigned n = in->nreleased < RELEASED_RING ? in->nreleased : RELEASED_RING;
+	for (unsigned i = 0; i < n; i++)
+		if (in->released[i] == pid)
+			return true;
+	return false;
+}
+
+/* Give entry i back; the last entry takes its place. */
+static void ingest_release(struct ingest *in, int i)
+{
+	in->released[in->nreleased++ % RELEASED_RING] = in->procs[i].pid;
+	proc_free(in->procs[i].p);
+	in->procs[i] = in->procs[--in->nprocs];
+	in->last = 0;
+	in->st.nprocs = in->nprocs;
+	in->st.released++;
+}
+
+void ingest_refresh(struct ingest *in)
+{
+	in->gen++;
+	for (int i = 0; i < in->nprocs; i++) {
+		struct ingest_proc *p = in->procs[i].p;
+		/* Said to have ended before the previous refresh. */
+		bool done = p->exited_gen && in->gen > p->exited_gen + 1;
+		/* Nobody said it ended: a quiet one is looked at in /proc. */
+		if (!done && !p->exited_gen && in->gen - p->last_gen >= INGEST_IDLE_REFRESHES) {
+			done = target_exists(p->pid) != 0;
+			p->last_gen = in->gen; /* not again before another few refreshes */
+		}
+		if (done)
+			ingest_release(in, i--);
+	}
+}
+
+/* The process of a sample of pid: known, or adopted when following. */
+static struct ingest_proc *sample_proc(struct ingest *in, pid_t pid)
+{
+	struct ingest_proc *p = ingest_proc(in, pid);
+	if (p || !in->follow || pid <= 0 || recently_released(in, pid))
+		return p;
+	if (ingest_add_process(in, pid) != 0)
+		return NULL;
+	in->st.adopted++;
+	return ingest_proc(in, pid);
+}
+
+void ingest_maps_changed(struct ingest *in, pid_t pid)
+{
+	struct ingest_proc *p = ingest_proc(in, pid);
+	if (p)
+		p->stale = true;
+}
+
+/* The user pcs of s, leaf first: unwound from its registers and stack copy,
+ * or as the sampler gave them. */
+static int user_pcs(struct ingest *in, struct ingest_proc *p, const struct sample *s, uint64_t *pcs)
+{
+	if (s->nupcs > 0) {
+		int n = s->nupcs < UNWIND_MAX_FRAMES ? s->nupcs : UNWIND_MAX_FRAMES;
+		memcpy(pcs, s->upcs, (size_t)n * sizeof(*pcs));
+		return n;
+	}
+	if (!s->regs_mask || !p->uw)
+		return 0;
+	int n = 0;
+	unsigned flags = 0;
+	unwind_sample(p->uw, s, pcs, UNWIND_MAX_FRAMES, &n, &flags);
+	if (flags & UNWIND_TRUNCATED)
+		in->st.truncated++;
+	if (flags & UNWIND_FAILED)
+		in->st.failed++;
+	if (flags & UNWIND_CACHE_STOPPED)
+		in->st.cache_stopped++;
+	if ((flags & UNWIND_LIBUNWIND) && !(flags & UNWIND_TRUNCATED))
+		in->st.finished++;
+	/* A pc outside every known mapping: new code was mapped. */
+	if (flags & UNWIND_UNMAPPED)
+		p->stale = true;
+	return n;
+}
+
+static void push(uint32_t *frames, int max, int *n, int64_t id)
+{
+	if (id >= 0 && *n < max)
+		frames[(*n)++] = (uint32_t)id;
+}
+
+/* A futex or a poll is contention or waiting for work: the stack says
+ * which (waits_by_function), leaf first. */
+static enum sample_wait refine_wait(struct ingest *in, const struct sample *s,
+				    const uint32_t *frames, int n)
+{
+	for (int i = n - 1; i >= 0; i--) {
+		const struct frame *f = frames_get(in->fr, frames[i]);
+		enum sample_wait k;
+		if (f && f->has_sym &&
+		    (k = waits_by_function(s->wait, s->syscall_nr, f->sym.func)) !=
+			SAMPLE_WAIT_NONE)
+			return k;
+	}
+	return s->wait;
+}
+
+int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, int max, int *n)
+{
+	uint64_t upcs[UNWIND_MAX_FRAMES];
+	*n = 0;
+	if (s->nframe_ids > 0) {
+		for (int i = 0; i < s->nframe_ids && *n < max; i++)
+			frames[(*n)++] = s->frame_ids[i];
+		return 0;
+	}
+	struct ingest_proc *p = sample_proc(in, s->pid);
+	if (!p) {
+		in->st.unknown_pid++;
+		return -ESRCH;
+	}
+	p->last_gen = in->gen;
+	if (!p->loaded || p->stale)
+		proc_reload(p, false);
+	int nu = user_pcs(in, p, s, upcs);
+	for (int i = nu - 1; i >= 0; i--) {
+		/* A pc in inlined code is several frames, innermost first. The
+		 * room left after one frame for each pc still to come, the
+		 * kernel frames and a wait frame bounds them: a deep stack
+		 * loses inline levels, never its leaf. */
+		uint32_t ids[SYM_INLINE_MAX + 1];
+		int room = max - *n - i - s->nkpcs - 1;
+		int lim = room < 1 ? 1 : room > SYM_INLINE_MAX + 1 ? SYM_INLINE_MAX + 1 : room;
+		int k = frames_user_chain(in->fr, &p->space, upcs[i], ids, lim);
+
+		while (k > 0)
+			push(frames, max, n, ids[--k]);
+	}
+	for (int i = s->nkpcs - 1; i >= 0; i--)
+		push(frames, max, n, frames_kernel(in->fr, s->pid, s->kpcs[i]));
+	/* Wall mode: what an off-CPU thread waits in is its innermost frame. */
+	if (s->state == SAMPLE_OFFCPU && s->wait != SAMPLE_WAIT_NONE && *n > 0)
+		push(frames, max, n, frames_wait(in->fr, refine_wait(in, s, frames, *n)));
+	return 0;
+}
+
+void ingest_sample(struct ingest *in, const struct sample *s)
+{
+	uint32_t frames[INGEST_MAX_FRAMES];
+	int n = 0;
+	in->st.samples++;
+	in->st.weight += s->weight;
+	if (ingest_stack(in, s, frames, INGEST_MAX_FRAMES, &n) == 0 && n > 0 && in->w)
+		window_add(in->w, s->time_ns, s->tid, frames, (size_t)n, s->weight);
+}
+
+static void sink_sample(void *ctx, const struct sample *s)
+{
+	ingest_sample(ctx, s);
+}
+
+static void sink_maps_changed(void *ctx, pid_t pid)
+{
+	ingest_maps_changed(ctx, pid);
+}
+
+static void sink_exec(void *ctx, pid_t pid, const char *comm)
+{
+	struct ingest *in = ctx;
+	struct ingest_proc *p = ingest_proc(in, pid);
+	if (p) {
+		p->stale = true;
+		p->loaded_ns = 0; /* an exec replaces all code: reload at once */
+	}
+	in->st.execs++;
+}
+
+void ingest_sink(struct ingest *in, struct sampler_sink *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->sample = sink_sample;
+	out->maps_changed = sink_maps_changed;
+	out->exec = sink_exec;
+	out->ctx = in;
+}
+
+const struct ingest_stats *ingest_get_stats(const struct ingest *in)
+{
+	return &in->st;
+}

@@ -1,0 +1,157 @@
+/*
+ * tfile — files from a target's file system, opened safely (the rules and
+ * the size caps are in tfile.h).
+ *
+ * Why O_PATH first: open(2) of a FIFO for reading blocks until a writer
+ * comes (O_NONBLOCK avoids that, but still opens it), and open of a device
+ * node calls its driver's open as root. An O_PATH fd does neither
+ * (open(2): "the file itself is not opened"), yet fstat works on it, so the
+ * type and size are known before any real open. Reopening through
+ * /proc/self/fd/N opens the inode the O_PATH fd holds, not whatever is at
+ * the path by then, so a swap between the check and the open changes
+ * nothing.
+ *
+ * openat2 with RESOLVE_IN_ROOT (Linux 5.6, openat2(2)) treats the dirfd as
+ * the root for absolute symlinks and "..", which a plain open of
+ * "/proc/PID/root/PATH" does not: there an absolute symlink planted by the
+ * target resolves against our root, the host's.
+ */
+#include "stacktop/proc/tfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define REOPEN_FLAGS (O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+static _Atomic uint64_t refused[TFILE_R_COUNT];
+
+void tfile_count(enum tfile_reason r)
+{
+	if ((unsigned)r < TFILE_R_COUNT)
+		atomic_fetch_add_explicit(&refused[r], 1, memory_order_relaxed);
+}
+
+void tfile_stats_get(struct tfile_stats *out)
+{
+	for (int i = 0; i < TFILE_R_COUNT; i++)
+		out->refused[i] = atomic_load_explicit(&refused[i], memory_order_relaxed);
+}
+
+int tfile_root_open(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)pid);
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	return fd;
+}
+
+int tfile_root_open_path(const char *root)
+{
+	if (!root || !root[0])
+		return TFILE_OWN_ROOT;
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+void tfile_root_close(int rootfd)
+{
+	if (rootfd >= 0)
+		close(rootfd);
+}
+
+/* Step 2 and 3: the O_PATH fd (consumed) checked, then reopened for
+ * reading. */
+static int check_and_reopen(int pfd, uint64_t max_size, struct stat *out)
+{
+	struct stat st, st2;
+	char self[64];
+	int fd, err;
+
+	if (fstat(pfd, &st) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		err = -ELOOP;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		tfile_count(TFILE_R_NOT_REG);
+		err = -ENODEV;
+		goto fail;
+	}
+	if (st.st_size < 0 || (uint64_t)st.st_size > max_size) {
+		tfile_count(TFILE_R_TOO_BIG);
+		err = -EFBIG;
+		goto fail;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, REOPEN_FLAGS);
+	if (fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	close(pfd);
+	/* The magic link cannot lead elsewhere; checked anyway, it is cheap. */
+	if (fstat(fd, &st2) < 0 || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev ||
+	    st2.st_ino != st.st_ino) {
+		close(fd);
+		tfile_count(TFILE_R_IDENTITY);
+		return -ESTALE;
+	}
+	if (out)
+		*out = st2;
+	return fd;
+fail:
+	close(pfd);
+	return err;
+}
+
+int tfile_open(int rootfd, const char *path, unsigned flags, uint64_t max_size, struct stat *st)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+	int pfd;
+
+	if (!path || !path[0] || (rootfd < 0 && rootfd != TFILE_OWN_ROOT))
+		return -EINVAL;
+	if (flags & TFILE_NOFOLLOW)
+		how.flags |= O_NOFOLLOW;
+	if (flags & TFILE_NO_SYMLINKS)
+		how.resolve |= RESOLVE_NO_SYMLINKS;
+	if (rootfd != TFILE_OWN_ROOT)
+		how.resolve |= RESOLVE_IN_ROOT;
+	pfd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	if (pfd < 0 && (errno == ENOSYS || errno == E2BIG)) {
+		if (rootfd != TFILE_OWN_ROOT) {
+			/* A plain openat would follow the target's absolute
+			 * symlinks into our own root. */
+			tfile_count(TFILE_R_NO_OPENAT2);
+			return -ENOSYS;
+		}
+		pfd = openat(AT_FDCWD, path, (int)how.flags);
+	}
+	if (pfd < 0)
+		return -errno;
+	return check_and_reopen(pfd, max_size, st);
+}
+
+int tfile_open_magic(const char *path, uint64_t max_size, struct stat *st)
+{
+	int pfd;
+
+	if (!path)
+		return -EINVAL;
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	return check_and_reopen(pfd, max_size, st);
+}

@@ -1,0 +1,1445 @@
+/*
+ * perf — the on-CPU sampler (see perf.h for the contract).
+ *
+ * Events: PERF_TYPE_SOFTWARE/PERF_COUNT_SW_CPU_CLOCK (the hardware
+ * counters are missing on these VMs), sample_period in ns of CPU time =
+ * 1e9 / rate. sample_type is IP|TID|TIME|REGS_USER|STACK_USER, plus
+ * CALLCHAIN with exclude_callchain_user when kernel frames are allowed: the
+ * user part comes from our own DWARF unwinder, so the kernel does not walk
+ * frame pointers that -fomit-frame-pointer code does not have.
+ *
+ * Register mask: AX..IP and R8..R15 (perf_regs.h order). The segment
+ * registers DS/ES/FS/GS are rejected for 64-bit tasks by the kernel's
+ * perf_reg_validate, so they are left out. Decoded registers are stored in
+ * DWARF order in struct sample.
+ *
+ * Per-CPU mode (the default where allowed). One cpu-clock event per online
+ * CPU with pid -1, so the clock runs per CPU, whatever task is on it: a
+ * thread's samples follow its CPU time from its first instruction, however
+ * short it lives (an inherited per-task event restarts a full period in
+ * every new thread, so a thread of 1.5 ms at 99 Hz was almost never
+ * sampled). A BPF program (pidfilter.c) drops, before anything is copied,
+ * every sample whose process is not in its map: the targets, and the child
+ * processes they fork (added as their FORK records are read; the first
+ * drain interval of a child's life is lost). Side-band records of the
+ * whole machine come too and are filtered here. Needs CAP_PERFMON and
+ * CAP_BPF (or root); refused, we fall back to inherit mode and
+ * perf_stats.fallback_err says why. Dead processes leave the map at the
+ * sweep.
+ *
+ * Inherit mode. A thread we open gets one event per online
+ * CPU, with inherit=1, so every thread (and process) it creates from then
+ * on carries copies of them from its first instruction. The kernel refuses
+ * to mmap an inherited cpu -1 event (perf_mmap: EINVAL), so the events are
+ * per CPU, and all events of one CPU write into ONE ring: the first event a
+ * CPU gets is mapped, later ones are pointed at it with
+ * PERF_EVENT_IOC_SET_OUTPUT (the kernel allows it for the same CPU and
+ * clock), as `perf record -p` does. Side-band records (FORK, EXIT, COMM,
+ * MMAP2) of a task go out through its event of the CPU it runs on, so each
+ * arrives once; sample_id_all gives the pid/tid of every record.
+ *
+ * The thread table: OPENED threads have events of their own; COVERED ones
+ * were announced by a FORK record and sample through inheritance, so
+ * add_thread for them is -EEXIST (opening them again would double their
+ * samples). A thread that /proc shows before its FORK record is drained is
+ * the race to close: add_thread reads ahead in the rings for FORK records
+ * (ring_peek), opens at once a thread that started before its process had
+ * events (its start time in /proc/PID/task/TID/stat), and otherwise leaves
+ * it PENDING until a drain at least 20 ms later, which has its FORK record
+ * or opens it. FORK and EXIT records are applied after each drain in time
+ * order (a child's EXIT may sit in a ring read before its FORK). Closing an
+ * event ends its inherited copies too, so a thread's events stay open
+ * while a thread that inherited them may live (a reference count); the
+ * ring-owning event of a CPU stays open until the end. A FORK or EXIT
+ * record lost to a full ring leaves a stale entry: swept (tgkill 0) every
+ * 2 s. Inherited events follow child processes too: their samples carry
+ * another pid, which ingest drops unless it was told of that process.
+ *
+ * Per-thread mode (perf_config.per_thread, or the fallback when the first
+ * thread's per-CPU inherited events are refused but a per-thread event is
+ * not; perf_stats.fallback_err says why): one event per thread, cpu -1, no
+ * inherit, its own ring; new threads are opened from FORK records or by
+ * the /proc rescan, so a short-lived thread is mostly missed.
+ *
+ * Rings: 2^n data pages sized so that four drain intervals of samples at
+ * the configured rate fit (a CPU runs at most one CPU second per second,
+ * whatever its threads); when mmap fails with EPERM (locked-memory limit
+ * of an unprivileged user) we retry with smaller rings. perf_drain walks
+ * the CPU rings one after the other: records of two CPUs are not merged
+ * by time (ingest does not need it, but FORK/EXIT are sorted, see above).
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stacktop/lib/hashidx.h"
+#include "stacktop/lib/array.h"
+#include "stacktop/sample/perf.h"
+#include "stacktop/sample/pidfilter.h"
+#include "stacktop/sample/ring.h"
+#include "stacktop/sample/sampler.h"
+
+/* perf_regs.h (x86) indices we sample, in ascending order. */
+enum {
+	PR_AX = 0,
+	PR_BX,
+	PR_CX,
+	PR_DX,
+	PR_SI,
+	PR_DI,
+	PR_BP,
+	PR_SP,
+	PR_IP,
+	PR_R8 = 16,
+	PR_R15 = 23,
+};
+#define REGS_MASK                                                                                  \
+	(((1ull << (PR_IP + 1)) - 1) | (((1ull << (PR_R15 + 1)) - 1) & ~((1ull << PR_R8) - 1)))
+#define NREGS_SAMPLED 17
+
+/* DWARF register number for the i-th sampled perf register. */
+static const int dwarf_of_sampled[NREGS_SAMPLED] = {
+    0 /* ax */, 3 /* bx */, 2 /* cx */,	 1 /* dx */, 4 /* si */, 5 /* di */,
+    6 /* bp */, 7 /* sp */, 16 /* ip */, 8,	     9,		 10,
+    11,		12,	    13,		 14,	     15,
+};
+
+/* One mmap ring: a CPU's (inherit mode) or a thread's (per-thread mode).
+ * fd is the event whose mapping it is; the ring owns it. */
+struct perf_rb {
+	int fd;
+	void *map;
+	size_t map_len;
+	struct ring ring;
+};
+
+/* The events opened on one thread (one per CPU, or one with cpu -1),
+ * shared with the threads that inherited them: closing an event also ends
+ * its inherited copies, so it stays open while any of them may live.
+ * refs: the thread itself plus every covered thread that descends from it. */
+struct perf_ev {
+	int refs;
+	int nfd;
+	int *fds;	    /* per CPU slot; -1 where the event was given to the CPU's ring */
+	struct perf_rb *rb; /* per-thread mode: its own ring */
+};
+
+enum perf_tstate {
+	PT_OPENED,    /* its own events (add_thread) */
+	PT_COVERED,   /* created under our events: sampled through inheritance */
+	PT_PENDING,   /* seen in /proc, maybe inherited: decided after the next drain */
+	PT_UNCOVERED, /* no FORK record after a drain: opened directly next time */
+};
+
+struct perf_thread {
+	pid_t pid, tid;
+	enum perf_tstate state;
+	struct perf_ev *ev; /* OPENED: its own; COVERED: its ancestor's (or NULL) */
+	uint64_t since_ns;  /* PENDING: when it was seen */
+};
+
+/* A process with events: since when (boot-time clock ticks, as
+ * /proc/PID/task/TID/stat's start time), and how many threads hold them. */
+struct perf_proc {
+	pid_t pid;
+	int nlive;
+	uint64_t since_ticks;
+};
+
+/* A FORK or EXIT record, kept until the rings are drained and then applied
+ * in time order (a child's EXIT may sit in another CPU's ring than the FORK
+ * that made it, and that ring may be read first). */
+struct perf_task_rec {
+	uint64_t time;
+	pid_t pid, ppid, tid, ptid;
+	bool fork;
+};
+
+#define PERF_MAX_CPUS 1024
+#define PERF_PENDING_MIN_NS 20000000ull /* a PENDING thread waits this long */
+#define PERF_SWEEP_NS 2000000000ull	/* stale covered threads swept this often */
+
+struct perf_sampler {
+	struct sampler base; /* the sampler interface (see the end of this file) */
+	struct perf_config cfg;
+	bool kernel; /* kernel callchains allowed */
+	bool kernel_probed;
+	bool per_thread; /* today's fallback: cpu -1, no inherit, a ring each */
+	bool wide;	 /* per-CPU mode: CPU-wide events, filter keeps our pids */
+	bool wide_tried;
+	struct pidfilter *filter;
+	bool opened_any;
+	unsigned data_pages;
+	int ncpus;
+	int cpu_ids[PERF_MAX_CPUS];
+	struct perf_rb *cpu_rb; /* ncpus of them; fd -1 until a thread gives one */
+	struct perf_thread *threads;
+	int nthreads; /* entries, whatever their state */
+	size_t cap;
+	struct hashidx ix; /* tid → entry */
+	struct perf_proc *procs;
+	int nprocs;
+	size_t procs_cap;
+	struct perf_task_rec *task;
+	size_t ntask, task_cap;
+	uint64_t last_sweep_ns;
+	struct perf_stats stats;
+	/* As a sampler: where collect delivers, and (per-thread mode) the
+	 * threads FORK and EXIT records announced, applied after the drain. */
+	const struct sampler_sink *sink;
+	pid_t (*pending_new)[2];
+	size_t npending_new, pending_new_cap;
+	pid_t *pending_exit;
+	size_t npending_exit, pending_exit_cap;
+};
+
+static unsigned next_pow2(unsigned v)
+{
+	unsigned p = 1;
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int perf_parse_cpus(const char *s, int *cpus, int max)
+{
+	int n = 0;
+	while (*s && *s != '\n') {
+		char *end;
+		long a = strtol(s, &end, 10), b;
+		if (end == s || a < 0)
+			return -EINVAL;
+		s = end;
+		b = a;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			if (end == s + 1 || b < a)
+				return -EINVAL;
+			s = end;
+		}
+		for (long c = a; c <= b; c++) {
+			if (n >= max)
+				return -E2BIG;
+			cpus[n++] = (int)c;
+		}
+		if (*s == ',')
+			s++;
+		else if (*s && *s != '\n')
+			return -EINVAL;
+	}
+	return n;
+}
+
+int perf_online_cpus(int *cpus, int max)
+{
+	char buf[4096];
+	int n = -ENOENT;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			n = perf_parse_cpus(buf, cpus, max);
+		fclose(f);
+	}
+	if (n > 0)
+		return n;
+	long c = sysconf(_SC_NPROCESSORS_CONF);
+	n = c < 1 ? 1 : c > max ? max : (int)c;
+	for (int i = 0; i < n; i++)
+		cpus[i] = i;
+	return n;
+}
+
+int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
+{
+	struct perf_sampler *ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return -ENOMEM;
+	ps->cfg = *cfg;
+	if (!ps->cfg.rate_hz)
+		ps->cfg.rate_hz = 99;
+	if (ps->cfg.drain_interval_s <= 0)
+		ps->cfg.drain_interval_s = 0.05;
+	ps->kernel = true;
+	ps->per_thread = cfg->events == PERF_EVENTS_THREAD;
+	ps->wide_tried = cfg->events == PERF_EVENTS_INHERIT || ps->per_thread;
+	ps->ncpus = perf_online_cpus(ps->cpu_ids, PERF_MAX_CPUS);
+	ps->cpu_rb = calloc((size_t)ps->ncpus, sizeof(*ps->cpu_rb));
+	if (!ps->cpu_rb) {
+		free(ps);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < ps->ncpus; i++)
+		ps->cpu_rb[i].fd = -1;
+	/* A ring takes the samples of one CPU (at most a CPU second per
+	 * second, whichever threads run there) or of one thread: room for
+	 * four drain intervals of them, at least 16 pages. */
+	double per_interval = ps->cfg.rate_hz * ps->cfg.drain_interval_s + 1;
+	double bytes = 4 * per_interval * (ps->cfg.stack_size + 512.0);
+	unsigned pages = next_pow2((unsigned)(bytes / 4096) + 1);
+	if (pages < 16)
+		pages = 16;
+	if (pages > 1024)
+		pages = 1024;
+	ps->data_pages = pages;
+	ps->stats.events = ps->per_thread ? PERF_EVENTS_THREAD : PERF_EVENTS_INHERIT;
+	*out = ps;
+	return 0;
+}
+
+static void perf_rb_close(struct perf_rb *rb)
+{
+	ring_fini(&rb->ring);
+	if (rb->map)
+		munmap(rb->map, rb->map_len);
+	if (rb->fd >= 0)
+		close(rb->fd);
+	rb->map = NULL;
+	rb->fd = -1;
+}
+
+static void perf_ev_close(struct perf_ev *ev)
+{
+	for (int i = 0; i < ev->nfd; i++)
+		if (ev->fds[i] >= 0)
+			close(ev->fds[i]);
+	if (ev->rb) {
+		perf_rb_close(ev->rb);
+		free(ev->rb);
+	}
+	free(ev->fds);
+	free(ev);
+}
+
+static void perf_ev_put(struct perf_ev *ev)
+{
+	if (ev && --ev->refs == 0)
+		perf_ev_close(ev);
+}
+
+void perf_free(struct perf_sampler *ps)
+{
+	if (!ps)
+		return;
+	/* Inherited copies first, then the events they came from. */
+	for (int i = 0; i < ps->nthreads; i++)
+		if (ps->threads[i].state == PT_COVERED)
+			perf_ev_put(ps->threads[i].ev);
+	for (int i = 0; i < ps->nthreads; i++)
+		if (ps->threads[i].state == PT_OPENED)
+			perf_ev_put(ps->threads[i].ev);
+	for (int i = 0; i < ps->ncpus; i++)
+		perf_rb_close(&ps->cpu_rb[i]);
+	pidfilter_free(ps->filter);
+	free(ps->cpu_rb);
+	free(ps->threads);
+	hashidx_free(&ps->ix);
+	free(ps->procs);
+	free(ps->task);
+	free(ps->pending_new);
+	free(ps->pending_exit);
+	free(ps);
+}
+
+static void perf_fill_attr(const struct perf_sampler *ps, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->sample_period = 1000000000ull / ps->cfg.rate_hz;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	if (ps->kernel) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_user = 1;
+	} else {
+		a->exclude_kernel = 1;
+	}
+	a->sample_regs_user = REGS_MASK;
+	a->sample_stack_user = ps->cfg.stack_size;
+	a->exclude_hv = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->inherit = !ps->per_thread && !ps->wide;
+	if (ps->cfg.enable_on_exec && !ps->wide) {
+		a->disabled = 1;
+		a->enable_on_exec = 1;
+	}
+}
+
+void perf_attr_user_stack(struct perf_event_attr *a, unsigned stack_size)
+{
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a->sample_regs_user = REGS_MASK;
+	a->sample_stack_user = stack_size;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+}
+
+static int perf_open_fd(struct perf_sampler *ps, pid_t tid, int cpu)
+{
+	struct perf_event_attr a;
+	perf_fill_attr(ps, &a);
+	int fd = (int)syscall(SYS_perf_event_open, &a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && ps->kernel && !ps->kernel_probed) {
+		/* Not allowed to see the kernel: sample user space only. */
+		ps->kernel = false;
+		perf_fill_attr(ps, &a);
+		fd = (int)syscall(SYS_perf_event_open, &a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	ps->kernel_probed = true;
+	return fd;
+}
+
+/* Map fd's ring into rb (which then owns fd), halving the ring size while
+ * the locked-memory allowance refuses it. */
+static int perf_map_ring(struct perf_sampler *ps, struct perf_rb *rb, int fd)
+{
+	for (;;) {
+		size_t len = (size_t)(ps->data_pages + 1) * 4096;
+		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m != MAP_FAILED) {
+			int err = ring_init(&rb->ring, m, (uint64_t)ps->data_pages * 4096);
+			if (err) {
+				munmap(m, len);
+				return err;
+			}
+			rb->fd = fd;
+			rb->map = m;
+			rb->map_len = len;
+			return 0;
+		}
+		if (errno != EPERM || ps->data_pages <= 2)
+			return errno == EPERM ? -ENOMEM : -errno;
+		ps->data_pages /= 2; /* over the locked-memory allowance */
+	}
+}
+
+/* ---- the thread table: tid → entry (hashidx over ps->threads) ---- */
+
+static bool perf_tid_hash(const void *ctx, uint32_t id, uint64_t *h)
+{
+	const struct perf_sampler *ps = ctx;
+	*h = hashidx_mix64((uint64_t)ps->threads[id].tid);
+	return true;
+}
+
+static bool perf_tid_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct perf_sampler *ps = ctx;
+	return ps->threads[id].tid == *(const pid_t *)key;
+}
+
+static struct perf_thread *perf_find(const struct perf_sampler *ps, pid_t tid)
+{
+	int64_t id =
+	    hashidx_find(&ps->ix, hashidx_mix64((uint64_t)tid), perf_tid_eq, ps, &tid, NULL);
+	return id < 0 ? NULL : &ps->threads[id];
+}
+
+static struct perf_proc *perf_proc_of(const struct perf_sampler *ps, pid_t pid)
+{
+	for (int i = 0; i < ps->nprocs; i++)
+		if (ps->procs[i].pid == pid)
+			return &ps->procs[i];
+	return NULL;
+}
+
+/* Count one more (or one fewer) thread of pid holding events; a process
+ * new to the table has had them since mono_ns (CLOCK_MONOTONIC, 0: now). */
+static void perf_proc_count(struct perf_sampler *ps, pid_t pid, int delta, uint64_t mono_ns)
+{
+	struct perf_proc *p = perf_proc_of(ps, pid);
+	if (!p && delta > 0 &&
+	    !array_grow((void **)&ps->procs, &ps->procs_cap, (size_t)ps->nprocs + 1,
+		      sizeof(*ps->procs))) {
+		p = &ps->procs[ps->nprocs++];
+		p->pid = pid;
+		p->nlive = 0;
+		uint64_t mono = clock_ns(CLOCK_MONOTONIC), boot = clock_ns(CLOCK_BOOTTIME);
+		if (mono_ns && mono_ns < mono)
+			boot -= mono - mono_ns;
+		p->since_ticks = boot / (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+	}
+	if (!p)
+		return;
+	p->nlive += delta;
+	if (p->nlive <= 0)
+		*p = ps->procs[--ps->nprocs];
+}
+
+static bool perf_live(enum perf_tstate st)
+{
+	return st == PT_OPENED || st == PT_COVERED;
+}
+
+/* A new entry for tid (not in the table). NULL: out of memory. */
+static struct perf_thread *perf_insert(struct perf_sampler *ps, pid_t pid, pid_t tid,
+				       enum perf_tstate st, uint64_t mono_ns)
+{
+	size_t slot;
+	if (array_grow((void **)&ps->threads, &ps->cap, (size_t)ps->nthreads + 1,
+		     sizeof(*ps->threads)) ||
+	    hashidx_reserve(&ps->ix, (size_t)ps->nthreads, (size_t)ps->nthreads, 64, perf_tid_hash,
+			    ps))
+		return NULL;
+	hashidx_find(&ps->ix, hashidx_mix64((uint64_t)tid), perf_tid_eq, ps, &tid, &slot);
+	struct perf_thread *t = &ps->threads[ps->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	t->state = st;
+	hashidx_set(&ps->ix, slot, (uint32_t)ps->nthreads);
+	ps->nthreads++;
+	if (perf_live(st))
+		perf_proc_count(ps, pid, 1, mono_ns);
+	return t;
+}
+
+/* Change t's state, keeping the per-process counts. */
+static void perf_set_state(struct perf_sampler *ps, struct perf_thread *t, enum perf_tstate st)
+{
+	if (perf_live(t->state) != perf_live(st))
+		perf_proc_count(ps, t->pid, perf_live(st) ? 1 : -1, 0);
+	t->state = st;
+}
+
+/* Drop entry t: its reference to events, its slot (the last entry moves
+ * into its place). */
+static void perf_erase(struct perf_sampler *ps, struct perf_thread *t)
+{
+	uint32_t id = (uint32_t)(t - ps->threads), last = (uint32_t)ps->nthreads - 1;
+	uint64_t h = hashidx_mix64((uint64_t)t->tid);
+
+	if (perf_live(t->state))
+		perf_proc_count(ps, t->pid, -1, 0);
+	perf_ev_put(t->ev);
+	hashidx_unslot(&ps->ix, hashidx_slot_of(&ps->ix, h, id), perf_tid_hash, ps);
+	if (id != last) {
+		uint64_t hl = hashidx_mix64((uint64_t)ps->threads[last].tid);
+		hashidx_unslot(&ps->ix, hashidx_slot_of(&ps->ix, hl, last), perf_tid_hash, ps);
+		ps->threads[id] = ps->threads[last];
+		ps->nthreads--;
+		hashidx_put(&ps->ix, hl, id);
+	} else {
+		ps->nthreads--;
+	}
+}
+
+bool perf_has_thread(const struct perf_sampler *ps, pid_t tid)
+{
+	const struct perf_thread *t = perf_find(ps, tid);
+	return t && t->state != PT_UNCOVERED;
+}
+
+int perf_nthreads(const struct perf_sampler *ps)
+{
+	int n = 0;
+	for (int i = 0; i < ps->nthreads; i++)
+		n += ps->threads[i].state != PT_UNCOVERED;
+	return n;
+}
+
+/* ---- opening a thread's events ---- */
+
+/* Per-thread mode: one event, cpu -1, its own ring. */
+static int perf_open_per_thread(struct perf_sampler *ps, pid_t tid, struct perf_ev *ev)
+{
+	int fd = perf_open_fd(ps, tid, -1);
+	if (fd < 0)
+		return fd;
+	ev->rb = calloc(1, sizeof(*ev->rb));
+	if (!ev->rb) {
+		close(fd);
+		return -ENOMEM;
+	}
+	int err = perf_map_ring(ps, ev->rb, fd);
+	if (err) {
+		close(fd);
+		free(ev->rb);
+		ev->rb = NULL;
+	}
+	return err;
+}
+
+/* Inherit mode: an event on every online CPU; the first one a CPU gets
+ * becomes its ring, the others write into it (PERF_EVENT_IOC_SET_OUTPUT:
+ * the same CPU, the same clock). A CPU that refuses (ENODEV: gone offline)
+ * is skipped. On failure everything this call opened is closed again,
+ * rings it created included (no other thread writes there yet). */
+static int perf_open_per_cpu(struct perf_sampler *ps, pid_t tid, struct perf_ev *ev)
+{
+	int opened = 0, err = 0;
+	bool created[PERF_MAX_CPUS] = {false};
+
+	ev->fds = malloc((size_t)ps->ncpus * sizeof(*ev->fds));
+	if (!ev->fds)
+		return -ENOMEM;
+	ev->nfd = ps->ncpus;
+	for (int i = 0; i < ps->ncpus; i++)
+		ev->fds[i] = -1;
+	for (int i = 0; i < ps->ncpus; i++) {
+		int fd = perf_open_fd(ps, tid, ps->cpu_ids[i]);
+		if (fd == -ENODEV)
+			continue;
+		if (fd < 0) {
+			err = fd;
+			break;
+		}
+		struct perf_rb *rb = &ps->cpu_rb[i];
+		if (rb->fd < 0) {
+			err = perf_map_ring(ps, rb, fd);
+			created[i] = !err;
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rb->fd) < 0) {
+			err = -errno;
+		} else {
+			ev->fds[i] = fd;
+		}
+		if (err) {
+			close(fd);
+			break;
+		}
+		opened++;
+	}
+	if (!err && !opened)
+		err = -ENODEV;
+	if (err) {
+		for (int i = 0; i < ps->ncpus; i++) {
+			if (ev->fds[i] >= 0)
+				close(ev->fds[i]);
+			ev->fds[i] = -1;
+			if (created[i])
+				perf_rb_close(&ps->cpu_rb[i]);
+		}
+	}
+	return err;
+}
+
+static int perf_open_thread(struct perf_sampler *ps, struct perf_thread *t)
+{
+	struct perf_ev *ev = calloc(1, sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	ev->refs = 1;
+	int err = ps->per_thread ? perf_open_per_thread(ps, t->tid, ev)
+				 : perf_open_per_cpu(ps, t->tid, ev);
+	if (err && !ps->per_thread && !ps->opened_any && err != -ESRCH && err != -EMFILE &&
+	    err != -ENFILE && err != -ENOMEM) {
+		/* Inherited per-CPU events refused where a per-thread one may
+		 * not be: fall back to today's mode, and say why. */
+		free(ev->fds);
+		ev->fds = NULL;
+		ev->nfd = 0;
+		ps->per_thread = true;
+		int err2 = perf_open_per_thread(ps, t->tid, ev);
+		if (err2) {
+			ps->per_thread = false;
+		} else {
+			ps->stats.events = PERF_EVENTS_THREAD;
+			ps->stats.fallback_err = err;
+		}
+		err = err2;
+	}
+	if (err) {
+		perf_ev_close(ev);
+		ps->stats.threads_failed++;
+		ps->base.last_err = err;
+		return err;
+	}
+	t->ev = ev;
+	ps->opened_any = true;
+	ps->stats.threads_opened++;
+	return 0;
+}
+
+/* When thread tid of pid started, in boot-time clock ticks (0: unknown). */
+static uint64_t perf_thread_start(pid_t pid, pid_t tid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	unsigned long long start = 0;
+	/* After the name: state, then fields 4..21, then starttime (22). */
+	if (!p || sscanf(p + 2,
+			 "%*c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+			 "%*s %*s %llu",
+			 &start) != 1)
+		return 0;
+	return start;
+}
+
+/* ---- per-CPU mode ---- */
+
+static void perf_wide_close(struct perf_sampler *ps)
+{
+	for (int i = 0; i < ps->ncpus; i++)
+		perf_rb_close(&ps->cpu_rb[i]);
+	pidfilter_free(ps->filter);
+	ps->filter = NULL;
+	ps->wide = false;
+}
+
+/* One filtered CPU-wide event per online CPU, each its own ring. A CPU
+ * that refuses with ENODEV (gone offline) is skipped. */
+static int perf_wide_open(struct perf_sampler *ps)
+{
+	int err = pidfilter_new(&ps->filter), opened = 0;
+	ps->wide = true; /* perf_fill_attr: no inherit, no enable_on_exec */
+	for (int i = 0; !err && i < ps->ncpus; i++) {
+		int fd = perf_open_fd(ps, -1, ps->cpu_ids[i]);
+		if (fd == -ENODEV)
+			continue;
+		if (fd < 0) {
+			err = fd;
+			break;
+		}
+		if ((err = pidfilter_attach(ps->filter, fd)) ||
+		    (err = perf_map_ring(ps, &ps->cpu_rb[i], fd))) {
+			close(fd);
+			break;
+		}
+		opened++;
+	}
+	if (!err && !opened)
+		err = -ENODEV;
+	if (err)
+		perf_wide_close(ps);
+	return err;
+}
+
+/* The first thread decides: per-CPU mode if the kernel lets us, else
+ * inherit mode (the reason kept); -errno only when per-CPU was asked for. */
+static int perf_wide_try(struct perf_sampler *ps)
+{
+	ps->wide_tried = true;
+	int err = perf_wide_open(ps);
+	if (!err) {
+		ps->stats.events = PERF_EVENTS_CPU;
+		return 0;
+	}
+	ps->stats.fallback_err = err;
+	if (ps->cfg.events == PERF_EVENTS_CPU) {
+		ps->stats.threads_failed++;
+		ps->base.last_err = err;
+		return err;
+	}
+	ps->kernel = true; /* the probe starts again for per-task events */
+	ps->kernel_probed = false;
+	return 0;
+}
+
+/* Per-CPU mode: the thread's process joins the filter; the thread needs
+ * nothing of its own. */
+static int perf_wide_add(struct perf_sampler *ps, pid_t pid, pid_t tid)
+{
+	if (syscall(SYS_tgkill, pid, tid, 0) < 0 && errno == ESRCH)
+		return -ESRCH;
+	int err = pidfilter_add(ps->filter, pid);
+	if (err) {
+		ps->stats.threads_failed++;
+		ps->base.last_err = err;
+		return err;
+	}
+	ps->stats.filtered_pids = pidfilter_count(ps->filter);
+	if (!perf_insert(ps, pid, tid, PT_OPENED, 0))
+		return -ENOMEM;
+	ps->stats.threads_opened++;
+	return 0;
+}
+
+/* A side-band record of the whole machine: ours if its process is
+ * filtered in. A FORK that makes a process of one of ours brings the new
+ * process into the filter (inherit mode follows children too). */
+static bool perf_wide_keep(struct perf_sampler *ps, const struct perf_event_header *h, pid_t pid)
+{
+	if (pidfilter_has(ps->filter, pid))
+		return true;
+	if (h->type != PERF_RECORD_FORK || h->size < sizeof(*h) + 16)
+		return false;
+	uint32_t f[4];
+	memcpy(f, h + 1, 16); /* pid, ppid, tid, ptid */
+	if (f[0] != f[2] || !pidfilter_has(ps->filter, (pid_t)f[1]))
+		return false;
+	if (pidfilter_add(ps->filter, (pid_t)f[0]))
+		return false;
+	ps->stats.filtered_pids = pidfilter_count(ps->filter);
+	return true;
+}
+
+/* Processes that are gone leave the filter (their pid may be reused). */
+static void perf_wide_sweep(struct perf_sampler *ps)
+{
+	for (int i = 0; i < pidfilter_count(ps->filter); i++) {
+		pid_t pid = pidfilter_pid(ps->filter, i);
+		if (kill(pid, 0) < 0 && errno == ESRCH) {
+			pidfilter_remove(ps->filter, pid);
+			i--;
+		}
+	}
+	ps->stats.filtered_pids = pidfilter_count(ps->filter);
+}
+
+/* Read ahead in every CPU ring for FORK records, so a thread created by
+ * one of ours since the last drain is known as inherited. */
+static void perf_peek_fork(void *ctx, const struct perf_event_header *h);
+
+int perf_add_thread(struct perf_sampler *ps, pid_t pid, pid_t tid)
+{
+	struct perf_thread *t = perf_find(ps, tid);
+	if (t && t->state != PT_UNCOVERED)
+		return -EEXIST;
+	if (!ps->wide_tried) {
+		int err = perf_wide_try(ps);
+		if (err)
+			return err;
+	}
+	if (ps->wide)
+		return perf_wide_add(ps, pid, tid);
+	if (!t && !ps->per_thread && perf_proc_of(ps, pid)) {
+		/* pid has events: tid may be their inherited copy, its FORK
+		 * record not drained yet. */
+		for (int i = 0; i < ps->ncpus; i++)
+			if (ps->cpu_rb[i].fd >= 0)
+				ring_peek(&ps->cpu_rb[i].ring, perf_peek_fork, ps);
+		t = perf_find(ps, tid);
+		if (t)
+			return t->state == PT_UNCOVERED ? perf_add_thread(ps, pid, tid) : -EEXIST;
+		/* Not seen: a thread older than the events is not theirs;
+		 * a younger one waits for the next drain. */
+		uint64_t start = perf_thread_start(pid, tid);
+		if (!start)
+			return -ESRCH;
+		if (start + 2 >= perf_proc_of(ps, pid)->since_ticks) {
+			t = perf_insert(ps, pid, tid, PT_PENDING, 0);
+			if (!t)
+				return -ENOMEM;
+			t->since_ns = clock_ns(CLOCK_MONOTONIC);
+			return 0;
+		}
+	}
+	if (!t && !(t = perf_insert(ps, pid, tid, PT_UNCOVERED, 0)))
+		return -ENOMEM;
+	int err = perf_open_thread(ps, t);
+	if (err == -ESRCH)
+		perf_erase(ps, t);
+	else if (!err)
+		perf_set_state(ps, t, PT_OPENED);
+	return err;
+}
+
+void perf_remove_thread(struct perf_sampler *ps, pid_t tid)
+{
+	struct perf_thread *t = perf_find(ps, tid);
+	if (t)
+		perf_erase(ps, t);
+}
+
+/* FORK: tid is a copy of ptid, and inherits whatever events ptid has. */
+static void perf_note_fork(struct perf_sampler *ps, const struct perf_task_rec *r)
+{
+	struct perf_thread *parent = perf_find(ps, r->ptid);
+	struct perf_thread *t = perf_find(ps, r->tid);
+	struct perf_ev *root = parent && perf_live(parent->state) ? parent->ev : NULL;
+
+	if (t && t->state == PT_COVERED)
+		return; /* seen ahead of the drain */
+	if (t)
+		perf_erase(ps, t); /* pending, uncovered, or a stale entry of a reused tid */
+	t = perf_insert(ps, r->pid, r->tid, PT_COVERED, r->time);
+	if (!t)
+		return;
+	t->ev = root;
+	if (root)
+		root->refs++;
+	ps->stats.threads_inherited++;
+}
+
+static void perf_peek_fork(void *ctx, const struct perf_event_header *h)
+{
+	struct perf_sampler *ps = ctx;
+	uint32_t f[4];
+	uint64_t time;
+	if (h->type != PERF_RECORD_FORK || h->size < sizeof(*h) + 24)
+		return;
+	memcpy(f, h + 1, 16);
+	memcpy(&time, (const uint8_t *)(h + 1) + 16, 8);
+	struct perf_task_rec r = {.time = time,
+				  .pid = (pid_t)f[0],
+				  .ppid = (pid_t)f[1],
+				  .tid = (pid_t)f[2],
+				  .ptid = (pid_t)f[3],
+				  .fork = true};
+	perf_note_fork(ps, &r);
+}
+
+/* After a drain: threads left pending long enough had no FORK record, so
+ * they are not inherited: open them now. */
+static void perf_resolve_pending(struct perf_sampler *ps)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	for (int i = 0; i < ps->nthreads; i++) {
+		struct perf_thread *t = &ps->threads[i];
+		if (t->state != PT_PENDING || now - t->since_ns < PERF_PENDING_MIN_NS)
+			continue;
+		t->state = PT_UNCOVERED;
+		int err = perf_open_thread(ps, t);
+		if (err == -ESRCH) {
+			perf_erase(ps, t);
+			i--;
+		} else if (!err) {
+			perf_set_state(ps, t, PT_OPENED);
+		}
+	}
+}
+
+/* Threads whose EXIT record was lost (or read before its FORK) stay in the
+ * table: drop those that are gone, every few seconds. */
+static void perf_sweep(struct perf_sampler *ps)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	if (now - ps->last_sweep_ns < PERF_SWEEP_NS)
+		return;
+	ps->last_sweep_ns = now;
+	if (ps->wide)
+		perf_wide_sweep(ps);
+	for (int i = 0; i < ps->nthreads; i++) {
+		struct perf_thread *t = &ps->threads[i];
+		if (t->state == PT_COVERED && syscall(SYS_tgkill, t->pid, t->tid, 0) < 0 &&
+		    errno == ESRCH) {
+			perf_erase(ps, t);
+			i--;
+		}
+	}
+}
+
+bool perf_kernel_enabled(const struct perf_sampler *ps)
+{
+	return ps->kernel;
+}
+
+void perf_exec_done(struct perf_sampler *ps)
+{
+	ps->cfg.enable_on_exec = false;
+}
+
+const struct perf_stats *perf_get_stats(const struct perf_sampler *ps)
+{
+	return &ps->stats;
+}
+
+/* A cursor over a record's payload that never reads past its end. */
+struct cursor {
+	const uint8_t *p, *end;
+};
+
+static int cur_u64(struct cursor *c, uint64_t *v)
+{
+	if (c->end - c->p < 8)
+		return -EBADMSG;
+	memcpy(v, c->p, 8);
+	c->p += 8;
+	return 0;
+}
+
+static int cur_skip(struct cursor *c, uint64_t n, const uint8_t **start)
+{
+	if ((uint64_t)(c->end - c->p) < n)
+		return -EBADMSG;
+	*start = c->p;
+	c->p += n;
+	return 0;
+}
+
+/* Kernel frames of a callchain: the run after PERF_CONTEXT_KERNEL. */
+static void perf_kernel_frames(const uint64_t *ips, uint64_t nr, struct sample *out)
+{
+	out->kpcs = NULL;
+	out->nkpcs = 0;
+	for (uint64_t i = 0; i < nr; i++) {
+		if (ips[i] != PERF_CONTEXT_KERNEL)
+			continue;
+		uint64_t j = i + 1;
+		while (j < nr && ips[j] < PERF_CONTEXT_MAX)
+			j++;
+		out->kpcs = &ips[i + 1];
+		out->nkpcs = (int)(j - i - 1);
+		return;
+	}
+}
+
+int perf_parse_sample(const void *rec, size_t size, bool callchain, struct sample *out)
+{
+	struct cursor c = {(const uint8_t *)rec + sizeof(struct perf_event_header),
+			   (const uint8_t *)rec + size};
+	uint64_t ip, pidtid, time, v;
+	const uint8_t *ptr;
+
+	memset(out, 0, sizeof(*out));
+	if (size < sizeof(struct perf_event_header))
+		return -EBADMSG;
+	if (cur_u64(&c, &ip) || cur_u64(&c, &pidtid) || cur_u64(&c, &time))
+		return -EBADMSG;
+	out->pid = (int)(uint32_t)pidtid;
+	out->tid = (int)(uint32_t)(pidtid >> 32);
+	out->time_ns = time;
+	out->weight = 1;
+	out->state = SAMPLE_ONCPU;
+	out->syscall_nr = -1;
+
+	if (callchain) {
+		uint64_t nr;
+		if (cur_u64(&c, &nr) || nr > 4096 || cur_skip(&c, nr * 8, &ptr))
+			return -EBADMSG;
+		/* ptr is 8-byte aligned inside the record. */
+		perf_kernel_frames((const uint64_t *)(const void *)ptr, nr, out);
+	}
+
+	uint64_t abi;
+	if (cur_u64(&c, &abi))
+		return -EBADMSG;
+	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+		for (int i = 0; i < NREGS_SAMPLED; i++) {
+			if (cur_u64(&c, &v))
+				return -EBADMSG;
+			out->regs[dwarf_of_sampled[i]] = v;
+		}
+		out->regs_mask = (1u << SAMPLE_NREGS) - 1;
+	}
+
+	uint64_t stack_size;
+	if (cur_u64(&c, &stack_size))
+		return -EBADMSG;
+	if (stack_size) {
+		uint64_t dyn;
+		if (cur_skip(&c, stack_size, &ptr) || cur_u64(&c, &dyn))
+			return -EBADMSG;
+		out->stack = ptr;
+		out->stack_size = dyn < stack_size ? dyn : stack_size;
+	}
+	if (!out->regs_mask) {
+		/* A kernel thread or a sample with no user context: keep the ip. */
+		out->regs[SAMPLE_REG_RIP] = ip;
+	}
+	return 0;
+}
+
+/* The pid and tid in the fixed part of a side-band record that holds at
+ * least min bytes: u32 pid at 0, u32 tid at tid_off (4 in COMM and MMAP).
+ * False when the record is too short. */
+static bool record_ids(const struct perf_event_header *h, size_t min, size_t tid_off, uint32_t *pid,
+		       uint32_t *tid)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+
+	if (h->size < sizeof(*h) + min)
+		return false;
+	memcpy(pid, p, 4);
+	memcpy(tid, p + tid_off, 4);
+	return true;
+}
+
+/* Records with sample_id_all carry pid/tid right after their fixed part;
+ * for the ones we use, the fixed part gives pid/tid itself. */
+static void perf_dispatch(struct perf_sampler *ps, const struct perf_event_header *h,
+			  const struct perf_callbacks *cb, void *ctx, int *nsamples)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1);
+	uint32_t pid, tid;
+
+	if (ps->wide && (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT ||
+			 h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_MMAP ||
+			 h->type == PERF_RECORD_MMAP2)) {
+		/* Every process on the machine has these: keep ours. */
+		if (!record_ids(h, 8, 4, &pid, &tid) || !perf_wide_keep(ps, h, (pid_t)pid))
+			return;
+	}
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: {
+		struct sample s;
+		if (perf_parse_sample(h, h->size, ps->kernel, &s)) {
+			ps->stats.corrupt++;
+			return;
+		}
+		ps->stats.samples++;
+		(*nsamples)++;
+		if (cb->sample)
+			cb->sample(ctx, &s);
+		return;
+	}
+	case PERF_RECORD_LOST: {
+		uint64_t lost[2];
+		if (h->size >= sizeof(*h) + 16) {
+			memcpy(lost, p, 16);
+			ps->stats.lost += lost[1];
+		}
+		return;
+	}
+	case PERF_RECORD_THROTTLE:
+		ps->stats.throttled++;
+		return;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		/* Applied after the drain, in time order (perf_task_apply). */
+		uint32_t f[4];
+		uint64_t time;
+		if (h->size < sizeof(*h) + 24 ||
+		    array_grow((void **)&ps->task, &ps->task_cap, ps->ntask + 1, sizeof(*ps->task)))
+			return;
+		memcpy(f, p, 16);
+		memcpy(&time, p + 16, 8);
+		ps->task[ps->ntask++] = (struct perf_task_rec){
+		    .time = time,
+		    .pid = (pid_t)f[0],
+		    .ppid = (pid_t)f[1],
+		    .tid = (pid_t)f[2],
+		    .ptid = (pid_t)f[3],
+		    .fork = h->type == PERF_RECORD_FORK,
+		};
+		return;
+	}
+	case PERF_RECORD_COMM:
+		if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) || !record_ids(h, 9, 4, &pid, &tid))
+			return;
+		if (cb->exec) {
+			char comm[17] = {0};
+			size_t n = h->size - sizeof(*h) - 8;
+			memcpy(comm, p + 8, n < 16 ? n : 16);
+			cb->exec(ctx, (pid_t)pid, (pid_t)tid, comm);
+		}
+		return;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (!record_ids(h, 8, 4, &pid, &tid))
+			return;
+		if (cb->mmap)
+			cb->mmap(ctx, (pid_t)pid, (pid_t)tid);
+		return;
+	default:
+		return;
+	}
+}
+
+/* Every record of one ring through perf_dispatch. */
+static void perf_drain_one(struct perf_sampler *ps, struct ring *r,
+			   const struct perf_callbacks *cb, void *ctx, int *nsamples)
+{
+	const struct perf_event_header *h;
+	uint64_t before = r->corrupt;
+	while (ring_next(r, &h) == 1)
+		perf_dispatch(ps, h, cb, ctx, nsamples);
+	ps->stats.corrupt += r->corrupt - before;
+}
+
+static int perf_task_cmp(const void *a, const void *b)
+{
+	const struct perf_task_rec *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (int)y->fork - (int)x->fork; /* a FORK before an EXIT at the same time */
+}
+
+/* The FORK and EXIT records of a drain, oldest first: inherit mode keeps
+ * its table of covered threads (a FORK covers the child; an EXIT ends a
+ * thread, and its events once nothing inherited them); then the callbacks. */
+static void perf_task_apply(struct perf_sampler *ps, bool track, const struct perf_callbacks *cb,
+			    void *ctx)
+{
+	if (ps->ntask > 1)
+		qsort(ps->task, ps->ntask, sizeof(*ps->task), perf_task_cmp);
+	for (size_t i = 0; i < ps->ntask; i++) {
+		const struct perf_task_rec *r = &ps->task[i];
+		if (r->fork) {
+			if (track)
+				perf_note_fork(ps, r);
+			if (cb->thread_new)
+				cb->thread_new(ctx, r->pid, r->tid);
+		} else {
+			if (track)
+				perf_remove_thread(ps, r->tid);
+			if (cb->thread_exit)
+				cb->thread_exit(ctx, r->pid, r->tid);
+		}
+	}
+	ps->ntask = 0;
+}
+
+int perf_drain(struct perf_sampler *ps, const struct perf_callbacks *cb, void *ctx)
+{
+	int nsamples = 0;
+	if (ps->per_thread) {
+		for (int i = 0; i < ps->nthreads; i++)
+			if (ps->threads[i].state == PT_OPENED && ps->threads[i].ev->rb)
+				perf_drain_one(ps, &ps->threads[i].ev->rb->ring, cb, ctx,
+					       &nsamples);
+		perf_task_apply(ps, false, cb, ctx);
+		return nsamples;
+	}
+	for (int i = 0; i < ps->ncpus; i++)
+		if (ps->cpu_rb[i].fd >= 0)
+			perf_drain_one(ps, &ps->cpu_rb[i].ring, cb, ctx, &nsamples);
+	perf_task_apply(ps, true, cb, ctx);
+	perf_resolve_pending(ps);
+	perf_sweep(ps);
+	return nsamples;
+}
+
+int perf_nrings(const struct perf_sampler *ps)
+{
+	int n = 0;
+	if (ps->per_thread) {
+		for (int i = 0; i < ps->nthreads; i++)
+			n += ps->threads[i].state == PT_OPENED && ps->threads[i].ev->rb;
+	} else {
+		for (int i = 0; i < ps->ncpus; i++)
+			n += ps->cpu_rb[i].fd >= 0;
+	}
+	return n;
+}
+
+int perf_drain_ring(struct ring *r, bool kernel, const struct perf_callbacks *cb, void *ctx,
+		    struct perf_stats *stats)
+{
+	struct perf_sampler ps = {.kernel = kernel, .per_thread = true, .stats = *stats};
+	int nsamples = 0;
+	perf_drain_one(&ps, r, cb, ctx, &nsamples);
+	perf_task_apply(&ps, false, cb, ctx);
+	free(ps.task);
+	*stats = ps.stats;
+	return nsamples;
+}
+
+/* ---- the sampler interface (sampler.h) -----------------------------------
+ *
+ * perf as a source: collect drains every ring. In inherit mode the drain
+ * itself keeps the thread table (FORK: covered, EXIT: gone). In per-thread
+ * mode threads announced by FORK and EXIT records are queued during the
+ * drain and added or closed right after it; a FORK of a process we do not
+ * sample (a child process) is ignored there. */
+
+static struct perf_sampler *perf_of(const struct sampler *s)
+{
+	return (struct perf_sampler *)s;
+}
+
+static void perf_src_sample(void *ctx, const struct sample *s)
+{
+	const struct sampler_sink *sink = ((struct perf_sampler *)ctx)->sink;
+	sink->sample(sink->ctx, s);
+}
+
+static void perf_src_thread_new(void *ctx, pid_t pid, pid_t tid)
+{
+	struct perf_sampler *src = ctx;
+	if (src->per_thread && perf_proc_of(src, pid) &&
+	    !array_grow((void **)&src->pending_new, &src->pending_new_cap, src->npending_new + 1,
+		      sizeof(*src->pending_new))) {
+		src->pending_new[src->npending_new][0] = pid;
+		src->pending_new[src->npending_new][1] = tid;
+		src->npending_new++;
+	}
+}
+
+static void perf_src_thread_exit(void *ctx, pid_t pid, pid_t tid)
+{
+	struct perf_sampler *src = ctx;
+	if (src->per_thread && !array_grow((void **)&src->pending_exit, &src->pending_exit_cap,
+					 src->npending_exit + 1, sizeof(*src->pending_exit)))
+		src->pending_exit[src->npending_exit++] = tid;
+}
+
+static void perf_src_exec(void *ctx, pid_t pid, pid_t tid, const char *comm)
+{
+	const struct sampler_sink *sink = ((struct perf_sampler *)ctx)->sink;
+	if (sink->maps_changed)
+		sink->maps_changed(sink->ctx, pid);
+	if (sink->exec)
+		sink->exec(sink->ctx, pid, comm);
+}
+
+static void perf_src_mmap(void *ctx, pid_t pid, pid_t tid)
+{
+	const struct sampler_sink *sink = ((struct perf_sampler *)ctx)->sink;
+	if (sink->maps_changed)
+		sink->maps_changed(sink->ctx, pid);
+}
+
+static const struct perf_callbacks perf_src_callbacks = {
+	.sample = perf_src_sample,
+	.thread_new = perf_src_thread_new,
+	.thread_exit = perf_src_thread_exit,
+	.exec = perf_src_exec,
+	.mmap = perf_src_mmap,
+};
+
+static int perf_src_add_thread(struct sampler *s, pid_t pid, pid_t tid)
+{
+	return perf_add_thread(perf_of(s), pid, tid);
+}
+
+static bool perf_src_has_thread(const struct sampler *s, pid_t tid)
+{
+	return perf_has_thread(perf_of(s), tid);
+}
+
+static int perf_src_nthreads(const struct sampler *s)
+{
+	return perf_nthreads(perf_of(s));
+}
+
+static int perf_src_collect(struct sampler *s, uint64_t now_ns, const struct sampler_sink *sink)
+{
+	struct perf_sampler *src = perf_of(s);
+	src->sink = sink;
+	int n = perf_drain(src, &perf_src_callbacks, src);
+	src->sink = NULL;
+	for (size_t i = 0; i < src->npending_exit; i++)
+		perf_remove_thread(src, src->pending_exit[i]);
+	src->npending_exit = 0;
+	for (size_t i = 0; i < src->npending_new; i++)
+		sampler_add_thread(s, src->pending_new[i][0], src->pending_new[i][1]);
+	src->npending_new = 0;
+	return n;
+}
+
+static int perf_src_launch_prepare(struct sampler *s, pid_t pid)
+{
+	return perf_add_thread(perf_of(s), pid, pid);
+}
+
+static void perf_src_launch_done(struct sampler *s)
+{
+	perf_exec_done(perf_of(s));
+}
+
+static uint64_t perf_src_tick_ns(const struct sampler *s)
+{
+	return (uint64_t)(perf_of(s)->cfg.drain_interval_s * 1e9);
+}
+
+static void perf_src_stats(const struct sampler *s, struct sampler_stats *out)
+{
+	const struct perf_sampler *ps = perf_of(s);
+	const struct perf_stats *st = perf_get_stats(ps);
+	out->samples = st->samples;
+	out->lost = st->lost;
+	out->throttled = st->throttled;
+	out->threads_failed = st->threads_failed;
+	out->kernel_denied = !perf_kernel_enabled(ps);
+	out->rate_hz = ps->cfg.rate_hz;
+	/* Per-task events start each new thread a full period late. */
+	out->misses_short_threads =
+	    st->events == PERF_EVENTS_INHERIT || st->events == PERF_EVENTS_THREAD;
+	if (st->events == PERF_EVENTS_INHERIT)
+		out->coverage_note = "per-task events: threads under 10 ms undersampled";
+	else if (st->events == PERF_EVENTS_THREAD)
+		out->coverage_note = "per-thread events: new threads seen up to 1 s late";
+}
+
+static int read_paranoid(void)
+{
+	int v = -99;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -99;
+		fclose(f);
+	}
+	return v;
+}
+
+void perf_explain(int err, pid_t pid, char *buf, size_t size)
+{
+	if (err == -EACCES || err == -EPERM)
+		snprintf(buf, size,
+			 "not permitted to profile process %d (perf_event_paranoid is %d, uid %d): "
+			 "run as root (sudo stacktop ...), or give stacktop CAP_PERFMON and "
+			 "CAP_SYS_PTRACE, or allow it for your own processes with 'sudo sysctl "
+			 "kernel.perf_event_paranoid=1'.",
+			 pid, read_paranoid(), (int)getuid());
+	else if (err == -ESRCH)
+		snprintf(buf, size, "process %d exited before sampling could start.", pid);
+	else if (err == -ENOMEM)
+		snprintf(buf, size,
+			 "could not map the sample buffer for process %d (locked-memory limit): run "
+			 "as root or raise 'ulimit -l'.",
+			 pid);
+	else if (err == -EMFILE || err == -ENFILE)
+		snprintf(buf, size, "out of file descriptors (one per thread): raise 'ulimit -n'.");
+	else if (err == -ENOSYS || err == -ENOENT || err == -EOPNOTSUPP)
+		snprintf(buf, size, "this kernel has no cpu-clock perf event (perf_event_open: %s).",
+			 strerror(-err));
+	else
+		snprintf(buf, size, "cannot sample process %d: %s.", pid, strerror(-err));
+}
+
+static void perf_src_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
+{
+	const struct perf_sampler *ps = perf_of(s);
+	if (ps->cfg.events == PERF_EVENTS_CPU && ps->stats.events != PERF_EVENTS_CPU)
+		snprintf(buf, size,
+			 "per-CPU events were refused (%s): they need root, or CAP_PERFMON and "
+			 "CAP_BPF; leave out --events per-cpu to sample per task instead.",
+			 strerror(-err));
+	else
+		perf_explain(err, pid, buf, size);
+}
+
+static void perf_src_free(struct sampler *s)
+{
+	perf_free(perf_of(s));
+}
+
+static const struct sampler_ops perf_sampler_ops = {
+	.mode = "cpu",
+	.add_thread = perf_src_add_thread,
+	.has_thread = perf_src_has_thread,
+	.nthreads = perf_src_nthreads,
+	.collect = perf_src_collect,
+	.launch_prepare = perf_src_launch_prepare,
+	.launch_done = perf_src_launch_done,
+	.tick_ns = perf_src_tick_ns,
+	.stats = perf_src_stats,
+	.explain = perf_src_explain,
+	.free = perf_src_free,
+};
+
+int perf_sampler_new(const struct perf_config *cfg, struct sampler **out)
+{
+	struct perf_sampler *ps;
+	int err = perf_new(cfg, &ps);
+	if (err)
+		return err;
+	ps->base.ops = &perf_sampler_ops;
+	*out = &ps->base;
+	return 0;
+}

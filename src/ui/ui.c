@@ -1,0 +1,562 @@
+/*
+ * ui — the front end's state and its keys (see ui.h for the contract).
+ *
+ * Keys go, in order: to a view that is taking text (the icicle's search
+ * line), then to the global table below, then to the shown view, whose
+ * answer (struct view_action) is carried out here: narrowing every view to
+ * a thread, opening the icicle on a function. The top view's narrowing,
+ * kernel toggle and UTF-8 choice are the ones every view follows.
+ */
+#include "stacktop/ui/ui.h"
+#include "stacktop/lib/mono.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stacktop/model/diff.h"
+#include "stacktop/ui/keys.h"
+#include "stacktop/proc/metrics.h"
+#include "stacktop/app/opts.h"
+#include "stacktop/ui/screen.h"
+#include "stacktop/symbols/sym.h"
+#include "stacktop/lib/text.h"
+#include "stacktop/ui/view_diff.h"
+#include "stacktop/model/window.h"
+
+#define STATUS_NS 3000000000ull
+#define BATCH_COLS 200
+#define BATCH_ROWS 40
+#define UI_DIFF_SECONDS 10 /* the b key's baseline, and "now" in diff mode */
+
+void ui_init(struct ui *ui, const struct opts *o, double period_s, struct ui_model *m)
+{
+	memset(ui, 0, sizeof(*ui));
+	grid_init(&ui->grid, 80, 24);
+	ui->view = (enum ui_view)o->view;
+	ui->batch = o->batch;
+	ui->wall = o->wall;
+	ui->top.metrics = m->metrics;
+	ui->ann_name = o->annotate;
+	ui->ann.batch = o->batch;
+	ui->top.charts = true;
+	ui->top.utf8 = !o->ascii && text_locale_utf8();
+	ui->top.sort = o->sort;
+	ui->top.lines = o->lines;
+	ui->top.hide_kernel = o->hide_kernel;
+	ui->top.period_s = period_s;
+	ui->top.limit = o->batch ? o->limit : 0;
+	ui->top.batch = o->batch;
+	ui->top.wall = o->wall;
+	ui->top.hide_idle = o->idle_hidden;
+	m->output_dir = o->output_dir;
+	m->export_base = (struct export_opts){
+	    .per_thread = o->per_thread,
+	    .period_s = o->rate_hz ? 1.0 / o->rate_hz : 0,
+	    .mode = o->wall ? "wall" : "cpu",
+	    .force = o->force,
+	    .file_mode = o->output_mode,
+	    .thread_name = m->metrics ? metrics_thread_name : NULL,
+	    .ctx = m->metrics,
+	    .cmdline = m->cmdline,
+	};
+}
+
+void ui_free(struct ui *ui)
+{
+	view_top_state_free(&ui->top);
+	view_threads_state_free(&ui->threads);
+	view_icicle_state_free(&ui->icicle);
+	view_annotate_close(&ui->ann);
+	diff_snap_free(ui->baseline);
+	diff_free(ui->live);
+	view_memory_state_free(&ui->memory);
+	grid_free(&ui->grid);
+}
+
+void ui_status(struct ui *ui, const char *msg, uint64_t now_ns)
+{
+	snprintf(ui->status, sizeof(ui->status), "%s", msg);
+	ui->status_until_ns = now_ns + STATUS_NS;
+}
+
+int ui_tid(const struct ui *ui)
+{
+	return ui->top.tid;
+}
+
+bool ui_wants_memory(const struct ui *ui)
+{
+	return ui->view == UI_VIEW_MEMORY;
+}
+
+bool ui_paused(const struct ui *ui)
+{
+	return ui->paused;
+}
+
+void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header *h,
+	       uint64_t now_ns)
+{
+	h->paused = ui->paused;
+	h->batch = ui->batch;
+	h->filter_tid = ui->top.tid;
+	h->filter_name = NULL;
+	if (ui->top.tid && m->metrics) {
+		struct metrics_thread *t = metrics_thread(m->metrics, ui->top.tid, false);
+		h->filter_name = t ? t->comm : NULL;
+	}
+	h->status = now_ns < ui->status_until_ns ? ui->status : NULL;
+	h->hide_kernel = ui->top.hide_kernel;
+	h->lines = ui->top.lines;
+	h->now_ns = now_ns;
+}
+
+/* ---- drawing ---- */
+
+/* The view to draw: the threads view needs the per-thread series. */
+static enum ui_view shown_view(const struct ui *ui, const struct ui_model *m)
+{
+	return (ui->view == UI_VIEW_THREADS || ui->view == UI_VIEW_MEMORY) && !m->metrics
+		   ? UI_VIEW_TOP
+		   : ui->view;
+}
+
+/* The icicle and the threads table follow the top view's narrowing, kernel
+ * toggle and character set. */
+static void follow_top(struct ui *ui)
+{
+	ui->icicle.tid = ui->threads.tid = ui->top.tid;
+	ui->icicle.thread_label = view_threads_label;
+	ui->icicle.hide_kernel = ui->threads.hide_kernel = ui->top.hide_kernel;
+	ui->icicle.utf8 = ui->threads.utf8 = ui->memory.utf8 = ui->top.utf8;
+}
+
+/* When memory climbs like stairs and the code paths are traced, the MEM
+ * alert names the top holder (metrics.mem_holder points here). */
+static void memory_alert(struct ui *ui, const struct ui_model *m, bool shown, int cols, int rows)
+{
+	if (!m->metrics)
+		return;
+	m->metrics->mem_holder = NULL;
+	if (!m->memory.mm || !m->metrics->alert_stairs)
+		return;
+	if (!shown)
+		view_memory_update(&ui->memory, &m->memory, cols, rows);
+	view_memory_top_holder(&ui->memory, ui->mem_holder, sizeof(ui->mem_holder));
+	if (ui->mem_holder[0])
+		m->metrics->mem_holder = ui->mem_holder;
+}
+
+/* Diff mode: the baseline against the last 10 s, now, into ui->live
+ * (NULL without a baseline), or the files' diff; the icicle colours by it. */
+static const struct diff *update_diff(struct ui *ui, const struct ui_model *m,
+				      const struct view_header *h, bool lines, uint64_t *t)
+{
+	struct diff_opts o = {.lines = lines};
+	struct diff_snap *now = NULL;
+
+	*t = h && h->now_ns ? h->now_ns : mono_ns();
+	if (ui->fixed)
+		return ui->fixed;
+	diff_free(ui->live);
+	ui->live = NULL;
+	if (ui->baseline && !diff_snap_window(m->w, *t, UI_DIFF_SECONDS, lines, &now))
+		diff_compare(ui->baseline, now, &o, &ui->live);
+	diff_snap_free(now);
+	return ui->live;
+}
+
+/* The top view in diff mode. */
+static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view_header *h)
+{
+	uint64_t t;
+	const struct diff *d = update_diff(ui, m, h, ui->top.lines, &t);
+	char title[160];
+
+	if (ui->fixed_title)
+		snprintf(title, sizeof(title), "%s", ui->fixed_title);
+	else
+		snprintf(title, sizeof(title), "baseline (10 s, %u s ago) vs the last 10 s",
+			 (unsigned)((t - ui->baseline_ns) / 1000000000ull));
+	view_diff_render(&ui->grid, h, d, ui->top.lines, title, !ui->fixed);
+}
+
+/* --annotate FUNC opens once the function has samples; until then (batch)
+ * the sentence saying so is what is shown. */
+static bool draw_annotate(struct ui *ui, const struct ui_model *m, const struct view_header *h,
+			  int rows)
+{
+	char msg[300];
+
+	if (ui->ann_name && !ui->ann.open &&
+	    view_annotate_open_name(&ui->ann, m->w, m->sy_rw, m->source_path, ui->ann_name, msg,
+				    sizeof(msg)) == 0)
+		ui->ann_name = NULL;
+	if (!ui->ann.open && !(ui->ann_name && ui->batch))
+		return false;
+	if (!ui->ann.open) {
+		grid_printf(&ui->grid, 0, 0, 0, ui->grid.w, "%s", msg);
+		return true;
+	}
+	view_annotate_update(&ui->ann, m->w);
+	ui->ann.status = h ? h->status : NULL;
+	ui->ann.page = rows > 6 ? rows - 5 : 1;
+	view_annotate_render(&ui->ann, &ui->grid);
+	return true;
+}
+
+const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct view_header *h,
+			   int cols, int rows)
+{
+	if (ui->grid.w != cols || ui->grid.h != rows)
+		grid_resize(&ui->grid, cols, rows);
+	else
+		grid_clear(&ui->grid);
+	if (ui->help) {
+		const struct sym_module_note *mods = NULL;
+		size_t nmods = m->sy ? sym_modules(m->sy, &mods) : 0;
+
+		view_help_render(&ui->grid, mods, nmods);
+		return &ui->grid;
+	}
+	if (draw_annotate(ui, m, h, rows))
+		return &ui->grid;
+	follow_top(ui);
+	bool mem_shown = shown_view(ui, m) == UI_VIEW_MEMORY;
+	if (mem_shown)
+		view_memory_update(&ui->memory, &m->memory, cols, rows);
+	memory_alert(ui, m, mem_shown, cols, rows);
+	switch (shown_view(ui, m)) {
+	case UI_VIEW_MEMORY:
+		view_memory_render(&ui->grid, h, &ui->memory);
+		break;
+	case UI_VIEW_ICICLE:
+		ui->icicle.label_ctx = m->metrics;
+		/* In diff mode the frames take the colour of their function's
+		 * change; the widths stay those of now. */
+		ui->icicle.diff_attr = NULL;
+		if (ui->diff_mode) {
+			uint64_t t;
+			ui->icicle.diff_attr = view_diff_attr;
+			ui->icicle.diff_ctx = update_diff(ui, m, h, false, &t);
+		}
+		view_icicle_update(&ui->icicle, h, m->w, cols, rows);
+		view_icicle_render(&ui->grid, h, &ui->icicle);
+		break;
+	case UI_VIEW_THREADS:
+		ui->threads.locks = m->locks;
+		view_threads_update(&ui->threads, h, m->metrics, m->w, cols, rows);
+		view_threads_render(&ui->grid, h, m->metrics, &ui->threads);
+		break;
+	default:
+		ui->top.locks = m->locks;
+		if (ui->diff_mode) {
+			draw_diff(ui, m, h);
+			break;
+		}
+		view_top_update(&ui->top, m->w, h, cols, rows);
+		view_top_render(&ui->grid, h, &ui->top);
+		break;
+	}
+	return &ui->grid;
+}
+
+void ui_draw_screen(struct ui *ui, const struct ui_model *m, const struct view_header *h)
+{
+	int cols, rows;
+	screen_size(&cols, &rows);
+	screen_draw(ui_draw(ui, m, h, cols, rows));
+}
+
+void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header *h, FILE *out)
+{
+	char line[4096];
+	int rows = shown_view(ui, m) == UI_VIEW_TOP ? ui->top.limit + 6 : BATCH_ROWS;
+	if (shown_view(ui, m) == UI_VIEW_MEMORY)
+		rows = ui->top.limit + 16; /* mappings and code paths, -l each at most */
+	if (ui->ann_name || ui->ann.open) {
+		draw_annotate(ui, m, h, BATCH_ROWS); /* opens it: then its length is known */
+		rows = ui->ann.open ? view_annotate_count(&ui->ann) + 6 : 2;
+	}
+	const struct grid *g = ui_draw(ui, m, h, BATCH_COLS, rows);
+	int last = g->h - 1;
+	while (last > 0 && grid_row_text(g, last, line, sizeof(line)) == 0)
+		last--;
+	for (int y = 0; y <= last; y++) {
+		if (grid_row_text(g, y, line, sizeof(line)) < 0)
+			line[0] = '\0';
+		fprintf(out, "%s\n", line);
+	}
+	fprintf(out, "\n");
+	fflush(out);
+}
+
+/* ---- export (the w key, and record through main) ---- */
+
+void ui_export_opts(const struct ui *ui, const struct ui_model *m, struct export_opts *eo,
+		    const char **zoom, size_t nzoom)
+{
+	const struct view_icicle_state *ic = &ui->icicle;
+	*eo = m->export_base;
+	eo->tid = ui->top.tid;
+	eo->hide_kernel = ui->top.hide_kernel;
+	eo->duration_s = window_span_s(m->w, mono_ns());
+	if (ui->view != UI_VIEW_ICICLE || !ic->zoom.n || ic->zoom.n > nzoom)
+		return;
+	/* Zoom keys are "module\x1fname": the export matches names. */
+	for (size_t i = 0; i < ic->zoom.n; i++) {
+		const char *sep = strchr(ic->zoom.keys[i], '\x1f');
+		zoom[i] = sep ? sep + 1 : ic->zoom.keys[i];
+	}
+	eo->zoom = zoom;
+	eo->nzoom = (int)ic->zoom.n;
+}
+
+/* The w key: what is shown as pprof, named with the pid and the time. */
+static void write_profile(struct ui *ui, const struct ui_model *m, uint64_t now_ns)
+{
+	const char *zoom[64];
+	struct export_opts eo;
+	char path[1024], when[32], err[512], msg[1200];
+	time_t t = time(NULL);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
+	ui_export_opts(ui, m, &eo, zoom, sizeof(zoom) / sizeof(zoom[0]));
+	eo.format = EXPORT_PPROF;
+	snprintf(path, sizeof(path), "%s/stacktop-%d-%s%s", m->output_dir, m->pid, when,
+		 export_format_ext(eo.format));
+	if (export_write(m->w, &eo, path, err, sizeof(err)) == 0)
+		snprintf(msg, sizeof(msg), "wrote %s%s%s", path,
+			 eo.tid ? " (this thread only)" : "",
+			 eo.nzoom ? " (the zoomed path only)" : "");
+	else
+		snprintf(msg, sizeof(msg), "! %s", err);
+	ui_status(ui, msg, now_ns);
+}
+
+/* ---- keys ---- */
+
+/* Show only one thread (tid) in every view, or all (0). */
+static void narrow(struct ui *ui, int tid, uint64_t now_ns)
+{
+	char msg[96];
+	ui->top.tid = tid;
+	ui->top.selected = 0;
+	view_top_state_free(&ui->top);
+	if (tid)
+		snprintf(msg, sizeof(msg), "showing thread %d only; Esc shows all threads", tid);
+	else
+		snprintf(msg, sizeof(msg), "showing all threads");
+	ui_status(ui, msg, now_ns);
+}
+
+/* Carry out what a view's key asks for. Returns true if the key was used. */
+static bool act(struct ui *ui, const struct ui_model *m, struct view_action a, uint64_t now_ns)
+{
+	switch (a.kind) {
+	case VIEW_ACTION_NONE:
+		return false;
+	case VIEW_ACTION_NARROW:
+		narrow(ui, a.tid, now_ns);
+		ui->view = UI_VIEW_TOP;
+		return true;
+	case VIEW_ACTION_NARROW_ALL:
+		narrow(ui, 0, now_ns);
+		return true;
+	case VIEW_ACTION_OPEN_ICICLE:
+		if (a.frame_copy)
+			view_icicle_jump_to(&ui->icicle, m->w, a.frame_copy);
+		else
+			view_icicle_jump(&ui->icicle, m->w, a.frame);
+		ui->view = UI_VIEW_ICICLE;
+		return true;
+	case VIEW_ACTION_USED:
+	default:
+		return true;
+	}
+}
+
+static bool view_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns)
+{
+	follow_top(ui);
+	switch (shown_view(ui, m)) {
+	case UI_VIEW_ICICLE:
+		return act(ui, m, view_icicle_key(&ui->icicle, key), now_ns);
+	case UI_VIEW_THREADS:
+		return act(ui, m, view_threads_key(&ui->threads, key), now_ns);
+	case UI_VIEW_MEMORY:
+		return act(ui, m, view_memory_key(&ui->memory, key), now_ns);
+	default:
+		return act(ui, m, view_top_key(&ui->top, key), now_ns);
+	}
+}
+
+/* A toggle of the top view's state, said in the status line. */
+static void toggle(struct ui *ui, bool *flag, const char *on, const char *off, uint64_t now_ns)
+{
+	*flag = !*flag;
+	ui_status(ui, *flag ? on : off, now_ns);
+}
+
+/* Keys that mean the same in every view. Returns true if used. */
+static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns,
+		       enum ui_request *req)
+{
+	switch (key) {
+	case 'q':
+	case 'Q':
+		*req = UI_REQUEST_QUIT;
+		return true;
+	case '1':
+	case '2':
+	case '3':
+	case '4':
+		ui->view = (enum ui_view)(key - '1');
+		if (ui->view == UI_VIEW_THREADS && !m->metrics)
+			ui_status(ui, "no threads view here: a saved profile has no thread data",
+				  now_ns);
+		if (ui->view == UI_VIEW_MEMORY && !m->metrics)
+			ui_status(ui, "no memory view here: a saved profile has no process",
+				  now_ns);
+		return true;
+	case KEYS_TAB:
+		ui->view = (enum ui_view)((ui->view + 1) % UI_VIEW_COUNT);
+		return true;
+	case 'L':
+	case 'l':
+		toggle(ui, &ui->top.lines, "aggregating by file:line", "aggregating by function",
+		       now_ns);
+		return true;
+	case 'K':
+	case 'k':
+		toggle(ui, &ui->top.hide_kernel, "kernel frames hidden", "kernel frames shown",
+		       now_ns);
+		return true;
+	case 'g':
+		ui->top.charts = !ui->top.charts;
+		return true;
+	case 'D':
+		if (!ui->baseline && !ui->fixed && !ui->diff_mode) {
+			ui_status(ui, "no baseline: press b first (it marks the last 10 s)", now_ns);
+			return true;
+		}
+		ui->diff_mode = !ui->diff_mode;
+		if (ui->view != UI_VIEW_ICICLE)
+			ui->view = UI_VIEW_TOP;
+		return true;
+	case 'b':
+	case 'B':
+		if (key == 'b') {
+			struct diff_snap *sn = NULL;
+			/* With lines looked up, so L works in diff mode later. */
+			if (diff_snap_window(m->w, now_ns, UI_DIFF_SECONDS, true, &sn) == 0) {
+				diff_snap_free(ui->baseline);
+				ui->baseline = sn;
+				ui->baseline_ns = now_ns;
+			}
+		} else {
+			diff_snap_free(ui->baseline);
+			ui->baseline = NULL;
+			ui->diff_mode = false;
+		}
+		if (m->metrics && key == 'b')
+			metrics_baseline_now(m->metrics);
+		else if (m->metrics)
+			metrics_baseline_clear(m->metrics);
+		if (m->metrics)
+			ui_status(ui, key == 'b' ? "baseline = the last 10 s" : "baseline cleared",
+				  now_ns);
+		return true;
+	case ' ':
+		ui->paused = !ui->paused;
+		ui->top.frozen = ui->paused;
+		return true;
+	case 'R':
+	case 'r':
+		window_reset(m->w);
+		view_top_state_free(&ui->top);
+		ui_status(ui, "window reset", now_ns);
+		return true;
+	case '?':
+	case 'h':
+		ui->help = true;
+		return true;
+	case 'w':
+		write_profile(ui, m, now_ns);
+		return true;
+	case 'i':
+		if (!ui->wall)
+			return false;
+		toggle(ui, &ui->top.hide_idle, "idle threads hidden (only waiting for work)",
+		       "idle threads shown", now_ns);
+		view_top_state_free(&ui->top);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Key a in the top view or the icicle: annotate the selected function. */
+static bool annotate_selected(struct ui *ui, const struct ui_model *m, uint64_t now_ns)
+{
+	const struct frame *f = NULL;
+	char msg[300];
+
+	if (ui->view == UI_VIEW_TOP && ui->top.nkept && ui->top.selected >= 0 &&
+	    (size_t)ui->top.selected < ui->top.nkept)
+		f = &ui->top.kept[ui->top.selected].f;
+	else if (ui->view == UI_VIEW_ICICLE && ui->icicle.selected_frame != UINT32_MAX)
+		f = frames_get(window_frames(m->w), ui->icicle.selected_frame);
+	else if (ui->view == UI_VIEW_THREADS)
+		return false;
+	if (view_annotate_open_frame(&ui->ann, m->w, m->sy_rw, m->source_path, f, msg,
+				     sizeof(msg)))
+		ui_status(ui, msg, now_ns);
+	return true;
+}
+
+/* The annotate view's keys; the global ones it leaves (q, ?, space, w, R)
+ * go on; the rest stop here. */
+static bool annotate_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns)
+{
+	uint64_t target = 0;
+	char msg[300];
+
+	switch (view_annotate_key(&ui->ann, key, &target)) {
+	case VIEW_ANNOTATE_CLOSE:
+		view_annotate_close(&ui->ann);
+		return true;
+	case VIEW_ANNOTATE_FOLLOW:
+		if (view_annotate_follow(&ui->ann, m->w, m->sy_rw, m->source_path, target, msg,
+					 sizeof(msg)))
+			ui_status(ui, msg, now_ns);
+		return true;
+	case VIEW_ANNOTATE_USED:
+		return true;
+	default:
+		return !(key > 0 && key < 128 && strchr("qQ?h wRr", key));
+	}
+}
+
+enum ui_request ui_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns)
+{
+	enum ui_request req = UI_REQUEST_NONE;
+	if (ui->help) {
+		ui->help = false; /* any key leaves the help screen; q also quits */
+		if (key != 'q')
+			return req;
+	}
+	if (shown_view(ui, m) == UI_VIEW_ICICLE && ui->icicle.editing_search &&
+	    act(ui, m, view_icicle_key(&ui->icicle, key), now_ns))
+		return req;
+	if (ui->ann.open && annotate_key(ui, m, key, now_ns))
+		return req;
+	if (key == 'a' && !ui->ann.open && !ui->diff_mode && annotate_selected(ui, m, now_ns))
+		return req;
+	if (global_key(ui, m, key, now_ns, &req))
+		return req;
+	view_key(ui, m, key, now_ns);
+	return req;
+}

@@ -1,0 +1,869 @@
+/*
+ * view_chart — the CPU and memory charts, the alerts line and sparklines,
+ * drawn into a rectangle of a grid. Pure functions of (metrics, rectangle,
+ * utf8): no state, no allocation that outlives a call, nothing drawn
+ * outside the rectangle (every write goes through rect_put/rect_cell).
+ *
+ * A chart is, left to right: a gutter with the value axis (the scale's top
+ * and, for memory, its bottom, each with its unit; the title sits on the
+ * axis row), the plot, and a column of labels ("now 187%", "peak 240%",
+ * "base 120%", "floor 95%"), each marker's label on the marker's row when
+ * that row is free. The bottom row is the time axis: "+-60s-----now".
+ *
+ *   CPU: 1 column per second; when the window is wider than the plot,
+ *   columns are groups of seconds and show the group's MAXIMUM, so a
+ *   one-second burst never disappears (the floor marker shows the low end).
+ *   The scale starts at 0. Markers: baseline ("- - -", '╌' in UTF-8) and
+ *   floor ('_'), drawn wherever the bar does not fill the cell.
+ *
+ *   Memory (h >= 4): the verdict line(s) on top, then an RSS chart scaled to
+ *   the data's own range (so stairs of a few MiB on a large heap still show),
+ *   or from 0 with the limit line ('=' / '═') when the limit is within 1.5x
+ *   of the peak. With h 1..3 only the verdict lines.
+ *
+ * The texts about the metrics (memory verdict, limit line, alerts, spans,
+ * rates) are built here too, and the batch output uses the same functions,
+ * so a log and the screen say the same words for the same state.
+ *
+ * Fills: ASCII " . : #" (a '.' or ':' tops a column of '#'), UTF-8 eighth
+ * blocks ▁▂▃▄▅▆▇█ for the partial top cell. Any value above the bottom of
+ * the scale shows at least a '.' / '▁', so short bursts are never blank.
+ */
+#include "stacktop/ui/view_chart.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/lib/text.h"
+
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
+
+#define A_BAR_CPU GRID_COLOR(GRID_C_GREEN)
+#define A_BAR_MEM GRID_COLOR(GRID_C_CYAN)
+#define A_FLOOR (GRID_COLOR(GRID_C_YELLOW) | GRID_BOLD)
+#define A_BASE GRID_COLOR(GRID_C_CYAN)
+#define A_LIMIT (GRID_COLOR(GRID_C_RED) | GRID_BOLD)
+#define A_AXIS GRID_DIM
+#define A_ALERT (GRID_COLOR(GRID_C_ALERT) | GRID_BOLD)
+
+struct rect {
+	int x, y, w, h;
+};
+
+/* Text at (x, y), cut at the rectangle's right edge. */
+static void rect_put(struct grid *g, const struct rect *r, int x, int y, uint16_t attr,
+		     const char *s)
+{
+	if (y < r->y || y >= r->y + r->h || x < r->x || x >= r->x + r->w)
+		return;
+	grid_put(g, x, y, s, attr, r->x + r->w - x);
+}
+
+static void rect_cell(struct grid *g, const struct rect *r, int x, int y, wchar_t ch, uint16_t attr)
+{
+	if (y < r->y || y >= r->y + r->h || x < r->x || x >= r->x + r->w)
+		return;
+	grid_fill(g, x, y, 1, ch, attr);
+}
+
+/* The smallest of 1, 2, 2.5, 5 x 10^k that is >= x. */
+static double nice_step(double x)
+{
+	static const double m[] = {1, 2, 2.5, 5, 10};
+	double p;
+
+	if (x <= 0)
+		return 1;
+	p = pow(10, floor(log10(x)));
+	for (int i = 0; i < 5; i++)
+		if (m[i] * p >= x * (1 - 1e-9))
+			return m[i] * p;
+	return 10 * p;
+}
+
+/* A scale [*lo, *hi] around [lo, hi] on multiples of a round step, about
+ * four steps high. */
+static void nice_range(double lo, double hi, double min_span, double *out_lo, double *out_hi)
+{
+	double span = hi - lo, step;
+
+	if (span < min_span)
+		span = min_span;
+	step = nice_step(span / 4);
+	*out_lo = floor(lo / step) * step;
+	*out_hi = ceil(hi / step) * step;
+	if (*out_hi - *out_lo < step)
+		*out_hi = *out_lo + step;
+}
+
+/* ---- texts ---- */
+
+void view_chart_span_text(double s, char *buf, size_t size)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 59.5) {
+		snprintf(buf, size, "%.0fs", s);
+		return;
+	}
+	long min = lround(s / 60);
+	if (min < 60)
+		snprintf(buf, size, "%ldm", min);
+	else if (min < 48 * 60)
+		snprintf(buf, size, "%ldh%02ldm", min / 60, min % 60);
+	else {
+		long h = lround(s / 3600);
+		snprintf(buf, size, "%ldd%02ldh", h / 24, h % 24);
+	}
+}
+
+void view_chart_rate_text(double bytes_per_s, char *buf, size_t size)
+{
+	char b[32];
+	double a = fabs(bytes_per_s);
+	const char *unit = "/h";
+
+	if (a * 3600 < 10 * GIB) {
+		text_bytes((uint64_t)llround(a * 3600), b, sizeof(b));
+	} else {
+		text_bytes((uint64_t)llround(a * 60), b, sizeof(b));
+		unit = "/min";
+	}
+	snprintf(buf, size, "%c%s%s", bytes_per_s < 0 ? '-' : '+', b, unit);
+}
+
+/* Several processes: the one behind the growth, "worker 4502" (its name
+ * escaped, cut to keep the MEM line short), or "" when none stands out. */
+static void grower_text(const struct metrics *m, char *buf, size_t size)
+{
+	char name[64], cut[64];
+
+	buf[0] = '\0';
+	if (!m->mem_grower_pid)
+		return;
+	text_sanitize(m->mem_grower_comm, name, sizeof(name));
+	text_fit(name, 15, cut, sizeof(cut));
+	snprintf(buf, size, "%s %d", cut, (int)m->mem_grower_pid);
+}
+
+/* Append one alert to buf, separated from the previous one. */
+static void add_alert(char *buf, size_t size, const char *text)
+{
+	size_t len = strlen(buf);
+
+	if (len + 1 >= size)
+		return;
+	snprintf(buf + len, size - len, "%s! %s", len ? "   " : "", text);
+}
+
+static void alert_busy_floor_text(const struct metrics *m, char *out, size_t size)
+{
+	char amount[32];
+
+	if (m->alert_floor < 100)
+		snprintf(amount, sizeof(amount), "%.0f%% of a core", m->alert_floor);
+	else
+		snprintf(amount, sizeof(amount), "%.1f cores", m->alert_floor / 100);
+	for (int i = 0; i < m->nthreads; i++) {
+		const struct metrics_thread *th = &m->threads[i];
+		if (th->tid != m->busiest_floor_tid)
+			continue;
+		char name[32];
+		text_sanitize(th->comm, name, sizeof(name));
+		/* What is measured: a share of every second, not that it never
+		 * sleeps (a thread idle 90% of the time burns 10% a second). */
+		/* one figure, the thread's: the process floor (of ~100 ms
+		 * steps) beside it would read as a contradiction */
+		snprintf(out, size, "BUSY FLOOR: thread %s (%d) burns >= %.0f%% of a core every second",
+			 name, (int)th->tid, th->floor_pct);
+		return;
+	}
+	snprintf(out, size, "BUSY FLOOR %s: CPU never below it, bursts to %.0f%%", amount,
+		 m->cpu_p90);
+}
+
+static void alert_stairs_text(const struct metrics *m, char *out, size_t size)
+{
+	char rate[32], span[32], who[96];
+	size_t len;
+
+	view_chart_rate_text(m->mem_trend.slope, rate, sizeof(rate));
+	grower_text(m, who, sizeof(who));
+	len = (size_t)snprintf(
+	    out, size, "MEM STAIRS %s%s%s%s%s%s", rate, m->mem_growing || who[0] ? " (" : "",
+	    m->mem_growing ? m->mem_growing : "", m->mem_growing && who[0] ? ", " : "", who,
+	    m->mem_growing || who[0] ? ")" : "");
+	if (m->mem_to_limit_s >= 0 && len < size) {
+		view_chart_span_text(m->mem_to_limit_s, span, sizeof(span));
+		len += (size_t)snprintf(out + len, size - len, ", limit in ~%s", span);
+	}
+	if (m->mem_holder && len < size) {
+		char clean[160];
+		text_sanitize(m->mem_holder, clean, sizeof(clean));
+		snprintf(out + len, size - len, ": %s", clean);
+	}
+}
+
+void view_chart_alerts_text(const struct metrics *m, char *buf, size_t size)
+{
+	char one[320], span[32];
+	bool mem_urgent;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (!m)
+		return;
+	mem_urgent = m->alert_stairs && m->mem_to_limit_s >= 0 && m->mem_to_limit_s < 3600;
+	if (mem_urgent) {
+		alert_stairs_text(m, one, sizeof(one));
+		add_alert(buf, size, one);
+	}
+	if (m->alert_spike && m->cpu_baseline > 0) {
+		view_chart_span_text(m->spike_held_s, span, sizeof(span));
+		snprintf(one, sizeof(one), "CPU %.1fx baseline for %s",
+			 m->cpu_now / m->cpu_baseline, span);
+		add_alert(buf, size, one);
+	}
+	if (m->alert_stairs && !mem_urgent) {
+		alert_stairs_text(m, one, sizeof(one));
+		add_alert(buf, size, one);
+	}
+	if (m->alert_busy_floor) {
+		alert_busy_floor_text(m, one, sizeof(one));
+		add_alert(buf, size, one);
+	}
+}
+
+static void pct_text(double v, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.0f%%", v);
+}
+
+/* Narrowed to a thread, the CPU and MEM lines say they are not. */
+static const char *wide_text(const struct metrics *m, bool process_wide)
+{
+	if (!process_wide)
+		return "";
+	return m->multi ? " (all processes)" : " (process)";
+}
+
+/* The floor is the p10 of the window: it reads above "now" right after a
+ * drop. Then say what it is, so "floor 40%" next to "now 5%" is not read
+ * as a contradiction. */
+static bool floor_above_now(const struct metrics *m)
+{
+	return !m->exited && lround(m->cpu_floor) > lround(m->cpu_now);
+}
+
+/* "now 187%", or "exited": the last second of a process that is gone is
+ * no live figure. */
+static void now_text(const struct metrics *m, char *buf, size_t size)
+{
+	if (m->exited)
+		snprintf(buf, size, "exited");
+	else
+		pct_text(m->cpu_now, buf, size);
+}
+
+void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, size_t size)
+{
+	char now[16], peak[16], base[16], floor_[16], why[32] = "";
+
+	now_text(m, now, sizeof(now));
+	pct_text(m->cpu_peak, peak, sizeof(peak));
+	pct_text(m->cpu_baseline, base, sizeof(base));
+	pct_text(m->cpu_floor, floor_, sizeof(floor_));
+	if (floor_above_now(m))
+		snprintf(why, sizeof(why), " (p10 of %us)", m->cfg.window_s);
+	snprintf(buf, size, "CPU%s %s%s  peak %s%s%s  floor %s%s",
+		 wide_text(m, process_wide), m->exited ? "" : "now ", now, peak, m->baseline_set ? "  base " : "",
+		 m->baseline_set ? base : "", floor_, why);
+}
+
+/* The memory trend in words, verdict word first: at 80 columns the line
+ * is cut on the right, and "RISING, too s" or "no drops in 32s: STA" left
+ * the reader without the one word that matters. */
+static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
+{
+	const struct series_trend *tr = &m->mem_trend;
+	char rate[160], span[32], lo[32], hi[32], who[96];
+
+	if (m->rss.len < METRICS_TREND_MIN_S) {
+		snprintf(buf, size, "collecting (%zus of memory data, a verdict after %ds)",
+			 m->rss.len, METRICS_TREND_MIN_S);
+		return;
+	}
+	/* The rate names the process behind it: "+40 MiB/min (worker 4502)". */
+	view_chart_rate_text(tr->slope, rate, sizeof(rate));
+	grower_text(m, who, sizeof(who));
+	if (who[0] && strlen(rate) + strlen(who) + 4 < sizeof(rate))
+		snprintf(rate + strlen(rate), sizeof(rate) - strlen(rate), " (%s)", who);
+	switch (tr->kind) {
+	case SERIES_STAIRS:
+		view_chart_span_text(tr->since_drop_s, span, sizeof(span));
+		snprintf(buf, size, "STAIRS, leak suspected: %s, no drops in %s", rate, span);
+		break;
+	case SERIES_ROLLERCOASTER:
+		text_bytes((uint64_t)tr->peak_lo, lo, sizeof(lo));
+		text_bytes((uint64_t)tr->peak_hi, hi, sizeof(hi));
+		view_chart_span_text(tr->drop_every_s, span, sizeof(span));
+		if (!strcmp(lo, hi))
+			snprintf(buf, size, "ROLLERCOASTER, healthy: peaks %s, drops every ~%s", hi,
+				 span);
+		else
+			snprintf(buf, size, "ROLLERCOASTER, healthy: peaks %s-%s, drops every ~%s",
+				 lo, hi, span);
+		break;
+	default:
+		if (m->mem_rising) {
+			/* Climbing, but not for long enough to call it: never
+			 * "FLAT" next to a chart that goes up. */
+			view_chart_span_text(tr->span_s, span, sizeof(span));
+			snprintf(buf, size, "RISING, too soon to call a leak: %s over %s", rate,
+				 span);
+			break;
+		}
+		view_chart_span_text(tr->span_s, span, sizeof(span));
+		snprintf(buf, size, "FLAT: no trend over %s", span);
+		break;
+	}
+}
+
+/* "MEM 54 MiB RSS  STAIRS, ...  (anon 52 MiB, file 1.2 MiB)": the size and
+ * the verdict first, the breakdown (decoration at 80 columns) last. */
+void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, size_t size)
+{
+	char rss[32], anon[32], file[32], shmem[48] = "", trend[256];
+
+	text_bytes(m->mem_now, rss, sizeof(rss));
+	text_bytes(m->anon_now, anon, sizeof(anon));
+	text_bytes(m->file_now, file, sizeof(file));
+	if (m->shmem_now >= MIB && m->shmem_now * 100 >= m->mem_now) {
+		char s[32];
+		text_bytes(m->shmem_now, s, sizeof(s));
+		snprintf(shmem, sizeof(shmem), ", shmem %s", s);
+	}
+	mem_trend_text(m, trend, sizeof(trend));
+	snprintf(buf, size, "MEM%s %s RSS  %s  (anon %s, file %s%s)", wide_text(m, process_wide),
+		 rss, trend, anon, file, shmem);
+}
+
+void view_chart_mem_limit_text(const struct metrics *m, char *buf, size_t size)
+{
+	char lim[32], span[32];
+	const char *src = m->mem_limit_src ? m->mem_limit_src : "?";
+	bool grows = m->mem_growing && (m->mem_to_limit_s >= 0 || m->alert_stairs);
+
+	buf[0] = '\0';
+	if (!m->mem_limit) {
+		if (grows)
+			snprintf(buf, size, "%s memory grows", m->mem_growing);
+		return;
+	}
+	text_bytes(m->mem_limit, lim, sizeof(lim));
+	if (m->mem_to_limit_s >= 0) {
+		view_chart_span_text(m->mem_to_limit_s, span, sizeof(span));
+		snprintf(buf, size, "limit %s (%s) reached in ~%s at this slope%s%s%s", lim, src,
+			 span, grows ? "; " : "", grows ? m->mem_growing : "",
+			 grows ? " memory grows" : "");
+	} else {
+		snprintf(buf, size, "limit %s (%s)%s%s%s", lim, src, grows ? "; " : "",
+			 grows ? m->mem_growing : "", grows ? " memory grows" : "");
+	}
+}
+
+/* ---- the chart engine ---- */
+
+enum mark_kind { MARK_FLOOR, MARK_BASE, MARK_LIMIT };
+
+struct chart_mark {
+	enum mark_kind kind;
+	double v;
+};
+
+struct chart_label {
+	char text[40];
+	int mark; /* index into marks whose row it prefers, -1: any row */
+	uint16_t attr;
+};
+
+struct chart {
+	struct rect r; /* plot rows + the axis row */
+	const struct series *s;
+	double now_t;
+	unsigned window_s;
+	double lo, hi;	   /* the scale */
+	const char *title; /* on the axis row, in the gutter */
+	const char *note;  /* on the axis row after the span, when it fits; NULL: none */
+	char top[24], bottom[24];
+	struct chart_mark marks[3];
+	int nmarks;
+	struct chart_label labels[5]; /* right column, most important first */
+	int nlabels;
+	int gutter_w, right_w;
+	bool utf8;
+	uint16_t bar_attr;
+};
+
+/* Row (counted from the bottom) where a marker at v is drawn: '_' sits at
+ * the bottom of a cell, so it goes to the nearest cell boundary; dashes sit
+ * in the middle, so they go to the cell containing v. -1: off the scale. */
+static int mark_row(const struct chart *c, const struct chart_mark *mk, int ph)
+{
+	double pos;
+	int rb;
+
+	if (mk->v < c->lo || mk->v > c->hi || c->hi <= c->lo)
+		return -1;
+	pos = (mk->v - c->lo) / (c->hi - c->lo) * ph;
+	rb = mk->kind == MARK_FLOOR ? (int)lround(pos) : (int)floor(pos);
+	if (rb >= ph)
+		rb = ph - 1;
+	return rb < 0 ? 0 : rb;
+}
+
+static wchar_t partial_cell(double frac, bool utf8)
+{
+	if (utf8) {
+		long i = lround(frac * 8);
+		return i <= 0 ? 0 : (wchar_t)(0x2580 + (i > 8 ? 8 : i)); /* ▁ .. █ */
+	}
+	if (frac < 1.0 / 6)
+		return 0;
+	if (frac < 0.5)
+		return L'.';
+	return frac < 5.0 / 6 ? L':' : L'#';
+}
+
+/* Column values: the maximum of each group of seconds, -1 where no point. */
+static int chart_columns(const struct chart *c, int ncols, int group, double *cv)
+{
+	size_t cap = c->s->len ? c->s->len : 1;
+	double *tv = malloc(cap * sizeof(double)), *vv = malloc(cap * sizeof(double));
+	size_t n;
+
+	if (!tv || !vv) {
+		free(tv);
+		free(vv);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < ncols; i++)
+		cv[i] = -1;
+	n = series_get(c->s, tv, vv, cap);
+	for (size_t i = 0; i < n; i++) {
+		long k = lround(c->now_t - tv[i]); /* seconds ago */
+		if (k < 0 || k >= (long)ncols * group)
+			continue;
+		int col = ncols - 1 - (int)(k / group);
+		if (vv[i] > cv[col])
+			cv[col] = vv[i];
+	}
+	free(tv);
+	free(vv);
+	return 0;
+}
+
+/* Bars; returns in full[] how many cells of each column are full. */
+static void chart_bars(struct grid *g, const struct chart *c, int px, int ph, int ncols,
+		       const double *cv, int *full)
+{
+	wchar_t fullch = c->utf8 ? 0x2588 : L'#', tiny = c->utf8 ? 0x2581 : L'.';
+
+	for (int col = 0; col < ncols; col++) {
+		full[col] = 0;
+		if (cv[col] < 0)
+			continue;
+		double fh = (cv[col] - c->lo) / (c->hi - c->lo) * ph;
+		if (fh < 0)
+			fh = 0;
+		int nf = fh >= ph ? ph : (int)fh;
+		for (int rb = 0; rb < nf; rb++)
+			rect_cell(g, &c->r, px + col, c->r.y + ph - 1 - rb, fullch, c->bar_attr);
+		if (nf < ph) {
+			wchar_t pc = partial_cell(fh - nf, c->utf8);
+			if (!pc && nf == 0 && cv[col] > c->lo)
+				pc = tiny;
+			if (pc)
+				rect_cell(g, &c->r, px + col, c->r.y + ph - 1 - nf, pc,
+					  c->bar_attr);
+			if (pc == fullch)
+				nf++;
+		}
+		full[col] = nf;
+	}
+}
+
+static void chart_marks(struct grid *g, const struct chart *c, int px, int ph, int ncols,
+			const int *full, int *rows)
+{
+	/* Baseline and limit first, so the floor wins a shared row. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < c->nmarks; i++) {
+			const struct chart_mark *mk = &c->marks[i];
+			if ((mk->kind == MARK_FLOOR) != (pass == 1))
+				continue;
+			int rb = rows[i] = mark_row(c, mk, ph);
+			if (rb < 0)
+				continue;
+			for (int col = 0; col < ncols; col++) {
+				wchar_t ch;
+				uint16_t a;
+				if (full[col] > rb)
+					continue;
+				if (mk->kind == MARK_FLOOR) {
+					ch = L'_';
+					a = A_FLOOR;
+				} else if (mk->kind == MARK_BASE) {
+					/* "- - -": the gaps clear partial tops too,
+					 * or the row would read "-:-:". */
+					ch = c->utf8 ? 0x254c : (col % 2 ? L' ' : L'-'); /* ╌ */
+					a = A_BASE;
+				} else {
+					ch = c->utf8 ? 0x2550 : L'='; /* ═ */
+					a = A_LIMIT;
+				}
+				if (ch)
+					rect_cell(g, &c->r, px + col, c->r.y + ph - 1 - rb, ch, a);
+			}
+		}
+	}
+}
+
+/* The label column: each label on its marker's row if free, else on the
+ * nearest free row (the axis row included); labels that find no row are
+ * dropped, least important last in the list. */
+static void chart_right(struct grid *g, const struct chart *c, int rx, int ph, const int *rows)
+{
+	bool used[64] = {false};
+	int nrows = ph + 1 < 64 ? ph + 1 : 64;
+
+	for (int i = 0; i < c->nlabels; i++) {
+		const struct chart_label *l = &c->labels[i];
+		int want = -1, row = -1;
+		if (l->mark >= 0 && rows[l->mark] >= 0)
+			want = ph - 1 - rows[l->mark]; /* from the top */
+		if (want >= 0) {
+			for (int d = 0; d < nrows && row < 0; d++) {
+				if (want - d >= 0 && !used[want - d])
+					row = want - d;
+				else if (want + d < nrows && !used[want + d])
+					row = want + d;
+			}
+		} else {
+			for (int r = 0; r < nrows && row < 0; r++)
+				if (!used[r])
+					row = r;
+		}
+		if (row < 0)
+			continue;
+		used[row] = true;
+		rect_put(g, &c->r, rx, c->r.y + row, l->attr, l->text);
+	}
+}
+
+static void chart_axis(struct grid *g, const struct chart *c, int px, int ph, int ncols, int group)
+{
+	int ay = c->r.y + ph;
+	char span[24], left[32];
+
+	if (c->gutter_w > 0) {
+		for (int rb = 0; rb < ph; rb++)
+			rect_cell(g, &c->r, px - 1, c->r.y + rb, L'|', A_AXIS);
+		rect_cell(g, &c->r, px - 1, ay, L'+', A_AXIS);
+		rect_put(g, &c->r, c->r.x, ay, 0, c->title);
+		int tw = c->gutter_w - 2; /* a space before the '|' */
+		rect_put(g, &c->r, c->r.x + tw - text_width(c->top), c->r.y, 0, c->top);
+		if (c->bottom[0] && ph >= 2)
+			rect_put(g, &c->r, c->r.x + tw - text_width(c->bottom), c->r.y + ph - 1, 0,
+				 c->bottom);
+	}
+	for (int col = 0; col < ncols; col++)
+		rect_cell(g, &c->r, px + col, ay, L'-', A_AXIS);
+	/* "-60s" for short windows (the usual case), "-5m", "-1h00m" beyond. */
+	if ((long)ncols * group <= 120)
+		snprintf(span, sizeof(span), "%lds", (long)ncols * group);
+	else
+		view_chart_span_text((double)ncols * group, span, sizeof(span));
+	snprintf(left, sizeof(left), "-%s", span);
+	if (ncols >= (int)strlen(left) + 4)
+		rect_put(g, &c->r, px, ay, A_AXIS, left);
+	if (c->note && ncols >= (int)strlen(left) + text_width(c->note) + 8) {
+		char note[80];
+		snprintf(note, sizeof(note), " %s ", c->note);
+		rect_put(g, &c->r, px + (ncols - text_width(note)) / 2, ay, GRID_BOLD, note);
+	}
+	if (ncols >= 3)
+		rect_put(g, &c->r, px + ncols - 3, ay, A_AXIS, "now");
+}
+
+static int chart_draw(struct grid *g, struct chart *c)
+{
+	int ph = c->r.h - 1, gw = c->gutter_w, rw = c->right_w, pw, group, ncols, px;
+	unsigned win = c->window_s ? c->window_s : 1;
+	int rows[3] = {-1, -1, -1};
+	double *cv;
+	int *full;
+
+	if (ph < 1 || c->r.w < 4)
+		return 0;
+	if (c->r.w < gw + rw + 10)
+		rw = 0; /* narrow: the labels go first */
+	if (c->r.w < gw + 4)
+		gw = 0;
+	c->gutter_w = gw;
+	pw = c->r.w - gw - rw;
+	group = (int)((win + (unsigned)pw - 1) / (unsigned)pw);
+	ncols = (int)((win + (unsigned)group - 1) / (unsigned)group);
+	px = c->r.x + gw;
+	if (c->hi <= c->lo)
+		c->hi = c->lo + 1;
+
+	cv = malloc((size_t)ncols * sizeof(double));
+	full = malloc((size_t)ncols * sizeof(int));
+	if (!cv || !full || chart_columns(c, ncols, group, cv) < 0) {
+		free(cv);
+		free(full);
+		return -ENOMEM;
+	}
+	chart_bars(g, c, px, ph, ncols, cv, full);
+	chart_marks(g, c, px, ph, ncols, full, rows);
+	chart_axis(g, c, px, ph, ncols, group);
+	if (!c->s->len)
+		rect_put(g, &c->r, px + 1, c->r.y + (ph - 1) / 2, A_AXIS, "(collecting)");
+	if (rw > 0)
+		chart_right(g, c, px + ncols + 1, ph, rows);
+	free(cv);
+	free(full);
+	return 0;
+}
+
+/* A chart of series s of m in r, over m's window, with an 11-column gutter
+ * and a right column of right_w; marks, labels and the scale come after. */
+static void chart_init(struct chart *c, struct rect r, const struct metrics *m,
+		       const struct series *s, const char *title, int right_w, bool utf8,
+		       uint16_t bar_attr)
+{
+	*c = (struct chart){.r = r,
+			    .s = s,
+			    .now_t = m->last_t,
+			    .window_s = m->cfg.window_s,
+			    .title = title,
+			    .gutter_w = 11,
+			    .right_w = right_w,
+			    .utf8 = utf8,
+			    .bar_attr = bar_attr};
+}
+
+static void add_label(struct chart *c, int mark, uint16_t attr, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add_label(struct chart *c, int mark, uint16_t attr, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->nlabels >= 5)
+		return;
+	struct chart_label *l = &c->labels[c->nlabels++];
+	va_start(ap, fmt);
+	vsnprintf(l->text, sizeof(l->text), fmt, ap);
+	va_end(ap);
+	l->mark = mark;
+	l->attr = attr;
+}
+
+static int add_mark(struct chart *c, enum mark_kind kind, double v)
+{
+	c->marks[c->nmarks].kind = kind;
+	c->marks[c->nmarks].v = v;
+	return c->nmarks++;
+}
+
+/* ---- CPU ---- */
+
+int view_chart_cpu(struct grid *g, int x, int y, int w, int h, const struct metrics *m, bool utf8)
+{
+	return view_chart_cpu_scoped(g, x, y, w, h, m, utf8, false);
+}
+
+int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const struct metrics *m,
+			  bool utf8, bool process_wide)
+{
+	struct chart c;
+	char now[16], peak[16], base[16], floor_[16];
+	int mf, mb = -1;
+
+	if (!g || !m)
+		return -EINVAL;
+	if (w <= 0 || h <= 0)
+		return 0;
+	now_text(m, now, sizeof(now));
+	pct_text(m->cpu_peak, peak, sizeof(peak));
+	pct_text(m->cpu_baseline, base, sizeof(base));
+	pct_text(m->cpu_floor, floor_, sizeof(floor_));
+	if (h < 3) {
+		/* Too short for a chart: the numbers, then a sparkline. */
+		struct rect r = {x, y, w, h};
+		char line[160];
+		view_chart_cpu_text(m, process_wide, line, sizeof(line));
+		rect_put(g, &r, x, y, 0, line);
+		if (h == 2)
+			view_sparkline(g, x, y + 1, w, &m->cpu, m->cpu_peak, utf8);
+		return 0;
+	}
+
+	chart_init(&c, (struct rect){x, y, w, h}, m, &m->cpu, "CPU %core", 11, utf8, A_BAR_CPU);
+	double vmax = fmax(m->cpu_peak, m->cpu_floor);
+	if (m->baseline_set)
+		vmax = fmax(vmax, m->cpu_baseline);
+	c.lo = 0;
+	nice_range(0, vmax, 10, &c.lo, &c.hi);
+	pct_text(c.hi, c.top, sizeof(c.top));
+	if (m->baseline_set)
+		mb = add_mark(&c, MARK_BASE, m->cpu_baseline);
+	mf = add_mark(&c, MARK_FLOOR, m->cpu_floor);
+	add_label(&c, mf, A_FLOOR, "floor%5s", floor_);
+	if (mb >= 0)
+		add_label(&c, mb, A_BASE, "base %5s", base);
+	add_label(&c, -1, GRID_BOLD, m->exited ? "%s" : "now  %5s", now);
+	add_label(&c, -1, 0, "peak %5s", peak);
+	if (floor_above_now(m))
+		add_label(&c, -1, A_FLOOR, "p10 of %us", c.window_s);
+	if (process_wide)
+		c.note = m->multi ? "all processes" : "process-wide";
+	return chart_draw(g, &c);
+}
+
+/* ---- memory ---- */
+
+int view_chart_mem(struct grid *g, int x, int y, int w, int h, const struct metrics *m, bool utf8)
+{
+	return view_chart_mem_scoped(g, x, y, w, h, m, utf8, false);
+}
+
+int view_chart_mem_scoped(struct grid *g, int x, int y, int w, int h, const struct metrics *m,
+			  bool utf8, bool process_wide)
+{
+	struct rect r = {x, y, w, h};
+	struct chart c;
+	char line[512], now[24], peak[24], low[24], lim[24];
+	int nv, ml = -1;
+
+	if (!g || !m)
+		return -EINVAL;
+	if (w <= 0 || h <= 0)
+		return 0;
+	view_chart_mem_text(m, process_wide, line, sizeof(line));
+	rect_put(g, &r, x, y, m->alert_stairs ? A_LIMIT : GRID_BOLD, line);
+	view_chart_mem_limit_text(m, line, sizeof(line));
+	/* The second line when it says something and the chart keeps 3+ rows. */
+	nv = 1;
+	if (line[0] && (h <= 3 || h >= 6)) {
+		rect_put(g, &r, x, y + 1, m->mem_to_limit_s >= 0 ? A_LIMIT : 0, line);
+		nv = 2;
+	}
+	if (h < 4)
+		return 0;
+
+	chart_init(&c, (struct rect){x, y + nv, w, h - nv}, m, &m->rss, "RSS", 15, utf8, A_BAR_MEM);
+
+	size_t n = m->rss.len;
+	double *vv = malloc((n ? n : 1) * sizeof(double));
+	if (!vv)
+		return -ENOMEM;
+	n = series_get(&m->rss, NULL, vv, n);
+	double lo = series_min(vv, n), hi = series_max(vv, n);
+	free(vv);
+	text_bytes((uint64_t)(hi > 0 ? hi : 0), peak, sizeof(peak));
+	text_bytes((uint64_t)(lo > 0 ? lo : 0), low, sizeof(low));
+	text_bytes(m->mem_now, now, sizeof(now));
+	/* Scale in MiB so the steps are round numbers of MiB. */
+	if (m->mem_limit && (double)m->mem_limit <= 1.5 * hi) {
+		nice_range(0, (double)m->mem_limit / MIB, 1, &c.lo, &c.hi);
+	} else {
+		nice_range(lo / MIB, hi / MIB, fmax(1, hi / MIB * 0.01), &c.lo, &c.hi);
+		if (c.lo < 0)
+			c.lo = 0;
+	}
+	text_bytes((uint64_t)llround(c.hi * MIB), c.top, sizeof(c.top));
+	text_bytes((uint64_t)llround(c.lo * MIB), c.bottom, sizeof(c.bottom));
+	c.lo *= MIB;
+	c.hi *= MIB;
+	if (m->mem_limit) {
+		text_bytes(m->mem_limit, lim, sizeof(lim));
+		if ((double)m->mem_limit <= c.hi)
+			ml = add_mark(&c, MARK_LIMIT, (double)m->mem_limit);
+		add_label(&c, ml, A_LIMIT, "limit %s", lim);
+	}
+	add_label(&c, -1, GRID_BOLD, "now   %s", now);
+	add_label(&c, -1, 0, "peak  %s", peak);
+	add_label(&c, -1, 0, "low   %s", low);
+	return chart_draw(g, &c);
+}
+
+/* ---- alerts and sparklines ---- */
+
+int view_alerts_render(struct grid *g, int y, const struct metrics *m)
+{
+	char buf[512];
+
+	if (!g || !m || y < 0 || y >= g->h)
+		return 0;
+	view_chart_alerts_text(m, buf, sizeof(buf));
+	if (!buf[0])
+		return 0;
+	grid_fill(g, 0, y, g->w, L' ', A_ALERT);
+	grid_put(g, 0, y, buf, A_ALERT, g->w);
+	return 1;
+}
+
+/* One character per column, newest on the right; when there are more
+ * points than columns, each column is the MAXIMUM of a group of points
+ * (a burst stays visible). */
+void view_sparkline(struct grid *g, int x, int y, int w, const struct series *s, double max,
+		    bool utf8)
+{
+	struct rect r = {x, y, w, 1};
+	size_t n, group, ncols;
+	double *vv;
+
+	if (!g || !s || w <= 0)
+		return;
+	for (int i = 0; i < w; i++)
+		rect_cell(g, &r, x + i, y, L' ', 0);
+	n = s->len;
+	if (!n || !(vv = malloc(n * sizeof(double))))
+		return;
+	n = series_get(s, NULL, vv, n);
+	if (max <= 0)
+		max = series_max(vv, n);
+	group = (n + (size_t)w - 1) / (size_t)w;
+	ncols = (n + group - 1) / group;
+	for (size_t col = 0; col < ncols && max > 0; col++) {
+		/* Groups are counted from the newest point backwards. */
+		double v = -1;
+		for (size_t k = 0; k < group; k++) {
+			size_t age = (ncols - 1 - col) * group + k;
+			if (age < n && vv[n - 1 - age] > v)
+				v = vv[n - 1 - age];
+		}
+		double f = v / max;
+		wchar_t ch = 0;
+		if (f > 0.005) {
+			if (utf8) {
+				long i = (long)ceil(f * 8 - 1e-9);
+				ch = (wchar_t)(0x2580 + (i < 1 ? 1 : i > 8 ? 8 : i));
+			} else {
+				ch = f < 1.0 / 3 ? L'.' : f < 2.0 / 3 ? L':' : L'#';
+			}
+		}
+		if (ch)
+			rect_cell(g, &r, x + w - (int)ncols + (int)col, y, ch,
+				  GRID_COLOR(GRID_C_GREEN));
+	}
+	free(vv);
+}

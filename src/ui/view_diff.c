@@ -1,0 +1,233 @@
+/*
+ * view_diff — `stacktop diff -b` as text (see view_diff.h). Everything from
+ * a file (function, module and file names) goes through text_sanitize.
+ */
+#include "stacktop/ui/view_diff.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacktop/model/diff.h"
+#include "stacktop/ui/grid.h"
+#include "stacktop/lib/text.h"
+#include "stacktop/ui/view.h"
+
+void view_diff_summary(const struct export_summary *s, char *out, size_t size)
+{
+	char rss[32];
+
+	text_bytes(s->peak_rss, rss, sizeof(rss));
+	snprintf(out, size, "%.1f s, %.1f CPU-s, avg %.0f%%, peak %.0f%%, RSS %s", s->wall_s,
+		 s->cpu_s, s->avg_cpu, s->peak_cpu, rss);
+}
+
+/* A significant increase of more than pct points: starred, and the test
+ * says the increase itself exceeds pct (one-sided, Bonferroni over the
+ * rows tested), so a noisy 7-point wobble of an unchanged program does not
+ * fail a gate of 5. */
+static bool offends(const struct diff *d, const struct diff_row *r, double pct, size_t ntested)
+{
+	return r->sig && r->delta > pct &&
+	       stats_p_above(&r->test, r->test_delta, pct) < DIFF_ALPHA / (double)ntested;
+}
+
+size_t view_diff_offenders(const struct diff *d, double pct)
+{
+	size_t n = 0, ntested = 0;
+
+	for (size_t i = 0; i < d->nrows; i++)
+		ntested += d->rows[i].tested;
+	for (size_t i = 0; i < d->nrows; i++)
+		n += offends(d, &d->rows[i], pct, ntested ? ntested : 1);
+	return n;
+}
+
+/* "hot_a", "hot_a shift.c:30", "do_syscall_64 [k]", "… (gone)". */
+static void row_name(const struct diff_row *r, bool lines, char *out, size_t size)
+{
+	char func[512], file[256] = "";
+
+	text_sanitize(r->func, func, sizeof(func));
+	if (lines && r->file) {
+		char f[200];
+		text_sanitize(r->file, f, sizeof(f));
+		snprintf(file, sizeof(file), " %s:%d", f, r->line);
+	}
+	snprintf(out, size, "%s%s%s%s", func, r->kernel ? " [k]" : "", file,
+		 r->new_pct == 0 ? " (gone)" : r->base_pct == 0 ? " (new)" : "");
+}
+
+static void side_head(FILE *f, const char *what, const char *label, const struct diff_side *s)
+{
+	char n[32], l[400];
+
+	text_count(s->samples, n, sizeof(n));
+	text_sanitize(label, l, sizeof(l));
+	fprintf(f, "%s %s: %zu file%s, %s samples\n", what, l, s->nfiles, s->nfiles == 1 ? "" : "s",
+		n);
+}
+
+static void test_head(FILE *f, const struct diff *d)
+{
+	switch (d->test) {
+	case DIFF_TEST_SECONDS:
+		fprintf(f,
+			"test: Welch's t-test on each function's share per second (base %zu s, "
+			"new %zu s), Holm-corrected; * = p < %.2f\n",
+			d->side[0].units, d->side[1].units, DIFF_ALPHA);
+		break;
+	case DIFF_TEST_FILES:
+		fprintf(f,
+			"test: Welch's t-test on each function's share per file (base %zu, new "
+			"%zu repetitions), Holm-corrected; * = p < %.2f\n",
+			d->side[0].units, d->side[1].units, DIFF_ALPHA);
+		break;
+	case DIFF_TEST_SAMPLES:
+		fprintf(f,
+			"test: two-proportion z-test on sample counts, Holm-corrected; * = p < "
+			"%.2f\n"
+			"caveat: the files carry no time and there is one a side, so every sample "
+			"counts as independent, which they are not: stars overstate certainty "
+			"(record with stacktop record, or give several files a side)\n",
+			DIFF_ALPHA);
+		break;
+	case DIFF_TEST_NONE:
+		fprintf(f, "test: %s\n", d->why_none);
+		break;
+	}
+}
+
+static void gate(FILE *f, const struct diff *d, const struct view_diff_opts *o)
+{
+	char name[800];
+	size_t n = view_diff_offenders(d, o->fail_above);
+
+	if (!n) {
+		fprintf(f, "fail-above %.1f: no significant increase above %.1f points\n",
+			o->fail_above, o->fail_above);
+		return;
+	}
+	fprintf(f, "fail-above %.1f: %zu function%s grew by significantly more than %.1f points:\n",
+		o->fail_above, n, n == 1 ? "" : "s", o->fail_above);
+	size_t ntested = 0;
+	for (size_t i = 0; i < d->nrows; i++)
+		ntested += d->rows[i].tested;
+	for (size_t i = 0; i < d->nrows; i++)
+		if (offends(d, &d->rows[i], o->fail_above, ntested ? ntested : 1)) {
+			row_name(&d->rows[i], o->lines, name, sizeof(name));
+			fprintf(f, "  %+.1f  %s\n", d->rows[i].delta, name);
+		}
+}
+
+int view_diff_text(const struct diff *d, const struct view_diff_opts *o, char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+	char name[800], a[160], b[160];
+	int shown = 0;
+
+	if (!f)
+		return -ENOMEM;
+	side_head(f, "base", o->base_label, &d->side[0]);
+	side_head(f, "new ", o->new_label, &d->side[1]);
+	if (d->side[0].nsummaries || d->side[1].nsummaries) {
+		snprintf(a, sizeof(a), "(no summary)");
+		snprintf(b, sizeof(b), "(no summary)");
+		if (d->side[0].nsummaries)
+			view_diff_summary(&d->side[0].summary, a, sizeof(a));
+		if (d->side[1].nsummaries)
+			view_diff_summary(&d->side[1].summary, b, sizeof(b));
+		fprintf(f, "run%s: %s → %s\n",
+			d->side[0].nsummaries > 1 || d->side[1].nsummaries > 1 ? " (mean a file)" : "",
+			a, b);
+	}
+	test_head(f, d);
+	fprintf(f, "\n%6s %6s %7s %4s  %s\n", "Base%", "Now%", "Delta", "Sig", "Function");
+	for (size_t i = 0; i < d->nrows && shown < o->limit; i++, shown++) {
+		const struct diff_row *r = &d->rows[i];
+		row_name(r, o->lines, name, sizeof(name));
+		fprintf(f, "%6.1f %6.1f %+7.1f %4s  %s\n", r->base_pct, r->new_pct, r->delta,
+			r->sig ? "*" : "", name);
+	}
+	if ((size_t)shown < d->nrows)
+		fprintf(f, "(%zu more rows; --limit shows more)\n", d->nrows - (size_t)shown);
+	if (o->fail_above >= 0) {
+		fputc('\n', f);
+		gate(f, d, o);
+	}
+	return fclose(f) ? -ENOMEM : 0;
+}
+
+/* Red grew, blue shrank (both starred), grey not significant. */
+static uint16_t row_attr(const struct diff_row *r)
+{
+	if (!r->sig)
+		return GRID_DIM;
+	return (r->delta > 0 ? GRID_COLOR(GRID_C_RED) : GRID_COLOR(GRID_C_BLUE)) | GRID_BOLD;
+}
+
+uint16_t view_diff_attr(const void *ctx, const char *func, bool kernel)
+{
+	const struct diff *d = ctx;
+
+	for (size_t i = 0; d && func && i < d->nrows; i++)
+		if (d->rows[i].kernel == kernel && !strcmp(d->rows[i].func, func))
+			return row_attr(&d->rows[i]);
+	return GRID_DIM;
+}
+
+/* The line above the table: what is compared, and the verdict's basis. */
+static void test_line(const struct diff *d, const char *title, char *buf, size_t size)
+{
+	switch (d->test) {
+	case DIFF_TEST_NONE:
+		snprintf(buf, size, "diff: %s: %s", title, d->why_none);
+		break;
+	case DIFF_TEST_SECONDS:
+	case DIFF_TEST_FILES:
+		snprintf(buf, size, "diff: %s: Welch per %s (%zu vs %zu), Holm; * p < %.2f", title,
+			 d->test == DIFF_TEST_SECONDS ? "second" : "file", d->side[0].units,
+			 d->side[1].units, DIFF_ALPHA);
+		break;
+	case DIFF_TEST_SAMPLES:
+		snprintf(buf, size,
+			 "diff: %s: two-proportion test, Holm; * p < %.2f (caveat: samples taken "
+			 "as independent, so stars overstate certainty)",
+			 title, DIFF_ALPHA);
+		break;
+	}
+}
+
+void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d,
+		      bool lines, const char *title, bool live)
+{
+	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
+	char buf[600], name[800];
+	int y = h ? view_header_render(g, 0, h) : 0;
+
+	if (!d) {
+		view_put_centered(g, y + 2, "no baseline: press b to mark the last 10 s, then D",
+				  GRID_DIM);
+		view_footer_render(g, "D leave diff  b baseline  q quit");
+		return;
+	}
+	test_line(d, title, buf, sizeof(buf));
+	grid_put(g, 0, y++, buf, GRID_BOLD, -1);
+	grid_put(g, 0, y, "legend: ", GRID_DIM, -1);
+	grid_put(g, 8, y, "grew", GRID_COLOR(GRID_C_RED) | GRID_BOLD, -1);
+	grid_put(g, 13, y, "shrank", GRID_COLOR(GRID_C_BLUE) | GRID_BOLD, -1);
+	grid_put(g, 20, y++, "not significant", GRID_DIM, -1);
+	grid_fill(g, 0, y, g->w, L' ', hdr);
+	grid_printf(g, 0, y++, hdr, -1, "%6s %6s %7s %4s  %s", "Base%", "Now%", "Delta", "Sig",
+		    "Function");
+	for (size_t i = 0; i < d->nrows && y < g->h - 1; i++, y++) {
+		const struct diff_row *r = &d->rows[i];
+		row_name(r, lines, name, sizeof(name));
+		grid_printf(g, 0, y, row_attr(r), -1, "%6.1f %6.1f %+7.1f %4s  %s", r->base_pct,
+			    r->new_pct, r->delta, r->sig ? "*" : "", name);
+	}
+	view_footer_render(g, live ? "D leave diff  b new baseline  2 icicle  L lines  q quit"
+				   : "D plain views  2 icicle (diff colours)  q quit");
+}
