@@ -254,16 +254,6 @@ int procstat_mem_limit(pid_t pid, uint64_t *limit, const char **source)
 	return 0;
 }
 
-int procstat_wchan(pid_t pid, pid_t tid, char *buf, size_t size)
-{
-	ssize_t n = target_read_proc(pid, tid, "wchan", buf, size);
-	if (n < 0)
-		return (int)n;
-	if (!strcmp(buf, "0"))
-		buf[0] = '\0';
-	return 0;
-}
-
 int procstat_parse_children(const char *text, pid_t *out, int max)
 {
 	int n = 0;

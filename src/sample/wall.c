@@ -778,11 +778,6 @@ int wall_tick(struct wall_sampler *ws, uint64_t now_ns,
 	return n;
 }
 
-double wall_rate_hz(const struct wall_sampler *ws)
-{
-	return 1e9 / (double)ws->period_ns;
-}
-
 const char *wall_note(const struct wall_sampler *ws)
 {
 	return ws->note[0] ? ws->note : NULL;
@@ -851,16 +846,6 @@ int wall_detach_all(struct wall_sampler *ws)
 		nanosleep(&ts, NULL);
 	}
 	return err;
-}
-
-void wall_remove_thread(struct wall_sampler *ws, pid_t tid)
-{
-	struct wall_thread *t = find(ws, tid);
-	if (!t)
-		return;
-	if (detach_one(ws, t) < 0)
-		return; /* keep it: wall_detach_all tries again */
-	compact(ws);
 }
 
 void wall_free(struct wall_sampler *ws)

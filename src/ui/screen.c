@@ -39,11 +39,6 @@ static bool colors;
 static struct cell *shown;
 static int shown_w, shown_h, shown_cols, shown_lines;
 
-bool screen_active(void)
-{
-	return active;
-}
-
 static void screen_colors(void)
 {
 	if (!has_colors())

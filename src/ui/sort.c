@@ -22,8 +22,3 @@ int sort_parse(const char *s, enum sort_key *out)
 	}
 	return -EINVAL;
 }
-
-const char *sort_name(enum sort_key k)
-{
-	return k >= 0 && k < SORT_COUNT ? names[k] : names[0];
-}

@@ -1,7 +1,7 @@
 /*
  * status — the header's numbers, gathered from every stage into a struct
  * view_header: a pure function from counters to the header (whose words
- * the views then build). main fills struct status_in once per draw.
+ * the views then build). The session fills struct status_in once per draw.
  */
 #ifndef STACKTOP_STATUS_H
 #define STACKTOP_STATUS_H

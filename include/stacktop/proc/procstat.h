@@ -43,8 +43,6 @@ int procstat_mem(pid_t pid, struct procstat_mem *m);
  * memory.limit_in_bytes, else physical memory; *source says which
  * ("cgroup", "cgroup v1", "RAM"). */
 int procstat_mem_limit(pid_t pid, uint64_t *limit, const char **source);
-/* Kernel function the thread sleeps in ("" when running). */
-int procstat_wchan(pid_t pid, pid_t tid, char *buf, size_t size);
 
 /* A procfs file kept open between ticks (fd -1: not open yet); init before
  * use, close when done. */

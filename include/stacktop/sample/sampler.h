@@ -5,7 +5,7 @@
  *   wall   (wall.c, wall mode)  every thread, running or blocked, via ptrace
  *   report (report.c)           a saved profile replayed as a source
  *
- * main picks one at start and from then on only calls these wrappers; no
+ * The session (app/session.c) picks one at start and from then on only calls these wrappers; no
  * mode flag is tested in the loop. A sampler hands what it collects to a
  * struct sampler_sink (in practice: ingest): samples, and the events that
  * make the process's mappings stale (exec, new code mapped). Thread

@@ -66,8 +66,6 @@ int wall_new(const struct wall_config *c, struct wall_sampler **out);
 /* Seize one thread. 0; -EEXIST already sampled; -EBUSY traced by another
  * process (wall_tracer_of names it); -EPERM not permitted; -ESRCH gone. */
 int wall_add_thread(struct wall_sampler *ws, pid_t pid, pid_t tid);
-/* Detach one thread (it keeps running, or stays stopped if it was). */
-void wall_remove_thread(struct wall_sampler *ws, pid_t tid);
 bool wall_has_thread(const struct wall_sampler *ws, pid_t tid);
 int wall_nthreads(const struct wall_sampler *ws);
 
@@ -91,9 +89,6 @@ int wall_reap(struct wall_sampler *ws);
 int wall_detach_all(struct wall_sampler *ws);
 void wall_free(struct wall_sampler *ws); /* detaches first */
 const struct wall_stats *wall_get_stats(const struct wall_sampler *ws);
-/* Samples a second per thread now: the configured rate, or lower while
- * the thread count makes it too costly (wall_note then says so). */
-double wall_rate_hz(const struct wall_sampler *ws);
 /* "rate lowered to 4.2 Hz a thread to keep up", or NULL. */
 const char *wall_note(const struct wall_sampler *ws);
 

@@ -20,7 +20,6 @@
 /* 0, or -ENOTTY when stdin/stdout is not a terminal curses can drive. */
 int screen_init(void);
 void screen_fini(void);
-bool screen_active(void);
 void screen_size(int *w, int *h);
 /* Re-read the terminal size after SIGWINCH. */
 void screen_resize(void);

@@ -19,7 +19,5 @@ enum sort_key {
 /* "own", "total", "owntime", "totaltime" (any case) into *out; -EINVAL
  * for anything else (out untouched). */
 int sort_parse(const char *s, enum sort_key *out);
-/* The name sort_parse reads back; "own" for an out-of-range key. */
-const char *sort_name(enum sort_key k);
 
 #endif

@@ -103,7 +103,7 @@ void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header
 	       uint64_t now_ns);
 /* The thread the views are narrowed to (0: all). */
 int ui_tid(const struct ui *ui);
-/* Is the memory view shown (main starts the memory attribution)? */
+/* Is the memory view shown (the session then starts the memory attribution)? */
 bool ui_wants_memory(const struct ui *ui);
 /* Is the display frozen (space)? Scheduled refreshes do not redraw it. */
 bool ui_paused(const struct ui *ui);

@@ -2,7 +2,8 @@
  * view — what all views share: the header lines (target, rates, counters,
  * warnings), the help screen, the footer, and the result of a key.
  *
- * struct view_header is filled by main from the sampler, target and window;
+ * struct view_header is filled by the session (status_header: sampler,
+ * target, window) and by ui (ui_header: pause, narrowing, toggles);
  * views only read it. Strings in it are raw: the views sanitize them. The
  * header carries numbers and enums, not sentences: the words a person reads
  * (the warning line, the wait split) are built here, in the view layer, so

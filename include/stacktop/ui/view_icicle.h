@@ -40,8 +40,8 @@ struct view_icicle_priv;
 
 struct view_icicle_state {
 	bool inverted;	      /* bottom-up: leaf functions on the first row (key f) */
-	bool hide_kernel;     /* set by main (key K) */
-	int tid;	      /* 0: all threads; set by main from the threads view */
+	bool hide_kernel;     /* set by ui (key K) */
+	int tid;	      /* 0: all threads; set by ui from the threads view */
 	bool per_thread;      /* one root per thread (key t) */
 	/* Set by the app: names the per-thread roots (icicle_query). */
 	void (*thread_label)(const void *ctx, int tid, char *buf, size_t size);
