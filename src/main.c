@@ -67,9 +67,15 @@ struct app {
 	int empty_reads; /* stdin readable but no key, in a row */
 };
 
+/* Every diagnostic goes through here, sanitized: messages carry names a
+ * target or a user chose (file paths given to report or diff, binaries,
+ * thread names), and a control byte in one must not reach the terminal. */
 static void say(const char *msg)
 {
-	fprintf(stderr, "stacktop: %s\n", msg);
+	char shown[1024];
+
+	text_sanitize(msg, shown, sizeof(shown));
+	fprintf(stderr, "stacktop: %s\n", shown);
 }
 
 /* ---- each refresh ---------------------------------------------------------- */
@@ -498,6 +504,6 @@ int main(int argc, char **argv)
 	}
 	app_fini(a);
 	if (summary[0])
-		fprintf(stderr, "stacktop: %s\n", summary);
+		say(summary);
 	return rc;
 }

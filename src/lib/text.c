@@ -88,10 +88,11 @@ bool text_is_control(uint32_t cp)
 {
 	if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
 		return true;
-	/* Bidi embeddings/overrides/isolates ("Trojan Source", CVE-2021-42574)
-	 * and the Unicode line separators. */
-	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
-	       cp == 0x2029;
+	/* Bidi embeddings/overrides/isolates ("Trojan Source", CVE-2021-42574),
+	 * the implicit direction marks (LRM, RLM, ALM: they too reorder what
+	 * follows them) and the Unicode line separators. */
+	return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e ||
+	       cp == 0x200f || cp == 0x061c || cp == 0x2028 || cp == 0x2029;
 }
 
 int text_cp_width(uint32_t cp)

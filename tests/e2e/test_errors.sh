@@ -142,6 +142,26 @@ grep -Eq 'exited' "$outp" "$err" && ok "command exits at once (batch): says it e
 
 # permission denied: an unprivileged user against a root-owned process. The
 # message must name the fix (root, CAP_PERFMON or perf_event_paranoid).
+
+# A file name given to report or diff is the user's, but may have come from
+# anywhere (a profile someone sent): its control bytes and direction marks
+# never reach the terminal raw in the error.
+evil=$(printf '%s/prof\033]0;pwned\007\033[31mred\xe2\x80\x8e.pb.gz' "$E2E_TMPDIR")
+for cmd in "report -b" "diff -b"; do
+	files=("$evil")
+	[ "$cmd" = "diff -b" ] && files+=("$evil")
+	# shellcheck disable=SC2086 # cmd is the subcommand and its flag
+	"$STACKTOP" $cmd "${files[@]}" >"$E2E_TMPDIR/evil.out" 2>&1
+	rc=$?
+	check_cmp "$rc" == 1 "$cmd of a missing file with control bytes in its name exits 1"
+	if LC_ALL=C grep -q "$(printf '[\033\007]')" "$E2E_TMPDIR/evil.out" ||
+		grep -q "$(printf '\xe2\x80\x8e')" "$E2E_TMPDIR/evil.out"; then
+		bad "$cmd: the file name's control bytes reached stderr: $(od -c "$E2E_TMPDIR/evil.out" | head -3)"
+	else
+		ok "$cmd: the file name is shown with its control bytes replaced"
+	fi
+done
+
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	start_bg "$TARGETS/idle"
 	IDLE=$BG_PID

@@ -85,6 +85,11 @@ static void test_sanitize(void **state)
 	    {"bidi\xe2\x80\xae"
 	     "x",
 	     0, "bidi?x"}, /* U+202E */
+	    {"lrm\xe2\x80\x8e"
+	     "rlm\xe2\x80\x8f"
+	     "alm\xd8\x9c"
+	     "x",
+	     0, "lrm?rlm?alm?x"}, /* U+200E, U+200F, U+061C: direction marks */
 	    {"caf\xc3\xa9 \xe6\x97\xa5", 0, "caf\xc3\xa9 \xe6\x97\xa5"},
 	    {NULL, 0, ""},
 	    /* Truncation never splits a sequence: "ab" + é (2 bytes) in 4 bytes. */
