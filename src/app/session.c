@@ -59,7 +59,7 @@ static int open_stages(struct session *s, const struct opts *o, char *err, size_
 	}
 	ingest_sink(s->in, &s->sink);
 	if (o->debuginfod) {
-		e = dbgfetch_new(o->debuginfod_urls, DBGFETCH_TIMEOUT_S, &s->fetch);
+		e = dbgfetch_new(o->debuginfod_urls, DBGFETCH_TIMEOUT_S, 0, &s->fetch);
 		if (e == -EINVAL)
 			snprintf(err, errsz,
 				 "--debuginfod needs a server: give --debuginfod=URL or set "

@@ -21,8 +21,10 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "stacktop/lib/mono.h"
@@ -42,6 +44,7 @@ struct dbgfetch {
 	pthread_t thread;
 	bool stop, orphaned, busy;
 	uint64_t timeout_ns;
+	uint64_t max_bytes;
 	uint64_t deadline_ns; /* of the fetch in flight */
 	struct entry *e;
 	size_t n, cap;
@@ -57,16 +60,32 @@ static void table_free(struct dbgfetch *f)
 	free(f);
 }
 
-/* Called by libdebuginfod during a transfer: nonzero aborts it. */
+/* Called by libdebuginfod during a transfer with the bytes received (a)
+ * and expected (b, when known): nonzero aborts it. */
 static int progress(debuginfod_client *c, long a, long b)
 {
 	struct dbgfetch *f = debuginfod_get_user_data(c);
 	bool quit;
 
 	pthread_mutex_lock(&f->mu);
-	quit = f->stop || mono_ns() > f->deadline_ns;
+	quit = f->stop || mono_ns() > f->deadline_ns || (a > 0 && (uint64_t)a > f->max_bytes) ||
+	       (b > 0 && (uint64_t)b > f->max_bytes);
 	pthread_mutex_unlock(&f->mu);
 	return quit;
+}
+
+/* Closes fd. true when the file is over the cap after all (a transfer
+ * the progress callback never saw: a file:// server, or one whose size
+ * came only at the end): then the cached copy is removed. */
+static bool over_cap(const struct dbgfetch *f, int fd, const char *path)
+{
+	struct stat sb;
+	bool over = fstat(fd, &sb) == 0 && (uint64_t)sb.st_size > f->max_bytes;
+
+	close(fd);
+	if (over && path)
+		unlink(path);
+	return over;
 }
 
 static struct entry *next_queued(struct dbgfetch *f)
@@ -106,7 +125,7 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&f->mu);
 		fd = c ? debuginfod_find_debuginfo(c, id, len, &path) : -ENOSYS;
 		if (fd >= 0)
-			close(fd);
+			fd = over_cap(f, fd, path) ? -EFBIG : 0;
 		pthread_mutex_lock(&f->mu);
 		f->busy = false;
 		/* e may have moved: the table grows under the caller */
@@ -128,10 +147,11 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int dbgfetch_new(const char *urls, double timeout_s, struct dbgfetch **out)
+int dbgfetch_new(const char *urls, double timeout_s, uint64_t max_bytes, struct dbgfetch **out)
 {
 	struct dbgfetch *f;
 	const char *env = getenv("DEBUGINFOD_URLS");
+	char size[32];
 	int e;
 
 	if (urls && *urls) {
@@ -142,9 +162,17 @@ int dbgfetch_new(const char *urls, double timeout_s, struct dbgfetch **out)
 	} else if (!env || !*env) {
 		return -EINVAL;
 	}
+	if (!max_bytes)
+		max_bytes = DBGFETCH_MAX_BYTES;
+	/* Read by libdebuginfod at each query, like the URLs: a server that
+	 * sends the size first is refused before any byte is written. */
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)max_bytes);
+	if (setenv("DEBUGINFOD_MAXSIZE", size, 1) != 0)
+		return -errno;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
+	f->max_bytes = max_bytes;
 	f->timeout_ns = (uint64_t)((timeout_s > 0 ? timeout_s : DBGFETCH_TIMEOUT_S) * 1e9);
 	pthread_mutex_init(&f->mu, NULL);
 	pthread_cond_init(&f->cv, NULL);

@@ -52,6 +52,12 @@ static int setup(void **state)
 		return -1;
 	fputs("not really ELF, but a file", f);
 	fclose(f);
+	/* cafebabe: 3 MiB, over the 1 MiB cap test_too_big sets */
+	snprintf(path, sizeof(path), "%s/srv/buildid/cafebabe", dir);
+	snprintf(cache, sizeof(cache), "mkdir -p %s && head -c 3145728 /dev/zero >%s/debuginfo", path,
+		 path);
+	if (system(cache) != 0)
+		return -1;
 	snprintf(cache, sizeof(cache), "%s/cache", dir);
 	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
 	snprintf(url, sizeof(url), "file://%s/srv", dir);
@@ -105,7 +111,7 @@ static void test_fetch(void **state)
 	struct got g = {0};
 	struct stat sb;
 
-	assert_int_equal(dbgfetch_new(url, 5, &f), 0);
+	assert_int_equal(dbgfetch_new(url, 5, 0, &f), 0);
 	assert_int_equal(dbgfetch_want(f, id, sizeof(id)), 0);
 	assert_int_equal(dbgfetch_want(f, id, sizeof(id)), 0); /* asked once */
 	assert_int_equal(dbgfetch_want(f, unknown, sizeof(unknown)), 0);
@@ -126,21 +132,44 @@ static void test_fetch(void **state)
 	dbgfetch_free(f);
 }
 
+/* A server whose file is over the cap: missing, and nothing of it stays
+ * in the cache (a hostile server cannot fill the disk). */
+static void test_too_big(void **state)
+{
+	static const uint8_t big[4] = {0xca, 0xfe, 0xba, 0xbe};
+	struct dbgfetch *f;
+	struct dbgfetch_stats st;
+	struct got g = {0};
+	char cached[512];
+	struct stat sb;
+
+	assert_int_equal(dbgfetch_new(url, 5, 1u << 20, &f), 0);
+	assert_int_equal(dbgfetch_want(f, big, sizeof(big)), 0);
+	settle(f, &g);
+	assert_int_equal(g.n, 0);
+	dbgfetch_stats(f, &st);
+	assert_int_equal(st.found, 0);
+	assert_int_equal(st.missing, 1);
+	snprintf(cached, sizeof(cached), "%s/cache/cafebabe/debuginfo", dir);
+	assert_int_not_equal(stat(cached, &sb), 0);
+	dbgfetch_free(f);
+}
+
 static void test_no_server(void **state)
 {
 	struct dbgfetch *f = NULL;
 	char *old = getenv("DEBUGINFOD_URLS") ? strdup(getenv("DEBUGINFOD_URLS")) : NULL;
 
 	unsetenv("DEBUGINFOD_URLS");
-	assert_int_equal(dbgfetch_new(NULL, 5, &f), -EINVAL);
+	assert_int_equal(dbgfetch_new(NULL, 5, 0, &f), -EINVAL);
 	setenv("DEBUGINFOD_URLS", "", 1);
-	assert_int_equal(dbgfetch_new(NULL, 5, &f), -EINVAL);
+	assert_int_equal(dbgfetch_new(NULL, 5, 0, &f), -EINVAL);
 	assert_null(f);
 	if (old)
 		setenv("DEBUGINFOD_URLS", old, 1);
 	free(old);
 	/* bad arguments */
-	assert_int_equal(dbgfetch_new(url, 5, &f), 0);
+	assert_int_equal(dbgfetch_new(url, 5, 0, &f), 0);
 	assert_int_equal(dbgfetch_want(f, id, 0), -EINVAL);
 	assert_int_equal(dbgfetch_want(f, id, 21), -EINVAL);
 	dbgfetch_free(f);
@@ -176,7 +205,7 @@ static void test_sym_renames(void **state)
 	assert_int_equal(system(cmd), 0);
 
 	assert_int_equal(sym_new(&sy), 0);
-	assert_int_equal(dbgfetch_new(url, 5, &f), 0);
+	assert_int_equal(dbgfetch_new(url, 5, 0, &f), 0);
 	sym_set_fetch(sy, f);
 	gen = sym_names_gen(sy);
 	assert_int_equal(sym_resolve_module(sy, mod, "", gs.st_value, false, &si), 0);
@@ -202,5 +231,6 @@ static void test_sym_renames(void **state)
 	space_module_put(mod);
 }
 
-TEST_MAIN(setup, teardown, cmocka_unit_test(test_fetch), cmocka_unit_test(test_no_server),
+TEST_MAIN(setup, teardown, cmocka_unit_test(test_fetch), cmocka_unit_test(test_too_big),
+	  cmocka_unit_test(test_no_server),
 	  cmocka_unit_test(test_sym_renames))

@@ -10,7 +10,10 @@
  * whose files arrived since the last poll (paths into libdebuginfod's
  * standard client cache, $DEBUGINFOD_CACHE_PATH or ~/.cache/debuginfod_client);
  * dbgfetch_free stops the worker (a transfer in flight is abandoned, not
- * waited for). Each fetch gives up after timeout_s seconds.
+ * waited for). Each fetch gives up after timeout_s seconds, and a file
+ * over max_bytes is not fetched: refused by the server where it says the
+ * size first (DEBUGINFOD_MAXSIZE), else abandoned once that much arrived,
+ * so a hostile server cannot fill the disk with one answer.
  *
  * Servers: the URLs given (set as DEBUGINFOD_URLS for libdebuginfod, which
  * reads only that variable, before the worker starts), or NULL for the
@@ -23,6 +26,7 @@
 #include <stdint.h>
 
 #define DBGFETCH_TIMEOUT_S 30
+#define DBGFETCH_MAX_BYTES (2048ULL << 20) /* one debug file, at most (2 GiB) */
 #define DBGFETCH_MAX 4096 /* build-ids asked for over a run, at most */
 
 struct dbgfetch;
@@ -32,9 +36,9 @@ struct dbgfetch_stats {
 	unsigned found, missing; /* fetched; not on any server, failed, or timed out */
 };
 
-/* 0, -EINVAL when no server is given and DEBUGINFOD_URLS is empty, or
- * -errno. */
-int dbgfetch_new(const char *urls, double timeout_s, struct dbgfetch **out);
+/* max_bytes 0: DBGFETCH_MAX_BYTES. 0, -EINVAL when no server is given
+ * and DEBUGINFOD_URLS is empty, or -errno. */
+int dbgfetch_new(const char *urls, double timeout_s, uint64_t max_bytes, struct dbgfetch **out);
 void dbgfetch_free(struct dbgfetch *f);
 
 /* Queue the debug file of build-id id (len bytes). 0, or -ENOSPC past
