@@ -370,13 +370,29 @@ static int slurp_fd(int fd, struct annotate_src *s)
 	return 0;
 }
 
+/* Whose eyes a source file is read for. Live: the target's (a line table
+ * naming /etc/shadow gets nothing its user could not read). Offline: the
+ * user running stacktop, except that root reads only what anyone may (a
+ * saved profile and the binary it names may come from anyone). */
+static void source_reader(const struct annotate *a, struct tfile_cred *cred)
+{
+	if (!a->mod && a->m.pid > 0 && tfile_cred_of(a->m.pid, cred) == 0)
+		return;
+	memset(cred, 0, sizeof(*cred));
+	cred->uid = getuid() ? getuid() : (uid_t)-1;
+	cred->gid = getuid() ? getgid() : (gid_t)-1;
+}
+
 /* The source file base of the function's CU: through the target's root at
- * the path DWARF gives, else base in each --source-path directory. */
+ * the path DWARF gives, else base in each --source-path directory. Never a
+ * file the reader could not read (source_reader), nor one of procfs or
+ * sysfs (tfile refuses those). */
 static struct annotate_src *source_file(struct annotate *a, struct sym *sy, uint64_t pc,
 					const char *base, const char *const *srcdirs)
 {
 	char path[4096];
 	struct annotate_src *s;
+	struct tfile_cred cred;
 	int fd = -1, root;
 
 	for (size_t i = 0; i < a->nsrcs; i++)
@@ -387,16 +403,17 @@ static struct annotate_src *source_file(struct annotate *a, struct sym *sy, uint
 	s = &a->srcs[a->nsrcs++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->base, sizeof(s->base), "%s", base);
+	source_reader(a, &cred);
 	if (a->mod && sym_source_path_module(sy, a->mod, "", pc, base, path, sizeof(path)) == 0)
-		fd = tfile_open(TFILE_OWN_ROOT, path, 0, ANNOTATE_SRC_MAX, NULL);
+		fd = tfile_open_for(TFILE_OWN_ROOT, path, &cred, ANNOTATE_SRC_MAX, NULL);
 	else if (!a->mod && sym_source_path_user(sy, &a->sp, pc, base, path, sizeof(path)) == 0 &&
 		 (root = tfile_root_open(a->m.pid)) >= 0) {
-		fd = tfile_open(root, path, 0, ANNOTATE_SRC_MAX, NULL);
+		fd = tfile_open_for(root, path, &cred, ANNOTATE_SRC_MAX, NULL);
 		tfile_root_close(root);
 	}
 	for (size_t i = 0; fd < 0 && srcdirs && srcdirs[i]; i++) {
 		snprintf(path, sizeof(path), "%s/%s", srcdirs[i], base);
-		fd = tfile_open(TFILE_OWN_ROOT, path, 0, ANNOTATE_SRC_MAX, NULL);
+		fd = tfile_open_for(TFILE_OWN_ROOT, path, &cred, ANNOTATE_SRC_MAX, NULL);
 	}
 	if (fd < 0)
 		return NULL;

@@ -20,10 +20,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -68,6 +71,25 @@ void tfile_root_close(int rootfd)
 		close(rootfd);
 }
 
+/* Is fd on one of the kernel's pseudo file systems? An fs that fstatfs
+ * cannot name is taken as one. */
+static bool on_pseudo_fs(int fd)
+{
+	static const unsigned long magics[] = {
+	    PROC_SUPER_MAGIC, SYSFS_MAGIC,	    DEBUGFS_MAGIC,   TRACEFS_MAGIC,
+	    SECURITYFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC,
+	    0x62656570 /* configfs */, EFIVARFS_MAGIC, PSTOREFS_MAGIC,
+	};
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return true;
+	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
+		if ((unsigned long)sf.f_type == magics[i])
+			return true;
+	return false;
+}
+
 /* Step 2 and 3: the O_PATH fd (consumed) checked, then reopened for
  * reading. */
 static int check_and_reopen(int pfd, uint64_t max_size, struct stat *out)
@@ -92,6 +114,11 @@ static int check_and_reopen(int pfd, uint64_t max_size, struct stat *out)
 	if (st.st_size < 0 || (uint64_t)st.st_size > max_size) {
 		tfile_count(TFILE_R_TOO_BIG);
 		err = -EFBIG;
+		goto fail;
+	}
+	if (on_pseudo_fs(pfd)) {
+		tfile_count(TFILE_R_PSEUDO);
+		err = -EPERM;
 		goto fail;
 	}
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
@@ -154,4 +181,94 @@ int tfile_open_magic(const char *path, uint64_t max_size, struct stat *st)
 	if (pfd < 0)
 		return -errno;
 	return check_and_reopen(pfd, max_size, st);
+}
+
+/* "Uid:\treal\teffective\tsaved\tfs" → the fourth number (the one the
+ * kernel checks file access with). */
+static int status_field4(const char *line, unsigned long *out)
+{
+	unsigned long v[4];
+
+	if (sscanf(line, "%lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3]) != 4)
+		return -EINVAL;
+	*out = v[3];
+	return 0;
+}
+
+int tfile_parse_cred(const char *status, struct tfile_cred *out)
+{
+	bool have_uid = false, have_gid = false;
+	unsigned long v;
+
+	memset(out, 0, sizeof(*out));
+	for (const char *l = status; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (!strncmp(l, "Uid:", 4) && !status_field4(l + 4, &v)) {
+			out->uid = (uid_t)v;
+			have_uid = true;
+		} else if (!strncmp(l, "Gid:", 4) && !status_field4(l + 4, &v)) {
+			out->gid = (gid_t)v;
+			have_gid = true;
+		} else if (!strncmp(l, "Groups:", 7)) {
+			const char *p = l + 7;
+			char *end;
+
+			while (out->ngroups < TFILE_GROUPS_MAX) {
+				v = strtoul(p, &end, 10);
+				if (end == p || (*end && *end != ' ' && *end != '\t' && *end != '\n'))
+					break;
+				out->groups[out->ngroups++] = (gid_t)v;
+				p = end;
+			}
+		}
+	}
+	return have_uid && have_gid ? 0 : -EINVAL;
+}
+
+int tfile_cred_of(pid_t pid, struct tfile_cred *out)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return tfile_parse_cred(buf, out);
+}
+
+bool tfile_readable_by(const struct stat *st, const struct tfile_cred *cred)
+{
+	bool in_group = st->st_gid == cred->gid;
+
+	if (st->st_uid == cred->uid)
+		return st->st_mode & S_IRUSR;
+	for (int i = 0; !in_group && i < cred->ngroups; i++)
+		in_group = st->st_gid == cred->groups[i];
+	if (in_group)
+		return st->st_mode & S_IRGRP;
+	return st->st_mode & S_IROTH;
+}
+
+int tfile_open_for(int rootfd, const char *path, const struct tfile_cred *cred, uint64_t max_size,
+		   struct stat *st)
+{
+	struct stat sb;
+	int fd = tfile_open(rootfd, path, 0, max_size, &sb);
+
+	if (fd < 0)
+		return fd;
+	if (!tfile_readable_by(&sb, cred)) {
+		close(fd);
+		tfile_count(TFILE_R_UNREADABLE);
+		return -EACCES;
+	}
+	if (st)
+		*st = sb;
+	return fd;
 }

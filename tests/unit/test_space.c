@@ -418,10 +418,18 @@ static void test_module_put_frees_ext(void **state)
 	assert_int_equal(ext_freed, 7);
 
 	assert_int_equal(space_module_open_path("/nonexistent/file", &m), -ENOENT);
-	/* Not an ELF: a module without an Elf. */
-	assert_int_equal(space_module_open_path("/proc/self/maps", &m), 0);
+	/* Not an ELF: a module without an Elf. (A procfs file is refused
+	 * outright: tfile opens nothing on a pseudo file system.) */
+	char text[] = "/tmp/test_space_text.XXXXXX";
+	int fd = mkstemp(text);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "not an ELF file\n", 16), 16);
+	close(fd);
+	assert_int_equal(space_module_open_path(text, &m), 0);
 	assert_null(m->elf);
 	space_module_put(m);
+	unlink(text);
+	assert_int_equal(space_module_open_path("/proc/self/maps", &m), -EPERM);
 }
 
 static void test_gone_process(void **state)

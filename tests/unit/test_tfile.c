@@ -298,6 +298,73 @@ static void test_no_openat2(void **state)
 	root_drop(&r);
 }
 
+/* procfs and sysfs files are regular to fstat, but never opened: a symlink
+ * in the target's root to one is refused too. */
+static void test_pseudo_fs(void **state)
+{
+	uint64_t before = refused(TFILE_R_PSEUDO);
+
+	assert_int_equal(tfile_open(TFILE_OWN_ROOT, "/proc/self/status", 0, 1 << 20, NULL), -EPERM);
+	assert_int_equal(tfile_open(TFILE_OWN_ROOT, "/proc/version", 0, 1 << 20, NULL), -EPERM);
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0)
+		assert_int_equal(tfile_open(TFILE_OWN_ROOT,
+					    "/sys/kernel/mm/transparent_hugepage/enabled", 0, 1 << 20,
+					    NULL),
+				 -EPERM);
+	assert_true(refused(TFILE_R_PSEUDO) >= before + 2);
+}
+
+static void test_cred(void **state)
+{
+	struct tfile_cred c;
+	struct stat st = {0};
+
+	assert_int_equal(tfile_parse_cred("Name:\tx\nUid:\t1000\t1001\t1002\t1003\n"
+					  "Gid:\t50\t51\t52\t53\nGroups:\t7 8 9 \n",
+					  &c),
+			 0);
+	assert_int_equal(c.uid, 1003); /* the fs uid */
+	assert_int_equal(c.gid, 53);
+	assert_int_equal(c.ngroups, 3);
+	assert_int_equal(c.groups[2], 9);
+	assert_int_equal(tfile_parse_cred("Name:\tx\n", &c), -EINVAL);
+
+	/* /etc/shadow: 0640 root:shadow(42) */
+	st.st_uid = 0;
+	st.st_gid = 42;
+	st.st_mode = S_IFREG | 0640;
+	c = (struct tfile_cred){.uid = 65534, .gid = 65534};
+	assert_false(tfile_readable_by(&st, &c));
+	c.groups[c.ngroups++] = 42;
+	assert_true(tfile_readable_by(&st, &c));
+	c = (struct tfile_cred){.uid = 0, .gid = 0};
+	assert_true(tfile_readable_by(&st, &c));
+	/* the owner's bits decide for the owner, even against other's */
+	st.st_uid = 1000;
+	st.st_mode = S_IFREG | 0044;
+	c = (struct tfile_cred){.uid = 1000, .gid = 1000};
+	assert_false(tfile_readable_by(&st, &c));
+	c.uid = 1001;
+	assert_true(tfile_readable_by(&st, &c));
+}
+
+static void test_open_for(void **state)
+{
+	char path[] = "/tmp/test_tfile_for.XXXXXX";
+	int fd = mkstemp(path);
+	struct tfile_cred nobody = {.uid = 65534, .gid = 65534};
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(tfile_open_for(TFILE_OWN_ROOT, path, &nobody, 1 << 20, NULL), -EACCES);
+	assert_int_equal(chmod(path, 0644), 0);
+	fd = tfile_open_for(TFILE_OWN_ROOT, path, &nobody, 1 << 20, NULL);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
+}
+
 static void test_bad_args(void **state)
 {
 	assert_int_equal(tfile_open(-5, "/a", 0, 1, NULL), -EINVAL);
@@ -319,6 +386,9 @@ int main(void)
 	    cmocka_unit_test(test_magic_map_files),
 	    cmocka_unit_test(test_no_openat2),
 	    cmocka_unit_test(test_bad_args),
+	    cmocka_unit_test(test_pseudo_fs),
+	    cmocka_unit_test(test_cred),
+	    cmocka_unit_test(test_open_for),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,6 +40,17 @@
  *   TFILE_PERFMAP_MAX 64 MiB  a perf map file (/tmp/perf-PID.map)
  * A larger file is refused (-EFBIG, counted), never read in part.
  *
+ * Files of the kernel's pseudo file systems (procfs, sysfs, debugfs,
+ * tracefs, securityfs, cgroupfs, bpffs, configfs, efivarfs, pstore) are
+ * regular files to fstat but not files: reading one runs kernel code, and
+ * some are consumed by the read (/proc/kmsg). Every open here refuses them
+ * (-EPERM, counted), whatever the path or a symlink said.
+ *
+ * A file read to show its text (annotate's source files) is opened with
+ * tfile_open_for: besides the rules above, only when the credentials
+ * given could read it by its mode bits (owner, group, other), so a target
+ * whose line table names /etc/shadow does not get root to print it.
+ *
  * Refusals are counted per reason in process-wide counters
  * (tfile_stats_get) so the header can say why a module has no names.
  * Nothing here prints. Thread safe (the counters are atomic).
@@ -47,6 +58,7 @@
 #ifndef STACKTOP_TFILE_H
 #define STACKTOP_TFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -70,6 +82,8 @@ enum tfile_reason {
 	TFILE_R_TOO_BIG,     /* over the caller's size cap */
 	TFILE_R_NO_OPENAT2,  /* kernel without openat2: root not enforceable */
 	TFILE_R_IDENTITY,    /* not the file the target mapped (dev/inode differ) */
+	TFILE_R_PSEUDO,	     /* on procfs, sysfs, debugfs and the like */
+	TFILE_R_UNREADABLE,  /* its mode does not let the reader's credentials read it */
 	TFILE_R_COUNT
 };
 
@@ -99,6 +113,29 @@ int tfile_open(int rootfd, const char *path, unsigned flags, uint64_t max_size, 
  * (symlinks and magic links followed, no root): O_PATH, regular files
  * only, max_size, reopened. fd or -errno. */
 int tfile_open_magic(const char *path, uint64_t max_size, struct stat *st);
+
+/* Whose eyes a file is read for: a uid and its groups (gid and up to
+ * TFILE_GROUPS_MAX supplementary ones). */
+#define TFILE_GROUPS_MAX 32
+struct tfile_cred {
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[TFILE_GROUPS_MAX];
+	int ngroups;
+};
+
+/* The file-system credentials of a process (fsuid, fsgid, groups from
+ * /proc/PID/status). 0 or -errno (-ESRCH gone, -EINVAL unparsable). */
+int tfile_cred_of(pid_t pid, struct tfile_cred *out);
+/* Parse the text of a /proc/PID/status file into *out. 0 or -EINVAL. */
+int tfile_parse_cred(const char *status, struct tfile_cred *out);
+/* Could cred read a file of this stat by its mode bits (owner, else
+ * group, else other)? No capability is assumed: a file of mode 0000 is
+ * readable by nobody, root's credentials included. */
+bool tfile_readable_by(const struct stat *st, const struct tfile_cred *cred);
+/* tfile_open, then refused (-EACCES, counted) unless cred could read it. */
+int tfile_open_for(int rootfd, const char *path, const struct tfile_cred *cred, uint64_t max_size,
+		   struct stat *st);
 
 /* Count a refusal found by a caller (e.g. an identity check). */
 void tfile_count(enum tfile_reason r);
