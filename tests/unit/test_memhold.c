@@ -209,7 +209,92 @@ static void test_bad_input(void **state)
 	memhold_free(h);
 }
 
+/* held bytes of stack s, from memhold_rank */
+static uint64_t held_of(struct memhold *h, int s, uint64_t now)
+{
+	struct memhold_row *r;
+	int n;
+	uint64_t held = 0;
+
+	assert_int_equal(memhold_rank(h, now, &r, &n), 0);
+	const struct memhold_row *x = row_of(r, n, s);
+	if (x)
+		held = x->held;
+	free(r);
+	return held;
+}
+
+/* Random maps and unmaps over 4,096 pages against a page-by-page model:
+ * every stack holds exactly the pages the model says (thousands of
+ * regions, so chunks fill, split and empty). */
+static void test_random_against_pages(void **state)
+{
+	enum { PAGES = 4096, PAGE = 4096, STACKS = 4 };
+	static int8_t owner[PAGES];
+	struct memhold *h;
+	struct memhold_stats st;
+	int sk[STACKS];
+	uint64_t seed = 88172645463325252ull, base = 0x7f0000000000ull;
+
+	assert_int_equal(memhold_new(NULL, 3600 * SEC, &h), 0);
+	for (int i = 0; i < STACKS; i++)
+		sk[i] = stack(h, 9, (uint32_t)i);
+	memset(owner, -1, sizeof(owner));
+	for (int op = 0; op < 20000; op++) {
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		size_t p = seed % PAGES, len = 1 + (seed >> 20) % (op % 7 ? 3 : 200);
+		int who = (int)((seed >> 40) % STACKS);
+
+		if (p + len > PAGES)
+			len = PAGES - p;
+		if ((seed >> 50) % 3) {
+			assert_int_equal(memhold_map(h, base + p * PAGE, len * PAGE, sk[who], SEC), 0);
+			memset(&owner[p], who, len);
+		} else {
+			memhold_unmap(h, base + p * PAGE, len * PAGE);
+			memset(&owner[p], -1, len);
+		}
+	}
+	for (int i = 0; i < STACKS; i++) {
+		uint64_t pages = 0;
+
+		for (size_t p = 0; p < PAGES; p++)
+			pages += owner[p] == i;
+		assert_int_equal(held_of(h, sk[i], 2 * SEC), pages * PAGE);
+	}
+	memhold_unmap(h, base, (uint64_t)PAGES * PAGE);
+	memhold_stats(h, &st);
+	assert_int_equal(st.regions, 0);
+	memhold_free(h);
+}
+
+/* 400,000 mappings handed out downwards (as mmap does), then one munmap
+ * over all of them: the regions moved to keep the order grow with n (at
+ * most a chunk, 256, per insert), not with n squared (one sorted array
+ * moved ~8e10, 82 s). */
+static void test_many_regions_cost(void **state)
+{
+	enum { N = 400000 };
+	struct memhold *h;
+	struct memhold_stats st;
+	uint64_t top = 0x7f0000000000ull;
+
+	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
+	int s = stack(h, 1, 2);
+	for (uint64_t i = 1; i <= N; i++) /* gaps between them: no two merge */
+		assert_int_equal(memhold_map(h, top - i * 0x3000, 0x1000, s, SEC), 0);
+	memhold_stats(h, &st);
+	assert_int_equal(st.regions, N);
+	memhold_unmap(h, top - (uint64_t)N * 0x3000, (uint64_t)N * 0x3000);
+	memhold_stats(h, &st);
+	assert_int_equal(st.regions, 0);
+	assert_int_equal(held_of(h, s, 2 * SEC), 0);
+	assert_true(st.moves <= 256ull * N);
+	memhold_free(h);
+}
+
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_leak_outranks_churn),
 	  cmocka_unit_test(test_partial_unmap_and_fixed), cmocka_unit_test(test_remap_brk),
 	  cmocka_unit_test(test_window_weight_faults), cmocka_unit_test(test_reconcile),
-	  cmocka_unit_test(test_bad_input))
+	  cmocka_unit_test(test_bad_input), cmocka_unit_test(test_random_against_pages),
+	  cmocka_unit_test(test_many_regions_cost))

@@ -56,6 +56,7 @@ struct memhold_stats {
 	uint64_t untracked_bytes;	     /* mapped past MEMHOLD_REGIONS_MAX */
 	uint64_t unknown_unmapped;	     /* bytes unmapped that no tracked region held */
 	uint64_t reconciled;		     /* bytes found unmapped by memhold_reconcile */
+	uint64_t moves;			     /* regions moved to keep the order (the cost) */
 	int stacks;			     /* interned now */
 };
 
