@@ -28,16 +28,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "stacktop/model/ingest.h"
 #include "stacktop/memory/memhold.h"
-#include "stacktop/sample/perf.h"
+#include "stacktop/sample/perfevent.h"
+#include "stacktop/sample/perfrecord.h"
 #include "stacktop/sample/ring.h"
 
 #define MAX_CPUS 1024
@@ -53,7 +51,7 @@
  * calls a second. */
 #define MUNMAP_RING_PAGES 256
 #define FAULT_STACK 8192
-#define PAGE 4096ull
+#define PAGE 4096ull /* page rounding of the syscalls' lengths */
 
 /* DWARF register numbers of the syscall arguments and result. */
 enum { R_AX = 0, R_DX = 1, R_SI = 4, R_DI = 5 };
@@ -62,12 +60,9 @@ static const char *const tp_names[] = {"sys_exit_mmap", "sys_exit_munmap", "sys_
 				       "sys_exit_mremap"};
 
 struct mring {
-	int fd;
-	void *map;
-	size_t map_len;
-	struct ring ring;
+	struct perfevent_ring rb; /* the first thread's event and the CPU's ring */
 	enum memtrace_kind kind;
-	int *more; /* per-task mode: the other threads' events, output into fd */
+	int *more; /* the other threads' events, output into rb's */
 	int nmore;
 };
 
@@ -84,7 +79,7 @@ struct memtrace {
 	struct memtrace_config cfg;
 	struct ingest *in;
 	struct memhold *hold;
-	pid_t *tids;		  /* per-task mode: the threads at start */
+	pid_t *tids; /* per-task mode: the threads at start */
 	int ntids;
 	struct mring *rings;
 	int nrings;
@@ -182,7 +177,7 @@ static void attr_for(struct memtrace *mt, enum memtrace_kind k, int tp_id,
 		stack = 0;
 	else if (k == MEMTRACE_FAULT && stack > FAULT_STACK)
 		stack = FAULT_STACK;
-	perf_attr_user_stack(a, stack);
+	perfevent_attr_user_stack(a, stack);
 	a->exclude_hv = 1;
 	a->wakeup_events = 0;
 	if (k == MEMTRACE_FAULT) {
@@ -205,15 +200,14 @@ static int open_more(struct memtrace *mt, struct perf_event_attr *a, int cpu, st
 	if (mt->ntids > 1 && !(r->more = calloc((size_t)mt->ntids, sizeof(*r->more))))
 		return -ENOMEM;
 	for (int i = 1; i < mt->ntids; i++) {
-		int fd = (int)syscall(SYS_perf_event_open, a, mt->tids[i], cpu, -1,
-				      PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0 && errno == ESRCH)
+		int fd = perfevent_open(a, mt->tids[i], cpu), e;
+		if (fd == -ESRCH)
 			continue;
 		if (fd < 0)
-			return -errno;
+			return fd;
 		r->more[r->nmore++] = fd;
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
-			return -errno;
+		if ((e = perfevent_set_output(fd, r->rb.fd)))
+			return e;
 	}
 	return 0;
 }
@@ -247,31 +241,23 @@ static int list_threads(struct memtrace *mt)
 	return mt->ntids ? 0 : -ESRCH;
 }
 
-static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int cpu,
-		     struct mring *r)
+static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int cpu, struct mring *r)
 {
 	struct perf_event_attr a;
 	attr_for(mt, k, tp_id, &a);
 	a.inherit = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &a, mt->tids[0], cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = perfevent_open(&a, mt->tids[0], cpu);
 	if (fd < 0)
-		return -errno;
-	uint64_t pages = k == MEMTRACE_FAULT	? FAULT_RING_PAGES
+		return fd;
+	unsigned pages = k == MEMTRACE_FAULT	? FAULT_RING_PAGES
 			 : k == MEMTRACE_MUNMAP ? MUNMAP_RING_PAGES
 			 : k == MEMTRACE_MMAP	? MMAP_RING_PAGES
 						: RING_PAGES;
-	size_t len = (pages + 1) * PAGE;
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	int e = m == MAP_FAILED ? -errno : 0;
-	if (!e && (e = ring_init(&r->ring, m, pages * PAGE)))
-		munmap(m, len);
+	int e = perfevent_ring_map(&r->rb, fd, pages);
 	if (e) {
 		close(fd);
 		return e;
 	}
-	r->fd = fd;
-	r->map = m;
-	r->map_len = len;
 	r->kind = k;
 	return open_more(mt, &a, cpu, r);
 }
@@ -279,7 +265,7 @@ static int open_ring(struct memtrace *mt, enum memtrace_kind k, int tp_id, int c
 static int open_events(struct memtrace *mt, char *err, size_t errsz)
 {
 	int cpus[MAX_CPUS], ids[4];
-	int ncpu = perf_online_cpus(cpus, MAX_CPUS), e;
+	int ncpu = perfevent_online_cpus(cpus, MAX_CPUS), e;
 	if (ncpu <= 0) {
 		snprintf(err, errsz, "memory attribution: cannot read the online CPUs.");
 		return ncpu < 0 ? ncpu : -ENODEV;
@@ -297,7 +283,7 @@ static int open_events(struct memtrace *mt, char *err, size_t errsz)
 		for (int c = 0; c < ncpu; c++) {
 			e = open_ring(mt, (enum memtrace_kind)k, k < 4 ? ids[k] : 0, cpus[c],
 				      &mt->rings[mt->nrings]);
-			if (e && mt->rings[mt->nrings].map)
+			if (e && mt->rings[mt->nrings].rb.map)
 				mt->nrings++; /* mapped, its other events failed: freed with it */
 			if (e) {
 				snprintf(
@@ -353,8 +339,7 @@ void memtrace_free(struct memtrace *mt)
 		for (int k = 0; k < mt->rings[i].nmore; k++)
 			close(mt->rings[i].more[k]);
 		free(mt->rings[i].more);
-		munmap(mt->rings[i].map, mt->rings[i].map_len);
-		close(mt->rings[i].fd);
+		perfevent_ring_close(&mt->rings[i].rb);
 	}
 	free(mt->tids);
 	free(mt->rings);
@@ -409,28 +394,29 @@ static uint64_t page_up(uint64_t v)
 	return (v + PAGE - 1) & ~(PAGE - 1);
 }
 
-static void on_sample(struct memtrace *mt, enum memtrace_kind k, const struct perf_event_header *h)
+/* One syscall-exit or page-fault sample: its call, pending until the
+ * records of every ring are in (memtrace_collect). */
+static void on_sample(struct memtrace *mt, enum memtrace_kind k, const struct sample *s)
 {
-	struct sample s;
-	if (perf_parse_sample(h, h->size, false, &s) || s.pid != mt->cfg.pid || !s.regs_mask)
+	if (s->pid != mt->cfg.pid || !s->regs_mask)
 		return;
 	mt->st.events[k]++;
-	int64_t ret = (int64_t)s.regs[R_AX];
+	int64_t ret = (int64_t)s->regs[R_AX];
 	if (k != MEMTRACE_FAULT && k != MEMTRACE_BRK && ret < 0 && ret >= -4095) {
 		mt->st.failed++;
 		return;
 	}
-	struct pend p = {.t = s.time_ns,
+	struct pend p = {.t = s->time_ns,
 			 .kind = k,
 			 .ret = (uint64_t)ret,
 			 .stack = -1,
 			 .weight = k == MEMTRACE_FAULT	? mt->st.fault_period
 				   : k == MEMTRACE_MMAP ? mt->st.period
 							: 1};
-	p.a = s.regs[R_DI];
-	p.b = page_up(s.regs[R_SI]);
-	p.c = page_up(s.regs[R_DX]);
-	if (k != MEMTRACE_MUNMAP && (p.stack = stack_of(mt, &s)) < 0)
+	p.a = s->regs[R_DI];
+	p.b = page_up(s->regs[R_SI]);
+	p.c = page_up(s->regs[R_DX]);
+	if (k != MEMTRACE_MUNMAP && (p.stack = stack_of(mt, s)) < 0)
 		return;
 	struct pend *slot = pend_add(mt);
 	if (slot)
@@ -473,15 +459,18 @@ static void apply(struct memtrace *mt, const struct pend *p)
 void memtrace_collect(struct memtrace *mt, uint64_t now_ns)
 {
 	const struct perf_event_header *h;
+	struct perfrecord rec;
 	mt->npend = 0;
 	for (int i = 0; i < mt->nrings; i++) {
 		struct mring *r = &mt->rings[i];
-		while (ring_next(&r->ring, &h) == 1) {
-			if (h->type == PERF_RECORD_SAMPLE)
-				on_sample(mt, r->kind, h);
-			else if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16)
+		while (ring_next(&r->rb.ring, &h) == 1) {
+			if (perfrecord_decode(h, false, &rec))
+				continue;
+			if (rec.kind == PERFRECORD_SAMPLE)
+				on_sample(mt, r->kind, &rec.sample);
+			else if (rec.kind == PERFRECORD_LOST)
 				*(r->kind == MEMTRACE_FAULT ? &mt->st.lost_faults : &mt->st.lost) +=
-				    ((const uint64_t *)(const void *)(h + 1))[1];
+				    rec.lost;
 		}
 	}
 	qsort(mt->pend, mt->npend, sizeof(*mt->pend), pend_cmp);
@@ -493,14 +482,13 @@ void memtrace_collect(struct memtrace *mt, uint64_t now_ns)
  * an unseen mremap or munmap would leave a region held for ever. */
 static void set_period(struct memtrace *mt, unsigned period)
 {
-	uint64_t p = period;
 	for (int i = 0; i < mt->nrings; i++) {
 		const struct mring *r = &mt->rings[i];
 		if (r->kind != MEMTRACE_MMAP)
 			continue;
-		ioctl(r->fd, PERF_EVENT_IOC_PERIOD, &p);
+		perfevent_set_period(r->rb.fd, period);
 		for (int k = 0; k < r->nmore; k++)
-			ioctl(r->more[k], PERF_EVENT_IOC_PERIOD, &p);
+			perfevent_set_period(r->more[k], period);
 	}
 	mt->st.period = period;
 }
@@ -514,10 +502,10 @@ static uint64_t mmap_count(const struct memtrace *mt)
 		const struct mring *r = &mt->rings[i];
 		if (r->kind != MEMTRACE_MMAP)
 			continue;
-		if (read(r->fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+		if (perfevent_read_count(r->rb.fd, &v) == 0)
 			sum += v;
 		for (int k = 0; k < r->nmore; k++)
-			if (read(r->more[k], &v, sizeof(v)) == (ssize_t)sizeof(v))
+			if (perfevent_read_count(r->more[k], &v) == 0)
 				sum += v;
 	}
 	return sum;

@@ -1,17 +1,11 @@
 /*
  * perf — the on-CPU sampler (see perf.h for the contract).
  *
- * Events: PERF_TYPE_SOFTWARE/PERF_COUNT_SW_CPU_CLOCK (the hardware
- * counters are missing on these VMs), sample_period in ns of CPU time =
- * 1e9 / rate. sample_type is IP|TID|TIME|REGS_USER|STACK_USER, plus
- * CALLCHAIN with exclude_callchain_user when kernel frames are allowed: the
- * user part comes from our own DWARF unwinder, so the kernel does not walk
- * frame pointers that -fomit-frame-pointer code does not have.
- *
- * Register mask: AX..IP and R8..R15 (perf_regs.h order). The segment
- * registers DS/ES/FS/GS are rejected for 64-bit tasks by the kernel's
- * perf_reg_validate, so they are left out. Decoded registers are stored in
- * DWARF order in struct sample.
+ * Three layers: the events (cpu-clock attributes, opening, rings) are set
+ * up by perfevent.c, the records read from the rings are decoded by
+ * perfrecord.c, and this file is the sampler over them: which events a
+ * target gets in each of the three modes below, the thread table, and what
+ * a decoded record does to it.
  *
  * Per-CPU mode (the default where allowed). One cpu-clock event per online
  * CPU with pid -1, so the clock runs per CPU, whatever task is on it: a
@@ -74,8 +68,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,43 +75,11 @@
 #include "stacktop/lib/hashidx.h"
 #include "stacktop/lib/array.h"
 #include "stacktop/sample/perf.h"
+#include "stacktop/sample/perfevent.h"
+#include "stacktop/sample/perfrecord.h"
 #include "stacktop/sample/pidfilter.h"
 #include "stacktop/sample/ring.h"
 #include "stacktop/sample/sampler.h"
-
-/* perf_regs.h (x86) indices we sample, in ascending order. */
-enum {
-	PR_AX = 0,
-	PR_BX,
-	PR_CX,
-	PR_DX,
-	PR_SI,
-	PR_DI,
-	PR_BP,
-	PR_SP,
-	PR_IP,
-	PR_R8 = 16,
-	PR_R15 = 23,
-};
-#define REGS_MASK                                                                                  \
-	(((1ull << (PR_IP + 1)) - 1) | (((1ull << (PR_R15 + 1)) - 1) & ~((1ull << PR_R8) - 1)))
-#define NREGS_SAMPLED 17
-
-/* DWARF register number for the i-th sampled perf register. */
-static const int dwarf_of_sampled[NREGS_SAMPLED] = {
-    0 /* ax */, 3 /* bx */, 2 /* cx */,	 1 /* dx */, 4 /* si */, 5 /* di */,
-    6 /* bp */, 7 /* sp */, 16 /* ip */, 8,	     9,		 10,
-    11,		12,	    13,		 14,	     15,
-};
-
-/* One mmap ring: a CPU's (inherit mode) or a thread's (per-thread mode).
- * fd is the event whose mapping it is; the ring owns it. */
-struct perf_rb {
-	int fd;
-	void *map;
-	size_t map_len;
-	struct ring ring;
-};
 
 /* The events opened on one thread (one per CPU, or one with cpu -1),
  * shared with the threads that inherited them: closing an event also ends
@@ -128,8 +88,8 @@ struct perf_rb {
 struct perf_ev {
 	int refs;
 	int nfd;
-	int *fds;	    /* per CPU slot; -1 where the event was given to the CPU's ring */
-	struct perf_rb *rb; /* per-thread mode: its own ring */
+	int *fds; /* per CPU slot; -1 where the event was given to the CPU's ring */
+	struct perfevent_ring *rb; /* per-thread mode: its own ring */
 };
 
 enum perf_tstate {
@@ -163,6 +123,18 @@ struct perf_task_rec {
 	bool fork;
 };
 
+static struct perf_task_rec perf_task_of(const struct perfrecord *r)
+{
+	return (struct perf_task_rec){
+	    .time = r->time,
+	    .pid = r->pid,
+	    .ppid = r->ppid,
+	    .tid = r->tid,
+	    .ptid = r->ptid,
+	    .fork = r->kind == PERFRECORD_FORK,
+	};
+}
+
 #define PERF_MAX_CPUS 1024
 #define PERF_PENDING_MIN_NS 20000000ull /* a PENDING thread waits this long */
 #define PERF_SWEEP_NS 2000000000ull	/* stale covered threads swept this often */
@@ -170,17 +142,16 @@ struct perf_task_rec {
 struct perf_sampler {
 	struct sampler base; /* the sampler interface (see the end of this file) */
 	struct perf_config cfg;
-	bool kernel; /* kernel callchains allowed */
-	bool kernel_probed;
-	bool per_thread; /* today's fallback: cpu -1, no inherit, a ring each */
-	bool wide;	 /* per-CPU mode: CPU-wide events, filter keeps our pids */
+	struct perfevent_clock clk; /* the events' attributes, the kernel probe */
+	bool per_thread;	    /* today's fallback: cpu -1, no inherit, a ring each */
+	bool wide;		    /* per-CPU mode: CPU-wide events, filter keeps our pids */
 	bool wide_tried;
 	struct pidfilter *filter;
 	bool opened_any;
 	unsigned data_pages;
 	int ncpus;
 	int cpu_ids[PERF_MAX_CPUS];
-	struct perf_rb *cpu_rb; /* ncpus of them; fd -1 until a thread gives one */
+	struct perfevent_ring *cpu_rb; /* ncpus of them; fd -1 until a thread gives one */
 	struct perf_thread *threads;
 	int nthreads; /* entries, whatever their state */
 	size_t cap;
@@ -216,54 +187,6 @@ static uint64_t clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int perf_parse_cpus(const char *s, int *cpus, int max)
-{
-	int n = 0;
-	while (*s && *s != '\n') {
-		char *end;
-		long a = strtol(s, &end, 10), b;
-		if (end == s || a < 0)
-			return -EINVAL;
-		s = end;
-		b = a;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a)
-				return -EINVAL;
-			s = end;
-		}
-		for (long c = a; c <= b; c++) {
-			if (n >= max)
-				return -E2BIG;
-			cpus[n++] = (int)c;
-		}
-		if (*s == ',')
-			s++;
-		else if (*s && *s != '\n')
-			return -EINVAL;
-	}
-	return n;
-}
-
-int perf_online_cpus(int *cpus, int max)
-{
-	char buf[4096];
-	int n = -ENOENT;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	if (f) {
-		if (fgets(buf, sizeof(buf), f))
-			n = perf_parse_cpus(buf, cpus, max);
-		fclose(f);
-	}
-	if (n > 0)
-		return n;
-	long c = sysconf(_SC_NPROCESSORS_CONF);
-	n = c < 1 ? 1 : c > max ? max : (int)c;
-	for (int i = 0; i < n; i++)
-		cpus[i] = i;
-	return n;
-}
-
 int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
 {
 	struct perf_sampler *ps = calloc(1, sizeof(*ps));
@@ -274,10 +197,11 @@ int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
 		ps->cfg.rate_hz = 99;
 	if (ps->cfg.drain_interval_s <= 0)
 		ps->cfg.drain_interval_s = 0.05;
-	ps->kernel = true;
+	ps->clk = (struct perfevent_clock){
+	    .rate_hz = ps->cfg.rate_hz, .stack_size = ps->cfg.stack_size, .kernel = true};
 	ps->per_thread = cfg->events == PERF_EVENTS_THREAD;
 	ps->wide_tried = cfg->events == PERF_EVENTS_INHERIT || ps->per_thread;
-	ps->ncpus = perf_online_cpus(ps->cpu_ids, PERF_MAX_CPUS);
+	ps->ncpus = perfevent_online_cpus(ps->cpu_ids, PERF_MAX_CPUS);
 	ps->cpu_rb = calloc((size_t)ps->ncpus, sizeof(*ps->cpu_rb));
 	if (!ps->cpu_rb) {
 		free(ps);
@@ -301,24 +225,13 @@ int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
 	return 0;
 }
 
-static void perf_rb_close(struct perf_rb *rb)
-{
-	ring_fini(&rb->ring);
-	if (rb->map)
-		munmap(rb->map, rb->map_len);
-	if (rb->fd >= 0)
-		close(rb->fd);
-	rb->map = NULL;
-	rb->fd = -1;
-}
-
 static void perf_ev_close(struct perf_ev *ev)
 {
 	for (int i = 0; i < ev->nfd; i++)
 		if (ev->fds[i] >= 0)
 			close(ev->fds[i]);
 	if (ev->rb) {
-		perf_rb_close(ev->rb);
+		perfevent_ring_close(ev->rb);
 		free(ev->rb);
 	}
 	free(ev->fds);
@@ -343,7 +256,7 @@ void perf_free(struct perf_sampler *ps)
 		if (ps->threads[i].state == PT_OPENED)
 			perf_ev_put(ps->threads[i].ev);
 	for (int i = 0; i < ps->ncpus; i++)
-		perf_rb_close(&ps->cpu_rb[i]);
+		perfevent_ring_close(&ps->cpu_rb[i]);
 	pidfilter_free(ps->filter);
 	free(ps->cpu_rb);
 	free(ps->threads);
@@ -355,88 +268,13 @@ void perf_free(struct perf_sampler *ps)
 	free(ps);
 }
 
-static void perf_fill_attr(const struct perf_sampler *ps, struct perf_event_attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = PERF_TYPE_SOFTWARE;
-	a->config = PERF_COUNT_SW_CPU_CLOCK;
-	a->sample_period = 1000000000ull / ps->cfg.rate_hz;
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	if (ps->kernel) {
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		a->exclude_callchain_user = 1;
-	} else {
-		a->exclude_kernel = 1;
-	}
-	a->sample_regs_user = REGS_MASK;
-	a->sample_stack_user = ps->cfg.stack_size;
-	a->exclude_hv = 1;
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
-	a->sample_id_all = 1;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
-	a->inherit = !ps->per_thread && !ps->wide;
-	if (ps->cfg.enable_on_exec && !ps->wide) {
-		a->disabled = 1;
-		a->enable_on_exec = 1;
-	}
-}
-
-void perf_attr_user_stack(struct perf_event_attr *a, unsigned stack_size)
-{
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	a->sample_regs_user = REGS_MASK;
-	a->sample_stack_user = stack_size;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
-}
-
+/* Open the clock event on tid and cpu as this mode has it: inherited by
+ * new threads in inherit mode; CPU-wide events start enabled. */
 static int perf_open_fd(struct perf_sampler *ps, pid_t tid, int cpu)
 {
-	struct perf_event_attr a;
-	perf_fill_attr(ps, &a);
-	int fd = (int)syscall(SYS_perf_event_open, &a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && (errno == EACCES || errno == EPERM) && ps->kernel && !ps->kernel_probed) {
-		/* Not allowed to see the kernel: sample user space only. */
-		ps->kernel = false;
-		perf_fill_attr(ps, &a);
-		fd = (int)syscall(SYS_perf_event_open, &a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	}
-	if (fd < 0)
-		return -errno;
-	ps->kernel_probed = true;
-	return fd;
-}
-
-/* Map fd's ring into rb (which then owns fd), halving the ring size while
- * the locked-memory allowance refuses it. */
-static int perf_map_ring(struct perf_sampler *ps, struct perf_rb *rb, int fd)
-{
-	for (;;) {
-		size_t len = (size_t)(ps->data_pages + 1) * 4096;
-		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (m != MAP_FAILED) {
-			int err = ring_init(&rb->ring, m, (uint64_t)ps->data_pages * 4096);
-			if (err) {
-				munmap(m, len);
-				return err;
-			}
-			rb->fd = fd;
-			rb->map = m;
-			rb->map_len = len;
-			return 0;
-		}
-		if (errno != EPERM || ps->data_pages <= 2)
-			return errno == EPERM ? -ENOMEM : -errno;
-		ps->data_pages /= 2; /* over the locked-memory allowance */
-	}
+	ps->clk.inherit = !ps->per_thread && !ps->wide;
+	ps->clk.enable_on_exec = ps->cfg.enable_on_exec && !ps->wide;
+	return perfevent_open_clock(&ps->clk, tid, cpu);
 }
 
 /* ---- the thread table: tid → entry (hashidx over ps->threads) ---- */
@@ -476,7 +314,7 @@ static void perf_proc_count(struct perf_sampler *ps, pid_t pid, int delta, uint6
 	struct perf_proc *p = perf_proc_of(ps, pid);
 	if (!p && delta > 0 &&
 	    !array_grow((void **)&ps->procs, &ps->procs_cap, (size_t)ps->nprocs + 1,
-		      sizeof(*ps->procs))) {
+			sizeof(*ps->procs))) {
 		p = &ps->procs[ps->nprocs++];
 		p->pid = pid;
 		p->nlive = 0;
@@ -503,7 +341,7 @@ static struct perf_thread *perf_insert(struct perf_sampler *ps, pid_t pid, pid_t
 {
 	size_t slot;
 	if (array_grow((void **)&ps->threads, &ps->cap, (size_t)ps->nthreads + 1,
-		     sizeof(*ps->threads)) ||
+		       sizeof(*ps->threads)) ||
 	    hashidx_reserve(&ps->ix, (size_t)ps->nthreads, (size_t)ps->nthreads, 64, perf_tid_hash,
 			    ps))
 		return NULL;
@@ -577,7 +415,7 @@ static int perf_open_per_thread(struct perf_sampler *ps, pid_t tid, struct perf_
 		close(fd);
 		return -ENOMEM;
 	}
-	int err = perf_map_ring(ps, ev->rb, fd);
+	int err = perfevent_ring_map_fit(ev->rb, fd, &ps->data_pages);
 	if (err) {
 		close(fd);
 		free(ev->rb);
@@ -610,13 +448,11 @@ static int perf_open_per_cpu(struct perf_sampler *ps, pid_t tid, struct perf_ev 
 			err = fd;
 			break;
 		}
-		struct perf_rb *rb = &ps->cpu_rb[i];
+		struct perfevent_ring *rb = &ps->cpu_rb[i];
 		if (rb->fd < 0) {
-			err = perf_map_ring(ps, rb, fd);
+			err = perfevent_ring_map_fit(rb, fd, &ps->data_pages);
 			created[i] = !err;
-		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rb->fd) < 0) {
-			err = -errno;
-		} else {
+		} else if ((err = perfevent_set_output(fd, rb->fd)) == 0) {
 			ev->fds[i] = fd;
 		}
 		if (err) {
@@ -633,7 +469,7 @@ static int perf_open_per_cpu(struct perf_sampler *ps, pid_t tid, struct perf_ev 
 				close(ev->fds[i]);
 			ev->fds[i] = -1;
 			if (created[i])
-				perf_rb_close(&ps->cpu_rb[i]);
+				perfevent_ring_close(&ps->cpu_rb[i]);
 		}
 	}
 	return err;
@@ -703,7 +539,7 @@ static uint64_t perf_thread_start(pid_t pid, pid_t tid)
 static void perf_wide_close(struct perf_sampler *ps)
 {
 	for (int i = 0; i < ps->ncpus; i++)
-		perf_rb_close(&ps->cpu_rb[i]);
+		perfevent_ring_close(&ps->cpu_rb[i]);
 	pidfilter_free(ps->filter);
 	ps->filter = NULL;
 	ps->wide = false;
@@ -714,7 +550,7 @@ static void perf_wide_close(struct perf_sampler *ps)
 static int perf_wide_open(struct perf_sampler *ps)
 {
 	int err = pidfilter_new(&ps->filter), opened = 0;
-	ps->wide = true; /* perf_fill_attr: no inherit, no enable_on_exec */
+	ps->wide = true; /* perf_open_fd: no inherit, no enable_on_exec */
 	for (int i = 0; !err && i < ps->ncpus; i++) {
 		int fd = perf_open_fd(ps, -1, ps->cpu_ids[i]);
 		if (fd == -ENODEV)
@@ -724,7 +560,7 @@ static int perf_wide_open(struct perf_sampler *ps)
 			break;
 		}
 		if ((err = pidfilter_attach(ps->filter, fd)) ||
-		    (err = perf_map_ring(ps, &ps->cpu_rb[i], fd))) {
+		    (err = perfevent_ring_map_fit(&ps->cpu_rb[i], fd, &ps->data_pages))) {
 			close(fd);
 			break;
 		}
@@ -753,8 +589,8 @@ static int perf_wide_try(struct perf_sampler *ps)
 		ps->base.last_err = err;
 		return err;
 	}
-	ps->kernel = true; /* the probe starts again for per-task events */
-	ps->kernel_probed = false;
+	ps->clk.kernel = true; /* the probe starts again for per-task events */
+	ps->clk.kernel_probed = false;
 	return 0;
 }
 
@@ -780,17 +616,14 @@ static int perf_wide_add(struct perf_sampler *ps, pid_t pid, pid_t tid)
 /* A side-band record of the whole machine: ours if its process is
  * filtered in. A FORK that makes a process of one of ours brings the new
  * process into the filter (inherit mode follows children too). */
-static bool perf_wide_keep(struct perf_sampler *ps, const struct perf_event_header *h, pid_t pid)
+static bool perf_wide_keep(struct perf_sampler *ps, const struct perfrecord *r)
 {
-	if (pidfilter_has(ps->filter, pid))
+	if (pidfilter_has(ps->filter, r->pid))
 		return true;
-	if (h->type != PERF_RECORD_FORK || h->size < sizeof(*h) + 16)
+	/* A new process (pid == tid) whose parent is ours. */
+	if (r->kind != PERFRECORD_FORK || r->pid != r->tid || !pidfilter_has(ps->filter, r->ppid))
 		return false;
-	uint32_t f[4];
-	memcpy(f, h + 1, 16); /* pid, ppid, tid, ptid */
-	if (f[0] != f[2] || !pidfilter_has(ps->filter, (pid_t)f[1]))
-		return false;
-	if (pidfilter_add(ps->filter, (pid_t)f[0]))
+	if (pidfilter_add(ps->filter, r->pid))
 		return false;
 	ps->stats.filtered_pids = pidfilter_count(ps->filter);
 	return true;
@@ -887,19 +720,12 @@ static void perf_note_fork(struct perf_sampler *ps, const struct perf_task_rec *
 static void perf_peek_fork(void *ctx, const struct perf_event_header *h)
 {
 	struct perf_sampler *ps = ctx;
-	uint32_t f[4];
-	uint64_t time;
-	if (h->type != PERF_RECORD_FORK || h->size < sizeof(*h) + 24)
+	struct perfrecord r;
+	/* Only FORK records: a sample is not worth decoding here. */
+	if (h->type != PERF_RECORD_FORK || perfrecord_decode(h, false, &r))
 		return;
-	memcpy(f, h + 1, 16);
-	memcpy(&time, (const uint8_t *)(h + 1) + 16, 8);
-	struct perf_task_rec r = {.time = time,
-				  .pid = (pid_t)f[0],
-				  .ppid = (pid_t)f[1],
-				  .tid = (pid_t)f[2],
-				  .ptid = (pid_t)f[3],
-				  .fork = true};
-	perf_note_fork(ps, &r);
+	struct perf_task_rec t = perf_task_of(&r);
+	perf_note_fork(ps, &t);
 }
 
 /* After a drain: threads left pending long enough had no FORK record, so
@@ -944,7 +770,7 @@ static void perf_sweep(struct perf_sampler *ps)
 
 bool perf_kernel_enabled(const struct perf_sampler *ps)
 {
-	return ps->kernel;
+	return ps->clk.kernel;
 }
 
 void perf_exec_done(struct perf_sampler *ps)
@@ -957,201 +783,58 @@ const struct perf_stats *perf_get_stats(const struct perf_sampler *ps)
 	return &ps->stats;
 }
 
-/* A cursor over a record's payload that never reads past its end. */
-struct cursor {
-	const uint8_t *p, *end;
-};
-
-static int cur_u64(struct cursor *c, uint64_t *v)
-{
-	if (c->end - c->p < 8)
-		return -EBADMSG;
-	memcpy(v, c->p, 8);
-	c->p += 8;
-	return 0;
-}
-
-static int cur_skip(struct cursor *c, uint64_t n, const uint8_t **start)
-{
-	if ((uint64_t)(c->end - c->p) < n)
-		return -EBADMSG;
-	*start = c->p;
-	c->p += n;
-	return 0;
-}
-
-/* Kernel frames of a callchain: the run after PERF_CONTEXT_KERNEL. */
-static void perf_kernel_frames(const uint64_t *ips, uint64_t nr, struct sample *out)
-{
-	out->kpcs = NULL;
-	out->nkpcs = 0;
-	for (uint64_t i = 0; i < nr; i++) {
-		if (ips[i] != PERF_CONTEXT_KERNEL)
-			continue;
-		uint64_t j = i + 1;
-		while (j < nr && ips[j] < PERF_CONTEXT_MAX)
-			j++;
-		out->kpcs = &ips[i + 1];
-		out->nkpcs = (int)(j - i - 1);
-		return;
-	}
-}
-
-int perf_parse_sample(const void *rec, size_t size, bool callchain, struct sample *out)
-{
-	struct cursor c = {(const uint8_t *)rec + sizeof(struct perf_event_header),
-			   (const uint8_t *)rec + size};
-	uint64_t ip, pidtid, time, v;
-	const uint8_t *ptr;
-
-	memset(out, 0, sizeof(*out));
-	if (size < sizeof(struct perf_event_header))
-		return -EBADMSG;
-	if (cur_u64(&c, &ip) || cur_u64(&c, &pidtid) || cur_u64(&c, &time))
-		return -EBADMSG;
-	out->pid = (int)(uint32_t)pidtid;
-	out->tid = (int)(uint32_t)(pidtid >> 32);
-	out->time_ns = time;
-	out->weight = 1;
-	out->state = SAMPLE_ONCPU;
-	out->syscall_nr = -1;
-
-	if (callchain) {
-		uint64_t nr;
-		if (cur_u64(&c, &nr) || nr > 4096 || cur_skip(&c, nr * 8, &ptr))
-			return -EBADMSG;
-		/* ptr is 8-byte aligned inside the record. */
-		perf_kernel_frames((const uint64_t *)(const void *)ptr, nr, out);
-	}
-
-	uint64_t abi;
-	if (cur_u64(&c, &abi))
-		return -EBADMSG;
-	if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
-		for (int i = 0; i < NREGS_SAMPLED; i++) {
-			if (cur_u64(&c, &v))
-				return -EBADMSG;
-			out->regs[dwarf_of_sampled[i]] = v;
-		}
-		out->regs_mask = (1u << SAMPLE_NREGS) - 1;
-	}
-
-	uint64_t stack_size;
-	if (cur_u64(&c, &stack_size))
-		return -EBADMSG;
-	if (stack_size) {
-		uint64_t dyn;
-		if (cur_skip(&c, stack_size, &ptr) || cur_u64(&c, &dyn))
-			return -EBADMSG;
-		out->stack = ptr;
-		out->stack_size = dyn < stack_size ? dyn : stack_size;
-	}
-	if (!out->regs_mask) {
-		/* A kernel thread or a sample with no user context: keep the ip. */
-		out->regs[SAMPLE_REG_RIP] = ip;
-	}
-	return 0;
-}
-
-/* The pid and tid in the fixed part of a side-band record that holds at
- * least min bytes: u32 pid at 0, u32 tid at tid_off (4 in COMM and MMAP).
- * False when the record is too short. */
-static bool record_ids(const struct perf_event_header *h, size_t min, size_t tid_off, uint32_t *pid,
-		       uint32_t *tid)
-{
-	const uint8_t *p = (const uint8_t *)(h + 1);
-
-	if (h->size < sizeof(*h) + min)
-		return false;
-	memcpy(pid, p, 4);
-	memcpy(tid, p + tid_off, 4);
-	return true;
-}
-
-/* Records with sample_id_all carry pid/tid right after their fixed part;
- * for the ones we use, the fixed part gives pid/tid itself. */
+/* What a decoded record does: samples to the callback, counts to the
+ * stats, FORK and EXIT queued for perf_task_apply, exec and mmap to their
+ * callbacks. In per-CPU mode the side-band records of every process on the
+ * machine arrive: only those of processes the filter keeps go on. */
 static void perf_dispatch(struct perf_sampler *ps, const struct perf_event_header *h,
 			  const struct perf_callbacks *cb, void *ctx, int *nsamples)
 {
-	const uint8_t *p = (const uint8_t *)(h + 1);
-	uint32_t pid, tid;
+	struct perfrecord r;
 
-	if (ps->wide && (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT ||
-			 h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_MMAP ||
-			 h->type == PERF_RECORD_MMAP2)) {
-		/* Every process on the machine has these: keep ours. */
-		if (!record_ids(h, 8, 4, &pid, &tid) || !perf_wide_keep(ps, h, (pid_t)pid))
-			return;
-	}
-	switch (h->type) {
-	case PERF_RECORD_SAMPLE: {
-		struct sample s;
-		if (perf_parse_sample(h, h->size, ps->kernel, &s)) {
+	if (perfrecord_decode(h, ps->clk.kernel, &r)) {
+		if (r.kind == PERFRECORD_SAMPLE)
 			ps->stats.corrupt++;
-			return;
-		}
+		return; /* a side-band record too short to use is skipped */
+	}
+	if (ps->wide && perfrecord_is_sideband(r.kind) && !perf_wide_keep(ps, &r))
+		return;
+	switch (r.kind) {
+	case PERFRECORD_SAMPLE:
 		ps->stats.samples++;
 		(*nsamples)++;
 		if (cb->sample)
-			cb->sample(ctx, &s);
+			cb->sample(ctx, &r.sample);
 		return;
-	}
-	case PERF_RECORD_LOST: {
-		uint64_t lost[2];
-		if (h->size >= sizeof(*h) + 16) {
-			memcpy(lost, p, 16);
-			ps->stats.lost += lost[1];
-		}
+	case PERFRECORD_LOST:
+		ps->stats.lost += r.lost;
 		return;
-	}
-	case PERF_RECORD_THROTTLE:
+	case PERFRECORD_THROTTLE:
 		ps->stats.throttled++;
 		return;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: {
+	case PERFRECORD_FORK:
+	case PERFRECORD_EXIT:
 		/* Applied after the drain, in time order (perf_task_apply). */
-		uint32_t f[4];
-		uint64_t time;
-		if (h->size < sizeof(*h) + 24 ||
-		    array_grow((void **)&ps->task, &ps->task_cap, ps->ntask + 1, sizeof(*ps->task)))
+		if (array_grow((void **)&ps->task, &ps->task_cap, ps->ntask + 1, sizeof(*ps->task)))
 			return;
-		memcpy(f, p, 16);
-		memcpy(&time, p + 16, 8);
-		ps->task[ps->ntask++] = (struct perf_task_rec){
-		    .time = time,
-		    .pid = (pid_t)f[0],
-		    .ppid = (pid_t)f[1],
-		    .tid = (pid_t)f[2],
-		    .ptid = (pid_t)f[3],
-		    .fork = h->type == PERF_RECORD_FORK,
-		};
+		ps->task[ps->ntask++] = perf_task_of(&r);
 		return;
-	}
-	case PERF_RECORD_COMM:
-		if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) || !record_ids(h, 9, 4, &pid, &tid))
-			return;
-		if (cb->exec) {
-			char comm[17] = {0};
-			size_t n = h->size - sizeof(*h) - 8;
-			memcpy(comm, p + 8, n < 16 ? n : 16);
-			cb->exec(ctx, (pid_t)pid, (pid_t)tid, comm);
-		}
+	case PERFRECORD_EXEC:
+		if (cb->exec)
+			cb->exec(ctx, r.pid, r.tid, r.comm);
 		return;
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		if (!record_ids(h, 8, 4, &pid, &tid))
-			return;
+	case PERFRECORD_MMAP:
 		if (cb->mmap)
-			cb->mmap(ctx, (pid_t)pid, (pid_t)tid);
+			cb->mmap(ctx, r.pid, r.tid);
 		return;
-	default:
+	case PERFRECORD_OTHER:
 		return;
 	}
 }
 
 /* Every record of one ring through perf_dispatch. */
-static void perf_drain_one(struct perf_sampler *ps, struct ring *r,
-			   const struct perf_callbacks *cb, void *ctx, int *nsamples)
+static void perf_drain_one(struct perf_sampler *ps, struct ring *r, const struct perf_callbacks *cb,
+			   void *ctx, int *nsamples)
 {
 	const struct perf_event_header *h;
 	uint64_t before = r->corrupt;
@@ -1229,7 +912,7 @@ int perf_nrings(const struct perf_sampler *ps)
 int perf_drain_ring(struct ring *r, bool kernel, const struct perf_callbacks *cb, void *ctx,
 		    struct perf_stats *stats)
 {
-	struct perf_sampler ps = {.kernel = kernel, .per_thread = true, .stats = *stats};
+	struct perf_sampler ps = {.clk.kernel = kernel, .per_thread = true, .stats = *stats};
 	int nsamples = 0;
 	perf_drain_one(&ps, r, cb, ctx, &nsamples);
 	perf_task_apply(&ps, false, cb, ctx);
@@ -1262,7 +945,7 @@ static void perf_src_thread_new(void *ctx, pid_t pid, pid_t tid)
 	struct perf_sampler *src = ctx;
 	if (src->per_thread && perf_proc_of(src, pid) &&
 	    !array_grow((void **)&src->pending_new, &src->pending_new_cap, src->npending_new + 1,
-		      sizeof(*src->pending_new))) {
+			sizeof(*src->pending_new))) {
 		src->pending_new[src->npending_new][0] = pid;
 		src->pending_new[src->npending_new][1] = tid;
 		src->npending_new++;
@@ -1273,7 +956,7 @@ static void perf_src_thread_exit(void *ctx, pid_t pid, pid_t tid)
 {
 	struct perf_sampler *src = ctx;
 	if (src->per_thread && !array_grow((void **)&src->pending_exit, &src->pending_exit_cap,
-					 src->npending_exit + 1, sizeof(*src->pending_exit)))
+					   src->npending_exit + 1, sizeof(*src->pending_exit)))
 		src->pending_exit[src->npending_exit++] = tid;
 }
 
@@ -1294,11 +977,11 @@ static void perf_src_mmap(void *ctx, pid_t pid, pid_t tid)
 }
 
 static const struct perf_callbacks perf_src_callbacks = {
-	.sample = perf_src_sample,
-	.thread_new = perf_src_thread_new,
-	.thread_exit = perf_src_thread_exit,
-	.exec = perf_src_exec,
-	.mmap = perf_src_mmap,
+    .sample = perf_src_sample,
+    .thread_new = perf_src_thread_new,
+    .thread_exit = perf_src_thread_exit,
+    .exec = perf_src_exec,
+    .mmap = perf_src_mmap,
 };
 
 static int perf_src_add_thread(struct sampler *s, pid_t pid, pid_t tid)
@@ -1389,14 +1072,16 @@ void perf_explain(int err, pid_t pid, char *buf, size_t size)
 	else if (err == -ESRCH)
 		snprintf(buf, size, "process %d exited before sampling could start.", pid);
 	else if (err == -ENOMEM)
-		snprintf(buf, size,
-			 "could not map the sample buffer for process %d (locked-memory limit): run "
-			 "as root or raise 'ulimit -l'.",
-			 pid);
+		snprintf(
+		    buf, size,
+		    "could not map the sample buffer for process %d (locked-memory limit): run "
+		    "as root or raise 'ulimit -l'.",
+		    pid);
 	else if (err == -EMFILE || err == -ENFILE)
 		snprintf(buf, size, "out of file descriptors (one per thread): raise 'ulimit -n'.");
 	else if (err == -ENOSYS || err == -ENOENT || err == -EOPNOTSUPP)
-		snprintf(buf, size, "this kernel has no cpu-clock perf event (perf_event_open: %s).",
+		snprintf(buf, size,
+			 "this kernel has no cpu-clock perf event (perf_event_open: %s).",
 			 strerror(-err));
 	else
 		snprintf(buf, size, "cannot sample process %d: %s.", pid, strerror(-err));
@@ -1420,17 +1105,17 @@ static void perf_src_free(struct sampler *s)
 }
 
 static const struct sampler_ops perf_sampler_ops = {
-	.mode = "cpu",
-	.add_thread = perf_src_add_thread,
-	.has_thread = perf_src_has_thread,
-	.nthreads = perf_src_nthreads,
-	.collect = perf_src_collect,
-	.launch_prepare = perf_src_launch_prepare,
-	.launch_done = perf_src_launch_done,
-	.tick_ns = perf_src_tick_ns,
-	.stats = perf_src_stats,
-	.explain = perf_src_explain,
-	.free = perf_src_free,
+    .mode = "cpu",
+    .add_thread = perf_src_add_thread,
+    .has_thread = perf_src_has_thread,
+    .nthreads = perf_src_nthreads,
+    .collect = perf_src_collect,
+    .launch_prepare = perf_src_launch_prepare,
+    .launch_done = perf_src_launch_done,
+    .tick_ns = perf_src_tick_ns,
+    .stats = perf_src_stats,
+    .explain = perf_src_explain,
+    .free = perf_src_free,
 };
 
 int perf_sampler_new(const struct perf_config *cfg, struct sampler **out)

@@ -1,7 +1,8 @@
 /*
  * Fuzz entry point: the perf mmap ring reader (ring.c) and the decoding of
- * what it hands out (perf.c's perf_drain → perf_dispatch → perf_parse_sample
- * and the side-band records COMM, FORK, EXIT, MMAP, MMAP2, LOST, THROTTLE).
+ * what it hands out (perf.c's perf_drain → perf_dispatch → perfrecord.c's
+ * perfrecord_decode: samples and the side-band records COMM, FORK, EXIT,
+ * MMAP, MMAP2, LOST, THROTTLE).
  *
  * The input builds a fake mapping: a metadata page whose data_tail and
  * data_head come from the input (any 64-bit tail, so the counters wrap, and
@@ -23,6 +24,7 @@
  * a COMM name is at most 16 bytes.
  */
 #include "stacktop/sample/perf.h"
+#include "stacktop/sample/perfrecord.h"
 #include "stacktop/sample/ring.h"
 
 #include <errno.h>
@@ -102,7 +104,7 @@ static void drain_direct(struct ring *r)
 		if (h->type == PERF_RECORD_SAMPLE) {
 			struct sample s;
 			for (int cc = 0; cc < 2; cc++)
-				if (perf_parse_sample(h, h->size, cc, &s) == 0)
+				if (perfrecord_parse_sample(h, h->size, cc, &s) == 0)
 					on_sample(NULL, &s);
 		}
 	}
@@ -113,7 +115,8 @@ static void drain_direct(struct ring *r)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* sample, thread_new, thread_exit, exec, mmap */
-	static const struct perf_callbacks cb = {on_sample, on_thread, on_thread, on_exec, on_thread};
+	static const struct perf_callbacks cb = {on_sample, on_thread, on_thread, on_exec,
+						 on_thread};
 	if (size < 18)
 		return 0;
 	uint64_t dsize = 64ull << (data[0] % 6);
@@ -163,8 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			} else {
 				int n = perf_drain_ring(r, flags & 1, &cb, NULL, &st);
 				total += n;
-				if (n < 0 || (uint64_t)total != st.samples ||
-				    total != cur.nsamples)
+				if (n < 0 || (uint64_t)total != st.samples || total != cur.nsamples)
 					abort();
 			}
 			/* The kernel writes more (the data area is reused as it is). */

@@ -1,10 +1,9 @@
-/* Unit tests for the perf sampler: decoding a crafted sample record, CPU
- * lists, and sampling this very process through the real kernel
- * (registers, stack copy, new-thread records, removal; inherited events:
- * short-lived threads sampled, a thread created after attach not opened a
- * second time, every CPU's ring drained). */
+/* Unit tests for the perf sampler: sampling this very process through the
+ * real kernel (registers, stack copy, new-thread records, removal;
+ * inherited events: short-lived threads sampled, a thread created after
+ * attach not opened a second time, every CPU's ring drained). Decoding
+ * records is test_perfrecord.c's, event set-up test_perfevent.c's. */
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -22,77 +21,8 @@
 
 #include "stacktop/sample/perf.h"
 
-/* Build a sample record: ip, pid/tid, time, callchain, regs, stack. */
-static size_t build_record(uint64_t *buf, bool callchain, uint64_t stack_size, uint64_t dyn)
-{
-	size_t n = 1; /* header */
-	buf[n++] = 0x401000; /* ip */
-	buf[n++] = (77ull << 32) | 42; /* tid 77, pid 42 */
-	buf[n++] = 123456789; /* time */
-	if (callchain) {
-		buf[n++] = 4;
-		buf[n++] = PERF_CONTEXT_KERNEL;
-		buf[n++] = 0xffffffff81000010ull;
-		buf[n++] = 0xffffffff81000020ull;
-		buf[n++] = PERF_CONTEXT_USER;
-	}
-	buf[n++] = PERF_SAMPLE_REGS_ABI_64;
-	for (int i = 0; i < 17; i++)
-		buf[n++] = 1000 + i; /* AX BX CX DX SI DI BP SP IP R8..R15 */
-	buf[n++] = stack_size;
-	for (uint64_t i = 0; i < stack_size / 8; i++)
-		buf[n++] = 0xabcdef00 + i;
-	if (stack_size)
-		buf[n++] = dyn;
-	struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, (uint16_t)(n * 8)};
-	memcpy(buf, &h, sizeof(h));
-	return n * 8;
-}
-
-static void test_parse_sample(void **state)
-{
-	uint64_t buf[256];
-	struct sample s;
-	size_t size = build_record(buf, true, 64, 40);
-	assert_int_equal(perf_parse_sample(buf, size, true, &s), 0);
-	assert_int_equal(s.pid, 42);
-	assert_int_equal(s.tid, 77);
-	assert_int_equal(s.time_ns, 123456789);
-	assert_int_equal(s.nkpcs, 2);
-	assert_int_equal(s.kpcs[0], 0xffffffff81000010ull);
-	assert_int_equal(s.kpcs[1], 0xffffffff81000020ull);
-	/* perf order AX BX CX DX SI DI BP SP IP → DWARF order. */
-	assert_int_equal(s.regs[0], 1000); /* rax */
-	assert_int_equal(s.regs[3], 1001); /* rbx */
-	assert_int_equal(s.regs[2], 1002); /* rcx */
-	assert_int_equal(s.regs[1], 1003); /* rdx */
-	assert_int_equal(s.regs[SAMPLE_REG_RBP], 1006);
-	assert_int_equal(s.regs[SAMPLE_REG_RSP], 1007);
-	assert_int_equal(s.regs[SAMPLE_REG_RIP], 1008);
-	assert_int_equal(s.regs[8], 1009); /* r8 */
-	assert_int_equal(s.regs[15], 1016); /* r15 */
-	/* Only dyn_size bytes of the copy are valid. */
-	assert_int_equal(s.stack_size, 40);
-	uint64_t first;
-	memcpy(&first, s.stack, 8);
-	assert_int_equal(first, 0xabcdef00);
-}
-
-static void test_parse_truncated(void **state)
-{
-	uint64_t buf[256];
-	struct sample s;
-	size_t size = build_record(buf, true, 64, 64);
-	for (size_t cut = 8; cut < size; cut += 8)
-		assert_int_equal(perf_parse_sample(buf, cut, true, &s), -EBADMSG);
-	/* A callchain length that points past the end. */
-	size = build_record(buf, true, 0, 0);
-	buf[4] = 1000;
-	assert_int_equal(perf_parse_sample(buf, size, true, &s), -EBADMSG);
-}
-
 struct seen {
-	int samples, with_regs, with_stack, mine, new_threads;
+	int samples, with_regs, with_stack, stack_without_regs, mine, new_threads;
 	pid_t new_tid;
 	uint64_t local_addr;
 	int sp_near;
@@ -104,6 +34,8 @@ static void on_sample(void *ctx, const struct sample *s)
 	v->samples++;
 	v->with_regs += s->regs_mask != 0;
 	v->with_stack += s->stack_size > 0;
+	/* The kernel copies a stack only where it has the user registers. */
+	v->stack_without_regs += s->stack_size > 0 && !s->regs_mask;
 	v->mine += s->tid == gettid();
 	uint64_t sp = s->regs[SAMPLE_REG_RSP];
 	/* Our stack pointer sits within a few KiB below a local of the caller. */
@@ -167,12 +99,18 @@ static void test_live_sampling(void **state)
 	burn(0.01);
 	perf_drain(ps, &cb, &v);
 
-	/* 300 ms of CPU at 1 kHz: expect well over 100 samples. */
+	/* 300 ms of CPU at 1 kHz: expect well over 100 samples. The count
+	 * of a live sampler is never exact, so what follows compares the
+	 * samples with each other, with a small allowance for odd ones. */
 	assert_true(v.samples > 100);
-	/* all ours but for the odd sample of quick_thread, should it meet a tick */
-	assert_true(v.mine >= v.samples - 2);
-	assert_int_equal(v.with_regs, v.samples);
-	assert_int_equal(v.with_stack, v.samples);
+	/* All ours but for the odd sample of quick_thread, should it meet a
+	 * tick; such a sample, taken as the thread exits, may have no user
+	 * context (no registers, no stack copy). */
+	int odd = 2 + v.samples / 100;
+	assert_true(v.mine >= v.samples - odd);
+	assert_true(v.with_regs >= v.samples - odd);
+	assert_true(v.with_stack >= v.samples - odd);
+	assert_int_equal(v.stack_without_regs, 0);
 	assert_true(v.sp_near > v.samples / 2);
 	assert_int_equal(v.new_threads, 1);
 	assert_true(perf_get_stats(ps)->samples >= (uint64_t)v.samples);
@@ -182,24 +120,6 @@ static void test_live_sampling(void **state)
 	assert_int_equal(perf_nthreads(ps), 0);
 	assert_int_equal(perf_add_thread(ps, getpid(), 999999999), -ESRCH);
 	perf_free(ps);
-}
-
-static void test_parse_cpus(void **state)
-{
-	int c[8];
-	assert_int_equal(perf_parse_cpus("0-1\n", c, 8), 2);
-	assert_int_equal(c[0], 0);
-	assert_int_equal(c[1], 1);
-	assert_int_equal(perf_parse_cpus("0,2-4,7", c, 8), 5);
-	assert_int_equal(c[1], 2);
-	assert_int_equal(c[3], 4);
-	assert_int_equal(c[4], 7);
-	assert_int_equal(perf_parse_cpus("3", c, 8), 1);
-	assert_int_equal(c[0], 3);
-	assert_int_equal(perf_parse_cpus("0-9", c, 8), -E2BIG);
-	assert_int_equal(perf_parse_cpus("4-2", c, 8), -EINVAL);
-	assert_int_equal(perf_parse_cpus("x", c, 8), -EINVAL);
-	assert_int_equal(perf_parse_cpus("1,", c, 8), 1);
 }
 
 /* Samples per thread of this process, by tid. */
@@ -469,8 +389,6 @@ static void test_drain_cpu_rings(void **state)
 	free(v);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_parse_sample), cmocka_unit_test(test_parse_truncated),
-	  cmocka_unit_test(test_parse_cpus), cmocka_unit_test(test_live_sampling),
- 	  cmocka_unit_test(test_short_threads), cmocka_unit_test(test_short_threads_per_cpu),
-	  cmocka_unit_test(test_no_double_open),
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_live_sampling), cmocka_unit_test(test_short_threads),
+	  cmocka_unit_test(test_short_threads_per_cpu), cmocka_unit_test(test_no_double_open),
 	  cmocka_unit_test(test_drain_cpu_rings))

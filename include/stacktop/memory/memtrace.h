@@ -3,22 +3,24 @@
  * process's mmap, munmap, brk and mremap calls, each with its user stack,
  * and sampled page faults, fed to memhold (bytes still mapped per stack).
  *
- * Events, one of each per online CPU, CPU-wide and filtered in the kernel
- * by the target's pid (pidfilter.h; needs CAP_BPF and CAP_PERFMON):
+ * Events, one of each per online CPU and thread of the target:
  *   syscalls:sys_exit_mmap, sys_exit_munmap, sys_exit_brk, sys_exit_mremap
  *     (tracepoints; ids from tracefs, see memtrace.c), sampling the user
- *     registers and a copy of the user stack, so ingest unwinds them like
- *     CPU samples. At syscall exit the user registers still hold the
- *     arguments (rdi, rsi, rdx, r10, r8) and rax the result, so one event
- *     per call carries both. munmap copies no stack (it needs none).
+ *     registers and a copy of the user stack the way the CPU sampler's
+ *     events do (perfevent_attr_user_stack), so perfrecord decodes them
+ *     and ingest unwinds them like CPU samples. At syscall exit the user
+ *     registers still hold the arguments (rdi, rsi, rdx, r10, r8) and rax
+ *     the result, so one event per call carries both. munmap copies no
+ *     stack (it needs none).
  *   page-faults (software event) every fault_period faults, with a stack:
  *     who touches new memory, counted, never blamed for holding it.
- * Without BPF (no CAP_BPF), per-task events instead: one per thread of
- * the target at start and CPU, inherited by the threads they create, all
- * of a CPU's written into its one ring (PERF_EVENT_IOC_SET_OUTPUT); a
- * thread created by a thread that had no event yet is missed. The
- * sampling period set later reaches the events opened here, not the
- * copies inherited before (PERF_EVENT_IOC_PERIOD is per event).
+ * The events are per task (not CPU-wide with pidfilter's program: see
+ * memtrace.c for why): one per thread of the target at start and CPU,
+ * inherited by the threads they create, all of a CPU's written into its
+ * one ring (perfevent_set_output); a thread created by a thread that had
+ * no event yet is missed. The sampling period set later reaches the events
+ * opened here, not the copies inherited before (PERF_EVENT_IOC_PERIOD is
+ * per event).
  *
  * Cost: the target pays for each traced call in its own thread (a stack
  * copy and a ring write; bench/README.md has the figures). When the

@@ -27,6 +27,10 @@
  * perf_event_paranoid >= 2 may not have: the first EACCES falls back to
  * user-only sampling for every thread, and perf_kernel_enabled says so.
  * Times are CLOCK_MONOTONIC (use_clockid) so they line up with the window.
+ *
+ * The events are set up through perfevent.h (attributes, opening, rings,
+ * the online CPUs) and their records decoded by perfrecord.h; this module
+ * is the sampler: the modes, the thread table, and what each record does.
  */
 #ifndef STACKTOP_PERF_H
 #define STACKTOP_PERF_H
@@ -47,18 +51,18 @@ enum perf_events {
 };
 
 struct perf_config {
-	unsigned rate_hz; /* samples per second per thread of CPU time */
-	unsigned stack_size; /* user stack bytes copied per sample */
+	unsigned rate_hz;	 /* samples per second per thread of CPU time */
+	unsigned stack_size;	 /* user stack bytes copied per sample */
 	double drain_interval_s; /* how often the caller drains; sizes the rings */
-	bool enable_on_exec; /* events start disabled, enable at the next exec */
+	bool enable_on_exec;	 /* events start disabled, enable at the next exec */
 	enum perf_events events;
 };
 
 struct perf_stats {
-	uint64_t samples; /* sample records received */
-	uint64_t lost; /* records the kernel dropped (PERF_RECORD_LOST) */
+	uint64_t samples;   /* sample records received */
+	uint64_t lost;	    /* records the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t throttled; /* PERF_RECORD_THROTTLE */
-	uint64_t corrupt; /* ring batches dropped as unparseable */
+	uint64_t corrupt;   /* ring batches dropped as unparseable */
 	uint64_t threads_opened, threads_failed;
 	uint64_t threads_inherited; /* threads announced by FORK, sampled by inheritance */
 	enum perf_events events;    /* in use: CPU, INHERIT or THREAD */
@@ -91,11 +95,6 @@ bool perf_has_thread(const struct perf_sampler *ps, pid_t tid);
 int perf_nthreads(const struct perf_sampler *ps);
 /* Mapped rings: one per CPU in use (inherit mode), one per thread else. */
 int perf_nrings(const struct perf_sampler *ps);
-/* Parse a CPU list such as "0-3,8,10-11\n" into cpus. The count, or
- * -EINVAL, -E2BIG (more than max). */
-int perf_parse_cpus(const char *s, int *cpus, int max);
-/* The online CPUs (sysfs), else all that sysconf knows of; the count. */
-int perf_online_cpus(int *cpus, int max);
 
 /* Read all rings, calling cb for each record. Returns the number of
  * samples delivered. Callbacks must not add or remove threads (the thread
@@ -121,15 +120,5 @@ void perf_explain(int err, pid_t pid, char *buf, size_t size);
 struct ring;
 int perf_drain_ring(struct ring *r, bool kernel, const struct perf_callbacks *cb, void *ctx,
 		    struct perf_stats *stats);
-
-/* Set a's sample_type, user registers, stack copy and clock the way this
- * sampler's own events have them (no callchain), so that perf_parse_sample
- * decodes its samples and ingest unwinds them like CPU samples (memtrace's
- * tracepoint and page-fault events). */
-struct perf_event_attr;
-void perf_attr_user_stack(struct perf_event_attr *a, unsigned stack_size);
-/* Decode one PERF_RECORD_SAMPLE laid out for this sampler's sample_type.
- * Exposed for tests and fuzzing. 0 or -EBADMSG. */
-int perf_parse_sample(const void *rec, size_t size, bool callchain, struct sample *out);
 
 #endif
