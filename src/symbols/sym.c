@@ -68,12 +68,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 /* Nested or overlapping symbols: how far back a lookup walks. */
 #define SYM_WALK_BACK 4
 
-/* ---- interning --------------------------------------------------------- */
+/* ---- state ------------------------------------------------------------- */
 
 struct sym {
 	struct strpool pool;
