@@ -171,6 +171,18 @@ int tfile_open(int rootfd, const char *path, unsigned flags, uint64_t max_size, 
 	return check_and_reopen(pfd, max_size, st);
 }
 
+int tfile_open_under(const char *root, const char *path, unsigned flags, uint64_t max_size,
+		     struct stat *st)
+{
+	int rootfd = tfile_root_open_path(root), fd;
+
+	if (rootfd < 0 && rootfd != TFILE_OWN_ROOT)
+		return rootfd;
+	fd = tfile_open(rootfd, path, flags, max_size, st);
+	tfile_root_close(rootfd);
+	return fd;
+}
+
 int tfile_open_magic(const char *path, uint64_t max_size, struct stat *st)
 {
 	int pfd;

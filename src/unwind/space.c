@@ -52,6 +52,7 @@
  * or a target that rewrote its copy) gets a module of its own that no
  * other process finds, so one target cannot poison another's names.
  */
+#include "stacktop/elf/elfsec.h"
 #include "stacktop/lib/array.h"
 #include "stacktop/unwind/space.h"
 #include "stacktop/lib/text.h"
@@ -269,56 +270,6 @@ void space_free_mappings(struct mapping *m, size_t n)
 
 /* ---- modules ------------------------------------------------------------ */
 
-/* The GNU build-id from the first PT_NOTE (or SHT_NOTE) that has one. */
-static void read_build_id_from(Elf *elf, Elf_Data *data, struct module *m)
-{
-	GElf_Nhdr nh;
-	size_t off = 0, name_off, desc_off;
-
-	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		const char *name = (const char *)data->d_buf + name_off;
-
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(name, "GNU", 4) &&
-		    nh.n_descsz > 0) {
-			size_t len =
-			    nh.n_descsz < sizeof(m->build_id) ? nh.n_descsz : sizeof(m->build_id);
-			memcpy(m->build_id, (const char *)data->d_buf + desc_off, len);
-			m->build_id_len = len;
-			return;
-		}
-	}
-}
-
-static void read_build_id(struct module *m)
-{
-	size_t i, nph;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getphdrnum(m->elf, &nph) == 0) {
-		for (i = 0; i < nph && !m->build_id_len; i++) {
-			GElf_Phdr ph;
-			Elf_Data *d;
-
-			if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-				continue;
-			d = elf_getdata_rawchunk(m->elf, (int64_t)ph.p_offset, ph.p_filesz,
-						 ELF_T_NHDR);
-			if (d)
-				read_build_id_from(m->elf, d, m);
-		}
-	}
-	while (!m->build_id_len && (scn = elf_nextscn(m->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d)
-			read_build_id_from(m->elf, d, m);
-	}
-}
-
 /* An Elf for fd that no longer needs fd: libelf maps the file whole
  * (ELF_C_READ_MMAP) or, where mapping fails, reads it whole (elf_rawfile);
  * then ELF_C_FDDONE tells it never to touch fd again. The caller closes fd
@@ -370,7 +321,7 @@ static int module_new(const char *path, int fd, void *image, size_t image_len, d
 	}
 	if (p->m.elf) {
 		p->m.e_type = eh.e_type;
-		read_build_id(&p->m);
+		p->m.build_id_len = elfsec_build_id(p->m.elf, p->m.build_id, sizeof(p->m.build_id));
 	}
 	*out = p;
 	return 0;

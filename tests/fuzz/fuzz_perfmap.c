@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stacktop/symbols/sym.h"
+#include "stacktop/symbols/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		uint64_t start, len;
 		const char *name;
-		if (sym_perfmap_parse_line(line, &start, &len, &name) == 0 && (!name || !*name))
+		if (perfmap_parse_line(line, &start, &len, &name) == 0 && (!name || !*name))
 			abort(); /* accepted lines have a name */
 	}
 	free(text);

@@ -1,4 +1,5 @@
-# Variants of tests/targets/symtest.c for the symbolizer tests (test_sym):
+# Variants of tests/targets/symtest.c for the symbolizer tests (test_sym,
+# test_debugfile):
 #   symtest-stripped   -rdynamic, strip --strip-all: names only from .dynsym
 #   symtest-debuglink  symtest stripped of everything, with a .gnu_debuglink
 #                      to symtest-debuglink.debug (objcopy --only-keep-debug)
@@ -15,6 +16,9 @@ targets: $(SYMTEST_VARIANTS)
 
 $(B)/tests/test_sym: $(EXTRA_TARGETS_SYM) $(B)/targets/inltest $(B)/targets/inltest-stripped
 $(B)/tests/test_frames: $(B)/targets/inltest
+$(B)/tests/test_debugfile: $(EXTRA_TARGETS_SYM)
+$(B)/tests/test_srcline: $(B)/targets/inltest $(B)/targets/symtest
+$(B)/tests/test_fde: $(B)/targets/inltest $(B)/targets/inltest-stripped
 
 $(B)/targets/symtest-stripped: tests/targets/symtest.c | $(B)/targets
 	$(CC) $(TARGET_CFLAGS) -Wl,--build-id -rdynamic -o $@ $< -lm

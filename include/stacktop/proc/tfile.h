@@ -108,6 +108,13 @@ void tfile_root_close(int rootfd);
  * errors of the path (-ENOENT, -EACCES, -EXDEV for a magic link). */
 int tfile_open(int rootfd, const char *path, unsigned flags, uint64_t max_size, struct stat *st);
 
+/* tfile_open under a root given as a path (as tfile_root_open_path takes
+ * it: "/proc/PID/root", a test's fake root, "" for our own), the root fd
+ * opened and closed around it: for a lookup that is done once (a debug
+ * file, a perf map re-check), not for many files of one target. */
+int tfile_open_under(const char *root, const char *path, unsigned flags, uint64_t max_size,
+		     struct stat *st);
+
 /* Open a path we built ourselves, such as the magic link
  * /proc/PID/map_files/START-END, the same way but resolved as open(2) does
  * (symlinks and magic links followed, no root): O_PATH, regular files

@@ -1,24 +1,23 @@
 /*
- * sym — addresses → names: function, module, file:line.
+ * sym — addresses → names: function, module, file:line. The public face of
+ * symbols/: the other modules there answer one question each, sym puts
+ * their answers into a struct sym_info.
  *
  * For each module (struct module from space), one sorted table of function
  * symbols is built on first use from .symtab, falling back to .dynsym for
- * stripped files, and also from a separate debug file found by build-id
- * (/usr/lib/debug/.build-id/xx/yyyy.debug) or .gnu_debuglink (next to the
- * binary, in .debug/, under /usr/lib/debug). Lookups are a binary search.
- * A pc no symbol covers is named by the function range (FDE) of
+ * stripped files, and also from a separate debug file (debugfile.h: by
+ * build-id or .gnu_debuglink). Lookups are a binary search. A pc no symbol
+ * covers is named by the function range (elf/fde.h) of
  * .eh_frame/.debug_frame that holds it: "prog!0x12b0", the FDE's start as
- * a file offset, so a stripped function is still one function.
- * file:line comes from DWARF (libdw) on request and is cached per address,
- * together with the chain of inlined functions at that address.
- * C++ and Rust names are demangled (libiberty), with Rust hashes dropped.
+ * a file offset, so a stripped function is still one function; a pc in a
+ * PLT stub is "[plt]". file:line comes from DWARF (srcline.h) on request
+ * and is cached per address, together with the chain of inlined functions
+ * at that address. C++ and Rust names are demangled (libiberty), with Rust
+ * hashes dropped.
  *
- * JIT code: the perf map file /tmp/perf-NSPID.map, looked up in the target's
- * mount namespace (/proc/PID/root/tmp/...) with the pid the target has in
- * its own pid namespace, trusted only when it is a regular file owned by
- * the target's uid or by root; reloaded when its size or mtime changes.
- * Kernel: /proc/kallsyms, loaded once; all-zero addresses (no permission)
- * make every kernel address "[kernel]".
+ * JIT code: the target's perf map file (perfmap.h). Kernel: /proc/kallsyms
+ * (kallsyms.h), loaded once; all-zero addresses (no permission) make every
+ * kernel address "[kernel]" with no name.
  *
  * All strings returned are owned by sym and live until sym_free. They are
  * raw (not sanitized): the views sanitize before drawing.
@@ -35,18 +34,20 @@
 struct sym;
 
 struct sym_info {
-	const char *func; /* demangled name; NULL when unknown */
+	const char *func;   /* demangled name; NULL when unknown */
 	const char *module; /* module basename, "[kernel]", "[jit]" (perf map), "[unknown]" */
 	/* pc - function start; when func is NULL, the file offset
 	 * (pc - mapping start + pgoff), or pc itself without a mapping. */
 	uint64_t offset;
-	uint64_t func_start; /* runtime address of the function (identity of the function), 0 if unknown */
-	uint64_t func_size; /* bytes from func_start the function covers (symbol size, FDE, perf map); 0 if unknown */
+	uint64_t func_start; /* runtime address of the function (identity of the function), 0 if
+				unknown */
+	uint64_t func_size;  /* bytes from func_start the function covers (symbol size, FDE, perf
+				map); 0 if unknown */
 	const char *file; /* source file (basename), NULL when unknown; only if lines requested */
-	int line; /* 0 when unknown */
+	int line;	  /* 0 when unknown */
 	bool kernel;
 	bool jit;
-	bool inlined; /* an inlined function: pc lies in code inlined into the next frame out */
+	bool inlined;  /* an inlined function: pc lies in code inlined into the next frame out */
 	bool by_range; /* func is "module!0xSTART" from an FDE: a debug file may name it later */
 };
 
@@ -109,18 +110,6 @@ int sym_inline_module(struct sym *sy, struct module *mod, const char *root, uint
 /* The modules named so far, in the order first seen, with their sources. */
 size_t sym_modules(const struct sym *sy, const struct sym_module_note **out);
 
-/* A function range from .eh_frame or .debug_frame: [start, end). */
-struct sym_range {
-	uint64_t start, end;
-};
-
-/* Parse the FDEs of one .eh_frame (debug_frame false) or .debug_frame
- * section loaded at addr (sh_addr) into a malloc'd array sorted by start.
- * Entries it cannot read are skipped; 0 or -ENOMEM. Exposed for tests and
- * fuzzing (the section is the target's bytes). */
-int sym_fde_parse(const uint8_t *data, size_t size, uint64_t addr, bool debug_frame,
-		  struct sym_range **out, size_t *n);
-
 /* The full path DWARF gives for the source file called base (a basename
  * as in sym_info.file) of the compile unit holding user pc: written to buf
  * (raw target text). 0, or -ENOENT when the module has no such file. */
@@ -150,22 +139,10 @@ pid_t sym_jit_nomap(const struct sym *sy);
 int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
 		       bool want_line, struct sym_info *out);
 
-/* sym_perfmap_lookup with the pieces given: the perf map is
- * ROOT/tmp/perf-NSPID.map, trusted when owned by uid or root. Exposed for
- * tests (a fake root directory) and for callers that know the ids. */
-int sym_perfmap_lookup_at(struct sym *sy, const char *root, pid_t nspid, uid_t uid, uint64_t pc,
-			  struct sym_info *out);
-
-/* Replace the kernel symbol table with kallsyms text (instead of reading
- * /proc/kallsyms on the first sym_resolve_kernel). Exposed for tests. */
-int sym_kallsyms_parse(struct sym *sy, const char *text);
-
 /* Demangle a C++ or Rust symbol into buf; returns buf, or name unchanged
- * when it is not mangled. Exposed for tests. */
+ * when it is not mangled. SYM_DEMANGLE_MAX bytes hold any name we show.
+ * Also used by srcline (DWARF names) and for perf map names. */
+#define SYM_DEMANGLE_MAX 4096
 const char *sym_demangle(const char *name, char *buf, size_t size);
-
-/* Parse one perf map line "START SIZE name" (hex, no 0x). Exposed for tests
- * and fuzzing. Returns 0 or -EINVAL; *name points into line. */
-int sym_perfmap_parse_line(const char *line, uint64_t *start, uint64_t *size, const char **name);
 
 #endif

@@ -1,0 +1,134 @@
+/*
+ * elfsec — sections, notes and segments of an ELF file (see elfsec.h).
+ *
+ * Lookups walk the section or program header table each time: they are
+ * asked once per module or per debug file, not per sample, and a table is
+ * a few dozen entries.
+ */
+#include <string.h>
+
+#include "stacktop/elf/elfsec.h"
+
+Elf_Scn *elfsec_find(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+Elf_Scn *elfsec_find_type(Elf *elf, GElf_Word type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type)
+			return scn;
+	}
+	return NULL;
+}
+
+/* The GNU build-id among the notes in data, into out (at most cap bytes);
+ * its length, or 0. */
+static size_t note_build_id(Elf_Data *data, uint8_t *out, size_t cap)
+{
+	GElf_Nhdr nh;
+	size_t off = 0, name_off, desc_off;
+
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const char *name = (const char *)data->d_buf + name_off;
+
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+		    nh.n_descsz > 0) {
+			size_t len = nh.n_descsz < cap ? nh.n_descsz : cap;
+
+			memcpy(out, (const char *)data->d_buf + desc_off, len);
+			return len;
+		}
+	}
+	return 0;
+}
+
+size_t elfsec_build_id(Elf *elf, uint8_t *out, size_t cap)
+{
+	size_t i, nph, len = 0;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getphdrnum(elf, &nph) == 0) {
+		for (i = 0; i < nph && !len; i++) {
+			GElf_Phdr ph;
+			Elf_Data *d;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+				continue;
+			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+						 ELF_T_NHDR);
+			if (d)
+				len = note_build_id(d, out, cap);
+		}
+	}
+	while (!len && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d)
+			len = note_build_id(d, out, cap);
+	}
+	return len;
+}
+
+bool elfsec_has_symtab(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	return elfsec_find_type(elf, SHT_SYMTAB, &sh) && sh.sh_size > 0;
+}
+
+bool elfsec_has_dwarf(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	return (elfsec_find(elf, ".debug_info", &sh) || elfsec_find(elf, ".zdebug_info", &sh)) &&
+	       sh.sh_type != SHT_NOBITS && sh.sh_size > 0;
+}
+
+bool elfsec_in_plt(Elf *elf, uint64_t addr)
+{
+	static const char *const names[] = {".plt", ".plt.sec", ".plt.got"};
+	GElf_Shdr sh;
+
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (elfsec_find(elf, names[k], &sh) && addr >= sh.sh_addr &&
+		    addr < sh.sh_addr + sh.sh_size)
+			return true;
+	return false;
+}
+
+uint64_t elfsec_file_offset(Elf *elf, uint64_t addr)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return addr;
+	for (i = 0; i < n; i++) {
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && addr >= ph.p_vaddr &&
+		    addr < ph.p_vaddr + ph.p_memsz)
+			return addr - ph.p_vaddr + ph.p_offset;
+	}
+	return addr;
+}

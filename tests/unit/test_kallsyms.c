@@ -1,0 +1,104 @@
+/* Unit tests for kallsyms: parsing (text symbols only, aliases, data
+ * symbols, modules, bad lines, all-zero addresses) and the real
+ * /proc/kallsyms through sym_resolve_kernel. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "stacktop/symbols/kallsyms.h"
+#include "stacktop/symbols/sym.h"
+
+static void test_kallsyms(void **state)
+{
+	static const char text[] = "ffffffff81000000 T _stext\n"
+				   "ffffffff81000100 t do_one_initcall\n"
+				   "ffffffff81000100 T do_one_initcall_alias\n"
+				   "ffffffff81000200 D some_data\n"
+				   "ffffffff81000300 T schedule\n"
+				   "bad line\n"
+				   "ffffffffc0001000 t ext4_readpage\t[ext4]\n";
+	static const char zero[] = "0000000000000000 T _stext\n"
+				   "0000000000000000 T schedule\n";
+	struct kallsyms_sym ks;
+	struct kallsyms *k;
+
+	assert_int_equal(kallsyms_new(&k), 0);
+	assert_int_equal(kallsyms_parse(k, text), 0);
+	assert_int_equal(kallsyms_lookup(k, 0xffffffff81000150ull, &ks), 0);
+	assert_string_equal(ks.name, "do_one_initcall");
+	assert_int_equal(ks.start, 0xffffffff81000100ull);
+	/* Data symbols are not functions: do_one_initcall runs to schedule. */
+	assert_int_equal(ks.end, 0xffffffff81000300ull);
+	assert_int_equal(kallsyms_lookup(k, 0xffffffff81000250ull, &ks), 0);
+	assert_string_equal(ks.name, "do_one_initcall");
+	assert_int_equal(kallsyms_lookup(k, 0xffffffff81000301ull, &ks), 0);
+	assert_string_equal(ks.name, "schedule");
+	assert_int_equal(kallsyms_lookup(k, 0xffffffffc0001004ull, &ks), 0);
+	assert_string_equal(ks.name, "ext4_readpage");
+	/* The last one gets KALLSYMS_LAST_SPAN. */
+	assert_int_equal(ks.end, 0xffffffffc0001000ull + KALLSYMS_LAST_SPAN);
+	assert_int_equal(kallsyms_lookup(k, 0xffffffff80000000ull, &ks), -ENOENT);
+
+	/* No addresses (no permission): nothing is named. */
+	assert_int_equal(kallsyms_parse(k, zero), 0);
+	assert_int_equal(kallsyms_lookup(k, 0xffffffff81000150ull, &ks), -ENOENT);
+	assert_int_equal(kallsyms_lookup(k, 0, &ks), -ENOENT);
+	kallsyms_free(k);
+}
+
+/* The real /proc/kallsyms (we are root here, so it has addresses). */
+static void test_kallsyms_real(void **state)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	unsigned long long addr = 0, a;
+	char line[512], name[256], type;
+	struct sym_info si;
+	struct sym *sy;
+
+	if (!f)
+		skip();
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 &&
+		    !strcmp(name, "schedule") && (type == 'T' || type == 't')) {
+			addr = a;
+			break;
+		}
+	}
+	fclose(f);
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(sym_resolve_kernel(sy, addr + 4, &si), 0);
+	assert_true(si.kernel);
+	assert_string_equal(si.module, "[kernel]");
+	if (addr == 0) {
+		assert_null(si.func);
+	} else {
+		assert_non_null(si.func);
+		assert_string_equal(si.func, "schedule");
+		assert_int_equal(si.offset, 4);
+	}
+	sym_free(sy);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_kallsyms),
+	    cmocka_unit_test(test_kallsyms_real),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
