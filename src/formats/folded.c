@@ -50,7 +50,7 @@ static int cmp_fline(const void *a, const void *b)
 }
 
 int folded_render(struct window *w, const struct export_opts *o, struct selection *s,
-			 struct sbuf *out)
+		  struct sbuf *out)
 {
 	struct fline *lines = calloc(s->nst + 1, sizeof(*lines));
 	size_t nl = 0;
@@ -271,7 +271,7 @@ static int folded_line(struct fwalk *fw, const char *s, const char *end, uint64_
 }
 
 int folded_load(struct stackset *r, const char *data, size_t len, const char *name, char *err,
-		       size_t errsz)
+		size_t errsz)
 {
 	struct fwalk fw = {.r = r, .per_thread = true, .scale = 1, .second = -1};
 	int rc = 0;
@@ -335,7 +335,8 @@ int folded_load(struct stackset *r, const char *data, size_t len, const char *na
 				continue;
 			}
 			if ((rc = folded_line(&fw, line, end, count)) == -EFBIG)
-				text_errf(err, errsz, STACKSET_TOO_MANY_FRAMES, name, stackset_max_ids(r));
+				text_errf(err, errsz, STACKSET_TOO_MANY_FRAMES, name,
+					  stackset_max_ids(r));
 			else if (rc)
 				text_errf(err, errsz, "%s: cannot load line %zu: %s.", name, lineno,
 					  strerror(-rc));
@@ -350,4 +351,3 @@ int folded_load(struct stackset *r, const char *data, size_t len, const char *na
 	free(fw.frames.v);
 	return rc;
 }
-

@@ -54,7 +54,7 @@ struct pp {
 	struct strpool str;
 	struct hashidx fn_of;  /* (name, file) → function index (id - 1) */
 	struct hashidx map_of; /* module name → mapping index (id - 1) */
-	uint32_t *loc_of;     /* window frame id → location id (0 = none yet) */
+	uint32_t *loc_of;      /* window frame id → location id (0 = none yet) */
 	Perftools__Profiles__Function *fn;
 	size_t nfn, capfn;
 	Perftools__Profiles__Mapping *map;
@@ -66,7 +66,7 @@ struct pp {
 		int64_t module;
 		uint64_t bias;
 		bool set;
-	} *bias;
+	} * bias;
 	size_t capbias;
 	Perftools__Profiles__Location *loc;
 	size_t nloc, caploc;
@@ -333,7 +333,7 @@ static int gzip_buf(const uint8_t *in, size_t n, struct sbuf *out)
 }
 
 int pprof_render(struct window *w, const struct export_opts *o, struct selection *s,
-			struct sbuf *out)
+		 struct sbuf *out)
 {
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType vt[2], pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
@@ -633,8 +633,8 @@ static bool is_kernel_mapping(const char *f)
 /* Where a location's code is, as stacktop writes it (an absolute path and
  * a build-id; address - memory_start + file_offset is the ELF address), for
  * annotating offline. false when the mapping does not say. */
-static bool pprof_origin(struct pctx *c, const Perftools__Profiles__Mapping *m,
-			 const char *fname, uint64_t address, struct frame_origin *o)
+static bool pprof_origin(struct pctx *c, const Perftools__Profiles__Mapping *m, const char *fname,
+			 uint64_t address, struct frame_origin *o)
 {
 	const char *bid = pstr(c, m->build_id);
 
@@ -666,7 +666,8 @@ static int pprof_location(struct pctx *c, struct stackset_ids *st, size_t li)
 		kernel = is_kernel_mapping(fname);
 		if (*fname && !(module = pooled(c, text_basename(fname))))
 			return -ENOMEM;
-		has_origin = !kernel && pprof_origin(c, c->p->mapping[mi], fname, l->address, &origin);
+		has_origin =
+		    !kernel && pprof_origin(c, c->p->mapping[mi], fname, l->address, &origin);
 	}
 	if (l->n_line == 0) {
 		char buf[64];
@@ -682,9 +683,10 @@ static int pprof_location(struct pctx *c, struct stackset_ids *st, size_t li)
 		const Perftools__Profiles__Function *fn;
 		/* Lines are innermost first: all but the last are inlined. */
 		struct stackset_frame f = {.module = module,
-				   .kernel = kernel,
-				   .inlined = k + 1 < l->n_line,
-				   .origin = has_origin && k + 1 == l->n_line ? &origin : NULL};
+					   .kernel = kernel,
+					   .inlined = k + 1 < l->n_line,
+					   .origin =
+					       has_origin && k + 1 == l->n_line ? &origin : NULL};
 		const char *name, *file;
 		size_t fi;
 		int64_t id;
@@ -887,8 +889,8 @@ size_t pprof_unpack_limit(size_t len)
 	return len * PPROF_UNPACK_RATIO + PPROF_UNPACK_BASE;
 }
 
-int pprof_load(struct stackset *r, const uint8_t *data, size_t len, const char *name,
-		      char *err, size_t errsz)
+int pprof_load(struct stackset *r, const uint8_t *data, size_t len, const char *name, char *err,
+	       size_t errsz)
 {
 	struct pctx c = {.r = r};
 	struct budget b = {.limit = pprof_unpack_limit(len)};
@@ -924,4 +926,3 @@ int pprof_load(struct stackset *r, const uint8_t *data, size_t len, const char *
 	perftools__profiles__profile__free_unpacked(p, &pa);
 	return rc;
 }
-

@@ -173,8 +173,7 @@ static int read_file(const char *path, uint8_t **buf, size_t *len, char *err, si
 	return 0;
 }
 
-int report_load(const char *path, struct frames *fr, struct stackset **out, char *err,
-		size_t errsz)
+int report_load(const char *path, struct frames *fr, struct stackset **out, char *err, size_t errsz)
 {
 	uint8_t *buf = NULL;
 	size_t len = 0;

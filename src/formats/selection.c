@@ -124,7 +124,8 @@ static int selection_add(struct selection *s, struct window *w, const struct exp
 		}
 		if (!n || (o->nzoom > 0 && !zoom_match(s, w, o, tmp, n)))
 			continue;
-		if (array_grow((void **)&s->frames, &s->capframes, s->nframes + n, sizeof(*s->frames)))
+		if (array_grow((void **)&s->frames, &s->capframes, s->nframes + n,
+			       sizeof(*s->frames)))
 			return -ENOMEM;
 		memcpy(s->frames + s->nframes, tmp, n * sizeof(*tmp));
 		s->st[s->nst++] = (struct selection_stack){.tid = wc[i].tid,

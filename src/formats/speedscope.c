@@ -160,8 +160,8 @@ static int cmp_tid(const void *a, const void *b)
 }
 
 /* One sampled profile over stacks [from, to) of s. */
-static void write_profile(struct sbuf *out, struct selection *s, size_t from, size_t to, const char *name,
-		       const uint32_t *idx, double period_s)
+static void write_profile(struct sbuf *out, struct selection *s, size_t from, size_t to,
+			  const char *name, const uint32_t *idx, double period_s)
 {
 	double end = 0;
 
@@ -191,7 +191,7 @@ static void write_profile(struct sbuf *out, struct selection *s, size_t from, si
 }
 
 int speedscope_render(struct window *w, const struct export_opts *o, struct selection *s,
-			     struct sbuf *out)
+		      struct sbuf *out)
 {
 	uint32_t *idx = NULL;
 	char *name = selection_clean(o->cmdline && *o->cmdline ? o->cmdline : "stacktop", false);
@@ -376,8 +376,9 @@ static int read_frames(struct sctx *c)
 		int64_t ln = line ? json_object_get_int64(line) : 0;
 		struct stackset_frame rf = {
 		    .func = strpool_cstr(stackset_strings(c->r), json_object_get_string(nm)),
-		    .file =
-			file ? strpool_cstr(stackset_strings(c->r), json_object_get_string(file)) : NULL,
+		    .file = file
+				? strpool_cstr(stackset_strings(c->r), json_object_get_string(file))
+				: NULL,
 		    .line = ln > 0 && ln < INT_MAX ? (int)ln : 0,
 		};
 		if (!rf.func || (file && !rf.file))
@@ -423,15 +424,15 @@ static int read_stacks(struct sctx *c, double period_s, uint64_t scale)
 			}
 			if (!rc)
 				rc = stackset_add(c->r, tid, -1, fr.v, fr.n,
-						weight_count(weights, i, us, period_s), scale);
+						  weight_count(weights, i, us, period_s), scale);
 		}
 	}
 	free(fr.v);
 	return rc;
 }
 
-int speedscope_load(struct stackset *r, const char *data, size_t len, const char *name,
-			   char *err, size_t errsz)
+int speedscope_load(struct stackset *r, const char *data, size_t len, const char *name, char *err,
+		    size_t errsz)
 {
 	struct sctx c = {.r = r};
 	struct json_object *root = NULL, *schema, *shared, *own;
@@ -507,4 +508,3 @@ bool speedscope_sniff(const uint8_t *d, size_t n)
 		i++;
 	return i < n && d[i] == '{';
 }
-

@@ -178,8 +178,11 @@ int stackset_add(struct stackset *ss, int tid, int32_t second, uint32_t *frames,
 	    array_grow((void **)&ss->stacks, &ss->capstacks, ss->nstacks + 1, sizeof(*ss->stacks)))
 		return -ENOMEM;
 	memcpy(ss->ids + ss->nids, frames, n * sizeof(*frames));
-	ss->stacks[ss->nstacks++] = (struct rstack){
-	    .off = ss->nids, .n = (uint32_t)n, .weight = (uint32_t)wgt, .tid = tid, .second = second};
+	ss->stacks[ss->nstacks++] = (struct rstack){.off = ss->nids,
+						    .n = (uint32_t)n,
+						    .weight = (uint32_t)wgt,
+						    .tid = tid,
+						    .second = second};
 	ss->untimed += second < 0;
 	ss->nids += n;
 	if (tid != ss->last_tid && (err = stackset_thread(ss, tid, NULL)))

@@ -35,17 +35,18 @@ const char *export_format_ext(enum export_format f);
 struct export_opts {
 	enum export_format format;
 	int tid;	  /* 0: all threads */
-	bool per_thread;  /* a root frame per thread "name-TID" (folded, speedscope: a profile per thread) */
+	bool per_thread;  /* a root frame per thread "name-TID" (folded, speedscope: a profile per
+			     thread) */
 	bool hide_kernel; /* drop kernel frames; otherwise folded marks them "_[k]" */
 	/* optional path of function names from the root (the icicle zoom):
 	 * only stacks that start with it are written (kept whole). Names are
 	 * as the icicle shows them: function, "module+0xOFF", "0xPC". */
 	const char *const *zoom;
 	int nzoom;
-	double period_s;  /* seconds per sample (1/rate); 0: unknown */
-	double duration_s; /* seconds the samples cover (pprof duration), 0: unknown */
-	const char *mode; /* "cpu" or "wall": sample type names; NULL = "cpu" */
-	bool force;	  /* overwrite an existing file */
+	double period_s;    /* seconds per sample (1/rate); 0: unknown */
+	double duration_s;  /* seconds the samples cover (pprof duration), 0: unknown */
+	const char *mode;   /* "cpu" or "wall": sample type names; NULL = "cpu" */
+	bool force;	    /* overwrite an existing file */
 	unsigned file_mode; /* export_write's file mode, exactly (no umask); 0: 0600 */
 	const char *(*thread_name)(void *ctx, int tid); /* optional; may return NULL */
 	void *ctx;
@@ -72,9 +73,8 @@ struct export_opts {
 int export_write(struct window *w, const struct export_opts *o, const char *path, char *err,
 		 size_t errsz);
 /* The same into an open fd (stdout, tests). */
-int export_write_fd(struct window *w, const struct export_opts *o, int fd, char *err,
-		    size_t errsz);
+int export_write_fd(struct window *w, const struct export_opts *o, int fd, char *err, size_t errsz);
 /* The same into a malloc'd buffer (*buf, *len; caller frees). */
-int export_render(struct window *w, const struct export_opts *o, char **buf, size_t *len,
-		  char *err, size_t errsz);
+int export_render(struct window *w, const struct export_opts *o, char **buf, size_t *len, char *err,
+		  size_t errsz);
 #endif

@@ -39,8 +39,8 @@ int speedscope_render(struct window *w, const struct export_opts *o, struct sele
 /* data[0..len) as speedscope JSON into ss (name for messages). 0, or
  * -EINVAL/-EFBIG/-ENOMEM with one sentence in err (not JSON, not
  * speedscope, an evented profile, a bad frame index, too big). */
-int speedscope_load(struct stackset *ss, const char *data, size_t len, const char *name,
-		    char *err, size_t errsz);
+int speedscope_load(struct stackset *ss, const char *data, size_t len, const char *name, char *err,
+		    size_t errsz);
 
 /* '{' first (after blanks): JSON, which of the formats read is speedscope. */
 bool speedscope_sniff(const uint8_t *d, size_t n);
