@@ -24,7 +24,6 @@
 #include "stacktop/lib/array.h"
 #include "stacktop/lib/stats.h"
 #include "stacktop/lib/strpool.h"
-#include "stacktop/lib/text.h"
 #include "stacktop/model/window.h"
 
 #define DIFF_SMALL_UNIT 0.25	/* of the median: partial seconds left out */
