@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "stacktop/model/diff.h"
+#include "stacktop/formats/diffload.h"
 #include "stacktop/app/dump.h"
 #include "stacktop/ui/grid.h"
 #include "stacktop/ui/keys.h"
@@ -231,7 +232,7 @@ static int app_record_write(struct app *a)
 	/* Everything since the start (the window's 10 s buckets are too coarse
 	 * to measure it). */
 	eo.duration_s = (mono_ns() - a->start_ns) / 1e9;
-	struct export_summary sum;
+	struct summary sum;
 	session_summary(&a->s, eo.duration_s, &sum);
 	eo.summary = &sum;
 	eo.per_second = true; /* diff's per-second test reads it back */
@@ -249,7 +250,7 @@ static int app_record_write(struct app *a)
  * ("51.1 s, 34.7 CPU-s, avg 68%, ..."); printed once the terminal is back. */
 static void app_run_summary(struct app *a, char *out, size_t size)
 {
-	struct export_summary sum;
+	struct summary sum;
 	char line[200];
 
 	if (!a->o.command || !a->s.procs.exited)
@@ -434,7 +435,7 @@ static int run_diff(struct app *a)
 			rc = lists[s] ? EXIT_USAGE : EXIT_RUNTIME;
 			goto out;
 		}
-	if (diff_build(paths[0], n[0], paths[1], n[1], &dopt, &d, err, sizeof(err))) {
+	if (diffload_build(paths[0], n[0], paths[1], n[1], &dopt, &d, err, sizeof(err))) {
 		say(err);
 		goto out;
 	}

@@ -30,6 +30,7 @@
 #include "stacktop/app/opts.h"
 #include "stacktop/sample/perf.h"
 #include "stacktop/formats/report.h"
+#include "stacktop/formats/stackset.h"
 #include "stacktop/app/status.h"
 #include "stacktop/symbols/sym.h"
 #include "stacktop/lib/text.h"
@@ -330,16 +331,16 @@ int session_open_report(struct session *s, struct opts *o, char *err, size_t err
 		return e;
 	}
 	sampler_collect(s->smp, REPORT_TIME_NS, &s->sink);
-	const char *mode = report_mode(s->report);
-	s->period_s = report_period_s(s->report);
+	const char *mode = stackset_mode(s->report);
+	s->period_s = stackset_period_s(s->report);
 	o->wall = mode && !strcmp(mode, "wall");
 	o->rate_hz = s->period_s > 0 ? (unsigned)(1.0 / s->period_s + 0.5) : 0;
 	/* One pseudo process named after the file, gone: nothing to sample. */
 	s->procs.n = 1;
 	snprintf(s->procs.p[0].cmdline, sizeof(s->procs.p[0].cmdline), "%s", o->report_file);
-	s->procs.nthreads = (int)report_nthreads(s->report);
+	s->procs.nthreads = (int)stackset_nthreads(s->report);
 	s->procs.exited = true;
-	text_count(report_samples(s->report), n, sizeof(n));
+	text_count(stackset_samples(s->report), n, sizeof(n));
 	snprintf(s->procs.exit_text, sizeof(s->procs.exit_text), "saved %s profile, %s samples",
 		 mode ? mode : "cpu", n);
 	health_init(&s->health, mono_ns());
@@ -370,9 +371,9 @@ static void session_run_tick(struct session *s)
 		s->run.peak_rss = m->mem_now;
 }
 
-void session_summary(const struct session *s, double wall_s, struct export_summary *out)
+void session_summary(const struct session *s, double wall_s, struct summary *out)
 {
-	*out = (struct export_summary){.wall_s = wall_s};
+	*out = (struct summary){.wall_s = wall_s};
 	if (!s->run.started)
 		return;
 	out->cpu_s = s->run.cpu_s;
@@ -499,7 +500,7 @@ void session_header(struct session *s, struct view_header *h)
 	    .window_samples = window_total(s->w),
 	    .span_s = window_span_s(s->w, now),
 	    .source = s->report ? s->o->report_file : NULL,
-	    .source_samples = s->report ? report_samples(s->report) : 0,
+	    .source_samples = s->report ? stackset_samples(s->report) : 0,
 	    .jit_nomap_pid = (int)sym_jit_nomap(s->sy),
 	};
 	struct tfile_stats ts;
@@ -516,7 +517,7 @@ void session_header(struct session *s, struct view_header *h)
 	status_header(&in, pids, h);
 	/* A saved profile's span is what the file says (0: not recorded). */
 	if (s->report)
-		h->span_s = report_duration_s(s->report);
+		h->span_s = stackset_duration_s(s->report);
 }
 
 void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost)
@@ -548,7 +549,7 @@ void session_close(struct session *s)
 		metrics_free(&s->metrics);
 	locks_free(&s->locks);
 	window_free(s->w);
-	report_free(s->report);
+	stackset_free(s->report);
 	procs_free(&s->procs);
 	frames_free(s->fr); /* after the window: it holds references */
 	sym_free(s->sy);

@@ -10,16 +10,14 @@
 #include "stacktop/memory/memexport.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "profile.pb-c.h"
-#include "stacktop/formats/export.h"
+#include "stacktop/formats/atomicfile.h"
+#include "stacktop/formats/gzip.h"
 #include "stacktop/symbols/frames.h"
 #include "stacktop/lib/array.h"
 #include "stacktop/memory/memhold.h"
@@ -200,7 +198,7 @@ int memexport_render(struct memhold *h, struct frames *fr, uint64_t now_ns,
 	if (!(packed = malloc(plen + 1)))
 		goto out;
 	perftools__profiles__profile__pack(&prof, packed);
-	e = export_gzip(packed, plen, buf, len);
+	e = gzip_compress(packed, plen, buf, len);
 out:
 	free(packed);
 	free(locp);
@@ -217,55 +215,17 @@ out:
 int memexport_write(struct memhold *h, struct frames *fr, uint64_t now_ns,
 		    const struct memexport_opts *o, const char *path, char *err, size_t errsz)
 {
-	char *buf = NULL, tmp[4096];
+	char *buf = NULL;
 	size_t len = 0;
-	struct stat st;
 	int e;
-	if (lstat(path, &st) == 0 && (S_ISLNK(st.st_mode) || !o->force || !S_ISREG(st.st_mode))) {
-		snprintf(err, errsz,
-			 S_ISLNK(st.st_mode) ? "%s is a symbolic link; not writing through it."
-			 : !o->force	     ? "%s exists; use --force to overwrite it."
-					     : "%s is not a regular file; not replacing it.",
-			 path);
-		return S_ISLNK(st.st_mode) ? -ELOOP : -EEXIST;
-	}
+
+	if ((e = atomicfile_check(path, o->force, err, errsz)))
+		return e;
 	if ((e = memexport_render(h, fr, now_ns, o, &buf, &len))) {
 		snprintf(err, errsz, "cannot build the memory profile: %s.", strerror(-e));
 		return e;
 	}
-	/* A temporary file next to path, then linked (or renamed with
-	 * force): no partial file, nothing replaced by accident. */
-	const char *slash = strrchr(path, '/');
-	int dl = slash ? (int)(slash - path) : 1;
-	snprintf(tmp, sizeof(tmp), "%.*s/.stacktop-XXXXXX", dl ? dl : 1,
-		 slash ? (dl ? path : "/") : ".");
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		e = -errno;
-		snprintf(err, errsz, "cannot create %s: %s.", path, strerror(-e));
-		free(buf);
-		return e;
-	}
-	e = fchmod(fd, o->file_mode ? o->file_mode : 0600) < 0 ? -errno : 0;
-	for (size_t off = 0; !e && off < len;) {
-		ssize_t w = write(fd, buf + off, len - off);
-		if (w < 0 && errno != EINTR)
-			e = -errno;
-		else if (w > 0)
-			off += (size_t)w;
-	}
-	if (close(fd) < 0 && !e)
-		e = -errno;
-	if (!e)
-		e = o->force ? (rename(tmp, path) < 0 ? -errno : 0)
-			     : (link(tmp, path) < 0 ? -errno : 0);
-	if (e)
-		snprintf(err, errsz,
-			 e == -EEXIST ? "%s exists; use --force to overwrite it."
-				      : "cannot write %s: %s.",
-			 path, strerror(-e));
-	if (e || !o->force)
-		unlink(tmp);
+	e = atomicfile_write(path, buf, len, o->force, o->file_mode, err, errsz);
 	free(buf);
 	return e;
 }

@@ -2,15 +2,15 @@
  * diff — compare two sets of saved profiles function by function, with a
  * significance test per function (see diff.h for the statistics and why).
  *
- * How: one frames table for every file (report_load interns by name, so the
- * same function in two files is the same content); each stored stack adds
- * its weight to a cell (row, file, second) of its side, where the row is
+ * How: each side is a snapshot of (leaf, file, second, count) cells, filled
+ * from profile files (formats/diffload.c) or from a window; each cell adds
+ * its count to a cell (row, file, second) of its side, where the row is
  * the leaf's key — (kernel, function), plus (file, line) with lines —
  * interned as a string. Cells are sorted by row once all files are
  * in, so each row's per-unit counts are one run of the array; the test
  * then turns counts into shares per unit (second or file) and compares the
- * two sides' shares. Rows keep copies of their names: the frames table and
- * the reports are freed before diff_build returns.
+ * two sides' shares. Rows keep copies of their names: the snapshots (and
+ * whatever they were taken from) may be freed once diff_compare returns.
  */
 #include "stacktop/model/diff.h"
 
@@ -22,13 +22,10 @@
 
 #include "stacktop/symbols/frames.h"
 #include "stacktop/lib/array.h"
-#include "stacktop/formats/report.h"
 #include "stacktop/lib/stats.h"
 #include "stacktop/lib/strpool.h"
-#include "stacktop/lib/text.h"
 #include "stacktop/model/window.h"
 
-#define DIFF_MAX_SECOND 100000000 /* past this a file's seconds are not trusted */
 #define DIFF_SMALL_UNIT 0.25	/* of the median: partial seconds left out */
 
 struct cell {
@@ -68,7 +65,7 @@ struct diff_snap {
 	struct snap_cell *cells;
 	size_t ncells, cap;
 	uint32_t nfiles;
-	struct export_summary summary; /* sum over the files that have one */
+	struct summary summary; /* sum over the files that have one */
 	size_t nsummaries;
 };
 
@@ -175,53 +172,28 @@ void diff_snap_free(struct diff_snap *sn)
 	free(sn);
 }
 
-/* One profile file into the snapshot as its next file. */
-static int snap_add_file(struct diff_snap *sn, struct frames *fr, const char *path,
-			 bool hide_kernel, char *err, size_t errsz)
+int diff_snap_file(struct diff_snap *sn, const struct summary *sum)
 {
-	struct report *r;
-	struct report_stack st;
-	bool timed;
-	int rc;
-
-	if (sn->nfiles >= DIFF_MAX_FILES) {
-		text_errf(err, errsz, "diff compares at most %d files a side.", DIFF_MAX_FILES);
+	if (sn->nfiles >= DIFF_MAX_FILES)
 		return -EINVAL;
-	}
-	if ((rc = report_load(path, fr, &r, err, errsz)))
-		return rc;
-	timed = report_timed(r);
-	for (size_t i = 0; i < report_nstacks(r) && timed; i++) {
-		report_stack(r, i, &st);
-		timed = st.second <= DIFF_MAX_SECOND;
-	}
-	for (size_t i = 0; i < report_nstacks(r) && !rc; i++) {
-		const struct frame *f = NULL;
-		uint32_t k;
-		report_stack(r, i, &st);
-		/* The leaf; with hide_kernel the innermost user frame (a kernel
-		 * leaf's samples go to the function that called into it). */
-		for (k = st.n; k-- > 0;)
-			if ((f = frames_get(fr, st.ids[k])) && !(hide_kernel && f->kernel))
-				break;
-		if (f && !(hide_kernel && f->kernel))
-			rc = snap_push(sn, f, sn->nfiles, timed ? st.second : -1, st.weight);
-	}
-	if (rc)
-		text_errf(err, errsz, "%s: out of memory comparing it.", path);
-	if (!rc && report_summary(r)) {
-		const struct export_summary *x = report_summary(r);
-		struct export_summary *m = &sn->summary;
-		m->wall_s += x->wall_s;
-		m->cpu_s += x->cpu_s;
-		m->avg_cpu += x->avg_cpu;
-		m->peak_cpu += x->peak_cpu;
-		m->peak_rss += x->peak_rss;
+	if (sum) {
+		struct summary *m = &sn->summary;
+		m->wall_s += sum->wall_s;
+		m->cpu_s += sum->cpu_s;
+		m->avg_cpu += sum->avg_cpu;
+		m->peak_cpu += sum->peak_cpu;
+		m->peak_rss += sum->peak_rss;
 		sn->nsummaries++;
 	}
 	sn->nfiles++;
-	report_free(r);
-	return rc;
+	return 0;
+}
+
+int diff_snap_add(struct diff_snap *sn, const struct frame *leaf, int32_t second, uint64_t count)
+{
+	if (!sn->nfiles)
+		return -EINVAL;
+	return snap_push(sn, leaf, sn->nfiles - 1, second, count);
 }
 
 int diff_snap_window(struct window *w, uint64_t now_ns, unsigned seconds, bool lines,
@@ -570,35 +542,6 @@ int diff_compare(const struct diff_snap *base, const struct diff_snap *new_,
 	}
 	*out = &b.d->pub;
 	return 0;
-}
-
-int diff_build(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
-	       const struct diff_opts *o, struct diff **out, char *err, size_t errsz)
-{
-	struct diff_snap *sn[2] = {NULL, NULL};
-	struct frames *fr = NULL;
-	int rc = 0;
-
-	*out = NULL;
-	if (!nbase || !nnew || nbase > DIFF_MAX_FILES || nnew > DIFF_MAX_FILES) {
-		text_errf(err, errsz, "diff compares 1 to %d files a side.", DIFF_MAX_FILES);
-		return -EINVAL;
-	}
-	if (diff_snap_new(&sn[0]) || diff_snap_new(&sn[1]) || frames_new(NULL, &fr)) {
-		text_errf(err, errsz, "out of memory.");
-		rc = -ENOMEM;
-	}
-	for (size_t i = 0; i < nbase && !rc; i++)
-		rc = snap_add_file(sn[0], fr, base[i], o->hide_kernel, err, errsz);
-	for (size_t i = 0; i < nnew && !rc; i++)
-		rc = snap_add_file(sn[1], fr, new_[i], o->hide_kernel, err, errsz);
-	/* The names are the snapshots' own: the frames can go now. */
-	frames_free(fr);
-	if (!rc && (rc = diff_compare(sn[0], sn[1], o, out)))
-		text_errf(err, errsz, "out of memory.");
-	diff_snap_free(sn[0]);
-	diff_snap_free(sn[1]);
-	return rc;
 }
 
 void diff_free(struct diff *d)

@@ -15,7 +15,7 @@
 #include "stacktop/lib/text.h"
 #include "stacktop/ui/view.h"
 
-void view_diff_summary(const struct export_summary *s, char *out, size_t size)
+void view_diff_summary(const struct summary *s, char *out, size_t size)
 {
 	char rss[32];
 

@@ -1,6 +1,6 @@
 /* Fuzz entry point: folded stacks for `stacktop report` (report_load_mem on
  * text input). Invariants: a load either fails with a message or fills the
- * window with exactly report_samples() samples, every frame has a symbol,
+ * window with exactly stackset_samples() samples, every frame has a symbol,
  * and what was loaded exports back to folded text that loads again with the
  * same total. */
 #include <stdint.h>
@@ -15,7 +15,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct window *w;
-	struct report *r;
+	struct stackset *r;
 	struct frames *fr;
 
 	if (report_window_checked(data, size, &fr, &w, &r))

@@ -1,5 +1,5 @@
 /*
- * Fuzz entry point: export's name escaping (export.c's static clean_name,
+ * Fuzz entry point: export's name escaping (selection_clean in selection.c,
  * reached through export_render) on frame, module, file, thread and
  * command-line names taken from the input, in all three formats.
  *

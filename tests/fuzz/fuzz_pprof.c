@@ -1,7 +1,7 @@
 /* Fuzz entry point: pprof input for `stacktop report` (gzip-compressed or
  * plain protobuf through report_load_mem). Invariants: a failure says why
  * and returns nothing; a success fills the window with exactly
- * report_samples() samples of named frames, and exports back to pprof. */
+ * stackset_samples() samples of named frames, and exports back to pprof. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct window *w;
-	struct report *r;
+	struct stackset *r;
 	struct frames *fr;
 	char *buf;
 	size_t len;

@@ -12,6 +12,7 @@
 #include "stacktop/formats/export.h"
 #include "stacktop/symbols/frames.h"
 #include "stacktop/formats/report.h"
+#include "stacktop/formats/stackset.h"
 #include "stacktop/sample/sampler.h"
 #include "stacktop/model/window.h"
 
@@ -25,7 +26,7 @@ static void report_window_sample(void *ctx, const struct sample *s)
 /* 0 with *fr, *w and *r set; 1 when out of memory before loading; or
  * report_load_mem's error (then *r is NULL, *w and *fr still to free). */
 static int report_window(const void *data, size_t len, const char *name, struct frames **fr,
-			 struct window **w, struct report **r, char *err, size_t errsz)
+			 struct window **w, struct stackset **r, char *err, size_t errsz)
 {
 	struct sampler_sink sink = {.sample = report_window_sample};
 	struct sampler *s;
@@ -49,20 +50,20 @@ static int report_window(const void *data, size_t len, const char *name, struct 
 	return 0;
 }
 
-static void report_window_free(struct frames *fr, struct window *w, struct report *r)
+static void report_window_free(struct frames *fr, struct window *w, struct stackset *r)
 {
 	window_free(w);
-	report_free(r);
+	stackset_free(r);
 	frames_free(fr);
 }
 
 /* report_window on the fuzzer's input, checking what every report fuzzer
  * holds (else abort): a failure says why and returns nothing; a success
- * counts exactly report_samples() samples, at least one, all of named
+ * counts exactly stackset_samples() samples, at least one, all of named
  * frames. 0: loaded (free with report_window_free); 1: nothing loaded
  * (failed or out of memory), nothing left to free. */
 static int report_window_checked(const void *data, size_t len, struct frames **fr,
-				 struct window **w, struct report **r)
+				 struct window **w, struct stackset **r)
 {
 	char err[512] = "";
 	int rc = report_window(data, len, "fuzz", fr, w, r, err, sizeof(err));
@@ -75,7 +76,7 @@ static int report_window_checked(const void *data, size_t len, struct frames **f
 		report_window_free(*fr, *w, *r);
 		return 1;
 	}
-	if (window_total(*w) != report_samples(*r) || report_samples(*r) == 0)
+	if (window_total(*w) != stackset_samples(*r) || stackset_samples(*r) == 0)
 		abort();
 	for (size_t i = 0; i < frames_span(*fr); i++)
 		if (!frames_get(*fr, (uint32_t)i)->has_sym ||
@@ -86,12 +87,12 @@ static int report_window_checked(const void *data, size_t len, struct frames **f
 
 /* Export what was loaded as o says, threads named as the report names
  * them. 0 with *buf (free it), or export_render's error. */
-static int report_window_export(struct window *w, struct report *r, struct export_opts o,
+static int report_window_export(struct window *w, struct stackset *r, struct export_opts o,
 				char **buf, size_t *len)
 {
 	char err[512];
 
-	o.thread_name = report_thread_name;
+	o.thread_name = stackset_thread_name;
 	o.ctx = r;
 	return export_render(w, &o, buf, len, err, sizeof(err));
 }
@@ -99,16 +100,16 @@ static int report_window_export(struct window *w, struct report *r, struct expor
 /* What was loaded, exported per thread in format and loaded again, must
  * hold the same total (else abort). Checked only below 2^31 samples: lines
  * that merge on export may pass 2^32 and be scaled on reload. */
-static inline void report_window_roundtrip(struct window *w, struct report *r, enum export_format format)
+static inline void report_window_roundtrip(struct window *w, struct stackset *r, enum export_format format)
 {
 	struct window *w2;
-	struct report *r2;
+	struct stackset *r2;
 	struct frames *fr2;
 	char err[512], *buf;
 	size_t len;
 	int rc;
 
-	if (report_samples(r) >= (1ull << 31) ||
+	if (stackset_samples(r) >= (1ull << 31) ||
 	    report_window_export(w, r, (struct export_opts){.format = format, .per_thread = true},
 				 &buf, &len))
 		return;

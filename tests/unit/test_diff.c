@@ -17,6 +17,7 @@
 #include "runner.h"
 
 #include "stacktop/model/diff.h"
+#include "stacktop/formats/diffload.h"
 #include "stacktop/ui/view_diff.h"
 
 static char dir[] = "/tmp/stacktop-test-diff.XXXXXX";
@@ -78,7 +79,7 @@ static struct diff *build1(const char *base, const char *new_, bool lines)
 	struct diff *d = NULL;
 	char err[256];
 
-	assert_int_equal(diff_build(&base, 1, &new_, 1, &o, &d, err, sizeof(err)), 0);
+	assert_int_equal(diffload_build(&base, 1, &new_, 1, &o, &d, err, sizeof(err)), 0);
 	return d;
 }
 
@@ -142,7 +143,7 @@ static void test_repetitions(void **state)
 	struct diff *d;
 	char err[256];
 
-	assert_int_equal(diff_build(b, 2, n, 2, &o, &d, err, sizeof(err)), 0);
+	assert_int_equal(diffload_build(b, 2, n, 2, &o, &d, err, sizeof(err)), 0);
 	assert_int_equal(d->test, DIFF_TEST_FILES);
 	assert_int_equal(d->side[0].units, 2);
 	assert_int_equal(d->side[0].nfiles, 2);
@@ -252,7 +253,7 @@ static void test_hide_kernel(void **state)
 	assert_non_null(row(d, "do_syscall_64"));
 	assert_true(row(d, "do_syscall_64")->kernel);
 	diff_free(d);
-	assert_int_equal(diff_build(&b, 1, &n, 1, &o, &d, err, sizeof(err)), 0);
+	assert_int_equal(diffload_build(&b, 1, &n, 1, &o, &d, err, sizeof(err)), 0);
 	assert_null(row(d, "do_syscall_64"));
 	assert_true(fabs(row(d, "hot_a")->base_pct - 100.0 * 100 / 140) < 0.01);
 	diff_free(d);
@@ -268,10 +269,10 @@ static void test_errors(void **state)
 	const char *p[4];
 	size_t n;
 
-	assert_int_equal(diff_build(&ok, 1, &missing, 1, &o, &d, err, sizeof(err)), -ENOENT);
+	assert_int_equal(diffload_build(&ok, 1, &missing, 1, &o, &d, err, sizeof(err)), -ENOENT);
 	assert_null(d);
 	assert_non_null(strstr(err, "nonexistent/stacktop.folded"));
-	assert_int_equal(diff_build(&ok, 0, &ok, 1, &o, &d, err, sizeof(err)), -EINVAL);
+	assert_int_equal(diffload_build(&ok, 0, &ok, 1, &o, &d, err, sizeof(err)), -EINVAL);
 	strcpy(list, "a,b,c");
 	assert_int_equal(diff_split_list(list, p, 4, &n), 0);
 	assert_int_equal(n, 3);

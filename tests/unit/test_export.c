@@ -25,6 +25,8 @@
 #include "stacktop/formats/export.h"
 #include "stacktop/symbols/frames.h"
 #include "stacktop/formats/report.h"
+#include "stacktop/formats/stackset.h"
+#include "stacktop/model/summary.h"
 #include "stacktop/model/window.h"
 #include "gunzip.h"
 #include "window_fixture.h"
@@ -572,7 +574,7 @@ static void test_per_second_roundtrip(void **state)
 {
 	struct window *w;
 	uint32_t mn, la, lb;
-	const struct export_summary sum = {.wall_s = 3.5, .cpu_s = 1.25, .avg_cpu = 35.7,
+	const struct summary sum = {.wall_s = 3.5, .cpu_s = 1.25, .avg_cpu = 35.7,
 					   .peak_cpu = 98, .peak_rss = 123456};
 	struct export_opts o = {.format = EXPORT_FOLDED, .per_second = true, .summary = &sum};
 	char *text;
@@ -598,32 +600,32 @@ static void test_per_second_roundtrip(void **state)
 				  "main;leaf_b 2\n");
 	for (int pass = 0; pass < 2; pass++) {
 		struct frames *frs;
-		struct report *r;
-		struct report_stack st;
+		struct stackset *r;
+		struct stackset_stack st;
 		char err[256];
 		int32_t secs[8] = {0};
 		uint64_t by_sec[4] = {0};
 
 		assert_int_equal(frames_new(NULL, &frs), 0);
 		assert_int_equal(report_load_mem(text, len, "t", frs, &r, err, sizeof(err)), 0);
-		assert_true(report_timed(r));
-		assert_non_null(report_summary(r));
-		assert_true(report_summary(r)->wall_s == 3.5);
-		assert_true(report_summary(r)->peak_rss == 123456);
-		assert_true(report_summary(r)->avg_cpu == 35.7);
-		for (size_t i = 0; i < report_nstacks(r) && i < 8; i++) {
-			report_stack(r, i, &st);
+		assert_true(stackset_timed(r));
+		assert_non_null(stackset_summary(r));
+		assert_true(stackset_summary(r)->wall_s == 3.5);
+		assert_true(stackset_summary(r)->peak_rss == 123456);
+		assert_true(stackset_summary(r)->avg_cpu == 35.7);
+		for (size_t i = 0; i < stackset_nstacks(r) && i < 8; i++) {
+			stackset_stack(r, i, &st);
 			secs[i] = st.second;
 			assert_in_range(st.second, 0, 3);
 			by_sec[st.second] += st.weight;
 		}
-		assert_int_equal(report_samples(r), 15);
+		assert_int_equal(stackset_samples(r), 15);
 		assert_int_equal(by_sec[0], 6);
 		assert_int_equal(by_sec[1], 7);
 		assert_int_equal(by_sec[2], 0);
 		assert_int_equal(by_sec[3], 2);
 		(void)secs;
-		report_free(r);
+		stackset_free(r);
 		frames_free(frs);
 		free(text);
 		if (pass == 0) {

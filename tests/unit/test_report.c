@@ -22,6 +22,8 @@
 
 #include "stacktop/formats/export.h"
 #include "stacktop/formats/report.h"
+#include "stacktop/formats/stackset.h"
+#include "stacktop/formats/pprof.h"
 #include "stacktop/sample/sampler.h"
 #include "stacktop/model/window.h"
 #include "gunzip.h"
@@ -106,7 +108,7 @@ static void feed_sample(void *ctx, const struct sample *s)
 }
 
 /* Replay the report into w through its sampler, as main does. */
-static void feed(struct report *r, struct window *w)
+static void feed(struct stackset *r, struct window *w)
 {
 	struct feed fd = {.w = w};
 	struct sampler_sink sink = {.sample = feed_sample, .ctx = &fd};
@@ -117,13 +119,13 @@ static void feed(struct report *r, struct window *w)
 	assert_int_equal(report_sampler_new(r, &s), 0);
 	n = sampler_collect(s, REPORT_TIME_NS, &sink);
 	assert_int_equal((size_t)n, fd.samples);
-	assert_int_equal(fd.weight, report_samples(r));
+	assert_int_equal(fd.weight, stackset_samples(r));
 	sampler_stats(s, &st);
-	assert_int_equal(st.samples, report_samples(r));
+	assert_int_equal(st.samples, stackset_samples(r));
 	sampler_free(s);
 }
 
-static struct window *load(const char *data, size_t len, struct report **r, char *err, size_t errsz,
+static struct window *load(const char *data, size_t len, struct stackset **r, char *err, size_t errsz,
 			   int *rc)
 {
 	struct window *w;
@@ -138,7 +140,7 @@ static struct window *load(const char *data, size_t len, struct report **r, char
 /* src rendered as o says (*buf, *len) and loaded back into a new window;
  * the test fails with the loader's sentence when it cannot. */
 static struct window *render_load(struct window *src, const struct export_opts *o, char **buf,
-				  size_t *len, struct report **r)
+				  size_t *len, struct stackset **r)
 {
 	struct window *w;
 	char err[256];
@@ -154,13 +156,13 @@ static struct window *render_load(struct window *src, const struct export_opts *
 static void round_trip(const struct export_opts *o, bool expect_threads)
 {
 	struct window *src = known_window(), *w;
-	struct report *r = NULL;
+	struct stackset *r = NULL;
 	char *buf;
 	size_t len;
 
 	w = render_load(src, o, &buf, &len, &r);
 	assert_non_null(r);
-	assert_int_equal(report_samples(r), 1000);
+	assert_int_equal(stackset_samples(r), 1000);
 	assert_int_equal(window_total(w), 1000);
 	const char *leaves[] = {"leaf_a", "leaf_b", "leaf_c", "asm_sysvec_apic_timer_interrupt"};
 	for (size_t i = 0; i < 4; i++) {
@@ -184,20 +186,20 @@ static void round_trip(const struct export_opts *o, bool expect_threads)
 	if (expect_threads) {
 		assert_int_equal(window_thread_total(w, 200), 700);
 		assert_int_equal(window_thread_total(w, 201), 300);
-		assert_string_equal(report_thread_name(r, 200), "worker-0");
-		assert_string_equal(report_thread_name(r, 201), "worker 1");
+		assert_string_equal(stackset_thread_name(r, 200), "worker-0");
+		assert_string_equal(stackset_thread_name(r, 201), "worker 1");
 		assert_true(fabs(share(w, "leaf_a", false, 201) - 66.67) < 0.1);
 	} else {
-		assert_int_equal(window_thread_total(w, REPORT_TID_ANY), 1000);
-		assert_int_equal(report_nthreads(r), 1);
-		assert_string_equal(report_thread_name(r, REPORT_TID_ANY), "all");
+		assert_int_equal(window_thread_total(w, STACKSET_TID_ANY), 1000);
+		assert_int_equal(stackset_nthreads(r), 1);
+		assert_string_equal(stackset_thread_name(r, STACKSET_TID_ANY), "all");
 	}
 	/* Nothing expires at the report's "now". */
 	window_advance(w, report_now_ns(r, w));
 	assert_int_equal(window_total(w), 1000);
 	assert_true(window_span_s(w, report_now_ns(r, w)) > 0);
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 	window_free_fx(src);
 	free(buf);
 }
@@ -213,16 +215,16 @@ static void test_round_trip_folded_per_thread(void **state)
 	/* "worker 1" keeps its space in folded (only ';' and controls go) */
 	struct window *src = known_window(), *w;
 	struct export_opts o = {.format = EXPORT_FOLDED, .per_thread = true, .thread_name = names};
-	struct report *r;
+	struct stackset *r;
 	char *buf;
 	size_t len;
 
 	w = render_load(src, &o, &buf, &len, &r);
 	assert_int_equal(window_thread_total(w, 200), 700);
 	assert_int_equal(window_thread_total(w, 201), 300);
-	assert_string_equal(report_thread_name(r, 200), "worker-0");
-	assert_string_equal(report_thread_name(r, 201), "worker 1");
-	assert_int_equal(report_nthreads(r), 2);
+	assert_string_equal(stackset_thread_name(r, 200), "worker-0");
+	assert_string_equal(stackset_thread_name(r, 201), "worker 1");
+	assert_int_equal(stackset_nthreads(r), 2);
 	assert_true(fabs(share(w, "leaf_a", false, 201) - 66.67) < 0.1);
 	assert_true(fabs(share(w, "leaf_b", false, 0) - 30.0) < 0.01);
 	/* the thread root is not a frame */
@@ -233,7 +235,7 @@ static void test_round_trip_folded_per_thread(void **state)
 	}
 	assert_int_equal(frames_span(window_frames(w)), 6);
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 	window_free_fx(src);
 	free(buf);
 }
@@ -246,19 +248,19 @@ static void test_round_trip_pprof(void **state)
 				.duration_s = 10.1,
 				.mode = "wall",
 				.thread_name = names};
-	struct report *r;
+	struct stackset *r;
 	const uint8_t *raw;
 	char *buf, err[256];
 	size_t len, rawn;
 	int rc;
 
 	w = render_load(src, &o, &buf, &len, &r);
-	assert_int_equal(report_format(r), REPORT_PPROF);
-	assert_int_equal(report_samples(r), 1000);
-	assert_string_equal(report_mode(r), "wall");
-	assert_true(fabs(report_period_s(r) - 1.0 / 99) < 1e-9);
-	assert_true(fabs(report_duration_s(r) - 10.1) < 1e-9);
-	assert_string_equal(report_thread_name(r, 201), "worker 1");
+	assert_int_equal(stackset_format(r), STACKSET_PPROF);
+	assert_int_equal(stackset_samples(r), 1000);
+	assert_string_equal(stackset_mode(r), "wall");
+	assert_true(fabs(stackset_period_s(r) - 1.0 / 99) < 1e-9);
+	assert_true(fabs(stackset_duration_s(r) - 10.1) < 1e-9);
+	assert_string_equal(stackset_thread_name(r, 201), "worker 1");
 	assert_int_equal(window_thread_total(w, 201), 300);
 	assert_true(fabs(share(w, "leaf_a", false, 0) - 60.0) < 0.01);
 	assert_true(fabs(share(w, "leaf_c", true, 0) - 10.0) < 0.01);
@@ -273,7 +275,7 @@ static void test_round_trip_pprof(void **state)
 	}
 	assert_true(line_seen);
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 
 	/* the same message without gzip (plain protobuf) */
 	raw = gunzip(buf, len, &rawn);
@@ -281,7 +283,7 @@ static void test_round_trip_pprof(void **state)
 	assert_int_equal(rc, 0);
 	assert_true(fabs(share(w, "leaf_b", false, 0) - 30.0) < 0.01);
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 	window_free_fx(src);
 	free(buf);
 }
@@ -306,7 +308,7 @@ static void test_round_trip_origin(void **state)
 {
 	struct window *src, *w, *w2;
 	struct export_opts o = {.format = EXPORT_PPROF, .period_s = 1.0 / 99};
-	struct report *r, *r2;
+	struct stackset *r, *r2;
 	uint32_t mn, a1, a2;
 	char *buf, *buf2;
 	size_t len, len2;
@@ -340,10 +342,10 @@ static void test_round_trip_origin(void **state)
 	assert_non_null(f = frame_at(w2, "hot", 0x1108));
 	assert_string_equal(f->origin.path, "/opt/prog");
 	window_free_fx(w2);
-	report_free(r2);
+	stackset_free(r2);
 	free(buf2);
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 	free(buf);
 	window_free_fx(src);
 }
@@ -367,35 +369,35 @@ static void test_round_trip_speedscope(void **state)
 				.mode = "wall",
 				.per_thread = true,
 				.thread_name = names};
-	struct report *r;
+	struct stackset *r;
 	char *buf;
 	size_t len;
 
 	w = render_load(src, &o, &buf, &len, &r);
-	assert_int_equal(report_format(r), REPORT_SPEEDSCOPE);
-	assert_int_equal(report_samples(r), 1000);
-	assert_string_equal(report_mode(r), "wall");
-	assert_true(fabs(report_period_s(r) - 1.0 / 99) < 1e-9);
-	assert_true(fabs(report_duration_s(r) - 10.1) < 1e-6);
+	assert_int_equal(stackset_format(r), STACKSET_SPEEDSCOPE);
+	assert_int_equal(stackset_samples(r), 1000);
+	assert_string_equal(stackset_mode(r), "wall");
+	assert_true(fabs(stackset_period_s(r) - 1.0 / 99) < 1e-9);
+	assert_true(fabs(stackset_duration_s(r) - 10.1) < 1e-6);
 	assert_int_equal(window_thread_total(w, 200), 700);
 	assert_int_equal(window_thread_total(w, 201), 300);
-	assert_string_equal(report_thread_name(r, 201), "worker 1");
+	assert_string_equal(stackset_thread_name(r, 201), "worker 1");
 	assert_true(fabs(share(w, "leaf_a", false, 0) - 60.0) < 0.01);
 	assert_true(fabs(share(w, "leaf_c", false, 0) - share(src, "leaf_c", false, 0)) < 0.01);
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 	free(buf);
 
 	/* Counts only, one profile: weights are the counts, no period. */
 	o = (struct export_opts){.format = EXPORT_SPEEDSCOPE};
 	w = render_load(src, &o, &buf, &len, &r);
-	assert_int_equal(report_samples(r), 1000);
-	assert_true(report_period_s(r) == 0);
-	assert_true(report_duration_s(r) == 0);
-	assert_int_equal(window_thread_total(w, REPORT_TID_ANY), 1000);
+	assert_int_equal(stackset_samples(r), 1000);
+	assert_true(stackset_period_s(r) == 0);
+	assert_true(stackset_duration_s(r) == 0);
+	assert_int_equal(window_thread_total(w, STACKSET_TID_ANY), 1000);
 	assert_true(fabs(share(w, "leaf_b", false, 0) - 30.0) < 0.01);
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 	free(buf);
 	window_free_fx(src);
 }
@@ -410,17 +412,17 @@ static void test_speedscope_foreign(void **state)
 	    "\"line\":7}]},\"profiles\":[{\"type\":\"sampled\",\"name\":\"p\",\"unit\":"
 	    "\"milliseconds\",\"startValue\":0,\"endValue\":40,\"samples\":[[0,1],[0]],"
 	    "\"weights\":[30,10]}]}";
-	struct report *r;
+	struct stackset *r;
 	char err[256];
 	int rc;
 	struct window *w = load(text, strlen(text), &r, err, sizeof(err), &rc);
 
 	assert_int_equal(rc, 0);
-	assert_int_equal(report_samples(r), 4);
-	assert_true(fabs(report_period_s(r) - 0.010) < 1e-9);
+	assert_int_equal(stackset_samples(r), 4);
+	assert_true(fabs(stackset_period_s(r) - 0.010) < 1e-9);
 	assert_true(fabs(share(w, "work", false, 0) - 75.0) < 0.01);
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 }
 
 static void test_folded_foreign(void **state)
@@ -431,14 +433,14 @@ static void test_folded_foreign(void **state)
 			   "java;Foo::bar(int, char*) 5.6\n"
 			   "java;;Interp_[j]   2\n"
 			   "perl-1234;x 1\n";
-	struct report *r;
+	struct stackset *r;
 	char err[256];
 	int rc;
 	struct window *w = load(text, strlen(text), &r, err, sizeof(err), &rc);
 
 	if (rc)
 		fail_msg("%s", err);
-	assert_int_equal(report_format(r), REPORT_FOLDED);
+	assert_int_equal(stackset_format(r), STACKSET_FOLDED);
 	assert_int_equal(window_total(w), 11); /* 5.6 rounds to 6 */
 	assert_true(fabs(share(w, "Foo::bar(int, char*)", false, 0) - 600.0 / 11) < 0.01);
 	assert_true(fabs(share(w, "memcpy", false, 0) - 200.0 / 11) < 0.01);
@@ -455,7 +457,7 @@ static void test_folded_foreign(void **state)
 			assert_false(f->kernel);
 	}
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 
 	/* counts past 32 bits keep their shares */
 	text = "a;b 10000000000\na;c 30000000000\n";
@@ -464,7 +466,7 @@ static void test_folded_foreign(void **state)
 	assert_true(fabs(share(w, "b", false, 0) - 25.0) < 0.01);
 	assert_true(fabs(share(w, "c", false, 0) - 75.0) < 0.01);
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 }
 
 /* FlameGraph's inline mark "_[i]" (what stacktop's folded export writes
@@ -472,7 +474,7 @@ static void test_folded_foreign(void **state)
 static void test_folded_inline(void **state)
 {
 	const char *text = "main;outer;hot_[i] 3\nmain;outer 1\n";
-	struct report *r;
+	struct stackset *r;
 	char err[256];
 	int rc, seen = 0;
 	struct window *w = load(text, strlen(text), &r, err, sizeof(err), &rc);
@@ -490,12 +492,12 @@ static void test_folded_inline(void **state)
 	}
 	assert_int_equal(seen, 1);
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 }
 
 static void expect_error(const void *data, size_t len, int want_rc, const char *want)
 {
-	struct report *r = (struct report *)1;
+	struct stackset *r = (struct stackset *)1;
 	char err[512] = "";
 	int rc;
 	struct window *w = load(data, len, &r, err, sizeof(err), &rc);
@@ -563,7 +565,7 @@ static void test_bad_inputs(void **state)
 	buf[len / 2 + 1] ^= 0xaa;
 	buf[len / 2 + 2] ^= 0x55;
 	{
-		struct report *r;
+		struct stackset *r;
 		int rc;
 		struct window *w = load(buf, len, &r, err, sizeof(err), &rc);
 		assert_true(rc < 0); /* corrupt: either the deflate data or the CRC */
@@ -592,7 +594,7 @@ static void test_bad_inputs(void **state)
 static void test_foreign_pprof(void **state)
 {
 	struct window *w;
-	struct report *r;
+	struct stackset *r;
 	char err[256];
 
 	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
@@ -600,14 +602,14 @@ static void test_foreign_pprof(void **state)
 			sizeof(err)))
 		fail_msg("%s (run from the repository root)", err);
 	feed(r, w);
-	assert_int_equal(report_format(r), REPORT_PPROF);
-	assert_int_equal(report_samples(r), 7); /* 50 ms + 20 ms at 10 ms */
-	assert_string_equal(report_mode(r), "cpu");
-	assert_true(fabs(report_period_s(r) - 0.01) < 1e-12);
+	assert_int_equal(stackset_format(r), STACKSET_PPROF);
+	assert_int_equal(stackset_samples(r), 7); /* 50 ms + 20 ms at 10 ms */
+	assert_string_equal(stackset_mode(r), "cpu");
+	assert_true(fabs(stackset_period_s(r) - 0.01) < 1e-12);
 	assert_true(fabs(share(w, "do_syscall_64", false, 0) - 500.0 / 7) < 0.01);
 	assert_true(fabs(share(w, "0x402000", false, 0) - 200.0 / 7) < 0.01);
 	assert_true(fabs(share(w, "do_syscall_64", true, 0) - 0.0) < 0.01);
-	assert_int_equal(window_thread_total(w, REPORT_TID_ANY), 7);
+	assert_int_equal(window_thread_total(w, STACKSET_TID_ANY), 7);
 	/* the inlined function is called by main.main: check the trie order */
 	size_t nc;
 	const struct window_count *c = window_counts(w, &nc);
@@ -640,7 +642,7 @@ static void test_foreign_pprof(void **state)
 		}
 	}
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 }
 
 /* Wall mode: wait pseudo leaves ("[sleep]", "[lock]") round-trip as the
@@ -648,7 +650,7 @@ static void test_foreign_pprof(void **state)
 static void test_wall_waits(void **state)
 {
 	struct window *src, *w;
-	struct report *r;
+	struct stackset *r;
 	struct export_opts o = {.format = EXPORT_FOLDED, .mode = "wall"};
 	char *buf, err[256];
 	size_t len;
@@ -668,13 +670,13 @@ static void test_wall_waits(void **state)
 		assert_int_equal(export_render(src, &o, &buf, &len, err, sizeof(err)), 0);
 		w = load(buf, len, &r, err, sizeof(err), &rc);
 		assert_int_equal(rc, 0);
-		assert_string_equal(report_mode(r), "wall");
+		assert_string_equal(stackset_mode(r), "wall");
 		window_wait_counts(w, 0, counts);
 		assert_int_equal(counts[SAMPLE_WAIT_SLEEP], 6);
 		assert_int_equal(counts[SAMPLE_WAIT_LOCK], 3);
 		assert_int_equal(counts[SAMPLE_WAIT_NONE], 1); /* "[unknown]" is no wait */
 		window_free_fx(w);
-		report_free(r);
+		stackset_free(r);
 		free(buf);
 	}
 	window_free_fx(src);
@@ -710,7 +712,7 @@ static void test_sampler(void **state)
 {
 	const char *text = "worker-7;main;f 3\nworker-7;main;g 1\nworker-8;main;f 2\n";
 	struct frames *fr;
-	struct report *r;
+	struct stackset *r;
 	struct sampler *s;
 	struct sampler_stats st;
 	struct seen sn = {0};
@@ -747,7 +749,7 @@ static void test_sampler(void **state)
 	assert_int_equal(st.lost, 0);
 	sampler_stop(s);
 	sampler_free(s);
-	report_free(r);
+	stackset_free(r);
 	frames_free(fr);
 }
 
@@ -755,7 +757,7 @@ static void test_load_file(void **state)
 {
 	char path[] = "/tmp/test_report.XXXXXX", err[256];
 	struct window *w;
-	struct report *r;
+	struct stackset *r;
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
@@ -766,7 +768,7 @@ static void test_load_file(void **state)
 	feed(r, w);
 	assert_true(fabs(share(w, "f", false, 0) - 75.0) < 0.01);
 	window_free_fx(w);
-	report_free(r);
+	stackset_free(r);
 	unlink(path);
 	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
 	assert_int_equal(report_load(path, window_frames_mut(w), &r, err, sizeof(err)), -ENOENT);
@@ -814,7 +816,7 @@ static void test_amplifying_pprof(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct window *w;
-		struct report *r;
+		struct stackset *r;
 		char err[400] = "";
 		close(pipefd[0]);
 		if (window_new_fx(60, 1000000000ull, &w))
@@ -842,14 +844,14 @@ static void test_amplifying_pprof(void **state)
 }
 
 /* The same samples, plain protobuf (no gzip): protobuf-c's allocations are
- * counted and capped at report_unpack_limit of its size. */
+ * counted and capped at pprof_unpack_limit of its size. */
 static void test_amplifying_protobuf(void **state)
 {
 	const size_t nsamples = 1u << 20;
 	size_t rawlen = 4 + 2 * nsamples;
 	uint8_t *raw = malloc(rawlen);
 	struct window *w;
-	struct report *r;
+	struct stackset *r;
 	char err[400];
 
 	assert_non_null(raw);
@@ -862,7 +864,7 @@ static void test_amplifying_protobuf(void **state)
 	    -EFBIG);
 	assert_null(r);
 	assert_non_null(strstr(err, "amp.pb: unpacking it would take more than 80 MiB"));
-	assert_int_equal(report_unpack_limit(rawlen) >> 20, 80);
+	assert_int_equal(pprof_unpack_limit(rawlen) >> 20, 80);
 	window_free_fx(w);
 	free(raw);
 }

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "stacktop/formats/export.h"
+#include "stacktop/model/summary.h"
 #include "stacktop/app/health.h"
 #include "stacktop/proc/locks.h"
 #include "stacktop/memory/memmap.h"
@@ -32,7 +33,7 @@
 struct ingest;
 struct memtrace;
 struct opts;
-struct report;
+struct stackset;
 struct sym;
 struct frames;
 struct window;
@@ -47,7 +48,7 @@ struct session {
 	struct sym *sy;
 	struct frames *fr;
 	struct window *w;
-	struct report *report; /* report FILE: the profile replayed */
+	struct stackset *report; /* report FILE: the profile replayed */
 	struct dbgfetch *fetch; /* --debuginfod, else NULL */
 	/* Alongside. */
 	struct metrics metrics; /* every process profiled, summed */
@@ -97,7 +98,7 @@ void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost);
 
 /* The run's figures over wall_s seconds: CPU seconds, average and peak CPU
  * and peak RSS of every process profiled, summed (zeros without metrics). */
-void session_summary(const struct session *s, double wall_s, struct export_summary *out);
+void session_summary(const struct session *s, double wall_s, struct summary *out);
 /* Start reading smaps and tracing mmap/brk of the first target (the
  * memory view was opened, or memory climbs like stairs). Once; a refusal
  * is kept in memtrace_err for the view. Not for a saved profile. */

@@ -16,7 +16,7 @@
  *
  * Contract: zero-initialise a struct hashidx; reserve
  * before every insert; hashidx_free releases the table. Used by frames,
- * window, strpool and icicle.
+ * window, strpool, icicle and the pprof and speedscope formats.
  */
 #ifndef STACKTOP_HASHIDX_H
 #define STACKTOP_HASHIDX_H

@@ -5,9 +5,10 @@
  * profiles), the stack leaf first with file:line. `stacktop record
  * --memory` writes it when sampling is over.
  *
- * Written like export's files: a temporary file in the same directory,
- * then linked to path (never over an existing file without force, never
- * through a symbolic link), mode file_mode (0600 when 0).
+ * Written as export writes its files (formats/atomicfile.h): a temporary
+ * file in the same directory, then put at path (never over an existing
+ * file without force, never through a symbolic link), mode file_mode (0600
+ * when 0).
  */
 #ifndef STACKTOP_MEMEXPORT_H
 #define STACKTOP_MEMEXPORT_H

@@ -28,9 +28,10 @@
  * Rows sort significant first, then by |delta|. Functions present on one
  * side only are rows too (gone: now 0; new: base 0).
  *
- * Memory: the files are read one at a time through report_load (its caps
- * hold); the diff keeps its rows and their names, the per-unit counts while
- * testing. The caller frees with diff_free.
+ * Memory: the diff keeps its rows and their names, the per-unit counts
+ * while testing; each snapshot keeps its own names. Profile files are read
+ * into snapshots one at a time by formats/diffload.c (report's caps hold).
+ * The caller frees with diff_free and diff_snap_free.
  */
 #ifndef STACKTOP_DIFF_H
 #define STACKTOP_DIFF_H
@@ -40,7 +41,7 @@
 #include <stdint.h>
 
 #include "stacktop/lib/stats.h"
-#include "stacktop/formats/export.h"
+#include "stacktop/model/summary.h"
 
 #define DIFF_ALPHA 0.05
 #define DIFF_MIN_TESTED_PCT 0.5
@@ -74,7 +75,7 @@ struct diff_side {
 	size_t units;	     /* observations the test used (seconds or files) */
 	bool timed;	     /* every file carries seconds */
 	size_t nsummaries;   /* files with a run summary */
-	struct export_summary summary; /* their mean */
+	struct summary summary; /* their mean */
 };
 
 struct diff {
@@ -87,32 +88,39 @@ struct diff {
 
 struct diff_opts {
 	bool lines; /* a row per file:line instead of per function */
-	/* diff_build: a kernel leaf's samples go to the innermost user frame
+	/* diffload_build: a kernel leaf's samples go to the innermost user frame
 	 * (-K, as the top view does); stacks all in the kernel are left out */
 	bool hide_kernel;
 };
 
 /* ---- snapshots: what one side is made of ----
  * A list of (leaf function, file number, second, count) with its own copies
- * of the names: from profile files (diff_build), or from the last seconds
- * of a live window (the b key's baseline, and "now" for the D key). */
+ * of the names: from profile files (diffload_build: diff_snap_file, then
+ * diff_snap_add per stack), or from the last seconds of a live window (the
+ * b key's baseline, and "now" for the D key). */
 struct diff_snap;
+struct frame;
 struct window;
 int diff_snap_new(struct diff_snap **out);
 void diff_snap_free(struct diff_snap *sn);
+/* Start the snapshot's next file, with its run summary (NULL: none; the
+ * side shows the mean of those it has). -EINVAL past DIFF_MAX_FILES. */
+int diff_snap_file(struct diff_snap *sn, const struct summary *sum);
+/* count samples whose leaf is frame leaf (its names are copied), in the
+ * file begun last, at second (-1: the file has no time). 0, -ENOMEM, or
+ * -EINVAL before any diff_snap_file. */
+int diff_snap_add(struct diff_snap *sn, const struct frame *leaf, int32_t second,
+		  uint64_t count);
 /* The window's buckets of the last `seconds` seconds before now_ns (one
  * second each), as one file with seconds 0 .. seconds-1. With lines, file:line
  * is looked up first (window_resolve_lines). 0 or -ENOMEM. */
 int diff_snap_window(struct window *w, uint64_t now_ns, unsigned seconds, bool lines,
 		     struct diff_snap **out);
-/* Compare two snapshots (see the head for the test). 0 or -ENOMEM. */
+/* Compare two snapshots (see the head for the test); they may be freed
+ * after. 0 or -ENOMEM. */
 int diff_compare(const struct diff_snap *base, const struct diff_snap *new_,
 		 const struct diff_opts *o, struct diff **out);
 
-/* Load base[0..nbase) and new[0..nnew) and compare. 0, or -errno with one
- * sentence in err (a file that cannot be read or parsed, named). */
-int diff_build(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
-	       const struct diff_opts *o, struct diff **out, char *err, size_t errsz);
 void diff_free(struct diff *d);
 
 /* Split "a,b,c" into at most max paths (pointers into buf, which is

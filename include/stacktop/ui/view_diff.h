@@ -39,7 +39,7 @@ void view_diff_render(struct grid *g, const struct view_header *h, const struct 
  * ctx is the struct diff. */
 uint16_t view_diff_attr(const void *ctx, const char *func, bool kernel);
 /* One run summary: "51.1 s, 34.7 CPU-s, avg 68%, peak 120%, RSS 12 MiB". */
-struct export_summary;
-void view_diff_summary(const struct export_summary *s, char *out, size_t size);
+struct summary;
+void view_diff_summary(const struct summary *s, char *out, size_t size);
 
 #endif

@@ -1,0 +1,37 @@
+/*
+ * diffload — `stacktop diff`'s sides from profile files: each file read
+ * through report_load (its caps hold) into a diff snapshot as one file of
+ * the side, its stacks reduced to their leaves, then the two snapshots
+ * compared (model/diff.h: the test, the rows).
+ *
+ * One frames table serves every file (report_load interns by name, so the
+ * same function in two files is the same content); the snapshots copy the
+ * names they keep, so the table and each stackset are freed as soon as
+ * they are read. A file's seconds count only when every stack has one
+ * under 100,000,000 (past that a file's seconds are not trusted).
+ */
+#ifndef STACKTOP_DIFFLOAD_H
+#define STACKTOP_DIFFLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct diff;
+struct diff_opts;
+struct diff_snap;
+struct frames;
+
+/* path into sn as its next file, frames interned in fr. With hide_kernel
+ * a kernel leaf's samples go to the innermost user frame (stacks all in
+ * the kernel are left out). 0, or -errno with one sentence in err (the
+ * file cannot be read or parsed, too many files, out of memory). */
+int diffload_file(struct diff_snap *sn, struct frames *fr, const char *path, bool hide_kernel,
+		  char *err, size_t errsz);
+
+/* Load base[0..nbase) and new[0..nnew) and compare (diff_compare). 0, or
+ * -errno with one sentence in err (a file that cannot be read or parsed,
+ * named). The caller frees *out with diff_free. */
+int diffload_build(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
+		   const struct diff_opts *o, struct diff **out, char *err, size_t errsz);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * pprof — the perftools.profiles.Profile protobuf (src/formats/
+ * profile.proto), gzip-compressed, as `go tool pprof` reads it.
+ *
+ * Written (pprof_render): one Location per sampled pc, with a Line per
+ * inlined function (innermost first) and the function they were inlined
+ * into last (pprof's own model); one Function per (name, file); one
+ * Mapping per module name (the window keeps names; a frame that knows
+ * where its code is sets the mapping's path, build-id and file offset, so
+ * annotate works offline); sample types samples/count and cpu|wall/
+ * nanoseconds with the period; "tid", "thread" and (per_second) "second"
+ * labels on each sample; comments: who wrote it, any narrowing, the run's
+ * summary "stacktop: {wall_s=...}".
+ *
+ * Read (pprof_load, a plain protobuf: report inflates gzip first): the
+ * weight is the "count" sample value, else the default (or last) value
+ * divided by the period; threads from "tid"/"thread_id" and "thread"/
+ * "thread_name" labels, seconds from "second"; mode and period from the
+ * period type. protobuf-c may allocate at most pprof_unpack_limit(size) =
+ * 32 times the size plus 16 MiB (counted request by request, plus 16 bytes
+ * each for malloc's own header).
+ *
+ * Neither keeps anything: render appends to the caller's buffer, load adds
+ * to the caller's stackset.
+ */
+#ifndef STACKTOP_PPROF_H
+#define STACKTOP_PPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct export_opts;
+struct sbuf;
+struct selection;
+struct stackset;
+struct window;
+
+/* The selected stacks of w as a gzip'd profile appended to out. The
+ * selection's frame ids are reversed and restored on the way (leaf first
+ * for pprof). 0, -ENOMEM or -EIO. */
+int pprof_render(struct window *w, const struct export_opts *o, struct selection *s,
+		 struct sbuf *out);
+
+/* The protobuf data[0..len) into ss (name for messages). 0, or -EINVAL
+ * (corrupt protobuf or profile: the sentence says what), -EFBIG (over the
+ * unpack budget or too many frames) or -ENOMEM, with one sentence in err. */
+int pprof_load(struct stackset *ss, const uint8_t *data, size_t len, const char *name, char *err,
+	       size_t errsz);
+
+/* What unpacking a protobuf of len bytes may allocate (see the head). */
+size_t pprof_unpack_limit(size_t len);
+
+#endif
