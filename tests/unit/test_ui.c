@@ -19,7 +19,6 @@
 #include "fixture.h"
 
 #include "stacktop/ui/keys.h"
-#include "stacktop/app/opts.h"
 #include "stacktop/ui/ui.h"
 
 #define NOW (40 * FIXTURE_SEC)
@@ -28,7 +27,7 @@
 
 struct fx {
 	struct window *w;
-	struct opts o;
+	struct ui_config o;
 	struct ui_model m;
 	struct ui ui;
 	struct view_header h;
