@@ -149,7 +149,8 @@ static int app_setup_fds(struct app *a)
 }
 
 /* What the front end takes from the command line. */
-_Static_assert((int)OPTS_VIEW_TOP == (int)UI_VIEW_TOP && (int)OPTS_VIEW_ICICLE == (int)UI_VIEW_ICICLE &&
+_Static_assert((int)OPTS_VIEW_TOP == (int)UI_VIEW_TOP &&
+		   (int)OPTS_VIEW_ICICLE == (int)UI_VIEW_ICICLE &&
 		   (int)OPTS_VIEW_THREADS == (int)UI_VIEW_THREADS &&
 		   (int)OPTS_VIEW_MEMORY == (int)UI_VIEW_MEMORY,
 	       "--view's words are in the order of the views");

@@ -360,14 +360,15 @@ static void narrow(struct ui *ui, int tid, uint64_t now_ns)
 static bool annotate_frame(struct ui *ui, const struct ui_model *m, const struct frame *f,
 			   uint32_t frame, uint64_t now_ns)
 {
-	char msg[300];
+	char msg[300] = "";
 
 	if (ui->diff_mode)
 		return false;
 	if (!f && frame != UINT32_MAX)
 		f = frames_get(window_frames(m->w), frame);
 	if (view_annotate_open_frame(&ui->ann, m->w, m->sy_rw, m->source_path, f, msg,
-				     sizeof(msg)))
+				     sizeof(msg)) &&
+	    msg[0])
 		ui_status(ui, msg, now_ns);
 	return true;
 }
@@ -453,7 +454,8 @@ static struct view_action key_view(void *ctx, int key)
 	}
 	ui->view = (enum ui_view)(key - '1');
 	if (ui->view == UI_VIEW_THREADS && !c->m->metrics)
-		ui_status(ui, "no threads view here: a saved profile has no thread data", c->now_ns);
+		ui_status(ui, "no threads view here: a saved profile has no thread data",
+			  c->now_ns);
 	if (ui->view == UI_VIEW_MEMORY && !c->m->metrics)
 		ui_status(ui, "no memory view here: a saved profile has no process", c->now_ns);
 	return keymap_used(true);
@@ -604,14 +606,14 @@ static const struct keymap_entry ui_keys[] = {
     {{'q'}, 'Q', key_quit, NULL, NULL, UI_KEY_OVER_ANNOTATE},
 };
 
-static const struct keymap ui_keymap = {"Every view", ui_keys,
-					sizeof(ui_keys) / sizeof(ui_keys[0]), true};
+static const struct keymap ui_keymap = {"Every view", ui_keys, sizeof(ui_keys) / sizeof(ui_keys[0]),
+					true};
 
 size_t ui_keymaps(const struct keymap *const **maps)
 {
 	static const struct keymap *const all[] = {
-	    &ui_keymap,		 &view_top_keymap,     &view_threads_keymap,
-	    &view_icicle_keymap, &view_memory_keymap,  &view_annotate_keymap,
+	    &ui_keymap,		 &view_top_keymap,    &view_threads_keymap,
+	    &view_icicle_keymap, &view_memory_keymap, &view_annotate_keymap,
 	};
 
 	*maps = all;

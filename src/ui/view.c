@@ -507,7 +507,8 @@ static size_t help_lines(const struct keymap *const *maps, size_t nmaps, struct 
 				size_t o = strlen(to);
 				/* "b  B", but "Enter Esc": one space parts
 				 * only longer names */
-				bool wide = strlen(last ? last + 1 : to) == 1 || strcspn(l, " ") == 1;
+				bool wide =
+				    strlen(last ? last + 1 : to) == 1 || strcspn(l, " ") == 1;
 				snprintf(to + o, HELP_LABEL_MAX - o, "%s%s", wide ? "  " : " ", l);
 				continue;
 			}

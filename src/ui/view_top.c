@@ -765,8 +765,8 @@ static const struct keymap_entry top_keys[] = {
     {{'a'}, 0, top_annotate, NULL, "annotate it (icicle too)", 0},
 };
 
-const struct keymap view_top_keymap = {"Top view", top_keys,
-				       sizeof(top_keys) / sizeof(top_keys[0]), true};
+const struct keymap view_top_keymap = {"Top view", top_keys, sizeof(top_keys) / sizeof(top_keys[0]),
+				       true};
 
 struct view_action view_top_key(struct view_top_state *st, int key)
 {
