@@ -2,10 +2,13 @@
  * ui — the front end's state and its keys (see ui.h for the contract).
  *
  * Keys go, in order: to a view that is taking text (the icicle's search
- * line), then to the global table below, then to the shown view, whose
- * answer (struct view_action) is carried out here: narrowing every view to
- * a thread, opening the icicle on a function. The top view's narrowing,
- * kernel toggle and UTF-8 choice are the ones every view follows.
+ * line), to the annotate view while it is open, then to the global table
+ * below (ui_keys, keymap.h), then to the shown view's table, whose answer
+ * (struct view_action) is carried out here: narrowing every view to a
+ * thread, opening the icicle or the annotate view on a function. The help
+ * screen is drawn from the same tables (ui_keymaps). The top view's
+ * narrowing, kernel toggle and UTF-8 choice are the ones every view
+ * follows.
  */
 #include "stacktop/ui/ui.h"
 #include "stacktop/lib/mono.h"

@@ -1,8 +1,8 @@
 /*
  * ui — the front end between the model and the screen: which view is
  * shown, the help screen, pause, the status message, the keys that mean the
- * same in every view, and what the views' own keys ask for (narrow to a
- * thread, open the icicle on a function).
+ * same in every view (a key table, keymap.h), and what the views' own keys
+ * ask for (narrow to a thread, open the icicle or annotate a function).
  *
  * Each draw updates the shown view from the model (the view's update step:
  * rows, trees, file:line of what is on screen) and then renders it from a

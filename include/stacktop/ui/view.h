@@ -13,7 +13,10 @@
  *                                   computes and keeps what the view shows;
  *   view_X_render(grid, header, const state)  draws it, changes nothing;
  *   view_X_key(state, key)          moves the state, and returns a
- *                                   struct view_action for the app.
+ *                                   struct view_action for the app:
+ *                                   the key looked up in the view's
+ *                                   table (view_X_keymap, keymap.h),
+ *                                   which the help screen is drawn from.
  */
 #ifndef STACKTOP_VIEW_H
 #define STACKTOP_VIEW_H
