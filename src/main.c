@@ -155,6 +155,33 @@ static int app_setup_fds(struct app *a)
 	return timerfd_settime(a->timerfd, 0, &its, NULL) < 0 ? -errno : 0;
 }
 
+/* What the front end takes from the command line. */
+_Static_assert((int)OPTS_VIEW_TOP == (int)UI_VIEW_TOP &&
+		   (int)OPTS_VIEW_ICICLE == (int)UI_VIEW_ICICLE &&
+		   (int)OPTS_VIEW_THREADS == (int)UI_VIEW_THREADS &&
+		   (int)OPTS_VIEW_MEMORY == (int)UI_VIEW_MEMORY,
+	       "--view's words are in the order of the views");
+static struct ui_config ui_config_of(const struct opts *o)
+{
+	return (struct ui_config){
+	    .view = (enum ui_view)o->view,
+	    .batch = o->batch,
+	    .wall = o->wall,
+	    .ascii = o->ascii,
+	    .sort = o->sort,
+	    .lines = o->lines,
+	    .hide_kernel = o->hide_kernel,
+	    .hide_idle = o->idle_hidden,
+	    .limit = o->limit,
+	    .annotate = o->annotate,
+	    .output_dir = o->output_dir,
+	    .per_thread = o->per_thread,
+	    .force = o->force,
+	    .rate_hz = o->rate_hz,
+	    .output_mode = o->output_mode,
+	};
+}
+
 static int app_init(struct app *a)
 {
 	char err[1024];
@@ -182,7 +209,8 @@ static int app_init(struct app *a)
 				     .source_path = a->o.source_path,
 				     .pid = a->s.procs.p[0].pid,
 				     .cmdline = a->s.procs.p[0].cmdline};
-	ui_init(&a->ui, &a->o, a->s.period_s, &a->model);
+	struct ui_config uc = ui_config_of(&a->o);
+	ui_init(&a->ui, &uc, a->s.period_s, &a->model);
 	if (a->o.memory)
 		session_memory_start(&a->s);
 	if (a->s.report && a->o.batch && !a->o.iterations)

@@ -2,10 +2,13 @@
  * ui — the front end's state and its keys (see ui.h for the contract).
  *
  * Keys go, in order: to a view that is taking text (the icicle's search
- * line), then to the global table below, then to the shown view, whose
- * answer (struct view_action) is carried out here: narrowing every view to
- * a thread, opening the icicle on a function. The top view's narrowing,
- * kernel toggle and UTF-8 choice are the ones every view follows.
+ * line), to the annotate view while it is open, then to the global table
+ * below (ui_keys, keymap.h), then to the shown view's table, whose answer
+ * (struct view_action) is carried out here: narrowing every view to a
+ * thread, opening the icicle or the annotate view on a function. The help
+ * screen is drawn from the same tables (ui_keymaps). The top view's
+ * narrowing, kernel toggle and UTF-8 choice are the ones every view
+ * follows.
  */
 #include "stacktop/ui/ui.h"
 #include "stacktop/lib/mono.h"
@@ -15,9 +18,9 @@
 #include <time.h>
 
 #include "stacktop/model/diff.h"
+#include "stacktop/ui/keymap.h"
 #include "stacktop/ui/keys.h"
 #include "stacktop/proc/metrics.h"
-#include "stacktop/app/opts.h"
 #include "stacktop/ui/screen.h"
 #include "stacktop/symbols/sym.h"
 #include "stacktop/lib/text.h"
@@ -29,33 +32,33 @@
 #define BATCH_ROWS 40
 #define UI_DIFF_SECONDS 10 /* the b key's baseline, and "now" in diff mode */
 
-void ui_init(struct ui *ui, const struct opts *o, double period_s, struct ui_model *m)
+void ui_init(struct ui *ui, const struct ui_config *c, double period_s, struct ui_model *m)
 {
 	memset(ui, 0, sizeof(*ui));
 	grid_init(&ui->grid, 80, 24);
-	ui->view = (enum ui_view)o->view;
-	ui->batch = o->batch;
-	ui->wall = o->wall;
+	ui->view = c->view < UI_VIEW_COUNT ? c->view : UI_VIEW_TOP;
+	ui->batch = c->batch;
+	ui->wall = c->wall;
 	ui->top.metrics = m->metrics;
-	ui->ann_name = o->annotate;
-	ui->ann.batch = o->batch;
+	ui->ann_name = c->annotate;
+	ui->ann.batch = c->batch;
 	ui->top.charts = true;
-	ui->top.utf8 = !o->ascii && text_locale_utf8();
-	ui->top.sort = o->sort;
-	ui->top.lines = o->lines;
-	ui->top.hide_kernel = o->hide_kernel;
+	ui->top.utf8 = !c->ascii && text_locale_utf8();
+	ui->top.sort = c->sort;
+	ui->top.lines = c->lines;
+	ui->top.hide_kernel = c->hide_kernel;
 	ui->top.period_s = period_s;
-	ui->top.limit = o->batch ? o->limit : 0;
-	ui->top.batch = o->batch;
-	ui->top.wall = o->wall;
-	ui->top.hide_idle = o->idle_hidden;
-	m->output_dir = o->output_dir;
+	ui->top.limit = c->batch ? c->limit : 0;
+	ui->top.batch = c->batch;
+	ui->top.wall = c->wall;
+	ui->top.hide_idle = c->hide_idle;
+	m->output_dir = c->output_dir;
 	m->export_base = (struct export_opts){
-	    .per_thread = o->per_thread,
-	    .period_s = o->rate_hz ? 1.0 / o->rate_hz : 0,
-	    .mode = o->wall ? "wall" : "cpu",
-	    .force = o->force,
-	    .file_mode = o->output_mode,
+	    .per_thread = c->per_thread,
+	    .period_s = c->rate_hz ? 1.0 / c->rate_hz : 0,
+	    .mode = c->wall ? "wall" : "cpu",
+	    .force = c->force,
+	    .file_mode = c->output_mode,
 	    .thread_name = m->metrics ? metrics_thread_name : NULL,
 	    .ctx = m->metrics,
 	    .cmdline = m->cmdline,
@@ -217,7 +220,10 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		const struct sym_module_note *mods = NULL;
 		size_t nmods = m->sy ? sym_modules(m->sy, &mods) : 0;
 
-		view_help_render(&ui->grid, mods, nmods);
+		const struct keymap *const *maps;
+		size_t nmaps = ui_keymaps(&maps);
+
+		view_help_render(&ui->grid, maps, nmaps, mods, nmods);
 		return &ui->grid;
 	}
 	if (draw_annotate(ui, m, h, rows))
@@ -352,6 +358,24 @@ static void narrow(struct ui *ui, int tid, uint64_t now_ns)
 	ui_status(ui, msg, now_ns);
 }
 
+/* Key a in the top view or the icicle: annotate the function of frame
+ * (f, else the window's frame id; neither: say so). Not in diff mode. */
+static bool annotate_frame(struct ui *ui, const struct ui_model *m, const struct frame *f,
+			   uint32_t frame, uint64_t now_ns)
+{
+	char msg[300] = "";
+
+	if (ui->diff_mode)
+		return false;
+	if (!f && frame != UINT32_MAX)
+		f = frames_get(window_frames(m->w), frame);
+	if (view_annotate_open_frame(&ui->ann, m->w, m->sy_rw, m->source_path, f, msg,
+				     sizeof(msg)) &&
+	    msg[0])
+		ui_status(ui, msg, now_ns);
+	return true;
+}
+
 /* Carry out what a view's key asks for. Returns true if the key was used. */
 static bool act(struct ui *ui, const struct ui_model *m, struct view_action a, uint64_t now_ns)
 {
@@ -372,6 +396,8 @@ static bool act(struct ui *ui, const struct ui_model *m, struct view_action a, u
 			view_icicle_jump(&ui->icicle, m->w, a.frame);
 		ui->view = UI_VIEW_ICICLE;
 		return true;
+	case VIEW_ACTION_ANNOTATE:
+		return annotate_frame(ui, m, a.frame_copy, a.frame, now_ns);
 	case VIEW_ACTION_USED:
 	default:
 		return true;
@@ -393,6 +419,19 @@ static bool view_key(struct ui *ui, const struct ui_model *m, int key, uint64_t 
 	}
 }
 
+/* ---- the keys of every view: their table ---- */
+
+/* What the global keys' functions get (keymap.h: ctx). */
+struct ui_key_ctx {
+	struct ui *ui;
+	const struct ui_model *m;
+	uint64_t now_ns;
+	enum ui_request req;
+};
+
+/* A key that still works over the annotate view (the others stop there). */
+#define UI_KEY_OVER_ANNOTATE KEYMAP_OWNER
+
 /* A toggle of the top view's state, said in the status line. */
 static void toggle(struct ui *ui, bool *flag, const char *on, const char *off, uint64_t now_ns)
 {
@@ -400,127 +439,206 @@ static void toggle(struct ui *ui, bool *flag, const char *on, const char *off, u
 	ui_status(ui, *flag ? on : off, now_ns);
 }
 
+static struct view_action key_quit(void *ctx, int key)
+{
+	(void)key;
+	((struct ui_key_ctx *)ctx)->req = UI_REQUEST_QUIT;
+	return keymap_used(true);
+}
+
+static struct view_action key_view(void *ctx, int key)
+{
+	struct ui_key_ctx *c = ctx;
+	struct ui *ui = c->ui;
+
+	if (key == KEYS_TAB) {
+		ui->view = (enum ui_view)((ui->view + 1) % UI_VIEW_COUNT);
+		return keymap_used(true);
+	}
+	ui->view = (enum ui_view)(key - '1');
+	if (ui->view == UI_VIEW_THREADS && !c->m->metrics)
+		ui_status(ui, "no threads view here: a saved profile has no thread data",
+			  c->now_ns);
+	if (ui->view == UI_VIEW_MEMORY && !c->m->metrics)
+		ui_status(ui, "no memory view here: a saved profile has no process", c->now_ns);
+	return keymap_used(true);
+}
+
+static struct view_action key_lines(void *ctx, int key)
+{
+	struct ui_key_ctx *c = ctx;
+
+	(void)key;
+	toggle(c->ui, &c->ui->top.lines, "aggregating by file:line", "aggregating by function",
+	       c->now_ns);
+	return keymap_used(true);
+}
+
+static struct view_action key_kernel(void *ctx, int key)
+{
+	struct ui_key_ctx *c = ctx;
+
+	(void)key;
+	toggle(c->ui, &c->ui->top.hide_kernel, "kernel frames hidden", "kernel frames shown",
+	       c->now_ns);
+	return keymap_used(true);
+}
+
+static struct view_action key_charts(void *ctx, int key)
+{
+	struct ui *ui = ((struct ui_key_ctx *)ctx)->ui;
+
+	(void)key;
+	ui->top.charts = !ui->top.charts;
+	return keymap_used(true);
+}
+
+static struct view_action key_diff(void *ctx, int key)
+{
+	struct ui_key_ctx *c = ctx;
+	struct ui *ui = c->ui;
+
+	(void)key;
+	if (!ui->baseline && !ui->fixed && !ui->diff_mode) {
+		ui_status(ui, "no baseline: press b first (it marks the last 10 s)", c->now_ns);
+		return keymap_used(true);
+	}
+	ui->diff_mode = !ui->diff_mode;
+	if (ui->view != UI_VIEW_ICICLE)
+		ui->view = UI_VIEW_TOP;
+	return keymap_used(true);
+}
+
+/* b: the last 10 s become the baseline (CPU and profile); B clears it. */
+static struct view_action key_baseline(void *ctx, int key)
+{
+	struct ui_key_ctx *c = ctx;
+	struct ui *ui = c->ui;
+	struct metrics *mt = c->m->metrics;
+
+	if (key == 'b') {
+		struct diff_snap *sn = NULL;
+		/* With lines looked up, so L works in diff mode later. */
+		if (diff_snap_window(c->m->w, c->now_ns, UI_DIFF_SECONDS, true, &sn) == 0) {
+			diff_snap_free(ui->baseline);
+			ui->baseline = sn;
+			ui->baseline_ns = c->now_ns;
+		}
+	} else {
+		diff_snap_free(ui->baseline);
+		ui->baseline = NULL;
+		ui->diff_mode = false;
+	}
+	if (mt && key == 'b')
+		metrics_baseline_now(mt);
+	else if (mt)
+		metrics_baseline_clear(mt);
+	if (mt)
+		ui_status(ui, key == 'b' ? "baseline = the last 10 s" : "baseline cleared",
+			  c->now_ns);
+	return keymap_used(true);
+}
+
+static struct view_action key_pause(void *ctx, int key)
+{
+	struct ui *ui = ((struct ui_key_ctx *)ctx)->ui;
+
+	(void)key;
+	ui->paused = !ui->paused;
+	ui->top.frozen = ui->paused;
+	return keymap_used(true);
+}
+
+static struct view_action key_reset(void *ctx, int key)
+{
+	struct ui_key_ctx *c = ctx;
+
+	(void)key;
+	window_reset(c->m->w);
+	view_top_state_free(&c->ui->top);
+	ui_status(c->ui, "window reset", c->now_ns);
+	return keymap_used(true);
+}
+
+static struct view_action key_help(void *ctx, int key)
+{
+	(void)key;
+	((struct ui_key_ctx *)ctx)->ui->help = true;
+	return keymap_used(true);
+}
+
+static struct view_action key_write(void *ctx, int key)
+{
+	struct ui_key_ctx *c = ctx;
+
+	(void)key;
+	write_profile(c->ui, c->m, c->now_ns);
+	return keymap_used(true);
+}
+
+/* Wall mode only: hide the threads that only ever wait for work. */
+static struct view_action key_idle(void *ctx, int key)
+{
+	struct ui_key_ctx *c = ctx;
+	struct ui *ui = c->ui;
+
+	(void)key;
+	if (!ui->wall)
+		return keymap_used(false);
+	toggle(ui, &ui->top.hide_idle, "idle threads hidden (only waiting for work)",
+	       "idle threads shown", c->now_ns);
+	view_top_state_free(&ui->top);
+	return keymap_used(true);
+}
+
+/* In the order of the help screen. */
+static const struct keymap_entry ui_keys[] = {
+    {{'1', '2', '3', '4'}, 0, key_view, NULL, "top icicle threads memory", 0},
+    {{KEYS_TAB}, 0, key_view, NULL, NULL, 0},
+    {{'L'}, 'l', key_lines, NULL, "function or file:line", 0},
+    {{'K'}, 'k', key_kernel, NULL, "show or hide kernel frames", 0},
+    {{'g'}, 0, key_charts, NULL, "show or hide the charts", 0},
+    {{'b'}, 0, key_baseline, NULL, "baseline = last 10 s; clear", 0},
+    {{'B'}, 0, key_baseline, NULL, NULL, 0},
+    {{'D'}, 0, key_diff, NULL, "diff: now vs the baseline", 0},
+    {{' '}, 0, key_pause, NULL, "freeze (sampling goes on)", UI_KEY_OVER_ANNOTATE},
+    {{'R'}, 'r', key_reset, NULL, "reset: drop all samples", UI_KEY_OVER_ANNOTATE},
+    {{'w'}, 0, key_write, NULL, "write the window to a file", UI_KEY_OVER_ANNOTATE},
+    {{'i'}, 0, key_idle, NULL, "wall: idle threads on/off", 0},
+    {{'?'}, 'h', key_help, NULL, "this help; quit (or Ctrl-C)", UI_KEY_OVER_ANNOTATE},
+    {{'q'}, 'Q', key_quit, NULL, NULL, UI_KEY_OVER_ANNOTATE},
+};
+
+static const struct keymap ui_keymap = {"Every view", ui_keys, sizeof(ui_keys) / sizeof(ui_keys[0]),
+					true};
+
+size_t ui_keymaps(const struct keymap *const **maps)
+{
+	static const struct keymap *const all[] = {
+	    &ui_keymap,		 &view_top_keymap,    &view_threads_keymap,
+	    &view_icicle_keymap, &view_memory_keymap, &view_annotate_keymap,
+	};
+
+	*maps = all;
+	return sizeof(all) / sizeof(all[0]);
+}
+
 /* Keys that mean the same in every view. Returns true if used. */
 static bool global_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns,
 		       enum ui_request *req)
 {
-	switch (key) {
-	case 'q':
-	case 'Q':
-		*req = UI_REQUEST_QUIT;
-		return true;
-	case '1':
-	case '2':
-	case '3':
-	case '4':
-		ui->view = (enum ui_view)(key - '1');
-		if (ui->view == UI_VIEW_THREADS && !m->metrics)
-			ui_status(ui, "no threads view here: a saved profile has no thread data",
-				  now_ns);
-		if (ui->view == UI_VIEW_MEMORY && !m->metrics)
-			ui_status(ui, "no memory view here: a saved profile has no process",
-				  now_ns);
-		return true;
-	case KEYS_TAB:
-		ui->view = (enum ui_view)((ui->view + 1) % UI_VIEW_COUNT);
-		return true;
-	case 'L':
-	case 'l':
-		toggle(ui, &ui->top.lines, "aggregating by file:line", "aggregating by function",
-		       now_ns);
-		return true;
-	case 'K':
-	case 'k':
-		toggle(ui, &ui->top.hide_kernel, "kernel frames hidden", "kernel frames shown",
-		       now_ns);
-		return true;
-	case 'g':
-		ui->top.charts = !ui->top.charts;
-		return true;
-	case 'D':
-		if (!ui->baseline && !ui->fixed && !ui->diff_mode) {
-			ui_status(ui, "no baseline: press b first (it marks the last 10 s)", now_ns);
-			return true;
-		}
-		ui->diff_mode = !ui->diff_mode;
-		if (ui->view != UI_VIEW_ICICLE)
-			ui->view = UI_VIEW_TOP;
-		return true;
-	case 'b':
-	case 'B':
-		if (key == 'b') {
-			struct diff_snap *sn = NULL;
-			/* With lines looked up, so L works in diff mode later. */
-			if (diff_snap_window(m->w, now_ns, UI_DIFF_SECONDS, true, &sn) == 0) {
-				diff_snap_free(ui->baseline);
-				ui->baseline = sn;
-				ui->baseline_ns = now_ns;
-			}
-		} else {
-			diff_snap_free(ui->baseline);
-			ui->baseline = NULL;
-			ui->diff_mode = false;
-		}
-		if (m->metrics && key == 'b')
-			metrics_baseline_now(m->metrics);
-		else if (m->metrics)
-			metrics_baseline_clear(m->metrics);
-		if (m->metrics)
-			ui_status(ui, key == 'b' ? "baseline = the last 10 s" : "baseline cleared",
-				  now_ns);
-		return true;
-	case ' ':
-		ui->paused = !ui->paused;
-		ui->top.frozen = ui->paused;
-		return true;
-	case 'R':
-	case 'r':
-		window_reset(m->w);
-		view_top_state_free(&ui->top);
-		ui_status(ui, "window reset", now_ns);
-		return true;
-	case '?':
-	case 'h':
-		ui->help = true;
-		return true;
-	case 'w':
-		write_profile(ui, m, now_ns);
-		return true;
-	case 'i':
-		if (!ui->wall)
-			return false;
-		toggle(ui, &ui->top.hide_idle, "idle threads hidden (only waiting for work)",
-		       "idle threads shown", now_ns);
-		view_top_state_free(&ui->top);
-		return true;
-	default:
-		return false;
-	}
-}
+	struct ui_key_ctx c = {ui, m, now_ns, UI_REQUEST_NONE};
+	bool used = keymap_act(&ui_keymap, &c, key).kind != VIEW_ACTION_NONE;
 
-/* Key a in the top view or the icicle: annotate the selected function. */
-static bool annotate_selected(struct ui *ui, const struct ui_model *m, uint64_t now_ns)
-{
-	const struct frame *f = NULL;
-	char msg[300];
-
-	if (ui->view == UI_VIEW_TOP && ui->top.nkept && ui->top.selected >= 0 &&
-	    (size_t)ui->top.selected < ui->top.nkept)
-		f = &ui->top.kept[ui->top.selected].f;
-	else if (ui->view == UI_VIEW_ICICLE && ui->icicle.selected_frame != UINT32_MAX)
-		f = frames_get(window_frames(m->w), ui->icicle.selected_frame);
-	else if (ui->view == UI_VIEW_THREADS)
-		return false;
-	if (view_annotate_open_frame(&ui->ann, m->w, m->sy_rw, m->source_path, f, msg,
-				     sizeof(msg)))
-		ui_status(ui, msg, now_ns);
-	return true;
+	*req = c.req;
+	return used;
 }
 
 /* The annotate view's keys; the global ones it leaves (q, ?, space, w, R)
  * go on; the rest stop here. */
 static bool annotate_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns)
 {
+	const struct keymap_entry *g = keymap_find(&ui_keymap, key);
 	uint64_t target = 0;
 	char msg[300];
 
@@ -536,7 +654,7 @@ static bool annotate_key(struct ui *ui, const struct ui_model *m, int key, uint6
 	case VIEW_ANNOTATE_USED:
 		return true;
 	default:
-		return !(key > 0 && key < 128 && strchr("qQ?h wRr", key));
+		return !(g && (g->flags & UI_KEY_OVER_ANNOTATE));
 	}
 }
 
@@ -552,8 +670,6 @@ enum ui_request ui_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 	    act(ui, m, view_icicle_key(&ui->icicle, key), now_ns))
 		return req;
 	if (ui->ann.open && annotate_key(ui, m, key, now_ns))
-		return req;
-	if (key == 'a' && !ui->ann.open && !ui->diff_mode && annotate_selected(ui, m, now_ns))
 		return req;
 	if (global_key(ui, m, key, now_ns, &req))
 		return req;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stacktop/ui/keymap.h"
 #include "stacktop/ui/keys.h"
 #include "stacktop/symbols/sym.h"
 #include "stacktop/lib/text.h"
@@ -458,38 +459,13 @@ int view_header_render(struct grid *g, int y, const struct view_header *h)
 	return 2 + header_line3(g, y + 2, h);
 }
 
-/* One help entry: a key (or a section title when text is NULL). */
+/* One help line: keys and what they do, or a section title (text NULL). */
 struct help_entry {
 	const char *key, *text;
 };
 
-static const struct help_entry help_entries[] = {
-    {"Every view", NULL},
-    {"1-4 Tab", "top icicle threads memory"},
-    {"L", "function or file:line"},
-    {"K", "show or hide kernel frames"},
-    {"g", "show or hide the charts"},
-    {"b  B", "baseline = last 10 s; clear"},
-    {"D", "diff: now vs the baseline"},
-    {"space", "freeze (sampling goes on)"},
-    {"R", "reset: drop all samples"},
-    {"w", "write the window to a file"},
-    {"i", "wall: idle threads on/off"},
-    {"?  q", "this help; quit (or Ctrl-C)"},
-    {"Top view", NULL},
-    {"s >  S <", "sort by next / prev column"},
-    {"\xe2\x86\x91\xe2\x86\x93 PgUp/Dn", "move selection (Home, End)"},
-    {"Enter Esc", "icicle on it; all threads"},
-    {"a", "annotate it (icicle too)"},
-    {"Threads view", NULL},
-    {"s", "cycle the sort column"},
-    {"Enter Esc", "one thread only; all"},
-    {"o", "select its lock's holder"},
-    {"Icicle view", NULL},
-    {"\xe2\x86\x91\xe2\x86\x93\xe2\x86\x90\xe2\x86\x92", "caller, callee, siblings"},
-    {"Enter Esc", "zoom in; zoom out"},
-    {"/  n  N", "search; next/prev match"},
-    {"f  c  t", "bottom-up; colour; threads"},
+/* The words on the screen, after the keys (these are not keys: no table). */
+static const struct help_entry help_words[] = {
     {"Columns", NULL},
     {"%Own", "share of samples: leaf"},
     {"%Total", "share: anywhere on stack"},
@@ -505,23 +481,65 @@ static const struct help_entry help_entries[] = {
     {"N/s of M/s", "samples got / CPU burned"},
 };
 
+#define HELP_MAX 128	  /* lines of the help screen, at most */
+#define HELP_LABEL_MAX 48 /* bytes of one line's keys */
+
+/* The help's lines: the key tables' (a section each), then the words.
+ * Labels are written into labels[i]. Returns the number of lines. */
+static size_t help_lines(const struct keymap *const *maps, size_t nmaps, struct help_entry *out,
+			 char (*labels)[HELP_LABEL_MAX])
+{
+	size_t n = 0;
+	char l[HELP_LABEL_MAX];
+
+	for (size_t t = 0; t < nmaps; t++) {
+		if (!maps[t]->on_help || n >= HELP_MAX)
+			continue;
+		out[n++] = (struct help_entry){maps[t]->title, NULL};
+		for (size_t i = 0; i < maps[t]->n && n < HELP_MAX; i++) {
+			const struct keymap_entry *e = &maps[t]->entries[i];
+
+			if (e->flags & KEYMAP_QUIET)
+				continue;
+			keymap_label(e, l, sizeof(l));
+			if (!e->help && out[n - 1].text) { /* joins the line above */
+				char *to = labels[n - 1], *last = strrchr(to, ' ');
+				size_t o = strlen(to);
+				/* "b  B", but "Enter Esc": one space parts
+				 * only longer names */
+				bool wide =
+				    strlen(last ? last + 1 : to) == 1 || strcspn(l, " ") == 1;
+				snprintf(to + o, HELP_LABEL_MAX - o, "%s%s", wide ? "  " : " ", l);
+				continue;
+			}
+			snprintf(labels[n], HELP_LABEL_MAX, "%s", l);
+			out[n] = (struct help_entry){labels[n], e->help ? e->help : ""};
+			n++;
+		}
+	}
+	for (size_t i = 0; i < sizeof(help_words) / sizeof(help_words[0]) && n < HELP_MAX; i++)
+		out[n++] = help_words[i];
+	return n;
+}
+
 /* Rows entries [from, to) take, with or without a blank line before each
  * section title after the first. */
-static int help_rows(size_t from, size_t to, bool gap)
+static int help_rows(const struct help_entry *lines, size_t from, size_t to, bool gap)
 {
 	int r = 0;
 
 	for (size_t i = from; i < to; i++)
-		r += 1 + (gap && i != from && !help_entries[i].text);
+		r += 1 + (gap && i != from && !lines[i].text);
 	return r;
 }
 
 /* Draw entries [from, to) in a column at x; returns the next row (gap:
  * a blank line between sections). */
-static int help_column(struct grid *g, int x, int y, int colw, size_t from, size_t to, bool gap)
+static int help_column(struct grid *g, const struct help_entry *lines, int x, int y, int colw,
+		       size_t from, size_t to, bool gap)
 {
 	for (size_t i = from; i < to && y < g->h - 1; i++) {
-		const struct help_entry *e = &help_entries[i];
+		const struct help_entry *e = &lines[i];
 		if (!e->text) {
 			if (i != from && gap)
 				y++;
@@ -598,9 +616,12 @@ static void help_symbols(struct grid *g, int x, int y, int colw, const struct sy
 	}
 }
 
-void view_help_render(struct grid *g, const struct sym_module_note *mods, size_t nmods)
+void view_help_render(struct grid *g, const struct keymap *const *maps, size_t nmaps,
+		      const struct sym_module_note *mods, size_t nmods)
 {
-	const size_t n = sizeof(help_entries) / sizeof(help_entries[0]);
+	struct help_entry lines[HELP_MAX];
+	char labels[HELP_MAX][HELP_LABEL_MAX];
+	const size_t n = help_lines(maps, nmaps, lines, labels);
 	int y = 0;
 
 	grid_clear(g);
@@ -613,23 +634,24 @@ void view_help_render(struct grid *g, const struct sym_module_note *mods, size_t
 	size_t half = 0;
 	int best = INT_MAX, avail = g->h - 3;
 	for (size_t i = 1; i < n; i++) {
-		if (help_entries[i].text)
+		if (lines[i].text)
 			continue;
-		int l = help_rows(0, i, true), r = help_rows(i, n, true);
+		int l = help_rows(lines, 0, i, true), r = help_rows(lines, i, n, true);
 		int worse = l > r ? l : r;
 		if (worse < best)
 			best = worse, half = i;
 	}
-	int need = help_rows(0, n, true) + 3 + (nmods ? (int)nmods + 2 : 0);
+	int need = help_rows(lines, 0, n, true) + 3 + (nmods ? (int)nmods + 2 : 0);
 
 	if (g->w >= 110 || need > g->h) {
 		int colw = g->w / 2 - 1;
-		bool gap = help_rows(0, half, true) <= avail && help_rows(half, n, true) <= avail;
-		help_column(g, 0, y, colw, 0, half, gap);
-		y = help_column(g, colw + 2, y, colw, half, n, gap);
+		bool gap = help_rows(lines, 0, half, true) <= avail &&
+			   help_rows(lines, half, n, true) <= avail;
+		help_column(g, lines, 0, y, colw, 0, half, gap);
+		y = help_column(g, lines, colw + 2, y, colw, half, n, gap);
 		help_symbols(g, colw + 2, y + 1, colw, mods, nmods);
 	} else {
-		y = help_column(g, 0, y, g->w, 0, n, true);
+		y = help_column(g, lines, 0, y, g->w, 0, n, true);
 		help_symbols(g, 0, y + 1, g->w, mods, nmods);
 	}
 	grid_put(g, 1, g->h - 1, "Press any key to return", GRID_DIM, -1);

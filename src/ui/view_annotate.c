@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacktop/ui/keymap.h"
 #include "stacktop/ui/keys.h"
 #include "stacktop/lib/text.h"
 
@@ -133,45 +134,38 @@ void view_annotate_render(const struct view_annotate_state *st, struct grid *g)
 			    "Up/Down/PgUp/PgDn move  q quit");
 }
 
-enum view_annotate_req view_annotate_key(struct view_annotate_state *st, int key, uint64_t *target)
-{
-	int n = view_annotate_count(st), page = st->page > 1 ? st->page : 10;
-	const struct annotate_line *l;
+/* ---- keys ---- */
 
-	switch (key) {
-	case KEYS_ESC:
-		return VIEW_ANNOTATE_CLOSE;
-	case 'a':
-		st->mode = (enum view_annotate_mode)((st->mode + 1) % VIEW_ANNOTATE_MODES);
-		st->selected = st->scroll = 0;
-		return VIEW_ANNOTATE_USED;
-	case KEYS_UP:
-		st->selected--;
-		break;
-	case KEYS_DOWN:
-		st->selected++;
-		break;
-	case KEYS_PGUP:
-		st->selected -= page;
-		break;
-	case KEYS_PGDN:
-		st->selected += page;
-		break;
-	case KEYS_HOME:
-		st->selected = 0;
-		break;
-	case KEYS_END:
-		st->selected = n - 1;
-		break;
-	case KEYS_ENTER:
-		l = nth(st, st->selected);
-		if (!l || !l->call)
-			return VIEW_ANNOTATE_USED;
-		*target = l->target;
-		return VIEW_ANNOTATE_FOLLOW;
-	default:
-		return VIEW_ANNOTATE_NONE;
-	}
+/* What the keys' functions get: the state, and where to put the request. */
+struct annotate_key_ctx {
+	struct view_annotate_state *st;
+	uint64_t *target;
+	enum view_annotate_req req;
+};
+
+static struct view_action ann_close(void *ctx, int key)
+{
+	(void)key;
+	((struct annotate_key_ctx *)ctx)->req = VIEW_ANNOTATE_CLOSE;
+	return keymap_used(true);
+}
+
+static struct view_action ann_mode(void *ctx, int key)
+{
+	struct view_annotate_state *st = ((struct annotate_key_ctx *)ctx)->st;
+
+	(void)key;
+	st->mode = (enum view_annotate_mode)((st->mode + 1) % VIEW_ANNOTATE_MODES);
+	st->selected = st->scroll = 0;
+	return keymap_used(true);
+}
+
+static struct view_action ann_move(void *ctx, int key)
+{
+	struct view_annotate_state *st = ((struct annotate_key_ctx *)ctx)->st;
+	int n = view_annotate_count(st), page = st->page > 1 ? st->page : 10;
+
+	view_move_selection(&st->selected, key, page);
 	if (st->selected >= n)
 		st->selected = n - 1;
 	if (st->selected < 0)
@@ -180,7 +174,46 @@ enum view_annotate_req view_annotate_key(struct view_annotate_state *st, int key
 		st->scroll = st->selected;
 	if (st->selected >= st->scroll + page)
 		st->scroll = st->selected - page + 1;
-	return VIEW_ANNOTATE_USED;
+	return keymap_used(true);
+}
+
+/* Enter on a call: follow it to the callee. */
+static struct view_action ann_follow(void *ctx, int key)
+{
+	struct annotate_key_ctx *c = ctx;
+	const struct annotate_line *l = nth(c->st, c->st->selected);
+
+	(void)key;
+	if (l && l->call) {
+		*c->target = l->target;
+		c->req = VIEW_ANNOTATE_FOLLOW;
+	}
+	return keymap_used(true);
+}
+
+/* Not on the help screen: the annotate view's footer says its keys. */
+static const struct keymap_entry annotate_keys[] = {
+    {{'a'}, 0, ann_mode, NULL, "source / mixed / instructions", 0},
+    {{KEYS_ENTER}, 0, ann_follow, NULL, "on a call: the callee", 0},
+    {{KEYS_ESC}, 0, ann_close, NULL, "back", 0},
+    {{KEYS_UP, KEYS_DOWN, KEYS_PGUP, KEYS_PGDN, KEYS_HOME, KEYS_END},
+     0,
+     ann_move,
+     "\xe2\x86\x91\xe2\x86\x93 PgUp/Dn",
+     "move (Home, End)",
+     0},
+};
+
+const struct keymap view_annotate_keymap = {
+    "Annotate view", annotate_keys, sizeof(annotate_keys) / sizeof(annotate_keys[0]), false};
+
+enum view_annotate_req view_annotate_key(struct view_annotate_state *st, int key, uint64_t *target)
+{
+	struct annotate_key_ctx c = {st, target, VIEW_ANNOTATE_USED};
+
+	if (keymap_act(&view_annotate_keymap, &c, key).kind == VIEW_ACTION_NONE)
+		return VIEW_ANNOTATE_NONE;
+	return c.req;
 }
 
 void view_annotate_close(struct view_annotate_state *st)

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "stacktop/symbols/frames.h"
+#include "stacktop/ui/keymap.h"
 #include "stacktop/ui/keys.h"
 #include "stacktop/lib/text.h"
 
@@ -1048,90 +1049,112 @@ static void rebuild_keeping(struct view_icicle_state *st)
 	st->aged_out = false;
 }
 
-static bool icicle_key(struct view_icicle_state *st, int key)
+/* The keys' functions: ctx is the state; the tree may be missing. */
+static struct view_action ic_search(void *ctx, int key)
 {
-	struct view_icicle_priv *p = priv_of(st);
-	const struct icicle *t;
+	struct view_icicle_state *st = ctx;
+
+	(void)key;
+	st->editing_search = true;
+	st->edit[0] = 0;
+	if (st->priv->tree)
+		search_update(st->priv, st->edit);
+	return keymap_used(true);
+}
+
+/* c colour, f bottom-up, t a root per thread (or C F T, their aliases) */
+static struct view_action ic_toggle(void *ctx, int key)
+{
+	struct view_icicle_state *st = ctx;
+	bool *flag = (key | 0x20) == 'c'   ? &st->color_by_module
+		     : (key | 0x20) == 'f' ? &st->inverted
+					   : &st->per_thread;
+	*flag = !*flag;
+	if ((key | 0x20) != 'c') /* f and t change what the tree is */
+		rebuild_keeping(st);
+	return keymap_used(true);
+}
+
+static struct view_action ic_move(void *ctx, int key)
+{
+	struct view_icicle_state *st = ctx;
+	struct view_icicle_priv *p = st->priv;
+	const struct icicle *t = p->tree;
 	uint32_t c;
 
-	if (!p)
-		return false;
-	if (st->editing_search) {
-		edit_key(st, key);
-		return true;
+	if (t && key == KEYS_UP && p->sel_node != ICICLE_ROOT) {
+		c = t->nodes[p->sel_node].parent;
+		if (p->sel_node == p->zoom_node)
+			set_zoom(st, c);
+		set_sel(st, c);
+	} else if (t && key == KEYS_DOWN &&
+		   (c = t->nodes[p->sel_node].first_child) != ICICLE_NONE) {
+		set_sel(st, c);
+	} else if (t && (key == KEYS_LEFT || key == KEYS_RIGHT)) {
+		move_side(st, key == KEYS_LEFT ? -1 : 1);
 	}
-	switch (key) {
-	case '/':
-		st->editing_search = true;
-		st->edit[0] = 0;
-		if (p->tree)
-			search_update(p, st->edit);
-		return true;
-	case 'c':
-	case 'C':
-		st->color_by_module = !st->color_by_module;
-		return true;
-	case 'f':
-	case 'F':
-		st->inverted = !st->inverted;
-		rebuild_keeping(st);
-		return true;
-	case 't':
-	case 'T':
-		st->per_thread = !st->per_thread;
-		rebuild_keeping(st);
-		return true;
-	}
-	t = p->tree;
-	switch (key) {
-	case KEYS_UP:
-		if (t && p->sel_node != ICICLE_ROOT) {
-			c = t->nodes[p->sel_node].parent;
-			if (p->sel_node == p->zoom_node)
-				set_zoom(st, c);
-			set_sel(st, c);
-		}
-		return true;
-	case KEYS_DOWN:
-		if (t && (c = t->nodes[p->sel_node].first_child) != ICICLE_NONE)
-			set_sel(st, c);
-		return true;
-	case KEYS_LEFT:
-	case KEYS_RIGHT:
-		if (t)
-			move_side(st, key == KEYS_LEFT ? -1 : 1);
-		return true;
-	case KEYS_ENTER:
-		if (t)
-			set_zoom(st, p->sel_node);
-		return true;
-	case KEYS_ESC:
-	case KEYS_BACKSPACE:
-		if (t && p->zoom_node != ICICLE_ROOT) {
-			set_zoom(st, t->nodes[p->zoom_node].parent);
-			return true;
-		}
-		if (key == KEYS_ESC && st->search[0]) {
-			st->search[0] = 0;
-			return true;
-		}
-		return false;
-	case 'n':
-	case 'N':
-		if (t && st->search[0] && search_update(p, st->search) == 0)
-			next_match(st, key == 'n' ? 1 : -1);
-		return true;
-	default:
-		return false;
-	}
+	return keymap_used(true);
 }
+
+/* Enter: zoom in; Esc, Backspace: out one level, and at the root Esc
+ * clears the search (else the key is not used). */
+static struct view_action ic_zoom(void *ctx, int key)
+{
+	struct view_icicle_state *st = ctx;
+	struct view_icicle_priv *p = st->priv;
+
+	if (key == KEYS_ENTER && p->tree)
+		set_zoom(st, p->sel_node);
+	else if (key != KEYS_ENTER && p->tree && p->zoom_node != ICICLE_ROOT)
+		set_zoom(st, p->tree->nodes[p->zoom_node].parent);
+	else if (key == KEYS_ESC && st->search[0])
+		st->search[0] = 0;
+	else
+		return keymap_used(key == KEYS_ENTER);
+	return keymap_used(true);
+}
+
+static struct view_action ic_next(void *ctx, int key)
+{
+	struct view_icicle_state *st = ctx;
+
+	if (st->priv->tree && st->search[0] && search_update(st->priv, st->search) == 0)
+		next_match(st, key == 'n' ? 1 : -1);
+	return keymap_used(true);
+}
+
+static struct view_action ic_annotate(void *ctx, int key)
+{
+	(void)key;
+	return (struct view_action){VIEW_ACTION_ANNOTATE,
+				    .frame = ((struct view_icicle_state *)ctx)->selected_frame};
+}
+
+static const struct keymap_entry icicle_keys[] = {
+    {{KEYS_UP, KEYS_DOWN, KEYS_LEFT, KEYS_RIGHT}, 0, ic_move, NULL, "caller, callee, siblings", 0},
+    {{KEYS_ENTER}, 0, ic_zoom, NULL, "zoom in; zoom out", 0},
+    {{KEYS_ESC, KEYS_BACKSPACE}, 0, ic_zoom, "Esc", NULL, 0},
+    {{'/'}, 0, ic_search, NULL, "search; next/prev match", 0},
+    {{'n'}, 0, ic_next, NULL, NULL, 0},
+    {{'N'}, 0, ic_next, NULL, NULL, 0},
+    {{'f'}, 'F', ic_toggle, NULL, "bottom-up; colour; threads", 0},
+    {{'c'}, 'C', ic_toggle, NULL, NULL, 0},
+    {{'t'}, 'T', ic_toggle, NULL, NULL, 0},
+    {{'a'}, 0, ic_annotate, NULL, "annotate it", KEYMAP_QUIET}, /* the top view's line */
+};
+
+const struct keymap view_icicle_keymap = {"Icicle view", icicle_keys,
+					  sizeof(icicle_keys) / sizeof(icicle_keys[0]), true};
 
 struct view_action view_icicle_key(struct view_icicle_state *st, int key)
 {
-	struct view_action act = {.kind =
-				      icicle_key(st, key) ? VIEW_ACTION_USED : VIEW_ACTION_NONE};
-
-	return act;
+	if (!priv_of(st))
+		return keymap_used(false);
+	if (st->editing_search) { /* typing: every key is text */
+		edit_key(st, key);
+		return keymap_used(true);
+	}
+	return keymap_act(&view_icicle_keymap, st, key);
 }
 
 void view_icicle_jump(struct view_icicle_state *st, struct window *w, uint32_t frame)

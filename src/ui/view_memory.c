@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "stacktop/symbols/frames.h"
+#include "stacktop/ui/keymap.h"
 #include "stacktop/ui/keys.h"
 #include "stacktop/memory/memhold.h"
 #include "stacktop/memory/memmap.h"
@@ -209,35 +210,35 @@ int view_memory_update(struct view_memory_state *st, const struct view_memory_in
 	return take_holders(st, in, rows > 0 ? rows : 40);
 }
 
-struct view_action view_memory_key(struct view_memory_state *st, int key)
+/* Arrows, PgUp/PgDn, Home/End scroll the code paths. */
+static struct view_action memory_scroll(void *ctx, int key)
 {
-	struct view_action a = {VIEW_ACTION_NONE, 0, 0, NULL};
+	struct view_memory_state *st = ctx;
 	int page = st->page > 0 ? st->page : 1;
-	switch (key) {
-	case KEYS_UP:
-		st->scroll--;
-		break;
-	case KEYS_DOWN:
-		st->scroll++;
-		break;
-	case KEYS_PGUP:
-		st->scroll -= page;
-		break;
-	case KEYS_PGDN:
-		st->scroll += page;
-		break;
-	case KEYS_HOME:
-		st->scroll = 0;
-		break;
-	default:
-		return a;
-	}
+
+	view_move_selection(&st->scroll, key, page);
 	if (st->scroll > st->nholders - page)
 		st->scroll = st->nholders - page;
 	if (st->scroll < 0)
 		st->scroll = 0;
-	a.kind = VIEW_ACTION_USED;
-	return a;
+	return keymap_used(true);
+}
+
+static const struct keymap_entry memory_keys[] = {
+    {{KEYS_UP, KEYS_DOWN, KEYS_PGUP, KEYS_PGDN, KEYS_HOME, KEYS_END},
+     0,
+     memory_scroll,
+     "\xe2\x86\x91\xe2\x86\x93 PgUp/Dn",
+     "scroll the code paths",
+     0},
+};
+
+const struct keymap view_memory_keymap = {"Memory view", memory_keys,
+					  sizeof(memory_keys) / sizeof(memory_keys[0]), true};
+
+struct view_action view_memory_key(struct view_memory_state *st, int key)
+{
+	return keymap_act(&view_memory_keymap, st, key);
 }
 
 void view_memory_top_holder(const struct view_memory_state *st, char *buf, size_t size)

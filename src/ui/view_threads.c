@@ -64,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacktop/ui/keymap.h"
 #include "stacktop/ui/keys.h"
 #include "stacktop/lib/text.h"
 
@@ -935,47 +936,81 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 	return 0;
 }
 
+/* ---- keys ---- */
+
+static struct view_action threads_move(void *ctx, int key)
+{
+	struct view_threads_state *st = ctx;
+
+	view_move_selection(&st->selected, key, st->page > 1 ? st->page - 1 : 1);
+	st->follow = 0;
+	if (st->rows)
+		clamp_selection(st, st->page);
+	return keymap_used(true);
+}
+
+static struct view_action threads_sort(void *ctx, int key)
+{
+	struct view_threads_state *st = ctx;
+
+	(void)key;
+	st->sort = (enum view_threads_sort)((st->sort + 1) % VIEW_THREADS_SORT_COUNT);
+	st->scroll = 0; /* the selection is followed; scrolling re-clamps to it */
+	return keymap_used(true);
+}
+
+static struct view_action threads_narrow(void *ctx, int key)
+{
+	struct view_threads_state *st = ctx;
+
+	(void)key;
+	if (st->selected_tid <= 0)
+		return keymap_used(false);
+	return (struct view_action){.kind = VIEW_ACTION_NARROW, .tid = st->selected_tid};
+}
+
+static struct view_action threads_all(void *ctx, int key)
+{
+	struct view_threads_state *st = ctx;
+
+	(void)key;
+	return (struct view_action){.kind = st->tid ? VIEW_ACTION_NARROW_ALL : VIEW_ACTION_NONE};
+}
+
+static struct view_action threads_owner(void *ctx, int key)
+{
+	struct view_threads_state *st = ctx;
+	const struct locks_wait *w = locks_find(st->locks, st->selected_tid);
+
+	(void)key;
+	if (!w || !w->owner)
+		return keymap_used(false);
+	st->follow = w->owner;
+	if (st->rows)
+		clamp_selection(st, st->page);
+	return keymap_used(true);
+}
+
+static const struct keymap_entry threads_keys[] = {
+    {{'s'}, 0, threads_sort, NULL, "cycle the sort column", 0},
+    {{KEYS_ENTER}, 0, threads_narrow, NULL, "one thread only; all", 0},
+    {{KEYS_ESC}, 0, threads_all, NULL, NULL, 0},
+    {{'o'}, 0, threads_owner, NULL, "select its lock's holder", 0},
+    /* the top view's line says them */
+    {{KEYS_UP, KEYS_DOWN, KEYS_PGUP, KEYS_PGDN, KEYS_HOME, KEYS_END},
+     0,
+     threads_move,
+     NULL,
+     "move selection",
+     KEYMAP_QUIET},
+};
+
+const struct keymap view_threads_keymap = {"Threads view", threads_keys,
+					   sizeof(threads_keys) / sizeof(threads_keys[0]), true};
+
 struct view_action view_threads_key(struct view_threads_state *st, int key)
 {
-	struct view_action act = {.kind = VIEW_ACTION_USED};
-
-	if (view_move_selection(&st->selected, key, st->page > 1 ? st->page - 1 : 1)) {
-		st->follow = 0;
-		if (st->rows)
-			clamp_selection(st, st->page);
-		return act;
-	}
-	switch (key) {
-	case 'o': {
-		const struct locks_wait *w = locks_find(st->locks, st->selected_tid);
-		if (!w || !w->owner) {
-			act.kind = VIEW_ACTION_NONE;
-			break;
-		}
-		st->follow = w->owner;
-		if (st->rows)
-			clamp_selection(st, st->page);
-		break;
-	}
-	case 's':
-		st->sort = (enum view_threads_sort)((st->sort + 1) % VIEW_THREADS_SORT_COUNT);
-		st->scroll = 0; /* the selection is followed; scrolling re-clamps to it */
-		break;
-	case KEYS_ENTER:
-		if (st->selected_tid > 0) {
-			act.kind = VIEW_ACTION_NARROW;
-			act.tid = st->selected_tid;
-		} else {
-			act.kind = VIEW_ACTION_NONE;
-		}
-		break;
-	case KEYS_ESC:
-		act.kind = st->tid ? VIEW_ACTION_NARROW_ALL : VIEW_ACTION_NONE;
-		break;
-	default:
-		act.kind = VIEW_ACTION_NONE;
-	}
-	return act;
+	return keymap_act(&view_threads_keymap, st, key);
 }
 
 void view_threads_label(const void *ctx, int tid, char *buf, size_t size)

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "stacktop/symbols/frames.h"
+#include "stacktop/ui/keymap.h"
 #include "stacktop/ui/keys.h"
 #include "stacktop/proc/metrics.h"
 #include "stacktop/lib/text.h"
@@ -698,43 +699,78 @@ int view_top_update(struct view_top_state *st, struct window *w, const struct vi
 	return 0;
 }
 
+/* ---- keys ---- */
+
+static struct view_action top_move(void *ctx, int key)
+{
+	struct view_top_state *st = ctx;
+
+	view_move_selection(&st->selected, key, st->page > 1 ? st->page : 1);
+	if (st->have_rows)
+		sync_selection(st);
+	return keymap_used(true);
+}
+
+static struct view_action top_sort(void *ctx, int key)
+{
+	struct view_top_state *st = ctx;
+	int step = key == 's' || key == '>' ? 1 : SORT_COUNT - 1;
+
+	st->sort = (enum sort_key)((st->sort + step) % SORT_COUNT);
+	return keymap_used(true);
+}
+
+static struct view_action top_enter(void *ctx, int key)
+{
+	struct view_top_state *st = ctx;
+	struct view_action act = {.kind = VIEW_ACTION_OPEN_ICICLE, .frame = st->selected_frame};
+
+	(void)key;
+	if (st->selected_frame == UINT32_MAX)
+		return keymap_used(false);
+	act.frame_copy = &st->kept[st->selected].f;
+	return act;
+}
+
+static struct view_action top_all_threads(void *ctx, int key)
+{
+	struct view_top_state *st = ctx;
+
+	(void)key;
+	return (struct view_action){.kind = st->tid ? VIEW_ACTION_NARROW_ALL : VIEW_ACTION_NONE};
+}
+
+static struct view_action top_annotate(void *ctx, int key)
+{
+	struct view_top_state *st = ctx;
+	struct view_action act = {.kind = VIEW_ACTION_ANNOTATE, .frame = UINT32_MAX};
+
+	(void)key;
+	if (st->nkept && st->selected >= 0 && (size_t)st->selected < st->nkept)
+		act.frame_copy = &st->kept[st->selected].f;
+	return act;
+}
+
+static const struct keymap_entry top_keys[] = {
+    {{'s', '>'}, 0, top_sort, NULL, "sort by next / prev column", 0},
+    {{'S', '<'}, 0, top_sort, NULL, NULL, 0},
+    {{KEYS_UP, KEYS_DOWN, KEYS_PGUP, KEYS_PGDN, KEYS_HOME, KEYS_END},
+     0,
+     top_move,
+     "\xe2\x86\x91\xe2\x86\x93 PgUp/Dn",
+     "move selection (Home, End)",
+     0},
+    {{KEYS_ENTER}, 0, top_enter, NULL, "icicle on it; all threads", 0},
+    {{KEYS_ESC}, 0, top_all_threads, NULL, NULL, 0},
+    {{'a'}, 0, top_annotate, NULL, "annotate it (icicle too)", 0},
+};
+
+const struct keymap view_top_keymap = {"Top view", top_keys, sizeof(top_keys) / sizeof(top_keys[0]),
+				       true};
+
 struct view_action view_top_key(struct view_top_state *st, int key)
 {
-	struct view_action act = {.kind = VIEW_ACTION_USED};
-
-	if (view_move_selection(&st->selected, key, st->page > 1 ? st->page : 1)) {
-		if (st->have_rows)
-			sync_selection(st);
-		return act;
-	}
-	switch (key) {
-	case 's':
-	case '>':
-		st->sort = (enum sort_key)((st->sort + 1) % SORT_COUNT);
-		break;
-	case 'S':
-	case '<':
-		st->sort = (enum sort_key)((st->sort + SORT_COUNT - 1) % SORT_COUNT);
-		break;
-	case KEYS_ESC:
-		if (!st->tid)
-			act.kind = VIEW_ACTION_NONE;
-		else
-			act.kind = VIEW_ACTION_NARROW_ALL;
-		break;
-	case KEYS_ENTER:
-		if (st->selected_frame == UINT32_MAX) {
-			act.kind = VIEW_ACTION_NONE;
-		} else {
-			act.kind = VIEW_ACTION_OPEN_ICICLE;
-			act.frame = st->selected_frame;
-			act.frame_copy = &st->kept[st->selected].f;
-		}
-		break;
-	default:
-		act.kind = VIEW_ACTION_NONE;
-	}
-	return act;
+	return keymap_act(&view_top_keymap, st, key);
 }
 
 int view_top_render(struct grid *g, const struct view_header *h, const struct view_top_state *st)

@@ -1,6 +1,7 @@
 /*
  * test_ui — the front end over a fixture window (fixture.h): the global
- * keys through ui_key (quit, views, pause, toggles, help, reset), Enter on
+ * keys through ui_key (quit, views, pause, toggles, help, reset, a and its
+ * annotate view, the lower-case aliases), Enter on
  * the top view's selection opening the icicle, the header fields ui owns,
  * and batch text from ui_print.
  */
@@ -19,7 +20,6 @@
 #include "fixture.h"
 
 #include "stacktop/ui/keys.h"
-#include "stacktop/app/opts.h"
 #include "stacktop/ui/ui.h"
 
 #define NOW (40 * FIXTURE_SEC)
@@ -28,7 +28,7 @@
 
 struct fx {
 	struct window *w;
-	struct opts o;
+	struct ui_config o;
 	struct ui_model m;
 	struct ui ui;
 	struct view_header h;
@@ -355,9 +355,37 @@ static void test_live_diff(void **state)
 	assert_null(fx->ui.baseline);
 }
 
+/* a: the top view's row is annotated (its keys come first then, the
+ * global ones it leaves still work, Esc closes it); not in diff mode; the
+ * lower-case aliases of the global keys act as their keys. */
+static void test_annotate_key(void **state)
+{
+	struct fx *fx = *state;
+
+	draw(fx);
+	assert_int_equal(key(fx, 'a'), UI_REQUEST_NONE);
+	assert_true(fx->ui.ann.open);
+	assert_int_equal(key(fx, '2'), UI_REQUEST_NONE); /* stops at annotate */
+	assert_int_equal(fx->ui.view, UI_VIEW_TOP);
+	key(fx, ' ');
+	assert_true(ui_paused(&fx->ui)); /* goes on */
+	key(fx, KEYS_ESC);
+	assert_false(fx->ui.ann.open);
+	key(fx, 'k');
+	assert_true(fx->ui.top.hide_kernel);
+	key(fx, 'K');
+	assert_false(fx->ui.top.hide_kernel);
+	key(fx, 'b');
+	key(fx, 'D');
+	assert_true(fx->ui.diff_mode);
+	key(fx, 'a');
+	assert_false(fx->ui.ann.open);
+	assert_int_equal(key(fx, 'Q'), UI_REQUEST_QUIT);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 TEST_MAIN(NULL, NULL, T(test_quit), T(test_top_first), T(test_icicle_key),
 	  T(test_threads_without_metrics), T(test_memory_key), T(test_pause), T(test_lines_toggle),
 	  T(test_help), T(test_enter_opens_icicle), T(test_reset), T(test_live_diff),
-	  cmocka_unit_test_teardown(test_print, teardown))
+	  T(test_annotate_key), cmocka_unit_test_teardown(test_print, teardown))

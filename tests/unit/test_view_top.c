@@ -20,6 +20,7 @@
 #include "stacktop/ui/keys.h"
 #include "stacktop/proc/metrics.h"
 #include "stacktop/symbols/sym.h"
+#include "stacktop/ui/ui.h"
 #include "stacktop/ui/view_top.h"
 
 #define SEC FIXTURE_SEC
@@ -614,8 +615,11 @@ static void test_help(void **state)
 	struct fixture *fx = *state;
 	char all[8192] = "";
 
+	const struct keymap *const *maps;
+	size_t nmaps = ui_keymaps(&maps);
+
 	grid_resize(&fx->g, 80, 24);
-	view_help_render(&fx->g, NULL, 0);
+	view_help_render(&fx->g, maps, nmaps, NULL, 0);
 	for (int y = 0; y < 24; y++) {
 		strcat(all, row(fx, y));
 		strcat(all, "\n");
@@ -669,9 +673,11 @@ static void test_help_symbols(void **state)
 	};
 	char all[8192] = "", buf[128];
 	const char *none, *prog;
+	const struct keymap *const *maps;
+	size_t nmaps = ui_keymaps(&maps);
 
 	grid_resize(&fx->g, 100, 40);
-	view_help_render(&fx->g, mods, 4);
+	view_help_render(&fx->g, maps, nmaps, mods, 4);
 	for (int y = 0; y < 40; y++) {
 		strcat(all, row(fx, y));
 		strcat(all, "\n");
@@ -690,7 +696,7 @@ static void test_help_symbols(void **state)
 	for (int i = 0; i < 60; i++)
 		many[i] = (struct sym_module_note){"lib", SYM_SRC_DYNSYM};
 	grid_resize(&fx->g, 80, 24);
-	view_help_render(&fx->g, many, 60);
+	view_help_render(&fx->g, maps, nmaps, many, 60);
 	all[0] = '\0';
 	for (int y = 0; y < 24; y++) {
 		strcat(all, row(fx, y));

@@ -1,8 +1,8 @@
 /*
  * ui — the front end between the model and the screen: which view is
  * shown, the help screen, pause, the status message, the keys that mean the
- * same in every view, and what the views' own keys ask for (narrow to a
- * thread, open the icicle on a function).
+ * same in every view (a key table, keymap.h), and what the views' own keys
+ * ask for (narrow to a thread, open the icicle or annotate a function).
  *
  * Each draw updates the shown view from the model (the view's update step:
  * rows, trees, file:line of what is on screen) and then renders it from a
@@ -34,7 +34,7 @@ struct diff;
 struct diff_snap;
 struct locks;
 struct metrics;
-struct opts;
+struct keymap;
 struct window;
 
 enum ui_view { UI_VIEW_TOP = 0, UI_VIEW_ICICLE, UI_VIEW_THREADS, UI_VIEW_MEMORY, UI_VIEW_COUNT };
@@ -51,7 +51,7 @@ struct ui_model {
 	 * target (per_thread, period, mode, force, thread names, cmdline). */
 	int pid;
 	const char *cmdline;
-	/* Filled by ui_init from the options. */
+	/* Filled by ui_init from its struct ui_config. */
 	const char *output_dir;
 	struct export_opts export_base;
 	/* The memory view (set by main before each draw; mm NULL: not
@@ -90,10 +90,28 @@ struct ui {
 	const char *fixed_title;
 };
 
-/* The first view, columns, toggles and sort as the options say; the
- * model's export_base from the options too (w key, record). period_s:
- * seconds one sample stands for. */
-void ui_init(struct ui *ui, const struct opts *o, double period_s, struct ui_model *m);
+/* How the front end starts, as the command line says: filled by the
+ * program (main.c from its options), read by ui_init only. */
+struct ui_config {
+	enum ui_view view; /* the first view (batch: the one printed) */
+	bool batch;	   /* text output instead of the TUI */
+	bool wall;	   /* wall-clock mode: the wait split, key i */
+	bool ascii;	   /* no block or UTF-8 characters even in a UTF-8 locale */
+	enum sort_key sort;
+	bool lines, hide_kernel, hide_idle; /* the L, K and i toggles at start */
+	int limit;			    /* batch: rows of the top table */
+	const char *annotate;		    /* open the annotate view on it; NULL: none */
+	/* What every export says (the w key, record): */
+	const char *output_dir; /* where the w key writes */
+	bool per_thread, force;
+	unsigned rate_hz;     /* samples/s per thread (the profiles' period); 0: none */
+	unsigned output_mode; /* written files' mode */
+};
+
+/* The first view, columns, toggles and sort as the config says; the
+ * model's export_base from it too (w key, record). period_s: seconds one
+ * sample stands for. */
+void ui_init(struct ui *ui, const struct ui_config *c, double period_s, struct ui_model *m);
 void ui_free(struct ui *ui);
 
 /* A one-line message shown in the header for three seconds. */
@@ -119,8 +137,15 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header *h, FILE *out);
 
 /* One key: the shown view's own keys first where it takes text (the
- * icicle's search), then the global ones, then the view's. */
+ * icicle's search) or is shown over the others (annotate), then the
+ * global ones, then the view's. */
 enum ui_request ui_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns);
+
+/* Every key table (keymap.h), in the help screen's order: the keys of
+ * every view (ui's), then the top, threads, icicle, memory and annotate
+ * views'. The help screen is drawn from them and the man page's key list
+ * is checked against them. Returns the count; *maps: static. */
+size_t ui_keymaps(const struct keymap *const **maps);
 
 /* Export options for what is shown: model's base, the narrowing, the kernel
  * toggle and the icicle's zoom path (zoom must have room for nzoom names). */

@@ -14,7 +14,10 @@
  *                                   computes and keeps what the view shows;
  *   view_X_render(grid, header, const state)  draws it, changes nothing;
  *   view_X_key(state, key)          moves the state, and returns a
- *                                   struct view_action for the app.
+ *                                   struct view_action for the app:
+ *                                   the key looked up in the view's
+ *                                   table (view_X_keymap, keymap.h),
+ *                                   which the help screen is drawn from.
  */
 #ifndef STACKTOP_VIEW_H
 #define STACKTOP_VIEW_H
@@ -33,12 +36,13 @@ enum view_action_kind {
 	VIEW_ACTION_NARROW,	 /* show only thread .tid in every view */
 	VIEW_ACTION_NARROW_ALL,	 /* show all threads again */
 	VIEW_ACTION_OPEN_ICICLE, /* open the icicle on window frame .frame */
+	VIEW_ACTION_ANNOTATE,	 /* annotate .frame's function (UINT32_MAX: none selected) */
 };
 
 struct view_action {
 	enum view_action_kind kind;
 	int tid;	/* VIEW_ACTION_NARROW */
-	uint32_t frame; /* VIEW_ACTION_OPEN_ICICLE */
+	uint32_t frame; /* VIEW_ACTION_OPEN_ICICLE, VIEW_ACTION_ANNOTATE */
 	/* ... and the frame as the view showed it, when its id may have aged
 	 * out since (valid until the view's next update); NULL: use .frame. */
 	const struct frame *frame_copy;
@@ -135,9 +139,13 @@ void view_warning_text(const struct view_header *h, char *buf, size_t size);
 void view_wait_split(const uint64_t *counts, bool ascii, char *buf, size_t size);
 
 struct sym_module_note;
-/* Help screen: every key, one per line; then, as room allows, where each
- * module's names came from (mods from sym_modules; NULL, 0: none). */
-void view_help_render(struct grid *g, const struct sym_module_note *mods, size_t nmods);
+struct keymap;
+/* Help screen: the keys of the key tables (those on_help, a section each,
+ * a line per binding or group of bindings; see keymap.h), the words on the
+ * screen; then, as room allows, where each module's names came from (mods
+ * from sym_modules; NULL, 0: none). */
+void view_help_render(struct grid *g, const struct keymap *const *maps, size_t nmaps,
+		      const struct sym_module_note *mods, size_t nmods);
 /* Words for a set of SYM_SRC_* bits: "dynsym + eh_frame ranges",
  * "symtab; some pcs unnamed", "none: no symbols at all". Returns buf. */
 const char *view_symbol_sources(unsigned sources, char *buf, size_t size);

@@ -48,6 +48,12 @@ enum view_annotate_req {
 /* Lines the mode shows (for batch sizing). */
 int view_annotate_count(const struct view_annotate_state *st);
 void view_annotate_render(const struct view_annotate_state *st, struct grid *g);
+/* The annotate view's keys (keymap.h; not a section of the help screen:
+ * the view's footer says them): a cycles the mode, Enter on a call asks to
+ * follow it (*target: the callee's address), Esc to close, arrows,
+ * PgUp/PgDn, Home/End move. view_annotate_key looks a key up there. */
+struct keymap;
+extern const struct keymap view_annotate_keymap;
 enum view_annotate_req view_annotate_key(struct view_annotate_state *st, int key, uint64_t *target);
 struct window;
 struct sym;

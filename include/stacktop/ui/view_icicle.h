@@ -81,15 +81,20 @@ int view_icicle_update(struct view_icicle_state *st, const struct view_header *h
 int view_icicle_render(struct grid *g, const struct view_header *h,
 		       const struct view_icicle_state *st);
 
-/* Handle a key (a character or KEYS_*): arrows move (up: caller, down:
- * heaviest callee, left/right: neighbour on the row), Enter zooms, Esc or
- * Backspace zooms out one level (at the root Esc clears a search), '/'
- * starts a search (typed characters, Backspace, Enter accepts and selects
- * the first match, Esc cancels), n/N next/previous match, f bottom-up,
- * c colour mode, t one root per thread. Returns VIEW_ACTION_USED when the
- * key was used; VIEW_ACTION_NONE lets the caller handle it (q, 1, 2,
- * space, ...). While a search is being typed every key is used, and the
- * search is compiled and matched here, on the key. */
+/* The icicle's keys (keymap.h), for dispatch and the help screen: arrows
+ * move (up: caller, down: heaviest callee, left/right: neighbour on the
+ * row), Enter zooms, Esc or Backspace zooms out one level (at the root Esc
+ * clears a search), '/' starts a search, n/N next/previous match, f
+ * bottom-up, c colour mode, t one root per thread, a: VIEW_ACTION_ANNOTATE
+ * on the selected frame. */
+struct keymap;
+extern const struct keymap view_icicle_keymap;
+/* Handle a key (a character or KEYS_*) through view_icicle_keymap. Returns
+ * VIEW_ACTION_USED when the key was used; VIEW_ACTION_NONE lets the caller
+ * handle it (q, 1, 2, space, ...). While a search is being typed every key
+ * is text (typed characters, Backspace, Enter accepts and selects the first
+ * match, Esc cancels), and the search is compiled and matched here, on the
+ * key. */
 struct view_action view_icicle_key(struct view_icicle_state *st, int key);
 
 /* Select the function of this window frame (Enter in the top view): top-down

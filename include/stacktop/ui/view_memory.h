@@ -93,7 +93,11 @@ int view_memory_update(struct view_memory_state *st, const struct view_memory_in
 		       int rows);
 int view_memory_render(struct grid *g, const struct view_header *h,
 		       const struct view_memory_state *st);
-/* Arrows, PgUp/PgDn scroll the code paths. */
+/* The memory view's keys (keymap.h): arrows, PgUp/PgDn, Home/End scroll
+ * the code paths. view_memory_key looks a key up there (VIEW_ACTION_NONE:
+ * not one of them). */
+struct keymap;
+extern const struct keymap view_memory_keymap;
 struct view_action view_memory_key(struct view_memory_state *st, int key);
 void view_memory_state_free(struct view_memory_state *st);
 

@@ -102,11 +102,15 @@ int view_threads_update(struct view_threads_state *st, const struct view_header 
 int view_threads_render(struct grid *g, const struct view_header *h, const struct metrics *m,
 			const struct view_threads_state *st);
 
-/* 'o' moves the selection to the holder of the selected thread's lock;
+/* The threads view's keys (keymap.h), for dispatch and the help screen:
+ * 'o' moves the selection to the holder of the selected thread's lock;
  * 's' cycles the sort; arrows, PgUp/PgDn, Home/End move the selection
  * (VIEW_ACTION_USED); Enter on a thread: VIEW_ACTION_NARROW with its TID;
- * Esc while narrowed: VIEW_ACTION_NARROW_ALL; else VIEW_ACTION_NONE. Key
- * codes are plain characters or KEYS_* (stacktop/keys.h). */
+ * Esc while narrowed: VIEW_ACTION_NARROW_ALL. */
+struct keymap;
+extern const struct keymap view_threads_keymap;
+/* Key (a plain character or KEYS_*, stacktop/keys.h) looked up in
+ * view_threads_keymap; anything it does not have: VIEW_ACTION_NONE. */
 struct view_action view_threads_key(struct view_threads_state *st, int key);
 
 void view_threads_state_free(struct view_threads_state *st);

@@ -96,10 +96,16 @@ int view_top_update(struct view_top_state *st, struct window *w, const struct vi
  * a "terminal too small" notice. 0 or -errno. */
 int view_top_render(struct grid *g, const struct view_header *h, const struct view_top_state *st);
 
-/* s > / S <: next / previous sort column; arrows, PgUp/PgDn, Home/End move
+/* The top view's keys (keymap.h), for dispatch and the help screen:
+ * s > / S <: next / previous sort column; arrows, PgUp/PgDn, Home/End move
  * the selection (VIEW_ACTION_USED); Esc while narrowed to a thread:
  * VIEW_ACTION_NARROW_ALL; Enter on a row: VIEW_ACTION_OPEN_ICICLE with its
- * frame. Anything else: VIEW_ACTION_NONE. Keys are characters or KEYS_*. */
+ * frame; a: VIEW_ACTION_ANNOTATE with the selected row's frame (frame_copy
+ * NULL: none). */
+struct keymap;
+extern const struct keymap view_top_keymap;
+/* Key (a character or KEYS_*) looked up in view_top_keymap; anything it
+ * does not have: VIEW_ACTION_NONE. */
 struct view_action view_top_key(struct view_top_state *st, int key);
 
 #endif
