@@ -71,6 +71,7 @@
 #include <string.h>
 
 #include "stacktop/ui/keys.h"
+#include "stacktop/ui/spark.h"
 #include "stacktop/lib/text.h"
 
 #define NAME_W 15 /* comm is at most 15 bytes */
@@ -539,42 +540,34 @@ static bool slice_value(const double *t, const double *v, size_t n, double lo, d
 }
 
 /* Draw series s (values against max) over the span_s seconds up to now in
- * w columns at (x, y). Idle columns stay blank. */
+ * w columns at (x, y), each column the mean of its slice (spark_draw's
+ * cells). Idle columns stay blank. */
 static void draw_sparkline(struct grid *g, int x, int y, int w, const struct series *s, double now,
 			   double span_s, double max, bool utf8)
 {
-	static const char ascii[] = ".:|#";
-	static const wchar_t blocks[] = L"\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
-	double *t, *v, val, ratio;
+	double *t, *v, *cv;
 	size_t n;
-	int i, lvl, levels = utf8 ? 8 : 4;
+	int i;
 
 	if (w <= 0 || !s || s->len == 0 || !(span_s > 0) || !(max > 0))
 		return;
 	t = malloc(s->len * sizeof(*t));
 	v = malloc(s->len * sizeof(*v));
-	if (!t || !v)
+	cv = malloc((size_t)w * sizeof(*cv));
+	if (!t || !v || !cv)
 		goto out;
 	n = series_get(s, t, v, s->len);
 	for (i = 0; i < w; i++) {
 		double lo = now - span_s + span_s * i / w, hi = now - span_s + span_s * (i + 1) / w;
 
-		if (!slice_value(t, v, n, lo, hi, &val))
-			continue;
-		ratio = val / max;
-		if (!(ratio > 0.005))
-			continue;
-		if (ratio > 1)
-			ratio = 1;
-		/* Level 1..levels of the glyph set: eighths in UTF-8, quarters in ASCII. */
-		lvl = (int)(ratio * levels + 0.999);
-		lvl = lvl > levels ? levels : lvl < 1 ? 1 : lvl;
-		grid_fill(g, x + i, y, 1, utf8 ? blocks[lvl - 1] : (wchar_t)ascii[lvl - 1],
-			  GRID_COLOR(GRID_C_GREEN));
+		if (!slice_value(t, v, n, lo, hi, &cv[i]))
+			cv[i] = -1; /* no data: blank */
 	}
+	spark_draw(g, x, y, cv, w, max, utf8);
 out:
 	free(t);
 	free(v);
+	free(cv);
 }
 
 /* ---- layout ------------------------------------------------------------------ */
