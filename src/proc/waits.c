@@ -315,17 +315,19 @@ enum sample_wait waits_of_funckind(enum funckind k)
 
 enum sample_wait waits_by_function(enum sample_wait kind, int syscall_nr, const char *func)
 {
-	enum sample_wait w = func ? waits_of_funckind(funckind_of(func, false)) : SAMPLE_WAIT_NONE;
 	bool poll_family = syscall_nr == SYS_poll || syscall_nr == SYS_ppoll ||
 			   syscall_nr == SYS_select || syscall_nr == SYS_pselect6;
+	bool futex = kind == SAMPLE_WAIT_LOCK || kind == SAMPLE_WAIT_OTHER;
+	enum sample_wait w;
 
-	/* A futex: its caller says lock or idle. */
-	if (kind == SAMPLE_WAIT_LOCK || kind == SAMPLE_WAIT_OTHER)
+	/* Only these are refined: the table is not read for the others. */
+	if (!func || (!futex && !(kind == SAMPLE_WAIT_IO && poll_family)))
+		return SAMPLE_WAIT_NONE;
+	w = waits_of_funckind(funckind_of(func, false));
+	/* A futex: its caller says lock or idle. A poll: an event loop's is idle. */
+	if (futex)
 		return w == SAMPLE_WAIT_LOCK || w == SAMPLE_WAIT_IDLE ? w : SAMPLE_WAIT_NONE;
-	/* A poll: an event loop's is idle. */
-	if (kind == SAMPLE_WAIT_IO && poll_family)
-		return w == SAMPLE_WAIT_IDLE ? w : SAMPLE_WAIT_NONE;
-	return SAMPLE_WAIT_NONE;
+	return w == SAMPLE_WAIT_IDLE ? w : SAMPLE_WAIT_NONE;
 }
 
 const char *waits_syscall_name(int nr)
