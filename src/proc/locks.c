@@ -27,6 +27,7 @@
  * must be a live thread of the same process.
  */
 #include "stacktop/proc/locks.h"
+#include "stacktop/proc/funckind.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,24 +176,25 @@ enum locks_kind locks_decode(const struct locks_futex *f, const uint8_t *mem, bo
 	return LOCKS_KIND_NOOWNER;
 }
 
+/* funckind's word for the function, and for glibc's mutex and rwlock calls
+ * which one: their layouts are the ones locks_decode knows. A lock that is
+ * not one of those (__lll_lock_wait: glibc's internal locks too, a C++ or
+ * Rust mutex) says nothing, so the caller looks further up the stack. */
 enum locks_hint locks_hint_of_function(const char *fn)
 {
-	if (!fn)
+	enum funckind_lock lock;
+
+	switch (funckind_lock_of(fn, &lock)) {
+	case FUNCKIND_IDLE:
+		return LOCKS_HINT_NOOWNER; /* condition variable, semaphore, barrier, join */
+	case FUNCKIND_LOCK:
+		return lock == FUNCKIND_LOCK_MUTEX    ? LOCKS_HINT_MUTEX
+		       : lock == FUNCKIND_LOCK_RDLOCK ? LOCKS_HINT_RDLOCK
+		       : lock == FUNCKIND_LOCK_WRLOCK ? LOCKS_HINT_WRLOCK
+						      : LOCKS_HINT_NONE;
+	default:
 		return LOCKS_HINT_NONE;
-	while (*fn == '_')
-		fn++;
-	if (strstr(fn, "pthread_cond_") || strstr(fn, "sem_wait") || strstr(fn, "sem_timedwait") ||
-	    strstr(fn, "sem_clockwait") || strstr(fn, "pthread_barrier_wait"))
-		return LOCKS_HINT_NOOWNER;
-	if (strstr(fn, "pthread_rwlock_rdlock") || strstr(fn, "pthread_rwlock_timedrdlock") ||
-	    strstr(fn, "pthread_rwlock_clockrdlock"))
-		return LOCKS_HINT_RDLOCK;
-	if (strstr(fn, "pthread_rwlock_wrlock") || strstr(fn, "pthread_rwlock_timedwrlock") ||
-	    strstr(fn, "pthread_rwlock_clockwrlock"))
-		return LOCKS_HINT_WRLOCK;
-	if (strncmp(fn, "pthread_mutex_", 14) == 0 && strstr(fn, "lock") && !strstr(fn, "unlock"))
-		return LOCKS_HINT_MUTEX;
-	return LOCKS_HINT_NONE;
+	}
 }
 
 static bool alive_proc(void *ctx, pid_t pid, pid_t tid)

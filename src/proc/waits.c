@@ -18,7 +18,8 @@
  * or a join alike, so the syscall alone says "lock"; only the stack tells
  * contention (pthread_mutex_lock, __lll_lock_wait) from waiting for work
  * (pthread_cond_wait, sem_wait, pthread_join), and an event loop's poll
- * from a poll for one answer. waits_by_function is asked about the frames
+ * from a poll for one answer; which function is which is funckind's table,
+ * the one every view asks. waits_by_function is asked about the frames
  * of the unwound stack, leaf first, by ingest; the first frame with an
  * opinion decides (a condvar wait that woke and now waits to retake its
  * mutex is in __lll_lock_wait under pthread_cond_wait: contention). A
@@ -34,6 +35,7 @@
 #include <sys/syscall.h>
 
 #include "stacktop/proc/waits.h"
+#include "stacktop/proc/funckind.h"
 
 struct sysname {
 	int nr;
@@ -229,17 +231,15 @@ static bool is_sleep(int nr)
  * kernel function it sleeps in tells which. */
 static enum sample_wait by_wchan(const char *wchan)
 {
+	enum sample_wait w;
+
 	if (!wchan)
 		return SAMPLE_WAIT_OTHER;
+	/* A futex is lock until the stack says otherwise, as the syscall is. */
 	if (strstr(wchan, "futex"))
 		return SAMPLE_WAIT_LOCK;
-	if (strstr(wchan, "nanosleep"))
-		return SAMPLE_WAIT_SLEEP;
-	if (strstr(wchan, "ep_poll"))
-		return SAMPLE_WAIT_IDLE;
-	if (strstr(wchan, "poll") || strstr(wchan, "select"))
-		return SAMPLE_WAIT_IO;
-	return SAMPLE_WAIT_OTHER;
+	w = waits_of_funckind(funckind_of(wchan, true));
+	return w != SAMPLE_WAIT_NONE ? w : SAMPLE_WAIT_OTHER;
 }
 
 bool waits_wchan_generic(const char *wchan)
@@ -297,66 +297,37 @@ const char *waits_frame_name(enum sample_wait w)
 	return (unsigned)w < SAMPLE_WAIT_COUNT ? names[w] : "[?]";
 }
 
-/* Substrings of function names, C and demangled C++/Rust alike. */
-static const char *const idle_funcs[] = {
-    "cond_wait", /* pthread_cond_wait, __pthread_cond_wait_common */
-    "cond_timedwait",
-    "cond_clockwait",
-    "condition_variable::wait",
-    "Condvar::wait",
-    "sem_wait",
-    "sem_timedwait",
-    "sem_clockwait",
-    "pthread_join",
-    "clockjoin", /* __pthread_clockjoin_ex */
-    "timedjoin",
-    "barrier_wait",
-    "g_main_context_iterate",
-    "g_main_context_poll",
-    "uv__io_poll",
-    "event_base_loop",
-    "epoll_dispatch",
-    "ev_run",
-    "ngx_process_events",
-    "ngx_epoll_process_events",
-};
-static const char
-    *const lock_funcs[] =
-	{
-	    "mutex_lock", /* pthread_mutex_lock, __pthread_mutex_cond_lock */
-	    "mutex_timedlock", "mutex_clocklock", "mutex_cond_lock",
-	    "lll_lock_wait", /* __lll_lock_wait(_private)
-			      */
-	    "rwlock_rdlock",   "rwlock_wrlock",	  "rwlock_timed",
-	    "rwlock_clock",    "Mutex::lock",	  "RwLock::read",
-	    "RwLock::write",   "mutex::lock",	  "lock_contended",
-	    "spin_lock",
-};
-
-static bool has_any(const char *func, const char *const *subs, size_t n)
+enum sample_wait waits_of_funckind(enum funckind k)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strstr(func, subs[i]))
-			return true;
-	return false;
+	switch (k) {
+	case FUNCKIND_LOCK:
+		return SAMPLE_WAIT_LOCK;
+	case FUNCKIND_IDLE:
+		return SAMPLE_WAIT_IDLE;
+	case FUNCKIND_IO:
+		return SAMPLE_WAIT_IO;
+	case FUNCKIND_SLEEP:
+		return SAMPLE_WAIT_SLEEP;
+	default:
+		return SAMPLE_WAIT_NONE;
+	}
 }
 
 enum sample_wait waits_by_function(enum sample_wait kind, int syscall_nr, const char *func)
 {
-	if (!func)
-		return SAMPLE_WAIT_NONE;
 	bool poll_family = syscall_nr == SYS_poll || syscall_nr == SYS_ppoll ||
 			   syscall_nr == SYS_select || syscall_nr == SYS_pselect6;
-	if (kind == SAMPLE_WAIT_LOCK || kind == SAMPLE_WAIT_OTHER) {
-		if (has_any(func, lock_funcs, sizeof(lock_funcs) / sizeof(lock_funcs[0])))
-			return SAMPLE_WAIT_LOCK;
-		if (has_any(func, idle_funcs, sizeof(idle_funcs) / sizeof(idle_funcs[0])))
-			return SAMPLE_WAIT_IDLE;
-	} else if (kind == SAMPLE_WAIT_IO && poll_family) {
-		if (has_any(func, idle_funcs, sizeof(idle_funcs) / sizeof(idle_funcs[0])))
-			return SAMPLE_WAIT_IDLE;
-	}
-	return SAMPLE_WAIT_NONE;
+	bool futex = kind == SAMPLE_WAIT_LOCK || kind == SAMPLE_WAIT_OTHER;
+	enum sample_wait w;
+
+	/* Only these are refined: the table is not read for the others. */
+	if (!func || (!futex && !(kind == SAMPLE_WAIT_IO && poll_family)))
+		return SAMPLE_WAIT_NONE;
+	w = waits_of_funckind(funckind_of(func, false));
+	/* A futex: its caller says lock or idle. A poll: an event loop's is idle. */
+	if (futex)
+		return w == SAMPLE_WAIT_LOCK || w == SAMPLE_WAIT_IDLE ? w : SAMPLE_WAIT_NONE;
+	return w == SAMPLE_WAIT_IDLE ? w : SAMPLE_WAIT_NONE;
 }
 
 const char *waits_syscall_name(int nr)

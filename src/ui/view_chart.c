@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "stacktop/lib/text.h"
+#include "stacktop/ui/spark.h"
 
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * MIB)
@@ -823,47 +824,37 @@ int view_alerts_render(struct grid *g, int y, const struct metrics *m)
 
 /* One character per column, newest on the right; when there are more
  * points than columns, each column is the MAXIMUM of a group of points
- * (a burst stays visible). */
+ * (a burst stays visible). The cells are spark_draw's. */
 void view_sparkline(struct grid *g, int x, int y, int w, const struct series *s, double max,
 		    bool utf8)
 {
 	struct rect r = {x, y, w, 1};
 	size_t n, group, ncols;
-	double *vv;
+	double *vv, *cv;
 
 	if (!g || !s || w <= 0)
 		return;
 	for (int i = 0; i < w; i++)
 		rect_cell(g, &r, x + i, y, L' ', 0);
 	n = s->len;
-	if (!n || !(vv = malloc(n * sizeof(double))))
+	/* the points, then one value per column */
+	if (!n || !(vv = malloc((n + (size_t)w) * sizeof(double))))
 		return;
 	n = series_get(s, NULL, vv, n);
 	if (max <= 0)
 		max = series_max(vv, n);
-	group = (n + (size_t)w - 1) / (size_t)w;
+	group = n ? (n + (size_t)w - 1) / (size_t)w : 1;
 	ncols = (n + group - 1) / group;
-	for (size_t col = 0; col < ncols && max > 0; col++) {
+	cv = vv + n;
+	for (size_t col = 0; col < ncols; col++) {
 		/* Groups are counted from the newest point backwards. */
-		double v = -1;
+		cv[col] = -1;
 		for (size_t k = 0; k < group; k++) {
 			size_t age = (ncols - 1 - col) * group + k;
-			if (age < n && vv[n - 1 - age] > v)
-				v = vv[n - 1 - age];
+			if (age < n && vv[n - 1 - age] > cv[col])
+				cv[col] = vv[n - 1 - age];
 		}
-		double f = v / max;
-		wchar_t ch = 0;
-		if (f > 0.005) {
-			if (utf8) {
-				long i = (long)ceil(f * 8 - 1e-9);
-				ch = (wchar_t)(0x2580 + (i < 1 ? 1 : i > 8 ? 8 : i));
-			} else {
-				ch = f < 1.0 / 3 ? L'.' : f < 2.0 / 3 ? L':' : L'#';
-			}
-		}
-		if (ch)
-			rect_cell(g, &r, x + w - (int)ncols + (int)col, y, ch,
-				  GRID_COLOR(GRID_C_GREEN));
 	}
+	spark_draw(g, x + w - (int)ncols, y, cv, (int)ncols, max, utf8);
 	free(vv);
 }

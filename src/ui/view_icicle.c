@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacktop/proc/funckind.h"
 #include "stacktop/symbols/frames.h"
 #include "stacktop/ui/keymap.h"
 #include "stacktop/ui/keys.h"
@@ -68,10 +69,11 @@ struct view_icicle_priv {
 
 /* ---- colours by kind ---------------------------------------------------- */
 
-/* KIND_SLEEP colours wall mode's [sleep]/[D-state]/[other] frames; their
- * names say what they are, so the legend lists the first KIND_LEGEND only. */
-enum kind { KIND_APP, KIND_LIB, KIND_KERNEL, KIND_LOCK, KIND_IO, KIND_RUNTIME, KIND_SLEEP, KIND_N };
-#define KIND_LEGEND KIND_SLEEP
+/* KIND_WAIT colours what waits for work or for time (idle, sleep) and wall
+ * mode's [sleep]/[idle]/[D-state]/[other] frames; their names say what they
+ * are, so the legend lists the first KIND_LEGEND only. */
+enum kind { KIND_APP, KIND_LIB, KIND_KERNEL, KIND_LOCK, KIND_IO, KIND_RUNTIME, KIND_WAIT, KIND_N };
+#define KIND_LEGEND KIND_WAIT
 
 static const struct {
 	const char *label, *brief; /* legend, long and short */
@@ -83,106 +85,39 @@ static const struct {
     [KIND_LOCK] = {"lock", "lock", GRID_C_RED},
     [KIND_IO] = {"I/O", "I/O", GRID_C_BLUE},
     [KIND_RUNTIME] = {"runtime/GC", "gc", GRID_C_YELLOW},
-    [KIND_SLEEP] = {"sleep/wait", "wait", GRID_C_WHITE},
+    [KIND_WAIT] = {"sleep/wait", "wait", GRID_C_WHITE},
 };
 
-static bool has_any(const char *s, const char *const *subs)
+/* The colour of a function kind (funckind, the table every view asks);
+ * KIND_N when the kind gives none. */
+static enum kind kind_of_func(enum funckind k)
 {
-	for (; *subs; subs++)
-		if (strstr(s, *subs))
-			return true;
-	return false;
-}
-
-static bool is_lock(const char *f)
-{
-	static const char *const subs[] = {
-	    "futex",
-	    "pthread_mutex",
-	    "pthread_cond",
-	    "pthread_rwlock",
-	    "pthread_spin",
-	    "pthread_join",
-	    "pthread_barrier",
-	    "__lll_",
-	    "lll_lock",
-	    "sem_wait",
-	    "sem_timedwait",
-	    "sem_clockwait",
-	    "mutex_lock",
-	    "rwsem_down",
-	    "std::mutex",
-	    "std::condition_variable",
-	    "parking_lot",
-	    "Condvar",
-	    NULL,
-	};
-	return has_any(f, subs);
-}
-
-/* read/write/poll/... after stripping "__", "__libc_", "__x64_sys_", "ksys_"
- * prefixes and "_nocancel", "64", "_chk" suffixes; plus kernel I/O paths. */
-static bool is_io(const char *f, bool kernel)
-{
-	static const char *const names[] = {
-	    "read",	      "readv",		 "pread",	 "preadv",   "preadv2",
-	    "write",	      "writev",		 "pwrite",	 "pwritev",  "pwritev2",
-	    "poll",	      "ppoll",		 "select",	 "pselect",  "pselect6",
-	    "epoll_wait",     "epoll_pwait",	 "epoll_pwait2", "recv",     "recvfrom",
-	    "recvmsg",	      "recvmmsg",	 "send",	 "sendto",   "sendmsg",
-	    "sendmmsg",	      "accept",		 "accept4",	 "connect",  "fsync",
-	    "fdatasync",      "sync_file_range", "open",	 "openat",   "fread",
-	    "fwrite",	      "fflush",		 "splice",	 "sendfile", "copy_file_range",
-	    "io_uring_enter", "io_getevents",	 "io_submit",	 NULL,
-	};
-	static const char *const prefixes[] = {"libc_",	  "x64_sys_", "ia32_sys_", "se_sys_",
-					       "do_sys_", "ksys_",    "sys_",	   NULL};
-	static const char *const suffixes[] = {"_nocancel", "64", "_chk", NULL};
-	static const char *const ksubs[] = {
-	    "vfs_read",	 "vfs_write",  "ep_poll",     "do_select",    "tcp_recvmsg", "tcp_sendmsg",
-	    "sock_read", "sock_write", "io_schedule", "filemap_read", "blk_",	     NULL};
-	char buf[64];
-	size_t n, k;
-
-	while (*f == '_')
-		f++;
-	for (k = 0; prefixes[k]; k++)
-		if (strncmp(f, prefixes[k], strlen(prefixes[k])) == 0) {
-			f += strlen(prefixes[k]);
-			break;
-		}
-	n = strlen(f);
-	if (n >= sizeof(buf))
-		return kernel && has_any(f, ksubs);
-	memcpy(buf, f, n + 1);
-	for (k = 0; suffixes[k]; k++) {
-		size_t l = strlen(suffixes[k]);
-
-		if (n > l && strcmp(buf + n - l, suffixes[k]) == 0) {
-			buf[n - l] = 0;
-			break;
-		}
+	switch (k) {
+	case FUNCKIND_LOCK:
+		return KIND_LOCK;
+	case FUNCKIND_IO:
+		return KIND_IO;
+	case FUNCKIND_IDLE:
+	case FUNCKIND_SLEEP:
+		return KIND_WAIT;
+	case FUNCKIND_GC:
+	case FUNCKIND_RUNTIME:
+		return KIND_RUNTIME;
+	default:
+		return KIND_N;
 	}
-	for (k = 0; names[k]; k++)
-		if (strcmp(buf, names[k]) == 0)
-			return true;
-	return kernel && has_any(f, ksubs);
 }
 
-static bool is_runtime(const char *f)
-{
-	static const char *const subs[] = {"runtime.",	   "runtime::",	      "garbage",   "malloc",
-					   "calloc",	   "realloc",	      "_int_free", "cfree",
-					   "operator new", "operator delete", NULL};
+/* Callers looked at for a futex or a syscall's entry (top-down only: in a
+ * bottom-up tree the parent is the callee). */
+#define KIND_UP_MAX 16
 
-	return strncmp(f, "GC", 2) == 0 || strncmp(f, "gc_", 3) == 0 ||
-	       strncmp(f, "gcBgMark", 8) == 0 || strncmp(f, "gcDrain", 7) == 0 ||
-	       strcmp(f, "free") == 0 || has_any(f, subs);
-}
-
-static enum kind kind_of(const struct icicle_node *n)
+static enum kind kind_of(const struct icicle *t, uint32_t id)
 {
+	const struct icicle_node *n = &t->nodes[id];
 	const char *m = n->module;
+	enum funckind fk;
+	enum kind k;
 
 	/* Wall mode's pseudo frames: what an off-CPU thread waits in. */
 	if (m && strcmp(m, "[wait]") == 0) {
@@ -190,16 +125,26 @@ static enum kind kind_of(const struct icicle_node *n)
 			return KIND_LOCK;
 		if (strcmp(n->name, "[I/O]") == 0)
 			return KIND_IO;
-		return KIND_SLEEP;
+		return KIND_WAIT;
 	}
-	if (is_lock(n->name))
-		return KIND_LOCK;
-	if (is_io(n->name, n->kernel))
-		return KIND_IO;
+	fk = funckind_of(n->name, n->kernel);
+	if ((k = kind_of_func(fk)) != KIND_N)
+		return k;
+	/* A futex or a way into the kernel waits for what its caller does: a
+	 * condition variable's futex is idle, a mutex's is lock. */
+	for (uint32_t up = n->parent, i = 0;
+	     fk == FUNCKIND_SYSCALL && !t->inverted && up != ICICLE_NONE && i < KIND_UP_MAX;
+	     up = t->nodes[up].parent, i++) {
+		enum funckind pk = funckind_of(t->nodes[up].name, t->nodes[up].kernel);
+
+		if (pk != FUNCKIND_SYSCALL && pk != FUNCKIND_NONE) {
+			if ((k = kind_of_func(pk)) == KIND_LOCK || k == KIND_IO || k == KIND_WAIT)
+				return k;
+			break;
+		}
+	}
 	if (n->kernel)
 		return KIND_KERNEL;
-	if (is_runtime(n->name))
-		return KIND_RUNTIME;
 	if (!m || strstr(m, ".so") || m[0] == '[') /* [unknown], [vdso]; [jit] is app code */
 		return m && strcmp(m, "[jit]") == 0 ? KIND_APP : KIND_LIB;
 	return KIND_APP;
@@ -219,7 +164,7 @@ static uint16_t color_of(const struct view_icicle_state *st, const struct icicle
 	if (st->diff_attr)
 		return st->diff_attr(st->diff_ctx, n->name, n->kernel);
 	if (!st->color_by_module)
-		return GRID_COLOR(kinds[kind_of(n)].color);
+		return GRID_COLOR(kinds[kind_of(t, id)].color);
 	for (s = n->kernel ? "[kernel]" : n->module ? n->module : "?"; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
 	return GRID_COLOR(pal[h % (sizeof(pal) / sizeof(pal[0]))]);

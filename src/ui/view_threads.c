@@ -43,6 +43,11 @@
  * futex with no owner (a condition variable) adds nothing: no owner is
  * ever claimed for it. 'o' moves the selection to the holder.
  *
+ * A sleeping thread's STATE names what it waits in with the words of every
+ * other view ("S idle: futex_wait", "S lock: futex_wait", "S I/O:
+ * pipe_read"): the window's stacks in wall mode, else the futex as the
+ * session read it, else the wchan's funckind (sleeper_wait).
+ *
  * The sparkline is scaled to one core (100%), not to each thread's own peak,
  * so rows can be compared by eye and an idle thread stays blank. Each point
  * of a CPU series is the CPU of the second that ends at its time, so a
@@ -57,6 +62,7 @@
  * writes nothing.
  */
 #include "stacktop/ui/view_threads.h"
+#include "stacktop/proc/funckind.h"
 #include "stacktop/proc/waits.h"
 
 #include <errno.h>
@@ -66,6 +72,7 @@
 
 #include "stacktop/ui/keymap.h"
 #include "stacktop/ui/keys.h"
+#include "stacktop/ui/spark.h"
 #include "stacktop/lib/text.h"
 
 #define NAME_W 15 /* comm is at most 15 bytes */
@@ -240,11 +247,29 @@ const char *view_threads_state_word(char state)
 	}
 }
 
-/* width: the column's; the wait kind is added only where it fits whole.
- * In wall mode r carries what the window saw the thread wait in (a futex
- * is lock or idle only by its stack) and its share of waiting for a CPU. */
-static void fmt_state(const struct metrics_thread *t, const struct view_threads_row *r, char *out,
-		      size_t size, int width)
+/* What a sleeping thread waits in, in the words every view uses (funckind's
+ * kinds). In wall mode r carries what the window saw (a futex is lock or
+ * idle by the functions on its stack). Without a stack (cpu mode) a futex
+ * is told by what the session read of it: a lock word (a mutex, an rwlock)
+ * is lock, a futex with no owner (a condition variable, a semaphore, a
+ * join) is idle; unread, a futex says nothing. Any other wchan is its own
+ * kind: "ep_poll" idle, "pipe_read" I/O, "do_nanosleep" sleep. */
+static enum sample_wait sleeper_wait(const struct metrics_thread *t,
+				     const struct view_threads_row *r, const struct locks *lk)
+{
+	const struct locks_wait *w;
+
+	if (r->wait)
+		return (enum sample_wait)r->wait;
+	if ((w = locks_find(lk, t->tid)) && w->kind != LOCKS_KIND_NONE)
+		return w->kind == LOCKS_KIND_NOOWNER ? SAMPLE_WAIT_IDLE : SAMPLE_WAIT_LOCK;
+	return waits_of_funckind(funckind_of(t->wchan, true));
+}
+
+/* width: the column's; the wait kind is added only where it fits whole. In
+ * wall mode r carries its share of waiting for a CPU. */
+static void fmt_state(const struct metrics_thread *t, const struct view_threads_row *r,
+		      const struct locks *lk, char *out, size_t size, int width)
 {
 	char wc[64];
 	const char *word;
@@ -257,8 +282,7 @@ static void fmt_state(const struct metrics_thread *t, const struct view_threads_
 	switch (t->state) {
 	case 'S': {
 		/* What it waits in, as wall mode names it, then the kernel's word. */
-		enum sample_wait kind =
-		    r->wait ? (enum sample_wait)r->wait : waits_classify('S', -1, t->wchan);
+		enum sample_wait kind = sleeper_wait(t, r, lk);
 		if (wc[0] && (kind == SAMPLE_WAIT_LOCK || kind == SAMPLE_WAIT_IO ||
 			      kind == SAMPLE_WAIT_SLEEP || kind == SAMPLE_WAIT_IDLE)) {
 			snprintf(out, size, "S %s: %s", waits_name(kind), wc);
@@ -517,42 +541,34 @@ static bool slice_value(const double *t, const double *v, size_t n, double lo, d
 }
 
 /* Draw series s (values against max) over the span_s seconds up to now in
- * w columns at (x, y). Idle columns stay blank. */
+ * w columns at (x, y), each column the mean of its slice (spark_draw's
+ * cells). Idle columns stay blank. */
 static void draw_sparkline(struct grid *g, int x, int y, int w, const struct series *s, double now,
 			   double span_s, double max, bool utf8)
 {
-	static const char ascii[] = ".:|#";
-	static const wchar_t blocks[] = L"\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
-	double *t, *v, val, ratio;
+	double *t, *v, *cv;
 	size_t n;
-	int i, lvl, levels = utf8 ? 8 : 4;
+	int i;
 
 	if (w <= 0 || !s || s->len == 0 || !(span_s > 0) || !(max > 0))
 		return;
 	t = malloc(s->len * sizeof(*t));
 	v = malloc(s->len * sizeof(*v));
-	if (!t || !v)
+	cv = malloc((size_t)w * sizeof(*cv));
+	if (!t || !v || !cv)
 		goto out;
 	n = series_get(s, t, v, s->len);
 	for (i = 0; i < w; i++) {
 		double lo = now - span_s + span_s * i / w, hi = now - span_s + span_s * (i + 1) / w;
 
-		if (!slice_value(t, v, n, lo, hi, &val))
-			continue;
-		ratio = val / max;
-		if (!(ratio > 0.005))
-			continue;
-		if (ratio > 1)
-			ratio = 1;
-		/* Level 1..levels of the glyph set: eighths in UTF-8, quarters in ASCII. */
-		lvl = (int)(ratio * levels + 0.999);
-		lvl = lvl > levels ? levels : lvl < 1 ? 1 : lvl;
-		grid_fill(g, x + i, y, 1, utf8 ? blocks[lvl - 1] : (wchar_t)ascii[lvl - 1],
-			  GRID_COLOR(GRID_C_GREEN));
+		if (!slice_value(t, v, n, lo, hi, &cv[i]))
+			cv[i] = -1; /* no data: blank */
 	}
+	spark_draw(g, x, y, cv, w, max, utf8);
 out:
 	free(t);
 	free(v);
+	free(cv);
 }
 
 /* ---- layout ------------------------------------------------------------------ */
@@ -705,7 +721,7 @@ static void draw_row(struct grid *g, int y, const struct draw_ctx *dc,
 	} else if (t) {
 		text_fit(t->comm, NAME_W, buf, sizeof(buf));
 		grid_put(g, c->name_x, y, buf, base, NAME_W);
-		fmt_state(t, r, flags, sizeof(flags), c->state_w);
+		fmt_state(t, r, dc->locks, flags, sizeof(flags), c->state_w);
 		text_fit(flags, c->state_w, buf, sizeof(buf));
 		grid_put(g, c->state_x, y, buf,
 			 base | (t->state == 'D' && t->alive ? GRID_BOLD : 0), c->state_w);

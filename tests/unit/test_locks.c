@@ -312,6 +312,13 @@ static void test_hints(void **state)
 			 LOCKS_HINT_RDLOCK);
 	assert_int_equal(locks_hint_of_function("___pthread_rwlock_wrlock"), LOCKS_HINT_WRLOCK);
 	assert_int_equal(locks_hint_of_function("main"), LOCKS_HINT_NONE);
+	/* funckind's idle has no owner; a lock of no known layout says
+	 * nothing (glibc's internal locks wait in __lll_lock_wait too). */
+	assert_int_equal(locks_hint_of_function("pthread_join"), LOCKS_HINT_NOOWNER);
+	assert_int_equal(locks_hint_of_function("pthread_barrier_wait"), LOCKS_HINT_NOOWNER);
+	assert_int_equal(locks_hint_of_function("__lll_lock_wait"), LOCKS_HINT_NONE);
+	assert_int_equal(locks_hint_of_function("std::mutex::lock()"), LOCKS_HINT_NONE);
+	assert_int_equal(locks_hint_of_function("__futex_abstimed_wait_common"), LOCKS_HINT_NONE);
 	assert_int_equal(locks_hint_of_function(NULL), LOCKS_HINT_NONE);
 }
 

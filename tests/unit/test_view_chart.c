@@ -492,8 +492,9 @@ static void test_sparkline(void **state)
 	view_sparkline(&g, 2, 3, 20, &s, 0, true); /* max 0: the series' max */
 	dump(&g);
 	grid_row_text(&g, 0, buf, sizeof(buf));
-	/* 0..110 in 12 columns, right-aligned; 0 stays blank. */
-	assert_string_equal(buf, "           ...::::####");
+	/* 0..110 in 12 columns, right-aligned; 0 stays blank; ASCII in
+	 * quarters, as every sparkline (spark.h). */
+	assert_string_equal(buf, "           ..:::|||###");
 	grid_row_text(&g, 1, buf, sizeof(buf));
 	assert_string_equal(buf, "           ▁▂▃▃▄▅▆▆▇██");
 	/* Groups (0-2)=20, (3-5)=50, (6-8)=80, (9-11)=110 (clipped to the

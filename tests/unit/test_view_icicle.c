@@ -618,7 +618,9 @@ static void test_colours(void **state)
 					"30.0%           ][malloc 20.0%      ][..e]");
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 4)), GRID_C_CYAN);     /* libc: lib */
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 5)), GRID_C_GREEN);    /* main: app */
-	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 7)), GRID_C_RED);	     /* futex: lock */
+	/* A futex alone says nothing (a condvar and a mutex wait in it alike),
+	 * nor does worker above it: the kernel's colour. */
+	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 7)), GRID_C_MAGENTA);
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 40, 7)), GRID_C_BLUE);    /* read: I/O */
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 70, 7)), GRID_C_YELLOW);  /* malloc: runtime */
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 92, 7)), GRID_C_MAGENTA); /* kernel */
@@ -719,12 +721,65 @@ static void test_wait_colours(void **state)
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, xs, ys)), GRID_C_WHITE);
 }
 
+/* The colour of the first box whose label starts with label; -1 if none. */
+static int colour_of_box(struct fixture *fx, const char *label)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "[%s", label);
+	for (int y = 0; y < fx->g.h; y++) {
+		const char *r = row(fx, y), *p = strstr(r, want);
+
+		if (p)
+			return GRID_COLOR_OF(attr_at(fx, (int)(p - r) + 1, y));
+	}
+	printf("no box '%s'\n", want);
+	return -1;
+}
+
+/* One word for one wait (issue 21): a condition variable's wait, its futex
+ * and wall mode's [idle] under it are a wait for work (white), never lock
+ * (red); a mutex's futex is lock, as its caller is. Go's GC is runtime/GC. */
+static void test_condvar_not_lock(void **state)
+{
+	struct fixture *fx = *state;
+	struct window *w = fx->w;
+	uint32_t cond = mkframe(w, 0x7f30, false, "libc.so.6", "___pthread_cond_wait", NULL, 0);
+	uint32_t fxw =
+	    mkframe(w, 0x7f38, false, "libc.so.6", "__futex_abstimed_wait_common", NULL, 0);
+	uint32_t mtx = mkframe(w, 0x7f40, false, "libc.so.6", "___pthread_mutex_lock", NULL, 0);
+	uint32_t lll = mkframe(w, 0x7f48, false, "libc.so.6", "__lll_lock_wait", NULL, 0);
+	uint32_t kfx =
+	    mkframe(w, 0xffffffff81000200ull, true, "[kernel]", "futex_wait_queue", NULL, 0);
+	uint32_t gc = mkframe(w, 0x9000, false, "gosrv", "runtime.gcBgMarkWorker", NULL, 0);
+	int64_t idle = frames_wait(window_frames_mut(w), SAMPLE_WAIT_IDLE);
+
+	assert_true(idle >= 0);
+	window_reset(w);
+	add(fx, 30, 400, 5, fx->f_start, fx->f_main, cond, fxw, (uint32_t)idle);
+	add(fx, 30, 400, 5, fx->f_start, fx->f_main, mtx, lll, kfx);
+	add(fx, 30, 200, 3, fx->f_start, fx->f_main, gc);
+	render(fx, 160, 30);
+	assert_int_equal(colour_of_box(fx, "___pthread_cond_wait"), GRID_C_WHITE);
+	assert_int_equal(colour_of_box(fx, "__futex_abstimed_wait_common"), GRID_C_WHITE);
+	assert_int_equal(colour_of_box(fx, "[idle]"), GRID_C_WHITE);
+	assert_int_equal(colour_of_box(fx, "___pthread_mutex_lock"), GRID_C_RED);
+	assert_int_equal(colour_of_box(fx, "__lll_lock_wait"), GRID_C_RED);
+	assert_int_equal(colour_of_box(fx, "futex_wait_queue"), GRID_C_RED);
+	assert_int_equal(colour_of_box(fx, "runtime.gcBgMarkWorker"), GRID_C_YELLOW);
+	/* Bottom-up, a parent is a callee: the futex keeps its own colour. */
+	assert_true(view_icicle_key(&fx->st, 'f').kind);
+	render(fx, 160, 30);
+	assert_int_equal(colour_of_box(fx, "futex_wait_queue"), GRID_C_MAGENTA);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_wait_colours, setup, teardown),
 	    T(test_render_80x24),
+	    T(test_condvar_not_lock),
 	    T(test_render_120),
 	    T(test_too_small),
 	    T(test_detail_long_name),

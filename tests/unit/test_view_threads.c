@@ -262,8 +262,9 @@ static void test_200x60(void **state)
 	assert_true(strstr(row(fx, 6), "STUCK (D for 12s)") != NULL);
 	assert_true(strstr(row(fx, 3), "900  evil?[2Jfn") != NULL);
 	snprintf(want, sizeof(want),
-		 " 4251  idler           S lock: futex_wait           0.0%%     0%%%64s%7s", "", "0");
-	/* No samples, no hottest, no flags; where the room is, the wait kind. */
+		 " 4251  idler           S futex_wait                 0.0%%     0%%%64s%7s", "", "0");
+	/* No samples, no hottest, no flags; a futex alone names no wait kind
+	 * (a mutex and a condition variable wait in it alike). */
 	assert_string_equal(row(fx, 7), want);
 	/* Flags line up in one column. */
 	assert_int_equal(col_of(fx, 6, "STUCK"), x);
@@ -637,6 +638,38 @@ static void test_locks_flags(void **state)
 	locks_free(&lk);
 }
 
+/* Cpu mode: no stack, so a futex wait is told by what the session read of
+ * it: no owner (a condition variable) is idle, a mutex is lock; the same
+ * words as wall mode and the icicle (issue 21). */
+static void test_cpu_futex_waits(void **state)
+{
+	struct fixture *fx = *state;
+	struct locks lk = {0};
+	struct locks_wait w = {
+	    .pid = 4242, .tid = 4251, .addr = 0x5500000100ull, .kind = LOCKS_KIND_NOOWNER};
+	const char *r;
+
+	assert_int_equal(locks_add(&lk, &w), 0);
+	assert_int_equal(locks_build(&lk), 0);
+	fx->st.locks = &lk;
+	fx->st.sort = VIEW_THREADS_SORT_TID;
+	render(fx, 200, 60);
+	r = row(fx, find_row(fx, 60, " 4251  idler"));
+	assert_true(strstr(r, " 4251  idler           S idle: futex_wait ") == r);
+	locks_reset(&lk);
+	w.kind = LOCKS_KIND_MUTEX;
+	assert_int_equal(locks_add(&lk, &w), 0);
+	assert_int_equal(locks_build(&lk), 0);
+	render(fx, 200, 60);
+	r = row(fx, find_row(fx, 60, " 4251  idler"));
+	assert_true(strstr(r, " 4251  idler           S lock: futex_wait ") == r);
+	/* Other wchans are their own kind: nanosleep is a sleep. */
+	r = row(fx, find_row(fx, 60, " 4242  floor"));
+	assert_true(strstr(r, " 4242  floor           S sleep: nanosleep ") == r);
+	fx->st.locks = NULL;
+	locks_free(&lk);
+}
+
 /* Wall mode: a futex wait reads as the kind the window saw (a condition
  * variable wait is idle, not lock), and a runnable thread's share of
  * waiting for a CPU is in its state (issue 17). */
@@ -665,7 +698,7 @@ static void test_wall_waits(void **state)
 }
 
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_80x24_no_stuck), TEST_FX(test_200x60),
-	  TEST_FX(test_sort_cycle), TEST_FX(test_selection), TEST_FX(test_scroll),
-	  TEST_FX(test_too_small), TEST_FX(test_utf8_sparkline),
-	  TEST_FX(test_exited_and_zombie_thread), TEST_FX(test_multi_process),
-	  TEST_FX(test_label), TEST_FX(test_locks_flags), TEST_FX(test_wall_waits))
+	  TEST_FX(test_cpu_futex_waits), TEST_FX(test_sort_cycle), TEST_FX(test_selection),
+	  TEST_FX(test_scroll), TEST_FX(test_too_small), TEST_FX(test_utf8_sparkline),
+	  TEST_FX(test_exited_and_zombie_thread), TEST_FX(test_multi_process), TEST_FX(test_label),
+	  TEST_FX(test_locks_flags), TEST_FX(test_wall_waits))

@@ -73,6 +73,12 @@ static void test_restart_syscall(void **state)
 			 SAMPLE_WAIT_LOCK);
 	assert_int_equal(waits_classify('S', SYS_restart_syscall, "do_sys_poll"), SAMPLE_WAIT_IO);
 	assert_int_equal(waits_classify('S', SYS_restart_syscall, "0"), SAMPLE_WAIT_OTHER);
+	/* Any other wchan is read by funckind, as every view reads it. */
+	assert_int_equal(
+	    waits_classify('S', SYS_restart_syscall, "poll_schedule_timeout.constprop.0"),
+	    SAMPLE_WAIT_IO);
+	assert_int_equal(waits_classify('S', -1, "do_select"), SAMPLE_WAIT_IO);
+	assert_int_equal(waits_classify('S', -1, "__do_sys_pause"), SAMPLE_WAIT_SLEEP);
 	assert_string_equal(waits_syscall_name(SYS_restart_syscall), "restart_syscall");
 }
 
@@ -98,11 +104,15 @@ static void test_by_function(void **state)
 			      "pthread_join",
 			      "__pthread_clockjoin_ex",
 			      "pthread_barrier_wait",
-			      "std::condition_variable::wait(std::unique_lock<std::mutex>&)"};
+			      "std::condition_variable::wait(std::unique_lock<std::mutex>&)",
+			      "runtime.notesleep",
+			      "sync.(*Cond).Wait",
+			      "ObjectMonitor::wait(long, bool, JavaThread*)"};
 	const char *lock[] = {
 	    "pthread_mutex_lock",	 "__GI___lll_lock_wait",
 	    "__lll_lock_wait_private",	 "pthread_rwlock_wrlock",
-	    "__pthread_mutex_cond_lock", "std::sys::sync::mutex::futex::Mutex::lock_contended"};
+	    "__pthread_mutex_cond_lock", "std::sys::sync::mutex::futex::Mutex::lock_contended",
+	    "runtime.lock2",		 "ObjectMonitor::enter(JavaThread*)"};
 	for (size_t i = 0; i < sizeof(idle) / sizeof(idle[0]); i++)
 		if (waits_by_function(SAMPLE_WAIT_LOCK, fx, idle[i]) != SAMPLE_WAIT_IDLE)
 			fail_msg("%s should be idle", idle[i]);
@@ -112,6 +122,14 @@ static void test_by_function(void **state)
 	assert_int_equal(waits_by_function(SAMPLE_WAIT_LOCK, fx, "__futex_abstimed_wait_common"),
 			 SAMPLE_WAIT_NONE);
 	assert_int_equal(waits_by_function(SAMPLE_WAIT_LOCK, fx, NULL), SAMPLE_WAIT_NONE);
+	/* A GC, a runtime, a futex wrapper or an I/O call says nothing about a
+	 * futex: the frames above it decide. */
+	assert_int_equal(waits_by_function(SAMPLE_WAIT_LOCK, fx, "runtime.gcBgMarkWorker"),
+			 SAMPLE_WAIT_NONE);
+	assert_int_equal(waits_by_function(SAMPLE_WAIT_LOCK, fx, "runtime.futexsleep"),
+			 SAMPLE_WAIT_NONE);
+	assert_int_equal(waits_by_function(SAMPLE_WAIT_LOCK, fx, "__libc_read"), SAMPLE_WAIT_NONE);
+	assert_int_equal(waits_by_function(SAMPLE_WAIT_OTHER, fx, "sem_wait"), SAMPLE_WAIT_IDLE);
 	/* An event loop's poll is idle; a poll elsewhere stays I/O; a read in
 	 * an event loop is not refined. */
 	assert_int_equal(waits_by_function(SAMPLE_WAIT_IO, SYS_poll, "g_main_context_iterate"),
@@ -123,6 +141,23 @@ static void test_by_function(void **state)
 	/* A sleep is never refined. */
 	assert_int_equal(waits_by_function(SAMPLE_WAIT_SLEEP, SYS_nanosleep, "pthread_cond_wait"),
 			 SAMPLE_WAIT_NONE);
+}
+
+/* The wait each function kind names: only the four that are waits. */
+static void test_of_funckind(void **state)
+{
+	assert_int_equal(waits_of_funckind(FUNCKIND_LOCK), SAMPLE_WAIT_LOCK);
+	assert_int_equal(waits_of_funckind(FUNCKIND_IDLE), SAMPLE_WAIT_IDLE);
+	assert_int_equal(waits_of_funckind(FUNCKIND_IO), SAMPLE_WAIT_IO);
+	assert_int_equal(waits_of_funckind(FUNCKIND_SLEEP), SAMPLE_WAIT_SLEEP);
+	assert_int_equal(waits_of_funckind(FUNCKIND_GC), SAMPLE_WAIT_NONE);
+	assert_int_equal(waits_of_funckind(FUNCKIND_RUNTIME), SAMPLE_WAIT_NONE);
+	assert_int_equal(waits_of_funckind(FUNCKIND_SYSCALL), SAMPLE_WAIT_NONE);
+	assert_int_equal(waits_of_funckind(FUNCKIND_NONE), SAMPLE_WAIT_NONE);
+	/* The same words: what funckind names is what waits names. */
+	for (int k = FUNCKIND_LOCK; k <= FUNCKIND_SLEEP; k++)
+		assert_string_equal(waits_name(waits_of_funckind((enum funckind)k)),
+				    funckind_name((enum funckind)k));
 }
 
 static void test_names(void **state)
@@ -187,4 +222,5 @@ TEST_MAIN(NULL, NULL, cmocka_unit_test(test_wchan_generic), cmocka_unit_test(tes
 	  cmocka_unit_test(test_running), cmocka_unit_test(test_other_named),
 	  cmocka_unit_test(test_names), cmocka_unit_test(test_parse_syscall),
 	  cmocka_unit_test(test_parse_stat), cmocka_unit_test(test_restart_syscall),
+	  cmocka_unit_test(test_of_funckind),
 	  cmocka_unit_test(test_epoll_idle), cmocka_unit_test(test_by_function))

@@ -10,7 +10,8 @@
  * condition variable, a semaphore or a barrier has no owner and is never
  * given one: glibc waits on those with FUTEX_WAIT_BITSET, and on a mutex's
  * lock word with plain FUTEX_WAIT and the value 2 (locked, with waiters);
- * a stack, when the caller has one, refines it (locks_hint_of_function):
+ * a stack, when the caller has one, refines it (locks_hint_of_function,
+ * by funckind's table):
  * pthread_cond_wait / sem_wait mean no owner, pthread_rwlock_*lock means
  * an rwlock whose writer (__cur_writer) is knowable.
  *
@@ -113,7 +114,9 @@ enum locks_kind locks_decode(const struct locks_futex *f, const uint8_t *mem, bo
 			     enum locks_hint hint, pid_t pid, pid_t tid, locks_alive_fn alive,
 			     void *ctx, pid_t *owner);
 
-/* The hint one function name of a stack gives (NONE when it says nothing). */
+/* The hint one function name of a stack gives (NONE when it says nothing):
+ * NOOWNER for what funckind calls idle, MUTEX/RDLOCK/WRLOCK for glibc's
+ * pthread_mutex_*lock / pthread_rwlock_*lock. */
 enum locks_hint locks_hint_of_function(const char *func);
 
 /* What a thread blocked in futex waits on, as read: the call and the bytes

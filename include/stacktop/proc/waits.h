@@ -13,6 +13,8 @@
 
 #include <stdbool.h>
 
+#include "stacktop/proc/funckind.h"
+
 /* For off-CPU (wall-clock) samples: what the thread waits in, from its
  * state, syscall and wchan read before it was stopped. */
 enum sample_wait {
@@ -35,16 +37,23 @@ enum sample_wait {
  * futex → LOCK (until the stack says otherwise: waits_by_function);
  * epoll_wait → IDLE; read/write/poll/recv/send/accept/connect/fsync... →
  * IO; nanosleep/clock_nanosleep/pause → SLEEP; any other syscall → OTHER.
- * wchan may be NULL; it only helps when the syscall is unknown. (CPU, a
+ * wchan may be NULL; it only helps when the syscall is unknown (a futex
+ * there is LOCK, any other wchan its funckind_of kind). (CPU, a
  * runnable thread waiting for a CPU, comes from schedstat, not from here.) */
 enum sample_wait waits_classify(char state, int syscall_nr, const char *wchan);
 
 /* What a function on the stack of a thread classed kind (in syscall_nr)
  * says about its wait: LOCK for mutex and rwlock code, IDLE for condition
- * variables, semaphores, joins and event loops; NONE when it says nothing.
+ * variables, semaphores, joins and event loops (funckind_of's LOCK and
+ * IDLE); NONE when it says nothing.
  * Asked leaf first; the first answer other than NONE wins. Only LOCK and
  * OTHER (a futex), and IO in poll/select, are refined. */
 enum sample_wait waits_by_function(enum sample_wait kind, int syscall_nr, const char *func);
+
+/* The wait a function kind names: LOCK, IDLE, IO and SLEEP their own; any
+ * other kind (GC, runtime, syscall, none) NONE: it says nothing about a
+ * wait. */
+enum sample_wait waits_of_funckind(enum funckind k);
 
 /* "running", "lock", "I/O", "sleep", "D-state", "other", "idle",
  * "CPU-wait". */
