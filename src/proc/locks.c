@@ -397,48 +397,102 @@ int locks_build(struct locks *g)
 	return 0;
 }
 
-int locks_tally(struct locks *g, double keep)
+/* Decay every owner's count; drop faded owners and waiters left with none. */
+static void hold_decay(struct locks *g, double keep)
 {
-	int i, j, k = 0;
+	int k = 0;
 
-	for (i = 0; i < g->nhold; i++) {
-		g->hold[i].n *= keep;
-		if (g->hold[i].n >= 0.01)
-			g->hold[k++] = g->hold[i];
+	for (int i = 0; i < g->nhold; i++) {
+		struct locks_hold *h = &g->hold[i];
+		int m = 0;
+
+		for (int j = 0; j < h->nowners; j++) {
+			h->o[j].n *= keep;
+			if (h->o[j].n >= 0.01)
+				h->o[m++] = h->o[j];
+		}
+		h->nowners = m;
+		if (m)
+			g->hold[k++] = *h;
 	}
 	g->nhold = k;
-	for (i = 0; i < g->n; i++) {
+}
+
+static int hold_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct locks_hold *)a)->waiter,
+	      y = ((const struct locks_hold *)b)->waiter;
+	return (x > y) - (x < y);
+}
+
+/* The entry of waiter among the first n (sorted), or NULL. */
+static struct locks_hold *hold_find(const struct locks *g, int n, pid_t waiter)
+{
+	struct locks_hold key = {.waiter = waiter};
+	return bsearch(&key, g->hold, (size_t)n, sizeof(*g->hold), hold_cmp);
+}
+
+/* One more wait of h's waiter on owner: its count, a new slot, or the
+ * faintest owner's place when all LOCKS_HOLD_OWNERS are taken. */
+static void hold_count(struct locks_hold *h, pid_t owner)
+{
+	int j, low = 0;
+
+	for (j = 0; j < h->nowners; j++) {
+		if (h->o[j].owner == owner)
+			break;
+		if (h->o[j].n < h->o[low].n)
+			low = j;
+	}
+	if (j == h->nowners) {
+		j = h->nowners < LOCKS_HOLD_OWNERS ? h->nowners++ : low;
+		h->o[j].owner = owner;
+		h->o[j].n = 0;
+	}
+	h->o[j].n += 1;
+}
+
+int locks_tally(struct locks *g, double keep)
+{
+	int sorted;
+
+	hold_decay(g, keep);
+	sorted = g->nhold;
+	for (int i = 0; i < g->n; i++) {
 		const struct locks_wait *w = &g->w[i];
+		struct locks_hold *h;
+
 		if (w->kind == LOCKS_KIND_NOOWNER || w->kind == LOCKS_KIND_NONE)
 			continue;
-		for (j = 0; j < g->nhold; j++)
-			if (g->hold[j].waiter == w->tid && g->hold[j].owner == w->owner)
-				break;
-		if (j == g->nhold) {
+		/* Each thread waits once a scan: new waiters go after the
+		 * sorted part, sorted in once the scan is counted. */
+		h = hold_find(g, sorted, w->tid);
+		if (!h) {
 			if (grow((void **)&g->hold, &g->hold_cap, (size_t)g->nhold + 1,
 				 sizeof(*g->hold)))
 				return -ENOMEM;
-			g->hold[g->nhold++] = (struct locks_hold){.waiter = w->tid, .owner = w->owner};
+			h = &g->hold[g->nhold++];
+			*h = (struct locks_hold){.waiter = w->tid};
 		}
-		g->hold[j].n += 1;
+		hold_count(h, w->owner);
 	}
+	if (g->nhold > sorted)
+		qsort(g->hold, (size_t)g->nhold, sizeof(*g->hold), hold_cmp);
 	return 0;
 }
 
 int locks_held_by(const struct locks *g, pid_t waiter, pid_t *owners, double *shares, int max)
 {
+	const struct locks_hold *h = g && max > 0 ? hold_find(g, g->nhold, waiter) : NULL;
 	double sum = 0;
 	int i, j, k = 0;
 
-	if (max <= 0)
+	if (!h)
 		return 0;
-	for (i = 0; g && i < g->nhold; i++)
-		if (g->hold[i].waiter == waiter)
-			sum += g->hold[i].n;
-	for (i = 0; g && sum > 0 && i < g->nhold; i++) {
-		if (g->hold[i].waiter != waiter)
-			continue;
-		double sh = g->hold[i].n / sum;
+	for (i = 0; i < h->nowners; i++)
+		sum += h->o[i].n;
+	for (i = 0; sum > 0 && i < h->nowners; i++) {
+		double sh = h->o[i].n / sum;
 		if (k == max && sh <= shares[max - 1])
 			continue;
 		/* Insert sorted, most first; when full the smallest falls off. */
@@ -447,7 +501,7 @@ int locks_held_by(const struct locks *g, pid_t waiter, pid_t *owners, double *sh
 			owners[j] = owners[j - 1];
 			shares[j] = shares[j - 1];
 		}
-		owners[j] = g->hold[i].owner;
+		owners[j] = h->o[i].owner;
 		shares[j] = sh;
 	}
 	return k;

@@ -420,7 +420,8 @@ static void test_tally(void **state)
 		assert_int_equal(locks_build(&g), 0);
 		assert_int_equal(locks_tally(&g, 1.0), 0);
 	}
-	assert_int_equal(g.nhold, 2); /* (21, 11) and (21, 12): nothing for 22 */
+	assert_int_equal(g.nhold, 1); /* 21 (on 11 and 12): nothing for 22 */
+	assert_int_equal(g.hold[0].nowners, 2);
 	assert_int_equal(locks_held_by(&g, 21, o, sh, 2), 2);
 	assert_int_equal(o[0], 11);
 	assert_float_equal(sh[0], 2.0 / 3, 1e-9);
@@ -435,6 +436,36 @@ static void test_tally(void **state)
 	for (int i = 0; i < 200; i++)
 		assert_int_equal(locks_tally(&g, 0.9), 0);
 	assert_int_equal(g.nhold, 0);
+	locks_free(&g);
+}
+
+/* A target rotating the owner field of its mutexes each second, 2,100
+ * waiters, for 300 scans with a minute's decay: the table keeps one entry
+ * a waiter and LOCKS_HOLD_OWNERS owners at most (it grew by an entry per
+ * waiter per scan: 563k entries), and the shares still name the owner a
+ * waiter keeps seeing. */
+static void test_tally_bounded(void **state)
+{
+	enum { WAITERS = 2100, SCANS = 300 };
+	struct locks g = {0};
+	pid_t o[2];
+	double sh[2];
+
+	for (int scan = 0; scan < SCANS; scan++) {
+		locks_reset(&g);
+		for (int t = 0; t < WAITERS; t++)
+			add(&g, 10000 + t, t == 0 ? 7 : 20000 + scan, 0xa0 + (uint64_t)t * 64);
+		assert_int_equal(locks_build(&g), 0);
+		assert_int_equal(locks_tally(&g, 1.0 - 1.0 / 60), 0);
+	}
+	assert_int_equal(g.nhold, WAITERS);
+	for (int i = 0; i < g.nhold; i++)
+		assert_true(g.hold[i].nowners <= LOCKS_HOLD_OWNERS);
+	assert_true(g.hold_cap <= 2 * WAITERS);
+	assert_int_equal(locks_held_by(&g, 10000, o, sh, 2), 1);
+	assert_int_equal(o[0], 7);
+	assert_int_equal(locks_held_by(&g, 10001, o, sh, 2), 2);
+	assert_int_equal(o[0], 20000 + SCANS - 1); /* the latest, least decayed */
 	locks_free(&g);
 }
 
@@ -456,4 +487,5 @@ TEST_MAIN(NULL, NULL, cmocka_unit_test(test_mutex_layout), cmocka_unit_test(test
 	  cmocka_unit_test(test_live_sem_no_owner), cmocka_unit_test(test_live_rwlock_writer),
 	  cmocka_unit_test(test_decode), cmocka_unit_test(test_hints),
 	  cmocka_unit_test(test_parse_syscall), cmocka_unit_test(test_graph_abba_bystander),
-	  cmocka_unit_test(test_graph_two_cycles_and_three), cmocka_unit_test(test_graph_empty), cmocka_unit_test(test_tally))
+	  cmocka_unit_test(test_graph_two_cycles_and_three), cmocka_unit_test(test_graph_empty), cmocka_unit_test(test_tally),
+	  cmocka_unit_test(test_tally_bounded))

@@ -76,9 +76,20 @@ struct locks_cycle {
 
 /* How often waiter was seen waiting on a lock owner held (owner 0:
  * unknown), decayed so it covers about the window. */
+/* Who held the locks one waiter waited on, as decayed counts: at most
+ * LOCKS_HOLD_OWNERS owners a waiter (a target that rotates the owner
+ * field of its mutexes, or a lock passed round a pool, would otherwise add
+ * an entry per owner per scan: 563k entries and a full core after 4 min
+ * at 2,100 threads); past that a new owner takes the place of the
+ * faintest. */
+#define LOCKS_HOLD_OWNERS 8
 struct locks_hold {
-	pid_t waiter, owner;
-	double n;
+	pid_t waiter;
+	int nowners;
+	struct {
+		pid_t owner;
+		double n;
+	} o[LOCKS_HOLD_OWNERS];
 };
 
 struct locks {
@@ -92,7 +103,8 @@ struct locks {
 	size_t cycles_cap;
 	int read_err; /* the last failure to read a target (-EPERM...), 0 if none */
 	pid_t read_err_pid;
-	/* Kept across locks_reset (locks_tally): who held what waiters waited on. */
+	/* Kept across locks_reset (locks_tally): who held what waiters waited
+	 * on, one entry a waiter, sorted by waiter. */
 	struct locks_hold *hold;
 	int nhold;
 	size_t hold_cap;
@@ -149,9 +161,11 @@ int locks_add(struct locks *g, const struct locks_wait *w);
  * starts at its lowest TID). 0 or -ENOMEM. */
 int locks_build(struct locks *g);
 
-/* After locks_build: every count of hold[] times keep (0..1; entries that
- * fall under 0.01 are dropped), then one more for each wait of the graph on
- * a lock that can have an owner. 0 or -ENOMEM. */
+/* After locks_build: every count of hold[] times keep (0..1; owners that
+ * fall under 0.01 are dropped, and waiters left with none), then one more
+ * for each wait of the graph on a lock that can have an owner. O(waits ×
+ * log waiters), the table at most LOCKS_HOLD_OWNERS owners a waiter. 0 or
+ * -ENOMEM. */
 int locks_tally(struct locks *g, double keep);
 /* The owners waiter was seen waiting on, as shares (0..1) of its tally:
  * up to max of them into owners/shares, most first. Returns how many. */
