@@ -54,12 +54,23 @@ static size_t build_sideband(uint64_t *buf, uint32_t type, uint16_t misc, const 
 	return sizeof(h) + len;
 }
 
+/* build_record's record, parsed (with the callchain it was built with)
+ * into *s; returns its size. */
+static size_t parse_built(uint64_t *buf, bool callchain, uint64_t stack_size, uint64_t dyn,
+			  struct sample *s)
+{
+	size_t size = build_record(buf, callchain, stack_size, dyn);
+
+	assert_int_equal(perfrecord_parse_sample(buf, size, callchain, s), 0);
+	return size;
+}
+
 static void test_parse_sample(void **state)
 {
 	uint64_t buf[256];
 	struct sample s;
-	size_t size = build_record(buf, true, 64, 40);
-	assert_int_equal(perfrecord_parse_sample(buf, size, true, &s), 0);
+
+	parse_built(buf, true, 64, 40, &s);
 	assert_int_equal(s.pid, 42);
 	assert_int_equal(s.tid, 77);
 	assert_int_equal(s.time_ns, 123456789);
@@ -91,8 +102,8 @@ static void test_parse_sample_plain(void **state)
 {
 	uint64_t buf[256];
 	struct sample s;
-	size_t size = build_record(buf, false, 0, 0);
-	assert_int_equal(perfrecord_parse_sample(buf, size, false, &s), 0);
+	size_t size = parse_built(buf, false, 0, 0, &s);
+
 	assert_int_equal(s.nkpcs, 0);
 	assert_null(s.kpcs);
 	assert_null(s.stack);
