@@ -100,17 +100,8 @@ KEEP void *run_worker(void *arg)
 	return NULL;
 }
 
-static void *run_sleeper(void *arg)
-{
-	sleep_forever();
-	return NULL;
-}
-
-static void *run_waiter(void *arg)
-{
-	block_forever();
-	return NULL;
-}
+THREAD_RUNS(run_sleeper, sleep_forever)
+THREAD_RUNS(run_waiter, block_forever)
 
 static int nworkers = 1;
 static double t_start;

@@ -64,6 +64,15 @@ static volatile uint64_t sink __attribute__((unused));
 		return x;                                                                          \
 	}
 
+/* Defines name, a thread start routine that runs fn() (which never
+ * returns): a frame of its own under name, with fn's beneath it. */
+#define THREAD_RUNS(name, fn)                                                                      \
+	static void *name(void *arg)                                                               \
+	{                                                                                          \
+		fn();                                                                              \
+		return NULL;                                                                       \
+	}
+
 /* One xorshift64 step: per-round jitter, so a round never locks in phase
  * with a sampling timer. */
 TARGET_INLINE uint64_t xorshift64(uint64_t *s)
