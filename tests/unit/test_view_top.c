@@ -610,20 +610,29 @@ static void test_header_symbols(void **state)
 	assert_null(strstr(counters_at(fx, 160), "debuginfod"));
 }
 
-static void test_help(void **state)
+/* The help screen, w x h, with the symbol sources mods[0..nmods), as text
+ * in all (8 KiB): its rows, each ended by a newline. */
+static void help_text(struct fixture *fx, int w, int h, const struct sym_module_note *mods,
+		      size_t nmods, char *all)
 {
-	struct fixture *fx = *state;
-	char all[8192] = "";
-
 	const struct keymap *const *maps;
 	size_t nmaps = ui_keymaps(&maps);
 
-	grid_resize(&fx->g, 80, 24);
-	view_help_render(&fx->g, maps, nmaps, NULL, 0);
-	for (int y = 0; y < 24; y++) {
+	grid_resize(&fx->g, w, h);
+	view_help_render(&fx->g, maps, nmaps, mods, nmods);
+	all[0] = '\0';
+	for (int y = 0; y < h; y++) {
 		strcat(all, row(fx, y));
 		strcat(all, "\n");
 	}
+}
+
+static void test_help(void **state)
+{
+	struct fixture *fx = *state;
+	char all[8192];
+
+	help_text(fx, 80, 24, NULL, 0, all);
 	assert_string_equal(row(fx, 0), " stacktop help  (man stacktop for more)");
 	/* Every key of every view is listed, with what it does. */
 	assert_non_null(strstr(all, " 1-4 Tab    top icicle threads memory"));
@@ -671,17 +680,10 @@ static void test_help_symbols(void **state)
 	    {"app", SYM_SRC_SYMTAB | SYM_SRC_INLINE},
 	    {"evil\x1b[2J", SYM_SRC_NONE},
 	};
-	char all[8192] = "", buf[128];
+	char all[8192], buf[128];
 	const char *none, *prog;
-	const struct keymap *const *maps;
-	size_t nmaps = ui_keymaps(&maps);
 
-	grid_resize(&fx->g, 100, 40);
-	view_help_render(&fx->g, maps, nmaps, mods, 4);
-	for (int y = 0; y < 40; y++) {
-		strcat(all, row(fx, y));
-		strcat(all, "\n");
-	}
+	help_text(fx, 100, 40, mods, 4, all);
 	assert_non_null(strstr(all, "Symbols per module"));
 	none = strstr(all, "evil?[2J       none: no symbols at all");
 	prog = strstr(all, "prog           eh_frame ranges");
@@ -695,13 +697,7 @@ static void test_help_symbols(void **state)
 	struct sym_module_note many[60];
 	for (int i = 0; i < 60; i++)
 		many[i] = (struct sym_module_note){"lib", SYM_SRC_DYNSYM};
-	grid_resize(&fx->g, 80, 24);
-	view_help_render(&fx->g, maps, nmaps, many, 60);
-	all[0] = '\0';
-	for (int y = 0; y < 24; y++) {
-		strcat(all, row(fx, y));
-		strcat(all, "\n");
-	}
+	help_text(fx, 80, 24, many, 60, all);
 	assert_non_null(strstr(all, " more"));
 	assert_non_null(strstr(all, " Press any key to return\n"));
 	assert_string_equal(view_symbol_sources(0, buf, sizeof(buf)), "none: no symbols at all");
