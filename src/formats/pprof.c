@@ -913,13 +913,7 @@ int pprof_load(struct stackset *r, const uint8_t *data, size_t len, const char *
 	}
 	c.p = p;
 	rc = load_pprof_msg(&c);
-	if (rc == -EINVAL)
-		text_errf(err, errsz, "%s: corrupt pprof profile: %s.", name,
-			  c.bad ? c.bad : "bad data");
-	else if (rc == -EFBIG)
-		text_errf(err, errsz, STACKSET_TOO_MANY_FRAMES, name, stackset_max_ids(r));
-	else if (rc)
-		text_errf(err, errsz, "%s: cannot load the profile: %s.", name, strerror(-rc));
+	stackset_load_errf(r, rc, name, "corrupt pprof profile", c.bad, err, errsz);
 	idmap_free(&c.locs);
 	idmap_free(&c.fns);
 	idmap_free(&c.maps);

@@ -488,13 +488,8 @@ int speedscope_load(struct stackset *r, const char *data, size_t len, const char
 		stackset_set_period_s(r, period_s);
 		rc = read_stacks(&c, period_s > 0 ? period_s : 1, stackset_scale(max));
 	}
-	if (rc == -EINVAL)
-		text_errf(err, errsz, "%s: not a speedscope profile stacktop can read: %s.", name,
-			  c.bad ? c.bad : "bad data");
-	else if (rc == -EFBIG)
-		text_errf(err, errsz, STACKSET_TOO_MANY_FRAMES, name, stackset_max_ids(r));
-	else if (rc)
-		text_errf(err, errsz, "%s: cannot load the profile: %s.", name, strerror(-rc));
+	stackset_load_errf(r, rc, name, "not a speedscope profile stacktop can read", c.bad, err,
+			   errsz);
 	free(c.fid);
 	json_object_put(root);
 	return rc;

@@ -15,6 +15,7 @@
 
 #include "stacktop/lib/array.h"
 #include "stacktop/lib/strpool.h"
+#include "stacktop/lib/text.h"
 #include "stacktop/model/summary.h"
 #include "stacktop/proc/waits.h"
 #include "stacktop/symbols/frames.h"
@@ -195,6 +196,18 @@ int stackset_add(struct stackset *ss, int tid, int32_t second, uint32_t *frames,
 size_t stackset_max_ids(const struct stackset *ss)
 {
 	return ss->max_ids;
+}
+
+int stackset_load_errf(const struct stackset *ss, int rc, const char *name, const char *invalid,
+		       const char *bad, char *err, size_t errsz)
+{
+	if (rc == -EINVAL)
+		text_errf(err, errsz, "%s: %s: %s.", name, invalid, bad ? bad : "bad data");
+	else if (rc == -EFBIG)
+		text_errf(err, errsz, STACKSET_TOO_MANY_FRAMES, name, stackset_max_ids(ss));
+	else if (rc)
+		text_errf(err, errsz, "%s: cannot load the profile: %s.", name, strerror(-rc));
+	return rc;
 }
 
 void stackset_set_max_ids(struct stackset *ss, size_t max_ids)

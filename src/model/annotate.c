@@ -23,6 +23,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "stacktop/lib/array.h"
 #include "stacktop/symbols/frames.h"
 #include "stacktop/symbols/sym.h"
 #include "stacktop/lib/text.h"
@@ -93,14 +94,16 @@ struct inst {
 int annotate_count(const struct window *w, struct annotate_match *m, struct annotate_addr **out,
 		   size_t *n)
 {
-	size_t nc, na = 0, cap = 16, ni = 0, icap = 4;
+	size_t nc, na = 0, cap = 0, ni = 0, icap = 0;
 	const struct window_count *c = window_counts(w, &nc);
-	struct annotate_addr *a = malloc(cap * sizeof(*a));
-	struct inst *in = malloc(icap * sizeof(*in)), *best = NULL;
+	struct annotate_addr *a = NULL;
+	struct inst *in = NULL, *best = NULL;
 
 	*out = NULL;
 	*n = 0;
-	if (!a || !in)
+	/* Allocated even when nothing matches: *out is never NULL on success. */
+	if (array_grow((void **)&a, &cap, 1, sizeof(*a)) ||
+	    array_grow((void **)&in, &icap, 1, sizeof(*in)))
 		goto enomem;
 	m->self = 0;
 	for (size_t i = 0; i < nc; i++) {
@@ -122,13 +125,8 @@ int annotate_count(const struct window *w, struct annotate_match *m, struct anno
 		for (k = 0; k < na && a[k].off != off; k++)
 			;
 		if (k == na) {
-			if (na == cap) {
-				struct annotate_addr *g = realloc(a, 2 * cap * sizeof(*a));
-				if (!g)
-					goto enomem;
-				a = g;
-				cap *= 2;
-			}
+			if (array_grow((void **)&a, &cap, na + 1, sizeof(*a)))
+				goto enomem;
 			a[na++] = (struct annotate_addr){.off = off};
 		}
 		a[k].count += c[i].count;
@@ -136,13 +134,8 @@ int annotate_count(const struct window *w, struct annotate_match *m, struct anno
 		     k++)
 			;
 		if (k == ni) {
-			if (ni == icap) {
-				struct inst *g = realloc(in, 2 * icap * sizeof(*in));
-				if (!g)
-					goto enomem;
-				in = g;
-				icap *= 2;
-			}
+			if (array_grow((void **)&in, &icap, ni + 1, sizeof(*in)))
+				goto enomem;
 			in[ni++] = (struct inst){.pid = f->pid,
 						 .start = f->sym.func_start,
 						 .size = f->sym.func_size,

@@ -72,18 +72,16 @@ static void side_head(FILE *f, const char *what, const char *label, const struct
 
 static void test_head(FILE *f, const struct diff *d)
 {
+	bool secs = d->test == DIFF_TEST_SECONDS;
+
 	switch (d->test) {
 	case DIFF_TEST_SECONDS:
+	case DIFF_TEST_FILES: /* the units: seconds, or files (repetitions) */
 		fprintf(f,
-			"test: Welch's t-test on each function's share per second (base %zu s, "
-			"new %zu s), Holm-corrected; * = p < %.2f\n",
-			d->side[0].units, d->side[1].units, DIFF_ALPHA);
-		break;
-	case DIFF_TEST_FILES:
-		fprintf(f,
-			"test: Welch's t-test on each function's share per file (base %zu, new "
-			"%zu repetitions), Holm-corrected; * = p < %.2f\n",
-			d->side[0].units, d->side[1].units, DIFF_ALPHA);
+			"test: Welch's t-test on each function's share per %s (base %zu%s, new "
+			"%zu%s), Holm-corrected; * = p < %.2f\n",
+			secs ? "second" : "file", d->side[0].units, secs ? " s" : "",
+			d->side[1].units, secs ? " s" : " repetitions", DIFF_ALPHA);
 		break;
 	case DIFF_TEST_SAMPLES:
 		fprintf(f,

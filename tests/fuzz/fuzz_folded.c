@@ -4,8 +4,6 @@
  * and what was loaded exports back to folded text that loads again with the
  * same total. */
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "stacktop/formats/export.h"
 #include "stacktop/formats/report.h"
@@ -14,13 +12,5 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct window *w;
-	struct stackset *r;
-	struct frames *fr;
-
-	if (report_window_checked(data, size, &fr, &w, &r))
-		return 0;
-	report_window_roundtrip(w, r, EXPORT_FOLDED);
-	report_window_free(fr, w, r);
-	return 0;
+	return report_window_fuzz_roundtrip(data, size, EXPORT_FOLDED);
 }

@@ -100,7 +100,8 @@ static int report_window_export(struct window *w, struct stackset *r, struct exp
 /* What was loaded, exported per thread in format and loaded again, must
  * hold the same total (else abort). Checked only below 2^31 samples: lines
  * that merge on export may pass 2^32 and be scaled on reload. */
-static inline void report_window_roundtrip(struct window *w, struct stackset *r, enum export_format format)
+static inline void report_window_roundtrip(struct window *w, struct stackset *r,
+					   enum export_format format)
 {
 	struct window *w2;
 	struct stackset *r2;
@@ -119,6 +120,22 @@ static inline void report_window_roundtrip(struct window *w, struct stackset *r,
 		report_window_free(fr2, w2, r2);
 	}
 	free(buf);
+}
+
+/* The whole body of a fuzzer for a text format that exports back to itself:
+ * load and check the input, then round-trip it through format. */
+static inline int report_window_fuzz_roundtrip(const void *data, size_t len,
+					       enum export_format format)
+{
+	struct window *w;
+	struct stackset *r;
+	struct frames *fr;
+
+	if (report_window_checked(data, len, &fr, &w, &r))
+		return 0;
+	report_window_roundtrip(w, r, format);
+	report_window_free(fr, w, r);
+	return 0;
 }
 
 #endif

@@ -20,17 +20,8 @@ static KEEP void busy_loop(void)
 	}
 }
 
-static void *run_busy(void *arg)
-{
-	busy_loop();
-	return arg;
-}
-
-static void *run_idle(void *arg)
-{
-	block_forever();
-	return arg;
-}
+THREAD_RUNS(run_busy, busy_loop)
+THREAD_RUNS(run_idle, block_forever)
 
 int main(int argc, char **argv)
 {

@@ -42,23 +42,16 @@
 static uint64_t iters_per_unit; /* iterations of SPIN that take ~1 ms */
 static atomic_ulong rounds_done;
 
+/* leaf_a is SPIN_LEAF(leaf_a, 6) spelled out: test_batch_shares.sh finds
+ * its hot line (-L) by the text of its SPIN. */
 KEEP uint64_t leaf_a(uint64_t x, uint64_t units)
 {
 	SPIN(x, 6 * units);
 	return x;
 }
 
-KEEP uint64_t leaf_b(uint64_t x, uint64_t units)
-{
-	SPIN(x, 3 * units);
-	return x;
-}
-
-KEEP uint64_t leaf_c(uint64_t x, uint64_t units)
-{
-	SPIN(x, 1 * units);
-	return x;
-}
+SPIN_LEAF(leaf_b, 3)
+SPIN_LEAF(leaf_c, 1)
 
 KEEP uint64_t depth_8(uint64_t x, uint64_t units)
 {
@@ -107,17 +100,8 @@ KEEP void *run_worker(void *arg)
 	return NULL;
 }
 
-static void *run_sleeper(void *arg)
-{
-	sleep_forever();
-	return NULL;
-}
-
-static void *run_waiter(void *arg)
-{
-	block_forever();
-	return NULL;
-}
+THREAD_RUNS(run_sleeper, sleep_forever)
+THREAD_RUNS(run_waiter, block_forever)
 
 static int nworkers = 1;
 static double t_start;

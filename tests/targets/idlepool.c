@@ -52,13 +52,18 @@ KEEP void sem_waiter(void)
 	NO_TAIL();
 }
 
-static void *sem_thread(void *arg)
-{
-	pthread_setname_np(pthread_self(), "sem");
-	for (;;)
-		sem_waiter();
-	return NULL;
-}
+/* Defines name, a thread that calls itself comm and then calls fn for
+ * good. */
+#define LOOP_THREAD(name, comm, fn)                                                                \
+	static void *name(void *arg)                                                               \
+	{                                                                                          \
+		pthread_setname_np(pthread_self(), comm);                                          \
+		for (;;)                                                                           \
+			fn();                                                                      \
+		return NULL;                                                                       \
+	}
+
+LOOP_THREAD(sem_thread, "sem", sem_waiter)
 
 KEEP void event_wait(int ep)
 {
@@ -87,13 +92,7 @@ KEEP void pipe_read(void)
 	NO_TAIL();
 }
 
-static void *reader_thread(void *arg)
-{
-	pthread_setname_np(pthread_self(), "reader");
-	for (;;)
-		pipe_read();
-	return NULL;
-}
+LOOP_THREAD(reader_thread, "reader", pipe_read)
 
 KEEP void pool_join(pthread_t t)
 {

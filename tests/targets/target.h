@@ -54,6 +54,25 @@ static volatile uint64_t sink __attribute__((unused));
 		}                                                                                  \
 	} while (0)
 
+/* Defines name(x, units), a leaf that runs SPIN for k * units iterations
+ * and returns x: a KEEP function, so its samples are a frame of its own
+ * under that name (with -L, all of them on the line that uses the macro). */
+#define SPIN_LEAF(name, k)                                                                         \
+	KEEP uint64_t name(uint64_t x, uint64_t units)                                             \
+	{                                                                                          \
+		SPIN(x, (k)*units);                                                                \
+		return x;                                                                          \
+	}
+
+/* Defines name, a thread start routine that runs fn() (which never
+ * returns): a frame of its own under name, with fn's beneath it. */
+#define THREAD_RUNS(name, fn)                                                                      \
+	static void *name(void *arg)                                                               \
+	{                                                                                          \
+		fn();                                                                              \
+		return NULL;                                                                       \
+	}
+
 /* One xorshift64 step: per-round jitter, so a round never locks in phase
  * with a sampling timer. */
 TARGET_INLINE uint64_t xorshift64(uint64_t *s)

@@ -33,11 +33,7 @@
 
 static uint64_t iters_per_unit;
 
-KEEP uint64_t alpha_leaf(uint64_t x, uint64_t units)
-{
-	SPIN(x, 5 * units);
-	return x;
-}
+SPIN_LEAF(alpha_leaf, 5)
 
 KEEP uint64_t alpha(uint64_t x, uint64_t units)
 {
@@ -54,17 +50,8 @@ KEEP uint64_t beta(uint64_t x, uint64_t units)
 	return x + 2;
 }
 
-KEEP uint64_t gamma_x(uint64_t x, uint64_t units)
-{
-	SPIN(x, units);
-	return x;
-}
-
-KEEP uint64_t gamma_y(uint64_t x, uint64_t units)
-{
-	SPIN(x, units);
-	return x;
-}
+SPIN_LEAF(gamma_x, 1)
+SPIN_LEAF(gamma_y, 1)
 
 KEEP uint64_t gamma(uint64_t x, uint64_t units)
 {

@@ -1,6 +1,6 @@
 /*
  * helpers.h — what several unit tests share (header only, static inline):
- * sleeping, running the waiter test target as a child to sample, and
+ * sleeping, clocks, burning CPU, running the waiter test target as a child to sample, and
  * finding a symbol in an ELF file. Include after the system headers and
  * cmocka.h.
  */
@@ -9,6 +9,7 @@
 
 #include <gelf.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -23,6 +24,31 @@ static inline void sleep_ms(long ms)
 {
 	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 	nanosleep(&ts, NULL);
+}
+
+/* CLOCK_MONOTONIC in microseconds, for timing a loop. */
+static inline double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Burn this much of the calling thread's CPU time (not wall time: on a busy
+ * machine it may get only part of a core, and cpu-clock samples follow CPU
+ * time). */
+static inline void burn_cpu_s(double seconds)
+{
+	struct timespec t0, t;
+	volatile uint64_t x = 1;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	do {
+		for (int i = 0; i < 10000; i++)
+			x = x * 6364136223846793005ull + 1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
 }
 
 /* Start build/targets/waiter for 30 s and wait until its five threads exist

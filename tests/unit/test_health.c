@@ -42,6 +42,28 @@ static enum view_warning refresh(struct run *r, uint64_t ds, uint64_t dl, uint64
 	return r->h.warning;
 }
 
+/* One refresh of a run: what grows (as refresh() takes it) and the warning
+ * it must give. */
+struct step {
+	uint64_t ds, dl, busy_ms;
+	enum view_warning want;
+};
+
+static void run_steps(struct run *r, const struct step *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		enum view_warning got = refresh(r, s[i].ds, s[i].dl, s[i].busy_ms);
+
+		if (got != s[i].want)
+			fail_msg("step %zu: warning %d, expected %d", i, (int)got, (int)s[i].want);
+	}
+}
+
+/* Refreshes of r, each {ds, dl, busy_ms, warning}, in order. */
+#define STEPS(r, ...)                                                                              \
+	run_steps((r), (const struct step[]){__VA_ARGS__},                                         \
+		  sizeof((const struct step[]){__VA_ARGS__}) / sizeof(struct step))
+
 static void test_achieved_rate(void **state)
 {
 	struct run r;
@@ -67,15 +89,11 @@ static void test_behind_after_three(void **state)
 
 	start(&r);
 	r.in.expected_hz = 1000;
-	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_NONE);
-	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_NONE);
-	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_SAMPLING_BEHIND);
-	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_SAMPLING_BEHIND);
+	STEPS(&r, {100, 0, 0, VIEW_WARNING_NONE}, {100, 0, 0, VIEW_WARNING_NONE},
+	      {100, 0, 0, VIEW_WARNING_SAMPLING_BEHIND}, {100, 0, 0, VIEW_WARNING_SAMPLING_BEHIND});
 	/* One good refresh starts the count again. */
-	assert_int_equal(refresh(&r, 900, 0, 0), VIEW_WARNING_NONE);
-	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_NONE);
-	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_NONE);
-	assert_int_equal(refresh(&r, 100, 0, 0), VIEW_WARNING_SAMPLING_BEHIND);
+	STEPS(&r, {900, 0, 0, VIEW_WARNING_NONE}, {100, 0, 0, VIEW_WARNING_NONE},
+	      {100, 0, 0, VIEW_WARNING_NONE}, {100, 0, 0, VIEW_WARNING_SAMPLING_BEHIND});
 }
 
 static void test_behind_needs_expected(void **state)
@@ -111,11 +129,9 @@ static void test_busy(void **state)
 	struct run r;
 
 	start(&r);
-	assert_int_equal(refresh(&r, 99, 0, 600), VIEW_WARNING_BUSY);
-	assert_int_equal(refresh(&r, 99, 0, 400), VIEW_WARNING_NONE);
+	STEPS(&r, {99, 0, 600, VIEW_WARNING_BUSY}, {99, 0, 400, VIEW_WARNING_NONE});
 	/* Busy time is per interval: two refreshes of 300 ms are not busy. */
-	assert_int_equal(refresh(&r, 99, 0, 300), VIEW_WARNING_NONE);
-	assert_int_equal(refresh(&r, 99, 0, 300), VIEW_WARNING_NONE);
+	STEPS(&r, {99, 0, 300, VIEW_WARNING_NONE}, {99, 0, 300, VIEW_WARNING_NONE});
 }
 
 static void test_traced(void **state)
@@ -147,9 +163,8 @@ static void test_lost_threshold(void **state)
 	struct run r;
 
 	start(&r);
-	assert_int_equal(refresh(&r, 290, 1, 0), VIEW_WARNING_NONE);
-	assert_int_equal(refresh(&r, 290, 2, 0), VIEW_WARNING_NONE);
-	assert_int_equal(refresh(&r, 290, 3, 0), VIEW_WARNING_LOST);
+	STEPS(&r, {290, 1, 0, VIEW_WARNING_NONE}, {290, 2, 0, VIEW_WARNING_NONE},
+	      {290, 3, 0, VIEW_WARNING_LOST});
 }
 
 /* The cause of a shortfall decides the advice (issue 17 item 2). */
@@ -182,13 +197,11 @@ static void test_priority(void **state)
 	r.in.expected_hz = 1000;
 	r.in.tracer = 4321;
 	r.in.kernel_denied = r.in.first = true;
-	assert_int_equal(refresh(&r, 10, 5, 900), VIEW_WARNING_LOST);
-	assert_int_equal(refresh(&r, 10, 5, 900), VIEW_WARNING_LOST);
-	assert_int_equal(refresh(&r, 10, 5, 900), VIEW_WARNING_SAMPLING_BEHIND);
+	STEPS(&r, {10, 5, 900, VIEW_WARNING_LOST}, {10, 5, 900, VIEW_WARNING_LOST},
+	      {10, 5, 900, VIEW_WARNING_SAMPLING_BEHIND});
 	r.in.expected_hz = 0;
-	assert_int_equal(refresh(&r, 10, 5, 900), VIEW_WARNING_LOST);
-	assert_int_equal(refresh(&r, 10, 0, 900), VIEW_WARNING_BUSY);
-	assert_int_equal(refresh(&r, 10, 0, 0), VIEW_WARNING_TRACED);
+	STEPS(&r, {10, 5, 900, VIEW_WARNING_LOST}, {10, 0, 900, VIEW_WARNING_BUSY},
+	      {10, 0, 0, VIEW_WARNING_TRACED});
 	r.in.tracer = 0;
 	assert_int_equal(refresh(&r, 10, 0, 0), VIEW_WARNING_KERNEL_HIDDEN);
 }

@@ -399,14 +399,6 @@ static void test_bad_input(void **state)
 	lunwind_free(l);
 }
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 /* What a sample costs when the cache stops and libunwind continues, next
  * to the cache alone on an ordinary sample (bench/README.md). */
 static void test_speed(void **state)

@@ -41,12 +41,38 @@ static const struct memhold_row *row_of(const struct memhold_row *r, int n, int 
 	return NULL;
 }
 
-static void test_leak_outranks_churn(void **state)
+/* A new tracker of window_ns (its stacks have no frames table). */
+static struct memhold *opened(uint64_t window_ns)
 {
 	struct memhold *h;
+
+	assert_int_equal(memhold_new(NULL, window_ns, &h), 0);
+	return h;
+}
+
+/* memhold_rank at now, which must give want rows (free them). */
+static struct memhold_row *ranked(struct memhold *h, uint64_t now, int want)
+{
 	struct memhold_row *r;
 	int n;
-	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
+
+	assert_int_equal(memhold_rank(h, now, &r, &n), 0);
+	assert_int_equal(n, want);
+	return r;
+}
+
+static struct memhold_stats stats_of(struct memhold *h)
+{
+	struct memhold_stats st;
+
+	memhold_stats(h, &st);
+	return st;
+}
+
+static void test_leak_outranks_churn(void **state)
+{
+	struct memhold *h = opened(60 * SEC);
+	struct memhold_row *r;
 	int leak = stack(h, 1, 2), churn = stack(h, 1, 3);
 	assert_int_equal(stack(h, 1, 2), leak); /* interned */
 	uint64_t t = SEC;
@@ -57,14 +83,12 @@ static void test_leak_outranks_churn(void **state)
 				 0);
 		memhold_unmap(h, 0x10000000, 4 * MIB);
 	}
-	assert_int_equal(memhold_rank(h, t, &r, &n), 0);
-	assert_int_equal(n, 1); /* the churner holds nothing: dropped */
+	r = ranked(h, t, 1); /* the churner holds nothing: dropped */
 	assert_int_equal(r[0].stack, leak);
 	assert_int_equal(r[0].held, 100 * (256 << 10));
 	assert_int_equal(r[0].held_window, 100 * (256 << 10));
 	free(r);
-	struct memhold_stats st;
-	memhold_stats(h, &st);
+	struct memhold_stats st = stats_of(h);
 	assert_int_equal(st.regions, 100);
 	assert_int_equal(st.unknown_unmapped, 0);
 	assert_int_equal(st.stacks, 1);
@@ -73,10 +97,8 @@ static void test_leak_outranks_churn(void **state)
 
 static void test_partial_unmap_and_fixed(void **state)
 {
-	struct memhold *h;
+	struct memhold *h = opened(60 * SEC);
 	struct memhold_row *r;
-	int n;
-	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
 	int a = stack(h, 1, 2), b = stack(h, 1, 3);
 	assert_int_equal(memhold_map(h, 0x100000, 10 * 4096, a, SEC), 0);
 	/* A hole in the middle, by someone else. */
@@ -85,13 +107,11 @@ static void test_partial_unmap_and_fixed(void **state)
 	memhold_unmap(h, 0x100000 - 4096, 2 * 4096);
 	/* MAP_FIXED by b over the tail. */
 	assert_int_equal(memhold_map(h, 0x100000 + 8 * 4096, 4 * 4096, b, SEC), 0);
-	assert_int_equal(memhold_rank(h, 2 * SEC, &r, &n), 0);
-	assert_int_equal(n, 2);
-	assert_int_equal(row_of(r, n, a)->held, 4 * 4096); /* pages 1, 5, 6, 7 */
-	assert_int_equal(row_of(r, n, b)->held, 4 * 4096);
+	r = ranked(h, 2 * SEC, 2);
+	assert_int_equal(row_of(r, 2, a)->held, 4 * 4096); /* pages 1, 5, 6, 7 */
+	assert_int_equal(row_of(r, 2, b)->held, 4 * 4096);
 	free(r);
-	struct memhold_stats st;
-	memhold_stats(h, &st);
+	struct memhold_stats st = stats_of(h);
 	assert_int_equal(st.regions, 3);
 	assert_int_equal(st.unknown_unmapped, 4096);
 	memhold_free(h);
@@ -99,30 +119,26 @@ static void test_partial_unmap_and_fixed(void **state)
 
 static void test_remap_brk(void **state)
 {
-	struct memhold *h;
+	struct memhold *h = opened(60 * SEC);
 	struct memhold_row *r;
-	int n;
-	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
 	int a = stack(h, 1, 2), grow = stack(h, 1, 4), heap = stack(h, 1, 5);
 	assert_int_equal(memhold_map(h, 0x200000, MIB, a, SEC), 0);
 	assert_int_equal(memhold_remap(h, 0x200000, MIB, 0x800000, 3 * MIB, grow, SEC), 0);
 	memhold_brk_start(h, 0x5000000);
 	assert_int_equal(memhold_brk(h, 0x5000000 + 2 * MIB, heap, SEC), 0);
 	assert_int_equal(memhold_brk(h, 0x5000000 + MIB, heap, SEC), 0); /* shrink */
-	assert_int_equal(memhold_rank(h, 2 * SEC, &r, &n), 0);
-	assert_int_equal(n, 2);
-	assert_null(row_of(r, n, a));
-	assert_int_equal(row_of(r, n, grow)->held, 3 * MIB);
-	assert_int_equal(row_of(r, n, heap)->held, MIB);
+	r = ranked(h, 2 * SEC, 2);
+	assert_null(row_of(r, 2, a));
+	assert_int_equal(row_of(r, 2, grow)->held, 3 * MIB);
+	assert_int_equal(row_of(r, 2, heap)->held, MIB);
 	free(r);
 	memhold_free(h);
 	/* Without a known start, the first brk only learns where the heap ends. */
-	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
+	h = opened(60 * SEC);
 	heap = stack(h, 1, 5);
 	assert_int_equal(memhold_brk(h, 0x5000000, heap, SEC), 0);
 	assert_int_equal(memhold_brk(h, 0x5000000 + MIB, heap, SEC), 0);
-	assert_int_equal(memhold_rank(h, 2 * SEC, &r, &n), 0);
-	assert_int_equal(n, 1);
+	r = ranked(h, 2 * SEC, 1);
 	assert_int_equal(r[0].held, MIB);
 	free(r);
 	memhold_free(h);
@@ -130,10 +146,8 @@ static void test_remap_brk(void **state)
 
 static void test_window_weight_faults(void **state)
 {
-	struct memhold *h;
+	struct memhold *h = opened(10 * SEC);
 	struct memhold_row *r;
-	int n;
-	assert_int_equal(memhold_new(NULL, 10 * SEC, &h), 0);
 	int old = stack(h, 1, 2), fresh = stack(h, 1, 3), toucher = stack(h, 1, 6);
 	assert_int_equal(memhold_map(h, 0x1000000, 8 * MIB, old, SEC), 0);
 	memhold_set_weight(h, 8);
@@ -142,8 +156,7 @@ static void test_window_weight_faults(void **state)
 	for (int i = 0; i < 5; i++)
 		memhold_fault(h, toucher, 64, 52 * SEC);
 	memhold_fault(h, toucher, 64, 30 * SEC); /* before the window */
-	assert_int_equal(memhold_rank(h, 55 * SEC, &r, &n), 0);
-	assert_int_equal(n, 3);
+	r = ranked(h, 55 * SEC, 3);
 	assert_int_equal(r[0].stack, fresh); /* 8 MiB of the window beats 8 MiB before it */
 	assert_int_equal(r[0].held, 8 * MIB);
 	assert_int_equal(r[0].held_window, 8 * MIB);
@@ -155,8 +168,7 @@ static void test_window_weight_faults(void **state)
 	free(r);
 	/* A sampled region unmapped takes back all it stood for. */
 	memhold_unmap(h, 0x9000000, MIB);
-	assert_int_equal(memhold_rank(h, 80 * SEC, &r, &n), 0);
-	assert_int_equal(n, 1);
+	r = ranked(h, 80 * SEC, 1);
 	assert_int_equal(r[0].stack, old);
 	free(r);
 	memhold_free(h);
@@ -166,10 +178,8 @@ static void test_window_weight_faults(void **state)
  * regions made after the snapshot began are left alone. */
 static void test_reconcile(void **state)
 {
-	struct memhold *h;
+	struct memhold *h = opened(60 * SEC);
 	struct memhold_row *r;
-	int n;
-	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
 	int a = stack(h, 1, 2), b = stack(h, 1, 3);
 	assert_int_equal(memhold_map(h, 0x100000, 16 * 4096, a, SEC), 0);
 	assert_int_equal(memhold_map(h, 0x200000, 4 * 4096, b, SEC), 0);
@@ -180,13 +190,11 @@ static void test_reconcile(void **state)
 	    {0x100000 + 15 * 4096, 0x180000},		/* the last page, and more */
 	};
 	assert_int_equal(memhold_reconcile(h, maps, 3, 5 * SEC), (11 + 4) * 4096);
-	assert_int_equal(memhold_rank(h, 10 * SEC, &r, &n), 0);
-	assert_int_equal(n, 2);
-	assert_int_equal(row_of(r, n, a)->held, 5 * 4096);
-	assert_int_equal(row_of(r, n, b)->held, 4 * 4096);
+	r = ranked(h, 10 * SEC, 2);
+	assert_int_equal(row_of(r, 2, a)->held, 5 * 4096);
+	assert_int_equal(row_of(r, 2, b)->held, 4 * 4096);
 	free(r);
-	struct memhold_stats st;
-	memhold_stats(h, &st);
+	struct memhold_stats st = stats_of(h);
 	assert_int_equal(st.reconciled, 15 * 4096);
 	assert_int_equal(st.unknown_unmapped, 0);
 	assert_int_equal(memhold_reconcile(h, maps, 0, 5 * SEC), 5 * 4096); /* nothing mapped */
@@ -195,8 +203,7 @@ static void test_reconcile(void **state)
 
 static void test_bad_input(void **state)
 {
-	struct memhold *h;
-	assert_int_equal(memhold_new(NULL, SEC, &h), 0);
+	struct memhold *h = opened(SEC);
 	uint32_t f[MEMHOLD_MAX_FRAMES + 1] = {0};
 	assert_int_equal(memhold_stack(h, f, MEMHOLD_MAX_FRAMES + 1), -EINVAL);
 	int s = memhold_stack(h, f, 0);
@@ -231,12 +238,10 @@ static void test_random_against_pages(void **state)
 {
 	enum { PAGES = 4096, PAGE = 4096, STACKS = 4 };
 	static int8_t owner[PAGES];
-	struct memhold *h;
-	struct memhold_stats st;
+	struct memhold *h = opened(3600 * SEC);
 	int sk[STACKS];
 	uint64_t seed = 88172645463325252ull, base = 0x7f0000000000ull;
 
-	assert_int_equal(memhold_new(NULL, 3600 * SEC, &h), 0);
 	for (int i = 0; i < STACKS; i++)
 		sk[i] = stack(h, 9, (uint32_t)i);
 	memset(owner, -1, sizeof(owner));
@@ -248,7 +253,8 @@ static void test_random_against_pages(void **state)
 		if (p + len > PAGES)
 			len = PAGES - p;
 		if ((seed >> 50) % 3) {
-			assert_int_equal(memhold_map(h, base + p * PAGE, len * PAGE, sk[who], SEC), 0);
+			assert_int_equal(memhold_map(h, base + p * PAGE, len * PAGE, sk[who], SEC),
+					 0);
 			memset(&owner[p], who, len);
 		} else {
 			memhold_unmap(h, base + p * PAGE, len * PAGE);
@@ -263,8 +269,7 @@ static void test_random_against_pages(void **state)
 		assert_int_equal(held_of(h, sk[i], 2 * SEC), pages * PAGE);
 	}
 	memhold_unmap(h, base, (uint64_t)PAGES * PAGE);
-	memhold_stats(h, &st);
-	assert_int_equal(st.regions, 0);
+	assert_int_equal(stats_of(h).regions, 0);
 	memhold_free(h);
 }
 
@@ -275,18 +280,15 @@ static void test_random_against_pages(void **state)
 static void test_many_regions_cost(void **state)
 {
 	enum { N = 400000 };
-	struct memhold *h;
-	struct memhold_stats st;
+	struct memhold *h = opened(60 * SEC);
 	uint64_t top = 0x7f0000000000ull;
 
-	assert_int_equal(memhold_new(NULL, 60 * SEC, &h), 0);
 	int s = stack(h, 1, 2);
 	for (uint64_t i = 1; i <= N; i++) /* gaps between them: no two merge */
 		assert_int_equal(memhold_map(h, top - i * 0x3000, 0x1000, s, SEC), 0);
-	memhold_stats(h, &st);
-	assert_int_equal(st.regions, N);
+	assert_int_equal(stats_of(h).regions, N);
 	memhold_unmap(h, top - (uint64_t)N * 0x3000, (uint64_t)N * 0x3000);
-	memhold_stats(h, &st);
+	struct memhold_stats st = stats_of(h);
 	assert_int_equal(st.regions, 0);
 	assert_int_equal(held_of(h, s, 2 * SEC), 0);
 	assert_true(st.moves <= 256ull * N);

@@ -20,6 +20,7 @@
 #include "runner.h"
 
 #include "stacktop/sample/perf.h"
+#include "helpers.h"
 
 struct seen {
 	int samples, with_regs, with_stack, stack_without_regs, mine, new_threads;
@@ -52,20 +53,6 @@ static void on_new(void *ctx, pid_t pid, pid_t tid)
 	}
 }
 
-/* Burn this much of our own CPU time (not wall time: on a busy machine we
- * may get only part of a core, and cpu-clock samples follow CPU time). */
-static void burn(double seconds)
-{
-	struct timespec t0, t;
-	volatile uint64_t x = 1;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	do {
-		for (int i = 0; i < 100000; i++)
-			x = x * 6364136223846793005ull + 1;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
-}
-
 static void *quick_thread(void *arg)
 {
 	return arg;
@@ -90,13 +77,13 @@ static void test_live_sampling(void **state)
 	assert_int_equal(perf_add_thread(ps, getpid(), gettid()), -EEXIST);
 	assert_true(perf_has_thread(ps, gettid()));
 	for (int i = 0; i < 6; i++) {
-		burn(0.05);
+		burn_cpu_s(0.05);
 		perf_drain(ps, &cb, &v);
 	}
 	pthread_t th;
 	pthread_create(&th, NULL, quick_thread, NULL);
 	pthread_join(th, NULL);
-	burn(0.01);
+	burn_cpu_s(0.01);
 	perf_drain(ps, &cb, &v);
 
 	/* 300 ms of CPU at 1 kHz: expect well over 100 samples. The count
@@ -172,18 +159,35 @@ static struct perf_sampler *open_self(unsigned rate, enum perf_events ev)
 	return ps;
 }
 
+/* Opened once the thread's tid is known, when a test must add the thread
+ * before it ends. */
+struct gate {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool go;
+};
+
 struct short_job {
 	double burn_s;
 	double cpu_s; /* what it burnt */
 	pid_t tid;
+	struct gate *gate; /* NULL: none */
 };
 
+/* Every test thread: notes its tid, opens its gate if it has one, burns
+ * burn_s of CPU and notes the CPU time it took. */
 static void *short_thread(void *arg)
 {
 	struct short_job *j = arg;
 	struct timespec t;
 	j->tid = gettid();
-	burn(j->burn_s);
+	if (j->gate) {
+		pthread_mutex_lock(&j->gate->mu);
+		j->gate->go = true;
+		pthread_cond_broadcast(&j->gate->cv);
+		pthread_mutex_unlock(&j->gate->mu);
+	}
+	burn_cpu_s(j->burn_s);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	j->cpu_s = t.tv_sec + t.tv_nsec / 1e9;
 	return NULL;
@@ -273,25 +277,6 @@ static void test_short_threads_per_cpu(void **state)
 	assert_true(cov <= 1.3);
 }
 
-struct gate {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool go;
-};
-
-static void *gated_burner(void *arg)
-{
-	struct short_job *j = arg;
-	struct gate *g = (struct gate *)(j + 1);
-	j->tid = gettid();
-	pthread_mutex_lock(&g->mu);
-	g->go = true;
-	pthread_cond_broadcast(&g->cv);
-	pthread_mutex_unlock(&g->mu);
-	burn(j->burn_s);
-	return NULL;
-}
-
 /* A thread created after attach is inherited: adding it (as the /proc
  * rescan does, before any drain read its FORK record) must not open it a
  * second time, or its samples would count twice. */
@@ -300,25 +285,22 @@ static void test_no_double_open(void **state)
 	struct perf_sampler *ps = open_self(1000, PERF_EVENTS_INHERIT);
 	if (!ps)
 		skip();
-	struct {
-		struct short_job j;
-		struct gate g;
-	} x = {.j = {.burn_s = 0.3},
-	       .g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false}};
+	struct gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false};
+	struct short_job j = {.burn_s = 0.3, .gate = &g};
 	struct per_tid *v = calloc(1, sizeof(*v));
 	struct perf_callbacks cb = {.sample = count_sample};
 	pthread_t th;
 
-	assert_int_equal(pthread_create(&th, NULL, gated_burner, &x.j), 0);
-	pthread_mutex_lock(&x.g.mu);
-	while (!x.g.go)
-		pthread_cond_wait(&x.g.cv, &x.g.mu);
-	pthread_mutex_unlock(&x.g.mu);
+	assert_int_equal(pthread_create(&th, NULL, short_thread, &j), 0);
+	pthread_mutex_lock(&g.mu);
+	while (!g.go)
+		pthread_cond_wait(&g.cv, &g.mu);
+	pthread_mutex_unlock(&g.mu);
 	/* Not drained yet: its FORK record is still in a ring. */
-	int err = perf_add_thread(ps, getpid(), x.j.tid);
+	int err = perf_add_thread(ps, getpid(), j.tid);
 	assert_true(err == -EEXIST || err == 0);
-	assert_true(perf_has_thread(ps, x.j.tid));
-	assert_int_equal(perf_add_thread(ps, getpid(), x.j.tid), -EEXIST);
+	assert_true(perf_has_thread(ps, j.tid));
+	assert_int_equal(perf_add_thread(ps, getpid(), j.tid), -EEXIST);
 	assert_int_equal(perf_nthreads(ps), 2);
 	while (pthread_tryjoin_np(th, NULL) == EBUSY) {
 		perf_drain(ps, &cb, v);
@@ -327,23 +309,15 @@ static void test_no_double_open(void **state)
 	perf_drain(ps, &cb, v);
 	const struct perf_stats *st = perf_get_stats(ps);
 	assert_int_equal(st->threads_opened, 1); /* this thread only */
-	int got = samples_of(v, x.j.tid);
+	int got = samples_of(v, j.tid);
 	print_message("inherited thread: %d samples for 300 ms at 1 kHz\n", got);
 	assert_true(got >= 150);
 	assert_true(got <= 330); /* double sampling would give ~600 */
 	/* Its EXIT record removed it. */
-	assert_false(perf_has_thread(ps, x.j.tid));
+	assert_false(perf_has_thread(ps, j.tid));
 	assert_int_equal(perf_nthreads(ps), 1);
 	perf_free(ps);
 	free(v);
-}
-
-static void *pinned_burner(void *arg)
-{
-	struct short_job *j = arg;
-	j->tid = gettid();
-	burn(j->burn_s);
-	return NULL;
 }
 
 /* perf_drain reads every CPU's ring: threads pinned to each online CPU
@@ -371,7 +345,7 @@ static void test_drain_cpu_rings(void **state)
 		pthread_attr_init(&a);
 		pthread_attr_setaffinity_np(&a, sizeof(one), &one);
 		jobs[i].burn_s = 0.1;
-		assert_int_equal(pthread_create(&th[i], &a, pinned_burner, &jobs[i]), 0);
+		assert_int_equal(pthread_create(&th[i], &a, short_thread, &jobs[i]), 0);
 		pthread_attr_destroy(&a);
 	}
 	for (int i = 0; i < ncpu; i++) {

@@ -18,6 +18,7 @@
 
 #include "stacktop/sample/perfevent.h"
 #include "stacktop/sample/perfrecord.h"
+#include "helpers.h"
 
 static void test_parse_cpus(void **state)
 {
@@ -97,18 +98,6 @@ static void test_attr_user_stack(void **state)
 	assert_int_equal(a.clockid, CLOCK_MONOTONIC);
 }
 
-static void burn_ms(int ms)
-{
-	struct timespec t0, t;
-	volatile uint64_t x = 1;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-	do {
-		for (int i = 0; i < 10000; i++)
-			x = x * 6364136223846793005ull + 1;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
-
 /* A cpu-clock event on this thread: its ring fills with samples of this
  * thread that perfrecord decodes, and its count grows. */
 static void test_open_and_map(void **state)
@@ -126,7 +115,7 @@ static void test_open_and_map(void **state)
 	assert_true(pages >= 2 && pages <= 16);
 	assert_int_equal(rb.ring.size, (uint64_t)pages * 4096);
 
-	burn_ms(50);
+	burn_cpu_s(0.05);
 	uint64_t count = 0;
 	assert_int_equal(perfevent_read_count(fd, &count), 0);
 	assert_true(count > 0); /* ns of CPU time */

@@ -44,22 +44,34 @@ static size_t build_record(uint64_t *buf, bool callchain, uint64_t stack_size, u
 	return n * 8;
 }
 
-/* A side-band record of type and misc with payload words (u64 each). */
-static size_t build_sideband(uint64_t *buf, uint32_t type, uint16_t misc, const void *payload,
-			     size_t len)
+/* A side-band record of type and misc with payload words (u64 each),
+ * built in buf and decoded (no callchain) into *r: decode's rc. */
+static int decode_sideband(uint64_t *buf, uint32_t type, uint16_t misc, const void *payload,
+			   size_t len, struct perfrecord *r)
 {
 	struct perf_event_header h = {type, misc, (uint16_t)(sizeof(h) + len)};
 	memcpy(buf, &h, sizeof(h));
 	memcpy((uint8_t *)buf + sizeof(h), payload, len);
-	return sizeof(h) + len;
+	return perfrecord_decode((const void *)buf, false, r);
+}
+
+/* build_record's record, parsed (with the callchain it was built with)
+ * into *s; returns its size. */
+static size_t parse_built(uint64_t *buf, bool callchain, uint64_t stack_size, uint64_t dyn,
+			  struct sample *s)
+{
+	size_t size = build_record(buf, callchain, stack_size, dyn);
+
+	assert_int_equal(perfrecord_parse_sample(buf, size, callchain, s), 0);
+	return size;
 }
 
 static void test_parse_sample(void **state)
 {
 	uint64_t buf[256];
 	struct sample s;
-	size_t size = build_record(buf, true, 64, 40);
-	assert_int_equal(perfrecord_parse_sample(buf, size, true, &s), 0);
+
+	parse_built(buf, true, 64, 40, &s);
 	assert_int_equal(s.pid, 42);
 	assert_int_equal(s.tid, 77);
 	assert_int_equal(s.time_ns, 123456789);
@@ -91,8 +103,8 @@ static void test_parse_sample_plain(void **state)
 {
 	uint64_t buf[256];
 	struct sample s;
-	size_t size = build_record(buf, false, 0, 0);
-	assert_int_equal(perfrecord_parse_sample(buf, size, false, &s), 0);
+	size_t size = parse_built(buf, false, 0, 0, &s);
+
 	assert_int_equal(s.nkpcs, 0);
 	assert_null(s.kpcs);
 	assert_null(s.stack);
@@ -166,8 +178,7 @@ static void test_decode_task(void **state)
 	uint32_t f[10] = {100, 1, 101, 100};
 	uint64_t t = 5555;
 	memcpy(&f[4], &t, 8);
-	build_sideband(buf, PERF_RECORD_FORK, 0, f, sizeof(f));
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), 0);
+	assert_int_equal(decode_sideband(buf, PERF_RECORD_FORK, 0, f, sizeof(f), &r), 0);
 	assert_int_equal(r.kind, PERFRECORD_FORK);
 	assert_int_equal(r.pid, 100);
 	assert_int_equal(r.ppid, 1);
@@ -175,13 +186,11 @@ static void test_decode_task(void **state)
 	assert_int_equal(r.ptid, 100);
 	assert_int_equal(r.time, 5555);
 	assert_true(perfrecord_is_sideband(r.kind));
-	build_sideband(buf, PERF_RECORD_EXIT, 0, f, sizeof(f));
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), 0);
+	assert_int_equal(decode_sideband(buf, PERF_RECORD_EXIT, 0, f, sizeof(f), &r), 0);
 	assert_int_equal(r.kind, PERFRECORD_EXIT);
 	assert_int_equal(r.tid, 101);
 	/* Without its time: too short. */
-	build_sideband(buf, PERF_RECORD_FORK, 0, f, 20);
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), -EBADMSG);
+	assert_int_equal(decode_sideband(buf, PERF_RECORD_FORK, 0, f, 20, &r), -EBADMSG);
 }
 
 static void test_decode_comm(void **state)
@@ -192,20 +201,20 @@ static void test_decode_comm(void **state)
 	uint32_t ids[2] = {300, 301};
 	memcpy(p, ids, 8);
 	memcpy(p + 8, "a-name-longer-than-16", 21);
-	build_sideband(buf, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, p, sizeof(p));
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), 0);
+	assert_int_equal(
+	    decode_sideband(buf, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, p, sizeof(p), &r),
+	    0);
 	assert_int_equal(r.kind, PERFRECORD_EXEC);
 	assert_int_equal(r.pid, 300);
 	assert_int_equal(r.tid, 301);
 	assert_string_equal(r.comm, "a-name-longer-th"); /* 16 bytes at most */
 	/* A thread renaming itself is no exec. */
-	build_sideband(buf, PERF_RECORD_COMM, 0, p, sizeof(p));
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), 0);
+	assert_int_equal(decode_sideband(buf, PERF_RECORD_COMM, 0, p, sizeof(p), &r), 0);
 	assert_int_equal(r.kind, PERFRECORD_OTHER);
 	assert_false(perfrecord_is_sideband(r.kind));
 	/* ids but no name at all. */
-	build_sideband(buf, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, p, 8);
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), -EBADMSG);
+	assert_int_equal(
+	    decode_sideband(buf, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, p, 8, &r), -EBADMSG);
 }
 
 static void test_decode_mmap_lost_throttle(void **state)
@@ -213,27 +222,22 @@ static void test_decode_mmap_lost_throttle(void **state)
 	uint64_t buf[16];
 	struct perfrecord r;
 	uint32_t ids[6] = {400, 402};
-	build_sideband(buf, PERF_RECORD_MMAP2, 0, ids, sizeof(ids));
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), 0);
+	assert_int_equal(decode_sideband(buf, PERF_RECORD_MMAP2, 0, ids, sizeof(ids), &r), 0);
 	assert_int_equal(r.kind, PERFRECORD_MMAP);
 	assert_int_equal(r.pid, 400);
 	assert_int_equal(r.tid, 402);
-	build_sideband(buf, PERF_RECORD_MMAP, 0, ids, 4);
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), -EBADMSG);
+	assert_int_equal(decode_sideband(buf, PERF_RECORD_MMAP, 0, ids, 4, &r), -EBADMSG);
 
 	uint64_t lost[2] = {1, 37};
-	build_sideband(buf, PERF_RECORD_LOST, 0, lost, sizeof(lost));
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), 0);
+	assert_int_equal(decode_sideband(buf, PERF_RECORD_LOST, 0, lost, sizeof(lost), &r), 0);
 	assert_int_equal(r.kind, PERFRECORD_LOST);
 	assert_int_equal(r.lost, 37);
-	build_sideband(buf, PERF_RECORD_LOST, 0, lost, 8);
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), -EBADMSG);
+	assert_int_equal(decode_sideband(buf, PERF_RECORD_LOST, 0, lost, 8, &r), -EBADMSG);
 
-	build_sideband(buf, PERF_RECORD_THROTTLE, 0, lost, 0);
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), 0);
+	assert_int_equal(decode_sideband(buf, PERF_RECORD_THROTTLE, 0, lost, 0, &r), 0);
 	assert_int_equal(r.kind, PERFRECORD_THROTTLE);
-	build_sideband(buf, PERF_RECORD_UNTHROTTLE, 0, lost, sizeof(lost));
-	assert_int_equal(perfrecord_decode((const void *)buf, false, &r), 0);
+	assert_int_equal(decode_sideband(buf, PERF_RECORD_UNTHROTTLE, 0, lost, sizeof(lost), &r),
+			 0);
 	assert_int_equal(r.kind, PERFRECORD_OTHER);
 }
 

@@ -51,16 +51,6 @@ static mode_t mode_arg(int flags, va_list ap)
 	return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
 }
 
-int open(const char *path, int flags, ...)
-{
-	va_list ap;
-	va_start(ap, flags);
-	mode_t mode = mode_arg(flags, ap);
-	va_end(ap);
-	note_open(path);
-	return real_openat(AT_FDCWD, path, flags, mode);
-}
-
 int openat(int dirfd, const char *path, int flags, ...)
 {
 	va_list ap;
@@ -69,6 +59,16 @@ int openat(int dirfd, const char *path, int flags, ...)
 	va_end(ap);
 	note_open(path);
 	return real_openat(dirfd, path, flags, mode);
+}
+
+/* open is openat at the working directory (recorded there). */
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = mode_arg(flags, ap);
+	va_end(ap);
+	return openat(AT_FDCWD, path, flags, mode);
 }
 
 DIR *opendir(const char *path)
@@ -100,8 +100,9 @@ static void test_parse_stat(void **state)
 	char st, comm[32];
 	double cpu;
 	/* utime 250 + stime 50 ticks; a comm with ") (" inside. */
-	const char *line = "4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 "
-			   "7 0 123 456 789\n";
+	const char *line =
+	    "4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 "
+	    "7 0 123 456 789\n";
 	assert_int_equal(procstat_parse_stat(line, &st, &cpu, comm, sizeof(comm)), 0);
 	assert_int_equal(st, 'S');
 	assert_string_equal(comm, "my (odd) name");
@@ -127,8 +128,8 @@ static void test_parse_cgroup(void **state)
 {
 	char path[128];
 	int v2;
-	assert_int_equal(procstat_parse_cgroup("0::/system.slice/app.service\n", path, sizeof(path), &v2),
-			 0);
+	assert_int_equal(
+	    procstat_parse_cgroup("0::/system.slice/app.service\n", path, sizeof(path), &v2), 0);
 	assert_string_equal(path, "/system.slice/app.service");
 	assert_int_equal(v2, 1);
 	const char *hybrid = "12:cpu,cpuacct:/a\n5:memory:/docker/abc\n0::/init.scope\n";

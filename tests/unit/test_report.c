@@ -240,14 +240,33 @@ static void test_round_trip_folded_per_thread(void **state)
 	free(buf);
 }
 
+/* A wall-clock profile's export options: 99 Hz over 10.1 s, threads
+ * named by names(). */
+static struct export_opts wall_opts(enum export_format format, bool per_thread)
+{
+	return (struct export_opts){.format = format,
+				    .period_s = 1.0 / 99,
+				    .duration_s = 10.1,
+				    .mode = "wall",
+				    .per_thread = per_thread,
+				    .thread_name = names};
+}
+
+/* r is known_window() as wall_opts() wrote it in format: all its samples,
+ * its mode and period, and its duration within tol. */
+static void assert_wall_meta(const struct stackset *r, enum stackset_format format, double tol)
+{
+	assert_int_equal(stackset_format(r), format);
+	assert_int_equal(stackset_samples(r), 1000);
+	assert_string_equal(stackset_mode(r), "wall");
+	assert_true(fabs(stackset_period_s(r) - 1.0 / 99) < 1e-9);
+	assert_true(fabs(stackset_duration_s(r) - 10.1) < tol);
+}
+
 static void test_round_trip_pprof(void **state)
 {
 	struct window *src = known_window(), *w;
-	struct export_opts o = {.format = EXPORT_PPROF,
-				.period_s = 1.0 / 99,
-				.duration_s = 10.1,
-				.mode = "wall",
-				.thread_name = names};
+	struct export_opts o = wall_opts(EXPORT_PPROF, false);
 	struct stackset *r;
 	const uint8_t *raw;
 	char *buf, err[256];
@@ -255,11 +274,7 @@ static void test_round_trip_pprof(void **state)
 	int rc;
 
 	w = render_load(src, &o, &buf, &len, &r);
-	assert_int_equal(stackset_format(r), STACKSET_PPROF);
-	assert_int_equal(stackset_samples(r), 1000);
-	assert_string_equal(stackset_mode(r), "wall");
-	assert_true(fabs(stackset_period_s(r) - 1.0 / 99) < 1e-9);
-	assert_true(fabs(stackset_duration_s(r) - 10.1) < 1e-9);
+	assert_wall_meta(r, STACKSET_PPROF, 1e-9);
 	assert_string_equal(stackset_thread_name(r, 201), "worker 1");
 	assert_int_equal(window_thread_total(w, 201), 300);
 	assert_true(fabs(share(w, "leaf_a", false, 0) - 60.0) < 0.01);
@@ -363,22 +378,13 @@ static void test_round_trip_generic(void **state)
 static void test_round_trip_speedscope(void **state)
 {
 	struct window *src = known_window(), *w;
-	struct export_opts o = {.format = EXPORT_SPEEDSCOPE,
-				.period_s = 1.0 / 99,
-				.duration_s = 10.1,
-				.mode = "wall",
-				.per_thread = true,
-				.thread_name = names};
+	struct export_opts o = wall_opts(EXPORT_SPEEDSCOPE, true);
 	struct stackset *r;
 	char *buf;
 	size_t len;
 
 	w = render_load(src, &o, &buf, &len, &r);
-	assert_int_equal(stackset_format(r), STACKSET_SPEEDSCOPE);
-	assert_int_equal(stackset_samples(r), 1000);
-	assert_string_equal(stackset_mode(r), "wall");
-	assert_true(fabs(stackset_period_s(r) - 1.0 / 99) < 1e-9);
-	assert_true(fabs(stackset_duration_s(r) - 10.1) < 1e-6);
+	assert_wall_meta(r, STACKSET_SPEEDSCOPE, 1e-6);
 	assert_int_equal(window_thread_total(w, 200), 700);
 	assert_int_equal(window_thread_total(w, 201), 300);
 	assert_string_equal(stackset_thread_name(r, 201), "worker 1");

@@ -740,14 +740,6 @@ static void test_garbage(void **state)
 	unwind_free(u);
 }
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 static void test_speed(void **state)
 {
 	uint64_t pcs[UNWIND_MAX_FRAMES], frames = 0;

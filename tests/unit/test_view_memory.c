@@ -140,13 +140,30 @@ static struct view_memory_input input(struct fx *fx, bool traced)
 	return in;
 }
 
-static void test_render_80x24(void **state)
+/* The view of fx's process, traced or not, updated and drawn at 80x24
+ * (DUMP=1 prints it). */
+static void render(struct fx *fx, bool traced)
 {
-	struct fx *fx = *state;
-	struct view_memory_input in = input(fx, true);
+	struct view_memory_input in = input(fx, traced);
+
 	assert_int_equal(view_memory_update(&fx->st, &in, 80, 24), 0);
 	assert_int_equal(view_memory_render(&fx->g, &fx->hdr, &fx->st), 0);
 	dump(&fx->g);
+}
+
+static void assert_top_holder(struct fx *fx, const char *want)
+{
+	char top[256];
+
+	view_memory_top_holder(&fx->st, top, sizeof(top));
+	assert_string_equal(top, want);
+}
+
+static void test_render_80x24(void **state)
+{
+	struct fx *fx = *state;
+
+	render(fx, true);
 	assert_string_equal(row(&fx->g, 2),
 			    "anon +150 MiB/min  file +60 MiB/min  shmem 0/min  2 anon maps"
 			    "   smaps every 1.0s");
@@ -169,22 +186,16 @@ static void test_render_80x24(void **state)
 	assert_string_equal(row(&fx->g, 12), "");
 	assert_string_equal(row(&fx->g, 23),
 			    " 1 top  2 icicle  3 threads  4 memory  space pause  ? help  q quit");
-	char top[256];
-	view_memory_top_holder(&fx->st, top, sizeof(top));
-	assert_string_equal(top, "cache_put (memgrow.c:35) < main holds +120 MiB/min");
+	assert_top_holder(fx, "cache_put (memgrow.c:35) < main holds +120 MiB/min");
 }
 
 static void test_untraced(void **state)
 {
 	struct fx *fx = *state;
-	struct view_memory_input in = input(fx, false);
-	assert_int_equal(view_memory_update(&fx->st, &in, 80, 24), 0);
-	assert_int_equal(view_memory_render(&fx->g, &fx->hdr, &fx->st), 0);
-	dump(&fx->g);
+
+	render(fx, false);
 	assert_non_null(strstr(row(&fx->g, 8), "no code paths: memory attribution needs CAP_BPF"));
-	char top[256];
-	view_memory_top_holder(&fx->st, top, sizeof(top));
-	assert_string_equal(top, "");
+	assert_top_holder(fx, "");
 	/* Too small: the notice only. */
 	assert_int_equal(grid_resize(&fx->g, 50, 10), 0);
 	assert_int_equal(view_memory_render(&fx->g, &fx->hdr, &fx->st), 0);

@@ -86,6 +86,13 @@ static void render(struct fixture *fx, int w, int h)
 		       view_top_render(&fx->g, &fx->h, &fx->st), "VIEW_TOP_DUMP");
 }
 
+/* The header's second row (its counters), fx drawn width columns wide. */
+static const char *counters_at(struct fixture *fx, int width)
+{
+	render(fx, width, 24);
+	return row(fx, 1);
+}
+
 static void test_80x24(void **state)
 {
 	struct fixture *fx = *state;
@@ -548,29 +555,27 @@ static void test_header_unsampled(void **state)
 
 	fx->h.threads_unsampled = 3;
 	fx->h.unsampled_err = -EMFILE;
-	render(fx, 140, 24);
-	assert_string_equal(row(fx, 1),
+	assert_string_equal(counters_at(fx, 140),
 			    "samples 1,000 in 60s (16.7/s)  3 threads not sampled: too many open "
 			    "files  lost 0  unwind ok 99.9% (truncated 12, failed 0)");
 	fx->h.threads_unsampled = 1;
 	fx->h.unsampled_err = -EPERM;
-	render(fx, 80, 24);
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  1 thread not sampled: "
-					"no permission  lost 0");
+	assert_string_equal(counters_at(fx, 80),
+			    "samples 1,000 in 60s (16.7/s)  1 thread not sampled: "
+			    "no permission  lost 0");
 	fx->h.unsampled_err = -EBUSY;
-	render(fx, 120, 24);
-	assert_non_null(strstr(row(fx, 1), "  1 thread not sampled: traced by another process  "));
+	assert_non_null(
+	    strstr(counters_at(fx, 120), "  1 thread not sampled: traced by another process  "));
 	fx->h.unsampled_err = -EIO;
-	render(fx, 120, 24);
-	assert_non_null(strstr(row(fx, 1), "  1 thread not sampled: input/output error  "));
+	assert_non_null(
+	    strstr(counters_at(fx, 120), "  1 thread not sampled: input/output error  "));
 	fx->h.threads_unsampled = 0;
-	render(fx, 120, 24);
-	assert_null(strstr(row(fx, 1), "not sampled"));
+	assert_null(strstr(counters_at(fx, 120), "not sampled"));
 	/* Hostile files the symbolizer would not open. */
 	fx->h.files_refused = 2;
-	render(fx, 140, 24);
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  2 files refused (not regular "
-					"or too big)  lost 0  unwind ok 99.9% (truncated 12, failed 0)");
+	assert_string_equal(counters_at(fx, 140),
+			    "samples 1,000 in 60s (16.7/s)  2 files refused (not regular "
+			    "or too big)  lost 0  unwind ok 99.9% (truncated 12, failed 0)");
 }
 
 /* Stacks libunwind finished past the rule cache, and --debuginfod's
@@ -581,49 +586,53 @@ static void test_header_symbols(void **state)
 
 	fx->h.unwind_cache_stopped = 40;
 	fx->h.unwind_finished = 38;
-	render(fx, 140, 24);
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  lost 0  unwind ok 99.9% "
-					"(truncated 12, failed 0, libunwind finished 38 of 40)");
+	assert_string_equal(counters_at(fx, 140),
+			    "samples 1,000 in 60s (16.7/s)  lost 0  unwind ok 99.9% "
+			    "(truncated 12, failed 0, libunwind finished 38 of 40)");
 	fx->h.dbg_on = true;
 	fx->h.dbg_pending = 2;
-	render(fx, 160, 24);
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  lost 0  unwind ok 99.9% "
-					"(truncated 12, failed 0, libunwind finished 38 of 40)  "
-					"debuginfod: 2 pending");
+	assert_string_equal(counters_at(fx, 160),
+			    "samples 1,000 in 60s (16.7/s)  lost 0  unwind ok 99.9% "
+			    "(truncated 12, failed 0, libunwind finished 38 of 40)  "
+			    "debuginfod: 2 pending");
 	fx->h.dbg_pending = 0;
 	fx->h.dbg_found = 3;
 	fx->h.dbg_missing = 1;
-	render(fx, 160, 24);
-	assert_non_null(strstr(row(fx, 1), "  debuginfod: 3 fetched, 1 not found"));
+	assert_non_null(strstr(counters_at(fx, 160), "  debuginfod: 3 fetched, 1 not found"));
 	fx->h.dbg_missing = 0;
-	render(fx, 160, 24);
-	assert_non_null(strstr(row(fx, 1), "  debuginfod: 3 fetched"));
+	assert_non_null(strstr(counters_at(fx, 160), "  debuginfod: 3 fetched"));
 	fx->h.dbg_found = 0;
-	render(fx, 160, 24);
-	assert_non_null(strstr(row(fx, 1), "  debuginfod: nothing missing"));
+	assert_non_null(strstr(counters_at(fx, 160), "  debuginfod: nothing missing"));
 	/* Narrow: whole fields only, the unwind detail goes first. */
 	fx->h.dbg_pending = 2;
-	render(fx, 80, 24);
-	assert_null(strstr(row(fx, 1), "libunwind"));
+	assert_null(strstr(counters_at(fx, 80), "libunwind"));
 	fx->h.dbg_on = false;
-	render(fx, 160, 24);
-	assert_null(strstr(row(fx, 1), "debuginfod"));
+	assert_null(strstr(counters_at(fx, 160), "debuginfod"));
+}
+
+/* The help screen, w x h, with the symbol sources mods[0..nmods), as text
+ * in all (8 KiB): its rows, each ended by a newline. */
+static void help_text(struct fixture *fx, int w, int h, const struct sym_module_note *mods,
+		      size_t nmods, char *all)
+{
+	const struct keymap *const *maps;
+	size_t nmaps = ui_keymaps(&maps);
+
+	grid_resize(&fx->g, w, h);
+	view_help_render(&fx->g, maps, nmaps, mods, nmods);
+	all[0] = '\0';
+	for (int y = 0; y < h; y++) {
+		strcat(all, row(fx, y));
+		strcat(all, "\n");
+	}
 }
 
 static void test_help(void **state)
 {
 	struct fixture *fx = *state;
-	char all[8192] = "";
+	char all[8192];
 
-	const struct keymap *const *maps;
-	size_t nmaps = ui_keymaps(&maps);
-
-	grid_resize(&fx->g, 80, 24);
-	view_help_render(&fx->g, maps, nmaps, NULL, 0);
-	for (int y = 0; y < 24; y++) {
-		strcat(all, row(fx, y));
-		strcat(all, "\n");
-	}
+	help_text(fx, 80, 24, NULL, 0, all);
 	assert_string_equal(row(fx, 0), " stacktop help  (man stacktop for more)");
 	/* Every key of every view is listed, with what it does. */
 	assert_non_null(strstr(all, " 1-4 Tab    top icicle threads memory"));
@@ -671,17 +680,10 @@ static void test_help_symbols(void **state)
 	    {"app", SYM_SRC_SYMTAB | SYM_SRC_INLINE},
 	    {"evil\x1b[2J", SYM_SRC_NONE},
 	};
-	char all[8192] = "", buf[128];
+	char all[8192], buf[128];
 	const char *none, *prog;
-	const struct keymap *const *maps;
-	size_t nmaps = ui_keymaps(&maps);
 
-	grid_resize(&fx->g, 100, 40);
-	view_help_render(&fx->g, maps, nmaps, mods, 4);
-	for (int y = 0; y < 40; y++) {
-		strcat(all, row(fx, y));
-		strcat(all, "\n");
-	}
+	help_text(fx, 100, 40, mods, 4, all);
 	assert_non_null(strstr(all, "Symbols per module"));
 	none = strstr(all, "evil?[2J       none: no symbols at all");
 	prog = strstr(all, "prog           eh_frame ranges");
@@ -695,13 +697,7 @@ static void test_help_symbols(void **state)
 	struct sym_module_note many[60];
 	for (int i = 0; i < 60; i++)
 		many[i] = (struct sym_module_note){"lib", SYM_SRC_DYNSYM};
-	grid_resize(&fx->g, 80, 24);
-	view_help_render(&fx->g, maps, nmaps, many, 60);
-	all[0] = '\0';
-	for (int y = 0; y < 24; y++) {
-		strcat(all, row(fx, y));
-		strcat(all, "\n");
-	}
+	help_text(fx, 80, 24, many, 60, all);
 	assert_non_null(strstr(all, " more"));
 	assert_non_null(strstr(all, " Press any key to return\n"));
 	assert_string_equal(view_symbol_sources(0, buf, sizeof(buf)), "none: no symbols at all");

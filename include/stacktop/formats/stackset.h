@@ -87,6 +87,11 @@ uint64_t stackset_scale(uint64_t max);
 int stackset_add(struct stackset *ss, int tid, int32_t second, uint32_t *frames, size_t n,
 		 uint64_t count, uint64_t scale);
 size_t stackset_max_ids(const struct stackset *ss);
+/* A reader's failure rc (0: nothing) as one sentence in err: -EINVAL is
+ * "name: invalid: bad." (bad NULL: "bad data"), -EFBIG
+ * STACKSET_TOO_MANY_FRAMES, any other strerror. Returns rc. */
+int stackset_load_errf(const struct stackset *ss, int rc, const char *name, const char *invalid,
+		       const char *bad, char *err, size_t errsz);
 void stackset_set_max_ids(struct stackset *ss, size_t max_ids);
 void stackset_set_format(struct stackset *ss, enum stackset_format f);
 /* "cpu" or "wall" (a static string). */
