@@ -41,6 +41,7 @@
 #include "stacktop/memory/memtrace.h"
 #include "stacktop/lib/mono.h"
 #include "stacktop/app/opts.h"
+#include "stacktop/app/procs.h"
 #include "stacktop/app/record.h"
 #include "stacktop/ui/screen.h"
 #include "stacktop/app/session.h"
@@ -500,6 +501,11 @@ int main(int argc, char **argv)
 	if (a->o.cmd == OPTS_CMD_DIFF)
 		return run_diff(a);
 	a->tui = !a->o.batch && (a->o.cmd == OPTS_CMD_TOP || a->o.cmd == OPTS_CMD_REPORT);
+	/* A PID that does not exist is the first thing to say, terminal or not. */
+	if (procs_check_pids(a->o.pids, a->o.npids, err, sizeof(err))) {
+		say(err);
+		return EXIT_RUNTIME;
+	}
 	if (a->tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		say("not a terminal: use -b for text output (e.g. stacktop -b -n 5 -p PID).");
 		return EXIT_USAGE;

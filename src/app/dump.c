@@ -114,6 +114,11 @@ static int take_samples(const struct dump_opts *o, struct dump_ctx *d, char *err
 			    "process %d is already traced by pid %ld (a debugger or strace?): "
 			    "detach it first, then run stacktop dump again.",
 			    o->pid, (long)wall_tracer_of(d->th[i].tid));
+		if (e == -EPERM && geteuid() == 0)
+			return fail(err, errsz, e,
+				    "not permitted to trace process %d even as root: see "
+				    "kernel.yama.ptrace_scope or a security module (SELinux, AppArmor).",
+				    o->pid);
 		if (e == -EPERM)
 			return fail(err, errsz, e,
 				    "not permitted to trace process %d: run as root (sudo stacktop "
@@ -429,6 +434,12 @@ int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 	if (o->pid <= 0 || target_exists(o->pid) != 0)
 		return fail(err, errsz, -ESRCH, "no process with PID %d (is it still running?).",
 			    o->pid);
+	/* ptrace refuses kernel threads whoever asks: say so, not "run as root". */
+	if (target_is_kthread(o->pid))
+		return fail(err, errsz, -EPERM,
+			    "process %d is a kernel thread: it has no user stack to dump (its kernel "
+			    "stack is in /proc/%d/stack, readable by root).",
+			    o->pid, o->pid);
 	if ((rc = target_threads(o->pid, tids, MAX_THREADS, &n)) < 0)
 		return fail(err, errsz, rc == -EACCES ? -EPERM : rc,
 			    "cannot list the threads of process %d: %s.", o->pid, strerror(-rc));

@@ -28,14 +28,24 @@
 
 #define MAX_THREADS 8192
 
-int procs_attach(struct procs *ps, const pid_t *pids, int n, char *err, size_t errsz)
+int procs_check_pids(const pid_t *pids, int n, char *err, size_t errsz)
 {
-	for (int i = 0; i < n && ps->n < PROCS_MAX; i++) {
+	for (int i = 0; i < n; i++)
 		if (target_exists(pids[i]) != 0) {
 			snprintf(err, errsz, "no process with PID %d (is it still running?).",
 				 pids[i]);
 			return -ESRCH;
 		}
+	return 0;
+}
+
+int procs_attach(struct procs *ps, const pid_t *pids, int n, char *err, size_t errsz)
+{
+	int e = procs_check_pids(pids, n, err, errsz);
+
+	if (e)
+		return e;
+	for (int i = 0; i < n && ps->n < PROCS_MAX; i++) {
 		struct procs_entry *p = &ps->p[ps->n++];
 		p->pid = pids[i];
 		target_cmdline(p->pid, p->cmdline, sizeof(p->cmdline));

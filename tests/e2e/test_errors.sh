@@ -112,6 +112,12 @@ grep -Eq '[0-9]+\.[0-9]+' "$outp" && ok "--version prints a version" || bad "--v
 while [ -d /proc/999999 ]; do sleep 1; done
 expect 1 no-such-process 'no such process|not exist|not found|999999' -- "$STACKTOP" -b -n 1 -p 999999
 expect_tui 1 no-such-process-tui 'no such process|not exist|not found|999999' -- "$STACKTOP" -p 999999
+# without -b and with the output redirected, the missing PID is still what
+# is said first (it once said "not a terminal")
+expect 1 no-such-process-redirected 'no process with PID 999999' -- "$STACKTOP" -p 999999
+# a kernel thread has no user stack: dump says so, and never "run as root"
+expect 1 dump-kernel-thread 'kernel thread' -- "$STACKTOP" dump -p 2
+if grep -qi 'run as root' "$err"; then bad "dump -p 2 tells root to run as root"; else ok "dump -p 2: no 'run as root'"; fi
 expect 1 no-such-command 'nonexistent|no such file|not found' -- "$STACKTOP" -b -n 1 -- /nonexistent/command
 expect 1 not-executable 'permission|denied|exec' -- "$STACKTOP" -b -n 1 -- /etc/passwd
 

@@ -85,6 +85,9 @@ struct procs {
 };
 
 /* Attach to existing processes: each must exist. */
+/* 0 when every pid exists; else -ESRCH and a sentence naming the first
+ * that does not. */
+int procs_check_pids(const pid_t *pids, int n, char *err, size_t errsz);
 int procs_attach(struct procs *ps, const pid_t *pids, int n, char *err, size_t errsz);
 /* Start argv, stopped before its exec; then procs_go lets it exec. */
 int procs_spawn(struct procs *ps, char *const argv[], enum target_stdio io, char *err,
