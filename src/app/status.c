@@ -3,6 +3,8 @@
  */
 #include "stacktop/app/status.h"
 
+#include "stacktop/proc/target.h"
+
 #include <string.h>
 
 /* Samples/s the sampler should deliver: cpu-clock fires per CPU-second of
@@ -69,5 +71,9 @@ void status_header(const struct status_in *in, int *pids, struct view_header *h)
 		h->warn_lost = in->health->lost_recent;
 		h->warn_span_s = in->health->span_s;
 		h->warn_tracer = in->health->tracer;
+		h->warn_tracer_comm[0] = '\0';
+		if (h->warning == VIEW_WARNING_TRACED && h->warn_tracer > 0)
+			target_comm(h->warn_tracer, 0, h->warn_tracer_comm,
+				    sizeof(h->warn_tracer_comm));
 	}
 }

@@ -396,12 +396,17 @@ void view_warning_text(const struct view_header *h, char *buf, size_t size)
 			 "! stacktop is behind: processing samples takes over half its time; "
 			 "lower --rate");
 		break;
-	case VIEW_WARNING_TRACED:
+	case VIEW_WARNING_TRACED: {
+		char comm[64];
+
+		text_sanitize(h->warn_tracer_comm[0] ? h->warn_tracer_comm : "a debugger?", comm,
+			      sizeof(comm));
 		snprintf(buf, size,
-			 "! target is traced by pid %d (a debugger?): while it is stopped there, "
-			 "no samples come",
-			 h->warn_tracer);
+			 "! traced by pid %d (%s): while it holds the target stopped, no samples "
+			 "come; detach it",
+			 h->warn_tracer, comm);
 		break;
+	}
 	case VIEW_WARNING_KERNEL_HIDDEN:
 		snprintf(buf, size,
 			 "! kernel frames hidden: not permitted (perf_event_paranoid); "

@@ -811,7 +811,11 @@ int view_top_render(struct grid *g, const struct view_header *h, const struct vi
 		 * threads that run; say so, and what sees the others (a
 		 * master whose workers burn: its children). */
 		char msg[160];
-		text_fit(h && h->children_busy
+		/* A traced target: wall mode needs ptrace too and would be
+		 * refused; the tracer is what to look at. */
+		text_fit(h && h->warning == VIEW_WARNING_TRACED
+			     ? "no samples: its tracer holds it stopped (the line above names it)"
+			 : h && h->children_busy
 			     ? "no samples: nothing ran on a CPU; its children do: try --subprocesses"
 			     : "no samples: nothing ran on a CPU; wall mode (-w) sees waiting threads",
 			 g->w, msg, sizeof(msg));

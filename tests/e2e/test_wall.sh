@@ -151,6 +151,13 @@ msg=$(timeout 10 "$STACKTOP" dump -p "$W2" 2>&1)
 rc=$?
 [ "$rc" = 1 ] && grep -q "already traced by pid $TR" <<<"$msg" && ok "dump of a traced target: exit 1, names pid $TR" ||
 	bad "dump of a traced target: exit $rc, '$msg'"
+# cpu mode needs no ptrace: it samples on, and its warning names the tracer
+# by name and pid (never suggests -w, which would be refused)
+msg=$(timeout 10 "$STACKTOP" -b -n 2 -d 1 -p "$W2" 2>&1)
+rc=$?
+[ "$rc" = 0 ] && grep -q "traced by pid $TR (python3)" <<<"$msg" && ! grep -q -- '-w)' <<<"$msg" &&
+	ok "cpu mode on a traced target: the warning names python3 (pid $TR)" ||
+	bad "cpu mode on a traced target: exit $rc, '$msg'"
 kill -KILL "$TR"
 wait "$TR" 2>/dev/null
 sleep 0.2

@@ -101,6 +101,7 @@ struct view_header {
 	uint64_t warn_lost;		  /* LOST */
 	double warn_span_s;		  /* LOST: seconds the count covers */
 	int warn_tracer;		  /* TRACED: the tracer's pid */
+	char warn_tracer_comm[16];	  /* TRACED: its name, raw ("" unknown) */
 	bool hide_kernel;
 	bool lines;
 	const int *pids;    /* optional: all npids pids, shown as "pids 4242,4243 (+N)" */
