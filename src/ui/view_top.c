@@ -529,7 +529,7 @@ static void alerts_text(const struct view_top_state *st, char *buf, size_t size)
 		return;
 	l = strlen(buf);
 	snprintf(buf + l, size - l, "%s%s (%s)", l ? "   " : "", dl,
-		 st->batch ? "--view threads" : "3: threads");
+		 st->batch ? "threads: --view threads" : "threads: key 3");
 }
 
 /* Batch: the series as text lines, so logs carry them, in the words the

@@ -123,7 +123,7 @@ check_batch wall "$E2E_TMPDIR/wall.txt"
 # Top view, cpu mode: nothing burns, so the alert line is what says why.
 "$STACKTOP" -p "$T" -b -n 2 -d 1 >"$E2E_TMPDIR/topcpu.txt" 2>&1 || die "batch top (cpu) failed"
 expect_in "$E2E_TMPDIR/topcpu.txt" "top (cpu): the alert line names the deadlock" \
-	"^! DEADLOCK alpha \($ALPHA\) (⇄|<->) beta \($BETA\) \(--view threads\)"
+	"^! DEADLOCK alpha \($ALPHA\) (⇄|<->) beta \($BETA\) \(threads: --view threads\)"
 # Top view, wall mode: lock-wait rows name the holder of what they wait on.
 "$STACKTOP" -p "$T" -b --wall -l 100 -n 3 -d 1 >"$E2E_TMPDIR/top.txt" 2>&1 || die "batch top (wall) failed"
 awk '/^stacktop  pid/ { n = 0; delete l } { l[++n] = $0 } END { for (i = 1; i <= n; i++) print l[i] }' \
@@ -144,7 +144,7 @@ check_target_healthy "$T" "after wall mode"
 # ==== TUI at 80x24 =============================================================
 tm_start 80 24 "$STACKTOP" -p "$T"
 tm_wait 8 '%Own' || { tm_dump "start"; die "stacktop did not show the top view"; }
-tm_wait 4 "! DEADLOCK alpha \($ALPHA\).*\(3: threads\)" && ok "80x24 top view: the deadlock alert" ||
+tm_wait 4 "! DEADLOCK alpha \($ALPHA\).*\(threads: key 3\)" && ok "80x24 top view: the deadlock alert" ||
 	{ bad "80x24 top view: no deadlock alert"; tm_dump "top view"; }
 tm_key_expect 3 5 "! DEADLOCK alpha \($ALPHA\)" "threads view with the deadlock alert" "no DEADLOCK alert line"
 row_of() { tm_screen | awk -v t="$1" '$1 == t { print; exit }'; }
