@@ -806,7 +806,14 @@ int view_top_render(struct grid *g, const struct view_header *h, const struct vi
 	if (st->batch && c.mod_w)
 		tighten(&c, rows, n, vis, st->lines);
 	draw_column_header(g, y++, &c, st->sort, st->lines, st->wall, !(period > 0));
-	if ((n == 0 || total == 0) && !st->wall && st->metrics && st->metrics->rss.len >= 3) {
+	if ((n == 0 || total == 0) && st->locks && st->locks->ncycles > 0) {
+		/* Deadlocked: nothing will run, so say why at once rather
+		 * than wait for samples that cannot come. */
+		char msg[160];
+		text_fit("no samples: its threads wait on each other (the DEADLOCK line above)",
+			 g->w, msg, sizeof(msg));
+		view_put_centered(g, y, msg, GRID_DIM);
+	} else if ((n == 0 || total == 0) && !st->wall && st->metrics && st->metrics->rss.len >= 3) {
 		/* Seconds in and still nothing: on-CPU sampling sees only
 		 * threads that run; say so, and what sees the others (a
 		 * master whose workers burn: its children). */

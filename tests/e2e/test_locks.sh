@@ -124,6 +124,11 @@ check_batch wall "$E2E_TMPDIR/wall.txt"
 "$STACKTOP" -p "$T" -b -n 2 -d 1 >"$E2E_TMPDIR/topcpu.txt" 2>&1 || die "batch top (cpu) failed"
 expect_in "$E2E_TMPDIR/topcpu.txt" "top (cpu): the alert line names the deadlock" \
 	"^! DEADLOCK alpha \($ALPHA\) (⇄|<->) beta \($BETA\) \(threads: --view threads\)"
+# ... and the table says why it is empty from the first frame, not "waiting for samples"
+head -n 12 "$E2E_TMPDIR/topcpu.txt" | grep -q 'no samples: its threads wait on each other' &&
+	! grep -q 'waiting for samples' "$E2E_TMPDIR/topcpu.txt" &&
+	ok "top (cpu): the empty table says the threads wait on each other, from the first frame" ||
+	bad "top (cpu): the empty table of a deadlocked process: $(head -n 12 "$E2E_TMPDIR/topcpu.txt")"
 # Top view, wall mode: lock-wait rows name the holder of what they wait on.
 "$STACKTOP" -p "$T" -b --wall -l 100 -n 3 -d 1 >"$E2E_TMPDIR/top.txt" 2>&1 || die "batch top (wall) failed"
 awk '/^stacktop  pid/ { n = 0; delete l } { l[++n] = $0 } END { for (i = 1; i <= n; i++) print l[i] }' \
