@@ -15,7 +15,7 @@
 #   check_share SEEN WANT N MSG   a share within share_tol of its true value
 #   check_share_min SEEN MIN N MSG / check_share_max SEEN MAX N MSG
 #                             a share not below MIN (not above MAX) by more than share_tol
-#   samples_in FILE           the sample count of the last batch block ("samples N")
+#   samples_in FILE           the last "samples N" count in a batch output or screen
 #   die MSG                   fail and stop now
 #   need_stacktop, need_target NAME, need_tmux
 #   start_bg CMD...           start in the background; pid in $BG_PID
@@ -99,7 +99,7 @@ SHARE_SIGMAS=${SHARE_SIGMAS:-4}
 share_tol() {
 	awk -v p="$1" -v n="${2:-0}" -v k="$SHARE_SIGMAS" 'BEGIN {
 		p /= 100; if (p < 0) p = 0; if (p > 1) p = 1
-		if (n + 0 < 1) { print 100; exit }
+		if (n + 0 < 1) { print 0; exit } # no count: no room, the check fails and says so
 		printf "%.1f", k * sqrt(p * (1 - p) / n) * 100 + 0.5 }'
 }
 
@@ -127,9 +127,11 @@ check_share_max() {
 	check_cmp "$1" '<=' "$(awk -v m="$2" -v t="$t" 'BEGIN { print m + t }')" "$4 (at most $2 + $t over $3 samples)"
 }
 
-# samples_in FILE: N of the last "samples N" header line (commas dropped).
+# samples_in FILE: N of the last "samples N" in FILE (a batch header line, or
+# the TUI's header on a screen capture), commas dropped; 0 if none.
 samples_in() {
-	awk '/^samples [0-9]/ { n = $2 } END { gsub(",", "", n); print n + 0 }' "$1"
+	awk '{ for (i = 1; i < NF; i++) if ($i == "samples" && $(i + 1) ~ /^[0-9][0-9,]*$/) n = $(i + 1) }
+		END { gsub(",", "", n); print n + 0 }' "$1"
 }
 
 e2e_cleanup() {
