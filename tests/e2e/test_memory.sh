@@ -60,7 +60,7 @@ if [ -n "$cp" ]; then
 else
 	bad "handle_request not listed (its faults should show)"
 fi
-grep -q 'records lost' "$last" && bad "records lost at memgrow's rate" || ok "no records lost"
+# (records lost at memgrow's rate: a measure of keeping up, bench/checks.sh's mem-lost)
 if [ "$E2E_FAILS" -gt 0 ]; then
 	log "---- last block"
 	cat "$last"
