@@ -70,8 +70,9 @@ rc=$?
 t1=$(date +%s.%N)
 check_cmp "$rc" == 0 "stuck server: stacktop -b exits 0"
 check_cmp "$(grep -c '^stacktop ' "$out")" == 3 "stuck server: all 3 refreshes printed"
-check_cmp "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "<" 8 \
-	"stuck server: 3 refreshes and exit in under 8 s (never waits for the fetch)"
+# a deadline, not a measurement: ~3 s, against the fetch's 30 s timeout if waited for
+check_cmp "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "<" 15 \
+	"stuck server: 3 refreshes and exit in under 15 s (never waits for the fetch)"
 grep -q 'debuginfod: 1 pending' "$out" && ok "stuck server: the header says 'debuginfod: 1 pending'" ||
 	{ bad "stuck server: no 'debuginfod: 1 pending' in the header"; head -3 "$out"; }
 check_cmp "$(wc -l <"$E2E_TMPDIR/stuck.log")" ">=" 1 "stuck server: --debuginfod did connect"
