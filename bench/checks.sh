@@ -19,10 +19,11 @@
 #   cpu-499Hz    stacktop's CPU, % of one core, on cpuburn at 499 Hz (<= 10)
 #   rate-vs-perf stacktop's samples/s over perf record's on the same target (1)
 #   header-rate  the header's samples/s over the count's growth between two
-#                refreshes (1)
+#                refreshes (1); -wall: the same in wall mode (on bigpool)
 #   cpu-1000thr  stacktop's CPU on bigpool (1,000 threads, 2 busy), 99 Hz (<= 5)
 #   lost-1000thr lost records there (0)
-#   coverage     samples / (target CPU s x 99 Hz) on 1.5 ms threads (>= 80%)
+#   coverage     samples / (target CPU s x 99 Hz) on 1.5 ms threads (>= 80%);
+#                -60ms-inh: on 60 ms threads with --events inherit (>= 80%)
 #   wall-keepup  wall mode asked 100,000 samples/s on bigpool: % of the
 #                rate it says it lowered to that it achieves (>= 70)
 #   wall-pause   µs a thread is held stopped, 4 threads on one CPU (< 2000)
@@ -162,24 +163,32 @@ if grep -q 'expected)' <<<"$last"; then
 		awk '{ printf "%.0f", ($2 > 0 ? 100 * $1 / $2 : 0) }')
 elif grep -q 'rate lowered' <<<"$last"; then keep=90; else keep=-; fi
 verdict wall-keepup "$keep" "" 70 min
+read -r n d r g <<<"$(header "$TMP/wall.out")"
+verdict header-rate-wall "$(awk -v r="$r" -v g="$g" 'BEGIN { if (g > 0) printf "%.2f", r / g; else print "-" }')" "" 1 one
 kill_pid "$BP"
 
-# ---- coverage: 1.5 ms threads ------------------------------------------------------------
-start "$TMP/st.out" "$T/shortthreads" 0 1.5 1.5
-SH=$P
-sleep 1
-c0=$(cpu_ticks "$SH")
-timeout $((SECS + 30)) "$STACKTOP" -b -n "$SECS" -d 1 -r 99 -p "$SH" >"$TMP/cov.out" 2>&1 &
-ST=$!
-PIDS+=("$ST")
-[ "$HAVE_PERF" = 1 ] && perf record -q -F 99 --call-graph dwarf -o "$TMP/c.data" -p "$SH" -- sleep "$SECS" >/dev/null 2>&1
-wait "$ST"
-c1=$(cpu_ticks "$SH")
-cov() { awk -v s="$1" -v t=$((c1 - c0)) -v hz="$HZ" 'BEGIN { c = t / hz; if (c > 0) printf "%.0f", 100 * s / (c * 99); else print "-" }'; }
-pc=-
-[ "$HAVE_PERF" = 1 ] && pc=$(cov "$(perf_count "$(perf_stats "$TMP/c.data")" SAMPLE)")
-verdict coverage "$(cov "$(last_samples "$TMP/cov.out")")" "$pc" 80 min
-kill_pid "$SH"
+# ---- coverage: 1.5 ms threads (default events), 60 ms threads (--events inherit) ----
+# coverage NAME JOB_MS EXPECT [STACKTOP ARGS...]
+coverage() {
+	local name=$1 job=$2 want=$3 c0 c1 sh st pc=-
+	shift 3
+	start "$TMP/st.out" "$T/shortthreads" 0 1.5 "$job"
+	sh=$P
+	sleep 1
+	c0=$(cpu_ticks "$sh")
+	timeout $((SECS + 30)) "$STACKTOP" -b -n "$SECS" -d 1 -r 99 "$@" -p "$sh" >"$TMP/cov.out" 2>&1 &
+	st=$!
+	PIDS+=("$st")
+	[ "$HAVE_PERF" = 1 ] && perf record -q -F 99 --call-graph dwarf -o "$TMP/c.data" -p "$sh" -- sleep "$SECS" >/dev/null 2>&1
+	wait "$st"
+	c1=$(cpu_ticks "$sh")
+	cov() { awk -v s="$1" -v t=$((c1 - c0)) -v hz="$HZ" 'BEGIN { c = t / hz; if (c > 0) printf "%.0f", 100 * s / (c * 99); else print "-" }'; }
+	[ "$HAVE_PERF" = 1 ] && pc=$(cov "$(perf_count "$(perf_stats "$TMP/c.data")" SAMPLE)")
+	verdict "$name" "$(cov "$(last_samples "$TMP/cov.out")")" "$pc" "$want" min
+	kill_pid "$sh"
+}
+coverage coverage 1.5 80
+coverage coverage-60ms-inh 60 80 --events inherit
 
 # ---- wall-pause: 4 busy threads on one CPU -------------------------------------------------
 if command -v taskset >/dev/null; then
