@@ -12,21 +12,24 @@
 #      time and the lint;
 #   2. the end-to-end tests in SOLO, one at a time: they compare CPU shares
 #      of threads or processes against each other or against procfs (the
-#      busy floor, the CPU chart), which another test's load moves;
-#   3. the other end-to-end tests, E2E_JOBS (3) at a time, the longest
+#      busy floor, the CPU chart), or wall-time splits whose kinds come from
+#      scheduling (CPU-wait is run delay: under load a thread woken by a
+#      ptrace stop waits for a CPU, and a reader blocked in read() showed
+#      as CPU-wait), which another test's load moves;
+#   3. the other end-to-end tests, E2E_JOBS (4) at a time, the longest
 #      first (from the last run's times in $B/e2e.times, else LONG below):
 #      they mostly wait for a target and stacktop, and their shares are of
 #      one target's own CPU, with tolerances from their sample counts.
 # Each test's time is on its PASS/FAIL line.
 set -u
 FUZZ_ROUNDS=${FUZZ_ROUNDS:-100000}
-E2E_JOBS=${E2E_JOBS:-3}
+E2E_JOBS=${E2E_JOBS:-4}
 # From the makefile: FUZZ_ASAN ("ASAN_OPTIONS=... UBSAN_OPTIONS=..."),
 # CPPCHECK (the lint command), B (the build directory).
 FUZZ_ASAN=${FUZZ_ASAN:-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1}
 CPPCHECK=${CPPCHECK:-cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 -D_GNU_SOURCE -Iinclude --suppress=missingIncludeSystem --suppress=preprocessorErrorDirective --inline-suppr}
 B=${B:-build}
-SOLO=" test_busyfloor test_series test_threads test_multiproc "
+SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall "
 # Started first when there are no times from a last run (seconds on an idle
 # 2-core machine in brackets): safety (60), hostile_newstacks (40),
 # subprocesses (25), memory (20), export (20), batch_shares (20).
