@@ -30,10 +30,9 @@ FUZZ_ASAN=${FUZZ_ASAN:-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
 CPPCHECK=${CPPCHECK:-cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 -D_GNU_SOURCE -Iinclude --suppress=missingIncludeSystem --suppress=preprocessorErrorDirective --inline-suppr}
 B=${B:-build}
 SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall "
-# Started first when there are no times from a last run (seconds on an idle
-# 2-core machine in brackets): safety (60), hostile_newstacks (40),
-# subprocesses (25), memory (20), export (20), batch_shares (20).
-LONG=" test_safety test_hostile_newstacks test_subprocesses test_memory test_export test_batch_shares "
+# Started first when there are no times from a last run: the longest (30-45
+# s each on a loaded 2-core machine).
+LONG=" test_safety test_wall_safety test_hostile_newstacks test_series_mem test_coverage test_subprocesses test_memory test_export "
 
 units=() fuzzers=() e2e=()
 part=0
