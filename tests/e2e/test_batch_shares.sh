@@ -6,7 +6,8 @@
 # shares (within 4 standard errors of their sample count: lib.sh's
 # check_share), the full caller chain (DWARF unwinding: the target has no
 # frame pointers), line mode, sorting, launch mode, and the equal
-# per-thread shares of wall-clock (ptrace) mode. The shares are of the
+# per-thread shares of wall-clock (ptrace) mode (the demo workload, whose
+# threads compete for the CPU, is test_demo's). The shares are of the
 # target's own CPU time, so another process's load lowers the sample count
 # (and widens the tolerance), not the shares. stacktop's own CPU and the
 # header's samples/s against the count's growth are bench's (bench/checks.sh).
@@ -17,10 +18,10 @@ need_target cpuburn
 start_target 0.5 cpuburn 1
 CB=$BG_PID
 
-# ---- shares: ~4 s at 499 Hz, so ~2000 samples on an idle machine -------------
+# ---- shares: ~4 s at 999 Hz, so ~4000 samples on an idle machine -------------
 out=$E2E_TMPDIR/shares.out
-timeout 30 "$STACKTOP" -b -d 2 -n 2 -W 30 -r 499 -l 60 -p "$CB" >"$out" 2>"$out.err"
-check_cmp "$?" == 0 "stacktop -b -d 2 -n 2 -W 30 -r 499 -p PID exits 0"
+timeout 30 "$STACKTOP" -b -d 2 -n 2 -W 30 -r 999 -l 60 -p "$CB" >"$out" 2>"$out.err"
+check_cmp "$?" == 0 "stacktop -b -d 2 -n 2 -W 30 -r 999 -p PID exits 0"
 blocks=$(grep -c '^stacktop' "$out")
 check_cmp "$blocks" == 2 "-n 2 prints 2 blocks"
 rows=$(rows_of "$out")
@@ -41,8 +42,9 @@ samples=$(samples_in "$out")
 unw=$(awk '/^samples [0-9]/ { for (i = 1; i < NF; i++) if ($i == "ok" && $(i - 1) == "unwind") u = $(i + 1) } END { sub("%", "", u); print u }' "$out")
 check_share_min "$unw" 95 "$samples" "unwind ok % (the target has no frame pointers: DWARF CFI)"
 # Not a rate: enough samples for the shares below to tell 60 from 30 (the
-# tolerance is ~11 points at 300 samples; ~2000 are expected)
-check_cmp "$samples" '>=' 300 "enough samples to compare shares"
+# tolerance is ~20 points at 100 samples; ~4000 are expected, a few hundred
+# when the machine is busy)
+check_cmp "$samples" '>=' 100 "enough samples to compare shares"
 
 for spec in leaf_a:60 leaf_b:30 leaf_c:10; do
 	f=${spec%%:*} want=${spec#*:}
@@ -137,23 +139,6 @@ else
 	bad "launch: the launched command still runs after stacktop exited (pids $left)"
 	kill -KILL $left 2>/dev/null
 fi
-
-# ---- the make demo workload: its hot path is what a newcomer sees first -----------------
-need_target demo
-out8=$E2E_TMPDIR/demo.out
-timeout 30 "$STACKTOP" -b -d 2 -n 1 -l 40 -- "$TARGETS/demo" 30 >"$out8" 2>&1
-check_cmp "$?" == 0 "demo: stacktop -b -d 2 -n 1 -- demo exits 0"
-rows8=$(rows_of "$out8")
-first=$(awk 'NR == 1 { print $5 }' <<<"$rows8")
-[ "$first" = checksum ] && ok "demo: checksum is the hottest function" ||
-	bad "demo: first row by %Own should be checksum, seen '$first'"
-for f in decode_field parse_row parse_file run_parser busy_poll run_poller; do
-	[ -n "$(field_of "$rows8" "$f" 2)" ] && ok "demo: $f shown" || bad "demo: $f missing"
-done
-check_cmp "$(field_of "$rows8" parse_row 2)" '>=' "$(field_of "$rows8" decode_field 2)" \
-	"demo: parse_row %Total (caller) >= decode_field %Total"
-grep -q ' 7 threads' "$out8" && ok "demo: 7 threads in the header (6 + the timer of 'demo 30')" ||
-	bad "demo: header should count 7 threads: $(head -n 1 "$out8")"
 
 # ---- wall mode (ptrace): every thread, running or blocked -------------------------------
 # cpuburn 1 has 5 threads: worker-0 burns, main (pause), reporter (sigwait),

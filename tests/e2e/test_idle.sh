@@ -34,7 +34,9 @@ split_pct() {
 wait_of() { awk -v f="$2" '$6 == f { print $5; exit }' "$1"; }
 
 OUT=$E2E_TMPDIR/wall.out
-timeout 30 "$STACKTOP" -b -w -r 49 -d 2 -n 1 -p "$P" >"$OUT" 2>"$E2E_TMPDIR/wall.err" ||
+# the default 19 Hz: at 49 Hz on a loaded machine the reader, woken by
+# each ptrace stop, waited for a CPU often enough to show as CPU-wait
+timeout 30 "$STACKTOP" -b -w -d 3 -n 1 -p "$P" >"$OUT" 2>"$E2E_TMPDIR/wall.err" ||
 	bad "stacktop -b -w exited $?: $(head -c 300 "$E2E_TMPDIR/wall.err")"
 idle=$(split_pct "$OUT" idle) && lock=$(split_pct "$OUT" lock) && io=$(split_pct "$OUT" 'I/O') ||
 	{ bad "no 'wall time:' line"; sed 's/^/  | /' "$OUT" | tail -n 30; }

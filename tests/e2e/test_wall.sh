@@ -44,8 +44,8 @@ split_pct() {
 
 # ---- wall mode: shares and wait kinds ---------------------------------------------
 OUT=$E2E_TMPDIR/wall.out
-if timeout 30 "$STACKTOP" -b -w -r 49 -d 2 -n 2 -p "$W" >"$OUT" 2>"$E2E_TMPDIR/wall.err"; then
-	ok "stacktop -b -w -r 49 -d 2 -n 2 exits 0"
+if timeout 30 "$STACKTOP" -b -w -d 2 -n 3 -p "$W" >"$OUT" 2>"$E2E_TMPDIR/wall.err"; then
+	ok "stacktop -b -w -d 2 -n 3 exits 0"
 else
 	bad "stacktop -b -w exited $?: $(head -c 300 "$E2E_TMPDIR/wall.err")"
 fi
