@@ -5,9 +5,9 @@
 # CPU, so those are also the leaves' shares of all samples. Checks the
 # shares (within 4 standard errors of their sample count: lib.sh's
 # check_share), the full caller chain (DWARF unwinding: the target has no
-# frame pointers), line mode, sorting, launch mode, and the equal
-# per-thread shares of wall-clock (ptrace) mode (the demo workload, whose
-# threads compete for the CPU, is test_demo's). The shares are of the
+# frame pointers), line mode, sorting and launch mode (the demo workload,
+# whose threads compete for the CPU, is test_demo's; wall-clock mode's
+# per-thread shares, test_wall_threads'). The shares are of the
 # target's own CPU time, so another process's load lowers the sample count
 # (and widens the tolerance), not the shares. stacktop's own CPU and the
 # header's samples/s against the count's growth are bench's (bench/checks.sh).
@@ -139,37 +139,6 @@ else
 	bad "launch: the launched command still runs after stacktop exited (pids $left)"
 	kill -KILL $left 2>/dev/null
 fi
-
-# ---- wall mode (ptrace): every thread, running or blocked -------------------------------
-# cpuburn 1 has 5 threads: worker-0 burns, main (pause), reporter (sigwait),
-# sleeper (nanosleep) and waiter (pthread_cond_wait) block. Wall-clock
-# sampling gives each thread the same share: ~20 % of samples each, so each
-# thread's start function has %Total ~20 and leaf_a ~12 (60 % of 20).
-out7=$E2E_TMPDIR/wall.out
-timeout 40 "$STACKTOP" --wall -b -d 2 -n 2 -W 30 -r 49 -l 100 -p "$CB" >"$out7" 2>"$out7.err"
-check_cmp "$?" == 0 "wall: stacktop --wall -b -d 2 -n 2 -r 49 -p PID exits 0"
-wsamples=$(samples_in "$out7")
-# wall mode's table: %Own %Total OnCPU OffCPU Wait Function... Module
-rows7=$(awk '/%Total/ && /Wait/ { n = 0; delete r; inrow = 1; next }
-	inrow && /^[[:space:]]*$/ { inrow = 0; next }
-	inrow && $1 ~ /^[0-9.]+$/ { r[++n] = $0 }
-	END { for (i = 1; i <= n; i++) print r[i] }' "$out7")
-wall_bad=$E2E_FAILS
-for spec in run_worker:20 run_sleeper:20 run_waiter:20 run_reporter:20 main:20 leaf_a:12; do
-	f=${spec%%:*} want=${spec#*:}
-	tot=$(awk -v f="$f" '$6 == f { print $2; exit }' <<<"$rows7")
-	if [ -z "$tot" ]; then
-		bad "wall: $f missing from the table (blocked threads must be sampled too)"
-		continue
-	fi
-	check_share "$tot" "$want" "$wsamples" "wall: $f %Total"
-done
-if [ "$E2E_FAILS" -gt "$wall_bad" ]; then
-	log "---- wall: last block"
-	awk '/^stacktop/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$out7" | head -n 40
-	tail -n 5 "$out7.err"
-fi
-check_target_healthy "$CB" "after wall mode (ptrace detached)" burns
 
 check_target_healthy "$CB" "after the batch runs" burns
 e2e_finish
