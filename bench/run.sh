@@ -1,7 +1,10 @@
 #!/bin/bash
-# bench/run.sh — what does profiling cost? Not a test: prints a table.
+# bench/run.sh — what does profiling cost? Prints a table, then runs
+# bench/checks.sh (the figures the tests used to assert, beside perf's, each
+# with a limit a factor 2 from what was asserted) and exits with its status.
 #
 #   bash bench/run.sh [SECONDS]        (or: make bench; BENCH_SECONDS=20 make bench)
+#   BENCH_CHECK_SECONDS=10 bash bench/run.sh   (the checks' measurements, default 5 s)
 #
 # One cpuburn process with 2 workers runs throughout. For SECONDS each, it
 # runs alone, then under each profiler in turn, then alone again (the two
@@ -196,3 +199,7 @@ echo "rounds/s: target throughput (fixed work); rounds/cpu: per CPU second of th
 echo "load: it only drops when the work itself gets slower); vs-alone: relative to the mean of the alone rows."
 echo "cpu-s: the profiler's utime+stime. samples: from its own output (est. = sum of perf top's irqs/s per 1 s refresh)."
 echo "ms/1k-all: profiler CPU ms per 1000 samples, start-up included; ms/1k-steady: after the first $WARM s."
+
+# ---- the checks: figures with limits (bench/checks.sh); its status is ours ----------
+echo
+bash "$ROOT/bench/checks.sh" "${BENCH_CHECK_SECONDS:-5}"

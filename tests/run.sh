@@ -5,21 +5,38 @@
 #
 #   tests/run.sh UNITS -- FUZZERS -- E2E
 #
-# Unit binaries run one after the other; the fuzzers two at a time. The
-# end-to-end tests mostly wait (a target starts, stacktop samples for some
-# seconds), so those that only check what is shown run two at a time; the
-# ones that measure shares, rates or stacktop's own CPU (SOLO below) run
-# alone, so another test's load cannot move their numbers.
+# Tests check behaviour; figures (stacktop's own CPU, sample rates, how long
+# something takes) are measured by `make bench` (bench/), not here. So most
+# tests can share the machine:
+#   1. the unit binaries one after the other, beside the fuzzers two at a
+#      time and the lint;
+#   2. the end-to-end tests in SOLO, one at a time: they compare CPU shares
+#      of threads or processes against each other or against procfs (the
+#      busy floor, the CPU chart), or wall-time splits whose kinds come from
+#      scheduling (CPU-wait is run delay: under load a thread woken by a
+#      ptrace stop waits for a CPU, and a reader blocked in read() showed
+#      as CPU-wait, and where a preempted worker is stopped), or the demo's
+#      parser against its poller; test_inline's dump stops a busy thread,
+#      which under load missed the stop's deadline (dump then printed no
+#      thread at all); test_languages' hottest row, where a heavily loaded
+#      machine piles samples on the kernel's finish_task_switch;
+#   3. the other end-to-end tests, E2E_JOBS (3) at a time, the longest
+#      first (from the last run's times in $B/e2e.times, else LONG below):
+#      they mostly wait for a target and stacktop, and their shares are of
+#      one target's own CPU, with tolerances from their sample counts.
+# Each test's time is on its PASS/FAIL line.
 set -u
-FUZZ_ROUNDS=${FUZZ_ROUNDS:-200000}
+FUZZ_ROUNDS=${FUZZ_ROUNDS:-100000}
+E2E_JOBS=${E2E_JOBS:-3}
 # From the makefile: FUZZ_ASAN ("ASAN_OPTIONS=... UBSAN_OPTIONS=..."),
 # CPPCHECK (the lint command), B (the build directory).
 FUZZ_ASAN=${FUZZ_ASAN:-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1}
 CPPCHECK=${CPPCHECK:-cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 -D_GNU_SOURCE -Iinclude --suppress=missingIncludeSystem --suppress=preprocessorErrorDirective --inline-suppr}
 B=${B:-build}
-SOLO=" test_cost test_coverage test_busyfloor test_series test_batch_shares test_threads
- test_multiproc test_cpuwait test_memory test_wall test_difflive test_diff test_inline
- test_annotate test_icicle test_export test_tui test_languages test_idle "
+SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall test_demo test_wall_threads test_inline test_languages "
+# Started first when there are no times from a last run: the longest (30-45
+# s each on a loaded 2-core machine).
+LONG=" test_safety test_wall_safety test_hostile_newstacks test_series_mem test_coverage test_subprocesses test_memory test_export "
 
 units=() fuzzers=() e2e=()
 part=0
@@ -34,26 +51,27 @@ trap 'rm -rf "$R"' EXIT
 # run_one KIND NAME LOG CMD...: runs CMD, writes "PASS|FAIL NAME (Ns)" and,
 # on failure, the log's tail into $R/NAME.res.
 run_one() {
-	local kind=$1 name=$2 log=$3 t0 rc lines
+	local kind=$1 name=$2 log=$3 t0 rc lines secs
 	shift 3
 	t0=$(date +%s)
 	"$@" >"$log" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	lines=$([ "$kind" = e2e ] && echo 40 || echo 30)
+	[ "$kind" = e2e ] && echo "$(basename "$name" .sh) $secs" >>"$R/times"
 	{
 		if [ $rc -eq 0 ]; then
-			echo "PASS $name ($(($(date +%s) - t0))s)"
+			echo "PASS $name (${secs}s)"
 		else
-			echo "FAIL $name ($(($(date +%s) - t0))s)"
+			echo "FAIL $name (${secs}s)"
 			tail -n "$lines" "$log"
 		fi
 	} >"$R/$(basename "$name").res"
 	return $rc
 }
 
-# pool N: run the queued commands (one per line of $R/queue, "KIND NAME LOG
-# CMD...") N at a time, printing each result as it ends.
 pass=0 fail=0 failed=""
+# collect NAME: print a finished test's result and count it.
 collect() {
 	local f=$R/$1.res
 	cat "$f"
@@ -62,12 +80,8 @@ collect() {
 	rm -f "$f"
 }
 
-for t in "${units[@]}"; do
-	run_one unit "$t" "$t.log" "$t"
-	collect "$(basename "$t")"
-done
-
-# Two at a time: start, and when two run, wait for one.
+# A pool of background jobs: pool_start runs one, pool_wait_one waits for
+# any one to end and prints its result, pool_drain waits for all.
 declare -A running=()
 pool_start() { # KIND NAME LOG CMD...
 	run_one "$@" &
@@ -81,6 +95,11 @@ pool_wait_one() {
 }
 pool_drain() { while [ ${#running[@]} -gt 0 ]; do pool_wait_one; done; }
 
+# ---- 1. units (one lane, in order), fuzzers (two lanes), lint ---------------------
+(for t in "${units[@]}"; do run_one unit "$t" "$t.log" "$t"; done) &
+units_pid=$!
+
+pool_start lint lint "$B/lint.log" bash -c "$CPPCHECK src/main.c src/*/*.c"
 for f in "${fuzzers[@]}"; do
 	name=$(basename "$f")
 	[ ${#running[@]} -ge 2 ] && pool_wait_one
@@ -88,29 +107,42 @@ for f in "${fuzzers[@]}"; do
 	pool_start fuzz "$f" "$f.log" env $FUZZ_ASAN "$f" "tests/fuzz/corpus/${name#fuzz_}" "$FUZZ_ROUNDS"
 done
 pool_drain
+wait "$units_pid"
+for t in "${units[@]}"; do collect "$(basename "$t")"; done
 
-t0=$(date +%s)
-# shellcheck disable=SC2086 # CPPCHECK is a command line
-if $CPPCHECK src/main.c src/*/*.c >"$B/lint.log" 2>&1; then
-	pass=$((pass + 1)); echo "PASS lint (cppcheck) ($(($(date +%s) - t0))s)"
-else
-	fail=$((fail + 1)); failed="$failed lint"; echo "FAIL lint (cppcheck)"; tail -n 20 "$B/lint.log"
-fi
-
+# ---- 2. end-to-end tests that compare shares another load moves: alone ------------
 e2e_log() { echo "$B/e2e-$(basename "$1" .sh).log"; }
-for t in "${e2e[@]}"; do # the solo ones first, one at a time
+for t in "${e2e[@]}"; do
 	n=$(basename "$t" .sh)
 	case $SOLO in *" $n "*) ;; *) continue ;; esac
 	run_one e2e "$t" "$(e2e_log "$t")" timeout 300 bash "$t"
 	collect "$(basename "$t")"
 done
-for t in "${e2e[@]}"; do # then the others, two at a time
-	n=$(basename "$t" .sh)
-	case $SOLO in *" $n "*) continue ;; esac
-	[ ${#running[@]} -ge 2 ] && pool_wait_one
+
+# ---- 3. the others, E2E_JOBS at a time, longest first ------------------------------
+# order: "SECONDS PATH" per test, from the last run's times (LONG first, then
+# the rest in the given order, when there are none), sorted longest first.
+TIMES=$B/e2e.times
+order() {
+	local t n s i=0
+	for t in "${e2e[@]}"; do
+		n=$(basename "$t" .sh)
+		case $SOLO in *" $n "*) continue ;; esac
+		s=$(awk -v n="$n" '$1 == n { s = $2 } END { print s + 0 }' "$TIMES" 2>/dev/null)
+		case $LONG in *" $n "*) [ "${s:-0}" -gt 0 ] || s=1000 ;; esac
+		i=$((i + 1))
+		printf '%s %s %s\n' "${s:-0}" "$i" "$t"
+	done | sort -k1,1nr -k2,2n | cut -d' ' -f3-
+}
+mapfile -t queue < <(order)
+for t in "${queue[@]}"; do
+	[ ${#running[@]} -ge "$E2E_JOBS" ] && pool_wait_one
 	pool_start e2e "$t" "$(e2e_log "$t")" timeout 300 bash "$t"
 done
 pool_drain
+# this run's times, for the next run's order
+[ -s "$R/times" ] && cat "$TIMES" "$R/times" 2>/dev/null |
+	awk '{ t[$1] = $2 } END { for (n in t) print n, t[n] }' | sort >"$TIMES.new" && mv "$TIMES.new" "$TIMES"
 
 echo
 [ -z "$failed" ] || echo "failed:$failed"

@@ -11,6 +11,11 @@
 #   ROOT, STACKTOP, TARGETS   the repo, build/stacktop, build/targets
 #   ok MSG / bad MSG          record a passed / failed check
 #   check_cmp A OP B MSG      numeric comparison with awk (OP: < <= > >= == !=)
+#   share_tol P N             the tolerance of a share P% over N samples, in points
+#   check_share SEEN WANT N MSG   a share within share_tol of its true value
+#   check_share_min SEEN MIN N MSG / check_share_max SEEN MAX N MSG
+#                             a share not below MIN (not above MAX) by more than share_tol
+#   samples_in FILE           the last "samples N" count in a batch output or screen
 #   die MSG                   fail and stop now
 #   need_stacktop, need_target NAME, need_tmux
 #   start_bg CMD...           start in the background; pid in $BG_PID
@@ -77,6 +82,56 @@ check_cmp() {
 	else
 		bad "$msg: expected $op $b, seen '${a}'"
 	fi
+}
+
+# ---- shares ----------------------------------------------------------------
+# A share read off a profile is a count over N samples: its sampling noise
+# is that of a binomial proportion, one standard error sqrt(p (1 - p) / N).
+# Tests compare shares within SHARE_SIGMAS (4) standard errors, so a correct
+# profile fails about once in 16,000 checks, and the tolerance shrinks as
+# samples grow instead of being a fixed number of points; plus half a point
+# for the rounding of printed shares (the wall time line prints whole %).
+# Fewer samples (a busy machine) widen it by themselves; no test compares a
+# sample count itself.
+SHARE_SIGMAS=${SHARE_SIGMAS:-4}
+
+# share_tol P N: the tolerance, in points, of a share whose true value is P%.
+share_tol() {
+	awk -v p="$1" -v n="${2:-0}" -v k="$SHARE_SIGMAS" 'BEGIN {
+		p /= 100; if (p < 0) p = 0; if (p > 1) p = 1
+		if (n + 0 < 1) { print 0; exit } # no count: no room, the check fails and says so
+		printf "%.1f", k * sqrt(p * (1 - p) / n) * 100 + 0.5 }'
+}
+
+# check_share SEEN WANT N MSG: |SEEN - WANT| within share_tol WANT N.
+check_share() {
+	local t
+	t=$(share_tol "$2" "$3")
+	if [ -n "$1" ] && awk -v a="$1" -v b="$2" -v t="$t" 'BEGIN { d = a - b; exit !((d < 0 ? -d : d) <= t) }'; then
+		ok "$4 ($1, true $2 +- $t over $3 samples)"
+	else
+		bad "$4: expected $2 +- $t ($SHARE_SIGMAS standard errors over $3 samples), seen '${1}'"
+	fi
+}
+
+# check_share_min SEEN MIN N MSG: SEEN >= MIN - share_tol MIN N (and _max: <=
+# MAX + tol): a bound the true share keeps, checked through the noise.
+check_share_min() {
+	local t
+	t=$(share_tol "$2" "$3")
+	check_cmp "$1" '>=' "$(awk -v m="$2" -v t="$t" 'BEGIN { print m - t }')" "$4 (at least $2 - $t over $3 samples)"
+}
+check_share_max() {
+	local t
+	t=$(share_tol "$2" "$3")
+	check_cmp "$1" '<=' "$(awk -v m="$2" -v t="$t" 'BEGIN { print m + t }')" "$4 (at most $2 + $t over $3 samples)"
+}
+
+# samples_in FILE: N of the last "samples N" in FILE (a batch header line, or
+# the TUI's header on a screen capture), commas dropped; 0 if none.
+samples_in() {
+	awk '{ for (i = 1; i < NF; i++) if ($i == "samples" && $(i + 1) ~ /^[0-9][0-9,]*$/) n = $(i + 1) }
+		END { gsub(",", "", n); print n + 0 }' "$1"
 }
 
 e2e_cleanup() {
@@ -221,11 +276,12 @@ check_target_healthy() {
 	t=$(proc_tracers "$pid")
 	if [ -z "$t" ]; then ok "$what: TracerPid 0 in every thread"; else bad "$what: target still traced: $t"; fi
 	if [ -n "$burns" ]; then
-		# > 2 ticks, not ~100: the machine may be shared and busy
+		# > 2 ticks, not ~50: the machine may be shared and busy (a
+		# stopped target gets none)
 		a=$(proc_cpu_ticks "$pid")
-		sleep 1.5
+		sleep 0.5
 		b=$(proc_cpu_ticks "$pid")
-		check_cmp "$((b - a))" '>' 2 "$what: target CPU time keeps increasing (ticks in 1.5 s)"
+		check_cmp "$((b - a))" '>' 2 "$what: target CPU time keeps increasing (ticks in 0.5 s)"
 	fi
 }
 

@@ -102,7 +102,9 @@ tm_wait 5 '^ +[0-9.]+%  +[0-9]+: +for \(uint64_t' ||
 	{ tm_dump "source"; die "the loop's line has no share in source-only mode"; }
 tm_key_expect Escape 5 '%Own' "back to the top view" "Esc did not return"
 # Enter on driver's call of hot_loop opens hot_loop (k-th instruction line)
-"$STACKTOP" -b -n 1 -d 0.5 --annotate driver -p "$HP" >"$out" 2>&1
+# driver's own share is small: 999 Hz for 1 s, so it has samples even when the
+# target gets half a core
+"$STACKTOP" -b -n 1 -d 1 -r 999 --annotate driver -p "$HP" >"$out" 2>&1
 k=$(awk '/^ *([0-9.]+%)? +0x[0-9a-f]+  / { n++ } /call 0x[0-9a-f]+  <hot_loop>/ { print n - 1; exit }' "$out")
 [ -n "$k" ] || { cat "$out"; die "driver has no call of hot_loop"; }
 tm_keys Down

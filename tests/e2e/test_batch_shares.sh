@@ -3,9 +3,14 @@
 # known: one worker spends 60/30/10 % of its CPU in leaf_a/leaf_b/leaf_c,
 # under run_worker → work_unit → depth_1 … depth_8. Only the worker burns
 # CPU, so those are also the leaves' shares of all samples. Checks the
-# shares (within 3 points), the full caller chain (DWARF unwinding: the
-# target has no frame pointers), line mode, sorting, launch mode, and the
-# equal per-thread shares of wall-clock (ptrace) mode.
+# shares (within 4 standard errors of their sample count: lib.sh's
+# check_share), the full caller chain (DWARF unwinding: the target has no
+# frame pointers), line mode, sorting and launch mode (the demo workload,
+# whose threads compete for the CPU, is test_demo's; wall-clock mode's
+# per-thread shares, test_wall_threads'). The shares are of the
+# target's own CPU time, so another process's load lowers the sample count
+# (and widens the tolerance), not the shares. stacktop's own CPU and the
+# header's samples/s against the count's growth are bench's (bench/checks.sh).
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target cpuburn
@@ -13,17 +18,12 @@ need_target cpuburn
 start_target 0.5 cpuburn 1
 CB=$BG_PID
 
-# ---- shares: ~8 s at 499 Hz, so ~4000 samples (binomial sd < 1 point) -------
+# ---- shares: ~4 s at 999 Hz, so ~4000 samples on an idle machine -------------
 out=$E2E_TMPDIR/shares.out
-TIMEFORMAT='%R %U %S'
-times=$({ time timeout 30 "$STACKTOP" -b -d 2 -n 4 -W 30 -r 499 -l 60 -p "$CB" >"$out" 2>"$out.err"; } 2>&1)
-rc=$?
-check_cmp "$rc" == 0 "stacktop -b -d 2 -n 4 -W 30 -r 499 -p PID exits 0"
-# its own cost: measured ~1-2% of a core at 1 kHz; 10% means something regressed
-check_cmp "$(awk '{ printf "%.1f", ($2 + $3) / $1 * 100 }' <<<"$times")" '<=' 10 \
-	"stacktop's own CPU at 499 Hz, % of one core (real user sys: $times)"
+timeout 30 "$STACKTOP" -b -d 2 -n 2 -W 30 -r 999 -l 60 -p "$CB" >"$out" 2>"$out.err"
+check_cmp "$?" == 0 "stacktop -b -d 2 -n 2 -W 30 -r 999 -p PID exits 0"
 blocks=$(grep -c '^stacktop' "$out")
-check_cmp "$blocks" == 4 "-n 4 prints 4 blocks"
+check_cmp "$blocks" == 2 "-n 2 prints 2 blocks"
 rows=$(rows_of "$out")
 if [ -z "$rows" ]; then
 	bad "no table rows in the last block"
@@ -38,29 +38,13 @@ case $hdr in
 *" 5 threads"*) ok "header counts 5 threads (main, reporter, sleeper, waiter, worker-0)" ;;
 *) bad "header should say '5 threads', seen: $hdr" ;;
 esac
+samples=$(samples_in "$out")
 unw=$(awk '/^samples [0-9]/ { for (i = 1; i < NF; i++) if ($i == "ok" && $(i - 1) == "unwind") u = $(i + 1) } END { sub("%", "", u); print u }' "$out")
-check_cmp "$unw" '>=' 95 "unwind ok % (the target has no frame pointers: DWARF CFI)"
-samples=$(awk '/^samples / { n = $2 } END { gsub(",", "", n); print n }' "$out")
-check_cmp "$samples" '>=' 300 "last block counts samples (8 s at 499 Hz over one busy thread: ~4000 on an idle machine)"
-# 3 points is > 3.8 standard deviations (p = 0.6) with 4000 samples. On a busy shared
-# machine the worker gets fewer: keep the check at 3.5 sd then.
-TOL=$(awk -v n="${samples:-0}" 'BEGIN { t = (n > 0) ? 3.5 * sqrt(0.24 / n) * 100 : 3; printf "%.1f", (t > 3 ? t : 3) }')
-[ "$TOL" = 3.0 ] || log "only $samples samples (busy machine?): tolerance widened to $TOL points"
-
-# check_rate FILE DELAY LABEL: the header's "(R/s" is the samples' rate:
-# between the last two blocks (DELAY s apart) the count grows by ~R x DELAY.
-check_rate() {
-	local n1 n2 r2
-	read -r n1 n2 r2 <<<"$(awk '/^samples [0-9]/ { gsub(",", "", $2); n[++k] = $2; r = $5; sub(/^\(/, "", r); sub(/\/s.*/, "", r) }
-		END { if (k >= 2) print n[k - 1], n[k], r }' "$1")"
-	if [ -z "${r2:-}" ]; then
-		bad "$3: no two 'samples N in Xs (R/s' header lines to compare"
-		return
-	fi
-	check_cmp "$(awk -v a="$n1" -v b="$n2" -v r="$r2" -v d="$2" 'BEGIN { g = (b - a) / d; printf "%.0f", (r > g ? r / g : g / r) * 100 - 100 }')" \
-		'<=' 25 "$3: header rate $r2/s matches the count's growth ($n2 - $n1 in $2 s), % apart"
-}
-check_rate "$out" 2 "cpu"
+check_share_min "$unw" 95 "$samples" "unwind ok % (the target has no frame pointers: DWARF CFI)"
+# Not a rate: enough samples for the shares below to tell 60 from 30 (the
+# tolerance is ~20 points at 100 samples; ~4000 are expected, a few hundred
+# when the machine is busy)
+check_cmp "$samples" '>=' 100 "enough samples to compare shares"
 
 for spec in leaf_a:60 leaf_b:30 leaf_c:10; do
 	f=${spec%%:*} want=${spec#*:}
@@ -70,12 +54,11 @@ for spec in leaf_a:60 leaf_b:30 leaf_c:10; do
 		bad "$f missing from the table"
 		continue
 	fi
-	check_cmp "$(awk -v a="$tot" -v b="$want" 'BEGIN { d = a - b; print (d < 0 ? -d : d) }')" '<=' "$TOL" \
-		"$f %Total $tot within $TOL points of $want"
+	check_share "$tot" "$want" "$samples" "$f %Total"
 	# a leaf: %Own is %Total but for samples taken in an interrupt (a
-	# kernel frame on top of the leaf)
-	check_cmp "$(awk -v a="$own" -v b="$tot" 'BEGIN { d = a - b; print (d < 0 ? -d : d) }')" '<=' 2 \
-		"$f is a leaf: %Own $own close to %Total $tot"
+	# kernel frame on top of the leaf: under 2% of them)
+	check_share_max "$(awk -v a="$own" -v b="$tot" 'BEGIN { d = a - b; print (d < 0 ? -d : d) }')" 2 "$samples" \
+		"$f is a leaf: %Total - %Own (samples with a kernel frame on top)"
 done
 
 # the whole caller chain, each ~100 % total (the worker is all the CPU)
@@ -84,7 +67,7 @@ for f in work_unit depth_1 depth_2 depth_3 depth_4 depth_5 depth_6 depth_7 depth
 	if [ -z "$tot" ]; then
 		bad "caller $f missing from the table (unwinding through DWARF CFI broke)"
 	else
-		check_cmp "$tot" '>=' 90 "caller $f %Total"
+		check_share_min "$tot" 95 "$samples" "caller $f %Total (the chain unwound)"
 	fi
 done
 if [ "$E2E_FAILS" -gt 0 ]; then
@@ -100,17 +83,17 @@ first=$(awk 'NR == 1 { print $5 }' <<<"$rows")
 
 # ---- -s total: %Total descending ------------------------------------------------
 out2=$E2E_TMPDIR/total.out
-timeout 20 "$STACKTOP" -b -d 1 -n 2 -W 30 -s total -p "$CB" >"$out2" 2>&1
+timeout 20 "$STACKTOP" -b -d 1 -n 1 -W 30 -s total -p "$CB" >"$out2" 2>&1
 check_cmp "$?" == 0 "-s total run exits 0"
 rows2=$(rows_of "$out2")
 check_cmp "$(wc -l <<<"$rows2")" '>=' 12 "-s total shows the chain (rows)"
 check_cmp "$(awk '{ if (NR > 1 && $2 > prev + 0.05) bad++; prev = $2 } END { print bad + 0 }' <<<"$rows2")" \
 	== 0 "-s total: %Total descending (rows out of order)"
-check_cmp "$(awk 'NR == 1 { print $2 }' <<<"$rows2")" '>=' 90 "-s total: first row %Total"
+check_share_min "$(awk 'NR == 1 { print $2 }' <<<"$rows2")" 95 "$(samples_in "$out2")" "-s total: first row %Total"
 
 # ---- -L: aggregate by line --------------------------------------------------
 out3=$E2E_TMPDIR/lines.out
-timeout 20 "$STACKTOP" -b -d 1 -n 2 -W 30 -L -p "$CB" >"$out3" 2>&1
+timeout 20 "$STACKTOP" -b -d 1 -n 1 -W 30 -L -p "$CB" >"$out3" 2>&1
 check_cmp "$?" == 0 "-L run exits 0"
 rows3=$(rows_of "$out3")
 if grep -Eq 'leaf_a \(cpuburn\.c:[0-9]+\)' <<<"$rows3"; then
@@ -156,57 +139,6 @@ else
 	bad "launch: the launched command still runs after stacktop exited (pids $left)"
 	kill -KILL $left 2>/dev/null
 fi
-
-# ---- the make demo workload: its hot path is what a newcomer sees first -----------------
-need_target demo
-out8=$E2E_TMPDIR/demo.out
-timeout 30 "$STACKTOP" -b -d 4 -n 1 -l 40 -- "$TARGETS/demo" 30 >"$out8" 2>&1
-check_cmp "$?" == 0 "demo: stacktop -b -d 4 -n 1 -- demo exits 0"
-rows8=$(rows_of "$out8")
-first=$(awk 'NR == 1 { print $5 }' <<<"$rows8")
-[ "$first" = checksum ] && ok "demo: checksum is the hottest function" ||
-	bad "demo: first row by %Own should be checksum, seen '$first'"
-for f in decode_field parse_row parse_file run_parser busy_poll run_poller; do
-	[ -n "$(field_of "$rows8" "$f" 2)" ] && ok "demo: $f shown" || bad "demo: $f missing"
-done
-check_cmp "$(field_of "$rows8" parse_row 2)" '>=' "$(field_of "$rows8" decode_field 2)" \
-	"demo: parse_row %Total (caller) >= decode_field %Total"
-grep -q ' 7 threads' "$out8" && ok "demo: 7 threads in the header (6 + the timer of 'demo 30')" ||
-	bad "demo: header should count 7 threads: $(head -n 1 "$out8")"
-
-# ---- wall mode (ptrace): every thread, running or blocked -------------------------------
-# cpuburn 1 has 5 threads: worker-0 burns, main (pause), reporter (sigwait),
-# sleeper (nanosleep) and waiter (pthread_cond_wait) block. Wall-clock
-# sampling gives each thread the same share: ~20 % of samples each, so each
-# thread's start function has %Total ~20 and leaf_a ~12 (60 % of 20).
-out7=$E2E_TMPDIR/wall.out
-timeout 40 "$STACKTOP" --wall -b -d 4 -n 2 -W 30 -r 49 -l 100 -p "$CB" >"$out7" 2>"$out7.err"
-check_cmp "$?" == 0 "wall: stacktop --wall -b -d 4 -n 2 -r 49 -p PID exits 0"
-# wall mode's table: %Own %Total OnCPU OffCPU Wait Function... Module
-rows7=$(awk '/%Total/ && /Wait/ { n = 0; delete r; inrow = 1; next }
-	inrow && /^[[:space:]]*$/ { inrow = 0; next }
-	inrow && $1 ~ /^[0-9.]+$/ { r[++n] = $0 }
-	END { for (i = 1; i <= n; i++) print r[i] }' "$out7")
-wall_bad=$E2E_FAILS
-for spec in run_worker:20 run_sleeper:20 run_waiter:20 run_reporter:20 main:20 leaf_a:12; do
-	f=${spec%%:*} want=${spec#*:}
-	tot=$(awk -v f="$f" '$6 == f { print $2; exit }' <<<"$rows7")
-	if [ -z "$tot" ]; then
-		bad "wall: $f missing from the table (blocked threads must be sampled too)"
-		continue
-	fi
-	check_cmp "$(awk -v a="$tot" -v b="$want" 'BEGIN { d = a - b; print (d < 0 ? -d : d) }')" '<=' 5 \
-		"wall: $f %Total $tot within 5 points of $want"
-done
-if [ "$E2E_FAILS" -gt "$wall_bad" ]; then
-	log "---- wall: last block"
-	awk '/^stacktop/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$out7" | head -n 40
-	tail -n 5 "$out7.err"
-fi
-check_rate "$out7" 4 "wall"
-pause=$(grep -o 'pause [0-9.]* µs/sample' "$out7" | tail -n 1)
-[ -n "$pause" ] && log "wall: $pause (DESIGN: ~30 µs a stop)"
-check_target_healthy "$CB" "after wall mode (ptrace detached)" burns
 
 check_target_healthy "$CB" "after the batch runs" burns
 e2e_finish

@@ -13,7 +13,9 @@ need_target cpuburn
 
 # ---- icicle ----------------------------------------------------------------
 out=$E2E_TMPDIR/icicle.out
-timeout 30 "$STACKTOP" -b -n 2 --view icicle -- "$TARGETS/cpuburn" >"$out" 2>"$out.err"
+# 999 Hz: enough samples to tell 60% from 30% even when the target gets a
+# fraction of a core (at 99 Hz a loaded run had 20)
+timeout 30 "$STACKTOP" -b -n 2 -r 999 --view icicle -- "$TARGETS/cpuburn" >"$out" 2>"$out.err"
 rc=$?
 check_cmp "$rc" == 0 "-b -n 2 --view icicle -- cpuburn exits 0"
 check_cmp "$(grep -c '^stacktop  pid' "$out")" == 2 "--view icicle: -n 2 prints 2 blocks"

@@ -5,11 +5,13 @@
 #
 #   - the "wall time:" line has a CPU-wait share: of the process's 8 threads
 #     the 4 workers are half the wall time, 3/4 of it waiting for a CPU
-#     (true ~37%), so CPU-wait >= 20% and running (true ~12%) below it;
+#     (true ~37%; more if anything else runs on CPU 0), so CPU-wait is at
+#     least 37% (within 4 standard errors of the sample count) and running
+#     (true ~12%) below it;
 #   - the workers' leaf function's Wait column says CPU-wait;
-#   - "pause N µs/sample" is the time a thread is held stopped, not the wait
-#     for an oversubscribed CPU to reach the stop (which is milliseconds
-#     here): under 2000 µs;
+#   - (that "pause N µs/sample" is the time a thread is held stopped, not
+#     the wait for the oversubscribed CPU to reach the stop, is measured by
+#     bench/checks.sh);
 #   - the TUI at 80x24: the threads view (key 3) says "CPU-wait N%" for the
 #     workers.
 . "$(dirname "$0")/lib.sh"
@@ -37,13 +39,10 @@ timeout 30 "$STACKTOP" -b -w -d 3 -n 1 -p "$P" >"$OUT" 2>"$E2E_TMPDIR/wall.err" 
 cw=$(split_pct "$OUT" CPU-wait) && run=$(split_pct "$OUT" running) ||
 	{ bad "no 'wall time:' line"; sed 's/^/  | /' "$OUT" | head -n 20; }
 log "$(grep 'wall time:' "$OUT" | tail -n 1)"
-check_cmp "$cw" '>=' 20 "wall time: CPU-wait (true ~37%: 4 threads on one CPU)"
+check_share_min "$cw" 37 "$(samples_in "$OUT")" "wall time: CPU-wait (true ~37%: 4 threads on one CPU)"
 check_cmp "$run" '<' "${cw:-0}" "wall time: running below CPU-wait"
 w=$(awk '$6 == "leaf_a" { print $5; exit }' "$OUT")
 [ "$w" = CPU-wait ] && ok "leaf_a waits: CPU-wait" || bad "leaf_a: wait '$w', expected CPU-wait"
-pause=$(grep -oE 'pause [0-9]+ µs/sample' "$OUT" | tail -n 1 | grep -oE '[0-9]+')
-log "pause ${pause:-?} µs/sample"
-check_cmp "${pause:-x}" '<' 2000 "pause: the stop itself, not the wait to reach it"
 check_target_healthy "$P" "after wall mode"
 
 tm_start 80 24 "$STACKTOP" -w -p "$P"

@@ -70,8 +70,9 @@ rc=$?
 t1=$(date +%s.%N)
 check_cmp "$rc" == 0 "stuck server: stacktop -b exits 0"
 check_cmp "$(grep -c '^stacktop ' "$out")" == 3 "stuck server: all 3 refreshes printed"
-check_cmp "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "<" 8 \
-	"stuck server: 3 refreshes and exit in under 8 s (never waits for the fetch)"
+# a deadline, not a measurement: ~3 s, against the fetch's 30 s timeout if waited for
+check_cmp "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "<" 15 \
+	"stuck server: 3 refreshes and exit in under 15 s (never waits for the fetch)"
 grep -q 'debuginfod: 1 pending' "$out" && ok "stuck server: the header says 'debuginfod: 1 pending'" ||
 	{ bad "stuck server: no 'debuginfod: 1 pending' in the header"; head -3 "$out"; }
 check_cmp "$(wc -l <"$E2E_TMPDIR/stuck.log")" ">=" 1 "stuck server: --debuginfod did connect"
@@ -103,8 +104,8 @@ DEBUGINFOD_URLS=http://127.0.0.1:$PORT timeout 30 "$STACKTOP" -b -d 1 -n 4 -l 8 
 check_cmp "$?" == 0 "--debuginfod: stacktop -b exits 0"
 last=$(awk '/^stacktop /{ buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' "$out")
 share=$(printf '%s\n' "$last" | awk '/ leaf_a \(cpuburn\.c\) +cpuburn-stripped/ { print $1; exit }')
-check_cmp "${share:-0}" ">=" 45 "--debuginfod: the stripped target's leaf_a is named, with its share (${share:-none}%, true 60%)"
-check_cmp "${share:-100}" "<=" 75 "--debuginfod: leaf_a's share is not inflated"
+check_share "${share:-}" 60 "$(printf '%s\n' "$last" | samples_in /dev/stdin)" \
+	"--debuginfod: the stripped target's leaf_a is named, with its share"
 printf '%s\n' "$last" | grep -q 'debuginfod: 1 fetched' && ok "--debuginfod: the header says 'debuginfod: 1 fetched'" ||
 	{ bad "--debuginfod: no 'debuginfod: 1 fetched'"; printf '%s\n' "$last" | head -3; }
 [ -f "$DEBUGINFOD_CACHE_PATH/$buildid/debuginfo" ] && ok "--debuginfod: the file is in the client cache" ||

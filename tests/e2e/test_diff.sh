@@ -3,11 +3,17 @@
 # hot-function split is its argument (60/30/10: hot_a, hot_b, hot_c):
 #
 #   - 60/30/10 against 30/60/10, one file a side: hot_a about -30 points,
-#     hot_b about +30, both starred (per-second Welch test: record writes
-#     each sample's second), --fail-above 5 exits 3 naming hot_b;
+#     hot_b about +30, hot_c about 0 (each within 4 standard errors of a
+#     difference of two shares, from the files' sample counts), both starred
+#     (per-second Welch test: record writes each sample's second),
+#     --fail-above 5 exits 3 naming hot_b;
 #   - the same with three repetitions a side (--base a,b,c --new d,e,f);
 #   - five recordings of the same 60/30/10 program, all ten pairs:
-#     --fail-above 5 exits 0 every time (no false alarm);
+#     --fail-above 5 gates on a star, and a star is a false one with a
+#     chance under alpha = 0.05 a diff (Holm), so the ten pairs expect at
+#     most 0.5 false alarms: more than 2 fails (for ten independent diffs
+#     at alpha that is a 1% event; a gate that ignored its test would fire
+#     in most of them, as the ~9-point noise of 250-sample files did);
 #   - the run summaries ("S s, C CPU-s, avg P% ... → ..."), and the same
 #     line when a launched command ends;
 #   - files without time (comments stripped): the two-proportion test with
@@ -49,12 +55,25 @@ rc=$?
 cat "$T/d1.out"
 check_cmp "$rc" == 3 "60/30/10 → 30/60/10 with --fail-above 5 exits 3"
 da=$(delta "$T/d1.out" hot_a) db=$(delta "$T/d1.out" hot_b) dc=$(delta "$T/d1.out" hot_c)
-check_cmp "$da" '<=' -22 "hot_a moves about -30 points"
-check_cmp "$da" '>=' -38 "hot_a moves about -30 points"
-check_cmp "$db" '>=' 22 "hot_b moves about +30 points"
-check_cmp "$db" '<=' 38 "hot_b moves about +30 points"
-check_cmp "${dc#+}" '<=' 6 "hot_c stays (|delta| small)"
-check_cmp "${dc#+}" '>=' -6 "hot_c stays (|delta| small)"
+# nbase/nnew: "base FILE: 1 file, N samples" and "new FILE: ..." lines
+nbase=$(awk '/^base / { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^samples/) print $i; exit }' "$T/d1.out")
+nnew=$(awk '/^new / { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^samples/) print $i; exit }' "$T/d1.out")
+# check_delta SEEN WANT PBASE PNEW MSG: a difference of two shares within 4
+# standard errors, sqrt(pb (1 - pb) / nbase + pn (1 - pn) / nnew), + 0.5
+check_delta() {
+	local t
+	t=$(awk -v a="$3" -v b="$4" -v n1="${nbase:-0}" -v n2="${nnew:-0}" -v k="$SHARE_SIGMAS" 'BEGIN {
+		a /= 100; b /= 100; if (n1 < 1 || n2 < 1) { print 0; exit }
+		printf "%.1f", k * sqrt(a * (1 - a) / n1 + b * (1 - b) / n2) * 100 + 0.5 }')
+	if [ -n "$1" ] && awk -v s="$1" -v w="$2" -v t="$t" 'BEGIN { d = s - w; exit !((d < 0 ? -d : d) <= t) }'; then
+		ok "$5 ($1, true $2 +- $t over $nbase and $nnew samples)"
+	else
+		bad "$5: expected $2 +- $t over $nbase and $nnew samples, seen '$1'"
+	fi
+}
+check_delta "$da" -30 60 30 "hot_a moves about -30 points"
+check_delta "$db" 30 30 60 "hot_b moves about +30 points"
+check_delta "$dc" 0 10 10 "hot_c stays"
 [ "$(sig "$T/d1.out" hot_a)$(sig "$T/d1.out" hot_b)" = "**" ] && ok "hot_a and hot_b are starred" ||
 	bad "hot_a and hot_b should both be starred"
 expect_in "$T/d1.out" "the test is the per-second one, the gate names hot_b" \
@@ -86,7 +105,7 @@ for i in 0 1 2 3 4; do
 		stars=$((stars + $(awk '$4 == "*"' "$T/same.out" | wc -l)))
 	done
 done
-check_cmp "$alarms" == 0 "ten diffs of the same program: --fail-above 5 never fires"
+check_cmp "$alarms" '<=' 2 "ten diffs of the same program: --fail-above 5 fires at most twice (alpha 0.05 a diff)"
 log "stars in those ten diffs: $stars"
 
 # ---- files without time: the two-proportion test and its caveat -------------------------

@@ -14,7 +14,8 @@ start_target 0.3 tree
 TREE=$BG_PID
 
 # 999 Hz: a few thousand samples in a few seconds, so sampling noise on a
-# 50% share stays around 1 point (the check allows 3).
+# 50% share stays around 1 point (the check allows 4 standard errors of the
+# sample count and a column either way).
 tm_start 200 50 "$STACKTOP" -r 999 -W 20 -p "$TREE"
 tm_wait 8 'alpha_leaf' || { tm_dump "top view"; die "top view never showed alpha_leaf"; }
 tm_key_expect 2 4 '^\[worker' "the icicle shows a [worker] row" "no [worker] row in the icicle"
@@ -41,20 +42,22 @@ row_of() { awk -v n="$1" 'index($0, "[" n) == 1 { print NR - 1; exit }' "$scr"; 
 # share PART WHOLE: 100 * PART / WHOLE with one decimal.
 share() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", 100 * a / b }'; }
 
-# near VALUE TRUE: |VALUE - TRUE| <= 3
-near() { awk -v v="$1" -v t="$2" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(v != "" && d <= 3) }'; }
+# near VALUE TRUE: |VALUE - TRUE| <= TOL
+near() { awk -v v="$1" -v t="$2" -v tol="$TOL" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(v != "" && d <= tol) }'; }
 
 tm_screen >"$scr"
 W=$(width_of worker)
+N=$(samples_in "$scr")
 check_cmp "$W" '>=' 190 "worker spans (almost) the whole 200 columns"
 for pair in alpha:50 beta:30 gamma:20; do
 	name=${pair%%:*} want=${pair##*:}
+	TOL=$(awk -v t="$(share_tol "$want" "$N")" -v w="$W" 'BEGIN { printf "%.1f", t + (w > 0 ? 100 / w : 0) }')
 	w=$(width_of "$name")
 	s=$(share "$w" "$W")
 	if near "$s" "$want"; then
-		ok "$name box is $s% of worker's width (true share $want%, $w of $W columns)"
+		ok "$name box is $s% of worker's width (true share $want% +- $TOL over $N samples, $w of $W columns)"
 	else
-		bad "$name box should be $want% +-3 of worker's width, seen '$s%' ($w of $W columns)"
+		bad "$name box should be $want% +- $TOL of worker's width ($N samples), seen '$s%' ($w of $W columns)"
 		tm_dump "widths"
 	fi
 done

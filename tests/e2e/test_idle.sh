@@ -5,7 +5,8 @@
 # variable workers, a sem_wait, a pthread_join, an epoll_wait) and 1 blocked
 # in read() on a pipe.
 #
-#   - `-b -w`: the "wall time:" line says idle ~86%, I/O ~14%, lock ~0;
+#   - `-b -w`: the "wall time:" line says idle ~86%, I/O ~14% (within 4
+#     standard errors of the sample count), lock ~0;
 #     each waiting function has the right kind in the Wait column;
 #   - `--no-idle` (key i) hides the idle threads but not the reader;
 #   - dump says "idle" for a condvar worker, "I/O" for the reader;
@@ -33,14 +34,17 @@ split_pct() {
 wait_of() { awk -v f="$2" '$6 == f { print $5; exit }' "$1"; }
 
 OUT=$E2E_TMPDIR/wall.out
-timeout 30 "$STACKTOP" -b -w -d 2 -n 1 -p "$P" >"$OUT" 2>"$E2E_TMPDIR/wall.err" ||
+# the default 19 Hz: at 49 Hz on a loaded machine the reader, woken by
+# each ptrace stop, waited for a CPU often enough to show as CPU-wait
+timeout 30 "$STACKTOP" -b -w -d 3 -n 1 -p "$P" >"$OUT" 2>"$E2E_TMPDIR/wall.err" ||
 	bad "stacktop -b -w exited $?: $(head -c 300 "$E2E_TMPDIR/wall.err")"
 idle=$(split_pct "$OUT" idle) && lock=$(split_pct "$OUT" lock) && io=$(split_pct "$OUT" 'I/O') ||
 	{ bad "no 'wall time:' line"; sed 's/^/  | /' "$OUT" | tail -n 30; }
-check_cmp "$idle" '>=' 75 "wall time: idle (true 86%)"
-check_cmp "$lock" '<=' 3 "wall time: lock (true 0%: nothing contends)"
-check_cmp "$io" '>=' 8 "wall time: I/O (true 14%)"
-check_cmp "$io" '<=' 22 "wall time: I/O (true 14%)"
+N=$(samples_in "$OUT")
+check_share "$idle" 86 "$N" "wall time: idle"
+# nothing contends: a lock sample is a misclassified one (3% of room)
+check_share_max "$lock" 3 "$N" "wall time: lock (true 0%: nothing contends)"
+check_share "$io" 14 "$N" "wall time: I/O"
 for spec in pool_worker:idle sem_waiter:idle pool_join:idle event_wait:idle pipe_read:I/O; do
 	fn=${spec%%:*} kind=${spec#*:}
 	w=$(wait_of "$OUT" "$fn")

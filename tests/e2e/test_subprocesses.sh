@@ -88,7 +88,8 @@ if timeout 40 "$STACKTOP" -b -n 20 --subprocesses -- sh -c "$TARGETS/cpuburn 1 2
 else
 	bad "ends: exited $?: $(head -c 300 "$E2E_TMPDIR/ends.err")"
 fi
-check_cmp "$(($(date +%s) - t0))" '<=' 8 "ends: stops once the command and its child are gone (seconds)"
+# a deadline, not a measurement: ~3 s when it ends with the child, 20 s if not
+check_cmp "$(($(date +%s) - t0))" '<=' 12 "ends: stops once the command and its child are gone (seconds)"
 grep -q 'target exited with status 3' "$E2E_TMPDIR/ends.out" &&
 	ok "ends: the exit text is the command's status" ||
 	{ bad "ends: no 'target exited with status 3'"; show ends; }

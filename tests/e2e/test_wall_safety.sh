@@ -171,6 +171,7 @@ t1=$(date +%s)
 [ "$rc" = 0 ] && ok "exiting target: stacktop exits 0" || bad "exiting target: exit $rc: $(tail -n 3 "$OUT")"
 grep -q "exited" "$OUT" && ok "exiting target: stacktop says it exited: $(grep -m1 -o '[^ ]*target [^!]*exited[^ ]*' "$OUT")" ||
 	bad "exiting target: no 'exited' in the output"
-check_cmp "$((t1 - t0))" '<=' 6 "exiting target: stacktop ends soon after (seconds)"
+# a deadline, not a measurement: ~2 s when it ends with the target, 20 s if not
+check_cmp "$((t1 - t0))" '<=' 12 "exiting target: stacktop ends soon after (seconds)"
 
 e2e_finish

@@ -174,8 +174,9 @@ static void test_waiter_kinds(void **state)
 
 	int l1 = by_name(&c, "locker1"), l2 = by_name(&c, "locker2");
 	int rd = by_name(&c, "reader"), np = by_name(&c, "napper"), wr = by_name(&c, "writer");
-	/* 50 Hz for 1.5 s: about 75 each. */
-	assert_in_range(c.total, 5 * 40, 5 * 80);
+	/* 50 Hz for 1.5 s: about 75 each, never more than asked (a busy
+	 * machine gives fewer: how many is a rate, measured by make bench). */
+	assert_in_range(c.total, 5, 5 * 80);
 	/* Lockers: half lock (take_lock), half sleeping with it (hold_lock).
 	 * On a loaded machine a locker is late to its turns and a 1.5 s run
 	 * may hold too few of one kind: sample on, up to 6 s more, before
