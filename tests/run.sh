@@ -100,6 +100,9 @@ pool_drain() { while [ ${#running[@]} -gt 0 ]; do pool_wait_one; done; }
 units_pid=$!
 
 pool_start lint lint "$B/lint.log" bash -c "$CPPCHECK src/main.c src/*/*.c"
+# the tree itself: includes point down the folders, every C file formatted
+pool_start lint layers "$B/layers.log" bash tests/lint/layers.sh
+pool_start lint format "$B/format.log" bash tests/lint/format.sh
 for f in "${fuzzers[@]}"; do
 	name=$(basename "$f")
 	[ ${#running[@]} -ge 2 ] && pool_wait_one
