@@ -58,26 +58,25 @@ static void lunwind_mod_free(void *p)
 	free(p);
 }
 
-/* A file image's bytes at an ELF virtual address, when a PT_LOAD holds
- * them in the file (not .bss). */
+/* A module image's bytes at an ELF virtual address: from the section
+ * that holds them, when the image has its bytes (elfimage keeps the CFI
+ * sections; code and data are SHT_NOBITS there). */
 static const uint8_t *image_at(Elf *elf, uint64_t vaddr, size_t len)
 {
-	size_t nph, size;
-	const char *raw = elf_rawfile(elf, &size);
+	Elf_Scn *scn = NULL;
 
-	if (!raw || elf_getphdrnum(elf, &nph) != 0)
-		return NULL;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
 
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS || vaddr < sh.sh_addr ||
+		    vaddr - sh.sh_addr >= sh.sh_size || sh.sh_size - (vaddr - sh.sh_addr) < len)
 			continue;
-		if (vaddr < ph.p_vaddr || vaddr - ph.p_vaddr >= ph.p_filesz ||
-		    ph.p_filesz - (vaddr - ph.p_vaddr) < len)
-			continue;
-		if (ph.p_offset > size || size - ph.p_offset < vaddr - ph.p_vaddr + len)
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
 			return NULL;
-		return (const uint8_t *)raw + ph.p_offset + (vaddr - ph.p_vaddr);
+		return (const uint8_t *)d->d_buf + (vaddr - sh.sh_addr);
 	}
 	return NULL;
 }

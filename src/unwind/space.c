@@ -30,12 +30,22 @@
  * shows (the superblock's, or the real layer's), and there the inode must
  * still match.
  *
- * File descriptors: a module keeps none. Its ELF is mapped whole (or read
- * whole when it cannot be mapped) when the module is made, libelf is told
- * the fd is done (ELF_C_FDDONE) and the fd is closed, so a target with
- * thousands of mapped files costs mappings, not descriptors, and the
- * module's Elf stays readable for as long as the module lives (frames.c
- * looks up file:line much later through sym_resolve_module).
+ * File descriptors and mappings: a module keeps neither. Its ELF is a
+ * compact copy read with pread when the module is made (elf/elfimage.h:
+ * headers, notes, CFI, symbol tables, DWARF; code only for a path our
+ * caller gave, which offline annotate disassembles; 256 MiB at most), and
+ * the fd is closed. A mapped file would stay the target's: truncated, or
+ * failing a page read on FUSE, it would turn a later read in libdw into
+ * SIGBUS. A copy costs what stacktop reads, not the file's size, and a
+ * target with thousands of mapped files costs no descriptors.
+ *
+ * Remote files: a mapping whose device is a FUSE or network mount in the
+ * target's /proc/PID/mountinfo is not opened at all (proc/mountinfo.h): an
+ * open, fstat or read there waits for a daemon the target may run, and
+ * one that never answers would block the main loop for good, SIGTERM
+ * included. Such a module has no ELF (no names, frame-pointer unwinding)
+ * and remote set, so the help can say why; each refusal is counted
+ * (TFILE_R_REMOTE).
  *
  * Bias: the kernel maps a PT_LOAD segment at page granularity, so a
  * mapping's pgoff is the segment's p_offset rounded down to a page and its
@@ -52,8 +62,10 @@
  * or a target that rewrote its copy) gets a module of its own that no
  * other process finds, so one target cannot poison another's names.
  */
+#include "stacktop/elf/elfimage.h"
 #include "stacktop/elf/elfsec.h"
 #include "stacktop/lib/array.h"
+#include "stacktop/proc/mountinfo.h"
 #include "stacktop/unwind/space.h"
 #include "stacktop/lib/text.h"
 #include "stacktop/proc/tfile.h"
@@ -81,6 +93,7 @@ struct module_priv {
 	struct module_priv *next;
 	void *image; /* vDSO copy behind an elf_memory Elf, or NULL */
 	bool cached; /* findable in the cache (opened successfully) */
+	bool code;   /* its image holds the code (ELFIMAGE_CODE) */
 	bool own_vdso; /* the shared module made from our own vDSO */
 };
 
@@ -270,30 +283,23 @@ void space_free_mappings(struct mapping *m, size_t n)
 
 /* ---- modules ------------------------------------------------------------ */
 
-/* An Elf for fd that no longer needs fd: libelf maps the file whole
- * (ELF_C_READ_MMAP) or, where mapping fails, reads it whole (elf_rawfile);
- * then ELF_C_FDDONE tells it never to touch fd again. The caller closes fd
- * and capped its size (tfile). NULL when it is not an ELF file. */
-Elf *space_elf_detached(int fd)
+/* End the module's Elf: a file's image is freed with it; the vDSO's
+ * image is p->image, freed by the caller. */
+static void module_elf_end(struct module_priv *p)
 {
-	Elf *e;
-	size_t len;
-
-	elf_init_once();
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e)
-		return NULL;
-	if (elf_kind(e) != ELF_K_ELF || !elf_rawfile(e, &len) || elf_cntl(e, ELF_C_FDDONE) != 0) {
-		elf_end(e);
-		return NULL;
-	}
-	return e;
+	if (!p->m.elf)
+		return;
+	if (p->image)
+		elf_end(p->m.elf);
+	else
+		elfimage_close(p->m.elf);
 }
 
 /* A new module (refs 1) for path; takes ownership of image; fd (if >= 0)
- * stays the caller's: the Elf does not keep it. */
-static int module_new(const char *path, int fd, void *image, size_t image_len, dev_t dev, ino_t ino,
-		      struct module_priv **out)
+ * stays the caller's: the Elf is a copy (elfimage, with flags) and does
+ * not keep it. */
+static int module_new(const char *path, int fd, unsigned flags, void *image, size_t image_len,
+		      dev_t dev, ino_t ino, struct module_priv **out)
 {
 	struct module_priv *p = calloc(1, sizeof(*p));
 	GElf_Ehdr eh;
@@ -313,10 +319,10 @@ static int module_new(const char *path, int fd, void *image, size_t image_len, d
 	elf_init_once();
 	if (image)
 		p->m.elf = elf_memory(image, image_len);
-	else if (fd >= 0)
-		p->m.elf = space_elf_detached(fd);
+	else if (fd >= 0 && elfimage_open(fd, flags, ELFIMAGE_MAX, &p->m.elf) == 0)
+		p->code = flags & ELFIMAGE_CODE;
 	if (p->m.elf && (elf_kind(p->m.elf) != ELF_K_ELF || !gelf_getehdr(p->m.elf, &eh))) {
-		elf_end(p->m.elf);
+		module_elf_end(p);
 		p->m.elf = NULL;
 	}
 	if (p->m.elf) {
@@ -334,20 +340,20 @@ static void module_destroy(struct module_priv *p)
 	for (i = 0; i < SPACE_EXT_COUNT; i++)
 		if (p->m.ext[i] && p->m.ext_free[i])
 			p->m.ext_free[i](p->m.ext[i]);
-	if (p->m.elf)
-		elf_end(p->m.elf);
+	module_elf_end(p);
 	free(p->image);
 	free(p->m.path);
 	free(p);
 }
 
-/* Caller holds cache_lock. A cached module for the file, with a new ref. */
-static struct module *cache_find_locked(dev_t dev, ino_t ino, const char *path)
+/* Caller holds cache_lock. A cached module for the file, with a new ref;
+ * one with code when the flags ask for it. */
+static struct module *cache_find_locked(dev_t dev, ino_t ino, const char *path, unsigned flags)
 {
 	struct module_priv *p;
 
 	for (p = cache_head; p; p = p->next) {
-		if (!p->cached || p->image)
+		if (!p->cached || p->image || ((flags & ELFIMAGE_CODE) && !p->code))
 			continue;
 		if (ino ? (p->m.dev == dev && p->m.ino == ino)
 			: (p->m.ino == 0 && !strcmp(p->m.path, path))) {
@@ -396,7 +402,7 @@ void space_module_put(struct module *m)
 
 /* Find or create the module for an open fd (consumed). path is the name to
  * show; the cache key is the fd's (dev, ino). */
-static int module_from_fd(int fd, const char *path, struct module **out)
+static int module_from_fd(int fd, const char *path, unsigned flags, struct module **out)
 {
 	struct module_priv *p;
 	struct stat st;
@@ -409,20 +415,20 @@ static int module_from_fd(int fd, const char *path, struct module **out)
 		return err;
 	}
 	pthread_mutex_lock(&cache_lock);
-	m = cache_find_locked(st.st_dev, st.st_ino, path);
+	m = cache_find_locked(st.st_dev, st.st_ino, path, flags);
 	pthread_mutex_unlock(&cache_lock);
 	if (m) {
 		close(fd);
 		*out = m;
 		return 0;
 	}
-	err = module_new(path, fd, NULL, 0, st.st_dev, st.st_ino, &p);
+	err = module_new(path, fd, flags, NULL, 0, st.st_dev, st.st_ino, &p);
 	close(fd);
 	if (err)
 		return err;
 	pthread_mutex_lock(&cache_lock);
 	/* Another thread may have raced us to the same file. */
-	m = cache_find_locked(st.st_dev, st.st_ino, path);
+	m = cache_find_locked(st.st_dev, st.st_ino, path, flags);
 	if (!m)
 		cache_insert_locked(p, true);
 	pthread_mutex_unlock(&cache_lock);
@@ -446,7 +452,8 @@ int space_module_open_path(const char *path, struct module **out)
 	fd = tfile_open_magic(path, TFILE_ELF_MAX, NULL);
 	if (fd < 0)
 		return fd;
-	return module_from_fd(fd, path, out);
+	/* offline annotate disassembles such a file: keep its code */
+	return module_from_fd(fd, path, ELFIMAGE_CODE, out);
 }
 
 /* ---- loading a live process --------------------------------------------- */
@@ -546,16 +553,19 @@ static int open_mapped_file(pid_t pid, const struct mapping *mp, const char *pat
 	return fd;
 }
 
-/* Module for a file we could not open: keeps the name for display. */
-static int module_unopened(const struct mapping *mp, const char *path, struct module **out)
+/* Module for a file we could not (or would not) open: keeps the name for
+ * display, and whether it was left for being remote. */
+static int module_unopened(const struct mapping *mp, const char *path, bool remote,
+			   struct module **out)
 {
 	struct module_priv *p;
 	int err;
 
-	err = module_new(path, -1, NULL, 0, makedev(mp->dev_major, mp->dev_minor), (ino_t)mp->ino,
-			 &p);
+	err = module_new(path, -1, 0, NULL, 0, makedev(mp->dev_major, mp->dev_minor),
+			 (ino_t)mp->ino, &p);
 	if (err)
 		return err;
+	p->m.remote = remote;
 	pthread_mutex_lock(&cache_lock);
 	cache_insert_locked(p, false);
 	pthread_mutex_unlock(&cache_lock);
@@ -563,18 +573,42 @@ static int module_unopened(const struct mapping *mp, const char *path, struct mo
 	return 0;
 }
 
-static int attach_file_module(pid_t pid, struct mapping *mp, int *rootfd)
+/* What attach_modules looks up once per load: the target's root fd and
+ * its mounts (read on the first file that needs opening). */
+struct attach_ctx {
+	pid_t pid;
+	int rootfd;
+	bool mounts_read;
+	struct mountinfo mounts;
+};
+
+/* Is the mapped file on a FUSE or network mount of the target? */
+static bool mapping_remote(struct attach_ctx *c, const struct mapping *mp)
+{
+	if (!c->mounts_read) {
+		c->mounts_read = true;
+		/* unreadable: every file is taken as local, as before */
+		mountinfo_load(c->pid, &c->mounts);
+	}
+	return mountinfo_dev_remote(&c->mounts, mp->dev_major, mp->dev_minor) != NULL;
+}
+
+static int attach_file_module(struct attach_ctx *c, struct mapping *mp)
 {
 	char *path = strip_deleted(mp->path);
+	bool remote;
 	int fd, err;
 
 	if (!path)
 		return -ENOMEM;
-	fd = open_mapped_file(pid, mp, path, rootfd);
+	remote = mapping_remote(c, mp);
+	if (remote)
+		tfile_count(TFILE_R_REMOTE);
+	fd = remote ? -EREMOTE : open_mapped_file(c->pid, mp, path, &c->rootfd);
 	if (fd >= 0)
-		err = module_from_fd(fd, path, &mp->mod);
+		err = module_from_fd(fd, path, 0, &mp->mod);
 	else
-		err = module_unopened(mp, path, &mp->mod);
+		err = module_unopened(mp, path, remote, &mp->mod);
 	free(path);
 	return err;
 }
@@ -659,7 +693,7 @@ static int attach_vdso_module(pid_t pid, struct mapping *mp)
 			return 0;
 		}
 	}
-	err = module_new("[vdso]", -1, image, len, 0, 0, &p);
+	err = module_new("[vdso]", -1, 0, image, len, 0, 0, &p);
 	if (err) {
 		free(image);
 		return err;
@@ -756,7 +790,8 @@ static bool reuse_module(const struct space *old, struct mapping *mp)
  * pointers and symbolizes as unknown, which is not an error. */
 static int attach_modules(pid_t pid, const struct space *old, struct mapping *maps, size_t n)
 {
-	int rootfd = -1, err = 0;
+	struct attach_ctx c = {.pid = pid, .rootfd = -1};
+	int err = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -767,7 +802,7 @@ static int attach_modules(pid_t pid, const struct space *old, struct mapping *ma
 		if (reuse_module(old, mp))
 			continue;
 		if (mp->path[0] == '/')
-			err = attach_file_module(pid, mp, &rootfd);
+			err = attach_file_module(&c, mp);
 		else if (is_vdso(mp))
 			err = attach_vdso_module(pid, mp);
 		else
@@ -780,7 +815,8 @@ static int attach_modules(pid_t pid, const struct space *old, struct mapping *ma
 		else if (mp->mod)
 			mp->bias = mp->start - mp->pgoff;
 	}
-	tfile_root_close(rootfd);
+	tfile_root_close(c.rootfd);
+	mountinfo_free(&c.mounts);
 	return err;
 }
 

@@ -18,10 +18,14 @@
  * Every path is opened through tfile (openat2 RESOLVE_IN_ROOT, so absolute
  * symlinks such as .build-id links resolve inside that root; regular files
  * only, checked on an O_PATH fd before any real open; TFILE_ELF_MAX).
+ * A path under a FUSE or network mount of the target (its mountinfo, by
+ * the path's text; proc/mountinfo.h) is not looked up: the lookup would
+ * wait on a daemon the target may run. A symlink planted on the way into
+ * such a mount is not caught by this (only the text is checked).
  *
- * Contract: each call returns a new Elf that holds no fd (the file is
- * mapped whole, space_elf_detached, and closed); the caller ends it with
- * elf_end. Nothing is cached here: sym asks once per module table.
+ * Contract: each call returns a new Elf that holds no fd and no mapping
+ * (a compact copy, elf/elfimage.h); the caller ends it with
+ * elfimage_close. Nothing is cached here: sym asks once per module table.
  * Nothing prints.
  */
 #ifndef STACKTOP_DEBUGFILE_H

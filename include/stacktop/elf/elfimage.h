@@ -1,0 +1,81 @@
+/*
+ * elfimage — a compact in-memory copy of an ELF file: what stacktop reads
+ * of it, nothing else, and no mapping of the file.
+ *
+ * Why: a mapped file stays the target's. A target that truncates its own
+ * library (or a FUSE daemon that fails a page read) turns every later read
+ * of a mapped page into SIGBUS, inside libdw or libelf, long after the
+ * file was checked. A copy made with pread cannot fault: a short read is
+ * an error at open time, and after that the bytes are ours. Copying the
+ * whole file would cost its size (a 100 MB libxul, mostly code nobody
+ * reads), so only the parts stacktop uses are copied:
+ *
+ *   the ELF header and program headers (PT_LOAD keeps its file offsets,
+ *     which the bias and file-offset arithmetic use; they point at nothing
+ *     in the image);
+ *   the notes (SHT_NOTE sections, and each PT_NOTE segment as a blob the
+ *     segment then points at: the build-id);
+ *   the CFI: .eh_frame, .eh_frame_hdr (PT_GNU_EH_FRAME points into it),
+ *     .debug_frame;
+ *   symbol tables (.symtab, .dynsym, their SHT_SYMTAB_SHNDX) and the
+ *     string tables they link to, the section names, .gnu_debuglink and
+ *     .gnu_debugaltlink;
+ *   DWARF: every .debug_* and .zdebug_* section (libdw's lines, inlines);
+ *   code (SHF_EXECINSTR sections) only with ELFIMAGE_CODE: offline
+ *     annotate disassembles the file; the live paths read code from the
+ *     target's memory.
+ *
+ * Every other section keeps its header, address, size and flags but
+ * becomes SHT_NOBITS, so section indices, st_shndx, sh_link and "is this
+ * address in .plt" still hold. The image is laid out anew: ELF header,
+ * program headers, note blobs, kept sections (each at its alignment, at
+ * most 4096), then the section headers.
+ *
+ * Cap: ELFIMAGE_MAX bytes per image (256 MiB). Past it, code is dropped
+ * first, then DWARF (names and CFI remain; counted as dwarf_dropped);
+ * when even the names and CFI exceed it the file gets no image
+ * (-EFBIG: a module with no names, frame-pointer unwinding), never a
+ * partial read. A section whose bytes cannot be read (a file truncated
+ * below its section table, a read error) becomes SHT_NOBITS; a section
+ * table that cannot be read leaves an image of headers and notes only.
+ *
+ * Only ELF files of the host's byte order are copied (a target on this
+ * machine maps no other); 32- and 64-bit both.
+ *
+ * Contract: elfimage_open returns an Elf (opened with elf_memory over a
+ * malloc'ed image the Elf does not own); elfimage_close ends it and frees
+ * the image. Nothing keeps the fd. Thread safe; nothing prints. Counters
+ * are process wide (atomic).
+ */
+#ifndef STACKTOP_ELFIMAGE_H
+#define STACKTOP_ELFIMAGE_H
+
+#include <gelf.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ELFIMAGE_MAX (256ull << 20)
+
+enum {
+	ELFIMAGE_CODE = 1 << 0, /* also copy executable sections */
+};
+
+struct elfimage_stats {
+	uint64_t images;	/* images made */
+	uint64_t bytes;		/* bytes copied into them (all time) */
+	uint64_t short_reads;	/* sections or tables the file did not hold */
+	uint64_t dwarf_dropped; /* images whose DWARF was over the cap */
+	uint64_t refused;	/* files over the cap with names and CFI alone */
+};
+
+/* The compact image of fd's file (read with pread from offset 0; the
+ * file's current size is the limit), opened with elf_memory. flags:
+ * ELFIMAGE_CODE. cap: bytes (ELFIMAGE_MAX normally; tests pass less).
+ * *out is NULL on error. 0, -ENOEXEC (not an ELF file of our byte order),
+ * -EFBIG (over cap), -EIO (no header), -ENOMEM. */
+int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out);
+/* elf_end, and free the image. NULL is ignored. */
+void elfimage_close(Elf *e);
+void elfimage_stats_get(struct elfimage_stats *out);
+
+#endif
