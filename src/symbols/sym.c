@@ -778,7 +778,9 @@ static int resolve_unmoduled(struct sym *sy, const struct mapping *m, uint64_t p
 	if (!out->module)
 		return -ENOMEM;
 	out->offset = pc - m->start + m->pgoff;
-	note_module(sy, out->module, SYM_SRC_NONE);
+	/* a file left unread (FUSE, network): the help says why */
+	note_module(sy, out->module,
+		    SYM_SRC_NONE | (m->mod && m->mod->remote ? SYM_SRC_REMOTE : 0));
 	return 0;
 }
 
