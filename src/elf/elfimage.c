@@ -24,7 +24,16 @@
 #define MAX_NOTE_SEG (1u << 20)
 #define MAX_ALIGN 4096
 
-enum tier { T_NONE, T_NAMES, T_DWARF, T_CODE };
+/* A section's tier: the ELFIMAGE_* flag that asks for its bytes; the
+ * section names are always copied (libelf and libdw find sections by
+ * them). */
+enum tier {
+	T_NONE = 0,
+	T_NAMES = ELFIMAGE_NAMES,
+	T_DWARF = ELFIMAGE_DWARF,
+	T_CODE = ELFIMAGE_CODE,
+	T_ALWAYS = 1 << 8,
+};
 
 static _Atomic uint64_t st_images, st_bytes, st_short, st_dwarf, st_refused;
 
@@ -274,6 +283,24 @@ static bool starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
+/* DWARF that lines, inlines and scopes never read (variable locations,
+ * macros, name indexes): left out of every image. */
+static bool unused_dwarf(const char *name)
+{
+	static const char *const skip[] = {
+	    "loc",	"loclists",	"macro",	"macinfo", "pubnames",
+	    "pubtypes", "gnu_pubnames", "gnu_pubtypes", "names",
+	};
+	const char *p = starts(name, ".debug_")	   ? name + 7
+			: starts(name, ".zdebug_") ? name + 8
+						   : NULL;
+
+	for (size_t i = 0; p && i < sizeof(skip) / sizeof(skip[0]); i++)
+		if (!strcmp(p, skip[i]))
+			return true;
+	return false;
+}
+
 /* Which tier a section's bytes belong to (T_NONE: header only). String
  * tables are decided afterwards, by who links to them. */
 static enum tier classify(const struct file *f, const Elf64_Shdr *sh, unsigned flags)
@@ -295,6 +322,8 @@ static enum tier classify(const struct file *f, const Elf64_Shdr *sh, unsigned f
 	    !strcmp(name, ".debug_frame") || !strcmp(name, ".gnu_debuglink") ||
 	    !strcmp(name, ".gnu_debugaltlink"))
 		return T_NAMES;
+	if (unused_dwarf(name))
+		return T_NONE;
 	if (starts(name, ".debug_") || starts(name, ".zdebug_"))
 		return T_DWARF;
 	if ((flags & ELFIMAGE_CODE) && sh->sh_type == SHT_PROGBITS &&
@@ -316,7 +345,7 @@ static void classify_all(struct file *f, unsigned flags)
 			f->secs[sh->sh_link].tier = T_NAMES;
 	}
 	if (f->names && f->shstrndx && f->shstrndx < f->nsec)
-		f->secs[f->shstrndx].tier = T_NAMES;
+		f->secs[f->shstrndx].tier = T_ALWAYS;
 }
 
 static uint64_t align_of(const Elf64_Shdr *sh)
@@ -335,10 +364,15 @@ static uint64_t align_up(uint64_t x, uint64_t a)
 	return (x + a - 1) & ~(a - 1);
 }
 
-/* Lay the image out with sections of tiers up to max_tier; its size.
+static bool kept(const struct sec *s, unsigned mask)
+{
+	return s->tier & (mask | T_ALWAYS);
+}
+
+/* Lay the image out with the sections of the tiers in mask; its size.
  * Sections not in the file's bounds are not kept (their bytes do not
  * exist: counted as a short read). */
-static uint64_t layout(struct file *f, enum tier max_tier)
+static uint64_t layout(struct file *f, unsigned mask)
 {
 	uint64_t off = f->ehsize;
 
@@ -357,7 +391,7 @@ static uint64_t layout(struct file *f, enum tier max_tier)
 	for (size_t i = 1; i < f->nsec; i++) {
 		struct sec *s = &f->secs[i];
 
-		if (s->tier == T_NONE || s->tier > max_tier)
+		if (!kept(s, mask))
 			continue;
 		off = align_up(off, align_of(&s->sh));
 		s->new_off = off;
@@ -391,7 +425,7 @@ static void place_segment(const struct file *f, struct seg *s)
 
 /* Copy the bytes and write the headers. A section that cannot be read is
  * left SHT_NOBITS. */
-static void fill(struct file *f, unsigned char *img, uint64_t len, enum tier max_tier)
+static void fill(struct file *f, unsigned char *img, uint64_t len, unsigned mask)
 {
 	uint64_t phoff = align_up(f->ehsize, 8), shoff = len - f->nsec * f->shentsize, copied = 0;
 	unsigned char eh[sizeof(Elf64_Ehdr)];
@@ -411,7 +445,7 @@ static void fill(struct file *f, unsigned char *img, uint64_t len, enum tier max
 	}
 	for (size_t i = 1; i < f->nsec; i++) {
 		struct sec *s = &f->secs[i];
-		bool keep = s->tier != T_NONE && s->tier <= max_tier;
+		bool keep = kept(s, mask);
 
 		if (keep &&
 		    read_at(f->fd, f->size, img + s->new_off, s->sh.sh_size, s->sh.sh_offset)) {
@@ -467,24 +501,24 @@ static void file_free(struct file *f)
 }
 
 /* Which tiers fit the cap: all asked, else without code, else without
- * DWARF; T_NONE when names and CFI alone are over it. */
-static enum tier choose(struct file *f, unsigned flags, uint64_t cap, uint64_t *len)
+ * DWARF; 0 when what is left is still over it. */
+static unsigned choose(struct file *f, unsigned flags, uint64_t cap, uint64_t *len)
 {
-	enum tier t = (flags & ELFIMAGE_CODE) ? T_CODE : T_DWARF;
+	unsigned mask = flags & (T_NAMES | T_DWARF | T_CODE);
 	bool had_dwarf = false;
 
 	for (size_t i = 1; i < f->nsec; i++)
 		had_dwarf |= f->secs[i].tier == T_DWARF;
-	for (;; t--) {
-		*len = layout(f, t);
-		if (*len <= cap) {
-			if (t < T_DWARF && had_dwarf)
-				atomic_fetch_add(&st_dwarf, 1);
-			return t;
-		}
-		if (t == T_NAMES)
-			return T_NONE;
-	}
+	if ((*len = layout(f, mask)) <= cap)
+		return mask;
+	if ((mask & T_CODE) && (*len = layout(f, mask &= ~T_CODE)) <= cap)
+		return mask;
+	if ((mask & T_DWARF) && had_dwarf)
+		atomic_fetch_add(&st_dwarf, 1);
+	mask &= ~T_DWARF;
+	if (mask && (*len = layout(f, mask)) <= cap)
+		return mask;
+	return 0;
 }
 
 int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out)
@@ -492,7 +526,7 @@ int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out)
 	struct file f = {.fd = fd};
 	unsigned char *img;
 	struct stat st;
-	enum tier max;
+	unsigned mask;
 	uint64_t len;
 	int err;
 
@@ -504,7 +538,7 @@ int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out)
 	    (err = read_names(&f)))
 		goto out;
 	classify_all(&f, flags);
-	if ((max = choose(&f, flags, cap, &len)) == T_NONE) {
+	if (!(mask = choose(&f, flags, cap, &len))) {
 		atomic_fetch_add(&st_refused, 1);
 		err = -EFBIG;
 		goto out;
@@ -513,7 +547,7 @@ int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out)
 		err = -ENOMEM;
 		goto out;
 	}
-	fill(&f, img, len, max);
+	fill(&f, img, len, mask);
 	elf_version(EV_CURRENT);
 	*out = elf_memory((char *)img, len);
 	if (!*out || elf_kind(*out) != ELF_K_ELF) {

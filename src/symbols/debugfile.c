@@ -36,7 +36,51 @@ static Elf *image_of(int fd)
 {
 	Elf *e;
 
-	return elfimage_open(fd, 0, ELFIMAGE_MAX, &e) == 0 ? e : NULL;
+	return elfimage_open(fd, ELFIMAGE_NAMES | ELFIMAGE_DWARF, ELFIMAGE_MAX, &e) == 0 ? e : NULL;
+}
+
+/* Does the module's file have DWARF its image left out (space.c copies
+ * names and CFI only)? */
+static bool dwarf_left_out(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	return ((elfsec_find(elf, ".debug_info", &sh) || elfsec_find(elf, ".zdebug_info", &sh)) &&
+		sh.sh_type == SHT_NOBITS && sh.sh_size > 0);
+}
+
+/* The module's own file as its debug file: reopened through the
+ * map_files link it was read through (space.c), else by its path under
+ * root; taken when it is the very file (device, inode and build-id), its
+ * DWARF copied now. */
+static Elf *own_dwarf(const struct module *mod, const char *root, const struct mountinfo *mi)
+{
+	uint8_t id[20];
+	struct stat st;
+	size_t len;
+	Elf *e = NULL;
+	int fd;
+
+	if (!dwarf_left_out(mod->elf))
+		return NULL;
+	/* the mapped file itself (deleted or replaced since), else the path */
+	fd = mod->reopen ? tfile_open_magic(mod->reopen, TFILE_ELF_MAX, &st) : -ENOENT;
+	if (fd >= 0 && (st.st_dev != mod->dev || st.st_ino != mod->ino)) {
+		close(fd);
+		fd = -ESTALE;
+	}
+	if (fd < 0 && (fd = open_local(root, mod->path, mi, &st)) < 0)
+		return NULL;
+	if (st.st_dev == mod->dev && st.st_ino == mod->ino &&
+	    elfimage_open(fd, ELFIMAGE_DWARF, ELFIMAGE_MAX, &e) == 0) {
+		len = elfsec_build_id(e, id, sizeof(id));
+		if (len != mod->build_id_len || memcmp(id, mod->build_id, len)) {
+			elfimage_close(e);
+			e = NULL;
+		}
+	}
+	close(fd);
+	return e;
 }
 
 /* ROOT/usr/lib/debug/.build-id/xx/yyyy.debug, when its build-id is mod's. */
@@ -196,7 +240,9 @@ Elf *debugfile_find(const struct module *mod, const char *root)
 		root = "";
 	/* a root we cannot read the mounts of (a test's) has none remote */
 	mountinfo_load_for_root(root, &mi);
-	e = by_build_id(mod, root, &mi);
+	e = own_dwarf(mod, root, &mi);
+	if (!e)
+		e = by_build_id(mod, root, &mi);
 	if (!e)
 		e = by_debuglink(mod, root, &mi);
 	mountinfo_free(&mi);

@@ -32,9 +32,10 @@
  *
  * File descriptors and mappings: a module keeps neither. Its ELF is a
  * compact copy read with pread when the module is made (elf/elfimage.h:
- * headers, notes, CFI, symbol tables, DWARF; code only for a path our
- * caller gave, which offline annotate disassembles; 256 MiB at most), and
- * the fd is closed. A mapped file would stay the target's: truncated, or
+ * headers, notes, CFI, symbol tables; DWARF later, when lines are first
+ * wanted (debugfile.c reopens the file); all of it and the code for a
+ * path our caller gave, which offline annotate disassembles; 256 MiB at
+ * most), and the fd is closed. A mapped file would stay the target's: truncated, or
  * failing a page read on FUSE, it would turn a later read in libdw into
  * SIGBUS. A copy costs what stacktop reads, not the file's size, and a
  * target with thousands of mapped files costs no descriptors.
@@ -91,9 +92,9 @@
 struct module_priv {
 	struct module m;
 	struct module_priv *next;
-	void *image; /* vDSO copy behind an elf_memory Elf, or NULL */
-	bool cached; /* findable in the cache (opened successfully) */
-	bool code;   /* its image holds the code (ELFIMAGE_CODE) */
+	void *image;   /* vDSO copy behind an elf_memory Elf, or NULL */
+	bool cached;   /* findable in the cache (opened successfully) */
+	bool code;     /* its image holds the code (ELFIMAGE_CODE) */
 	bool own_vdso; /* the shared module made from our own vDSO */
 };
 
@@ -342,6 +343,7 @@ static void module_destroy(struct module_priv *p)
 			p->m.ext_free[i](p->m.ext[i]);
 	module_elf_end(p);
 	free(p->image);
+	free(p->m.reopen);
 	free(p->m.path);
 	free(p);
 }
@@ -453,7 +455,7 @@ int space_module_open_path(const char *path, struct module **out)
 	if (fd < 0)
 		return fd;
 	/* offline annotate disassembles such a file: keep its code */
-	return module_from_fd(fd, path, ELFIMAGE_CODE, out);
+	return module_from_fd(fd, path, ELFIMAGE_NAMES | ELFIMAGE_DWARF | ELFIMAGE_CODE, out);
 }
 
 /* ---- loading a live process --------------------------------------------- */
@@ -524,19 +526,21 @@ static bool dev_may_differ(int fd)
 
 /* Open the file behind a file-backed mapping, from the target's view.
  * *rootfd is the target's root, opened on first need (the caller closes
- * it). fd or -errno. */
-static int open_mapped_file(pid_t pid, const struct mapping *mp, const char *path, int *rootfd)
+ * it). magic (PATH_MAX bytes) receives the map_files path when that was
+ * the way in, else "". fd or -errno. */
+static int open_mapped_file(pid_t pid, const struct mapping *mp, const char *path, int *rootfd,
+			    char *magic)
 {
-	char buf[96];
 	struct stat st;
 	int fd;
 
-	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, mp->start,
+	snprintf(magic, PATH_MAX, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, mp->start,
 		 mp->end);
-	fd = tfile_open_magic(buf, TFILE_ELF_MAX, &st);
+	fd = tfile_open_magic(magic, TFILE_ELF_MAX, &st);
 	/* Refused for what it is (a device, too big): no second way. */
 	if (fd >= 0 || fd == -ENODEV || fd == -EFBIG)
 		return fd;
+	magic[0] = '\0';
 	if (*rootfd < 0 && (*rootfd = tfile_root_open(pid)) < 0)
 		return *rootfd;
 	fd = tfile_open(*rootfd, path, TFILE_NO_SYMLINKS, TFILE_ELF_MAX, &st);
@@ -595,7 +599,7 @@ static bool mapping_remote(struct attach_ctx *c, const struct mapping *mp)
 
 static int attach_file_module(struct attach_ctx *c, struct mapping *mp)
 {
-	char *path = strip_deleted(mp->path);
+	char *path = strip_deleted(mp->path), magic[PATH_MAX];
 	bool remote;
 	int fd, err;
 
@@ -604,10 +608,17 @@ static int attach_file_module(struct attach_ctx *c, struct mapping *mp)
 	remote = mapping_remote(c, mp);
 	if (remote)
 		tfile_count(TFILE_R_REMOTE);
-	fd = remote ? -EREMOTE : open_mapped_file(c->pid, mp, path, &c->rootfd);
-	if (fd >= 0)
-		err = module_from_fd(fd, path, 0, &mp->mod);
-	else
+	fd = remote ? -EREMOTE : open_mapped_file(c->pid, mp, path, &c->rootfd, magic);
+	if (fd >= 0) {
+		err = module_from_fd(fd, path, ELFIMAGE_NAMES, &mp->mod);
+		/* how to reach the file again for its DWARF (debugfile.c) */
+		if (!err && magic[0]) {
+			pthread_mutex_lock(&cache_lock); /* set once, under the lock */
+			if (!mp->mod->reopen)
+				mp->mod->reopen = strdup(magic);
+			pthread_mutex_unlock(&cache_lock);
+		}
+	} else
 		err = module_unopened(mp, path, remote, &mp->mod);
 	free(path);
 	return err;

@@ -1,7 +1,7 @@
 /* Fuzz entry point: elfimage, the compact copy of an ELF file made from
  * the target's file with pread (headers parsed by hand, both classes).
- * The bytes are the file (in a memfd); the first byte's low bit asks for
- * the code too. Whatever the headers say, the image must open or be
+ * The bytes are the file (in a memfd); the first byte's low 3 bits are
+ * the ELFIMAGE_* flags. Whatever the headers say, the image must open or be
  * refused, and every section, segment and note of an image must be
  * readable through libelf within the image. Cap: 1 MiB. */
 #include <gelf.h>
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) ||
 	    (size > 1 && pwrite(fd, data + 1, size - 1, 0) != (ssize_t)(size - 1)))
 		abort();
-	if (elfimage_open(fd, (data[0] & 1) ? ELFIMAGE_CODE : 0, 1u << 20, &e) == 0) {
+	if (elfimage_open(fd, data[0] & 7, 1u << 20, &e) == 0) {
 		walk(e);
 		elfimage_close(e);
 	}

@@ -73,7 +73,7 @@ static void test_copy_has_what_is_read(void **state)
 	elf_version(EV_CURRENT);
 	file = elf_begin(fd, ELF_C_READ, NULL);
 	assert_non_null(file);
-	e = image(fd, 0, ELFIMAGE_MAX, 0);
+	e = image(fd, ELFIMAGE_NAMES | ELFIMAGE_DWARF, ELFIMAGE_MAX, 0);
 	assert_true(elfsec_has_symtab(e));
 	assert_true(elfsec_has_dwarf(e));
 	assert_true(section_has_bytes(e, ".eh_frame"));
@@ -92,7 +92,7 @@ static void test_copy_has_what_is_read(void **state)
 	/* PT_LOAD keeps its file offsets: same file offset for an address */
 	assert_int_equal(elfsec_file_offset(e, sh.sh_addr), elfsec_file_offset(file, sh.sh_addr));
 	/* with code: .text is the file's */
-	c = image(fd, ELFIMAGE_CODE, ELFIMAGE_MAX, 0);
+	c = image(fd, ELFIMAGE_NAMES | ELFIMAGE_CODE, ELFIMAGE_MAX, 0);
 	assert_true(section_has_bytes(c, ".text"));
 	{
 		Elf_Data *a = elf_getdata(elfsec_find(c, ".text", &sh), NULL);
@@ -123,7 +123,7 @@ static void test_truncated(void **state)
 
 	(void)state;
 	unlink(tmpl);
-	e = image(fd, 0, ELFIMAGE_MAX, 0);
+	e = image(fd, ELFIMAGE_NAMES | ELFIMAGE_DWARF, ELFIMAGE_MAX, 0);
 	/* truncated after the copy: the copy is ours, every byte readable */
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal(ftruncate(fd, 4096), 0);
@@ -141,15 +141,15 @@ static void test_truncated(void **state)
 	}
 	elfimage_close(e);
 	/* truncated under its section table: the header only */
-	e = image(fd, 0, ELFIMAGE_MAX, 0);
+	e = image(fd, ELFIMAGE_NAMES, ELFIMAGE_MAX, 0);
 	assert_false(elfsec_has_symtab(e));
 	assert_null(elf_nextscn(e, NULL));
 	elfimage_close(e);
 	/* truncated inside its header */
 	assert_int_equal(ftruncate(fd, 20), 0);
-	assert_null(image(fd, 0, ELFIMAGE_MAX, -EIO));
+	assert_null(image(fd, ELFIMAGE_NAMES, ELFIMAGE_MAX, -EIO));
 	assert_int_equal(ftruncate(fd, 0), 0);
-	assert_null(image(fd, 0, ELFIMAGE_MAX, -ENOEXEC));
+	assert_null(image(fd, ELFIMAGE_NAMES, ELFIMAGE_MAX, -ENOEXEC));
 	close(fd);
 }
 
@@ -161,12 +161,14 @@ static void test_cap(void **state)
 	Elf *e;
 
 	(void)state;
-	e = image(fd, 0, ELFIMAGE_MAX, 0);
+	const unsigned all = ELFIMAGE_NAMES | ELFIMAGE_DWARF;
+
+	e = image(fd, all, ELFIMAGE_MAX, 0);
 	elf_rawfile(e, &full);
 	elfimage_close(e);
 	/* one byte under: DWARF goes, names and CFI stay */
 	elfimage_stats_get(&a);
-	e = image(fd, 0, full - 1, 0);
+	e = image(fd, all, full - 1, 0);
 	elfimage_stats_get(&b);
 	assert_int_equal(b.dwarf_dropped, a.dwarf_dropped + 1);
 	assert_false(elfsec_has_dwarf(e));
@@ -175,9 +177,22 @@ static void test_cap(void **state)
 	elf_rawfile(e, &names);
 	elfimage_close(e);
 	/* under even that: no image */
-	assert_null(image(fd, 0, names - 1, -EFBIG));
-	elfimage_stats_get(&a);
-	assert_int_equal(a.refused, b.refused + 1);
+	assert_null(image(fd, all, names - 1, -EFBIG));
+	/* DWARF alone, over the cap: nothing left to give */
+	assert_null(image(fd, ELFIMAGE_DWARF, names - 1, -EFBIG));
+	/* DWARF alone: no symbol table, no CFI */
+	e = image(fd, ELFIMAGE_DWARF, ELFIMAGE_MAX, 0);
+	assert_true(elfsec_has_dwarf(e));
+	assert_false(elfsec_has_symtab(e));
+	assert_false(section_has_bytes(e, ".eh_frame"));
+	elfimage_close(e);
+	/* names only: DWARF left in the file, its header says so */
+	e = image(fd, ELFIMAGE_NAMES, ELFIMAGE_MAX, 0);
+	assert_false(elfsec_has_dwarf(e));
+	assert_true(elfsec_has_symtab(e));
+	elfimage_close(e);
+	elfimage_stats_get(&a); /* the two refusals above */
+	assert_int_equal(a.refused, b.refused + 2);
 	close(fd);
 }
 

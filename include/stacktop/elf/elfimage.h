@@ -10,20 +10,25 @@
  * whole file would cost its size (a 100 MB libxul, mostly code nobody
  * reads), so only the parts stacktop uses are copied:
  *
- *   the ELF header and program headers (PT_LOAD keeps its file offsets,
- *     which the bias and file-offset arithmetic use; they point at nothing
- *     in the image);
- *   the notes (SHT_NOTE sections, and each PT_NOTE segment as a blob the
- *     segment then points at: the build-id);
- *   the CFI: .eh_frame, .eh_frame_hdr (PT_GNU_EH_FRAME points into it),
- *     .debug_frame;
- *   symbol tables (.symtab, .dynsym, their SHT_SYMTAB_SHNDX) and the
- *     string tables they link to, the section names, .gnu_debuglink and
- *     .gnu_debugaltlink;
- *   DWARF: every .debug_* and .zdebug_* section (libdw's lines, inlines);
- *   code (SHF_EXECINSTR sections) only with ELFIMAGE_CODE: offline
- *     annotate disassembles the file; the live paths read code from the
- *     target's memory.
+ * Always: the ELF header and program headers (PT_LOAD keeps its file
+ * offsets, which the bias and file-offset arithmetic use; they point at
+ * nothing in the image), each PT_NOTE segment as a blob the segment then
+ * points at (the build-id), and the section names. Then what flags ask:
+ *
+ *   ELFIMAGE_NAMES  SHT_NOTE sections; the CFI (.eh_frame, .eh_frame_hdr,
+ *                   which PT_GNU_EH_FRAME points into, .debug_frame);
+ *                   symbol tables (.symtab, .dynsym, SHT_SYMTAB_SHNDX) and
+ *                   the string tables they link to; .gnu_debuglink,
+ *                   .gnu_debugaltlink. What every sampled module needs.
+ *   ELFIMAGE_DWARF  the .debug_* / .zdebug_* sections libdw reads for
+ *                   lines, inlines and scopes (not .debug_loc*, macros or
+ *                   name indexes). A live module is opened without it:
+ *                   DWARF is copied only when a line or an inline is first
+ *                   asked for (debugfile.h: the file is its own debug
+ *                   file), so a module no sample lands in costs its names
+ *                   and CFI, not its DWARF.
+ *   ELFIMAGE_CODE   executable sections: offline annotate disassembles
+ *                   the file; the live paths read code from the target.
  *
  * Every other section keeps its header, address, size and flags but
  * becomes SHT_NOBITS, so section indices, st_shndx, sh_link and "is this
@@ -33,8 +38,8 @@
  *
  * Cap: ELFIMAGE_MAX bytes per image (256 MiB). Past it, code is dropped
  * first, then DWARF (names and CFI remain; counted as dwarf_dropped);
- * when even the names and CFI exceed it the file gets no image
- * (-EFBIG: a module with no names, frame-pointer unwinding), never a
+ * when what is left still exceeds it the file gets no image (-EFBIG: a
+ * module with no names, frame-pointer unwinding; no lines), never a
  * partial read. A section whose bytes cannot be read (a file truncated
  * below its section table, a read error) becomes SHT_NOBITS; a section
  * table that cannot be read leaves an image of headers and notes only.
@@ -57,7 +62,9 @@
 #define ELFIMAGE_MAX (256ull << 20)
 
 enum {
-	ELFIMAGE_CODE = 1 << 0, /* also copy executable sections */
+	ELFIMAGE_NAMES = 1 << 0, /* notes, CFI, symbol tables, debuglink */
+	ELFIMAGE_DWARF = 1 << 1, /* .debug_* for lines and inlines */
+	ELFIMAGE_CODE = 1 << 2,	 /* executable sections */
 };
 
 struct elfimage_stats {
@@ -70,9 +77,9 @@ struct elfimage_stats {
 
 /* The compact image of fd's file (read with pread from offset 0; the
  * file's current size is the limit), opened with elf_memory. flags:
- * ELFIMAGE_CODE. cap: bytes (ELFIMAGE_MAX normally; tests pass less).
- * *out is NULL on error. 0, -ENOEXEC (not an ELF file of our byte order),
- * -EFBIG (over cap), -EIO (no header), -ENOMEM. */
+ * ELFIMAGE_* (0: headers, segment notes and section names only). cap: bytes (ELFIMAGE_MAX normally;
+ * tests pass less). *out is NULL on error. 0, -ENOEXEC (not an ELF file of our byte order), -EFBIG
+ * (over cap), -EIO (no header), -ENOMEM. */
 int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out);
 /* elf_end, and free the image. NULL is ignored. */
 void elfimage_close(Elf *e);

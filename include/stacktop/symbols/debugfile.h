@@ -5,6 +5,12 @@
  * Where it looks (as gdb and perf do), every path under a root prefix:
  * "/proc/PID/root" for a live process, so the target's mount namespace
  * decides which file we get (proc(5)), "" for our own file system:
+ *  0. the module's own file, when it has DWARF its image left out (a live
+ *     module is copied with names and CFI only, elfimage.h): reopened
+ *     through the /proc/PID/map_files link it was read through
+ *     (module->reopen; a deleted binary too, while that process lives),
+ *     else by its path; taken when device, inode and build-id are the
+ *     module's, and only its DWARF copied;
  *  1. /usr/lib/debug/.build-id/xx/yyyy.debug, taken when its build-id
  *     equals the module's;
  *  2. the .gnu_debuglink name next to the binary, in its .debug/, then

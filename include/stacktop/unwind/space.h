@@ -37,20 +37,19 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum space_ext {
-	SPACE_EXT_UNWIND = 0,
-	SPACE_EXT_SYM,
-	SPACE_EXT_LUNWIND,
-	SPACE_EXT_COUNT
-};
+enum space_ext { SPACE_EXT_UNWIND = 0, SPACE_EXT_SYM, SPACE_EXT_LUNWIND, SPACE_EXT_COUNT };
 
 struct module {
-	char *path; /* as the target sees it, e.g. /usr/lib/x86_64-linux-gnu/libc.so.6 */
+	char *path;	  /* as the target sees it, e.g. /usr/lib/x86_64-linux-gnu/libc.so.6 */
 	const char *name; /* basename of path, for display */
 	dev_t dev;
 	ino_t ino;
-	Elf *elf;	 /* NULL when not an ELF we can read; an in-memory copy (elfimage) */
-	bool remote;	 /* not opened: on a FUSE or network mount (elf is NULL) */
+	Elf *elf;    /* NULL when not an ELF we can read; an in-memory copy (elfimage) */
+	bool remote; /* not opened: on a FUSE or network mount (elf is NULL) */
+	/* /proc/PID/map_files/START-END it was first read through (the file
+	 * even when deleted, while that process maps it), or NULL: where
+	 * debugfile reads its DWARF later. */
+	char *reopen;
 	uint16_t e_type; /* ET_EXEC, ET_DYN */
 	uint8_t build_id[20];
 	size_t build_id_len;
@@ -67,7 +66,7 @@ struct mapping {
 	uint64_t ino;
 	char *path; /* NULL for anonymous; "[vdso]", "[heap]", "/x (deleted)" as in the file */
 	struct module *mod; /* set by space_load for executable file mappings */
-	uint64_t bias; /* elf_addr = pc - bias, valid when mod != NULL */
+	uint64_t bias;	    /* elf_addr = pc - bias, valid when mod != NULL */
 };
 
 struct space {
