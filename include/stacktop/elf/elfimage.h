@@ -36,6 +36,14 @@
  * program headers, note blobs, kept sections (each at its alignment, at
  * most 4096), then the section headers.
  *
+ * What it costs (the price of never faulting): a mapping costs only the
+ * pages read, a copy costs every byte copied. Names and CFI are copied
+ * for every executable module when it is first seen, sampled or not: for
+ * libLLVM-14 (110 MB file) .dynsym, .dynstr, .eh_frame and .eh_frame_hdr
+ * are about 10 MB. DWARF is copied whole for a module whose lines are
+ * wanted (libdw reads one CU of a mapping; here all of .debug_info is
+ * resident): about 13 MB for a -g libpython3.11. Nothing else of the file.
+ *
  * Cap: ELFIMAGE_MAX bytes per image (256 MiB). Past it, code is dropped
  * first, then DWARF (names and CFI remain; counted as dwarf_dropped);
  * when what is left still exceeds it the file gets no image (-EFBIG: a
