@@ -49,6 +49,19 @@ struct seg {
 	bool blob; /* a PT_NOTE copied on its own */
 };
 
+/* Sections laid out in an image but not read yet (elfimage.h). */
+struct pending_sec {
+	uint64_t new_off, file_off, size;
+	size_t index;
+};
+
+struct elfimage_pending {
+	bool is64;
+	uint64_t shoff, shentsize;
+	struct pending_sec *secs;
+	size_t n;
+};
+
 struct file {
 	int fd;
 	uint64_t size;
@@ -425,7 +438,11 @@ static void place_segment(const struct file *f, struct seg *s)
 
 /* Copy the bytes and write the headers. A section that cannot be read is
  * left SHT_NOBITS. */
-static void fill(struct file *f, unsigned char *img, uint64_t len, unsigned mask)
+/* Copy the bytes (all but those of the tiers in later, which are
+ * recorded in *pend instead) and write the headers. A section that
+ * cannot be read is left SHT_NOBITS. */
+static int fill(struct file *f, unsigned char *img, uint64_t len, unsigned mask, unsigned later,
+		struct elfimage_pending *pend)
 {
 	uint64_t phoff = align_up(f->ehsize, 8), shoff = len - f->nsec * f->shentsize, copied = 0;
 	unsigned char eh[sizeof(Elf64_Ehdr)];
@@ -447,6 +464,13 @@ static void fill(struct file *f, unsigned char *img, uint64_t len, unsigned mask
 		struct sec *s = &f->secs[i];
 		bool keep = kept(s, mask);
 
+		if (keep && (s->tier & later)) {
+			struct pending_sec *ps = &pend->secs[pend->n++];
+
+			*ps = (struct pending_sec){s->new_off, s->sh.sh_offset, s->sh.sh_size, i};
+			s->sh.sh_offset = s->new_off;
+			continue;
+		}
 		if (keep &&
 		    read_at(f->fd, f->size, img + s->new_off, s->sh.sh_size, s->sh.sh_offset)) {
 			atomic_fetch_add(&st_short, 1);
@@ -491,6 +515,10 @@ static void fill(struct file *f, unsigned char *img, uint64_t len, unsigned mask
 	}
 	memcpy(img, eh, f->ehsize);
 	atomic_fetch_add(&st_bytes, copied);
+	pend->is64 = f->is64;
+	pend->shoff = shoff;
+	pend->shentsize = f->shentsize;
+	return 0;
 }
 
 static void file_free(struct file *f)
@@ -521,9 +549,11 @@ static unsigned choose(struct file *f, unsigned flags, uint64_t cap, uint64_t *l
 	return 0;
 }
 
-int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out)
+int elfimage_open_later(int fd, unsigned flags, unsigned later, uint64_t cap, Elf **out,
+			struct elfimage_pending **pending)
 {
 	struct file f = {.fd = fd};
+	struct elfimage_pending *pend = NULL;
 	unsigned char *img;
 	struct stat st;
 	unsigned mask;
@@ -531,6 +561,10 @@ int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out)
 	int err;
 
 	*out = NULL;
+	if (pending)
+		*pending = NULL;
+	else
+		later = 0;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	f.size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
@@ -543,11 +577,16 @@ int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out)
 		err = -EFBIG;
 		goto out;
 	}
-	if (!(img = calloc(1, len))) {
+	/* calloc: a large image is fresh anonymous memory, so the pages of
+	 * sections read later cost nothing until they are read */
+	if (!(img = calloc(1, len)) || !(pend = calloc(1, sizeof(*pend))) ||
+	    (f.nsec && !(pend->secs = calloc(f.nsec, sizeof(*pend->secs))))) {
+		free(img);
+		elfimage_pending_free(pend);
 		err = -ENOMEM;
 		goto out;
 	}
-	fill(&f, img, len, mask);
+	fill(&f, img, len, mask, later & mask, pend);
 	elf_version(EV_CURRENT);
 	*out = elf_memory((char *)img, len);
 	if (!*out || elf_kind(*out) != ELF_K_ELF) {
@@ -555,13 +594,71 @@ int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out)
 			elf_end(*out);
 		*out = NULL;
 		free(img);
+		elfimage_pending_free(pend);
 		err = -ENOEXEC;
 		goto out;
 	}
 	atomic_fetch_add(&st_images, 1);
+	if (pending && pend->n)
+		*pending = pend;
+	else
+		elfimage_pending_free(pend);
 out:
 	file_free(&f);
 	return err;
+}
+
+int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out)
+{
+	return elfimage_open_later(fd, flags, 0, cap, out, NULL);
+}
+
+/* A section whose bytes never came: SHT_NOBITS, written into the image's
+ * own section table, which libelf reads in place (elf_memory, our byte
+ * order), so gelf_getshdr says so from now on. */
+static void mark_nobits(Elf *e, const struct elfimage_pending *p, const struct pending_sec *ps)
+{
+	size_t len;
+	char *img = elf_rawfile(e, &len);
+	uint64_t at = p->shoff + ps->index * p->shentsize + 4; /* sh_type, both classes */
+	uint32_t t = SHT_NOBITS;
+
+	if (img && at + sizeof(t) <= len)
+		memcpy(img + at, &t, sizeof(t));
+	atomic_fetch_add(&st_short, 1);
+}
+
+void elfimage_fill(Elf *e, struct elfimage_pending *p, int fd)
+{
+	size_t len;
+	char *img;
+	struct stat st;
+	uint64_t size = 0, copied = 0;
+
+	if (!p)
+		return;
+	img = e ? elf_rawfile(e, &len) : NULL;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0)
+		size = (uint64_t)st.st_size;
+	for (size_t i = 0; img && i < p->n; i++) {
+		const struct pending_sec *ps = &p->secs[i];
+
+		if (fd < 0 || ps->new_off > len || ps->size > len - ps->new_off ||
+		    read_at(fd, size, img + ps->new_off, ps->size, ps->file_off))
+			mark_nobits(e, p, ps);
+		else
+			copied += ps->size;
+	}
+	atomic_fetch_add(&st_bytes, copied);
+	elfimage_pending_free(p);
+}
+
+void elfimage_pending_free(struct elfimage_pending *p)
+{
+	if (!p)
+		return;
+	free(p->secs);
+	free(p);
 }
 
 void elfimage_close(Elf *e)

@@ -385,6 +385,7 @@ static int table_get(struct module *mod, const char *root, struct sym_table **ou
 		*out = mod->ext[SPACE_EXT_SYM];
 		return 0;
 	}
+	space_module_fill(mod); /* names are read on first use */
 	err = table_build(mod, root, NULL, out);
 	if (err)
 		return err;

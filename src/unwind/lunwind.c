@@ -127,6 +127,7 @@ static struct lunwind_mod *mod_info(struct module *m)
 		return NULL;
 	m->ext[SPACE_EXT_LUNWIND] = lm;
 	m->ext_free[SPACE_EXT_LUNWIND] = lunwind_mod_free;
+	space_module_fill(m);
 	if (!m->elf || elf_getphdrnum(m->elf, &nph) != 0)
 		return lm;
 	for (size_t i = 0; i < nph; i++) {

@@ -31,14 +31,20 @@
  * still match.
  *
  * File descriptors and mappings: a module keeps neither. Its ELF is a
- * compact copy read with pread when the module is made (elf/elfimage.h:
- * headers, notes, CFI, symbol tables; DWARF later, when lines are first
- * wanted (debugfile.c reopens the file); all of it and the code for a
- * path our caller gave, which offline annotate disassembles; 256 MiB at
- * most), and the fd is closed. A mapped file would stay the target's: truncated, or
- * failing a page read on FUSE, it would turn a later read in libdw into
- * SIGBUS. A copy costs what stacktop reads, not the file's size, and a
- * target with thousands of mapped files costs no descriptors.
+ * compact copy read with pread (elf/elfimage.h), in three steps, each
+ * reading the file anew: its headers and notes when the module is made
+ * (the build-id, the bias); its names and CFI when a sample first needs
+ * them (space_module_fill, called by unwind, lunwind and sym); its DWARF
+ * when lines are first wanted (debugfile.c). The file is found again
+ * through the map_files link it was first read through (module->reopen),
+ * else its path under the target's root, and only the same device and
+ * inode is read. A path our caller gave is read whole at once, code too
+ * (offline annotate disassembles it). 256 MiB at most per copy.
+ * A mapped file would stay the target's: truncated, or failing a page
+ * read on FUSE, it would turn a later read in libdw into SIGBUS. A copy
+ * costs what stacktop reads, not the file's size (a module no sample
+ * lands in costs its headers), and a target with thousands of mapped
+ * files costs no descriptors.
  *
  * Remote files: a mapping whose device is a FUSE or network mount in the
  * target's /proc/PID/mountinfo is not opened at all (proc/mountinfo.h): an
@@ -92,9 +98,13 @@
 struct module_priv {
 	struct module m;
 	struct module_priv *next;
-	void *image;   /* vDSO copy behind an elf_memory Elf, or NULL */
-	bool cached;   /* findable in the cache (opened successfully) */
-	bool code;     /* its image holds the code (ELFIMAGE_CODE) */
+	void *image; /* vDSO copy behind an elf_memory Elf, or NULL */
+	bool cached; /* findable in the cache (opened successfully) */
+	bool code;   /* its image holds the code (ELFIMAGE_CODE) */
+	/* names and CFI not read yet (space_module_fill), and the target root
+	 * its path is looked up under then, when m.reopen fails */
+	struct elfimage_pending *pending;
+	char *root;
 	bool own_vdso; /* the shared module made from our own vDSO */
 };
 
@@ -302,6 +312,9 @@ static void module_elf_end(struct module_priv *p)
 static int module_new(const char *path, int fd, unsigned flags, void *image, size_t image_len,
 		      dev_t dev, ino_t ino, struct module_priv **out)
 {
+	/* a path our caller gave is read whole now; a live module's names
+	 * and CFI when a sample first needs them */
+	unsigned eager = (flags & ELFIMAGE_CODE) ? ELFIMAGE_NAMES : 0;
 	struct module_priv *p = calloc(1, sizeof(*p));
 	GElf_Ehdr eh;
 
@@ -320,7 +333,8 @@ static int module_new(const char *path, int fd, unsigned flags, void *image, siz
 	elf_init_once();
 	if (image)
 		p->m.elf = elf_memory(image, image_len);
-	else if (fd >= 0 && elfimage_open(fd, flags, ELFIMAGE_MAX, &p->m.elf) == 0)
+	else if (fd >= 0 && elfimage_open_later(fd, flags, flags & ELFIMAGE_NAMES & ~eager,
+						ELFIMAGE_MAX, &p->m.elf, &p->pending) == 0)
 		p->code = flags & ELFIMAGE_CODE;
 	if (p->m.elf && (elf_kind(p->m.elf) != ELF_K_ELF || !gelf_getehdr(p->m.elf, &eh))) {
 		module_elf_end(p);
@@ -341,8 +355,10 @@ static void module_destroy(struct module_priv *p)
 	for (i = 0; i < SPACE_EXT_COUNT; i++)
 		if (p->m.ext[i] && p->m.ext_free[i])
 			p->m.ext_free[i](p->m.ext[i]);
+	elfimage_pending_free(p->pending);
 	module_elf_end(p);
 	free(p->image);
+	free(p->root);
 	free(p->m.reopen);
 	free(p->m.path);
 	free(p);
@@ -577,6 +593,67 @@ static int module_unopened(const struct mapping *mp, const char *path, bool remo
 	return 0;
 }
 
+/* How to reach m's file again (its names and CFI, space_module_fill; its
+ * DWARF, debugfile.c): the map_files link it was read through (the file
+ * even when deleted, while that process maps it), and the target's root
+ * for its path. Set once, under the lock. */
+static void remember_way(struct module *m, const char *magic, pid_t pid)
+{
+	struct module_priv *p = priv_of(m);
+	char root[64];
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	pthread_mutex_lock(&cache_lock);
+	if (!m->reopen && magic[0])
+		m->reopen = strdup(magic);
+	if (!p->root)
+		p->root = strdup(root);
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/* m's file, reopened: through m->reopen, else by its path under the
+ * root; only the very file (device and inode). fd or -errno. */
+static int module_reopen(struct module_priv *p)
+{
+	struct stat st;
+	int fd = -ENOENT;
+
+	if (p->m.reopen && (fd = tfile_open_magic(p->m.reopen, TFILE_ELF_MAX, &st)) >= 0 &&
+	    st.st_ino == p->m.ino && st.st_dev == p->m.dev)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (!p->root || p->m.path[0] != '/')
+		return -ENOENT;
+	fd = tfile_open_under(p->root, p->m.path, TFILE_NO_SYMLINKS, TFILE_ELF_MAX, &st);
+	if (fd >= 0 && (st.st_ino != p->m.ino || (st.st_dev != p->m.dev && !dev_may_differ(fd)))) {
+		close(fd);
+		tfile_count(TFILE_R_IDENTITY);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+void space_module_fill(struct module *m)
+{
+	struct module_priv *p;
+	int fd;
+
+	if (!m)
+		return;
+	p = priv_of(m);
+	pthread_mutex_lock(&cache_lock);
+	if (p->pending) {
+		fd = module_reopen(p);
+		/* what cannot be read (gone, shrunk) becomes SHT_NOBITS */
+		elfimage_fill(m->elf, p->pending, fd);
+		p->pending = NULL;
+		if (fd >= 0)
+			close(fd);
+	}
+	pthread_mutex_unlock(&cache_lock);
+}
+
 /* What attach_modules looks up once per load: the target's root fd and
  * its mounts (read on the first file that needs opening). */
 struct attach_ctx {
@@ -612,12 +689,8 @@ static int attach_file_module(struct attach_ctx *c, struct mapping *mp)
 	if (fd >= 0) {
 		err = module_from_fd(fd, path, ELFIMAGE_NAMES, &mp->mod);
 		/* how to reach the file again for its DWARF (debugfile.c) */
-		if (!err && magic[0]) {
-			pthread_mutex_lock(&cache_lock); /* set once, under the lock */
-			if (!mp->mod->reopen)
-				mp->mod->reopen = strdup(magic);
-			pthread_mutex_unlock(&cache_lock);
-		}
+		if (!err)
+			remember_way(mp->mod, magic, c->pid);
 	} else
 		err = module_unopened(mp, path, remote, &mp->mod);
 	free(path);

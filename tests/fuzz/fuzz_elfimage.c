@@ -1,7 +1,8 @@
 /* Fuzz entry point: elfimage, the compact copy of an ELF file made from
  * the target's file with pread (headers parsed by hand, both classes).
  * The bytes are the file (in a memfd); the first byte's low 3 bits are
- * the ELFIMAGE_* flags. Whatever the headers say, the image must open or be
+ * the ELFIMAGE_* flags, bit 3 reads the names later (bit 4: from no
+ * file). Whatever the headers say, the image must open or be
  * refused, and every section, segment and note of an image must be
  * readable through libelf within the image. Cap: 1 MiB. */
 #include <gelf.h>
@@ -58,7 +59,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) ||
 	    (size > 1 && pwrite(fd, data + 1, size - 1, 0) != (ssize_t)(size - 1)))
 		abort();
-	if (elfimage_open(fd, data[0] & 7, 1u << 20, &e) == 0) {
+	if (data[0] & 8) { /* names and CFI read later, as a live module's */
+		struct elfimage_pending *p;
+
+		if (elfimage_open_later(fd, data[0] & 7, ELFIMAGE_NAMES, 1u << 20, &e, &p) == 0) {
+			walk(e); /* zeros before the fill */
+			elfimage_fill(e, p, (data[0] & 16) ? -1 : fd);
+			walk(e);
+			elfimage_close(e);
+		}
+	} else if (elfimage_open(fd, data[0] & 7, 1u << 20, &e) == 0) {
 		walk(e);
 		elfimage_close(e);
 	}

@@ -196,6 +196,44 @@ static void test_cap(void **state)
 	close(fd);
 }
 
+/* Names and CFI read later: laid out, zero until filled; a fill from a
+ * file that shrank leaves them SHT_NOBITS, seen through libelf. */
+static void test_later(void **state)
+{
+	char tmpl[] = "/tmp/stacktop-elfimage-XXXXXX";
+	int fd = copy_of(INLTEST, tmpl);
+	struct elfimage_pending *p;
+	GElf_Shdr sh;
+	Elf *e;
+
+	(void)state;
+	unlink(tmpl);
+	assert_int_equal(
+	    elfimage_open_later(fd, ELFIMAGE_NAMES, ELFIMAGE_NAMES, ELFIMAGE_MAX, &e, &p), 0);
+	assert_non_null(p);
+	assert_true(elfsec_build_id(e, (uint8_t[20]){0}, 20) > 0); /* the notes are read now */
+	elfimage_fill(e, p, fd);
+	assert_true(elfsec_has_symtab(e));
+	assert_true(section_has_bytes(e, ".eh_frame"));
+	elfimage_close(e);
+	/* nothing to read them from: no names, no CFI */
+	assert_int_equal(
+	    elfimage_open_later(fd, ELFIMAGE_NAMES, ELFIMAGE_NAMES, ELFIMAGE_MAX, &e, &p), 0);
+	elfimage_fill(e, p, -1);
+	assert_false(elfsec_has_symtab(e));
+	assert_non_null(elfsec_find(e, ".eh_frame", &sh));
+	assert_int_equal(sh.sh_type, SHT_NOBITS);
+	elfimage_close(e);
+	/* the file shrank in between: what it lost is SHT_NOBITS */
+	assert_int_equal(
+	    elfimage_open_later(fd, ELFIMAGE_NAMES, ELFIMAGE_NAMES, ELFIMAGE_MAX, &e, &p), 0);
+	assert_int_equal(ftruncate(fd, 8192), 0);
+	elfimage_fill(e, p, fd);
+	assert_false(elfsec_has_symtab(e));
+	elfimage_close(e);
+	close(fd);
+}
+
 static const char sample[] =
     "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
     "40 22 0:40 / /home/u/my\\040mnt rw,nosuid,nodev shared:7 - fuse.sshfs u@h:/ rw\n"
@@ -246,6 +284,7 @@ int main(void)
 	    cmocka_unit_test(test_copy_has_what_is_read),
 	    cmocka_unit_test(test_truncated),
 	    cmocka_unit_test(test_cap),
+	    cmocka_unit_test(test_later),
 	    cmocka_unit_test(test_mountinfo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,12 +37,14 @@
  * most 4096), then the section headers.
  *
  * What it costs (the price of never faulting): a mapping costs only the
- * pages read, a copy costs every byte copied. Names and CFI are copied
- * for every executable module when it is first seen, sampled or not: for
- * libLLVM-14 (110 MB file) .dynsym, .dynstr, .eh_frame and .eh_frame_hdr
- * are about 10 MB. DWARF is copied whole for a module whose lines are
- * wanted (libdw reads one CU of a mapping; here all of .debug_info is
- * resident): about 13 MB for a -g libpython3.11. Nothing else of the file.
+ * pages read, a copy costs every byte copied. So a live module is copied
+ * in steps (space.c): headers and notes when it is seen; names and CFI
+ * when a sample first lands in it (elfimage_open_later, elfimage_fill:
+ * for libLLVM-14, a 110 MB file, .dynsym, .dynstr, .eh_frame and
+ * .eh_frame_hdr are about 10 MB, paid only if LLVM code is sampled);
+ * DWARF whole when its lines are first wanted (libdw reads one CU of a
+ * mapping; here all of .debug_info is resident: about 13 MB for a -g
+ * libpython3.11). Nothing else of the file, ever.
  *
  * Cap: ELFIMAGE_MAX bytes per image (256 MiB). Past it, code is dropped
  * first, then DWARF (names and CFI remain; counted as dwarf_dropped);
@@ -89,6 +91,22 @@ struct elfimage_stats {
  * tests pass less). *out is NULL on error. 0, -ENOEXEC (not an ELF file of our byte order), -EFBIG
  * (over cap), -EIO (no header), -ENOMEM. */
 int elfimage_open(int fd, unsigned flags, uint64_t cap, Elf **out);
+/* Sections read later: elfimage_open with the tiers in later laid out in
+ * the image (headers, offsets, sizes as the file says) but not read: their
+ * bytes are zero, in fresh anonymous pages that cost no memory, until
+ * elfimage_fill reads them. *pending is NULL when nothing was left for
+ * later. Why: a module no sample lands in needs its headers only; its
+ * names and CFI are read on first use (space_module_fill). */
+struct elfimage_pending;
+int elfimage_open_later(int fd, unsigned flags, unsigned later, uint64_t cap, Elf **out,
+			struct elfimage_pending **pending);
+/* Read the pending sections of e from fd (the same file, reopened; -1
+ * when it cannot be): each that cannot be read (the file shrank, a read
+ * error) becomes SHT_NOBITS, in the image's section table that libelf
+ * reads in place. Call before anything reads those sections (their bytes
+ * are zero until then: no names, no FDEs). Frees p. */
+void elfimage_fill(Elf *e, struct elfimage_pending *p, int fd);
+void elfimage_pending_free(struct elfimage_pending *p);
 /* elf_end, and free the image. NULL is ignored. */
 void elfimage_close(Elf *e);
 void elfimage_stats_get(struct elfimage_stats *out);

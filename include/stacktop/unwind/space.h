@@ -97,6 +97,15 @@ int space_module_open_path(const char *path, struct module **out);
 /* One more reference on m (under the cache lock), dropped with
  * space_module_put: for holders that outlive the space (frames). */
 void space_module_get(struct module *m);
+/* Read m's names and CFI now if they are not yet (a live module is made
+ * with its headers only, elf/elfimage.h): the file is reopened (the
+ * map_files link it was read through, else its path under the target's
+ * root; the same device and inode only). Call before reading m->elf's
+ * symbol tables or CFI (unwind, lunwind, sym do, once per module); until
+ * then their bytes are zero. A file that cannot be read again leaves
+ * those sections SHT_NOBITS: no names, frame-pointer unwinding. Thread
+ * safe; idempotent. */
+void space_module_fill(struct module *m);
 void space_module_put(struct module *m);
 
 #endif
