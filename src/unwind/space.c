@@ -625,6 +625,17 @@ static int module_reopen(struct module_priv *p)
 		close(fd);
 	if (!p->root || p->m.path[0] != '/')
 		return -ENOENT;
+	/* a FUSE mount on the way, mounted since: the walk would wait on it */
+	struct mountinfo mi;
+	bool remote;
+
+	mountinfo_load_for_root(p->root, &mi);
+	remote = mountinfo_path_remote(&mi, p->m.path) != NULL;
+	mountinfo_free(&mi);
+	if (remote) {
+		tfile_count(TFILE_R_REMOTE);
+		return -EREMOTE;
+	}
 	fd = tfile_open_under(p->root, p->m.path, TFILE_NO_SYMLINKS, TFILE_ELF_MAX, &st);
 	if (fd >= 0 && (st.st_ino != p->m.ino || (st.st_dev != p->m.dev && !dev_may_differ(fd)))) {
 		close(fd);
