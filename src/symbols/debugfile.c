@@ -12,12 +12,79 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "stacktop/elf/elfimage.h"
 #include "stacktop/elf/elfsec.h"
+#include "stacktop/proc/mountinfo.h"
 #include "stacktop/proc/tfile.h"
 #include "stacktop/symbols/debugfile.h"
 
+/* The file at path under root, when no remote (FUSE, network) mount of
+ * the target is on its way: a lookup there waits for a daemon the target
+ * may run. mi may be empty (a test's root): nothing is remote then. */
+static int open_local(const char *root, const char *path, const struct mountinfo *mi,
+		      struct stat *st)
+{
+	if (mountinfo_path_remote(mi, path)) {
+		tfile_count(TFILE_R_REMOTE);
+		return -EREMOTE;
+	}
+	return tfile_open_under(root, path, 0, TFILE_ELF_MAX, st);
+}
+
+/* The debug file's copy (elfimage: no mapping), or NULL. */
+static Elf *image_of(int fd)
+{
+	Elf *e;
+
+	return elfimage_open(fd, ELFIMAGE_NAMES | ELFIMAGE_DWARF, ELFIMAGE_MAX, &e) == 0 ? e : NULL;
+}
+
+/* Does the module's file have DWARF its image left out (space.c copies
+ * names and CFI only)? */
+static bool dwarf_left_out(Elf *elf)
+{
+	GElf_Shdr sh;
+
+	return ((elfsec_find(elf, ".debug_info", &sh) || elfsec_find(elf, ".zdebug_info", &sh)) &&
+		sh.sh_type == SHT_NOBITS && sh.sh_size > 0);
+}
+
+/* The module's own file as its debug file: reopened through the
+ * map_files link it was read through (space.c), else by its path under
+ * root; taken when it is the very file (device, inode and build-id), its
+ * DWARF copied now. */
+static Elf *own_dwarf(const struct module *mod, const char *root, const struct mountinfo *mi)
+{
+	uint8_t id[20];
+	struct stat st;
+	size_t len;
+	Elf *e = NULL;
+	int fd;
+
+	if (!dwarf_left_out(mod->elf))
+		return NULL;
+	/* the mapped file itself (deleted or replaced since), else the path */
+	fd = mod->reopen ? tfile_open_magic(mod->reopen, TFILE_ELF_MAX, &st) : -ENOENT;
+	if (fd >= 0 && (st.st_dev != mod->dev || st.st_ino != mod->ino)) {
+		close(fd);
+		fd = -ESTALE;
+	}
+	if (fd < 0 && (fd = open_local(root, mod->path, mi, &st)) < 0)
+		return NULL;
+	if (st.st_dev == mod->dev && st.st_ino == mod->ino &&
+	    elfimage_open(fd, ELFIMAGE_DWARF, ELFIMAGE_MAX, &e) == 0) {
+		len = elfsec_build_id(e, id, sizeof(id));
+		if (len != mod->build_id_len || memcmp(id, mod->build_id, len)) {
+			elfimage_close(e);
+			e = NULL;
+		}
+	}
+	close(fd);
+	return e;
+}
+
 /* ROOT/usr/lib/debug/.build-id/xx/yyyy.debug, when its build-id is mod's. */
-static Elf *by_build_id(const struct module *mod, const char *root)
+static Elf *by_build_id(const struct module *mod, const char *root, const struct mountinfo *mi)
 {
 	char path[PATH_MAX], *p = path;
 	uint8_t id[20];
@@ -31,15 +98,14 @@ static Elf *by_build_id(const struct module *mod, const char *root)
 	for (i = 1; i < mod->build_id_len; i++)
 		p += sprintf(p, "%02x", mod->build_id[i]);
 	strcpy(p, ".debug");
-	fd = tfile_open_under(root, path, 0, TFILE_ELF_MAX, NULL);
+	fd = open_local(root, path, mi, NULL);
 	if (fd < 0)
 		return NULL;
-	e = space_elf_detached(fd);
+	e = image_of(fd);
 	close(fd);
 	len = e ? elfsec_build_id(e, id, sizeof(id)) : 0;
 	if (!e || len != mod->build_id_len || memcmp(id, mod->build_id, len)) {
-		if (e)
-			elf_end(e);
+		elfimage_close(e);
 		return NULL;
 	}
 	return e;
@@ -117,7 +183,7 @@ static int read_debuglink(Elf *elf, char *name, size_t size, uint32_t *crc)
 
 /* The .gnu_debuglink name next to the binary, in its .debug/, then under
  * /usr/lib/debug/DIR/ (an absolute DIR only), when it matches mod. */
-static Elf *by_debuglink(const struct module *mod, const char *root)
+static Elf *by_debuglink(const struct module *mod, const char *root, const struct mountinfo *mi)
 {
 	char name[256], dir[PATH_MAX], path[PATH_MAX];
 	const char *fmt[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
@@ -142,7 +208,7 @@ static Elf *by_debuglink(const struct module *mod, const char *root)
 			continue;
 		Elf *e;
 
-		fd = tfile_open_under(root, path, 0, TFILE_ELF_MAX, &st);
+		fd = open_local(root, path, mi, &st);
 		if (fd < 0)
 			continue;
 		/* The link may name the binary itself (same dir, same name). */
@@ -150,13 +216,12 @@ static Elf *by_debuglink(const struct module *mod, const char *root)
 			close(fd);
 			continue;
 		}
-		e = space_elf_detached(fd);
+		e = image_of(fd);
 		if (e && debuglink_matches(fd, &st, e, mod, want)) {
 			close(fd);
 			return e;
 		}
-		if (e)
-			elf_end(e);
+		elfimage_close(e);
 		close(fd);
 	}
 	return NULL;
@@ -169,10 +234,19 @@ Elf *debugfile_find(const struct module *mod, const char *root)
 	/* Only files have debug files: not [vdso], not an unopened module. */
 	if (!mod->elf || !mod->path || mod->path[0] != '/')
 		return NULL;
+	struct mountinfo mi;
+
 	if (!root)
 		root = "";
-	e = by_build_id(mod, root);
-	return e ? e : by_debuglink(mod, root);
+	/* a root we cannot read the mounts of (a test's) has none remote */
+	mountinfo_load_for_root(root, &mi);
+	e = own_dwarf(mod, root, &mi);
+	if (!e)
+		e = by_build_id(mod, root, &mi);
+	if (!e)
+		e = by_debuglink(mod, root, &mi);
+	mountinfo_free(&mi);
+	return e;
 }
 
 Elf *debugfile_open_checked(const char *path, const uint8_t *id, size_t len)
@@ -183,11 +257,11 @@ Elf *debugfile_open_checked(const char *path, const uint8_t *id, size_t len)
 
 	fd = tfile_open_under("", path, 0, TFILE_ELF_MAX, NULL);
 	if (fd >= 0) {
-		e = space_elf_detached(fd);
+		e = image_of(fd);
 		close(fd);
 	}
 	if (e && (elfsec_build_id(e, got, sizeof(got)) != len || memcmp(got, id, len))) {
-		elf_end(e);
+		elfimage_close(e);
 		e = NULL;
 	}
 	return e;

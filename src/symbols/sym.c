@@ -30,7 +30,7 @@
  * Debug files are looked up under a root prefix: "/proc/PID/root" for a
  * live process (debugfile.h says how, and why through tfile). The root is
  * taken the first time a module is seen; later roots do not change a built
- * table. A debug file keeps no fd: it is mapped whole (space_elf_detached)
+ * table. A debug file keeps no fd and no mapping: it is copied (elfimage)
  * and closed.
  *
  * debuginfod (--debuginfod, opt-in): when a file module has no .symtab of
@@ -45,6 +45,7 @@
  * struct sym is used by one thread (the module tables are shared, but are
  * built and read only under that same single-threaded use).
  */
+#include "stacktop/elf/elfimage.h"
 #include "stacktop/elf/elfsec.h"
 #include "stacktop/elf/fde.h"
 #include "stacktop/lib/array.h"
@@ -316,8 +317,7 @@ static void table_free(void *p)
 	}
 	srcline_free(t->src);
 	free(t->fdes);
-	if (t->dbg_elf)
-		elf_end(t->dbg_elf);
+	elfimage_close(t->dbg_elf);
 	free(t->dem);
 	free(t->fns);
 	free(t->names);
@@ -337,8 +337,7 @@ static int table_build(const struct module *mod, const char *root, Elf *fetched,
 
 	if (!t || !(t->root = strdup(root ? root : ""))) {
 		free(t);
-		if (fetched)
-			elf_end(fetched);
+		elfimage_close(fetched);
 		return -ENOMEM;
 	}
 	if (fetched) {
@@ -386,6 +385,7 @@ static int table_get(struct module *mod, const char *root, struct sym_table **ou
 		*out = mod->ext[SPACE_EXT_SYM];
 		return 0;
 	}
+	space_module_fill(mod); /* names are read on first use */
 	err = table_build(mod, root, NULL, out);
 	if (err)
 		return err;
@@ -580,7 +580,7 @@ static void fetch_got(void *ctx, const uint8_t *id, size_t len, const char *path
 		*pp = w->next;
 		e = debugfile_open_checked(path, id, len);
 		if (e && !elfsec_has_symtab(e)) {
-			elf_end(e);
+			elfimage_close(e);
 			e = NULL;
 		}
 		/* the new table owns e, also when it fails (and frees it) */
@@ -779,7 +779,9 @@ static int resolve_unmoduled(struct sym *sy, const struct mapping *m, uint64_t p
 	if (!out->module)
 		return -ENOMEM;
 	out->offset = pc - m->start + m->pgoff;
-	note_module(sy, out->module, SYM_SRC_NONE);
+	/* a file left unread (FUSE, network): the help says why */
+	note_module(sy, out->module,
+		    SYM_SRC_NONE | (m->mod && m->mod->remote ? SYM_SRC_REMOTE : 0));
 	return 0;
 }
 

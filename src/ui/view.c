@@ -571,6 +571,7 @@ const char *view_symbol_sources(unsigned sources, char *buf, size_t size)
 	    {SYM_SRC_SYMTAB, "symtab"},	   {SYM_SRC_DEBUG, "debug file"},
 	    {SYM_SRC_DYNSYM, "dynsym"},	   {SYM_SRC_FDE, "eh_frame ranges"},
 	    {SYM_SRC_PERFMAP, "perf map"}, {SYM_SRC_INLINE, "DWARF inline"},
+	    {SYM_SRC_REMOTE, "none: file on a FUSE or network mount, not read"},
 	};
 	size_t o = 0;
 
@@ -603,7 +604,7 @@ static void help_symbols(struct grid *g, int x, int y, int colw, const struct sy
 	grid_put(g, x, y++, "Symbols per module", GRID_BOLD | GRID_UNDERLINE, colw);
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < n; i++) {
-			bool none = mods[i].sources == SYM_SRC_NONE;
+			bool none = (mods[i].sources & ~SYM_SRC_REMOTE) == SYM_SRC_NONE;
 
 			if (none != (pass == 0))
 				continue;

@@ -13,8 +13,9 @@
  * dwarf_search_unwind_table (exported by libunwind, not declared in its
  * public headers) binary-search it and decode the FDE. The table and the
  * FDEs are then read through access_mem at runtime addresses, which we
- * translate back to the module's file image (runtime - bias → p_vaddr of a
- * PT_LOAD → file offset). Only tables with the encodings every linker
+ * translate back to the module's image (runtime - bias → ELF address → the
+ * section holding it; the image is elfimage's copy, which has the CFI
+ * sections' bytes and no code). Only tables with the encodings every linker
  * writes (fde_count udata4, table datarel|sdata4) are used; a module
  * without them has no fallback (unwind.c's .debug_frame path still
  * applies to the fast path).
@@ -58,28 +59,57 @@ static void lunwind_mod_free(void *p)
 	free(p);
 }
 
-/* A file image's bytes at an ELF virtual address, when a PT_LOAD holds
- * them in the file (not .bss). */
+/* A module image's bytes at an ELF virtual address: from the section
+ * that holds them, when the image has its bytes (elfimage keeps the CFI
+ * sections; code and data are SHT_NOBITS there). */
 static const uint8_t *image_at(Elf *elf, uint64_t vaddr, size_t len)
 {
-	size_t nph, size;
-	const char *raw = elf_rawfile(elf, &size);
+	Elf_Scn *scn = NULL;
 
-	if (!raw || elf_getphdrnum(elf, &nph) != 0)
-		return NULL;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
 
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS || vaddr < sh.sh_addr ||
+		    vaddr - sh.sh_addr >= sh.sh_size || sh.sh_size - (vaddr - sh.sh_addr) < len)
 			continue;
-		if (vaddr < ph.p_vaddr || vaddr - ph.p_vaddr >= ph.p_filesz ||
-		    ph.p_filesz - (vaddr - ph.p_vaddr) < len)
-			continue;
-		if (ph.p_offset > size || size - ph.p_offset < vaddr - ph.p_vaddr + len)
+		d = elf_rawdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
 			return NULL;
-		return (const uint8_t *)raw + ph.p_offset + (vaddr - ph.p_vaddr);
+		return (const uint8_t *)d->d_buf + (vaddr - sh.sh_addr);
 	}
 	return NULL;
+}
+
+/* A word of the image at an ELF virtual address. libunwind reads 8 bytes
+ * where the last 4-byte entry of the .eh_frame_hdr table ends its
+ * section: the bytes past a section's end are taken from the next
+ * section, or as 0 where no section has them (the file's padding, which
+ * the copy does not keep). */
+static bool image_word(Elf *elf, uint64_t vaddr, uint64_t *v)
+{
+	uint8_t b[8] = {0};
+	const uint8_t *p = image_at(elf, vaddr, 8);
+
+	if (p) {
+		memcpy(v, p, 8);
+		return true;
+	}
+	for (size_t k = 7; k > 0; k--) {
+		if (!(p = image_at(elf, vaddr, k)))
+			continue;
+		memcpy(b, p, k);
+		for (size_t j = 8 - k; j > 0; j--) {
+			if ((p = image_at(elf, vaddr + k, j))) {
+				memcpy(b + k, p, j);
+				break;
+			}
+		}
+		memcpy(v, b, 8);
+		return true;
+	}
+	return false;
 }
 
 /* Parse the module's .eh_frame_hdr once: where its table is, how long. */
@@ -97,6 +127,7 @@ static struct lunwind_mod *mod_info(struct module *m)
 		return NULL;
 	m->ext[SPACE_EXT_LUNWIND] = lm;
 	m->ext_free[SPACE_EXT_LUNWIND] = lunwind_mod_free;
+	space_module_fill(m);
 	if (!m->elf || elf_getphdrnum(m->elf, &nph) != 0)
 		return lm;
 	for (size_t i = 0; i < nph; i++) {
@@ -159,19 +190,14 @@ static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *a
 static bool module_word(struct lunwind *l, uint64_t addr, uint64_t *v)
 {
 	const struct mapping *mp = l->last;
-	const uint8_t *p;
 
-	if (mp && mp->mod && mp->mod->elf && (p = image_at(mp->mod->elf, addr - mp->bias, 8))) {
-		memcpy(v, p, 8);
+	if (mp && mp->mod && mp->mod->elf && image_word(mp->mod->elf, addr - mp->bias, v))
 		return true;
-	}
 	for (size_t i = 0; i < l->space->nmaps; i++) {
 		mp = &l->space->maps[i];
 		if (!mp->mod || !mp->mod->elf || mp == l->last)
 			continue;
-		p = image_at(mp->mod->elf, addr - mp->bias, 8);
-		if (p) {
-			memcpy(v, p, 8);
+		if (image_word(mp->mod->elf, addr - mp->bias, v)) {
 			l->last = mp;
 			return true;
 		}
@@ -179,8 +205,7 @@ static bool module_word(struct lunwind *l, uint64_t addr, uint64_t *v)
 	return false;
 }
 
-static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
-		      void *arg)
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write, void *arg)
 {
 	struct lunwind *l = arg;
 	const struct sample *s = l->smp;
@@ -201,8 +226,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, in
 }
 
 /* libunwind's x86-64 register numbers are DWARF's, as in struct sample. */
-static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *valp, int write,
-		      void *arg)
+static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *valp, int write, void *arg)
 {
 	const struct sample *s = ((struct lunwind *)arg)->smp;
 
@@ -230,14 +254,14 @@ static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t
 }
 
 static unw_accessors_t accessors = {
-	.find_proc_info = find_proc_info,
-	.put_unwind_info = put_unwind_info,
-	.get_dyn_info_list_addr = get_dyn_info_list_addr,
-	.access_mem = access_mem,
-	.access_reg = access_reg,
-	.access_fpreg = access_fpreg,
-	.resume = resume,
-	.get_proc_name = get_proc_name,
+    .find_proc_info = find_proc_info,
+    .put_unwind_info = put_unwind_info,
+    .get_dyn_info_list_addr = get_dyn_info_list_addr,
+    .access_mem = access_mem,
+    .access_reg = access_reg,
+    .access_fpreg = access_fpreg,
+    .resume = resume,
+    .get_proc_name = get_proc_name,
 };
 
 /* ---- the walk ----------------------------------------------------------- */

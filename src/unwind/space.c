@@ -30,12 +30,29 @@
  * shows (the superblock's, or the real layer's), and there the inode must
  * still match.
  *
- * File descriptors: a module keeps none. Its ELF is mapped whole (or read
- * whole when it cannot be mapped) when the module is made, libelf is told
- * the fd is done (ELF_C_FDDONE) and the fd is closed, so a target with
- * thousands of mapped files costs mappings, not descriptors, and the
- * module's Elf stays readable for as long as the module lives (frames.c
- * looks up file:line much later through sym_resolve_module).
+ * File descriptors and mappings: a module keeps neither. Its ELF is a
+ * compact copy read with pread (elf/elfimage.h), in three steps, each
+ * reading the file anew: its headers and notes when the module is made
+ * (the build-id, the bias); its names and CFI when a sample first needs
+ * them (space_module_fill, called by unwind, lunwind and sym); its DWARF
+ * when lines are first wanted (debugfile.c). The file is found again
+ * through the map_files link it was first read through (module->reopen),
+ * else its path under the target's root, and only the same device and
+ * inode is read. A path our caller gave is read whole at once, code too
+ * (offline annotate disassembles it). 256 MiB at most per copy.
+ * A mapped file would stay the target's: truncated, or failing a page
+ * read on FUSE, it would turn a later read in libdw into SIGBUS. A copy
+ * costs what stacktop reads, not the file's size (a module no sample
+ * lands in costs its headers), and a target with thousands of mapped
+ * files costs no descriptors.
+ *
+ * Remote files: a mapping whose device is a FUSE or network mount in the
+ * target's /proc/PID/mountinfo is not opened at all (proc/mountinfo.h): an
+ * open, fstat or read there waits for a daemon the target may run, and
+ * one that never answers would block the main loop for good, SIGTERM
+ * included. Such a module has no ELF (no names, frame-pointer unwinding)
+ * and remote set, so the help can say why; each refusal is counted
+ * (TFILE_R_REMOTE).
  *
  * Bias: the kernel maps a PT_LOAD segment at page granularity, so a
  * mapping's pgoff is the segment's p_offset rounded down to a page and its
@@ -52,8 +69,10 @@
  * or a target that rewrote its copy) gets a module of its own that no
  * other process finds, so one target cannot poison another's names.
  */
+#include "stacktop/elf/elfimage.h"
 #include "stacktop/elf/elfsec.h"
 #include "stacktop/lib/array.h"
+#include "stacktop/proc/mountinfo.h"
 #include "stacktop/unwind/space.h"
 #include "stacktop/lib/text.h"
 #include "stacktop/proc/tfile.h"
@@ -81,6 +100,11 @@ struct module_priv {
 	struct module_priv *next;
 	void *image; /* vDSO copy behind an elf_memory Elf, or NULL */
 	bool cached; /* findable in the cache (opened successfully) */
+	bool code;   /* its image holds the code (ELFIMAGE_CODE) */
+	/* names and CFI not read yet (space_module_fill), and the target root
+	 * its path is looked up under then, when m.reopen fails */
+	struct elfimage_pending *pending;
+	char *root;
 	bool own_vdso; /* the shared module made from our own vDSO */
 };
 
@@ -270,31 +294,27 @@ void space_free_mappings(struct mapping *m, size_t n)
 
 /* ---- modules ------------------------------------------------------------ */
 
-/* An Elf for fd that no longer needs fd: libelf maps the file whole
- * (ELF_C_READ_MMAP) or, where mapping fails, reads it whole (elf_rawfile);
- * then ELF_C_FDDONE tells it never to touch fd again. The caller closes fd
- * and capped its size (tfile). NULL when it is not an ELF file. */
-Elf *space_elf_detached(int fd)
+/* End the module's Elf: a file's image is freed with it; the vDSO's
+ * image is p->image, freed by the caller. */
+static void module_elf_end(struct module_priv *p)
 {
-	Elf *e;
-	size_t len;
-
-	elf_init_once();
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e)
-		return NULL;
-	if (elf_kind(e) != ELF_K_ELF || !elf_rawfile(e, &len) || elf_cntl(e, ELF_C_FDDONE) != 0) {
-		elf_end(e);
-		return NULL;
-	}
-	return e;
+	if (!p->m.elf)
+		return;
+	if (p->image)
+		elf_end(p->m.elf);
+	else
+		elfimage_close(p->m.elf);
 }
 
 /* A new module (refs 1) for path; takes ownership of image; fd (if >= 0)
- * stays the caller's: the Elf does not keep it. */
-static int module_new(const char *path, int fd, void *image, size_t image_len, dev_t dev, ino_t ino,
-		      struct module_priv **out)
+ * stays the caller's: the Elf is a copy (elfimage, with flags) and does
+ * not keep it. */
+static int module_new(const char *path, int fd, unsigned flags, void *image, size_t image_len,
+		      dev_t dev, ino_t ino, struct module_priv **out)
 {
+	/* a path our caller gave is read whole now; a live module's names
+	 * and CFI when a sample first needs them */
+	unsigned eager = (flags & ELFIMAGE_CODE) ? ELFIMAGE_NAMES : 0;
 	struct module_priv *p = calloc(1, sizeof(*p));
 	GElf_Ehdr eh;
 
@@ -313,10 +333,11 @@ static int module_new(const char *path, int fd, void *image, size_t image_len, d
 	elf_init_once();
 	if (image)
 		p->m.elf = elf_memory(image, image_len);
-	else if (fd >= 0)
-		p->m.elf = space_elf_detached(fd);
+	else if (fd >= 0 && elfimage_open_later(fd, flags, flags & ELFIMAGE_NAMES & ~eager,
+						ELFIMAGE_MAX, &p->m.elf, &p->pending) == 0)
+		p->code = flags & ELFIMAGE_CODE;
 	if (p->m.elf && (elf_kind(p->m.elf) != ELF_K_ELF || !gelf_getehdr(p->m.elf, &eh))) {
-		elf_end(p->m.elf);
+		module_elf_end(p);
 		p->m.elf = NULL;
 	}
 	if (p->m.elf) {
@@ -334,20 +355,23 @@ static void module_destroy(struct module_priv *p)
 	for (i = 0; i < SPACE_EXT_COUNT; i++)
 		if (p->m.ext[i] && p->m.ext_free[i])
 			p->m.ext_free[i](p->m.ext[i]);
-	if (p->m.elf)
-		elf_end(p->m.elf);
+	elfimage_pending_free(p->pending);
+	module_elf_end(p);
 	free(p->image);
+	free(p->root);
+	free(p->m.reopen);
 	free(p->m.path);
 	free(p);
 }
 
-/* Caller holds cache_lock. A cached module for the file, with a new ref. */
-static struct module *cache_find_locked(dev_t dev, ino_t ino, const char *path)
+/* Caller holds cache_lock. A cached module for the file, with a new ref;
+ * one with code when the flags ask for it. */
+static struct module *cache_find_locked(dev_t dev, ino_t ino, const char *path, unsigned flags)
 {
 	struct module_priv *p;
 
 	for (p = cache_head; p; p = p->next) {
-		if (!p->cached || p->image)
+		if (!p->cached || p->image || ((flags & ELFIMAGE_CODE) && !p->code))
 			continue;
 		if (ino ? (p->m.dev == dev && p->m.ino == ino)
 			: (p->m.ino == 0 && !strcmp(p->m.path, path))) {
@@ -396,7 +420,7 @@ void space_module_put(struct module *m)
 
 /* Find or create the module for an open fd (consumed). path is the name to
  * show; the cache key is the fd's (dev, ino). */
-static int module_from_fd(int fd, const char *path, struct module **out)
+static int module_from_fd(int fd, const char *path, unsigned flags, struct module **out)
 {
 	struct module_priv *p;
 	struct stat st;
@@ -409,20 +433,20 @@ static int module_from_fd(int fd, const char *path, struct module **out)
 		return err;
 	}
 	pthread_mutex_lock(&cache_lock);
-	m = cache_find_locked(st.st_dev, st.st_ino, path);
+	m = cache_find_locked(st.st_dev, st.st_ino, path, flags);
 	pthread_mutex_unlock(&cache_lock);
 	if (m) {
 		close(fd);
 		*out = m;
 		return 0;
 	}
-	err = module_new(path, fd, NULL, 0, st.st_dev, st.st_ino, &p);
+	err = module_new(path, fd, flags, NULL, 0, st.st_dev, st.st_ino, &p);
 	close(fd);
 	if (err)
 		return err;
 	pthread_mutex_lock(&cache_lock);
 	/* Another thread may have raced us to the same file. */
-	m = cache_find_locked(st.st_dev, st.st_ino, path);
+	m = cache_find_locked(st.st_dev, st.st_ino, path, flags);
 	if (!m)
 		cache_insert_locked(p, true);
 	pthread_mutex_unlock(&cache_lock);
@@ -446,7 +470,8 @@ int space_module_open_path(const char *path, struct module **out)
 	fd = tfile_open_magic(path, TFILE_ELF_MAX, NULL);
 	if (fd < 0)
 		return fd;
-	return module_from_fd(fd, path, out);
+	/* offline annotate disassembles such a file: keep its code */
+	return module_from_fd(fd, path, ELFIMAGE_NAMES | ELFIMAGE_DWARF | ELFIMAGE_CODE, out);
 }
 
 /* ---- loading a live process --------------------------------------------- */
@@ -517,19 +542,21 @@ static bool dev_may_differ(int fd)
 
 /* Open the file behind a file-backed mapping, from the target's view.
  * *rootfd is the target's root, opened on first need (the caller closes
- * it). fd or -errno. */
-static int open_mapped_file(pid_t pid, const struct mapping *mp, const char *path, int *rootfd)
+ * it). magic (PATH_MAX bytes) receives the map_files path when that was
+ * the way in, else "". fd or -errno. */
+static int open_mapped_file(pid_t pid, const struct mapping *mp, const char *path, int *rootfd,
+			    char *magic)
 {
-	char buf[96];
 	struct stat st;
 	int fd;
 
-	snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, mp->start,
+	snprintf(magic, PATH_MAX, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, mp->start,
 		 mp->end);
-	fd = tfile_open_magic(buf, TFILE_ELF_MAX, &st);
+	fd = tfile_open_magic(magic, TFILE_ELF_MAX, &st);
 	/* Refused for what it is (a device, too big): no second way. */
 	if (fd >= 0 || fd == -ENODEV || fd == -EFBIG)
 		return fd;
+	magic[0] = '\0';
 	if (*rootfd < 0 && (*rootfd = tfile_root_open(pid)) < 0)
 		return *rootfd;
 	fd = tfile_open(*rootfd, path, TFILE_NO_SYMLINKS, TFILE_ELF_MAX, &st);
@@ -546,16 +573,19 @@ static int open_mapped_file(pid_t pid, const struct mapping *mp, const char *pat
 	return fd;
 }
 
-/* Module for a file we could not open: keeps the name for display. */
-static int module_unopened(const struct mapping *mp, const char *path, struct module **out)
+/* Module for a file we could not (or would not) open: keeps the name for
+ * display, and whether it was left for being remote. */
+static int module_unopened(const struct mapping *mp, const char *path, bool remote,
+			   struct module **out)
 {
 	struct module_priv *p;
 	int err;
 
-	err = module_new(path, -1, NULL, 0, makedev(mp->dev_major, mp->dev_minor), (ino_t)mp->ino,
-			 &p);
+	err = module_new(path, -1, 0, NULL, 0, makedev(mp->dev_major, mp->dev_minor),
+			 (ino_t)mp->ino, &p);
 	if (err)
 		return err;
+	p->m.remote = remote;
 	pthread_mutex_lock(&cache_lock);
 	cache_insert_locked(p, false);
 	pthread_mutex_unlock(&cache_lock);
@@ -563,18 +593,117 @@ static int module_unopened(const struct mapping *mp, const char *path, struct mo
 	return 0;
 }
 
-static int attach_file_module(pid_t pid, struct mapping *mp, int *rootfd)
+/* How to reach m's file again (its names and CFI, space_module_fill; its
+ * DWARF, debugfile.c): the map_files link it was read through (the file
+ * even when deleted, while that process maps it), and the target's root
+ * for its path. Set once, under the lock. */
+static void remember_way(struct module *m, const char *magic, pid_t pid)
 {
-	char *path = strip_deleted(mp->path);
+	struct module_priv *p = priv_of(m);
+	char root[64];
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	pthread_mutex_lock(&cache_lock);
+	if (!m->reopen && magic[0])
+		m->reopen = strdup(magic);
+	if (!p->root)
+		p->root = strdup(root);
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/* m's file, reopened: through m->reopen, else by its path under the
+ * root; only the very file (device and inode). fd or -errno. */
+static int module_reopen(struct module_priv *p)
+{
+	struct stat st;
+	int fd = -ENOENT;
+
+	if (p->m.reopen && (fd = tfile_open_magic(p->m.reopen, TFILE_ELF_MAX, &st)) >= 0 &&
+	    st.st_ino == p->m.ino && st.st_dev == p->m.dev)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (!p->root || p->m.path[0] != '/')
+		return -ENOENT;
+	/* a FUSE mount on the way, mounted since: the walk would wait on it */
+	struct mountinfo mi;
+	bool remote;
+
+	mountinfo_load_for_root(p->root, &mi);
+	remote = mountinfo_path_remote(&mi, p->m.path) != NULL;
+	mountinfo_free(&mi);
+	if (remote) {
+		tfile_count(TFILE_R_REMOTE);
+		return -EREMOTE;
+	}
+	fd = tfile_open_under(p->root, p->m.path, TFILE_NO_SYMLINKS, TFILE_ELF_MAX, &st);
+	if (fd >= 0 && (st.st_ino != p->m.ino || (st.st_dev != p->m.dev && !dev_may_differ(fd)))) {
+		close(fd);
+		tfile_count(TFILE_R_IDENTITY);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+void space_module_fill(struct module *m)
+{
+	struct module_priv *p;
+	int fd;
+
+	if (!m)
+		return;
+	p = priv_of(m);
+	pthread_mutex_lock(&cache_lock);
+	if (p->pending) {
+		fd = module_reopen(p);
+		/* what cannot be read (gone, shrunk) becomes SHT_NOBITS */
+		elfimage_fill(m->elf, p->pending, fd);
+		p->pending = NULL;
+		if (fd >= 0)
+			close(fd);
+	}
+	pthread_mutex_unlock(&cache_lock);
+}
+
+/* What attach_modules looks up once per load: the target's root fd and
+ * its mounts (read on the first file that needs opening). */
+struct attach_ctx {
+	pid_t pid;
+	int rootfd;
+	bool mounts_read;
+	struct mountinfo mounts;
+};
+
+/* Is the mapped file on a FUSE or network mount of the target? */
+static bool mapping_remote(struct attach_ctx *c, const struct mapping *mp)
+{
+	if (!c->mounts_read) {
+		c->mounts_read = true;
+		/* unreadable: every file is taken as local, as before */
+		mountinfo_load(c->pid, &c->mounts);
+	}
+	return mountinfo_dev_remote(&c->mounts, mp->dev_major, mp->dev_minor) != NULL;
+}
+
+static int attach_file_module(struct attach_ctx *c, struct mapping *mp)
+{
+	char *path = strip_deleted(mp->path), magic[PATH_MAX];
+	bool remote;
 	int fd, err;
 
 	if (!path)
 		return -ENOMEM;
-	fd = open_mapped_file(pid, mp, path, rootfd);
-	if (fd >= 0)
-		err = module_from_fd(fd, path, &mp->mod);
-	else
-		err = module_unopened(mp, path, &mp->mod);
+	remote = mapping_remote(c, mp);
+	if (remote)
+		tfile_count(TFILE_R_REMOTE);
+	fd = remote ? -EREMOTE : open_mapped_file(c->pid, mp, path, &c->rootfd, magic);
+	if (fd >= 0) {
+		err = module_from_fd(fd, path, ELFIMAGE_NAMES, &mp->mod);
+		/* how to reach the file again for its DWARF (debugfile.c) */
+		if (!err)
+			remember_way(mp->mod, magic, c->pid);
+	} else
+		err = module_unopened(mp, path, remote, &mp->mod);
 	free(path);
 	return err;
 }
@@ -659,7 +788,7 @@ static int attach_vdso_module(pid_t pid, struct mapping *mp)
 			return 0;
 		}
 	}
-	err = module_new("[vdso]", -1, image, len, 0, 0, &p);
+	err = module_new("[vdso]", -1, 0, image, len, 0, 0, &p);
 	if (err) {
 		free(image);
 		return err;
@@ -756,7 +885,8 @@ static bool reuse_module(const struct space *old, struct mapping *mp)
  * pointers and symbolizes as unknown, which is not an error. */
 static int attach_modules(pid_t pid, const struct space *old, struct mapping *maps, size_t n)
 {
-	int rootfd = -1, err = 0;
+	struct attach_ctx c = {.pid = pid, .rootfd = -1};
+	int err = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -767,7 +897,7 @@ static int attach_modules(pid_t pid, const struct space *old, struct mapping *ma
 		if (reuse_module(old, mp))
 			continue;
 		if (mp->path[0] == '/')
-			err = attach_file_module(pid, mp, &rootfd);
+			err = attach_file_module(&c, mp);
 		else if (is_vdso(mp))
 			err = attach_vdso_module(pid, mp);
 		else
@@ -780,7 +910,8 @@ static int attach_modules(pid_t pid, const struct space *old, struct mapping *ma
 		else if (mp->mod)
 			mp->bias = mp->start - mp->pgoff;
 	}
-	tfile_root_close(rootfd);
+	tfile_root_close(c.rootfd);
+	mountinfo_free(&c.mounts);
 	return err;
 }
 

@@ -194,6 +194,7 @@ static struct unwind_mod *unwind_mod_get(struct module *m)
 	um = calloc(1, sizeof(*um));
 	if (!um)
 		return NULL;
+	space_module_fill(m); /* its CFI is read on first use */
 	um->eh = dwarf_getcfi_elf(m->elf);
 	m->ext[SPACE_EXT_UNWIND] = um;
 	m->ext_free[SPACE_EXT_UNWIND] = unwind_mod_free;

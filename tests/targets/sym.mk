@@ -49,3 +49,4 @@ targets: $(HOTLOOP_VARIANTS)
 
 $(B)/targets/hotloop-stripped: $(B)/targets/hotloop
 	strip --strip-all -o $@ $<
+$(B)/tests/test_elfimage: $(B)/targets/inltest

@@ -84,6 +84,7 @@ enum tfile_reason {
 	TFILE_R_IDENTITY,    /* not the file the target mapped (dev/inode differ) */
 	TFILE_R_PSEUDO,	     /* on procfs, sysfs, debugfs and the like */
 	TFILE_R_UNREADABLE,  /* its mode does not let the reader's credentials read it */
+	TFILE_R_REMOTE,	     /* on FUSE or a network file system: not opened (mountinfo.h) */
 	TFILE_R_COUNT
 };
 

@@ -5,6 +5,12 @@
  * Where it looks (as gdb and perf do), every path under a root prefix:
  * "/proc/PID/root" for a live process, so the target's mount namespace
  * decides which file we get (proc(5)), "" for our own file system:
+ *  0. the module's own file, when it has DWARF its image left out (a live
+ *     module is copied with names and CFI only, elfimage.h): reopened
+ *     through the /proc/PID/map_files link it was read through
+ *     (module->reopen; a deleted binary too, while that process lives),
+ *     else by its path; taken when device, inode and build-id are the
+ *     module's, and only its DWARF copied;
  *  1. /usr/lib/debug/.build-id/xx/yyyy.debug, taken when its build-id
  *     equals the module's;
  *  2. the .gnu_debuglink name next to the binary, in its .debug/, then
@@ -18,10 +24,14 @@
  * Every path is opened through tfile (openat2 RESOLVE_IN_ROOT, so absolute
  * symlinks such as .build-id links resolve inside that root; regular files
  * only, checked on an O_PATH fd before any real open; TFILE_ELF_MAX).
+ * A path under a FUSE or network mount of the target (its mountinfo, by
+ * the path's text; proc/mountinfo.h) is not looked up: the lookup would
+ * wait on a daemon the target may run. A symlink planted on the way into
+ * such a mount is not caught by this (only the text is checked).
  *
- * Contract: each call returns a new Elf that holds no fd (the file is
- * mapped whole, space_elf_detached, and closed); the caller ends it with
- * elf_end. Nothing is cached here: sym asks once per module table.
+ * Contract: each call returns a new Elf that holds no fd and no mapping
+ * (a compact copy, elf/elfimage.h); the caller ends it with
+ * elfimage_close. Nothing is cached here: sym asks once per module table.
  * Nothing prints.
  */
 #ifndef STACKTOP_DEBUGFILE_H

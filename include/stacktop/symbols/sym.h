@@ -60,6 +60,7 @@ enum {
 	SYM_SRC_PERFMAP = 1 << 4, /* a JIT's perf map */
 	SYM_SRC_INLINE = 1 << 5,  /* DWARF named inlined functions */
 	SYM_SRC_NONE = 1 << 6,	  /* some pcs had no name at all (offsets only) */
+	SYM_SRC_REMOTE = 1 << 7,  /* file not read: on a FUSE or network mount (space.h) */
 };
 
 /* A module sym has named pcs in, for the help page. */

@@ -7,9 +7,12 @@
  * ELF through the target's own view of the file system
  * (/proc/PID/map_files/START-END, then /proc/PID/root/PATH), so containers and
  * deleted-then-replaced binaries work; every file is opened through tfile
- * (regular files only, never blocking, size-capped). A module keeps no file
- * descriptor: its ELF is mapped (or read) whole and the fd closed. ELF
- * files are shared between spaces
+ * (regular files only, never blocking, size-capped); a file on a FUSE or
+ * network mount of the target is not opened at all (module->remote). A
+ * module keeps no file descriptor and no mapping: its ELF is a compact
+ * in-memory copy of what stacktop reads (elf/elfimage.h), so a file the
+ * target truncates later cannot fault us. ELF files are shared between
+ * spaces
  * through a process-wide module cache keyed by (device, inode) and, when the
  * file is gone, by path; modules are reference counted.
  *
@@ -29,23 +32,24 @@
 
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-enum space_ext {
-	SPACE_EXT_UNWIND = 0,
-	SPACE_EXT_SYM,
-	SPACE_EXT_LUNWIND,
-	SPACE_EXT_COUNT
-};
+enum space_ext { SPACE_EXT_UNWIND = 0, SPACE_EXT_SYM, SPACE_EXT_LUNWIND, SPACE_EXT_COUNT };
 
 struct module {
-	char *path; /* as the target sees it, e.g. /usr/lib/x86_64-linux-gnu/libc.so.6 */
+	char *path;	  /* as the target sees it, e.g. /usr/lib/x86_64-linux-gnu/libc.so.6 */
 	const char *name; /* basename of path, for display */
 	dev_t dev;
 	ino_t ino;
-	Elf *elf;	 /* NULL when not an ELF we can read; holds no fd */
+	Elf *elf;    /* NULL when not an ELF we can read; an in-memory copy (elfimage) */
+	bool remote; /* not opened: on a FUSE or network mount (elf is NULL) */
+	/* /proc/PID/map_files/START-END it was first read through (the file
+	 * even when deleted, while that process maps it), or NULL: where
+	 * debugfile reads its DWARF later. */
+	char *reopen;
 	uint16_t e_type; /* ET_EXEC, ET_DYN */
 	uint8_t build_id[20];
 	size_t build_id_len;
@@ -62,7 +66,7 @@ struct mapping {
 	uint64_t ino;
 	char *path; /* NULL for anonymous; "[vdso]", "[heap]", "/x (deleted)" as in the file */
 	struct module *mod; /* set by space_load for executable file mappings */
-	uint64_t bias; /* elf_addr = pc - bias, valid when mod != NULL */
+	uint64_t bias;	    /* elf_addr = pc - bias, valid when mod != NULL */
 };
 
 struct space {
@@ -87,17 +91,21 @@ void space_release(struct space *s);
 const struct mapping *space_find(const struct space *s, uint64_t pc);
 
 /* Module cache, shared by all spaces. Open an ELF by path (used for tests and
- * for files found outside a live process). The returned module holds one
- * reference. */
+ * for files found outside a live process: offline annotate), its code
+ * copied too. The returned module holds one reference. */
 int space_module_open_path(const char *path, struct module **out);
 /* One more reference on m (under the cache lock), dropped with
  * space_module_put: for holders that outlive the space (frames). */
 void space_module_get(struct module *m);
+/* Read m's names and CFI now if they are not yet (a live module is made
+ * with its headers only, elf/elfimage.h): the file is reopened (the
+ * map_files link it was read through, else its path under the target's
+ * root; the same device and inode only). Call before reading m->elf's
+ * symbol tables or CFI (unwind, lunwind, sym do, once per module); until
+ * then their bytes are zero. A file that cannot be read again leaves
+ * those sections SHT_NOBITS: no names, frame-pointer unwinding. Thread
+ * safe; idempotent. */
+void space_module_fill(struct module *m);
 void space_module_put(struct module *m);
-
-/* An Elf for an open file (size already capped by the caller) that does
- * not keep fd: mapped or read whole, then ELF_C_FDDONE; the caller closes
- * fd. NULL when fd is not an ELF file. Also used by sym for debug files. */
-Elf *space_elf_detached(int fd);
 
 #endif

@@ -1,0 +1,223 @@
+/*
+ * hostile_fuse — a target that runs code from a FUSE file it serves
+ * itself, then stops answering its FUSE requests.
+ *
+ *   hostile_fuse DIR        (root: it mounts; exit 77 when FUSE cannot)
+ *
+ * It enters a mount namespace of its own (so the mount dies with it),
+ * mounts a FUSE file system on DIR (type "fuse.hostile") by speaking the
+ * kernel protocol on /dev/fuse directly (no libfuse), serving one file,
+ * DIR/lib.so, a copy of its own executable read from /proc/self/exe, with
+ * attribute and entry timeouts of 0 (every stat asks the daemon). It maps
+ * that file whole, executable, reads every page of it (so the page cache
+ * holds them), closes it, and from then on reads its FUSE requests and
+ * never answers one. It prints "ready" and burns CPU in hostile_spin,
+ * called in the FUSE mapping.
+ *
+ * A profiler that opens the mapped file (map_files, or the path) and
+ * stats it waits for an answer that never comes: before stacktop looked
+ * at the target's mountinfo it hung there, with SIGINT and SIGTERM caught
+ * and so not fatal (the wait is killable only). It must now leave the
+ * file alone and profile on.
+ */
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fuse.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/uio.h>
+#include <sys/stat.h>
+
+#define NODE_FILE 2
+
+static int fuse_fd, self_fd;
+static uint64_t self_size;
+static atomic_int hang;
+
+KEEP uint64_t hostile_spin(uint64_t x, uint64_t n)
+{
+	SPIN(x, n);
+	return x;
+}
+
+static long file_offset_of(const void *addr)
+{
+	unsigned long a, b, off, pc = (unsigned long)addr;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	long ret = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx", &a, &b, &off) == 3 && a <= pc && pc < b) {
+			ret = (long)(pc - a + off);
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static void reply(uint64_t unique, int error, const void *data, size_t len)
+{
+	struct fuse_out_header h = {
+	    .len = (uint32_t)(sizeof(h) + len), .error = error, .unique = unique};
+	struct iovec iov[2] = {{&h, sizeof(h)}, {(void *)data, len}};
+
+	if (writev(fuse_fd, iov, data ? 2 : 1) < 0)
+		perror("hostile_fuse: reply");
+}
+
+static void attr_of(uint64_t node, struct fuse_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->ino = node;
+	a->nlink = 1;
+	a->blksize = 4096;
+	if (node == NODE_FILE) {
+		a->mode = S_IFREG | 0755;
+		a->size = self_size;
+		a->blocks = (self_size + 511) / 512;
+	} else {
+		a->mode = S_IFDIR | 0755;
+		a->nlink = 2;
+	}
+}
+
+static void serve(const struct fuse_in_header *in, const char *arg)
+{
+	switch (in->opcode) {
+	case FUSE_INIT: {
+		const struct fuse_init_in *ii = (const void *)arg;
+		struct fuse_init_out o = {.major = FUSE_KERNEL_VERSION,
+					  .minor = ii->minor < FUSE_KERNEL_MINOR_VERSION
+						       ? ii->minor
+						       : FUSE_KERNEL_MINOR_VERSION,
+					  .max_readahead = ii->max_readahead,
+					  .max_write = 65536,
+					  .max_background = 4,
+					  .congestion_threshold = 3};
+		reply(in->unique, 0, &o, sizeof(o));
+		return;
+	}
+	case FUSE_LOOKUP: {
+		struct fuse_entry_out e = {.nodeid = NODE_FILE};
+
+		if (in->nodeid != FUSE_ROOT_ID || strcmp(arg, "lib.so")) {
+			reply(in->unique, -ENOENT, NULL, 0);
+			return;
+		}
+		attr_of(NODE_FILE, &e.attr);
+		reply(in->unique, 0, &e, sizeof(e));
+		return;
+	}
+	case FUSE_GETATTR: {
+		struct fuse_attr_out a = {0};
+
+		attr_of(in->nodeid, &a.attr);
+		reply(in->unique, 0, &a, sizeof(a));
+		return;
+	}
+	case FUSE_OPEN: {
+		struct fuse_open_out o = {.fh = 1, .open_flags = FOPEN_KEEP_CACHE};
+
+		reply(in->unique, 0, &o, sizeof(o));
+		return;
+	}
+	case FUSE_READ: {
+		const struct fuse_read_in *r = (const void *)arg;
+		static char buf[1 << 17];
+		size_t n = r->size < sizeof(buf) ? r->size : sizeof(buf);
+		ssize_t got = pread(self_fd, buf, n, (off_t)r->offset);
+
+		reply(in->unique, got < 0 ? -EIO : 0, buf, got < 0 ? 0 : (size_t)got);
+		return;
+	}
+	case FUSE_FORGET:
+	case FUSE_BATCH_FORGET:
+	case FUSE_INTERRUPT:
+		return; /* no answer expected */
+	case FUSE_RELEASE:
+	case FUSE_FLUSH:
+	case FUSE_DESTROY:
+		reply(in->unique, 0, NULL, 0);
+		return;
+	default:
+		reply(in->unique, -ENOSYS, NULL, 0);
+	}
+}
+
+/* The daemon: answers until hang is set, then reads and drops. */
+static void *daemon_main(void *unused)
+{
+	static char buf[FUSE_MIN_READ_BUFFER + (1 << 17)];
+
+	(void)unused;
+	for (;;) {
+		ssize_t n = read(fuse_fd, buf, sizeof(buf));
+
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOENT))
+			continue;
+		if (n < (ssize_t)sizeof(struct fuse_in_header))
+			return NULL; /* unmounted */
+		if (atomic_load(&hang))
+			continue;
+		serve((const struct fuse_in_header *)buf, buf + sizeof(struct fuse_in_header));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	char opts[128], path[4096];
+	long off = file_offset_of((const void *)&hostile_spin);
+	uint64_t (*spin)(uint64_t, uint64_t), x = 1;
+	volatile char touch;
+	pthread_t th;
+	struct stat st;
+	char *base;
+	int fd;
+
+	if (argc < 2 || off < 0) {
+		fprintf(stderr, "usage: hostile_fuse DIR\n");
+		return 2;
+	}
+	self_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (self_fd < 0 || fstat(self_fd, &st))
+		return perror("/proc/self/exe"), 1;
+	self_size = (uint64_t)st.st_size;
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return perror("hostile_fuse: mount namespace"), 77;
+	fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fuse_fd < 0)
+		return perror("/dev/fuse"), 77;
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0", fuse_fd);
+	if (mount("hostile", argv[1], "fuse.hostile", MS_NOSUID | MS_NODEV, opts))
+		return perror("hostile_fuse: mount"), 77;
+	if (pthread_create(&th, NULL, daemon_main, NULL))
+		return 1;
+	snprintf(path, sizeof(path), "%s/lib.so", argv[1]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return perror(path), 1;
+	base = mmap(NULL, self_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if (base == MAP_FAILED)
+		return perror("mmap"), 1;
+	for (uint64_t o = 0; o < self_size; o += 4096)
+		touch = base[o];
+	(void)touch;
+	close(fd); /* FLUSH is answered: before the hang */
+	atomic_store(&hang, 1);
+	spin = (uint64_t(*)(uint64_t, uint64_t))(base + off);
+	printf("ready\n");
+	fflush(stdout);
+	for (;;) {
+		x = spin(x, 1000000);
+		sink = x;
+	}
+}
