@@ -429,7 +429,7 @@ static int hold_cmp(const void *a, const void *b)
 static struct locks_hold *hold_find(const struct locks *g, int n, pid_t waiter)
 {
 	struct locks_hold key = {.waiter = waiter};
-	return bsearch(&key, g->hold, (size_t)n, sizeof(*g->hold), hold_cmp);
+	return n > 0 ? bsearch(&key, g->hold, (size_t)n, sizeof(*g->hold), hold_cmp) : NULL;
 }
 
 /* One more wait of h's waiter on owner: its count, a new slot, or the
