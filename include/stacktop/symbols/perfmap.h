@@ -10,9 +10,14 @@
  * it is opened through tfile (the last path component must not be a
  * symlink, symlinks on the way resolve inside the root), and a file over
  * TFILE_PERFMAP_MAX (64 MiB) is not read. It is re-checked at most once a
- * second and re-read when its inode, size or mtime changed; a line being
- * written (no newline yet) waits for the next read. Bad lines are
- * skipped. For overlapping entries the later line wins (JITs reuse
+ * second. A file that only grew (same inode, the bytes before the parsed
+ * end unchanged) has just its new lines parsed and merged in; a file
+ * replaced, shrunk or rewritten is read again from its start. Either way a
+ * check parses at most 16 MiB, so a big map is read over a few checks
+ * (names from its first part meanwhile) and never stalls the caller. A
+ * line being written (no newline yet) waits for the next check. Bad lines
+ * are skipped; a name longer than PERFMAP_NAME_MAX bytes is cut and ends
+ * in "...". For overlapping entries the later line wins (JITs reuse
  * addresses).
  *
  * Contract: a struct perfmap_cache (perfmap_cache_new, perfmap_cache_free)
@@ -30,6 +35,10 @@
 
 struct perfmap_cache;
 
+/* Longest name kept, with its NUL (perf keeps a few KiB; a JIT's name is
+ * the target's choice). */
+#define PERFMAP_NAME_MAX 1024
+
 /* One entry of a perf map: [start, end) is name. */
 struct perfmap_sym {
 	const char *name;
@@ -38,6 +47,9 @@ struct perfmap_sym {
 
 int perfmap_cache_new(struct perfmap_cache **out);
 void perfmap_cache_free(struct perfmap_cache *c);
+/* How often a map file is checked again (default 1 s; tests and fuzzers
+ * use 0: every lookup). */
+void perfmap_cache_set_recheck(struct perfmap_cache *c, uint64_t ns);
 
 /* Look up pc in the perf map of live process pid (its root, namespace pid
  * and uid read from /proc/PID). 0 and out filled, -ENOENT, or -ENOMEM.
