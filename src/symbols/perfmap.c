@@ -17,9 +17,9 @@
 #include "stacktop/symbols/perfmap.h"
 
 #define PERFMAP_RECHECK_NS 1000000000ull
-/* Bytes of the file parsed per check: a 64 MiB map is read over a few
- * seconds, never in one go inside ingestion. */
-#define PERFMAP_CHUNK (16u << 20)
+/* Bytes of the file parsed per check: a 64 MiB map is read in parts a
+ * tenth of a second apart, never in one go inside ingestion. */
+#define PERFMAP_CHUNK (8u << 20)
 /* Bytes before the parsed end compared on each check: when they changed,
  * the file was rewritten in place (a JIT that truncates and writes its map
  * anew), not appended to. */
@@ -50,6 +50,7 @@ struct perfmap {
 	pid_t nspid;
 	uid_t uid;
 	uint64_t checked_ns;
+	bool missed; /* a lookup found nothing since: check again sooner */
 	bool loaded; /* a trusted file was (at least partly) read */
 	dev_t dev;
 	ino_t ino;
@@ -158,27 +159,23 @@ static int pm_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* dst = a merged with b (both sorted); a's array is reused when it has
- * room, else a new one is made. 0 or -ENOMEM (nothing changed). */
+/* Merge b (sorted) into a (sorted), in place from the back: a grows by nb
+ * entries, no second copy of it. 0 or -ENOMEM (nothing changed). */
 static int run_merge(struct pm_run *a, const struct pm_ent *b, size_t nb)
 {
-	size_t i, j, k, n = a->n + nb;
-	struct pm_ent *out;
+	size_t i = a->n, j = nb, k = a->n + nb;
 
 	if (!nb)
 		return 0;
-	out = malloc(n * sizeof(*out));
-	if (!out)
+	if (array_grow((void **)&a->e, &a->cap, k, sizeof(*a->e)))
 		return -ENOMEM;
-	for (i = j = k = 0; k < n; k++) {
-		if (j >= nb || (i < a->n && pm_cmp(&a->e[i], &b[j]) <= 0))
-			out[k] = a->e[i++];
+	while (j > 0) {
+		if (i > 0 && pm_cmp(&a->e[i - 1], &b[j - 1]) > 0)
+			a->e[--k] = a->e[--i];
 		else
-			out[k] = b[j++];
+			a->e[--k] = b[--j];
 	}
-	free(a->e);
-	a->e = out;
-	a->n = a->cap = n;
+	a->n += nb;
 	return 0;
 }
 
@@ -402,9 +399,15 @@ static void perfmap_refresh(struct perfmap *pm, uint64_t recheck_ns)
 	uint64_t now = mono_ns();
 	int fd;
 
-	if (pm->checked_ns && now - pm->checked_ns < recheck_ns)
+	/* A miss may be code the JIT has just announced, and a file read in
+	 * part has more to come: a tenth of the interval then, so a new
+	 * function is not left unnamed for good. */
+	bool soon = pm->missed || (pm->loaded && pm->done < pm->size);
+
+	if (pm->checked_ns && now - pm->checked_ns < (soon ? recheck_ns / 10 : recheck_ns))
 		return;
 	pm->checked_ns = now;
+	pm->missed = false;
 	if (pm->from_proc && proc_status_ids(pm->pid, &pm->nspid, &pm->uid)) {
 		perfmap_clear(pm);
 		return;
@@ -479,12 +482,14 @@ static const struct pm_ent *run_find(const struct pm_run *r, uint64_t pc, const 
 	return best;
 }
 
-static int perfmap_find(const struct perfmap *pm, uint64_t pc, struct perfmap_sym *out)
+static int perfmap_find(struct perfmap *pm, uint64_t pc, struct perfmap_sym *out)
 {
 	const struct pm_ent *best = run_find(&pm->tail, pc, run_find(&pm->base, pc, NULL));
 
-	if (!best)
+	if (!best) {
+		pm->missed = true;
 		return -ENOENT;
+	}
 	out->name = pm->names + best->name;
 	out->start = best->start;
 	out->end = best->end;

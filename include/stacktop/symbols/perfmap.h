@@ -10,11 +10,13 @@
  * it is opened through tfile (the last path component must not be a
  * symlink, symlinks on the way resolve inside the root), and a file over
  * TFILE_PERFMAP_MAX (64 MiB) is not read. It is re-checked at most once a
- * second. A file that only grew (same inode, the bytes before the parsed
- * end unchanged) has just its new lines parsed and merged in; a file
+ * second (ten times a second after a lookup found nothing: code the JIT
+ * has just announced is named before its pcs are settled). A file that only grew (same inode, the
+ * bytes before the parsed end unchanged) has just its new lines parsed and merged in; a file
  * replaced, shrunk or rewritten is read again from its start. Either way a
- * check parses at most 16 MiB, so a big map is read over a few checks
- * (names from its first part meanwhile) and never stalls the caller. A
+ * check parses at most 8 MiB, so a big map is read over a few checks a
+ * tenth of a second apart (names from its first part meanwhile) and never
+ * stalls the caller for long. A
  * line being written (no newline yet) waits for the next check. Bad lines
  * are skipped; a name longer than PERFMAP_NAME_MAX bytes is cut and ends
  * in "...". For overlapping entries the later line wins (JITs reuse
