@@ -73,6 +73,7 @@ struct perfmap_cache {
 	pid_t jit_nomap_nspid;
 	pid_t missing; /* set by perfmap_lookup: the map's nspid, 0: loaded */
 	uint64_t recheck_ns;
+	size_t chunk; /* bytes parsed per check */
 };
 
 int perfmap_cache_new(struct perfmap_cache **out)
@@ -81,12 +82,14 @@ int perfmap_cache_new(struct perfmap_cache **out)
 	if (!*out)
 		return -ENOMEM;
 	(*out)->recheck_ns = PERFMAP_RECHECK_NS;
+	(*out)->chunk = PERFMAP_CHUNK;
 	return 0;
 }
 
-void perfmap_cache_set_recheck(struct perfmap_cache *c, uint64_t ns)
+void perfmap_cache_tune(struct perfmap_cache *c, uint64_t recheck_ns, size_t chunk)
 {
-	c->recheck_ns = ns;
+	c->recheck_ns = recheck_ns;
+	c->chunk = chunk ? chunk : PERFMAP_CHUNK;
 }
 
 static void perfmap_clear(struct perfmap *pm)
@@ -289,17 +292,17 @@ static bool perfmap_appended(struct perfmap *pm, int fd, const struct stat *st)
 	       !memcmp(now, pm->chk, pm->chk_len);
 }
 
-/* Parse at most PERFMAP_CHUNK more bytes of the file, from done, up to
+/* Parse at most chunk more bytes of the file, from done, up to
  * the last complete line (a JIT may be writing one right now). */
-static int perfmap_read_more(struct perfmap *pm, int fd, off_t size)
+static int perfmap_read_more(struct perfmap *pm, int fd, off_t size, size_t chunk)
 {
 	size_t want = (size_t)(size - pm->done), len;
 	char *buf, *nl, *from;
 	ssize_t r;
 	int err;
 
-	if (want > PERFMAP_CHUNK)
-		want = PERFMAP_CHUNK;
+	if (want > chunk)
+		want = chunk;
 	if (!want)
 		return 0;
 	if (!(buf = malloc(want + 1)))
@@ -325,7 +328,7 @@ static int perfmap_read_more(struct perfmap *pm, int fd, off_t size)
 	nl = memrchr(from, '\n', len - (size_t)(from - buf));
 	if (!nl) {
 		/* no newline in a whole chunk: a line longer than any we keep */
-		if (from == buf && len == PERFMAP_CHUNK) {
+		if (from == buf && len == chunk) {
 			pm->done += (off_t)len;
 			pm->skipping = true;
 		} else {
@@ -392,8 +395,9 @@ static int proc_status_ids(pid_t pid, pid_t *nspid, uid_t *uid)
 /* Re-check the file (at most once a second) and read what is new: the
  * lines appended since the last check when the file only grew, else the
  * whole file again; either way at most PERFMAP_CHUNK bytes per check. */
-static void perfmap_refresh(struct perfmap *pm, uint64_t recheck_ns)
+static void perfmap_refresh(struct perfmap *pm, const struct perfmap_cache *c)
 {
+	uint64_t recheck_ns = c->recheck_ns;
 	char rel[64];
 	struct stat st;
 	uint64_t now = mono_ns();
@@ -439,7 +443,7 @@ static void perfmap_refresh(struct perfmap *pm, uint64_t recheck_ns)
 	pm->ino = st.st_ino;
 	pm->size = st.st_size;
 	pm->mtime = st.st_mtim;
-	if (perfmap_read_more(pm, fd, st.st_size))
+	if (perfmap_read_more(pm, fd, st.st_size, c->chunk))
 		perfmap_clear(pm); /* read again whole at the next check */
 	close(fd);
 }
@@ -505,7 +509,7 @@ int perfmap_lookup_at(struct perfmap_cache *c, const char *root, pid_t nspid, ui
 		return -ENOMEM;
 	pm->nspid = nspid;
 	pm->uid = uid;
-	perfmap_refresh(pm, c->recheck_ns);
+	perfmap_refresh(pm, c);
 	return perfmap_find(pm, pc, out);
 }
 
@@ -519,7 +523,7 @@ int perfmap_lookup(struct perfmap_cache *c, pid_t pid, uint64_t pc, struct perfm
 	if (!pm)
 		return -ENOMEM;
 	pm->from_proc = true;
-	perfmap_refresh(pm, c->recheck_ns);
+	perfmap_refresh(pm, c);
 	c->missing = pm->loaded ? 0 : (pm->nspid ? pm->nspid : pid);
 	if (pm->loaded && c->jit_nomap_nspid == pm->nspid)
 		c->jit_nomap_nspid = 0; /* the map came: the hint is done */

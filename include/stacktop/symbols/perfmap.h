@@ -32,6 +32,7 @@
 #ifndef STACKTOP_PERFMAP_H
 #define STACKTOP_PERFMAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -49,9 +50,10 @@ struct perfmap_sym {
 
 int perfmap_cache_new(struct perfmap_cache **out);
 void perfmap_cache_free(struct perfmap_cache *c);
-/* How often a map file is checked again (default 1 s; tests and fuzzers
- * use 0: every lookup). */
-void perfmap_cache_set_recheck(struct perfmap_cache *c, uint64_t ns);
+/* For tests and fuzzers: how often a map file is checked again (default
+ * 1 s; 0: at every lookup) and how many bytes a check parses at most
+ * (0: the default, 8 MiB). */
+void perfmap_cache_tune(struct perfmap_cache *c, uint64_t recheck_ns, size_t chunk);
 
 /* Look up pc in the perf map of live process pid (its root, namespace pid
  * and uid read from /proc/PID). 0 and out filled, -ENOENT, or -ENOMEM.
