@@ -292,12 +292,24 @@ static bool perfmap_appended(struct perfmap *pm, int fd, const struct stat *st)
 	       !memcmp(now, pm->chk, pm->chk_len);
 }
 
-/* Parse at most chunk more bytes of the file, from done, up to
- * the last complete line (a JIT may be writing one right now). */
+/* done moves on by n bytes; the check bytes are those before it now. */
+static int perfmap_advance(struct perfmap *pm, int fd, size_t n)
+{
+	pm->done += (off_t)n;
+	pm->chk_len = pm->done < PERFMAP_TAILCHK ? (size_t)pm->done : PERFMAP_TAILCHK;
+	if (pread_full(fd, pm->chk, pm->chk_len, pm->done - (off_t)pm->chk_len) !=
+	    (ssize_t)pm->chk_len)
+		return -EIO;
+	return 0;
+}
+
+/* Parse at most chunk more bytes of the file, from done, up to the last
+ * complete line (a JIT may be writing one right now). A line longer than
+ * a chunk is skipped. */
 static int perfmap_read_more(struct perfmap *pm, int fd, off_t size, size_t chunk)
 {
-	size_t want = (size_t)(size - pm->done), len;
-	char *buf, *nl, *from;
+	size_t want = (size_t)(size - pm->done), len, skip = 0;
+	char *buf, *nl;
 	ssize_t r;
 	int err;
 
@@ -313,42 +325,26 @@ static int perfmap_read_more(struct perfmap *pm, int fd, off_t size, size_t chun
 		return r < 0 ? (int)r : 0;
 	}
 	len = (size_t)r;
-	from = buf;
 	if (pm->skipping) {
 		/* the rest of an over-long line: not a line of its own */
 		nl = memchr(buf, '\n', len);
-		if (!nl) {
-			pm->done += (off_t)len;
-			free(buf);
-			return 0;
-		}
-		from = nl + 1;
-		pm->skipping = false;
+		skip = nl ? (size_t)(nl - buf) + 1 : len;
+		pm->skipping = !nl;
 	}
-	nl = memrchr(from, '\n', len - (size_t)(from - buf));
+	nl = skip < len ? memrchr(buf + skip, '\n', len - skip) : NULL;
 	if (!nl) {
 		/* no newline in a whole chunk: a line longer than any we keep */
-		if (from == buf && len == chunk) {
-			pm->done += (off_t)len;
+		if (!skip && len == chunk) {
 			pm->skipping = true;
-		} else {
-			pm->done += (off_t)(from - buf);
+			skip = len;
 		}
 		free(buf);
-		return 0;
+		return skip ? perfmap_advance(pm, fd, skip) : 0;
 	}
 	len = (size_t)(nl - buf) + 1;
-	err = perfmap_parse(pm, from, len - (size_t)(from - buf));
-	if (!err) {
-		pm->done += (off_t)len;
-		/* parsing wrote NULs over newlines: read the check bytes anew */
-		pm->chk_len = pm->done < PERFMAP_TAILCHK ? (size_t)pm->done : PERFMAP_TAILCHK;
-		if (pread_full(fd, pm->chk, pm->chk_len, pm->done - (off_t)pm->chk_len) !=
-		    (ssize_t)pm->chk_len)
-			err = -EIO;
-	}
+	err = perfmap_parse(pm, buf + skip, len - skip);
 	free(buf);
-	return err;
+	return err ? err : perfmap_advance(pm, fd, len);
 }
 
 /* NSpid (last value) and effective uid of a live process. */
