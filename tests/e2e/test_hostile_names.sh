@@ -6,10 +6,10 @@
 #      cut at 1 KiB when shown: `-b -n 3` stays under 200 MiB peak RSS and
 #      ends in time (before: 4.2 GB, a table rebuilt for every new pc).
 #  (b) hostile_jitnames: a JIT renaming its 64 functions every second with
-#      64 KiB names never used before. With --window 5 the names follow the
-#      window like frames do: peak RSS grows less than 16 MiB between the
-#      6th second and the 20th (before: ~2 MiB a second, names kept until
-#      exit).
+#      64 KiB names never used before, sampled at 499 Hz. With --window 5
+#      the names follow the window like frames do: peak RSS grows less than
+#      8 MiB between the 10th second and the 20th (before: ~4 MiB a second,
+#      names kept until exit).
 #  (c) hostile_bigmap: a 52 MiB perf map (2.5 M lines) with lines appended
 #      every second. Only the appended tail is parsed after the first read
 #      (itself in parts): `-b -n 5 -d 1` prints its five refreshes within
@@ -85,7 +85,7 @@ J=$BG_PID
 MAPS+=("/tmp/perf-$J.map")
 wait_until 3 test -s "/tmp/perf-$J.map" || die "hostile_jitnames did not write its map"
 out=$E2E_TMPDIR/jitnames.out
-"$STACKTOP" -b -d 1 -n 20 -W 5 -l 3 -p "$J" >"$out" 2>&1 &
+"$STACKTOP" -b -d 1 -n 20 -W 5 -r 499 -l 3 -p "$J" >"$out" 2>&1 &
 S=$!
 BG_PIDS+=("$S")
 early= late=
@@ -93,14 +93,14 @@ for i in $(seq 1 40); do
 	sleep 1
 	h=$(vmhwm "$S")
 	[ -n "$h" ] || break
-	[ "$i" = 6 ] && early=$h
+	[ "$i" = 10 ] && early=$h
 	late=$h
 done
 wait "$S"
-check_cmp "$?" == 0 "stacktop -b -n 20 -W 5 on a renaming JIT exits 0"
-log "peak RSS: ${early:-?} KiB at 6 s, ${late:-?} KiB at the end"
+check_cmp "$?" == 0 "stacktop -b -n 20 -W 5 -r 499 on a renaming JIT exits 0"
+log "peak RSS: ${early:-?} KiB at 10 s, ${late:-?} KiB at the end"
 [ -n "$early" ] && [ -n "$late" ] || die "could not read stacktop's VmHWM"
-check_cmp $((late - early)) '<' $((16 * 1024)) "peak RSS grows under 16 MiB from 6 s to 20 s (KiB)"
+check_cmp $((late - early)) '<' $((8 * 1024)) "peak RSS grows under 8 MiB from 10 s to 20 s (KiB)"
 grep -q 'jit_s[0-9]*_f[0-9]*_' "$out" && ok "the JIT's names are shown" ||
 	bad "no jit_sN_fK_ name shown: $(rows_of "$out" | head -3)"
 kill "$J" 2>/dev/null
