@@ -10,7 +10,7 @@
 #      the names follow the window like frames do: peak RSS grows less than
 #      8 MiB between the 10th second and the 20th (before: ~4 MiB a second,
 #      names kept until exit).
-#  (c) hostile_bigmap: a 52 MiB perf map (2.5 M lines) with lines appended
+#  (c) hostile_bigmap: a 60 MiB perf map (3.1 M lines) with lines appended
 #      every second. Only the appended tail is parsed after the first read
 #      (itself in parts): `-b -n 5 -d 1` prints its five refreshes within
 #      30 s and names code from the tail (before: 3 to 5 refreshes in 60 s,
@@ -105,7 +105,7 @@ grep -q 'jit_s[0-9]*_f[0-9]*_' "$out" && ok "the JIT's names are shown" ||
 	bad "no jit_sN_fK_ name shown: $(rows_of "$out" | head -3)"
 kill "$J" 2>/dev/null
 
-# ---- (c) a 52 MiB perf map, a line appended every second -------------------
+# ---- (c) a 60 MiB perf map, a line appended every second -------------------
 start_bg "$TARGETS/hostile_bigmap" 120
 B=$BG_PID
 MAPS+=("/tmp/perf-$B.map")
@@ -116,7 +116,7 @@ out=$E2E_TMPDIR/bigmap.out
 start=$(date +%s)
 run_peak 30 "$out" -b -n 5 -d 1 -l 8 -p "$B"
 took=$(($(date +%s) - start))
-check_cmp "$RC" == 0 "stacktop -b -n 5 -d 1 on a 52 MiB growing perf map exits 0 within 30 s (${took}s)"
+check_cmp "$RC" == 0 "stacktop -b -n 5 -d 1 on a 60 MiB growing perf map exits 0 within 30 s (${took}s)"
 check_cmp "$(grep -c '^stacktop ' "$out")" == 5 "five refreshes printed"
 if rows_of "$out" | grep -q 'tail_fn_[0-9]*_[0-9].*\[jit\]'; then
 	ok "code named from the appended tail: $(rows_of "$out" | grep -m1 tail_fn_)"

@@ -1,11 +1,12 @@
 /*
  * hostile_bigmap — a JIT with a huge perf map that keeps growing (issue 28
  * item 5): /tmp/perf-PID.map first gets FILLER_LINES short entries (about
- * 52 MiB) for code that never runs; then each second the target copies a
- * small loop to PER_SEC new addresses, appends a line naming each
- * "tail_fn_N_K" (N: the second), and spins in them until the next second. A profiler that re-reads
- * and re-sorts the whole map on every change does ~52 MiB of work a
- * second; the names it should show are only in the appended tail.
+ * 60 MiB, near the 64 MiB a map may have) for code that never runs; then
+ * each second the target copies a small loop to PER_SEC new addresses,
+ * appends a line naming each "tail_fn_N_K" (N: the second), and spins in
+ * them until the next second. A profiler that re-reads and re-sorts the
+ * whole map on every change does ~60 MiB of work a second; the names it
+ * should show are only in the appended tail.
  *
  * usage: hostile_bigmap [SECONDS]   (default: forever; the map file is
  * removed at exit). The map is complete (the filler written) once the file
@@ -17,7 +18,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 
-#define FILLER_LINES 2500000
+#define FILLER_LINES 3100000
 #define PER_SEC 4
 #define SLOT 256
 #define NSLOT 4096
@@ -60,9 +61,10 @@ int main(int argc, char **argv)
 		perror(map_path);
 		return 1;
 	}
-	/* Filler far from the region: 0x100000000 up, 0x10 bytes apart. */
+	/* Filler far from the region: 0x10000000 up, 0x10 bytes apart. */
 	for (long i = 0; i < FILLER_LINES; i++)
-		fprintf(f, "%lx 10 f%ld\n", 0x100000000ul + (unsigned long)i * 0x10, i);
+		fprintf(f, "%lx 10 f%lx\n", 0x10000000ul + (unsigned long)i * 0x10,
+			(unsigned long)i);
 	fflush(f);
 	close(open(ready_path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
 	start = time(NULL);
