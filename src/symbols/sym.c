@@ -196,12 +196,13 @@ static Elf *table_debug_elf(struct sym_table *t, const struct module *mod)
 
 /* ---- building the function table --------------------------------------- */
 
-/* The raw name of fns[i]: at most SYM_DEMANGLE_MAX - 1 bytes of it are
- * looked at (*len); *cut when it goes on past them. */
-static const char *fn_raw(const struct sym_table *t, size_t i, size_t *len, bool *cut)
+/* The raw name at offset name of the string section: at most
+ * SYM_DEMANGLE_MAX - 1 bytes of it are looked at (*len); *cut when it goes
+ * on past them. */
+static const char *fn_raw(const struct sym_table *t, uint32_t name, size_t *len, bool *cut)
 {
-	const char *p = t->strs + t->fns[i].name;
-	size_t room = t->strs_len - t->fns[i].name;
+	const char *p = t->strs + name;
+	size_t room = t->strs_len - name;
 
 	if (room > SYM_DEMANGLE_MAX - 1)
 		room = SYM_DEMANGLE_MAX - 1;
@@ -312,8 +313,8 @@ static int fn_cmp(const void *a, const void *b)
 		return x->rank > y->rank ? -1 : 1;
 	/* Names are compared as far as they are shown (capped: a hostile
 	 * file's aliases cost at most SYM_DEMANGLE_MAX bytes a comparison). */
-	xn = fn_raw(cmp_table, (size_t)(x - cmp_table->fns), &xl, &xcut);
-	yn = fn_raw(cmp_table, (size_t)(y - cmp_table->fns), &yl, &ycut);
+	xn = fn_raw(cmp_table, x->name, &xl, &xcut);
+	yn = fn_raw(cmp_table, y->name, &yl, &ycut);
 	/* As perf does: fewer leading underscores (printf over _IO_printf,
 	 * malloc over __libc_malloc), then the longer name. */
 	for (xu = 0; xu < xl && xn[xu] == '_'; xu++)
@@ -472,7 +473,7 @@ static const char *table_name(struct sym_table *t, long i)
 
 	if (t->dem[i])
 		return t->dem[i];
-	p = fn_raw(t, (size_t)i, &len, &cut);
+	p = fn_raw(t, t->fns[i].name, &len, &cut);
 	if (!cut && len < SYM_NAME_MAX && !memchr(p, '@', len) &&
 	    !(p[0] == '_' && (p[1] == 'Z' || p[1] == 'R')))
 		return t->dem[i] = (char *)p; /* shown as it is, NUL-terminated in strs */

@@ -13,7 +13,7 @@
 #  (c) hostile_bigmap: a 60 MiB perf map (3.1 M lines) with lines appended
 #      every second. Only the appended tail is parsed after the first read
 #      (itself in parts): `-b -n 5 -d 1` prints its five refreshes within
-#      30 s and names code from the tail (before: 3 to 5 refreshes in 60 s,
+#      30 s and names code from the tail (before: over 60 s for them,
 #      the whole map re-read and re-sorted each second).
 # Peak RSS is the kernel's VmHWM of the stacktop process: a bound on memory
 # is behaviour here, not a speed assertion. (c)'s 30 s for a 5 s run is
