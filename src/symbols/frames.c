@@ -34,7 +34,10 @@
  * the index, drops its module reference and goes on a free list; its id is
  * handed out again by the next intern. Entries never referenced are kept
  * (a frame is interned before the window refs it). Named frames' strings
- * stay in the pool until frames_free (bounded by the distinct names).
+ * stay in the pool until frames_free (bounded by the distinct names). A
+ * JIT frame's name (perf map: the target writes it, and may rename its
+ * code every second) is a counted string in names, dropped with the frame,
+ * so those names follow the window's content too.
  *
  * Contract: frames_new → (intern, get, line, ref, unref)* → frames_free,
  * after the window that holds references and before sym_free (sym owns the
@@ -68,6 +71,7 @@ struct entry {
 	struct module *mod; /* user frame with a line to look up, referenced */
 	uint64_t elf_addr;
 	unsigned named_gen; /* user frame left unnamed: the space generation tried */
+	bool own_func;	    /* f.sym.func is a reference in frames->names (a JIT name) */
 };
 
 struct frames {
@@ -77,9 +81,10 @@ struct frames {
 	struct hashidx ix;
 	size_t nused; /* ids in the index (live) */
 	uint32_t free_head;
-	uint64_t named_seq;  /* synthetic pcs of named frames */
-	struct strpool pool; /* named frames' strings */
-	unsigned names_gen;  /* sym_names_gen when frames were last re-named */
+	uint64_t named_seq;   /* synthetic pcs of named frames */
+	struct strpool pool;  /* named frames' strings */
+	struct strpool names; /* counted: JIT names, one reference per frame using one */
+	unsigned names_gen;   /* sym_names_gen when frames were last re-named */
 };
 
 static uint64_t live_hash(int pid, uint64_t pc, bool kernel, uint8_t inl)
@@ -126,6 +131,7 @@ void frames_free(struct frames *fr)
 	free(fr->e);
 	hashidx_free(&fr->ix);
 	strpool_free(&fr->pool);
+	strpool_free(&fr->names);
 	free(fr);
 }
 
@@ -238,7 +244,7 @@ static void set_origin(struct frames *fr, struct frame *f, const struct module *
 	for (size_t i = 0; i < mod->build_id_len && i < sizeof(mod->build_id); i++)
 		snprintf(hex + 2 * i, 3, "%02x", mod->build_id[i]);
 	hex[2 * (mod->build_id_len < sizeof(mod->build_id) ? mod->build_id_len
-							    : sizeof(mod->build_id))] = '\0';
+							   : sizeof(mod->build_id))] = '\0';
 	f->origin.path = mod->path ? strpool_cstr(&fr->pool, mod->path) : NULL;
 	f->origin.build_id = hex[0] ? strpool_cstr(&fr->pool, hex) : NULL;
 	f->origin.elf_addr = elf_addr;
@@ -266,6 +272,12 @@ int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc)
 	m = space_find(sp, pc);
 	if (!m && !si.jit)
 		return id;
+	/* A JIT's name is the target's choice, and sym keeps it only until
+	 * its next call: the frame holds a counted copy, freed with the
+	 * last frame that uses it, so names follow the window's content. */
+	if (si.jit && si.func && !(si.func = strpool_ref(&fr->names, si.func)))
+		return id;
+	e->own_func = si.jit && si.func;
 	e->f.sym = si;
 	e->f.sym.file = NULL;
 	e->f.sym.line = 0;
@@ -395,8 +407,7 @@ int64_t frames_named(struct frames *fr, const struct sym_info *si)
 	return frames_named_at(fr, si, NULL);
 }
 
-int64_t frames_named_at(struct frames *fr, const struct sym_info *si,
-			const struct frame_origin *o)
+int64_t frames_named_at(struct frames *fr, const struct sym_info *si, const struct frame_origin *o)
 {
 	struct sym_info k = *si;
 	struct frame *f;
@@ -413,8 +424,7 @@ int64_t frames_named_at(struct frames *fr, const struct sym_info *si,
 		nk.o.elf_addr = o->elf_addr;
 	if (k.line < 0)
 		k.line = 0;
-	nk.hash = hashidx_mix64(named_hash(&k) ^ nk.o.elf_addr ^
-				(uint64_t)(uintptr_t)nk.o.path);
+	nk.hash = hashidx_mix64(named_hash(&k) ^ nk.o.elf_addr ^ (uint64_t)(uintptr_t)nk.o.path);
 	if ((id = hashidx_find(&fr->ix, nk.hash, named_eq, fr, &nk, NULL)) >= 0)
 		return id;
 	if ((id = entry_add(fr, nk.hash, FK_NAMED)) < 0)
@@ -537,6 +547,8 @@ static void entry_reclaim(struct frames *fr, uint32_t id)
 	if (j != SIZE_MAX)
 		hashidx_unslot(&fr->ix, j, entry_hash_of, fr);
 	space_module_put(e->mod);
+	if (e->own_func)
+		strpool_unref(&fr->names, e->f.sym.func);
 	*e = (struct entry){.next_free = fr->free_head};
 	fr->free_head = id;
 	fr->nused--;

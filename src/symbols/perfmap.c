@@ -17,6 +17,13 @@
 #include "stacktop/symbols/perfmap.h"
 
 #define PERFMAP_RECHECK_NS 1000000000ull
+/* Bytes of the file parsed per check: a 64 MiB map is read in parts a
+ * tenth of a second apart, never in one go inside ingestion. */
+#define PERFMAP_CHUNK (8u << 20)
+/* Bytes before the parsed end compared on each check: when they changed,
+ * the file was rewritten in place (a JIT that truncates and writes its map
+ * anew), not appended to. */
+#define PERFMAP_TAILCHK 64
 
 struct pm_ent {
 	uint64_t start, end;
@@ -24,7 +31,17 @@ struct pm_ent {
 	uint32_t seq; /* line number: later lines win on overlap */
 };
 
-/* One perf map file, keyed by (root, pid). */
+/* Entries sorted by (start, seq). */
+struct pm_run {
+	struct pm_ent *e;
+	size_t n, cap;
+};
+
+/* One perf map file, keyed by (root, pid). Its entries are two sorted
+ * runs: base, and tail (the lines appended since tail was last merged into
+ * base); new lines are sorted among themselves and merged into tail, and
+ * tail into base when it reaches a quarter of it, so no check re-sorts the
+ * whole map. */
 struct perfmap {
 	struct perfmap *next;
 	char *root;
@@ -33,14 +50,20 @@ struct perfmap {
 	pid_t nspid;
 	uid_t uid;
 	uint64_t checked_ns;
-	bool loaded; /* a trusted file was read */
+	bool missed; /* a lookup found nothing since: check again sooner */
+	bool loaded; /* a trusted file was (at least partly) read */
 	dev_t dev;
 	ino_t ino;
-	off_t size;
+	off_t size; /* st_size at the last check */
 	struct timespec mtime;
-	struct pm_ent *ents;
-	size_t n;
+	off_t done;		   /* bytes parsed: up to the end of a line */
+	bool skipping;		   /* inside a line longer than a chunk: drop up to its newline */
+	char chk[PERFMAP_TAILCHK]; /* the bytes before done */
+	size_t chk_len;
+	uint32_t seq;
+	struct pm_run base, tail;
 	char *names;
+	size_t nlen, ncap;
 };
 
 struct perfmap_cache {
@@ -49,21 +72,39 @@ struct perfmap_cache {
 	 * namespace pid its /tmp/perf-PID.map would have (0: none) */
 	pid_t jit_nomap_nspid;
 	pid_t missing; /* set by perfmap_lookup: the map's nspid, 0: loaded */
+	uint64_t recheck_ns;
+	size_t chunk; /* bytes parsed per check */
 };
 
 int perfmap_cache_new(struct perfmap_cache **out)
 {
 	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	(*out)->recheck_ns = PERFMAP_RECHECK_NS;
+	(*out)->chunk = PERFMAP_CHUNK;
+	return 0;
+}
+
+void perfmap_cache_tune(struct perfmap_cache *c, uint64_t recheck_ns, size_t chunk)
+{
+	c->recheck_ns = recheck_ns;
+	c->chunk = chunk ? chunk : PERFMAP_CHUNK;
 }
 
 static void perfmap_clear(struct perfmap *pm)
 {
-	free(pm->ents);
+	free(pm->base.e);
+	free(pm->tail.e);
 	free(pm->names);
-	pm->ents = NULL;
+	pm->base = (struct pm_run){0};
+	pm->tail = (struct pm_run){0};
 	pm->names = NULL;
-	pm->n = 0;
+	pm->nlen = pm->ncap = 0;
+	pm->done = 0;
+	pm->skipping = false;
+	pm->chk_len = 0;
+	pm->seq = 0;
 	pm->loaded = false;
 }
 
@@ -121,90 +162,189 @@ static int pm_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The file's bytes, at most TFILE_PERFMAP_MAX of them, up to its last
- * newline (a JIT may be writing a line right now), NUL-terminated. */
-static int perfmap_slurp(int fd, char **out)
+/* Merge b (sorted) into a (sorted), in place from the back: a grows by nb
+ * entries, no second copy of it. 0 or -ENOMEM (nothing changed). */
+static int run_merge(struct pm_run *a, const struct pm_ent *b, size_t nb)
 {
-	size_t len = 0, cap = 0;
-	char *buf = NULL, *nl;
+	size_t i = a->n, j = nb, k = a->n + nb;
 
-	for (;;) {
-		ssize_t r;
-
-		if (len >= TFILE_PERFMAP_MAX) {
-			free(buf);
-			tfile_count(TFILE_R_TOO_BIG);
-			return -EFBIG;
-		}
-		if (array_grow((void **)&buf, &cap, len + 65536 + 1, 1)) {
-			free(buf);
-			return -ENOMEM;
-		}
-		r = pread(fd, buf + len, cap - len - 1, (off_t)len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return -errno;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
+	if (!nb)
+		return 0;
+	if (array_grow((void **)&a->e, &a->cap, k, sizeof(*a->e)))
+		return -ENOMEM;
+	while (j > 0) {
+		if (i > 0 && pm_cmp(&a->e[i - 1], &b[j - 1]) > 0)
+			a->e[--k] = a->e[--i];
+		else
+			a->e[--k] = b[--j];
 	}
-	nl = len ? memrchr(buf, '\n', len) : NULL;
-	len = nl ? (size_t)(nl - buf) + 1 : 0;
-	buf[len] = '\0';
-	*out = buf;
+	a->n += nb;
 	return 0;
 }
 
-/* Parse a whole perf map from an open fd into pm. Bad lines are skipped. */
-static int perfmap_read(struct perfmap *pm, int fd)
+/* New entries (any order; sorted here) join the map. */
+static int perfmap_add(struct perfmap *pm, struct pm_ent *ents, size_t n)
 {
-	char *text = NULL, *line, *next, *names = NULL;
-	size_t ncap = 0, nlen = 0, ecap = 0;
-	struct pm_ent *ents = NULL;
-	uint32_t seq = 0;
 	int err;
 
-	err = perfmap_slurp(fd, &text);
-	if (err)
+	if (!n)
+		return 0;
+	qsort(ents, n, sizeof(*ents), pm_cmp);
+	if ((err = run_merge(&pm->tail, ents, n)))
 		return err;
-	for (line = text; *line; line = next) {
+	if (pm->tail.n < 4096 && pm->tail.n * 4 < pm->base.n)
+		return 0;
+	if ((err = run_merge(&pm->base, pm->tail.e, pm->tail.n)))
+		return err;
+	pm->tail.n = 0;
+	return 0;
+}
+
+/* A name as kept: at most PERFMAP_NAME_MAX bytes with the NUL, a longer one
+ * cut with "..." (not inside a UTF-8 sequence). */
+static int perfmap_name(struct perfmap *pm, const char *name, uint32_t *off)
+{
+	char buf[PERFMAP_NAME_MAX];
+	size_t len = strlen(name), keep;
+
+	if (len >= PERFMAP_NAME_MAX) {
+		keep = PERFMAP_NAME_MAX - 4;
+		while (keep > 0 && ((unsigned char)name[keep] & 0xc0) == 0x80)
+			keep--;
+		memcpy(buf, name, keep);
+		memcpy(buf + keep, "...", 4);
+		name = buf;
+	}
+	return array_push_name(&pm->names, &pm->nlen, &pm->ncap, name, off);
+}
+
+/* Parse the complete lines of text (len bytes, the last one ending in a
+ * newline) into the map. Bad lines are skipped. */
+static int perfmap_parse(struct perfmap *pm, char *text, size_t len)
+{
+	struct pm_ent *ents = NULL;
+	size_t n = 0, cap = 0;
+	char *line = text, *end = text + len, *nl;
+	int err = 0;
+
+	for (; line < end; line = nl + 1) {
 		uint64_t start, size;
 		const char *name;
-		size_t len = strcspn(line, "\n");
-		uint32_t off;
+		size_t l;
 
-		next = line + len + (line[len] == '\n');
-		line[len] = '\0';
-		while (len > 0 && line[len - 1] == '\r')
-			line[--len] = '\0';
-		seq++;
-		if (perfmap_parse_line(line, &start, &size, &name) || !size || start + size < start)
+		nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl)
+			break;
+		l = (size_t)(nl - line);
+		*nl = '\0';
+		while (l > 0 && line[l - 1] == '\r')
+			line[--l] = '\0';
+		pm->seq++;
+		if (memchr(line, '\0', l) || perfmap_parse_line(line, &start, &size, &name) ||
+		    !size || start + size < start)
 			continue;
-		if (array_grow((void **)&ents, &ecap, pm->n + 1, sizeof(*ents))) {
+		if (array_grow((void **)&ents, &cap, n + 1, sizeof(*ents))) {
 			err = -ENOMEM;
 			break;
 		}
-		err = array_push_name(&names, &nlen, &ncap, name, &off);
-		if (err)
+		ents[n] = (struct pm_ent){start, start + size, 0, pm->seq};
+		if ((err = perfmap_name(pm, name, &ents[n].name)))
 			break;
-		ents[pm->n++] = (struct pm_ent){start, start + size, off, seq};
+		n++;
 	}
-	free(text);
-	if (err) {
-		free(ents);
-		free(names);
-		pm->n = 0;
-		return err;
+	if (!err)
+		err = perfmap_add(pm, ents, n);
+	free(ents);
+	return err;
+}
+
+/* pread of exactly up to len bytes at off; bytes read or -errno. */
+static ssize_t pread_full(int fd, char *buf, size_t len, off_t off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = pread(fd, buf + got, len - got, off + (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
 	}
-	if (pm->n)
-		qsort(ents, pm->n, sizeof(*ents), pm_cmp);
-	pm->ents = ents;
-	pm->names = names;
-	pm->loaded = true;
+	return (ssize_t)got;
+}
+
+/* Was the file appended to since it was parsed up to done (its bytes
+ * before done unchanged), rather than rewritten? */
+static bool perfmap_appended(struct perfmap *pm, int fd, const struct stat *st)
+{
+	char now[PERFMAP_TAILCHK];
+
+	if (!pm->loaded || st->st_dev != pm->dev || st->st_ino != pm->ino || st->st_size < pm->done)
+		return false;
+	if (pm->chk_len == 0)
+		return pm->done == 0;
+	return pread_full(fd, now, pm->chk_len, pm->done - (off_t)pm->chk_len) ==
+		   (ssize_t)pm->chk_len &&
+	       !memcmp(now, pm->chk, pm->chk_len);
+}
+
+/* done moves on by n bytes; the check bytes are those before it now. */
+static int perfmap_advance(struct perfmap *pm, int fd, size_t n)
+{
+	pm->done += (off_t)n;
+	pm->chk_len = pm->done < PERFMAP_TAILCHK ? (size_t)pm->done : PERFMAP_TAILCHK;
+	if (pread_full(fd, pm->chk, pm->chk_len, pm->done - (off_t)pm->chk_len) !=
+	    (ssize_t)pm->chk_len)
+		return -EIO;
 	return 0;
+}
+
+/* Parse at most chunk more bytes of the file, from done, up to the last
+ * complete line (a JIT may be writing one right now). A line longer than
+ * a chunk is skipped. */
+static int perfmap_read_more(struct perfmap *pm, int fd, off_t size, size_t chunk)
+{
+	size_t want = (size_t)(size - pm->done), len, skip = 0;
+	char *buf, *nl;
+	ssize_t r;
+	int err;
+
+	if (want > chunk)
+		want = chunk;
+	if (!want)
+		return 0;
+	if (!(buf = malloc(want + 1)))
+		return -ENOMEM;
+	r = pread_full(fd, buf, want, pm->done);
+	if (r <= 0) {
+		free(buf);
+		return r < 0 ? (int)r : 0;
+	}
+	len = (size_t)r;
+	if (pm->skipping) {
+		/* the rest of an over-long line: not a line of its own */
+		nl = memchr(buf, '\n', len);
+		skip = nl ? (size_t)(nl - buf) + 1 : len;
+		pm->skipping = !nl;
+	}
+	nl = skip < len ? memrchr(buf + skip, '\n', len - skip) : NULL;
+	if (!nl) {
+		/* no newline in a whole chunk: a line longer than any we keep */
+		if (!skip && len == chunk) {
+			pm->skipping = true;
+			skip = len;
+		}
+		free(buf);
+		return skip ? perfmap_advance(pm, fd, skip) : 0;
+	}
+	len = (size_t)(nl - buf) + 1;
+	err = perfmap_parse(pm, buf + skip, len - skip);
+	free(buf);
+	return err ? err : perfmap_advance(pm, fd, len);
 }
 
 /* NSpid (last value) and effective uid of a live process. */
@@ -248,17 +388,26 @@ static int proc_status_ids(pid_t pid, pid_t *nspid, uid_t *uid)
 	return got_uid ? 0 : -EINVAL;
 }
 
-/* Re-check the file (at most once a second) and re-read it if changed. */
-static void perfmap_refresh(struct perfmap *pm)
+/* Re-check the file (at most once a second) and read what is new: the
+ * lines appended since the last check when the file only grew, else the
+ * whole file again; either way at most PERFMAP_CHUNK bytes per check. */
+static void perfmap_refresh(struct perfmap *pm, const struct perfmap_cache *c)
 {
+	uint64_t recheck_ns = c->recheck_ns;
 	char rel[64];
 	struct stat st;
 	uint64_t now = mono_ns();
 	int fd;
 
-	if (pm->checked_ns && now - pm->checked_ns < PERFMAP_RECHECK_NS)
+	/* A miss may be code the JIT has just announced, and a file read in
+	 * part has more to come: a tenth of the interval then, so a new
+	 * function is not left unnamed for good. */
+	bool soon = pm->missed || (pm->loaded && pm->done < pm->size);
+
+	if (pm->checked_ns && now - pm->checked_ns < (soon ? recheck_ns / 10 : recheck_ns))
 		return;
 	pm->checked_ns = now;
+	pm->missed = false;
 	if (pm->from_proc && proc_status_ids(pm->pid, &pm->nspid, &pm->uid)) {
 		perfmap_clear(pm);
 		return;
@@ -275,17 +424,23 @@ static void perfmap_refresh(struct perfmap *pm)
 		return;
 	}
 	if (pm->loaded && st.st_dev == pm->dev && st.st_ino == pm->ino && st.st_size == pm->size &&
-	    st.st_mtim.tv_sec == pm->mtime.tv_sec && st.st_mtim.tv_nsec == pm->mtime.tv_nsec) {
+	    st.st_mtim.tv_sec == pm->mtime.tv_sec && st.st_mtim.tv_nsec == pm->mtime.tv_nsec &&
+	    pm->done >= st.st_size) {
 		close(fd);
 		return;
 	}
-	perfmap_clear(pm);
-	if (perfmap_read(pm, fd) == 0) {
-		pm->dev = st.st_dev;
-		pm->ino = st.st_ino;
-		pm->size = st.st_size;
-		pm->mtime = st.st_mtim;
-	}
+	/* Same size, new mtime, all of it parsed: rewritten in place. */
+	if (!perfmap_appended(pm, fd, &st) ||
+	    (st.st_size == pm->size && pm->done >= st.st_size &&
+	     (st.st_mtim.tv_sec != pm->mtime.tv_sec || st.st_mtim.tv_nsec != pm->mtime.tv_nsec)))
+		perfmap_clear(pm);
+	pm->loaded = true;
+	pm->dev = st.st_dev;
+	pm->ino = st.st_ino;
+	pm->size = st.st_size;
+	pm->mtime = st.st_mtim;
+	if (perfmap_read_more(pm, fd, st.st_size, c->chunk))
+		perfmap_clear(pm); /* read again whole at the next check */
 	close(fd);
 }
 
@@ -311,22 +466,30 @@ static struct perfmap *perfmap_get(struct perfmap_cache *c, const char *root, pi
 	return pm;
 }
 
-/* The entry holding pc: the latest line among the last 16 starting at or
- * below it (entries may overlap). */
-static int perfmap_find(const struct perfmap *pm, uint64_t pc, struct perfmap_sym *out)
+/* The latest entry of run r holding pc, or best: among the last 16
+ * starting at or below it (entries may overlap). */
+static const struct pm_ent *run_find(const struct pm_run *r, uint64_t pc, const struct pm_ent *best)
 {
-	const struct pm_ent *best = NULL;
-	size_t lo = ARRAY_STARTS_AT_OR_BELOW(pm->ents, pm->n, pc);
+	size_t lo = r->n ? ARRAY_STARTS_AT_OR_BELOW(r->e, r->n, pc) : 0;
 	long i;
 
 	for (i = (long)lo - 1; i >= 0 && (long)lo - i <= 16; i--) {
-		const struct pm_ent *e = &pm->ents[i];
+		const struct pm_ent *e = &r->e[i];
 
 		if (pc < e->end && (!best || e->seq > best->seq))
 			best = e;
 	}
-	if (!best)
+	return best;
+}
+
+static int perfmap_find(struct perfmap *pm, uint64_t pc, struct perfmap_sym *out)
+{
+	const struct pm_ent *best = run_find(&pm->tail, pc, run_find(&pm->base, pc, NULL));
+
+	if (!best) {
+		pm->missed = true;
 		return -ENOENT;
+	}
 	out->name = pm->names + best->name;
 	out->start = best->start;
 	out->end = best->end;
@@ -342,7 +505,7 @@ int perfmap_lookup_at(struct perfmap_cache *c, const char *root, pid_t nspid, ui
 		return -ENOMEM;
 	pm->nspid = nspid;
 	pm->uid = uid;
-	perfmap_refresh(pm);
+	perfmap_refresh(pm, c);
 	return perfmap_find(pm, pc, out);
 }
 
@@ -356,7 +519,7 @@ int perfmap_lookup(struct perfmap_cache *c, pid_t pid, uint64_t pc, struct perfm
 	if (!pm)
 		return -ENOMEM;
 	pm->from_proc = true;
-	perfmap_refresh(pm);
+	perfmap_refresh(pm, c);
 	c->missing = pm->loaded ? 0 : (pm->nspid ? pm->nspid : pid);
 	if (pm->loaded && c->jit_nomap_nspid == pm->nspid)
 		c->jit_nomap_nspid = 0; /* the map came: the hint is done */

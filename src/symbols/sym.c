@@ -21,8 +21,13 @@
  *    are shown), so a stripped function's pcs are one function; and a
  *    size-0 symbol (whose end is only a guess) does not reach into a later
  *    FDE's function.
+ *  - Names stay offsets into the symbols' string section (borrowed from
+ *    the ELF, which outlives the table) until a pc asks for one; the
+ *    shown name (demangled, cut to SYM_NAME_MAX) is then made once. A
+ *    build that runs out of memory leaves an empty table, remembered.
  *  - Per struct sym: an intern pool (every string we return lives until
- *    sym_free, even when the module it came from is gone), the kallsyms
+ *    sym_free, even when the module it came from is gone; not a JIT's
+ *    names, which are the caller's to copy: sym.h), the kallsyms
  *    table (kallsyms.c), the perf map caches (perfmap.c), and per module
  *    named the sources its names came from (sym_modules, for the help
  *    screen).
@@ -85,6 +90,7 @@ struct sym {
 	unsigned names_gen;
 	struct sym_module_note *notes; /* modules named so far */
 	size_t nnotes, notes_cap;
+	char jit_name[SYM_NAME_MAX]; /* the last perf-map name (valid until the next call) */
 };
 
 struct sym_wait {
@@ -96,17 +102,22 @@ struct sym_wait {
 
 struct sym_fn {
 	uint64_t start, end;
-	uint32_t name;
-	uint8_t rank; /* for alias choice: 2 global, 1 weak, 0 local */
-	bool sized;   /* end is start + st_size, not guessed from the next symbol */
+	uint32_t name; /* offset in the table's string section (st_name) */
+	uint8_t rank;  /* for alias choice: 2 global, 1 weak, 0 local */
+	bool sized;    /* end is start + st_size, not guessed from the next symbol */
 };
 
 struct sym_table {
 	struct sym_fn *fns;
 	size_t n;
-	char *names;
-	size_t names_len, names_cap;
-	char **dem;	  /* lazily demangled; == names + off when unchanged */
+	/* The symbols' string section, borrowed from the ELF they came from
+	 * (mod->elf, or dbg_elf which the table owns): both outlive the
+	 * table. Names are offsets into it, never copies: 6,000 symbols may
+	 * name one 1 MiB string. */
+	const char *strs;
+	size_t strs_len;
+	char **dem;	  /* lazily made shown names; in strs when shown as they are */
+	bool failed;	  /* the build ran out of memory: kept empty, not retried per pc */
 	char *root;	  /* where debug files are looked for */
 	bool symtab;	  /* from a .symtab (the module's or a debug file's) */
 	bool fetch_asked; /* handed to debuginfod */
@@ -142,6 +153,21 @@ static void strip_rust_hash(char *s)
 		s[len - 19] = '\0';
 }
 
+void sym_name_clip(char *s, bool cut)
+{
+	size_t len = strnlen(s, SYM_NAME_MAX), keep;
+
+	if (!cut && len < SYM_NAME_MAX)
+		return;
+	keep = SYM_NAME_MAX - sizeof(SYM_NAME_CUT);
+	if (keep > len)
+		keep = len;
+	/* Not in the middle of a UTF-8 sequence. */
+	while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
+		keep--;
+	memcpy(s + keep, SYM_NAME_CUT, sizeof(SYM_NAME_CUT));
+}
+
 const char *sym_demangle(const char *name, char *buf, size_t size)
 {
 	char *d;
@@ -171,9 +197,34 @@ static Elf *table_debug_elf(struct sym_table *t, const struct module *mod)
 
 /* ---- building the function table --------------------------------------- */
 
-static int names_add(struct sym_table *t, const char *s, uint32_t *off)
+/* The raw name at offset name of the string section: at most
+ * SYM_DEMANGLE_MAX - 1 bytes of it are looked at (*len); *cut when it goes
+ * on past them. */
+static const char *fn_raw(const struct sym_table *t, uint32_t name, size_t *len, bool *cut)
 {
-	return array_push_name(&t->names, &t->names_len, &t->names_cap, s, off);
+	const char *p = t->strs + name;
+	size_t room = t->strs_len - name;
+
+	if (room > SYM_DEMANGLE_MAX - 1)
+		room = SYM_DEMANGLE_MAX - 1;
+	*len = strnlen(p, room);
+	*cut = *len == room;
+	return p;
+}
+
+/* The string section a symbol section links to: 0, or -ENOENT. */
+static int table_strings(struct sym_table *t, Elf *elf, const GElf_Shdr *symsh)
+{
+	Elf_Scn *scn = elf_getscn(elf, symsh->sh_link);
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB ||
+	    !(d = elf_getdata(scn, NULL)) || !d->d_buf || !d->d_size)
+		return -ENOENT;
+	t->strs = d->d_buf;
+	t->strs_len = d->d_size;
+	return 0;
 }
 
 static bool want_symbol(const GElf_Sym *s, const GElf_Shdr *sec)
@@ -208,14 +259,13 @@ static int table_add_symbols(struct sym_table *t, Elf *elf, GElf_Word type, size
 	Elf_Scn *scn = elfsec_find_type(elf, type, &sh);
 	Elf_Data *d;
 	size_t i, count;
-	int err;
 
-	if (!scn || sh.sh_type == SHT_NOBITS || !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+	if (!scn || sh.sh_type == SHT_NOBITS || !sh.sh_entsize || !(d = elf_getdata(scn, NULL)) ||
+	    table_strings(t, elf, &sh))
 		return -ENOENT;
 	count = sh.sh_size / sh.sh_entsize;
 	for (i = 1; i < count; i++) {
 		GElf_Sym s;
-		const char *name;
 		struct sym_fn *f;
 
 		if (!gelf_getsym(d, (int)i, &s))
@@ -223,15 +273,12 @@ static int table_add_symbols(struct sym_table *t, Elf *elf, GElf_Word type, size
 		if (s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE ||
 		    !gelf_getshdr(elf_getscn(elf, s.st_shndx), &sec) || !want_symbol(&s, &sec))
 			continue;
-		name = elf_strptr(elf, sh.sh_link, s.st_name);
-		if (!name || !name[0])
+		if (s.st_name == 0 || s.st_name >= t->strs_len || !t->strs[s.st_name])
 			continue;
 		if (array_grow((void **)&t->fns, cap, t->n + 1, sizeof(*t->fns)))
 			return -ENOMEM;
 		f = &t->fns[t->n];
-		err = names_add(t, name, &f->name);
-		if (err)
-			return err;
+		f->name = s.st_name;
 		f->start = s.st_value;
 		f->end = s.st_size ? s.st_value + s.st_size : 0;
 		/* Bound a size-0 symbol by its section (sh_addr is the same in
@@ -256,6 +303,8 @@ static int fn_cmp(const void *a, const void *b)
 	uint64_t ys = (y->end >> 63) ? 0 : y->end - y->start;
 	const char *xn, *yn;
 	size_t xu, yu, xl, yl;
+	bool xcut, ycut;
+	int c;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
@@ -263,19 +312,23 @@ static int fn_cmp(const void *a, const void *b)
 		return xs ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1;
-	xn = cmp_table->names + x->name;
-	yn = cmp_table->names + y->name;
+	/* Names are compared as far as they are shown (capped: a hostile
+	 * file's aliases cost at most SYM_DEMANGLE_MAX bytes a comparison). */
+	xn = fn_raw(cmp_table, x->name, &xl, &xcut);
+	yn = fn_raw(cmp_table, y->name, &yl, &ycut);
 	/* As perf does: fewer leading underscores (printf over _IO_printf,
 	 * malloc over __libc_malloc), then the longer name. */
-	xu = strspn(xn, "_");
-	yu = strspn(yn, "_");
+	for (xu = 0; xu < xl && xn[xu] == '_'; xu++)
+		;
+	for (yu = 0; yu < yl && yn[yu] == '_'; yu++)
+		;
 	if (xu != yu)
 		return xu < yu ? -1 : 1;
-	xl = strlen(xn);
-	yl = strlen(yn);
 	if (xl != yl)
 		return xl > yl ? -1 : 1;
-	return strcmp(xn, yn);
+	if ((c = memcmp(xn, yn, xl)))
+		return c;
+	return x->name < y->name ? -1 : x->name > y->name;
 }
 
 /* Sort, drop aliases, and give size-0 symbols their end. */
@@ -312,7 +365,7 @@ static void table_free(void *p)
 	if (!t)
 		return;
 	for (i = 0; t->dem && i < t->n; i++) {
-		if (t->dem[i] && t->dem[i] != t->names + t->fns[i].name)
+		if (t->dem[i] && t->dem[i] != t->strs + t->fns[i].name)
 			free(t->dem[i]);
 	}
 	srcline_free(t->src);
@@ -320,7 +373,6 @@ static void table_free(void *p)
 	elfimage_close(t->dbg_elf);
 	free(t->dem);
 	free(t->fns);
-	free(t->names);
 	free(t->root);
 	free(t);
 }
@@ -357,23 +409,22 @@ static int table_build(const struct module *mod, const char *root, Elf *fetched,
 		err = table_add_symbols(t, mod->elf, SHT_DYNSYM, &cap);
 		t->source = SYM_SRC_DYNSYM;
 	}
-	if (err && err != -ENOENT)
-		goto fail;
-	table_finish(t);
+	if (!err)
+		table_finish(t);
+	if (!err && t->n && !(t->dem = calloc(t->n, sizeof(*t->dem))))
+		err = -ENOMEM;
+	if (err && err != -ENOENT) {
+		/* Remembered as an empty table: the module's pcs go unnamed
+		 * (by FDE range) instead of rebuilding it for every new pc. */
+		free(t->fns);
+		t->fns = NULL;
+		t->n = 0;
+		t->failed = true;
+	}
 	if (!t->n)
 		t->source = 0;
-	if (t->n) {
-		t->dem = calloc(t->n, sizeof(*t->dem));
-		if (!t->dem) {
-			err = -ENOMEM;
-			goto fail;
-		}
-	}
 	*out = t;
 	return 0;
-fail:
-	table_free(t);
-	return err;
 }
 
 /* The module's table, built on first use. */
@@ -409,21 +460,32 @@ static long table_find(const struct sym_table *t, uint64_t addr)
 	return -1;
 }
 
+/* The name fns[i] is shown by (made once, kept in dem[i]): demangled,
+ * without a symbol version, at most SYM_NAME_MAX bytes with the NUL (cut
+ * with SYM_NAME_CUT). A short plain name is shown from the string section
+ * itself; NULL only on ENOMEM. */
 static const char *table_name(struct sym_table *t, long i)
 {
-	char buf[SYM_DEMANGLE_MAX];
-	const char *raw = t->names + t->fns[i].name, *d;
+	char raw[SYM_DEMANGLE_MAX], buf[SYM_DEMANGLE_MAX];
+	const char *p, *d;
+	size_t len;
+	bool cut;
 
 	if (t->dem[i])
 		return t->dem[i];
-	d = sym_demangle(raw, buf, sizeof(buf));
+	p = fn_raw(t, t->fns[i].name, &len, &cut);
+	if (!cut && len < SYM_NAME_MAX && !memchr(p, '@', len) &&
+	    !(p[0] == '_' && (p[1] == 'Z' || p[1] == 'R')))
+		return t->dem[i] = (char *)p; /* shown as it is, NUL-terminated in strs */
+	memcpy(raw, p, len);
+	raw[len] = '\0';
+	/* A name cut short does not demangle: shown raw, with the mark. */
+	d = cut ? raw : sym_demangle(raw, buf, sizeof(buf));
 	/* "clock_gettime@@GLIBC_2.17": the symbol version is noise on screen. */
-	if (d == raw && raw[0] != '@' && strchr(raw, '@')) {
-		snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(raw, "@"), raw);
-		d = buf;
-	}
-	char *copy = d == raw ? NULL : strdup(d);
-	t->dem[i] = copy ? copy : (char *)raw;
+	if (d == raw && raw[0] != '@' && strchr(raw, '@'))
+		raw[strcspn(raw, "@")] = '\0';
+	sym_name_clip(d == raw ? raw : buf, cut);
+	t->dem[i] = strdup(d == raw ? raw : buf);
 	return t->dem[i];
 }
 
@@ -658,8 +720,9 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 			i = -1;
 	}
 	if (i >= 0) {
-		out->func = strpool_cstr(&sy->pool, table_name(t, i));
-		if (!out->func)
+		const char *name = table_name(t, i);
+
+		if (!name || !(out->func = strpool_cstr(&sy->pool, name)))
 			return -ENOMEM;
 		out->offset = elf_addr - t->fns[i].start;
 		out->func_start = t->fns[i].start;
@@ -854,9 +917,13 @@ int sym_perfmap_lookup(struct sym *sy, pid_t pid, uint64_t pc, struct sym_info *
 	if (err)
 		return err;
 	memset(out, 0, sizeof(*out));
-	out->func = strpool_cstr(&sy->pool, sym_demangle(ps.name, buf, sizeof(buf)));
-	if (!out->func)
-		return -ENOMEM;
+	/* Not interned: a JIT may rename its code every second. The caller
+	 * copies it (frames holds it counted while a frame uses it). */
+	const char *d = sym_demangle(ps.name, buf, sizeof(buf));
+
+	snprintf(sy->jit_name, sizeof(sy->jit_name), "%s", d);
+	sym_name_clip(sy->jit_name, strnlen(d, SYM_NAME_MAX) >= SYM_NAME_MAX);
+	out->func = sy->jit_name;
 	out->module = "[jit]";
 	out->offset = pc - ps.start;
 	out->func_start = ps.start;

@@ -160,12 +160,144 @@ static void test_perfmap_size_cap(void **state)
 	rm_rf(root);
 }
 
+static void append_file(const char *root, int nspid, const char *text)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tmp/perf-%d.map", root, nspid);
+	f = fopen(path, "a");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void pm_root(char *root)
+{
+	char path[PATH_MAX + 64];
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/tmp", root);
+	assert_int_equal(mkdir(path, 01777), 0);
+}
+
+/* Lines appended to a map are parsed on the next check (the earlier ones
+ * are kept, not read again), a later overlapping line still wins, and a
+ * file rewritten in place or shrunk is read again whole (issue 28). */
+static void test_perfmap_append_and_rewrite(void **state)
+{
+	char root[] = "/tmp/symtest-pmappXXXXXX";
+	struct perfmap_cache *c;
+	struct perfmap_sym ps;
+
+	pm_root(root);
+	assert_int_equal(perfmap_cache_new(&c), 0);
+	perfmap_cache_tune(c, 0, 0);
+	perfmap_file(root, 4260, "1000 100 first\n2000 100 second\n3000 10 partial", 0);
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x1010, &ps), 0);
+	assert_string_equal(ps.name, "first");
+	/* a line being written waits for its newline */
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x3004, &ps), -ENOENT);
+	append_file(root, 4260, "_done\n1000 10 first_again\n4000 100 fourth\n");
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x3004, &ps), 0);
+	assert_string_equal(ps.name, "partial_done");
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x4010, &ps), 0);
+	assert_string_equal(ps.name, "fourth");
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x1004, &ps), 0);
+	assert_string_equal(ps.name, "first_again");
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x1010, &ps), 0);
+	assert_string_equal(ps.name, "first");
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x2010, &ps), 0);
+	assert_string_equal(ps.name, "second");
+	/* many appends, one line each: all found, the oldest too */
+	for (int i = 0; i < 3000; i++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "%x 10 app_%d\n", 0x100000 + i * 0x10, i);
+		append_file(root, 4260, line);
+		assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x100000 + i * 0x10 + 4, &ps),
+				 0);
+	}
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x100004, &ps), 0);
+	assert_string_equal(ps.name, "app_0");
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x2010, &ps), 0);
+	assert_string_equal(ps.name, "second");
+	/* rewritten in place, longer: the old names are gone */
+	perfmap_file(root, 4260, "1000 100 new_first_with_a_much_longer_name\n", 0);
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x1010, &ps), 0);
+	assert_string_equal(ps.name, "new_first_with_a_much_longer_name");
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x2010, &ps), -ENOENT);
+	/* shrunk */
+	perfmap_file(root, 4260, "5000 10 e\n", 0);
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x1010, &ps), -ENOENT);
+	assert_int_equal(perfmap_lookup_at(c, root, 4260, 0, 0x5004, &ps), 0);
+	assert_string_equal(ps.name, "e");
+	perfmap_cache_free(c);
+	rm_rf(root);
+}
+
+/* A check parses at most a chunk: a big map is read over several checks
+ * (what was read is named meanwhile), a line longer than a chunk is
+ * skipped, and a name longer than PERFMAP_NAME_MAX is cut with "...". */
+static void test_perfmap_parts_and_caps(void **state)
+{
+	char root[] = "/tmp/symtest-pmpartXXXXXX", *text, *p;
+	struct perfmap_cache *c;
+	struct perfmap_sym ps;
+	size_t len = 0, checks;
+
+	pm_root(root);
+	text = malloc(1 << 20);
+	assert_non_null(text);
+	for (int i = 0; i < 2000; i++)
+		len += (size_t)sprintf(text + len, "%x 10 part_%d\n", 0x10000 + i * 0x10, i);
+	len += (size_t)sprintf(text + len, "9000 10 ");
+	memset(text + len, 'x', 300);
+	len += 300;
+	len += (size_t)sprintf(text + len, "\n9100 10 ");
+	memset(text + len, 'L', 5000);
+	len += 5000;
+	len += (size_t)sprintf(text + len, "\n9200 10 after_long\n");
+	perfmap_file(root, 4261, text, 0);
+	assert_int_equal(perfmap_cache_new(&c), 0);
+	perfmap_cache_tune(c, 0, 256);
+	assert_int_equal(perfmap_lookup_at(c, root, 4261, 0, 0x10004, &ps), 0);
+	assert_string_equal(ps.name, "part_0");
+	/* the last one is not read yet after one check of 256 bytes */
+	assert_int_equal(perfmap_lookup_at(c, root, 4261, 0, 0x9204, &ps), -ENOENT);
+	for (checks = 0; checks < 1000; checks++) {
+		if (perfmap_lookup_at(c, root, 4261, 0, 0x9204, &ps) == 0)
+			break;
+	}
+	assert_true(checks > 50 && checks < 1000);
+	assert_string_equal(ps.name, "after_long");
+	assert_int_equal(perfmap_lookup_at(c, root, 4261, 0, 0x10000 + 1999 * 0x10, &ps), 0);
+	assert_string_equal(ps.name, "part_1999");
+	/* 300 bytes: longer than a check's 256, skipped */
+	assert_int_equal(perfmap_lookup_at(c, root, 4261, 0, 0x9004, &ps), -ENOENT);
+	/* with the default chunk: the 5,000-byte name cut */
+	perfmap_cache_tune(c, 0, 0);
+	perfmap_file(root, 4261, text, 0);
+	assert_int_equal(perfmap_lookup_at(c, root, 4261, 0, 0x9104, &ps), 0);
+	assert_int_equal(strlen(ps.name), PERFMAP_NAME_MAX - 1);
+	p = strstr(ps.name, "...");
+	assert_non_null(p);
+	assert_int_equal(p - ps.name, PERFMAP_NAME_MAX - 4);
+	assert_int_equal(perfmap_lookup_at(c, root, 4261, 0, 0x9004, &ps), 0);
+	assert_int_equal(strlen(ps.name), 300);
+	perfmap_cache_free(c);
+	free(text);
+	rm_rf(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_perfmap_parse),
 	    cmocka_unit_test(test_perfmap_trust_and_lookup),
 	    cmocka_unit_test(test_perfmap_size_cap),
+	    cmocka_unit_test(test_perfmap_append_and_rewrite),
+	    cmocka_unit_test(test_perfmap_parts_and_caps),
 	};
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, NULL);

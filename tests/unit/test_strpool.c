@@ -58,5 +58,44 @@ static void test_hash(void **state)
 	assert_int_equal(strpool_hash("a", 1), 0xaf63dc4c8601ec8cull);
 }
 
+/* Counted strings (issue 28: names that follow the window): freed at the
+ * last unref, their index and buffer reused, the pool's size set by its
+ * peak, not its history. */
+static void test_counted(void **state)
+{
+	struct strpool p = {0};
+	char buf[64];
+	const char *a = strpool_ref(&p, "alpha"), *b;
+
+	assert_non_null(a);
+	assert_ptr_equal(strpool_ref(&p, "alpha"), a);
+	assert_int_equal(strpool_live(&p), 1);
+	strpool_unref(&p, a);
+	assert_int_equal(strpool_live(&p), 1);
+	strpool_unref(&p, a);
+	assert_int_equal(strpool_live(&p), 0);
+	/* same size class: the same buffer, holding the new string */
+	b = strpool_ref(&p, "gamma");
+	assert_ptr_equal(b, a);
+	assert_string_equal(b, "gamma");
+	assert_int_equal(p.n, 1);
+	strpool_unref(&p, b);
+	strpool_unref(&p, NULL);
+	/* a million names, at most 100 held at once: 100 slots */
+	for (int i = 0; i < 1000000; i++) {
+		snprintf(buf, sizeof(buf), "jit_name_%d", i);
+		assert_non_null(strpool_ref(&p, buf));
+		if (i >= 99) {
+			snprintf(buf, sizeof(buf), "jit_name_%d", i - 99);
+			strpool_unref(&p, strpool_ref(&p, buf));
+			strpool_unref(&p, strpool_str(&p, buf, strlen(buf)));
+		}
+	}
+	assert_int_equal(strpool_live(&p), 99);
+	assert_true(p.n <= 100);
+	strpool_free(&p);
+}
+
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_dedupe_and_order),
-	  cmocka_unit_test(test_growth_keeps_indices_and_pointers), cmocka_unit_test(test_hash))
+	  cmocka_unit_test(test_growth_keeps_indices_and_pointers), cmocka_unit_test(test_hash),
+	  cmocka_unit_test(test_counted))

@@ -29,6 +29,7 @@
 #include "stacktop/symbols/sym.h"
 #include "helpers.h"
 #include "symtest.h"
+#include "../fuzz/elfimage.h"
 
 struct fn {
 	char name[64];
@@ -505,6 +506,82 @@ static void test_inline_chain(void **state)
 	sym_free(sy);
 }
 
+/* The name sym gives ELF address a of mod (NULL: none). */
+static const char *name_at(struct sym *sy, struct module *mod, uint64_t a)
+{
+	struct sym_info si;
+
+	assert_int_equal(sym_resolve_module(sy, mod, "", a, false, &si), 0);
+	return si.func;
+}
+
+/* Hostile symbol tables (issue 28): 3,000 symbols sharing one 1 MiB name
+ * cost no copy of it (the table keeps offsets) and show it cut to
+ * SYM_NAME_MAX with SYM_NAME_CUT; a mangled name is demangled, a symbol
+ * version dropped, aliases chosen by rank; a name running to the end of
+ * the string table is cut, never read past. */
+static void test_hostile_names(void **state)
+{
+	enum { NSHARED = 3000 };
+	size_t nstr = (1 << 20) + 64, len, off;
+	char *strs = calloc(1, nstr + 32);
+	Elf64_Sym *syms = calloc(NSHARED + 8, sizeof(*syms));
+	struct module mod = {.name = "hostile", .refs = 1};
+	struct sym *sy;
+	const char *n;
+	uint8_t *img;
+	int k = 0;
+
+	assert_non_null(strs);
+	assert_non_null(syms);
+	memset(strs, 'N', 1 << 20); /* the long name at 0 */
+	off = (1 << 20) + 1;
+	for (k = 0; k < NSHARED; k++)
+		syms[k] = elfimage_func(0, ELFIMAGE_TEXT + (uint64_t)k * 16, 16, STB_GLOBAL);
+	strcpy(strs + off, "_ZN3foo3barEv");
+	syms[k++] = elfimage_func((uint32_t)off, 0x20000, 16, STB_GLOBAL);
+	off += 14;
+	strcpy(strs + off, "clock_gettime@@GLIBC_2.17");
+	syms[k++] = elfimage_func((uint32_t)off, 0x20010, 16, STB_GLOBAL);
+	off += 26;
+	strcpy(strs + off, "__libc_malloc");
+	syms[k++] = elfimage_func((uint32_t)off, 0x20020, 16, STB_GLOBAL);
+	strcpy(strs + off + 14, "malloc");
+	syms[k++] = elfimage_func((uint32_t)off + 14, 0x20020, 16, STB_GLOBAL);
+	off += 21;
+	memset(strs + off, 'T', nstr - off); /* runs to the section's last NUL */
+	syms[k++] = elfimage_func((uint32_t)off, 0x20030, 16, STB_GLOBAL);
+	img = elfimage_build((const uint8_t *)syms, (size_t)k * sizeof(*syms),
+			     (const uint8_t *)strs, nstr, &len);
+	assert_non_null(img);
+	mod.elf = elf_memory((char *)img, len);
+	assert_non_null(mod.elf);
+	assert_int_equal(sym_new(&sy), 0);
+	for (int i = 0; i < NSHARED; i += 97) {
+		n = name_at(sy, &mod, ELFIMAGE_TEXT + (uint64_t)i * 16 + 4);
+		assert_non_null(n);
+		assert_int_equal(strlen(n), SYM_NAME_MAX - 1);
+		assert_string_equal(n + SYM_NAME_MAX - sizeof(SYM_NAME_CUT), SYM_NAME_CUT);
+		assert_int_equal(strspn(n, "N"), SYM_NAME_MAX - sizeof(SYM_NAME_CUT));
+	}
+	assert_string_equal(name_at(sy, &mod, 0x20004), "foo::bar()");
+	assert_string_equal(name_at(sy, &mod, 0x20014), "clock_gettime");
+	assert_string_equal(name_at(sy, &mod, 0x20024), "malloc");
+	n = name_at(sy, &mod, 0x20034);
+	assert_non_null(n);
+	assert_true(strlen(n) < SYM_NAME_MAX);
+	assert_int_equal(n[0], 'T');
+	for (int i = 0; i < SPACE_EXT_COUNT; i++) {
+		if (mod.ext[i] && mod.ext_free[i])
+			mod.ext_free[i](mod.ext[i]);
+	}
+	elf_end(mod.elf);
+	sym_free(sy);
+	free(img);
+	free(syms);
+	free(strs);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +596,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_perfmap_live),
 	    cmocka_unit_test(test_self),
 	    cmocka_unit_test(test_cost),
+	    cmocka_unit_test(test_hostile_names),
 	};
 	symtest_init();
 	signal(SIGPIPE, SIG_IGN);

@@ -16,8 +16,11 @@
  * safety: memory follows the window's content, not the run time).
  *
  * Strings in struct sym_info are owned by sym (live pcs) or by the table
- * (named frames) and live until frames_free; they are raw target text: the
- * views sanitize before drawing.
+ * (named frames) and live until frames_free; a JIT frame's name (perf map)
+ * is the table's, counted: its bytes are reused once no frame holds it, so
+ * a copy of a frame kept past its id's life may show another JIT name,
+ * never freed memory. They are raw target text: the views sanitize before
+ * drawing.
  */
 #ifndef STACKTOP_FRAMES_H
 #define STACKTOP_FRAMES_H

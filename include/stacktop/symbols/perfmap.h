@@ -10,9 +10,16 @@
  * it is opened through tfile (the last path component must not be a
  * symlink, symlinks on the way resolve inside the root), and a file over
  * TFILE_PERFMAP_MAX (64 MiB) is not read. It is re-checked at most once a
- * second and re-read when its inode, size or mtime changed; a line being
- * written (no newline yet) waits for the next read. Bad lines are
- * skipped. For overlapping entries the later line wins (JITs reuse
+ * second (ten times a second after a lookup found nothing: code the JIT
+ * has just announced is named before its pcs are settled). A file that only grew (same inode, the
+ * bytes before the parsed end unchanged) has just its new lines parsed and merged in; a file
+ * replaced, shrunk or rewritten is read again from its start. Either way a
+ * check parses at most 8 MiB, so a big map is read over a few checks a
+ * tenth of a second apart (names from its first part meanwhile) and never
+ * stalls the caller for long. A
+ * line being written (no newline yet) waits for the next check. Bad lines
+ * are skipped; a name longer than PERFMAP_NAME_MAX bytes is cut and ends
+ * in "...". For overlapping entries the later line wins (JITs reuse
  * addresses).
  *
  * Contract: a struct perfmap_cache (perfmap_cache_new, perfmap_cache_free)
@@ -25,10 +32,15 @@
 #ifndef STACKTOP_PERFMAP_H
 #define STACKTOP_PERFMAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 struct perfmap_cache;
+
+/* Longest name kept, with its NUL (perf keeps a few KiB; a JIT's name is
+ * the target's choice). */
+#define PERFMAP_NAME_MAX 1024
 
 /* One entry of a perf map: [start, end) is name. */
 struct perfmap_sym {
@@ -38,6 +50,10 @@ struct perfmap_sym {
 
 int perfmap_cache_new(struct perfmap_cache **out);
 void perfmap_cache_free(struct perfmap_cache *c);
+/* For tests and fuzzers: how often a map file is checked again (default
+ * 1 s; 0: at every lookup) and how many bytes a check parses at most
+ * (0: the default, 8 MiB). */
+void perfmap_cache_tune(struct perfmap_cache *c, uint64_t recheck_ns, size_t chunk);
 
 /* Look up pc in the perf map of live process pid (its root, namespace pid
  * and uid read from /proc/PID). 0 and out filled, -ENOENT, or -ENOMEM.

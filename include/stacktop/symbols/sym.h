@@ -19,8 +19,18 @@
  * (kallsyms.h), loaded once; all-zero addresses (no permission) make every
  * kernel address "[kernel]" with no name.
  *
- * All strings returned are owned by sym and live until sym_free. They are
- * raw (not sanitized): the views sanitize before drawing.
+ * Strings returned are owned by sym and live until sym_free, except a
+ * JIT's name (sym_info.jit): it lives only until the next call into sym,
+ * and a caller that keeps it copies it (frames holds it counted, so JIT
+ * names follow the window's content). They are raw (not sanitized): the
+ * views sanitize before drawing. No name is longer than SYM_NAME_MAX
+ * bytes with its NUL: a longer one (a target's choice) is cut and ends in
+ * SYM_NAME_CUT.
+ *
+ * A module's table costs memory in proportion to its symbol count, never
+ * to the length of names (they stay offsets into the file's string
+ * section until shown); a table that could not be built (out of memory) is
+ * kept empty, and not built again for each new pc.
  */
 #ifndef STACKTOP_SYM_H
 #define STACKTOP_SYM_H
@@ -145,5 +155,14 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
  * Also used by srcline (DWARF names) and for perf map names. */
 #define SYM_DEMANGLE_MAX 4096
 const char *sym_demangle(const char *name, char *buf, size_t size);
+
+/* Longest name sym hands out, with its NUL (perf keeps a few KiB). */
+#define SYM_NAME_MAX 1024
+#define SYM_NAME_CUT "..."
+/* Cut s (a buffer of at least SYM_NAME_MAX bytes) to SYM_NAME_MAX bytes
+ * ending in SYM_NAME_CUT when it is longer, or when cut says it was
+ * already cut short (the mark is then added), never inside a UTF-8
+ * sequence. */
+void sym_name_clip(char *s, bool cut);
 
 #endif
