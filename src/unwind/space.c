@@ -334,8 +334,10 @@ static int module_new(const char *path, int fd, unsigned flags, void *image, siz
 	if (image)
 		p->m.elf = elf_memory(image, image_len);
 	else if (fd >= 0 && elfimage_open_later(fd, flags, flags & ELFIMAGE_NAMES & ~eager,
-						ELFIMAGE_MAX, &p->m.elf, &p->pending) == 0)
+						ELFIMAGE_MAX, &p->m.elf, &p->pending) == 0) {
 		p->code = flags & ELFIMAGE_CODE;
+		p->m.fill_later = p->pending != NULL;
+	}
 	if (p->m.elf && (elf_kind(p->m.elf) != ELF_K_ELF || !gelf_getehdr(p->m.elf, &eh))) {
 		module_elf_end(p);
 		p->m.elf = NULL;
@@ -650,11 +652,13 @@ void space_module_fill(struct module *m)
 	struct module_priv *p;
 	int fd;
 
-	if (!m)
+	/* Only a module space made has a module_priv around it. */
+	if (!m || !m->fill_later)
 		return;
 	p = priv_of(m);
 	pthread_mutex_lock(&cache_lock);
-	if (p->pending) {
+	m->fill_later = false;
+	if (p->pending && m->elf) {
 		fd = module_reopen(p);
 		/* what cannot be read (gone, shrunk) becomes SHT_NOBITS */
 		elfimage_fill(m->elf, p->pending, fd);

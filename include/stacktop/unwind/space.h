@@ -50,6 +50,9 @@ struct module {
 	 * even when deleted, while that process maps it), or NULL: where
 	 * debugfile reads its DWARF later. */
 	char *reopen;
+	/* Names and CFI still to be read (space_module_fill); false for a
+	 * module read whole, or one space did not make (a test's). */
+	bool fill_later;
 	uint16_t e_type; /* ET_EXEC, ET_DYN */
 	uint8_t build_id[20];
 	size_t build_id_len;
