@@ -657,7 +657,6 @@ void space_module_fill(struct module *m)
 		return;
 	p = priv_of(m);
 	pthread_mutex_lock(&cache_lock);
-	m->fill_later = false;
 	if (p->pending && m->elf) {
 		fd = module_reopen(p);
 		/* what cannot be read (gone, shrunk) becomes SHT_NOBITS */
@@ -666,6 +665,7 @@ void space_module_fill(struct module *m)
 		if (fd >= 0)
 			close(fd);
 	}
+	m->fill_later = false; /* after the fill: a reader that sees false may read */
 	pthread_mutex_unlock(&cache_lock);
 }
 
