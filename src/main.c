@@ -421,7 +421,8 @@ static int run_diff_tui(struct app *a, const struct diff *d, const char *new_fil
 	a->o.report_file = new_file;
 	a->tui = true;
 	if ((rc = app_init(a)) == EXIT_OK && screen_init() < 0) {
-		fprintf(stderr, "stacktop: cannot drive this terminal (TERM=%s): use -b for text.\n",
+		fprintf(stderr,
+			"stacktop: cannot drive this terminal (TERM=%s): use -b for text.\n",
 			getenv("TERM") ? getenv("TERM") : "unset");
 		rc = EXIT_RUNTIME;
 	}
@@ -476,7 +477,8 @@ static int run_diff(struct app *a)
 		fwrite(text, 1, len, stdout);
 	else if ((rc = run_diff_tui(a, d, paths[1][0])) != EXIT_OK)
 		goto out;
-	rc = o->fail_above >= 0 && view_diff_offenders(d, o->fail_above) ? EXIT_REGRESSION : EXIT_OK;
+	rc =
+	    o->fail_above >= 0 && view_diff_offenders(d, o->fail_above) ? EXIT_REGRESSION : EXIT_OK;
 out:
 	free(text);
 	diff_free(d);
@@ -530,10 +532,11 @@ int main(int argc, char **argv)
 		if (rc == EXIT_OK && a->o.batch && a->ui.ann_name) {
 			char shown[160];
 			text_sanitize(a->o.annotate, shown, sizeof(shown));
-			snprintf(summary, sizeof(summary),
-				 "no function named '%s' (or containing it) had samples of its own: "
-				 "check the name in the top view",
-				 shown);
+			snprintf(
+			    summary, sizeof(summary),
+			    "no function named '%s' (or containing it) had samples of its own: "
+			    "check the name in the top view",
+			    shown);
 			rc = EXIT_RUNTIME;
 		}
 	}

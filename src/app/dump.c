@@ -115,10 +115,11 @@ static int take_samples(const struct dump_opts *o, struct dump_ctx *d, char *err
 			    "detach it first, then run stacktop dump again.",
 			    o->pid, (long)wall_tracer_of(d->th[i].tid));
 		if (e == -EPERM && geteuid() == 0)
-			return fail(err, errsz, e,
-				    "not permitted to trace process %d even as root: see "
-				    "kernel.yama.ptrace_scope or a security module (SELinux, AppArmor).",
-				    o->pid);
+			return fail(
+			    err, errsz, e,
+			    "not permitted to trace process %d even as root: see "
+			    "kernel.yama.ptrace_scope or a security module (SELinux, AppArmor).",
+			    o->pid);
 		if (e == -EPERM)
 			return fail(err, errsz, e,
 				    "not permitted to trace process %d: run as root (sudo stacktop "
@@ -280,7 +281,8 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 			const struct frame *f = frames_line(fr, t->frames[t->nframes - 1 - k]);
 			bool ok = f && f->has_sym;
 			struct sym_info si = f ? f->sym : (struct sym_info){0};
-			fprintf(out, "    #%-2d 0x%016llx ", k, (unsigned long long)(f ? f->pc : 0));
+			fprintf(out, "    #%-2d 0x%016llx ", k,
+				(unsigned long long)(f ? f->pc : 0));
 			if (ok && si.func) {
 				text_sanitize(si.func, a, sizeof(a));
 				fputs(a, out);
@@ -385,8 +387,7 @@ static void print_json(const struct dump_opts *o, const char *cmdline, struct du
 		dump_json_string(out, waits_syscall_name(s->syscall_nr));
 		fputs(",\"wchan\":", out);
 		dump_json_string(out, s->wchan[0] ? s->wchan : NULL);
-		fprintf(out, ",\"truncated\":%s,\"frames\":[",
-			t->truncated ? "true" : "false");
+		fprintf(out, ",\"truncated\":%s,\"frames\":[", t->truncated ? "true" : "false");
 		for (int k = 0; k < t->nframes; k++) {
 			const struct frame *f = frames_line(fr, t->frames[t->nframes - 1 - k]);
 			bool ok = f && f->has_sym;
@@ -436,10 +437,11 @@ int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 			    o->pid);
 	/* ptrace refuses kernel threads whoever asks: say so, not "run as root". */
 	if (target_is_kthread(o->pid))
-		return fail(err, errsz, -EPERM,
-			    "process %d is a kernel thread: it has no user stack to dump (its kernel "
-			    "stack is in /proc/%d/stack, readable by root).",
-			    o->pid, o->pid);
+		return fail(
+		    err, errsz, -EPERM,
+		    "process %d is a kernel thread: it has no user stack to dump (its kernel "
+		    "stack is in /proc/%d/stack, readable by root).",
+		    o->pid, o->pid);
 	if ((rc = target_threads(o->pid, tids, MAX_THREADS, &n)) < 0)
 		return fail(err, errsz, rc == -EACCES ? -EPERM : rc,
 			    "cannot list the threads of process %d: %s.", o->pid, strerror(-rc));

@@ -555,10 +555,11 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		if (o->cmd == OPTS_CMD_RECORD) {
 			/* record: -d is how long to record. */
 			if (opts_decimal(arg, &d) < 0 || d < 0.1 || d > 86400)
-				return opts_fail(err, errsz,
-						 "invalid -d value '%s': expected seconds to record "
-						 "from 0.1 to 86400",
-						 arg);
+				return opts_fail(
+				    err, errsz,
+				    "invalid -d value '%s': expected seconds to record "
+				    "from 0.1 to 86400",
+				    arg);
 			o->duration_s = d;
 			break;
 		}
@@ -692,15 +693,17 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 	case OPTS_BASE:
 	case OPTS_NEW:
 		if (!arg[0])
-			return opts_fail(err, errsz, "option --%s needs profile files", opts_name(c));
+			return opts_fail(err, errsz, "option --%s needs profile files",
+					 opts_name(c));
 		*(c == OPTS_BASE ? &o->diff_base : &o->diff_new) = arg;
 		break;
 	case OPTS_FAIL_ABOVE:
 		if (opts_decimal(arg, &d) < 0 || d > 100)
-			return opts_fail(err, errsz,
-					 "invalid --fail-above value '%s': expected percentage points "
-					 "from 0 to 100, like 5",
-					 arg);
+			return opts_fail(
+			    err, errsz,
+			    "invalid --fail-above value '%s': expected percentage points "
+			    "from 0 to 100, like 5",
+			    arg);
 		o->fail_above = d;
 		break;
 	default:
@@ -725,17 +728,21 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 	if (o->cmd == OPTS_CMD_RECORD && !o->output)
 		return opts_fail(err, errsz, "record needs -o FILE (e.g. -o profile.pb.gz)");
 	if ((o->diff_base || o->diff_new || o->fail_above >= 0) && o->cmd != OPTS_CMD_DIFF)
-		return opts_fail(err, errsz, "--base, --new and --fail-above go with 'stacktop diff'");
+		return opts_fail(err, errsz,
+				 "--base, --new and --fail-above go with 'stacktop diff'");
 	if ((o->annotate || o->nsource_path) &&
 	    (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_RECORD || o->cmd == OPTS_CMD_DIFF))
-		return opts_fail(err, errsz, "--annotate and --source-path go with the live view and 'stacktop report'");
+		return opts_fail(
+		    err, errsz,
+		    "--annotate and --source-path go with the live view and 'stacktop report'");
 	if (o->cmd == OPTS_CMD_REPORT && o->wall)
 		return opts_fail(err, errsz, "report shows a saved FILE: --mode does not apply");
 	if (o->debuginfod && (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
 		return opts_fail(err, errsz,
 				 "--debuginfod goes with the live view and 'stacktop record'");
 	if (o->events_given && (o->wall || o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
-		return opts_fail(err, errsz, "--events goes with cpu mode's live view and 'stacktop record'");
+		return opts_fail(err, errsz,
+				 "--events goes with cpu mode's live view and 'stacktop record'");
 	if (o->subprocesses && (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
 		return opts_fail(err, errsz,
 				 "--subprocesses goes with the live view and 'stacktop record'");
@@ -824,12 +831,14 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz)
 		return opts_diff(o, argc, argv, err, errsz);
 	if (o->cmd == OPTS_CMD_REPORT) {
 		if (optind >= argc)
-			return opts_fail(err, errsz, "report needs a profile FILE to open; try --help");
+			return opts_fail(err, errsz,
+					 "report needs a profile FILE to open; try --help");
 		if (optind + 1 < argc)
 			return opts_fail(err, errsz, "report opens one FILE, not '%s' too",
 					 argv[optind + 1]);
 		if (o->npids)
-			return opts_fail(err, errsz, "report opens a saved FILE: -p does not apply");
+			return opts_fail(err, errsz,
+					 "report opens a saved FILE: -p does not apply");
 		o->report_file = argv[optind];
 		return opts_check_command(o, err, errsz);
 	}

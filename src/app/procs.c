@@ -161,7 +161,8 @@ static void procs_add_kid(struct procs *ps, const struct procs_known *k, pid_t p
 	if (pid <= 0 || procs_known_has(ps, k, pid) || target_exists(pid) != 0)
 		return;
 	if (ps->nkids >= PROCS_CHILDREN_MAX ||
-	    array_grow((void **)&ps->kids, &ps->kids_cap, (size_t)ps->nkids + 1, sizeof(*ps->kids))) {
+	    array_grow((void **)&ps->kids, &ps->kids_cap, (size_t)ps->nkids + 1,
+		       sizeof(*ps->kids))) {
 		ps->unfollowed++;
 		return;
 	}
@@ -325,7 +326,7 @@ bool procs_check_exit(struct procs *ps)
 		/* A pid that cannot be remembered as ended is forgotten all the
 		 * same: whoever keeps state for it finds it gone by itself. */
 		if (!array_grow((void **)&ps->ended, &ps->ended_cap, (size_t)ps->nended + 1,
-			      sizeof(*ps->ended)))
+				sizeof(*ps->ended)))
 			ps->ended[ps->nended++] = ps->kids[i].pid;
 		ps->kids[i--] = ps->kids[--ps->nkids];
 		if (ps->nkids == 0 && alive == 0 && targets_gone && ps->exit_text[0] &&

@@ -52,8 +52,7 @@ static int open_stages(struct session *s, const struct opts *o, char *err, size_
 	bool record = o->cmd == OPTS_CMD_RECORD;
 	int e;
 	if ((e = sym_new(&s->sy)) || (e = frames_new(s->sy, &s->fr)) ||
-	    (e = window_new(record ? 86400 : o->window_s, SEC_NS, s->fr,
-			    &s->w)) ||
+	    (e = window_new(record ? 86400 : o->window_s, SEC_NS, s->fr, &s->w)) ||
 	    (e = ingest_new(s->fr, s->w, &s->in))) {
 		snprintf(err, errsz, "out of memory at start-up (%s).", strerror(-e));
 		return e;

@@ -122,17 +122,15 @@ int stats_welch_moments(double ma, double va, size_t na, double mb, double vb, s
 	if (se2 <= 1e-24 * (ma * ma + mb * mb)) {
 		/* Constant on both sides (up to rounding): any difference is exact. */
 		bool same = fabs(ma - mb) <= 1e-12 * (fabs(ma) + fabs(mb) + 1e-300);
-		*out = (struct stats_result){
-		    .stat = same ? 0 : (mb > ma ? INFINITY : -INFINITY),
-		    .df = (double)(na + nb - 2),
-		    .p = same ? 1 : 0};
+		*out = (struct stats_result){.stat = same ? 0 : (mb > ma ? INFINITY : -INFINITY),
+					     .df = (double)(na + nb - 2),
+					     .p = same ? 1 : 0};
 		return 0;
 	}
 	out->se = sqrt(se2);
 	out->stat = (mb - ma) / out->se;
 	/* Welch–Satterthwaite. */
-	out->df = se2 * se2 /
-		  (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
+	out->df = se2 * se2 / (sa * sa / (double)(na - 1) + sb * sb / (double)(nb - 1));
 	out->p = stats_t_p2(out->stat, out->df);
 	return 0;
 }

@@ -26,7 +26,7 @@
 #include "stacktop/lib/strpool.h"
 #include "stacktop/model/window.h"
 
-#define DIFF_SMALL_UNIT 0.25	/* of the median: partial seconds left out */
+#define DIFF_SMALL_UNIT 0.25 /* of the median: partial seconds left out */
 
 struct cell {
 	uint32_t row;
@@ -38,7 +38,7 @@ struct cell {
 struct side_acc {
 	struct cell *cells;
 	size_t ncells, capcells;
-	uint64_t *rowcount; /* per row */
+	uint64_t *rowcount;		/* per row */
 	int32_t maxsec[DIFF_MAX_FILES]; /* per file, -1 when untimed */
 	uint64_t untimed;		/* bit per file: a cell without a second */
 	size_t nfiles;
@@ -124,7 +124,8 @@ static int64_t row_of(struct builder *b, const struct snap_cell *c)
 	if ((size_t)k < b->d->pub.nrows)
 		return k;
 	/* New: the row, and its count on both sides. */
-	if (array_grow((void **)&b->d->pub.rows, &b->caprows, (size_t)k + 1, sizeof(struct diff_row)))
+	if (array_grow((void **)&b->d->pub.rows, &b->caprows, (size_t)k + 1,
+		       sizeof(struct diff_row)))
 		return -ENOMEM;
 	for (int s = 0; s < 2; s++) {
 		uint64_t *rc = realloc(b->side[s].rowcount, b->caprows * sizeof(*rc));
@@ -144,11 +145,14 @@ static int64_t row_of(struct builder *b, const struct snap_cell *c)
 	return k;
 }
 
-static int snap_push(struct diff_snap *sn, const struct frame *f, uint32_t fileno,
-		     int32_t second, uint64_t count)
+static int snap_push(struct diff_snap *sn, const struct frame *f, uint32_t fileno, int32_t second,
+		     uint64_t count)
 {
-	struct snap_cell c = {.line = f->sym.line, .kernel = f->kernel, .fileno = fileno,
-			      .second = second, .count = count};
+	struct snap_cell c = {.line = f->sym.line,
+			      .kernel = f->kernel,
+			      .fileno = fileno,
+			      .second = second,
+			      .count = count};
 
 	if ((f->sym.func && !(c.func = strpool_cstr(&sn->names, f->sym.func))) ||
 	    (f->sym.file && !(c.file = strpool_cstr(&sn->names, f->sym.file))) ||
@@ -247,8 +251,10 @@ static int side_add(struct builder *b, int s, const struct diff_snap *sn)
 			return (int)row;
 		if (array_grow((void **)&a->cells, &a->capcells, a->ncells + 1, sizeof(*a->cells)))
 			return -ENOMEM;
-		a->cells[a->ncells++] = (struct cell){
-		    .row = (uint32_t)row, .file = c->fileno, .second = c->second, .count = c->count};
+		a->cells[a->ncells++] = (struct cell){.row = (uint32_t)row,
+						      .file = c->fileno,
+						      .second = c->second,
+						      .count = c->count};
 		a->rowcount[row] += c->count;
 		ds->samples += c->count;
 		if (c->second < 0)
@@ -344,8 +350,9 @@ static int units_build(struct units *u, const struct side_acc *a, bool seconds)
 	uint64_t median = nz ? sorted[nz / 2] : 0;
 	free(sorted);
 	for (size_t i = 0; i < u->n; i++) {
-		u->u[i].keep = u->u[i].total > 0 &&
-			       (!seconds || (double)u->u[i].total >= DIFF_SMALL_UNIT * (double)median);
+		u->u[i].keep =
+		    u->u[i].total > 0 &&
+		    (!seconds || (double)u->u[i].total >= DIFF_SMALL_UNIT * (double)median);
 		u->nkept += u->u[i].keep;
 	}
 	return 0;
@@ -386,7 +393,8 @@ static struct moments row_moments(const struct units *u, const struct side_acc *
 	}
 	if (mo.n) {
 		mo.mean = sum / (double)mo.n;
-		mo.var = mo.n > 1 ? (sq - (double)mo.n * mo.mean * mo.mean) / (double)(mo.n - 1) : 0;
+		mo.var =
+		    mo.n > 1 ? (sq - (double)mo.n * mo.mean * mo.mean) / (double)(mo.n - 1) : 0;
 		if (mo.var < 0)
 			mo.var = 0; /* rounding */
 	}
@@ -433,7 +441,8 @@ static int run_tests(struct builder *b)
 			 u[0].nkept, u[1].nkept, STATS_MIN_UNITS);
 		d->test = DIFF_TEST_NONE;
 	}
-	if (!(p = calloc(d->nrows + 1, sizeof(*p))) || !(adj = calloc(d->nrows + 1, sizeof(*adj))) ||
+	if (!(p = calloc(d->nrows + 1, sizeof(*p))) ||
+	    !(adj = calloc(d->nrows + 1, sizeof(*adj))) ||
 	    !(idx = calloc(d->nrows + 1, sizeof(*idx))))
 		goto out;
 	for (uint32_t r = 0; r < d->nrows; r++) {
@@ -463,7 +472,8 @@ static int run_tests(struct builder *b)
 		row->p = sr.p;
 		row->test = sr;
 		row->test.se *= 100; /* shares → points */
-		row->test_delta = d->test == DIFF_TEST_SAMPLES ? row->delta : 100 * (mb.mean - ma.mean);
+		row->test_delta =
+		    d->test == DIFF_TEST_SAMPLES ? row->delta : 100 * (mb.mean - ma.mean);
 		idx[ntested] = r;
 		p[ntested++] = sr.p;
 	}

@@ -555,8 +555,8 @@ uint64_t window_bucket_ns(const struct window *w)
 	return w->bucket_ns;
 }
 
-const struct window_count *window_bucket_counts(const struct window *w, size_t slot,
-						uint64_t *num, size_t *n)
+const struct window_count *window_bucket_counts(const struct window *w, size_t slot, uint64_t *num,
+						size_t *n)
 {
 	const struct bucket *b = slot < w->nbuckets ? &w->buckets[slot] : NULL;
 

@@ -658,8 +658,8 @@ static void eval_cpu(struct metrics *m, double *tv, double *vv)
 		free(fv);
 	}
 	m->alert_floor = fl;
-	m->alert_busy_floor = n >= 5 && fl >= m->cfg.busy_floor_pct && p90 >= fl + 10 &&
-			      p90 >= 1.5 * fl;
+	m->alert_busy_floor =
+	    n >= 5 && fl >= m->cfg.busy_floor_pct && p90 >= fl + 10 && p90 >= 1.5 * fl;
 
 	if (m->baseline_set && n) {
 		m->alert_spike =
@@ -796,8 +796,8 @@ static void drop_thread(struct metrics *m, int i)
 /* Median CPU of a thread over the seconds when the whole process sat at
  * its floor (ft[0..nf), times of those ticks): what it burns while
  * everything else idles. -1 when it has no point at any of them. */
-static double cpu_at_floor(const struct metrics_thread *th, const double *ft, size_t nf,
-			   double *tv, double *vv)
+static double cpu_at_floor(const struct metrics_thread *th, const double *ft, size_t nf, double *tv,
+			   double *vv)
 {
 	size_t n = series_get(&th->cpu, tv, vv, th->cpu.cap), k = 0, j = 0;
 

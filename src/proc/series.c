@@ -201,8 +201,7 @@ static void series_zigzag(const double *t, const double *v, size_t n, double th,
 	out->since_drop_s = t[n - 1] - last_drop_t;
 }
 
-int series_trend(const double *t, const double *v, size_t n, double noise,
-		 struct series_trend *out)
+int series_trend(const double *t, const double *v, size_t n, double noise, struct series_trend *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (n == 0)

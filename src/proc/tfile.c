@@ -76,9 +76,9 @@ void tfile_root_close(int rootfd)
 static bool on_pseudo_fs(int fd)
 {
 	static const unsigned long magics[] = {
-	    PROC_SUPER_MAGIC, SYSFS_MAGIC,	    DEBUGFS_MAGIC,   TRACEFS_MAGIC,
-	    SECURITYFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC,
-	    0x62656570 /* configfs */, EFIVARFS_MAGIC, PSTOREFS_MAGIC,
+	    PROC_SUPER_MAGIC,	       SYSFS_MAGIC,	   DEBUGFS_MAGIC,	TRACEFS_MAGIC,
+	    SECURITYFS_MAGIC,	       CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC,
+	    0x62656570 /* configfs */, EFIVARFS_MAGIC,	   PSTOREFS_MAGIC,
 	};
 	struct statfs sf;
 
@@ -226,7 +226,8 @@ int tfile_parse_cred(const char *status, struct tfile_cred *out)
 
 			while (out->ngroups < TFILE_GROUPS_MAX) {
 				v = strtoul(p, &end, 10);
-				if (end == p || (*end && *end != ' ' && *end != '\t' && *end != '\n'))
+				if (end == p ||
+				    (*end && *end != ' ' && *end != '\t' && *end != '\n'))
 					break;
 				out->groups[out->ngroups++] = (gid_t)v;
 				p = end;

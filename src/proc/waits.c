@@ -244,9 +244,9 @@ static enum sample_wait by_wchan(const char *wchan)
 
 bool waits_wchan_generic(const char *wchan)
 {
-	static const char *const generic[] = {"do_syscall_64",  "entry_SYSCALL", "syscall_exit",
-					      "restart_syscall", "ptrace_stop",   "do_signal_stop",
-					      "get_signal",	 "exit_to_user_mode"};
+	static const char *const generic[] = {
+	    "do_syscall_64", "entry_SYSCALL",  "syscall_exit", "restart_syscall",
+	    "ptrace_stop",   "do_signal_stop", "get_signal",   "exit_to_user_mode"};
 
 	if (!wchan || !wchan[0])
 		return false;

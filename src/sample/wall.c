@@ -96,10 +96,10 @@
 
 #define WAIT_STOP_NS (20 * 1000 * 1000ull) /* a sample's stop must come within */
 #define WAIT_DETACH_NS (100 * 1000 * 1000ull)
-#define ADAPT_EVERY_NS 1000000000ull /* the rate is reconsidered this often */
-#define ADAPT_BUDGET 0.25	     /* share of a core the passes may take */
-#define ADAPT_AIM 0.20		     /* what a lowered rate aims at */
-#define ADAPT_LOW 0.08		     /* under this, a lowered rate climbs back */
+#define ADAPT_EVERY_NS 1000000000ull	  /* the rate is reconsidered this often */
+#define ADAPT_BUDGET 0.25		  /* share of a core the passes may take */
+#define ADAPT_AIM 0.20			  /* what a lowered rate aims at */
+#define ADAPT_LOW 0.08			  /* under this, a lowered rate climbs back */
 #define ADAPT_MAX_PERIOD_NS 1000000000ull /* never below 1 Hz a thread */
 #define PAGE 4096u
 
@@ -118,8 +118,8 @@ struct wall_thread {
 	bool sampled_now; /* took a fresh sample this tick: settle it */
 	uint64_t next_ns;
 	unsigned long long last_run;
-	int last_nr;	     /* the last real syscall seen, for restart_syscall */
-	bool cw_have;	     /* cw_run/cw_delay hold the last sample's schedstat */
+	int last_nr;  /* the last real syscall seen, for restart_syscall */
+	bool cw_have; /* cw_run/cw_delay hold the last sample's schedstat */
 	unsigned long long cw_run, cw_delay;
 	double cw_carry;     /* CPU-wait weight owed to the next R sample (< 1) */
 	struct sample cache; /* the last sample; cache.stack points into buf */
@@ -924,10 +924,11 @@ void wall_explain(int err, pid_t pid, char *buf, size_t size)
 {
 	if (err == -EBUSY) {
 		int tracer = wall_tracer_of(pid);
-		snprintf(buf, size,
-			 "process %d is already traced by pid %d (a debugger or strace?): detach it "
-			 "first, or use --mode cpu, which does not need ptrace.",
-			 pid, tracer > 0 ? tracer : 0);
+		snprintf(
+		    buf, size,
+		    "process %d is already traced by pid %d (a debugger or strace?): detach it "
+		    "first, or use --mode cpu, which does not need ptrace.",
+		    pid, tracer > 0 ? tracer : 0);
 	} else if ((err == -EPERM || err == -EACCES) && target_is_kthread(pid)) {
 		/* ptrace refuses kernel threads whoever asks: root is no cure */
 		snprintf(buf, size,
@@ -941,14 +942,16 @@ void wall_explain(int err, pid_t pid, char *buf, size_t size)
 			 "--mode cpu does not need ptrace.",
 			 pid);
 	} else if (err == -EPERM || err == -EACCES) {
-		snprintf(buf, size,
-			 "not permitted to trace process %d (uid %d): wall mode needs ptrace: run as "
-			 "root (sudo), or give stacktop CAP_SYS_PTRACE.",
-			 pid, (int)getuid());
+		snprintf(
+		    buf, size,
+		    "not permitted to trace process %d (uid %d): wall mode needs ptrace: run as "
+		    "root (sudo), or give stacktop CAP_SYS_PTRACE.",
+		    pid, (int)getuid());
 	} else if (err == -ESRCH) {
 		snprintf(buf, size, "process %d exited before sampling could start.", pid);
 	} else if (err == -EMFILE || err == -ENFILE) {
-		snprintf(buf, size, "out of file descriptors (four per thread): raise 'ulimit -n'.");
+		snprintf(buf, size,
+			 "out of file descriptors (four per thread): raise 'ulimit -n'.");
 	} else {
 		snprintf(buf, size, "cannot sample process %d: %s.", pid, strerror(-err));
 	}
@@ -970,17 +973,17 @@ static void wall_src_explain(const struct sampler *s, int err, pid_t pid, char *
 }
 
 static const struct sampler_ops wall_sampler_ops = {
-	.mode = "wall",
-	.add_thread = wall_src_add_thread,
-	.has_thread = wall_src_has_thread,
-	.nthreads = wall_src_nthreads,
-	.collect = wall_src_collect,
-	.on_child = wall_src_on_child,
-	.tick_ns = wall_src_tick_ns,
-	.stats = wall_src_stats,
-	.explain = wall_src_explain,
-	.stop = wall_src_stop,
-	.free = wall_src_free,
+    .mode = "wall",
+    .add_thread = wall_src_add_thread,
+    .has_thread = wall_src_has_thread,
+    .nthreads = wall_src_nthreads,
+    .collect = wall_src_collect,
+    .on_child = wall_src_on_child,
+    .tick_ns = wall_src_tick_ns,
+    .stats = wall_src_stats,
+    .explain = wall_src_explain,
+    .stop = wall_src_stop,
+    .free = wall_src_free,
 };
 
 int wall_sampler_new(const struct wall_config *c, struct sampler **out)

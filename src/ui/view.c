@@ -349,9 +349,10 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 	}
 	if (h->jit_nomap_pid > 0) {
 		/* "[unknown]+0x43" alone does not say a perf map would name it */
-		snprintf(msg, sizeof(msg),
-			 "? JIT code unnamed: no /tmp/perf-%d.map (node: run with --perf-basic-prof)",
-			 h->jit_nomap_pid);
+		snprintf(
+		    msg, sizeof(msg),
+		    "? JIT code unnamed: no /tmp/perf-%d.map (node: run with --perf-basic-prof)",
+		    h->jit_nomap_pid);
 		text_fit(msg, g->w, buf, sizeof(buf));
 		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_CYAN), -1);
 		return 1;
@@ -568,9 +569,12 @@ const char *view_symbol_sources(unsigned sources, char *buf, size_t size)
 		unsigned bit;
 		const char *text;
 	} words[] = {
-	    {SYM_SRC_SYMTAB, "symtab"},	   {SYM_SRC_DEBUG, "debug file"},
-	    {SYM_SRC_DYNSYM, "dynsym"},	   {SYM_SRC_FDE, "eh_frame ranges"},
-	    {SYM_SRC_PERFMAP, "perf map"}, {SYM_SRC_INLINE, "DWARF inline"},
+	    {SYM_SRC_SYMTAB, "symtab"},
+	    {SYM_SRC_DEBUG, "debug file"},
+	    {SYM_SRC_DYNSYM, "dynsym"},
+	    {SYM_SRC_FDE, "eh_frame ranges"},
+	    {SYM_SRC_PERFMAP, "perf map"},
+	    {SYM_SRC_INLINE, "DWARF inline"},
 	    {SYM_SRC_REMOTE, "none: file on a FUSE or network mount, not read"},
 	};
 	size_t o = 0;

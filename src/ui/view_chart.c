@@ -180,8 +180,9 @@ static void alert_busy_floor_text(const struct metrics *m, char *out, size_t siz
 		 * sleeps (a thread idle 90% of the time burns 10% a second). */
 		/* one figure, the thread's: the process floor (of ~100 ms
 		 * steps) beside it would read as a contradiction */
-		snprintf(out, size, "BUSY FLOOR: thread %s (%d) burns >= %.0f%% of a core every second",
-			 name, (int)th->tid, th->floor_pct);
+		snprintf(out, size,
+			 "BUSY FLOOR: thread %s (%d) burns >= %.0f%% of a core every second", name,
+			 (int)th->tid, th->floor_pct);
 		return;
 	}
 	snprintf(out, size, "BUSY FLOOR %s: CPU never below it, bursts to %.0f%%", amount,
@@ -282,8 +283,8 @@ void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, 
 	pct_text(m->cpu_floor, floor_, sizeof(floor_));
 	if (floor_above_now(m))
 		snprintf(why, sizeof(why), " (p10 of %us)", m->cfg.window_s);
-	snprintf(buf, size, "CPU%s %s%s  peak %s%s%s  floor %s%s",
-		 wide_text(m, process_wide), m->exited ? "" : "now ", now, peak, m->baseline_set ? "  base " : "",
+	snprintf(buf, size, "CPU%s %s%s  peak %s%s%s  floor %s%s", wide_text(m, process_wide),
+		 m->exited ? "" : "now ", now, peak, m->baseline_set ? "  base " : "",
 		 m->baseline_set ? base : "", floor_, why);
 }
 

@@ -57,7 +57,9 @@ static void row_name(const struct diff_row *r, bool lines, char *out, size_t siz
 		snprintf(file, sizeof(file), " %s:%d", f, r->line);
 	}
 	snprintf(out, size, "%s%s%s%s", func, r->kernel ? " [k]" : "", file,
-		 r->new_pct == 0 ? " (gone)" : r->base_pct == 0 ? " (new)" : "");
+		 r->new_pct == 0    ? " (gone)"
+		 : r->base_pct == 0 ? " (new)"
+				    : "");
 }
 
 static void side_head(FILE *f, const char *what, const char *label, const struct diff_side *s)
@@ -138,7 +140,8 @@ int view_diff_text(const struct diff *d, const struct view_diff_opts *o, char **
 		if (d->side[1].nsummaries)
 			view_diff_summary(&d->side[1].summary, b, sizeof(b));
 		fprintf(f, "run%s: %s → %s\n",
-			d->side[0].nsummaries > 1 || d->side[1].nsummaries > 1 ? " (mean a file)" : "",
+			d->side[0].nsummaries > 1 || d->side[1].nsummaries > 1 ? " (mean a file)"
+									       : "",
 			a, b);
 	}
 	test_head(f, d);
@@ -198,8 +201,8 @@ static void test_line(const struct diff *d, const char *title, char *buf, size_t
 	}
 }
 
-void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d,
-		      bool lines, const char *title, bool live)
+void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d, bool lines,
+		      const char *title, bool live)
 {
 	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
 	char buf[600], name[800];

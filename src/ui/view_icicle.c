@@ -690,7 +690,9 @@ static int legend_text(const struct view_icicle_state *st, bool brief, char *out
 	int i;
 
 	if (st->diff_attr) {
-		snprintf(out, size, brief ? " diff: grew shrank n.s. " : " diff: grew shrank not-significant ");
+		snprintf(out, size,
+			 brief ? " diff: grew shrank n.s. "
+			       : " diff: grew shrank not-significant ");
 	} else if (st->color_by_module) {
 		snprintf(out, size, " colour: by module ");
 	} else {

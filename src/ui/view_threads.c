@@ -430,14 +430,16 @@ static void fmt_flags(const struct metrics_thread *t, const struct locks *lk, co
 void view_threads_deadlock_text(const struct metrics *m, const struct locks *lk, bool utf8,
 				char *out, size_t size)
 {
-	const char *two = utf8 ? " \xe2\x87\x84 " : " <-> ", *arrow = utf8 ? " \xe2\x86\x92 " : " -> ";
+	const char *two = utf8 ? " \xe2\x87\x84 " : " <-> ",
+		   *arrow = utf8 ? " \xe2\x86\x92 " : " -> ";
 	char name[64];
 	size_t o = 0;
 
 	out[0] = '\0';
 	for (int c = 0; lk && c < lk->ncycles && o < size; c++) {
 		const struct locks_cycle *cy = &lk->cycles[c];
-		o += (size_t)snprintf(out + o, size - o, "%s", c ? "   ! DEADLOCK " : "! DEADLOCK ");
+		o +=
+		    (size_t)snprintf(out + o, size - o, "%s", c ? "   ! DEADLOCK " : "! DEADLOCK ");
 		for (int k = 0; k < cy->n && o < size; k++) {
 			pid_t tid = lk->tids[cy->first + k];
 			const struct metrics_thread *t = thread_of(m, tid);

@@ -133,8 +133,7 @@ static struct cols layout(int w, bool wall)
  * 8 columns of the name remain, so the file:line stays readable at 80
  * columns. Without, the bare file name is the first thing to go: the
  * function's own name says more than "clock_gett… (clock_gettime.c)". */
-static void fmt_function(const struct frame *f, bool lines, int width, char *out,
-			 size_t size)
+static void fmt_function(const struct frame *f, bool lines, int width, char *out, size_t size)
 {
 	char name[512], loc[320], file[256], mod[256], full[900];
 	int lw;
@@ -143,7 +142,8 @@ static void fmt_function(const struct frame *f, bool lines, int width, char *out
 	if (!f->has_sym) {
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)f->pc);
 	} else if (!f->sym.func) {
-		text_sanitize(text_basename(f->sym.module) ? text_basename(f->sym.module) : "[unknown]",
+		text_sanitize(text_basename(f->sym.module) ? text_basename(f->sym.module)
+							   : "[unknown]",
 			      mod, sizeof(mod));
 		snprintf(name, sizeof(name), "%s+0x%llx", mod, (unsigned long long)f->sym.offset);
 	} else {
@@ -230,8 +230,8 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c, enum
 
 /* "held by writer-3 62%" for a lock-wait row whose holder is known (the
  * name from the metrics, sanitized), else "". */
-static void holder_text(const struct view_top_state *st, const struct view_top_row *row,
-			char *out, size_t size)
+static void holder_text(const struct view_top_state *st, const struct view_top_row *row, char *out,
+			size_t size)
 {
 	const struct metrics *m = st->metrics;
 	char name[64];
@@ -613,11 +613,13 @@ static int draw_charts(struct grid *g, int y, const struct view_top_state *st)
 		used = 1;
 	}
 	if (cpu_h) {
-		view_chart_cpu_scoped(g, 0, y + used, g->w, cpu_h, m, st->utf8, st->tid != 0 || m->multi);
+		view_chart_cpu_scoped(g, 0, y + used, g->w, cpu_h, m, st->utf8,
+				      st->tid != 0 || m->multi);
 		used += cpu_h;
 	}
 	if (mem_h) {
-		view_chart_mem_scoped(g, 0, y + used, g->w, mem_h, m, st->utf8, st->tid != 0 || m->multi);
+		view_chart_mem_scoped(g, 0, y + used, g->w, mem_h, m, st->utf8,
+				      st->tid != 0 || m->multi);
 		used += mem_h;
 	}
 	return used;
@@ -813,19 +815,21 @@ int view_top_render(struct grid *g, const struct view_header *h, const struct vi
 		text_fit("no samples: its threads wait on each other (the DEADLOCK line above)",
 			 g->w, msg, sizeof(msg));
 		view_put_centered(g, y, msg, GRID_DIM);
-	} else if ((n == 0 || total == 0) && !st->wall && st->metrics && st->metrics->rss.len >= 3) {
+	} else if ((n == 0 || total == 0) && !st->wall && st->metrics &&
+		   st->metrics->rss.len >= 3) {
 		/* Seconds in and still nothing: on-CPU sampling sees only
 		 * threads that run; say so, and what sees the others (a
 		 * master whose workers burn: its children). */
 		char msg[160];
 		/* A traced target: wall mode needs ptrace too and would be
 		 * refused; the tracer is what to look at. */
-		text_fit(h && h->warning == VIEW_WARNING_TRACED
-			     ? "no samples: its tracer holds it stopped (the line above names it)"
-			 : h && h->children_busy
-			     ? "no samples: nothing ran on a CPU; its children do: try --subprocesses"
-			     : "no samples: nothing ran on a CPU; wall mode (-w) sees waiting threads",
-			 g->w, msg, sizeof(msg));
+		text_fit(
+		    h && h->warning == VIEW_WARNING_TRACED
+			? "no samples: its tracer holds it stopped (the line above names it)"
+		    : h && h->children_busy
+			? "no samples: nothing ran on a CPU; its children do: try --subprocesses"
+			: "no samples: nothing ran on a CPU; wall mode (-w) sees waiting threads",
+		    g->w, msg, sizeof(msg));
 		view_put_centered(g, y, msg, GRID_DIM);
 	} else if (n == 0 || total == 0) {
 		view_put_centered(g, y, "waiting for samples\xe2\x80\xa6", GRID_DIM);

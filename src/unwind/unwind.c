@@ -93,7 +93,7 @@ struct loc {
 
 struct rule {
 	uint8_t kind, cfa_kind, cfa_reg;
-	bool signal; /* a signal trampoline: the caller's pc is exact */
+	bool signal;   /* a signal trampoline: the caller's pc is exact */
 	bool unmapped; /* the pc lies in no known mapping */
 	int32_t cfa_off;
 	struct loc ra, bp;

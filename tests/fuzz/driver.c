@@ -67,7 +67,8 @@ static size_t mutate(uint8_t *buf, size_t n)
 			break;
 		case 1: /* set a byte to an interesting value */
 			if (n) {
-				static const uint8_t vals[] = {0, 0xff, 0x7f, 0x80, '\n', ' ', '-', ':', '0'};
+				static const uint8_t vals[] = {0,   0xff, 0x7f, 0x80, '\n',
+							       ' ', '-',  ':',	'0'};
 				buf[next_rand() % n] = vals[next_rand() % sizeof(vals)];
 			}
 			break;
@@ -86,7 +87,9 @@ static size_t mutate(uint8_t *buf, size_t n)
 			if (nseeds) {
 				int s = (int)(next_rand() % (uint64_t)nseeds);
 				size_t at = n ? next_rand() % n : 0;
-				size_t len = seed_len[s] < FUZZ_MAX_INPUT - at ? seed_len[s] : FUZZ_MAX_INPUT - at;
+				size_t len = seed_len[s] < FUZZ_MAX_INPUT - at
+						 ? seed_len[s]
+						 : FUZZ_MAX_INPUT - at;
 				memcpy(buf + at, seeds[s], len);
 				if (at + len > n)
 					n = at + len;

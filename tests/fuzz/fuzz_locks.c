@@ -33,7 +33,9 @@ static void check_graph(const uint8_t *p, size_t n)
 	struct locks g = {0};
 
 	for (size_t i = 0; i + 1 < n && i < 512; i += 2) {
-		struct locks_wait w = {.pid = 1, .tid = p[i] % 32 + 1, .kind = LOCKS_KIND_MUTEX,
+		struct locks_wait w = {.pid = 1,
+				       .tid = p[i] % 32 + 1,
+				       .kind = LOCKS_KIND_MUTEX,
 				       .owner = p[i + 1] % 33};
 		if (locks_find(&g, w.tid))
 			continue; /* a thread waits on one lock at a time */
@@ -46,7 +48,8 @@ static void check_graph(const uint8_t *p, size_t n)
 		const struct locks_cycle *cy = &g.cycles[c];
 		for (int k = 0; k < cy->n; k++) {
 			const struct locks_wait *w = locks_find(&g, g.tids[cy->first + k]);
-			if (!w || w->cycle != c + 1 || w->owner != g.tids[cy->first + (k + 1) % cy->n])
+			if (!w || w->cycle != c + 1 ||
+			    w->owner != g.tids[cy->first + (k + 1) % cy->n])
 				abort();
 		}
 	}
@@ -77,8 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int before = 0; before < 2; before++) {
 		for (int h = 0; h < 5; h++) {
 			enum locks_hint hh = h ? (enum locks_hint)h : hint;
-			enum locks_kind k = locks_decode(&f, mem, before, hh, 1, 7, alive_small,
-							 NULL, &owner);
+			enum locks_kind k =
+			    locks_decode(&f, mem, before, hh, 1, 7, alive_small, NULL, &owner);
 			if (k < LOCKS_KIND_NONE || k > LOCKS_KIND_NOOWNER || owner == 7 ||
 			    (owner && !alive_small(NULL, 1, owner)))
 				abort();

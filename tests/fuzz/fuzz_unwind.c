@@ -146,9 +146,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		if (n < 0 || n > max || (regs && (n < 1 || pcs[0] != s.regs[SAMPLE_REG_RIP])))
 			abort();
-		if (flags &
-		    ~(unsigned)(UNWIND_TRUNCATED | UNWIND_NO_CFI | UNWIND_FAILED | UNWIND_UNMAPPED |
-				 UNWIND_CACHE_STOPPED | UNWIND_LIBUNWIND))
+		if (flags & ~(unsigned)(UNWIND_TRUNCATED | UNWIND_NO_CFI | UNWIND_FAILED |
+					UNWIND_UNMAPPED | UNWIND_CACHE_STOPPED | UNWIND_LIBUNWIND))
 			abort();
 		if ((flags & UNWIND_FAILED) && (!(flags & UNWIND_TRUNCATED) || n != 1))
 			abort();

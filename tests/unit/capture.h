@@ -62,8 +62,8 @@ __attribute__((noipa)) static void capture_finish(uint64_t rip, uint64_t rsp, ui
 	do {                                                                                       \
 		uint64_t rip_, rsp_, rbp_;                                                         \
 		__asm__ volatile("mov %%rbx, %3\n\tmov %%r12, %4\n\tmov %%r13, %5\n\t"             \
-				 "mov %%r14, %6\n\tmov %%r15, %7\n\t"                                \
-				 "lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"                \
+				 "mov %%r14, %6\n\tmov %%r15, %7\n\t"                              \
+				 "lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"              \
 				 : "=r"(rip_), "=r"(rsp_), "=r"(rbp_), "=m"(cap_saved[0]),         \
 				   "=m"(cap_saved[1]), "=m"(cap_saved[2]), "=m"(cap_saved[3]),     \
 				   "=m"(cap_saved[4])                                              \

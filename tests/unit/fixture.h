@@ -41,7 +41,8 @@ static inline uint32_t fixture_frame(struct window *w, uint64_t pc, bool kernel,
 			      .line = line,
 			      .offset = off,
 			      .kernel = kernel};
-	int64_t id = frames_preset(window_frames_mut(w), FIXTURE_PID, pc, kernel, &si, file != NULL);
+	int64_t id =
+	    frames_preset(window_frames_mut(w), FIXTURE_PID, pc, kernel, &si, file != NULL);
 
 	assert_true(id >= 0);
 	frames_ref(window_frames_mut(w), (uint32_t)id);

@@ -54,8 +54,8 @@ static int setup(void **state)
 	fclose(f);
 	/* cafebabe: 3 MiB, over the 1 MiB cap test_too_big sets */
 	snprintf(path, sizeof(path), "%s/srv/buildid/cafebabe", dir);
-	snprintf(cache, sizeof(cache), "mkdir -p %s && head -c 3145728 /dev/zero >%s/debuginfo", path,
-		 path);
+	snprintf(cache, sizeof(cache), "mkdir -p %s && head -c 3145728 /dev/zero >%s/debuginfo",
+		 path, path);
 	if (system(cache) != 0)
 		return -1;
 	snprintf(cache, sizeof(cache), "%s/cache", dir);
@@ -232,5 +232,4 @@ static void test_sym_renames(void **state)
 }
 
 TEST_MAIN(setup, teardown, cmocka_unit_test(test_fetch), cmocka_unit_test(test_too_big),
-	  cmocka_unit_test(test_no_server),
-	  cmocka_unit_test(test_sym_renames))
+	  cmocka_unit_test(test_no_server), cmocka_unit_test(test_sym_renames))

@@ -49,8 +49,9 @@ static const char *write_profile(const char *name, bool timed, int seconds, int 
 	snprintf(p, 128, "%s/%s", dir, name);
 	f = fopen(p, "w");
 	assert_non_null(f);
-	fprintf(f, "# stacktop: {wall_s=%d.000 cpu_s=%d.500 avg_cpu=50.0 peak_cpu=90.0 "
-		   "peak_rss=1048576}\n",
+	fprintf(f,
+		"# stacktop: {wall_s=%d.000 cpu_s=%d.500 avg_cpu=50.0 peak_cpu=90.0 "
+		"peak_rss=1048576}\n",
 		seconds, seconds / 2);
 	for (int s = 0; s < seconds; s++) {
 		int j = (s % 3 - 1) * jit;
@@ -201,11 +202,12 @@ static void test_gone_and_text(void **state)
  * binary) and labels (an escape) are sanitized in the text. */
 static void test_hostile_name(void **state)
 {
-	const char *b = write_profile("b8.folded", false, 1, 60, 30, 10, 0,
-				      "main;evil\xff\xfename 40\n");
+	const char *b =
+	    write_profile("b8.folded", false, 1, 60, 30, 10, 0, "main;evil\xff\xfename 40\n");
 	const char *n = write_profile("n8.folded", false, 1, 60, 30, 10, 0, NULL);
 	struct diff *d = build1(b, n, false);
-	struct view_diff_opts vo = {.base_label = "a\x1b", .new_label = "b", .limit = 30, .fail_above = -1};
+	struct view_diff_opts vo = {
+	    .base_label = "a\x1b", .new_label = "b", .limit = 30, .fail_above = -1};
 	char *text = NULL;
 	size_t len;
 
@@ -221,10 +223,11 @@ static void test_hostile_name(void **state)
  * samples), and a second past 1e8 makes the file untimed. */
 static void test_sparse_seconds(void **state)
 {
-	const char *b = write_profile("b10.folded", false, 0, 0, 0, 0, 0,
-				      "# stacktop: {second=5}\nmain;run;hot_a 60\nmain;run;hot_b 40\n"
-				      "# stacktop: {second=50000000}\nmain;run;hot_a 61\nmain;run;hot_b 39\n"
-				      "# stacktop: {second=99999999}\nmain;run;hot_a 59\nmain;run;hot_b 41\n");
+	const char *b =
+	    write_profile("b10.folded", false, 0, 0, 0, 0, 0,
+			  "# stacktop: {second=5}\nmain;run;hot_a 60\nmain;run;hot_b 40\n"
+			  "# stacktop: {second=50000000}\nmain;run;hot_a 61\nmain;run;hot_b 39\n"
+			  "# stacktop: {second=99999999}\nmain;run;hot_a 59\nmain;run;hot_b 41\n");
 	const char *n = write_profile("n10.folded", true, 4, 30, 70, 0, 2, NULL);
 	const char *h = write_profile("h10.folded", false, 0, 0, 0, 0, 0,
 				      "# stacktop: {second=2147483647}\nmain;run;hot_a 60\n");
@@ -289,5 +292,4 @@ TEST_MAIN(setup, teardown, cmocka_unit_test(test_real_change), cmocka_unit_test(
 	  cmocka_unit_test(test_untimed), cmocka_unit_test(test_repetitions),
 	  cmocka_unit_test(test_too_few_and_partial), cmocka_unit_test(test_gone_and_text),
 	  cmocka_unit_test(test_hostile_name), cmocka_unit_test(test_sparse_seconds),
-	  cmocka_unit_test(test_hide_kernel),
-	  cmocka_unit_test(test_errors))
+	  cmocka_unit_test(test_hide_kernel), cmocka_unit_test(test_errors))

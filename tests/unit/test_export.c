@@ -574,8 +574,8 @@ static void test_per_second_roundtrip(void **state)
 {
 	struct window *w;
 	uint32_t mn, la, lb;
-	const struct summary sum = {.wall_s = 3.5, .cpu_s = 1.25, .avg_cpu = 35.7,
-					   .peak_cpu = 98, .peak_rss = 123456};
+	const struct summary sum = {
+	    .wall_s = 3.5, .cpu_s = 1.25, .avg_cpu = 35.7, .peak_cpu = 98, .peak_rss = 123456};
 	struct export_opts o = {.format = EXPORT_FOLDED, .per_second = true, .summary = &sum};
 	char *text;
 	size_t len;
@@ -589,15 +589,16 @@ static void test_per_second_roundtrip(void **state)
 	assert_int_equal(window_add(w, 11300000000ull, 1, (uint32_t[]){mn, lb}, 2, 3), 0);
 	assert_int_equal(window_add(w, 13000000000ull, 1, (uint32_t[]){mn, lb}, 2, 2), 0);
 	text = render(w, &o, &len);
-	assert_string_equal(text, "# stacktop: {wall_s=3.500 cpu_s=1.250 avg_cpu=35.7 peak_cpu=98.0 "
-				  "peak_rss=123456}\n"
-				  "# stacktop: {second=0}\n"
-				  "main;leaf_a 6\n"
-				  "# stacktop: {second=1}\n"
-				  "main;leaf_a 4\n"
-				  "main;leaf_b 3\n"
-				  "# stacktop: {second=3}\n"
-				  "main;leaf_b 2\n");
+	assert_string_equal(text,
+			    "# stacktop: {wall_s=3.500 cpu_s=1.250 avg_cpu=35.7 peak_cpu=98.0 "
+			    "peak_rss=123456}\n"
+			    "# stacktop: {second=0}\n"
+			    "main;leaf_a 6\n"
+			    "# stacktop: {second=1}\n"
+			    "main;leaf_a 4\n"
+			    "main;leaf_b 3\n"
+			    "# stacktop: {second=3}\n"
+			    "main;leaf_b 2\n");
 	for (int pass = 0; pass < 2; pass++) {
 		struct frames *frs;
 		struct stackset *r;
@@ -641,8 +642,8 @@ static void test_per_second_roundtrip(void **state)
 	window_free_fx(w);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_per_second_roundtrip), cmocka_unit_test(test_formats), cmocka_unit_test(test_folded),
-	  cmocka_unit_test(test_folded_names_cleaned), cmocka_unit_test(test_pprof),
-	  cmocka_unit_test(test_speedscope), cmocka_unit_test(test_file_rules),
-	  cmocka_unit_test(test_file_mode), cmocka_unit_test(test_relative_path),
-	  cmocka_unit_test(test_empty_window))
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_per_second_roundtrip), cmocka_unit_test(test_formats),
+	  cmocka_unit_test(test_folded), cmocka_unit_test(test_folded_names_cleaned),
+	  cmocka_unit_test(test_pprof), cmocka_unit_test(test_speedscope),
+	  cmocka_unit_test(test_file_rules), cmocka_unit_test(test_file_mode),
+	  cmocka_unit_test(test_relative_path), cmocka_unit_test(test_empty_window))

@@ -143,7 +143,6 @@ static void test_unknown_pid(void **state)
 
 /* ---- (c) a real stack of this process ---- */
 
-
 __attribute__((noipa)) static void test_own_stack(void **state)
 {
 	struct fx *fx = *state;

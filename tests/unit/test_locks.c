@@ -415,7 +415,8 @@ static void test_tally(void **state)
 	for (int scan = 0; scan < 3; scan++) {
 		locks_reset(&g);
 		add(&g, 21, scan < 2 ? 11 : 12, 0xa0);
-		struct locks_wait cv = {.pid = 1, .tid = 22, .addr = 0xc0, .kind = LOCKS_KIND_NOOWNER};
+		struct locks_wait cv = {
+		    .pid = 1, .tid = 22, .addr = 0xc0, .kind = LOCKS_KIND_NOOWNER};
 		assert_int_equal(locks_add(&g, &cv), 0);
 		assert_int_equal(locks_build(&g), 0);
 		assert_int_equal(locks_tally(&g, 1.0), 0);
@@ -487,5 +488,5 @@ TEST_MAIN(NULL, NULL, cmocka_unit_test(test_mutex_layout), cmocka_unit_test(test
 	  cmocka_unit_test(test_live_sem_no_owner), cmocka_unit_test(test_live_rwlock_writer),
 	  cmocka_unit_test(test_decode), cmocka_unit_test(test_hints),
 	  cmocka_unit_test(test_parse_syscall), cmocka_unit_test(test_graph_abba_bystander),
-	  cmocka_unit_test(test_graph_two_cycles_and_three), cmocka_unit_test(test_graph_empty), cmocka_unit_test(test_tally),
-	  cmocka_unit_test(test_tally_bounded))
+	  cmocka_unit_test(test_graph_two_cycles_and_three), cmocka_unit_test(test_graph_empty),
+	  cmocka_unit_test(test_tally), cmocka_unit_test(test_tally_bounded))

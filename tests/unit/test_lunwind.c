@@ -176,9 +176,9 @@ static bool dw_set_regs(Dwfl_Thread *thread, void *arg)
 }
 
 static const Dwfl_Thread_Callbacks dw_callbacks = {
-	.next_thread = dw_next_thread,
-	.memory_read = dw_memory_read,
-	.set_initial_registers = dw_set_regs,
+    .next_thread = dw_next_thread,
+    .memory_read = dw_memory_read,
+    .set_initial_registers = dw_set_regs,
 };
 
 static int dw_frame(Dwfl_Frame *fr, void *arg)
@@ -199,9 +199,9 @@ static int libdw_walk(const struct sample *smp, uint64_t *pcs, int max)
 {
 	static char *debuginfo_path;
 	static const Dwfl_Callbacks cb = {
-		.find_elf = dwfl_linux_proc_find_elf,
-		.find_debuginfo = dwfl_standard_find_debuginfo,
-		.debuginfo_path = &debuginfo_path,
+	    .find_elf = dwfl_linux_proc_find_elf,
+	    .find_debuginfo = dwfl_standard_find_debuginfo,
+	    .debuginfo_path = &debuginfo_path,
 	};
 	struct dw_walk w = {.smp = smp, .pcs = pcs, .max = max};
 	Dwfl *dwfl = dwfl_begin(&cb);
@@ -219,8 +219,8 @@ static int libdw_walk(const struct sample *smp, uint64_t *pcs, int max)
 
 static const char *self_name(uint64_t pc)
 {
-	static const char *const names[] = {"oddcfi_rbx", "oddcfi_expr", "lu_odd",
-					    "test_compare", "main", "lu_odd_leaf"};
+	static const char *const names[] = {"oddcfi_rbx",   "oddcfi_expr", "lu_odd",
+					    "test_compare", "main",	   "lu_odd_leaf"};
 	const struct mapping *m = space_find(&space, (uint64_t)(uintptr_t)&lu_odd);
 
 	for (size_t i = 0; m && m->mod && i < sizeof(names) / sizeof(names[0]); i++) {
@@ -287,7 +287,7 @@ static int teardown(void **state)
 static void test_compare(void **state)
 {
 	uint64_t fast[UNWIND_MAX_FRAMES], both[UNWIND_MAX_FRAMES], lu[UNWIND_MAX_FRAMES],
-		dw[UNWIND_MAX_FRAMES];
+	    dw[UNWIND_MAX_FRAMES];
 	struct unwind *uf, *ub;
 	struct sample smp;
 
@@ -304,8 +304,8 @@ static void test_compare(void **state)
 		sample_of(i, &smp);
 		assert_int_equal(unwind_sample(uf, &smp, fast, UNWIND_MAX_FRAMES, &nf, &ff), 0);
 		assert_int_equal(unwind_sample(ub, &smp, both, UNWIND_MAX_FRAMES, &nb, &fb), 0);
-		assert_int_equal(unwind_sample_libunwind(ub, &smp, lu, UNWIND_MAX_FRAMES, &nl,
-							 &complete), 0);
+		assert_int_equal(
+		    unwind_sample_libunwind(ub, &smp, lu, UNWIND_MAX_FRAMES, &nl, &complete), 0);
 		nd = libdw_walk(&smp, dw, UNWIND_MAX_FRAMES);
 		d1 = first_diff(fast, nf, dw, nd);
 		d2 = first_diff(lu, nl, dw, nd);

@@ -238,7 +238,8 @@ static void test_rollercoaster_flat(void **state)
 	assert_false(m.alert_stairs);
 	assert_true(m.mem_to_limit_s < 0);
 	view_chart_mem_text(&m, false, buf, sizeof(buf));
-	assert_non_null(strstr(buf, "  ROLLERCOASTER, healthy: peaks 556 MiB, drops every ~2m  (anon"));
+	assert_non_null(
+	    strstr(buf, "  ROLLERCOASTER, healthy: peaks 556 MiB, drops every ~2m  (anon"));
 	view_chart_mem_limit_text(&m, buf, sizeof(buf));
 	assert_string_equal(buf, "limit 1.0 GiB (cgroup)"); /* not rising: no time to it */
 	metrics_free(&m);
@@ -288,9 +289,12 @@ static void test_busy_floor_aliased(void **state)
 		metrics_push_process(&m, i, 80, 10 * MIB, 0, 0);
 		for (int k = 0; k < METRICS_FINE_PER_S; k++) {
 			double ft = i + k / 10.0;
-			bool works = (i * 10 + k + 5) / 10 % 2; /* 1 s on, 1 s off, half a second out of phase */
-			struct metrics_thread *mt = (struct metrics_thread *)metrics_thread(&m, 100, false);
-			struct metrics_thread *pt = (struct metrics_thread *)metrics_thread(&m, 101, false);
+			bool works = (i * 10 + k + 5) / 10 %
+				     2; /* 1 s on, 1 s off, half a second out of phase */
+			struct metrics_thread *mt =
+			    (struct metrics_thread *)metrics_thread(&m, 100, false);
+			struct metrics_thread *pt =
+			    (struct metrics_thread *)metrics_thread(&m, 101, false);
 			if (!mt->fine.cap)
 				assert_int_equal(series_init(&mt->fine, 600), 0);
 			if (!pt->fine.cap)
@@ -309,7 +313,8 @@ static void test_busy_floor_aliased(void **state)
 	assert_false(metrics_thread(&m, 100, false)->busy_floor);
 	assert_true(metrics_thread(&m, 101, false)->busy_floor);
 	view_chart_alerts_text(&m, buf, sizeof(buf));
-	assert_string_equal(buf, "! BUSY FLOOR: thread poller (101) burns >= 30% of a core every second");
+	assert_string_equal(
+	    buf, "! BUSY FLOOR: thread poller (101) burns >= 30% of a core every second");
 	metrics_free(&m);
 }
 
@@ -336,7 +341,8 @@ static void test_thread_busy_floor(void **state)
 	assert_float_equal(metrics_thread(&m, 101, false)->floor_pct, 97, 1e-9);
 	assert_int_equal(m.busiest_floor_tid, 101);
 	view_chart_alerts_text(&m, buf, sizeof(buf));
-	assert_string_equal(buf, "! BUSY FLOOR: thread poller (101) burns >= 97% of a core every second");
+	assert_string_equal(
+	    buf, "! BUSY FLOOR: thread poller (101) burns >= 97% of a core every second");
 	metrics_free(&m);
 }
 
@@ -751,7 +757,8 @@ static void test_live_procs(void **state)
 	metrics_free(&m);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_busy_floor_aliased), cmocka_unit_test(test_floor_baseline), cmocka_unit_test(test_busy_floor),
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_busy_floor_aliased),
+	  cmocka_unit_test(test_floor_baseline), cmocka_unit_test(test_busy_floor),
 	  cmocka_unit_test(test_thread_busy_floor_bursty), cmocka_unit_test(test_spike_timing),
 	  cmocka_unit_test(test_stairs), cmocka_unit_test(test_rollercoaster_flat),
 	  cmocka_unit_test(test_thread_busy_floor), cmocka_unit_test(test_thread_states),

@@ -145,8 +145,8 @@ static void test_view(void **state)
 	OK("record", "--memory", "-o", "m.pb.gz", "-p", "1");
 	assert_true(o.memory);
 	BAD("--memory go with 'stacktop record'", "--memory", "-p", "1");
-	BAD("--memory writes a pprof profile", "record", "--memory", "--format", "folded", "-o", "m",
-	    "-p", "1");
+	BAD("--memory writes a pprof profile", "record", "--memory", "--format", "folded", "-o",
+	    "m", "-p", "1");
 	BAD("invalid --view value 'flame': expected top, icicle, threads or memory", "-b", "--view",
 	    "flame", "-p", "1");
 }
@@ -161,13 +161,19 @@ struct number_case {
 };
 
 static const struct number_case number_cases[] = {
-    {"-r", "--rate", {"1", "10000"}, {1, 10000},
+    {"-r",
+     "--rate",
+     {"1", "10000"},
+     {1, 10000},
      {"0", "10001", "-5", "99hz", " 99", "", "99999999999999999999999999"}},
     {"-W", "--window", {"1", "86400"}, {1, 86400}, {"0", "86401", "1.5"}},
     {"-n", "--iterations", {"1", "1000000000"}, {1, 1000000000L}, {"0", "1000000001", "x"}},
     {"-l", "--limit", {"1", "100000"}, {1, 100000}, {"0", "100001"}},
     /* Rounded up to a multiple of 8. */
-    {"--stack-size", "--stack-size", {"512", "65528", "513", "65521"}, {512, 65528, 520, 65528},
+    {"--stack-size",
+     "--stack-size",
+     {"512", "65528", "513", "65521"},
+     {512, 65528, 520, 65528},
      {"511", "65529", "16k"}},
 };
 
@@ -255,9 +261,10 @@ static void test_pid_lists(void **state)
 	OK("-p", "4194304");
 	assert_int_equal(o.pids[0], 4194304);
 
-	static const char *const bad[] = {
-	    "abc", "12,abc", "12,", ",12", "1,,2", "12x", "-12", "+12", "0", "1,0", "4194305",
-	    "99999999999999999999999", ""};
+	static const char *const bad[] = {"abc",  "12,abc", "12,",     ",12",
+					  "1,,2", "12x",    "-12",     "+12",
+					  "0",	  "1,0",    "4194305", "99999999999999999999999",
+					  ""};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		BAD("--pid", "-p", bad[i]);
 }
@@ -525,7 +532,8 @@ static void test_debuginfod(void **state)
 	assert_null(o.debuginfod_urls);
 	OK("--debuginfod=http://127.0.0.1:8002 https://debuginfod.debian.net", "-p", "1");
 	assert_true(o.debuginfod);
-	assert_string_equal(o.debuginfod_urls, "http://127.0.0.1:8002 https://debuginfod.debian.net");
+	assert_string_equal(o.debuginfod_urls,
+			    "http://127.0.0.1:8002 https://debuginfod.debian.net");
 	OK("record", "--debuginfod=file:///srv/dbg", "-o", "x.folded", "-p", "1");
 	assert_true(o.debuginfod);
 	BAD("invalid --debuginfod value 'ftp://x'", "--debuginfod=ftp://x", "-p", "1");
@@ -551,8 +559,8 @@ static void test_annotate(void **state)
 	BAD("option --source-path needs a directory", "--source-path=", "-p", "1");
 	BAD("--annotate and --source-path go with the live view", "record", "--annotate", "f", "-o",
 	    "x.folded", "-p", "1");
-	BAD("--annotate and --source-path go with the live view", "dump", "--source-path", "/a", "-p",
-	    "1");
+	BAD("--annotate and --source-path go with the live view", "dump", "--source-path", "/a",
+	    "-p", "1");
 	BAD("--source-path may be given at most 16 times", "--source-path=1", "--source-path=2",
 	    "--source-path=3", "--source-path=4", "--source-path=5", "--source-path=6",
 	    "--source-path=7", "--source-path=8", "--source-path=9", "--source-path=10",

@@ -125,8 +125,8 @@ static void feed(struct stackset *r, struct window *w)
 	sampler_free(s);
 }
 
-static struct window *load(const char *data, size_t len, struct stackset **r, char *err, size_t errsz,
-			   int *rc)
+static struct window *load(const char *data, size_t len, struct stackset **r, char *err,
+			   size_t errsz, int *rc)
 {
 	struct window *w;
 
@@ -878,8 +878,8 @@ static void test_amplifying_protobuf(void **state)
 TEST_MAIN(NULL, NULL, cmocka_unit_test(test_round_trip_folded),
 	  cmocka_unit_test(test_round_trip_folded_per_thread),
 	  cmocka_unit_test(test_round_trip_pprof), cmocka_unit_test(test_round_trip_origin),
-	  cmocka_unit_test(test_round_trip_generic),
-	  cmocka_unit_test(test_folded_foreign), cmocka_unit_test(test_folded_inline), cmocka_unit_test(test_bad_inputs),
+	  cmocka_unit_test(test_round_trip_generic), cmocka_unit_test(test_folded_foreign),
+	  cmocka_unit_test(test_folded_inline), cmocka_unit_test(test_bad_inputs),
 	  cmocka_unit_test(test_foreign_pprof), cmocka_unit_test(test_wall_waits),
 	  cmocka_unit_test(test_load_file), cmocka_unit_test(test_sampler),
 	  cmocka_unit_test(test_amplifying_pprof), cmocka_unit_test(test_amplifying_protobuf),

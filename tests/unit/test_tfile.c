@@ -308,8 +308,8 @@ static void test_pseudo_fs(void **state)
 	assert_int_equal(tfile_open(TFILE_OWN_ROOT, "/proc/version", 0, 1 << 20, NULL), -EPERM);
 	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0)
 		assert_int_equal(tfile_open(TFILE_OWN_ROOT,
-					    "/sys/kernel/mm/transparent_hugepage/enabled", 0, 1 << 20,
-					    NULL),
+					    "/sys/kernel/mm/transparent_hugepage/enabled", 0,
+					    1 << 20, NULL),
 				 -EPERM);
 	assert_true(refused(TFILE_R_PSEUDO) >= before + 2);
 }
@@ -378,16 +378,11 @@ static void test_bad_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_regular),
-	    cmocka_unit_test(test_fifo),
-	    cmocka_unit_test(test_device),
-	    cmocka_unit_test(test_symlinks_stay_in_root),
-	    cmocka_unit_test(test_size_cap),
-	    cmocka_unit_test(test_magic_map_files),
-	    cmocka_unit_test(test_no_openat2),
-	    cmocka_unit_test(test_bad_args),
-	    cmocka_unit_test(test_pseudo_fs),
-	    cmocka_unit_test(test_cred),
+	    cmocka_unit_test(test_regular),    cmocka_unit_test(test_fifo),
+	    cmocka_unit_test(test_device),     cmocka_unit_test(test_symlinks_stay_in_root),
+	    cmocka_unit_test(test_size_cap),   cmocka_unit_test(test_magic_map_files),
+	    cmocka_unit_test(test_no_openat2), cmocka_unit_test(test_bad_args),
+	    cmocka_unit_test(test_pseudo_fs),  cmocka_unit_test(test_cred),
 	    cmocka_unit_test(test_open_for),
 	};
 

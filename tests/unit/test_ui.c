@@ -300,7 +300,8 @@ static void test_print(void **state)
 /* The live diff: b marks seconds 25..34 (parse_row 70%, handle_request
  * 20%), the split then flips for seconds 41..50; D at 51 s shows
  * handle_request starred up, parse_row starred down, with the legend; the
- * icicle colours them red and blue; D again is the top view. D without a baseline only says to press b. */
+ * icicle colours them red and blue; D again is the top view. D without a baseline only says to
+ * press b. */
 static void test_live_diff(void **state)
 {
 	struct fx *fx = *state;

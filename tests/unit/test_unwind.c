@@ -37,7 +37,6 @@
 static struct space space;
 static volatile int sink;
 
-
 __attribute__((noipa)) void unw_chain_caller(void)
 {
 	sink += unw_a(5);
@@ -775,6 +774,6 @@ TEST_MAIN(setup, teardown, cmocka_unit_test(test_chain), cmocka_unit_test(test_t
 	  cmocka_unit_test(test_stack_realignment), cmocka_unit_test(test_signal_frame),
 	  cmocka_unit_test(test_other_process), cmocka_unit_test(test_truncated),
 	  cmocka_unit_test(test_ready_pcs), cmocka_unit_test(test_frame_pointer_fallback),
-	  cmocka_unit_test(test_plt_rule),
-	  cmocka_unit_test(test_epilogue), cmocka_unit_test(test_generation_invalidates),
-	  cmocka_unit_test(test_garbage), cmocka_unit_test(test_speed))
+	  cmocka_unit_test(test_plt_rule), cmocka_unit_test(test_epilogue),
+	  cmocka_unit_test(test_generation_invalidates), cmocka_unit_test(test_garbage),
+	  cmocka_unit_test(test_speed))

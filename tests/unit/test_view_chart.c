@@ -404,9 +404,9 @@ static void test_mem_verdicts(void **state)
 	assert_int_equal(grid_init(&g, 120, 1), 0);
 	view_chart_mem(&g, 0, 0, 120, 1, &m, false);
 	grid_row_text(&g, 0, buf, sizeof(buf));
-	assert_string_equal(buf,
-			    "MEM 300 MiB RSS  ROLLERCOASTER, healthy: peaks 536 MiB, drops every ~2m  "
-			    "(anon 300 MiB, file 0 B)");
+	assert_string_equal(
+	    buf, "MEM 300 MiB RSS  ROLLERCOASTER, healthy: peaks 536 MiB, drops every ~2m  "
+		 "(anon 300 MiB, file 0 B)");
 	metrics_free(&m);
 
 	/* Flat, with shared memory worth naming. */
@@ -439,7 +439,8 @@ static void test_mem_verdicts(void **state)
 	assert_int_equal(grid_init(&g, 80, 1), 0);
 	view_chart_mem(&g, 0, 0, 80, 1, &m, false);
 	grid_row_text(&g, 0, buf, sizeof(buf));
-	assert_true(!strncmp(buf, "MEM 48 MiB RSS  RISING, too soon to call a leak: +7.0 GiB/h over 19s", 68));
+	assert_true(!strncmp(
+	    buf, "MEM 48 MiB RSS  RISING, too soon to call a leak: +7.0 GiB/h over 19s", 68));
 	grid_free(&g);
 	metrics_free(&m);
 }

@@ -207,9 +207,9 @@ static void test_detail_long_name(void **state)
 
 	add(fx, 30, 1, 5, fx->f_start, fx->f_main, fx->f_worker, fx->f_beta, f);
 	render(fx, 80, 24);
-	key(fx, KEYS_DOWN, 4);  /* alpha */
+	key(fx, KEYS_DOWN, 4);	/* alpha */
 	key(fx, KEYS_RIGHT, 1); /* beta */
-	key(fx, KEYS_DOWN, 1);  /* its one callee */
+	key(fx, KEYS_DOWN, 1);	/* its one callee */
 	render(fx, 80, 24);
 	assert_string_equal(detail(fx), "selected: asm_sysvec_apic_timer_i\u2026"
 					"  self 0.1%  total 0.1%  if free: 1.00x faster");
@@ -428,7 +428,7 @@ static void test_invert(void **state)
 	struct fixture *fx = *state;
 
 	render(fx, 80, 16);
-	key(fx, KEYS_DOWN, 4);  /* alpha */
+	key(fx, KEYS_DOWN, 4);	/* alpha */
 	key(fx, KEYS_RIGHT, 1); /* beta */
 	assert_true(view_icicle_key(&fx->st, 'f').kind);
 	render(fx, 80, 16);
@@ -536,8 +536,9 @@ static void test_scroll_deep(void **state)
 	assert_true(attr_at(fx, 0, 11) & GRID_REVERSE);
 	/* ... and the frames deeper than the screen are announced where they
 	 * fall off (issue 17: they vanished without a word). */
-	assert_string_equal(row(fx, 11),
-			    "[main 83.3%                                                        v more below");
+	assert_string_equal(
+	    row(fx, 11),
+	    "[main 83.3%                                                        v more below");
 	assert_true(has(row(fx, 12), "selected: main"));
 	/* At the bottom of the stack nothing is below. */
 	key(fx, KEYS_DOWN, 20);
@@ -616,8 +617,8 @@ static void test_colours(void **state)
 	render(fx, 100, 16);
 	assert_string_equal(row(fx, 7), "[futex_wait 40.0%                      ][__libc_read "
 					"30.0%           ][malloc 20.0%      ][..e]");
-	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 4)), GRID_C_CYAN);     /* libc: lib */
-	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 5)), GRID_C_GREEN);    /* main: app */
+	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 4)), GRID_C_CYAN);  /* libc: lib */
+	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 5)), GRID_C_GREEN); /* main: app */
 	/* A futex alone says nothing (a condvar and a mutex wait in it alike),
 	 * nor does worker above it: the kernel's colour. */
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 7)), GRID_C_MAGENTA);

@@ -262,7 +262,8 @@ static void test_200x60(void **state)
 	assert_true(strstr(row(fx, 6), "STUCK (D for 12s)") != NULL);
 	assert_true(strstr(row(fx, 3), "900  evil?[2Jfn") != NULL);
 	snprintf(want, sizeof(want),
-		 " 4251  idler           S futex_wait                 0.0%%     0%%%64s%7s", "", "0");
+		 " 4251  idler           S futex_wait                 0.0%%     0%%%64s%7s", "",
+		 "0");
 	/* No samples, no hottest, no flags; a futex alone names no wait kind
 	 * (a mutex and a condition variable wait in it alike). */
 	assert_string_equal(row(fx, 7), want);
@@ -496,24 +497,24 @@ static void test_multi_process(void **state)
 	fx->m.multi = true;
 	render(fx, 80, 24);
 	assert_true(fx->st.multi);
-	assert_rows(fx, 2,
-		    "  PID  PROCESS    TID  NAME            STATE          CPU now  floor  SAMPLES",
-		    " 4260  loader?…  4261  evil?[2Jname    S sleeping       60.0%     0%      900",
-		    " 4242  floor     4250  poller          R running        31.0%    29%    1,780",
-		    " 4242  floor     4242  floor           S nanosleep       0.0%     0%    2,520",
-		    " 4260  loader?…  4260  loader          D io_schedule     0.0%     0%        3",
-		    " 4242  floor     4251  idler           S futex_wait      0.0%     0%        0");
+	assert_rows(
+	    fx, 2, "  PID  PROCESS    TID  NAME            STATE          CPU now  floor  SAMPLES",
+	    " 4260  loader?…  4261  evil?[2Jname    S sleeping       60.0%     0%      900",
+	    " 4242  floor     4250  poller          R running        31.0%    29%    1,780",
+	    " 4242  floor     4242  floor           S nanosleep       0.0%     0%    2,520",
+	    " 4260  loader?…  4260  loader          D io_schedule     0.0%     0%        3",
+	    " 4242  floor     4251  idler           S futex_wait      0.0%     0%        0");
 	assert_blank(fx, 8, 22);
 
 	/* Sort by TID: PID first, then TID. */
 	fx->st.sort = VIEW_THREADS_SORT_TID;
 	render(fx, 80, 24);
-	assert_rows(fx, 3,
-		    " 4242  floor     4242  floor           S nanosleep       0.0%     0%    2,520",
-		    " 4242  floor     4250  poller          R running        31.0%    29%    1,780",
-		    " 4242  floor     4251  idler           S futex_wait      0.0%     0%        0",
-		    " 4260  loader?…  4260  loader          D io_schedule     0.0%     0%        3",
-		    " 4260  loader?…  4261  evil?[2Jname    S sleeping       60.0%     0%      900");
+	assert_rows(
+	    fx, 3, " 4242  floor     4242  floor           S nanosleep       0.0%     0%    2,520",
+	    " 4242  floor     4250  poller          R running        31.0%    29%    1,780",
+	    " 4242  floor     4251  idler           S futex_wait      0.0%     0%        0",
+	    " 4260  loader?…  4260  loader          D io_schedule     0.0%     0%        3",
+	    " 4260  loader?…  4261  evil?[2Jname    S sleeping       60.0%     0%      900");
 
 	/* Equal CPU, floor and samples: TID order, whatever the table order. */
 	fx->st.sort = VIEW_THREADS_SORT_CPU;
@@ -532,8 +533,9 @@ static void test_multi_process(void **state)
 	fx->m.multi = false;
 	render(fx, 80, 24);
 	assert_false(fx->st.multi);
-	assert_string_equal(row(fx, 2),
-			    "  TID  NAME            STATE          CPU now  floor  last 60s (CPU)   SAMPLES");
+	assert_string_equal(
+	    row(fx, 2),
+	    "  TID  NAME            STATE          CPU now  floor  last 60s (CPU)   SAMPLES");
 }
 
 /* The icicle's per-thread roots: "PID:TID name" with several processes,
@@ -560,8 +562,16 @@ static void test_label(void **state)
 static void locks_fixture(struct locks *lk)
 {
 	const struct locks_wait w[] = {
-	    {.pid = 4242, .tid = 4251, .addr = 0x7f00000010a0ull, .kind = LOCKS_KIND_MUTEX, .owner = 4242},
-	    {.pid = 4242, .tid = 4242, .addr = 0x55000000b0ull, .kind = LOCKS_KIND_MUTEX, .owner = 4251},
+	    {.pid = 4242,
+	     .tid = 4251,
+	     .addr = 0x7f00000010a0ull,
+	     .kind = LOCKS_KIND_MUTEX,
+	     .owner = 4242},
+	    {.pid = 4242,
+	     .tid = 4242,
+	     .addr = 0x55000000b0ull,
+	     .kind = LOCKS_KIND_MUTEX,
+	     .owner = 4251},
 	    {.pid = 4242, .tid = 4261, .addr = 0x5500000100ull, .kind = LOCKS_KIND_NOOWNER},
 	    {.pid = 4242, .tid = 4260, .addr = 0x5500000200ull, .kind = LOCKS_KIND_MUTEX},
 	};
@@ -616,7 +626,8 @@ static void test_locks_flags(void **state)
 	render(fx, 200, 60);
 	assert_non_null(strstr(row(fx, 2), "! DEADLOCK floor (4242) \xe2\x87\x84 idler (4251)"));
 	y = find_row(fx, 60, " 4251  idler");
-	assert_non_null(strstr(row(fx, y), "lock 0x7f\xe2\x80\xa6" "a0 held by floor (4242)"));
+	assert_non_null(strstr(row(fx, y), "lock 0x7f\xe2\x80\xa6"
+					   "a0 held by floor (4242)"));
 	/* o: from idler to the holder of its lock, floor; nothing from evil. */
 	fx->st.follow = 4251;
 	render(fx, 100, 30);
@@ -633,7 +644,8 @@ static void test_locks_flags(void **state)
 	lk.read_err = -EPERM;
 	lk.read_err_pid = 4242;
 	render(fx, 100, 30);
-	assert_non_null(strstr(row(fx, 2), "lock owners unknown: not permitted to read process 4242"));
+	assert_non_null(
+	    strstr(row(fx, 2), "lock owners unknown: not permitted to read process 4242"));
 	fx->st.locks = NULL;
 	locks_free(&lk);
 }

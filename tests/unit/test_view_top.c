@@ -112,8 +112,9 @@ static void test_80x24(void **state)
 	    "  0.4    95.0     0.0s       9.5s  handle_request (server.c)      server",
 	    "  0.0   100.0     0.0s      10.0s  main (server.c)                server");
 	assert_blank(fx, 10, 22);
-	assert_string_equal(row(fx, 23), " 1 top  2 icicle  3 threads  s sort  L lines  space pause  "
-					 "? help  q quit");
+	assert_string_equal(row(fx, 23),
+			    " 1 top  2 icicle  3 threads  s sort  L lines  space pause  "
+			    "? help  q quit");
 	/* Attributes: header colour on the column header and footer, the
 	 * sorted column bold+underlined, the selection reversed. */
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 40, 2)->attr), GRID_C_HEADER);
@@ -146,8 +147,9 @@ static void test_200x60(void **state)
 	 * (issue 17: the command was cut to a path prefix). */
 	fx->h.cmdline = "/usr/local/lib/very/long/install/prefix/bin/server --port 8080";
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 0), "stacktop  pid 4242  server --port 8080          cpu 99 Hz  7 "
-					"threads  window 60s");
+	assert_string_equal(row(fx, 0),
+			    "stacktop  pid 4242  server --port 8080          cpu 99 Hz  7 "
+			    "threads  window 60s");
 	render(fx, 200, 60);
 	snprintf(want, sizeof(want), "%-35s%-102s%s", " %Own  %Total  OwnTime  TotalTime",
 		 "Function (file)", "Module");
@@ -182,12 +184,20 @@ static const char *func_col(struct fixture *fx, int y)
 static void test_sorting(void **state)
 {
 	struct fixture *fx = *state;
-	static const char *const by_self[] = {"parse_row", "decode_field",
-					      "__memmove_avx_unaligned_erms", "libfoo.so+0x1a2b",
-					      "copy_user_generic", "handle_request", "main"};
-	static const char *const by_total[] = {"main", "handle_request", "parse_row",
-					       "decode_field", "__memmove_avx_unaligned_erms",
-					       "libfoo.so+0x1a2b", "copy_user_generic"};
+	static const char *const by_self[] = {"parse_row",
+					      "decode_field",
+					      "__memmove_avx_unaligned_erms",
+					      "libfoo.so+0x1a2b",
+					      "copy_user_generic",
+					      "handle_request",
+					      "main"};
+	static const char *const by_total[] = {"main",
+					       "handle_request",
+					       "parse_row",
+					       "decode_field",
+					       "__memmove_avx_unaligned_erms",
+					       "libfoo.so+0x1a2b",
+					       "copy_user_generic"};
 	static const int label_x[] = {1, 7, 15, 24};
 
 	for (int s = 0; s < 4; s++) {
@@ -228,8 +238,9 @@ static void test_lines_and_kernel(void **state)
 	    "samples 1,100 in 60s (18.3/s)  lost 0  unwind ok 99.9%                 [by line]",
 	    " %Own  %Total  OwnTime  TotalTime  Function (file:line)           Module",
 	    " 53.5    67.2     5.9s       7.4s  parse_row (parser.c:212)       server");
-	assert_string_equal(row(fx, 5), "  9.1     9.1     1.0s       1.0s  parse_row (parser.c:215)"
-					"       server");
+	assert_string_equal(row(fx, 5),
+			    "  9.1     9.1     1.0s       1.0s  parse_row (parser.c:215)"
+			    "       server");
 	/* Function mode merges the two lines of parse_row. */
 	fx->st.lines = false;
 	fx->h.lines = false;
@@ -301,7 +312,8 @@ static void test_too_small(void **state)
 
 	render(fx, 40, 10);
 	for (int y = 0; y < 10; y++)
-		assert_string_equal(row(fx, y), y == 5 ? " terminal too small: 40x10 (need 60x12)" : "");
+		assert_string_equal(row(fx, y),
+				    y == 5 ? " terminal too small: 40x10 (need 60x12)" : "");
 	render(fx, 59, 30);
 	assert_string_equal(row(fx, 15), "          terminal too small: 59x30 (need 60x12)");
 	render(fx, 120, 11);
@@ -362,16 +374,19 @@ static void test_selection(void **state)
 	assert_string_equal(row(fx, 2), "! 120 of 400 samples/s");
 	fx->h.warn_cause = VIEW_BEHIND_KERNEL;
 	render(fx, 80, 12);
-	assert_string_equal(row(fx, 2),
-			    "! 120 of 400 samples/s: kernel time is unseen without CAP_PERFMON or root");
+	assert_string_equal(
+	    row(fx, 2),
+	    "! 120 of 400 samples/s: kernel time is unseen without CAP_PERFMON or root");
 	fx->h.warn_cause = VIEW_BEHIND_SHORT_THREADS;
 	render(fx, 80, 12);
 	assert_string_equal(
-	    row(fx, 2), "! 120 of 400 samples/s: CPU is in threads that exit before they are attached");
+	    row(fx, 2),
+	    "! 120 of 400 samples/s: CPU is in threads that exit before they are attached");
 	fx->h.warn_cause = VIEW_BEHIND_SLOW;
 	render(fx, 80, 12);
 	assert_string_equal(
-	    row(fx, 2), "! 120 of 400 samples/s: stacktop cannot keep up; lower --rate or --stack-size");
+	    row(fx, 2),
+	    "! 120 of 400 samples/s: stacktop cannot keep up; lower --rate or --stack-size");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 0, 2)->attr), GRID_C_YELLOW);
 	fx->h.exited = true;
 	fx->h.exit_text = "target exited with status 0";
@@ -452,13 +467,15 @@ static void test_empty(void **state)
 	fx->st.metrics = &m;
 	fx->st.charts = false;
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 3), "     no samples: nothing ran on a CPU; wall mode (-w) sees "
-					"waiting threads");
+	assert_string_equal(row(fx, 3),
+			    "     no samples: nothing ran on a CPU; wall mode (-w) sees "
+			    "waiting threads");
 	/* ... unless the children burn: a master whose workers do the work. */
 	fx->h.children_busy = true;
 	render(fx, 80, 24);
-	assert_string_equal(row(fx, 3), "     no samples: nothing ran on a CPU; its children do: try "
-					"--subprocesses");
+	assert_string_equal(row(fx, 3),
+			    "     no samples: nothing ran on a CPU; its children do: try "
+			    "--subprocesses");
 	fx->h.children_busy = false;
 	fx->st.metrics = NULL;
 	metrics_free(&m);
@@ -484,7 +501,8 @@ static void test_header_rates_agree(void **state)
 	assert_null(strstr(row(fx, 1), "expected"));
 	fx->h.achieved_hz = 40;
 	render(fx, 80, 24);
-	assert_true(!strncmp(row(fx, 1), "samples 2,552 in 18s (now 40.0/s of 125/s expected)", 51));
+	assert_true(
+	    !strncmp(row(fx, 1), "samples 2,552 in 18s (now 40.0/s of 125/s expected)", 51));
 }
 
 static void test_header_variants(void **state)
@@ -500,8 +518,9 @@ static void test_header_variants(void **state)
 	render(fx, 100, 24);
 	assert_string_equal(row(fx, 0), "stacktop  pids 4242,4243,4300 (+2)  ./server --port 8080"
 					"            cpu 998 Hz  1 thread  window 60s");
-	assert_string_equal(row(fx, 1), "samples 1,000 in 60s (16.7/s)  lost 0  "
-					"unwind ok 99.9% (truncated 12, failed 0)             [PAUSED]");
+	assert_string_equal(row(fx, 1),
+			    "samples 1,000 in 60s (16.7/s)  lost 0  "
+			    "unwind ok 99.9% (truncated 12, failed 0)             [PAUSED]");
 	assert_true(grid_at(&fx->g, 92, 1)->attr & GRID_REVERSE);
 	assert_true(grid_at(&fx->g, 99, 1)->attr & GRID_BOLD);
 	assert_false(grid_at(&fx->g, 91, 1)->attr & GRID_REVERSE);
@@ -742,7 +761,8 @@ static void test_wall(void **state)
 	uint32_t lk = (uint32_t)frames_wait(window_frames_mut(w), SAMPLE_WAIT_LOCK);
 	uint32_t io = (uint32_t)frames_wait(window_frames_mut(w), SAMPLE_WAIT_IO);
 	uint32_t sl = (uint32_t)frames_wait(window_frames_mut(w), SAMPLE_WAIT_IDLE);
-	uint32_t s1[] = {m, sv, tl, lk}, s2[] = {m, sv, tl}, s3[] = {m, pl, rp, io}, s4[] = {m, np, sl};
+	uint32_t s1[] = {m, sv, tl, lk}, s2[] = {m, sv, tl}, s3[] = {m, pl, rp, io},
+		 s4[] = {m, np, sl};
 	assert_int_equal(window_add(w, 30 * SEC, 11, s1, 4, 40), 0);
 	assert_int_equal(window_add(w, 30 * SEC, 11, s2, 3, 10), 0);
 	assert_int_equal(window_add(w, 30 * SEC, 12, s3, 4, 30), 0);
@@ -809,8 +829,9 @@ static void test_wall(void **state)
 	fx->st.locks = &lks;
 	render(fx, 80, 24);
 	/* At 80 columns the holder takes the Module column's room. */
-	assert_string_equal(row(fx, 5), " 50.0    50.0    1.0s     4.0s  lock      take_lock (waiter.c)  "
-					"held by 12 75%");
+	assert_string_equal(row(fx, 5),
+			    " 50.0    50.0    1.0s     4.0s  lock      take_lock (waiter.c)  "
+			    "held by 12 75%");
 	assert_true(strstr(row(fx, 4), "main (waiter.c)  held by 12 75%") != NULL);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 64, 5)->attr), GRID_C_ALERT);
 	assert_null(strstr(row(fx, 7), "held"));
@@ -914,8 +935,8 @@ static void test_keys(void **state)
 	view_top_key(&fx->st, KEYS_UP);
 	assert_int_equal(fx->st.selected, 0);
 	view_top_key(&fx->st, KEYS_PGDN);
-	assert_int_equal(fx->st.selected, fx->st.nrows - 1 < fx->st.page ? fx->st.nrows - 1
-									  : fx->st.page);
+	assert_int_equal(fx->st.selected,
+			 fx->st.nrows - 1 < fx->st.page ? fx->st.nrows - 1 : fx->st.page);
 	view_top_key(&fx->st, KEYS_HOME);
 	assert_int_equal(fx->st.selected, 0);
 	/* Enter: open the selected function in the icicle. */
@@ -952,7 +973,8 @@ static void test_report_footer(void **state)
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_sorting),
 	  TEST_FX(test_lines_and_kernel), TEST_FX(test_thread_filter), TEST_FX(test_batch_limit),
 	  TEST_FX(test_too_small), TEST_FX(test_selection), TEST_FX(test_sanitized),
-	  TEST_FX(test_long_names), TEST_FX(test_empty), TEST_FX(test_header_variants), TEST_FX(test_header_rates_agree),
-	  TEST_FX(test_header_unsampled), TEST_FX(test_header_symbols), TEST_FX(test_help),
-	  TEST_FX(test_help_symbols), TEST_FX(test_wall),
-	  TEST_FX(test_update_render_split), TEST_FX(test_keys), TEST_FX(test_report_footer))
+	  TEST_FX(test_long_names), TEST_FX(test_empty), TEST_FX(test_header_variants),
+	  TEST_FX(test_header_rates_agree), TEST_FX(test_header_unsampled),
+	  TEST_FX(test_header_symbols), TEST_FX(test_help), TEST_FX(test_help_symbols),
+	  TEST_FX(test_wall), TEST_FX(test_update_render_split), TEST_FX(test_keys),
+	  TEST_FX(test_report_footer))

@@ -108,11 +108,14 @@ static void test_by_function(void **state)
 			      "runtime.notesleep",
 			      "sync.(*Cond).Wait",
 			      "ObjectMonitor::wait(long, bool, JavaThread*)"};
-	const char *lock[] = {
-	    "pthread_mutex_lock",	 "__GI___lll_lock_wait",
-	    "__lll_lock_wait_private",	 "pthread_rwlock_wrlock",
-	    "__pthread_mutex_cond_lock", "std::sys::sync::mutex::futex::Mutex::lock_contended",
-	    "runtime.lock2",		 "ObjectMonitor::enter(JavaThread*)"};
+	const char *lock[] = {"pthread_mutex_lock",
+			      "__GI___lll_lock_wait",
+			      "__lll_lock_wait_private",
+			      "pthread_rwlock_wrlock",
+			      "__pthread_mutex_cond_lock",
+			      "std::sys::sync::mutex::futex::Mutex::lock_contended",
+			      "runtime.lock2",
+			      "ObjectMonitor::enter(JavaThread*)"};
 	for (size_t i = 0; i < sizeof(idle) / sizeof(idle[0]); i++)
 		if (waits_by_function(SAMPLE_WAIT_LOCK, fx, idle[i]) != SAMPLE_WAIT_IDLE)
 			fail_msg("%s should be idle", idle[i]);
@@ -217,10 +220,10 @@ static void test_wchan_generic(void **state)
 	assert_false(waits_wchan_generic(NULL));
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_wchan_generic), cmocka_unit_test(test_lock), cmocka_unit_test(test_io),
-	  cmocka_unit_test(test_sleep), cmocka_unit_test(test_dstate_wins),
-	  cmocka_unit_test(test_running), cmocka_unit_test(test_other_named),
-	  cmocka_unit_test(test_names), cmocka_unit_test(test_parse_syscall),
-	  cmocka_unit_test(test_parse_stat), cmocka_unit_test(test_restart_syscall),
-	  cmocka_unit_test(test_of_funckind),
+TEST_MAIN(NULL, NULL, cmocka_unit_test(test_wchan_generic), cmocka_unit_test(test_lock),
+	  cmocka_unit_test(test_io), cmocka_unit_test(test_sleep),
+	  cmocka_unit_test(test_dstate_wins), cmocka_unit_test(test_running),
+	  cmocka_unit_test(test_other_named), cmocka_unit_test(test_names),
+	  cmocka_unit_test(test_parse_syscall), cmocka_unit_test(test_parse_stat),
+	  cmocka_unit_test(test_restart_syscall), cmocka_unit_test(test_of_funckind),
 	  cmocka_unit_test(test_epoll_idle), cmocka_unit_test(test_by_function))

@@ -49,7 +49,7 @@ struct session {
 	struct frames *fr;
 	struct window *w;
 	struct stackset *report; /* report FILE: the profile replayed */
-	struct dbgfetch *fetch; /* --debuginfod, else NULL */
+	struct dbgfetch *fetch;	 /* --debuginfod, else NULL */
 	/* Alongside. */
 	struct metrics metrics; /* every process profiled, summed */
 	bool metrics_ok;

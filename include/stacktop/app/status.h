@@ -24,11 +24,11 @@ struct status_in {
 	unsigned rate_hz, window_s;
 	double cpu_now; /* % of a core the process burned last second; <0: unknown */
 	uint64_t window_samples;
-	double span_s;		 /* seconds of data in the window */
-	const char *source;	 /* report: the profile file, else NULL */
-	uint64_t source_samples; /* report: samples in the file */
-	uint64_t files_refused; /* target files refused (tfile) */
-	const struct health *health; /* rates and the warning; NULL: none measured */
+	double span_s;			  /* seconds of data in the window */
+	const char *source;		  /* report: the profile file, else NULL */
+	uint64_t source_samples;	  /* report: samples in the file */
+	uint64_t files_refused;		  /* target files refused (tfile) */
+	const struct health *health;	  /* rates and the warning; NULL: none measured */
 	const struct dbgfetch_stats *dbg; /* --debuginfod, else NULL */
 	int jit_nomap_pid; /* JIT code unnamed: no /tmp/perf-PID.map (sym_jit_nomap) */
 };

@@ -39,14 +39,12 @@ double stats_t_p2(double t, double df);
 double stats_norm_p2(double z);
 /* Welch's test of mean(a) vs mean(b); na, nb >= 2, else -EINVAL. Two
  * samples without any variance: p = 1 when their means are equal, else 0. */
-int stats_welch(const double *a, size_t na, const double *b, size_t nb,
-		struct stats_result *out);
+int stats_welch(const double *a, size_t na, const double *b, size_t nb, struct stats_result *out);
 /* The same from each sample's mean, variance (n - 1 denominator) and size. */
 int stats_welch_moments(double ma, double va, size_t na, double mb, double vb, size_t nb,
 			struct stats_result *out);
 /* x1 of n1 vs x2 of n2; n1, n2 > 0, x <= n, else -EINVAL. */
-int stats_two_prop(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2,
-		   struct stats_result *out);
+int stats_two_prop(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2, struct stats_result *out);
 /* Holm-adjusted p-values of p[0..n) into adj (may be p itself); scratch
  * holds n indices. Reject at level alpha where adj < alpha. */
 /* One-sided p-value that the true difference exceeds margin, given the

@@ -72,9 +72,9 @@ struct diff_row {
 struct diff_side {
 	size_t nfiles;
 	uint64_t samples;
-	size_t units;	     /* observations the test used (seconds or files) */
-	bool timed;	     /* every file carries seconds */
-	size_t nsummaries;   /* files with a run summary */
+	size_t units;		/* observations the test used (seconds or files) */
+	bool timed;		/* every file carries seconds */
+	size_t nsummaries;	/* files with a run summary */
 	struct summary summary; /* their mean */
 };
 
@@ -109,8 +109,7 @@ int diff_snap_file(struct diff_snap *sn, const struct summary *sum);
 /* count samples whose leaf is frame leaf (its names are copied), in the
  * file begun last, at second (-1: the file has no time). 0, -ENOMEM, or
  * -EINVAL before any diff_snap_file. */
-int diff_snap_add(struct diff_snap *sn, const struct frame *leaf, int32_t second,
-		  uint64_t count);
+int diff_snap_add(struct diff_snap *sn, const struct frame *leaf, int32_t second, uint64_t count);
 /* The window's buckets of the last `seconds` seconds before now_ns (one
  * second each), as one file with seconds 0 .. seconds-1. With lines, file:line
  * is looked up first (window_resolve_lines). 0 or -ENOMEM. */

@@ -64,10 +64,10 @@ struct ingest_stats {
 	/* unwinds the rule cache stopped; of those, how many libunwind took to
 	 * the outermost frame (without it, truncated + finished would be) */
 	uint64_t cache_stopped, finished;
-	uint64_t execs;		    /* exec events seen */
-	uint64_t adopted;	    /* processes added from their first sample */
-	uint64_t released;	    /* processes whose space was given back */
-	int nprocs;		    /* processes tracked now */
+	uint64_t execs;	   /* exec events seen */
+	uint64_t adopted;  /* processes added from their first sample */
+	uint64_t released; /* processes whose space was given back */
+	int nprocs;	   /* processes tracked now */
 };
 
 struct frames;

@@ -97,8 +97,8 @@ uint64_t window_total(const struct window *w); /* samples in the window */
  * (time_ns / window_bucket_ns) in *num; NULL with *n = 0 when not live. */
 size_t window_nbuckets(const struct window *w);
 uint64_t window_bucket_ns(const struct window *w);
-const struct window_count *window_bucket_counts(const struct window *w, size_t slot,
-						uint64_t *num, size_t *n);
+const struct window_count *window_bucket_counts(const struct window *w, size_t slot, uint64_t *num,
+						size_t *n);
 uint64_t window_thread_total(const struct window *w, int tid);
 unsigned window_seconds(const struct window *w);
 /* Seconds of data actually covered (< seconds during the first minute). */
@@ -108,12 +108,12 @@ double window_span_s(const struct window *w, uint64_t now_ns);
 
 enum window_key {
 	WINDOW_KEY_FUNCTION, /* module + function */
-	WINDOW_KEY_LINE, /* module + function + file:line */
+	WINDOW_KEY_LINE,     /* module + function + file:line */
 };
 
 struct window_top_row {
 	uint32_t frame; /* a representative frame id: its sym names the row */
-	uint64_t self; /* samples whose leaf is this function/line */
+	uint64_t self;	/* samples whose leaf is this function/line */
 	uint64_t total; /* samples with this function/line anywhere on the stack (once per stack) */
 	/* total split by the wait kind of each stack's pseudo leaf
 	 * (SAMPLE_WAIT_NONE: no wait frame, i.e. on CPU or runnable). */
@@ -122,7 +122,7 @@ struct window_top_row {
 
 struct window_top_query {
 	enum window_key key;
-	int tid; /* 0: all threads */
+	int tid;	  /* 0: all threads */
 	bool hide_kernel; /* kernel frames skipped; their self goes to the user leaf */
 	/* Wait pseudo frames become rows of their own; by default they are
 	 * skipped and their self goes to the real leaf below them. */

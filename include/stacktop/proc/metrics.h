@@ -36,8 +36,8 @@
  *  - stairs alert: the memory trend is stairs (series_trend);
  *  - per thread: BUSY FLOOR when its own p10 >= busy_floor_pct while the
  *    process has a busy floor, and (once metrics_fine runs) the p10 of its
- *    ~100 ms steps too: a thread idle for whole stretches holds no floor; STUCK when in D state for >= stuck_s;
- *    ZOMBIE when in state Z. Zombie (unreaped) child processes are listed.
+ *    ~100 ms steps too: a thread idle for whole stretches holds no floor; STUCK when in D state for
+ * >= stuck_s; ZOMBIE when in state Z. Zombie (unreaped) child processes are listed.
  */
 #ifndef STACKTOP_METRICS_H
 #define STACKTOP_METRICS_H
@@ -59,27 +59,27 @@
 #define METRICS_TREND_MIN_S 10
 
 struct metrics_config {
-	unsigned window_s; /* series length in seconds (one point a second) */
-	double busy_floor_pct; /* default 5 */
-	double spike_factor; /* default 2 */
-	double spike_for_s; /* default 30 */
-	double stuck_s; /* default 5 */
+	unsigned window_s;	  /* series length in seconds (one point a second) */
+	double busy_floor_pct;	  /* default 5 */
+	double spike_factor;	  /* default 2 */
+	double spike_for_s;	  /* default 30 */
+	double stuck_s;		  /* default 5 */
 	double baseline_period_s; /* default 60 */
 };
 
 struct metrics_thread {
 	pid_t tid;
-	pid_t pid; /* its process */
-	char comm[32]; /* raw */
-	char pcomm[32]; /* its process's name, raw */
-	char state; /* R S D T t Z X I, '?' unknown */
-	char wchan[48]; /* raw, "" when running or unknown */
-	double cpu_pct; /* last second */
-	double floor_pct; /* p10 over the window */
+	pid_t pid;	   /* its process */
+	char comm[32];	   /* raw */
+	char pcomm[32];	   /* its process's name, raw */
+	char state;	   /* R S D T t Z X I, '?' unknown */
+	char wchan[48];	   /* raw, "" when running or unknown */
+	double cpu_pct;	   /* last second */
+	double floor_pct;  /* p10 over the window */
 	double prev_cpu_s; /* internal: CPU seconds at the last tick */
-	double d_since; /* t when it entered D, < 0 when not in D */
-	double d_for_s; /* seconds in D so far */
-	bool alive; /* seen at the last tick */
+	double d_since;	   /* t when it entered D, < 0 when not in D */
+	double d_for_s;	   /* seconds in D so far */
+	bool alive;	   /* seen at the last tick */
 	bool busy_floor, stuck, zombie;
 	struct series cpu; /* CPU % per second */
 	/* Busy-floor candidates only (metrics_fine): CPU % in ~100 ms steps,
@@ -102,8 +102,8 @@ struct metrics_thread {
 /* One process tracked (internal to metrics_tick, read by tests). */
 struct metrics_proc {
 	pid_t pid;
-	char comm[32];	   /* raw */
-	double prev_cpu_s; /* CPU seconds at the last tick, < 0 before the first */
+	char comm[32];		    /* raw */
+	double prev_cpu_s;	    /* CPU seconds at the last tick, < 0 before the first */
 	uint64_t anon, file, shmem; /* the last memory reading (kept for a zombie) */
 	bool alive;		    /* read at the last tick */
 	struct series rss;	    /* its RSS, to name the one that grows */
@@ -130,7 +130,7 @@ struct metrics {
 	 * listed: the views then say which process a thread is in. */
 	bool multi;
 
-	struct series cpu; /* process CPU % of one core */
+	struct series cpu;		      /* process CPU % of one core */
 	struct series rss, anon, file, shmem; /* bytes */
 
 	/* Readings (metrics_eval). */
@@ -158,7 +158,7 @@ struct metrics {
 	pid_t mem_grower_pid;
 	char mem_grower_comm[32];
 	double mem_to_limit_s; /* < 0: not rising or no limit */
-	bool mem_rising; /* climbing like stairs, but for too short a time to call it */
+	bool mem_rising;       /* climbing like stairs, but for too short a time to call it */
 
 	struct series_spike spike;
 	double spike_held_s;
@@ -176,10 +176,10 @@ struct metrics {
 	int nzombies;
 
 	/* Internal (metrics_tick / metrics_eval). */
-	double tick_t; /* time of the previous metrics_tick, < 0 before the first */
-	double limit_t; /* when mem_limit was last read */
+	double tick_t;		 /* time of the previous metrics_tick, < 0 before the first */
+	double limit_t;		 /* when mem_limit was last read */
 	bool baseline_auto_done; /* the first-period baseline was taken (or cleared) */
-	double mem_noise; /* noise floor used for mem_trend, bytes */
+	double mem_noise;	 /* noise floor used for mem_trend, bytes */
 };
 
 void metrics_config_default(struct metrics_config *c);
@@ -206,8 +206,8 @@ const char *metrics_thread_name(void *ctx, int tid);
 int metrics_tick(struct metrics *m, double t);
 
 /* For tests: push synthetic points, then metrics_eval. */
-void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t anon,
-			  uint64_t file, uint64_t shmem);
+void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t anon, uint64_t file,
+			  uint64_t shmem);
 struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create);
 void metrics_push_thread(struct metrics *m, double t, pid_t tid, const char *comm, char state,
 			 double cpu_pct);

@@ -16,7 +16,7 @@
 
 struct procstat_task {
 	pid_t tid;
-	char state; /* R S D T t Z X I */
+	char state;   /* R S D T t Z X I */
 	double cpu_s; /* utime + stime */
 	char comm[32];
 	char wchan[48]; /* filled by procstat_read_wchan only */

@@ -27,7 +27,7 @@
 
 struct series {
 	double *v;
-	double *t; /* seconds, any origin */
+	double *t;	       /* seconds, any origin */
 	size_t cap, len, head; /* head: index of the oldest point */
 };
 
@@ -60,13 +60,13 @@ enum series_kind {
 
 struct series_trend {
 	enum series_kind kind;
-	double slope; /* value units per second (Theil-Sen) */
-	unsigned drops; /* real drops */
-	unsigned rises; /* separate rises (runs of increase above the noise) */
-	double since_drop_s; /* seconds since the last real drop (or the whole span) */
-	double drop_every_s; /* mean interval between drops (rollercoaster) */
+	double slope;		 /* value units per second (Theil-Sen) */
+	unsigned drops;		 /* real drops */
+	unsigned rises;		 /* separate rises (runs of increase above the noise) */
+	double since_drop_s;	 /* seconds since the last real drop (or the whole span) */
+	double drop_every_s;	 /* mean interval between drops (rollercoaster) */
 	double peak_lo, peak_hi; /* lowest and highest peak before a drop */
-	double lo, hi; /* range of the series */
+	double lo, hi;		 /* range of the series */
 	double span_s;
 };
 

@@ -22,9 +22,9 @@
 struct ring {
 	struct perf_event_mmap_page *meta;
 	uint8_t *data;
-	uint64_t size; /* data bytes, a power of two */
-	uint64_t head; /* snapshot of data_head for this batch */
-	uint64_t tail; /* our read position */
+	uint64_t size;	  /* data bytes, a power of two */
+	uint64_t head;	  /* snapshot of data_head for this batch */
+	uint64_t tail;	  /* our read position */
 	uint8_t *scratch; /* for records that wrap */
 	uint64_t corrupt; /* batches dropped because head/tail made no sense */
 };

@@ -30,15 +30,15 @@ enum sample_state {
 struct sample {
 	int pid, tid;
 	uint64_t time_ns; /* CLOCK_MONOTONIC */
-	uint32_t weight; /* samples this one stands for (normally 1) */
+	uint32_t weight;  /* samples this one stands for (normally 1) */
 	enum sample_state state;
 	enum sample_wait wait; /* NONE for on-CPU samples; CPU for runnable ones */
-	int syscall_nr; /* the syscall it waits in, -1 when none or unknown */
-	char wchan[32]; /* kernel function it sleeps in, "" when unknown */
+	int syscall_nr;	       /* the syscall it waits in, -1 when none or unknown */
+	char wchan[32];	       /* kernel function it sleeps in, "" when unknown */
 	uint64_t regs[SAMPLE_NREGS];
-	uint32_t regs_mask; /* bit n set: regs[n] is valid */
+	uint32_t regs_mask;   /* bit n set: regs[n] is valid */
 	const uint8_t *stack; /* copy of user memory starting at regs[RSP] */
-	uint64_t stack_size; /* valid bytes in stack */
+	uint64_t stack_size;  /* valid bytes in stack */
 	const uint64_t *kpcs; /* kernel frames, leaf first */
 	int nkpcs;
 	const uint64_t *upcs; /* user frames already unwound, leaf first (may be 0) */

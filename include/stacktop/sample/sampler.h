@@ -44,10 +44,10 @@ struct sampler_stats {
 	uint64_t samples; /* delivered */
 	uint64_t lost;	  /* records the kernel dropped */
 	uint64_t throttled;
-	uint64_t threads_failed; /* threads that could not be sampled */
-	int threads_failed_err;	 /* the last reason (-errno), 0 when none */
-	double pause_us;	 /* wall: mean time a thread is stopped per sample; 0: n/a */
-	bool kernel_denied;	 /* kernel callchains wanted but not permitted */
+	uint64_t threads_failed;   /* threads that could not be sampled */
+	int threads_failed_err;	   /* the last reason (-errno), 0 when none */
+	double pause_us;	   /* wall: mean time a thread is stopped per sample; 0: n/a */
+	bool kernel_denied;	   /* kernel callchains wanted but not permitted */
 	bool misses_short_threads; /* per-task events: short threads go unsampled */
 	/* Expected samples/s per thread at 100% of a core (perf) or per
 	 * thread whatever it does (wall); 0: not applicable (report). */

@@ -52,11 +52,11 @@ struct wall_stats {
 	/* INTERRUPT → the stop seen: the thread must reach a trap first (be
 	 * scheduled, if it waits for a CPU); it runs or sleeps meanwhile. */
 	uint64_t reach_ns_total;
-	uint64_t cpu_wait; /* sample weight given to CPU-wait */
-	uint64_t failed;  /* samples that could not be taken (timeouts, read errors) */
-	uint64_t nostop;  /* D-state samples taken without a stop */
-	uint64_t signals; /* signals re-injected */
-	uint64_t exited;  /* threads that went away */
+	uint64_t cpu_wait;	 /* sample weight given to CPU-wait */
+	uint64_t failed;	 /* samples that could not be taken (timeouts, read errors) */
+	uint64_t nostop;	 /* D-state samples taken without a stop */
+	uint64_t signals;	 /* signals re-injected */
+	uint64_t exited;	 /* threads that went away */
 	uint64_t threads_failed; /* add_thread failures but gone or known threads */
 };
 

@@ -27,12 +27,12 @@
 
 #define DBGFETCH_TIMEOUT_S 30
 #define DBGFETCH_MAX_BYTES (2048ULL << 20) /* one debug file, at most (2 GiB) */
-#define DBGFETCH_MAX 4096 /* build-ids asked for over a run, at most */
+#define DBGFETCH_MAX 4096		   /* build-ids asked for over a run, at most */
 
 struct dbgfetch;
 
 struct dbgfetch_stats {
-	unsigned pending; /* queued or in flight */
+	unsigned pending;	 /* queued or in flight */
 	unsigned found, missing; /* fetched; not on any server, failed, or timed out */
 };
 

@@ -76,8 +76,7 @@ int64_t frames_named(struct frames *fr, const struct sym_info *si);
 /* The same with the code's origin (path, build-id, ELF address; copied),
  * which is then part of the frame's identity: a saved profile that kept
  * addresses has one frame per address. */
-int64_t frames_named_at(struct frames *fr, const struct sym_info *si,
-			const struct frame_origin *o);
+int64_t frames_named_at(struct frames *fr, const struct sym_info *si, const struct frame_origin *o);
 /* A live frame (pid, pc, kernel) named with si as given rather than by
  * sym (file:line too when with_line, else left to look up, which finds
  * nothing); si NULL leaves it unnamed. The names are set on first sight

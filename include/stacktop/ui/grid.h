@@ -36,7 +36,7 @@ enum grid_color {
 	GRID_C_MAGENTA,
 	GRID_C_CYAN,
 	GRID_C_WHITE,
-	GRID_C_ALERT, /* white on red: alerts */
+	GRID_C_ALERT,  /* white on red: alerts */
 	GRID_C_HEADER, /* black on cyan: column headers, title bars */
 	GRID_C_COUNT
 };
@@ -65,7 +65,7 @@ struct cell *grid_at(struct grid *g, int x, int y); /* NULL outside */
 int grid_put(struct grid *g, int x, int y, const char *utf8, uint16_t attr, int maxw);
 /* printf into the grid; same clipping. */
 int grid_printf(struct grid *g, int x, int y, uint16_t attr, int maxw, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+    __attribute__((format(printf, 6, 7)));
 /* Fill a run of cells with one character. */
 void grid_fill(struct grid *g, int x, int y, int n, wchar_t ch, uint16_t attr);
 /* Set attributes on a run of cells (keeps their characters). */

@@ -42,10 +42,10 @@ enum ui_view { UI_VIEW_TOP = 0, UI_VIEW_ICICLE, UI_VIEW_THREADS, UI_VIEW_MEMORY,
 /* What the views read and the keys act on; owned by main. */
 struct ui_model {
 	struct window *w;
-	struct metrics *metrics; /* NULL: no threads view, no charts (a saved profile) */
+	struct metrics *metrics;   /* NULL: no threads view, no charts (a saved profile) */
 	const struct locks *locks; /* lock waits and deadlocks; NULL: none read */
-	const struct sym *sy;	 /* the help's symbol sources; NULL: none (a saved profile) */
-	struct sym *sy_rw;	 /* the same, for annotate's lookups (NULL: no code to read) */
+	const struct sym *sy;	   /* the help's symbol sources; NULL: none (a saved profile) */
+	struct sym *sy_rw;	   /* the same, for annotate's lookups (NULL: no code to read) */
 	const char *const *source_path; /* --source-path dirs, NULL-ended (may be NULL) */
 	/* The w key: where to write, and what every export says about the
 	 * target (per_thread, period, mode, force, thread names, cmdline). */

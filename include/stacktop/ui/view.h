@@ -94,14 +94,14 @@ struct view_header {
 	const char *exit_text; /* "exited with status 0", "killed by SIGKILL" */
 	int filter_tid;	       /* 0: all threads */
 	const char *filter_name;
-	const char *status;		  /* one-line message (e.g. "window reset"), or NULL */
-	enum view_warning warning;	  /* see view_warning_text */
-	double warn_hz, warn_expected_hz; /* SAMPLING_BEHIND */
+	const char *status;		   /* one-line message (e.g. "window reset"), or NULL */
+	enum view_warning warning;	   /* see view_warning_text */
+	double warn_hz, warn_expected_hz;  /* SAMPLING_BEHIND */
 	enum view_behind_cause warn_cause; /* SAMPLING_BEHIND: why */
-	uint64_t warn_lost;		  /* LOST */
-	double warn_span_s;		  /* LOST: seconds the count covers */
-	int warn_tracer;		  /* TRACED: the tracer's pid */
-	char warn_tracer_comm[16];	  /* TRACED: its name, raw ("" unknown) */
+	uint64_t warn_lost;		   /* LOST */
+	double warn_span_s;		   /* LOST: seconds the count covers */
+	int warn_tracer;		   /* TRACED: the tracer's pid */
+	char warn_tracer_comm[16];	   /* TRACED: its name, raw ("" unknown) */
 	bool hide_kernel;
 	bool lines;
 	const int *pids;    /* optional: all npids pids, shown as "pids 4242,4243 (+N)" */
@@ -112,14 +112,14 @@ struct view_header {
 	/* Files from the target's file system refused as hostile or too big
 	 * (a FIFO, a device, a 4 GiB debug file): their code has no names. */
 	uint64_t files_refused;
-	int unsampled_err;     /* why: -errno (-EMFILE: "too many open files") */
-	bool following;	       /* --subprocesses: "pid 4242 +3 children" */
-	int nchildren;	       /* descendants followed now */
-	int children_unfollowed; /* descendants past the cap (shown when > 0) */
-	uint64_t now_ns; /* the data's clock (ui_header sets it): the live diff's "now" */
-	int children_max;	 /* the cap */
+	int unsampled_err;	   /* why: -errno (-EMFILE: "too many open files") */
+	bool following;		   /* --subprocesses: "pid 4242 +3 children" */
+	int nchildren;		   /* descendants followed now */
+	int children_unfollowed;   /* descendants past the cap (shown when > 0) */
+	uint64_t now_ns;	   /* the data's clock (ui_header sets it): the live diff's "now" */
+	int children_max;	   /* the cap */
 	const char *coverage_note; /* what the sampler cannot see (sampler_stats) */
-	bool children_busy; /* not following, the targets' children use CPU */
+	bool children_busy;	   /* not following, the targets' children use CPU */
 	/* JIT code without names: the pid of the /tmp/perf-PID.map that is
 	 * missing (a hint on line 3 when nothing more pressing is), 0: none */
 	int jit_nomap_pid;

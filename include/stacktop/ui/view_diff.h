@@ -15,9 +15,9 @@ struct diff;
 
 struct view_diff_opts {
 	const char *base_label, *new_label; /* the files as given */
-	int limit;			     /* rows at most */
-	bool lines;			     /* -L: show file:line */
-	double fail_above;		     /* < 0: no gate */
+	int limit;			    /* rows at most */
+	bool lines;			    /* -L: show file:line */
+	double fail_above;		    /* < 0: no gate */
 };
 
 /* Rows whose significant increase exceeds pct points. */
@@ -32,8 +32,8 @@ int view_diff_text(const struct diff *d, const struct view_diff_opts *o, char **
  * NULL (no baseline yet: a hint instead). */
 struct grid;
 struct view_header;
-void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d,
-		      bool lines, const char *title, bool live);
+void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d, bool lines,
+		      const char *title, bool live);
 /* The attribute of a function in the live diff (the icicle's colours): red
  * grew, blue shrank (starred), grey otherwise or when it is no row's leaf.
  * ctx is the struct diff. */

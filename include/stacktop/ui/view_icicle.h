@@ -39,10 +39,10 @@
 struct view_icicle_priv;
 
 struct view_icicle_state {
-	bool inverted;	      /* bottom-up: leaf functions on the first row (key f) */
-	bool hide_kernel;     /* set by ui (key K) */
-	int tid;	      /* 0: all threads; set by ui from the threads view */
-	bool per_thread;      /* one root per thread (key t) */
+	bool inverted;	  /* bottom-up: leaf functions on the first row (key f) */
+	bool hide_kernel; /* set by ui (key K) */
+	int tid;	  /* 0: all threads; set by ui from the threads view */
+	bool per_thread;  /* one root per thread (key t) */
 	/* Set by the app: names the per-thread roots (icicle_query). */
 	void (*thread_label)(const void *ctx, int tid, char *buf, size_t size);
 	const void *label_ctx;
@@ -52,9 +52,9 @@ struct view_icicle_state {
 	 * not significant. NULL: colour by kind or module. */
 	uint16_t (*diff_attr)(const void *ctx, const char *name, bool kernel);
 	const void *diff_ctx;
-	char search[128];     /* accepted search (regex, or substring if invalid); "" none */
-	bool editing_search;  /* after '/', until Enter or Esc */
-	char edit[128];	      /* the search being typed */
+	char search[128];    /* accepted search (regex, or substring if invalid); "" none */
+	bool editing_search; /* after '/', until Enter or Esc */
+	char edit[128];	     /* the search being typed */
 	struct icicle_path sel, zoom; /* from below the root; empty = the root */
 	bool utf8;		      /* "…" and arrows; ASCII otherwise */
 

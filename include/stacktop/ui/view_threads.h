@@ -51,13 +51,13 @@ enum view_threads_sort {
 
 /* A row as view_threads_update kept it. */
 struct view_threads_row {
-	pid_t id;	   /* TID, or a zombie child's pid */
-	pid_t pid;	   /* its process (a zombie child: itself) */
-	int ti;		   /* index in metrics->threads at update; -1: zombie child */
-	uint64_t samples;  /* in the window */
-	uint8_t wait;	   /* wall: the wait kind seen most, 0: none (rows on screen only) */
+	pid_t id;	     /* TID, or a zombie child's pid */
+	pid_t pid;	     /* its process (a zombie child: itself) */
+	int ti;		     /* index in metrics->threads at update; -1: zombie child */
+	uint64_t samples;    /* in the window */
+	uint8_t wait;	     /* wall: the wait kind seen most, 0: none (rows on screen only) */
 	uint8_t cpuwait_pct; /* wall: share of runnable samples waiting for a CPU */
-	char hottest[128]; /* raw; filled for the rows on screen only */
+	char hottest[128];   /* raw; filled for the rows on screen only */
 };
 
 struct view_threads_state {

@@ -32,12 +32,12 @@
 
 /* Result flags. */
 enum {
-	UNWIND_TRUNCATED = 1 << 0, /* walked off the stack copy or hit the frame limit */
-	UNWIND_NO_CFI = 1 << 1, /* some frame fell back to frame pointers */
-	UNWIND_FAILED = 1 << 2, /* only the leaf pc is known */
-	UNWIND_UNMAPPED = 1 << 3, /* the leaf pc lies in no known mapping: maps are stale */
+	UNWIND_TRUNCATED = 1 << 0,     /* walked off the stack copy or hit the frame limit */
+	UNWIND_NO_CFI = 1 << 1,	       /* some frame fell back to frame pointers */
+	UNWIND_FAILED = 1 << 2,	       /* only the leaf pc is known */
+	UNWIND_UNMAPPED = 1 << 3,      /* the leaf pc lies in no known mapping: maps are stale */
 	UNWIND_CACHE_STOPPED = 1 << 4, /* the rule cache met a rule it does not model */
-	UNWIND_LIBUNWIND = 1 << 5, /* libunwind added frames where the cache stopped */
+	UNWIND_LIBUNWIND = 1 << 5,     /* libunwind added frames where the cache stopped */
 };
 
 struct unwind_stats {
