@@ -32,16 +32,6 @@ static void cleanup(int sig)
 	_exit(0);
 }
 
-/* mov $n, %ecx; 1: dec %ecx; jnz 1b; ret */
-static void emit(unsigned char *p, uint32_t n)
-{
-	static const unsigned char tail[] = {0xff, 0xc9, 0x75, 0xfc, 0xc3};
-
-	p[0] = 0xb9;
-	memcpy(p + 1, &n, 4);
-	memcpy(p + 5, tail, sizeof(tail));
-}
-
 int main(int argc, char **argv)
 {
 	unsigned char *region = mmap(NULL, (size_t)NSLOT * SLOT, PROT_READ | PROT_WRITE | PROT_EXEC,
@@ -74,7 +64,7 @@ int main(int argc, char **argv)
 		time_t now;
 
 		for (int k = 0; k < PER_SEC; k++) {
-			emit(code + k * SLOT, 200000);
+			emit_countdown(code + k * SLOT, 200000);
 			/* announced before it runs, as JITs do */
 			fprintf(f, "%lx %x tail_fn_%ld_%d\n", (unsigned long)(code + k * SLOT),
 				SLOT, sec, k);

@@ -28,46 +28,6 @@ KEEP uint64_t hostile_spin(uint64_t x, uint64_t n)
 	return x;
 }
 
-/* File offset of addr in our executable, from /proc/self/maps. */
-static long file_offset_of(const void *addr)
-{
-	unsigned long a, b, off, pc = (unsigned long)addr;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-	long ret = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx %*s %lx", &a, &b, &off) == 3 && a <= pc && pc < b) {
-			ret = (long)(pc - a + off);
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
-static int copy_self(const char *to, size_t *size)
-{
-	char buf[65536];
-	int in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	ssize_t r;
-
-	*size = 0;
-	if (in < 0 || out < 0)
-		return -1;
-	while ((r = read(in, buf, sizeof(buf))) > 0) {
-		if (write(out, buf, (size_t)r) != r)
-			return -1;
-		*size += (size_t)r;
-	}
-	close(in);
-	close(out);
-	return r < 0 ? -1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	char path[4096];

@@ -45,25 +45,6 @@ KEEP uint64_t hostile_spin(uint64_t x, uint64_t n)
 	return x;
 }
 
-static long file_offset_of(const void *addr)
-{
-	unsigned long a, b, off, pc = (unsigned long)addr;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-	long ret = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx %*s %lx", &a, &b, &off) == 3 && a <= pc && pc < b) {
-			ret = (long)(pc - a + off);
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
 static void reply(uint64_t unique, int error, const void *data, size_t len)
 {
 	struct fuse_out_header h = {

@@ -30,16 +30,6 @@ static void cleanup(int sig)
 	_exit(0);
 }
 
-/* mov $n, %ecx; 1: dec %ecx; jnz 1b; ret */
-static void emit(unsigned char *p, uint32_t n)
-{
-	static const unsigned char tail[] = {0xff, 0xc9, 0x75, 0xfc, 0xc3};
-
-	p[0] = 0xb9;
-	memcpy(p + 1, &n, 4);
-	memcpy(p + 5, tail, sizeof(tail));
-}
-
 static unsigned char *region;
 
 /* Where second sec's code goes. */
@@ -88,7 +78,7 @@ int main(int argc, char **argv)
 		time_t now;
 
 		for (int i = 0; i < NFN; i++)
-			emit(code + i * SLOT, 200000);
+			emit_countdown(code + i * SLOT, 200000);
 		write_map(sec, name);
 		do {
 			for (int i = 0; i < NFN; i++)

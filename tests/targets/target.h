@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -199,6 +200,62 @@ TARGET_INLINE int arg_seconds(int argc, char **argv, const char *usage, double *
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- for the hostile targets: their own code copied and mapped elsewhere,
+ * JIT code written by hand ---- */
+
+/* File offset of addr in our executable, from /proc/self/maps; -1 when
+ * no mapping holds it. */
+TARGET_INLINE long file_offset_of(const void *addr)
+{
+	unsigned long a, b, off, pc = (unsigned long)addr;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	long ret = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx", &a, &b, &off) == 3 && a <= pc && pc < b) {
+			ret = (long)(pc - a + off);
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/* Copy our executable to path (mode 0755), its size into *size. 0 or -1. */
+TARGET_INLINE int copy_self(const char *to, size_t *size)
+{
+	char buf[65536];
+	int in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	ssize_t r;
+
+	*size = 0;
+	if (in < 0 || out < 0)
+		return -1;
+	while ((r = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)r) != r)
+			return -1;
+		*size += (size_t)r;
+	}
+	close(in);
+	close(out);
+	return r < 0 ? -1 : 0;
+}
+
+/* x86-64 code that counts n down and returns, 10 bytes at p:
+ * mov $n, %ecx; 1: dec %ecx; jnz 1b; ret */
+TARGET_INLINE void emit_countdown(unsigned char *p, uint32_t n)
+{
+	static const unsigned char tail[] = {0xff, 0xc9, 0x75, 0xfc, 0xc3};
+
+	p[0] = 0xb9;
+	memcpy(p + 1, &n, 4);
+	memcpy(p + 5, tail, sizeof(tail));
 }
 
 #endif
