@@ -20,14 +20,14 @@
 #      which under load missed the stop's deadline (dump then printed no
 #      thread at all); test_languages' hottest row, where a heavily loaded
 #      machine piles samples on the kernel's finish_task_switch;
-#   3. the other end-to-end tests, E2E_JOBS (3) at a time, the longest
+#   3. the other end-to-end tests, E2E_JOBS (4) at a time, the longest
 #      first (from the last run's times in $B/e2e.times, else LONG below):
 #      they mostly wait for a target and stacktop, and their shares are of
 #      one target's own CPU, with tolerances from their sample counts.
 # Each test's time is on its PASS/FAIL line.
 set -u
-FUZZ_ROUNDS=${FUZZ_ROUNDS:-100000}
-E2E_JOBS=${E2E_JOBS:-3}
+FUZZ_ROUNDS=${FUZZ_ROUNDS:-50000}
+E2E_JOBS=${E2E_JOBS:-4}
 # From the makefile: FUZZ_ASAN ("ASAN_OPTIONS=... UBSAN_OPTIONS=..."),
 # CPPCHECK (the lint command), B (the build directory).
 FUZZ_ASAN=${FUZZ_ASAN:-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1}

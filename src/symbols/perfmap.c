@@ -20,6 +20,8 @@
 /* Bytes of the file parsed per check: a 64 MiB map is read in parts a
  * tenth of a second apart, never in one go inside ingestion. */
 #define PERFMAP_CHUNK (8u << 20)
+/* Time one check may spend reading chunks. */
+#define PERFMAP_BUDGET_NS 100000000ull
 /* Bytes before the parsed end compared on each check: when they changed,
  * the file was rewritten in place (a JIT that truncates and writes its map
  * anew), not appended to. */
@@ -73,7 +75,8 @@ struct perfmap_cache {
 	pid_t jit_nomap_nspid;
 	pid_t missing; /* set by perfmap_lookup: the map's nspid, 0: loaded */
 	uint64_t recheck_ns;
-	size_t chunk; /* bytes parsed per check */
+	size_t chunk;	    /* bytes parsed per read */
+	uint64_t budget_ns; /* time a check may go on reading chunks */
 };
 
 int perfmap_cache_new(struct perfmap_cache **out)
@@ -83,6 +86,7 @@ int perfmap_cache_new(struct perfmap_cache **out)
 		return -ENOMEM;
 	(*out)->recheck_ns = PERFMAP_RECHECK_NS;
 	(*out)->chunk = PERFMAP_CHUNK;
+	(*out)->budget_ns = PERFMAP_BUDGET_NS;
 	return 0;
 }
 
@@ -90,6 +94,7 @@ void perfmap_cache_tune(struct perfmap_cache *c, uint64_t recheck_ns, size_t chu
 {
 	c->recheck_ns = recheck_ns;
 	c->chunk = chunk ? chunk : PERFMAP_CHUNK;
+	c->budget_ns = chunk ? 0 : PERFMAP_BUDGET_NS; /* a given chunk: one a check */
 }
 
 static void perfmap_clear(struct perfmap *pm)
@@ -439,8 +444,21 @@ static void perfmap_refresh(struct perfmap *pm, const struct perfmap_cache *c)
 	pm->ino = st.st_ino;
 	pm->size = st.st_size;
 	pm->mtime = st.st_mtim;
-	if (perfmap_read_more(pm, fd, st.st_size, c->chunk))
-		perfmap_clear(pm); /* read again whole at the next check */
+	/* Chunks until caught up or PERFMAP_BUDGET_NS spent: a large map is
+	 * read over a few checks (~40 ms an 8 MiB chunk here), not in one
+	 * stall, yet without waiting for a lookup between every chunk (checks
+	 * come with new pcs, about once a second). */
+	for (;;) {
+		off_t before = pm->done;
+
+		if (perfmap_read_more(pm, fd, st.st_size, c->chunk)) {
+			perfmap_clear(pm); /* read again whole at the next check */
+			break;
+		}
+		/* caught up, or only a line being written is left */
+		if (pm->done >= pm->size || pm->done == before || mono_ns() - now >= c->budget_ns)
+			break;
+	}
 	close(fd);
 }
 

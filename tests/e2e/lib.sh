@@ -400,6 +400,24 @@ tm_dump() {
 # rows_of FILE: the table rows of the LAST block in a batch output (or of a
 # screen capture): lines after the last header line holding %Own, up to the
 # first blank line. Each row: %Own %Total OwnTime TotalTime Function... Module.
+# tid_named PID NAME: the TID of PID's thread called NAME.
+tid_named() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] && { echo "${t##*/}"; return 0; }
+	done
+	return 1
+}
+
+# split_pct FILE KIND: the KIND percentage of the last "wall time:" line of
+# a batch output (0 if KIND is absent; status 1 if there is no such line).
+split_pct() {
+	local line
+	line=$(grep 'wall time:' "$1" | tail -n 1)
+	[ -n "$line" ] || return 1
+	grep -oE "$2 [0-9]+%" <<<"$line" | grep -oE '[0-9]+' || echo 0
+}
+
 # expect_in FILE MSG PATTERN...: every grep -E PATTERN is in FILE: ok MSG;
 # else bad MSG and the head of FILE, to see what was there instead.
 expect_in() {

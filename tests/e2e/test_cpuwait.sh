@@ -26,13 +26,6 @@ nthreads_is() { [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -ge "$2" ]; }
 wait_until 5 nthreads_is "$P" 8 || die "cpuburn did not start its threads"
 sleep 0.5 # past its calibration
 
-split_pct() {
-	local line
-	line=$(grep 'wall time:' "$1" | tail -n 1)
-	[ -n "$line" ] || return 1
-	grep -oE "$2 [0-9]+%" <<<"$line" | grep -oE '[0-9]+' || echo 0
-}
-
 OUT=$E2E_TMPDIR/wall.out
 timeout 30 "$STACKTOP" -b -w -d 3 -n 1 -p "$P" >"$OUT" 2>"$E2E_TMPDIR/wall.err" ||
 	bad "stacktop -b -w exited $?: $(head -c 300 "$E2E_TMPDIR/wall.err")"

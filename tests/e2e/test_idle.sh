@@ -23,13 +23,6 @@ nthreads_is() { [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ]; }
 wait_until 3 nthreads_is "$P" 7 || die "idlepool did not start its threads"
 sleep 0.2
 
-# split_pct FILE KIND: the KIND percentage of the last "wall time:" line (0 if absent)
-split_pct() {
-	local line
-	line=$(grep 'wall time:' "$1" | tail -n 1)
-	[ -n "$line" ] || return 1
-	grep -oE "$2 [0-9]+%" <<<"$line" | grep -oE '[0-9]+' || echo 0
-}
 # wait_of FILE FUNC: the Wait column of FUNC's row (%Own %Total OnCPU OffCPU Wait Function)
 wait_of() { awk -v f="$2" '$6 == f { print $5; exit }' "$1"; }
 

@@ -20,14 +20,6 @@ need_stacktop
 need_target deadlock
 need_tmux
 
-tid_named() {
-	local t
-	for t in /proc/"$1"/task/*; do
-		[ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] && { echo "${t##*/}"; return 0; }
-	done
-	return 1
-}
-
 start_bg "$TARGETS/deadlock"
 T=$BG_PID
 # Every waiter blocked: alpha, beta, bystander, contender, recwaiter, condwait in futex.

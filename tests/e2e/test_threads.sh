@@ -22,15 +22,6 @@ need_tmux
 
 trap e2e_cleanup_trees EXIT
 
-# tid_named PID NAME: the TID of PID's thread called NAME.
-tid_named() {
-	local t
-	for t in /proc/"$1"/task/*; do
-		[ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] && { echo "${t##*/}"; return 0; }
-	done
-	return 1
-}
-
 # listed_not_flagged ROW WHO TID WHY: ROW (of thread WHO) exists and carries
 # no BUSY FLOOR flag; WHY is added to the message when it does.
 listed_not_flagged() {

@@ -18,13 +18,6 @@ need_target floor
 need_target idlepool
 need_tmux
 
-tid_named() {
-	local t
-	for t in /proc/"$1"/task/*; do
-		[ "$(cat "$t/comm" 2>/dev/null)" = "$2" ] && { echo "${t##*/}"; return 0; }
-	done
-	return 1
-}
 # last_block FILE: the last refresh of a batch output.
 last_block() { awk '/^stacktop  pid/ { n = 0; delete l } { l[++n] = $0 } END { for (i = 1; i <= n; i++) print l[i] }' "$1"; }
 # state_of FILE TID: the STATE column of TID's row in the last block

@@ -34,14 +34,6 @@ wall_rows() {
 }
 # wall_field ROWS FUNC COL
 wall_field() { awk -v f="$2" -v c="$3" '$6 == f { print $c; exit }' <<<"$1"; }
-# split_pct FILE KIND: the KIND percentage of the last "wall time:" line (0 if absent)
-split_pct() {
-	local line
-	line=$(grep 'wall time:' "$1" | tail -n 1)
-	[ -n "$line" ] || return 1
-	grep -oE "$2 [0-9]+%" <<<"$line" | grep -oE '[0-9]+' || echo 0
-}
-
 # ---- wall mode: shares and wait kinds ---------------------------------------------
 OUT=$E2E_TMPDIR/wall.out
 if timeout 30 "$STACKTOP" -b -w -d 2 -n 3 -p "$W" >"$OUT" 2>"$E2E_TMPDIR/wall.err"; then

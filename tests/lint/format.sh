@@ -1,14 +1,14 @@
 #!/bin/bash
 # tests/lint/format.sh — every C file of the project matches .clang-format.
 # Lists the files that do not and exits 1 if there is one; `make format`
-# rewrites them.
+# rewrites them. One clang-format run over every file (one per file took
+# ~20 s of the suite).
 set -u
 cd "$(dirname "$0")/../.."
-bad=0
-while IFS= read -r f; do
-	if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then
-		echo "$f: not formatted (make format)"; bad=1
-	fi
-done < <(git ls-files 'src/*.c' 'src/*.h' 'include/*.h' 'tests/*.c' 'tests/*.h' 'bench/*.c')
-[ $bad -eq 0 ] && echo "format: every C file matches .clang-format"
-exit $bad
+mapfile -t files < <(git ls-files 'src/*.c' 'src/*.h' 'include/*.h' 'tests/*.c' 'tests/*.h' 'bench/*.c')
+out=$(clang-format --dry-run --Werror "${files[@]}" 2>&1)
+if [ -n "$out" ]; then
+	grep -oE '^[^:]+\.[ch]' <<<"$out" | sort -u | sed 's/$/: not formatted (make format)/'
+	exit 1
+fi
+echo "format: every C file matches .clang-format (${#files[@]} files)"

@@ -52,7 +52,7 @@ int perfmap_cache_new(struct perfmap_cache **out);
 void perfmap_cache_free(struct perfmap_cache *c);
 /* For tests and fuzzers: how often a map file is checked again (default
  * 1 s; 0: at every lookup) and how many bytes a check parses at most
- * (0: the default, 8 MiB). */
+ * (0: the default, 8 MiB chunks for up to 100 ms). */
 void perfmap_cache_tune(struct perfmap_cache *c, uint64_t recheck_ns, size_t chunk);
 
 /* Look up pc in the perf map of live process pid (its root, namespace pid
