@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -19,6 +20,27 @@
 #include "stacktop/proc/target.h"
 
 #define WAITER "build/targets/waiter"
+
+/* The 1-based line of the first occurrence of text in the file at path,
+ * or -1 (no such file, or not found). */
+static inline int line_of(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, text)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	return -1;
+}
 
 static inline void sleep_ms(long ms)
 {

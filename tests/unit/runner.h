@@ -13,6 +13,9 @@
 		return cmocka_run_group_tests(tests, group_setup, group_teardown);                 \
 	}
 
+/* A test in the list: TEST(test_x) is cmocka_unit_test(test_x). */
+#define TEST(test) cmocka_unit_test(test)
+
 /* A test with the file's own per-test setup and teardown. */
 #define TEST_FX(test) cmocka_unit_test_setup_teardown(test, setup, teardown)
 

@@ -118,4 +118,16 @@ static inline void symtest_files(struct symtest_files *f, const char *variant)
 	assert_non_null(mkdtemp(f->tmp));
 }
 
+/* The line of the first occurrence of text in the target's source. */
+static int source_line(const char *text)
+{
+	char path[PATH_MAX + 64];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/../../tests/targets/inltest.c", targets_dir);
+	n = line_of(path, text);
+	assert_true(n > 0);
+	return n;
+}
+
 #endif

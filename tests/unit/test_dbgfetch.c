@@ -231,5 +231,5 @@ static void test_sym_renames(void **state)
 	space_module_put(mod);
 }
 
-TEST_MAIN(setup, teardown, cmocka_unit_test(test_fetch), cmocka_unit_test(test_too_big),
-	  cmocka_unit_test(test_no_server), cmocka_unit_test(test_sym_renames))
+TEST_MAIN(setup, teardown, TEST(test_fetch), TEST(test_too_big), TEST(test_no_server),
+	  TEST(test_sym_renames))

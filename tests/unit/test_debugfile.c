@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/elf/elfsec.h"
 #include "stacktop/symbols/debugfile.h"
 #include "stacktop/symbols/sym.h"
@@ -297,11 +299,11 @@ static void test_open_checked(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_buildid_fake_root),
-	    cmocka_unit_test(test_debuglink_crc_and_subdir),
-	    cmocka_unit_test(test_debug_fifo_never_opened),
-	    cmocka_unit_test(test_debuglink_sparse_capped),
-	    cmocka_unit_test(test_open_checked),
+	    TEST(test_buildid_fake_root),
+	    TEST(test_debuglink_crc_and_subdir),
+	    TEST(test_debug_fifo_never_opened),
+	    TEST(test_debuglink_sparse_capped),
+	    TEST(test_open_checked),
 	};
 	symtest_init();
 	signal(SIGPIPE, SIG_IGN);

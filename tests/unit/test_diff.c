@@ -288,8 +288,7 @@ static void test_errors(void **state)
 	assert_int_equal(diff_split_list(list, p, 4, &n), -EINVAL);
 }
 
-TEST_MAIN(setup, teardown, cmocka_unit_test(test_real_change), cmocka_unit_test(test_no_change),
-	  cmocka_unit_test(test_untimed), cmocka_unit_test(test_repetitions),
-	  cmocka_unit_test(test_too_few_and_partial), cmocka_unit_test(test_gone_and_text),
-	  cmocka_unit_test(test_hostile_name), cmocka_unit_test(test_sparse_seconds),
-	  cmocka_unit_test(test_hide_kernel), cmocka_unit_test(test_errors))
+TEST_MAIN(setup, teardown, TEST(test_real_change), TEST(test_no_change), TEST(test_untimed),
+	  TEST(test_repetitions), TEST(test_too_few_and_partial), TEST(test_gone_and_text),
+	  TEST(test_hostile_name), TEST(test_sparse_seconds), TEST(test_hide_kernel),
+	  TEST(test_errors))

@@ -64,20 +64,7 @@ static char *thread_block(const char *text, const char *name, char *out, size_t 
 /* Line number of the first line of waiter.c containing needle. */
 static int source_line(const char *needle)
 {
-	FILE *f = fopen("tests/targets/waiter.c", "r");
-	char line[512];
-	int n = 0;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		n++;
-		if (strstr(line, needle)) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	return -1;
+	return line_of("tests/targets/waiter.c", needle);
 }
 
 static void test_text(void **state)
@@ -203,5 +190,4 @@ static void test_errors(void **state)
 	fclose(out);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_text), cmocka_unit_test(test_json),
-	  cmocka_unit_test(test_json_string), cmocka_unit_test(test_errors))
+TEST_MAIN(NULL, NULL, TEST(test_text), TEST(test_json), TEST(test_json_string), TEST(test_errors))

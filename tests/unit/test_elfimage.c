@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/elf/elfimage.h"
 #include "stacktop/elf/elfsec.h"
 #include "stacktop/proc/mountinfo.h"
@@ -281,11 +283,11 @@ static void test_mountinfo(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_copy_has_what_is_read),
-	    cmocka_unit_test(test_truncated),
-	    cmocka_unit_test(test_cap),
-	    cmocka_unit_test(test_later),
-	    cmocka_unit_test(test_mountinfo),
+	    TEST(test_copy_has_what_is_read),
+	    TEST(test_truncated),
+	    TEST(test_cap),
+	    TEST(test_later),
+	    TEST(test_mountinfo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -642,8 +642,7 @@ static void test_per_second_roundtrip(void **state)
 	window_free_fx(w);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_per_second_roundtrip), cmocka_unit_test(test_formats),
-	  cmocka_unit_test(test_folded), cmocka_unit_test(test_folded_names_cleaned),
-	  cmocka_unit_test(test_pprof), cmocka_unit_test(test_speedscope),
-	  cmocka_unit_test(test_file_rules), cmocka_unit_test(test_file_mode),
-	  cmocka_unit_test(test_relative_path), cmocka_unit_test(test_empty_window))
+TEST_MAIN(NULL, NULL, TEST(test_per_second_roundtrip), TEST(test_formats), TEST(test_folded),
+	  TEST(test_folded_names_cleaned), TEST(test_pprof), TEST(test_speedscope),
+	  TEST(test_file_rules), TEST(test_file_mode), TEST(test_relative_path),
+	  TEST(test_empty_window))

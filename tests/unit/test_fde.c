@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/elf/fde.h"
 #include "stacktop/unwind/space.h"
 #include "helpers.h"
@@ -180,8 +182,8 @@ static void test_fde_read_find(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fde_parse),
-	    cmocka_unit_test(test_fde_read_find),
+	    TEST(test_fde_parse),
+	    TEST(test_fde_read_find),
 	};
 	symtest_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);

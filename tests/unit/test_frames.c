@@ -366,7 +366,5 @@ static void test_inline_chain(void **state)
 	sym_free(sy);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_live_intern), cmocka_unit_test(test_lazy_line),
-	  cmocka_unit_test(test_inline_chain), cmocka_unit_test(test_wait),
-	  cmocka_unit_test(test_named), cmocka_unit_test(test_refs),
-	  cmocka_unit_test(test_window_refs))
+TEST_MAIN(NULL, NULL, TEST(test_live_intern), TEST(test_lazy_line), TEST(test_inline_chain),
+	  TEST(test_wait), TEST(test_named), TEST(test_refs), TEST(test_window_refs))

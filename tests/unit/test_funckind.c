@@ -272,7 +272,5 @@ static void test_long_names(void **state)
 	assert_int_equal(funckind_of(name, false), FUNCKIND_IDLE);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_glibc), cmocka_unit_test(test_kernel),
-	  cmocka_unit_test(test_go), cmocka_unit_test(test_jvm),
-	  cmocka_unit_test(test_other_runtimes), cmocka_unit_test(test_lock_of),
-	  cmocka_unit_test(test_names), cmocka_unit_test(test_long_names))
+TEST_MAIN(NULL, NULL, TEST(test_glibc), TEST(test_kernel), TEST(test_go), TEST(test_jvm),
+	  TEST(test_other_runtimes), TEST(test_lock_of), TEST(test_names), TEST(test_long_names))

@@ -148,6 +148,5 @@ static void test_row_text(void **state)
 	grid_free(&g);
 }
 
-TEST_MAIN(setup, NULL, cmocka_unit_test(test_basic), cmocka_unit_test(test_clip),
-	  cmocka_unit_test(test_wide), cmocka_unit_test(test_control_and_invalid),
-	  cmocka_unit_test(test_row_text))
+TEST_MAIN(setup, NULL, TEST(test_basic), TEST(test_clip), TEST(test_wide),
+	  TEST(test_control_and_invalid), TEST(test_row_text))

@@ -85,5 +85,4 @@ static void test_refusals(void **state)
 	free(in);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_round_trip), cmocka_unit_test(test_empty),
-	  cmocka_unit_test(test_refusals))
+TEST_MAIN(NULL, NULL, TEST(test_round_trip), TEST(test_empty), TEST(test_refusals))

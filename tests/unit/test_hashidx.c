@@ -167,7 +167,6 @@ static void test_mix64(void **state)
 	assert_int_equal(hashidx_mix64(1), 0x5692161d100b05e5ull);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_empty_index_finds_nothing),
-	  cmocka_unit_test(test_growth_keeps_ids), cmocka_unit_test(test_find_gives_insert_slot),
-	  cmocka_unit_test(test_unslot_keeps_cluster_reachable),
-	  cmocka_unit_test(test_unslot_wraps), cmocka_unit_test(test_mix64))
+TEST_MAIN(NULL, NULL, TEST(test_empty_index_finds_nothing), TEST(test_growth_keeps_ids),
+	  TEST(test_find_gives_insert_slot), TEST(test_unslot_keeps_cluster_reachable),
+	  TEST(test_unslot_wraps), TEST(test_mix64))

@@ -233,9 +233,7 @@ static void test_measured_numbers(void **state)
 	assert_float_equal(r.h.span_s, 1.0, 1e-9);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_achieved_rate),
-	  cmocka_unit_test(test_behind_after_three), cmocka_unit_test(test_behind_needs_expected),
-	  cmocka_unit_test(test_lost), cmocka_unit_test(test_busy), cmocka_unit_test(test_traced),
-	  cmocka_unit_test(test_kernel_first_only), cmocka_unit_test(test_priority),
-	  cmocka_unit_test(test_measured_numbers), cmocka_unit_test(test_lost_threshold),
-	  cmocka_unit_test(test_behind_cause))
+TEST_MAIN(NULL, NULL, TEST(test_achieved_rate), TEST(test_behind_after_three),
+	  TEST(test_behind_needs_expected), TEST(test_lost), TEST(test_busy), TEST(test_traced),
+	  TEST(test_kernel_first_only), TEST(test_priority), TEST(test_measured_numbers),
+	  TEST(test_lost_threshold), TEST(test_behind_cause))

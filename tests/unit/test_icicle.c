@@ -563,10 +563,8 @@ static void test_empty(void **state)
 	window_free_fx(w);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_tree_counts_and_order),
-	  cmocka_unit_test(test_layout_40_columns), cmocka_unit_test(test_layout_250_columns),
-	  cmocka_unit_test(test_deep_recursion), cmocka_unit_test(test_fanout_500_in_40),
-	  cmocka_unit_test(test_fanout_thin_bars_where_room),
-	  cmocka_unit_test(test_rounding_properties), cmocka_unit_test(test_inverted),
-	  cmocka_unit_test(test_zoom), cmocka_unit_test(test_paths),
-	  cmocka_unit_test(test_build_from_window), cmocka_unit_test(test_empty))
+TEST_MAIN(NULL, NULL, TEST(test_tree_counts_and_order), TEST(test_layout_40_columns),
+	  TEST(test_layout_250_columns), TEST(test_deep_recursion), TEST(test_fanout_500_in_40),
+	  TEST(test_fanout_thin_bars_where_room), TEST(test_rounding_properties),
+	  TEST(test_inverted), TEST(test_zoom), TEST(test_paths), TEST(test_build_from_window),
+	  TEST(test_empty))

@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/symbols/kallsyms.h"
 #include "stacktop/symbols/sym.h"
 
@@ -97,8 +99,8 @@ static void test_kallsyms_real(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_kallsyms),
-	    cmocka_unit_test(test_kallsyms_real),
+	    TEST(test_kallsyms),
+	    TEST(test_kallsyms_real),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -482,11 +482,9 @@ static void test_graph_empty(void **state)
 	locks_free(&g);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_mutex_layout), cmocka_unit_test(test_live_normal),
-	  cmocka_unit_test(test_live_recursive), cmocka_unit_test(test_live_errorcheck),
-	  cmocka_unit_test(test_live_robust), cmocka_unit_test(test_live_cond_no_owner),
-	  cmocka_unit_test(test_live_sem_no_owner), cmocka_unit_test(test_live_rwlock_writer),
-	  cmocka_unit_test(test_decode), cmocka_unit_test(test_hints),
-	  cmocka_unit_test(test_parse_syscall), cmocka_unit_test(test_graph_abba_bystander),
-	  cmocka_unit_test(test_graph_two_cycles_and_three), cmocka_unit_test(test_graph_empty),
-	  cmocka_unit_test(test_tally), cmocka_unit_test(test_tally_bounded))
+TEST_MAIN(NULL, NULL, TEST(test_mutex_layout), TEST(test_live_normal), TEST(test_live_recursive),
+	  TEST(test_live_errorcheck), TEST(test_live_robust), TEST(test_live_cond_no_owner),
+	  TEST(test_live_sem_no_owner), TEST(test_live_rwlock_writer), TEST(test_decode),
+	  TEST(test_hints), TEST(test_parse_syscall), TEST(test_graph_abba_bystander),
+	  TEST(test_graph_two_cycles_and_three), TEST(test_graph_empty), TEST(test_tally),
+	  TEST(test_tally_bounded))

@@ -439,5 +439,5 @@ static void test_speed(void **state)
 	unwind_free(u);
 }
 
-TEST_MAIN(setup, teardown, cmocka_unit_test(test_compare), cmocka_unit_test(test_cut_copy),
-	  cmocka_unit_test(test_bad_input), cmocka_unit_test(test_speed))
+TEST_MAIN(setup, teardown, TEST(test_compare), TEST(test_cut_copy), TEST(test_bad_input),
+	  TEST(test_speed))

@@ -295,8 +295,6 @@ static void test_many_regions_cost(void **state)
 	memhold_free(h);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_leak_outranks_churn),
-	  cmocka_unit_test(test_partial_unmap_and_fixed), cmocka_unit_test(test_remap_brk),
-	  cmocka_unit_test(test_window_weight_faults), cmocka_unit_test(test_reconcile),
-	  cmocka_unit_test(test_bad_input), cmocka_unit_test(test_random_against_pages),
-	  cmocka_unit_test(test_many_regions_cost))
+TEST_MAIN(NULL, NULL, TEST(test_leak_outranks_churn), TEST(test_partial_unmap_and_fixed),
+	  TEST(test_remap_brk), TEST(test_window_weight_faults), TEST(test_reconcile),
+	  TEST(test_bad_input), TEST(test_random_against_pages), TEST(test_many_regions_cost))

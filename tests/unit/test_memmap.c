@@ -175,6 +175,5 @@ static void test_tick_self(void **state)
 	memmap_free(&m);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_kinds), cmocka_unit_test(test_change),
-	  cmocka_unit_test(test_gone_and_history_wraps), cmocka_unit_test(test_junk),
-	  cmocka_unit_test(test_tick_self))
+TEST_MAIN(NULL, NULL, TEST(test_kinds), TEST(test_change), TEST(test_gone_and_history_wraps),
+	  TEST(test_junk), TEST(test_tick_self))

@@ -757,11 +757,8 @@ static void test_live_procs(void **state)
 	metrics_free(&m);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_busy_floor_aliased),
-	  cmocka_unit_test(test_floor_baseline), cmocka_unit_test(test_busy_floor),
-	  cmocka_unit_test(test_thread_busy_floor_bursty), cmocka_unit_test(test_spike_timing),
-	  cmocka_unit_test(test_stairs), cmocka_unit_test(test_rollercoaster_flat),
-	  cmocka_unit_test(test_thread_busy_floor), cmocka_unit_test(test_thread_states),
-	  cmocka_unit_test(test_texts), cmocka_unit_test(test_mem_grower),
-	  cmocka_unit_test(test_set_pids), cmocka_unit_test(test_live_self),
-	  cmocka_unit_test(test_live_procs))
+TEST_MAIN(NULL, NULL, TEST(test_busy_floor_aliased), TEST(test_floor_baseline),
+	  TEST(test_busy_floor), TEST(test_thread_busy_floor_bursty), TEST(test_spike_timing),
+	  TEST(test_stairs), TEST(test_rollercoaster_flat), TEST(test_thread_busy_floor),
+	  TEST(test_thread_states), TEST(test_texts), TEST(test_mem_grower), TEST(test_set_pids),
+	  TEST(test_live_self), TEST(test_live_procs))

@@ -638,15 +638,11 @@ static void test_diff(void **state)
 	BAD("go with 'stacktop diff'", "report", "--base", "a", "f.pb.gz");
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_defaults), cmocka_unit_test(test_every_option_short),
-	  cmocka_unit_test(test_every_option_long), cmocka_unit_test(test_clustered_and_attached),
-	  cmocka_unit_test(test_sort_keys), cmocka_unit_test(test_view),
-	  cmocka_unit_test(test_number_ranges), cmocka_unit_test(test_delay_range),
-	  cmocka_unit_test(test_pid_lists), cmocka_unit_test(test_pid_limit),
-	  cmocka_unit_test(test_command), cmocka_unit_test(test_target_rules),
-	  cmocka_unit_test(test_help_version), cmocka_unit_test(test_errors_name_the_option),
-	  cmocka_unit_test(test_reparse), cmocka_unit_test(test_null_err),
-	  cmocka_unit_test(test_subcommands), cmocka_unit_test(test_wall_mode),
-	  cmocka_unit_test(test_output_mode), cmocka_unit_test(test_subprocesses),
-	  cmocka_unit_test(test_debuginfod), cmocka_unit_test(test_annotate),
-	  cmocka_unit_test(test_usage_text), cmocka_unit_test(test_diff))
+TEST_MAIN(NULL, NULL, TEST(test_defaults), TEST(test_every_option_short),
+	  TEST(test_every_option_long), TEST(test_clustered_and_attached), TEST(test_sort_keys),
+	  TEST(test_view), TEST(test_number_ranges), TEST(test_delay_range), TEST(test_pid_lists),
+	  TEST(test_pid_limit), TEST(test_command), TEST(test_target_rules),
+	  TEST(test_help_version), TEST(test_errors_name_the_option), TEST(test_reparse),
+	  TEST(test_null_err), TEST(test_subcommands), TEST(test_wall_mode), TEST(test_output_mode),
+	  TEST(test_subprocesses), TEST(test_debuginfod), TEST(test_annotate),
+	  TEST(test_usage_text), TEST(test_diff))

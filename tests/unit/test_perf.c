@@ -363,6 +363,5 @@ static void test_drain_cpu_rings(void **state)
 	free(v);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_live_sampling), cmocka_unit_test(test_short_threads),
-	  cmocka_unit_test(test_short_threads_per_cpu), cmocka_unit_test(test_no_double_open),
-	  cmocka_unit_test(test_drain_cpu_rings))
+TEST_MAIN(NULL, NULL, TEST(test_live_sampling), TEST(test_short_threads),
+	  TEST(test_short_threads_per_cpu), TEST(test_no_double_open), TEST(test_drain_cpu_rings))

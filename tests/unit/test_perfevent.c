@@ -162,6 +162,5 @@ static void test_map_bad_fd(void **state)
 	perfevent_ring_close(&rb);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_parse_cpus), cmocka_unit_test(test_online_cpus),
-	  cmocka_unit_test(test_clock_attr), cmocka_unit_test(test_attr_user_stack),
-	  cmocka_unit_test(test_open_and_map), cmocka_unit_test(test_map_bad_fd))
+TEST_MAIN(NULL, NULL, TEST(test_parse_cpus), TEST(test_online_cpus), TEST(test_clock_attr),
+	  TEST(test_attr_user_stack), TEST(test_open_and_map), TEST(test_map_bad_fd))

@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/symbols/perfmap.h"
 #include "helpers.h"
 #include "symtest.h"
@@ -293,11 +295,9 @@ static void test_perfmap_parts_and_caps(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_perfmap_parse),
-	    cmocka_unit_test(test_perfmap_trust_and_lookup),
-	    cmocka_unit_test(test_perfmap_size_cap),
-	    cmocka_unit_test(test_perfmap_append_and_rewrite),
-	    cmocka_unit_test(test_perfmap_parts_and_caps),
+	    TEST(test_perfmap_parse),	       TEST(test_perfmap_trust_and_lookup),
+	    TEST(test_perfmap_size_cap),       TEST(test_perfmap_append_and_rewrite),
+	    TEST(test_perfmap_parts_and_caps),
 	};
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, NULL);

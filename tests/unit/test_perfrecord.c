@@ -241,8 +241,6 @@ static void test_decode_mmap_lost_throttle(void **state)
 	assert_int_equal(r.kind, PERFRECORD_OTHER);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_parse_sample),
-	  cmocka_unit_test(test_parse_sample_plain), cmocka_unit_test(test_parse_sample_no_user),
-	  cmocka_unit_test(test_parse_truncated), cmocka_unit_test(test_decode_sample),
-	  cmocka_unit_test(test_decode_task), cmocka_unit_test(test_decode_comm),
-	  cmocka_unit_test(test_decode_mmap_lost_throttle))
+TEST_MAIN(NULL, NULL, TEST(test_parse_sample), TEST(test_parse_sample_plain),
+	  TEST(test_parse_sample_no_user), TEST(test_parse_truncated), TEST(test_decode_sample),
+	  TEST(test_decode_task), TEST(test_decode_comm), TEST(test_decode_mmap_lost_throttle))

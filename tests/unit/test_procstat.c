@@ -302,8 +302,7 @@ static void test_file_of_gone_thread(void **state)
 	assert_int_equal(f.fd, -1);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_parse_stat), cmocka_unit_test(test_parse_status_mem),
-	  cmocka_unit_test(test_parse_cgroup), cmocka_unit_test(test_live_cpu_and_state),
-	  cmocka_unit_test(test_live_memory), cmocka_unit_test(test_parse_children),
-	  cmocka_unit_test(test_zombie_child), cmocka_unit_test(test_zombie_child_of_thread),
-	  cmocka_unit_test(test_file_of_gone_thread))
+TEST_MAIN(NULL, NULL, TEST(test_parse_stat), TEST(test_parse_status_mem), TEST(test_parse_cgroup),
+	  TEST(test_live_cpu_and_state), TEST(test_live_memory), TEST(test_parse_children),
+	  TEST(test_zombie_child), TEST(test_zombie_child_of_thread),
+	  TEST(test_file_of_gone_thread))

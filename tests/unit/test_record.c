@@ -116,6 +116,6 @@ static void test_progress_text(void **state)
 	assert_string_equal(buf, "recording pid 4");
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_format_from_name), cmocka_unit_test(test_format_given),
-	  cmocka_unit_test(test_format_unknown_name), cmocka_unit_test(test_format_bad_given),
-	  cmocka_unit_test(test_check), cmocka_unit_test(test_progress_text))
+TEST_MAIN(NULL, NULL, TEST(test_format_from_name), TEST(test_format_given),
+	  TEST(test_format_unknown_name), TEST(test_format_bad_given), TEST(test_check),
+	  TEST(test_progress_text))

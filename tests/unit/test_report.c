@@ -875,13 +875,10 @@ static void test_amplifying_protobuf(void **state)
 	free(raw);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_round_trip_folded),
-	  cmocka_unit_test(test_round_trip_folded_per_thread),
-	  cmocka_unit_test(test_round_trip_pprof), cmocka_unit_test(test_round_trip_origin),
-	  cmocka_unit_test(test_round_trip_generic), cmocka_unit_test(test_folded_foreign),
-	  cmocka_unit_test(test_folded_inline), cmocka_unit_test(test_bad_inputs),
-	  cmocka_unit_test(test_foreign_pprof), cmocka_unit_test(test_wall_waits),
-	  cmocka_unit_test(test_load_file), cmocka_unit_test(test_sampler),
-	  cmocka_unit_test(test_amplifying_pprof), cmocka_unit_test(test_amplifying_protobuf),
-	  cmocka_unit_test(test_round_trip_speedscope), cmocka_unit_test(test_speedscope_foreign),
-	  cmocka_unit_test(test_bad_speedscope))
+TEST_MAIN(NULL, NULL, TEST(test_round_trip_folded), TEST(test_round_trip_folded_per_thread),
+	  TEST(test_round_trip_pprof), TEST(test_round_trip_origin), TEST(test_round_trip_generic),
+	  TEST(test_folded_foreign), TEST(test_folded_inline), TEST(test_bad_inputs),
+	  TEST(test_foreign_pprof), TEST(test_wall_waits), TEST(test_load_file), TEST(test_sampler),
+	  TEST(test_amplifying_pprof), TEST(test_amplifying_protobuf),
+	  TEST(test_round_trip_speedscope), TEST(test_speedscope_foreign),
+	  TEST(test_bad_speedscope))

@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/sample/ring.h"
 
 #define DATA 256
@@ -190,7 +192,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	const struct CMUnitTest tests[] = {
 	    T(test_empty),   T(test_batch_and_tail), T(test_wrap_around),
-	    T(test_overrun), T(test_corrupt_header), cmocka_unit_test(test_bad_size),
+	    T(test_overrun), T(test_corrupt_header), TEST(test_bad_size),
 	};
 	return cmocka_run_group_tests_name("ring", tests, NULL, NULL);
 }

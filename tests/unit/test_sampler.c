@@ -116,6 +116,5 @@ static void test_collect_after_stop(void **state)
 	sampler_free(&f.base);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_neutral_answers), cmocka_unit_test(test_ops_reached),
-	  cmocka_unit_test(test_stop_once), cmocka_unit_test(test_free_stops_first),
-	  cmocka_unit_test(test_collect_after_stop))
+TEST_MAIN(NULL, NULL, TEST(test_neutral_answers), TEST(test_ops_reached), TEST(test_stop_once),
+	  TEST(test_free_stops_first), TEST(test_collect_after_stop))

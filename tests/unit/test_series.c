@@ -201,8 +201,7 @@ static void test_spike_timing(void **state)
 	assert_false(series_spike_update(&sp, 100, 100, 0, 2.0, 0, &held));
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_ring), cmocka_unit_test(test_percentiles),
-	  cmocka_unit_test(test_theil_sen_ignores_outliers), cmocka_unit_test(test_leak_is_stairs),
-	  cmocka_unit_test(test_noisy_stairs), cmocka_unit_test(test_single_jump_is_not_a_leak),
-	  cmocka_unit_test(test_sawtooth_is_rollercoaster), cmocka_unit_test(test_flat_noise),
-	  cmocka_unit_test(test_time_to_limit), cmocka_unit_test(test_spike_timing))
+TEST_MAIN(NULL, NULL, TEST(test_ring), TEST(test_percentiles),
+	  TEST(test_theil_sen_ignores_outliers), TEST(test_leak_is_stairs), TEST(test_noisy_stairs),
+	  TEST(test_single_jump_is_not_a_leak), TEST(test_sawtooth_is_rollercoaster),
+	  TEST(test_flat_noise), TEST(test_time_to_limit), TEST(test_spike_timing))

@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/unwind/space.h"
 #include "helpers.h"
 
@@ -459,16 +461,16 @@ static void test_gone_process(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_maps),
-	    cmocka_unit_test(test_find),
-	    cmocka_unit_test(test_load_self),
-	    cmocka_unit_test(test_build_id),
-	    cmocka_unit_test(test_vdso),
-	    cmocka_unit_test(test_reload_shares_modules),
-	    cmocka_unit_test(test_module_put_frees_ext),
-	    cmocka_unit_test(test_gone_process),
-	    cmocka_unit_test(test_modules_hold_no_fd),
-	    cmocka_unit_test(test_vdso_rewritten_not_shared),
+	    TEST(test_parse_maps),
+	    TEST(test_find),
+	    TEST(test_load_self),
+	    TEST(test_build_id),
+	    TEST(test_vdso),
+	    TEST(test_reload_shares_modules),
+	    TEST(test_module_put_frees_ext),
+	    TEST(test_gone_process),
+	    TEST(test_modules_hold_no_fd),
+	    TEST(test_vdso_rewritten_not_shared),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -57,4 +57,4 @@ static void test_draw(void **state)
 	grid_free(&g);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_glyphs), cmocka_unit_test(test_draw))
+TEST_MAIN(NULL, NULL, TEST(test_glyphs), TEST(test_draw))

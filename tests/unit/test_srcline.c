@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/symbols/srcline.h"
 #include "stacktop/unwind/space.h"
 #include "helpers.h"
@@ -47,28 +49,6 @@ static struct srcline *open_target(const char *name, struct module **mod)
 	assert_int_equal(srcline_new(dw, no_symbol, NULL, &sl), 0);
 	assert_true(srcline_has_dwarf(sl));
 	return sl;
-}
-
-/* The line of the first occurrence of text in the target's source. */
-static int source_line(const char *text)
-{
-	char path[PATH_MAX + 64], line[512];
-	int n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/../../tests/targets/inltest.c", targets_dir);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		n++;
-		if (strstr(line, text)) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	fail();
-	return 0;
 }
 
 static void test_line_cached(void **state)
@@ -163,9 +143,9 @@ static void test_no_dwarf(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_line_cached),
-	    cmocka_unit_test(test_inline_chain),
-	    cmocka_unit_test(test_no_dwarf),
+	    TEST(test_line_cached),
+	    TEST(test_inline_chain),
+	    TEST(test_no_dwarf),
 	};
 	symtest_init();
 	return cmocka_run_group_tests(tests, NULL, NULL);

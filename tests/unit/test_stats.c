@@ -192,8 +192,6 @@ static void test_p_above(void **state)
 	assert_true(fabs(r.se - sqrt(0.3 * 0.7 / 100 + 0.6 * 0.4 / 100)) < 1e-12);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_p_above), cmocka_unit_test(test_betainc),
-	  cmocka_unit_test(test_t_tail), cmocka_unit_test(test_welch_known),
-	  cmocka_unit_test(test_welch_constant), cmocka_unit_test(test_two_prop),
-	  cmocka_unit_test(test_holm), cmocka_unit_test(test_welch_distribution),
-	  cmocka_unit_test(test_two_prop_distribution))
+TEST_MAIN(NULL, NULL, TEST(test_p_above), TEST(test_betainc), TEST(test_t_tail),
+	  TEST(test_welch_known), TEST(test_welch_constant), TEST(test_two_prop), TEST(test_holm),
+	  TEST(test_welch_distribution), TEST(test_two_prop_distribution))

@@ -96,6 +96,5 @@ static void test_counted(void **state)
 	strpool_free(&p);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_dedupe_and_order),
-	  cmocka_unit_test(test_growth_keeps_indices_and_pointers), cmocka_unit_test(test_hash),
-	  cmocka_unit_test(test_counted))
+TEST_MAIN(NULL, NULL, TEST(test_dedupe_and_order), TEST(test_growth_keeps_indices_and_pointers),
+	  TEST(test_hash), TEST(test_counted))

@@ -52,4 +52,4 @@ static void test_parse(void **state)
 	assert_int_equal(summary_parse(longer, sizeof(longer), &s), -EINVAL);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_round_trip), cmocka_unit_test(test_parse))
+TEST_MAIN(NULL, NULL, TEST(test_round_trip), TEST(test_parse))

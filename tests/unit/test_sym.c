@@ -25,6 +25,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/unwind/space.h"
 #include "stacktop/symbols/sym.h"
 #include "helpers.h"
@@ -412,28 +414,6 @@ static void test_stripped_by_fde(void **state)
 	sym_free(sy);
 }
 
-/* The line of the first occurrence of text in the target's source. */
-static int source_line(const char *text)
-{
-	char path[PATH_MAX + 64], line[512];
-	int n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/../../tests/targets/inltest.c", targets_dir);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		n++;
-		if (strstr(line, text)) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	fail();
-	return 0;
-}
-
 static double now_ns(void)
 {
 	struct timespec t;
@@ -585,18 +565,18 @@ static void test_hostile_names(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_stripped_by_fde),
-	    cmocka_unit_test(test_inline_chain),
-	    cmocka_unit_test(test_plt),
-	    cmocka_unit_test(test_demangle),
-	    cmocka_unit_test(test_live_full),
-	    cmocka_unit_test(test_live_stripped),
-	    cmocka_unit_test(test_live_debuglink),
-	    cmocka_unit_test(test_module_lines_cached),
-	    cmocka_unit_test(test_perfmap_live),
-	    cmocka_unit_test(test_self),
-	    cmocka_unit_test(test_cost),
-	    cmocka_unit_test(test_hostile_names),
+	    TEST(test_stripped_by_fde),
+	    TEST(test_inline_chain),
+	    TEST(test_plt),
+	    TEST(test_demangle),
+	    TEST(test_live_full),
+	    TEST(test_live_stripped),
+	    TEST(test_live_debuglink),
+	    TEST(test_module_lines_cached),
+	    TEST(test_perfmap_live),
+	    TEST(test_self),
+	    TEST(test_cost),
+	    TEST(test_hostile_names),
 	};
 	symtest_init();
 	signal(SIGPIPE, SIG_IGN);

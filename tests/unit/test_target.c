@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/proc/target.h"
 
 static void test_parse_stat_state(void **state)
@@ -108,9 +110,8 @@ static void test_child_stop(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_stat_state),	cmocka_unit_test(test_self),
-	    cmocka_unit_test(test_spawn_runs_after_go), cmocka_unit_test(test_spawn_exec_failure),
-	    cmocka_unit_test(test_child_stop),
+	    TEST(test_parse_stat_state),   TEST(test_self),	  TEST(test_spawn_runs_after_go),
+	    TEST(test_spawn_exec_failure), TEST(test_child_stop),
 	};
 	return cmocka_run_group_tests_name("target", tests, NULL, NULL);
 }

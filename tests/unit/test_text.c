@@ -215,6 +215,5 @@ static void test_bytes_and_count(void **state)
 	check_formats(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
-TEST_MAIN(setup, NULL, cmocka_unit_test(test_decode), cmocka_unit_test(test_sanitize),
-	  cmocka_unit_test(test_width_and_fit), cmocka_unit_test(test_duration),
-	  cmocka_unit_test(test_bytes_and_count))
+TEST_MAIN(setup, NULL, TEST(test_decode), TEST(test_sanitize), TEST(test_width_and_fit),
+	  TEST(test_duration), TEST(test_bytes_and_count))

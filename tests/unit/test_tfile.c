@@ -26,6 +26,8 @@
 
 #include <cmocka.h>
 
+#include "runner.h"
+
 #include "stacktop/proc/tfile.h"
 
 struct fake_root {
@@ -378,12 +380,12 @@ static void test_bad_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_regular),    cmocka_unit_test(test_fifo),
-	    cmocka_unit_test(test_device),     cmocka_unit_test(test_symlinks_stay_in_root),
-	    cmocka_unit_test(test_size_cap),   cmocka_unit_test(test_magic_map_files),
-	    cmocka_unit_test(test_no_openat2), cmocka_unit_test(test_bad_args),
-	    cmocka_unit_test(test_pseudo_fs),  cmocka_unit_test(test_cred),
-	    cmocka_unit_test(test_open_for),
+	    TEST(test_regular),	   TEST(test_fifo),
+	    TEST(test_device),	   TEST(test_symlinks_stay_in_root),
+	    TEST(test_size_cap),   TEST(test_magic_map_files),
+	    TEST(test_no_openat2), TEST(test_bad_args),
+	    TEST(test_pseudo_fs),  TEST(test_cred),
+	    TEST(test_open_for),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

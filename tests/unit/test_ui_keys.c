@@ -400,6 +400,5 @@ static void test_labels(void **state)
 	assert_string_equal(keymap_key_name('q', false, buf, sizeof(buf)), "q");
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_man_page), cmocka_unit_test(test_readme),
-	  cmocka_unit_test(test_usage), cmocka_unit_test(test_tables),
-	  cmocka_unit_test(test_labels))
+TEST_MAIN(NULL, NULL, TEST(test_man_page), TEST(test_readme), TEST(test_usage), TEST(test_tables),
+	  TEST(test_labels))

@@ -770,10 +770,8 @@ static void test_speed(void **state)
 	unwind_free(u);
 }
 
-TEST_MAIN(setup, teardown, cmocka_unit_test(test_chain), cmocka_unit_test(test_through_libc_qsort),
-	  cmocka_unit_test(test_stack_realignment), cmocka_unit_test(test_signal_frame),
-	  cmocka_unit_test(test_other_process), cmocka_unit_test(test_truncated),
-	  cmocka_unit_test(test_ready_pcs), cmocka_unit_test(test_frame_pointer_fallback),
-	  cmocka_unit_test(test_plt_rule), cmocka_unit_test(test_epilogue),
-	  cmocka_unit_test(test_generation_invalidates), cmocka_unit_test(test_garbage),
-	  cmocka_unit_test(test_speed))
+TEST_MAIN(setup, teardown, TEST(test_chain), TEST(test_through_libc_qsort),
+	  TEST(test_stack_realignment), TEST(test_signal_frame), TEST(test_other_process),
+	  TEST(test_truncated), TEST(test_ready_pcs), TEST(test_frame_pointer_fallback),
+	  TEST(test_plt_rule), TEST(test_epilogue), TEST(test_generation_invalidates),
+	  TEST(test_garbage), TEST(test_speed))

@@ -580,9 +580,7 @@ static void test_labels(void **state)
 	metrics_free(&m);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_cpu_const), cmocka_unit_test(test_cpu_step),
-	  cmocka_unit_test(test_cpu_short_and_empty), cmocka_unit_test(test_cpu_scope_and_floor),
-	  cmocka_unit_test(test_cpu_aggregated), cmocka_unit_test(test_mem),
-	  cmocka_unit_test(test_mem_verdicts), cmocka_unit_test(test_alerts),
-	  cmocka_unit_test(test_sparkline), cmocka_unit_test(test_clipping),
-	  cmocka_unit_test(test_labels))
+TEST_MAIN(NULL, NULL, TEST(test_cpu_const), TEST(test_cpu_step), TEST(test_cpu_short_and_empty),
+	  TEST(test_cpu_scope_and_floor), TEST(test_cpu_aggregated), TEST(test_mem),
+	  TEST(test_mem_verdicts), TEST(test_alerts), TEST(test_sparkline), TEST(test_clipping),
+	  TEST(test_labels))

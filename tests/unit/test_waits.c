@@ -220,10 +220,7 @@ static void test_wchan_generic(void **state)
 	assert_false(waits_wchan_generic(NULL));
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_wchan_generic), cmocka_unit_test(test_lock),
-	  cmocka_unit_test(test_io), cmocka_unit_test(test_sleep),
-	  cmocka_unit_test(test_dstate_wins), cmocka_unit_test(test_running),
-	  cmocka_unit_test(test_other_named), cmocka_unit_test(test_names),
-	  cmocka_unit_test(test_parse_syscall), cmocka_unit_test(test_parse_stat),
-	  cmocka_unit_test(test_restart_syscall), cmocka_unit_test(test_of_funckind),
-	  cmocka_unit_test(test_epoll_idle), cmocka_unit_test(test_by_function))
+TEST_MAIN(NULL, NULL, TEST(test_wchan_generic), TEST(test_lock), TEST(test_io), TEST(test_sleep),
+	  TEST(test_dstate_wins), TEST(test_running), TEST(test_other_named), TEST(test_names),
+	  TEST(test_parse_syscall), TEST(test_parse_stat), TEST(test_restart_syscall),
+	  TEST(test_of_funckind), TEST(test_epoll_idle), TEST(test_by_function))

@@ -591,8 +591,7 @@ static void test_already_traced(void **state)
 	kill_reap(victim);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_waiter_kinds), cmocka_unit_test(test_waiter_unwinds),
-	  cmocka_unit_test(test_restart_first_sight), cmocka_unit_test(test_stopped_before_attach),
-	  cmocka_unit_test(test_stop_cont_while_attached),
-	  cmocka_unit_test(test_threads_come_and_go), cmocka_unit_test(test_dstate),
-	  cmocka_unit_test(test_already_traced))
+TEST_MAIN(NULL, NULL, TEST(test_waiter_kinds), TEST(test_waiter_unwinds),
+	  TEST(test_restart_first_sight), TEST(test_stopped_before_attach),
+	  TEST(test_stop_cont_while_attached), TEST(test_threads_come_and_go), TEST(test_dstate),
+	  TEST(test_already_traced))

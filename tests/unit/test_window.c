@@ -792,10 +792,8 @@ static void test_reuse_matches_fresh(void **state)
 	window_free_fx(w);
 }
 
-TEST_MAIN(NULL, NULL, cmocka_unit_test(test_intern), cmocka_unit_test(test_expire),
-	  cmocka_unit_test(test_big_gap_and_span), cmocka_unit_test(test_reset_and_tids),
-	  cmocka_unit_test(test_top_recursion), cmocka_unit_test(test_top_kernel_and_lines),
-	  cmocka_unit_test(test_many_stacks), cmocka_unit_test(test_random_reference),
-	  cmocka_unit_test(test_wait_frames), cmocka_unit_test(test_free_on_expire),
-	  cmocka_unit_test(test_ids_reused), cmocka_unit_test(test_reset_frees),
-	  cmocka_unit_test(test_reuse_matches_fresh))
+TEST_MAIN(NULL, NULL, TEST(test_intern), TEST(test_expire), TEST(test_big_gap_and_span),
+	  TEST(test_reset_and_tids), TEST(test_top_recursion), TEST(test_top_kernel_and_lines),
+	  TEST(test_many_stacks), TEST(test_random_reference), TEST(test_wait_frames),
+	  TEST(test_free_on_expire), TEST(test_ids_reused), TEST(test_reset_frees),
+	  TEST(test_reuse_matches_fresh))
