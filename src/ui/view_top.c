@@ -736,10 +736,8 @@ static struct view_action top_enter(void *ctx, int key)
 
 static struct view_action top_all_threads(void *ctx, int key)
 {
-	struct view_top_state *st = ctx;
-
 	(void)key;
-	return (struct view_action){.kind = st->tid ? VIEW_ACTION_NARROW_ALL : VIEW_ACTION_NONE};
+	return view_all_threads(((struct view_top_state *)ctx)->tid);
 }
 
 static struct view_action top_annotate(void *ctx, int key)
