@@ -355,10 +355,6 @@ static int folded_load(struct stackset *r, const void *bytes, size_t len, const 
 
 static const char *const folded_suffixes[] = {".folded", ".txt", NULL};
 
-const struct format_ops folded_format = {
-    .name = "folded",
-    .ext = ".folded",
-    .suffixes = folded_suffixes,
-    .render = folded_render,
-    .load = folded_load,
-};
+/* name, ext, suffixes, render, load, sniff (format.h) */
+const struct format_ops folded_format = {"folded",	".folded",   folded_suffixes,
+					 folded_render, folded_load, NULL};

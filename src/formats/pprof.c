@@ -935,11 +935,6 @@ static bool pprof_sniff(const uint8_t *d, size_t n)
 
 static const char *const pprof_suffixes[] = {".pb.gz", ".pprof", ".pb", NULL};
 
-const struct format_ops pprof_format = {
-    .name = "pprof",
-    .ext = ".pb.gz",
-    .suffixes = pprof_suffixes,
-    .render = pprof_render,
-    .load = pprof_load,
-    .sniff = pprof_sniff,
-};
+/* name, ext, suffixes, render, load, sniff (format.h) */
+const struct format_ops pprof_format = {"pprof",      ".pb.gz",	  pprof_suffixes,
+					pprof_render, pprof_load, pprof_sniff};

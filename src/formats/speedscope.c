@@ -507,11 +507,7 @@ static bool speedscope_sniff(const uint8_t *d, size_t n)
 
 static const char *const speedscope_suffixes[] = {".json", NULL};
 
-const struct format_ops speedscope_format = {
-    .name = "speedscope",
-    .ext = ".speedscope.json",
-    .suffixes = speedscope_suffixes,
-    .render = speedscope_render,
-    .load = speedscope_load,
-    .sniff = speedscope_sniff,
-};
+/* name, ext, suffixes, render, load, sniff (format.h) */
+const struct format_ops speedscope_format = {"speedscope",	  ".speedscope.json",
+					     speedscope_suffixes, speedscope_render,
+					     speedscope_load,	  speedscope_sniff};
