@@ -9,6 +9,7 @@
  * target may have changed.
  */
 #include "stacktop/elf/elfimage.h"
+#include "stacktop/lib/fdread.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -81,20 +82,9 @@ struct file {
  * than its headers said (truncated, or a read error). */
 static int read_at(int fd, uint64_t size, void *buf, size_t len, uint64_t off)
 {
-	size_t got = 0;
-
 	if (off > size || len > size - off)
 		return -EIO;
-	while (got < len) {
-		ssize_t r = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -EIO;
-		got += (size_t)r;
-	}
-	return 0;
+	return fdread_at(fd, buf, len, (off_t)off) == (ssize_t)len ? 0 : -EIO;
 }
 
 static void widen_ehdr(struct file *f)
@@ -197,11 +187,28 @@ static int read_ehdr(struct file *f)
 
 /* The section table (none when absent, malformed or not in the file) and
  * the section names. */
+/* The n entries of a header table at off into *raw (the caller frees it)
+ * and *out (n zeroed elements of elem bytes): 0, 0 with *out NULL when the
+ * table is cut short (counted, nothing kept), or -ENOMEM. */
+static int read_table(struct file *f, uint64_t n, size_t entsize, uint64_t off, size_t elem,
+		      unsigned char **raw, void **out)
+{
+	*out = NULL;
+	if (!(*raw = malloc(n * entsize)))
+		return -ENOMEM;
+	if (read_at(f->fd, f->size, *raw, n * entsize, off)) {
+		atomic_fetch_add(&st_short, 1);
+		return 0;
+	}
+	return (*out = calloc(n, elem)) ? 0 : -ENOMEM;
+}
+
 static int read_shdrs(struct file *f)
 {
 	Elf64_Shdr sh0;
 	unsigned char *raw;
 	uint64_t n;
+	int err;
 
 	if (!f->eh.e_shoff || f->eh.e_shentsize != f->shentsize)
 		return 0;
@@ -215,16 +222,11 @@ static int read_shdrs(struct file *f)
 	f->shstrndx = f->eh.e_shstrndx == SHN_XINDEX ? sh0.sh_link : f->eh.e_shstrndx;
 	if (n == 0 || n > MAX_SECTIONS)
 		return 0;
-	if (!(raw = malloc(n * f->shentsize)))
-		return -ENOMEM;
-	if (read_at(f->fd, f->size, raw, n * f->shentsize, f->eh.e_shoff)) {
-		atomic_fetch_add(&st_short, 1);
+	if ((err = read_table(f, n, f->shentsize, f->eh.e_shoff, sizeof(*f->secs), &raw,
+			      (void **)&f->secs)) ||
+	    !f->secs) {
 		free(raw);
-		return 0;
-	}
-	if (!(f->secs = calloc(n, sizeof(*f->secs)))) {
-		free(raw);
-		return -ENOMEM;
+		return err;
 	}
 	for (size_t i = 0; i < n; i++) {
 		widen_shdr(f->is64, raw + i * f->shentsize, &f->secs[i].sh);
@@ -239,21 +241,17 @@ static int read_phdrs(struct file *f)
 {
 	unsigned char *raw;
 	uint64_t n = f->eh.e_phnum;
+	int err;
 
 	if (n == PN_XNUM)
 		n = f->nsec ? f->secs[0].sh.sh_info : 0;
 	if (!f->eh.e_phoff || !n || n > MAX_PHDRS || f->eh.e_phentsize != f->phentsize)
 		return 0;
-	if (!(raw = malloc(n * f->phentsize)))
-		return -ENOMEM;
-	if (read_at(f->fd, f->size, raw, n * f->phentsize, f->eh.e_phoff)) {
-		atomic_fetch_add(&st_short, 1);
+	if ((err = read_table(f, n, f->phentsize, f->eh.e_phoff, sizeof(*f->segs), &raw,
+			      (void **)&f->segs)) ||
+	    !f->segs) {
 		free(raw);
-		return 0;
-	}
-	if (!(f->segs = calloc(n, sizeof(*f->segs)))) {
-		free(raw);
-		return -ENOMEM;
+		return err;
 	}
 	for (size_t i = 0; i < n; i++)
 		widen_phdr(f->is64, raw + i * f->phentsize, &f->segs[i].ph);

@@ -22,17 +22,19 @@
 
 /* ---- formats ---- */
 
+/* Each enum export_format's table. */
+static const struct format_ops *const formats[] = {
+    [EXPORT_FOLDED] = &folded_format,
+    [EXPORT_PPROF] = &pprof_format,
+    [EXPORT_SPEEDSCOPE] = &speedscope_format,
+};
+#define NFORMATS (sizeof(formats) / sizeof(formats[0]))
+
 int export_format_parse(const char *name, enum export_format *out)
 {
-	static const struct {
-		const char *name;
-		enum export_format f;
-	} names[] = {
-	    {"folded", EXPORT_FOLDED}, {"pprof", EXPORT_PPROF}, {"speedscope", EXPORT_SPEEDSCOPE}};
-
-	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i].name)) {
-			*out = names[i].f;
+	for (size_t i = 0; name && i < NFORMATS; i++)
+		if (!strcmp(name, formats[i]->name)) {
+			*out = (enum export_format)i;
 			return 0;
 		}
 	return -EINVAL;
@@ -48,28 +50,18 @@ int export_format_from_path(const char *path, enum export_format *out)
 {
 	if (!path)
 		return -EINVAL;
-	if (ends_with(path, ".folded") || ends_with(path, ".txt"))
-		*out = EXPORT_FOLDED;
-	else if (ends_with(path, ".pb.gz") || ends_with(path, ".pprof") || ends_with(path, ".pb"))
-		*out = EXPORT_PPROF;
-	else if (ends_with(path, ".json"))
-		*out = EXPORT_SPEEDSCOPE;
-	else
-		return -EINVAL;
-	return 0;
+	for (size_t i = 0; i < NFORMATS; i++)
+		for (const char *const *s = formats[i]->suffixes; *s; s++)
+			if (ends_with(path, *s)) {
+				*out = (enum export_format)i;
+				return 0;
+			}
+	return -EINVAL;
 }
 
 const char *export_format_ext(enum export_format f)
 {
-	switch (f) {
-	case EXPORT_FOLDED:
-		return ".folded";
-	case EXPORT_PPROF:
-		return ".pb.gz";
-	case EXPORT_SPEEDSCOPE:
-		return ".speedscope.json";
-	}
-	return "";
+	return (size_t)f < NFORMATS ? formats[f]->ext : "";
 }
 
 /* ---- entry points ---- */
@@ -88,21 +80,9 @@ int export_render(struct window *w, const struct export_opts *o, char **buf, siz
 		return -EINVAL;
 	}
 	rc = selection_build(&s, w, o);
-	if (!rc) {
-		switch (o->format) {
-		case EXPORT_FOLDED:
-			rc = folded_render(w, o, &s, &out);
-			break;
-		case EXPORT_PPROF:
-			rc = pprof_render(w, o, &s, &out);
-			break;
-		case EXPORT_SPEEDSCOPE:
-			rc = speedscope_render(w, o, &s, &out);
-			break;
-		default:
-			rc = -EINVAL;
-		}
-	}
+	if (!rc)
+		rc = (size_t)o->format < NFORMATS ? formats[o->format]->render(w, o, &s, &out)
+						  : -EINVAL;
 	selection_free(&s);
 	if (!rc && out.oom)
 		rc = -ENOMEM;

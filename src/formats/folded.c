@@ -49,8 +49,8 @@ static int cmp_fline(const void *a, const void *b)
 	return strcmp(x->text, y->text);
 }
 
-int folded_render(struct window *w, const struct export_opts *o, struct selection *s,
-		  struct sbuf *out)
+static int folded_render(struct window *w, const struct export_opts *o, struct selection *s,
+			 struct sbuf *out)
 {
 	struct fline *lines = calloc(s->nst + 1, sizeof(*lines));
 	size_t nl = 0;
@@ -270,9 +270,10 @@ static int folded_line(struct fwalk *fw, const char *s, const char *end, uint64_
 	return stackset_add(fw->r, tid, fw->second, fw->frames.v, fw->frames.n, count, fw->scale);
 }
 
-int folded_load(struct stackset *r, const char *data, size_t len, const char *name, char *err,
-		size_t errsz)
+static int folded_load(struct stackset *r, const void *bytes, size_t len, const char *name,
+		       char *err, size_t errsz)
 {
+	const char *data = bytes;
 	struct fwalk fw = {.r = r, .per_thread = true, .scale = 1, .second = -1};
 	int rc = 0;
 
@@ -351,3 +352,9 @@ int folded_load(struct stackset *r, const char *data, size_t len, const char *na
 	free(fw.frames.v);
 	return rc;
 }
+
+static const char *const folded_suffixes[] = {".folded", ".txt", NULL};
+
+/* name, ext, suffixes, render, load, sniff (format.h) */
+const struct format_ops folded_format = {"folded",	".folded",   folded_suffixes,
+					 folded_render, folded_load, NULL};

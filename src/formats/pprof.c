@@ -332,8 +332,8 @@ static int gzip_buf(const uint8_t *in, size_t n, struct sbuf *out)
 	return out->oom ? -ENOMEM : 0;
 }
 
-int pprof_render(struct window *w, const struct export_opts *o, struct selection *s,
-		 struct sbuf *out)
+static int pprof_render(struct window *w, const struct export_opts *o, struct selection *s,
+			struct sbuf *out)
 {
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType vt[2], pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
@@ -889,9 +889,10 @@ size_t pprof_unpack_limit(size_t len)
 	return len * PPROF_UNPACK_RATIO + PPROF_UNPACK_BASE;
 }
 
-int pprof_load(struct stackset *r, const uint8_t *data, size_t len, const char *name, char *err,
-	       size_t errsz)
+static int pprof_load(struct stackset *r, const void *bytes, size_t len, const char *name,
+		      char *err, size_t errsz)
 {
+	const uint8_t *data = bytes;
 	struct pctx c = {.r = r};
 	struct budget b = {.limit = pprof_unpack_limit(len)};
 	ProtobufCAllocator pa = {.alloc = budget_alloc, .free = budget_free, .allocator_data = &b};
@@ -920,3 +921,20 @@ int pprof_load(struct stackset *r, const uint8_t *data, size_t len, const char *
 	perftools__profiles__profile__free_unpacked(p, &pa);
 	return rc;
 }
+
+/* Binary (protobuf) or text? Protobuf starts with field tags and lengths,
+ * which are control bytes; the text formats have none but tab/CR/LF (in
+ * the first 512 bytes; report inflates gzip before it asks). */
+static bool pprof_sniff(const uint8_t *d, size_t n)
+{
+	for (size_t i = 0; i < n && i < 512; i++)
+		if (d[i] < 0x20 && d[i] != '\n' && d[i] != '\r' && d[i] != '\t')
+			return true;
+	return false;
+}
+
+static const char *const pprof_suffixes[] = {".pb.gz", ".pprof", ".pb", NULL};
+
+/* name, ext, suffixes, render, load, sniff (format.h) */
+const struct format_ops pprof_format = {"pprof",      ".pb.gz",	  pprof_suffixes,
+					pprof_render, pprof_load, pprof_sniff};

@@ -41,14 +41,19 @@
 #define REPORT_INFLATE_RATIO 64
 #define REPORT_INFLATE_BASE (1ull << 20)
 
-/* Binary (protobuf) or text (folded)? Protobuf starts with field tags and
- * lengths, which are control bytes; folded text has none but tab/CR/LF. */
-static bool looks_binary(const uint8_t *d, size_t n)
+/* The formats a file is sniffed as, in this order: folded takes any text,
+ * so it comes last. */
+static const struct format_ops *const sniffed[] = {&speedscope_format, &pprof_format,
+						   &folded_format};
+
+/* The format of d[0..len): the first of sniffed that claims it. */
+static const struct format_ops *sniff_format(const uint8_t *d, size_t len)
 {
-	for (size_t i = 0; i < n && i < 512; i++)
-		if (d[i] < 0x20 && d[i] != '\n' && d[i] != '\r' && d[i] != '\t')
-			return true;
-	return false;
+	size_t i = 0;
+
+	while (sniffed[i]->sniff && !sniffed[i]->sniff(d, len))
+		i++;
+	return sniffed[i];
 }
 
 /* in[0..n) inflated under the cap; one sentence in err. */
@@ -97,15 +102,11 @@ int report_load_mem(const void *data, size_t len, const char *name, struct frame
 	if (gzip_magic(d, len)) {
 		if (!(rc = inflate_capped(d, len, &raw, &rawlen, name, err, errsz))) {
 			stackset_set_max_ids(ss, stackset_ids_limit(rawlen));
-			rc = pprof_load(ss, raw, rawlen, name, err, errsz);
+			rc = pprof_format.load(ss, raw, rawlen, name, err, errsz);
 		}
 		free(raw);
-	} else if (speedscope_sniff(d, len)) {
-		rc = speedscope_load(ss, (const char *)d, len, name, err, errsz);
-	} else if (looks_binary(d, len)) {
-		rc = pprof_load(ss, d, len, name, err, errsz);
 	} else {
-		rc = folded_load(ss, (const char *)d, len, name, err, errsz);
+		rc = sniff_format(d, len)->load(ss, d, len, name, err, errsz);
 	}
 	if (!rc && stackset_samples(ss) == 0) {
 		text_errf(err, errsz, "%s holds no samples.", name);

@@ -190,8 +190,8 @@ static void write_profile(struct sbuf *out, struct selection *s, size_t from, si
 	sbuf_printf(out, "],\"endValue\":%.9g}", end);
 }
 
-int speedscope_render(struct window *w, const struct export_opts *o, struct selection *s,
-		      struct sbuf *out)
+static int speedscope_render(struct window *w, const struct export_opts *o, struct selection *s,
+			     struct sbuf *out)
 {
 	uint32_t *idx = NULL;
 	char *name = selection_clean(o->cmdline && *o->cmdline ? o->cmdline : "stacktop", false);
@@ -431,9 +431,10 @@ static int read_stacks(struct sctx *c, double period_s, uint64_t scale)
 	return rc;
 }
 
-int speedscope_load(struct stackset *r, const char *data, size_t len, const char *name, char *err,
-		    size_t errsz)
+static int speedscope_load(struct stackset *r, const void *bytes, size_t len, const char *name,
+			   char *err, size_t errsz)
 {
+	const char *data = bytes;
 	struct sctx c = {.r = r};
 	struct json_object *root = NULL, *schema, *shared, *own;
 	struct json_tokener *tok;
@@ -496,10 +497,17 @@ int speedscope_load(struct stackset *r, const char *data, size_t len, const char
 }
 
 /* '{' first (after blanks): JSON, which of our formats is speedscope. */
-bool speedscope_sniff(const uint8_t *d, size_t n)
+static bool speedscope_sniff(const uint8_t *d, size_t n)
 {
 	size_t i = 0;
 	while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r'))
 		i++;
 	return i < n && d[i] == '{';
 }
+
+static const char *const speedscope_suffixes[] = {".json", NULL};
+
+/* name, ext, suffixes, render, load, sniff (format.h) */
+const struct format_ops speedscope_format = {"speedscope",	  ".speedscope.json",
+					     speedscope_suffixes, speedscope_render,
+					     speedscope_load,	  speedscope_sniff};

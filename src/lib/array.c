@@ -26,6 +26,17 @@ int array_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+void *array_slot(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	char *slot;
+
+	if (array_grow(arr, cap, n + 1, elem))
+		return NULL;
+	slot = (char *)*arr + n * elem;
+	memset(slot, 0, elem);
+	return slot;
+}
+
 size_t array_upper_bound(const void *arr, size_t n, size_t size, size_t off, uint64_t key)
 {
 	size_t lo = 0, hi = n;

@@ -7,7 +7,8 @@
  * "__GI___libc_read" and "__x64_sys_read" are "read", "__recv_chk" is
  * "recv", "__poll_nocancel" is "poll", "pread64" is "pread". Rows marked
  * kernel only match kernel symbols: "pipe_read" or "blk_" in a program are
- * the program's own functions.
+ * the program's own functions. A row is a kind, a way to match and the
+ * names matched that way, tried in their order.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -18,246 +19,122 @@
 enum match { SUB, PREFIX, NAME };
 
 struct row {
-	const char *pat;
-	uint8_t match; /* enum match */
-	uint8_t kind;  /* enum funckind */
-	uint8_t lock;  /* enum funckind_lock */
-	bool kernel;   /* a kernel symbol only */
+	const char *const *pats; /* NULL-ended; any of them */
+	uint8_t match;		 /* enum match */
+	uint8_t kind;		 /* enum funckind */
+	uint8_t lock;		 /* enum funckind_lock */
+	bool kernel;		 /* a kernel symbol only */
 };
 
 /* clang-format off */
-#define R(p, m, k) {p, m, FUNCKIND_##k, FUNCKIND_LOCK_ANY, false}
-#define K(p, m, k) {p, m, FUNCKIND_##k, FUNCKIND_LOCK_ANY, true}
-#define L(p, l) {p, SUB, FUNCKIND_LOCK, FUNCKIND_LOCK_##l, false}
+#define NAMES(...) (const char *const[]){__VA_ARGS__, NULL}
+#define R(k, m, ...) {NAMES(__VA_ARGS__), m, FUNCKIND_##k, FUNCKIND_LOCK_ANY, false}
+#define K(k, m, ...) {NAMES(__VA_ARGS__), m, FUNCKIND_##k, FUNCKIND_LOCK_ANY, true}
+#define L(l, ...) {NAMES(__VA_ARGS__), SUB, FUNCKIND_LOCK, FUNCKIND_LOCK_##l, false}
 static const struct row rows[] = {
     /* ---- idle: waiting for work, not for a resource ---- */
-    R("cond_wait", SUB, IDLE),		/* pthread_cond_wait, __pthread_cond_wait_common */
-    R("cond_timedwait", SUB, IDLE),
-    R("cond_clockwait", SUB, IDLE),
-    R("condition_variable::wait", SUB, IDLE), /* also wait_for, wait_until */
-    R("Condvar::wait", SUB, IDLE),	/* Rust std, parking_lot */
-    R("sem_wait", SUB, IDLE),		/* sem_wait, __new_sem_wait_slow64 */
-    R("sem_timedwait", SUB, IDLE),
-    R("sem_clockwait", SUB, IDLE),
-    R("pthread_join", SUB, IDLE),
-    R("clockjoin", SUB, IDLE),		/* __pthread_clockjoin_ex */
-    R("timedjoin", SUB, IDLE),
-    R("barrier_wait", SUB, IDLE),
-    R("epoll_wait", NAME, IDLE),	/* an event loop with nothing ready */
-    R("epoll_pwait", NAME, IDLE),
-    R("epoll_pwait2", NAME, IDLE),
-    K("ep_poll", SUB, IDLE),
-    K("do_epoll_wait", SUB, IDLE),
-    R("g_main_context_iterate", SUB, IDLE),
-    R("g_main_context_poll", SUB, IDLE),
-    R("uv__io_poll", SUB, IDLE),
-    R("event_base_loop", SUB, IDLE),
-    R("epoll_dispatch", SUB, IDLE),
-    R("ev_run", SUB, IDLE),
-    R("ngx_process_events", SUB, IDLE),
-    R("ngx_epoll_process_events", SUB, IDLE),
-    R("runtime.notesleep", SUB, IDLE),	/* Go: an M with nothing to run */
-    R("runtime.notetsleep", SUB, IDLE),
-    R("runtime.stopm", SUB, IDLE),
-    R("runtime.netpoll", SUB, IDLE),
-    R("sync.(*Cond).Wait", SUB, IDLE),
-    R("sync.(*WaitGroup).Wait", SUB, IDLE),
-    R("Monitor::wait", SUB, IDLE),	/* HotSpot: ObjectMonitor::wait (Object.wait) */
-    R("JVM_MonitorWait", SUB, IDLE),
+    R(IDLE, SUB, "cond_wait", /* pthread_cond_wait, __pthread_cond_wait_common */
+                 "cond_timedwait", "cond_clockwait",
+                 "condition_variable::wait", /* also wait_for, wait_until */
+                 "Condvar::wait", /* Rust std, parking_lot */
+                 "sem_wait", /* sem_wait, __new_sem_wait_slow64 */
+                 "sem_timedwait", "sem_clockwait", "pthread_join",
+                 "clockjoin", /* __pthread_clockjoin_ex */
+                 "timedjoin", "barrier_wait"),
+    R(IDLE, NAME, "epoll_wait", /* an event loop with nothing ready */
+                  "epoll_pwait", "epoll_pwait2"),
+    K(IDLE, SUB, "ep_poll", "do_epoll_wait"),
+    R(IDLE, SUB, "g_main_context_iterate", "g_main_context_poll", "uv__io_poll", "event_base_loop",
+                 "epoll_dispatch", "ev_run", "ngx_process_events", "ngx_epoll_process_events",
+                 "runtime.notesleep", /* Go: an M with nothing to run */
+                 "runtime.notetsleep", "runtime.stopm", "runtime.netpoll", "sync.(*Cond).Wait",
+                 "sync.(*WaitGroup).Wait",
+                 "Monitor::wait", /* HotSpot: ObjectMonitor::wait (Object.wait) */
+                 "JVM_MonitorWait"),
 
     /* ---- lock: contention for something another thread holds ---- */
-    L("pthread_mutex_lock", MUTEX),	/* ___pthread_mutex_lock, __pthread_mutex_lock_full */
-    L("pthread_mutex_timedlock", MUTEX),
-    L("pthread_mutex_clocklock", MUTEX),
-    L("pthread_mutex_cond_lock", MUTEX), /* a woken condvar waiter retaking its mutex */
-    L("pthread_rwlock_rdlock", RDLOCK),
-    L("pthread_rwlock_timedrdlock", RDLOCK),
-    L("pthread_rwlock_clockrdlock", RDLOCK),
-    L("pthread_rwlock_wrlock", WRLOCK),
-    L("pthread_rwlock_timedwrlock", WRLOCK),
-    L("pthread_rwlock_clockwrlock", WRLOCK),
-    R("mutex_lock", SUB, LOCK),		/* any other mutex, the kernel's too */
-    R("mutex_timedlock", SUB, LOCK),
-    R("mutex_clocklock", SUB, LOCK),
-    R("mutex_unlock", SUB, LOCK),	/* the release's cost is the lock's too */
-    R("lll_lock_wait", SUB, LOCK),	/* glibc's internal locks too */
-    R("lll_unlock_wake", SUB, LOCK),
-    R("rwlock_rdlock", SUB, LOCK),
-    R("rwlock_wrlock", SUB, LOCK),
-    R("rwlock_timed", SUB, LOCK),
-    R("rwlock_clock", SUB, LOCK),
-    R("rwlock_unlock", SUB, LOCK),
-    R("spin_lock", SUB, LOCK),		/* pthread_spin_lock, _raw_spin_lock */
-    R("std::mutex", SUB, LOCK),
-    R("shared_mutex", SUB, LOCK),
-    R("Mutex::lock", SUB, LOCK),	/* Rust futex::Mutex::lock_contended, HotSpot Mutex::lock */
-    R("RwLock::read", SUB, LOCK),
-    R("RwLock::write", SUB, LOCK),
-    R("mutex::lock", SUB, LOCK),
-    R("lock_contended", SUB, LOCK),
-    R("parking_lot", SUB, LOCK),
-    K("rwsem_down", SUB, LOCK),
-    R("runtime.lock2", SUB, LOCK),	/* Go runtime's own locks */
-    R("runtime.lockWithRank", SUB, LOCK),
-    R("sync.(*Mutex).", SUB, LOCK),
-    R("sync.(*RWMutex).", SUB, LOCK),
-    R("ObjectMonitor::enter", SUB, LOCK), /* HotSpot: synchronized contention */
-    R("ObjectMonitor::EnterI", SUB, LOCK),
-    R("ObjectSynchronizer::enter", SUB, LOCK),
+    L(MUTEX, "pthread_mutex_lock", /* ___pthread_mutex_lock, __pthread_mutex_lock_full */
+             "pthread_mutex_timedlock", "pthread_mutex_clocklock",
+             "pthread_mutex_cond_lock"), /* a woken condvar waiter retaking its mutex */
+    L(RDLOCK, "pthread_rwlock_rdlock", "pthread_rwlock_timedrdlock", "pthread_rwlock_clockrdlock"),
+    L(WRLOCK, "pthread_rwlock_wrlock", "pthread_rwlock_timedwrlock", "pthread_rwlock_clockwrlock"),
+    R(LOCK, SUB, "mutex_lock", /* any other mutex, the kernel's too */
+                 "mutex_timedlock", "mutex_clocklock",
+                 "mutex_unlock", /* the release's cost is the lock's too */
+                 "lll_lock_wait", /* glibc's internal locks too */
+                 "lll_unlock_wake", "rwlock_rdlock", "rwlock_wrlock", "rwlock_timed",
+                 "rwlock_clock", "rwlock_unlock",
+                 "spin_lock", /* pthread_spin_lock, _raw_spin_lock */
+                 "std::mutex", "shared_mutex",
+                 "Mutex::lock", /* Rust futex::Mutex::lock_contended, HotSpot Mutex::lock */
+                 "RwLock::read", "RwLock::write", "mutex::lock", "lock_contended", "parking_lot"),
+    K(LOCK, SUB, "rwsem_down"),
+    R(LOCK, SUB, "runtime.lock2", /* Go runtime's own locks */
+                 "runtime.lockWithRank", "sync.(*Mutex).", "sync.(*RWMutex).",
+                 "ObjectMonitor::enter", /* HotSpot: synchronized contention */
+                 "ObjectMonitor::EnterI", "ObjectSynchronizer::enter"),
 
     /* ---- sleep ---- */
-    R("nanosleep", SUB, SLEEP),		/* clock_nanosleep, do_nanosleep */
-    R("usleep", NAME, SLEEP),
-    R("sleep", NAME, SLEEP),
-    R("pause", NAME, SLEEP),
-    R("sigsuspend", NAME, SLEEP),
-    R("sigtimedwait", NAME, SLEEP),
-    R("sigwaitinfo", NAME, SLEEP),
-    R("sleep_for", SUB, SLEEP),		/* std::this_thread::sleep_for */
-    R("sleep_until", SUB, SLEEP),
-    R("thread::sleep", SUB, SLEEP),	/* Rust std::thread::sleep */
-    R("runtime.usleep", SUB, SLEEP),
-    R("time.Sleep", SUB, SLEEP),
-    R("JVM_Sleep", SUB, SLEEP),
-    R("os::naked_short_sleep", SUB, SLEEP),
-    R("os::naked_sleep", SUB, SLEEP),
+    R(SLEEP, SUB, "nanosleep"), /* clock_nanosleep, do_nanosleep */
+    R(SLEEP, NAME, "usleep", "sleep", "pause", "sigsuspend", "sigtimedwait", "sigwaitinfo"),
+    R(SLEEP, SUB, "sleep_for", /* std::this_thread::sleep_for */
+                  "sleep_until", "thread::sleep", /* Rust std::thread::sleep */
+                  "runtime.usleep", "time.Sleep", "JVM_Sleep", "os::naked_short_sleep",
+                  "os::naked_sleep"),
 
     /* ---- GC: a collector's work ---- */
-    R("gcBgMark", SUB, GC),		/* Go */
-    R("gcDrain", SUB, GC),
-    R("gcMark", SUB, GC),
-    R("gcStart", SUB, GC),
-    R("gcAssist", SUB, GC),
-    R("runtime.markroot", SUB, GC),
-    R("runtime.scanobject", SUB, GC),
-    R("runtime.greyobject", SUB, GC),
-    R("runtime.scanstack", SUB, GC),
-    R("runtime.bgsweep", SUB, GC),
-    R("runtime.sweepone", SUB, GC),
-    R("runtime.wbBufFlush", SUB, GC),
-    R("GC", PREFIX, GC),		/* HotSpot GCTaskThread, GCTraceTime... */
-    R("G1ConcurrentMark", SUB, GC),	/* HotSpot G1 */
-    R("G1ConcurrentRefine", SUB, GC),
-    R("G1ParScanThreadState", SUB, GC),
-    R("G1ParEvacuateFollowers", SUB, GC),
-    R("G1YoungCollector", SUB, GC),
-    R("G1FullCollector", SUB, GC),
-    R("G1CollectedHeap::", SUB, GC),
-    R("G1RemSet", SUB, GC),
-    R("ConcurrentGCThread", SUB, GC),
-    R("PSScavenge", SUB, GC),		/* HotSpot Parallel */
-    R("PSParallelCompact", SUB, GC),
-    R("PSPromotionManager", SUB, GC),
-    R("ShenandoahHeap", SUB, GC),
-    R("ShenandoahConcurrent", SUB, GC),
-    R("ZMark", SUB, GC),		/* HotSpot ZGC */
-    R("ZRelocate", SUB, GC),
-    R("DefNewGeneration", SUB, GC),	/* HotSpot Serial */
-    R("MarkSweep::", SUB, GC),
-    R("gc_", PREFIX, GC),		/* CPython gc_collect_main, gc_collect_region */
-    R("gc_collect", SUB, GC),
-    R("PyGC_Collect", SUB, GC),
-    R("Scavenger", SUB, GC),		/* V8 */
-    R("MarkCompact", SUB, GC),
-    R("Heap::CollectGarbage", SUB, GC),
-    R("garbage", SUB, GC),
+    R(GC, SUB, "gcBgMark", /* Go */
+               "gcDrain", "gcMark", "gcStart", "gcAssist", "runtime.markroot", "runtime.scanobject",
+               "runtime.greyobject", "runtime.scanstack", "runtime.bgsweep", "runtime.sweepone",
+               "runtime.wbBufFlush"),
+    R(GC, PREFIX, "GC"), /* HotSpot GCTaskThread, GCTraceTime... */
+    R(GC, SUB, "G1ConcurrentMark", /* HotSpot G1 */
+               "G1ConcurrentRefine", "G1ParScanThreadState", "G1ParEvacuateFollowers",
+               "G1YoungCollector", "G1FullCollector", "G1CollectedHeap::", "G1RemSet",
+               "ConcurrentGCThread", "PSScavenge", /* HotSpot Parallel */
+               "PSParallelCompact", "PSPromotionManager", "ShenandoahHeap", "ShenandoahConcurrent",
+               "ZMark", /* HotSpot ZGC */
+               "ZRelocate", "DefNewGeneration", /* HotSpot Serial */
+               "MarkSweep::"),
+    R(GC, PREFIX, "gc_"), /* CPython gc_collect_main, gc_collect_region */
+    R(GC, SUB, "gc_collect", "PyGC_Collect", "Scavenger", /* V8 */
+               "MarkCompact", "Heap::CollectGarbage", "garbage"),
 
     /* ---- I/O ---- */
-    R("read", NAME, IO),
-    R("readv", NAME, IO),
-    R("pread", NAME, IO),
-    R("preadv", NAME, IO),
-    R("preadv2", NAME, IO),
-    R("write", NAME, IO),
-    R("writev", NAME, IO),
-    R("pwrite", NAME, IO),
-    R("pwritev", NAME, IO),
-    R("pwritev2", NAME, IO),
-    R("poll", NAME, IO),
-    R("ppoll", NAME, IO),
-    R("select", NAME, IO),
-    R("pselect", NAME, IO),
-    R("pselect6", NAME, IO),
-    R("recv", NAME, IO),
-    R("recvfrom", NAME, IO),
-    R("recvmsg", NAME, IO),
-    R("recvmmsg", NAME, IO),
-    R("send", NAME, IO),
-    R("sendto", NAME, IO),
-    R("sendmsg", NAME, IO),
-    R("sendmmsg", NAME, IO),
-    R("accept", NAME, IO),
-    R("accept4", NAME, IO),
-    R("connect", NAME, IO),
-    R("fsync", NAME, IO),
-    R("fdatasync", NAME, IO),
-    R("sync_file_range", NAME, IO),
-    R("open", NAME, IO),
-    R("openat", NAME, IO),
-    R("fread", NAME, IO),
-    R("fwrite", NAME, IO),
-    R("fflush", NAME, IO),
-    R("splice", NAME, IO),
-    R("sendfile", NAME, IO),
-    R("copy_file_range", NAME, IO),
-    R("io_uring_enter", NAME, IO),
-    R("io_getevents", NAME, IO),
-    R("io_submit", NAME, IO),
-    R("internal/poll.(*FD).", SUB, IO), /* Go */
-    K("vfs_read", SUB, IO),
-    K("vfs_write", SUB, IO),
-    K("do_select", SUB, IO),
-    K("core_sys_select", SUB, IO),
-    K("do_sys_poll", SUB, IO),
-    K("poll_schedule_timeout", SUB, IO),
-    K("pipe_read", SUB, IO),
-    K("pipe_write", SUB, IO),
-    K("tcp_recvmsg", SUB, IO),
-    K("tcp_sendmsg", SUB, IO),
-    K("unix_stream_read", SUB, IO),
-    K("sk_wait_data", SUB, IO),
-    K("wait_woken", SUB, IO),
-    K("inet_csk_accept", SUB, IO),
-    K("sock_read", SUB, IO),
-    K("sock_write", SUB, IO),
-    K("io_schedule", SUB, IO),
-    K("filemap_read", SUB, IO),
-    K("blk_", SUB, IO),
+    R(IO, NAME, "read", "readv", "pread", "preadv", "preadv2", "write", "writev", "pwrite",
+                "pwritev", "pwritev2", "poll", "ppoll", "select", "pselect", "pselect6", "recv",
+                "recvfrom", "recvmsg", "recvmmsg", "send", "sendto", "sendmsg", "sendmmsg",
+                "accept", "accept4", "connect", "fsync", "fdatasync", "sync_file_range", "open",
+                "openat", "fread", "fwrite", "fflush", "splice", "sendfile", "copy_file_range",
+                "io_uring_enter", "io_getevents", "io_submit"),
+    R(IO, SUB, "internal/poll.(*FD)."), /* Go */
+    K(IO, SUB, "vfs_read", "vfs_write", "do_select", "core_sys_select", "do_sys_poll",
+               "poll_schedule_timeout", "pipe_read", "pipe_write", "tcp_recvmsg", "tcp_sendmsg",
+               "unix_stream_read", "sk_wait_data", "wait_woken", "inet_csk_accept", "sock_read",
+               "sock_write", "io_schedule", "filemap_read", "blk_"),
 
     /* ---- syscall: how a thread waits, not what for ---- */
-    R("futex", SUB, SYSCALL),		/* futex_wait_queue, runtime.futex */
-    R("syscall", NAME, SYSCALL),	/* glibc syscall() */
-    R("syscall.Syscall", SUB, SYSCALL), /* Go */
-    R("syscall.RawSyscall", SUB, SYSCALL),
-    K("entry_SYSCALL", SUB, SYSCALL),
-    K("do_syscall_64", SUB, SYSCALL),
-    K("syscall_exit", SUB, SYSCALL),
-    K("exit_to_user_mode", SUB, SYSCALL),
-    K("restart_syscall", SUB, SYSCALL),
-    K("x64_sys_", PREFIX, SYSCALL),	/* any other syscall's entry */
-    K("se_sys_", PREFIX, SYSCALL),
-    K("do_sys_", PREFIX, SYSCALL),
+    R(SYSCALL, SUB, "futex"), /* futex_wait_queue, runtime.futex */
+    R(SYSCALL, NAME, "syscall"), /* glibc syscall() */
+    R(SYSCALL, SUB, "syscall.Syscall", /* Go */
+                    "syscall.RawSyscall"),
+    K(SYSCALL, SUB, "entry_SYSCALL", "do_syscall_64", "syscall_exit", "exit_to_user_mode",
+                    "restart_syscall"),
+    K(SYSCALL, PREFIX, "x64_sys_", /* any other syscall's entry */
+                       "se_sys_", "do_sys_"),
 
     /* ---- runtime: allocators and language runtimes ---- */
-    R("malloc", SUB, RUNTIME),
-    R("calloc", SUB, RUNTIME),
-    R("realloc", SUB, RUNTIME),
-    R("_int_free", SUB, RUNTIME),
-    R("cfree", SUB, RUNTIME),
-    R("free", NAME, RUNTIME),
-    R("operator new", SUB, RUNTIME),
-    R("operator delete", SUB, RUNTIME),
-    R("runtime.", SUB, RUNTIME),	/* Go */
-    R("runtime::", SUB, RUNTIME),
-    R("SafepointSynchronize::", SUB, RUNTIME), /* HotSpot */
-    R("InterpreterRuntime::", SUB, RUNTIME),
-    R("SharedRuntime::", SUB, RUNTIME),
-    R("CompileBroker::", SUB, RUNTIME),
+    R(RUNTIME, SUB, "malloc", "calloc", "realloc", "_int_free", "cfree"),
+    R(RUNTIME, NAME, "free"),
+    R(RUNTIME, SUB, "operator new", "operator delete", "runtime.", /* Go */
+                    "runtime::", "SafepointSynchronize::", /* HotSpot */
+                    "InterpreterRuntime::", "SharedRuntime::", "CompileBroker::"),
 };
 /* clang-format on */
 #undef R
 #undef K
 #undef L
+#undef NAMES
 
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -309,16 +186,24 @@ static void posix_word(const char *f, char *buf, size_t size)
 	}
 }
 
+static bool pat_matches(enum match match, const char *pat, const char *func, const char *word)
+{
+	switch (match) {
+	case SUB:
+		return strstr(func, pat) != NULL;
+	case PREFIX:
+		return !strncmp(skip_underscores(func), pat, strlen(pat));
+	default:
+		return word[0] && !strcmp(word, pat);
+	}
+}
+
 static bool row_matches(const struct row *r, const char *func, const char *word)
 {
-	switch (r->match) {
-	case SUB:
-		return strstr(func, r->pat) != NULL;
-	case PREFIX:
-		return !strncmp(skip_underscores(func), r->pat, strlen(r->pat));
-	default:
-		return word[0] && !strcmp(word, r->pat);
-	}
+	for (const char *const *p = r->pats; *p; p++)
+		if (pat_matches((enum match)r->match, *p, func, word))
+			return true;
+	return false;
 }
 
 static const struct row *lookup(const char *func, bool kernel)

@@ -137,11 +137,8 @@ static struct metrics_proc *proc_add(struct metrics *m, pid_t pid)
 {
 	struct metrics_proc *p;
 
-	if (array_grow((void **)&m->procs, &m->procs_cap, (size_t)m->nprocs + 1, sizeof(*m->procs)))
-		return NULL;
-	p = &m->procs[m->nprocs];
-	memset(p, 0, sizeof(*p));
-	if (series_init(&p->rss, m->cfg.window_s) < 0)
+	p = array_slot((void **)&m->procs, &m->procs_cap, (size_t)m->nprocs, sizeof(*m->procs));
+	if (!p || series_init(&p->rss, m->cfg.window_s) < 0)
 		return NULL;
 	p->pid = pid;
 	p->prev_cpu_s = -1;
@@ -279,11 +276,8 @@ struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create)
 			return &m->threads[i];
 	if (!create)
 		return NULL;
-	if (array_grow((void **)&m->threads, &m->cap, (size_t)m->nthreads + 1, sizeof(*m->threads)))
-		return NULL;
-	th = &m->threads[m->nthreads];
-	memset(th, 0, sizeof(*th));
-	if (series_init(&th->cpu, m->cfg.window_s) < 0)
+	th = array_slot((void **)&m->threads, &m->cap, (size_t)m->nthreads, sizeof(*m->threads));
+	if (!th || series_init(&th->cpu, m->cfg.window_s) < 0)
 		return NULL;
 	th->tid = tid;
 	th->pid = m->pid;

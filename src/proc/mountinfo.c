@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "stacktop/lib/array.h"
+
 #define MOUNTINFO_MAX (16u << 20)
 
 /* The next space-separated field of [*p, end): start and length. */
@@ -101,27 +103,17 @@ int mountinfo_parse(const char *text, struct mountinfo *out)
 
 	memset(out, 0, sizeof(*out));
 	while (text && *text) {
-		const char *eol = strchr(text, '\n');
+		const char *eol = strchrnul(text, '\n');
 		struct mountinfo_entry e;
-		int err;
+		int err = parse_line(text, eol, &e);
 
-		if (!eol)
-			eol = text + strlen(text);
-		err = parse_line(text, eol, &e);
 		if (err == -ENOMEM)
 			goto nomem;
 		if (err == 0) {
-			if (out->n == cap) {
-				size_t nc = cap ? cap * 2 : 32;
-				void *ne = realloc(out->e, nc * sizeof(*out->e));
-
-				if (!ne) {
-					free(e.point);
-					free(e.fstype);
-					goto nomem;
-				}
-				out->e = ne;
-				cap = nc;
+			if (array_grow((void **)&out->e, &cap, out->n + 1, sizeof(*out->e))) {
+				free(e.point);
+				free(e.fstype);
+				goto nomem;
 			}
 			out->e[out->n++] = e;
 		}

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "stacktop/lib/fdread.h"
 #include "stacktop/proc/procstat.h"
 #include "stacktop/proc/target.h"
 
@@ -145,19 +146,11 @@ static int file_open(pid_t pid, pid_t tid, const char *name)
 /* The whole file from offset 0 into buf (NUL-terminated): bytes, or -errno. */
 static ssize_t file_pread(int fd, char *buf, size_t size)
 {
-	size_t total = 0;
-	while (total < size - 1) {
-		ssize_t n = pread(fd, buf + total, size - 1 - total, (off_t)total);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		total += (size_t)n;
-	}
-	buf[total] = '\0';
-	return (ssize_t)total;
+	ssize_t n = fdread_at(fd, buf, size - 1, 0);
+
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
 }
 
 ssize_t procstat_file_read(struct procstat_file *f, pid_t pid, pid_t tid, const char *name,

@@ -451,10 +451,9 @@ int wall_add_thread(struct wall_sampler *ws, pid_t pid, pid_t tid)
 		return -ESRCH;
 	if (tracer > 0 && tracer != ws->self)
 		return -EBUSY;
-	if (array_grow((void **)&ws->th, &ws->cap, ws->n + 1, sizeof(*ws->th)))
+	struct wall_thread *t = array_slot((void **)&ws->th, &ws->cap, ws->n, sizeof(*ws->th));
+	if (!t)
 		return -ENOMEM;
-	struct wall_thread *t = &ws->th[ws->n];
-	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->tid = tid;
 	t->last_nr = -1;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "stacktop/lib/array.h"
+#include "stacktop/lib/fdread.h"
 #include "stacktop/lib/mono.h"
 #include "stacktop/proc/tfile.h"
 #include "stacktop/symbols/perfmap.h"
@@ -263,25 +264,6 @@ static int perfmap_parse(struct perfmap *pm, char *text, size_t len)
 	return err;
 }
 
-/* pread of exactly up to len bytes at off; bytes read or -errno. */
-static ssize_t pread_full(int fd, char *buf, size_t len, off_t off)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t r = pread(fd, buf + got, len - got, off + (off_t)got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
 /* Was the file appended to since it was parsed up to done (its bytes
  * before done unchanged), rather than rewritten? */
 static bool perfmap_appended(struct perfmap *pm, int fd, const struct stat *st)
@@ -292,7 +274,7 @@ static bool perfmap_appended(struct perfmap *pm, int fd, const struct stat *st)
 		return false;
 	if (pm->chk_len == 0)
 		return pm->done == 0;
-	return pread_full(fd, now, pm->chk_len, pm->done - (off_t)pm->chk_len) ==
+	return fdread_at(fd, now, pm->chk_len, pm->done - (off_t)pm->chk_len) ==
 		   (ssize_t)pm->chk_len &&
 	       !memcmp(now, pm->chk, pm->chk_len);
 }
@@ -302,7 +284,7 @@ static int perfmap_advance(struct perfmap *pm, int fd, size_t n)
 {
 	pm->done += (off_t)n;
 	pm->chk_len = pm->done < PERFMAP_TAILCHK ? (size_t)pm->done : PERFMAP_TAILCHK;
-	if (pread_full(fd, pm->chk, pm->chk_len, pm->done - (off_t)pm->chk_len) !=
+	if (fdread_at(fd, pm->chk, pm->chk_len, pm->done - (off_t)pm->chk_len) !=
 	    (ssize_t)pm->chk_len)
 		return -EIO;
 	return 0;
@@ -324,7 +306,7 @@ static int perfmap_read_more(struct perfmap *pm, int fd, off_t size, size_t chun
 		return 0;
 	if (!(buf = malloc(want + 1)))
 		return -ENOMEM;
-	r = pread_full(fd, buf, want, pm->done);
+	r = fdread_at(fd, buf, want, pm->done);
 	if (r <= 0) {
 		free(buf);
 		return r < 0 ? (int)r : 0;

@@ -742,3 +742,8 @@ bool view_move_selection(int *selected, int key, int page)
 		*selected = 0;
 	return true;
 }
+
+struct view_action view_all_threads(int tid)
+{
+	return (struct view_action){.kind = tid ? VIEW_ACTION_NARROW_ALL : VIEW_ACTION_NONE};
+}

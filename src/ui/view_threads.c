@@ -989,10 +989,8 @@ static struct view_action threads_narrow(void *ctx, int key)
 
 static struct view_action threads_all(void *ctx, int key)
 {
-	struct view_threads_state *st = ctx;
-
 	(void)key;
-	return (struct view_action){.kind = st->tid ? VIEW_ACTION_NARROW_ALL : VIEW_ACTION_NONE};
+	return view_all_threads(((struct view_threads_state *)ctx)->tid);
 }
 
 static struct view_action threads_owner(void *ctx, int key)

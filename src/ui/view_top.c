@@ -180,33 +180,15 @@ struct num_col {
 static void draw_column_header(struct grid *g, int y, const struct cols *c, enum sort_key sort,
 			       bool lines, bool wall, bool counts)
 {
-	static const struct num_col cpu[] = {
-	    {1, 4, "%Own"},
-	    {7, 6, "%Total"},
-	    {15, 7, "OwnTime"},
-	    {24, 9, "TotalTime"},
+	/* Index wall * 2 + counts, then sort key. Wall: OnCPU/OffCPU replace
+	 * the two times; a saved profile without a period: sample counts. */
+	static const struct num_col sets[4][4] = {
+	    {{1, 4, "%Own"}, {7, 6, "%Total"}, {15, 7, "OwnTime"}, {24, 9, "TotalTime"}},
+	    {{1, 4, "%Own"}, {7, 6, "%Total"}, {15, 7, "OwnSamp"}, {24, 9, "TotalSamp"}},
+	    {{1, 4, "%Own"}, {7, 6, "%Total"}, {16, 5, "OnCPU"}, {24, 6, "OffCPU"}},
+	    {{1, 4, "%Own"}, {7, 6, "%Total"}, {16, 5, "OnSmp"}, {24, 6, "OffSmp"}},
 	};
-	/* Wall: index = sort key; OnCPU/OffCPU replace the two times. */
-	static const struct num_col wallc[] = {
-	    {1, 4, "%Own"},
-	    {7, 6, "%Total"},
-	    {16, 5, "OnCPU"},
-	    {24, 6, "OffCPU"},
-	};
-	/* A saved profile without a period: sample counts, not times. */
-	static const struct num_col cpu_n[] = {
-	    {1, 4, "%Own"},
-	    {7, 6, "%Total"},
-	    {15, 7, "OwnSamp"},
-	    {24, 9, "TotalSamp"},
-	};
-	static const struct num_col wall_n[] = {
-	    {1, 4, "%Own"},
-	    {7, 6, "%Total"},
-	    {16, 5, "OnSmp"},
-	    {24, 6, "OffSmp"},
-	};
-	const struct num_col *num = wall ? (counts ? wall_n : wallc) : (counts ? cpu_n : cpu);
+	const struct num_col *num = sets[wall * 2 + counts];
 	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
 	const char *label;
 	int i;
@@ -736,10 +718,8 @@ static struct view_action top_enter(void *ctx, int key)
 
 static struct view_action top_all_threads(void *ctx, int key)
 {
-	struct view_top_state *st = ctx;
-
 	(void)key;
-	return (struct view_action){.kind = st->tid ? VIEW_ACTION_NARROW_ALL : VIEW_ACTION_NONE};
+	return view_all_threads(((struct view_top_state *)ctx)->tid);
 }
 
 static struct view_action top_annotate(void *ctx, int key)

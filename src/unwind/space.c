@@ -244,11 +244,9 @@ int space_parse_maps(const char *text, struct mapping **out, size_t *n)
 	if (!text || !out || !n)
 		return -EINVAL;
 	while (*p) {
-		const char *eol = strchr(p, '\n');
+		const char *eol = strchrnul(p, '\n');
 		struct mapping m;
 
-		if (!eol)
-			eol = p + strlen(p);
 		err = parse_line(p, eol, &m);
 		if (err == -ENOMEM)
 			goto fail;

@@ -14,10 +14,12 @@
  * Read (folded_load): the same, and foreign files: '#' comments and blank
  * lines skipped, decimal counts rounded, a line at most 1 MiB. When every
  * line's root has the "name-TID" shape it becomes the thread (name and
- * tid) instead of a frame.
+ * tid) instead of a frame. A load fails (-EINVAL/-ENOMEM/-EFBIG, one
+ * sentence) on a line without a count, a count but no frames, a NUL byte,
+ * a line over 1 MiB, no stacks, too many frames.
  *
- * Neither keeps anything: render appends to the caller's buffer, load adds
- * to the caller's stackset.
+ * Both go through folded_format (format.h); it sniffs nothing: report
+ * reads as folded any file no other format claimed.
  */
 #ifndef STACKTOP_FOLDED_H
 #define STACKTOP_FOLDED_H
@@ -25,22 +27,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct export_opts;
-struct sbuf;
-struct selection;
-struct stackset;
-struct window;
+#include "stacktop/formats/format.h"
 
-/* The selected stacks of w as folded text appended to out. 0 or -ENOMEM. */
-int folded_render(struct window *w, const struct export_opts *o, struct selection *s,
-		  struct sbuf *out);
-
-/* data[0..len) as folded stacks into ss (name for messages). 0, or
- * -EINVAL/-ENOMEM/-EFBIG with one sentence in err (a line without a count,
- * a count but no frames, a NUL byte, a line over 1 MiB, no stacks, too many
- * frames). */
-int folded_load(struct stackset *ss, const char *data, size_t len, const char *name, char *err,
-		size_t errsz);
+extern const struct format_ops folded_format;
 
 /* "name-TID" → tid (and the name's length, n bytes at s); false when not
  * that shape (the speedscope reader's profile names too). */

@@ -18,10 +18,13 @@
  * "thread_name" labels, seconds from "second"; mode and period from the
  * period type. protobuf-c may allocate at most pprof_unpack_limit(size) =
  * 32 times the size plus 16 MiB (counted request by request, plus 16 bytes
- * each for malloc's own header).
+ * each for malloc's own header). A render reverses the selection's frame
+ * ids and restores them (leaf first for pprof). A load fails with -EINVAL
+ * (corrupt protobuf or profile: the sentence says what), -EFBIG (over the
+ * unpack budget or too many frames) or -ENOMEM.
  *
- * Neither keeps anything: render appends to the caller's buffer, load adds
- * to the caller's stackset.
+ * Both go through pprof_format (format.h); it sniffs a file with a control
+ * byte (not a line break or tab) in its first 512 bytes: binary.
  */
 #ifndef STACKTOP_PPROF_H
 #define STACKTOP_PPROF_H
@@ -29,23 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct export_opts;
-struct sbuf;
-struct selection;
-struct stackset;
-struct window;
+#include "stacktop/formats/format.h"
 
-/* The selected stacks of w as a gzip'd profile appended to out. The
- * selection's frame ids are reversed and restored on the way (leaf first
- * for pprof). 0, -ENOMEM or -EIO. */
-int pprof_render(struct window *w, const struct export_opts *o, struct selection *s,
-		 struct sbuf *out);
-
-/* The protobuf data[0..len) into ss (name for messages). 0, or -EINVAL
- * (corrupt protobuf or profile: the sentence says what), -EFBIG (over the
- * unpack budget or too many frames) or -ENOMEM, with one sentence in err. */
-int pprof_load(struct stackset *ss, const uint8_t *data, size_t len, const char *name, char *err,
-	       size_t errsz);
+extern const struct format_ops pprof_format;
 
 /* What unpacking a protobuf of len bytes may allocate (see the head). */
 size_t pprof_unpack_limit(size_t len);

@@ -12,37 +12,19 @@
  * Read (speedscope_load): sampled profiles only; weights in a time unit
  * become counts by stacktop's period, else by the lightest weight; a file
  * with several profiles named "name-TID" gives each its thread. At most
- * 64 MiB of JSON (json-c's tree of it is tens of times bigger).
+ * 64 MiB of JSON (json-c's tree of it is tens of times bigger). A render
+ * reorders the selection's stacks by thread with per_thread. A load fails
+ * (-EINVAL/-EFBIG/-ENOMEM, one sentence) on what is not JSON, not
+ * speedscope, an evented profile, a bad frame index, too big.
  *
- * Neither keeps anything: render appends to the caller's buffer, load adds
- * to the caller's stackset.
+ * Both go through speedscope_format (format.h); it sniffs '{' first (after
+ * blanks): JSON, which of the formats read is speedscope.
  */
 #ifndef STACKTOP_SPEEDSCOPE_H
 #define STACKTOP_SPEEDSCOPE_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "stacktop/formats/format.h"
 
-struct export_opts;
-struct sbuf;
-struct selection;
-struct stackset;
-struct window;
-
-/* The selected stacks of w as speedscope JSON appended to out (the
- * selection's stacks are reordered by thread with per_thread). 0 or
- * -ENOMEM. */
-int speedscope_render(struct window *w, const struct export_opts *o, struct selection *s,
-		      struct sbuf *out);
-
-/* data[0..len) as speedscope JSON into ss (name for messages). 0, or
- * -EINVAL/-EFBIG/-ENOMEM with one sentence in err (not JSON, not
- * speedscope, an evented profile, a bad frame index, too big). */
-int speedscope_load(struct stackset *ss, const char *data, size_t len, const char *name, char *err,
-		    size_t errsz);
-
-/* '{' first (after blanks): JSON, which of the formats read is speedscope. */
-bool speedscope_sniff(const uint8_t *d, size_t n);
+extern const struct format_ops speedscope_format;
 
 #endif

@@ -19,6 +19,11 @@
 
 int array_grow(void **arr, size_t *cap, size_t need, size_t elem);
 
+/* Room for element n (one past the n in use) through array_grow, and that
+ * element zeroed: its address, or NULL (-ENOMEM) with *arr unchanged. The
+ * caller counts it in use. */
+void *array_slot(void **arr, size_t *cap, size_t n, size_t elem);
+
 /* In an array of n elements of size bytes sorted by the uint64_t at offset
  * off (their start), the number of elements starting at or below key: the
  * last one that may hold key is at the result - 1. */

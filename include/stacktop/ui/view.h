@@ -151,6 +151,10 @@ void view_help_render(struct grid *g, const struct keymap *const *maps, size_t n
  * "symtab; some pcs unnamed", "none: no symbols at all". Returns buf. */
 const char *view_symbol_sources(unsigned sources, char *buf, size_t size);
 
+/* Esc in a view narrowed to thread tid: back to all threads; when not
+ * narrowed (tid 0) the key is not the view's. */
+struct view_action view_all_threads(int tid);
+
 /* Footer key hints on the last row; hints NULL: view_footer_default. */
 void view_footer_render(struct grid *g, const char *hints);
 extern const char view_footer_default[];
