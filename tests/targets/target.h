@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -245,6 +246,30 @@ TARGET_INLINE int copy_self(const char *to, size_t *size)
 	close(in);
 	close(out);
 	return r < 0 ? -1 : 0;
+}
+
+/* Open path (flags, close-on-exec) and map size bytes of it readable and
+ * executable, as the loader maps code; the descriptor stays in *fd. NULL,
+ * said on stderr, if either fails. */
+TARGET_INLINE char *map_code(const char *path, int flags, size_t size, int *fd)
+{
+	void *base;
+
+	*fd = open(path, flags | O_CLOEXEC);
+	if (*fd < 0)
+		return perror(path), NULL;
+	base = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, *fd, 0);
+	if (base == MAP_FAILED)
+		return perror("mmap"), NULL;
+	return base;
+}
+
+/* Copy our executable to path (copy_self) and map the copy (map_code). */
+TARGET_INLINE char *map_self_copy(const char *path, int flags, size_t *size, int *fd)
+{
+	if (copy_self(path, size))
+		return perror(path), NULL;
+	return map_code(path, flags, *size, fd);
 }
 
 /* x86-64 code that counts n down and returns, 10 bytes at p:
