@@ -84,6 +84,15 @@ check_cmp() {
 	fi
 }
 
+# run_ok SECS OUT MSG ARGS...: stacktop ARGS under timeout SECS, stdout in
+# OUT and stderr in OUT.err; check_cmp that it exited 0 (ok or bad MSG).
+run_ok() {
+	local secs=$1 out=$2 msg=$3
+	shift 3
+	timeout "$secs" "$STACKTOP" "$@" >"$out" 2>"$out.err"
+	check_cmp "$?" == 0 "$msg"
+}
+
 # ---- shares ----------------------------------------------------------------
 # A share read off a profile is a count over N samples: its sampling noise
 # is that of a binomial proportion, one standard error sqrt(p (1 - p) / N).
@@ -393,6 +402,12 @@ tm_dump() {
 	log "---- screen ($1, $(tm_size)) ----"
 	tm_screen | sed 's/^/  | /'
 	log "----"
+}
+
+# bad_dump LABEL MSG: bad MSG, then the screen as LABEL (tm_dump).
+bad_dump() {
+	bad "$2"
+	tm_dump "$1"
 }
 
 # ---- stacktop's top table, as text ------------------------------------------

@@ -20,8 +20,7 @@ CB=$BG_PID
 
 # ---- shares: ~4 s at 999 Hz, so ~4000 samples on an idle machine -------------
 out=$E2E_TMPDIR/shares.out
-timeout 30 "$STACKTOP" -b -d 2 -n 2 -W 30 -r 999 -l 60 -p "$CB" >"$out" 2>"$out.err"
-check_cmp "$?" == 0 "stacktop -b -d 2 -n 2 -W 30 -r 999 -p PID exits 0"
+run_ok 30 "$out" "stacktop -b -d 2 -n 2 -W 30 -r 999 -p PID exits 0" -b -d 2 -n 2 -W 30 -r 999 -l 60 -p "$CB"
 blocks=$(grep -c '^stacktop' "$out")
 check_cmp "$blocks" == 2 "-n 2 prints 2 blocks"
 rows=$(rows_of "$out")

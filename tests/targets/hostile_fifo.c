@@ -43,8 +43,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: hostile_fifo DIR [SECONDS]\n");
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s/hostile-code", argv[1]);
-	base = map_self_copy(path, O_RDONLY, &size, &fd);
+	base = map_self_copy(path, sizeof(path), argv[1], "hostile-code", O_RDONLY, &size, &fd);
 	if (!base)
 		return 1;
 	close(fd);

@@ -79,8 +79,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: hostile_truncate DIR [SECONDS]\n");
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s/hostile-lib.so", argv[1]);
-	base = map_self_copy(path, O_RDWR, &size, &fd);
+	base = map_self_copy(path, sizeof(path), argv[1], "hostile-lib.so", O_RDWR, &size, &fd);
 	if (!base)
 		return 1;
 	end = code_end(fd);

@@ -264,9 +264,12 @@ TARGET_INLINE char *map_code(const char *path, int flags, size_t size, int *fd)
 	return base;
 }
 
-/* Copy our executable to path (copy_self) and map the copy (map_code). */
-TARGET_INLINE char *map_self_copy(const char *path, int flags, size_t *size, int *fd)
+/* Copy our executable to dir/name (copy_self; path[len] gets the path)
+ * and map the copy (map_code). */
+TARGET_INLINE char *map_self_copy(char *path, size_t len, const char *dir, const char *name,
+				  int flags, size_t *size, int *fd)
 {
+	snprintf(path, len, "%s/%s", dir, name);
 	if (copy_self(path, size))
 		return perror(path), NULL;
 	return map_code(path, flags, *size, fd);
@@ -281,6 +284,20 @@ TARGET_INLINE void emit_countdown(unsigned char *p, uint32_t n)
 	p[0] = 0xb9;
 	memcpy(p + 1, &n, 4);
 	memcpy(p + 5, tail, sizeof(tail));
+}
+
+/* Call the n functions at code, slot bytes apart (emit_countdown's), over
+ * and over until the clock reaches until; the time then. */
+TARGET_INLINE time_t run_code_until(const unsigned char *code, int n, int slot, time_t until)
+{
+	time_t now;
+
+	do {
+		for (int i = 0; i < n; i++)
+			((void (*)(void))(code + i * slot))();
+		now = time(NULL);
+	} while (now < until);
+	return now;
 }
 
 #endif
