@@ -12,11 +12,7 @@
 # (and widens the tolerance), not the shares. stacktop's own CPU and the
 # header's samples/s against the count's growth are bench's (bench/checks.sh).
 . "$(dirname "$0")/lib.sh"
-need_stacktop
-need_target cpuburn
-
-start_target 0.5 cpuburn 1
-CB=$BG_PID
+start_cpuburn 0.5 1
 
 # ---- shares: ~4 s at 999 Hz, so ~4000 samples on an idle machine -------------
 out=$E2E_TMPDIR/shares.out

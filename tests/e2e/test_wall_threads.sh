@@ -8,11 +8,7 @@
 # land moved with other processes' load (leaf_a at 7% on a machine at load
 # 11), so this runs alone (tests/run.sh SOLO).
 . "$(dirname "$0")/lib.sh"
-need_stacktop
-need_target cpuburn
-
-start_target 0.5 cpuburn 1
-CB=$BG_PID
+start_cpuburn 0.5 1
 
 # ---- wall mode (ptrace): every thread, running or blocked -------------------------------
 # cpuburn 1 has 5 threads: worker-0 burns, main (pause), reporter (sigwait),
