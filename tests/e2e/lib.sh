@@ -17,10 +17,14 @@
 #                             a share not below MIN (not above MAX) by more than share_tol
 #   samples_in FILE           the last "samples N" count in a batch output or screen
 #   die MSG                   fail and stop now
+#   run_ok SECS OUT MSG ARGS...  stacktop ARGS under timeout, stdout in OUT,
+#                             stderr in OUT.err; ok MSG when it exits 0
 #   need_stacktop, need_target NAME, need_tmux
 #   start_bg CMD...           start in the background; pid in $BG_PID
 #   start_target SECS NAME ARGS...  start_bg build/targets/NAME, wait SECS,
 #                             die if it is gone; pid in $BG_PID
+#   start_cpuburn SECS ARGS...  need stacktop and cpuburn; start cpuburn ARGS
+#                             as in start_target; pid in $CB
 #   start_tui_cpuburn SECS    need stacktop, cpuburn and tmux; start cpuburn
 #                             (1 worker) as in start_target; pid in $CB
 #   kill_tree PID             SIGKILL PID and all its descendants
@@ -38,6 +42,7 @@
 #   tm_key_expect KEY SECS REGEX OKMSG BADMSG   press KEY, ok when the screen
 #                             matches REGEX within SECS, else dump it and die
 #   tm_screen                 capture the pane as text
+#   bad_dump LABEL MSG        bad MSG, then the screen (tm_dump LABEL)
 #   tm_wait SECS REGEX        wait until the screen matches (grep -E)
 #   tm_wait_gone SECS REGEX   wait until the screen stops matching
 #   tm_resize W H             resize the window
@@ -82,6 +87,15 @@ check_cmp() {
 	else
 		bad "$msg: expected $op $b, seen '${a}'"
 	fi
+}
+
+# run_ok SECS OUT MSG ARGS...: stacktop ARGS under timeout SECS, stdout in
+# OUT and stderr in OUT.err; check_cmp that it exited 0 (ok or bad MSG).
+run_ok() {
+	local secs=$1 out=$2 msg=$3
+	shift 3
+	timeout "$secs" "$STACKTOP" "$@" >"$out" 2>"$out.err"
+	check_cmp "$?" == 0 "$msg"
 }
 
 # ---- shares ----------------------------------------------------------------
@@ -181,6 +195,17 @@ start_target() {
 	start_bg "$TARGETS/$name" "$@"
 	sleep "$settle"
 	alive "$BG_PID" || die "$name did not start"
+}
+
+# start_cpuburn SECS ARGS...: stacktop and cpuburn are there, and cpuburn
+# ARGS runs (start_target SECS), its pid in CB.
+start_cpuburn() {
+	local settle=$1
+	shift
+	need_stacktop
+	need_target cpuburn
+	start_target "$settle" cpuburn "$@"
+	CB=$BG_PID
 }
 
 # start_tui_cpuburn SECS: the set-up of the TUI tests that watch cpuburn.
@@ -393,6 +418,12 @@ tm_dump() {
 	log "---- screen ($1, $(tm_size)) ----"
 	tm_screen | sed 's/^/  | /'
 	log "----"
+}
+
+# bad_dump LABEL MSG: bad MSG, then the screen as LABEL (tm_dump).
+bad_dump() {
+	bad "$2"
+	tm_dump "$1"
 }
 
 # ---- stacktop's top table, as text ------------------------------------------

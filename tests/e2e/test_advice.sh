@@ -45,8 +45,7 @@ tm_start 80 24 "$STACKTOP" -p "$PF"
 if tm_wait 12 'its children do: try --subprocesses'; then
 	ok "80x24: the master's screen says its children do, try --subprocesses"
 else
-	bad "80x24: no 'try --subprocesses' on the master of busy workers"
-	tm_dump "prefork master"
+	bad_dump "prefork master" "80x24: no 'try --subprocesses' on the master of busy workers"
 fi
 tm_stop
 e2e_finish

@@ -12,16 +12,11 @@
 # (and widens the tolerance), not the shares. stacktop's own CPU and the
 # header's samples/s against the count's growth are bench's (bench/checks.sh).
 . "$(dirname "$0")/lib.sh"
-need_stacktop
-need_target cpuburn
-
-start_target 0.5 cpuburn 1
-CB=$BG_PID
+start_cpuburn 0.5 1
 
 # ---- shares: ~4 s at 999 Hz, so ~4000 samples on an idle machine -------------
 out=$E2E_TMPDIR/shares.out
-timeout 30 "$STACKTOP" -b -d 2 -n 2 -W 30 -r 999 -l 60 -p "$CB" >"$out" 2>"$out.err"
-check_cmp "$?" == 0 "stacktop -b -d 2 -n 2 -W 30 -r 999 -p PID exits 0"
+run_ok 30 "$out" "stacktop -b -d 2 -n 2 -W 30 -r 999 -p PID exits 0" -b -d 2 -n 2 -W 30 -r 999 -l 60 -p "$CB"
 blocks=$(grep -c '^stacktop' "$out")
 check_cmp "$blocks" == 2 "-n 2 prints 2 blocks"
 rows=$(rows_of "$out")

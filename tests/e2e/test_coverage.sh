@@ -99,8 +99,7 @@ BP=$BG_PID
 wait_until 10 test "$(ls /proc/"$BP"/task | wc -l)" -ge 1000
 check_cmp "$(ls /proc/"$BP"/task | wc -l)" '>=' 1000 "bigpool runs 1,000 threads"
 out=$E2E_TMPDIR/big.txt
-timeout 60 "$STACKTOP" -b -n 2 -r 99 -p "$BP" >"$out" 2>"$out.err"
-check_cmp "$?" == 0 "stacktop -b -n 2 -p bigpool exits 0"
+run_ok 60 "$out" "stacktop -b -n 2 -p bigpool exits 0" -b -n 2 -r 99 -p "$BP"
 grep -qE 'busy_loop \(bigpool.c\)' "$out" && ok "busy_loop named" || { bad "busy_loop not in the profile"; tail -n 12 "$out"; }
 grep -qE '(^| )1,?000 threads' "$out" && ok "the header counts 1,000 threads" ||
 	bad "the header should count 1,000 threads: $(grep -oE '[0-9,]+ threads' "$out" | tail -1)"

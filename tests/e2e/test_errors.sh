@@ -62,8 +62,7 @@ expect_tui() {
 	tm_stop
 	tm_start 100 30 "$*" "2>$err"
 	if ! wait_until 10 tm_dead; then
-		bad "$name: still running after 10 s on a terminal: $*"
-		tm_dump "$name"
+		bad_dump "$name" "$name: still running after 10 s on a terminal: $*"
 		tm_stop
 		return
 	fi

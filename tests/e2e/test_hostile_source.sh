@@ -32,18 +32,27 @@ shows_shadow() {
 	return 1
 }
 
+# annotated_no_shadow UNANNOTATED SHOWN NOT_SHOWN: $out annotates
+# shadow_loop (else die UNANNOTATED) and holds no line of /etc/shadow
+# (bad SHOWN, ok NOT_SHOWN).
+annotated_no_shadow() {
+	grep -q '^annotate shadow_loop ' "$out" || { cat "$out"; die "$1"; }
+	if shows_shadow "$out"; then
+		bad "$2"
+	else
+		ok "$3"
+	fi
+}
+
 start_bg setpriv --reuid=65534 --regid=65534 --clear-groups "$bin/hostile_source" 60
 HP=$BG_PID
 sleep 0.3
 alive "$HP" || die "hostile_source did not start"
 "$STACKTOP" -b -n 1 -d 1.5 -r 499 --annotate shadow_loop -p "$HP" >"$out" 2>&1 ||
 	{ cat "$out"; die "batch --annotate shadow_loop failed"; }
-grep -q '^annotate shadow_loop ' "$out" || { cat "$out"; die "shadow_loop not annotated"; }
-if shows_shadow "$out"; then
-	bad "live: a line of /etc/shadow was shown for a target running as nobody"
-else
-	ok "live: no line of /etc/shadow shown (the target's user cannot read it)"
-fi
+annotated_no_shadow "shadow_loop not annotated" \
+	"live: a line of /etc/shadow was shown for a target running as nobody" \
+	"live: no line of /etc/shadow shown (the target's user cannot read it)"
 grep -q 'shadow:[0-9]' "$out" && grep -q 'source not readable' "$out" ||
 	{ cat "$out"; die "no file:line markers, or no word that the source is not readable"; }
 ok "live: file:line markers and the reason instead of the text"
@@ -52,12 +61,8 @@ ok "live: file:line markers and the reason instead of the text"
 "$STACKTOP" record -d 1.5 -r 499 -o "$T/hs.pb.gz" -p "$HP" >/dev/null 2>&1 || die "record failed"
 "$STACKTOP" report -b -n 1 --annotate shadow_loop "$T/hs.pb.gz" >"$out" 2>&1 ||
 	{ cat "$out"; die "report --annotate shadow_loop failed"; }
-grep -q '^annotate shadow_loop ' "$out" || { cat "$out"; die "shadow_loop not annotated offline"; }
-if shows_shadow "$out"; then
-	bad "offline as root: a line of /etc/shadow was shown"
-else
-	ok "offline as root: no line of /etc/shadow shown"
-fi
+annotated_no_shadow "shadow_loop not annotated offline" \
+	"offline as root: a line of /etc/shadow was shown" "offline as root: no line of /etc/shadow shown"
 kill "$HP" 2>/dev/null
 
 # /proc/kmsg: never read, even for a target running as root

@@ -57,15 +57,14 @@ for pair in alpha:50 beta:30 gamma:20; do
 	if near "$s" "$want"; then
 		ok "$name box is $s% of worker's width (true share $want% +- $TOL over $N samples, $w of $W columns)"
 	else
-		bad "$name box should be $want% +- $TOL of worker's width ($N samples), seen '$s%' ($w of $W columns)"
-		tm_dump "widths"
+		bad_dump "widths" "$name box should be $want% +- $TOL of worker's width ($N samples), seen '$s%' ($w of $W columns)"
 	fi
 done
 ra=$(row_of alpha) rw=$(row_of worker)
 check_cmp "$ra" == "$((rw + 1))" "alpha's row is just below worker's"
 [ -n "$(width_of alpha_leaf)" ] && ok "alpha_leaf below alpha" || bad "no alpha_leaf box"
 grep -q 'selected: all' "$scr" && ok "detail line shows the selection (all)" ||
-	{ bad "no 'selected: all' detail line"; tm_dump "detail"; }
+	bad_dump "detail" "no 'selected: all' detail line"
 grep -q 'if free' "$scr" && ok "detail line has the Amdahl ceiling" || bad "no 'if free' in the detail line"
 
 # ---- search -------------------------------------------------------------------
@@ -77,10 +76,9 @@ if tm_wait 3 'search: gamma +3 matches'; then
 	near "$pct" 20 && ok "/gamma: combined share $pct% (true 20%)" ||
 		bad "/gamma: combined share should be 20 +-3, seen '$pct'"
 	grep -q 'selected: gamma ' "$scr" && ok "/gamma: the first match is selected" ||
-		{ bad "/gamma: gamma not selected"; tm_dump "search"; }
+		bad_dump "search" "/gamma: gamma not selected"
 else
-	bad "/gamma: no '3 matches' on screen"
-	tm_dump "search"
+	bad_dump "search" "/gamma: no '3 matches' on screen"
 fi
 # gamma_x and gamma_y are equally heavy: either may come first (left-heavy)
 tm_keys n
@@ -89,10 +87,9 @@ if tm_wait 3 'selected: gamma_[xy]'; then
 	ok "n: next match ${first#selected: }"
 	tm_keys n
 	tm_wait 3 'selected: gamma_[xy]' && ! tm_match "$first" && ok "n again: the other one" ||
-		{ bad "n again: expected the other of gamma_x/gamma_y"; tm_dump "n n"; }
+		bad_dump "n n" "n again: expected the other of gamma_x/gamma_y"
 else
-	bad "n: neither gamma_x nor gamma_y selected"
-	tm_dump "n"
+	bad_dump "n" "n: neither gamma_x nor gamma_y selected"
 fi
 tm_keys Escape
 tm_wait_gone 3 'matches' && ok "Esc at the root clears the search" || bad "Esc did not clear the search"
@@ -111,8 +108,7 @@ zoomed() {
 if wait_until 3 zoomed; then
 	ok "Enter: zoomed on worker (breadcrumb ends in worker, its box spans all 200 columns)"
 else
-	bad "Enter: expected the breadcrumb to end in worker and [worker] to span 200 columns"
-	tm_dump "zoom"
+	bad_dump "zoom" "Enter: expected the breadcrumb to end in worker and [worker] to span 200 columns"
 fi
 zoomed_out() {
 	tm_screen >"$scr"
@@ -122,11 +118,10 @@ tm_keys Escape
 if wait_until 3 zoomed_out; then
 	ok "Esc: zoomed out one level (breadcrumb ends in main)"
 else
-	bad "Esc: expected the breadcrumb to end in main"
-	tm_dump "zoom out"
+	bad_dump "zoom out" "Esc: expected the breadcrumb to end in main"
 fi
 tm_keys Escape Escape Escape Escape Escape
-tm_wait 3 '^all 100%' && ok "Esc again: back at the root" || { bad "Esc: not back at the root"; tm_dump "root"; }
+tm_wait 3 '^all 100%' && ok "Esc again: back at the root" || bad_dump "root" "Esc: not back at the root"
 
 # ---- the selection survives refreshes ----------------------------------------------
 tm_keys / '^' b e t a '$' Enter Escape
@@ -137,11 +132,10 @@ if tm_wait 3 'selected: beta '; then
 	cmp -s "$scr.1" "$scr.2" && bad "the screen did not change over 2.5 s (not live?)" ||
 		ok "the icicle updates live"
 	grep -q 'selected: beta ' "$scr.2" && ok "after 2.5 s of refreshes beta is still selected" ||
-		{ bad "selection lost over a refresh"; tm_dump "refresh"; }
+		bad_dump "refresh" "selection lost over a refresh"
 	grep -q 'aged out' "$scr.2" && bad "beta reported as aged out" || ok "no aged-out notice"
 else
-	bad "could not select beta"
-	tm_dump "select beta"
+	bad_dump "select beta" "could not select beta"
 fi
 
 # ---- bottom-up ---------------------------------------------------------------------------
@@ -164,8 +158,7 @@ if wait_until 3 bottom_up; then
 	near "$s" 50 && ok "f: alpha_leaf is $s% of the leaf boxes (true 50%)" ||
 		bad "f: alpha_leaf should be 50% +-3 of the leaf boxes, seen '$s%' ($wl $wb $wx $wy)"
 else
-	bad "f: expected 'bottom-up' and the leaf functions on the first row"
-	tm_dump "bottom-up"
+	bad_dump "bottom-up" "f: expected 'bottom-up' and the leaf functions on the first row"
 fi
 tm_keys f
 tm_wait 3 '^\[worker' && ok "f again: top-down" || bad "f again: not top-down"
@@ -178,13 +171,12 @@ if tm_wait 3 'selected: alpha_leaf'; then
 	ok "Enter on the top row: the icicle opens on alpha_leaf"
 	tm_match 'bottom-up' && ok "a leaf-only function opens bottom-up" || bad "expected bottom-up for a leaf"
 else
-	bad "Enter on the top row: alpha_leaf not selected in the icicle"
-	tm_dump "jump"
+	bad_dump "jump" "Enter on the top row: alpha_leaf not selected in the icicle"
 fi
 
 # ---- too small, quit ------------------------------------------------------------------------------
 tm_resize 50 10
-tm_wait 3 'too small' && ok "50x10: terminal too small notice" || { bad "50x10: no too-small notice"; tm_dump "small"; }
+tm_wait 3 'too small' && ok "50x10: terminal too small notice" || bad_dump "small" "50x10: no too-small notice"
 tm_resize 200 50
 tm_wait 3 'selected: ' && ok "200x50: icicle back" || bad "200x50: icicle not back"
 tm_keys q

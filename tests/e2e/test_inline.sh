@@ -38,8 +38,7 @@ want="inltest-stripped!0x$off"
 start_target 0.3 inltest-stripped
 SP=$BG_PID
 out=$E2E_TMPDIR/stripped.out
-timeout 20 "$STACKTOP" -b -d 2 -n 1 -r 499 -l 15 -p "$SP" >"$out" 2>"$out.err"
-check_cmp $? == 0 "stacktop -b on the stripped target exits 0"
+run_ok 20 "$out" "stacktop -b on the stripped target exits 0" -b -d 2 -n 1 -r 499 -l 15 -p "$SP"
 rows=$(rows_of "$out")
 own=$(field_of "$rows" "$want" 1)
 check_cmp "${own:-0}" '>=' 90 "the stripped hot function is one row, $want, with its full share"
@@ -70,8 +69,7 @@ wait "$SP" 2>/dev/null
 start_target 0.3 inltest
 IP=$BG_PID
 out=$E2E_TMPDIR/inline.out
-timeout 20 "$STACKTOP" -b -d 2 -n 1 -r 499 -l 15 -p "$IP" >"$out" 2>"$out.err"
-check_cmp $? == 0 "stacktop -b on the inlining target exits 0"
+run_ok 20 "$out" "stacktop -b on the inlining target exits 0" -b -d 2 -n 1 -r 499 -l 15 -p "$IP"
 rows=$(rows_of "$out")
 hot=$(awk '$5 == "inl_hot" && $6 == "(inline)" { print $1; exit }' <<<"$rows")
 cold=$(awk '$5 == "inl_cold" && $6 == "(inline)" { print $1; exit }' <<<"$rows")
@@ -102,8 +100,7 @@ fi
 
 # ---- icicle: the inlined callees are boxes under inl_outer ----------------------------
 out=$E2E_TMPDIR/icicle.out
-timeout 20 "$STACKTOP" -b -K -d 1.5 -n 1 -r 499 --view icicle -p "$IP" >"$out" 2>"$out.err"
-check_cmp $? == 0 "stacktop -b --view icicle exits 0"
+run_ok 20 "$out" "stacktop -b --view icicle exits 0" -b -K -d 1.5 -n 1 -r 499 --view icicle -p "$IP"
 # the row under [inl_outer ...]: [inl_hot (inline) P%   ][inl_cold (inline) Q%  ]
 row=$(grep -A1 '^\[inl_outer ' "$out" | tail -n 1)
 ih=$(sed -n 's/.*\[inl_hot (inline) \([0-9.]*\)%.*/\1/p' <<<"$row")
@@ -112,8 +109,7 @@ check_cmp "$(absdiff "${ih:--100}" 70)" '<=' "$(tol "$(samples_of "$out")")" "ic
 
 # ---- dump: the leaf is an inlined frame inside inl_outer ------------------------------
 out=$E2E_TMPDIR/dump.out
-timeout 20 "$STACKTOP" dump -p "$IP" >"$out" 2>"$out.err"
-check_cmp $? == 0 "stacktop dump exits 0"
+run_ok 20 "$out" "stacktop dump exits 0" dump -p "$IP"
 if grep -A1 -E '#0 +0x[0-9a-f]+ inl_(hot|cold) \(inline\)' "$out" | grep -q 'inl_outer'; then
 	ok "dump: frame #0 is inl_hot or inl_cold (inline), frame #1 inl_outer at the same pc"
 else

@@ -142,7 +142,7 @@ check_target_healthy "$T" "after wall mode"
 tm_start 80 24 "$STACKTOP" -p "$T"
 tm_wait 8 '%Own' || { tm_dump "start"; die "stacktop did not show the top view"; }
 tm_wait 4 "! DEADLOCK alpha \($ALPHA\).*\(threads: key 3\)" && ok "80x24 top view: the deadlock alert" ||
-	{ bad "80x24 top view: no deadlock alert"; tm_dump "top view"; }
+	bad_dump "top view" "80x24 top view: no deadlock alert"
 tm_key_expect 3 5 "! DEADLOCK alpha \($ALPHA\)" "threads view with the deadlock alert" "no DEADLOCK alert line"
 row_of() { tm_screen | awk -v t="$1" '$1 == t { print; exit }'; }
 r=$(row_of "$BYSTANDER")
@@ -161,9 +161,9 @@ selected_tid() { tm capture-pane -p -e -t e2e | awk '/^\033\[([0-9]+;)*7(;[0-9]+
 sel_is() { [ "$(selected_tid)" = "$1" ]; }
 wait_until 3 sel_is "$BYSTANDER" && ok "bystander selected" || { bad "bystander should be selected (is $(selected_tid))"; tm_dump select; }
 tm_keys o
-wait_until 3 sel_is "$ALPHA" && ok "o: the selection moves to the holder, alpha" || { bad "o: selected $(selected_tid), want alpha $ALPHA"; tm_dump "after o"; }
+wait_until 3 sel_is "$ALPHA" && ok "o: the selection moves to the holder, alpha" || bad_dump "after o" "o: selected $(selected_tid), want alpha $ALPHA"
 tm_keys Enter
-tm_wait 4 "thread $ALPHA" && ok "Enter on the holder narrows to alpha" || { bad "Enter: header should say 'thread $ALPHA'"; tm_dump "after Enter"; }
+tm_wait 4 "thread $ALPHA" && ok "Enter on the holder narrows to alpha" || bad_dump "after Enter" "Enter: header should say 'thread $ALPHA'"
 tm_keys q
 wait_until 3 tm_dead && ok "q: stacktop exits" || bad "q: stacktop still running"
 tm_stop

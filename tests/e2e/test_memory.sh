@@ -21,8 +21,7 @@ MG=$BG_PID
 
 # ---- batch -------------------------------------------------------------------
 out=$E2E_TMPDIR/memory.out
-timeout 30 "$STACKTOP" -b -d 1 -n 5 --view memory -p "$MG" >"$out" 2>"$out.err"
-check_cmp "$?" == 0 "-b -n 5 --view memory exits 0"
+run_ok 30 "$out" "-b -n 5 --view memory exits 0" -b -d 1 -n 5 --view memory -p "$MG"
 last=$E2E_TMPDIR/memory.last
 awk '/^stacktop/ { b = "" } { b = b $0 "\n" } END { printf "%s", b }' "$out" >"$last"
 # A row's field N (1-based) by a pattern.

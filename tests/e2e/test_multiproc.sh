@@ -62,8 +62,7 @@ done
 if [ "$tries" -lt 4 ]; then
 	ok "chart: now ${seen}% is the sum of A ${ea}% and B ${eb}%"
 else
-	bad "chart: now ${seen}% is not the sum of A ${ea}% and B ${eb}% (4 tries)"
-	tm_dump "chart"
+	bad_dump "chart" "chart: now ${seen}% is not the sum of A ${ea}% and B ${eb}% (4 tries)"
 fi
 
 tm_key_expect 3 5 'PID +PROCESS +TID +NAME' "threads view with PID and PROCESS columns" \
@@ -73,8 +72,7 @@ row_pid() { tm_screen | awk -v p="$1" -v t="$2" '$1 == p && $2 == "cpuburn" && $
 if wait_until 3 row_pid "$A" "$A" && row_pid "$B" "$B"; then
 	ok "threads: both processes' main threads, under their PIDs"
 else
-	bad "threads: A $A or B $B missing"
-	tm_dump "threads"
+	bad_dump "threads" "threads: A $A or B $B missing"
 fi
 
 tm_keys 2

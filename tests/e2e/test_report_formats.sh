@@ -10,11 +10,8 @@
 #   - pprof: its rate and duration, times.
 # Each load gives the same hottest leaf (leaf_a, ~60% of cpuburn's worker).
 . "$(dirname "$0")/lib.sh"
-need_stacktop
-need_target cpuburn
-
-start_target 0.5 cpuburn 1
-P=$BG_PID
+start_cpuburn 0.5 1
+P=$CB
 for f in folded pprof speedscope; do
 	timeout 20 "$STACKTOP" record -d 1.5 -r 499 --format "$f" -o "$E2E_TMPDIR/p.$f" -p "$P" \
 		>"$E2E_TMPDIR/rec.$f" 2>&1 || bad "record --format $f exited $?: $(tail -n 1 "$E2E_TMPDIR/rec.$f")"

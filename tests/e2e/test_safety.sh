@@ -100,8 +100,7 @@ wall_round() { # wall_round SIGNAL DELAY
 	tm_stop
 	tm_start 120 40 "$STACKTOP" --wall -r 500 -W 10 -p "$CB"
 	if ! tm_wait 8 'leaf_a'; then
-		bad "wall $1: stacktop --wall never showed leaf_a"
-		tm_dump "wall $1"
+		bad_dump "wall $1" "wall $1: stacktop --wall never showed leaf_a"
 		return
 	fi
 	ST=$(tm_pid)
@@ -170,8 +169,7 @@ start_bg bash -c 'exec -a "$1" "$2" 0 "$3"' _ "$EVIL_ARG0" "$TARGETS/idle" "$EVI
 EV=$BG_PID
 sleep 0.5
 out=$E2E_TMPDIR/evil.out
-timeout 10 "$STACKTOP" -b -n 1 -d 1 -p "$EV" >"$out" 2>"$out.err"
-check_cmp "$?" == 0 "hostile names: batch run exits 0"
+run_ok 10 "$out" "hostile names: batch run exits 0" -b -n 1 -d 1 -p "$EV"
 grep -q 'evil' "$out" && grep -q 'name' "$out" && ok "hostile names: the command line is shown" ||
 	bad "hostile names: command line (evil...name) not in the header: $(head -n 1 "$out" | cat -v)"
 ctl=$(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f]' "$out")
@@ -188,12 +186,11 @@ if tm_wait 8 'evil'; then
 	*PWN*) bad "hostile names: an escape sequence from the target set the terminal title to '$title'" ;;
 	*) ok "hostile names: terminal title untouched ('$title')" ;;
 	esac
-	tm_match 'idle' && ok "hostile names: threads view drawn" || { bad "hostile names: no threads view"; tm_dump "evil threads"; }
+	tm_match 'idle' && ok "hostile names: threads view drawn" || bad_dump "evil threads" "hostile names: no threads view"
 	tm_keys q
 	wait_until 3 tm_dead || bad "hostile names: q did not quit"
 else
-	bad "hostile names: the TUI never showed the command line"
-	tm_dump "evil"
+	bad_dump "evil" "hostile names: the TUI never showed the command line"
 fi
 tm_stop
 

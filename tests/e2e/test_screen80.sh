@@ -16,18 +16,16 @@ verdict() { tm_screen >"$scr"; grep -Eq '^MEM .*(RISING|STAIRS)' "$scr"; }
 if wait_until 25 verdict; then
 	ok "80x24: the MEM line says $(grep -Eo 'RISING|STAIRS' "$scr" | head -1) whole"
 else
-	bad "80x24: no whole verdict word on the MEM line"
-	tm_dump "verdict"
+	bad_dump "verdict" "80x24: no whole verdict word on the MEM line"
 fi
 line1=$(head -1 "$scr")
 [[ $line1 == *"leak 8 400"* ]] && ok "80x24: the header keeps the program's name: $line1" ||
 	bad "80x24: the program's name is cut from the header: $line1"
 grep -q '^RSS  *+-30s' "$scr" && ok "80x24: the memory chart is drawn while memory climbs" ||
-	{ bad "80x24: no memory chart"; tm_dump "memory chart"; }
+	bad_dump "memory chart" "80x24: no memory chart"
 # No line of the screen ends in a cut word of the verdicts or alerts.
 if grep -Eq '(RISING, too s|: STA|leak suspe)$' "$scr"; then
-	bad "80x24: a verdict is cut"
-	tm_dump "cut"
+	bad_dump "cut" "80x24: a verdict is cut"
 else
 	ok "80x24: no verdict cut mid-word"
 fi
@@ -40,16 +38,14 @@ if tm_wait 15 'target exited'; then
 	sleep 1.2 # one more tick of the chart
 	tm_screen >"$scr"
 	if grep -Eq 'now +[0-9]+%' "$scr"; then
-		bad "after exit the CPU still reads as a live 'now N%'"
-		tm_dump "after exit"
+		bad_dump "after exit" "after exit the CPU still reads as a live 'now N%'"
 	else
 		ok "after exit: no live 'now N%'"
 	fi
 	grep -Eq '(^CPU.* exited|exited *$)' "$scr" && ok "after exit: the CPU says exited" ||
-		{ bad "after exit: the CPU does not say exited"; tm_dump "after exit"; }
+		bad_dump "after exit" "after exit: the CPU does not say exited"
 else
-	bad "cpuburn 1 3 did not exit within 15 s"
-	tm_dump "exit"
+	bad_dump "exit" "cpuburn 1 3 did not exit within 15 s"
 fi
 tm_stop
 e2e_finish

@@ -49,7 +49,7 @@ tm_key_expect 3 5 'TID +NAME +STATE' "threads view with its column header" \
 	"no threads view (no 'TID  NAME  STATE' header)"
 tm_match 'CPU now' && tm_match 'floor' && tm_match 'SAMPLES' && tm_match 'HOTTEST' &&
 	ok "200 columns: CPU now, floor, SAMPLES and HOTTEST columns" ||
-	{ bad "200 columns: expected CPU now, floor, SAMPLES and HOTTEST columns"; tm_dump "200x50"; }
+	bad_dump "200x50" "200 columns: expected CPU now, floor, SAMPLES and HOTTEST columns"
 
 poller_flagged() { [[ $(row_of "$POLLER") == *"BUSY FLOOR"* ]]; }
 if wait_until 20 poller_flagged; then
@@ -80,7 +80,7 @@ check_cmp "$pcpu" '<=' 50 "poller CPU now (~30%)"
 
 # sort by floor (poller first), select it, Enter: the top view shows only poller
 tm_keys s
-tm_wait 3 'sort \(floor\)' && ok "s: sort by floor" || { bad "s: footer should say 'sort (floor)'"; tm_dump "after s"; }
+tm_wait 3 'sort \(floor\)' && ok "s: sort by floor" || bad_dump "after s" "s: footer should say 'sort (floor)'"
 tm_keys Home
 sleep 1.2
 first=$(tm_screen | awk '/TID +NAME +STATE/ { getline; print $1; exit }')
@@ -91,15 +91,14 @@ if tm_wait 4 "thread $POLLER"; then
 	tm_wait 4 '%Own' && ok "Enter: back in the top view" || bad "Enter: the top view should show"
 	top1() { tm_screen >"$scr"; [ "$(rows_of "$scr" | awk 'NR == 1 { print $5 }')" = busy_poll ]; }
 	wait_until 4 top1 && ok "narrowed to poller: busy_poll is the first row" ||
-		{ bad "narrowed to poller: first row should be busy_poll"; tm_dump "narrowed"; }
+		bad_dump "narrowed" "narrowed to poller: first row should be busy_poll"
 	tm_match 'main_work' && bad "narrowed to poller, yet main_work (main thread) is listed" ||
 		ok "narrowed to poller: main_work not listed"
 	tm_keys Escape
 	tm_wait_gone 4 "thread $POLLER" && ok "Esc: all threads again" ||
-		{ bad "Esc: header still says 'thread $POLLER'"; tm_dump "after Esc"; }
+		bad_dump "after Esc" "Esc: header still says 'thread $POLLER'"
 else
-	bad "Enter on poller: the header should say 'thread $POLLER'"
-	tm_dump "after Enter"
+	bad_dump "after Enter" "Enter on poller: the header should say 'thread $POLLER'"
 fi
 
 # 80x24: flag still there, nothing wider than the terminal
@@ -108,7 +107,7 @@ tm_resize 80 24
 sleep 1.5
 row80=$(row_of "$POLLER")
 [[ $row80 == *"BUSY FLOOR"* ]] && ok "80x24: poller still flagged BUSY FLOOR" ||
-	{ bad "80x24: poller row should keep BUSY FLOOR: '$row80'"; tm_dump "80x24"; }
+	bad_dump "80x24" "80x24: poller row should keep BUSY FLOOR: '$row80'"
 check_cmp "$(tm_screen | LC_ALL=C.UTF-8 wc -L)" '<=' 80 "80x24: no line wider than the terminal"
 tm_keys q
 wait_until 3 tm_dead && ok "q: stacktop exits" || bad "q: stacktop still running"
@@ -149,8 +148,7 @@ zrow=$(row_of "$ZOMBIE")
 if [[ $zrow =~ \[child\]\ +Z\ defunct.*ZOMBIE ]]; then
 	ok "zombie child $ZOMBIE listed as '[child] Z defunct' and flagged ZOMBIE"
 else
-	bad "zombie child $ZOMBIE should be a row '[child] Z defunct ... ZOMBIE', seen '$zrow'"
-	tm_dump "zombie"
+	bad_dump "zombie" "zombie child $ZOMBIE should be a row '[child] Z defunct ... ZOMBIE', seen '$zrow'"
 fi
 mrow=$(row_of "$STUCK")
 [[ -n $mrow && $mrow != *STUCK* && $mrow != *ZOMBIE* ]] && ok "main thread listed, not flagged" ||

@@ -22,7 +22,7 @@ tm_screen >"$scr"
 rows=$(rows_of "$scr")
 first=$(awk 'NR == 1 { print $5 }' <<<"$rows")
 [ "$first" = leaf_a ] && ok "sorted by %Own: leaf_a is the first row" ||
-	{ bad "sorted by %Own: first row should be leaf_a, seen '$first'"; tm_dump "sort own"; }
+	bad_dump "sort own" "sorted by %Own: first row should be leaf_a, seen '$first'"
 check_share "$(awk 'NR == 1 { print $1 }' <<<"$rows")" 60 "$(samples_in "$scr")" "first row %Own (leaf_a)"
 
 # ---- sort keys: s / > next column, S / < previous (%Own %Total OwnTime TotalTime) ----
@@ -41,14 +41,13 @@ check_sort_total() { # check_sort_total KEY
 		check_cmp "$(rows_of "$scr" | awk '{ if (NR > 1 && $2 > prev + 0.05) bad++; prev = $2 } END { print bad + 0 }')" \
 			== 0 "key $1: %Total descending (rows out of order)"
 	else
-		bad "key $1: first row should be a caller with %Total ~100"
-		tm_dump "after key $1"
+		bad_dump "after key $1" "key $1: first row should be a caller with %Total ~100"
 	fi
 }
 check_sort_own() { # check_sort_own KEY
 	tm_keys "$1"
 	wait_until 3 leaf_a_first && ok "key $1: back to %Own, leaf_a first" ||
-		{ bad "key $1: sorted by %Own, leaf_a should be first"; tm_dump "after key $1"; }
+		bad_dump "after key $1" "key $1: sorted by %Own, leaf_a should be first"
 }
 check_sort_total s
 check_sort_own '<'
@@ -60,15 +59,14 @@ tm_keys 3
 if tm_wait 3 'worker-0' && tm_match 'TID'; then
 	ok "key 3: threads view lists worker-0"
 else
-	bad "key 3: no threads view (TID, worker-0)"
-	tm_dump "after key 3"
+	bad_dump "after key 3" "key 3: no threads view (TID, worker-0)"
 fi
 tm_keys 2
 tm_wait 3 'leaf_a' && tm_wait_gone 3 '%Own' && ok "key 2: icicle view shows leaf_a" ||
-	{ bad "key 2: no icicle view with leaf_a"; tm_dump "after key 2"; }
+	bad_dump "after key 2" "key 2: no icicle view with leaf_a"
 tm_keys 1
 tm_wait 3 '%Own' && tm_wait 3 'leaf_a' && leaf_a_first && ok "key 1: top view back, leaf_a first" ||
-	{ bad "key 1: top view not back"; tm_dump "after key 1"; }
+	bad_dump "after key 1" "key 1: top view not back"
 
 # ---- selection: arrows, Home, End, PgDn ------------------------------------------------
 row_fn() { rows_of "$scr" | awk -v n="$1" 'NR == n { print $5 }'; }
@@ -106,8 +104,7 @@ tm_keys L
 if tm_wait 3 'leaf_a \(cpuburn\.c:[0-9]+\)'; then
 	ok "L: rows show cpuburn.c:LINE"
 else
-	bad "L: no 'leaf_a (cpuburn.c:LINE)' row"
-	tm_dump "after L"
+	bad_dump "after L" "L: no 'leaf_a (cpuburn.c:LINE)' row"
 fi
 tm_keys L
 tm_wait 3 'leaf_a \(cpuburn\.c\)' && ok "L again: back to functions" || bad "L again: no 'leaf_a (cpuburn.c)' row"
@@ -132,8 +129,7 @@ if tm_wait 3 '\[PAUSED\]'; then
 		diff "$scr.1" "$scr.2" | head -n 10
 	fi
 else
-	bad "space: no [PAUSED] in the header"
-	tm_dump "after space"
+	bad_dump "after space" "space: no [PAUSED] in the header"
 fi
 tm_keys Space
 tm_wait_gone 3 '\[PAUSED\]' && ok "space again: [PAUSED] gone" || bad "space again: [PAUSED] still shown"
@@ -152,8 +148,7 @@ reset_done() { local n; n=$(samples_now); [ -n "$n" ] && [ "$n" -lt $((before / 
 if wait_until 3 reset_done; then
 	ok "R: sample count restarts ($before -> $(samples_now))"
 else
-	bad "R: sample count should drop below $((before / 2)), seen $(samples_now)"
-	tm_dump "after R"
+	bad_dump "after R" "R: sample count should drop below $((before / 2)), seen $(samples_now)"
 fi
 tm_wait 4 'leaf_a' && ok "after reset: leaf_a back" || bad "after reset: leaf_a missing"
 
@@ -164,12 +159,11 @@ if tm_wait 3 '[Qq]uit'; then
 	tm_match '[Pp]ause|[Ff]reeze' && ok "help lists pause (freeze)" || bad "help does not mention pause/freeze"
 	tm_match '%Total' && ok "help lists the sort keys" || bad "help does not mention %Total (the sort columns)"
 else
-	bad "?: no help screen mentioning quit"
-	tm_dump "after ?"
+	bad_dump "after ?" "?: no help screen mentioning quit"
 fi
 tm_keys x
 tm_wait 3 'leaf_a' && tm_match '%Own' && ok "any key leaves help" ||
-	{ bad "after help + x: table not back"; tm_dump "after help"; }
+	bad_dump "after help" "after help + x: table not back"
 alive "$(tm_pid)" && ! tm_dead && ok "a key in the help screen does not quit" || bad "stacktop exited from the help screen"
 
 # ---- resize ----------------------------------------------------------------------------
@@ -178,8 +172,7 @@ sleep 1.5
 if tm_match 'leaf_a' && tm_match '%Own' && tm_match 'stacktop'; then
 	ok "80x24: header, columns and leaf_a shown"
 else
-	bad "80x24: expected header, %Own and leaf_a"
-	tm_dump "80x24"
+	bad_dump "80x24" "80x24: expected header, %Own and leaf_a"
 fi
 # display width (wc -L counts characters, not bytes: the screen may hold UTF-8)
 check_cmp "$(tm_screen | LC_ALL=C.UTF-8 wc -L)" '<=' 80 "80x24: no line wider than the terminal"
@@ -188,15 +181,13 @@ tm_resize 40 10
 if tm_wait 3 '[Tt]oo small'; then
 	ok "40x10: says the terminal is too small"
 else
-	bad "40x10: no 'too small' message"
-	tm_dump "40x10"
+	bad_dump "40x10" "40x10: no 'too small' message"
 fi
 tm_resize 100 30
 if tm_wait 3 'leaf_a' && tm_wait_gone 3 '[Tt]oo small'; then
 	ok "100x30: table back"
 else
-	bad "100x30: table not back"
-	tm_dump "100x30"
+	bad_dump "100x30" "100x30: table not back"
 fi
 tm_dead && bad "stacktop died while resizing (status $(tm_status))"
 
@@ -209,8 +200,7 @@ if wait_until 3 tm_dead; then
 	check_cmp "$st" == 0 "q: exit status"
 	[ "$st" = 0 ] || tm_dump "after q"
 else
-	bad "q: stacktop still running after 3 s"
-	tm_dump "after q"
+	bad_dump "after q" "q: stacktop still running after 3 s"
 fi
 check_target_healthy "$CB" "after q" burns
 
@@ -229,8 +219,7 @@ if tm_wait 8 '[Tt]arget exited|exited'; then
 	esac
 	tm_match 'leaf_a' && ok "target exit: the last data stays" || bad "target exit: the table was cleared"
 else
-	bad "target exit: no 'target exited' line"
-	tm_dump "after target exit"
+	bad_dump "after target exit" "target exit: no 'target exited' line"
 fi
 tm_dead && bad "target exit: stacktop quit by itself (it should wait for q)"
 tm_keys q

@@ -8,11 +8,7 @@
 # land moved with other processes' load (leaf_a at 7% on a machine at load
 # 11), so this runs alone (tests/run.sh SOLO).
 . "$(dirname "$0")/lib.sh"
-need_stacktop
-need_target cpuburn
-
-start_target 0.5 cpuburn 1
-CB=$BG_PID
+start_cpuburn 0.5 1
 
 # ---- wall mode (ptrace): every thread, running or blocked -------------------------------
 # cpuburn 1 has 5 threads: worker-0 burns, main (pause), reporter (sigwait),
@@ -20,8 +16,7 @@ CB=$BG_PID
 # sampling gives each thread the same share: ~20 % of samples each, so each
 # thread's start function has %Total ~20 and leaf_a ~12 (60 % of 20).
 out7=$E2E_TMPDIR/wall.out
-timeout 40 "$STACKTOP" --wall -b -d 2 -n 2 -W 30 -r 49 -l 100 -p "$CB" >"$out7" 2>"$out7.err"
-check_cmp "$?" == 0 "wall: stacktop --wall -b -d 2 -n 2 -r 49 -p PID exits 0"
+run_ok 40 "$out7" "wall: stacktop --wall -b -d 2 -n 2 -r 49 -p PID exits 0" --wall -b -d 2 -n 2 -W 30 -r 49 -l 100 -p "$CB"
 wsamples=$(samples_in "$out7")
 # wall mode's table: %Own %Total OnCPU OffCPU Wait Function... Module
 rows7=$(awk '/%Total/ && /Wait/ { n = 0; delete r; inrow = 1; next }

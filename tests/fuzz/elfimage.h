@@ -18,6 +18,17 @@
 #define ELFIMAGE_TEXT 0x1000ull
 #define ELFIMAGE_TEXT_SIZE 0x100000ull
 
+/* The header of a string table section: name (an offset in .shstrtab),
+ * size bytes at off in the file. */
+static inline Elf64_Shdr elfimage_strtab(Elf64_Word name, size_t off, size_t size)
+{
+	return (Elf64_Shdr){.sh_name = name,
+			    .sh_type = SHT_STRTAB,
+			    .sh_offset = off,
+			    .sh_size = size,
+			    .sh_addralign = 1};
+}
+
 /* A malloc'd image (*len bytes) of syms (nsym_bytes, cut to whole
  * entries) and strs (nstr bytes; a NUL is put before and after them). */
 static inline uint8_t *elfimage_build(const uint8_t *syms, size_t nsym_bytes, const uint8_t *strs,
@@ -67,16 +78,8 @@ static inline uint8_t *elfimage_build(const uint8_t *syms, size_t nsym_bytes, co
 			     .sh_info = 1,
 			     .sh_addralign = 8,
 			     .sh_entsize = sizeof(Elf64_Sym)};
-	sh[3] = (Elf64_Shdr){.sh_name = 15,
-			     .sh_type = SHT_STRTAB,
-			     .sh_offset = str_off,
-			     .sh_size = strsz,
-			     .sh_addralign = 1};
-	sh[4] = (Elf64_Shdr){.sh_name = 23,
-			     .sh_type = SHT_STRTAB,
-			     .sh_offset = shstr_off,
-			     .sh_size = sizeof(shstr),
-			     .sh_addralign = 1};
+	sh[3] = elfimage_strtab(15, str_off, strsz);
+	sh[4] = elfimage_strtab(23, shstr_off, sizeof(shstr));
 	*len = total;
 	return img;
 }

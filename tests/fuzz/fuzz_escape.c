@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzztext.h"
+
 #include "stacktop/app/dump.h"
 #include "stacktop/lib/text.h"
 
@@ -56,12 +58,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const size_t sizes[] = {1, 2, 3, 5, 16, 64, 4096};
 	static const int widths[] = {1, 2, 7, 40};
-	char *in = malloc(size + 1), *json = NULL;
+	char *in = fuzz_text(data, size), *json = NULL;
 	size_t jlen = 0;
 	FILE *f;
 
-	memcpy(in, data, size);
-	in[size] = '\0';
+	if (!in)
+		return 0;
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		char *out = malloc(sizes[i]);
 		size_t n = text_sanitize(in, out, sizes[i]);

@@ -16,19 +16,19 @@
 #include <string.h>
 #include <sys/syscall.h>
 
+#include "fuzztext.h"
+
 #include "stacktop/proc/funckind.h"
 #include "stacktop/proc/locks.h"
 #include "stacktop/proc/waits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *name = malloc(size + 1);
+	char *name = fuzz_text(data, size);
 	enum funckind_lock lock;
 
 	if (!name)
 		return 0;
-	memcpy(name, data, size);
-	name[size] = '\0';
 	enum funckind k = funckind_of(name, false), kk = funckind_of(name, true);
 	enum funckind kl = funckind_lock_of(name, &lock);
 	enum locks_hint h = locks_hint_of_function(name);

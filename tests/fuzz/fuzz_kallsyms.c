@@ -4,14 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzztext.h"
+
 #include "stacktop/symbols/kallsyms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kallsyms *k;
-	char *text = malloc(size + 1);
-	memcpy(text, data, size);
-	text[size] = '\0';
+	char *text = fuzz_text(data, size);
+
+	if (!text)
+		return 0;
 	if (kallsyms_new(&k) == 0) {
 		if (kallsyms_parse(k, text) == 0) {
 			struct kallsyms_sym ks;

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzztext.h"
+
 #include "stacktop/proc/locks.h"
 
 static bool alive_small(void *ctx, pid_t pid, pid_t tid)
@@ -58,7 +60,7 @@ static void check_graph(const uint8_t *p, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	uint8_t mem[LOCKS_MEM_SIZE] = {0};
 	struct locks_futex f = {0};
 	size_t tl, rest;
@@ -67,8 +69,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	tl = strlen(text);
 	rc = locks_parse_syscall(text, &f);
 	if (rc != 0 && rc != -ENOENT && rc != -EINVAL)

@@ -3,15 +3,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzztext.h"
+
 #include "stacktop/unwind/space.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	struct mapping *m = NULL;
 	size_t n = 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
+
+	if (!text)
+		return 0;
 	if (space_parse_maps(text, &m, &n) == 0) {
 		for (size_t i = 1; i < n; i++)
 			if (m[i].start < m[i - 1].start)

@@ -3,17 +3,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzztext.h"
+
 #include "stacktop/app/opts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	char *argv[64];
 	int argc = 0;
 	struct opts o;
 	char err[256];
-	memcpy(text, data, size);
-	text[size] = '\0';
+
+	if (!text)
+		return 0;
 	argv[argc++] = "stacktop";
 	for (size_t i = 0; i < size && argc < 63;) {
 		argv[argc++] = text + i;

@@ -4,14 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzztext.h"
+
 #include "stacktop/symbols/perfmap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
-	memcpy(text, data, size);
-	text[size] = '\0';
-	char *save = NULL;
+	char *text = fuzz_text(data, size), *save = NULL;
+
+	if (!text)
+		return 0;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		uint64_t start, len;
 		const char *name;

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzztext.h"
+
 #include "stacktop/proc/target.h"
 #include "stacktop/proc/waits.h"
 
@@ -86,13 +88,11 @@ static void read_wait(char *const text[F_COUNT])
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *whole = malloc(size + 1), *text[F_COUNT];
+	char *whole = fuzz_text(data, size), *text[F_COUNT];
 	size_t at = 0;
 
 	if (!whole)
 		return 0;
-	memcpy(whole, data, size);
-	whole[size] = '\0';
 	for (int f = 0; f < F_COUNT; f++) {
 		/* pread_text: at most 255 bytes, NUL-terminated. */
 		size_t n = at < size ? strnlen(whole + at, size - at) : 0;

@@ -4,18 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzztext.h"
+
 #include "stacktop/proc/procstat.h"
 #include "stacktop/proc/target.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	char st, comm[32], path[256];
 	double cpu;
 	int v2;
 	struct procstat_mem m;
-	memcpy(text, data, size);
-	text[size] = '\0';
+
+	if (!text)
+		return 0;
 	procstat_parse_stat(text, &st, &cpu, comm, sizeof(comm));
 	target_parse_stat_state(text, &st);
 	procstat_parse_status_mem(text, &m);

@@ -70,11 +70,7 @@ int main(int argc, char **argv)
 				SLOT, sec, k);
 		}
 		fflush(f);
-		do {
-			for (int k = 0; k < PER_SEC; k++)
-				((void (*)(void))(code + k * SLOT))();
-			now = time(NULL);
-		} while (now < start + sec + 1);
+		now = run_code_until(code, PER_SEC, SLOT, start + sec + 1);
 		if (end && now >= end)
 			cleanup(0);
 	}

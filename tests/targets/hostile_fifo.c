@@ -43,31 +43,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: hostile_fifo DIR [SECONDS]\n");
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s/hostile-code", argv[1]);
-	if (copy_self(path, &size))
-		return perror(path), 1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return perror(path), 1;
-	base = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-	if (base == MAP_FAILED)
-		return perror("mmap"), 1;
+	base = map_self_copy(path, sizeof(path), argv[1], "hostile-code", O_RDONLY, &size, &fd);
+	if (!base)
+		return 1;
 	close(fd);
 	if (unlink(path) || mkfifo(path, 0666))
 		return perror(path), 1;
 	spin = (uint64_t(*)(uint64_t, uint64_t))((char *)base + off);
 	printf("ready\n");
 	fflush(stdout);
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = mono_s();
 	for (;;) {
-		struct timespec t;
-
 		x = spin(x, 1000000);
 		sink = x;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (secs > 0 &&
-		    (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 > secs)
+		if (secs > 0 && mono_s() - t0 > secs)
 			break;
 	}
 	return 0;

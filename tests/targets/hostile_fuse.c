@@ -183,12 +183,9 @@ int main(int argc, char **argv)
 	if (pthread_create(&th, NULL, daemon_main, NULL))
 		return 1;
 	snprintf(path, sizeof(path), "%s/lib.so", argv[1]);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return perror(path), 1;
-	base = mmap(NULL, self_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-	if (base == MAP_FAILED)
-		return perror("mmap"), 1;
+	base = map_code(path, O_RDONLY, self_size, &fd);
+	if (!base)
+		return 1;
 	for (uint64_t o = 0; o < self_size; o += 4096)
 		touch = base[o];
 	(void)touch;

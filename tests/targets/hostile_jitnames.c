@@ -80,11 +80,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < NFN; i++)
 			emit_countdown(code + i * SLOT, 200000);
 		write_map(sec, name);
-		do {
-			for (int i = 0; i < NFN; i++)
-				((void (*)(void))(code + i * SLOT))();
-			now = time(NULL);
-		} while (now < start + sec + 1);
+		now = run_code_until(code, NFN, SLOT, start + sec + 1);
 		if (end && now >= end)
 			cleanup(0);
 	}

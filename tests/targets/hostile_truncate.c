@@ -61,14 +61,6 @@ static off_t code_end(int fd)
 	return 0;
 }
 
-static double since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	char path[4096];
@@ -77,7 +69,7 @@ int main(int argc, char **argv)
 	double secs = argc > 2 ? atof(argv[2]) : 2;
 	long off_a = file_offset_of((const void *)&hostile_spin_a);
 	long off_b = file_offset_of((const void *)&hostile_spin_b);
-	struct timespec t0;
+	double t0;
 	size_t size;
 	off_t end;
 	char *base;
@@ -87,24 +79,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: hostile_truncate DIR [SECONDS]\n");
 		return 2;
 	}
-	snprintf(path, sizeof(path), "%s/hostile-lib.so", argv[1]);
-	if (copy_self(path, &size))
-		return perror(path), 1;
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return perror(path), 1;
+	base = map_self_copy(path, sizeof(path), argv[1], "hostile-lib.so", O_RDWR, &size, &fd);
+	if (!base)
+		return 1;
 	end = code_end(fd);
 	if (end <= off_b || end >= (off_t)size)
 		return fprintf(stderr, "hostile_truncate: no code segment to keep\n"), 1;
-	base = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-	if (base == MAP_FAILED)
-		return perror("mmap"), 1;
 	spin_a = (uint64_t(*)(uint64_t, uint64_t))(base + off_a);
 	spin_b = (uint64_t(*)(uint64_t, uint64_t))(base + off_b);
 	printf("ready\n");
 	fflush(stdout);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (since(&t0) < secs) {
+	t0 = mono_s();
+	while (mono_s() - t0 < secs) {
 		x = spin_a(x, 1000000);
 		sink = x;
 	}

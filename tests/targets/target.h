@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -247,6 +248,33 @@ TARGET_INLINE int copy_self(const char *to, size_t *size)
 	return r < 0 ? -1 : 0;
 }
 
+/* Open path (flags, close-on-exec) and map size bytes of it readable and
+ * executable, as the loader maps code; the descriptor stays in *fd. NULL,
+ * said on stderr, if either fails. */
+TARGET_INLINE char *map_code(const char *path, int flags, size_t size, int *fd)
+{
+	void *base;
+
+	*fd = open(path, flags | O_CLOEXEC);
+	if (*fd < 0)
+		return perror(path), NULL;
+	base = mmap(NULL, size, PROT_READ | PROT_EXEC, MAP_PRIVATE, *fd, 0);
+	if (base == MAP_FAILED)
+		return perror("mmap"), NULL;
+	return base;
+}
+
+/* Copy our executable to dir/name (copy_self; path[len] gets the path)
+ * and map the copy (map_code). */
+TARGET_INLINE char *map_self_copy(char *path, size_t len, const char *dir, const char *name,
+				  int flags, size_t *size, int *fd)
+{
+	snprintf(path, len, "%s/%s", dir, name);
+	if (copy_self(path, size))
+		return perror(path), NULL;
+	return map_code(path, flags, *size, fd);
+}
+
 /* x86-64 code that counts n down and returns, 10 bytes at p:
  * mov $n, %ecx; 1: dec %ecx; jnz 1b; ret */
 TARGET_INLINE void emit_countdown(unsigned char *p, uint32_t n)
@@ -256,6 +284,20 @@ TARGET_INLINE void emit_countdown(unsigned char *p, uint32_t n)
 	p[0] = 0xb9;
 	memcpy(p + 1, &n, 4);
 	memcpy(p + 5, tail, sizeof(tail));
+}
+
+/* Call the n functions at code, slot bytes apart (emit_countdown's), over
+ * and over until the clock reaches until; the time then. */
+TARGET_INLINE time_t run_code_until(const unsigned char *code, int n, int slot, time_t until)
+{
+	time_t now;
+
+	do {
+		for (int i = 0; i < n; i++)
+			((void (*)(void))(code + i * slot))();
+		now = time(NULL);
+	} while (now < until);
+	return now;
 }
 
 #endif

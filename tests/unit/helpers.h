@@ -21,6 +21,17 @@
 
 #define WAITER "build/targets/waiter"
 
+/* Write text to the file at path, opened with mode ("w" replaces, "a"
+ * appends). */
+static inline void put_text(const char *path, const char *mode, const char *text)
+{
+	FILE *f = fopen(path, mode);
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 /* The 1-based line of the first occurrence of text in the file at path,
  * or -1 (no such file, or not found). */
 static inline int line_of(const char *path, const char *text)

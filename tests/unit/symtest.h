@@ -87,11 +87,7 @@ static inline void copy_file(const char *from, const char *to, mode_t mode)
 
 static inline void write_file(const char *path, const char *text)
 {
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	put_text(path, "w", text);
 }
 
 static inline void rm_rf(const char *dir)
@@ -119,7 +115,7 @@ static inline void symtest_files(struct symtest_files *f, const char *variant)
 }
 
 /* The line of the first occurrence of text in the target's source. */
-static int source_line(const char *text)
+static inline int source_line(const char *text)
 {
 	char path[PATH_MAX + 64];
 	int n;

@@ -34,13 +34,7 @@
 static uint32_t fr(struct window *w, uint64_t pc, bool kernel, const char *mod, const char *func,
 		   const char *file, int line)
 {
-	return window_fx_frame(w, pc,
-			       &(struct sym_info){.func = func,
-						  .module = mod,
-						  .file = file,
-						  .line = line,
-						  .kernel = kernel,
-						  .offset = 0x1a2b});
+	return window_fx_row(w, &(struct window_fx_row){pc, kernel, mod, func, file, line}, 0x1a2b);
 }
 
 /*
@@ -49,22 +43,24 @@ static uint32_t fr(struct window *w, uint64_t pc, bool kernel, const char *mod, 
  */
 static struct window *known_window(void)
 {
-	struct window *w;
-	uint32_t mn, w1, w2, la, lb, lx, k;
+	enum { MN, W1, W2, LA, LB, LX, K };
+	static const struct window_fx_row rows[] = {
+	    [MN] = {0x1000, false, "prog", "main", "main.c", 10},
+	    [W1] = {0x1010, false, "prog", "work", "work.c", 21},
+	    [W2] = {0x1020, false, "prog", "work", "work.c", 22},
+	    [LA] = {0x1100, false, "prog", "leaf_a", "leaf.c", 5},
+	    [LB] = {0x1200, false, "prog", "leaf_b", "leaf.c", 9},
+	    [LX] = {0x7000, false, "libx.so", NULL, NULL, 0},
+	    [K] = {0xffffffff81000000ull, true, "[kernel]", "do_syscall_64", NULL, 0},
+	};
+	static const struct window_fx_stack stacks[] = {
+	    {5, 100, 6, 3, {MN, W1, LA}},
+	    {5, 100, 4, 3, {MN, W2, LA}},
+	    {5, 101, 3, 3, {MN, W1, LB}},
+	    {5, 101, 1, 3, {MN, LX, K}},
+	};
 
-	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
-	mn = fr(w, 0x1000, false, "prog", "main", "main.c", 10);
-	w1 = fr(w, 0x1010, false, "prog", "work", "work.c", 21);
-	w2 = fr(w, 0x1020, false, "prog", "work", "work.c", 22);
-	la = fr(w, 0x1100, false, "prog", "leaf_a", "leaf.c", 5);
-	lb = fr(w, 0x1200, false, "prog", "leaf_b", "leaf.c", 9);
-	lx = fr(w, 0x7000, false, "libx.so", NULL, NULL, 0);
-	k = fr(w, 0xffffffff81000000ull, true, "[kernel]", "do_syscall_64", NULL, 0);
-	assert_int_equal(window_add(w, 5, 100, (uint32_t[]){mn, w1, la}, 3, 6), 0);
-	assert_int_equal(window_add(w, 5, 100, (uint32_t[]){mn, w2, la}, 3, 4), 0);
-	assert_int_equal(window_add(w, 5, 101, (uint32_t[]){mn, w1, lb}, 3, 3), 0);
-	assert_int_equal(window_add(w, 5, 101, (uint32_t[]){mn, lx, k}, 3, 1), 0);
-	return w;
+	return WINDOW_FX_TABLE(rows, 0x1a2b, stacks);
 }
 
 static const char *names(void *ctx, int tid)

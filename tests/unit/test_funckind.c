@@ -247,17 +247,19 @@ static void test_lock_of(void **state)
 	assert_int_equal(funckind_lock_of("pthread_mutex_lock", NULL), FUNCKIND_LOCK);
 }
 
+/* Every kind's word, and "?" past the last. */
 static void test_names(void **state)
 {
-	assert_string_equal(funckind_name(FUNCKIND_NONE), "none");
-	assert_string_equal(funckind_name(FUNCKIND_LOCK), "lock");
-	assert_string_equal(funckind_name(FUNCKIND_IDLE), "idle");
-	assert_string_equal(funckind_name(FUNCKIND_IO), "I/O");
-	assert_string_equal(funckind_name(FUNCKIND_SLEEP), "sleep");
-	assert_string_equal(funckind_name(FUNCKIND_GC), "GC");
-	assert_string_equal(funckind_name(FUNCKIND_RUNTIME), "runtime");
-	assert_string_equal(funckind_name(FUNCKIND_SYSCALL), "syscall");
-	assert_string_equal(funckind_name(FUNCKIND_COUNT), "?");
+	static const char *const want[FUNCKIND_COUNT + 1] = {
+	    [FUNCKIND_NONE] = "none",	    [FUNCKIND_LOCK] = "lock",
+	    [FUNCKIND_IDLE] = "idle",	    [FUNCKIND_IO] = "I/O",
+	    [FUNCKIND_SLEEP] = "sleep",	    [FUNCKIND_GC] = "GC",
+	    [FUNCKIND_RUNTIME] = "runtime", [FUNCKIND_SYSCALL] = "syscall",
+	    [FUNCKIND_COUNT] = "?",
+	};
+
+	for (int k = 0; k <= FUNCKIND_COUNT; k++)
+		assert_string_equal(funckind_name((enum funckind)k), want[k]);
 }
 
 /* A name longer than any POSIX word is never one, and is read whole. */

@@ -165,13 +165,9 @@ static void test_perfmap_size_cap(void **state)
 static void append_file(const char *root, int nspid, const char *text)
 {
 	char path[PATH_MAX + 64];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/tmp/perf-%d.map", root, nspid);
-	f = fopen(path, "a");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	put_text(path, "a", text);
 }
 
 static void pm_root(char *root)

@@ -32,33 +32,30 @@
 static uint32_t fr(struct window *w, uint64_t pc, bool kernel, const char *mod, const char *func,
 		   const char *file, int line)
 {
-	return window_fx_frame(
-	    w, pc,
-	    &(struct sym_info){
-		.func = func, .module = mod, .file = file, .line = line, .kernel = kernel});
+	return window_fx_row(w, &(struct window_fx_row){pc, kernel, mod, func, file, line}, 0);
 }
 
 /* 60/30/10 over leaf_a/leaf_b/leaf_c like tests/targets/cpuburn, two threads,
  * plus one kernel-leaf stack. */
 static struct window *known_window(void)
 {
-	struct window *w;
-	uint32_t mn, wk, la, lb, lc, k;
+	enum { MN, WK, LA, LB, LC, K };
+	static const struct window_fx_row rows[] = {
+	    [MN] = {0x1000, false, "cpuburn", "run_worker", "cpuburn.c", 10},
+	    [WK] = {0x1010, false, "cpuburn", "work_unit", "cpuburn.c", 20},
+	    [LA] = {0x1100, false, "cpuburn", "leaf_a", "cpuburn.c", 30},
+	    [LB] = {0x1200, false, "cpuburn", "leaf_b", "cpuburn.c", 40},
+	    [LC] = {0x1300, false, "cpuburn", "leaf_c", "cpuburn.c", 50},
+	    [K] = {0xffffffff81000000ull, true, "[kernel]", "asm_sysvec_apic_timer_interrupt", NULL,
+		   0},
+	};
+	static const struct window_fx_stack stacks[] = {
+	    {5, 200, 400, 3, {MN, WK, LA}},   {5, 201, 200, 3, {MN, WK, LA}},
+	    {5, 200, 300, 3, {MN, WK, LB}},   {5, 201, 90, 3, {MN, WK, LC}},
+	    {5, 201, 10, 4, {MN, WK, LC, K}},
+	};
 
-	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
-	mn = fr(w, 0x1000, false, "cpuburn", "run_worker", "cpuburn.c", 10);
-	wk = fr(w, 0x1010, false, "cpuburn", "work_unit", "cpuburn.c", 20);
-	la = fr(w, 0x1100, false, "cpuburn", "leaf_a", "cpuburn.c", 30);
-	lb = fr(w, 0x1200, false, "cpuburn", "leaf_b", "cpuburn.c", 40);
-	lc = fr(w, 0x1300, false, "cpuburn", "leaf_c", "cpuburn.c", 50);
-	k = fr(w, 0xffffffff81000000ull, true, "[kernel]", "asm_sysvec_apic_timer_interrupt", NULL,
-	       0);
-	assert_int_equal(window_add(w, 5, 200, (uint32_t[]){mn, wk, la}, 3, 400), 0);
-	assert_int_equal(window_add(w, 5, 201, (uint32_t[]){mn, wk, la}, 3, 200), 0);
-	assert_int_equal(window_add(w, 5, 200, (uint32_t[]){mn, wk, lb}, 3, 300), 0);
-	assert_int_equal(window_add(w, 5, 201, (uint32_t[]){mn, wk, lc}, 3, 90), 0);
-	assert_int_equal(window_add(w, 5, 201, (uint32_t[]){mn, wk, lc, k}, 4, 10), 0);
-	return w;
+	return WINDOW_FX_TABLE(rows, 0, stacks);
 }
 
 static const char *names(void *ctx, int tid)

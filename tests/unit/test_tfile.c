@@ -29,6 +29,7 @@
 #include "runner.h"
 
 #include "stacktop/proc/tfile.h"
+#include "helpers.h"
 
 struct fake_root {
 	char dir[32];
@@ -60,13 +61,9 @@ static void root_drop(struct fake_root *r)
 static void put_file(const char *dir, const char *rel, const char *text)
 {
 	char path[256];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	put_text(path, "w", text);
 }
 
 static void assert_reads(int fd, const char *want)

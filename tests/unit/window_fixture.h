@@ -6,6 +6,9 @@
 #ifndef STACKTOP_TEST_WINDOW_FIXTURE_H
 #define STACKTOP_TEST_WINDOW_FIXTURE_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "stacktop/symbols/frames.h"
 #include "stacktop/model/window.h"
 
@@ -30,6 +33,68 @@ static inline uint32_t window_fx_frame(struct window *w, uint64_t pc, const stru
 	assert_true(id >= 0);
 	return (uint32_t)id;
 }
+
+/* A row of a fixture's frames table: where, and the names a symbolizer
+ * would have given it. */
+struct window_fx_row {
+	uint64_t pc;
+	bool kernel;
+	const char *module, *func, *file;
+	int line;
+};
+
+/* The row as a frame, every pc offset bytes into its function. */
+static inline uint32_t window_fx_row(struct window *w, const struct window_fx_row *r,
+				     uint64_t offset)
+{
+	return window_fx_frame(w, r->pc,
+			       &(struct sym_info){.func = r->func,
+						  .module = r->module,
+						  .file = r->file,
+						  .line = r->line,
+						  .kernel = r->kernel,
+						  .offset = offset});
+}
+
+#define WINDOW_FX_DEPTH 8
+
+/* A stack of a fixture: count samples of thread tid at time t, its frames
+ * rows of the table (root first). */
+struct window_fx_stack {
+	uint64_t t;
+	int tid;
+	uint32_t count;
+	int depth;
+	int row[WINDOW_FX_DEPTH];
+};
+
+/* A window of 60 one-second buckets holding the rows (made frames in
+ * their order, with offset) and the stacks. */
+static inline struct window *window_fx_table(const struct window_fx_row *rows, size_t nrows,
+					     uint64_t offset, const struct window_fx_stack *stacks,
+					     size_t nstacks)
+{
+	uint32_t id[nrows], fr[WINDOW_FX_DEPTH];
+	struct window *w;
+
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
+	for (size_t i = 0; i < nrows; i++)
+		id[i] = window_fx_row(w, &rows[i], offset);
+	for (size_t i = 0; i < nstacks; i++) {
+		const struct window_fx_stack *s = &stacks[i];
+
+		assert_true(s->depth <= WINDOW_FX_DEPTH);
+		for (int d = 0; d < s->depth; d++)
+			fr[d] = id[s->row[d]];
+		assert_int_equal(window_add(w, s->t, s->tid, fr, (size_t)s->depth, s->count), 0);
+	}
+	return w;
+}
+
+/* window_fx_table of two arrays. */
+#define WINDOW_FX_TABLE(rows, offset, stacks)                                                      \
+	window_fx_table((rows), sizeof(rows) / sizeof((rows)[0]), (offset), (stacks),              \
+			sizeof(stacks) / sizeof((stacks)[0]))
 
 /* The window, then its frames table. */
 static inline void window_free_fx(struct window *w)
