@@ -43,11 +43,28 @@ static void assert_named(const struct sym_info *si, const char *func, uint64_t o
 	assert_string_equal(si->file, "symtest.c");
 }
 
+/* Makes ROOT/usr/lib/debug/.build-id/xx/ for the build-id id and writes
+ * to path the name of the debug file in it (xx/rest.debug). */
+static void buildid_debug_path(const uint8_t *id, size_t id_len, const char *root, char *path,
+			       size_t size)
+{
+	char cmd[PATH_MAX + 64];
+	size_t n;
+
+	n = (size_t)snprintf(path, size, "%s/usr/lib/debug/.build-id/%02x", root, id[0]);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	assert_int_equal(system(cmd), 0);
+	n += (size_t)snprintf(path + n, size - n, "/");
+	for (size_t i = 1; i < id_len; i++)
+		n += (size_t)snprintf(path + n, size - n, "%02x", id[i]);
+	snprintf(path + n, size - n, ".debug");
+}
+
 /* symtest-buildid has neither symbols nor a debuglink; its debug file is
  * found only under ROOT/usr/lib/debug/.build-id/xx/rest.debug. */
 static void test_buildid_fake_root(void **state)
 {
-	char dir[PATH_MAX], file[PATH_MAX + 64], *p, *root;
+	char file[PATH_MAX + 64], *root;
 	struct symtest_files f;
 	uint64_t alpha, gamma;
 	uint8_t id[20];
@@ -56,7 +73,6 @@ static void test_buildid_fake_root(void **state)
 	struct sym_info si;
 	struct sym *sy;
 	GElf_Sym gs;
-	size_t i;
 	Elf *e;
 
 	symtest_files(&f, "symtest-buildid");
@@ -81,15 +97,9 @@ static void test_buildid_fake_root(void **state)
 	space_module_put(mod);
 
 	/* With it (the module was freed above, so its table is rebuilt). */
-	snprintf(dir, sizeof(dir), "%s/usr/lib/debug/.build-id/%02x", root, id[0]);
-	snprintf(file, sizeof(file), "mkdir -p '%s'", dir);
-	assert_int_equal(system(file), 0);
 	assert_int_equal(space_module_open_path(f.bin, &mod), 0);
-	p = file + snprintf(file, sizeof(file), "%s/", dir);
 	assert_int_equal(mod->build_id_len, id_len);
-	for (i = 1; i < id_len; i++)
-		p += sprintf(p, "%02x", id[i]);
-	strcpy(p, ".debug");
+	buildid_debug_path(id, id_len, root, file, sizeof(file));
 	copy_file(f.dbg, file, 0644);
 	e = debugfile_find(mod, root);
 	assert_non_null(e);
@@ -191,24 +201,17 @@ static void assert_fifo_unopened(pid_t writer)
  * opened (a device node there would run its driver's open as root). */
 static void test_debug_fifo_never_opened(void **state)
 {
-	char dir[PATH_MAX], file[PATH_MAX + 64], *p;
+	char file[PATH_MAX + 64];
 	struct symtest_files f;
 	struct module *mod;
 	struct sym_info si;
 	struct sym *sy;
 	pid_t writer;
-	size_t i;
 
 	symtest_files(&f, "symtest-buildid");
 	assert_int_equal(sym_new(&sy), 0);
 	assert_int_equal(space_module_open_path(f.bin, &mod), 0);
-	snprintf(dir, sizeof(dir), "%s/usr/lib/debug/.build-id/%02x", f.tmp, mod->build_id[0]);
-	snprintf(file, sizeof(file), "mkdir -p '%s'", dir);
-	assert_int_equal(system(file), 0);
-	p = file + snprintf(file, sizeof(file), "%s/", dir);
-	for (i = 1; i < mod->build_id_len; i++)
-		p += sprintf(p, "%02x", mod->build_id[i]);
-	strcpy(p, ".debug");
+	buildid_debug_path(mod->build_id, mod->build_id_len, f.tmp, file, sizeof(file));
 	assert_int_equal(mkfifo(file, 0644), 0);
 	writer = fifo_writer(file);
 	alarm(10);
