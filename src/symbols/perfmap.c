@@ -18,8 +18,9 @@
 #include "stacktop/symbols/perfmap.h"
 
 #define PERFMAP_RECHECK_NS 1000000000ull
-/* Bytes of the file parsed per check: a 64 MiB map is read in parts a
- * tenth of a second apart, never in one go inside ingestion. */
+/* Bytes of the file parsed per read; a check reads chunks for at most
+ * PERFMAP_BUDGET_NS, so a 64 MiB map is read in parts a tenth of a second
+ * apart, never in one go inside ingestion. */
 #define PERFMAP_CHUNK (8u << 20)
 /* Time one check may spend reading chunks. */
 #define PERFMAP_BUDGET_NS 100000000ull
@@ -377,7 +378,8 @@ static int proc_status_ids(pid_t pid, pid_t *nspid, uid_t *uid)
 
 /* Re-check the file (at most once a second) and read what is new: the
  * lines appended since the last check when the file only grew, else the
- * whole file again; either way at most PERFMAP_CHUNK bytes per check. */
+ * whole file again; either way PERFMAP_CHUNK bytes at a time for at most
+ * budget_ns. */
 static void perfmap_refresh(struct perfmap *pm, const struct perfmap_cache *c)
 {
 	uint64_t recheck_ns = c->recheck_ns;

@@ -14,9 +14,9 @@
  * has just announced is named before its pcs are settled). A file that only grew (same inode, the
  * bytes before the parsed end unchanged) has just its new lines parsed and merged in; a file
  * replaced, shrunk or rewritten is read again from its start. Either way a
- * check parses at most 8 MiB, so a big map is read over a few checks a
- * tenth of a second apart (names from its first part meanwhile) and never
- * stalls the caller for long. A
+ * check parses 8 MiB chunks for at most 100 ms, so a big map is read over
+ * a few checks a tenth of a second apart (names from its first part
+ * meanwhile) and never stalls the caller for long. A
  * line being written (no newline yet) waits for the next check. Bad lines
  * are skipped; a name longer than PERFMAP_NAME_MAX bytes is cut and ends
  * in "...". For overlapping entries the later line wins (JITs reuse
