@@ -459,14 +459,8 @@ uint64_t memhold_reconcile(struct memhold *h, const uint64_t (*ranges)[2], size_
 				uint64_t gap_end =
 				    k < n && ranges[k][0] < r->end ? ranges[k][0] : r->end;
 				if (gap_end > at) {
-					if (ng == cap) {
-						size_t c = cap ? cap * 2 : 64;
-						void *p = realloc(gaps, c * sizeof(*gaps));
-						if (!p)
-							goto out;
-						gaps = p;
-						cap = c;
-					}
+					if (array_grow((void **)&gaps, &cap, ng + 1, sizeof(*gaps)))
+						goto out;
 					gaps[ng][0] = at;
 					gaps[ng++][1] = gap_end;
 					at = gap_end;
