@@ -39,9 +39,10 @@
  *
  * Reuse: a thread whose schedstat run time has not moved since its last
  * sample has not run, so its stack is the same: the cached copy is sent
- * again without a stop. Our own stop makes a sleeping thread run a little
- * (to trap and re-enter its syscall), so the reference run time is read
- * after the thread has gone back to sleep, at the end of the tick.
+ * again without a stop (an off-CPU one only: a thread sampled running
+ * and not run since has gone to sleep meanwhile, somewhere else). Our own stop makes a sleeping
+ * thread run a little (to trap and re-enter its syscall), so the reference run time is read after
+ * the thread has gone back to sleep, at the end of the tick.
  *
  * Waiting for a CPU: a runnable thread ('R') is on a CPU or in a run
  * queue, and only schedstat tells which share: its second field is the
@@ -640,7 +641,11 @@ static int sample_one(struct wall_sampler *ws, struct wall_thread *t, uint64_t n
 	unsigned long long run = 0, delay = 0, sp, pc;
 	char state;
 	bool have_run = read_sched(t, &run, &delay) == 0;
-	if (t->have_cache && t->settled && have_run && run == t->last_run) {
+	/* Reuse only an off-CPU sample: a thread last seen running that has
+	 * not run since has gone to sleep after it, so that sample is stale
+	 * (repeated, it showed an idle condvar waiter as on-CPU for good). */
+	if (t->have_cache && t->settled && have_run && run == t->last_run &&
+	    s->state == SAMPLE_OFFCPU) {
 		ws->st.reused++;
 	} else {
 		struct sample fresh = {0};
