@@ -40,9 +40,15 @@
  * Reuse: a thread whose schedstat run time has not moved since its last
  * sample has not run, so its stack is the same: the cached copy is sent
  * again without a stop (an off-CPU one only: a thread sampled running
- * and not run since has gone to sleep meanwhile, somewhere else). Our own stop makes a sleeping
- * thread run a little (to trap and re-enter its syscall), so the reference run time is read after
- * the thread has gone back to sleep, at the end of the tick.
+ * and not run since has gone to sleep meanwhile, somewhere else). Our own
+ * stop makes a sleeping thread run a little (to trap and re-enter its
+ * syscall), so the reference run time is read after the thread has gone
+ * back to sleep, at the end of the tick. On a loaded machine it may not
+ * have: resumed, it waits in a run queue to re-enter its sleep, and reads
+ * 'R' for tens of ms. A fresh look then called an idle condvar waiter
+ * running (one such sample kept it from `i`), so a thread that reads 'R'
+ * and has not run at all since we resumed it (its run time read while it
+ * was stopped) is still in the wait we saw: the cached sample stands.
  *
  * Waiting for a CPU: a runnable thread ('R') is on a CPU or in a run
  * queue, and only schedstat tells which share: its second field is the
@@ -119,6 +125,8 @@ struct wall_thread {
 	bool sampled_now; /* took a fresh sample this tick: settle it */
 	uint64_t next_ns;
 	unsigned long long last_run;
+	unsigned long long stop_run; /* run time while held in our last stop */
+	bool have_stop_run;
 	int last_nr;  /* the last real syscall seen, for restart_syscall */
 	bool cw_have; /* cw_run/cw_delay hold the last sample's schedstat */
 	unsigned long long cw_run, cw_delay;
@@ -563,6 +571,7 @@ static int sample_stop(struct wall_sampler *ws, struct wall_thread *t)
 		regs_to_dwarf(&ur, s);
 		s->stack_size = read_stack(t->pid, ur.rsp, t->buf, ws->cfg.stack_size);
 	}
+	t->have_stop_run = read_run_ns(t, &t->stop_run) == 0;
 	int sig = WSTOPSIG(status);
 	t->group_stop = is_stop_signal(sig);
 	ptrace(t->group_stop ? PTRACE_LISTEN : PTRACE_CONT, t->tid, 0, 0);
@@ -633,6 +642,14 @@ static void deliver(struct sample *s, uint32_t cpu, void (*cb)(void *, const str
 	cb(ctx, s);
 }
 
+/* Whether t, resumed from our stop, is still waiting for a CPU to go back
+ * to its sleep: runnable, and not run since (see "Reuse" at the top). */
+static bool queued_back(struct wall_thread *t, unsigned long long run)
+{
+	char state;
+	return t->have_stop_run && run == t->stop_run && read_state(t, &state) == 0 && state == 'R';
+}
+
 /* Take (or reuse) one sample of t and deliver it. Returns 1 if delivered. */
 static int sample_one(struct wall_sampler *ws, struct wall_thread *t, uint64_t now, uint32_t weight,
 		      void (*cb)(void *, const struct sample *), void *ctx)
@@ -644,8 +661,8 @@ static int sample_one(struct wall_sampler *ws, struct wall_thread *t, uint64_t n
 	/* Reuse only an off-CPU sample: a thread last seen running that has
 	 * not run since has gone to sleep after it, so that sample is stale
 	 * (repeated, it showed an idle condvar waiter as on-CPU for good). */
-	if (t->have_cache && t->settled && have_run && run == t->last_run &&
-	    s->state == SAMPLE_OFFCPU) {
+	if (t->have_cache && s->state == SAMPLE_OFFCPU && have_run &&
+	    ((t->settled && run == t->last_run) || queued_back(t, run))) {
 		ws->st.reused++;
 	} else {
 		struct sample fresh = {0};
@@ -659,6 +676,7 @@ static int sample_one(struct wall_sampler *ws, struct wall_thread *t, uint64_t n
 		memcpy(s->wchan, fresh.wchan, sizeof(s->wchan));
 		t->have_cache = false;
 		t->settled = false;
+		t->have_stop_run = false;
 		if (state == 'Z' || state == 'X') {
 			t->gone = true;
 			return 0;

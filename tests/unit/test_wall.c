@@ -574,6 +574,71 @@ static void test_dstate(void **state)
 	kill_reap(pid);
 }
 
+/* ---- our own stop wakes a sleeper --------------------------------------- */
+
+/* idlepool's condvar workers wait for a job that never comes. Each stop of
+ * ours makes one run for a few µs, and with every CPU busy it reads 'R'
+ * while it waits for one to go back to sleep: a fresh look then called it
+ * running. At 200 Hz for 3 s (up to 600 samples each), no sample may say running or waiting for a
+ * CPU (what they wait in is a futex; the stack makes it idle later). */
+static void test_own_stop_is_not_running(void **state)
+{
+	if (access("build/targets/idlepool", X_OK) != 0)
+		skip();
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("build/targets/idlepool", "idlepool", (char *)NULL);
+		_exit(127);
+	}
+	pid_t tids[MAXT];
+	int n = 0;
+	for (int i = 0; i < 200 && n < 7; i++) {
+		sleep_ms(10);
+		if (target_threads(pid, tids, MAXT, &n) < 0)
+			n = 0;
+	}
+	assert_int_equal(n, 7);
+	sleep_ms(100); /* named and asleep */
+	/* Busy CPUs, as under an incident: a resumed worker then waits in a
+	 * run queue to go back to sleep, and reads 'R' meanwhile. */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	pid_t hog[16];
+	int nhog = ncpu < 1 ? 2 : ncpu > 8 ? 16 : (int)(2 * ncpu);
+	for (int i = 0; i < nhog; i++)
+		if ((hog[i] = fork()) == 0)
+			for (;;)
+				;
+	struct wall_config cfg = {.rate_hz = 200};
+	struct wall_sampler *ws;
+	struct counts c = {.pid = pid};
+	assert_int_equal(wall_new(&cfg, &ws), 0);
+	assert_int_equal(add_all(ws, pid), 7);
+	uint64_t end = mono_ns() + 3000000000ull;
+	while (mono_ns() < end) {
+		wall_tick(ws, mono_ns(), count_cb, &c);
+		sleep_ms(2);
+	}
+	for (int i = 0; i < nhog; i++)
+		kill_reap(hog[i]);
+	assert_int_equal(wall_detach_all(ws), 0);
+	wall_free(ws);
+	assert_free(pid, false);
+	kill_reap(pid);
+	for (int k = 1; k <= 3; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "worker%d", k);
+		int w = by_name(&c, name);
+		unsigned all = 0;
+		for (int j = 0; j < SAMPLE_WAIT_COUNT; j++)
+			all += c.kind[w][j];
+		print_message("%s: %u samples, %u running, %u CPU-wait\n", name, all,
+			      c.kind[w][SAMPLE_WAIT_NONE], c.kind[w][SAMPLE_WAIT_CPU]);
+		assert_true(all > 20);
+		assert_int_equal(c.kind[w][SAMPLE_WAIT_NONE], 0);
+		assert_int_equal(c.kind[w][SAMPLE_WAIT_CPU], 0);
+	}
+}
+
 /* ---- a process traced by someone else ---------------------------------- */
 
 static void test_already_traced(void **state)
@@ -594,4 +659,4 @@ static void test_already_traced(void **state)
 TEST_MAIN(NULL, NULL, TEST(test_waiter_kinds), TEST(test_waiter_unwinds),
 	  TEST(test_restart_first_sight), TEST(test_stopped_before_attach),
 	  TEST(test_stop_cont_while_attached), TEST(test_threads_come_and_go), TEST(test_dstate),
-	  TEST(test_already_traced))
+	  TEST(test_own_stop_is_not_running), TEST(test_already_traced))
