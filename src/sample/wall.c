@@ -68,11 +68,16 @@
  *
  * Keeping up: every thread is due rate times a second, so the work grows
  * with the thread count (1,000 threads at 19 Hz: 19,000 samples a second).
- * Once a second the time the passes took is compared with a budget (a
- * quarter of one core); over it, the period grows so that the passes fit in
- * about a fifth; well under it, a lowered rate climbs back. A sample's
- * weight stays in periods of the configured rate, so times and shares keep
- * their meaning, and wall_note says what was lowered.
+ * Once a second the CPU time the passes took (this thread's, not the wall
+ * time: on a saturated box a pass waits for a CPU too, and that lowered
+ * the rate to its floor while the passes cost little) is compared with a
+ * budget (a quarter of one core); over it, the period grows so that the
+ * passes fit in about a fifth; well under it, a lowered rate climbs back.
+ * Passes that take most of the wall time (threads slow to reach their
+ * stops) count as over budget too. A sample's weight stays in periods of
+ * the configured rate, so times and shares keep their meaning, and
+ * wall_note says what was lowered and what a sample now counts for (the
+ * header's count is in those periods).
  *
  * process_vm_readv does not split one iovec (process_vm_readv(2)), so the
  * stack is read as page-sized remote pieces: a read that crosses the top
@@ -107,6 +112,7 @@
 #define ADAPT_BUDGET 0.25		  /* share of a core the passes may take */
 #define ADAPT_AIM 0.20			  /* what a lowered rate aims at */
 #define ADAPT_LOW 0.08			  /* under this, a lowered rate climbs back */
+#define ADAPT_WALL 0.60			  /* share of the wall time the passes may take */
 #define ADAPT_MAX_PERIOD_NS 1000000000ull /* never below 1 Hz a thread */
 #define PAGE 4096u
 
@@ -145,7 +151,7 @@ struct wall_sampler {
 	pid_t self;
 	uint64_t rng;
 	uint64_t base_period_ns; /* the configured rate's */
-	uint64_t adapt_t0, adapt_busy_ns;
+	uint64_t adapt_t0, adapt_busy_ns, adapt_cpu_ns;
 	char note[96];
 };
 
@@ -764,14 +770,18 @@ static int sample_pass(struct wall_sampler *ws, uint64_t now_ns, bool all,
 
 /* Once a second: lower the rate when the passes took more than their
  * budget, raise it back when they take little. */
-static void adapt_rate(struct wall_sampler *ws, uint64_t start_ns, uint64_t end_ns)
+static void adapt_rate(struct wall_sampler *ws, uint64_t start_ns, uint64_t end_ns, uint64_t cpu_ns)
 {
 	if (!ws->adapt_t0)
 		ws->adapt_t0 = start_ns;
 	ws->adapt_busy_ns += end_ns - start_ns;
+	ws->adapt_cpu_ns += cpu_ns;
 	if (end_ns - ws->adapt_t0 < ADAPT_EVERY_NS)
 		return;
-	double used = (double)ws->adapt_busy_ns / (double)(end_ns - ws->adapt_t0);
+	double span = (double)(end_ns - ws->adapt_t0);
+	double used = (double)ws->adapt_cpu_ns / span, wall = (double)ws->adapt_busy_ns / span;
+	if (wall > ADAPT_WALL && wall * ADAPT_BUDGET / ADAPT_WALL > used)
+		used = wall * ADAPT_BUDGET / ADAPT_WALL;
 	uint64_t p = ws->period_ns;
 	if (used > ADAPT_BUDGET)
 		p = (uint64_t)((double)p * used / ADAPT_AIM);
@@ -784,9 +794,11 @@ static void adapt_rate(struct wall_sampler *ws, uint64_t start_ns, uint64_t end_
 	ws->period_ns = p;
 	ws->adapt_t0 = end_ns;
 	ws->adapt_busy_ns = 0;
+	ws->adapt_cpu_ns = 0;
 	if (p > ws->base_period_ns)
-		snprintf(ws->note, sizeof(ws->note), "rate lowered to %.1f Hz a thread to keep up",
-			 1e9 / (double)p);
+		snprintf(ws->note, sizeof(ws->note),
+			 "rate lowered to %.1f Hz a thread to keep up (a sample counts %.2g)",
+			 1e9 / (double)p, (double)p / (double)ws->base_period_ns);
 	else
 		ws->note[0] = 0;
 }
@@ -794,9 +806,10 @@ static void adapt_rate(struct wall_sampler *ws, uint64_t start_ns, uint64_t end_
 int wall_tick(struct wall_sampler *ws, uint64_t now_ns,
 	      void (*cb)(void *ctx, const struct sample *s), void *ctx)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = mono_ns(), c0 = mono_thread_cpu_ns();
 	int n = sample_pass(ws, now_ns, false, cb, ctx);
-	adapt_rate(ws, t0, mono_ns());
+	uint64_t c1 = mono_thread_cpu_ns();
+	adapt_rate(ws, t0, mono_ns(), c1 > c0 ? c1 - c0 : 0);
 	return n;
 }
 

@@ -394,7 +394,7 @@ void view_warning_text(const struct view_header *h, char *buf, size_t size)
 		break;
 	case VIEW_WARNING_BUSY:
 		snprintf(buf, size,
-			 "! stacktop is behind: processing samples takes over half its time; "
+			 "! stacktop is behind: processing samples takes over half a core; "
 			 "lower --rate");
 		break;
 	case VIEW_WARNING_TRACED: {
