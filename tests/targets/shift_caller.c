@@ -77,8 +77,9 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || argc > 4 || sscanf(argv[1], "%u/%u/%u", &a, &b, &c) != 3 ||
 	    a + b + c == 0 || a > 1000 || b > 1000 || c > 1000 || swap_s < 0 || exit_s < 0) {
-		fprintf(stderr,
-			"usage: shift_caller A/B/C [SWAP_S [EXIT_S]]   e.g. shift_caller 60/30/10 5\n");
+		fprintf(
+		    stderr,
+		    "usage: shift_caller A/B/C [SWAP_S [EXIT_S]]   e.g. shift_caller 60/30/10 5\n");
 		return 2;
 	}
 	signal(SIGUSR1, on_usr1);
