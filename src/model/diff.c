@@ -67,14 +67,16 @@ struct diff_snap {
 	size_t nsummaries;
 };
 
+/* Each field mixed in turn: func and label are often the same pointer,
+ * which a plain xor of the two would cancel. */
 static uint64_t node_hash(const struct snap_node *n)
 {
-	uint64_t h = (uint64_t)n->parent * 0x9E3779B97F4A7C15ull;
+	uint64_t h = hashidx_mix64(n->parent);
 
-	h ^= hashidx_mix64((uint64_t)(uintptr_t)n->func) + (uint64_t)(uintptr_t)n->file * 31;
-	h ^= hashidx_mix64((uint64_t)(uintptr_t)n->label ^ ((uint64_t)(unsigned)n->line << 1) ^
-			   n->kernel);
-	return hashidx_mix64(h);
+	h = hashidx_mix64(h ^ (uint64_t)(uintptr_t)n->func);
+	h = hashidx_mix64(h ^ (uint64_t)(uintptr_t)n->file);
+	h = hashidx_mix64(h ^ (uint64_t)(uintptr_t)n->label);
+	return hashidx_mix64(h ^ ((uint64_t)(unsigned)n->line << 1 | n->kernel));
 }
 
 static bool node_hash_of(const void *ctx, uint32_t id, uint64_t *h)
@@ -300,7 +302,7 @@ struct builder {
 
 static uint64_t cell_hash(uint32_t key, uint32_t file, int32_t second)
 {
-	return hashidx_mix64(((uint64_t)key << 32) ^ ((uint64_t)file << 24) ^ (uint32_t)second);
+	return hashidx_mix64(hashidx_mix64((uint64_t)key << 32 | file) ^ (uint32_t)second);
 }
 
 static bool cell_hash_of(const void *ctx, uint32_t id, uint64_t *h)
