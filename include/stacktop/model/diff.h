@@ -29,10 +29,10 @@
  * so the chance of any false star in one diff stays under alpha (0.05):
  * the rows' own and total tests are one family (a total that is the same
  * counts as own, as for a leaf that calls nothing, is not tested twice), the
- * paths another. A share under DIFF_MIN_TESTED_PCT on both sides is listed
- * but not tested (a filter on the pooled share, which does not depend on
- * which side holds the samples, and keeps the correction from drowning
- * real changes).
+ * paths another. A share whose mean over the two sides is under
+ * DIFF_MIN_TESTED_PCT is listed but not tested (a filter on the pooled
+ * share, which does not depend on which side holds the samples, and keeps
+ * the correction from drowning real changes).
  *
  * A row's change (diff_row_change) is the larger of its own and total
  * changes, the significant ones first. Rows sort significant (either
