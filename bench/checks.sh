@@ -257,7 +257,8 @@ if command -v tmux >/dev/null; then
 	tm send-keys -t b D
 	star=-
 	for _ in $(seq 300); do
-		if scr | grep -qE '^ +[0-9.]+ +[0-9.]+ +\+[0-9.]+ +\* +hot_b$'; then
+		# own Base% Now% Delta*, total Base% Now% Delta*, hot_b
+		if scr | grep -qE '^ +[0-9.]+ +[0-9.]+ +\+[0-9.]+\* +[0-9.]+ +[0-9.]+ +\+[0-9.]+\* +hot_b$'; then
 			star=$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }')
 			break
 		fi

@@ -448,7 +448,10 @@ static int run_diff(struct app *a)
 	char err[1024], *lists[2] = {strdup(o->diff_base), strdup(o->diff_new)}, *text = NULL;
 	const char *paths[2][DIFF_MAX_FILES];
 	size_t n[2] = {0, 0}, len = 0;
-	struct diff_opts dopt = {.lines = o->lines, .hide_kernel = o->hide_kernel};
+	bool tui = !o->batch && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	/* The TUI's icicle takes its paths' colours, either way up (f). */
+	struct diff_opts dopt = {
+	    .lines = o->lines, .hide_kernel = o->hide_kernel, .paths_down = tui, .paths_up = tui};
 	struct view_diff_opts vo = {.base_label = o->diff_base,
 				    .new_label = o->diff_new,
 				    .limit = o->limit,
@@ -473,7 +476,7 @@ static int run_diff(struct app *a)
 		say("out of memory.");
 		goto out;
 	}
-	if (o->batch || !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+	if (!tui)
 		fwrite(text, 1, len, stdout);
 	else if ((rc = run_diff_tui(a, d, paths[1][0])) != EXIT_OK)
 		goto out;

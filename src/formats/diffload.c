@@ -15,8 +15,8 @@
 
 #define DIFFLOAD_MAX_SECOND 100000000 /* past this a file's seconds are not trusted */
 
-int diffload_file(struct diff_snap *sn, struct frames *fr, const char *path, bool hide_kernel,
-		  char *err, size_t errsz)
+int diffload_file(struct diff_snap *sn, struct frames *fr, const char *path, char *err,
+		  size_t errsz)
 {
 	struct stackset *ss;
 	struct stackset_stack st;
@@ -35,17 +35,11 @@ int diffload_file(struct diff_snap *sn, struct frames *fr, const char *path, boo
 		stackset_stack(ss, i, &st);
 		timed = st.second <= DIFFLOAD_MAX_SECOND;
 	}
+	/* Whole stacks: the diff compares total shares and paths too, and
+	 * leaves out kernel frames itself (diff_opts.hide_kernel). */
 	for (size_t i = 0; i < stackset_nstacks(ss) && !rc; i++) {
-		const struct frame *f = NULL;
-		uint32_t k;
 		stackset_stack(ss, i, &st);
-		/* The leaf; with hide_kernel the innermost user frame (a kernel
-		 * leaf's samples go to the function that called into it). */
-		for (k = st.n; k-- > 0;)
-			if ((f = frames_get(fr, st.ids[k])) && !(hide_kernel && f->kernel))
-				break;
-		if (f && !(hide_kernel && f->kernel))
-			rc = diff_snap_add(sn, f, timed ? st.second : -1, st.weight);
+		rc = diff_snap_add(sn, fr, st.ids, st.n, timed ? st.second : -1, st.weight);
 	}
 	if (rc)
 		text_errf(err, errsz, "%s: out of memory comparing it.", path);
@@ -70,9 +64,9 @@ int diffload_build(const char *const *base, size_t nbase, const char *const *new
 		rc = -ENOMEM;
 	}
 	for (size_t i = 0; i < nbase && !rc; i++)
-		rc = diffload_file(sn[0], fr, base[i], o->hide_kernel, err, errsz);
+		rc = diffload_file(sn[0], fr, base[i], err, errsz);
 	for (size_t i = 0; i < nnew && !rc; i++)
-		rc = diffload_file(sn[1], fr, new_[i], o->hide_kernel, err, errsz);
+		rc = diffload_file(sn[1], fr, new_[i], err, errsz);
 	/* The names are the snapshots' own: the frames can go now. */
 	frames_free(fr);
 	if (!rc && (rc = diff_compare(sn[0], sn[1], o, out)))

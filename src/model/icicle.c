@@ -244,6 +244,15 @@ static int sort_siblings(struct icicle *t)
 }
 
 /* A frame's label and module, as the top view names it (by function). */
+static const char *frame_name(const struct frame *f, const char **module, char *buf, size_t size);
+
+const char *icicle_frame_name(const struct frame *f, char *buf, size_t size)
+{
+	const char *module;
+
+	return frame_name(f, &module, buf, size);
+}
+
 static const char *frame_name(const struct frame *f, const char **module, char *buf, size_t size)
 {
 	if (!f->has_sym) {

@@ -154,9 +154,15 @@ static void memory_alert(struct ui *ui, const struct ui_model *m, bool shown, in
 /* Diff mode: the baseline against the last 10 s, now, into ui->live
  * (NULL without a baseline), or the files' diff; the icicle colours by it. */
 static const struct diff *update_diff(struct ui *ui, const struct ui_model *m,
-				      const struct view_header *h, bool lines, uint64_t *t)
+				      const struct view_header *h, bool lines, bool icicle,
+				      uint64_t *t)
 {
-	struct diff_opts o = {.lines = lines};
+	/* The icicle's colours are its paths', in its direction; K hides
+	 * kernel frames in both views. */
+	struct diff_opts o = {.lines = lines,
+			      .hide_kernel = ui->top.hide_kernel,
+			      .paths_down = icicle && !ui->icicle.inverted,
+			      .paths_up = icicle && ui->icicle.inverted};
 	struct diff_snap *now = NULL;
 
 	*t = h && h->now_ns ? h->now_ns : mono_ns();
@@ -174,7 +180,7 @@ static const struct diff *update_diff(struct ui *ui, const struct ui_model *m,
 static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view_header *h)
 {
 	uint64_t t;
-	const struct diff *d = update_diff(ui, m, h, ui->top.lines, &t);
+	const struct diff *d = update_diff(ui, m, h, ui->top.lines, false, &t);
 	char title[160];
 
 	if (ui->fixed_title)
@@ -239,13 +245,13 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		break;
 	case UI_VIEW_ICICLE:
 		ui->icicle.label_ctx = m->metrics;
-		/* In diff mode the frames take the colour of their function's
-		 * change; the widths stay those of now. */
+		/* In diff mode each box takes the colour of its call path's
+		 * change (its total share); the widths stay those of now. */
 		ui->icicle.diff_attr = NULL;
 		if (ui->diff_mode) {
 			uint64_t t;
 			ui->icicle.diff_attr = view_diff_attr;
-			ui->icicle.diff_ctx = update_diff(ui, m, h, false, &t);
+			ui->icicle.diff_ctx = update_diff(ui, m, h, false, true, &t);
 		}
 		view_icicle_update(&ui->icicle, h, m->w, cols, rows);
 		view_icicle_render(&ui->grid, h, &ui->icicle);

@@ -162,7 +162,7 @@ static uint16_t color_of(const struct view_icicle_state *st, const struct icicle
 	if (id == ICICLE_ROOT || (t->per_thread && n->depth == 1))
 		return 0;
 	if (st->diff_attr)
-		return st->diff_attr(st->diff_ctx, n->name, n->kernel);
+		return st->diff_attr(st->diff_ctx, t, id);
 	if (!st->color_by_module)
 		return GRID_COLOR(kinds[kind_of(t, id)].color);
 	for (s = n->kernel ? "[kernel]" : n->module ? n->module : "?"; *s; s++)

@@ -21,33 +21,46 @@
 #     one side only is listed "(gone)"; -L rows carry file:line;
 #   - without -b, the same table in the TUI (tmux), the icicle of the new
 #     profile in the diff's colours, D the plain view, q exits with the status;
-#   - usage errors: one profile, a missing file, a bad --fail-above.
+#   - usage errors: one profile, a missing file, a bad --fail-above;
+#   - a caller shift (shift_caller: leaf_a and leaf_b both call spin,
+#     60/30/10 against 30/60/10): leaf_b's total about +30 points and
+#     leaf_a's about -30, starred, neither "(gone)" nor "(new)", spin's own
+#     share about unchanged, and --fail-above 5 names leaf_b by its total.
 #
-# Recordings run four at a time for 4 s at 499 Hz (the machine is shared:
-# the target may get a fraction of a core); about 15 s in all.
+# The table has each function's own share (Base% Now% Delta) then its
+# total; a star follows a significant Delta. Recordings run four at a time
+# for 4 s at 499 Hz (the machine is shared: the target may get a fraction
+# of a core); about 20 s in all.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target shift
+need_target shift_caller
 
 T=$E2E_TMPDIR
 SHIFT=$TARGETS/shift
 
-# rec NAME SPLIT: record 4 s of `shift SPLIT` into $T/NAME.
+# rec NAME SPLIT [PROG]: record 4 s of `shift SPLIT` (or PROG) into $T/NAME.
 rec() {
-	timeout 30 "$STACKTOP" record -r 499 -d 4 -o "$T/$1" -- "$SHIFT" "$2" >"$T/$1.err" 2>&1
+	timeout 30 "$STACKTOP" record -r 499 -d 4 -o "$T/$1" -- "${3:-$SHIFT}" "$2" >"$T/$1.err" 2>&1
 }
 rec s1.folded 60/30/10 & rec s2.pb.gz 60/30/10 & rec s3.pb.gz 60/30/10 & rec b1.pb.gz 30/60/10 &
 wait
 rec s4.pb.gz 60/30/10 & rec s5.folded 60/30/10 & rec b2.pb.gz 30/60/10 & rec b3.folded 30/60/10 &
 wait
-for f in s1.folded s2.pb.gz s3.pb.gz s4.pb.gz s5.folded b1.pb.gz b2.pb.gz b3.folded; do
+rec c1.pb.gz 60/30/10 "$TARGETS/shift_caller" & rec c2.folded 30/60/10 "$TARGETS/shift_caller" &
+wait
+for f in s1.folded s2.pb.gz s3.pb.gz s4.pb.gz s5.folded b1.pb.gz b2.pb.gz b3.folded c1.pb.gz c2.folded; do
 	[ -s "$T/$f" ] || die "record $f failed: $(cat "$T/$f.err")"
 done
-ok "eight recordings of shift made"
+ok "eight recordings of shift and two of shift_caller made"
 
-# delta OUT FUNC: the Delta column of FUNC's row; sig OUT FUNC: its Sig.
-delta() { awk -v f="$2" '$NF == f || $(NF) == f { print $3; exit }' "$1"; }
-sig() { awk -v f="$2" '$NF == f { print ($4 == "*" ? "*" : "-"); exit }' "$1"; }
+# delta OUT FUNC [COL]: FUNC's total Delta (COL 3: its own Delta), the
+# star dropped; sig OUT FUNC: "*" when that total Delta is starred, else
+# "-". Only a row that ends in the bare name counts ("FUNC (gone)" does not).
+delta() { awk -v f="$2" -v c="${3:-6}" '$NF == f { d = $c; sub(/\*$/, "", d); print d; exit }' "$1"; }
+sig() { awk -v f="$2" '$NF == f { print ($6 ~ /\*$/ ? "*" : "-"); exit }' "$1"; }
+# stars OUT: rows with a star
+stars_in() { grep -cE '[0-9]\*( |$)' "$1"; }
 
 # ---- a real change, one file a side -----------------------------------------------
 "$STACKTOP" diff -b --fail-above 5 "$T/s1.folded" "$T/b1.pb.gz" >"$T/d1.out" 2>&1
@@ -77,7 +90,7 @@ check_delta "$dc" 0 10 10 "hot_c stays"
 [ "$(sig "$T/d1.out" hot_a)$(sig "$T/d1.out" hot_b)" = "**" ] && ok "hot_a and hot_b are starred" ||
 	bad "hot_a and hot_b should both be starred"
 expect_in "$T/d1.out" "the test is the per-second one, the gate names hot_b" \
-	"^test: Welch's t-test on each function's share per second" \
+	"^test: Welch's t-test on each function's own and total share per second" \
 	"^fail-above 5.0: 1 function grew" "^ +\+[0-9.]+ +hot_b$"
 expect_in "$T/d1.out" "the run summaries side by side" \
 	'^run: [0-9.]+ s, [0-9.]+ CPU-s, avg [0-9]+%, peak [0-9]+%, RSS .* → [0-9.]+ s, [0-9.]+ CPU-s, avg [0-9]+%'
@@ -91,7 +104,8 @@ case $first in hot_a | hot_b) ok "a starred row comes first ($first)" ;; *) bad 
 rc=$?
 check_cmp "$rc" == 3 "three files a side: exit 3"
 expect_in "$T/d3.out" "three files a side are pooled and starred" "3 files" \
-	"^ +[0-9.]+ +[0-9.]+ +\+[0-9.]+ +\* +hot_b$" "^ +[0-9.]+ +[0-9.]+ +-[0-9.]+ +\* +hot_a$" \
+	"^ +[0-9.]+ +[0-9.]+ +\+[0-9.]+\* +[0-9.]+ +[0-9.]+ +\+[0-9.]+\* +hot_b$" \
+	"^ +[0-9.]+ +[0-9.]+ +-[0-9.]+\* +[0-9.]+ +[0-9.]+ +-[0-9.]+\* +hot_a$" \
 	"run \(mean a file\)"
 
 # ---- no false alarm: the same program, all ten pairs -------------------------------------
@@ -102,7 +116,7 @@ for i in 0 1 2 3 4; do
 		"$STACKTOP" diff -b --fail-above 5 "$T/${same[$i]}" "$T/${same[$j]}" >"$T/same.out" 2>&1
 		rc=$?
 		[ "$rc" = 0 ] || { alarms=$((alarms + 1)); cat "$T/same.out"; }
-		stars=$((stars + $(awk '$4 == "*"' "$T/same.out" | wc -l)))
+		stars=$((stars + $(stars_in "$T/same.out")))
 	done
 done
 check_cmp "$alarms" '<=' 2 "ten diffs of the same program: --fail-above 5 fires at most twice (alpha 0.05 a diff)"
@@ -121,7 +135,7 @@ awk '/^# stacktop: \{second=2\}/ { exit } { print }' "$T/s1.folded" >"$T/short.f
 "$STACKTOP" diff -b "$T/short.folded" "$T/b3.folded" >"$T/short.out" 2>&1
 check_cmp "$?" == 0 "diff with a 2-second base exits 0"
 expect_in "$T/short.out" "too few seconds: the reason is printed" "^test: too few seconds to test"
-check_cmp "$(awk '$4 == "*"' "$T/short.out" | wc -l)" == 0 "too few seconds: no stars"
+check_cmp "$(stars_in "$T/short.out")" == 0 "too few seconds: no stars"
 
 # ---- a function gone, -L -------------------------------------------------------------
 { cat "$T/plain_s.folded"; echo "_start;main;old_path 80"; } >"$T/gone.folded"
@@ -133,7 +147,7 @@ expect_in "$T/lines.out" "-L: rows per file:line" "hot_a shift\.c:[0-9]+"
 # ---- without -b: the same diff in the TUI, q leaves with the same status ---------------
 if command -v tmux >/dev/null; then
 	tm_start 120 30 "$STACKTOP" diff --fail-above 5 "$T/s1.folded" "$T/b1.pb.gz"
-	if tm_wait 5 'Base% +Now% +Delta +Sig +Function' && tm_match '\* +hot_b'; then
+	if tm_wait 5 'Base% +Now% +Delta +Base% +Now% +Delta +Function' && tm_match '\* +hot_b'; then
 		ok "diff without -b: the table in the TUI, hot_b starred"
 	else
 		tm_dump "diff TUI"
@@ -161,6 +175,27 @@ timeout 30 "$STACKTOP" -b -n 1000 -l 3 -- "$SHIFT" 60/30/10 0 1 >"$T/run.out" 2>
 check_cmp "$?" == 0 "stacktop -b -- shift (1 s) exits 0 when the command ends"
 expect_in "$T/run.err" "and prints the run's summary" \
 	'^stacktop: the command ran [0-9.]+ s, [0-9.]+ CPU-s, avg [0-9]+%, peak [0-9]+%, RSS '
+
+# ---- a caller shift: the same leaf, its callers trade places ------------------------
+"$STACKTOP" diff -b --fail-above 5 "$T/c1.pb.gz" "$T/c2.folded" >"$T/dc.out" 2>&1
+rc=$?
+cat "$T/dc.out"
+check_cmp "$rc" == 3 "shift_caller 60/30/10 → 30/60/10 with --fail-above 5 exits 3"
+nbase=$(awk '/^base / { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^samples/) print $i; exit }' "$T/dc.out")
+nnew=$(awk '/^new / { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^samples/) print $i; exit }' "$T/dc.out")
+check_delta "$(delta "$T/dc.out" leaf_b)" 30 30 60 "leaf_b's total moves about +30 points"
+check_delta "$(delta "$T/dc.out" leaf_a)" -30 60 30 "leaf_a's total moves about -30 points"
+check_delta "$(delta "$T/dc.out" spin 3)" 0 90 90 "spin's own share (both callers' leaf) stays"
+[ "$(sig "$T/dc.out" leaf_a)$(sig "$T/dc.out" leaf_b)" = "**" ] && ok "leaf_a and leaf_b are starred" ||
+	bad "leaf_a and leaf_b should both be starred"
+if grep -Eq 'leaf_[ab] \((gone|new)\)' "$T/dc.out"; then
+	bad "a caller that is on both sides is labelled gone or new"
+else
+	ok "neither caller is labelled (gone) or (new)"
+fi
+first=$(awk '/^ *Base%/ { getline; print $NF; exit }' "$T/dc.out")
+case $first in leaf_a | leaf_b) ok "a caller comes first ($first)" ;; *) bad "first row is $first" ;; esac
+expect_in "$T/dc.out" "the gate names leaf_b by its total" "^ +\+[0-9.]+ +leaf_b \(total\)$"
 
 # ---- usage errors ------------------------------------------------------------------
 "$STACKTOP" diff -b "$T/s1.folded" >"$T/e1.out" 2>&1

@@ -297,15 +297,20 @@ static void test_print(void **state)
 	*state = fx;
 }
 
-/* The live diff: b marks seconds 25..34 (parse_row 70%, handle_request
- * 20%), the split then flips for seconds 41..50; D at 51 s shows
- * handle_request starred up, parse_row starred down, with the legend; the
- * icicle colours them red and blue; D again is the top view. D without a baseline only says to
- * press b. */
+/* The live diff: b marks seconds 25..34 (parse_row 70% under
+ * handle_request, 20% under idle_loop), the callers then trade places for
+ * seconds 41..50; D at 51 s shows handle_request's total starred down and
+ * idle_loop's up, while parse_row, the leaf of both, is unchanged, with
+ * the legend; the icicle colours each box by its call path: handle_request
+ * and the parse_row under it blue, idle_loop and its parse_row red, main
+ * (all of it both times) grey; D again is the top view. D without a
+ * baseline only says to press b. */
 static void test_live_diff(void **state)
 {
 	struct fx *fx = *state;
 	const struct grid *g;
+	const char *row;
+	int x, y;
 
 	assert_int_equal(key(fx, 'D'), UI_REQUEST_NONE);
 	assert_false(fx->ui.diff_mode);
@@ -314,40 +319,55 @@ static void test_live_diff(void **state)
 	for (uint64_t t = 25; t < 35; t++) {
 		fixture_add(fx->w, t, FIXTURE_PID, 70 + t % 3, 3, fx->f_main, fx->f_handle,
 			    fx->f_parse);
-		fixture_add(fx->w, t, FIXTURE_PID, 20, 2, fx->f_main, fx->f_handle);
+		fixture_add(fx->w, t, FIXTURE_PID, 20, 3, fx->f_main, fx->f_idle, fx->f_parse);
 	}
 	assert_int_equal(ui_key(&fx->ui, &fx->m, 'b', 35 * FIXTURE_SEC), UI_REQUEST_NONE);
 	assert_non_null(fx->ui.baseline);
 	for (uint64_t t = 41; t < 51; t++) {
 		fixture_add(fx->w, t, FIXTURE_PID, 20 + t % 3, 3, fx->f_main, fx->f_handle,
 			    fx->f_parse);
-		fixture_add(fx->w, t, FIXTURE_PID, 70, 2, fx->f_main, fx->f_handle);
+		fixture_add(fx->w, t, FIXTURE_PID, 70, 3, fx->f_main, fx->f_idle, fx->f_parse);
 	}
 	assert_int_equal(key(fx, 'D'), UI_REQUEST_NONE);
 	assert_true(fx->ui.diff_mode);
 	ui_header(&fx->ui, &fx->m, &fx->h, 51 * FIXTURE_SEC);
 	g = ui_draw(&fx->ui, &fx->m, &fx->h, COLS, ROWS);
 	fixture_dump(g, "UI_DUMP");
-	assert_true(find_row(g, "Base%   Now%   Delta  Sig  Function") >= 0);
+	assert_true(find_row(g, " Base%   Now%   Delta   Base%   Now%   Delta   Function") >= 0);
 	assert_true(find_row(g, "legend: grew shrank not significant") >= 0);
-	assert_true(find_row(g, "*  handle_request") >= 0);
-	assert_true(find_row(g, "*  parse_row") >= 0);
+	assert_true((y = find_row(g, "*  handle_request")) >= 0);
+	assert_non_null(strstr(fixture_row(g, y), "-"));
+	assert_true((y = find_row(g, "*  idle_loop")) >= 0);
+	assert_non_null(strstr(fixture_row(g, y), "+"));
+	assert_true((y = find_row(g, "  parse_row")) >= 0);
+	assert_null(strchr(fixture_row(g, y), '*'));
 	assert_true(find_row(g, "Welch") >= 0);
-	/* the icicle in diff mode: parse_row blue (shrank), handle_request red */
+	/* the icicle in diff mode, by call path */
 	assert_int_equal(key(fx, '2'), UI_REQUEST_NONE);
 	ui_header(&fx->ui, &fx->m, &fx->h, 51 * FIXTURE_SEC);
 	g = ui_draw(&fx->ui, &fx->m, &fx->h, COLS, ROWS);
 	fixture_dump(g, "UI_DUMP");
 	assert_true(find_row(g, "diff: grew shrank") >= 0);
-	int y = find_row(g, "parse_row");
-	assert_true(y >= 0);
-	const char *row = fixture_row(g, y);
-	int x = (int)(strstr(row, "parse_row") - row);
-	assert_int_equal(GRID_COLOR_OF(((struct grid *)g)->cells[y * g->w + x].attr), GRID_C_BLUE);
-	y = find_row(g, "handle_request");
+	/* each caller's box, and the parse_row box under it (2 columns in) */
+	const struct {
+		const char *name;
+		int color;
+	} boxes[] = {{"handle_request", GRID_C_BLUE}, {"idle_loop", GRID_C_RED}};
+	int yp = find_row(g, "parse_row");
+	assert_true(yp >= 0);
+	for (size_t i = 0; i < sizeof(boxes) / sizeof(boxes[0]); i++) {
+		assert_true((y = find_row(g, boxes[i].name)) >= 0);
+		row = fixture_row(g, y);
+		x = (int)(strstr(row, boxes[i].name) - row) + 2;
+		assert_int_equal(GRID_COLOR_OF(((struct grid *)g)->cells[y * g->w + x].attr),
+				 boxes[i].color);
+		assert_int_equal(GRID_COLOR_OF(((struct grid *)g)->cells[yp * g->w + x].attr),
+				 boxes[i].color);
+	}
+	y = find_row(g, "main");
 	row = fixture_row(g, y);
-	x = (int)(strstr(row, "handle_request") - row);
-	assert_int_equal(GRID_COLOR_OF(((struct grid *)g)->cells[y * g->w + x].attr), GRID_C_RED);
+	x = (int)(strstr(row, "main") - row);
+	assert_true(((struct grid *)g)->cells[y * g->w + x].attr & GRID_DIM);
 	assert_int_equal(key(fx, '1'), UI_REQUEST_NONE);
 	assert_int_equal(key(fx, 'D'), UI_REQUEST_NONE);
 	g = draw(fx);

@@ -1,8 +1,8 @@
 /*
  * diffload — `stacktop diff`'s sides from profile files: each file read
  * through report_load (its caps hold) into a diff snapshot as one file of
- * the side, its stacks reduced to their leaves, then the two snapshots
- * compared (model/diff.h: the test, the rows).
+ * the side, its whole stacks (own and total shares, call paths), then the
+ * two snapshots compared (model/diff.h: the test, the rows).
  *
  * One frames table serves every file (report_load interns by name, so the
  * same function in two files is the same content); the snapshots copy the
@@ -21,12 +21,12 @@ struct diff_opts;
 struct diff_snap;
 struct frames;
 
-/* path into sn as its next file, frames interned in fr. With hide_kernel
- * a kernel leaf's samples go to the innermost user frame (stacks all in
- * the kernel are left out). 0, or -errno with one sentence in err (the
- * file cannot be read or parsed, too many files, out of memory). */
-int diffload_file(struct diff_snap *sn, struct frames *fr, const char *path, bool hide_kernel,
-		  char *err, size_t errsz);
+/* path into sn as its next file, frames interned in fr (kernel frames
+ * are kept: diff_opts.hide_kernel leaves them out when comparing). 0, or
+ * -errno with one sentence in err (the file cannot be read or parsed, too
+ * many files, out of memory). */
+int diffload_file(struct diff_snap *sn, struct frames *fr, const char *path, char *err,
+		  size_t errsz);
 
 /* Load base[0..nbase) and new[0..nnew) and compare (diff_compare). 0, or
  * -errno with one sentence in err (a file that cannot be read or parsed,

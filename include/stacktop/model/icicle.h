@@ -100,6 +100,10 @@ size_t icicle_frame_key(struct window *w, uint32_t frame, char *buf, size_t size
  * id: the top view's rows). */
 struct frame;
 size_t icicle_key_of(const struct frame *f, char *buf, size_t size);
+/* The name of a frame's box: the function ("f (inline)" for an inlined
+ * level), "module+0xoff" when unknown, "0xpc" without a symbol; buf holds
+ * it when it is not the frame's own string. The diff names its paths so. */
+const char *icicle_frame_name(const struct frame *f, char *buf, size_t size);
 /* The child of parent with this key, or ICICLE_NONE. */
 uint32_t icicle_child_by_key(const struct icicle *t, uint32_t parent, const char *key);
 /* True if anc is node or one of its ancestors. */

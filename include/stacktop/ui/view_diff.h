@@ -1,8 +1,9 @@
 /*
  * view_diff — the words of `stacktop diff -b`: a head (the files, the run
  * summaries side by side, which test decided the stars and its caveat), the
- * table `Base%  Now%  Delta  Sig  Function`, and with --fail-above the
- * offenders. Text only; names are sanitized here.
+ * table (each function's own and total share: Base%, Now%, Delta, a star
+ * after a significant Delta), and with --fail-above the offenders. Text
+ * only; names are sanitized here.
  */
 #ifndef STACKTOP_VIEW_DIFF_H
 #define STACKTOP_VIEW_DIFF_H
@@ -34,10 +35,12 @@ struct grid;
 struct view_header;
 void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d, bool lines,
 		      const char *title, bool live);
-/* The attribute of a function in the live diff (the icicle's colours): red
- * grew, blue shrank (starred), grey otherwise or when it is no row's leaf.
- * ctx is the struct diff. */
-uint16_t view_diff_attr(const void *ctx, const char *func, bool kernel);
+/* The attribute of an icicle box in a diff (the icicle's colours): its
+ * call path's total share red grew, blue shrank (starred), grey otherwise
+ * or when the diff has no such path (built without paths in t's
+ * direction). ctx is the struct diff. */
+struct icicle;
+uint16_t view_diff_attr(const void *ctx, const struct icicle *t, uint32_t node);
 /* One run summary: "51.1 s, 34.7 CPU-s, avg 68%, peak 120%, RSS 12 MiB". */
 struct summary;
 void view_diff_summary(const struct summary *s, char *out, size_t size);

@@ -47,10 +47,11 @@ struct view_icicle_state {
 	void (*thread_label)(const void *ctx, int tid, char *buf, size_t size);
 	const void *label_ctx;
 	bool color_by_module; /* key c: colour by module instead of by kind */
-	/* Optional (the live diff, key D): each frame's attribute from its
-	 * function's change; the legend then says red grew, blue shrank, grey
-	 * not significant. NULL: colour by kind or module. */
-	uint16_t (*diff_attr)(const void *ctx, const char *name, bool kernel);
+	/* Optional (the live diff, key D): each box's attribute from the
+	 * change of its call path (node of tree t, in t's direction); the
+	 * legend then says red grew, blue shrank, grey not significant. NULL:
+	 * colour by kind or module. */
+	uint16_t (*diff_attr)(const void *ctx, const struct icicle *t, uint32_t node);
 	const void *diff_ctx;
 	char search[128];    /* accepted search (regex, or substring if invalid); "" none */
 	bool editing_search; /* after '/', until Enter or Esc */
