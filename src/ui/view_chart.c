@@ -269,6 +269,8 @@ static void now_text(const struct metrics *m, char *buf, size_t size)
 {
 	if (m->exited)
 		snprintf(buf, size, "exited");
+	else if (!m->cpu.len)
+		snprintf(buf, size, "measuring");
 	else
 		pct_text(m->cpu_now, buf, size);
 }
@@ -277,6 +279,11 @@ void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, 
 {
 	char now[16], peak[16], base[16], floor_[16], why[32] = "";
 
+	/* Nothing measured yet (a frame within 0.2 s of start-up): no 0%. */
+	if (!m->cpu.len && !m->exited) {
+		snprintf(buf, size, "CPU%s measuring", wide_text(m, process_wide));
+		return;
+	}
 	now_text(m, now, sizeof(now));
 	pct_text(m->cpu_peak, peak, sizeof(peak));
 	pct_text(m->cpu_baseline, base, sizeof(base));
@@ -343,6 +350,10 @@ void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, 
 {
 	char rss[32], anon[32], file[32], shmem[48] = "", trend[256];
 
+	if (!m->rss.len && !m->exited) {
+		snprintf(buf, size, "MEM%s measuring", wide_text(m, process_wide));
+		return;
+	}
 	text_bytes(m->mem_now, rss, sizeof(rss));
 	text_bytes(m->anon_now, anon, sizeof(anon));
 	text_bytes(m->file_now, file, sizeof(file));

@@ -332,6 +332,12 @@ static void test_cpu_short_and_empty(void **state)
 	/* 80 - 11 - 11 = 58 columns for 60 s: groups of 2 s, 30 columns. */
 	assert_string_equal(buf, "CPU %core +-60s-----------------------now");
 	grid_free(&g);
+	/* Nothing measured yet is "measuring", never a 0% or 0 B that reads
+	 * as a figure (issue 24 item 4). */
+	view_chart_cpu_text(&m, false, buf, sizeof(buf));
+	assert_string_equal(buf, "CPU measuring");
+	view_chart_mem_text(&m, false, buf, sizeof(buf));
+	assert_string_equal(buf, "MEM measuring");
 	metrics_free(&m);
 }
 
