@@ -560,15 +560,8 @@ int metrics_tick(struct metrics *m, double t)
  * bursting ones say where the pauses are. */
 static bool fine_candidate(const struct metrics *m, const struct metrics_thread *th)
 {
-	double v[METRICS_FINE_PER_S * 60];
-	size_t n;
-
-	if (!th->alive)
-		return false;
-	if (th->floor_pct >= m->cfg.busy_floor_pct)
-		return true;
-	n = series_get(&th->cpu, NULL, v, sizeof(v) / sizeof(v[0]));
-	return series_max(v, n) >= SERIES_BUSY_PCT;
+	return th->alive &&
+	       (th->floor_pct >= m->cfg.busy_floor_pct || th->peak_pct >= SERIES_BUSY_PCT);
 }
 
 /* One fine step of th: its CPU and the class of the step (idle, busy). */
@@ -649,30 +642,35 @@ int metrics_fine(struct metrics *m, double t)
 
 /* ---- readings ---- */
 
-/* Thread th's step classes at the process's fine steps ft[0..n) (NONE
- * where it was not measured), and its CPU there into cpu. */
-static void thread_steps(const struct metrics_thread *th, const double *ft, size_t n,
-			 unsigned char *st, double *cpu, double *tt, double *vv)
+/* The values of fs at the process's fine steps ft[0..n) into out (left
+ * as they are where fs has no point): both are pushed at the same times
+ * by metrics_fine. tt and vv hold cap points. */
+static void at_steps(const struct series *fs, const double *ft, size_t n, double *out, double *tt,
+		     double *vv, size_t cap)
 {
-	size_t k = series_get(&th->fine_step, tt, vv, th->fine_step.cap), j = 0;
+	size_t k = series_get(fs, tt, vv, cap), j = 0;
 
-	memset(st, SERIES_STEP_NONE, n);
+	for (size_t i = 0; i < n && j < k; i++) {
+		while (j < k && tt[j] < ft[i] - 1e-6)
+			j++;
+		if (j < k && tt[j] <= ft[i] + 1e-6)
+			out[i] = vv[j];
+	}
+}
+
+/* Thread th's step classes at the process's fine steps (NONE where it was
+ * not measured), and its CPU there into cpu. */
+static void thread_steps(const struct metrics_thread *th, const double *ft, size_t n,
+			 unsigned char *st, double *cpu, double *tt, double *vv, size_t cap)
+{
+	for (size_t i = 0; i < n; i++)
+		cpu[i] = SERIES_STEP_NONE;
+	at_steps(&th->fine_step, ft, n, cpu, tt, vv, cap);
+	for (size_t i = 0; i < n; i++)
+		st[i] = (unsigned char)cpu[i];
 	for (size_t i = 0; i < n; i++)
 		cpu[i] = 0;
-	for (size_t i = 0; i < n && j < k; i++) {
-		while (j < k && tt[j] < ft[i] - 1e-6)
-			j++;
-		if (j < k && tt[j] <= ft[i] + 1e-6)
-			st[i] = (unsigned char)vv[j];
-	}
-	k = series_get(&th->fine, tt, vv, th->fine.cap);
-	j = 0;
-	for (size_t i = 0; i < n && j < k; i++) {
-		while (j < k && tt[j] < ft[i] - 1e-6)
-			j++;
-		if (j < k && tt[j] <= ft[i] + 1e-6)
-			cpu[i] = vv[j];
-	}
+	at_steps(&th->fine, ft, n, cpu, tt, vv, cap);
 }
 
 /* The busy floor, on the ~100 ms steps (one-second buckets alias a 1 s /
@@ -692,10 +690,8 @@ static void eval_floor(struct metrics *m, size_t nsec)
 
 	m->alert_busy_floor = false;
 	m->alert_floor = -1;
-	for (int i = 0; i < m->nthreads; i++) {
+	for (int i = 0; i < m->nthreads; i++)
 		m->threads[i].pause_pct = -1;
-		m->threads[i].busy_floor = false;
-	}
 	if (!ft || !fv || !tt || !vv || nsec < 5 || n < 2 * METRICS_FINE_PER_S)
 		goto out;
 	n = series_get(&m->cpu_fine, ft, fv, cap);
@@ -708,7 +704,7 @@ static void eval_floor(struct metrics *m, size_t nsec)
 	if (!st || !cpu || !pause)
 		goto out;
 	for (size_t j = 0; j < nth; j++)
-		thread_steps(&m->threads[rows[j]], ft, n, st + j * n, cpu + j * n, tt, vv);
+		thread_steps(&m->threads[rows[j]], ft, n, st + j * n, cpu + j * n, tt, vv, cap);
 	if (series_pauses(st, nth, n, pause) < SERIES_PAUSE_MIN_STEPS)
 		goto out;
 	m->alert_floor = series_median_at(fv, NULL, pause, n);
@@ -907,6 +903,7 @@ static void eval_threads(struct metrics *m, double t, double *tv, double *vv)
 		}
 		n = series_get(&th->cpu, NULL, vv, th->cpu.cap);
 		th->floor_pct = series_percentile(vv, n, 0.10);
+		th->peak_pct = series_max(vv, n);
 		th->busy_floor = m->alert_busy_floor && th->alive && th->pause_pct >= need;
 		th->stuck = th->alive && th->state == 'D' && th->d_for_s >= m->cfg.stuck_s;
 		th->zombie = th->state == 'Z';

@@ -54,8 +54,9 @@
 #include "stacktop/proc/procstat.h"
 #include "stacktop/proc/series.h"
 
-/* Fine steps (metrics_fine) a second, and how many processes and busy-floor
- * candidate threads they read (each step opens their stat files). */
+/* Fine steps (metrics_fine) a second, and how many processes and threads
+ * they read (each step opens their stat files): the threads that may hold
+ * a busy floor or burst, in the order of the thread table. */
 #define METRICS_FINE_PER_S 10
 #define METRICS_FINE_PROCS 16
 #define METRICS_FINE_THREADS 8
@@ -84,6 +85,7 @@ struct metrics_thread {
 	char wchan[48];	   /* raw, "" when running or unknown */
 	double cpu_pct;	   /* last second */
 	double floor_pct;  /* p10 over the window */
+	double peak_pct;   /* the highest second over the window */
 	double prev_cpu_s; /* internal: CPU seconds at the last tick */
 	double d_since;	   /* t when it entered D, < 0 when not in D */
 	double d_for_s;	   /* seconds in D so far */
@@ -197,9 +199,9 @@ void metrics_config_default(struct metrics_config *c);
 /* pid: the first process tracked (0: none, for synthetic tests). */
 int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c);
 void metrics_free(struct metrics *m);
-/* Between ticks, every ~100 ms: the summed process CPU, and the CPU of the
- * few threads that may hold a busy floor, into the fine series the
- * busy-floor alert is decided on. 0 or -errno. */
+/* Between ticks, every ~100 ms: the summed process CPU, and the CPU and
+ * state of the few threads that may hold a busy floor or burst, into the
+ * fine series the busy-floor alert is decided on. 0 or -errno. */
 int metrics_fine(struct metrics *m, double t);
 /* Track exactly these processes from the next tick: new ones join, the
  * ones not listed leave (their threads are shown as exited). 0 or -ENOMEM
