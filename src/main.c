@@ -212,7 +212,10 @@ static int app_init(struct app *a)
 				     .cmdline = a->s.procs.p[0].cmdline};
 	struct ui_config uc = ui_config_of(&a->o);
 	ui_init(&a->ui, &uc, a->s.period_s, &a->model);
-	if (a->o.memory)
+	/* The memory tracer starts with the run when the memory view is
+	 * asked for (-b --view memory), not at its first frame: the first
+	 * frame after -d 20 then says what 20 s mapped. */
+	if (a->o.memory || (ui_wants_memory(&a->ui) && a->model.metrics))
 		session_memory_start(&a->s);
 	if (a->s.report && a->o.batch && !a->o.iterations)
 		a->o.iterations = 1;

@@ -41,7 +41,10 @@ void health_measure(struct health *h, const struct health_input *in, uint64_t no
 		h->achieved_hz = (in->samples - h->samples_at) / dt;
 		h->lost_recent = in->lost - h->lost_at;
 		h->delivered_recent = in->samples - h->samples_at;
-		behind = h->busy_ns > (now_ns - h->last_ns) / 2;
+		/* The first span holds start-up (the first symbol tables,
+		 * the first unwinds): a cost paid once says nothing about
+		 * keeping up. */
+		behind = !in->first && h->busy_ns > (now_ns - h->last_ns) / 2;
 		busy_frac = (double)h->busy_ns / (double)(now_ns - h->last_ns);
 		h->samples_at = in->samples;
 		h->lost_at = in->lost;

@@ -43,6 +43,7 @@
 #define SEC_NS 1000000000ull
 
 static void session_run_tick(struct session *s);
+static void metrics_tick_now(struct session *s, uint64_t t);
 
 /* The stages after the sampler: symbols, frames, the window (record keeps
  * everything: a day of 1 s buckets, so each sample's second is written),
@@ -306,11 +307,8 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	mc.spike_for_s = o->spike_for_s;
 	s->metrics_ok = metrics_init(&s->metrics, s->procs.p[0].pid, &mc) == 0;
 	if (s->metrics_ok) {
-		metrics_follow(s);
-		if (metrics_tick(&s->metrics, mono_ns() / 1e9) == 0) {
-			session_run_tick(s);
-			scan_locks(s);
-		}
+		s->metrics_open_ns = mono_ns();
+		metrics_tick_now(s, s->metrics_open_ns);
 	}
 	s->next_metrics_ns = mono_ns() + SEC_NS;
 	health_init(&s->health, mono_ns());
@@ -349,6 +347,20 @@ int session_open_report(struct session *s, struct opts *o, char *err, size_t err
 uint64_t session_tick_ns(const struct session *s)
 {
 	return sampler_tick_ns(s->smp);
+}
+
+/* One metrics tick at t (ns): the processes followed, one point of every
+ * series, the run's figures and the locks. */
+static void metrics_tick_now(struct session *s, uint64_t t)
+{
+	if (!s->procs.exited) {
+		metrics_follow(s);
+		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
+			session_run_tick(s);
+			scan_locks(s);
+		}
+	}
+	s->metrics.exited = s->procs.exited;
 }
 
 /* After a metrics tick: what the run's summary needs. */
@@ -415,17 +427,29 @@ void session_collect(struct session *s, uint64_t now_ns)
 	/* Once a second: one point of every series (CPU, memory, threads). */
 	if (!s->metrics_ok || t < s->next_metrics_ns)
 		return;
-	if (!s->procs.exited) {
-		metrics_follow(s);
-		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
-			session_run_tick(s);
-			scan_locks(s);
-		}
-	}
-	s->metrics.exited = s->procs.exited;
+	metrics_tick_now(s, t);
 	s->next_metrics_ns += SEC_NS;
 	if (s->next_metrics_ns < t)
 		s->next_metrics_ns = t + SEC_NS;
+}
+
+/* The first frame comes before the second metrics tick when --delay is
+ * under a second: then measure over what has elapsed since start-up (its
+ * tick), so the frame shows the CPU and memory of that span, not 0. Under
+ * METRICS_FIRST_MIN_NS a CPU figure is mostly clock granularity (10 ms
+ * ticks): the views say "measuring" instead. The seconds after keep their
+ * one-second cadence from here. */
+#define METRICS_FIRST_MIN_NS 200000000ull
+
+static void measure_first(struct session *s)
+{
+	uint64_t t = mono_ns();
+
+	if (!s->metrics_ok || s->procs.exited || s->metrics.cpu.len ||
+	    t < s->metrics_open_ns + METRICS_FIRST_MIN_NS)
+		return;
+	metrics_tick_now(s, t);
+	s->next_metrics_ns = t + SEC_NS;
 }
 
 /* Threads that appeared, processes that ended or exec'd. */
@@ -455,6 +479,7 @@ void session_refresh(struct session *s, uint64_t now_ns, bool first)
 	if (s->fetch && sym_fetched(s->sy) >= 0)
 		frames_renamed(s->fr);
 	window_advance(s->w, now_ns);
+	measure_first(s);
 	/* Memory climbing like stairs: find who holds it (the MEM alert
 	 * names the top holder). */
 	if (s->metrics_ok && (s->metrics.alert_stairs || s->metrics.mem_rising))

@@ -227,6 +227,7 @@ void metrics_free(struct metrics *m)
 	for (int i = 0; i < m->nthreads; i++) {
 		series_free(&m->threads[i].cpu);
 		series_free(&m->threads[i].fine);
+		series_free(&m->threads[i].fine_step);
 		thread_close(&m->threads[i]);
 	}
 	for (int i = 0; i < m->nprocs; i++)
@@ -554,26 +555,54 @@ int metrics_tick(struct metrics *m, double t)
 
 /* ---- fine steps ---- */
 
-/* A busy-floor candidate: its one-second floor says it may hold one. */
+/* A thread the fine steps read: one that may hold a floor (its one-second
+ * floor) or that may burst (it burns a real share in some seconds): the
+ * bursting ones say where the pauses are. */
 static bool fine_candidate(const struct metrics *m, const struct metrics_thread *th)
 {
-	return th->alive && th->floor_pct >= m->cfg.busy_floor_pct;
+	return th->alive &&
+	       (th->floor_pct >= m->cfg.busy_floor_pct || th->peak_pct >= SERIES_BUSY_PCT);
+}
+
+/* One fine step of th: its CPU and the class of the step (idle, busy). */
+static void fine_push(struct metrics *m, struct metrics_thread *th, double t, double pct,
+		      char state)
+{
+	size_t cap = m->cfg.window_s * METRICS_FINE_PER_S;
+
+	if ((!th->fine.cap && series_init(&th->fine, cap) < 0) ||
+	    (!th->fine_step.cap && series_init(&th->fine_step, cap) < 0))
+		return;
+	series_push(&th->fine, t, pct);
+	series_push(&th->fine_step, t, series_step_of(pct, state == 'R'));
 }
 
 static void fine_thread(struct metrics *m, struct metrics_thread *th, double t)
 {
 	struct procstat_task pt;
 
-	if (!th->fine.cap && series_init(&th->fine, m->cfg.window_s * METRICS_FINE_PER_S) < 0)
-		return;
 	if (procstat_task(th->pid, th->tid, &pt) < 0)
 		return;
 	if (th->fine_t > 0 && t > th->fine_t) {
 		double pct = (pt.cpu_s - th->fine_cpu_s) / (t - th->fine_t) * 100.0;
-		series_push(&th->fine, t, pct > 0 ? pct : 0);
+		fine_push(m, th, t, pct > 0 ? pct : 0, pt.state);
 	}
 	th->fine_t = t;
 	th->fine_cpu_s = pt.cpu_s;
+}
+
+void metrics_push_fine(struct metrics *m, double t, double cpu_pct)
+{
+	series_push(&m->cpu_fine, t, cpu_pct);
+	m->fine_t = t;
+}
+
+void metrics_push_thread_fine(struct metrics *m, double t, pid_t tid, double cpu_pct, char state)
+{
+	struct metrics_thread *th = metrics_thread(m, tid, false);
+
+	if (th)
+		fine_push(m, th, t, cpu_pct, state);
 }
 
 int metrics_fine(struct metrics *m, double t)
@@ -613,6 +642,85 @@ int metrics_fine(struct metrics *m, double t)
 
 /* ---- readings ---- */
 
+/* The values of fs at the process's fine steps ft[0..n) into out (left
+ * as they are where fs has no point): both are pushed at the same times
+ * by metrics_fine. tt and vv hold cap points. */
+static void at_steps(const struct series *fs, const double *ft, size_t n, double *out, double *tt,
+		     double *vv, size_t cap)
+{
+	size_t k = series_get(fs, tt, vv, cap), j = 0;
+
+	for (size_t i = 0; i < n && j < k; i++) {
+		while (j < k && tt[j] < ft[i] - 1e-6)
+			j++;
+		if (j < k && tt[j] <= ft[i] + 1e-6)
+			out[i] = vv[j];
+	}
+}
+
+/* Thread th's step classes at the process's fine steps (NONE where it was
+ * not measured), and its CPU there into cpu. */
+static void thread_steps(const struct metrics_thread *th, const double *ft, size_t n,
+			 unsigned char *st, double *cpu, double *tt, double *vv, size_t cap)
+{
+	for (size_t i = 0; i < n; i++)
+		cpu[i] = SERIES_STEP_NONE;
+	at_steps(&th->fine_step, ft, n, cpu, tt, vv, cap);
+	for (size_t i = 0; i < n; i++)
+		st[i] = (unsigned char)cpu[i];
+	for (size_t i = 0; i < n; i++)
+		cpu[i] = 0;
+	at_steps(&th->fine, ft, n, cpu, tt, vv, cap);
+}
+
+/* The busy floor, on the ~100 ms steps (one-second buckets alias a 1 s /
+ * 1 s rhythm into a flat line): the pauses are the steps at which every
+ * bursting thread sleeps (series_pauses); the floor is the process's
+ * median CPU in them, and a thread holds it when its own median there is
+ * a real part of it. No bursting thread, no pauses: high CPU, no floor. */
+static void eval_floor(struct metrics *m, size_t nsec)
+{
+	size_t n = m->cpu_fine.len, cap = m->cpu_fine.cap ? m->cpu_fine.cap : 1, nth = 0;
+	double *ft = malloc(cap * sizeof(double)), *fv = malloc(cap * sizeof(double));
+	double *tt = malloc(cap * sizeof(double)), *vv = malloc(cap * sizeof(double));
+	int rows[METRICS_FLOOR_ROWS];
+	unsigned char *st = NULL;
+	double *cpu = NULL;
+	bool *pause = NULL;
+
+	m->alert_busy_floor = false;
+	m->alert_floor = -1;
+	for (int i = 0; i < m->nthreads; i++)
+		m->threads[i].pause_pct = -1;
+	if (!ft || !fv || !tt || !vv || nsec < 5 || n < 2 * METRICS_FINE_PER_S)
+		goto out;
+	n = series_get(&m->cpu_fine, ft, fv, cap);
+	for (int i = 0; i < m->nthreads && nth < METRICS_FLOOR_ROWS; i++)
+		if (m->threads[i].fine_step.len)
+			rows[nth++] = i;
+	st = malloc((nth ? nth : 1) * n);
+	cpu = malloc((nth ? nth : 1) * n * sizeof(double));
+	pause = malloc(n * sizeof(bool));
+	if (!st || !cpu || !pause)
+		goto out;
+	for (size_t j = 0; j < nth; j++)
+		thread_steps(&m->threads[rows[j]], ft, n, st + j * n, cpu + j * n, tt, vv, cap);
+	if (series_pauses(st, nth, n, pause) < SERIES_PAUSE_MIN_STEPS)
+		goto out;
+	m->alert_floor = series_median_at(fv, NULL, pause, n);
+	m->alert_busy_floor = m->alert_floor >= m->cfg.busy_floor_pct;
+	for (size_t j = 0; j < nth; j++)
+		m->threads[rows[j]].pause_pct = series_median_at(cpu + j * n, st + j * n, pause, n);
+out:
+	free(ft);
+	free(fv);
+	free(tt);
+	free(vv);
+	free(st);
+	free(cpu);
+	free(pause);
+}
+
 static void eval_cpu(struct metrics *m, double *tv, double *vv)
 {
 	size_t n = series_get(&m->cpu, tv, vv, m->cpu.cap);
@@ -640,20 +748,7 @@ static void eval_cpu(struct metrics *m, double *tv, double *vv)
 		m->baseline_auto_done = true;
 	}
 
-	/* Decided on the ~100 ms steps once there are 2 s of them: bursty
-	 * is bursty whatever the phase of the one-second buckets. */
-	double fl = m->cpu_floor, p90 = m->cpu_p90;
-	size_t nf = m->cpu_fine.len;
-	double *fv = nf >= 2 * METRICS_FINE_PER_S ? malloc(m->cpu_fine.cap * sizeof(double)) : NULL;
-	if (fv) {
-		nf = series_get(&m->cpu_fine, NULL, fv, m->cpu_fine.cap);
-		fl = series_percentile(fv, nf, 0.10);
-		p90 = series_percentile(fv, nf, 0.90);
-		free(fv);
-	}
-	m->alert_floor = fl;
-	m->alert_busy_floor =
-	    n >= 5 && fl >= m->cfg.busy_floor_pct && p90 >= fl + 10 && p90 >= 1.5 * fl;
+	eval_floor(m, n);
 
 	if (m->baseline_set && n) {
 		m->alert_spike =
@@ -781,50 +876,18 @@ static void drop_thread(struct metrics *m, int i)
 {
 	series_free(&m->threads[i].cpu);
 	series_free(&m->threads[i].fine);
+	series_free(&m->threads[i].fine_step);
 	thread_close(&m->threads[i]);
 	memmove(&m->threads[i], &m->threads[i + 1],
 		(size_t)(m->nthreads - i - 1) * sizeof(m->threads[0]));
 	m->nthreads--;
 }
 
-/* Median CPU of a thread over the seconds when the whole process sat at
- * its floor (ft[0..nf), times of those ticks): what it burns while
- * everything else idles. -1 when it has no point at any of them. */
-static double cpu_at_floor(const struct metrics_thread *th, const double *ft, size_t nf, double *tv,
-			   double *vv)
-{
-	size_t n = series_get(&th->cpu, tv, vv, th->cpu.cap), k = 0, j = 0;
-
-	for (size_t i = 0; i < n && j < nf; i++) {
-		while (j < nf && ft[j] < tv[i] - 0.5)
-			j++;
-		if (j < nf && ft[j] <= tv[i] + 0.5)
-			vv[k++] = vv[i];
-	}
-	return k ? series_median(vv, k) : -1;
-}
-
-/* Times of the ticks at which the process was at its floor (within a
- * quarter of it, or 2 points). Returns how many, written to ft. */
-static size_t floor_ticks(const struct metrics *m, double *ft, double *vv)
-{
-	size_t n = series_get(&m->cpu, ft, vv, m->cpu.cap), k = 0;
-	double near = m->cpu_floor * 1.25 + 2;
-
-	for (size_t i = 0; i < n; i++)
-		if (vv[i] <= near)
-			ft[k++] = ft[i];
-	return k;
-}
-
 static void eval_threads(struct metrics *m, double t, double *tv, double *vv)
 {
 	double best = -1;
-	size_t cap = m->cpu.cap > 1 ? m->cpu.cap : 1;
-	double *ft = m->alert_busy_floor ? malloc(cap * sizeof(double)) : NULL;
-	size_t nf = ft ? floor_ticks(m, ft, vv) : 0;
 	/* A thread explains the floor when it burns a real part of it. */
-	double need = fmax(m->cfg.busy_floor_pct, 0.25 * m->cpu_floor);
+	double need = fmax(m->cfg.busy_floor_pct, 0.25 * m->alert_floor);
 
 	m->busiest_floor_tid = 0;
 	m->multi = m->nprocs > 1;
@@ -840,23 +903,8 @@ static void eval_threads(struct metrics *m, double t, double *tv, double *vv)
 		}
 		n = series_get(&th->cpu, NULL, vv, th->cpu.cap);
 		th->floor_pct = series_percentile(vv, n, 0.10);
-		size_t nfine = th->fine.len;
-		th->fine_floor = -1;
-		if (nfine >= 2 * METRICS_FINE_PER_S) {
-			double *fv = malloc(th->fine.cap * sizeof(double));
-			if (fv) {
-				nfine = series_get(&th->fine, NULL, fv, th->fine.cap);
-				th->fine_floor = series_percentile(fv, nfine, 0.10);
-				free(fv);
-			}
-		}
-		/* A thread idle for whole stretches (its ~100 ms steps fall to
-		 * 0) holds no floor, whatever its one-second buckets say; while
-		 * metrics_fine has not measured it, the buckets decide. */
-		th->busy_floor = m->alert_busy_floor && th->alive && n >= 5 && nf >= 3 &&
-				 th->floor_pct >= m->cfg.busy_floor_pct &&
-				 (!m->fine_t || th->fine_floor >= m->cfg.busy_floor_pct) &&
-				 cpu_at_floor(th, ft, nf, tv, vv) >= need;
+		th->peak_pct = series_max(vv, n);
+		th->busy_floor = m->alert_busy_floor && th->alive && th->pause_pct >= need;
 		th->stuck = th->alive && th->state == 'D' && th->d_for_s >= m->cfg.stuck_s;
 		th->zombie = th->state == 'Z';
 		if (th->pid != m->threads[0].pid)
@@ -866,7 +914,6 @@ static void eval_threads(struct metrics *m, double t, double *tv, double *vv)
 			m->busiest_floor_tid = th->tid;
 		}
 	}
-	free(ft);
 }
 
 void metrics_eval(struct metrics *m, double t)

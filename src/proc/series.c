@@ -264,3 +264,74 @@ bool series_spike_update(struct series_spike *sp, double t, double v, double bas
 		*held_s = held;
 	return held >= for_s;
 }
+
+enum series_step series_step_of(double cpu_pct, bool running)
+{
+	if (cpu_pct < SERIES_IDLE_PCT && !running)
+		return SERIES_STEP_IDLE;
+	return cpu_pct >= SERIES_BUSY_PCT ? SERIES_STEP_BUSY : SERIES_STEP_SOME;
+}
+
+/* Thread row r bursts: busy steps and idle ones, a quarter of what was
+ * measured at least (a poller that misses one wake-up is not bursty). */
+static bool row_bursts(const unsigned char *r, size_t n)
+{
+	size_t idle = 0, busy = 0, seen = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		seen += r[i] != SERIES_STEP_NONE;
+		idle += r[i] == SERIES_STEP_IDLE;
+		busy += r[i] == SERIES_STEP_BUSY;
+	}
+	return busy >= SERIES_PAUSE_MIN_STEPS && idle >= SERIES_PAUSE_MIN_STEPS && 4 * idle >= seen;
+}
+
+size_t series_pauses(const unsigned char *st, size_t nthreads, size_t n, bool *pause)
+{
+	size_t np = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		pause[i] = true;
+	/* A step is a pause while no bursting thread says otherwise; one that
+	 * no bursting thread was measured at is not. */
+	bool *seen = calloc(n ? n : 1, sizeof(bool));
+	if (!seen) {
+		memset(pause, 0, n * sizeof(bool));
+		return 0;
+	}
+	for (size_t j = 0; j < nthreads; j++) {
+		const unsigned char *r = st + j * n;
+		if (!row_bursts(r, n))
+			continue;
+		any = true;
+		for (size_t i = 0; i < n; i++) {
+			if (r[i] == SERIES_STEP_NONE)
+				continue;
+			seen[i] = true;
+			if (r[i] != SERIES_STEP_IDLE)
+				pause[i] = false;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		pause[i] = any && pause[i] && seen[i];
+		np += pause[i];
+	}
+	free(seen);
+	return np;
+}
+
+double series_median_at(const double *v, const unsigned char *st, const bool *pause, size_t n)
+{
+	double *tmp = malloc((n ? n : 1) * sizeof(double));
+	size_t k = 0;
+
+	if (!tmp)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (pause[i] && (!st || st[i] != SERIES_STEP_NONE))
+			tmp[k++] = v[i];
+	double r = k ? series_median(tmp, k) : -1;
+	free(tmp);
+	return r;
+}

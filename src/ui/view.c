@@ -482,7 +482,7 @@ static const struct help_entry help_words[] = {
     {"base", "median CPU: 1st min, or b"},
     {"STAIRS", "RSS up, no drops: a leak?"},
     {"ROLLERCOASTER", "RSS rises, drops: ok"},
-    {"BUSY FLOOR", "a thread burns CPU each s"},
+    {"BUSY FLOOR", "busy in pauses of bursts"},
     {"if free", "speed-up if it took 0 time"},
     {"N/s of M/s", "samples got / CPU burned"},
 };

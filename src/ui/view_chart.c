@@ -162,31 +162,66 @@ static void add_alert(char *buf, size_t size, const char *text)
 	snprintf(buf + len, size - len, "%s! %s", len ? "   " : "", text);
 }
 
+/* The floor threads, highest floor first (then the lower tid), at most
+ * max of them. */
+static int floor_threads(const struct metrics *m, int *idx, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		int best = -1;
+		for (int i = 0; i < m->nthreads; i++) {
+			const struct metrics_thread *th = &m->threads[i];
+			bool taken = false;
+			for (int k = 0; k < n; k++)
+				taken |= idx[k] == i;
+			if (!th->busy_floor || taken)
+				continue;
+			if (best < 0 || th->floor_pct > m->threads[best].floor_pct ||
+			    (th->floor_pct == m->threads[best].floor_pct &&
+			     th->tid < m->threads[best].tid))
+				best = i;
+		}
+		if (best < 0)
+			break;
+		idx[n++] = best;
+	}
+	return n;
+}
+
+/* "BUSY FLOOR in the pauses between bursts: poller (4250) 30%, ...": every
+ * thread that holds the floor, each with the figure of the threads view's
+ * floor column (one figure a thread, so the two never disagree); the
+ * process's level in the pauses only when no thread explains it. */
 static void alert_busy_floor_text(const struct metrics *m, char *out, size_t size)
 {
-	char amount[32];
+	enum { SHOWN = 4 };
+	int idx[SHOWN], n = floor_threads(m, idx, SHOWN), more = 0;
+	size_t len;
 
-	if (m->alert_floor < 100)
-		snprintf(amount, sizeof(amount), "%.0f%% of a core", m->alert_floor);
-	else
-		snprintf(amount, sizeof(amount), "%.1f cores", m->alert_floor / 100);
-	for (int i = 0; i < m->nthreads; i++) {
-		const struct metrics_thread *th = &m->threads[i];
-		if (th->tid != m->busiest_floor_tid)
-			continue;
-		char name[32];
-		text_sanitize(th->comm, name, sizeof(name));
-		/* What is measured: a share of every second, not that it never
-		 * sleeps (a thread idle 90% of the time burns 10% a second). */
-		/* one figure, the thread's: the process floor (of ~100 ms
-		 * steps) beside it would read as a contradiction */
-		snprintf(out, size,
-			 "BUSY FLOOR: thread %s (%d) burns >= %.0f%% of a core every second", name,
-			 (int)th->tid, th->floor_pct);
+	for (int i = 0; i < m->nthreads; i++)
+		more += m->threads[i].busy_floor;
+	more -= n;
+	if (!n) {
+		if (m->alert_floor < 100)
+			snprintf(out, size,
+				 "BUSY FLOOR %.0f%% of a core in the pauses between bursts",
+				 m->alert_floor);
+		else
+			snprintf(out, size, "BUSY FLOOR %.1f cores in the pauses between bursts",
+				 m->alert_floor / 100);
 		return;
 	}
-	snprintf(out, size, "BUSY FLOOR %s: CPU never below it, bursts to %.0f%%", amount,
-		 m->cpu_p90);
+	len = (size_t)snprintf(out, size, "BUSY FLOOR in the pauses between bursts:");
+	for (int k = 0; k < n && len < size; k++) {
+		const struct metrics_thread *th = &m->threads[idx[k]];
+		char name[32];
+		text_sanitize(th->comm, name, sizeof(name));
+		len += (size_t)snprintf(out + len, size - len, "%s %s (%d) %.0f%%", k ? "," : "",
+					name, (int)th->tid, th->floor_pct);
+	}
+	if (more > 0 && len < size)
+		snprintf(out + len, size - len, ", %d more", more);
 }
 
 static void alert_stairs_text(const struct metrics *m, char *out, size_t size)
@@ -269,6 +304,8 @@ static void now_text(const struct metrics *m, char *buf, size_t size)
 {
 	if (m->exited)
 		snprintf(buf, size, "exited");
+	else if (!m->cpu.len)
+		snprintf(buf, size, "measuring");
 	else
 		pct_text(m->cpu_now, buf, size);
 }
@@ -277,6 +314,11 @@ void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, 
 {
 	char now[16], peak[16], base[16], floor_[16], why[32] = "";
 
+	/* Nothing measured yet (a frame within 0.2 s of start-up): no 0%. */
+	if (!m->cpu.len && !m->exited) {
+		snprintf(buf, size, "CPU%s measuring", wide_text(m, process_wide));
+		return;
+	}
 	now_text(m, now, sizeof(now));
 	pct_text(m->cpu_peak, peak, sizeof(peak));
 	pct_text(m->cpu_baseline, base, sizeof(base));
@@ -343,6 +385,10 @@ void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, 
 {
 	char rss[32], anon[32], file[32], shmem[48] = "", trend[256];
 
+	if (!m->rss.len && !m->exited) {
+		snprintf(buf, size, "MEM%s measuring", wide_text(m, process_wide));
+		return;
+	}
 	text_bytes(m->mem_now, rss, sizeof(rss));
 	text_bytes(m->anon_now, anon, sizeof(anon));
 	text_bytes(m->file_now, file, sizeof(file));

@@ -2,8 +2,9 @@
  * floor — a target whose CPU has a floor above zero, for the series and
  * threads end-to-end tests (issue 3).
  *
- *   floor [SECONDS [SLEEP]]  default: run until killed (exits 0 after
- *                            SECONDS); SLEEP: main's rest, default 1.5 s
+ *   floor [SECONDS [SLEEP [POLLERS]]]  default: run until killed (exits 0
+ *                            after SECONDS); SLEEP: main's rest, default
+ *                            1.5 s; POLLERS: how many pollers, default 1
  *
  * Threads:
  *  - main ("floor"): rounds of ~1 s of work (main_work) and ~1.5 s of sleep.
@@ -18,6 +19,8 @@
  *    Spinning on the thread CPU clock (not the wall clock) keeps the duty at
  *    30 ms of CPU per round even when the machine is busy, and the poller
  *    runs at nice -10 when allowed so it gets that CPU promptly.
+ *    With POLLERS > 1 the others are "poller-2", "poller-3", ...: each holds
+ *    the same floor (issue 24 item 7: every thread that holds one is named).
  *  - "idler": waits on a condition variable nobody signals: 0% CPU.
  *
  * busy_poll and main_work are noipa so they keep their names in the profile.
@@ -75,16 +78,23 @@ int main(int argc, char **argv)
 {
 	double seconds, start = mono_s();
 	pthread_t poller, idler;
+	char name[16];
 
 	/* SLEEP: the main thread's rest between rounds (1.0 gives the 1 s /
 	 * 1 s rhythm that one-second buckets alias into a flat line). */
 	double rest = argc > 2 ? atof(argv[2]) : 1.5;
-	if (arg_seconds(argc > 2 ? 2 : argc, argv, "floor [SECONDS [SLEEP]]", &seconds) ||
-	    rest <= 0)
+	int pollers = argc > 3 ? atoi(argv[3]) : 1;
+	if (arg_seconds(argc > 2 ? 2 : argc, argv, "floor [SECONDS [SLEEP [POLLERS]]]", &seconds) ||
+	    rest <= 0 || pollers < 1 || pollers > 8)
 		return 2;
 	if (spawn_named(&poller, run_poller, NULL, "poller") ||
 	    spawn_named(&idler, run_idler, NULL, "idler"))
 		return 1;
+	for (int i = 2; i <= pollers; i++) {
+		snprintf(name, sizeof(name), "poller-%d", i);
+		if (spawn_named(&poller, run_poller, NULL, name))
+			return 1;
+	}
 	while (seconds == 0 || mono_s() - start < seconds) {
 		main_work();
 		sleep_s(rest);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -201,7 +202,105 @@ static void test_spike_timing(void **state)
 	assert_false(series_spike_update(&sp, 100, 100, 0, 2.0, 0, &held));
 }
 
+/* ---- bursts and pauses (issue 24 item 7) ---- */
+
+#define STEPS 100 /* 10 s of ~100 ms steps */
+
+/* Thread rows, classified as metrics does: row[j][i] from cpu[j][i] and
+ * running[j][i]. */
+static void classify(const double cpu[][STEPS], const bool run[][STEPS], size_t nth,
+		     unsigned char *st)
+{
+	for (size_t j = 0; j < nth; j++)
+		for (size_t i = 0; i < STEPS; i++)
+			st[j * STEPS + i] = (unsigned char)series_step_of(cpu[j][i], run[j][i]);
+}
+
+/* Two identical spinners starved at random by other load (40..100% each,
+ * always runnable): steady work, no pauses, whatever the dips. */
+static void test_pauses_steady_spinners(void **state)
+{
+	static double cpu[2][STEPS];
+	static bool run[2][STEPS];
+	unsigned char st[2 * STEPS];
+	bool pause[STEPS];
+	unsigned seed = 7;
+
+	for (int j = 0; j < 2; j++)
+		for (int i = 0; i < STEPS; i++) {
+			cpu[j][i] = 70 + 30 * noise(&seed);
+			run[j][i] = true;
+		}
+	/* Even a step with no CPU at all: starved, still runnable. */
+	cpu[0][10] = cpu[0][11] = cpu[0][12] = cpu[0][13] = 0;
+	classify(cpu, run, 2, st);
+	assert_int_equal(series_pauses(st, 2, STEPS, pause), 0);
+	for (int i = 0; i < STEPS; i++)
+		assert_false(pause[i]);
+}
+
+/* A worker that works 1 s and sleeps 1 s beside two pollers (30% and 20%
+ * every step): the pauses are the worker's sleeps, the floor in them is
+ * the pollers' 50%, and each poller's level there is its own. */
+static void test_pauses_bursts_over_pollers(void **state)
+{
+	static double cpu[3][STEPS];
+	static bool run[3][STEPS];
+	unsigned char st[3 * STEPS];
+	bool pause[STEPS];
+	double proc[STEPS];
+
+	for (int i = 0; i < STEPS; i++) {
+		bool works = i / 10 % 2 == 0;
+		cpu[0][i] = works ? 100 : 0;
+		run[0][i] = works;
+		cpu[1][i] = 30;
+		run[1][i] = i % 3 == 0; /* a poller is asleep at most step ends */
+		cpu[2][i] = 20;
+		proc[i] = cpu[0][i] + cpu[1][i] + cpu[2][i];
+	}
+	classify(cpu, run, 3, st);
+	assert_int_equal(series_pauses(st, 3, STEPS, pause), 50);
+	for (int i = 0; i < STEPS; i++)
+		assert_int_equal(pause[i], i / 10 % 2 == 1);
+	assert_float_equal(series_median_at(proc, NULL, pause, STEPS), 50, 1e-9);
+	assert_float_equal(series_median_at(cpu[1], st + STEPS, pause, STEPS), 30, 1e-9);
+	assert_float_equal(series_median_at(cpu[2], st + 2 * STEPS, pause, STEPS), 20, 1e-9);
+	assert_float_equal(series_median_at(cpu[0], st, pause, STEPS), 0, 1e-9);
+}
+
+/* Two workers that take turns (one always busy) leave no pause; a poller
+ * that misses a wake-up now and then (a few idle steps) does not burst. */
+static void test_pauses_need_every_burster_idle(void **state)
+{
+	static double cpu[3][STEPS];
+	static bool run[3][STEPS];
+	unsigned char st[3 * STEPS];
+	bool pause[STEPS];
+
+	for (int i = 0; i < STEPS; i++) {
+		bool a = i / 10 % 2 == 0;
+		cpu[0][i] = a ? 100 : 0;
+		run[0][i] = a;
+		cpu[1][i] = a ? 0 : 100;
+		run[1][i] = !a;
+		cpu[2][i] = i % 20 == 5 ? 0 : 30;
+		run[2][i] = false;
+	}
+	classify(cpu, run, 3, st);
+	assert_int_equal(series_pauses(st, 3, STEPS, pause), 0);
+	/* Only the poller and one worker: the worker's sleeps are pauses,
+	 * the poller's missed wake-ups are not bursts. */
+	assert_int_equal(series_pauses(st + STEPS, 2, STEPS, pause), 50);
+	/* Steps no bursting thread was measured at are not pauses. */
+	memset(st + STEPS, SERIES_STEP_NONE, 20);
+	assert_int_equal(series_pauses(st + STEPS, 2, STEPS, pause), 40);
+	assert_float_equal(series_median_at(cpu[0], NULL, pause, 0), -1, 1e-9);
+}
+
 TEST_MAIN(NULL, NULL, TEST(test_ring), TEST(test_percentiles),
 	  TEST(test_theil_sen_ignores_outliers), TEST(test_leak_is_stairs), TEST(test_noisy_stairs),
 	  TEST(test_single_jump_is_not_a_leak), TEST(test_sawtooth_is_rollercoaster),
-	  TEST(test_flat_noise), TEST(test_time_to_limit), TEST(test_spike_timing))
+	  TEST(test_flat_noise), TEST(test_time_to_limit), TEST(test_spike_timing),
+	  TEST(test_pauses_steady_spinners), TEST(test_pauses_bursts_over_pollers),
+	  TEST(test_pauses_need_every_burster_idle))

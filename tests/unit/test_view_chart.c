@@ -332,6 +332,12 @@ static void test_cpu_short_and_empty(void **state)
 	/* 80 - 11 - 11 = 58 columns for 60 s: groups of 2 s, 30 columns. */
 	assert_string_equal(buf, "CPU %core +-60s-----------------------now");
 	grid_free(&g);
+	/* Nothing measured yet is "measuring", never a 0% or 0 B that reads
+	 * as a figure (issue 24 item 4). */
+	view_chart_cpu_text(&m, false, buf, sizeof(buf));
+	assert_string_equal(buf, "CPU measuring");
+	view_chart_mem_text(&m, false, buf, sizeof(buf));
+	assert_string_equal(buf, "MEM measuring");
 	metrics_free(&m);
 }
 
@@ -445,6 +451,28 @@ static void test_mem_verdicts(void **state)
 	metrics_free(&m);
 }
 
+/* A minute of a worker bursting to 80% 3 s in 10 over 20% of a core,
+ * in ~100 ms steps too; with poller, the 20% is a thread of its own. */
+static void mk_bursts(struct metrics *m, bool poller)
+{
+	init_metrics(m, 60);
+	for (int i = 0; i < 60; i++) {
+		double w = i % 10 < 3 ? 80 : 0;
+		metrics_push_thread(m, i, 100, "worker", w ? 'R' : 'S', w);
+		if (poller)
+			metrics_push_thread(m, i, 101, "poller", 'S', 20);
+		metrics_push_process(m, i, 20 + w, MIB, 0, 0);
+		for (int k = 0; k < 10; k++) {
+			double ft = i - 0.9 + k * 0.1;
+			metrics_push_thread_fine(m, ft, 100, w, w ? 'R' : 'S');
+			if (poller)
+				metrics_push_thread_fine(m, ft, 101, 20, 'S');
+			metrics_push_fine(m, ft, 20 + w);
+		}
+		metrics_eval(m, i);
+	}
+}
+
 static void test_alerts(void **state)
 {
 	struct metrics m;
@@ -458,14 +486,18 @@ static void test_alerts(void **state)
 	assert_string_equal(buf, "");
 	metrics_free(&m);
 
-	/* Bursts over a 20% floor: the busy-floor alert, full width. */
-	init_metrics(&m, 60);
-	for (int i = 0; i < 60; i++)
-		metrics_push_process(&m, i, 20 + (i % 10 < 3 ? 80 : 0), MIB, 0, 0);
-	metrics_eval(&m, 59);
+	/* Bursts over a 20% floor: the busy-floor alert, full width; with
+	 * no thread measured that holds it, the process's level. */
+	mk_bursts(&m, false);
 	assert_int_equal(view_alerts_render(&g, 1, &m), 1);
 	grid_row_text(&g, 1, buf, sizeof(buf));
-	assert_string_equal(buf, "! BUSY FLOOR 20% of a core: CPU never below it, bursts to 100%");
+	assert_string_equal(buf, "! BUSY FLOOR 20% of a core in the pauses between bursts");
+	metrics_free(&m);
+	/* With the poller that holds it: the poller, its floor column's figure. */
+	mk_bursts(&m, true);
+	assert_int_equal(view_alerts_render(&g, 1, &m), 1);
+	grid_row_text(&g, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "! BUSY FLOOR in the pauses between bursts: poller (101) 20%");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 99, 1)->attr), GRID_C_ALERT);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 0, 1)->attr), GRID_C_ALERT);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 0, 0)->attr), GRID_C_DEFAULT);

@@ -19,6 +19,7 @@
 #include "fixture.h"
 
 #include "stacktop/ui/keys.h"
+#include "stacktop/ui/view_chart.h"
 #include "stacktop/ui/view_threads.h"
 
 #define SEC FIXTURE_SEC
@@ -206,6 +207,35 @@ static void test_80x24(void **state)
 	render(fx, 80, 24);
 	assert_null(strstr(row(fx, 5), "syscall"));
 	assert_non_null(strstr(row(fx, 5), " S sleeping"));
+}
+
+/* The BUSY FLOOR alert quotes each floor thread with the figure of its
+ * floor column here (issue 24 item 7: it said ">= 24%" beside a 35%),
+ * every one of them: a second poller is named too. */
+static void test_floor_alert_figure(void **state)
+{
+	struct fixture *fx = *state;
+	char alert[256], want[64];
+
+	fx->m.alert_busy_floor = true;
+	fx->m.alert_floor = 31;
+	render(fx, 80, 24);
+	assert_non_null(strstr(row(fx, 4), " 4250  poller "));
+	assert_non_null(strstr(row(fx, 4), "    29%  "));
+	view_chart_alerts_text(&fx->m, alert, sizeof(alert));
+	snprintf(want, sizeof(want), "poller (4250) 29%%");
+	assert_non_null(strstr(alert, want));
+	/* A second floor thread (idler, given a floor for the test). */
+	fx->m.threads[2].busy_floor = true;
+	fx->m.threads[2].floor_pct = 12.4;
+	render(fx, 80, 24);
+	view_chart_alerts_text(&fx->m, alert, sizeof(alert));
+	assert_string_equal(
+	    alert,
+	    "! BUSY FLOOR in the pauses between bursts: poller (4250) 29%, idler (4251) 12%");
+	fx->m.threads[2].busy_floor = false;
+	fx->m.threads[2].floor_pct = 0;
+	fx->m.alert_busy_floor = false;
 }
 
 /* Without the long STUCK flag, 80 columns keep SAMPLES and a sparkline. */
@@ -713,4 +743,4 @@ TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_80x24_no_stuck), TEST_FX
 	  TEST_FX(test_cpu_futex_waits), TEST_FX(test_sort_cycle), TEST_FX(test_selection),
 	  TEST_FX(test_scroll), TEST_FX(test_too_small), TEST_FX(test_utf8_sparkline),
 	  TEST_FX(test_exited_and_zombie_thread), TEST_FX(test_multi_process), TEST_FX(test_label),
-	  TEST_FX(test_locks_flags), TEST_FX(test_wall_waits))
+	  TEST_FX(test_locks_flags), TEST_FX(test_wall_waits), TEST_FX(test_floor_alert_figure))

@@ -677,7 +677,7 @@ static void test_help(void **state)
 	assert_non_null(strstr(all, " base       median CPU: 1st min, or b"));
 	assert_non_null(strstr(all, " STAIRS     RSS up, no drops: a leak?"));
 	assert_non_null(strstr(all, " ROLLERCOASTER RSS rises, drops: ok"));
-	assert_non_null(strstr(all, " BUSY FLOOR a thread burns CPU each s"));
+	assert_non_null(strstr(all, " BUSY FLOOR busy in pauses of bursts"));
 	assert_non_null(strstr(all, " if free    speed-up if it took 0 time"));
 	assert_non_null(strstr(all, " N/s of M/s samples got / CPU burned"));
 	assert_non_null(strstr(all, " Enter Esc  one thread only; all"));

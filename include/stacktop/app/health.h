@@ -7,11 +7,11 @@
  *
  * Order of warnings: sampling behind (three refreshes in a row under 60% of
  * the samples the CPU time calls for), records lost, stacktop busy over half
- * its time, the target traced by someone else, kernel frames denied (first
- * refresh only). Records lost under 1% of the samples are not worth a
- * warning (they stay counted on line 2). Sampling behind names its cause:
- * kernel time not visible, threads too short for per-task events, or
- * stacktop too slow (only then is "lower --rate" the advice).
+ * its time (never on the first refresh: its span holds start-up), the target traced by someone
+ * else, kernel frames denied (first refresh only). Records lost under 1% of the samples are not
+ * worth a warning (they stay counted on line 2). Sampling behind names its cause: kernel time not
+ * visible, threads too short for per-task events, or stacktop too slow (only then is "lower --rate"
+ * the advice).
  */
 #ifndef STACKTOP_HEALTH_H
 #define STACKTOP_HEALTH_H

@@ -57,6 +57,7 @@ struct session {
 	 * in futex): the threads view and dump name holders and deadlocks. */
 	struct locks locks;
 	uint64_t next_metrics_ns;
+	uint64_t metrics_open_ns; /* the first metrics tick (start-up) */
 	struct health health;
 	/* Memory attribution (issue 14), started by session_memory_start:
 	 * the growing mappings (smaps) and the code paths holding them. */

@@ -27,16 +27,21 @@
  *  - baseline: median CPU over a reference period: the first minute (or
  *    the first window, if shorter) by default; metrics_baseline_now makes
  *    it the median of the last 10 seconds; metrics_baseline_clear removes it;
- *  - busy-floor alert: floor >= busy_floor_pct while the process also has
- *    bursts well above it (p90 >= floor + 10 points and 1.5x floor), both
- *    taken over the ~100 ms steps of metrics_fine once there are 2 s of
- *    them (one-second buckets alias a 1 s / 1 s rhythm into a flat line);
- *    alert_floor is the floor it names;
+ *  - busy-floor alert: a floor is what stays busy in the pauses between
+ *    bursts. On the ~100 ms steps of metrics_fine (one-second buckets alias
+ *    a 1 s / 1 s rhythm into a flat line), a thread bursts when it is busy
+ *    in some steps and asleep in a quarter of them; the pauses are the
+ *    steps at which every bursting thread sleeps (series_pauses). The floor
+ *    (alert_floor) is the process's median CPU in the pauses; the alert
+ *    holds when it is >= busy_floor_pct. A steady worker has no pauses (a
+ *    worker starved by other load is runnable, not asleep): high CPU, no
+ *    floor;
  *  - spike alert: CPU above spike_factor x baseline for spike_for_s;
  *  - stairs alert: the memory trend is stairs (series_trend);
- *  - per thread: BUSY FLOOR when its own p10 >= busy_floor_pct while the
- *    process has a busy floor, and (once metrics_fine runs) the p10 of its
- *    ~100 ms steps too: a thread idle for whole stretches holds no floor; STUCK when in D state for
+ *  - per thread: BUSY FLOOR while the process has a busy floor and the
+ *    thread's median CPU in the pauses (pause_pct) is a real part of it
+ *    (busy_floor_pct, a quarter of the floor): every thread that holds it
+ *    is flagged; STUCK when in D state for
  * >= stuck_s; ZOMBIE when in state Z. Zombie (unreaped) child processes are listed.
  */
 #ifndef STACKTOP_METRICS_H
@@ -49,11 +54,15 @@
 #include "stacktop/proc/procstat.h"
 #include "stacktop/proc/series.h"
 
-/* Fine steps (metrics_fine) a second, and how many processes and busy-floor
- * candidate threads they read (each step opens their stat files). */
+/* Fine steps (metrics_fine) a second, and how many processes and threads
+ * they read (each step opens their stat files): the threads that may hold
+ * a busy floor or burst, in the order of the thread table. */
 #define METRICS_FINE_PER_S 10
 #define METRICS_FINE_PROCS 16
 #define METRICS_FINE_THREADS 8
+
+/* Threads whose fine steps the busy floor reads, at most. */
+#define METRICS_FLOOR_ROWS 32
 
 /* Seconds of memory data before any trend verdict. */
 #define METRICS_TREND_MIN_S 10
@@ -76,17 +85,20 @@ struct metrics_thread {
 	char wchan[48];	   /* raw, "" when running or unknown */
 	double cpu_pct;	   /* last second */
 	double floor_pct;  /* p10 over the window */
+	double peak_pct;   /* the highest second over the window */
 	double prev_cpu_s; /* internal: CPU seconds at the last tick */
 	double d_since;	   /* t when it entered D, < 0 when not in D */
 	double d_for_s;	   /* seconds in D so far */
 	bool alive;	   /* seen at the last tick */
 	bool busy_floor, stuck, zombie;
 	struct series cpu; /* CPU % per second */
-	/* Busy-floor candidates only (metrics_fine): CPU % in ~100 ms steps,
-	 * so a thread that works a second and sleeps a second is not read as
-	 * a steady half; fine_floor is its p10, < 0 until 2 s of them. */
-	struct series fine;
-	double fine_t, fine_cpu_s, fine_floor;
+	/* Threads that may hold a floor or burst (metrics_fine): CPU % in
+	 * ~100 ms steps, so a thread that works a second and sleeps a second
+	 * is not read as a steady half, and each step's enum series_step;
+	 * pause_pct is its median CPU in the process's pauses, < 0 when there
+	 * are none. */
+	struct series fine, fine_step;
+	double fine_t, fine_cpu_s, pause_pct;
 	double seen_t; /* t of the last tick that saw it; gone threads are dropped a window later */
 	/* Internal: its stat, wchan and children files, kept open between
 	 * ticks (only for the first METRICS_KEEP_OPEN threads). */
@@ -137,7 +149,8 @@ struct metrics {
 	double cpu_now, cpu_floor, cpu_peak, cpu_p90;
 	/* The process CPU in ~100 ms steps (metrics_fine): one-second buckets
 	 * alias a 1 s / 1 s rhythm into a flat line, so the busy-floor alert
-	 * is decided on these; alert_floor is the floor it names. */
+	 * is decided on these; alert_floor is the floor it names (the median
+	 * in the pauses, < 0 when there are none). */
 	struct series cpu_fine;
 	double fine_t, fine_cpu_s;
 	int fine_n;
@@ -167,7 +180,7 @@ struct metrics {
 	 * growth ("cache_put (cache.c:41) holds +120 MiB/min", raw target
 	 * text), named in the MEM alert; NULL when not known. */
 	const char *mem_holder;
-	pid_t busiest_floor_tid; /* the thread that explains the floor, 0 if none */
+	pid_t busiest_floor_tid; /* the floor thread with the highest floor_pct, 0 if none */
 
 	struct metrics_thread *threads;
 	int nthreads;
@@ -186,9 +199,9 @@ void metrics_config_default(struct metrics_config *c);
 /* pid: the first process tracked (0: none, for synthetic tests). */
 int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c);
 void metrics_free(struct metrics *m);
-/* Between ticks, every ~100 ms: the summed process CPU, and the CPU of the
- * few threads that may hold a busy floor, into the fine series the
- * busy-floor alert is decided on. 0 or -errno. */
+/* Between ticks, every ~100 ms: the summed process CPU, and the CPU and
+ * state of the few threads that may hold a busy floor or burst, into the
+ * fine series the busy-floor alert is decided on. 0 or -errno. */
 int metrics_fine(struct metrics *m, double t);
 /* Track exactly these processes from the next tick: new ones join, the
  * ones not listed leave (their threads are shown as exited). 0 or -ENOMEM
@@ -213,6 +226,10 @@ void metrics_push_thread(struct metrics *m, double t, pid_t tid, const char *com
 			 double cpu_pct);
 /* One process's RSS at t (the process joins if new): what names the one
  * that grows. */
+/* For tests: one fine step of the process, and of thread tid (already
+ * pushed with metrics_push_thread), CPU % and its state at the step's end. */
+void metrics_push_fine(struct metrics *m, double t, double cpu_pct);
+void metrics_push_thread_fine(struct metrics *m, double t, pid_t tid, double cpu_pct, char state);
 void metrics_push_proc_rss(struct metrics *m, double t, pid_t pid, const char *comm, uint64_t rss);
 void metrics_eval(struct metrics *m, double t);
 

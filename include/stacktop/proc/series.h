@@ -87,4 +87,39 @@ void series_spike_init(struct series_spike *sp);
 bool series_spike_update(struct series_spike *sp, double t, double v, double baseline,
 			 double factor, double for_s, double *held_s);
 
+/*
+ * Bursts and pauses (the busy floor): a floor is what stays busy in the
+ * pauses between bursts. A steady worker has no pauses (high CPU is not a
+ * floor), and a worker starved by other load is still runnable, never idle:
+ * so pauses are read from the threads, not from dips of the process CPU.
+ *
+ * Each thread's steps are classified by the caller: IDLE (asleep the whole
+ * step: under SERIES_IDLE_PCT of a core and not running at its end), BUSY
+ * (at least SERIES_BUSY_PCT), SOME (between), NONE (not measured). A thread
+ * bursts when at least SERIES_PAUSE_MIN_STEPS of its steps are busy and
+ * at least that many and a quarter of its measured ones idle. A pause is a
+ * step at which every bursting thread measured there is idle (and one is).
+ */
+#define SERIES_IDLE_PCT 2.0
+#define SERIES_BUSY_PCT 5.0
+#define SERIES_PAUSE_MIN_STEPS 3
+
+enum series_step {
+	SERIES_STEP_NONE = 0,
+	SERIES_STEP_IDLE,
+	SERIES_STEP_BUSY,
+	SERIES_STEP_SOME,
+};
+
+/* The class of a step of cpu_pct % of a core, running (state R) at its
+ * end or not. */
+enum series_step series_step_of(double cpu_pct, bool running);
+/* st: nthreads rows of n steps (thread j's step i is st[j * n + i]).
+ * Marks pause[0..n) and returns how many steps are pauses: 0 when no
+ * thread bursts. */
+size_t series_pauses(const unsigned char *st, size_t nthreads, size_t n, bool *pause);
+/* The median of v over the steps marked in pause (and, when st is not
+ * NULL, measured: st[i] != SERIES_STEP_NONE); -1 when there is none. */
+double series_median_at(const double *v, const unsigned char *st, const bool *pause, size_t n);
+
 #endif
