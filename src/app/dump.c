@@ -32,6 +32,7 @@
 #include "stacktop/sample/wall.h"
 
 #define MAX_THREADS 8192
+#define DUMP_RETRY_NS 1000000000ull
 
 struct dump_thread {
 	pid_t tid;
@@ -91,6 +92,25 @@ __attribute__((format(printf, 4, 5))) static int fail(char *err, size_t errsz, i
 	return code;
 }
 
+/* A thread that must wait for a CPU before it reaches its stop (a loaded
+ * machine) misses the pass's deadline: it is tried again for up to a
+ * second rather than left out of the dump. */
+static void retry_missing(struct wall_sampler *ws, struct dump_ctx *d)
+{
+	uint64_t end = mono_ns() + DUMP_RETRY_NS;
+	for (;;) {
+		int missing = 0;
+		wall_reap(ws);
+		for (int i = 0; i < d->n; i++)
+			if (!d->th[i].sampled &&
+			    wall_sample_thread(ws, d->th[i].tid, mono_ns(), on_sample, d) == 0)
+				missing += wall_has_thread(ws, d->th[i].tid);
+		if (!missing || mono_ns() > end)
+			return;
+		usleep(10000);
+	}
+}
+
 /* Seize, sample and detach every thread. */
 static int take_samples(const struct dump_opts *o, struct dump_ctx *d, char *err, size_t errsz)
 {
@@ -133,6 +153,7 @@ static int take_samples(const struct dump_opts *o, struct dump_ctx *d, char *err
 			    o->pid);
 	}
 	wall_sample_all(ws, mono_ns(), on_sample, d);
+	retry_missing(ws, d);
 	wall_free(ws); /* detach everything before the slow part */
 	return 0;
 }
@@ -271,6 +292,16 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 	fprintf(out, "Process %d: %s\n", o->pid, a);
 	for (int i = 0; i < d->n; i++) {
 		struct dump_thread *t = &d->th[i];
+		char now;
+		if (!t->sampled && target_state(o->pid, t->tid, &now) == 0) {
+			/* Never left out in silence: it is there, without a stack. */
+			text_sanitize(t->name, b, sizeof(b));
+			fprintf(
+			    out,
+			    "\nThread %d \"%s\" (%c): no stack, it did not stop within %.0f s\n",
+			    t->tid, b, now, DUMP_RETRY_NS / 1e9);
+			continue;
+		}
 		if (!t->sampled)
 			continue;
 		text_sanitize(t->name, b, sizeof(b));

@@ -616,29 +616,35 @@ static uint8_t leaf_wait(const struct window *w, uint32_t node)
 	return k < SAMPLE_WAIT_COUNT ? k : 0;
 }
 
-/* A bit set of the wait kinds a thread was seen in: idle when every sample
- * waits for work (a condition variable, a join, an event loop). A sleep or
- * a read of a pipe may be what the program waits for, so it is not idle. */
-static bool kinds_idle(uint64_t mask)
-{
-	const uint64_t idle = 1u << SAMPLE_WAIT_IDLE;
+/* Idle: at least 95% of a thread's wall time waits for work (a condition
+ * variable, a join, an event loop). Not all of it: a pool worker that takes
+ * a job now and then, or that a ptrace stop of ours caught on its way back
+ * to its wait, is still a thread waiting for work (one such sample kept a
+ * worker on screen for the window's whole minute). A sleep or a read of a
+ * pipe may be what the program waits for, so it is not idle. */
+#define IDLE_SHARE_MIN 0.95
 
-	return mask && !(mask & ~idle);
+static bool kinds_idle(uint64_t idle, uint64_t all)
+{
+	return all && (double)idle >= IDLE_SHARE_MIN * (double)all;
 }
 
-/* (0, tid) → bit set of the wait kinds of its samples in the window. */
+/* Per thread: (0, tid) → samples waiting for work, (1, tid) → all samples,
+ * in the window. */
 static int thread_kinds(const struct window *w, struct cmap *kinds)
 {
 	size_t i;
 
 	for (i = 0; i < w->sum.n; i++) {
 		const struct window_count *c = &w->sum.e[i];
-		uint64_t have = cmap_get(kinds, 0, c->tid), bit = 1u << leaf_wait(w, c->node);
 		int err;
 
-		if (!c->count || (have & bit))
+		if (!c->count)
 			continue;
-		if ((err = cmap_add(kinds, 0, c->tid, bit)))
+		if (leaf_wait(w, c->node) == SAMPLE_WAIT_IDLE &&
+		    (err = cmap_add(kinds, 0, c->tid, c->count)))
+			return err;
+		if ((err = cmap_add(kinds, 1, c->tid, c->count)))
 			return err;
 	}
 	return 0;
@@ -807,7 +813,8 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 
 		if (q->tid && c->tid != q->tid)
 			continue;
-		if (q->hide_idle && kinds_idle(cmap_get(&kinds, 0, c->tid)))
+		if (q->hide_idle &&
+		    kinds_idle(cmap_get(&kinds, 0, c->tid), cmap_get(&kinds, 1, c->tid)))
 			continue;
 		if (!ncount[c->node] && c->count)
 			leaves[nleaves++] = c->node;
@@ -845,13 +852,16 @@ out:
 
 bool window_thread_idle(const struct window *w, int tid)
 {
-	uint64_t mask = 0;
+	uint64_t idle = 0, all = 0;
 	size_t i;
 
 	for (i = 0; i < w->sum.n; i++)
-		if (w->sum.e[i].tid == tid && w->sum.e[i].count)
-			mask |= 1u << leaf_wait(w, w->sum.e[i].node);
-	return kinds_idle(mask);
+		if (w->sum.e[i].tid == tid) {
+			all += w->sum.e[i].count;
+			if (leaf_wait(w, w->sum.e[i].node) == SAMPLE_WAIT_IDLE)
+				idle += w->sum.e[i].count;
+		}
+	return kinds_idle(idle, all);
 }
 
 uint64_t window_wait_counts(const struct window *w, int tid, uint64_t counts[SAMPLE_WAIT_COUNT])

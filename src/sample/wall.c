@@ -341,6 +341,10 @@ static void handle_stop(struct wall_sampler *ws, struct wall_thread *t, int stat
 		return;
 	int sig = WSTOPSIG(status), ev = status >> 16;
 	if (ev == PTRACE_EVENT_STOP) {
+		/* A late stop of ours: like a sample's, its run time is the
+		 * reference for "queued back" (see "Reuse" at the top). */
+		if (t->pending)
+			t->have_stop_run = read_run_ns(t, &t->stop_run) == 0;
 		t->pending = false;
 		if (is_stop_signal(sig)) {
 			t->group_stop = true;
@@ -649,7 +653,8 @@ static void deliver(struct sample *s, uint32_t cpu, void (*cb)(void *, const str
 }
 
 /* Whether t, resumed from our stop, is still waiting for a CPU to go back
- * to its sleep: runnable, and not run since (see "Reuse" at the top). */
+ * to its sleep: runnable, and not run since (see "Reuse" at the top). The
+ * reference is cleared by the next fresh look. */
 static bool queued_back(struct wall_thread *t, unsigned long long run)
 {
 	char state;
@@ -667,9 +672,15 @@ static int sample_one(struct wall_sampler *ws, struct wall_thread *t, uint64_t n
 	/* Reuse only an off-CPU sample: a thread last seen running that has
 	 * not run since has gone to sleep after it, so that sample is stale
 	 * (repeated, it showed an idle condvar waiter as on-CPU for good). */
+	bool queued = have_run && queued_back(t, run);
 	if (t->have_cache && s->state == SAMPLE_OFFCPU && have_run &&
-	    ((t->settled && run == t->last_run) || queued_back(t, run))) {
+	    ((t->settled && run == t->last_run) || queued)) {
 		ws->st.reused++;
+	} else if (queued) {
+		/* Queued back from a stop of ours that came too late to be a
+		 * sample: no stack of its wait, and "running" would be wrong. */
+		ws->st.failed++;
+		return 0;
 	} else {
 		struct sample fresh = {0};
 		if (read_wait(t, &fresh, &state, &sp, &pc) < 0) {
@@ -822,6 +833,18 @@ int wall_sample_all(struct wall_sampler *ws, uint64_t now_ns,
 		    void (*cb)(void *ctx, const struct sample *s), void *ctx)
 {
 	return sample_pass(ws, now_ns, true, cb, ctx);
+}
+
+int wall_sample_thread(struct wall_sampler *ws, pid_t tid, uint64_t now_ns,
+		       void (*cb)(void *ctx, const struct sample *s), void *ctx)
+{
+	struct wall_thread *t = find(ws, tid);
+	if (!t)
+		return -ESRCH;
+	if (t->gone || t->pending)
+		return 0;
+	t->have_cache = false; /* a fresh look */
+	return sample_one(ws, t, now_ns, 1, cb, ctx);
 }
 
 /* Stop t once more and detach from that stop. 0, or -EAGAIN when it would

@@ -582,7 +582,7 @@ static struct view_action key_write(void *ctx, int key)
 	return keymap_used(true);
 }
 
-/* Wall mode only: hide the threads that only ever wait for work. */
+/* Wall mode only: hide the threads that wait for work (window_thread_idle). */
 static struct view_action key_idle(void *ctx, int key)
 {
 	struct ui_key_ctx *c = ctx;

@@ -598,7 +598,16 @@ static void test_own_stop_is_not_running(void **state)
 			n = 0;
 	}
 	assert_int_equal(n, 7);
-	sleep_ms(100); /* named and asleep */
+	/* Named and asleep: on a loaded machine a new worker may still be on
+	 * its way to its wait (runnable, and rightly sampled so). */
+	for (int i = 0, asleep = 0; i < 500 && asleep < n; i++) {
+		sleep_ms(10);
+		asleep = 0;
+		for (int k = 0; k < n; k++) {
+			char st = 0;
+			asleep += target_state(pid, tids[k], &st) == 0 && st == 'S';
+		}
+	}
 	/* Busy CPUs, as under an incident: a resumed worker then waits in a
 	 * run queue to go back to sleep, and reads 'R' meanwhile. */
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

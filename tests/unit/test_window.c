@@ -564,6 +564,15 @@ static void test_wait_frames(void **state)
 	view_wait_split(counts, false, buf, sizeof(buf));
 	assert_string_equal(buf, "");
 
+	/* A worker seen running once in 40 (2.5%) still waits for work; at 3
+	 * in 40 (7.5%) it does not. */
+	uint32_t s_job[] = {main_, job};
+	assert_int_equal(window_add(w, 1 * SEC, 14, s_idle, 3, 39), 0);
+	assert_int_equal(window_add(w, 1 * SEC, 14, s_job, 2, 1), 0);
+	assert_true(window_thread_idle(w, 14));
+	assert_int_equal(window_add(w, 1 * SEC, 14, s_job, 2, 2), 0);
+	assert_false(window_thread_idle(w, 14));
+
 	/* Expiry takes the waits with it. */
 	window_advance(w, 70 * SEC);
 	assert_int_equal(window_wait_counts(w, 0, counts), 0);

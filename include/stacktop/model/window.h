@@ -147,11 +147,12 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
  * pseudo leaf; counts[SAMPLE_WAIT_NONE] = samples without one (running).
  * Returns the sum. The view layer words it (view_wait_split). */
 uint64_t window_wait_counts(const struct window *w, int tid, uint64_t counts[SAMPLE_WAIT_COUNT]);
-/* Idle: every sample of tid in the window waits for work
+/* Idle: at least 95% of tid's samples in the window wait for work
  * (SAMPLE_WAIT_IDLE: a condition variable, a semaphore, a join, an event
- * loop's wait). A thread that runs, waits for a CPU or a lock, sleeps, is
- * blocked in I/O (a read of a pipe may be what the program waits for) or is
- * in D state is not idle; neither is one with no samples. */
+ * loop's wait); a worker that takes a job now and then stays idle. A thread
+ * that runs, waits for a CPU or a lock, sleeps, is blocked in I/O (a read
+ * of a pipe may be what the program waits for) or is in D state for more
+ * than 5% of them is not idle; neither is one with no samples. */
 bool window_thread_idle(const struct window *w, int tid);
 
 #endif

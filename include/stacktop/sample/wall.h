@@ -105,4 +105,10 @@ int wall_tracer_of(pid_t pid);
 int wall_sample_all(struct wall_sampler *ws, uint64_t now_ns,
 		    void (*cb)(void *ctx, const struct sample *s), void *ctx);
 
+/* Sample thread tid once more, now (dump: a thread whose stop missed the
+ * pass's deadline). 1 if delivered, 0 if not (still pending, gone, failed
+ * again), -ESRCH if tid is not attached. Call wall_reap first. */
+int wall_sample_thread(struct wall_sampler *ws, pid_t tid, uint64_t now_ns,
+		       void (*cb)(void *ctx, const struct sample *s), void *ctx);
+
 #endif
