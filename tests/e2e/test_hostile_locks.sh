@@ -7,9 +7,9 @@
 # the 22nd second of a run. Before, the table gained an entry per waiter per
 # scan (16 bytes each, ~32 KiB a second here, +568 KiB over these 17 s measured,
 # 563k entries and a full core after 4 min in the issue); now measured flat
-# to the KiB. The bound, 256 KiB over 17 s, is a memory bound, not a rate;
-# a machine too loaded to scan (fewer scans) only makes the old table grow
-# less, so the bound stays below it with room.
+# to the KiB. The bound, 256 KiB over 17 s, is a memory bound, not a rate:
+# load cannot make the new table grow (one entry a waiter, whatever the
+# scans), it could only make the old one grow less than measured.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target hostile_locks
