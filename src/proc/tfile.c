@@ -162,9 +162,10 @@ static int open_resolved(int rootfd, const char *path, unsigned flags, uint64_t 
 		how.resolve |= RESOLVE_IN_ROOT;
 	pfd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
 	if (pfd < 0 && (errno == ENOSYS || errno == E2BIG)) {
-		if (rootfd != TFILE_OWN_ROOT) {
+		if (rootfd != TFILE_OWN_ROOT || extra) {
 			/* A plain openat would follow the target's absolute
-			 * symlinks into our own root. */
+			 * symlinks into our own root (or any symlink into a
+			 * remote mount, which extra's flags keep out). */
 			tfile_count(TFILE_R_NO_OPENAT2);
 			return -ENOSYS;
 		}
