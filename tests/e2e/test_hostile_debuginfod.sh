@@ -57,7 +57,9 @@ check_cmp "$(cache_kib)" '<' 2048 "nor after the run (KiB)"
 grep -q '^GET /buildid/[0-9a-f]*/debuginfo sent' "$SLOG" && ok "the server was asked for the debug file" ||
 	bad "the server saw no request for the debug file: $(cat "$SLOG")"
 sent=$(awk '{ s += $NF } END { print s + 0 }' "$SLOG")
-# what the kernel's socket buffers took before the cut, at most
-check_cmp "$sent" "<" $((4 << 20)) "the stream was cut early (bytes the server could send)"
+# One second of the stream: room for a loaded machine to schedule the
+# fetch thread and for the loopback socket's buffers (128 KiB seen here;
+# before the cap it ran until the run ended, ~15 MiB in 6 s).
+check_cmp "$sent" "<" $((8 << 20)) "the stream was cut early (bytes the server could send)"
 check_target_healthy "$T" "after the hostile server" burns
 e2e_finish
