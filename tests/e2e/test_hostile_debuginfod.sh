@@ -24,8 +24,11 @@ T=$BG_PID
 
 SLOG=$E2E_TMPDIR/server.log
 : >"$SLOG"
-start_bg python3 "$ROOT/tests/targets/hostile_debuginfod.py" "$E2E_TMPDIR/port" "$SLOG" 8
-wait_until 10 test -s "$E2E_TMPDIR/port" || die "the hostile server did not start"
+python3 "$ROOT/tests/targets/hostile_debuginfod.py" "$E2E_TMPDIR/port" "$SLOG" 8 \
+	>"$E2E_TMPDIR/server.out" 2>&1 &
+BG_PIDS+=("$!")
+wait_until 20 test -s "$E2E_TMPDIR/port" ||
+	die "the hostile server did not start: $(head -c 1000 "$E2E_TMPDIR/server.out")"
 PORT=$(cat "$E2E_TMPDIR/port")
 
 # cache_kib: what the client cache holds, in KiB.
