@@ -96,9 +96,14 @@ grep -q '^annotate source_loop ' "$out" && ok "source: source_loop annotated (wi
 	{ bad "source: source_loop not annotated"; head -c 2000 "$out"; }
 stop_fuse
 
-start_fuse debug
-timeout -k 3 20 "$STACKTOP" -b -w -d 1 -n 2 -p "$F" >"$out" 2>&1
-check_cmp "$?" == 0 "debug: -b -w -n 2 exits 0 (124/137: hung on libc's debug file, a symlink into FUSE)"
-grep -q 'libc' "$out" && ok "debug: libc is in the table" || { bad "debug: no libc in the table"; head -c 2000 "$out"; }
-stop_fuse
+# (the target mounts its tmpfs on /usr/lib/debug: the directory must be there)
+if [ -d /usr/lib/debug ]; then
+	start_fuse debug
+	timeout -k 3 20 "$STACKTOP" -b -w -d 1 -n 2 -p "$F" >"$out" 2>&1
+	check_cmp "$?" == 0 "debug: -b -w -n 2 exits 0 (124/137: hung on libc's debug file, a symlink into FUSE)"
+	grep -q 'libc' "$out" && ok "debug: libc is in the table" || { bad "debug: no libc in the table"; head -c 2000 "$out"; }
+	stop_fuse
+else
+	log "SKIP debug: no /usr/lib/debug to mount over"
+fi
 e2e_finish
