@@ -27,6 +27,7 @@
 #include "stacktop/symbols/frames.h"
 #include "stacktop/symbols/sym.h"
 #include "stacktop/lib/text.h"
+#include "stacktop/proc/mountinfo.h"
 #include "stacktop/proc/tfile.h"
 #include "stacktop/model/window.h"
 
@@ -385,6 +386,7 @@ static struct annotate_src *source_file(struct annotate *a, struct sym *sy, uint
 {
 	char path[4096];
 	struct annotate_src *s;
+	struct mountinfo own = {0}, theirs = {0};
 	struct tfile_cred cred;
 	int fd = -1, root;
 
@@ -397,17 +399,23 @@ static struct annotate_src *source_file(struct annotate *a, struct sym *sy, uint
 	memset(s, 0, sizeof(*s));
 	snprintf(s->base, sizeof(s->base), "%s", base);
 	source_reader(a, &cred);
+	/* Never through a FUSE or network mount: the target may answer it
+	 * never (ours for our own files, the target's under its root). */
+	mountinfo_load(0, &own);
 	if (a->mod && sym_source_path_module(sy, a->mod, "", pc, base, path, sizeof(path)) == 0)
-		fd = tfile_open_for(TFILE_OWN_ROOT, path, &cred, ANNOTATE_SRC_MAX, NULL);
+		fd = tfile_open_for(TFILE_OWN_ROOT, &own, path, &cred, ANNOTATE_SRC_MAX, NULL);
 	else if (!a->mod && sym_source_path_user(sy, &a->sp, pc, base, path, sizeof(path)) == 0 &&
 		 (root = tfile_root_open(a->m.pid)) >= 0) {
-		fd = tfile_open_for(root, path, &cred, ANNOTATE_SRC_MAX, NULL);
+		mountinfo_load(a->m.pid, &theirs);
+		fd = tfile_open_for(root, &theirs, path, &cred, ANNOTATE_SRC_MAX, NULL);
+		mountinfo_free(&theirs);
 		tfile_root_close(root);
 	}
 	for (size_t i = 0; fd < 0 && srcdirs && srcdirs[i]; i++) {
 		snprintf(path, sizeof(path), "%s/%s", srcdirs[i], base);
-		fd = tfile_open_for(TFILE_OWN_ROOT, path, &cred, ANNOTATE_SRC_MAX, NULL);
+		fd = tfile_open_for(TFILE_OWN_ROOT, &own, path, &cred, ANNOTATE_SRC_MAX, NULL);
 	}
+	mountinfo_free(&own);
 	if (fd < 0)
 		return NULL;
 	if (slurp_fd(fd, s)) {

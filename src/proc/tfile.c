@@ -17,6 +17,7 @@
  * target resolves against our root, the host's.
  */
 #include "stacktop/proc/tfile.h"
+#include "stacktop/proc/mountinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -143,9 +144,12 @@ fail:
 	return err;
 }
 
-int tfile_open(int rootfd, const char *path, unsigned flags, uint64_t max_size, struct stat *st)
+/* tfile_open with more RESOLVE_ flags (extra). */
+static int open_resolved(int rootfd, const char *path, unsigned flags, uint64_t extra,
+			 uint64_t max_size, struct stat *st)
 {
-	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_MAGICLINKS | extra};
 	int pfd;
 
 	if (!path || !path[0] || (rootfd < 0 && rootfd != TFILE_OWN_ROOT))
@@ -158,9 +162,10 @@ int tfile_open(int rootfd, const char *path, unsigned flags, uint64_t max_size, 
 		how.resolve |= RESOLVE_IN_ROOT;
 	pfd = (int)syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
 	if (pfd < 0 && (errno == ENOSYS || errno == E2BIG)) {
-		if (rootfd != TFILE_OWN_ROOT) {
+		if (rootfd != TFILE_OWN_ROOT || extra) {
 			/* A plain openat would follow the target's absolute
-			 * symlinks into our own root. */
+			 * symlinks into our own root (or any symlink into a
+			 * remote mount, which extra's flags keep out). */
 			tfile_count(TFILE_R_NO_OPENAT2);
 			return -ENOSYS;
 		}
@@ -169,6 +174,65 @@ int tfile_open(int rootfd, const char *path, unsigned flags, uint64_t max_size, 
 	if (pfd < 0)
 		return -errno;
 	return check_and_reopen(pfd, max_size, st);
+}
+
+int tfile_open(int rootfd, const char *path, unsigned flags, uint64_t max_size, struct stat *st)
+{
+	return open_resolved(rootfd, path, flags, 0, max_size, st);
+}
+
+/* Absolute, and every component a name (no "", ".", ".."): resolved
+ * without symlinks, it goes where its text says. */
+static bool path_plain(const char *path)
+{
+	if (path[0] != '/')
+		return false;
+	for (const char *c = path + 1;;) {
+		size_t n = strcspn(c, "/");
+
+		if (!n || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!c[n])
+			return true;
+		c += n + 1;
+	}
+}
+
+static bool any_remote(const struct mountinfo *mi)
+{
+	for (size_t i = 0; mi && i < mi->n; i++)
+		if (mountinfo_type_remote(mi->e[i].fstype))
+			return true;
+	return false;
+}
+
+static int refuse_remote(void)
+{
+	tfile_count(TFILE_R_REMOTE);
+	return -EREMOTE;
+}
+
+int tfile_open_local(int rootfd, const struct mountinfo *mi, const char *path, unsigned flags,
+		     uint64_t max_size, struct stat *st)
+{
+	int fd;
+
+	if (!any_remote(mi) || !path)
+		return tfile_open(rootfd, path, flags, max_size, st);
+	if (mountinfo_path_remote(mi, path))
+		return refuse_remote();
+	/* 1. Where the text says, no symlink followed: its text was checked. */
+	if (path_plain(path)) {
+		fd = open_resolved(rootfd, path, flags, RESOLVE_NO_SYMLINKS, max_size, st);
+		if (fd != -ELOOP)
+			return fd;
+	}
+	/* 2. A symlink (or "..") on the way leads anywhere: followed only
+	 * while no mount is crossed, so never into a FUSE or network mount
+	 * whatever the links say (a link to another local mount is refused
+	 * too: names lost, never a hang). */
+	fd = open_resolved(rootfd, path, flags, RESOLVE_NO_XDEV, max_size, st);
+	return fd == -EXDEV ? refuse_remote() : fd;
 }
 
 int tfile_open_under(const char *root, const char *path, unsigned flags, uint64_t max_size,
@@ -268,11 +332,11 @@ bool tfile_readable_by(const struct stat *st, const struct tfile_cred *cred)
 	return st->st_mode & S_IROTH;
 }
 
-int tfile_open_for(int rootfd, const char *path, const struct tfile_cred *cred, uint64_t max_size,
-		   struct stat *st)
+int tfile_open_for(int rootfd, const struct mountinfo *mi, const char *path,
+		   const struct tfile_cred *cred, uint64_t max_size, struct stat *st)
 {
 	struct stat sb;
-	int fd = tfile_open(rootfd, path, 0, max_size, &sb);
+	int fd = tfile_open_local(rootfd, mi, path, 0, max_size, &sb);
 
 	if (fd < 0)
 		return fd;

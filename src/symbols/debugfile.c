@@ -19,16 +19,19 @@
 #include "stacktop/symbols/debugfile.h"
 
 /* The file at path under root, when no remote (FUSE, network) mount of
- * the target is on its way: a lookup there waits for a daemon the target
- * may run. mi may be empty (a test's root): nothing is remote then. */
+ * the target is on its way, by its text or through a symlink
+ * (tfile_open_local): a lookup there waits for a daemon the target may
+ * run. mi may be empty (a test's root): nothing is remote then. */
 static int open_local(const char *root, const char *path, const struct mountinfo *mi,
 		      struct stat *st)
 {
-	if (mountinfo_path_remote(mi, path)) {
-		tfile_count(TFILE_R_REMOTE);
-		return -EREMOTE;
-	}
-	return tfile_open_under(root, path, 0, TFILE_ELF_MAX, st);
+	int rootfd = tfile_root_open_path(root), fd;
+
+	if (rootfd < 0 && rootfd != TFILE_OWN_ROOT)
+		return rootfd;
+	fd = tfile_open_local(rootfd, mi, path, 0, TFILE_ELF_MAX, st);
+	tfile_root_close(rootfd);
+	return fd;
 }
 
 /* The debug file's copy (elfimage: no mapping), or NULL. */

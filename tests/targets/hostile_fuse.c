@@ -19,11 +19,29 @@
  * at the target's mountinfo it hung there, with SIGINT and SIGTERM caught
  * and so not fatal (the wait is killable only). It must now leave the
  * file alone and profile on.
+ *
+ *   hostile_fuse DIR [perfmap | source | debug]
+ *
+ * With a word, one more path of the target's leads into the mount (all in
+ * its own mount namespace, nothing of the host changed), each a lookup
+ * the daemon never answers:
+ *   perfmap  DIR is bound on /tmp too, and a thread runs code from
+ *            anonymous memory (jit_loop), so its perf map,
+ *            /tmp/perf-PID.map, is looked for on the FUSE mount;
+ *   source   a tmpfs on /var/tmp holds stacktop-hostile-fuse.c, a symlink
+ *            to DIR/lib.so, and a thread burns CPU in source_loop, whose
+ *            line table names that file (annotate reads it);
+ *   debug    a tmpfs on /usr/lib/debug holds libc's debug file by its
+ *            build-id (.build-id/xx/rest.debug), a symlink to DIR/lib.so:
+ *            libc has no .symtab, so naming it looks there (wall mode: the
+ *            daemon thread waits in libc's read).
  */
 #include "target.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <elf.h>
+#include <link.h>
 #include <linux/fuse.h>
 #include <pthread.h>
 #include <sched.h>
@@ -153,6 +171,111 @@ static void *daemon_main(void *unused)
 	}
 }
 
+uint64_t source_loop(uint64_t x, uint64_t n);
+
+/* source: burn in source_loop (its file a symlink into the mount). */
+static void *source_thread(void *unused)
+{
+	uint64_t x = 3;
+
+	(void)unused;
+	for (;;)
+		sink = x = source_loop(x, 1000000);
+	return NULL;
+}
+
+/* perfmap: run code from anonymous memory, as a JIT does. */
+static void *jit_thread(void *code)
+{
+	for (;;)
+		((void (*)(void))code)();
+	return NULL;
+}
+
+/* libc's build-id as hex into out (dl_iterate_phdr: its PT_NOTE). */
+static int libc_build_id(struct dl_phdr_info *info, size_t size, void *out)
+{
+	(void)size;
+	if (!strstr(info->dlpi_name, "libc.so"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr),
+			   *end = p + ph->p_memsz;
+
+		while (ph->p_type == PT_NOTE && p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const void *)p;
+			const unsigned char *d =
+			    (const unsigned char *)(n + 1) + ((n->n_namesz + 3) & ~3u);
+
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_descsz <= 64) {
+				for (unsigned k = 0; k < n->n_descsz; k++)
+					sprintf((char *)out + 2 * k, "%02x", d[k]);
+				return 1;
+			}
+			p = (const char *)d + ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	return 0;
+}
+
+/* A private tmpfs on dir holding name, a symlink to target. */
+static int plant(const char *dir, const char *name, const char *target)
+{
+	char path[4096], sub[4096];
+	const char *slash = strrchr(name, '/');
+
+	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m"))
+		return perror(dir), -1;
+	if (slash) {
+		snprintf(sub, sizeof(sub), "%s/%.*s", dir, (int)(slash - name), name);
+		for (char *c = sub + strlen(dir) + 1; (c = strchr(c, '/')); *c++ = '/') {
+			*c = 0;
+			mkdir(sub, 0755);
+		}
+		mkdir(sub, 0755);
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (symlink(target, path))
+		return perror(path), -1;
+	return 0;
+}
+
+/* The extra path into the mount of mode (see the top). */
+static int plant_mode(const char *mode, const char *lib)
+{
+	char id[160] = "", name[256];
+
+	if (!strcmp(mode, "source"))
+		return plant("/var/tmp", "stacktop-hostile-fuse.c", lib);
+	if (!strcmp(mode, "debug")) {
+		if (!dl_iterate_phdr(libc_build_id, id) || strlen(id) < 4)
+			return fprintf(stderr, "hostile_fuse: no libc build-id\n"), -1;
+		snprintf(name, sizeof(name), ".build-id/%.2s/%s.debug", id, id + 2);
+		return plant("/usr/lib/debug", name, lib);
+	}
+	return strcmp(mode, "perfmap") ? -1 : 0;
+}
+
+/* After the file is mapped: the threads of mode, and /tmp on the mount. */
+static int start_mode(const char *mode, const char *dir)
+{
+	pthread_t th;
+
+	if (!strcmp(mode, "source"))
+		return pthread_create(&th, NULL, source_thread, NULL) ? -1 : 0;
+	if (!strcmp(mode, "perfmap")) {
+		unsigned char *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (code == MAP_FAILED || mount(dir, "/tmp", NULL, MS_BIND, NULL))
+			return perror("hostile_fuse: perfmap"), -1;
+		emit_countdown(code, 1000000);
+		return pthread_create(&th, NULL, jit_thread, code) ? -1 : 0;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char opts[128], path[4096];
@@ -164,8 +287,10 @@ int main(int argc, char **argv)
 	char *base;
 	int fd;
 
-	if (argc < 2 || off < 0) {
-		fprintf(stderr, "usage: hostile_fuse DIR\n");
+	const char *mode = argc > 2 ? argv[2] : NULL;
+
+	if (argc < 2 || argc > 3 || off < 0) {
+		fprintf(stderr, "usage: hostile_fuse DIR [perfmap | source | debug]\n");
 		return 2;
 	}
 	self_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
@@ -183,6 +308,8 @@ int main(int argc, char **argv)
 	if (pthread_create(&th, NULL, daemon_main, NULL))
 		return 1;
 	snprintf(path, sizeof(path), "%s/lib.so", argv[1]);
+	if (mode && plant_mode(mode, path))
+		return 1;
 	base = map_code(path, O_RDONLY, self_size, &fd);
 	if (!base)
 		return 1;
@@ -190,6 +317,8 @@ int main(int argc, char **argv)
 		touch = base[o];
 	(void)touch;
 	close(fd); /* FLUSH is answered: before the hang */
+	if (mode && start_mode(mode, argv[1]))
+		return 1;
 	atomic_store(&hang, 1);
 	spin = (uint64_t(*)(uint64_t, uint64_t))(base + off);
 	printf("ready\n");
@@ -198,4 +327,12 @@ int main(int argc, char **argv)
 		x = spin(x, 1000000);
 		sink = x;
 	}
+}
+
+/* Last in the file: the line table names a file in the mount (source). */
+#line 1 "/var/tmp/stacktop-hostile-fuse.c"
+KEEP uint64_t source_loop(uint64_t x, uint64_t n)
+{
+	SPIN(x, n);
+	return x;
 }

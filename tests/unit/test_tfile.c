@@ -3,7 +3,9 @@
  * for reading (a writer blocked on it stays blocked), a device node is
  * refused, symlinks and ".." stay inside a fake root, a sparse file over
  * the cap is refused by its size, a kernel without openat2 (faked with
- * seccomp) makes a target root refused, not followed blindly.
+ * seccomp) makes a target root refused, not followed blindly, and
+ * tfile_open_local never looks a path up through a remote mount, by its
+ * text or through a symlink.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +30,7 @@
 
 #include "runner.h"
 
+#include "stacktop/proc/mountinfo.h"
 #include "stacktop/proc/tfile.h"
 #include "helpers.h"
 
@@ -356,12 +359,63 @@ static void test_open_for(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(chmod(path, 0600), 0);
-	assert_int_equal(tfile_open_for(TFILE_OWN_ROOT, path, &nobody, 1 << 20, NULL), -EACCES);
+	assert_int_equal(tfile_open_for(TFILE_OWN_ROOT, NULL, path, &nobody, 1 << 20, NULL),
+			 -EACCES);
 	assert_int_equal(chmod(path, 0644), 0);
-	fd = tfile_open_for(TFILE_OWN_ROOT, path, &nobody, 1 << 20, NULL);
+	fd = tfile_open_for(TFILE_OWN_ROOT, NULL, path, &nobody, 1 << 20, NULL);
 	assert_true(fd >= 0);
 	close(fd);
 	unlink(path);
+}
+
+/* A remote (FUSE) mount at /fuse of the fake root: its paths are refused
+ * by their text; a plain path is opened, a symlink followed only within
+ * one mount (a link into procfs, another mount, is refused as remote when
+ * any mount is remote, before its file is even looked at). */
+static void test_open_local(void **state)
+{
+	struct mountinfo mi = {0}, local = {0};
+	struct fake_root r;
+	struct stat a, b;
+	char path[128];
+	int fd;
+
+	root_make(&r);
+	assert_int_equal(mountinfo_parse("20 1 0:99 / /fuse rw - fuse.hostile hostile rw\n"
+					 "21 1 8:1 / / rw - ext4 /dev/sda1 rw\n",
+					 &mi),
+			 0);
+	assert_int_equal(mountinfo_parse("21 1 8:1 / / rw - ext4 /dev/sda1 rw\n", &local), 0);
+	sh("mkdir -p '%1$s/a' '%1$s/fuse' && echo hi > '%1$s/a/file' && ln -s /a/file '%1$s/link' "
+	   "&& "
+	   "ln -s /fuse/x '%1$s/tolink' && ln -s /proc/self/status '%1$s/toproc'",
+	   r.dir);
+	assert_int_equal(tfile_open_local(r.fd, &mi, "/fuse/x", 0, 1 << 20, NULL), -EREMOTE);
+	assert_int_equal(tfile_open_local(r.fd, &local, "/fuse/x", 0, 1 << 20, NULL), -ENOENT);
+	assert_int_equal(tfile_open_local(r.fd, NULL, "/fuse/x", 0, 1 << 20, NULL), -ENOENT);
+	fd = tfile_open_local(r.fd, &mi, "/a/file", 0, 1 << 20, NULL);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = tfile_open_local(r.fd, &mi, "/link", 0, 1 << 20, NULL);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = tfile_open_local(r.fd, &mi, "/a/../a/./file", 0, 1 << 20, NULL);
+	assert_true(fd >= 0);
+	close(fd);
+	/* The fake /fuse is a plain directory: followed, nothing there. */
+	assert_int_equal(tfile_open_local(r.fd, &mi, "/tolink", 0, 1 << 20, NULL), -ENOENT);
+	/* The last component a symlink with TFILE_NOFOLLOW: never a file. */
+	assert_int_equal(tfile_open_local(r.fd, &mi, "/link", TFILE_NOFOLLOW, 1 << 20, NULL),
+			 -ELOOP);
+	/* Our own root: a link from here into /proc crosses a mount. */
+	snprintf(path, sizeof(path), "%s/toproc", r.dir);
+	if (stat("/", &a) == 0 && stat(r.dir, &b) == 0 && a.st_dev == b.st_dev)
+		assert_int_equal(tfile_open_local(TFILE_OWN_ROOT, &mi, path, 0, 1 << 20, NULL),
+				 -EREMOTE);
+	assert_int_equal(tfile_open_local(TFILE_OWN_ROOT, &local, path, 0, 1 << 20, NULL), -EPERM);
+	mountinfo_free(&mi);
+	mountinfo_free(&local);
+	root_drop(&r);
 }
 
 static void test_bad_args(void **state)
@@ -382,7 +436,7 @@ int main(void)
 	    TEST(test_size_cap),   TEST(test_magic_map_files),
 	    TEST(test_no_openat2), TEST(test_bad_args),
 	    TEST(test_pseudo_fs),  TEST(test_cred),
-	    TEST(test_open_for),
+	    TEST(test_open_for),   TEST(test_open_local),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

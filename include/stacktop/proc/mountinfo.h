@@ -9,8 +9,9 @@
  * stops answering. stacktop opens none of those files: a mapping whose
  * device (major:minor, as /proc/PID/maps shows it) is a mount of such a
  * type gets a module with no names (counted as TFILE_R_REMOTE, shown in
- * the help's symbol list), and a debug-file path under such a mount point
- * is not looked up.
+ * the help's symbol list), and a debug file, perf map or source file is
+ * opened through tfile_open_local, which looks up no path under such a
+ * mount point and follows a symlink only within one mount.
  *
  * Remote types: "fuse", "fuseblk", every "fuse.*" (sshfs, gvfsd-fuse,
  * rclone, ...), nfs, nfs4, cifs, smb3, smbfs, 9p, ceph, afs, coda,

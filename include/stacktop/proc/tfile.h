@@ -109,6 +109,19 @@ void tfile_root_close(int rootfd);
  * errors of the path (-ENOENT, -EACCES, -EXDEV for a magic link). */
 int tfile_open(int rootfd, const char *path, unsigned flags, uint64_t max_size, struct stat *st);
 
+/* tfile_open, never through a FUSE or network mount of the target
+ * (mountinfo.h says why: a lookup there waits for a daemon the target may
+ * be). mi is the mounts of the root's process (NULL or none remote: just
+ * tfile_open). A path under a remote mount point is refused by its text;
+ * a plain absolute path is then resolved with no symlink followed, so it
+ * goes where its text says; one with a symlink (or "." or "..") on the
+ * way is followed only while it crosses no mount at all (RESOLVE_NO_XDEV),
+ * so a link into FUSE is never looked up in it. Refusals are -EREMOTE,
+ * counted TFILE_R_REMOTE. */
+struct mountinfo;
+int tfile_open_local(int rootfd, const struct mountinfo *mi, const char *path, unsigned flags,
+		     uint64_t max_size, struct stat *st);
+
 /* tfile_open under a root given as a path (as tfile_root_open_path takes
  * it: "/proc/PID/root", a test's fake root, "" for our own), the root fd
  * opened and closed around it: for a lookup that is done once (a debug
@@ -141,9 +154,10 @@ int tfile_parse_cred(const char *status, struct tfile_cred *out);
  * group, else other)? No capability is assumed: a file of mode 0000 is
  * readable by nobody, root's credentials included. */
 bool tfile_readable_by(const struct stat *st, const struct tfile_cred *cred);
-/* tfile_open, then refused (-EACCES, counted) unless cred could read it. */
-int tfile_open_for(int rootfd, const char *path, const struct tfile_cred *cred, uint64_t max_size,
-		   struct stat *st);
+/* tfile_open_local, then refused (-EACCES, counted) unless cred could
+ * read it. */
+int tfile_open_for(int rootfd, const struct mountinfo *mi, const char *path,
+		   const struct tfile_cred *cred, uint64_t max_size, struct stat *st);
 
 /* Count a refusal found by a caller (e.g. an identity check). */
 void tfile_count(enum tfile_reason r);
