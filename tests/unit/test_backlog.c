@@ -137,7 +137,7 @@ static void test_take_ring(void **state)
 	fake_put(&f, 96, 1);
 	assert_int_equal(backlog_take_ring(&b, &r), 2);
 	assert_int_equal(f.meta->data_tail, 192);
-	fake_put(&f, 96, 2); /* wraps around the end */
+	fake_put(&f, 96, 2);				      /* wraps around the end */
 	assert_int_equal(backlog_take_ring(&b, &r), -ENOSPC); /* 192 held, cap 150 */
 	assert_int_equal(f.meta->data_tail, 192);
 	backlog_pop(&b);
