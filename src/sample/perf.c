@@ -766,8 +766,14 @@ static void perf_peek_fork(void *ctx, const struct perf_event_header *h)
 static void perf_resolve_pending(struct perf_sampler *ps)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-	if (!backlog_empty(&ps->backlog))
-		return; /* its FORK record may be there, not applied yet */
+	bool any = false;
+	for (int i = 0; i < ps->nthreads && !any; i++)
+		any = ps->threads[i].state == PT_PENDING;
+	if (!any)
+		return;
+	/* A FORK record may wait in the backlog, read from a ring during the
+	 * drain and handed out at the next one: it covers its thread now. */
+	backlog_peek(&ps->backlog, perf_peek_fork, ps);
 	for (int i = 0; i < ps->nthreads; i++) {
 		struct perf_thread *t = &ps->threads[i];
 		if (t->state != PT_PENDING || now - t->since_ns < PERF_PENDING_MIN_NS)
