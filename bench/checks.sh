@@ -22,6 +22,8 @@
 #                refreshes (1); -wall: the same in wall mode (on bigpool)
 #   cpu-1000thr  stacktop's CPU on bigpool (1,000 threads, 2 busy), 99 Hz (<= 5)
 #   lost-1000thr lost records there (0)
+#   lost-saturated lost records at 999 Hz on bigpool (200 threads, 8 busy)
+#                beside two CPU hogs, the first seconds included (0)
 #   coverage     samples / (target CPU s x 99 Hz) on 1.5 ms threads (>= 80%);
 #                -60ms-inh: on 60 ms threads with --events inherit (>= 80%)
 #   wall-keepup  wall mode asked 100,000 samples/s on bigpool: % of the
@@ -166,6 +168,29 @@ verdict wall-keepup "$keep" "" 70 min
 read -r n d r g <<<"$(header "$TMP/wall.out")"
 verdict header-rate-wall "$(awk -v r="$r" -v g="$g" 'BEGIN { if (g > 0) printf "%.2f", r / g; else print "-" }')" "" 1 one
 kill_pid "$BP"
+
+# ---- lost-saturated: bigpool 200 8 beside two CPU hogs, 999 Hz --------------------------
+start "$TMP/hogs.out" "$T/cpuburn" 2
+HOGS=$P
+start "$TMP/bp2.out" "$T/bigpool" 200 8
+BP=$P
+sleep 0.5
+start "$TMP/sat.out" "$STACKTOP" -b -d 1 -r 999 -p "$BP"
+ST=$P
+perf_on "$BP" 999 "$TMP/s.data"
+sleep $((SECS + 2)) # the first seconds are the test: symbols, DWARF, kallsyms
+bench_stop "$ST"
+[ -n "$PP" ] && bench_stop "$PP" 30
+n=$(last_samples "$TMP/sat.out")
+pl=-
+if [ "$HAVE_PERF" = 1 ]; then
+	st=$(perf_stats "$TMP/s.data")
+	pl="$(perf_count "$st" LOST) of $(perf_count "$st" SAMPLE)"
+fi
+verdict lost-saturated "$(lost_of "$TMP/sat.out")" "$pl" 0 zero "$(awk -v n="$n" 'BEGIN { printf "%d", n / 100 }')"
+RESULTS+=("  (samples)|$n|-|||")
+kill_pid "$BP"
+kill_pid "$HOGS"
 
 # ---- coverage: 1.5 ms threads (default events), 60 ms threads (--events inherit) ----
 # coverage NAME JOB_MS EXPECT [STACKTOP ARGS...]

@@ -13,6 +13,7 @@
  */
 #include "stacktop/app/session.h"
 #include "stacktop/lib/mono.h"
+#include "stacktop/lib/pump.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -101,6 +102,15 @@ static int open_sampler(struct session *s, struct opts *o, char *err, size_t err
 			 o->wall ? "wall-clock" : "perf", strerror(-e));
 	s->period_s = 1.0 / o->rate_hz;
 	return e;
+}
+
+/* The pump hook (lib/pump.h): slow loaders empty the sampler's kernel
+ * buffers in between, so their first second drops no sample. */
+static void session_pump(void *ctx)
+{
+	struct session *s = ctx;
+	if (s->smp)
+		sampler_pump(s->smp);
 }
 
 /* Launch the command: the sampler sets up before it execs. */
@@ -286,6 +296,7 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	s->o = o;
 	if ((e = open_sampler(s, o, err, errsz)) || (e = open_stages(s, o, err, errsz)))
 		return e;
+	pump_set(session_pump, s);
 	e = o->command ? launch(s, o, err, errsz)
 		       : procs_attach(&s->procs, o->pids, o->npids, err, errsz);
 	if (e)
@@ -566,6 +577,7 @@ void session_stop(struct session *s)
 
 void session_close(struct session *s)
 {
+	pump_set(NULL, NULL);
 	session_stop(s);
 	sampler_free(s->smp);
 	memtrace_free(s->memtrace); /* before frames: it holds references */

@@ -55,12 +55,17 @@
  * inherit, its own ring; new threads are opened from FORK records or by
  * the /proc rescan, so a short-lived thread is mostly missed.
  *
- * Rings: 2^n data pages sized so that four drain intervals of samples at
- * the configured rate fit (a CPU runs at most one CPU second per second,
- * whatever its threads); when mmap fails with EPERM (locked-memory limit
- * of an unprivileged user) we retry with smaller rings. perf_drain walks
- * the CPU rings one after the other: records of two CPUs are not merged
- * by time (ingest does not need it, but FORK/EXIT are sorted, see above).
+ * Rings: 2^n data pages holding a second of samples at the configured
+ * rate (a CPU runs at most one CPU second per second, whatever its
+ * threads), within 64 MiB over all CPUs (perf_ring_pages); when mmap fails
+ * with EPERM (locked-memory limit of an unprivileged user) we retry with
+ * smaller rings. perf_drain first empties every ring into the backlog
+ * (backlog.h), then names the samples from there, emptying the rings again
+ * every 2 ms meanwhile; slow loaders (symbols, DWARF, kallsyms) empty them
+ * through perf_pump between their steps (lib/pump.h). So the rings only
+ * need to outlast the time stacktop waits for a CPU. The CPU rings are
+ * read one after the other: records of two CPUs are not merged by time
+ * (ingest does not need it, but FORK/EXIT are sorted, see above).
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -79,6 +84,7 @@
 #include "stacktop/sample/perfrecord.h"
 #include "stacktop/sample/pidfilter.h"
 #include "stacktop/sample/ring.h"
+#include "stacktop/sample/backlog.h"
 #include "stacktop/sample/sampler.h"
 
 /* The events opened on one thread (one per CPU, or one with cpu -1),
@@ -138,6 +144,19 @@ static struct perf_task_rec perf_task_of(const struct perfrecord *r)
 #define PERF_MAX_CPUS 1024
 #define PERF_PENDING_MIN_NS 20000000ull /* a PENDING thread waits this long */
 #define PERF_SWEEP_NS 2000000000ull	/* stale covered threads swept this often */
+/* The backlog's bound: some seconds of samples at 999 Hz with 16 KiB stacks
+ * on a few CPUs; past it the kernel drops and counts what the rings lose. */
+#define PERF_BACKLOG_MAX (128u << 20)
+#define PERF_STASH_EVERY_NS 2000000ull /* rings read this often while dispatching */
+/* Ring sizes: a ring holds PERF_RING_S of samples at the rate (a CPU runs
+ * at most one CPU second per second, whichever threads run there), each
+ * the stack copy plus PERF_RECORD_EXTRA (registers, header, a kernel
+ * callchain), as a power of two of pages; all rings together at most
+ * PERF_RINGS_MAX, one at most PERF_RING_MAX_PAGES, at least 16 pages. */
+#define PERF_RING_S 1.0
+#define PERF_RECORD_EXTRA 512.0
+#define PERF_RINGS_MAX (64u << 20)
+#define PERF_RING_MAX_PAGES 4096u
 
 struct perf_sampler {
 	struct sampler base; /* the sampler interface (see the end of this file) */
@@ -163,6 +182,9 @@ struct perf_sampler {
 	size_t ntask, task_cap;
 	uint64_t last_sweep_ns;
 	struct perf_stats stats;
+	/* Records read out of the rings, not dispatched yet (see perf_drain). */
+	struct backlog backlog;
+	uint64_t last_stash_ns;
 	/* As a sampler: where collect delivers, and (per-thread mode) the
 	 * threads FORK and EXIT records announced, applied after the drain. */
 	const struct sampler_sink *sink;
@@ -187,6 +209,23 @@ static uint64_t clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+unsigned perf_ring_pages(unsigned rate_hz, unsigned stack_size, int ncpus)
+{
+	/* A ring per thread (ncpus 0): as many rings as threads, so each
+	 * holds only a fifth of a second, in 4 MiB at most. */
+	double secs = ncpus > 0 ? PERF_RING_S : 0.2;
+	double bytes = (rate_hz * secs + 1) * (stack_size + PERF_RECORD_EXTRA);
+	unsigned pages = next_pow2((unsigned)(bytes / 4096) + 1);
+	unsigned most = ncpus > 0 ? PERF_RINGS_MAX / 4096 / (unsigned)ncpus : 1024;
+	if (pages > most)
+		pages = most;
+	if (pages > PERF_RING_MAX_PAGES)
+		pages = PERF_RING_MAX_PAGES;
+	if (pages < 16)
+		pages = 16;
+	return next_pow2(pages) == pages ? pages : next_pow2(pages) / 2;
+}
+
 int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
 {
 	struct perf_sampler *ps = calloc(1, sizeof(*ps));
@@ -209,17 +248,9 @@ int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
 	}
 	for (int i = 0; i < ps->ncpus; i++)
 		ps->cpu_rb[i].fd = -1;
-	/* A ring takes the samples of one CPU (at most a CPU second per
-	 * second, whichever threads run there) or of one thread: room for
-	 * four drain intervals of them, at least 16 pages. */
-	double per_interval = ps->cfg.rate_hz * ps->cfg.drain_interval_s + 1;
-	double bytes = 4 * per_interval * (ps->cfg.stack_size + 512.0);
-	unsigned pages = next_pow2((unsigned)(bytes / 4096) + 1);
-	if (pages < 16)
-		pages = 16;
-	if (pages > 1024)
-		pages = 1024;
-	ps->data_pages = pages;
+	ps->data_pages =
+	    perf_ring_pages(ps->cfg.rate_hz, ps->cfg.stack_size, ps->per_thread ? 0 : ps->ncpus);
+	backlog_init(&ps->backlog, PERF_BACKLOG_MAX);
 	ps->stats.events = ps->per_thread ? PERF_EVENTS_THREAD : PERF_EVENTS_INHERIT;
 	*out = ps;
 	return 0;
@@ -258,6 +289,7 @@ void perf_free(struct perf_sampler *ps)
 	for (int i = 0; i < ps->ncpus; i++)
 		perfevent_ring_close(&ps->cpu_rb[i]);
 	pidfilter_free(ps->filter);
+	backlog_fini(&ps->backlog);
 	free(ps->cpu_rb);
 	free(ps->threads);
 	hashidx_free(&ps->ix);
@@ -661,6 +693,7 @@ int perf_add_thread(struct perf_sampler *ps, pid_t pid, pid_t tid)
 	if (!t && !ps->per_thread && perf_proc_of(ps, pid)) {
 		/* pid has events: tid may be their inherited copy, its FORK
 		 * record not drained yet. */
+		backlog_peek(&ps->backlog, perf_peek_fork, ps);
 		for (int i = 0; i < ps->ncpus; i++)
 			if (ps->cpu_rb[i].fd >= 0)
 				ring_peek(&ps->cpu_rb[i].ring, perf_peek_fork, ps);
@@ -733,6 +766,14 @@ static void perf_peek_fork(void *ctx, const struct perf_event_header *h)
 static void perf_resolve_pending(struct perf_sampler *ps)
 {
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	bool any = false;
+	for (int i = 0; i < ps->nthreads && !any; i++)
+		any = ps->threads[i].state == PT_PENDING;
+	if (!any)
+		return;
+	/* A FORK record may wait in the backlog, read from a ring during the
+	 * drain and handed out at the next one: it covers its thread now. */
+	backlog_peek(&ps->backlog, perf_peek_fork, ps);
 	for (int i = 0; i < ps->nthreads; i++) {
 		struct perf_thread *t = &ps->threads[i];
 		if (t->state != PT_PENDING || now - t->since_ns < PERF_PENDING_MIN_NS)
@@ -832,6 +873,54 @@ static void perf_dispatch(struct perf_sampler *ps, const struct perf_event_heade
 	}
 }
 
+/* Every ring's records into the backlog. */
+static void perf_stash(struct perf_sampler *ps)
+{
+	struct ring *r;
+	ps->last_stash_ns = clock_ns(CLOCK_MONOTONIC);
+	for (int i = 0; i < (ps->per_thread ? ps->nthreads : ps->ncpus); i++) {
+		if (ps->per_thread)
+			r = ps->threads[i].state == PT_OPENED && ps->threads[i].ev->rb
+				? &ps->threads[i].ev->rb->ring
+				: NULL;
+		else
+			r = ps->cpu_rb[i].fd >= 0 ? &ps->cpu_rb[i].ring : NULL;
+		if (!r)
+			continue;
+		uint64_t before = r->corrupt;
+		int n = backlog_take_ring(&ps->backlog, r);
+		ps->stats.corrupt += r->corrupt - before;
+		if (n == -ENOSPC)
+			return; /* full: the rest stays in the rings */
+	}
+	if (ps->backlog.peak > ps->stats.backlog_peak)
+		ps->stats.backlog_peak = ps->backlog.peak;
+}
+
+void perf_pump(struct perf_sampler *ps)
+{
+	perf_stash(ps);
+}
+
+/* The records in the backlog when the drain began through perf_dispatch,
+ * oldest first; the rings are read again every PERF_STASH_EVERY_NS
+ * meanwhile (a sample's first pc in a module loads the module), and what
+ * that brings waits for the next drain, so a drain ends even when the
+ * samples come faster than they are named. */
+static void perf_dispatch_backlog(struct perf_sampler *ps, const struct perf_callbacks *cb,
+				  void *ctx, int *nsamples)
+{
+	size_t todo = ps->backlog.bytes;
+	const struct perf_event_header *h;
+	while (todo && (h = backlog_front(&ps->backlog))) {
+		todo -= h->size < todo ? h->size : todo;
+		perf_dispatch(ps, h, cb, ctx, nsamples);
+		backlog_pop(&ps->backlog);
+		if (clock_ns(CLOCK_MONOTONIC) - ps->last_stash_ns >= PERF_STASH_EVERY_NS)
+			perf_stash(ps);
+	}
+}
+
 /* Every record of one ring through perf_dispatch. */
 static void perf_drain_one(struct perf_sampler *ps, struct ring *r, const struct perf_callbacks *cb,
 			   void *ctx, int *nsamples)
@@ -879,17 +968,13 @@ static void perf_task_apply(struct perf_sampler *ps, bool track, const struct pe
 int perf_drain(struct perf_sampler *ps, const struct perf_callbacks *cb, void *ctx)
 {
 	int nsamples = 0;
+	/* Read every ring before naming any sample: naming is the slow part. */
+	perf_stash(ps);
+	perf_dispatch_backlog(ps, cb, ctx, &nsamples);
 	if (ps->per_thread) {
-		for (int i = 0; i < ps->nthreads; i++)
-			if (ps->threads[i].state == PT_OPENED && ps->threads[i].ev->rb)
-				perf_drain_one(ps, &ps->threads[i].ev->rb->ring, cb, ctx,
-					       &nsamples);
 		perf_task_apply(ps, false, cb, ctx);
 		return nsamples;
 	}
-	for (int i = 0; i < ps->ncpus; i++)
-		if (ps->cpu_rb[i].fd >= 0)
-			perf_drain_one(ps, &ps->cpu_rb[i].ring, cb, ctx, &nsamples);
 	perf_task_apply(ps, true, cb, ctx);
 	perf_resolve_pending(ps);
 	perf_sweep(ps);
@@ -1024,6 +1109,11 @@ static void perf_src_launch_done(struct sampler *s)
 	perf_exec_done(perf_of(s));
 }
 
+static void perf_src_pump(struct sampler *s)
+{
+	perf_pump(perf_of(s));
+}
+
 static uint64_t perf_src_tick_ns(const struct sampler *s)
 {
 	return (uint64_t)(perf_of(s)->cfg.drain_interval_s * 1e9);
@@ -1112,6 +1202,7 @@ static const struct sampler_ops perf_sampler_ops = {
     .collect = perf_src_collect,
     .launch_prepare = perf_src_launch_prepare,
     .launch_done = perf_src_launch_done,
+    .pump = perf_src_pump,
     .tick_ns = perf_src_tick_ns,
     .stats = perf_src_stats,
     .explain = perf_src_explain,

@@ -46,6 +46,11 @@ static void ring_publish(struct ring *r)
 	__atomic_store_n(&r->meta->data_tail, r->tail, __ATOMIC_RELEASE);
 }
 
+void ring_release(struct ring *r)
+{
+	ring_publish(r);
+}
+
 uint64_t ring_pending(struct ring *r)
 {
 	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE) - r->tail;

@@ -88,6 +88,12 @@ void sampler_launch_done(struct sampler *s)
 		s->ops->launch_done(s);
 }
 
+void sampler_pump(struct sampler *s)
+{
+	if (s->ops->pump && !s->stopped)
+		s->ops->pump(s);
+}
+
 uint64_t sampler_tick_ns(const struct sampler *s)
 {
 	return s->ops->tick_ns ? s->ops->tick_ns(s) : 0;

@@ -14,6 +14,7 @@
 
 #include "stacktop/elf/elfimage.h"
 #include "stacktop/elf/elfsec.h"
+#include "stacktop/lib/pump.h"
 #include "stacktop/proc/mountinfo.h"
 #include "stacktop/proc/tfile.h"
 #include "stacktop/symbols/debugfile.h"
@@ -130,6 +131,7 @@ static int file_crc32(int fd, uint32_t *out)
 			return -EFBIG;
 		}
 		crc = crc32(crc, buf, (uInt)r);
+		pump();
 	}
 	if (r < 0)
 		return -errno;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "stacktop/lib/array.h"
+#include "stacktop/lib/pump.h"
 #include "stacktop/symbols/kallsyms.h"
 
 struct ksym {
@@ -160,8 +161,12 @@ static int ksyms_load(struct kallsyms *k)
 		ksyms_finish(k, false);
 		return 0;
 	}
-	while (!err && getline(&line, &lcap, f) > 0)
+	/* 100k lines and more, each made by the kernel as it is read: the
+	 * rings are read in between (pump keeps its own pace). */
+	while (!err && getline(&line, &lcap, f) > 0) {
 		err = ksym_add_line(k, line, &cap, &nlen, &ncap, &nonzero);
+		pump();
+	}
 	free(line);
 	fclose(f);
 	if (err) {

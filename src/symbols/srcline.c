@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "stacktop/lib/array.h"
+#include "stacktop/lib/pump.h"
 #include "stacktop/lib/text.h"
 #include "stacktop/symbols/srcline.h"
 #include "stacktop/symbols/sym.h"
@@ -92,6 +93,7 @@ static bool find_cu(Dwarf *dw, uint64_t addr, Dwarf_Die *cu)
 		if (dwarf_offdie(dw, off + hsize, cu) && dwarf_haspc(cu, addr) > 0)
 			return true;
 		off = next;
+		pump();
 	}
 	return false;
 }
@@ -336,7 +338,9 @@ int srcline_lookup(struct srcline *sl, uint64_t addr, const struct srcline_loc *
 			return 0;
 		}
 	}
+	pump(); /* a CU's lines are read on its first lookup */
 	lookup_line(sl, addr, &sl->locs[j]);
+	pump();
 	sl->locs[j].addr = addr;
 	sl->locs[j].used = true;
 	sl->used++;

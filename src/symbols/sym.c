@@ -54,6 +54,7 @@
 #include "stacktop/elf/elfsec.h"
 #include "stacktop/elf/fde.h"
 #include "stacktop/lib/array.h"
+#include "stacktop/lib/pump.h"
 #include "stacktop/lib/strpool.h"
 #include "stacktop/lib/text.h"
 #include "stacktop/symbols/dbgfetch.h"
@@ -392,6 +393,7 @@ static int table_build(const struct module *mod, const char *root, Elf *fetched,
 		elfimage_close(fetched);
 		return -ENOMEM;
 	}
+	pump(); /* reading a symbol table takes a while: let the rings be read */
 	if (fetched) {
 		t->dbg_tried = true;
 		t->dbg_elf = fetched;
@@ -409,6 +411,7 @@ static int table_build(const struct module *mod, const char *root, Elf *fetched,
 		err = table_add_symbols(t, mod->elf, SHT_DYNSYM, &cap);
 		t->source = SYM_SRC_DYNSYM;
 	}
+	pump();
 	if (!err)
 		table_finish(t);
 	if (!err && t->n && !(t->dem = calloc(t->n, sizeof(*t->dem))))
@@ -500,6 +503,7 @@ static const struct fde_range *table_fde(struct sym_table *t, const struct modul
 	if (!t->fde_tried) {
 		t->fde_tried = true;
 		fde_read(mod->elf, &t->fdes, &t->nfde);
+		pump();
 	}
 	return fde_find(t->fdes, t->nfde, addr);
 }
@@ -520,6 +524,25 @@ static bool table_fn_range(void *ctx, uint64_t addr, uint64_t *start, uint64_t *
 	return true;
 }
 
+/* A debug file's sections are often compressed, and dwarf_begin_elf
+ * inflates them all in one go (hundreds of ms for libc's on a loaded
+ * machine): inflate them here one at a time, the rings read in between.
+ * A section that fails stays compressed: libdw then tries, and fails, the
+ * same way. */
+static void inflate_sections(Elf *e)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	pump();
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		elf_compress(scn, 0, 0);
+		pump();
+	}
+}
+
 /* The module's DWARF lines (from the file itself, else its debug file),
  * made on first use; NULL only when out of memory. */
 static struct srcline *table_srcline(struct sym_table *t, const struct module *mod)
@@ -534,7 +557,10 @@ static struct srcline *table_srcline(struct sym_table *t, const struct module *m
 	else if (mod->elf)
 		e = table_debug_elf(t, mod);
 	if (e)
+		inflate_sections(e);
+	if (e)
 		dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	pump();
 	if (srcline_new(dw, table_fn_range, t, &t->src) == 0)
 		t->src_tried = true;
 	return t->src;

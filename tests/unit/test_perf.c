@@ -363,5 +363,28 @@ static void test_drain_cpu_rings(void **state)
 	free(v);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_live_sampling), TEST(test_short_threads),
+/* Rings hold a second of samples at the rate (a power of two of pages),
+ * within 64 MiB over all CPUs' rings; a ring per thread only a fifth of a
+ * second, in 4 MiB. */
+static void test_ring_pages(void **state)
+{
+	/* 999 Hz x (16 KiB + 512) = 16.5 MiB: the 4096-page cap. */
+	assert_int_equal(perf_ring_pages(999, 16384, 2), 4096);
+	/* 99 Hz: 1.6 MiB, rounded up to 512 pages. */
+	assert_int_equal(perf_ring_pages(99, 16384, 2), 512);
+	/* 64 CPUs share 64 MiB: 256 pages each. */
+	assert_int_equal(perf_ring_pages(999, 16384, 64), 256);
+	/* A small stack at a low rate: the 16-page floor. */
+	assert_int_equal(perf_ring_pages(1, 512, 2), 16);
+	/* Per thread: 0.2 s of 999 Hz = 3.3 MiB, 1024 pages at most. */
+	assert_int_equal(perf_ring_pages(999, 16384, 0), 1024);
+	assert_int_equal(perf_ring_pages(99, 16384, 0), 128);
+	/* Always a power of two. */
+	for (int n = 1; n <= 1024; n++) {
+		unsigned p = perf_ring_pages(997, 65528, n);
+		assert_true(p >= 16 && (p & (p - 1)) == 0);
+	}
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_ring_pages), TEST(test_live_sampling), TEST(test_short_threads),
 	  TEST(test_short_threads_per_cpu), TEST(test_no_double_open), TEST(test_drain_cpu_rings))

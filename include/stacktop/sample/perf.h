@@ -68,6 +68,7 @@ struct perf_stats {
 	enum perf_events events;    /* in use: CPU, INHERIT or THREAD */
 	int fallback_err;	    /* why a more precise kind was refused (-errno), 0 if not */
 	int filtered_pids;	    /* CPU mode: processes the filter keeps */
+	uint64_t backlog_peak;	    /* most bytes read out of the rings, not yet named */
 };
 
 struct perf_callbacks {
@@ -96,17 +97,30 @@ int perf_nthreads(const struct perf_sampler *ps);
 /* Mapped rings: one per CPU in use (inherit mode), one per thread else. */
 int perf_nrings(const struct perf_sampler *ps);
 
-/* Read all rings, calling cb for each record. Returns the number of
+/* Read all rings, calling cb for each record. Every ring is emptied into
+ * a backlog in memory first (sample/backlog.h), then the records are
+ * handed out; the rings are read again every few ms meanwhile, and what
+ * that brings is handed out by the next drain. Returns the number of
  * samples delivered. Callbacks must not add or remove threads (the thread
  * table is being walked): queue those and apply them after the drain.
  * Inherit mode keeps its own table here: FORK and EXIT records are applied
  * before thread_new and thread_exit are called. */
 int perf_drain(struct perf_sampler *ps, const struct perf_callbacks *cb, void *ctx);
 
+/* Empty the rings into the backlog now, handing nothing out: for slow
+ * work between drains (or inside a callback: the record being handed out
+ * stays valid), so the kernel does not drop samples meanwhile. */
+void perf_pump(struct perf_sampler *ps);
+
 const struct perf_stats *perf_get_stats(const struct perf_sampler *ps);
 bool perf_kernel_enabled(const struct perf_sampler *ps);
 /* The launched command has exec'd: threads opened from now on start enabled. */
 void perf_exec_done(struct perf_sampler *ps);
+
+/* Data pages of one ring (a power of two): a second of samples at rate_hz
+ * with stack_size stack copies, within a memory bound over ncpus rings
+ * (ncpus 0: a ring per thread, a fifth of a second in 4 MiB at most). */
+unsigned perf_ring_pages(unsigned rate_hz, unsigned stack_size, int ncpus);
 
 /* The sampler interface (sampler.h) over a new perf sampler: cpu mode. */
 struct sampler;

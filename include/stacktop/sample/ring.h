@@ -48,6 +48,11 @@ int ring_next(struct ring *r, const struct perf_event_header **rec);
 int ring_peek(struct ring *r, void (*fn)(void *ctx, const struct perf_event_header *rec),
 	      void *ctx);
 
+/* Publish the read position now, in the middle of a batch: the records
+ * read so far are free for the kernel to reuse (ring_next publishes at the
+ * end of a batch by itself). */
+void ring_release(struct ring *r);
+
 /* Bytes waiting to be read (head - tail). */
 uint64_t ring_pending(struct ring *r);
 

@@ -75,6 +75,9 @@ struct sampler_ops {
 	 * be NULL (then its threads are added like any others). */
 	int (*launch_prepare)(struct sampler *s, pid_t pid);
 	void (*launch_done)(struct sampler *s);
+	/* Take what the kernel buffers now, deliver it at the next collect:
+	 * called from slow work between collects (lib/pump.h); may be NULL. */
+	void (*pump)(struct sampler *s);
 	/* Shortest useful collect interval in ns (0: no preference). */
 	uint64_t (*tick_ns)(const struct sampler *s);
 	void (*stats)(const struct sampler *s, struct sampler_stats *out);
@@ -99,6 +102,7 @@ int sampler_collect(struct sampler *s, uint64_t now_ns, const struct sampler_sin
 void sampler_on_child(struct sampler *s);
 int sampler_launch_prepare(struct sampler *s, pid_t pid);
 void sampler_launch_done(struct sampler *s);
+void sampler_pump(struct sampler *s);
 uint64_t sampler_tick_ns(const struct sampler *s);
 void sampler_stats(const struct sampler *s, struct sampler_stats *out);
 void sampler_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size);
