@@ -15,12 +15,7 @@
  * phase with a sampling timer, and nothing makes a system call in the
  * loop but the clock read.
  */
-#include "target.h"
-
-#include <signal.h>
-#include <stdbool.h>
-
-static volatile sig_atomic_t swapped;
+#include "shift.h"
 
 /* The one leaf both callers run: its own share is theirs summed. */
 SPIN_LEAF(spin, 1)
@@ -43,46 +38,7 @@ KEEP uint64_t leaf_b(uint64_t x, uint64_t units)
 	return x;
 }
 
-static void on_usr1(int sig)
-{
-	swapped = 1;
-}
-
-KEEP void run_rounds(unsigned a, unsigned b, unsigned c, double swap_s, double exit_s)
-{
-	/* A fixed unit, no calibration (see shift.c). */
-	uint64_t unit = 20000, seed = 0x9E3779B97F4A7C15ULL, x = 1;
-	double t0 = mono_s();
-
-	for (;;) {
-		/* 0.5 .. 1.5 units (tens of µs), the same factor for all three */
-		uint64_t u = unit / 2 + xorshift64(&seed) % (unit + 1);
-		double t = mono_s() - t0;
-		bool sw = swapped || (swap_s > 0 && t >= swap_s);
-
-		x = leaf_a(x, (sw ? b : a) * u);
-		x = leaf_b(x, (sw ? a : b) * u);
-		x = rest(x, c * u);
-		sink += x;
-		if (exit_s > 0 && t >= exit_s)
-			break;
-	}
-	NO_TAIL();
-}
-
 int main(int argc, char **argv)
 {
-	unsigned a, b, c;
-	double swap_s = argc > 2 ? atof(argv[2]) : 0, exit_s = argc > 3 ? atof(argv[3]) : 0;
-
-	if (argc < 2 || argc > 4 || sscanf(argv[1], "%u/%u/%u", &a, &b, &c) != 3 ||
-	    a + b + c == 0 || a > 1000 || b > 1000 || c > 1000 || swap_s < 0 || exit_s < 0) {
-		fprintf(
-		    stderr,
-		    "usage: shift_caller A/B/C [SWAP_S [EXIT_S]]   e.g. shift_caller 60/30/10 5\n");
-		return 2;
-	}
-	signal(SIGUSR1, on_usr1);
-	run_rounds(a, b, c, swap_s, exit_s);
-	return 0;
+	return shift_main(argc, argv, leaf_a, leaf_b, rest);
 }
