@@ -180,7 +180,7 @@ static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view
 	if (ui->fixed_title)
 		snprintf(title, sizeof(title), "%s", ui->fixed_title);
 	else
-		snprintf(title, sizeof(title), "baseline (10 s, %u s ago) vs the last 10 s",
+		snprintf(title, sizeof(title), "baseline (10 s, %u s ago) vs last 10 s",
 			 (unsigned)((t - ui->baseline_ns) / 1000000000ull));
 	view_diff_render(&ui->grid, h, d, ui->top.lines, title, !ui->fixed);
 }

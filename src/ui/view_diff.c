@@ -179,26 +179,40 @@ uint16_t view_diff_attr(const void *ctx, const char *func, bool kernel)
 	return GRID_DIM;
 }
 
-/* The line above the table: what is compared, and the verdict's basis. */
-static void test_line(const struct diff *d, const char *title, char *buf, size_t size)
+/* The line above the table: what is compared, and the verdict's basis,
+ * the longest form that fits width: at 80 columns the full one was cut
+ * mid-word ("Welch per second (9 vs 10), Ho"), so what a star means comes
+ * right after the title and the test's name is shortened, then dropped. */
+static void test_line(const struct diff *d, const char *title, int width, char *buf, size_t size)
 {
+	const char *unit = d->test == DIFF_TEST_SECONDS ? "second" : "file";
+
 	switch (d->test) {
 	case DIFF_TEST_NONE:
 		snprintf(buf, size, "diff: %s: %s", title, d->why_none);
-		break;
+		return;
 	case DIFF_TEST_SECONDS:
 	case DIFF_TEST_FILES:
 		snprintf(buf, size, "diff: %s: Welch per %s (%zu vs %zu), Holm; * p < %.2f", title,
-			 d->test == DIFF_TEST_SECONDS ? "second" : "file", d->side[0].units,
-			 d->side[1].units, DIFF_ALPHA);
+			 unit, d->side[0].units, d->side[1].units, DIFF_ALPHA);
+		if (text_width(buf) <= width)
+			return;
+		snprintf(buf, size, "diff: %s: * p < %.2f, Welch %zu vs %zu %ss", title, DIFF_ALPHA,
+			 d->side[0].units, d->side[1].units, unit);
 		break;
 	case DIFF_TEST_SAMPLES:
 		snprintf(buf, size,
 			 "diff: %s: two-proportion test, Holm; * p < %.2f (caveat: samples taken "
 			 "as independent, so stars overstate certainty)",
 			 title, DIFF_ALPHA);
+		if (text_width(buf) <= width)
+			return;
+		snprintf(buf, size, "diff: %s: * p < %.2f, samples as independent: overstated",
+			 title, DIFF_ALPHA);
 		break;
 	}
+	if (text_width(buf) > width)
+		snprintf(buf, size, "diff: %s: * p < %.2f", title, DIFF_ALPHA);
 }
 
 void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d, bool lines,
@@ -214,7 +228,7 @@ void view_diff_render(struct grid *g, const struct view_header *h, const struct 
 		view_footer_render(g, "D leave diff  b baseline  q quit");
 		return;
 	}
-	test_line(d, title, buf, sizeof(buf));
+	test_line(d, title, g->w, buf, sizeof(buf));
 	grid_put(g, 0, y++, buf, GRID_BOLD, -1);
 	grid_put(g, 0, y, "legend: ", GRID_DIM, -1);
 	grid_put(g, 8, y, "grew", GRID_COLOR(GRID_C_RED) | GRID_BOLD, -1);

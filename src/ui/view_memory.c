@@ -128,16 +128,20 @@ static void frame_text(const struct frame *f, char *out, size_t size)
 
 /* "func (file:line) < caller": the innermost interesting frame and its
  * caller; the leaf when every frame is the allocator's. */
-static void label_of(struct frames *fr, const uint32_t *ids, int n, char *out, size_t size)
+static void label_of(struct frames *fr, const uint32_t *ids, int n, char *out, size_t size,
+		     char *func, size_t fsize)
 {
 	int i = n - 1;
 	while (i > 0 && uninteresting(frames_get(fr, ids[i])))
 		i--;
 	if (n <= 0) {
 		snprintf(out, size, "[no stack]");
+		snprintf(func, fsize, "%s", out);
 		return;
 	}
 	frame_text(frames_line(fr, ids[i]), out, size);
+	const struct frame *holder = frames_get(fr, ids[i]);
+	snprintf(func, fsize, "%.120s", holder && holder->sym.func ? holder->sym.func : out);
 	size_t len = strlen(out);
 	const struct frame *caller = i > 0 ? frames_get(fr, ids[i - 1]) : NULL;
 	if (caller && len + 4 < size) {
@@ -175,7 +179,8 @@ static int take_holders(struct view_memory_state *st, const struct view_memory_i
 		v->faults = rows[i].faults;
 		v->per_min = span > 1 ? v->held_window * 60.0 / span : 0;
 		if (ids && in->fr)
-			label_of(in->fr, ids, nf, v->label, sizeof(v->label));
+			label_of(in->fr, ids, nf, v->label, sizeof(v->label), v->func,
+				 sizeof(v->func));
 	}
 	st->nholders = n;
 	free(rows);
@@ -243,12 +248,10 @@ struct view_action view_memory_key(struct view_memory_state *st, int key)
 
 void view_memory_top_holder(const struct view_memory_state *st, char *buf, size_t size)
 {
-	char rate[32];
 	buf[0] = '\0';
 	if (!st->nholders || !st->holders[0].held_window)
 		return;
-	text_bytes((uint64_t)st->holders[0].per_min, rate, sizeof(rate));
-	snprintf(buf, size, "%s holds +%s/min", st->holders[0].label, rate);
+	snprintf(buf, size, "%s", st->holders[0].func);
 }
 
 /* ---- render ---- */

@@ -500,12 +500,12 @@ static int take_rows(struct view_top_state *st, struct window *w)
 
 /* The alerts line: the metrics' alerts, then a deadlock among the threads
  * (a deadlocked process burns nothing, so this line is what says why). */
-static void alerts_text(const struct view_top_state *st, char *buf, size_t size)
+static void alerts_text(const struct view_top_state *st, int width, char *buf, size_t size)
 {
 	char dl[512];
 	size_t l;
 
-	view_chart_alerts_text(st->metrics, buf, size);
+	view_chart_alerts_fit(st->metrics, st->batch ? 0 : width, buf, size);
 	view_threads_deadlock_text(st->metrics, st->locks, st->utf8, dl, sizeof(dl));
 	if (!dl[0])
 		return;
@@ -522,7 +522,7 @@ static int draw_series_lines(struct grid *g, int y, const struct view_top_state 
 	char buf[1024], mem[512], limit[256];
 	int rows = 0;
 
-	alerts_text(st, buf, sizeof(buf));
+	alerts_text(st, 0, buf, sizeof(buf));
 	if (buf[0])
 		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "%s", buf);
 	view_chart_cpu_text(m, m->multi, buf, sizeof(buf));
@@ -537,7 +537,7 @@ static int series_lines_height(const struct view_top_state *st)
 {
 	char buf[1024];
 
-	alerts_text(st, buf, sizeof(buf));
+	alerts_text(st, 0, buf, sizeof(buf));
 	return buf[0] ? 3 : 2;
 }
 
@@ -556,7 +556,7 @@ static void charts_plan(const struct view_top_state *st, int gh, int y, int *ale
 	char buf[1024];
 	int room;
 
-	alerts_text(st, buf, sizeof(buf));
+	alerts_text(st, 0, buf, sizeof(buf));
 	*alerts = buf[0] && y < gh ? 1 : 0;
 	*cpu_h = *mem_h = 0;
 	if (!st->charts)
@@ -589,7 +589,7 @@ static int draw_charts(struct grid *g, int y, const struct view_top_state *st)
 	if (alerts) {
 		char buf[1024];
 
-		alerts_text(st, buf, sizeof(buf));
+		alerts_text(st, g->w, buf, sizeof(buf));
 		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
 		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, g->w);
 		used = 1;

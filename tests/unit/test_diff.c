@@ -107,6 +107,24 @@ static void test_real_change(void **state)
 	diff_free(d);
 }
 
+/* One function holds the profile and does not move; small rows move by a
+ * third of a point: the big row is not buried under them (issue 24: after
+ * b, the 60% function sat below 0.1% kernel rows). */
+static void test_big_row_first(void **state)
+{
+	const char *b = write_profile("big_b.folded", true, 6, 600, 10, 0, 5, NULL);
+	const char *n = write_profile("big_n.folded", true, 6, 600, 8, 2, 5, NULL);
+	struct diff *d = build1(b, n, false);
+
+	assert_true(fabs(row(d, "hot_a")->delta) < DIFF_MIN_TESTED_PCT);
+	assert_true(fabs(row(d, "hot_c")->delta) > fabs(row(d, "hot_a")->delta));
+	for (size_t i = 0; getenv("DIFF_DUMP") && i < d->nrows; i++)
+		fprintf(stderr, "%s %.2f %.2f %+.2f %d\n", d->rows[i].func, d->rows[i].base_pct,
+			d->rows[i].new_pct, d->rows[i].delta, d->rows[i].sig);
+	assert_string_equal(d->rows[0].func, "hot_a");
+	diff_free(d);
+}
+
 /* The same split on both sides, with noise: nothing starred. */
 static void test_no_change(void **state)
 {
@@ -291,4 +309,4 @@ static void test_errors(void **state)
 TEST_MAIN(setup, teardown, TEST(test_real_change), TEST(test_no_change), TEST(test_untimed),
 	  TEST(test_repetitions), TEST(test_too_few_and_partial), TEST(test_gone_and_text),
 	  TEST(test_hostile_name), TEST(test_sparse_seconds), TEST(test_hide_kernel),
-	  TEST(test_errors))
+	  TEST(test_errors), TEST(test_big_row_first))
