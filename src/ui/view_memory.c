@@ -154,6 +154,32 @@ static void label_of(struct frames *fr, const uint32_t *ids, int n, char *out, s
 	}
 }
 
+/* Stacks that differ only below the two frames a label names (the
+ * allocator's own frames, a deeper caller) read as one code path: one row,
+ * their figures added up, not four rows that look the same. Returns the
+ * rows left, in their order (the ranking's, by the first of each). */
+static int merge_same_labels(struct view_memory_holder *v, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		int j = 0;
+		while (j < k && strcmp(v[j].label, v[i].label))
+			j++;
+		if (j < k) {
+			v[j].held += v[i].held;
+			v[j].held_window += v[i].held_window;
+			v[j].faults += v[i].faults;
+			v[j].per_min += v[i].per_min;
+			continue;
+		}
+		if (k != i)
+			v[k] = v[i];
+		k++;
+	}
+	return k;
+}
+
 static int take_holders(struct view_memory_state *st, const struct view_memory_input *in, int want)
 {
 	struct memhold_row *rows;
@@ -182,7 +208,7 @@ static int take_holders(struct view_memory_state *st, const struct view_memory_i
 			label_of(in->fr, ids, nf, v->label, sizeof(v->label), v->func,
 				 sizeof(v->func));
 	}
-	st->nholders = n;
+	st->nholders = merge_same_labels(st->holders, n);
 	free(rows);
 	return 0;
 }
