@@ -136,7 +136,7 @@ static void label_of(struct frames *fr, const uint32_t *ids, int n, char *out, s
 		i--;
 	if (n <= 0) {
 		snprintf(out, size, "[no stack]");
-		snprintf(func, fsize, "%s", out);
+		snprintf(func, fsize, "[no stack]");
 		return;
 	}
 	frame_text(frames_line(fr, ids[i]), out, size);
