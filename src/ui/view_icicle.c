@@ -475,7 +475,7 @@ static void draw_box(struct grid *g, int y, const struct icicle_box *b, const st
 {
 	const struct icicle_node *n = &t->nodes[b->node];
 	int w = b->x1 - b->x0, iw = w - 2;
-	char name[1024], pct[16], label[1100], rec[16] = "";
+	char name[1024], pct[16], label[1100], rec[16] = "", shortn[1024];
 
 	if (w == 1) {
 		grid_fill(g, b->x0, y, 1, L'|', attr);
@@ -487,7 +487,8 @@ static void draw_box(struct grid *g, int y, const struct icicle_box *b, const st
 	if (iw <= 0)
 		return;
 	fmt_pct(n->total, t->nodes[ICICLE_ROOT].total, pct, sizeof(pct));
-	text_sanitize(n->name, name, sizeof(name));
+	const char *shown = view_func_name(n->name, st->full_names, shortn, sizeof(shortn));
+	text_sanitize(shown, name, sizeof(name));
 	if (n->rec) {
 		/* Folded recursion: the calls it stands for, after the name,
 		 * kept when the name is cut. */
@@ -498,8 +499,7 @@ static void draw_box(struct grid *g, int y, const struct icicle_box *b, const st
 	if (text_width(name) + text_width(rec) + 1 + (int)strlen(pct) <= iw) {
 		snprintf(label, sizeof(label), "%s%s %s", name, rec, pct);
 	} else {
-		fit_left(n->name, iw - text_width(rec), st->utf8, label,
-			 sizeof(label) - sizeof(rec));
+		fit_left(shown, iw - text_width(rec), st->utf8, label, sizeof(label) - sizeof(rec));
 		strcat(label, rec);
 	}
 	grid_put(g, b->x0 + 1, y, label, attr, iw);
@@ -1122,7 +1122,7 @@ static const struct keymap_entry icicle_keys[] = {
     {{'f'}, 'F', ic_toggle, NULL, "bottom-up; colour; threads", 0},
     {{'c'}, 'C', ic_toggle, NULL, NULL, 0},
     {{'t'}, 'T', ic_toggle, NULL, NULL, 0},
-    {{'x'}, 'X', ic_toggle, NULL, "unfold / fold recursion (f \xc3\x97N)", 0},
+    {{'x'}, 'X', ic_toggle, NULL, "fold / unfold recursion", 0},
     {{'a'}, 0, ic_annotate, NULL, "annotate it", KEYMAP_QUIET}, /* the top view's line */
 };
 

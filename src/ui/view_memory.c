@@ -112,14 +112,17 @@ static bool uninteresting(const struct frame *f)
 	return false;
 }
 
-static void frame_text(const struct frame *f, char *out, size_t size)
+static void frame_text(const struct frame *f, bool full, char *out, size_t size)
 {
+	char sn[512];
+
 	if (!f) {
 		snprintf(out, size, "?");
 	} else if (f->sym.func && f->sym.file && f->sym.line > 0) {
-		snprintf(out, size, "%s (%s:%d)", f->sym.func, f->sym.file, f->sym.line);
+		snprintf(out, size, "%s (%s:%d)", view_func_name(f->sym.func, full, sn, sizeof(sn)),
+			 f->sym.file, f->sym.line);
 	} else if (f->sym.func) {
-		snprintf(out, size, "%s", f->sym.func);
+		snprintf(out, size, "%s", view_func_name(f->sym.func, full, sn, sizeof(sn)));
 	} else {
 		snprintf(out, size, "%s+0x%llx", f->sym.module ? f->sym.module : "?",
 			 (unsigned long long)f->sym.offset);
@@ -128,9 +131,10 @@ static void frame_text(const struct frame *f, char *out, size_t size)
 
 /* "func (file:line) < caller": the innermost interesting frame and its
  * caller; the leaf when every frame is the allocator's. */
-static void label_of(struct frames *fr, const uint32_t *ids, int n, char *out, size_t size,
-		     char *func, size_t fsize)
+static void label_of(struct frames *fr, const uint32_t *ids, int n, bool full, char *out,
+		     size_t size, char *func, size_t fsize)
 {
+	char sn[512];
 	int i = n - 1;
 	while (i > 0 && uninteresting(frames_get(fr, ids[i])))
 		i--;
@@ -139,18 +143,21 @@ static void label_of(struct frames *fr, const uint32_t *ids, int n, char *out, s
 		snprintf(func, fsize, "[no stack]");
 		return;
 	}
-	frame_text(frames_line(fr, ids[i]), out, size);
+	frame_text(frames_line(fr, ids[i]), full, out, size);
 	const struct frame *holder = frames_get(fr, ids[i]);
-	snprintf(func, fsize, "%.120s", holder && holder->sym.func ? holder->sym.func : out);
+	snprintf(func, fsize, "%.120s",
+		 holder && holder->sym.func ? view_func_name(holder->sym.func, full, sn, sizeof(sn))
+					    : out);
 	size_t len = strlen(out);
 	const struct frame *caller = i > 0 ? frames_get(fr, ids[i - 1]) : NULL;
 	if (caller && len + 4 < size) {
 		/* The caller by its name only: the line is the holder's. */
 		memcpy(out + len, " < ", 4);
 		if (caller->sym.func)
-			snprintf(out + len + 3, size - len - 3, "%s", caller->sym.func);
+			snprintf(out + len + 3, size - len - 3, "%s",
+				 view_func_name(caller->sym.func, full, sn, sizeof(sn)));
 		else
-			frame_text(caller, out + len + 3, size - len - 3);
+			frame_text(caller, full, out + len + 3, size - len - 3);
 	}
 }
 
@@ -205,8 +212,8 @@ static int take_holders(struct view_memory_state *st, const struct view_memory_i
 		v->faults = rows[i].faults;
 		v->per_min = span > 1 ? v->held_window * 60.0 / span : 0;
 		if (ids && in->fr)
-			label_of(in->fr, ids, nf, v->label, sizeof(v->label), v->func,
-				 sizeof(v->func));
+			label_of(in->fr, ids, nf, st->full_names, v->label, sizeof(v->label),
+				 v->func, sizeof(v->func));
 	}
 	st->nholders = merge_same_labels(st->holders, n);
 	free(rows);

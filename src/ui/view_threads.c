@@ -493,8 +493,10 @@ static void locks_note(const struct locks *lk, char *out, size_t size)
 
 /* The thread's function with the most own samples in the window (raw: the
  * renderer sanitizes and cuts it); "" when it has no samples. */
-static int find_hottest(struct window *w, pid_t tid, bool hide_kernel, char *out, size_t size)
+static int find_hottest(struct window *w, pid_t tid, bool hide_kernel, bool full, char *out,
+			size_t size)
 {
+	char shortn[256];
 	struct window_top_query q = {
 	    .key = WINDOW_KEY_FUNCTION, .tid = tid, .hide_kernel = hide_kernel};
 	struct window_top_row *rows = NULL;
@@ -519,7 +521,8 @@ static int find_hottest(struct window *w, pid_t tid, bool hide_kernel, char *out
 	if (!f->has_sym)
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)f->pc);
 	else if (f->sym.func)
-		snprintf(name, sizeof(name), "%s", f->sym.func);
+		snprintf(name, sizeof(name), "%s",
+			 view_func_name(f->sym.func, full, shortn, sizeof(shortn)));
 	else
 		snprintf(name, sizeof(name), "%s+0x%llx",
 			 text_basename(f->sym.module) ? text_basename(f->sym.module) : "[unknown]",
@@ -889,7 +892,7 @@ int view_threads_update(struct view_threads_state *st, const struct view_header 
 			continue;
 		row_waits(w, &kept[i]);
 		if ((err = find_hottest(w, kept[i].id, st->hide_kernel || (h && h->hide_kernel),
-					kept[i].hottest, sizeof(kept[i].hottest))))
+					st->full_names, kept[i].hottest, sizeof(kept[i].hottest))))
 			return err;
 	}
 	return 0;

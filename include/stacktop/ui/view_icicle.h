@@ -46,6 +46,7 @@ struct view_icicle_state {
 	/* key x: every call of a recursion its own row; by default a function
 	 * calling itself is one bar, "depth ×13" */
 	bool unfold_recursion;
+	bool full_names; /* set by ui (key v): C++ names whole on the bars */
 	/* Set by the app: names the per-thread roots (icicle_query). */
 	void (*thread_label)(const void *ctx, int tid, char *buf, size_t size);
 	const void *label_ctx;

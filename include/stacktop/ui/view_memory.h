@@ -71,6 +71,7 @@ struct view_memory_holder {
 struct view_memory_state {
 	int scroll; /* first holder row shown */
 	bool utf8;
+	bool full_names; /* set by ui (key v): C++ names whole */
 	/* Kept by update. */
 	struct view_memory_map *maps;
 	int nmaps;
