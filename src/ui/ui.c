@@ -184,7 +184,7 @@ static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view
 	else
 		snprintf(title, sizeof(title), "baseline (10 s, %u s ago) vs last 10 s",
 			 (unsigned)((t - ui->baseline_ns) / 1000000000ull));
-	view_diff_render(&ui->grid, h, d, ui->top.lines, title, !ui->fixed);
+	view_diff_render(&ui->grid, h, d, ui->top.lines, ui->top.full_names, title, !ui->fixed);
 }
 
 /* --annotate FUNC opens once the function has samples; until then (batch)

@@ -46,11 +46,11 @@ size_t view_diff_offenders(const struct diff *d, double pct)
 }
 
 /* "hot_a", "hot_a shift.c:30", "do_syscall_64 [k]", "… (gone)". */
-static void row_name(const struct diff_row *r, bool lines, char *out, size_t size)
+static void row_name(const struct diff_row *r, bool lines, bool full, char *out, size_t size)
 {
-	char func[512], file[256] = "";
+	char func[512], file[256] = "", sn[512];
 
-	text_sanitize(r->func, func, sizeof(func));
+	text_sanitize(view_func_name(r->func, full, sn, sizeof(sn)), func, sizeof(func));
 	if (lines && r->file) {
 		char f[200];
 		text_sanitize(r->file, f, sizeof(f));
@@ -117,7 +117,7 @@ static void gate(FILE *f, const struct diff *d, const struct view_diff_opts *o)
 		ntested += d->rows[i].tested;
 	for (size_t i = 0; i < d->nrows; i++)
 		if (offends(d, &d->rows[i], o->fail_above, ntested ? ntested : 1)) {
-			row_name(&d->rows[i], o->lines, name, sizeof(name));
+			row_name(&d->rows[i], o->lines, true, name, sizeof(name));
 			fprintf(f, "  %+.1f  %s\n", d->rows[i].delta, name);
 		}
 }
@@ -148,7 +148,7 @@ int view_diff_text(const struct diff *d, const struct view_diff_opts *o, char **
 	fprintf(f, "\n%6s %6s %7s %4s  %s\n", "Base%", "Now%", "Delta", "Sig", "Function");
 	for (size_t i = 0; i < d->nrows && shown < o->limit; i++, shown++) {
 		const struct diff_row *r = &d->rows[i];
-		row_name(r, o->lines, name, sizeof(name));
+		row_name(r, o->lines, true, name, sizeof(name));
 		fprintf(f, "%6.1f %6.1f %+7.1f %4s  %s\n", r->base_pct, r->new_pct, r->delta,
 			r->sig ? "*" : "", name);
 	}
@@ -216,7 +216,7 @@ static void test_line(const struct diff *d, const char *title, int width, char *
 }
 
 void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d, bool lines,
-		      const char *title, bool live)
+		      bool full_names, const char *title, bool live)
 {
 	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
 	char buf[600], name[800];
@@ -239,7 +239,7 @@ void view_diff_render(struct grid *g, const struct view_header *h, const struct 
 		    "Function");
 	for (size_t i = 0; i < d->nrows && y < g->h - 1; i++, y++) {
 		const struct diff_row *r = &d->rows[i];
-		row_name(r, lines, name, sizeof(name));
+		row_name(r, lines, full_names, name, sizeof(name));
 		grid_printf(g, 0, y, row_attr(r), -1, "%6.1f %6.1f %+7.1f %4s  %s", r->base_pct,
 			    r->new_pct, r->delta, r->sig ? "*" : "", name);
 	}

@@ -576,9 +576,11 @@ static void draw_breadcrumb(struct grid *g, int y, const struct view_icicle_stat
 		chain[nc++] = n;
 	}
 	for (i = 0; i < nc; i++) {
-		char name[96];
+		char name[96], sn[1024];
 
-		fit_left(t->nodes[chain[nc - 1 - i]].name, 40, st->utf8, name, sizeof(name));
+		fit_left(view_func_name(t->nodes[chain[nc - 1 - i]].name, st->full_names, sn,
+					sizeof(sn)),
+			 40, st->utf8, name, sizeof(name));
 		fmt_pct(t->nodes[chain[nc - 1 - i]].total, t->nodes[ICICLE_ROOT].total, pct,
 			sizeof(pct));
 		snprintf(item, sizeof(item), "%s%s %s", i == 0 && t->inverted ? "bottom-up: " : "",
