@@ -150,6 +150,7 @@ complete -c stacktop -n $live -s s -l sort -x -a 'own\t%Own total\t%Total owntim
 complete -c stacktop -n $listing -s L -l lines -d 'Aggregate by file:line from the start'
 complete -c stacktop -n '__stacktop_in top record report diff' -s K -l no-kernel -d 'Hide kernel frames from the start'
 complete -c stacktop -n $top -l no-idle -d 'Wall mode: hide idle threads from the start'
+complete -c stacktop -n $top -l full-names -d 'C++ names whole (return type, parameters) from the start'
 complete -c stacktop -n $sampling -l stack-size -x -a '8192 16384 32768 65528' -d 'User stack bytes copied per sample (512..65528)'
 complete -c stacktop -n $live -l ascii -d 'Draw charts with ASCII only'
 complete -c stacktop -n $top -l spike-for -x -d 'Seconds above 2x baseline before the spike alert (default 30)'

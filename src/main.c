@@ -173,6 +173,7 @@ static struct ui_config ui_config_of(const struct opts *o)
 	    .lines = o->lines,
 	    .hide_kernel = o->hide_kernel,
 	    .hide_idle = o->idle_hidden,
+	    .full_names = o->full_names,
 	    .limit = o->limit,
 	    .annotate = o->annotate,
 	    .output_dir = o->output_dir,

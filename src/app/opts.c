@@ -44,6 +44,7 @@ enum {
 	OPTS_OUTPUT_DIR,
 	OPTS_OUTPUT_MODE,
 	OPTS_NO_IDLE,
+	OPTS_FULL_NAMES,
 	OPTS_VIEW_OPT,
 	OPTS_SUBPROCESSES,
 	OPTS_DEBUGINFOD,
@@ -81,6 +82,7 @@ static const struct option opts_long[] = {
     {"wall", no_argument, NULL, 'w'},
     {"events", required_argument, NULL, OPTS_EVENTS},
     {"no-idle", no_argument, NULL, OPTS_NO_IDLE},
+    {"full-names", no_argument, NULL, OPTS_FULL_NAMES},
     {"view", required_argument, NULL, OPTS_VIEW_OPT},
     {"annotate", required_argument, NULL, OPTS_ANNOTATE},
     {"source-path", required_argument, NULL, OPTS_SOURCE_PATH},
@@ -152,6 +154,8 @@ const char opts_usage[] =
     "  -L, --lines              aggregate by file:line from the start (key L)\n"
     "  -K, --no-kernel          hide kernel frames from the start (key K)\n"
     "      --no-idle            wall mode: hide idle threads from the start (key i)\n"
+    "      --full-names         C++ names whole from the start: return type and\n"
+    "                           parameters (key v; default ns::Class::method)\n"
     "      --stack-size BYTES   user stack bytes copied per sample (512..65528,\n"
     "                           rounded up to a multiple of 8, default 16384)\n"
     "      --ascii              draw charts with ASCII only (no block characters)\n"
@@ -185,6 +189,8 @@ const char opts_usage[] =
     "  K                        toggle kernel frames\n"
     "  i                        wall mode: hide or show idle threads\n"
     "  g                        hide or show the CPU and memory charts\n"
+    "  v                        C++ names whole (return type, parameters) or\n"
+    "                           short, ns::Class::method (the default)\n"
     "  b, B                     baseline = the last 10 s (CPU and profile); clear it\n"
     "  D                        top view: diff the last 10 s against the baseline\n"
     "                           (own and total shares; the icicle by call path)\n"
@@ -195,8 +201,9 @@ const char opts_usage[] =
     "                           show only that thread; Esc: all threads again\n"
     "  Backspace                icicle: zoom out (as Esc; Enter zooms in)\n"
     "  o                        threads: select the holder of the lock it waits on\n"
-    "  / n N f c t              icicle: search, next/previous match, bottom-up,\n"
-    "                           colour by kind or module, one root per thread\n"
+    "  / n N f c t x            icicle: search, next/previous match, bottom-up,\n"
+    "                           colour by kind or module, one root per thread,\n"
+    "                           direct recursion unfolded (default: one bar, xN)\n"
     "  a                        top, icicle: annotate the selected function\n"
     "                           (again: source only / mixed / instructions only;\n"
     "                           Enter on a call: the callee; Esc: back)\n"
@@ -620,6 +627,9 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		break;
 	case OPTS_NO_IDLE:
 		o->idle_hidden = true;
+		break;
+	case OPTS_FULL_NAMES:
+		o->full_names = true;
 		break;
 	case OPTS_VIEW_OPT:
 		if ((ret = opts_keyword(c, arg, opts_views, &v, err, errsz)) < 0)

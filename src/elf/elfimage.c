@@ -333,6 +333,10 @@ static enum tier classify(const struct file *f, const Elf64_Shdr *sh, unsigned f
 	    !strcmp(name, ".debug_frame") || !strcmp(name, ".gnu_debuglink") ||
 	    !strcmp(name, ".gnu_debugaltlink"))
 		return T_NAMES;
+	/* The PLT's relocations name its stubs ("strlen@plt"): a few KiB. */
+	if ((sh->sh_type == SHT_RELA || sh->sh_type == SHT_REL) &&
+	    (!strcmp(name, ".rela.plt") || !strcmp(name, ".rel.plt")))
+		return T_NAMES;
 	if (unused_dwarf(name))
 		return T_NONE;
 	if (starts(name, ".debug_") || starts(name, ".zdebug_"))

@@ -5,6 +5,8 @@
  * asked once per module or per debug file, not per sample, and a table is
  * a few dozen entries.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "stacktop/elf/elfsec.h"
@@ -116,6 +118,83 @@ bool elfsec_in_plt(Elf *elf, uint64_t addr)
 		    addr < sh.sh_addr + sh.sh_size)
 			return true;
 	return false;
+}
+
+/* The relocation section of the PLT (.rela.plt, or .rel.plt) and its
+ * data; NULL when absent or empty. */
+static Elf_Data *plt_relocs(Elf *elf, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = elfsec_find(elf, ".rela.plt", sh);
+	Elf_Data *d;
+
+	if (!scn)
+		scn = elfsec_find(elf, ".rel.plt", sh);
+	if (!scn || (sh->sh_type != SHT_RELA && sh->sh_type != SHT_REL) || !sh->sh_entsize)
+		return NULL;
+	if (!(d = elf_getdata(scn, NULL)) || !d->d_buf || !d->d_size)
+		return NULL;
+	return d;
+}
+
+/* The symbol of the PLT's reloc number i: its name in the linked symbol
+ * table, or NULL. */
+static const char *plt_reloc_name(Elf *elf, size_t i)
+{
+	GElf_Shdr sh, symsh;
+	Elf_Data *d = plt_relocs(elf, &sh), *syms;
+	Elf_Scn *symscn;
+	GElf_Rela rela;
+	GElf_Rel rel;
+	GElf_Sym sym;
+	uint64_t info;
+
+	if (!d || i >= d->d_size / sh.sh_entsize)
+		return NULL;
+	if (sh.sh_type == SHT_RELA) {
+		if (!gelf_getrela(d, (int)i, &rela))
+			return NULL;
+		info = rela.r_info;
+	} else {
+		if (!gelf_getrel(d, (int)i, &rel))
+			return NULL;
+		info = rel.r_info;
+	}
+	if (!(symscn = elf_getscn(elf, sh.sh_link)) || !gelf_getshdr(symscn, &symsh) ||
+	    !(syms = elf_getdata(symscn, NULL)))
+		return NULL;
+	size_t si = gelf_getclass(elf) == ELFCLASS32 ? ELF32_R_SYM(info) : GELF_R_SYM(info);
+	if (!si || !gelf_getsym(syms, (int)si, &sym) || !sym.st_name)
+		return NULL;
+	return elf_strptr(elf, symsh.sh_link, sym.st_name);
+}
+
+int elfsec_plt_name(Elf *elf, uint64_t addr, char *buf, size_t size)
+{
+	GElf_Shdr plt, sec, rsh;
+	uint64_t entry;
+	size_t i;
+	const char *name;
+
+	if (!plt_relocs(elf, &rsh))
+		return -ENOENT;
+	/* With IBT the calls go to .plt.sec, one 16-byte stub per reloc in
+	 * order; without it to .plt, whose entry 0 is the resolver's. */
+	if (elfsec_find(elf, ".plt.sec", &sec) && addr >= sec.sh_addr &&
+	    addr < sec.sh_addr + sec.sh_size) {
+		i = (size_t)((addr - sec.sh_addr) / 16);
+	} else if (elfsec_find(elf, ".plt", &plt) && addr >= plt.sh_addr &&
+		   addr < plt.sh_addr + plt.sh_size) {
+		entry = (addr - plt.sh_addr) / 16;
+		if (entry == 0 || elfsec_find(elf, ".plt.sec", &sec))
+			return -ENOENT; /* the resolver, or a lazy stub */
+		i = (size_t)(entry - 1);
+	} else {
+		return -ENOENT;
+	}
+	if (!(name = plt_reloc_name(elf, i)) || !name[0])
+		return -ENOENT;
+	snprintf(buf, size, "%s@plt", name);
+	return 0;
 }
 
 uint64_t elfsec_file_offset(Elf *elf, uint64_t addr)

@@ -902,15 +902,32 @@ const struct diff_share *diff_row_change(const struct diff_row *r)
 	return fabs(t->delta) > fabs(o->delta) ? t : o;
 }
 
+/* A change worth a row at the top: starred and at least half a point of
+ * the profile. */
+static bool material(const struct diff_row *r)
+{
+	const struct diff_share *c = diff_row_change(r);
+
+	return c->sig && fabs(c->delta) >= DIFF_MIN_TESTED_PCT;
+}
+
+/* Material changes first, by the larger of own and total change; then
+ * every other row by its larger own share: ordered by change alone, a 60%
+ * function that did not move sank below 0.1% kernel rows that moved by 0.1
+ * (issue 24). */
 static int cmp_row(const void *x, const void *y)
 {
 	const struct diff_row *a = x, *b = y;
 	const struct diff_share *ca = diff_row_change(a), *cb = diff_row_change(b);
 
-	if (ca->sig != cb->sig)
-		return ca->sig ? -1 : 1;
-	if (fabs(ca->delta) != fabs(cb->delta))
+	if (material(a) != material(b))
+		return material(a) ? -1 : 1;
+	if (material(a) && fabs(ca->delta) != fabs(cb->delta))
 		return fabs(ca->delta) > fabs(cb->delta) ? -1 : 1;
+	double sa = fmax(a->own.base_pct, a->own.new_pct),
+	       sb = fmax(b->own.base_pct, b->own.new_pct);
+	if (sa != sb)
+		return sa > sb ? -1 : 1;
 	if (a->total.new_pct != b->total.new_pct)
 		return a->total.new_pct > b->total.new_pct ? -1 : 1;
 	if (a->kernel != b->kernel)

@@ -171,18 +171,37 @@ struct pframe {
 	uint32_t frame;
 };
 
-/* Add one stack (path[0] = outermost caller) with c samples under start. */
+/* The same function (names and modules are interned, so the pointers
+ * say it). */
+static bool same_function(const struct pframe *a, const struct pframe *b)
+{
+	return a->name == b->name && a->module == b->module && a->kernel == b->kernel;
+}
+
+/* Add one stack (path[0] = outermost caller) with c samples under start;
+ * with fold_recursion a run of one function calling itself is one node. */
 static int insert(struct icicle *t, uint32_t start, const struct pframe *path, size_t n, uint64_t c)
 {
 	uint32_t cur = start, first = ICICLE_NONE;
 	size_t i, k;
 	int64_t ch;
 
+	const struct pframe *prev = NULL;
+	uint32_t run = 0;
+
 	t->nodes[ICICLE_ROOT].total += c;
 	if (start != ICICLE_ROOT)
 		t->nodes[start].total += c;
 	for (i = 0; i < n; i++) {
 		k = t->inverted ? n - 1 - i : i;
+		if (t->fold_recursion && prev && same_function(prev, &path[k])) {
+			/* A direct recursive call: counted on the node it repeats. */
+			if (++run > t->nodes[cur].rec)
+				t->nodes[cur].rec = run;
+			continue;
+		}
+		prev = &path[k];
+		run = 0;
 		ch = child_of(t, cur, path[k].name, path[k].module, path[k].kernel,
 			      t->nodes[cur].tid);
 		if (ch < 0)
@@ -400,6 +419,7 @@ int icicle_build(struct window *w, const struct icicle_query *q, struct icicle *
 	if ((err = tree_new(q->inverted, &t)))
 		return err;
 	t->per_thread = q->per_thread_roots;
+	t->fold_recursion = q->fold_recursion;
 	t->priv->thread_label = q->thread_label;
 	t->priv->label_ctx = q->label_ctx;
 	wc = window_counts(w, &nc);
@@ -444,6 +464,14 @@ out:
 int icicle_build_from_paths(const struct icicle_stack *stacks, size_t n, bool inverted,
 			    struct icicle **out)
 {
+	struct icicle_query q = {.inverted = inverted};
+
+	return icicle_build_paths(stacks, n, &q, out);
+}
+
+int icicle_build_paths(const struct icicle_stack *stacks, size_t n, const struct icicle_query *q,
+		       struct icicle **out)
+{
 	struct pframe path[512];
 	struct icicle *t;
 	char name[256];
@@ -452,8 +480,9 @@ int icicle_build_from_paths(const struct icicle_stack *stacks, size_t n, bool in
 	int err;
 
 	*out = NULL;
-	if ((err = tree_new(inverted, &t)))
+	if ((err = tree_new(q->inverted, &t)))
 		return err;
+	t->fold_recursion = q->fold_recursion;
 	for (i = 0; i < n && !err; i++) {
 		k = 0;
 		for (s = stacks[i].frames; *s && k < 512; s = *e ? e + 1 : e) {

@@ -184,6 +184,109 @@ const char *sym_demangle(const char *name, char *buf, size_t size)
 	return buf;
 }
 
+/* ---- short names ----------------------------------------------------------- */
+
+static bool ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Past "operator" at s[i] and the operator's own characters ("()",
+ * "<<=", "->", "[]"), so they are not read as brackets; i when s[i] does
+ * not start the word operator. */
+static size_t skip_operator(const char *s, size_t i)
+{
+	if (strncmp(s + i, "operator", 8) || ident_char(s[i + 8]) || (i && ident_char(s[i - 1])))
+		return i;
+	i += 8;
+	if (!strncmp(s + i, "()", 2))
+		return i + 2;
+	while (s[i] && strchr("<>=!+-*/%&|^~[],", s[i]))
+		i++;
+	return i;
+}
+
+/* The '(' that opens the parameter list: the first at the top level
+ * (outside <>, () and {}: "{lambda(int)#1}", "(anonymous namespace)")
+ * right after a name, not after a space (" (inline)"); -1 if none. */
+static long params_at(const char *s)
+{
+	int depth = 0;
+
+	for (size_t i = 0; s[i]; i++) {
+		size_t j = skip_operator(s, i);
+		if (j != i) {
+			i = j - 1;
+			continue;
+		}
+		switch (s[i]) {
+		case '<':
+		case '{':
+			depth++;
+			break;
+		case '>':
+		case '}':
+			depth -= depth > 0;
+			break;
+		case '(':
+			if (!depth && i && s[i - 1] != ' ' && s[i - 1] != ':')
+				return (long)i;
+			depth++;
+			break;
+		case ')':
+			depth -= depth > 0;
+			break;
+		}
+	}
+	return -1;
+}
+
+/* Where the name starts after a return type ("int ns::f<int>" → "ns::…"):
+ * past the last top-level space not part of "operator new", "operator
+ * int"; 0 when there is none. */
+static size_t after_return_type(const char *s, size_t n)
+{
+	size_t start = 0;
+	int depth = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '<' || s[i] == '(' || s[i] == '{')
+			depth++;
+		else if (s[i] == '>' || s[i] == ')' || s[i] == '}')
+			depth -= depth > 0;
+		else if (s[i] == ' ' && !depth && !(i >= 8 && !strncmp(s + i - 8, "operator", 8)))
+			start = i + 1;
+	}
+	return start < n ? start : 0;
+}
+
+const char *sym_short_name(const char *name, char *buf, size_t size)
+{
+	long p;
+	size_t start, end;
+	int depth = 0;
+	const char *tail = "";
+
+	if (!name || !size || (p = params_at(name)) < 0)
+		return name;
+	/* What follows the parameters: " const", " &&" go; a clone's
+	 * "[clone .cold]" and the views' " (inline)" stay. */
+	for (end = (size_t)p; name[end]; end++) {
+		if (name[end] == '(')
+			depth++;
+		else if (name[end] == ')' && --depth == 0)
+			break;
+	}
+	if (name[end]) {
+		const char *clone = strstr(name + end, " [clone"),
+			   *inl = strstr(name + end, " (inline)");
+		tail = clone && (!inl || clone < inl) ? clone : inl ? inl : "";
+	}
+	start = after_return_type(name, (size_t)p);
+	snprintf(buf, size, "%.*s%s", (int)((size_t)p - start), name + start, tail);
+	return buf;
+}
+
 /* ---- debug files ------------------------------------------------------- */
 
 /* The separate debug file, found once; NULL when there is none. */
@@ -755,9 +858,14 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 		out->func_size = t->fns[i].end - t->fns[i].start;
 		note_module(sy, out->module, t->source);
 	} else if (elfsec_in_plt(mod->elf, elf_addr)) {
-		/* A call through the PLT: no symbol covers the stubs, but the
-		 * section says what they are (perf shows them the same way). */
+		/* A call through the PLT: no symbol covers the stubs; each is
+		 * named by its relocation ("strlen@plt", as perf does), else
+		 * the section says what it is. */
+		char plt[256];
 		out->func = "[plt]";
+		if (elfsec_plt_name(mod->elf, elf_addr, plt, sizeof(plt)) == 0 &&
+		    !(out->func = strpool_cstr(&sy->pool, plt)))
+			return -ENOMEM;
 		out->func_start = elf_addr & ~(uint64_t)15;
 		out->func_size = 16;
 		out->offset = elf_addr - out->func_start;

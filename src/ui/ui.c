@@ -52,6 +52,7 @@ void ui_init(struct ui *ui, const struct ui_config *c, double period_s, struct u
 	ui->top.batch = c->batch;
 	ui->top.wall = c->wall;
 	ui->top.hide_idle = c->hide_idle;
+	ui->top.full_names = c->full_names;
 	m->output_dir = c->output_dir;
 	m->export_base = (struct export_opts){
 	    .per_thread = c->per_thread,
@@ -132,6 +133,7 @@ static void follow_top(struct ui *ui)
 	ui->icicle.tid = ui->threads.tid = ui->top.tid;
 	ui->icicle.thread_label = view_threads_label;
 	ui->icicle.hide_kernel = ui->threads.hide_kernel = ui->top.hide_kernel;
+	ui->icicle.full_names = ui->threads.full_names = ui->memory.full_names = ui->top.full_names;
 	ui->icicle.utf8 = ui->threads.utf8 = ui->memory.utf8 = ui->top.utf8;
 }
 
@@ -186,9 +188,9 @@ static void draw_diff(struct ui *ui, const struct ui_model *m, const struct view
 	if (ui->fixed_title)
 		snprintf(title, sizeof(title), "%s", ui->fixed_title);
 	else
-		snprintf(title, sizeof(title), "baseline (10 s, %u s ago) vs the last 10 s",
+		snprintf(title, sizeof(title), "baseline (10 s, %u s ago) vs last 10 s",
 			 (unsigned)((t - ui->baseline_ns) / 1000000000ull));
-	view_diff_render(&ui->grid, h, d, ui->top.lines, title, !ui->fixed);
+	view_diff_render(&ui->grid, h, d, ui->top.lines, ui->top.full_names, title, !ui->fixed);
 }
 
 /* --annotate FUNC opens once the function has samples; until then (batch)
@@ -490,6 +492,16 @@ static struct view_action key_kernel(void *ctx, int key)
 	return keymap_used(true);
 }
 
+static struct view_action key_names(void *ctx, int key)
+{
+	struct ui_key_ctx *c = ctx;
+
+	(void)key;
+	toggle(c->ui, &c->ui->top.full_names, "C++ names whole (return type, parameters)",
+	       "C++ names short (ns::Class::method)", c->now_ns);
+	return keymap_used(true);
+}
+
 static struct view_action key_charts(void *ctx, int key)
 {
 	struct ui *ui = ((struct ui_key_ctx *)ctx)->ui;
@@ -601,12 +613,13 @@ static struct view_action key_idle(void *ctx, int key)
 static const struct keymap_entry ui_keys[] = {
     {{'1', '2', '3', '4'}, 0, key_view, NULL, "top icicle threads memory", 0},
     {{KEYS_TAB}, 0, key_view, NULL, NULL, 0},
-    {{'L'}, 'l', key_lines, NULL, "function or file:line", 0},
+    {{'L'}, 'l', key_lines, NULL, "file:line; whole C++ names", 0},
+    {{'v'}, 0, key_names, NULL, NULL, 0},
     {{'K'}, 'k', key_kernel, NULL, "show or hide kernel frames", 0},
     {{'g'}, 0, key_charts, NULL, "show or hide the charts", 0},
-    {{'b'}, 0, key_baseline, NULL, "baseline = last 10 s; clear", 0},
+    {{'b'}, 0, key_baseline, NULL, "baseline 10 s; clear; diff", 0},
     {{'B'}, 0, key_baseline, NULL, NULL, 0},
-    {{'D'}, 0, key_diff, NULL, "diff: now vs the baseline", 0},
+    {{'D'}, 0, key_diff, NULL, NULL, 0},
     {{' '}, 0, key_pause, NULL, "freeze (sampling goes on)", UI_KEY_OVER_ANNOTATE},
     {{'R'}, 'r', key_reset, NULL, "reset: drop all samples", UI_KEY_OVER_ANNOTATE},
     {{'w'}, 0, key_write, NULL, "write the window to a file", UI_KEY_OVER_ANNOTATE},

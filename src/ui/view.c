@@ -747,3 +747,8 @@ struct view_action view_all_threads(int tid)
 {
 	return (struct view_action){.kind = tid ? VIEW_ACTION_NARROW_ALL : VIEW_ACTION_NONE};
 }
+
+const char *view_func_name(const char *func, bool full, char *buf, size_t size)
+{
+	return full ? func : sym_short_name(func, buf, size);
+}

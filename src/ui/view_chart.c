@@ -224,32 +224,73 @@ static void alert_busy_floor_text(const struct metrics *m, char *out, size_t siz
 		snprintf(out + len, size - len, ", %d more", more);
 }
 
-static void alert_stairs_text(const struct metrics *m, char *out, size_t size)
+/* Append piece to out when it fits whole in width columns (0: any width):
+ * a line cut at 80 columns ended mid-fact ("limit in ~3h21m: cache_put
+ * (lea"); a piece that does not fit is left out, not cut. */
+static void add_piece(char *out, size_t size, int width, const char *piece)
 {
-	char rate[32], span[32], who[96];
-	size_t len;
+	size_t len = strlen(out);
+
+	if (width > 0 && text_width(out) + text_width(piece) > width)
+		return;
+	snprintf(out + len, size - len, "%s", piece);
+}
+
+/* "MEM STAIRS +96 MiB/h, limit in ~3h21m: held by cache_put (anonymous,
+ * worker 4502)": the verdict and its rate, then when the limit comes,
+ * then who holds it, then what kind grows; each whole or not at all. One
+ * rate, one unit: the holder's own rate is the memory view's. */
+static void alert_stairs_text(const struct metrics *m, int width, char *out, size_t size)
+{
+	char rate[32], span[32], who[96], piece[256];
 
 	view_chart_rate_text(m->mem_trend.slope, rate, sizeof(rate));
 	grower_text(m, who, sizeof(who));
-	len = (size_t)snprintf(
-	    out, size, "MEM STAIRS %s%s%s%s%s%s", rate, m->mem_growing || who[0] ? " (" : "",
-	    m->mem_growing ? m->mem_growing : "", m->mem_growing && who[0] ? ", " : "", who,
-	    m->mem_growing || who[0] ? ")" : "");
-	if (m->mem_to_limit_s >= 0 && len < size) {
+	snprintf(out, size, "MEM STAIRS %s", rate);
+	if (m->mem_to_limit_s >= 0) {
 		view_chart_span_text(m->mem_to_limit_s, span, sizeof(span));
-		len += (size_t)snprintf(out + len, size - len, ", limit in ~%s", span);
+		snprintf(piece, sizeof(piece), ", limit in ~%s", span);
+		add_piece(out, size, width, piece);
 	}
-	if (m->mem_holder && len < size) {
+	if (m->mem_holder && m->mem_holder[0]) {
 		char clean[160];
 		text_sanitize(m->mem_holder, clean, sizeof(clean));
-		snprintf(out + len, size - len, ": %s", clean);
+		snprintf(piece, sizeof(piece), ": held by %s", clean);
+		add_piece(out, size, width, piece);
+	}
+	if (m->mem_growing || who[0]) {
+		snprintf(piece, sizeof(piece), " (%s%s%s)", m->mem_growing ? m->mem_growing : "",
+			 m->mem_growing && who[0] ? ", " : "", who);
+		add_piece(out, size, width, piece);
 	}
 }
 
-void view_chart_alerts_text(const struct metrics *m, char *buf, size_t size)
+/* One alert after the others: whole when it fits the width left, else
+ * counted in *dropped (the first is always added: the grid cuts it). */
+static void add_alert_fit(char *buf, size_t size, int width, const char *text, int *dropped)
+{
+	size_t len = strlen(buf);
+
+	if (width > 0 && len && text_width(buf) + 5 + text_width(text) > width) {
+		(*dropped)++;
+		return;
+	}
+	add_alert(buf, size, text);
+}
+
+/* Room left for one more alert's text after what buf holds ("   ! "). */
+static int room_after(const char *buf, int width)
+{
+	int used = buf[0] ? text_width(buf) + 5 : 2;
+
+	return width > 0 ? (width - used > 1 ? width - used : 1) : 0;
+}
+
+void view_chart_alerts_fit(const struct metrics *m, int width, char *buf, size_t size)
 {
 	char one[320], span[32];
 	bool mem_urgent;
+	int dropped = 0;
 
 	if (!size)
 		return;
@@ -258,23 +299,32 @@ void view_chart_alerts_text(const struct metrics *m, char *buf, size_t size)
 		return;
 	mem_urgent = m->alert_stairs && m->mem_to_limit_s >= 0 && m->mem_to_limit_s < 3600;
 	if (mem_urgent) {
-		alert_stairs_text(m, one, sizeof(one));
-		add_alert(buf, size, one);
+		alert_stairs_text(m, room_after(buf, width), one, sizeof(one));
+		add_alert_fit(buf, size, width, one, &dropped);
 	}
 	if (m->alert_spike && m->cpu_baseline > 0) {
 		view_chart_span_text(m->spike_held_s, span, sizeof(span));
 		snprintf(one, sizeof(one), "CPU %.1fx baseline for %s",
 			 m->cpu_now / m->cpu_baseline, span);
-		add_alert(buf, size, one);
+		add_alert_fit(buf, size, width, one, &dropped);
 	}
 	if (m->alert_stairs && !mem_urgent) {
-		alert_stairs_text(m, one, sizeof(one));
-		add_alert(buf, size, one);
+		alert_stairs_text(m, room_after(buf, width), one, sizeof(one));
+		add_alert_fit(buf, size, width, one, &dropped);
 	}
 	if (m->alert_busy_floor) {
 		alert_busy_floor_text(m, one, sizeof(one));
-		add_alert(buf, size, one);
+		add_alert_fit(buf, size, width, one, &dropped);
 	}
+	if (dropped) {
+		snprintf(one, sizeof(one), "   +%d more", dropped);
+		add_piece(buf, size, width, one);
+	}
+}
+
+void view_chart_alerts_text(const struct metrics *m, char *buf, size_t size)
+{
+	view_chart_alerts_fit(m, 0, buf, size);
 }
 
 static void pct_text(double v, char *buf, size_t size)
@@ -380,10 +430,12 @@ static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
 }
 
 /* "MEM 54 MiB RSS  STAIRS, ...  (anon 52 MiB, file 1.2 MiB)": the size and
- * the verdict first, the breakdown (decoration at 80 columns) last. */
-void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, size_t size)
+ * the verdict first, the breakdown last and only whole: at 80 columns it
+ * read "(anon 104" (width 0: any width). */
+void view_chart_mem_fit(const struct metrics *m, bool process_wide, int width, char *buf,
+			size_t size)
 {
-	char rss[32], anon[32], file[32], shmem[48] = "", trend[256];
+	char rss[32], anon[32], file[32], shmem[48] = "", trend[256], split[160];
 
 	if (!m->rss.len && !m->exited) {
 		snprintf(buf, size, "MEM%s measuring", wide_text(m, process_wide));
@@ -398,8 +450,14 @@ void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, 
 		snprintf(shmem, sizeof(shmem), ", shmem %s", s);
 	}
 	mem_trend_text(m, trend, sizeof(trend));
-	snprintf(buf, size, "MEM%s %s RSS  %s  (anon %s, file %s%s)", wide_text(m, process_wide),
-		 rss, trend, anon, file, shmem);
+	snprintf(buf, size, "MEM%s %s RSS  %s", wide_text(m, process_wide), rss, trend);
+	snprintf(split, sizeof(split), "  (anon %s, file %s%s)", anon, file, shmem);
+	add_piece(buf, size, width, split);
+}
+
+void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, size_t size)
+{
+	view_chart_mem_fit(m, process_wide, 0, buf, size);
 }
 
 void view_chart_mem_limit_text(const struct metrics *m, char *buf, size_t size)
@@ -759,8 +817,17 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 		char line[160];
 		view_chart_cpu_text(m, process_wide, line, sizeof(line));
 		rect_put(g, &r, x, y, 0, line);
-		if (h == 2)
-			view_sparkline(g, x, y + 1, w, &m->cpu, m->cpu_peak, utf8);
+		if (h == 2) {
+			/* A sparkline alone under the MEM line read as memory's:
+			 * it says what it is and over how long. */
+			char label[32];
+			int lw = snprintf(label, sizeof(label), "CPU last %us ", m->cfg.window_s);
+			if (lw >= w / 2)
+				lw = 0;
+			if (lw)
+				grid_put(g, x, y + 1, label, GRID_DIM, lw);
+			view_sparkline(g, x + lw, y + 1, w - lw, &m->cpu, m->cpu_peak, utf8);
+		}
 		return 0;
 	}
 
@@ -805,7 +872,7 @@ int view_chart_mem_scoped(struct grid *g, int x, int y, int w, int h, const stru
 		return -EINVAL;
 	if (w <= 0 || h <= 0)
 		return 0;
-	view_chart_mem_text(m, process_wide, line, sizeof(line));
+	view_chart_mem_fit(m, process_wide, w, line, sizeof(line));
 	rect_put(g, &r, x, y, m->alert_stairs ? A_LIMIT : GRID_BOLD, line);
 	view_chart_mem_limit_text(m, line, sizeof(line));
 	/* The second line when it says something and the chart keeps 3+ rows. */
@@ -861,7 +928,7 @@ int view_alerts_render(struct grid *g, int y, const struct metrics *m)
 
 	if (!g || !m || y < 0 || y >= g->h)
 		return 0;
-	view_chart_alerts_text(m, buf, sizeof(buf));
+	view_chart_alerts_fit(m, g->w, buf, sizeof(buf));
 	if (!buf[0])
 		return 0;
 	grid_fill(g, 0, y, g->w, L' ', A_ALERT);

@@ -58,11 +58,11 @@ size_t view_diff_offenders(const struct diff *d, double pct)
 
 /* "hot_a", "hot_a shift.c:30", "do_syscall_64 [k]", "… (gone)": gone and
  * new only when the function is in no stack of one side. */
-static void row_name(const struct diff_row *r, bool lines, char *out, size_t size)
+static void row_name(const struct diff_row *r, bool lines, bool full, char *out, size_t size)
 {
-	char func[512], file[256] = "";
+	char func[512], file[256] = "", sn[512];
 
-	text_sanitize(r->func, func, sizeof(func));
+	text_sanitize(view_func_name(r->func, full, sn, sizeof(sn)), func, sizeof(func));
 	if (lines && r->file) {
 		char f[200];
 		text_sanitize(r->file, f, sizeof(f));
@@ -143,7 +143,7 @@ static void gate(FILE *f, const struct diff *d, const struct view_diff_opts *o)
 		o->fail_above, n, n == 1 ? "" : "s", o->fail_above);
 	for (size_t i = 0; i < d->nrows; i++)
 		if ((sh = offends(d, &d->rows[i], o->fail_above))) {
-			row_name(&d->rows[i], o->lines, name, sizeof(name));
+			row_name(&d->rows[i], o->lines, true, name, sizeof(name));
 			fprintf(f, "  %+.1f  %s%s\n", sh->delta, name,
 				sh == &d->rows[i].total && !d->rows[i].own.sig ? " (total)" : "");
 		}
@@ -176,7 +176,7 @@ int view_diff_text(const struct diff *d, const struct view_diff_opts *o, char **
 	fprintf(f, TABLE_HEAD);
 	fputc('\n', f);
 	for (size_t i = 0; i < d->nrows && shown < o->limit; i++, shown++) {
-		row_name(&d->rows[i], o->lines, name, sizeof(name));
+		row_name(&d->rows[i], o->lines, true, name, sizeof(name));
 		table_row(&d->rows[i], name, line, sizeof(line));
 		fprintf(f, "%s\n", line);
 	}
@@ -232,30 +232,44 @@ uint16_t view_diff_attr(const void *ctx, const struct icicle *t, uint32_t node)
 	return share_attr(&d->paths[p].total);
 }
 
-/* The line above the table: what is compared, and the verdict's basis. */
-static void test_line(const struct diff *d, const char *title, char *buf, size_t size)
+/* The line above the table: what is compared, and the verdict's basis,
+ * the longest form that fits width: at 80 columns the full one was cut
+ * mid-word ("Welch per second (9 vs 10), Ho"), so what a star means comes
+ * right after the title and the test's name is shortened, then dropped. */
+static void test_line(const struct diff *d, const char *title, int width, char *buf, size_t size)
 {
+	const char *unit = d->test == DIFF_TEST_SECONDS ? "second" : "file";
+
 	switch (d->test) {
 	case DIFF_TEST_NONE:
 		snprintf(buf, size, "diff: %s: %s", title, d->why_none);
-		break;
+		return;
 	case DIFF_TEST_SECONDS:
 	case DIFF_TEST_FILES:
 		snprintf(buf, size, "diff: %s: Welch per %s (%zu vs %zu), Holm; * p < %.2f", title,
-			 d->test == DIFF_TEST_SECONDS ? "second" : "file", d->side[0].units,
-			 d->side[1].units, DIFF_ALPHA);
+			 unit, d->side[0].units, d->side[1].units, DIFF_ALPHA);
+		if (text_width(buf) <= width)
+			return;
+		snprintf(buf, size, "diff: %s: * p < %.2f, Welch %zu vs %zu %ss", title, DIFF_ALPHA,
+			 d->side[0].units, d->side[1].units, unit);
 		break;
 	case DIFF_TEST_SAMPLES:
 		snprintf(buf, size,
 			 "diff: %s: two-proportion test, Holm; * p < %.2f (caveat: samples taken "
 			 "as independent, so stars overstate certainty)",
 			 title, DIFF_ALPHA);
+		if (text_width(buf) <= width)
+			return;
+		snprintf(buf, size, "diff: %s: * p < %.2f, samples as independent: overstated",
+			 title, DIFF_ALPHA);
 		break;
 	}
+	if (text_width(buf) > width)
+		snprintf(buf, size, "diff: %s: * p < %.2f", title, DIFF_ALPHA);
 }
 
 void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d, bool lines,
-		      const char *title, bool live)
+		      bool full_names, const char *title, bool live)
 {
 	uint16_t hdr = GRID_COLOR(GRID_C_HEADER);
 	char buf[600], name[800], line[1000];
@@ -267,7 +281,7 @@ void view_diff_render(struct grid *g, const struct view_header *h, const struct 
 		view_footer_render(g, "D leave diff  b baseline  q quit");
 		return;
 	}
-	test_line(d, title, buf, sizeof(buf));
+	test_line(d, title, g->w, buf, sizeof(buf));
 	grid_put(g, 0, y++, buf, GRID_BOLD, -1);
 	grid_put(g, 0, y, "legend: ", GRID_DIM, -1);
 	grid_put(g, 8, y, "grew", GRID_COLOR(GRID_C_RED) | GRID_BOLD, -1);
@@ -277,7 +291,7 @@ void view_diff_render(struct grid *g, const struct view_header *h, const struct 
 	grid_fill(g, 0, y, g->w, L' ', hdr);
 	grid_printf(g, 0, y++, hdr, -1, TABLE_HEAD);
 	for (size_t i = 0; i < d->nrows && y < g->h - 1; i++, y++) {
-		row_name(&d->rows[i], lines, name, sizeof(name));
+		row_name(&d->rows[i], lines, full_names, name, sizeof(name));
 		table_row(&d->rows[i], name, line, sizeof(line));
 		grid_put(g, 0, y, line, row_attr(&d->rows[i]), -1);
 	}

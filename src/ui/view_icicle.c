@@ -65,6 +65,7 @@ struct view_icicle_priv {
 	 * detail line); valid when have_sel_frame */
 	struct frame sel_frame;
 	bool have_sel_frame;
+	bool more; /* rows deeper than the screen: the last row says so */
 };
 
 /* ---- colours by kind ---------------------------------------------------- */
@@ -434,6 +435,7 @@ static int refresh_tree(struct view_icicle_state *st, struct window *w, bool pau
 				 .hide_kernel = st->hide_kernel,
 				 .inverted = st->inverted,
 				 .per_thread_roots = st->per_thread,
+				 .fold_recursion = !st->unfold_recursion,
 				 .thread_label = st->thread_label,
 				 .label_ctx = st->label_ctx};
 	struct icicle *t;
@@ -441,7 +443,8 @@ static int refresh_tree(struct view_icicle_state *st, struct window *w, bool pau
 	int err;
 
 	if (!p->tree || !paused || q.tid != p->q.tid || q.hide_kernel != p->q.hide_kernel ||
-	    q.inverted != p->q.inverted || q.per_thread_roots != p->q.per_thread_roots) {
+	    q.inverted != p->q.inverted || q.per_thread_roots != p->q.per_thread_roots ||
+	    q.fold_recursion != p->q.fold_recursion) {
 		if ((err = icicle_build(w, &q, &t)))
 			return err;
 		icicle_free(p->tree);
@@ -472,7 +475,7 @@ static void draw_box(struct grid *g, int y, const struct icicle_box *b, const st
 {
 	const struct icicle_node *n = &t->nodes[b->node];
 	int w = b->x1 - b->x0, iw = w - 2;
-	char name[1024], pct[16], label[1100];
+	char name[1024], pct[16], label[1100], rec[16] = "", shortn[1024];
 
 	if (w == 1) {
 		grid_fill(g, b->x0, y, 1, L'|', attr);
@@ -484,11 +487,20 @@ static void draw_box(struct grid *g, int y, const struct icicle_box *b, const st
 	if (iw <= 0)
 		return;
 	fmt_pct(n->total, t->nodes[ICICLE_ROOT].total, pct, sizeof(pct));
-	text_sanitize(n->name, name, sizeof(name));
-	if (text_width(name) + 1 + (int)strlen(pct) <= iw) {
-		snprintf(label, sizeof(label), "%s %s", name, pct);
+	const char *shown = view_func_name(n->name, st->full_names, shortn, sizeof(shortn));
+	text_sanitize(shown, name, sizeof(name));
+	if (n->rec) {
+		/* Folded recursion: the calls it stands for, after the name,
+		 * kept when the name is cut. */
+		snprintf(rec, sizeof(rec), st->utf8 ? " \xc3\x97%u" : " x%u", n->rec + 1);
+		if (text_width(rec) >= iw)
+			rec[0] = 0;
+	}
+	if (text_width(name) + text_width(rec) + 1 + (int)strlen(pct) <= iw) {
+		snprintf(label, sizeof(label), "%s%s %s", name, rec, pct);
 	} else {
-		fit_left(n->name, iw, st->utf8, label, sizeof(label));
+		fit_left(shown, iw - text_width(rec), st->utf8, label, sizeof(label) - sizeof(rec));
+		strcat(label, rec);
 	}
 	grid_put(g, b->x0 + 1, y, label, attr, iw);
 }
@@ -564,9 +576,11 @@ static void draw_breadcrumb(struct grid *g, int y, const struct view_icicle_stat
 		chain[nc++] = n;
 	}
 	for (i = 0; i < nc; i++) {
-		char name[96];
+		char name[96], sn[1024];
 
-		fit_left(t->nodes[chain[nc - 1 - i]].name, 40, st->utf8, name, sizeof(name));
+		fit_left(view_func_name(t->nodes[chain[nc - 1 - i]].name, st->full_names, sn,
+					sizeof(sn)),
+			 40, st->utf8, name, sizeof(name));
 		fmt_pct(t->nodes[chain[nc - 1 - i]].total, t->nodes[ICICLE_ROOT].total, pct,
 			sizeof(pct));
 		snprintf(item, sizeof(item), "%s%s %s", i == 0 && t->inverted ? "bottom-up: " : "",
@@ -763,6 +777,17 @@ static void draw_footer(struct grid *g, const struct view_icicle_state *st)
 	}
 }
 
+/* The boxes of rows scroll .. scroll + nr: one row more than shows, so
+ * update tells "more below" from it. */
+static int lay_out(struct view_icicle_priv *p, int cols, int nr)
+{
+	free(p->boxes);
+	p->boxes = NULL;
+	p->nboxes = 0;
+	return icicle_layout(p->tree, p->zoom_node, cols, p->scroll + nr + 1, &p->boxes,
+			     &p->nboxes);
+}
+
 int view_icicle_update(struct view_icicle_state *st, const struct view_header *h, struct window *w,
 		       int cols, int rows)
 {
@@ -800,11 +825,19 @@ int view_icicle_update(struct view_icicle_state *st, const struct view_header *h
 	nr = bottom - top;
 	rd = (int)(t->nodes[p->sel_node].depth - t->nodes[p->zoom_node].depth);
 	p->scroll = rd >= nr ? rd - nr + 1 : 0;
-	free(p->boxes);
-	p->boxes = NULL;
-	p->nboxes = 0;
-	/* One row more than shows: render tells "more below" from it. */
-	return icicle_layout(t, p->zoom_node, cols, p->scroll + nr + 1, &p->boxes, &p->nboxes);
+	if ((err = lay_out(p, cols, nr)))
+		return err;
+	/* Deeper than the rows: the last row is "more below"'s own, so it
+	 * hides no bar (it was drawn over the leaf row), and the selection
+	 * stays above it. */
+	p->more = false;
+	for (size_t i = 0; i < p->nboxes; i++)
+		p->more = p->more || p->boxes[i].row >= p->scroll + nr;
+	if (p->more && nr > 1) {
+		p->scroll = rd >= nr - 1 ? rd - nr + 2 : 0;
+		return lay_out(p, cols, nr);
+	}
+	return 0;
 }
 
 int view_icicle_render(struct grid *g, const struct view_header *h,
@@ -832,24 +865,24 @@ int view_icicle_render(struct grid *g, const struct view_header *h,
 	if (!t->nodes[ICICLE_ROOT].total)
 		view_put_centered(g, top + nr / 2, "waiting for samples\xe2\x80\xa6", GRID_DIM);
 	int last = -1;
-	bool more = false;
+	/* Deeper frames than the screen has rows: the last row says so, on
+	 * its own (update kept the selection above it). */
+	bool more = p->more && bottom - 1 > top;
+	int end = more ? bottom - 1 : bottom;
 	for (i = 0; i < p->nboxes; i++) {
 		const struct icicle_box *b = &p->boxes[i];
 		int by = top + b->row - p->scroll;
 
-		more = more || by >= bottom;
-		if (b->row < p->scroll || by >= bottom)
+		if (b->row < p->scroll || by >= end)
 			continue;
 		draw_box(g, by, b, t, st, box_attr(st, p, b->node));
 		if (by > last)
 			last = by;
 	}
-	/* Deeper frames than the screen has rows: say so where they fall off,
-	 * or the deepest frames (often the hot leaf) silently vanish. */
-	if (more && bottom - 1 >= top) {
+	if (more) {
 		const char *mark = st->utf8 ? " \xe2\x96\xbc more below " : " v more below ";
 		int mw = text_width(mark);
-		grid_put(g, g->w - mw, bottom - 1, mark, GRID_BOLD | GRID_REVERSE, mw);
+		grid_put(g, g->w - mw, end, mark, GRID_BOLD | GRID_REVERSE, mw);
 	}
 	/* Batch text has no keys: no footer, and the detail line follows the
 	 * deepest row instead of the bottom of an imaginary screen. */
@@ -1009,15 +1042,19 @@ static struct view_action ic_search(void *ctx, int key)
 	return keymap_used(true);
 }
 
-/* c colour, f bottom-up, t a root per thread (or C F T, their aliases) */
+/* c colour, f bottom-up, t a root per thread, x recursion unfolded (or C F T
+ * X, their aliases) */
 static struct view_action ic_toggle(void *ctx, int key)
 {
 	struct view_icicle_state *st = ctx;
 	bool *flag = (key | 0x20) == 'c'   ? &st->color_by_module
 		     : (key | 0x20) == 'f' ? &st->inverted
+		     : (key | 0x20) == 'x' ? &st->unfold_recursion
 					   : &st->per_thread;
 	*flag = !*flag;
-	if ((key | 0x20) != 'c') /* f and t change what the tree is */
+	/* f and t change what the tree is; x only how deep a path runs, so
+	 * the selected path resolves as far as it still goes. */
+	if ((key | 0x20) == 'f' || (key | 0x20) == 't')
 		rebuild_keeping(st);
 	return keymap_used(true);
 }
@@ -1087,6 +1124,7 @@ static const struct keymap_entry icicle_keys[] = {
     {{'f'}, 'F', ic_toggle, NULL, "bottom-up; colour; threads", 0},
     {{'c'}, 'C', ic_toggle, NULL, NULL, 0},
     {{'t'}, 'T', ic_toggle, NULL, NULL, 0},
+    {{'x'}, 'X', ic_toggle, NULL, "fold / unfold recursion", 0},
     {{'a'}, 0, ic_annotate, NULL, "annotate it", KEYMAP_QUIET}, /* the top view's line */
 };
 

@@ -112,14 +112,17 @@ static bool uninteresting(const struct frame *f)
 	return false;
 }
 
-static void frame_text(const struct frame *f, char *out, size_t size)
+static void frame_text(const struct frame *f, bool full, char *out, size_t size)
 {
+	char sn[512];
+
 	if (!f) {
 		snprintf(out, size, "?");
 	} else if (f->sym.func && f->sym.file && f->sym.line > 0) {
-		snprintf(out, size, "%s (%s:%d)", f->sym.func, f->sym.file, f->sym.line);
+		snprintf(out, size, "%s (%s:%d)", view_func_name(f->sym.func, full, sn, sizeof(sn)),
+			 f->sym.file, f->sym.line);
 	} else if (f->sym.func) {
-		snprintf(out, size, "%s", f->sym.func);
+		snprintf(out, size, "%s", view_func_name(f->sym.func, full, sn, sizeof(sn)));
 	} else {
 		snprintf(out, size, "%s+0x%llx", f->sym.module ? f->sym.module : "?",
 			 (unsigned long long)f->sym.offset);
@@ -128,26 +131,60 @@ static void frame_text(const struct frame *f, char *out, size_t size)
 
 /* "func (file:line) < caller": the innermost interesting frame and its
  * caller; the leaf when every frame is the allocator's. */
-static void label_of(struct frames *fr, const uint32_t *ids, int n, char *out, size_t size)
+static void label_of(struct frames *fr, const uint32_t *ids, int n, bool full, char *out,
+		     size_t size, char *func, size_t fsize)
 {
+	char sn[512];
 	int i = n - 1;
 	while (i > 0 && uninteresting(frames_get(fr, ids[i])))
 		i--;
 	if (n <= 0) {
 		snprintf(out, size, "[no stack]");
+		snprintf(func, fsize, "[no stack]");
 		return;
 	}
-	frame_text(frames_line(fr, ids[i]), out, size);
+	frame_text(frames_line(fr, ids[i]), full, out, size);
+	const struct frame *holder = frames_get(fr, ids[i]);
+	snprintf(func, fsize, "%.120s",
+		 holder && holder->sym.func ? view_func_name(holder->sym.func, full, sn, sizeof(sn))
+					    : out);
 	size_t len = strlen(out);
 	const struct frame *caller = i > 0 ? frames_get(fr, ids[i - 1]) : NULL;
 	if (caller && len + 4 < size) {
 		/* The caller by its name only: the line is the holder's. */
 		memcpy(out + len, " < ", 4);
 		if (caller->sym.func)
-			snprintf(out + len + 3, size - len - 3, "%s", caller->sym.func);
+			snprintf(out + len + 3, size - len - 3, "%s",
+				 view_func_name(caller->sym.func, full, sn, sizeof(sn)));
 		else
-			frame_text(caller, out + len + 3, size - len - 3);
+			frame_text(caller, full, out + len + 3, size - len - 3);
 	}
+}
+
+/* Stacks that differ only below the two frames a label names (the
+ * allocator's own frames, a deeper caller) read as one code path: one row,
+ * their figures added up, not four rows that look the same. Returns the
+ * rows left, in their order (the ranking's, by the first of each). */
+static int merge_same_labels(struct view_memory_holder *v, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		int j = 0;
+		while (j < k && strcmp(v[j].label, v[i].label))
+			j++;
+		if (j < k) {
+			v[j].held += v[i].held;
+			v[j].held_window += v[i].held_window;
+			v[j].faults += v[i].faults;
+			v[j].per_min += v[i].per_min;
+			continue;
+		}
+		if (k != i)
+			v[k] = v[i];
+		k++;
+	}
+	return k;
 }
 
 static int take_holders(struct view_memory_state *st, const struct view_memory_input *in, int want)
@@ -175,9 +212,10 @@ static int take_holders(struct view_memory_state *st, const struct view_memory_i
 		v->faults = rows[i].faults;
 		v->per_min = span > 1 ? v->held_window * 60.0 / span : 0;
 		if (ids && in->fr)
-			label_of(in->fr, ids, nf, v->label, sizeof(v->label));
+			label_of(in->fr, ids, nf, st->full_names, v->label, sizeof(v->label),
+				 v->func, sizeof(v->func));
 	}
-	st->nholders = n;
+	st->nholders = merge_same_labels(st->holders, n);
 	free(rows);
 	return 0;
 }
@@ -243,12 +281,10 @@ struct view_action view_memory_key(struct view_memory_state *st, int key)
 
 void view_memory_top_holder(const struct view_memory_state *st, char *buf, size_t size)
 {
-	char rate[32];
 	buf[0] = '\0';
 	if (!st->nholders || !st->holders[0].held_window)
 		return;
-	text_bytes((uint64_t)st->holders[0].per_min, rate, sizeof(rate));
-	snprintf(buf, size, "%s holds +%s/min", st->holders[0].label, rate);
+	snprintf(buf, size, "%s", st->holders[0].func);
 }
 
 /* ---- render ---- */

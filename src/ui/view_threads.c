@@ -65,6 +65,7 @@
 #include "stacktop/proc/funckind.h"
 #include "stacktop/proc/waits.h"
 
+#include <math.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,20 +118,36 @@ static int cmp_desc(double a, double b)
 	return a > b ? -1 : a < b;
 }
 
+/* Figures compared as shown ("%6.1f%%" and "%4.0f%%"): 0.04% and 0.01%
+ * both read 0.0%, and ordering them by what no one sees swapped rows each
+ * second. */
+static int cmp_shown(double a, double b, double scale)
+{
+	return cmp_desc((double)lround(a * scale), (double)lround(b * scale));
+}
+
+struct sort_key {
+	enum view_threads_sort sort;
+	bool wall; /* every thread is sampled alike: samples are no tie-break */
+};
+
 /* Zombie children last whatever the sort; ties always end on the id, so rows
- * do not swap between refreshes when their values are equal. */
+ * do not swap between refreshes when their values are equal. In wall mode
+ * sample counts differ by the one sample a thread got this second: as a
+ * tie-break they reordered tied rows back and forth. */
 static int row_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct row *a = pa, *b = pb;
-	enum view_threads_sort s = *(const enum view_threads_sort *)arg;
+	const struct sort_key *key = arg;
+	enum view_threads_sort s = key->sort;
 	int r = 0;
 
 	if (!a->t || !b->t)
 		return a->t ? -1 : b->t ? 1 : cmp_pid(a->id, b->id);
 	switch (s) {
 	case VIEW_THREADS_SORT_FLOOR:
-		if (!(r = cmp_desc(a->t->floor_pct, b->t->floor_pct)))
-			r = cmp_desc(a->t->cpu_pct, b->t->cpu_pct);
+		if (!(r = cmp_shown(a->t->floor_pct, b->t->floor_pct, 1)))
+			r = cmp_shown(a->t->cpu_pct, b->t->cpu_pct, 10);
 		break;
 	case VIEW_THREADS_SORT_SAMPLES:
 		r = a->samples > b->samples ? -1 : a->samples < b->samples;
@@ -143,11 +160,11 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 		break;
 	case VIEW_THREADS_SORT_CPU:
 	default:
-		if (!(r = cmp_desc(a->t->cpu_pct, b->t->cpu_pct)))
-			r = cmp_desc(a->t->floor_pct, b->t->floor_pct);
+		if (!(r = cmp_shown(a->t->cpu_pct, b->t->cpu_pct, 10)))
+			r = cmp_shown(a->t->floor_pct, b->t->floor_pct, 1);
 		break;
 	}
-	if (!r && s != VIEW_THREADS_SORT_SAMPLES && s != VIEW_THREADS_SORT_TID)
+	if (!r && !key->wall && s != VIEW_THREADS_SORT_SAMPLES && s != VIEW_THREADS_SORT_TID)
 		r = a->samples > b->samples ? -1 : a->samples < b->samples;
 	return r ? r : cmp_pid(a->id, b->id);
 }
@@ -285,8 +302,10 @@ static void fmt_state(const struct metrics_thread *t, const struct view_threads_
 		enum sample_wait kind = sleeper_wait(t, r, lk);
 		if (wc[0] && (kind == SAMPLE_WAIT_LOCK || kind == SAMPLE_WAIT_IO ||
 			      kind == SAMPLE_WAIT_SLEEP || kind == SAMPLE_WAIT_IDLE)) {
+			/* The kind first, whole; the function is what a narrow
+			 * column cuts ("S idle: fut…", never "S futex…"). */
 			snprintf(out, size, "S %s: %s", waits_name(kind), wc);
-			if (text_width(out) <= width)
+			if (text_width(out) <= width || (int)strlen(waits_name(kind)) + 2 <= width)
 				return;
 		}
 		word = wc[0] ? wc : "sleeping";
@@ -474,8 +493,10 @@ static void locks_note(const struct locks *lk, char *out, size_t size)
 
 /* The thread's function with the most own samples in the window (raw: the
  * renderer sanitizes and cuts it); "" when it has no samples. */
-static int find_hottest(struct window *w, pid_t tid, bool hide_kernel, char *out, size_t size)
+static int find_hottest(struct window *w, pid_t tid, bool hide_kernel, bool full, char *out,
+			size_t size)
 {
+	char shortn[256];
 	struct window_top_query q = {
 	    .key = WINDOW_KEY_FUNCTION, .tid = tid, .hide_kernel = hide_kernel};
 	struct window_top_row *rows = NULL;
@@ -500,7 +521,8 @@ static int find_hottest(struct window *w, pid_t tid, bool hide_kernel, char *out
 	if (!f->has_sym)
 		snprintf(name, sizeof(name), "0x%llx", (unsigned long long)f->pc);
 	else if (f->sym.func)
-		snprintf(name, sizeof(name), "%s", f->sym.func);
+		snprintf(name, sizeof(name), "%s",
+			 view_func_name(f->sym.func, full, shortn, sizeof(shortn)));
 	else
 		snprintf(name, sizeof(name), "%s+0x%llx",
 			 text_basename(f->sym.module) ? text_basename(f->sym.module) : "[unknown]",
@@ -845,7 +867,8 @@ int view_threads_update(struct view_threads_state *st, const struct view_header 
 	}
 	if ((err = collect_rows(m, w, &r, &n)))
 		return err;
-	qsort_r(r, (size_t)n, sizeof(*r), row_cmp, &st->sort);
+	struct sort_key key = {st->sort, h && h->mode && !strcmp(h->mode, "wall")};
+	qsort_r(r, (size_t)n, sizeof(*r), row_cmp, &key);
 	kept = calloc((size_t)n + 1, sizeof(*kept));
 	if (!kept) {
 		free(r);
@@ -869,7 +892,7 @@ int view_threads_update(struct view_threads_state *st, const struct view_header 
 			continue;
 		row_waits(w, &kept[i]);
 		if ((err = find_hottest(w, kept[i].id, st->hide_kernel || (h && h->hide_kernel),
-					kept[i].hottest, sizeof(kept[i].hottest))))
+					st->full_names, kept[i].hottest, sizeof(kept[i].hottest))))
 			return err;
 	}
 	return 0;

@@ -133,9 +133,11 @@ static struct cols layout(int w, bool wall)
  * 8 columns of the name remain, so the file:line stays readable at 80
  * columns. Without, the bare file name is the first thing to go: the
  * function's own name says more than "clock_gett… (clock_gettime.c)". */
-static void fmt_function(const struct frame *f, bool lines, int width, char *out, size_t size)
+static void fmt_function(const struct frame *f, bool lines, bool full, int width, char *out,
+			 size_t size)
 {
-	char name[512], loc[320], file[256], mod[256], full[900];
+	char shortn[512];
+	char name[512], loc[320], file[256], mod[256], whole[900];
 	int lw;
 
 	loc[0] = 0;
@@ -147,7 +149,8 @@ static void fmt_function(const struct frame *f, bool lines, int width, char *out
 			      mod, sizeof(mod));
 		snprintf(name, sizeof(name), "%s+0x%llx", mod, (unsigned long long)f->sym.offset);
 	} else {
-		text_sanitize(f->sym.func, name, sizeof(name));
+		text_sanitize(view_func_name(f->sym.func, full, shortn, sizeof(shortn)), name,
+			      sizeof(name));
 		if (f->sym.inlined) /* its code is part of the next frame out */
 			strncat(name, " (inline)", sizeof(name) - strlen(name) - 1);
 		if (f->sym.file) {
@@ -164,12 +167,12 @@ static void fmt_function(const struct frame *f, bool lines, int width, char *out
 		strncat(loc, " [k]", sizeof(loc) - strlen(loc) - 1);
 	lw = text_width(loc);
 	if (text_width(name) + lw > width && lw > 0 && lw <= width - 8) {
-		text_fit(name, width - lw, full, sizeof(full));
-		strncat(full, loc, sizeof(full) - strlen(full) - 1);
+		text_fit(name, width - lw, whole, sizeof(whole));
+		strncat(whole, loc, sizeof(whole) - strlen(whole) - 1);
 	} else {
-		snprintf(full, sizeof(full), "%s%s", name, loc);
+		snprintf(whole, sizeof(whole), "%s%s", name, loc);
 	}
-	text_fit(full, width, out, size);
+	text_fit(whole, width, out, size);
 }
 
 struct num_col {
@@ -275,7 +278,7 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 	if (hw && room - hw < 12)
 		hw = 0; /* the function's name first */
 	fw = hw && room - hw < c->func_w ? room - hw : c->func_w;
-	fmt_function(f, st->lines, fw, buf, sizeof(buf));
+	fmt_function(f, st->lines, st->full_names, fw, buf, sizeof(buf));
 	grid_put(g, c->func_x, y, buf, f->kernel ? GRID_COLOR(GRID_C_MAGENTA) : 0, fw);
 	hx = c->func_x + text_width(buf) + 2;
 	if (hw)
@@ -302,13 +305,14 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 /* Batch output is read as text, not on a screen of fixed width: size the
  * function column to its longest entry, so Module follows right after it
  * instead of sitting 100 columns away. */
-static void tighten(struct cols *c, const struct view_top_row *rows, size_t n, int vis, bool lines)
+static void tighten(struct cols *c, const struct view_top_row *rows, size_t n, int vis, bool lines,
+		    bool full)
 {
 	char buf[1024];
 	int i, longest = (int)strlen("Function (file:line)"), fw;
 
 	for (i = 0; i < vis && i < (int)n; i++) {
-		fmt_function(&rows[i].f, lines, c->func_w, buf, sizeof(buf));
+		fmt_function(&rows[i].f, lines, full, c->func_w, buf, sizeof(buf));
 		fw = text_width(buf);
 		if (fw > longest)
 			longest = fw;
@@ -500,12 +504,12 @@ static int take_rows(struct view_top_state *st, struct window *w)
 
 /* The alerts line: the metrics' alerts, then a deadlock among the threads
  * (a deadlocked process burns nothing, so this line is what says why). */
-static void alerts_text(const struct view_top_state *st, char *buf, size_t size)
+static void alerts_text(const struct view_top_state *st, int width, char *buf, size_t size)
 {
 	char dl[512];
 	size_t l;
 
-	view_chart_alerts_text(st->metrics, buf, size);
+	view_chart_alerts_fit(st->metrics, st->batch ? 0 : width, buf, size);
 	view_threads_deadlock_text(st->metrics, st->locks, st->utf8, dl, sizeof(dl));
 	if (!dl[0])
 		return;
@@ -522,7 +526,7 @@ static int draw_series_lines(struct grid *g, int y, const struct view_top_state 
 	char buf[1024], mem[512], limit[256];
 	int rows = 0;
 
-	alerts_text(st, buf, sizeof(buf));
+	alerts_text(st, 0, buf, sizeof(buf));
 	if (buf[0])
 		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "%s", buf);
 	view_chart_cpu_text(m, m->multi, buf, sizeof(buf));
@@ -537,7 +541,7 @@ static int series_lines_height(const struct view_top_state *st)
 {
 	char buf[1024];
 
-	alerts_text(st, buf, sizeof(buf));
+	alerts_text(st, 0, buf, sizeof(buf));
 	return buf[0] ? 3 : 2;
 }
 
@@ -556,7 +560,7 @@ static void charts_plan(const struct view_top_state *st, int gh, int y, int *ale
 	char buf[1024];
 	int room;
 
-	alerts_text(st, buf, sizeof(buf));
+	alerts_text(st, 0, buf, sizeof(buf));
 	*alerts = buf[0] && y < gh ? 1 : 0;
 	*cpu_h = *mem_h = 0;
 	if (!st->charts)
@@ -589,7 +593,7 @@ static int draw_charts(struct grid *g, int y, const struct view_top_state *st)
 	if (alerts) {
 		char buf[1024];
 
-		alerts_text(st, buf, sizeof(buf));
+		alerts_text(st, g->w, buf, sizeof(buf));
 		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
 		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, g->w);
 		used = 1;
@@ -786,7 +790,7 @@ int view_top_render(struct grid *g, const struct view_header *h, const struct vi
 	view_clamp_selection(&selected, &scroll, (int)n, vis);
 
 	if (st->batch && c.mod_w)
-		tighten(&c, rows, n, vis, st->lines);
+		tighten(&c, rows, n, vis, st->lines, st->full_names);
 	draw_column_header(g, y++, &c, st->sort, st->lines, st->wall, !(period > 0));
 	if ((n == 0 || total == 0) && st->locks && st->locks->ncycles > 0) {
 		/* Deadlocked: nothing will run, so say why at once rather

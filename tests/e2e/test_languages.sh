@@ -47,12 +47,14 @@ run_case() {
 	kill "$pid" 2>/dev/null
 }
 
-# C++: g++ -O2 without frame pointers; names demangled with their templates.
+# C++: g++ -O2 without frame pointers; names demangled with their templates,
+# shown without parameters.
 if command -v g++ >/dev/null; then
 	g++ -O2 -g -fomit-frame-pointer -o "$E2E_TMPDIR/cxxburn" "$LANG_SRC/cxxburn.cpp" ||
 		die "g++ failed on cxxburn.cpp"
-	run_case c++ "$E2E_TMPDIR/cxxburn" 'app::Matrix<double>::multiply_rows(int)' \
-		'app::run(app::Matrix<double>&)' main
+	# Short names by default (issue 24): no parameters; test_names checks
+	# --full-names and key v.
+	run_case c++ "$E2E_TMPDIR/cxxburn" 'app::Matrix<double>::multiply_rows' 'app::run' main
 else
 	bad "c++: g++ is not installed (make deps-test installs it)"
 fi

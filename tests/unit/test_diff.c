@@ -117,6 +117,21 @@ static void test_real_change(void **state)
 	diff_free(d);
 }
 
+/* One function holds the profile and does not move; small rows move by a
+ * third of a point: the big row is not buried under them (issue 24: after
+ * b, the 60% function sat below 0.1% kernel rows). */
+static void test_big_row_first(void **state)
+{
+	const char *b = write_profile("big_b.folded", true, 6, 600, 10, 0, 5, NULL);
+	const char *n = write_profile("big_n.folded", true, 6, 600, 8, 2, 5, NULL);
+	struct diff *d = build1(b, n, false);
+
+	assert_true(fabs(row(d, "hot_a")->own.delta) < DIFF_MIN_TESTED_PCT);
+	assert_true(fabs(row(d, "hot_c")->own.delta) > fabs(row(d, "hot_a")->own.delta));
+	assert_string_equal(d->rows[0].func, "hot_a");
+	diff_free(d);
+}
+
 /* The same split on both sides, with noise: nothing starred. */
 static void test_no_change(void **state)
 {
@@ -399,7 +414,7 @@ static void test_render(void **state)
 	struct grid g = {0};
 
 	assert_int_equal(grid_resize(&g, 100, 14), 0);
-	view_diff_render(&g, NULL, d, false, "b vs n", false);
+	view_diff_render(&g, NULL, d, false, false, "b vs n", false);
 	fixture_dump(&g, "DIFF_DUMP");
 	fixture_assert_rows(
 	    &g, 0,
@@ -453,4 +468,5 @@ static void test_errors(void **state)
 TEST_MAIN(setup, teardown, TEST(test_real_change), TEST(test_no_change), TEST(test_untimed),
 	  TEST(test_repetitions), TEST(test_too_few_and_partial), TEST(test_gone_and_text),
 	  TEST(test_hostile_name), TEST(test_sparse_seconds), TEST(test_hide_kernel),
-	  TEST(test_caller_shift), TEST(test_paths), TEST(test_render), TEST(test_errors))
+	  TEST(test_caller_shift), TEST(test_paths), TEST(test_render), TEST(test_errors),
+	  TEST(test_big_row_first))

@@ -199,6 +199,48 @@ static void test_deep_recursion(void **state)
 	icicle_free(t);
 }
 
+/* Folded (issue 24): "depth" calling itself 13 times is one node with
+ * rec 12 (the most on one stack), the leaves right under it; a run of 3
+ * elsewhere counts into the same node; f → g → f is not direct recursion. */
+static void test_fold_recursion(void **state)
+{
+	struct icicle_stack s[] = {
+	    {"main;run;depth;depth;depth;depth;depth;depth;depth;depth;depth;depth;depth;depth;"
+	     "depth;leaf_a",
+	     60},
+	    {"main;run;depth;depth;depth;leaf_b", 30},
+	    {"main;f;g;f", 10},
+	};
+	struct icicle_query q = {.fold_recursion = true};
+	struct icicle *t;
+	struct pic p;
+
+	assert_int_equal(icicle_build_paths(s, 3, &q, &t), 0);
+	draw(t, ICICLE_ROOT, 40, 100, &p);
+	assert_int_equal(p.nrows, 5); /* all, main, run|f, depth|g, leaves|f */
+	for (uint32_t i = 1; i < t->n; i++) {
+		if (strcmp(t->nodes[i].name, "depth") == 0) {
+			assert_int_equal(t->nodes[i].rec, 12);
+			assert_int_equal(t->nodes[i].total, 90);
+			assert_int_equal(t->nodes[i].self, 0);
+			assert_int_equal(t->nodes[i].depth, 3);
+		} else {
+			assert_int_equal(t->nodes[i].rec, 0);
+		}
+		if (strcmp(t->nodes[i].name, "leaf_a") == 0)
+			assert_int_equal(t->nodes[i].depth, 4);
+	}
+	free(p.b);
+	icicle_free(t);
+	/* Unfolded: one node per call, as before. */
+	q.fold_recursion = false;
+	assert_int_equal(icicle_build_paths(s, 3, &q, &t), 0);
+	draw(t, ICICLE_ROOT, 40, 100, &p);
+	assert_int_equal(p.nrows, 17); /* all, main, run, 13 depth, leaf_a */
+	free(p.b);
+	icicle_free(t);
+}
+
 static struct icicle *fanout(int nkids, uint64_t heavy, uint64_t each)
 {
 	struct icicle_stack *s = calloc((size_t)nkids + 1, sizeof(*s));
@@ -563,8 +605,8 @@ static void test_empty(void **state)
 	window_free_fx(w);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_tree_counts_and_order), TEST(test_layout_40_columns),
-	  TEST(test_layout_250_columns), TEST(test_deep_recursion), TEST(test_fanout_500_in_40),
-	  TEST(test_fanout_thin_bars_where_room), TEST(test_rounding_properties),
-	  TEST(test_inverted), TEST(test_zoom), TEST(test_paths), TEST(test_build_from_window),
-	  TEST(test_empty))
+TEST_MAIN(NULL, NULL, TEST(test_fold_recursion), TEST(test_tree_counts_and_order),
+	  TEST(test_layout_40_columns), TEST(test_layout_250_columns), TEST(test_deep_recursion),
+	  TEST(test_fanout_500_in_40), TEST(test_fanout_thin_bars_where_room),
+	  TEST(test_rounding_properties), TEST(test_inverted), TEST(test_zoom), TEST(test_paths),
+	  TEST(test_build_from_window), TEST(test_empty))

@@ -313,7 +313,28 @@ static void test_stairs(void **state)
 	assert_non_null(strstr(buf, "at this slope; anonymous memory grows"));
 	view_chart_alerts_text(&m, buf, sizeof(buf));
 	assert_true(!strncmp(buf, "! MEM STAIRS +", 14));
-	assert_non_null(strstr(buf, "(anonymous), limit in ~2h"));
+	assert_non_null(strstr(buf, ", limit in ~2h"));
+	assert_non_null(strstr(buf, " (anonymous)"));
+	/* Who holds it by name, one rate and one unit on the line; at 80
+	 * columns each part whole or left out, the limit before the rest
+	 * (issue 24: "limit in ~3h21m: cache_put.constprop.0 (lea"). */
+	m.mem_holder = "cache_put.constprop.0";
+	view_chart_alerts_text(&m, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "m: held by cache_put.constprop.0 (anonymous)"));
+	assert_null(strstr(buf, "/min"));
+	view_chart_alerts_fit(&m, 60, buf, sizeof(buf));
+	assert_true(strlen(buf) <= 60);
+	assert_non_null(strstr(buf, ", limit in ~2h"));
+	assert_null(strstr(buf, "held by")); /* it does not fit whole: out */
+	assert_non_null(strstr(buf, " (anonymous)"));
+	view_chart_alerts_fit(&m, 40, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "! MEM STAIRS +", 14));
+	assert_null(strstr(buf, "held by"));
+	/* The MEM line: the breakdown whole or not at all ("(anon 104"). */
+	view_chart_mem_fit(&m, false, 80, buf, sizeof(buf));
+	assert_true(strlen(buf) <= 80);
+	assert_null(strstr(buf, "(anon"));
+	assert_non_null(strstr(buf, "STAIRS, leak suspected: +"));
 	metrics_free(&m);
 }
 

@@ -239,6 +239,42 @@ static void test_demangle(void **state)
 	assert_string_equal(r, "foo::");
 }
 
+/* Short names (issue 24): no return type, no parameters, no cv; the
+ * template arguments, a lambda's braces, operators and the views'
+ * " (inline)" and a clone's suffix stay; C and Rust names unchanged. */
+static void test_short_name(void **state)
+{
+	static const char *const cases[][2] = {
+	    {"app::Matrix<double>::multiply_rows(int)", "app::Matrix<double>::multiply_rows"},
+	    {"std::vector<int, std::allocator<int> >::size() const",
+	     "std::vector<int, std::allocator<int> >::size"},
+	    {"int app::sum<int>(std::vector<int, std::allocator<int> > const&)", "app::sum<int>"},
+	    {"std::__detail::_Map_base<std::string, std::pair<std::string const, int>>::"
+	     "operator[](std::string const&)",
+	     "std::__detail::_Map_base<std::string, std::pair<std::string const, "
+	     "int>>::operator[]"},
+	    {"app::Cmp::operator()(int, int) const", "app::Cmp::operator()"},
+	    {"bool app::operator< <int>(app::X<int> const&, app::X<int> const&)",
+	     "app::operator< <int>"},
+	    {"app::X::operator new(unsigned long)", "app::X::operator new"},
+	    {"app::X::operator int() const", "app::X::operator int"},
+	    {"main::{lambda(int)#1}::operator()(int) const", "main::{lambda(int)#1}::operator()"},
+	    {"(anonymous namespace)::helper(int)", "(anonymous namespace)::helper"},
+	    {"app::run(app::Matrix<double>&) [clone .cold]", "app::run [clone .cold]"},
+	    {"app::run(app::Matrix<double>&) (inline)", "app::run (inline)"},
+	    {"checksum", "checksum"},
+	    {"checksum (inline)", "checksum (inline)"},
+	    {"rsburn::hot_loop", "rsburn::hot_loop"},
+	    {"strlen@plt", "strlen@plt"},
+	    {"[plt]", "[plt]"},
+	};
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(sym_short_name(cases[i][0], buf, sizeof(buf)), cases[i][1]);
+	assert_null(sym_short_name(NULL, buf, sizeof(buf)));
+}
+
 /* A live process: a pc outside every mapping goes to /tmp/perf-PID.map,
  * found through /proc/PID/root with the pid from NSpid. */
 static void test_perfmap_live(void **state)
@@ -352,8 +388,8 @@ static void test_cost(void **state)
 	sym_free(sy);
 }
 
-/* A pc in the PLT has no symbol; it is named [plt], not left as a bare
- * offset. */
+/* A pc in the PLT has no symbol; a stub is named by its relocation
+ * ("strlen@plt"), the resolver's entry [plt], never a bare offset. */
 static void test_plt(void **state)
 {
 	struct module *mod;
@@ -375,8 +411,14 @@ static void test_plt(void **state)
 	assert_int_equal(sym_new(&sy), 0);
 	assert_int_equal(sym_resolve_module(sy, mod, "", plt, false, &si), 0);
 	assert_non_null(si.func);
-	assert_string_equal(si.func, "[plt]");
+	/* Entry 1 is reloc 0's stub: named by its symbol, as perf does
+	 * ("pthread_cond_signal@plt"), not one "[plt]" for all (issue 24). */
+	size_t len = strlen(si.func);
+	assert_true(len > 4 && !strcmp(si.func + len - 4, "@plt") && si.func[0] != '[');
 	assert_int_equal(si.offset, 4);
+	/* Entry 0 is the resolver's: no symbol of its own. */
+	assert_int_equal(sym_resolve_module(sy, mod, "", plt - 16, false, &si), 0);
+	assert_string_equal(si.func, "[plt]");
 	sym_free(sy);
 	space_module_put(mod);
 }
@@ -570,17 +612,10 @@ static void test_hostile_names(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    TEST(test_stripped_by_fde),
-	    TEST(test_inline_chain),
-	    TEST(test_plt),
-	    TEST(test_demangle),
-	    TEST(test_live_full),
-	    TEST(test_live_stripped),
-	    TEST(test_live_debuglink),
-	    TEST(test_module_lines_cached),
-	    TEST(test_perfmap_live),
-	    TEST(test_self),
-	    TEST(test_cost),
+	    TEST(test_stripped_by_fde), TEST(test_inline_chain),   TEST(test_plt),
+	    TEST(test_demangle),	TEST(test_short_name),	   TEST(test_live_full),
+	    TEST(test_live_stripped),	TEST(test_live_debuglink), TEST(test_module_lines_cached),
+	    TEST(test_perfmap_live),	TEST(test_self),	   TEST(test_cost),
 	    TEST(test_hostile_names),
 	};
 	symtest_init();

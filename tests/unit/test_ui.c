@@ -311,6 +311,7 @@ static void test_live_diff(void **state)
 	const struct grid *g;
 	const char *row;
 	int x, y;
+	int y0;
 
 	assert_int_equal(key(fx, 'D'), UI_REQUEST_NONE);
 	assert_false(fx->ui.diff_mode);
@@ -342,6 +343,15 @@ static void test_live_diff(void **state)
 	assert_true((y = find_row(g, "  parse_row")) >= 0);
 	assert_null(strchr(fixture_row(g, y), '*'));
 	assert_true(find_row(g, "Welch") >= 0);
+	/* At 80 columns the line says what a star means, whole (issue 24:
+	 * "Welch per second (9 vs 10), Ho"). */
+	g = ui_draw(&fx->ui, &fx->m, &fx->h, 80, 24);
+	fixture_dump(g, "UI_DUMP");
+	y0 = find_row(g, "diff: baseline");
+	assert_true(y0 >= 0);
+	assert_string_equal(fixture_row(g, y0),
+			    "diff: baseline (10 s, 16 s ago) vs last 10 s: * p < "
+			    "0.05, Welch 9 vs 9 seconds");
 	/* the icicle in diff mode, by call path */
 	assert_int_equal(key(fx, '2'), UI_REQUEST_NONE);
 	ui_header(&fx->ui, &fx->m, &fx->h, 51 * FIXTURE_SEC);

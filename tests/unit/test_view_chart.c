@@ -123,6 +123,14 @@ static const char *const mem_100x4_ascii[] = {
 	"RSS       +-60s-----------------------------------------------------now peak  179 MiB",
 };
 
+/* mem 80x4 ascii */
+static const char *const mem_80x4_ascii[] = {
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s",
+	"  200 MiB |============================== limit 200 MiB",
+	"      0 B |############################## now   179 MiB",
+	"RSS       +-60s-----------------------now peak  179 MiB",
+};
+
 /* mem 100x2 ascii */
 static const char *const mem_100x2_ascii[] = {
 	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
@@ -313,10 +321,11 @@ static void test_cpu_short_and_empty(void **state)
 	grid_row_text(&g, 0, buf, sizeof(buf));
 	assert_string_equal(buf, "CPU now 20%  peak 100%  base 40%  floor 20%");
 	grid_row_text(&g, 1, buf, sizeof(buf));
-	/* 60 points in 80 columns: right-aligned, 40% is ':' of a 100% max. */
+	/* 60 points in 80 columns: right-aligned, 40% is ':' of a 100% max;
+	 * labelled, so under a MEM line it does not read as memory's. */
 	assert_string_equal(
 	    buf,
-	    "                    ::::::::::::::::::::####################....................");
+	    "CPU last 60s        ::::::::::::::::::::####################....................");
 	grid_free(&g);
 	metrics_free(&m);
 
@@ -381,6 +390,19 @@ static void test_mem(void **state)
 	RENDER(view_chart_mem, &m, 120, 8, true, mem_120x8_utf8);
 	RENDER(view_chart_mem, &m, 100, 4, false, mem_100x4_ascii);
 	RENDER(view_chart_mem, &m, 100, 2, false, mem_100x2_ascii);
+	/* 80 columns: the breakdown left out whole, never "(anon 159". */
+	RENDER(view_chart_mem, &m, 80, 4, false, mem_80x4_ascii);
+	/* The alert at 80 columns: the limit first, then who holds it, each
+	 * whole ("limit in ~3h21m: cache_put.constprop.0 (lea"). */
+	assert_true(m.alert_stairs);
+	m.mem_holder = "cache_put.constprop.0";
+	assert_int_equal(grid_init(&g, 80, 1), 0);
+	assert_int_equal(view_alerts_render(&g, 0, &m), 1);
+	grid_row_text(&g, 0, buf, sizeof(buf));
+	assert_string_equal(
+	    buf, "! MEM STAIRS +3.5 GiB/h, limit in ~21s: held by cache_put.constprop.0");
+	grid_free(&g);
+	m.mem_holder = NULL;
 	/* h == 1: the verdict line only. */
 	assert_int_equal(grid_init(&g, 100, 1), 0);
 	assert_int_equal(view_chart_mem(&g, 0, 0, 100, 1, &m, false), 0);

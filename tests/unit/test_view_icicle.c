@@ -408,6 +408,7 @@ static void test_search_substring_and_once_per_stack(void **state)
 
 	add(fx, 30, 1000, 4, fx->f_start, fx->f_main, fx->f_worker, fx->f_long);
 	add(fx, 30, 2000, 5, fx->f_start, fx->f_main, fx->f_main, fx->f_main, fx->f_memcpy);
+	fx->st.unfold_recursion = true; /* main;main;main: three nodes */
 	render(fx, 100, 16);
 	keys(fx, "/operator[");
 	key(fx, KEYS_ENTER, 1);
@@ -419,6 +420,12 @@ static void test_search_substring_and_once_per_stack(void **state)
 	render(fx, 100, 16);
 	assert_int_equal(fx->st.nmatches, 3);
 	assert_true(has(row(fx, 2), "3 matches 100%"));
+	/* x folds the recursion back: one "main ×3" node, one match. */
+	key(fx, 'x', 1);
+	render(fx, 100, 16);
+	assert_false(fx->st.unfold_recursion);
+	assert_int_equal(fx->st.nmatches, 1);
+	assert_true(has(row(fx, 2), "1 match 100%"));
 }
 
 /* f: bottom-up, leaf functions on the first row under "all" and their
@@ -528,17 +535,20 @@ static void test_scroll_deep(void **state)
 	for (int i = 1; i < 40; i++)
 		fr[i] = fx->f_main;
 	assert_int_equal(window_add(fx->w, 30 * SEC, 4242, fr, 40, 5000), 0);
-	render(fx, 80, 14); /* 9 icicle rows */
+	fx->st.unfold_recursion = true; /* 39 rows of main */
+	render(fx, 80, 14);		/* 9 icicle rows */
 	key(fx, KEYS_DOWN, 30);
 	render(fx, 80, 14);
 	assert_true(has(detail(fx), "selected: main  tree.c:90"));
-	/* selection at depth 30 on the last icicle row (row 11) */
-	assert_true(attr_at(fx, 0, 11) & GRID_REVERSE);
+	/* selection at depth 30 on the last bar row (row 10) ... */
+	assert_true(attr_at(fx, 0, 10) & GRID_REVERSE);
+	assert_string_equal(row(fx, 10),
+			    "[main 83.3%                                                       ]");
 	/* ... and the frames deeper than the screen are announced where they
-	 * fall off (issue 17: they vanished without a word). */
-	assert_string_equal(
-	    row(fx, 11),
-	    "[main 83.3%                                                        v more below");
+	 * fall off (issue 17: they vanished without a word), on a row of
+	 * their own: drawn over the last bar, it hid the leaf (issue 24). */
+	assert_string_equal(row(fx, 11), "                                                         "
+					 "          v more below");
 	assert_true(has(row(fx, 12), "selected: main"));
 	/* At the bottom of the stack nothing is below. */
 	key(fx, KEYS_DOWN, 20);
@@ -548,6 +558,44 @@ static void test_scroll_deep(void **state)
 	key(fx, KEYS_UP, 40);
 	render(fx, 80, 24);
 	assert_true(has(row(fx, 21), "more below"));
+}
+
+/* 13 calls of "depth" to itself over two leaves: at 80x24 one bar
+ * "depth ×13" with the leaves right under it, where 13 rows of it pushed
+ * them off the screen (issue 24); x shows every call again. */
+static void test_fold_recursion_80x24(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t fr[20], depth = mkframe(fx->w, 0x9000, false, "tree", "depth", "tree.c", 20);
+	int n = 0;
+
+	window_reset(fx->w);
+	fr[n++] = fx->f_start;
+	fr[n++] = fx->f_main;
+	for (int i = 0; i < 13; i++)
+		fr[n++] = depth;
+	fr[n] = fx->f_aleaf;
+	assert_int_equal(window_add(fx->w, 30 * SEC, 4242, fr, n + 1, 600), 0);
+	fr[5] = fx->f_gx; /* depth ×3, then gamma_x */
+	assert_int_equal(window_add(fx->w, 30 * SEC, 4242, fr, 6, 400), 0);
+	fx->st.utf8 = true;
+	render(fx, 80, 24);
+	assert_true(has(row(fx, 6), "[depth \u00d713 100%    "));
+	assert_true(has(row(fx, 7), "[alpha_leaf 60.0%"));
+	assert_true(has(row(fx, 7), "[gamma_x 40.0%"));
+	for (int y = 3; y < 22; y++)
+		assert_false(strstr(row(fx, y), "more below"));
+	/* x: every call its own row, the leaf 12 rows further down. */
+	key(fx, 'x', 1);
+	render(fx, 80, 24);
+	assert_true(fx->st.unfold_recursion);
+	assert_true(has(row(fx, 6), "[depth 100%"));
+	assert_true(has(row(fx, 18), "[depth 60.0%"));
+	assert_true(has(row(fx, 19), "[alpha_leaf 60.0%"));
+	/* x again: folded. */
+	key(fx, 'x', 1);
+	render(fx, 80, 24);
+	assert_true(has(row(fx, 7), "[alpha_leaf 60.0%"));
 }
 
 /* Enter in the top view: a leaf-only function opens bottom-up on it, a
@@ -794,6 +842,7 @@ int main(void)
 	    T(test_aged_out),
 	    T(test_scroll_deep),
 	    T(test_jump),
+	    T(test_fold_recursion_80x24),
 	    T(test_paused),
 	    T(test_colours),
 	    T(test_labels),

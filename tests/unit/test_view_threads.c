@@ -168,7 +168,7 @@ static void test_80x24(void **state)
 	     * leaves SAMPLES but no room for the sparkline or HOTTEST. */
 	    " 4261  evil?[2Jname    S sleeping       60.0%     0%      900",
 	    " 4250  poller          R running        31.0%    29%    1,780  BUSY FLOOR",
-	    " 4242  floor           S nanosleep       0.0%     0%    2,520",
+	    " 4242  floor           S sleep: nan…     0.0%     0%    2,520",
 	    " 4260  loader          D io_schedule     0.0%     0%        3  STUCK (D for 12s)",
 	    " 4251  idler           S futex_wait      0.0%     0%        0",
 	    " 4277  [child]         Z defunct                               ZOMBIE");
@@ -202,7 +202,7 @@ static void test_80x24(void **state)
 	assert_non_null(t);
 	snprintf(t->wchan, sizeof(t->wchan), "hrtimer_nanosleep_restart");
 	render(fx, 80, 24);
-	assert_non_null(strstr(row(fx, 5), "S nanosleep"));
+	assert_non_null(strstr(row(fx, 5), "S sleep: nan"));
 	snprintf(t->wchan, sizeof(t->wchan), "do_syscall_64");
 	render(fx, 80, 24);
 	assert_null(strstr(row(fx, 5), "syscall"));
@@ -256,7 +256,7 @@ static void test_80x24_no_stuck(void **state)
 	     * 100% of a core: ' ', '.', ':', '|', '#'. */
 	    " 4261  evil?[2Jname    S sleeping       60.0%     0%         :|||||||      900",
 	    " 4250  poller          R running        31.0%    29%  :::::::::::::::    1,780",
-	    " 4242  floor           S nanosleep       0.0%     0%   #.:| #.:| #.:|    2,520",
+	    " 4242  floor           S sleep: nan…     0.0%     0%   #.:| #.:| #.:|    2,520",
 	    " 4260  loader          D io_schedule     0.0%     0%                         3",
 	    " 4251  idler           S futex_wait      0.0%     0%                         0");
 	assert_blank(fx, 8, 22);
@@ -531,7 +531,7 @@ static void test_multi_process(void **state)
 	    fx, 2, "  PID  PROCESS    TID  NAME            STATE          CPU now  floor  SAMPLES",
 	    " 4260  loader?…  4261  evil?[2Jname    S sleeping       60.0%     0%      900",
 	    " 4242  floor     4250  poller          R running        31.0%    29%    1,780",
-	    " 4242  floor     4242  floor           S nanosleep       0.0%     0%    2,520",
+	    " 4242  floor     4242  floor           S sleep: nan…     0.0%     0%    2,520",
 	    " 4260  loader?…  4260  loader          D io_schedule     0.0%     0%        3",
 	    " 4242  floor     4251  idler           S futex_wait      0.0%     0%        0");
 	assert_blank(fx, 8, 22);
@@ -540,7 +540,7 @@ static void test_multi_process(void **state)
 	fx->st.sort = VIEW_THREADS_SORT_TID;
 	render(fx, 80, 24);
 	assert_rows(
-	    fx, 3, " 4242  floor     4242  floor           S nanosleep       0.0%     0%    2,520",
+	    fx, 3, " 4242  floor     4242  floor           S sleep: nan…     0.0%     0%    2,520",
 	    " 4242  floor     4250  poller          R running        31.0%    29%    1,780",
 	    " 4242  floor     4251  idler           S futex_wait      0.0%     0%        0",
 	    " 4260  loader?…  4260  loader          D io_schedule     0.0%     0%        3",
@@ -737,10 +737,50 @@ static void test_wall_waits(void **state)
 	render(fx, 80, 24);
 	r = row(fx, 4);
 	assert_true(strstr(r, " 4250  poller          CPU-wait 40% ") == r);
+	/* The kind stays, the function is what is cut (was "S futex_wait",
+	 * the kind dropped for the kernel's word). */
+	r = row(fx, 5);
+	assert_true(strstr(r, " 4251  idler           S idle: fute… ") == r);
+}
+
+/* The tid order of the sleepers' rows (rows 5..7 under the two busy ones). */
+static void tied_order(struct fixture *fx, char *out, size_t size)
+{
+	size_t len = 0;
+
+	render(fx, 80, 24);
+	out[0] = '\0';
+	for (int y = 5; y <= 7; y++)
+		len += (size_t)snprintf(out + len, size - len, "%s%.4s", y > 5 ? " " : "",
+					row(fx, y) + 1);
+	(void)len;
+}
+
+/* Wall mode samples every thread alike: rows that read the same (0.0%,
+ * 0%) are ordered by TID whatever their sample counts or the hundredths
+ * of a percent no one sees, so they do not swap each second (issue 24). */
+static void test_wall_ties_stable(void **state)
+{
+	struct fixture *fx = *state;
+	char order[64];
+	struct metrics_thread *floor_ = &fx->m.threads[0], *idler = &fx->m.threads[2];
+
+	fx->h.mode = "wall";
+	floor_->cpu_pct = 0.04;
+	idler->cpu_pct = 0.01;
+	tied_order(fx, order, sizeof(order));
+	assert_string_equal(order, "4242 4251 4260");
+	/* A second later: the idler got more samples and read higher. */
+	floor_->cpu_pct = 0.01;
+	idler->cpu_pct = 0.04;
+	add(fx, 4251, 3000, 1, mkframe(fx->w, 0x6000, false, "floor", "get_job"));
+	tied_order(fx, order, sizeof(order));
+	assert_string_equal(order, "4242 4251 4260");
 }
 
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_80x24_no_stuck), TEST_FX(test_200x60),
 	  TEST_FX(test_cpu_futex_waits), TEST_FX(test_sort_cycle), TEST_FX(test_selection),
 	  TEST_FX(test_scroll), TEST_FX(test_too_small), TEST_FX(test_utf8_sparkline),
 	  TEST_FX(test_exited_and_zombie_thread), TEST_FX(test_multi_process), TEST_FX(test_label),
-	  TEST_FX(test_locks_flags), TEST_FX(test_wall_waits), TEST_FX(test_floor_alert_figure))
+	  TEST_FX(test_locks_flags), TEST_FX(test_wall_waits), TEST_FX(test_floor_alert_figure),
+	  TEST_FX(test_wall_ties_stable))

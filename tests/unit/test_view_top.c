@@ -443,6 +443,28 @@ static void test_long_names(void **state)
 	assert_non_null(strstr(row(fx, 4), "main (server.c)"));
 }
 
+/* C++ names short by default: no return type, no parameters, so at 80
+ * columns the function's own name shows; whole with full_names (key v,
+ * --full-names), as the demangler gave them (issue 24). */
+static void test_cxx_short_names(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t f = mkframe(fx->w, 0x5000, false, "cxxnames",
+			     "long shop::Basket<long>::total_of(std::__cxx11::basic_string<char, "
+			     "std::char_traits<char>, std::allocator<char> > const&, int) const",
+			     "cxxnames.cpp", 30, 0);
+
+	window_reset(fx->w);
+	add(fx, 4242, 5000, 2, fx->f_main, f);
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, 3),
+			    "100.0   100.0    50.0s      50.0s  shop::Basket<long>::total_of"
+			    "   cxxnames");
+	fx->st.full_names = true;
+	render(fx, 80, 24);
+	assert_non_null(strstr(row(fx, 3), "50.0s  long shop::Basket<long>::tot\u2026  cxxnames"));
+}
+
 static void test_empty(void **state)
 {
 	struct fixture *fx = *state;
@@ -655,10 +677,10 @@ static void test_help(void **state)
 	assert_string_equal(row(fx, 0), " stacktop help  (man stacktop for more)");
 	/* Every key of every view is listed, with what it does. */
 	assert_non_null(strstr(all, " 1-4 Tab    top icicle threads memory"));
-	assert_non_null(strstr(all, " L          function or file:line"));
+	assert_non_null(strstr(all, " L  v       file:line; whole C++ names"));
 	assert_non_null(strstr(all, " K          show or hide kernel frames"));
 	assert_non_null(strstr(all, " g          show or hide the charts"));
-	assert_non_null(strstr(all, " b  B       baseline = last 10 s; clear"));
+	assert_non_null(strstr(all, " b  B  D    baseline 10 s; clear; diff"));
 	assert_non_null(strstr(all, " space      freeze (sampling goes on)"));
 	assert_non_null(strstr(all, " R          reset: drop all samples"));
 	assert_non_null(strstr(all, " w          write the window to a file"));
@@ -668,6 +690,7 @@ static void test_help(void **state)
 	assert_non_null(strstr(all, "PgUp/Dn move selection"));
 	assert_non_null(strstr(all, " /  n  N    search; next/prev match"));
 	assert_non_null(strstr(all, " f  c  t    bottom-up; colour; threads"));
+	assert_non_null(strstr(all, " x          fold / unfold recursion"));
 	assert_non_null(strstr(all, " o          select its lock's holder"));
 	assert_non_null(strstr(all, "share: anywhere on stack"));
 	/* Every word the screen uses is defined at 80x24, whole (issue 17). */
@@ -973,8 +996,8 @@ static void test_report_footer(void **state)
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_sorting),
 	  TEST_FX(test_lines_and_kernel), TEST_FX(test_thread_filter), TEST_FX(test_batch_limit),
 	  TEST_FX(test_too_small), TEST_FX(test_selection), TEST_FX(test_sanitized),
-	  TEST_FX(test_long_names), TEST_FX(test_empty), TEST_FX(test_header_variants),
-	  TEST_FX(test_header_rates_agree), TEST_FX(test_header_unsampled),
-	  TEST_FX(test_header_symbols), TEST_FX(test_help), TEST_FX(test_help_symbols),
-	  TEST_FX(test_wall), TEST_FX(test_update_render_split), TEST_FX(test_keys),
-	  TEST_FX(test_report_footer))
+	  TEST_FX(test_long_names), TEST_FX(test_cxx_short_names), TEST_FX(test_empty),
+	  TEST_FX(test_header_variants), TEST_FX(test_header_rates_agree),
+	  TEST_FX(test_header_unsampled), TEST_FX(test_header_symbols), TEST_FX(test_help),
+	  TEST_FX(test_help_symbols), TEST_FX(test_wall), TEST_FX(test_update_render_split),
+	  TEST_FX(test_keys), TEST_FX(test_report_footer))

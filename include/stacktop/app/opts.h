@@ -68,6 +68,7 @@ struct opts {
 	unsigned events; /* --events: cpu mode's kind of perf events, enum perf_events order */
 	bool events_given;
 	bool idle_hidden;   /* --no-idle: start with idle threads hidden (wall mode, key i) */
+	bool full_names;    /* --full-names: C++ names with return type and parameters (key v) */
 	bool json;	    /* dump --json */
 	const char *output; /* record -o FILE */
 	const char *format; /* record --format folded|pprof|speedscope, NULL: from -o's ending */

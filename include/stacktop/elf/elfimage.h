@@ -19,7 +19,8 @@
  *                   which PT_GNU_EH_FRAME points into, .debug_frame);
  *                   symbol tables (.symtab, .dynsym, SHT_SYMTAB_SHNDX) and
  *                   the string tables they link to; .gnu_debuglink,
- *                   .gnu_debugaltlink. What every sampled module needs.
+ *                   .gnu_debugaltlink; .rela.plt (names of the PLT
+ *                   stubs). What every sampled module needs.
  *   ELFIMAGE_DWARF  the .debug_* / .zdebug_* sections libdw reads for
  *                   lines, inlines and scopes (not .debug_loc*, macros or
  *                   name indexes). A live module is opened without it:

@@ -1,7 +1,8 @@
 /*
  * elfsec — small questions asked of an ELF file through libelf: a section
  * by name or type, the GNU build-id, whether it has a symbol table or
- * DWARF, whether an address is a PLT stub, the file offset of an address.
+ * DWARF, whether an address is a PLT stub and whose, the file offset of an
+ * address.
  *
  * Contract: every function reads the Elf handed in (the caller's, opened
  * and ended by the caller: space's modules, sym's debug files) and keeps
@@ -34,6 +35,12 @@ bool elfsec_has_symtab(Elf *elf);
 bool elfsec_has_dwarf(Elf *elf);
 /* Is addr inside .plt, .plt.sec or .plt.got? */
 bool elfsec_in_plt(Elf *elf, uint64_t addr);
+/* "strlen@plt": the stub at addr named by its relocation's symbol, as
+ * perf names it. Stub i of .plt.sec (IBT), or i + 1 of .plt (entry 0 is
+ * the resolver's), is reloc i of .rela.plt (.rel.plt), its symbol in the
+ * table it links to. 0, or -ENOENT (the resolver, .plt.got, no relocs,
+ * an index or symbol out of range: the caller says "[plt]"). */
+int elfsec_plt_name(Elf *elf, uint64_t addr, char *buf, size_t size);
 /* The file offset of an ELF address (through its PT_LOAD), as the views
  * show addresses without a name; the address itself outside every load. */
 uint64_t elfsec_file_offset(Elf *elf, uint64_t addr);

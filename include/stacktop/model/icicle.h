@@ -58,6 +58,9 @@ struct icicle_node {
 	uint32_t depth;			    /* 0 for the root */
 	bool kernel;
 	int tid; /* per-thread roots: the thread under which this node is; else 0 */
+	/* fold_recursion: the most direct recursive calls folded into this
+	 * node on one stack ("depth" calling itself 12 times: 12, shown ×13) */
+	uint32_t rec;
 };
 
 struct icicle {
@@ -65,6 +68,7 @@ struct icicle {
 	size_t n;
 	bool inverted;
 	bool per_thread;	  /* depth-1 nodes are threads */
+	bool fold_recursion;	  /* a function calling itself is one node (rec) */
 	struct icicle_priv *priv; /* string pool and lookup tables */
 };
 
@@ -73,6 +77,11 @@ struct icicle_query {
 	bool hide_kernel;      /* drop kernel frames (a kernel-only stack counts on the root) */
 	bool inverted;	       /* bottom-up */
 	bool per_thread_roots; /* one root child per thread */
+	/* Direct recursion (f calling f calling f) folded into one node whose
+	 * rec counts the calls folded: 13 rows of "depth" pushed the leaves
+	 * off the screen. Only a function calling itself directly: f → g → f
+	 * stays as it is. */
+	bool fold_recursion;
 	/* The name of a thread's root (text for people, made in the view
 	 * layer, already escaped; unique per tid); NULL: "tid N". */
 	void (*thread_label)(const void *ctx, int tid, char *buf, size_t size);
@@ -90,6 +99,9 @@ int icicle_build(struct window *w, const struct icicle_query *q, struct icicle *
 /* The same from literal stacks (names only, no modules): for tests. */
 int icicle_build_from_paths(const struct icicle_stack *stacks, size_t n, bool inverted,
 			    struct icicle **out);
+/* The same with a query's inverted and fold_recursion (the rest unused). */
+int icicle_build_paths(const struct icicle_stack *stacks, size_t n, const struct icicle_query *q,
+		       struct icicle **out);
 void icicle_free(struct icicle *t);
 
 /* The merge key of a node / a window frame: "u|k" + module + '\x1f' +

@@ -176,9 +176,9 @@ struct metrics {
 	struct series_spike spike;
 	double spike_held_s;
 	bool alert_busy_floor, alert_spike, alert_stairs;
-	/* Set by the front end, not by metrics: the code path that holds the
-	 * growth ("cache_put (cache.c:41) holds +120 MiB/min", raw target
-	 * text), named in the MEM alert; NULL when not known. */
+	/* Set by the front end, not by metrics: the function that holds the
+	 * growth ("cache_put", raw target text), named in the MEM alert;
+	 * NULL when not known. */
 	const char *mem_holder;
 	pid_t busiest_floor_tid; /* the floor thread with the highest floor_pct, 0 if none */
 

@@ -155,6 +155,13 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
  * Also used by srcline (DWARF names) and for perf map names. */
 #define SYM_DEMANGLE_MAX 4096
 const char *sym_demangle(const char *name, char *buf, size_t size);
+/* A demangled C++ name without its return type and parameters, as the
+ * views show it by default: "int app::Matrix<int>::sum(int) const" →
+ * "app::Matrix<int>::sum" (template arguments stay: they tell
+ * instantiations apart); " [clone .cold]" and " (inline)" are kept. Into
+ * buf, which is returned; name itself when it has no parameter list (C,
+ * Rust, Go names). */
+const char *sym_short_name(const char *name, char *buf, size_t size);
 
 /* Longest name sym hands out, with its NUL (perf keeps a few KiB). */
 #define SYM_NAME_MAX 1024

@@ -99,6 +99,7 @@ struct ui_config {
 	bool ascii;	   /* no block or UTF-8 characters even in a UTF-8 locale */
 	enum sort_key sort;
 	bool lines, hide_kernel, hide_idle; /* the L, K and i toggles at start */
+	bool full_names;		    /* the v toggle at start: C++ names whole */
 	int limit;			    /* batch: rows of the top table */
 	const char *annotate;		    /* open the annotate view on it; NULL: none */
 	/* What every export says (the w key, record): */

@@ -167,6 +167,10 @@ extern const char view_footer_report[];
 
 /* Text centred on row y. */
 void view_put_centered(struct grid *g, int y, const char *text, uint16_t attr);
+/* A function's name as the views show it: a C++ name without its return
+ * type and parameters ("app::Matrix<double>::multiply_rows"), or whole
+ * when full (key v, --full-names). Raw target text either way: escape it. */
+const char *view_func_name(const char *func, bool full, char *buf, size_t size);
 /* Under VIEW_MIN_W x VIEW_MIN_H: draw "terminal too small: WxH (need ...)"
  * centred and return true; the view then draws nothing else. */
 bool view_too_small(struct grid *g);

@@ -57,6 +57,10 @@ void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, 
  * behind most of a rise is named after the rate: "+40 MiB/min (worker
  * 4502)". */
 void view_chart_mem_text(const struct metrics *m, bool process_wide, char *buf, size_t size);
+/* The same in width columns (0: any): the "(anon …, file …)" breakdown
+ * only when it fits whole. */
+void view_chart_mem_fit(const struct metrics *m, bool process_wide, int width, char *buf,
+			size_t size);
 /* "limit 2.0 GiB (cgroup) reached in ~3h10m at this slope; anonymous
  * memory grows", "limit 2.0 GiB (cgroup)" when not rising, "" without a
  * limit (unless some kind of memory grows). */
@@ -64,6 +68,10 @@ void view_chart_mem_limit_text(const struct metrics *m, char *buf, size_t size);
 /* The alerts line: every alert that holds, most urgent first, each with
  * "! " in front; "" if none (or m NULL). */
 void view_chart_alerts_text(const struct metrics *m, char *buf, size_t size);
+/* The same in width columns (0: any): each part of the MEM alert ("limit
+ * in ~3h", "held by F", "(anonymous)") whole or left out, a later alert
+ * that does not fit whole counted in a trailing "+N more". */
+void view_chart_alerts_fit(const struct metrics *m, int width, char *buf, size_t size);
 /* "+96 MiB/h", "-1.5 GiB/h", "+600 MiB/min": a memory slope in bytes per
  * second, per hour unless that is 10 GiB/h or more. */
 void view_chart_rate_text(double bytes_per_s, char *buf, size_t size);

@@ -30,11 +30,12 @@ int view_diff_text(const struct diff *d, const struct view_diff_opts *o, char **
  * last 10 s", "old.pb.gz vs new.pb.gz") and how, or why there are no stars,
  * the same table, rows coloured by change (red grew, blue shrank, grey not
  * significant) with a legend, and the keys (live: b and L apply). d may be
- * NULL (no baseline yet: a hint instead). */
+ * NULL (no baseline yet: a hint instead). full_names: C++ names whole
+ * (key v); the text reports (stacktop diff -b) always print them whole. */
 struct grid;
 struct view_header;
 void view_diff_render(struct grid *g, const struct view_header *h, const struct diff *d, bool lines,
-		      const char *title, bool live);
+		      bool full_names, const char *title, bool live);
 /* The attribute of an icicle box in a diff (the icicle's colours): its
  * call path's total share red grew, blue shrank (starred), grey otherwise
  * or when the diff has no such path (built without paths in t's

@@ -43,6 +43,10 @@ struct view_icicle_state {
 	bool hide_kernel; /* set by ui (key K) */
 	int tid;	  /* 0: all threads; set by ui from the threads view */
 	bool per_thread;  /* one root per thread (key t) */
+	/* key x: every call of a recursion its own row; by default a function
+	 * calling itself is one bar, "depth ×13" */
+	bool unfold_recursion;
+	bool full_names; /* set by ui (key v): C++ names whole on the bars */
 	/* Set by the app: names the per-thread roots (icicle_query). */
 	void (*thread_label)(const void *ctx, int tid, char *buf, size_t size);
 	const void *label_ctx;

@@ -65,11 +65,13 @@ struct view_memory_holder {
 	uint64_t held, held_window, faults;
 	double per_min;	 /* bytes a minute, from held_window */
 	char label[256]; /* raw: "cache_put (memgrow.c:41) < main" */
+	char func[128];	 /* raw: the holder's function, "cache_put" */
 };
 
 struct view_memory_state {
 	int scroll; /* first holder row shown */
 	bool utf8;
+	bool full_names; /* set by ui (key v): C++ names whole */
 	/* Kept by update. */
 	struct view_memory_map *maps;
 	int nmaps;
@@ -101,8 +103,9 @@ extern const struct keymap view_memory_keymap;
 struct view_action view_memory_key(struct view_memory_state *st, int key);
 void view_memory_state_free(struct view_memory_state *st);
 
-/* The top holder's line for the MEM alert ("cache_put (memgrow.c:41)
- * holds +150 MiB/min"), "" when none holds anything of the window. */
+/* The top holder's function for the MEM alert ("cache_put": the alert
+ * says "held by cache_put"; its line and rate are this view's), "" when
+ * none holds anything of the window. */
 void view_memory_top_holder(const struct view_memory_state *st, char *buf, size_t size);
 
 #endif

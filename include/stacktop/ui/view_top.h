@@ -48,7 +48,8 @@ struct view_top_row {
 
 struct view_top_state {
 	enum sort_key sort;
-	bool lines; /* aggregate by file:line instead of function */
+	bool lines;	 /* aggregate by file:line instead of function */
+	bool full_names; /* C++ names whole (key v): return type, parameters */
 	bool hide_kernel;
 	int tid;		 /* 0: all threads */
 	int selected;		 /* row index in sorted order */
