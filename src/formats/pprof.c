@@ -308,14 +308,7 @@ static void pp_free(struct pp *p)
 	strpool_free(&p->str);
 	hashidx_free(&p->fn_of);
 	hashidx_free(&p->map_of);
-	free(p->loc_of);
-	free(p->fn);
-	free(p->map);
-	free(p->bias);
-	free(p->loc);
-	free(p->line);
-	free(p->first);
-	free(p->nlines);
+	ARRAY_FREE_ALL(p->loc_of, p->fn, p->map, p->bias, p->loc, p->line, p->first, p->nlines);
 }
 
 /* gzip_compress appended to out. */
@@ -515,17 +508,7 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 	perftools__profiles__profile__pack(&prof, packed);
 	err = gzip_buf(packed, len, out);
 out:
-	free(linep);
-	free(packed);
-	free(locp);
-	free(fnp);
-	free(mapp);
-	free(smp);
-	free(smpp);
-	free(lab);
-	free(labp);
-	free(locids);
-	free(vals);
+	ARRAY_FREE_ALL(linep, packed, locp, fnp, mapp, smp, smpp, lab, labp, locids, vals);
 	pp_free(&p);
 	return err;
 }

@@ -75,10 +75,7 @@ void stackset_free(struct stackset *ss)
 	if (!ss)
 		return;
 	strpool_free(&ss->strings);
-	free(ss->ids);
-	free(ss->stacks);
-	free(ss->threads);
-	free(ss);
+	ARRAY_FREE_ALL(ss->ids, ss->stacks, ss->threads, ss);
 }
 
 size_t stackset_ids_limit(size_t len)

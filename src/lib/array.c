@@ -67,3 +67,9 @@ int array_push_name(char **buf, size_t *len, size_t *cap, const char *s, uint32_
 	*len += n;
 	return 0;
 }
+
+void array_free_all(void *const *ptrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ptrs[i]);
+}

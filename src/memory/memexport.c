@@ -98,12 +98,7 @@ static void tables_free(struct tables *t)
 {
 	for (size_t i = 0; i < t->nstr; i++)
 		free(t->str[i]);
-	free(t->str);
-	free(t->fn);
-	free(t->loc);
-	free(t->line);
-	free(t->linep);
-	free(t->loc_of);
+	ARRAY_FREE_ALL(t->str, t->fn, t->loc, t->line, t->linep, t->loc_of);
 }
 
 int memexport_render(struct memhold *h, struct frames *fr, uint64_t now_ns,
@@ -200,14 +195,7 @@ int memexport_render(struct memhold *h, struct frames *fr, uint64_t now_ns,
 	perftools__profiles__profile__pack(&prof, packed);
 	e = gzip_compress(packed, plen, buf, len);
 out:
-	free(packed);
-	free(locp);
-	free(fnp);
-	free(ids);
-	free(vals);
-	free(smpp);
-	free(smp);
-	free(rows);
+	ARRAY_FREE_ALL(packed, locp, fnp, ids, vals, smpp, smp, rows);
 	tables_free(&t);
 	return e;
 }

@@ -856,10 +856,7 @@ static int paths_test(struct builder *b, const struct units u[2])
 			for (size_t i = 0; i < n; i++)
 				d->paths[i].total = sh[i];
 	}
-	free(sh);
-	free(fam);
-	free(c[0]);
-	free(c[1]);
+	ARRAY_FREE_ALL(sh, fam, c[0], c[1]);
 	return rc;
 }
 

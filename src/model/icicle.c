@@ -742,10 +742,7 @@ int icicle_layout(const struct icicle *t, uint32_t zoom_node, int width, int max
 			if (b[i].row + 1 < max_depth)
 				err = layout_children(t, b[i], &l, &b, &nb, &cap);
 	}
-	free(l.kid);
-	free(l.w);
-	free(l.floor);
-	free(l.wide);
+	ARRAY_FREE_ALL(l.kid, l.w, l.floor, l.wide);
 	if (err) {
 		free(b);
 		return err;

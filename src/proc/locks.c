@@ -26,6 +26,7 @@
  * whose neighbours are anything, from naming a false owner; and any owner
  * must be a live thread of the same process.
  */
+#include "stacktop/lib/array.h"
 #include "stacktop/proc/locks.h"
 #include "stacktop/proc/funckind.h"
 
@@ -525,9 +526,6 @@ const char *locks_kind_name(enum locks_kind k)
 
 void locks_free(struct locks *g)
 {
-	free(g->w);
-	free(g->tids);
-	free(g->cycles);
-	free(g->hold);
+	ARRAY_FREE_ALL(g->w, g->tids, g->cycles, g->hold);
 	*g = (struct locks){0};
 }

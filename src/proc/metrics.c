@@ -712,13 +712,7 @@ static void eval_floor(struct metrics *m, size_t nsec)
 	for (size_t j = 0; j < nth; j++)
 		m->threads[rows[j]].pause_pct = series_median_at(cpu + j * n, st + j * n, pause, n);
 out:
-	free(ft);
-	free(fv);
-	free(tt);
-	free(vv);
-	free(st);
-	free(cpu);
-	free(pause);
+	ARRAY_FREE_ALL(ft, fv, tt, vv, st, cpu, pause);
 }
 
 static void eval_cpu(struct metrics *m, double *tv, double *vv)

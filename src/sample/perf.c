@@ -293,11 +293,7 @@ void perf_free(struct perf_sampler *ps)
 	free(ps->cpu_rb);
 	free(ps->threads);
 	hashidx_free(&ps->ix);
-	free(ps->procs);
-	free(ps->task);
-	free(ps->pending_new);
-	free(ps->pending_exit);
-	free(ps);
+	ARRAY_FREE_ALL(ps->procs, ps->task, ps->pending_new, ps->pending_exit, ps);
 }
 
 /* Open the clock event on tid and cpu as this mode has it: inherited by

@@ -475,10 +475,7 @@ static void table_free(void *p)
 	srcline_free(t->src);
 	free(t->fdes);
 	elfimage_close(t->dbg_elf);
-	free(t->dem);
-	free(t->fns);
-	free(t->root);
-	free(t);
+	ARRAY_FREE_ALL(t->dem, t->fns, t->root, t);
 }
 
 /* fetched: a debug file that came from debuginfod (the table takes it),

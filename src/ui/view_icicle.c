@@ -23,6 +23,7 @@
  * new tree. The search regex is compiled on the key that changes it. Nothing here prints or
  * allocates outside the state.
  */
+#include "stacktop/lib/array.h"
 #include "stacktop/ui/view_icicle.h"
 
 #include <errno.h>
@@ -368,11 +369,7 @@ void view_icicle_state_free(struct view_icicle_state *st)
 	if (p->re_ok)
 		regfree(&p->re);
 	icicle_free(p->tree);
-	free(p->boxes);
-	free(p->match);
-	free(p->rank);
-	free(p->mlist);
-	free(p);
+	ARRAY_FREE_ALL(p->boxes, p->match, p->rank, p->mlist, p);
 	st->priv = NULL;
 }
 

@@ -357,11 +357,7 @@ static void module_destroy(struct module_priv *p)
 			p->m.ext_free[i](p->m.ext[i]);
 	elfimage_pending_free(p->pending);
 	module_elf_end(p);
-	free(p->image);
-	free(p->root);
-	free(p->m.reopen);
-	free(p->m.path);
-	free(p);
+	ARRAY_FREE_ALL(p->image, p->root, p->m.reopen, p->m.path, p);
 }
 
 /* Caller holds cache_lock. A cached module for the file, with a new ref;

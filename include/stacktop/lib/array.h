@@ -38,4 +38,11 @@ size_t array_upper_bound(const void *arr, size_t n, size_t size, size_t off, uin
  * buffer may move while it grows. 0, -E2BIG past 4 GiB, or -ENOMEM. */
 int array_push_name(char **buf, size_t *len, size_t *cap, const char *s, uint32_t *off);
 
+/* free() each of n pointers; ARRAY_FREE_ALL(a, b, c) frees a, b and c, the
+ * release of a struct's arrays in one statement. */
+void array_free_all(void *const *ptrs, size_t n);
+#define ARRAY_FREE_ALL(...)                                                                        \
+	array_free_all((void *const[]){__VA_ARGS__},                                               \
+		       sizeof((void *const[]){__VA_ARGS__}) / sizeof(void *))
+
 #endif
