@@ -13,6 +13,8 @@
 #include "stacktop/ui/ui.h"
 #include "stacktop/lib/mono.h"
 
+#include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -472,34 +474,34 @@ static struct view_action key_view(void *ctx, int key)
 	return keymap_used(true);
 }
 
-static struct view_action key_lines(void *ctx, int key)
+/* The top view's on/off keys (upper or lower case): the flag each flips
+ * and what the status line then says. */
+static const struct top_toggle {
+	int key;
+	size_t flag; /* offsetof(struct view_top_state, ...) */
+	const char *on, *off;
+} top_toggles[] = {
+    {'l', offsetof(struct view_top_state, lines), "aggregating by file:line",
+     "aggregating by function"},
+    {'k', offsetof(struct view_top_state, hide_kernel), "kernel frames hidden",
+     "kernel frames shown"},
+    {'v', offsetof(struct view_top_state, full_names), "C++ names whole (return type, parameters)",
+     "C++ names short (ns::Class::method)"},
+};
+
+static struct view_action key_top_toggle(void *ctx, int key)
 {
 	struct ui_key_ctx *c = ctx;
 
-	(void)key;
-	toggle(c->ui, &c->ui->top.lines, "aggregating by file:line", "aggregating by function",
-	       c->now_ns);
-	return keymap_used(true);
-}
-
-static struct view_action key_kernel(void *ctx, int key)
-{
-	struct ui_key_ctx *c = ctx;
-
-	(void)key;
-	toggle(c->ui, &c->ui->top.hide_kernel, "kernel frames hidden", "kernel frames shown",
-	       c->now_ns);
-	return keymap_used(true);
-}
-
-static struct view_action key_names(void *ctx, int key)
-{
-	struct ui_key_ctx *c = ctx;
-
-	(void)key;
-	toggle(c->ui, &c->ui->top.full_names, "C++ names whole (return type, parameters)",
-	       "C++ names short (ns::Class::method)", c->now_ns);
-	return keymap_used(true);
+	for (size_t i = 0; i < sizeof(top_toggles) / sizeof(top_toggles[0]); i++) {
+		const struct top_toggle *t = &top_toggles[i];
+		if (t->key == tolower(key)) {
+			toggle(c->ui, (bool *)((char *)&c->ui->top + t->flag), t->on, t->off,
+			       c->now_ns);
+			return keymap_used(true);
+		}
+	}
+	return keymap_used(false);
 }
 
 static struct view_action key_charts(void *ctx, int key)
@@ -613,9 +615,9 @@ static struct view_action key_idle(void *ctx, int key)
 static const struct keymap_entry ui_keys[] = {
     {{'1', '2', '3', '4'}, 0, key_view, NULL, "top icicle threads memory", 0},
     {{KEYS_TAB}, 0, key_view, NULL, NULL, 0},
-    {{'L'}, 'l', key_lines, NULL, "file:line; whole C++ names", 0},
-    {{'v'}, 0, key_names, NULL, NULL, 0},
-    {{'K'}, 'k', key_kernel, NULL, "show or hide kernel frames", 0},
+    {{'L'}, 'l', key_top_toggle, NULL, "file:line; whole C++ names", 0},
+    {{'v'}, 0, key_top_toggle, NULL, NULL, 0},
+    {{'K'}, 'k', key_top_toggle, NULL, "show or hide kernel frames", 0},
     {{'g'}, 0, key_charts, NULL, "show or hide the charts", 0},
     {{'b'}, 0, key_baseline, NULL, "baseline 10 s; clear; diff", 0},
     {{'B'}, 0, key_baseline, NULL, NULL, 0},
