@@ -196,7 +196,7 @@ static int floor_threads(const struct metrics *m, int *idx, int max)
 static void alert_busy_floor_text(const struct metrics *m, char *out, size_t size)
 {
 	enum { SHOWN = 4 };
-	int idx[SHOWN], n = floor_threads(m, idx, SHOWN), more = 0;
+	int idx[SHOWN] = {0}, n = floor_threads(m, idx, SHOWN), more = 0;
 	size_t len;
 
 	for (int i = 0; i < m->nthreads; i++)
