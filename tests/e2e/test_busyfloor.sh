@@ -20,7 +20,9 @@ start_bg "$TARGETS/floor" 40 1.0 2
 FLOOR=$BG_PID
 wait_until 3 test -d "/proc/$FLOOR/task" || die "floor did not start"
 tid_of() { grep -l "^$1\$" /proc/"$FLOOR"/task/*/comm 2>/dev/null | head -1 | awk -F/ '{ print $5 }'; }
-wait_until 3 test -n "$(tid_of poller-2)" || die "no poller-2 thread in floor"
+# (a function: wait_until's arguments are expanded once, before it polls)
+named_poller2() { [ -n "$(tid_of poller-2)" ]; }
+wait_until 3 named_poller2 || die "no poller-2 thread in floor"
 POLLER=$(tid_of poller)
 POLLER2=$(tid_of poller-2)
 [ -n "$POLLER" ] || die "no poller thread in floor"

@@ -96,7 +96,7 @@ fi
 # ---- 1,000 threads ----------------------------------------------------------
 start_target 1 bigpool 1000 2
 BP=$BG_PID
-wait_until 10 test "$(ls /proc/"$BP"/task | wc -l)" -ge 1000
+wait_until 10 eval '[ "$(ls /proc/"$BP"/task | wc -l)" -ge 1000 ]'
 check_cmp "$(ls /proc/"$BP"/task | wc -l)" '>=' 1000 "bigpool runs 1,000 threads"
 out=$E2E_TMPDIR/big.txt
 run_ok 60 "$out" "stacktop -b -n 2 -p bigpool exits 0" -b -n 2 -r 99 -p "$BP"
