@@ -806,10 +806,11 @@ static void adapt_rate(struct wall_sampler *ws, uint64_t start_ns, uint64_t end_
 	ws->adapt_t0 = end_ns;
 	ws->adapt_busy_ns = 0;
 	ws->adapt_cpu_ns = 0;
+	double weight = (double)p / (double)ws->base_period_ns;
 	if (p > ws->base_period_ns)
 		snprintf(ws->note, sizeof(ws->note),
-			 "rate lowered to %.1f Hz a thread to keep up (a sample counts %.2g)",
-			 1e9 / (double)p, (double)p / (double)ws->base_period_ns);
+			 "rate lowered to %.1f Hz a thread to keep up (a sample counts %.*f)",
+			 1e9 / (double)p, weight < 10 ? 1 : 0, weight);
 	else
 		ws->note[0] = 0;
 }

@@ -111,4 +111,15 @@ last=$(grep -E '^samples ' "$out" | tail -1)
 log "wall, last frame: $last"
 grep -qE 'rate lowered to [0-9.]+ Hz a thread to keep up' <<<"$last" &&
 	ok "wall mode says it lowered its rate" || bad "no 'rate lowered' in the wall header"
+# The header's count is in periods of the asked rate: the note says what a
+# sample stands for, and lowered rate x that weight is the asked 100 Hz
+# (issue 24 item 6: "1.0 Hz a thread" beside 18,182 samples/s read as a
+# contradiction).
+read -r lowered weight <<<"$(sed -nE 's/.*rate lowered to ([0-9.]+) Hz a thread to keep up \(a sample counts ([0-9.]+)\).*/\1 \2/p' <<<"$last")"
+if [ -n "$weight" ]; then
+	check_cmp "$(awk -v r="$lowered" -v w="$weight" 'BEGIN { d = r * w - 100; print (d < 0 ? -d : d) <= 100 * 0.1 + r * 0.05 ? 1 : 0 }')" \
+		== 1 "lowered rate x a sample's weight is the asked rate ($lowered Hz x $weight)"
+else
+	bad "the note does not say what a sample counts for: $last"
+fi
 e2e_finish
