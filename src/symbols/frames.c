@@ -503,6 +503,11 @@ size_t frames_live(const struct frames *fr)
 	return fr->nused;
 }
 
+size_t frames_names(const struct frames *fr)
+{
+	return strpool_live(&fr->names);
+}
+
 const struct frame *frames_line(struct frames *fr, uint32_t id)
 {
 	struct entry *e;

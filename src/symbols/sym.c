@@ -25,11 +25,11 @@
  *    the ELF, which outlives the table) until a pc asks for one; the
  *    shown name (demangled, cut to SYM_NAME_MAX) is then made once. A
  *    build that runs out of memory leaves an empty table, remembered.
- *  - Per struct sym: an intern pool (every string we return lives until
- *    sym_free, even when the module it came from is gone; not a JIT's
- *    names, which are the caller's to copy: sym.h), the kallsyms
- *    table (kallsyms.c), the perf map caches (perfmap.c), and per module
- *    named the sources its names came from (sym_modules, for the help
+ *  - Per struct sym: a pool of kernel names and the notes' module names
+ *    (bounded), the user names of the last call (copies valid until the
+ *    next call, even when the module they came from is gone; the caller
+ *    copies what it keeps: sym.h), the kallsyms table (kallsyms.c), the perf map caches
+ * (perfmap.c), and per module named the sources its names came from (sym_modules, for the help
  *    screen).
  *
  * Debug files are looked up under a root prefix: "/proc/PID/root" for a
@@ -1062,7 +1062,7 @@ int sym_perfmap_lookup(struct sym *sy, pid_t pid, uint64_t pc, struct sym_info *
 	if (err)
 		return err;
 	memset(out, 0, sizeof(*out));
-	/* Not interned: a JIT may rename its code every second. The caller
+	/* Not kept: a JIT may rename its code every second. The caller
 	 * copies it (frames holds it counted while a frame uses it). */
 	const char *d = sym_demangle(ps.name, buf, sizeof(buf));
 

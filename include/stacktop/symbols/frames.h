@@ -104,5 +104,8 @@ void frames_ref(struct frames *fr, uint32_t id);
 void frames_unref(struct frames *fr, uint32_t id);
 /* Frames live now (for the header and the memory bench). */
 size_t frames_live(const struct frames *fr);
+/* Distinct strings the live user frames hold (counted: freed with the
+ * last frame that uses one, so they follow the window's content). */
+size_t frames_names(const struct frames *fr);
 
 #endif
