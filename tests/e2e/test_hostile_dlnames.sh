@@ -8,9 +8,10 @@
 # until exit (a forever string pool), ~140 KiB more a second here.
 # The session's own tables settle in the first 20 s (one step of 1.5 MiB
 # near the 15th), so second by second from the 18th to the 33rd: before,
-# the peak rose by 32 KiB or more in 12-15 of 15 steps (~140 KiB each);
-# now in 0-2. A late one-time allocation is one step, so the check counts
-# steps, not bytes: at most 5 of the 15. A memory bound, not a rate: load can only
+# the peak rose by 32 KiB or more in 12-15 of 15 steps (~140 KiB each;
+# 14 with two more busy loops on the 2 cores); now in 0-2 (3 so loaded).
+# A late one-time allocation is one step, so the check counts steps, not
+# bytes: at most 7 of the 15. A memory bound, not a rate: load can only
 # make the old pool grow in fewer steps (fewer libraries sampled), never
 # make the new one grow.
 . "$(dirname "$0")/lib.sh"
@@ -50,7 +51,7 @@ for t in $(seq 19 33); do
 	prev=$h
 done
 log "VmHWM steps (KiB) from 18 s to 33 s:$steps"
-check_cmp "$rises" "<=" 5 "the peak RSS rises by 32 KiB or more in at most 5 of 15 one-second steps (names kept until exit: 12-15)"
+check_cmp "$rises" "<=" 7 "the peak RSS rises by 32 KiB or more in at most 7 of 15 one-second steps (names kept until exit: 12-15)"
 wait "$S"
 check_cmp "$?" == 0 "stacktop -b -n 35 exits 0"
 grep -q 'dlname_' "$out" && ok "the libraries' functions are named" || bad "no dlname_ function in the output"
