@@ -466,14 +466,17 @@ static void where_of(struct annotate *a, struct sym *sy, uint64_t pc, struct whe
 	int n = 0;
 
 	memset(w, 0, sizeof(*w));
-	if (a->m.jit || a->m.kernel || res_addr(a, sy, pc, true, &si))
+	if (a->m.jit || a->m.kernel)
 		return;
+	/* sym's names live until its next call: each is used before it. */
 	if (res_inline(a, sy, pc, chain, &n) == 0 && n > 0) {
 		snprintf(w->file, sizeof(w->file), "%s", chain[0].file ? chain[0].file : "");
 		w->line = chain[0].line;
 		snprintf(w->inl, sizeof(w->inl), "%s", chain[0].func ? chain[0].func : "");
 		return;
 	}
+	if (res_addr(a, sy, pc, true, &si))
+		return;
 	snprintf(w->file, sizeof(w->file), "%s", si.file ? si.file : "");
 	w->line = si.line;
 }

@@ -34,14 +34,17 @@
  * the index, drops its module reference and goes on a free list; its id is
  * handed out again by the next intern. Entries never referenced are kept
  * (a frame is interned before the window refs it). Named frames' strings
- * stay in the pool until frames_free (bounded by the distinct names). A
- * JIT frame's name (perf map: the target writes it, and may rename its
- * code every second) is a counted string in names, dropped with the frame,
- * so those names follow the window's content too.
+ * stay in the pool until frames_free (bounded by the distinct names).
+ * Every string of a live user frame (function, module, file, inline
+ * levels, origin path and build-id) is a counted string in names, dropped
+ * with the frame: sym keeps a name only until its next call, and a target
+ * chooses them (a JIT renames its code every second, a loop of dlopen
+ * brings new libraries with new functions), so names follow the window's
+ * content too.
  *
  * Contract: frames_new → (intern, get, line, ref, unref)* → frames_free,
  * after the window that holds references and before sym_free (sym owns the
- * strings of live frames).
+ * strings of kernel frames).
  */
 #include "stacktop/symbols/frames.h"
 
@@ -71,7 +74,7 @@ struct entry {
 	struct module *mod; /* user frame with a line to look up, referenced */
 	uint64_t elf_addr;
 	unsigned named_gen; /* user frame left unnamed: the space generation tried */
-	bool own_func;	    /* f.sym.func is a reference in frames->names (a JIT name) */
+	bool own;	    /* f's strings are references in frames->names (user frames) */
 };
 
 struct frames {
@@ -83,7 +86,7 @@ struct frames {
 	uint32_t free_head;
 	uint64_t named_seq;   /* synthetic pcs of named frames */
 	struct strpool pool;  /* named frames' strings */
-	struct strpool names; /* counted: JIT names, one reference per frame using one */
+	struct strpool names; /* counted: user frames' strings, one reference per use */
 	unsigned names_gen;   /* sym_names_gen when frames were last re-named */
 };
 
@@ -234,8 +237,44 @@ static int64_t live_intern(struct frames *fr, int pid, uint64_t pc, bool kernel,
 
 /* ---- interning ---- */
 
-/* The frame's origin (path, build-id as hex: pooled) for annotate and the
- * pprof export. Left empty on ENOMEM: only annotating it is lost. */
+/* A counted copy of s in names (NULL stays NULL). */
+static const char *own_str(struct frames *fr, const char *s)
+{
+	return s ? strpool_ref(&fr->names, s) : NULL;
+}
+
+/* si's names (from sym, valid until its next call) replaced by counted
+ * copies; on ENOMEM si is left as it was and false. */
+static bool own_strs(struct frames *fr, struct sym_info *si)
+{
+	const char *fn = own_str(fr, si->func), *mod = own_str(fr, si->module),
+		   *file = own_str(fr, si->file);
+
+	if ((si->func && !fn) || (si->module && !mod) || (si->file && !file)) {
+		strpool_unref(&fr->names, fn);
+		strpool_unref(&fr->names, mod);
+		strpool_unref(&fr->names, file);
+		return false;
+	}
+	si->func = fn;
+	si->module = mod;
+	si->file = file;
+	return true;
+}
+
+/* The counted strings of f dropped (its entry is reclaimed). */
+static void drop_strs(struct frames *fr, struct frame *f)
+{
+	strpool_unref(&fr->names, f->sym.func);
+	strpool_unref(&fr->names, f->sym.module);
+	strpool_unref(&fr->names, f->sym.file);
+	strpool_unref(&fr->names, f->origin.path);
+	strpool_unref(&fr->names, f->origin.build_id);
+}
+
+/* The frame's origin (path, build-id as hex: counted in names) for
+ * annotate and the pprof export. Left empty on ENOMEM: only annotating it
+ * is lost. */
 static void set_origin(struct frames *fr, struct frame *f, const struct module *mod,
 		       uint64_t elf_addr)
 {
@@ -245,8 +284,8 @@ static void set_origin(struct frames *fr, struct frame *f, const struct module *
 		snprintf(hex + 2 * i, 3, "%02x", mod->build_id[i]);
 	hex[2 * (mod->build_id_len < sizeof(mod->build_id) ? mod->build_id_len
 							   : sizeof(mod->build_id))] = '\0';
-	f->origin.path = mod->path ? strpool_cstr(&fr->pool, mod->path) : NULL;
-	f->origin.build_id = hex[0] ? strpool_cstr(&fr->pool, hex) : NULL;
+	f->origin.path = own_str(fr, mod->path);
+	f->origin.build_id = hex[0] ? own_str(fr, hex) : NULL;
 	f->origin.elf_addr = elf_addr;
 }
 
@@ -272,15 +311,15 @@ int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc)
 	m = space_find(sp, pc);
 	if (!m && !si.jit)
 		return id;
-	/* A JIT's name is the target's choice, and sym keeps it only until
-	 * its next call: the frame holds a counted copy, freed with the
-	 * last frame that uses it, so names follow the window's content. */
-	if (si.jit && si.func && !(si.func = strpool_ref(&fr->names, si.func)))
+	/* sym keeps names only until its next call, and a target chooses
+	 * them: the frame holds counted copies, freed with the last frame
+	 * that uses them, so names follow the window's content. */
+	si.file = NULL;
+	si.line = 0;
+	if (!own_strs(fr, &si))
 		return id;
-	e->own_func = si.jit && si.func;
+	e->own = true;
 	e->f.sym = si;
-	e->f.sym.file = NULL;
-	e->f.sym.line = 0;
 	e->f.has_sym = true;
 	/* What frames_line needs, kept past any reload of the space. */
 	if (m && m->mod && m->mod->elf && !si.jit) {
@@ -329,7 +368,8 @@ int frames_user_chain(struct frames *fr, struct space *sp, uint64_t pc, uint32_t
 
 			if (nchain < 0)
 				nchain = chain_of(fr, sp, pc, chain);
-			if (k < nchain) {
+			if (k < nchain && own_strs(fr, &chain[k])) {
+				fr->e[iid].own = true;
 				f->sym = chain[k];
 				f->has_sym = true;
 			}
@@ -463,6 +503,11 @@ size_t frames_live(const struct frames *fr)
 	return fr->nused;
 }
 
+size_t frames_names(const struct frames *fr)
+{
+	return strpool_live(&fr->names);
+}
+
 const struct frame *frames_line(struct frames *fr, uint32_t id)
 {
 	struct entry *e;
@@ -477,7 +522,9 @@ const struct frame *frames_line(struct frames *fr, uint32_t id)
 	if (e->mod && fr->sy) {
 		snprintf(root, sizeof(root), "/proc/%d/root", e->f.pid);
 		if (sym_resolve_module(fr->sy, e->mod, e->f.pid > 0 ? root : "", e->elf_addr, true,
-				       &si) == 0) {
+				       &si) == 0 &&
+		    (!si.file || (si.file = own_str(fr, si.file)))) {
+			strpool_unref(&fr->names, e->f.sym.file);
 			e->f.sym.file = si.file;
 			e->f.sym.line = si.line;
 		}
@@ -516,8 +563,10 @@ int frames_renamed(struct frames *fr)
 		snprintf(root, sizeof(root), "/proc/%d/root", e->f.pid);
 		if (sym_resolve_module(fr->sy, e->mod, e->f.pid > 0 ? root : "", e->elf_addr, false,
 				       &si) != 0 ||
-		    !si.func || si.by_range)
+		    !si.func || si.by_range || !(si.func = own_str(fr, si.func)))
 			continue;
+		strpool_unref(&fr->names, e->f.sym.func);
+		strpool_unref(&fr->names, e->f.sym.file);
 		e->f.sym.func = si.func;
 		e->f.sym.by_range = false;
 		e->f.sym.offset = si.offset;
@@ -547,8 +596,8 @@ static void entry_reclaim(struct frames *fr, uint32_t id)
 	if (j != SIZE_MAX)
 		hashidx_unslot(&fr->ix, j, entry_hash_of, fr);
 	space_module_put(e->mod);
-	if (e->own_func)
-		strpool_unref(&fr->names, e->f.sym.func);
+	if (e->own)
+		drop_strs(fr, &e->f);
 	*e = (struct entry){.next_free = fr->free_head};
 	fr->free_head = id;
 	fr->nused--;

@@ -25,11 +25,11 @@
  *    the ELF, which outlives the table) until a pc asks for one; the
  *    shown name (demangled, cut to SYM_NAME_MAX) is then made once. A
  *    build that runs out of memory leaves an empty table, remembered.
- *  - Per struct sym: an intern pool (every string we return lives until
- *    sym_free, even when the module it came from is gone; not a JIT's
- *    names, which are the caller's to copy: sym.h), the kallsyms
- *    table (kallsyms.c), the perf map caches (perfmap.c), and per module
- *    named the sources its names came from (sym_modules, for the help
+ *  - Per struct sym: a pool of kernel names and the notes' module names
+ *    (bounded), the user names of the last call (copies valid until the
+ *    next call, even when the module they came from is gone; the caller
+ *    copies what it keeps: sym.h), the kallsyms table (kallsyms.c), the perf map caches
+ * (perfmap.c), and per module named the sources its names came from (sym_modules, for the help
  *    screen).
  *
  * Debug files are looked up under a root prefix: "/proc/PID/root" for a
@@ -82,7 +82,8 @@
 /* ---- state ------------------------------------------------------------- */
 
 struct sym {
-	struct strpool pool;
+	struct strpool pool;   /* kernel names and the notes' module names: bounded */
+	struct strpool recent; /* user names of the last call (valid until the next) */
 	struct kallsyms *ksyms;
 	struct perfmap_cache *perfmaps;
 	/* debuginfod: the fetcher (NULL: off), modules waiting for a file */
@@ -707,6 +708,7 @@ void sym_free(struct sym *sy)
 	kallsyms_free(sy->ksyms);
 	free(sy->notes);
 	strpool_free(&sy->pool);
+	strpool_free(&sy->recent);
 	free(sy);
 }
 
@@ -789,22 +791,31 @@ int sym_fetched(struct sym *sy)
 	return sy->fetch ? dbgfetch_poll(sy->fetch, fetch_got, sy) : 0;
 }
 
-/* Remember that module name (pooled) was named from sources. A short
- * list searched linearly: it is touched once per new pc, not per sample. */
+/* Remember that module name was named from sources. A short list
+ * searched linearly: it is touched once per new pc, not per sample. Its
+ * names are copies kept until sym_free, at most 4096 of them. */
 static void note_module(struct sym *sy, const char *name, unsigned sources)
 {
 	size_t i;
 
 	for (i = 0; i < sy->nnotes; i++) {
-		if (sy->notes[i].name == name) {
+		if (strcmp(sy->notes[i].name, name) == 0) {
 			sy->notes[i].sources |= sources;
 			return;
 		}
 	}
-	if (sy->nnotes >= 4096 ||
+	if (sy->nnotes >= 4096 || !(name = strpool_cstr(&sy->pool, name)) ||
 	    array_grow((void **)&sy->notes, &sy->notes_cap, sy->nnotes + 1, sizeof(*sy->notes)))
 		return; /* a note is for people: losing one is no error */
 	sy->notes[sy->nnotes++] = (struct sym_module_note){name, sources};
+}
+
+/* A user name handed out: a copy valid until the next call into sym.
+ * Names a target chooses (a library per dlopen, each with new functions)
+ * are never kept here past that: frames holds what the window shows. */
+static const char *recent(struct sym *sy, const char *s)
+{
+	return strpool_cstr(&sy->recent, s);
 }
 
 size_t sym_modules(const struct sym *sy, const struct sym_module_note **out)
@@ -825,7 +836,8 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	out->module = strpool_cstr(&sy->pool, mod->name ? mod->name : "[unknown]");
+	strpool_free(&sy->recent); /* the last call's names */
+	out->module = recent(sy, mod->name ? mod->name : "[unknown]");
 	if (!out->module)
 		return -ENOMEM;
 	out->offset = elf_addr;
@@ -848,7 +860,7 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 	if (i >= 0) {
 		const char *name = table_name(t, i);
 
-		if (!name || !(out->func = strpool_cstr(&sy->pool, name)))
+		if (!name || !(out->func = recent(sy, name)))
 			return -ENOMEM;
 		out->offset = elf_addr - t->fns[i].start;
 		out->func_start = t->fns[i].start;
@@ -861,7 +873,7 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 		char plt[256];
 		out->func = "[plt]";
 		if (elfsec_plt_name(mod->elf, elf_addr, plt, sizeof(plt)) == 0 &&
-		    !(out->func = strpool_cstr(&sy->pool, plt)))
+		    !(out->func = recent(sy, plt)))
 			return -ENOMEM;
 		out->func_start = elf_addr & ~(uint64_t)15;
 		out->func_size = 16;
@@ -877,7 +889,7 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 	/* In inlined code the line in the function named is the call of the
 	 * outermost inlined level; the pc's own line is the innermost's. */
 	const char *file = ln->ninl ? ln->inl[ln->ninl - 1].call_file : ln->file;
-	if (file && !(out->file = strpool_cstr(&sy->pool, file)))
+	if (file && !(out->file = recent(sy, file)))
 		return -ENOMEM;
 	out->line = ln->ninl ? ln->inl[ln->ninl - 1].call_line : ln->line;
 	return 0;
@@ -898,7 +910,7 @@ static int name_by_fde(struct sym *sy, struct sym_table *t, const struct module 
 	}
 	snprintf(buf, sizeof(buf), "%s!0x%" PRIx64, out->module,
 		 elfsec_file_offset(mod->elf, r->start));
-	if (!(out->func = strpool_cstr(&sy->pool, buf)))
+	if (!(out->func = recent(sy, buf)))
 		return -ENOMEM;
 	out->func_start = r->start;
 	out->func_size = r->end - r->start;
@@ -928,7 +940,8 @@ int sym_inline_module(struct sym *sy, struct module *mod, const char *root, uint
 		return err;
 	if (!ln->ninl)
 		return 0;
-	if (!(module = strpool_cstr(&sy->pool, mod->name ? mod->name : "[unknown]")))
+	strpool_free(&sy->recent); /* the last call's names */
+	if (!(module = recent(sy, mod->name ? mod->name : "[unknown]")))
 		return -ENOMEM;
 	for (k = 0; k < ln->ninl && k < max; k++) {
 		const char *file = k ? ln->inl[k - 1].call_file : ln->file;
@@ -937,8 +950,8 @@ int sym_inline_module(struct sym *sy, struct module *mod, const char *root, uint
 		out[k].module = module;
 		out[k].inlined = true;
 		out[k].line = k ? ln->inl[k - 1].call_line : ln->line;
-		if (!(out[k].func = strpool_cstr(&sy->pool, ln->inl[k].func)) ||
-		    (file && !(out[k].file = strpool_cstr(&sy->pool, file))))
+		if (!(out[k].func = recent(sy, ln->inl[k].func)) ||
+		    (file && !(out[k].file = recent(sy, file))))
 			return -ENOMEM;
 	}
 	*n = k;
@@ -969,7 +982,8 @@ static int resolve_unmoduled(struct sym *sy, const struct mapping *m, uint64_t p
 		out->offset = pc;
 		return 0;
 	}
-	out->module = m->path ? strpool_cstr(&sy->pool, text_basename(m->path)) : "[unknown]";
+	strpool_free(&sy->recent); /* the last call's names */
+	out->module = m->path ? recent(sy, text_basename(m->path)) : "[unknown]";
 	if (!out->module)
 		return -ENOMEM;
 	out->offset = pc - m->start + m->pgoff;
@@ -1048,7 +1062,7 @@ int sym_perfmap_lookup(struct sym *sy, pid_t pid, uint64_t pc, struct sym_info *
 	if (err)
 		return err;
 	memset(out, 0, sizeof(*out));
-	/* Not interned: a JIT may rename its code every second. The caller
+	/* Not kept: a JIT may rename its code every second. The caller
 	 * copies it (frames holds it counted while a frame uses it). */
 	const char *d = sym_demangle(ps.name, buf, sizeof(buf));
 

@@ -361,6 +361,21 @@ static void test_inline_chain(void **state)
 	k = frames_get(fr, again[0])->sym.line;
 	f = frames_line(fr, ids[1]);
 	assert_true(f->sym.line > 0 && f->sym.line != k);
+	/* The frames hold their own names: sym's next call leaves them be,
+	 * and the last frame using one frees it (a dlopen loop of new names
+	 * does not grow the table). */
+	assert_int_equal(sym_resolve_module(sy, mod, "", 0x10, true, &si), 0);
+	assert_int_equal(sym_inline_module(sy, mod, "", pc, chain, SYM_INLINE_MAX, &n), 0);
+	assert_string_equal(frames_get(fr, ids[1])->sym.func, "inl_outer");
+	assert_string_equal(frames_get(fr, ids[1])->sym.module, "inltest");
+	assert_string_equal(frames_get(fr, again[0])->sym.func, "inl_hot");
+	assert_true(frames_names(fr) > 0);
+	frames_ref(fr, ids[1]);
+	frames_ref(fr, again[0]);
+	frames_unref(fr, ids[1]);
+	assert_true(frames_names(fr) > 0); /* inl_hot's frame still holds its own */
+	frames_unref(fr, again[0]);
+	assert_int_equal(frames_names(fr), 0);
 	frames_free(fr);
 	space_module_put(mod);
 	sym_free(sy);

@@ -15,12 +15,14 @@
  * nobody may keep an id past the window's life of its stack (production
  * safety: memory follows the window's content, not the run time).
  *
- * Strings in struct sym_info are owned by sym (live pcs) or by the table
- * (named frames) and live until frames_free; a JIT frame's name (perf map)
- * is the table's, counted: its bytes are reused once no frame holds it, so
- * a copy of a frame kept past its id's life may show another JIT name,
- * never freed memory. They are raw target text: the views sanitize before
- * drawing.
+ * Strings in struct sym_info are the table's: a named frame's live until
+ * frames_free, a kernel frame's are sym's (until sym_free), and a live
+ * user frame's (function, module, file, origin; ELF or JIT) are counted:
+ * their bytes are reused once no frame holds them, so memory follows the
+ * window's content even when a target dlopens library after library with
+ * new names, and a copy of a frame kept past its id's life may show
+ * another name, never freed memory. They are raw target text: the views
+ * sanitize before drawing.
  */
 #ifndef STACKTOP_FRAMES_H
 #define STACKTOP_FRAMES_H
@@ -43,7 +45,7 @@ struct frame {
 	struct sym_info sym;
 	/* Where the code is, for annotating it (also from a saved profile):
 	 * the module's path as the target sees it and its build-id (hex),
-	 * pooled, and the pc as an ELF address. NULL/0 when unknown. */
+	 * the table's, and the pc as an ELF address. NULL/0 when unknown. */
 	struct frame_origin {
 		const char *path, *build_id;
 		uint64_t elf_addr;
@@ -102,5 +104,8 @@ void frames_ref(struct frames *fr, uint32_t id);
 void frames_unref(struct frames *fr, uint32_t id);
 /* Frames live now (for the header and the memory bench). */
 size_t frames_live(const struct frames *fr);
+/* Distinct strings the live user frames hold (counted: freed with the
+ * last frame that uses one, so they follow the window's content). */
+size_t frames_names(const struct frames *fr);
 
 #endif

@@ -19,10 +19,12 @@
  * (kallsyms.h), loaded once; all-zero addresses (no permission) make every
  * kernel address "[kernel]" with no name.
  *
- * Strings returned are owned by sym and live until sym_free, except a
- * JIT's name (sym_info.jit): it lives only until the next call into sym,
- * and a caller that keeps it copies it (frames holds it counted, so JIT
- * names follow the window's content). They are raw (not sanitized): the
+ * Strings returned are owned by sym. A kernel name lives until sym_free;
+ * every user-space name (function, module, file, inline levels, JIT
+ * names) lives only until the next call into sym, and a caller that keeps
+ * it copies it: a target that dlopens library after library, each with
+ * new names, must not grow sym (frames holds counted copies, so names
+ * follow the window's content). They are raw (not sanitized): the
  * views sanitize before drawing. No name is longer than SYM_NAME_MAX
  * bytes with its NUL: a longer one (a target's choice) is cut and ends in
  * SYM_NAME_CUT.
@@ -110,7 +112,7 @@ int sym_resolve_user(struct sym *sy, struct space *s, uint64_t pc, bool want_lin
  * level is now: out[0] the pc's own line, out[i] the call of out[i-1].
  * *n = 0 when the pc is in no inlined code or the module has no DWARF.
  * Computed once per (module, address) and cached; the strings live until
- * sym_free. With a chain, sym_resolve_user's own line (want_line) is the
+ * the next call into sym. With a chain, sym_resolve_user's own line (want_line) is the
  * call of out[n-1], the line in the function it names. */
 int sym_inline_user(struct sym *sy, struct space *s, uint64_t pc, struct sym_info *out, int max,
 		    int *n);
