@@ -39,8 +39,8 @@ static size_t spike_runs(const double *v, size_t n, double thr, double *from, do
 }
 
 /* Level, calm and duration of the k spikes; work: room for k doubles. */
-static void spike_shape(const double *v, size_t n, double thr, const double *from,
-			const double *to, size_t k, double *work, struct rhythm *out)
+static void spike_shape(const double *v, size_t n, double thr, const double *from, const double *to,
+			size_t k, double *work, struct rhythm *out)
 {
 	size_t ncalm = 0;
 

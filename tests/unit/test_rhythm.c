@@ -47,15 +47,15 @@ static void test_periodic(void **state)
 		double calm, level;
 		size_t n;
 	} cases[] = {
-	    {15, 3, 20, 100, 100}, {5, 1, 20, 100, 30},	 {5, 2, 10, 90, 30},
+	    {15, 3, 20, 100, 100}, {5, 1, 20, 100, 30},	  {5, 2, 10, 90, 30},
 	    {60, 5, 5, 100, 400},  {120, 10, 30, 200, N}, {8, 1, 0, 50, 60},
 	};
 	struct rhythm r;
 
 	(void)state;
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
-		periodic(cases[c].n, cases[c].calm, cases[c].level, cases[c].period,
-			 cases[c].dur, 3, 3, 7 + (unsigned)c);
+		periodic(cases[c].n, cases[c].calm, cases[c].level, cases[c].period, cases[c].dur,
+			 3, 3, 7 + (unsigned)c);
 		assert_true(rhythm_find(t, v, cases[c].n, scratch, &r));
 		assert_true(fabs(r.period_s - cases[c].period) < 0.01);
 		assert_true(r.spread_s < 0.01);
