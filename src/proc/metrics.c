@@ -918,7 +918,7 @@ static void eval_threads(struct metrics *m, double t, double *tv, double *vv)
 static void eval_rhythm(struct metrics *m)
 {
 	size_t cap = m->cpu_long.len;
-	double *tv = malloc((cap ? cap : 1) * sizeof(double) * 5);
+	double *tv = malloc((cap ? cap : 1) * sizeof(double) * 6);
 
 	m->alert_rhythm = false;
 	if (!tv)

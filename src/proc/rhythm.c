@@ -3,6 +3,7 @@
  * test statistic are in rhythm.h.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "stacktop/proc/rhythm.h"
@@ -53,6 +54,7 @@ static void spike_shape(const double *v, size_t n, double thr, const double *fro
 		if (v[i] <= thr)
 			work[ncalm++] = v[i];
 	out->calm = series_median(work, ncalm);
+	out->calm_p90 = series_percentile(work, ncalm, 0.9);
 	/* A spike's duration: its CPU above the calm level over its peak's,
 	 * the length of a full-height spike that did the same work (one
 	 * of 1.5 s spreads over three one-second points). */
@@ -67,9 +69,60 @@ static void spike_shape(const double *v, size_t n, double thr, const double *fro
 	out->duration_s = series_median(work, k);
 }
 
+/* The onsets' regularity in v (the runs above thr): the chance p of
+ * intervals this regular from random onsets, 1 when there is no rhythm to
+ * test (too few spikes, period under RHYTHM_MIN_PERIOD_S, spread over a
+ * quarter of it); period and spread into *period, *spread. on, iv: room
+ * for n doubles each. */
+static double regularity(const double *t, const double *v, size_t n, double thr, double *on,
+			 double *iv, double *period, double *spread)
+{
+	size_t k = spike_runs(v, n, thr, on, iv), m;
+
+	*period = *spread = 0;
+	if (k < RHYTHM_MIN_SPIKES)
+		return 1;
+	for (size_t s = 0; s + 1 < k; s++)
+		iv[s] = t[(size_t)on[s + 1]] - t[(size_t)on[s]];
+	m = k - 1;
+	*period = series_median(iv, m);
+	for (size_t s = 0; s < m; s++)
+		*spread = fmax(*spread, fabs(iv[s] - *period));
+	if (*period < RHYTHM_MIN_PERIOD_S || *spread > *period / 4)
+		return 1;
+	return chance_regular(*period, *spread + RHYTHM_RES_S, m);
+}
+
+/* How many of RHYTHM_SHUFFLES shufflings of the seconds are at least as
+ * regular (p no higher) as the series: noise whose runs happen to look
+ * regular is as regular shuffled. A fixed seed: the same series, the same
+ * answer. */
+static unsigned shuffled_as_regular(const double *t, const double *v, size_t n, double thr,
+				    double p, double *copy, double *on, double *iv)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	unsigned hits = 0;
+	double per, spr;
+
+	memcpy(copy, v, n * sizeof(double));
+	for (unsigned r = 0; r < RHYTHM_SHUFFLES; r++) {
+		for (size_t i = n - 1; i > 0; i--) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			size_t j = (size_t)(x % (i + 1));
+			double tmp = copy[i];
+			copy[i] = copy[j];
+			copy[j] = tmp;
+		}
+		hits += regularity(t, copy, n, thr, on, iv, &per, &spr) <= p;
+	}
+	return hits;
+}
+
 bool rhythm_find(const double *t, const double *v, size_t n, double *scratch, struct rhythm *out)
 {
-	double *from = scratch, *to = scratch + n, *work = scratch + 2 * n;
+	double *from = scratch, *to = scratch + n, *work = scratch + 2 * n, *copy = scratch + 3 * n;
 
 	memset(out, 0, sizeof(*out));
 	out->p = 1;
@@ -83,21 +136,13 @@ bool rhythm_find(const double *t, const double *v, size_t n, double *scratch, st
 	if (k < RHYTHM_MIN_SPIKES)
 		return false;
 	spike_shape(v, n, thr, from, to, k, work, out);
-
-	/* The intervals between onsets, and their median and spread. */
-	for (size_t s = 0; s + 1 < k; s++)
-		work[s] = t[(size_t)from[s + 1]] - t[(size_t)from[s]];
-	size_t m = k - 1;
-	double period = series_median(work, m), spread = 0;
-	for (size_t s = 0; s < m; s++)
-		spread = fmax(spread, fabs(work[s] - period));
-	out->period_s = period;
-	out->spread_s = spread;
-	if (period <= 0)
-		return false;
-	out->p = chance_regular(period, fmax(spread, RHYTHM_RES_S), m);
-
 	double last = t[(size_t)from[k - 1]];
-	return out->p < RHYTHM_P_MAX && spread <= period / 4 &&
-	       t[n - 1] - last <= 2 * period + out->duration_s;
+	out->p = regularity(t, v, n, thr, from, work, &out->period_s, &out->spread_s);
+	if (out->p >= RHYTHM_P_MAX || t[n - 1] - last > 2 * out->period_s + out->duration_s)
+		return false;
+	/* Spikes over a quiet floor: noise's calm seconds spread up to the
+	 * threshold, a rhythm's cluster at its calm level. */
+	if (out->calm_p90 - out->calm > (out->level - out->calm) / RHYTHM_QUIET)
+		return false;
+	return shuffled_as_regular(t, v, n, thr, out->p, copy, from, work) == 0;
 }

@@ -17,7 +17,7 @@
 
 #define N 1800
 
-static double t[N], v[N], scratch[3 * N];
+static double t[N], v[N], scratch[4 * N];
 
 /* Deterministic noise in [-1, 1]. */
 static double noise(unsigned *seed)
@@ -130,6 +130,28 @@ static void test_noise(void **state)
 	}
 }
 
+/* Read every second, as metrics does: no prefix of 100 s of noise (uniform
+ * or one-second bursts at random) says rhythm. */
+static void test_noise_every_second(void **state)
+{
+	struct rhythm r;
+
+	(void)state;
+	for (unsigned seed = 1; seed < 20; seed++) {
+		unsigned s = seed * 31;
+		for (size_t i = 0; i < 100; i++) {
+			t[i] = (double)i;
+			v[i] = 50 + 50 * noise(&s);
+		}
+		for (size_t n = 6; n <= 100; n++)
+			assert_false(rhythm_find(t, v, n, scratch, &r));
+		for (size_t i = 0; i < 100; i++)
+			v[i] = noise(&s) < -0.7 ? 100 : 20 + 5 * noise(&s);
+		for (size_t n = 6; n <= 100; n++)
+			assert_false(rhythm_find(t, v, n, scratch, &r));
+	}
+}
+
 /* Bursts at random times (Poisson, mean 15 s apart), each 1-3 s: spikes
  * aplenty, no rhythm. */
 static void test_random_bursts(void **state)
@@ -186,4 +208,5 @@ static void test_stopped(void **state)
 }
 
 TEST_MAIN(NULL, NULL, TEST(test_periodic), TEST(test_jittered), TEST(test_steady_and_rising),
-	  TEST(test_noise), TEST(test_random_bursts), TEST(test_too_few), TEST(test_stopped))
+	  TEST(test_noise), TEST(test_noise_every_second), TEST(test_random_bursts),
+	  TEST(test_too_few), TEST(test_stopped))
