@@ -1,9 +1,10 @@
 #!/bin/bash
 # test_rhythm — spikes on a cadence (issue 27): the rhythm target spins 10%
-# of a core and a full core for 1.5 s every 5 s (spike_burn): within 25
+# of a core and a full core for 1.5 s every 5 s (spike_burn): within 32
 # one-second frames the alerts line says "CPU spikes every 5 s" (period
-# within 1 s) in the last frames; cpuburn (steady) watched as long gets no
-# rhythm line. Both run at once (under 30 s). The spike is a full core over
+# within 1 s) in the last two frames (the test needs 5-6 spikes: about
+# 22-27 s); cpuburn (steady) watched as long gets no
+# rhythm line. Both run at once (~33 s). The spike is a full core over
 # a 10% level: the rhythm threshold (twice the lower quartile, at least +10
 # points) is 20%, so a spike squeezed to a fifth of a core by other load
 # still counts.
@@ -20,11 +21,11 @@ wait_until 3 alive "$RH" || die "rhythm did not start"
 wait_until 3 alive "$CB" || die "cpuburn did not start"
 rh_out=$E2E_TMPDIR/rhythm.out
 cb_out=$E2E_TMPDIR/cpuburn.out
-start_bg sh -c "exec \"$STACKTOP\" -b -d 1 -n 25 -p $CB >\"$cb_out\" 2>\"$cb_out.err\""
+start_bg sh -c "exec \"$STACKTOP\" -b -d 1 -n 32 -p $CB >\"$cb_out\" 2>\"$cb_out.err\""
 CBTOP=$BG_PID
-run_ok 60 "$rh_out" "rhythm: -b -d 1 -n 25 exits 0" -b -d 1 -n 25 -p "$RH"
+run_ok 60 "$rh_out" "rhythm: -b -d 1 -n 32 exits 0" -b -d 1 -n 32 -p "$RH"
 wait "$CBTOP"
-check_cmp "$?" == 0 "cpuburn: -b -d 1 -n 25 exits 0"
+check_cmp "$?" == 0 "cpuburn: -b -d 1 -n 32 exits 0"
 
 # The alerts of each frame (empty when none), one line a frame.
 frame_alerts() {
@@ -32,15 +33,15 @@ frame_alerts() {
 }
 frames=$(frame_alerts "$rh_out" | wc -l)
 first=$(frame_alerts "$rh_out" | grep -n 'CPU spikes' | head -1 | cut -d: -f1)
-last=$(frame_alerts "$rh_out" | tail -3)
+last=$(frame_alerts "$rh_out" | tail -2)
 cpus=$(grep -E '^CPU now' "$rh_out" | awk '{ print $3 }' | tr '\n' ' ')
-if [ "$(grep -c 'CPU spikes every' <<<"$last")" = 3 ]; then
+if [ "$(grep -c 'CPU spikes every' <<<"$last")" = 2 ]; then
 	periods=$(grep -oE 'CPU spikes every [0-9]+ s' <<<"$last" | awk '{ print $4 }' | sort -u | tr '\n' ' ')
 	bad_p=$(for p in $periods; do [ "$p" -ge 4 ] && [ "$p" -le 6 ] || echo "$p"; done)
-	[ -z "$bad_p" ] && ok "the last 3 of $frames frames (from frame $first) say the CPU spikes every ${periods}s: $(tail -1 <<<"$last")" ||
+	[ -z "$bad_p" ] && ok "the last 2 of $frames frames (from frame $first) say the CPU spikes every ${periods}s: $(tail -1 <<<"$last")" ||
 		bad "period should be 5 s +-1: $(tail -1 <<<"$last")"
 else
-	bad "the last 3 of $frames frames should say 'CPU spikes every 5 s' (CPU: $cpus): $last"
+	bad "the last 2 of $frames frames should say 'CPU spikes every 5 s' (CPU: $cpus): $last"
 fi
 grep -q 'spike_burn' "$rh_out" && ok "spike_burn in the profile" || bad "no spike_burn in the profile"
 
