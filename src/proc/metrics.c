@@ -105,6 +105,7 @@ int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c)
 	m->mem_to_limit_s = -1;
 	series_spike_init(&m->spike);
 	if ((r = series_init(&m->cpu, m->cfg.window_s)) < 0 ||
+	    (r = series_init(&m->cpu_long, METRICS_LONG_S)) < 0 ||
 	    (r = series_init(&m->rss, m->cfg.window_s)) < 0 ||
 	    (r = series_init(&m->anon, m->cfg.window_s)) < 0 ||
 	    (r = series_init(&m->file, m->cfg.window_s)) < 0 ||
@@ -240,6 +241,7 @@ void metrics_free(struct metrics *m)
 	m->threads = NULL;
 	m->nthreads = m->cap = 0;
 	series_free(&m->cpu);
+	series_free(&m->cpu_long);
 	series_free(&m->rss);
 	series_free(&m->anon);
 	series_free(&m->file);
@@ -262,6 +264,7 @@ void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t 
 		m->t0 = t;
 	note_time(m, t);
 	series_push(&m->cpu, t, cpu_pct);
+	series_push(&m->cpu_long, t, cpu_pct);
 	series_push(&m->rss, t, (double)(anon + file + shmem));
 	series_push(&m->anon, t, (double)anon);
 	series_push(&m->file, t, (double)file);
@@ -910,6 +913,21 @@ static void eval_threads(struct metrics *m, double t, double *tv, double *vv)
 	}
 }
 
+/* The rhythm over the long CPU series (its own buffers: it is longer
+ * than the window). */
+static void eval_rhythm(struct metrics *m)
+{
+	size_t cap = m->cpu_long.len;
+	double *tv = malloc((cap ? cap : 1) * sizeof(double) * 6);
+
+	m->alert_rhythm = false;
+	if (!tv)
+		return;
+	size_t n = series_get(&m->cpu_long, tv, tv + cap, cap);
+	m->alert_rhythm = rhythm_find(tv, tv + cap, n, tv + 2 * cap, &m->rhythm);
+	free(tv);
+}
+
 void metrics_eval(struct metrics *m, double t)
 {
 	size_t cap = m->cpu.cap > 1 ? m->cpu.cap : 1;
@@ -918,6 +936,7 @@ void metrics_eval(struct metrics *m, double t)
 
 	if (tv && vv) {
 		eval_cpu(m, tv, vv);
+		eval_rhythm(m);
 		eval_mem(m, tv, vv);
 		eval_grower(m);
 		eval_threads(m, t, tv, vv);

@@ -265,6 +265,28 @@ static void alert_stairs_text(const struct metrics *m, int width, char *out, siz
 	}
 }
 
+/* "CPU spikes every 15 s (+-1 s), 3 s each, to 100% from 20%": the
+ * period, then its spread (at least the 1 s the points resolve), the
+ * spikes' length and their level over the calm one; each whole or not at
+ * all. */
+static void alert_rhythm_text(const struct metrics *m, int width, char *out, size_t size)
+{
+	const struct rhythm *r = &m->rhythm;
+	char piece[96];
+
+	snprintf(out, size, "CPU spikes every %.0f s", r->period_s);
+	snprintf(piece, sizeof(piece), " (+-%.0f s)", r->spread_s > 1 ? r->spread_s : 1.0);
+	add_piece(out, size, width, piece);
+	/* Tenths below 10 s (a 1.5 s spike), whole seconds otherwise. */
+	if (r->duration_s < 9.95 && fabs(r->duration_s - round(r->duration_s)) >= 0.05)
+		snprintf(piece, sizeof(piece), ", %.1f s each", r->duration_s);
+	else
+		snprintf(piece, sizeof(piece), ", %.0f s each", r->duration_s);
+	add_piece(out, size, width, piece);
+	snprintf(piece, sizeof(piece), ", to %.0f%% from %.0f%%", r->level, r->calm);
+	add_piece(out, size, width, piece);
+}
+
 /* One alert after the others: whole when it fits the width left, else
  * counted in *dropped (the first is always added: the grid cuts it). */
 static void add_alert_fit(char *buf, size_t size, int width, const char *text, int *dropped)
@@ -314,6 +336,11 @@ void view_chart_alerts_fit(const struct metrics *m, int width, char *buf, size_t
 	}
 	if (m->alert_busy_floor) {
 		alert_busy_floor_text(m, one, sizeof(one));
+		add_alert_fit(buf, size, width, one, &dropped);
+	}
+	/* Last: a cadence is a finding, the others call for action. */
+	if (m->alert_rhythm) {
+		alert_rhythm_text(m, room_after(buf, width), one, sizeof(one));
 		add_alert_fit(buf, size, width, one, &dropped);
 	}
 	if (dropped) {

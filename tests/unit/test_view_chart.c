@@ -509,22 +509,56 @@ static void test_alerts(void **state)
 	metrics_free(&m);
 
 	/* Bursts over a 20% floor: the busy-floor alert, full width; with
-	 * no thread measured that holds it, the process's level. */
+	 * no thread measured that holds it, the process's level. The bursts
+	 * come every 10 s: the rhythm alert too, after it, with the facts
+	 * that fit whole in 100 columns. */
 	mk_bursts(&m, false);
 	assert_int_equal(view_alerts_render(&g, 1, &m), 1);
 	grid_row_text(&g, 1, buf, sizeof(buf));
-	assert_string_equal(buf, "! BUSY FLOOR 20% of a core in the pauses between bursts");
+	assert_string_equal(buf, "! BUSY FLOOR 20% of a core in the pauses between bursts   ! CPU "
+				 "spikes every 10 s (+-1 s), 3 s each");
 	metrics_free(&m);
 	/* With the poller that holds it: the poller, its floor column's figure. */
 	mk_bursts(&m, true);
 	assert_int_equal(view_alerts_render(&g, 1, &m), 1);
 	grid_row_text(&g, 1, buf, sizeof(buf));
-	assert_string_equal(buf, "! BUSY FLOOR in the pauses between bursts: poller (101) 20%");
+	assert_string_equal(buf, "! BUSY FLOOR in the pauses between bursts: poller (101) 20%   ! "
+				 "CPU spikes every 10 s (+-1 s)");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 99, 1)->attr), GRID_C_ALERT);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 0, 1)->attr), GRID_C_ALERT);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&g, 0, 0)->attr), GRID_C_DEFAULT);
 	assert_int_equal(view_alerts_render(&g, 3, &m), 0); /* off the grid */
 	grid_free(&g);
+	metrics_free(&m);
+}
+
+/* 20% with 3 s at 100% every 15 s, for 100 s (window 60 s: the rhythm is
+ * read from the longer CPU memory): the rhythm alert, every fact; in 40
+ * columns the facts that fit whole (38 after the "! "). Steady 100%: none. */
+static void test_alert_rhythm(void **state)
+{
+	struct metrics m;
+	char buf[512];
+
+	init_metrics(&m, 60);
+	for (int i = 0; i < 100; i++) {
+		metrics_push_process(&m, 100 + i, (i + 10) % 15 < 3 ? 100 : 20, 100 * MIB, 0, 0);
+		metrics_eval(&m, 100 + i);
+	}
+	assert_true(m.cpu.len == 60 && m.cpu_long.len == 100);
+	view_chart_alerts_fit(&m, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "! CPU spikes every 15 s (+-1 s), 3 s each, to 100% from 20%");
+	view_chart_alerts_fit(&m, 40, buf, sizeof(buf));
+	assert_string_equal(buf, "! CPU spikes every 15 s (+-1 s)");
+	metrics_free(&m);
+
+	init_metrics(&m, 60);
+	for (int i = 0; i < 100; i++) {
+		metrics_push_process(&m, 100 + i, 100, 100 * MIB, 0, 0);
+		metrics_eval(&m, 100 + i);
+	}
+	view_chart_alerts_fit(&m, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "");
 	metrics_free(&m);
 }
 
@@ -636,5 +670,5 @@ static void test_labels(void **state)
 
 TEST_MAIN(NULL, NULL, TEST(test_cpu_const), TEST(test_cpu_step), TEST(test_cpu_short_and_empty),
 	  TEST(test_cpu_scope_and_floor), TEST(test_cpu_aggregated), TEST(test_mem),
-	  TEST(test_mem_verdicts), TEST(test_alerts), TEST(test_sparkline), TEST(test_clipping),
-	  TEST(test_labels))
+	  TEST(test_mem_verdicts), TEST(test_alerts), TEST(test_alert_rhythm), TEST(test_sparkline),
+	  TEST(test_clipping), TEST(test_labels))

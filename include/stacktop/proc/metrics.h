@@ -16,7 +16,8 @@
  * pushes one point into each series. metrics_eval recomputes the readings
  * and alerts from the series; it is pure given the series, so tests feed
  * metrics_push_* with synthetic data and call metrics_eval. Series hold one
- * point per second for the window, so memory is bounded by --window.
+ * point per second for the window, so memory is bounded by --window (and
+ * cpu_long by METRICS_LONG_S).
  *
  * Numbers and enums only: the words a person reads about them (verdicts,
  * alerts, spans, rates) are built in the view layer (view_chart).
@@ -38,6 +39,10 @@
  *    floor;
  *  - spike alert: CPU above spike_factor x baseline for spike_for_s;
  *  - stairs alert: the memory trend is stairs (series_trend);
+ *  - rhythm: the process CPU of the last METRICS_LONG_S seconds (kept
+ *    apart from the window, in bounded memory: one point a second) spikes
+ *    on a steady period (rhythm_find: at least three spikes, intervals
+ *    too regular to be random onsets);
  *  - per thread: BUSY FLOOR while the process has a busy floor and the
  *    thread's median CPU in the pauses (pause_pct) is a real part of it
  *    (busy_floor_pct, a quarter of the floor): every thread that holds it
@@ -52,6 +57,7 @@
 #include <sys/types.h>
 
 #include "stacktop/proc/procstat.h"
+#include "stacktop/proc/rhythm.h"
 #include "stacktop/proc/series.h"
 
 /* Fine steps (metrics_fine) a second, and how many processes and threads
@@ -63,6 +69,10 @@
 
 /* Threads whose fine steps the busy floor reads, at most. */
 #define METRICS_FLOOR_ROWS 32
+
+/* Seconds of process CPU kept for the rhythm, whatever the window (one
+ * point a second: 1800 x 16 bytes). */
+#define METRICS_LONG_S 1800
 
 /* Seconds of memory data before any trend verdict. */
 #define METRICS_TREND_MIN_S 10
@@ -143,6 +153,7 @@ struct metrics {
 	bool multi;
 
 	struct series cpu;		      /* process CPU % of one core */
+	struct series cpu_long;		      /* the same, the last METRICS_LONG_S seconds */
 	struct series rss, anon, file, shmem; /* bytes */
 
 	/* Readings (metrics_eval). */
@@ -176,6 +187,10 @@ struct metrics {
 	struct series_spike spike;
 	double spike_held_s;
 	bool alert_busy_floor, alert_spike, alert_stairs;
+	/* The CPU spikes on a cadence (cpu_long, rhythm_find): alert_rhythm
+	 * and what it found. */
+	bool alert_rhythm;
+	struct rhythm rhythm;
 	/* Set by the front end, not by metrics: the function that holds the
 	 * growth ("cache_put", raw target text), named in the MEM alert;
 	 * NULL when not known. */

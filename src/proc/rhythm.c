@@ -1,0 +1,148 @@
+/*
+ * rhythm — spikes on a cadence in a per-second series; the rules and the
+ * test statistic are in rhythm.h.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "stacktop/proc/rhythm.h"
+#include "stacktop/proc/series.h"
+
+/* The chance that m intervals from random (Poisson) onsets all fall within
+ * s of their fitted median P. */
+static double chance_regular(double period, double spread, size_t m)
+{
+	double w = spread / period;
+	double q = w >= 1 ? 1 : exp(-(1 - w)) - exp(-(1 + w));
+
+	return m > 1 ? pow(q, (double)(m - 1)) : 1;
+}
+
+/* The runs above thr, a run at the first point left out: their first
+ * index into from[], one past their last into to[]. Returns how many. */
+static size_t spike_runs(const double *v, size_t n, double thr, double *from, double *to)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && v[j] > thr)
+			j++;
+		if (j > i && i > 0) {
+			from[k] = (double)i;
+			to[k] = (double)j;
+			k++;
+		}
+		i = j > i ? j : i + 1;
+	}
+	return k;
+}
+
+/* Level, calm and duration of the k spikes; work: room for k doubles. */
+static void spike_shape(const double *v, size_t n, double thr, const double *from, const double *to,
+			size_t k, double *work, struct rhythm *out)
+{
+	size_t ncalm = 0;
+
+	for (size_t s = 0; s < k; s++)
+		work[s] = series_max(v + (size_t)from[s], (size_t)(to[s] - from[s]));
+	out->level = series_median(work, k);
+	/* The calm level: the median of the seconds not in a spike (as
+	 * below the threshold; work has room for n). */
+	for (size_t i = 0; i < n; i++)
+		if (v[i] <= thr)
+			work[ncalm++] = v[i];
+	out->calm = series_median(work, ncalm);
+	out->calm_p90 = series_percentile(work, ncalm, 0.9);
+	/* A spike's duration: its CPU above the calm level over its peak's,
+	 * the length of a full-height spike that did the same work (one
+	 * of 1.5 s spreads over three one-second points). */
+	for (size_t s = 0; s < k; s++) {
+		double above = 0, top = 0;
+		for (size_t i = (size_t)from[s]; i < (size_t)to[s]; i++) {
+			above += v[i] - out->calm;
+			top = fmax(top, v[i] - out->calm);
+		}
+		work[s] = top > 0 ? above / top : 0;
+	}
+	out->duration_s = series_median(work, k);
+}
+
+/* The onsets' regularity in v (the runs above thr): the chance p of
+ * intervals this regular from random onsets, 1 when there is no rhythm to
+ * test (too few spikes, period under RHYTHM_MIN_PERIOD_S, spread over a
+ * quarter of it); period and spread into *period, *spread. on, iv: room
+ * for n doubles each. */
+static double regularity(const double *t, const double *v, size_t n, double thr, double *on,
+			 double *iv, double *period, double *spread)
+{
+	size_t k = spike_runs(v, n, thr, on, iv), m;
+
+	*period = *spread = 0;
+	if (k < RHYTHM_MIN_SPIKES)
+		return 1;
+	for (size_t s = 0; s + 1 < k; s++)
+		iv[s] = t[(size_t)on[s + 1]] - t[(size_t)on[s]];
+	m = k - 1;
+	*period = series_median(iv, m);
+	for (size_t s = 0; s < m; s++)
+		*spread = fmax(*spread, fabs(iv[s] - *period));
+	if (*period < RHYTHM_MIN_PERIOD_S || *spread > *period / 4)
+		return 1;
+	return chance_regular(*period, *spread + RHYTHM_RES_S, m);
+}
+
+/* How many of RHYTHM_SHUFFLES shufflings of the seconds are at least as
+ * regular (p no higher) as the series: noise whose runs happen to look
+ * regular is as regular shuffled. A fixed seed: the same series, the same
+ * answer. */
+static unsigned shuffled_as_regular(const double *t, const double *v, size_t n, double thr,
+				    double p, double *copy, double *on, double *iv)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	unsigned hits = 0;
+	double per, spr;
+
+	memcpy(copy, v, n * sizeof(double));
+	for (unsigned r = 0; r < RHYTHM_SHUFFLES; r++) {
+		for (size_t i = n - 1; i > 0; i--) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			size_t j = (size_t)(x % (i + 1));
+			double tmp = copy[i];
+			copy[i] = copy[j];
+			copy[j] = tmp;
+		}
+		hits += regularity(t, copy, n, thr, on, iv, &per, &spr) <= p;
+	}
+	return hits;
+}
+
+bool rhythm_find(const double *t, const double *v, size_t n, double *scratch, struct rhythm *out)
+{
+	double *from = scratch, *to = scratch + n, *work = scratch + 2 * n, *copy = scratch + 3 * n;
+
+	memset(out, 0, sizeof(*out));
+	out->p = 1;
+	if (n < 2 * RHYTHM_MIN_SPIKES)
+		return false;
+	double base = series_percentile(v, n, RHYTHM_BASE_P);
+	double thr = fmax(2 * base, base + RHYTHM_MARGIN);
+	size_t k = spike_runs(v, n, thr, from, to);
+
+	out->spikes = (unsigned)k;
+	if (k < RHYTHM_MIN_SPIKES)
+		return false;
+	spike_shape(v, n, thr, from, to, k, work, out);
+	double last = t[(size_t)from[k - 1]];
+	out->p = regularity(t, v, n, thr, from, work, &out->period_s, &out->spread_s);
+	if (out->p >= RHYTHM_P_MAX || t[n - 1] - last > 2 * out->period_s + out->duration_s)
+		return false;
+	/* Spikes over a quiet floor: noise's calm seconds spread up to the
+	 * threshold, a rhythm's cluster at its calm level. */
+	if (out->calm_p90 - out->calm > (out->level - out->calm) / RHYTHM_QUIET)
+		return false;
+	return shuffled_as_regular(t, v, n, thr, out->p, copy, from, work) == 0;
+}

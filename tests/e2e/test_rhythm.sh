@@ -1,0 +1,55 @@
+#!/bin/bash
+# test_rhythm — spikes on a cadence (issue 27): the rhythm target spins 10%
+# of a core and a full core for 1.5 s every 5 s (spike_burn): within 32
+# one-second frames the alerts line says "CPU spikes every 5 s" (period
+# within 1 s) in the last two frames (the test needs 5-6 spikes: about
+# 22-27 s); cpuburn (steady) watched as long gets no
+# rhythm line. Both run at once (~33 s). The spike is a full core over
+# a 10% level: the rhythm threshold (twice the lower quartile, at least +10
+# points) is 20%, so a spike squeezed to a fifth of a core by other load
+# still counts.
+. "$(dirname "$0")/lib.sh"
+need_stacktop
+need_target rhythm
+need_target cpuburn
+
+start_bg "$TARGETS/rhythm" 5 1.5 10 60
+RH=$BG_PID
+start_bg "$TARGETS/cpuburn" 1 60
+CB=$BG_PID
+wait_until 3 alive "$RH" || die "rhythm did not start"
+wait_until 3 alive "$CB" || die "cpuburn did not start"
+rh_out=$E2E_TMPDIR/rhythm.out
+cb_out=$E2E_TMPDIR/cpuburn.out
+start_bg sh -c "exec \"$STACKTOP\" -b -d 1 -n 32 -p $CB >\"$cb_out\" 2>\"$cb_out.err\""
+CBTOP=$BG_PID
+run_ok 60 "$rh_out" "rhythm: -b -d 1 -n 32 exits 0" -b -d 1 -n 32 -p "$RH"
+wait "$CBTOP"
+check_cmp "$?" == 0 "cpuburn: -b -d 1 -n 32 exits 0"
+
+# The alerts of each frame (empty when none), one line a frame.
+frame_alerts() {
+	awk '/^samples / { if (n++) print a; a = "" } /^! / { a = $0 } END { if (n) print a }' "$1"
+}
+frames=$(frame_alerts "$rh_out" | wc -l)
+first=$(frame_alerts "$rh_out" | grep -n 'CPU spikes' | head -1 | cut -d: -f1)
+last=$(frame_alerts "$rh_out" | tail -2)
+cpus=$(grep -E '^CPU now' "$rh_out" | awk '{ print $3 }' | tr '\n' ' ')
+if [ "$(grep -c 'CPU spikes every' <<<"$last")" = 2 ]; then
+	periods=$(grep -oE 'CPU spikes every [0-9]+ s' <<<"$last" | awk '{ print $4 }' | sort -u | tr '\n' ' ')
+	bad_p=$(for p in $periods; do [ "$p" -ge 4 ] && [ "$p" -le 6 ] || echo "$p"; done)
+	[ -z "$bad_p" ] && ok "the last 2 of $frames frames (from frame $first) say the CPU spikes every ${periods}s: $(tail -1 <<<"$last")" ||
+		bad "period should be 5 s +-1: $(tail -1 <<<"$last")"
+else
+	bad "the last 2 of $frames frames should say 'CPU spikes every 5 s' (CPU: $cpus): $last"
+fi
+grep -q 'spike_burn' "$rh_out" && ok "spike_burn in the profile" || bad "no spike_burn in the profile"
+
+if grep -q 'CPU spikes' "$cb_out"; then
+	bad "steady cpuburn got a rhythm: $(grep 'CPU spikes' "$cb_out" | tail -1) (CPU: $(grep -E '^CPU now' "$cb_out" | awk '{ print $3 }' | tr '\n' ' '))"
+else
+	ok "steady cpuburn: no rhythm line in $(grep -c '^samples ' "$cb_out") frames"
+fi
+kill -KILL "$RH" "$CB" 2>/dev/null
+wait "$RH" "$CB" 2>/dev/null
+e2e_finish
