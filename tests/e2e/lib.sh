@@ -487,3 +487,29 @@ tm_selected() {
 			if ($1 ~ /^[0-9.]+$/) { print $5; exit }
 		}'
 }
+
+# hwm_at PID SECS: PID's peak RSS (VmHWM, KiB) once it has run SECS seconds.
+hwm_at() {
+	wait_until 60 eval '[ "$(ps -o etimes= -p "$1" 2>/dev/null || echo 0)" -ge '"$2"' ]' ||
+		die "pid $1 did not run $2 s"
+	awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"
+}
+
+# hwm_rises PID FROM TO KIB: of the one-second steps from FROM to TO
+# seconds of PID's run, in how many its peak RSS rose by KIB or more: a
+# bound on memory that grows without end which one late allocation cannot
+# fail. Sets HWM_RISES and HWM_STEPS ("+12 +0 ...", logged).
+hwm_rises() {
+	local pid=$1 from=$2 to=$3 kib=$4 prev h t
+	prev=$(hwm_at "$pid" "$from")
+	[ -n "$prev" ] || die "no VmHWM of pid $pid"
+	HWM_RISES=0 HWM_STEPS=""
+	for t in $(seq $((from + 1)) "$to"); do
+		h=$(hwm_at "$pid" "$t")
+		[ -n "$h" ] || die "no VmHWM of pid $pid at $t s"
+		[ $((h - prev)) -ge "$kib" ] && HWM_RISES=$((HWM_RISES + 1))
+		HWM_STEPS="$HWM_STEPS +$((h - prev))"
+		prev=$h
+	done
+	log "VmHWM steps (KiB) from $from s to $to s:$HWM_STEPS"
+}

@@ -34,24 +34,8 @@ BG_PIDS+=("$S")
 # stacktop itself: timeout's child.
 wait_until 10 pgrep -P "$S" >/dev/null || die "stacktop did not start"
 ST=$(pgrep -P "$S")
-# hwm_at SECS: stacktop's VmHWM (KiB) once it has run SECS seconds.
-hwm_at() {
-	wait_until 60 eval '[ "$(ps -o etimes= -p "$ST" 2>/dev/null || echo 0)" -ge '"$1"' ]' ||
-		die "stacktop did not run $1 s"
-	awk '/^VmHWM:/ { print $2 }' "/proc/$ST/status"
-}
-prev=$(hwm_at 18)
-[ -n "$prev" ] || die "no VmHWM of stacktop"
-rises=0 steps=""
-for t in $(seq 19 33); do
-	h=$(hwm_at "$t")
-	[ -n "$h" ] || die "no VmHWM of stacktop at $t s"
-	[ $((h - prev)) -ge 32 ] && rises=$((rises + 1))
-	steps="$steps +$((h - prev))"
-	prev=$h
-done
-log "VmHWM steps (KiB) from 18 s to 33 s:$steps"
-check_cmp "$rises" "<=" 7 "the peak RSS rises by 32 KiB or more in at most 7 of 15 one-second steps (names kept until exit: 12-15)"
+hwm_rises "$ST" 18 33 32
+check_cmp "$HWM_RISES" "<=" 7 "the peak RSS rises by 32 KiB or more in at most 7 of 15 one-second steps (names kept until exit: 12-15)"
 wait "$S"
 check_cmp "$?" == 0 "stacktop -b -n 35 exits 0"
 grep -q 'dlname_' "$out" && ok "the libraries' functions are named" || bad "no dlname_ function in the output"

@@ -31,24 +31,8 @@ BG_PIDS+=("$S")
 # stacktop itself: timeout's child.
 wait_until 10 pgrep -P "$S" >/dev/null || die "stacktop did not start"
 ST=$(pgrep -P "$S")
-# hwm_at SECS: stacktop's VmHWM (KiB) once it has run SECS seconds.
-hwm_at() {
-	wait_until 60 eval '[ "$(ps -o etimes= -p "$ST" 2>/dev/null || echo 0)" -ge '"$1"' ]' ||
-		die "stacktop did not run $1 s"
-	awk '/^VmHWM:/ { print $2 }' "/proc/$ST/status"
-}
-prev=$(hwm_at 5)
-[ -n "$prev" ] || die "no VmHWM of stacktop"
-rises=0 steps=""
-for t in $(seq 6 22); do
-	h=$(hwm_at "$t")
-	[ -n "$h" ] || die "no VmHWM of stacktop at $t s"
-	[ $((h - prev)) -ge 8 ] && rises=$((rises + 1))
-	steps="$steps +$((h - prev))"
-	prev=$h
-done
-log "VmHWM steps (KiB) from 5 s to 22 s:$steps"
-check_cmp "$rises" "<=" 6 "the peak RSS rises by 8 KiB or more in at most 6 of 17 one-second steps (an entry per waiter per scan: 12-15)"
+hwm_rises "$ST" 5 22 8
+check_cmp "$HWM_RISES" "<=" 6 "the peak RSS rises by 8 KiB or more in at most 6 of 17 one-second steps (an entry per waiter per scan: 12-15)"
 wait "$S"
 check_cmp "$?" == 0 "stacktop -b -n 24 exits 0"
 # check_target_healthy reads each thread in turn (40 s for 2,000 here):
