@@ -488,10 +488,11 @@ tm_selected() {
 		}'
 }
 
-# hwm_at PID SECS: PID's peak RSS (VmHWM, KiB) once it has run SECS seconds.
+# hwm_at PID SECS: PID's peak RSS (VmHWM, KiB) once it has run SECS
+# seconds; nothing if it did not (the caller dies: this runs in $(...)).
 hwm_at() {
-	wait_until 60 eval '[ "$(ps -o etimes= -p "$1" 2>/dev/null || echo 0)" -ge '"$2"' ]' ||
-		die "pid $1 did not run $2 s"
+	wait_until 60 eval '[ "$(ps -o etimes= -p '"$1"' 2>/dev/null || echo 0)" -ge '"$2"' ]' ||
+		return 1
 	awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"
 }
 
@@ -506,7 +507,7 @@ hwm_rises() {
 	HWM_RISES=0 HWM_STEPS=""
 	for t in $(seq $((from + 1)) "$to"); do
 		h=$(hwm_at "$pid" "$t")
-		[ -n "$h" ] || die "no VmHWM of pid $pid at $t s"
+		[ -n "$h" ] || die "no VmHWM of pid $pid at $t s (it did not run that long)"
 		[ $((h - prev)) -ge "$kib" ] && HWM_RISES=$((HWM_RISES + 1))
 		HWM_STEPS="$HWM_STEPS +$((h - prev))"
 		prev=$h
