@@ -752,7 +752,9 @@ static void measure_test(struct builder *b, const struct units u[2], int m, size
 		    d->side[1].samples ? 100.0 * (double)cnt[1][k] / (double)d->side[1].samples : 0;
 		x->delta = x->new_pct - x->base_pct;
 		x->tested = d->test != DIFF_TEST_NONE &&
-			    (x->base_pct + x->new_pct) / 2 >= DIFF_MIN_TESTED_PCT;
+			    (x->base_pct + x->new_pct) / 2 >= DIFF_MIN_TESTED_PCT &&
+			    !(x->base_pct >= 100 - DIFF_MIN_TESTED_PCT &&
+			      x->new_pct >= 100 - DIFF_MIN_TESTED_PCT);
 		if (!x->tested)
 			continue;
 		if (d->test == DIFF_TEST_SAMPLES)

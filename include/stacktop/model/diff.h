@@ -32,7 +32,10 @@
  * paths another. A share whose mean over the two sides is under
  * DIFF_MIN_TESTED_PCT is listed but not tested (a filter on the pooled
  * share, which does not depend on which side holds the samples, and keeps
- * the correction from drowning real changes).
+ * the correction from drowning real changes); nor is one within
+ * DIFF_MIN_TESTED_PCT of 100% on both sides (a root in nearly every stack
+ * of both: main, _start; with totals they multiplied the correction and a
+ * doubled caller lost its star on a loaded machine).
  *
  * A row's change (diff_row_change) is the larger of its own and total
  * changes, the significant ones first. Rows sort significant (either
