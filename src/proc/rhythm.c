@@ -3,6 +3,7 @@
  * test statistic are in rhythm.h.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -39,6 +40,15 @@ static size_t spike_runs(const double *v, size_t n, double thr, double *from, do
 	return k;
 }
 
+/* Whether second i is right before or right after one of the k spikes. */
+static bool at_spike_edge(size_t i, const double *from, const double *to, size_t k)
+{
+	for (size_t s = 0; s < k; s++)
+		if (i + 1 == (size_t)from[s] || i == (size_t)to[s])
+			return true;
+	return false;
+}
+
 /* Level, calm and duration of the k spikes; work: room for k doubles. */
 static void spike_shape(const double *v, size_t n, double thr, const double *from, const double *to,
 			size_t k, double *work, struct rhythm *out)
@@ -49,9 +59,11 @@ static void spike_shape(const double *v, size_t n, double thr, const double *fro
 		work[s] = series_max(v + (size_t)from[s], (size_t)(to[s] - from[s]));
 	out->level = series_median(work, k);
 	/* The calm level: the median of the seconds not in a spike (as
-	 * below the threshold; work has room for n). */
+	 * below the threshold; work has room for n), nor at its edges: a
+	 * spike squeezed by other load spreads into the seconds around it,
+	 * and those shoulders read as a noisy floor. */
 	for (size_t i = 0; i < n; i++)
-		if (v[i] <= thr)
+		if (v[i] <= thr && !at_spike_edge(i, from, to, k))
 			work[ncalm++] = v[i];
 	out->calm = series_median(work, ncalm);
 	out->calm_p90 = series_percentile(work, ncalm, 0.9);
