@@ -292,14 +292,14 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 	fprintf(out, "Process %d: %s\n", o->pid, a);
 	for (int i = 0; i < d->n; i++) {
 		struct dump_thread *t = &d->th[i];
-		char now;
-		if (!t->sampled && target_state(o->pid, t->tid, &now) == 0) {
+		char state_now;
+		if (!t->sampled && target_state(o->pid, t->tid, &state_now) == 0) {
 			/* Never left out in silence: it is there, without a stack. */
 			text_sanitize(t->name, b, sizeof(b));
 			fprintf(
 			    out,
 			    "\nThread %d \"%s\" (%c): no stack, it did not stop within %.0f s\n",
-			    t->tid, b, now, DUMP_RETRY_NS / 1e9);
+			    t->tid, b, state_now, DUMP_RETRY_NS / 1e9);
 			continue;
 		}
 		if (!t->sampled)

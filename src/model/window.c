@@ -624,14 +624,14 @@ static uint8_t leaf_wait(const struct window *w, uint32_t node)
  * pipe may be what the program waits for, so it is not idle. */
 #define IDLE_SHARE_MIN 0.95
 
-static bool kinds_idle(uint64_t idle, uint64_t all)
+static bool mostly_idle(uint64_t idle, uint64_t all)
 {
 	return all && (double)idle >= IDLE_SHARE_MIN * (double)all;
 }
 
 /* Per thread: (0, tid) → samples waiting for work, (1, tid) → all samples,
  * in the window. */
-static int thread_kinds(const struct window *w, struct cmap *kinds)
+static int thread_idle_counts(const struct window *w, struct cmap *counts)
 {
 	size_t i;
 
@@ -642,9 +642,9 @@ static int thread_kinds(const struct window *w, struct cmap *kinds)
 		if (!c->count)
 			continue;
 		if (leaf_wait(w, c->node) == SAMPLE_WAIT_IDLE &&
-		    (err = cmap_add(kinds, 0, c->tid, c->count)))
+		    (err = cmap_add(counts, 0, c->tid, c->count)))
 			return err;
-		if ((err = cmap_add(kinds, 1, c->tid, c->count)))
+		if ((err = cmap_add(counts, 1, c->tid, c->count)))
 			return err;
 	}
 	return 0;
@@ -788,7 +788,7 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 	       size_t *n, uint64_t *total)
 {
 	struct topacc a = {.w = w, .key = q->key};
-	struct cmap kinds = {0};
+	struct cmap idle = {0};
 	uint64_t *ncount = NULL, sum = 0;
 	uint32_t *leaves = NULL, stamp = 0;
 	size_t i, nleaves = 0;
@@ -805,7 +805,7 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 	if (!ncount || !leaves || !a.frow)
 		goto out;
 	memset(a.frow, 0xff, (frames_span(w->fr) + 1) * sizeof(*a.frow));
-	if (q->hide_idle && (err = thread_kinds(w, &kinds)))
+	if (q->hide_idle && (err = thread_idle_counts(w, &idle)))
 		goto out;
 	err = -ENOMEM;
 	for (i = 0; i < w->sum.n; i++) {
@@ -814,7 +814,7 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 		if (q->tid && c->tid != q->tid)
 			continue;
 		if (q->hide_idle &&
-		    kinds_idle(cmap_get(&kinds, 0, c->tid), cmap_get(&kinds, 1, c->tid)))
+		    mostly_idle(cmap_get(&idle, 0, c->tid), cmap_get(&idle, 1, c->tid)))
 			continue;
 		if (!ncount[c->node] && c->count)
 			leaves[nleaves++] = c->node;
@@ -844,7 +844,7 @@ out:
 	free(a.frow);
 	free(leaves);
 	free(ncount);
-	cmap_free(&kinds);
+	cmap_free(&idle);
 	return err;
 }
 
@@ -852,16 +852,9 @@ out:
 
 bool window_thread_idle(const struct window *w, int tid)
 {
-	uint64_t idle = 0, all = 0;
-	size_t i;
+	uint64_t counts[SAMPLE_WAIT_COUNT], all = window_wait_counts(w, tid, counts);
 
-	for (i = 0; i < w->sum.n; i++)
-		if (w->sum.e[i].tid == tid) {
-			all += w->sum.e[i].count;
-			if (leaf_wait(w, w->sum.e[i].node) == SAMPLE_WAIT_IDLE)
-				idle += w->sum.e[i].count;
-		}
-	return kinds_idle(idle, all);
+	return mostly_idle(counts[SAMPLE_WAIT_IDLE], all);
 }
 
 uint64_t window_wait_counts(const struct window *w, int tid, uint64_t counts[SAMPLE_WAIT_COUNT])

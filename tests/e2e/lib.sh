@@ -488,6 +488,19 @@ tm_selected() {
 		}'
 }
 
+# stacktop_bg SECS OUT ARGS...: stacktop ARGS in the background under a
+# SECS timeout, its output in OUT (stderr in OUT.err); S is the timeout's
+# pid (wait on it for the status), ST stacktop's own (its /proc).
+stacktop_bg() {
+	local secs=$1 out=$2
+	shift 2
+	timeout -k 3 "$secs" "$STACKTOP" "$@" >"$out" 2>"$out.err" &
+	S=$!
+	BG_PIDS+=("$S")
+	wait_until 10 pgrep -P "$S" >/dev/null || die "stacktop did not start"
+	ST=$(pgrep -P "$S")
+}
+
 # hwm_at PID SECS: PID's peak RSS (VmHWM, KiB) once it has run SECS
 # seconds; nothing if it did not (the caller dies: this runs in $(...)).
 hwm_at() {

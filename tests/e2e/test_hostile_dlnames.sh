@@ -27,13 +27,7 @@ BG_PIDS+=("$T")
 wait_until 20 grep -q '^ready' "$TOUT" || die "hostile_dlnames did not load a library: $(head -c 300 "$TOUT")"
 
 out=$E2E_TMPDIR/batch.out
-timeout -k 3 100 "$STACKTOP" -b -W 5 -r 499 -d 1 -n 35 -p "$T" >"$out" 2>"$out.err" &
-S=$!
-BG_PIDS+=("$S")
-
-# stacktop itself: timeout's child.
-wait_until 10 pgrep -P "$S" >/dev/null || die "stacktop did not start"
-ST=$(pgrep -P "$S")
+stacktop_bg 100 "$out" -b -W 5 -r 499 -d 1 -n 35 -p "$T"
 hwm_rises "$ST" 18 33 32
 check_cmp "$HWM_RISES" "<=" 7 "the peak RSS rises by 32 KiB or more in at most 7 of 15 one-second steps (names kept until exit: 12-15)"
 wait "$S"

@@ -24,13 +24,7 @@ BG_PIDS+=("$T")
 wait_until 20 grep -q '^ready' "$TOUT" || die "hostile_locks did not start its threads: $(head -c 300 "$TOUT")"
 
 out=$E2E_TMPDIR/batch.out
-timeout -k 3 60 "$STACKTOP" -b -d 1 -n 24 -p "$T" >"$out" 2>"$out.err" &
-S=$!
-BG_PIDS+=("$S")
-
-# stacktop itself: timeout's child.
-wait_until 10 pgrep -P "$S" >/dev/null || die "stacktop did not start"
-ST=$(pgrep -P "$S")
+stacktop_bg 60 "$out" -b -d 1 -n 24 -p "$T"
 hwm_rises "$ST" 5 22 8
 check_cmp "$HWM_RISES" "<=" 6 "the peak RSS rises by 8 KiB or more in at most 6 of 17 one-second steps (an entry per waiter per scan: 12-15)"
 wait "$S"
