@@ -5,7 +5,7 @@
 # up and exits 1 if there is one (or a folder the order does not name).
 set -u
 cd "$(dirname "$0")/../.."
-ORDER="lib elf proc sample unwind symbols model formats memory ui app"
+ORDER="lib elf proc sample unwind symbols runtime model formats memory ui app"
 rank() {
 	local i=0 d
 	for d in $ORDER; do
