@@ -30,10 +30,6 @@
 #define SYS_pidfd_send_signal 424
 #endif
 
-/* /proc/PID/maps read at most when looking for libjvm.so: a target with a
- * million mappings costs this much, not more. */
-#define MAPS_MAX (16u << 20)
-
 /* The child's exit codes (one per status). */
 enum {
 	XC_OK = 0,
@@ -82,44 +78,6 @@ bool jvmattach_maps_hotspot(const char *maps, size_t len)
 	 * is another protocol, and its SIGQUIT writes a javacore. */
 	return maps_has(maps, len, "libjvm.so") && !maps_has(maps, len, "libj9vm29.so") &&
 	       !maps_has(maps, len, "libj9vm.so");
-}
-
-int jvmattach_is_hotspot(pid_t pid)
-{
-	char path[64];
-	size_t cap = 1 << 16, len = 0;
-	char *buf = NULL;
-	int fd, rc;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	for (;;) {
-		char *nb = len + 4096 > cap || !buf ? realloc(buf, cap *= 2) : buf;
-		ssize_t n;
-
-		if (!nb) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		buf = nb;
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			goto out;
-		}
-		if (n == 0 || len + (size_t)n >= MAPS_MAX)
-			break;
-		len += (size_t)n;
-	}
-	rc = jvmattach_maps_hotspot(buf, len);
-out:
-	free(buf);
-	close(fd);
-	return rc;
 }
 
 /* The last number of a "Key:\t1\t2" line. */

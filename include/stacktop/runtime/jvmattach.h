@@ -79,10 +79,9 @@ struct jvmattach_ids {
 	bool quit_caught; /* SIGQUIT has a handler (SigCgt) */
 };
 
-/* Is pid a HotSpot JVM: libjvm.so mapped (and not OpenJ9's libj9vm, whose
- * attach is another)? 1 yes, 0 no, -errno (-ESRCH gone). */
-int jvmattach_is_hotspot(pid_t pid);
-/* The same from the text of a /proc/PID/maps file. */
+/* Is a process a HotSpot JVM, from the text of its /proc/PID/maps:
+ * libjvm.so mapped, and not OpenJ9's libj9vm, whose attach is another
+ * (rtkind_of reads the file). */
 bool jvmattach_maps_hotspot(const char *maps, size_t len);
 
 /* Fork the child that asks pid for its perf map. 0 (a->status RUNNING),
