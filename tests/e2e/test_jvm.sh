@@ -1,0 +1,74 @@
+#!/bin/bash
+# test_jvm.sh — a JVM started with no flags has its JIT methods named
+# (issue 23): stacktop asks it for its perf map as `jcmd PID
+# Compiler.perfmap` does (attach file, SIGQUIT, its UNIX socket) and cleans
+# the attach file up; --no-runtime-attach asks nothing and the hint names
+# the JVM's remedy (not node's flag); and `record -- java
+# -XX:+DumpPerfMapAtExit` reads the map the JVM writes as it exits.
+# Target: tests/targets/JvmHot.java, one hot method (stacktopHotSpin).
+# Skipped with a message when no JDK is installed (make deps-test installs
+# default-jdk-headless). JVM start-up is slow on a loaded box: waits poll.
+source "$(dirname "$0")/lib.sh"
+need_stacktop
+CLASSES=$TARGETS/java
+if ! command -v java >/dev/null 2>&1 || [ ! -f "$CLASSES/JvmHot.class" ]; then
+	log "skip: no JDK (java, javac: apt-get install default-jdk-headless, then make targets)"
+	e2e_finish
+	exit 0
+fi
+
+# The JVM is up and running Java code: libjvm.so mapped, CPU time rising.
+jvm_busy() {
+	grep -q libjvm.so "/proc/$1/maps" 2>/dev/null && [ "$(proc_cpu_ticks "$1")" -gt 100 ]
+}
+
+cd "$E2E_TMPDIR" || die "no tmp dir"
+start_bg java -cp "$CLASSES" JvmHot 300
+J=$BG_PID
+wait_until 60 jvm_busy "$J" || die "the JVM did not start"
+
+# --no-runtime-attach: nothing asked, and the hint names what fits a JVM.
+out0=$E2E_TMPDIR/noattach.out
+run_ok 60 "$out0" "--no-runtime-attach: runs" --no-runtime-attach -b -d 2 -n 2 -l 10 -p "$J"
+grep -q "JIT code unnamed: no /tmp/perf-$J.map (JVM: jcmd $J Compiler.perfmap" "$out0" &&
+	ok "--no-runtime-attach: the hint names jcmd $J Compiler.perfmap" ||
+	{ bad "--no-runtime-attach: no JVM hint"; cat "$out0"; }
+grep -q -- "--perf-basic-prof" "$out0" && bad "a JVM is given node's flag"
+[ ! -e "/tmp/perf-$J.map" ] && ok "--no-runtime-attach: the JVM was not asked for a map" ||
+	bad "--no-runtime-attach: /tmp/perf-$J.map was written"
+
+# By default: asked, named within 10 s (five blocks two seconds apart).
+out=$E2E_TMPDIR/attach.out
+run_ok 90 "$out" "the JVM's profile runs" -b -d 2 -n 5 -l 10 -p "$J"
+grep -q "JVM perf map: requested" "$out" && ok "the header says the map was requested" ||
+	bad "no word of the request in the header"
+last=$E2E_TMPDIR/last.out
+awk '/^stacktop /{n++; buf=""} {buf = buf $0 "\n"} END {printf "%s", buf}' "$out" >"$last"
+hot=$(grep -m1 "stacktopHotSpin" "$last" | awk '{print $1}')
+[ -n "$hot" ] && ok "the hot JIT method is named within 10 s: $hot% own" ||
+	{ bad "stacktopHotSpin not named within 10 s"; cat "$out"; }
+worst=$(awk '/\[unknown\]/ && $1 ~ /^[0-9.]+$/ && $1 > m {m = $1} END {print m + 0}' "$last")
+check_cmp "$worst" "<=" 10 "no [unknown] row above 10% once named (highest: $worst%)"
+[ ! -e "/tmp/.attach_pid$J" ] && ok "the attach file is cleaned up" ||
+	bad "/tmp/.attach_pid$J left behind"
+alive "$J" && ok "the JVM still runs" || bad "the JVM died"
+kill "$J"
+wait_until 20 gone "$J"
+rm -f "/tmp/perf-$J.map"
+
+# record: the map a JVM writes at its exit names the frames in the file.
+rec=$E2E_TMPDIR/rec.folded
+run_ok 120 "$E2E_TMPDIR/rec.out" "record -- java -XX:+DumpPerfMapAtExit runs" \
+	record --no-runtime-attach -o "$rec" -- sh -c 'echo $$ >jvm.pid; exec "$@"' sh \
+	java -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -cp "$CLASSES" JvmHot 8
+read -r total named unknown < <(awk '!/^#/ && NF > 1 {
+	n = $NF; t += n
+	if ($0 ~ /stacktopHotSpin/) h += n
+	if ($0 ~ /\[unknown\]/) u += n
+} END { print t + 0, h + 0, u + 0 }' "$rec")
+log "record: $total samples, $named in stacktopHotSpin, $unknown through [unknown]"
+check_cmp "$total" ">" 50 "record wrote samples"
+check_cmp "$named" ">" "$((total / 2))" "record names the hot method from the map written at exit"
+check_cmp "$((unknown * 10))" "<=" "$total" "record: at most 10% of stacks through [unknown]"
+[ -s jvm.pid ] && rm -f "/tmp/perf-$(cat jvm.pid).map"
+e2e_finish
