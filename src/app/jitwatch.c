@@ -56,7 +56,8 @@ void jitwatch_tick(struct jitwatch *jw, uint64_t now_ns)
 		struct jitwatch_proc *p = &jw->p[i];
 		enum jvmattach_status st;
 
-		if (p->att.child <= 0 || (st = jvmattach_poll(&p->att, now_ns)) == JVMATTACH_RUNNING)
+		if (p->att.child <= 0 ||
+		    (st = jvmattach_poll(&p->att, now_ns)) == JVMATTACH_RUNNING)
 			continue;
 		p->last = st;
 		p->done_ns = now_ns;
@@ -247,8 +248,8 @@ static int read_at_exit(struct jitwatch_proc *p, struct frames *fr, struct sym *
 	return named;
 }
 
-int jitwatch_refresh(struct jitwatch *jw, const struct window *w, struct frames *fr,
-		     struct sym *sy, uint64_t now_ns)
+int jitwatch_refresh(struct jitwatch *jw, const struct window *w, struct frames *fr, struct sym *sy,
+		     uint64_t now_ns)
 {
 	int named = 0;
 

@@ -80,8 +80,8 @@ void jitwatch_tick(struct jitwatch *jw, uint64_t now_ns);
 /* Walk the window (once a second), start or repeat requests, rename what
  * a new map names; a watched JVM that exited has its map read once more.
  * Returns how many frames got a name. */
-int jitwatch_refresh(struct jitwatch *jw, const struct window *w, struct frames *fr,
-		     struct sym *sy, uint64_t now_ns);
+int jitwatch_refresh(struct jitwatch *jw, const struct window *w, struct frames *fr, struct sym *sy,
+		     uint64_t now_ns);
 /* The header's view of it (h->jit). */
 void jitwatch_header(const struct jitwatch *jw, uint64_t now_ns, struct view_header *h);
 
