@@ -91,7 +91,8 @@ static bool path_unnamed(struct jitwatch *jw, const struct window *w, const stru
 	int np = 0;
 	uint8_t v = 1;
 
-	for (uint32_t n = node; n != WINDOW_ROOT; n = window_node(w, n)->parent) {
+	for (uint32_t n = node; n != WINDOW_ROOT && window_node(w, n);
+	     n = window_node(w, n)->parent) {
 		if (jw->memo[n]) {
 			v = jw->memo[n];
 			break;
@@ -114,7 +115,8 @@ static bool path_unnamed(struct jitwatch *jw, const struct window *w, const stru
 /* The pid of the stack ending at node: its first frame of a process. */
 static int path_pid(const struct window *w, const struct frames *fr, uint32_t node)
 {
-	for (uint32_t n = node; n != WINDOW_ROOT; n = window_node(w, n)->parent) {
+	for (uint32_t n = node; n != WINDOW_ROOT && window_node(w, n);
+	     n = window_node(w, n)->parent) {
 		const struct frame *f = frames_get(fr, window_node(w, n)->frame);
 		if (f && f->pid > 0)
 			return f->pid;

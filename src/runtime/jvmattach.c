@@ -263,6 +263,27 @@ static int trigger(int tmpfd, const struct job *j)
 	return sfd >= 0 ? sfd : -XC_NO_SOCKET;
 }
 
+/* "/proc/self/fd/N" without stdio: the child of a threaded parent may
+ * only make system calls. */
+static void fd_path(int fd, char *buf, size_t size)
+{
+	static const char head[] = "/proc/self/fd/";
+	char digits[12];
+	int n = 0;
+
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) && n < (int)sizeof(digits));
+	if (sizeof(head) + (size_t)n > size) {
+		buf[0] = '\0';
+		return;
+	}
+	memcpy(buf, head, sizeof(head) - 1);
+	for (int i = 0; i < n; i++)
+		buf[sizeof(head) - 1 + i] = digits[n - 1 - i];
+	buf[sizeof(head) - 1 + n] = '\0';
+}
+
 /* Send the request, read the reply's code within the wait. An X_* code. */
 static int converse(int sfd, const struct job *j)
 {
@@ -273,7 +294,7 @@ static int converse(int sfd, const struct job *j)
 	bool got = false;
 	uint64_t t0 = now_ms();
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", sfd);
+	fd_path(sfd, sa.sun_path, sizeof(sa.sun_path));
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s < 0)
 		return XC_FAILED;
