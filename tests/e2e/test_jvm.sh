@@ -4,7 +4,8 @@
 # Compiler.perfmap` does (attach file, SIGQUIT, its UNIX socket) and cleans
 # the attach file up; --no-runtime-attach asks nothing and the hint names
 # the JVM's remedy (not node's flag); and `record -- java
-# -XX:+DumpPerfMapAtExit` reads the map the JVM writes as it exits.
+# -XX:+DumpPerfMapAtExit` reads the map the JVM writes as it exits; a JVM
+# in its own pid and mount namespaces is reached there.
 # Target: tests/targets/JvmHot.java, one hot method (stacktopHotSpin).
 # Skipped with a message when no JDK is installed (make deps-test installs
 # default-jdk-headless). JVM start-up is slow on a loaded box: waits poll.
@@ -25,6 +26,13 @@ jvm_busy() {
 cd "$E2E_TMPDIR" || die "no tmp dir"
 start_bg java -cp "$CLASSES" JvmHot 300 late
 J=$BG_PID
+# the maps the JVMs write, whatever way the test ends
+jvm_cleanup() {
+	rm -f "/tmp/perf-$J.map"
+	[ -s "$E2E_TMPDIR/jvm.pid" ] && rm -f "/tmp/perf-$(cat "$E2E_TMPDIR/jvm.pid").map"
+	e2e_cleanup
+}
+trap jvm_cleanup EXIT
 wait_until 60 jvm_busy "$J" || die "the JVM did not start"
 
 # --no-runtime-attach: nothing asked, and the hint names what fits a JVM.
@@ -78,7 +86,37 @@ kill "$ST" 2>/dev/null
 alive "$J" && ok "the JVM still runs" || bad "the JVM died"
 kill "$J"
 wait_until 20 gone "$J"
-rm -f "/tmp/perf-$J.map"
+
+# A JVM in its own pid and mount namespaces (as in a container): pid 1 in
+# there, its /tmp a tmpfs of its own; attach file, socket and map are
+# reached through /proc/PID/root with its namespace pid.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	start_bg unshare -p -f -m --mount-proc --kill-child sh -c \
+		"mount -t tmpfs tmpfs /tmp && exec java -cp '$CLASSES' JvmHot 300"
+	U=$BG_PID
+	ns_jvm() {
+		local c
+		for c in $(pgrep -P "$U"); do
+			jvm_busy "$c" && { echo "$c"; return 0; }
+		done
+		return 1
+	}
+	wait_until 60 ns_jvm >/dev/null || die "the namespaced JVM did not start"
+	N=$(ns_jvm)
+	log "namespaced JVM: pid $N, $(grep NSpid "/proc/$N/status" | tr '\t' ' ')"
+	nsout=$E2E_TMPDIR/ns.out
+	run_ok 90 "$nsout" "the namespaced JVM's profile runs" -b -d 2 -n 5 -l 10 -p "$N"
+	nsb=$(awk '/^stacktop /{k++} k == 5' "$nsout")
+	grep -q stacktopHotSpin <<<"$nsb" && ok "a namespaced JVM is named within 10 s" ||
+		{ bad "the namespaced JVM's hot method is not named"; cat "$nsout"; }
+	[ -s "/proc/$N/root/tmp/perf-1.map" ] && ok "its map is in its own /tmp as perf-1.map" ||
+		bad "no perf-1.map in the namespaced JVM's /tmp"
+	[ ! -e "/proc/$N/root/tmp/.attach_pid1" ] && ok "its attach file is cleaned up" ||
+		bad "the namespaced JVM's attach file is left"
+	kill "$N" "$U" 2>/dev/null
+else
+	log "skip: the namespaced JVM needs root and unshare"
+fi
 
 # record: the map a JVM writes at its exit names the frames in the file.
 rec=$E2E_TMPDIR/rec.folded
@@ -94,5 +132,4 @@ log "record: $total samples, $named in stacktopHotSpin, $unknown through [unknow
 check_cmp "$total" ">" 50 "record wrote samples"
 check_cmp "$named" ">" "$((total / 2))" "record names the hot method from the map written at exit"
 check_cmp "$((unknown * 10))" "<=" "$total" "record: at most 10% of stacks through [unknown]"
-[ -s jvm.pid ] && rm -f "/tmp/perf-$(cat jvm.pid).map"
 e2e_finish
