@@ -64,7 +64,11 @@ void jitwatch_tick(struct jitwatch *jw, uint64_t now_ns)
 		if (st == JVMATTACH_OK) {
 			p->fails = 0;
 			p->judge = true;
-		} else if (++p->fails >= JITWATCH_FAILS_MAX || st == JVMATTACH_UNSAFE) {
+		} else if (++p->fails >= JITWATCH_FAILS_MAX || st == JVMATTACH_UNSAFE ||
+			   st == JVMATTACH_NO_SOCKET || st == JVMATTACH_REFUSED) {
+			/* no socket: a SIGQUIT without the attach file's effect
+			 * prints a thread dump, not again; refused: a JDK
+			 * without Compiler.perfmap says so every time */
 			p->given_up = true;
 		}
 	}

@@ -29,8 +29,7 @@ static void test_kinds(void **state)
 	assert_int_equal(kind("55-56 r-xp 0 08:01 1 /usr/bin/node\n", &minor), RTKIND_NODE);
 	assert_int_equal(kind("7f-80 r-xp 0 08:01 1 /usr/lib/libnode.so.108\n", &minor),
 			 RTKIND_NODE);
-	assert_int_equal(kind("55-56 r-xp 0 08:01 1 /usr/bin/python3.12\n", &minor),
-			 RTKIND_PYTHON);
+	assert_int_equal(kind("55-56 r-xp 0 08:01 1 /usr/bin/python3.12\n", &minor), RTKIND_PYTHON);
 	assert_int_equal(minor, 12);
 	assert_int_equal(
 	    kind("7f-80 r-xp 0 08:01 1 /usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0\n", &minor),

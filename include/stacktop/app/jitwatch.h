@@ -14,8 +14,10 @@
  * named again from the new map (frames_rename_jit). It is asked again
  * while the share is at least JITWATCH_AGAIN_PCT, at most every
  * JITWATCH_AGAIN_S seconds, doubling (to 60 s) after each request that
- * named nothing; after JITWATCH_FAILS_MAX failed requests, or one refused
- * as unsafe, it is not asked again. A JVM seen is kept with its root
+ * named nothing; after JITWATCH_FAILS_MAX requests without an answer, or
+ * one that found no socket (attach disabled: each SIGQUIT would print a
+ * thread dump), was refused (before JDK 17) or unsafe (no SIGQUIT
+ * handler), it is not asked again. A JVM seen is kept with its root
  * directory open (and its namespace pid and uid), so its map can still be
  * read from its file system once it has exited (a zombie's
  * /proc/PID/root is gone).
