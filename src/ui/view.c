@@ -319,7 +319,8 @@ static void jit_remedy(const struct view_jit *j, int pid, char *buf, size_t size
 	switch (j->runtime) {
 	case VIEW_JIT_JVM:
 		snprintf(buf, size,
-			 "JVM: jcmd %d Compiler.perfmap, or start it with -XX:+DumpPerfMapAtExit",
+			 "JVM: jcmd %d Compiler.perfmap, or start it with "
+			 "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit",
 			 j->pid);
 		break;
 	case VIEW_JIT_NODE:
