@@ -65,12 +65,15 @@ void jitwatch_tick(struct jitwatch *jw, uint64_t now_ns)
 			p->fails = 0;
 			p->judge = true;
 		} else if (++p->fails >= JITWATCH_FAILS_MAX || st == JVMATTACH_UNSAFE ||
-			   st == JVMATTACH_NO_SOCKET || st == JVMATTACH_REFUSED) {
-			/* no socket: a SIGQUIT without the attach file's effect
-			 * prints a thread dump, not again; refused: a JDK
-			 * without Compiler.perfmap says so every time */
+			   st == JVMATTACH_REFUSED) {
+			/* refused: a JDK without Compiler.perfmap says so
+			 * every time */
 			p->given_up = true;
 		}
+		/* no socket: a SIGQUIT without the attach file's effect prints a
+		 * thread dump; asked again only through a socket come late */
+		if (st == JVMATTACH_NO_SOCKET)
+			p->no_signal = true;
 	}
 }
 
@@ -286,7 +289,8 @@ int jitwatch_refresh(struct jitwatch *jw, const struct window *w, struct frames 
 			p->fruitless = k ? 0 : p->fruitless + 1;
 			p->judge = false;
 		}
-		if (due(jw, p, now_ns) && jvmattach_start(&p->att, p->pid, now_ns) == 0)
+		if (due(jw, p, now_ns) &&
+		    jvmattach_start(&p->att, p->pid, !p->no_signal, now_ns) == 0)
 			p->asked_ns = now_ns;
 	}
 	if (named) /* the header's share: what is still unnamed */

@@ -192,6 +192,7 @@ struct job {
 	int reqlen;
 	unsigned sock_ms, reply_ms;
 	const char *tmpdir;
+	bool may_signal;
 };
 
 static uint64_t now_ms(void)
@@ -366,6 +367,8 @@ static int child_main(const struct job *j)
 	if (tmpfd < 0)
 		return XC_FAILED;
 	sfd = open_socket(tmpfd, j); /* -Xrs, or attached before: no signal needed */
+	if (sfd < 0 && !j->may_signal)
+		return XC_NO_SOCKET;
 	if (sfd < 0 && !j->ids.quit_caught)
 		return XC_UNSAFE;
 	if (sfd < 0)
@@ -377,9 +380,9 @@ static int child_main(const struct job *j)
 
 /* ---- the parent ----------------------------------------------------------- */
 
-int jvmattach_start(struct jvmattach *a, pid_t pid, uint64_t now_ns)
+int jvmattach_start(struct jvmattach *a, pid_t pid, bool may_signal, uint64_t now_ns)
 {
-	struct job j = {.rootfd = -1, .pidfd = -1};
+	struct job j = {.rootfd = -1, .pidfd = -1, .may_signal = may_signal};
 	pid_t c;
 	int e;
 

@@ -356,7 +356,7 @@ static const char *jvm_attach_text(enum view_jvm_attach a)
 	case VIEW_JVM_UNSAFE:
 		return "the JVM does not catch SIGQUIT (-Xrs): not asked";
 	case VIEW_JVM_FAILED:
-		return "could not reach the JVM's /tmp";
+		return "could not ask it (as its user, in its /tmp)";
 	default:
 		return "";
 	}
@@ -384,6 +384,10 @@ static bool jit_text(const struct view_header *h, char *msg, size_t size)
 	}
 	if (j->attach != VIEW_JVM_NONE) {
 		jit_remedy(j, h->jit_nomap_pid, remedy, sizeof(remedy));
+		if (j->attach == VIEW_JVM_NO_SOCKET) /* jcmd cannot attach either */
+			snprintf(
+			    remedy, sizeof(remedy),
+			    "start it with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit");
 		snprintf(msg, size, "? JVM perf map: %s; %s", jvm_attach_text(j->attach), remedy);
 		return true;
 	}

@@ -154,7 +154,7 @@ static void *fake_jvm(void *arg)
 	return NULL;
 }
 
-static enum jvmattach_status run(enum fake_mode mode, bool catch_quit)
+static enum jvmattach_status run(enum fake_mode mode, bool catch_quit, bool may_signal)
 {
 	struct jvmattach a = {0};
 	enum jvmattach_status st;
@@ -169,7 +169,7 @@ static enum jvmattach_status run(enum fake_mode mode, bool catch_quit)
 	quits = 0;
 	signal(SIGQUIT, catch_quit ? on_quit : SIG_DFL);
 	pthread_create(&th, NULL, fake_jvm, NULL);
-	assert_int_equal(jvmattach_start(&a, getpid(), mono_ns()), 0);
+	assert_int_equal(jvmattach_start(&a, getpid(), may_signal, mono_ns()), 0);
 	uint64_t t0 = mono_ns();
 	while ((st = jvmattach_poll(&a, mono_ns())) == JVMATTACH_RUNNING)
 		usleep(20000);
@@ -188,7 +188,7 @@ static void test_attach_answer(void **state)
 	static const char want[] = "1\0jcmd\0Compiler.perfmap\0\0\0";
 
 	(void)state;
-	assert_int_equal(run(FAKE_ANSWER, true), JVMATTACH_OK);
+	assert_int_equal(run(FAKE_ANSWER, true, true), JVMATTACH_OK);
 	assert_true(fake.attach_seen);
 	assert_int_equal(fake.reqlen, (ssize_t)sizeof(want) - 1);
 	assert_memory_equal(fake.req, want, sizeof(want) - 1);
@@ -197,19 +197,19 @@ static void test_attach_answer(void **state)
 static void test_attach_silent(void **state)
 {
 	(void)state;
-	assert_int_equal(run(FAKE_SILENT, true), JVMATTACH_NO_REPLY);
+	assert_int_equal(run(FAKE_SILENT, true, true), JVMATTACH_NO_REPLY);
 }
 
 static void test_attach_huge(void **state)
 {
 	(void)state;
-	assert_int_equal(run(FAKE_HUGE, true), JVMATTACH_OK);
+	assert_int_equal(run(FAKE_HUGE, true, true), JVMATTACH_OK);
 }
 
 static void test_attach_symlink(void **state)
 {
 	(void)state;
-	assert_int_equal(run(FAKE_SYMLINK, true), JVMATTACH_NO_SOCKET);
+	assert_int_equal(run(FAKE_SYMLINK, true, true), JVMATTACH_NO_SOCKET);
 	assert_int_equal(fake.reqlen, 0); /* never connected through the link */
 }
 
@@ -217,9 +217,18 @@ static void test_attach_unsafe(void **state)
 {
 	(void)state;
 	/* SIGQUIT's default would kill this test: it must not be sent */
-	assert_int_equal(run(FAKE_ANSWER, false), JVMATTACH_UNSAFE);
+	assert_int_equal(run(FAKE_ANSWER, false, true), JVMATTACH_UNSAFE);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_parse_status), TEST(test_request_reply), TEST(test_maps),
-	  TEST(test_attach_answer), TEST(test_attach_silent), TEST(test_attach_huge),
-	  TEST(test_attach_symlink), TEST(test_attach_unsafe))
+static void test_attach_no_signal(void **state)
+{
+	(void)state;
+	/* a JVM that opened no socket before is not signalled again */
+	assert_int_equal(run(FAKE_ANSWER, true, false), JVMATTACH_NO_SOCKET);
+	assert_int_equal(quits, 0);
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_attach_no_signal), TEST(test_parse_status),
+	  TEST(test_request_reply), TEST(test_maps), TEST(test_attach_answer),
+	  TEST(test_attach_silent), TEST(test_attach_huge), TEST(test_attach_symlink),
+	  TEST(test_attach_unsafe))

@@ -15,9 +15,10 @@
  * while the share is at least JITWATCH_AGAIN_PCT, at most every
  * JITWATCH_AGAIN_S seconds, doubling (to 60 s) after each request that
  * named nothing; after JITWATCH_FAILS_MAX requests without an answer, or
- * one that found no socket (attach disabled: each SIGQUIT would print a
- * thread dump), was refused (before JDK 17) or unsafe (no SIGQUIT
- * handler), it is not asked again. A JVM seen is kept with its root
+ * one refused (before JDK 17) or unsafe (no SIGQUIT handler), it is not
+ * asked again; one that opened no socket (attach disabled: each SIGQUIT
+ * would print a thread dump) is asked again only through a socket that
+ * came late, never signalled again. A JVM seen is kept with its root
  * directory open (and its namespace pid and uid), so its map can still be
  * read from its file system once it has exited (a zombie's
  * /proc/PID/root is gone).
@@ -60,6 +61,7 @@ struct jitwatch_proc {
 	unsigned fails, fruitless;
 	bool judge; /* an answer came: the next refresh says if it named anything */
 	bool given_up;
+	bool no_signal;	   /* it opened no socket once: not signalled again */
 	int rootfd, pidfd; /* kept while watched, -1: none */
 	pid_t nspid;
 	uid_t uid;

@@ -84,9 +84,12 @@ struct jvmattach_ids {
  * (rtkind_of reads the file). */
 bool jvmattach_maps_hotspot(const char *maps, size_t len);
 
-/* Fork the child that asks pid for its perf map. 0 (a->status RUNNING),
- * or -errno (-ESRCH gone, -EBUSY one is running). */
-int jvmattach_start(struct jvmattach *a, pid_t pid, uint64_t now_ns);
+/* Fork the child that asks pid for its perf map. may_signal false: only
+ * through a socket already there (JVMATTACH_NO_SOCKET without one): a JVM
+ * whose attach is disabled prints a thread dump at each SIGQUIT, so one
+ * that opened no socket is not signalled again. 0 (a->status RUNNING), or
+ * -errno (-ESRCH gone, -EBUSY one is running). */
+int jvmattach_start(struct jvmattach *a, pid_t pid, bool may_signal, uint64_t now_ns);
 /* Reap the child when it is done; kill it once it overran. The status:
  * RUNNING until then. Never blocks. */
 enum jvmattach_status jvmattach_poll(struct jvmattach *a, uint64_t now_ns);
