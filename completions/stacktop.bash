@@ -10,18 +10,18 @@
 
 # Every option stacktop knows (tests/e2e/test_docs.sh checks this list
 # against src/opts.c); the lists below are the parts each form offers.
-_stacktop_opts='-p --pid --subprocesses --debuginfod -r --rate -d --delay -W --window -b --batch
+_stacktop_opts='-p --pid --subprocesses --debuginfod --no-runtime-attach -r --rate -d --delay -W --window -b --batch
 -n --iterations -l --limit --view -s --sort -L --lines -K --no-kernel
 --stack-size --ascii --spike-for --mode -w --wall --events --no-idle --full-names --json
 -o --output --format --per-thread --memory --force --output-dir --output-mode --base --new
 --fail-above --annotate --source-path -h --help -V --version'
 
-_stacktop_top_opts='-p --pid --subprocesses --debuginfod --mode -w --wall --events -r --rate -d --delay
+_stacktop_top_opts='-p --pid --subprocesses --debuginfod --no-runtime-attach --mode -w --wall --events -r --rate -d --delay
 -W --window -b --batch -n --iterations -l --limit --view -s --sort -L --lines
 -K --no-kernel --no-idle --full-names --stack-size --ascii --spike-for --output-dir
 --output-mode --annotate --source-path -h --help -V --version'
 _stacktop_dump_opts='-p --pid --json'
-_stacktop_record_opts='-p --pid --subprocesses --debuginfod --mode -w --wall --events -r --rate -d --delay
+_stacktop_record_opts='-p --pid --subprocesses --debuginfod --no-runtime-attach --mode -w --wall --events -r --rate -d --delay
 -K --no-kernel --stack-size -o --output --format --per-thread --memory --force
 --output-mode -h --help'
 _stacktop_report_opts='-b --batch -n --iterations -l --limit --view -s --sort

@@ -48,6 +48,7 @@ enum {
 	OPTS_VIEW_OPT,
 	OPTS_SUBPROCESSES,
 	OPTS_DEBUGINFOD,
+	OPTS_NO_RUNTIME_ATTACH,
 	OPTS_EVENTS,
 	OPTS_BASE,
 	OPTS_NEW,
@@ -66,6 +67,7 @@ static const struct option opts_long[] = {
     {"pid", required_argument, NULL, 'p'},
     {"subprocesses", no_argument, NULL, OPTS_SUBPROCESSES},
     {"debuginfod", optional_argument, NULL, OPTS_DEBUGINFOD},
+    {"no-runtime-attach", no_argument, NULL, OPTS_NO_RUNTIME_ATTACH},
     {"rate", required_argument, NULL, 'r'},
     {"delay", required_argument, NULL, 'd'},
     {"window", required_argument, NULL, 'W'},
@@ -124,6 +126,9 @@ const char opts_usage[] =
     "                           debuginfod servers (URLS, else DEBUGINFOD_URLS),\n"
     "                           in the background; names appear when they\n"
     "                           arrive. Off by default: no network without it\n"
+    "      --no-runtime-attach  never ask a JVM for its perf map (by default a\n"
+    "                           HotSpot JVM whose JIT code is unnamed is asked,\n"
+    "                           as jcmd PID Compiler.perfmap does)\n"
     "\n"
     "Options:\n"
     "      --mode cpu|wall      cpu: on-CPU time (perf events, the default);\n"
@@ -689,6 +694,9 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 	case OPTS_SUBPROCESSES:
 		o->subprocesses = true;
 		break;
+	case OPTS_NO_RUNTIME_ATTACH:
+		o->no_runtime_attach = true;
+		break;
 	case OPTS_DEBUGINFOD:
 		o->debuginfod = true;
 		if (arg && opts_urls(arg) < 0) {
@@ -755,6 +763,10 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 	if (o->events_given && (o->wall || o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
 		return opts_fail(err, errsz,
 				 "--events goes with cpu mode's live view and 'stacktop record'");
+	if (o->no_runtime_attach && (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
+		return opts_fail(
+		    err, errsz,
+		    "--no-runtime-attach goes with the live view and 'stacktop record'");
 	if (o->subprocesses && (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
 		return opts_fail(err, errsz,
 				 "--subprocesses goes with the live view and 'stacktop record'");

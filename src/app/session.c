@@ -302,6 +302,7 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	if (e)
 		return e;
 	raise_nofile();
+	jitwatch_init(&s->jit, !o->no_runtime_attach);
 	procs_follow(&s->procs, o->subprocesses);
 	ingest_follow(s->in, o->subprocesses);
 	e = procs_scan(&s->procs, s->smp);
@@ -430,6 +431,7 @@ void session_collect(struct session *s, uint64_t now_ns)
 		sampler_collect(s->smp, now_ns, &s->sink);
 	if (s->memtrace && !s->procs.exited)
 		memtrace_collect(s->memtrace, now_ns);
+	jitwatch_tick(&s->jit, now_ns);
 	uint64_t t = mono_ns(), cpu1 = mono_thread_cpu_ns();
 	health_busy(&s->health, cpu1 > cpu0 ? cpu1 - cpu0 : 0);
 	/* Every ~100 ms: the process CPU in fine steps (busy floor). */
@@ -490,6 +492,9 @@ void session_refresh(struct session *s, uint64_t now_ns, bool first)
 	if (s->fetch && sym_fetched(s->sy) >= 0)
 		frames_renamed(s->fr);
 	window_advance(s->w, now_ns);
+	/* before the window is shown or written: a JVM's new map names its
+	 * JIT frames (also the map a launched JVM wrote as it exited) */
+	jitwatch_refresh(&s->jit, s->w, s->fr, s->sy, now_ns);
 	measure_first(s);
 	/* Memory climbing like stairs: find who holds it (the MEM alert
 	 * names the top holder). */
@@ -556,6 +561,8 @@ void session_header(struct session *s, struct view_header *h)
 	/* A saved profile's span is what the file says (0: not recorded). */
 	if (s->report)
 		h->span_s = stackset_duration_s(s->report);
+	else
+		jitwatch_header(&s->jit, now, h);
 }
 
 void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost)
@@ -573,6 +580,7 @@ void session_stop(struct session *s)
 	if (s->smp)
 		sampler_stop(s->smp);
 	procs_stop_child(&s->procs, 500);
+	jitwatch_free(&s->jit); /* a request in flight: its child killed */
 }
 
 void session_close(struct session *s)

@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "stacktop/lib/hashidx.h"
 #include "stacktop/lib/array.h"
@@ -75,6 +76,7 @@ struct entry {
 	uint64_t elf_addr;
 	unsigned named_gen; /* user frame left unnamed: the space generation tried */
 	bool own;	    /* f's strings are references in frames->names (user frames) */
+	bool jit_unnamed;   /* anonymous executable code (a JIT's) left without a name */
 };
 
 struct frames {
@@ -321,6 +323,7 @@ int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc)
 	e->own = true;
 	e->f.sym = si;
 	e->f.has_sym = true;
+	e->jit_unnamed = m && !m->path && (m->prot & PROT_EXEC) && !si.func && !si.jit;
 	/* What frames_line needs, kept past any reload of the space. */
 	if (m && m->mod && m->mod->elf && !si.jit) {
 		e->mod = m->mod;
@@ -574,6 +577,37 @@ int frames_renamed(struct frames *fr)
 		e->f.sym.file = NULL;
 		e->f.sym.line = 0;
 		e->f.has_line = false;
+		k++;
+	}
+	return k;
+}
+
+bool frames_jit_unnamed(const struct frames *fr, uint32_t id)
+{
+	return id < fr->n && fr->e[id].kind == FK_LIVE && fr->e[id].jit_unnamed;
+}
+
+int frames_rename_jit(struct frames *fr, int pid, frames_jit_lookup_fn *lookup, void *ctx)
+{
+	int k = 0;
+
+	for (size_t id = 0; id < fr->n; id++) {
+		struct entry *e = &fr->e[id];
+		struct sym_info si;
+
+		if (e->kind != FK_LIVE || !e->jit_unnamed || e->f.pid != pid ||
+		    lookup(ctx, e->f.pc, &si) != 0 || !si.func)
+			continue;
+		/* the names are the lookup's until its next call: counted copies */
+		si.file = NULL;
+		si.line = 0;
+		if (!own_strs(fr, &si))
+			continue;
+		drop_strs(fr, &e->f);
+		e->f.origin = (struct frame_origin){0};
+		e->f.sym = si;
+		e->f.has_line = true; /* JIT code has no lines to look up */
+		e->jit_unnamed = false;
 		k++;
 	}
 	return k;

@@ -1053,28 +1053,48 @@ int sym_source_path_user(struct sym *sy, struct space *s, uint64_t pc, const cha
 
 /* ---- perf maps --------------------------------------------------------- */
 
-int sym_perfmap_lookup(struct sym *sy, pid_t pid, uint64_t pc, struct sym_info *out)
+/* A perf map's entry as a sym_info (the name demangled into jit_name). */
+static void jit_info(struct sym *sy, const struct perfmap_sym *ps, uint64_t pc,
+		     struct sym_info *out)
 {
 	char buf[SYM_DEMANGLE_MAX];
-	struct perfmap_sym ps;
-	int err = perfmap_lookup(sy->perfmaps, pid, pc, &ps);
 
-	if (err)
-		return err;
 	memset(out, 0, sizeof(*out));
 	/* Not kept: a JIT may rename its code every second. The caller
 	 * copies it (frames holds it counted while a frame uses it). */
-	const char *d = sym_demangle(ps.name, buf, sizeof(buf));
+	const char *d = sym_demangle(ps->name, buf, sizeof(buf));
 
 	snprintf(sy->jit_name, sizeof(sy->jit_name), "%s", d);
 	sym_name_clip(sy->jit_name, strnlen(d, SYM_NAME_MAX) >= SYM_NAME_MAX);
 	out->func = sy->jit_name;
 	out->module = "[jit]";
-	out->offset = pc - ps.start;
-	out->func_start = ps.start;
-	out->func_size = ps.end - ps.start;
+	out->offset = pc - ps->start;
+	out->func_start = ps->start;
+	out->func_size = ps->end - ps->start;
 	out->jit = true;
 	note_module(sy, out->module, SYM_SRC_PERFMAP);
+}
+
+int sym_perfmap_lookup(struct sym *sy, pid_t pid, uint64_t pc, struct sym_info *out)
+{
+	struct perfmap_sym ps;
+	int err = perfmap_lookup(sy->perfmaps, pid, pc, &ps);
+
+	if (err)
+		return err;
+	jit_info(sy, &ps, pc, out);
+	return 0;
+}
+
+int sym_perfmap_lookup_at(struct sym *sy, const char *root, pid_t nspid, uid_t uid, uint64_t pc,
+			  struct sym_info *out)
+{
+	struct perfmap_sym ps;
+	int err = perfmap_lookup_at(sy->perfmaps, root, nspid, uid, pc, &ps);
+
+	if (err)
+		return err;
+	jit_info(sy, &ps, pc, out);
 	return 0;
 }
 

@@ -313,6 +313,93 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 		grid_attr(g, g->w - paused_w, y, paused_w, GRID_BOLD | GRID_REVERSE);
 }
 
+/* The remedy for JIT code without a perf map that fits its runtime. */
+static void jit_remedy(const struct view_jit *j, int pid, char *buf, size_t size)
+{
+	switch (j->runtime) {
+	case VIEW_JIT_JVM:
+		snprintf(buf, size,
+			 "JVM: jcmd %d Compiler.perfmap, or start it with "
+			 "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit",
+			 j->pid);
+		break;
+	case VIEW_JIT_NODE:
+		snprintf(buf, size, "node: run with --perf-basic-prof");
+		break;
+	case VIEW_JIT_PYTHON:
+		if (j->py_minor && j->py_minor < 12)
+			snprintf(buf, size,
+				 "Python 3.%d has no perf map: 3.12+ writes one with -X perf",
+				 j->py_minor);
+		else
+			snprintf(buf, size, "Python 3.12+: run with -X perf");
+		break;
+	default:
+		snprintf(buf, size,
+			 "the JIT writes it: node --perf-basic-prof, Python 3.12+ -X perf, "
+			 "JVM jcmd PID Compiler.perfmap");
+		break;
+	}
+	(void)pid;
+}
+
+/* A JVM asked for its map: how it went. "" for none. */
+static const char *jvm_attach_text(enum view_jvm_attach a)
+{
+	switch (a) {
+	case VIEW_JVM_NO_SOCKET:
+		return "the JVM opened no attach socket (-XX:+DisableAttachMechanism?)";
+	case VIEW_JVM_NO_REPLY:
+		return "the JVM did not answer";
+	case VIEW_JVM_REFUSED:
+		return "the JVM refused (before JDK 17?)";
+	case VIEW_JVM_UNSAFE:
+		return "the JVM does not catch SIGQUIT (-Xrs): not asked";
+	case VIEW_JVM_FAILED:
+		return "could not ask it (as its user, in its /tmp)";
+	default:
+		return "";
+	}
+}
+
+/* Line 3's word on JIT names: a JVM asked for its perf map (when, and how
+ * much is unnamed since), or the hint for JIT code without a map, with
+ * the remedy that fits its runtime. false: nothing to say. */
+static bool jit_text(const struct view_header *h, char *msg, size_t size)
+{
+	const struct view_jit *j = &h->jit;
+	char remedy[160];
+
+	if (j->attach == VIEW_JVM_ASKING) {
+		snprintf(msg, size, "JVM perf map: asking pid %d (as jcmd %d Compiler.perfmap)",
+			 j->pid, j->pid);
+		return true;
+	}
+	if (j->attach == VIEW_JVM_DONE) {
+		int n = snprintf(msg, size, "JVM perf map: requested %.0f s ago", j->ago_s);
+		if (j->unnamed_pct > 0 && n > 0 && (size_t)n < size)
+			snprintf(msg + n, size - (size_t)n, " \xc2\xb7 stale: %d%% unnamed",
+				 j->unnamed_pct);
+		return true;
+	}
+	if (j->attach != VIEW_JVM_NONE) {
+		jit_remedy(j, h->jit_nomap_pid, remedy, sizeof(remedy));
+		if (j->attach == VIEW_JVM_NO_SOCKET) /* jcmd cannot attach either */
+			snprintf(
+			    remedy, sizeof(remedy),
+			    "start it with -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit");
+		snprintf(msg, size, "? JVM perf map: %s; %s", jvm_attach_text(j->attach), remedy);
+		return true;
+	}
+	if (h->jit_nomap_pid <= 0)
+		return false;
+	/* "[unknown]+0x43" alone does not say a perf map would name it */
+	jit_remedy(j, h->jit_nomap_pid, remedy, sizeof(remedy));
+	snprintf(msg, size, "? JIT code unnamed: no /tmp/perf-%d.map (%s)", h->jit_nomap_pid,
+		 remedy);
+	return true;
+}
+
 /* Line 3, or 0 rows when there is nothing to say. Exit beats warnings,
  * warnings beat status messages: the most consequential news wins. */
 static int header_line3(struct grid *g, int y, const struct view_header *h)
@@ -347,12 +434,7 @@ static int header_line3(struct grid *g, int y, const struct view_header *h)
 		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_CYAN), -1);
 		return 1;
 	}
-	if (h->jit_nomap_pid > 0) {
-		/* "[unknown]+0x43" alone does not say a perf map would name it */
-		snprintf(
-		    msg, sizeof(msg),
-		    "? JIT code unnamed: no /tmp/perf-%d.map (node: run with --perf-basic-prof)",
-		    h->jit_nomap_pid);
+	if (jit_text(h, msg, sizeof(msg))) {
 		text_fit(msg, g->w, buf, sizeof(buf));
 		grid_put(g, 0, y, buf, GRID_COLOR(GRID_C_CYAN), -1);
 		return 1;
@@ -453,7 +535,7 @@ int view_header_height(const struct view_header *h)
 	if (!h)
 		return 0;
 	return h->exited || h->warning != VIEW_WARNING_NONE || (h->status && h->status[0]) ||
-		       h->jit_nomap_pid > 0
+		       h->jit_nomap_pid > 0 || h->jit.attach != VIEW_JVM_NONE
 		   ? 3
 		   : 2;
 }

@@ -4,6 +4,7 @@
  * binary, built with -g); references, reclaiming and id reuse; the window's
  * references. */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -381,5 +383,56 @@ static void test_inline_chain(void **state)
 	sym_free(sy);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_live_intern), TEST(test_lazy_line), TEST(test_inline_chain),
-	  TEST(test_wait), TEST(test_named), TEST(test_refs), TEST(test_window_refs))
+static int live_lookup(void *ctx, uint64_t pc, struct sym_info *out)
+{
+	return sym_perfmap_lookup(ctx, getpid(), pc, out);
+}
+
+/* JIT code met before its perf map has it (a JVM's code compiled after
+ * its map): unnamed, and named in place once the map has it. */
+static void test_jit_rename(void **state)
+{
+	struct sym *sy;
+	struct frames *fr;
+	struct space s = {0};
+	char path[64];
+	void *code = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t pc = (uint64_t)(uintptr_t)code + 0x10;
+	FILE *f;
+
+	(void)state;
+	assert_true(code != MAP_FAILED);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+	assert_int_equal(sym_new(&sy), 0);
+	assert_int_equal(frames_new(sy, &fr), 0);
+	assert_int_equal(space_load(&s, getpid()), 0);
+	int64_t id = frames_user(fr, &s, pc);
+	int64_t own = frames_user(fr, &s, (uint64_t)(uintptr_t)frames_test_target);
+	assert_true(id >= 0 && own >= 0);
+	assert_true(frames_jit_unnamed(fr, (uint32_t)id));
+	assert_false(frames_jit_unnamed(fr, (uint32_t)own));
+	assert_null(frames_get(fr, (uint32_t)id)->sym.func);
+	assert_int_equal(frames_rename_jit(fr, getpid(), live_lookup, sy), 0); /* no map yet */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%" PRIx64 " 100 LJvmHot;stacktopLateSpin\n", pc - 0x10);
+	fclose(f);
+	usleep(250000); /* a miss has the map checked again a tenth of a second on */
+	assert_int_equal(frames_rename_jit(fr, getpid() + 1, live_lookup, sy), 0); /* not its pid */
+	assert_int_equal(frames_rename_jit(fr, getpid(), live_lookup, sy), 1);
+	const struct frame *fm = frames_get(fr, (uint32_t)id);
+	assert_string_equal(fm->sym.func, "LJvmHot;stacktopLateSpin");
+	assert_true(fm->sym.jit);
+	assert_false(frames_jit_unnamed(fr, (uint32_t)id));
+	assert_int_equal(frames_rename_jit(fr, getpid(), live_lookup, sy), 0); /* once */
+	unlink(path);
+	space_release(&s);
+	frames_free(fr);
+	sym_free(sy);
+	munmap(code, 4096);
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_jit_rename), TEST(test_live_intern), TEST(test_lazy_line),
+	  TEST(test_inline_chain), TEST(test_wait), TEST(test_named), TEST(test_refs),
+	  TEST(test_window_refs))

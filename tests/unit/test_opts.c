@@ -522,6 +522,21 @@ static void test_subprocesses(void **state)
 	assert_true(o.subprocesses);
 }
 
+/* --no-runtime-attach: JVMs are asked by default; live view and record. */
+static void test_no_runtime_attach(void **state)
+{
+	OK("-p", "1");
+	assert_false(o.no_runtime_attach);
+	OK("--no-runtime-attach", "-p", "1");
+	assert_true(o.no_runtime_attach);
+	OK("record", "--no-runtime-attach", "-o", "x.folded", "--", "java", "Main");
+	assert_true(o.no_runtime_attach);
+	BAD("--no-runtime-attach goes with the live view and 'stacktop record'", "dump",
+	    "--no-runtime-attach", "-p", "1");
+	BAD("--no-runtime-attach goes with the live view", "report", "--no-runtime-attach",
+	    "x.folded");
+}
+
 /* --debuginfod[=URLS]: off by default; the URLs are checked, not fetched. */
 static void test_debuginfod(void **state)
 {
@@ -644,5 +659,5 @@ TEST_MAIN(NULL, NULL, TEST(test_defaults), TEST(test_every_option_short),
 	  TEST(test_pid_limit), TEST(test_command), TEST(test_target_rules),
 	  TEST(test_help_version), TEST(test_errors_name_the_option), TEST(test_reparse),
 	  TEST(test_null_err), TEST(test_subcommands), TEST(test_wall_mode), TEST(test_output_mode),
-	  TEST(test_subprocesses), TEST(test_debuginfod), TEST(test_annotate),
-	  TEST(test_usage_text), TEST(test_diff))
+	  TEST(test_subprocesses), TEST(test_no_runtime_attach), TEST(test_debuginfod),
+	  TEST(test_annotate), TEST(test_usage_text), TEST(test_diff))

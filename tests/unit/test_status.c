@@ -223,6 +223,57 @@ static void test_following(void **state)
 
 /* health's numbers go to the header as they are; without health (a saved
  * profile) the header has no rate and no warning. */
+/* Line 3's word on JIT names: the remedy that fits the runtime seen
+ * (never node's flag for a JVM), and a JVM asked for its map. */
+static void jit_line(const struct view_header *h, char *l3, size_t size)
+{
+	struct grid g;
+
+	assert_int_equal(grid_init(&g, 200, 12), 0);
+	assert_int_equal(view_header_render(&g, 0, h), 3);
+	grid_row_text(&g, 2, l3, size);
+	grid_free(&g);
+}
+
+static void test_jit_hint(void **state)
+{
+	struct view_header h = {
+	    .pid = 4242, .npids = 1, .cmdline = "java", .mode = "cpu", .jit_nomap_pid = 7};
+	char l3[1024];
+
+	(void)state;
+	h.jit = (struct view_jit){.runtime = VIEW_JIT_JVM, .pid = 4242};
+	jit_line(&h, l3, sizeof(l3));
+	assert_non_null(strstr(l3, "no /tmp/perf-7.map (JVM: jcmd 4242 Compiler.perfmap"));
+	assert_null(strstr(l3, "perf-basic-prof"));
+	h.jit.runtime = VIEW_JIT_NODE;
+	jit_line(&h, l3, sizeof(l3));
+	assert_non_null(strstr(l3, "(node: run with --perf-basic-prof)"));
+	h.jit = (struct view_jit){.runtime = VIEW_JIT_PYTHON, .py_minor = 12};
+	jit_line(&h, l3, sizeof(l3));
+	assert_non_null(strstr(l3, "-X perf"));
+	h.jit.runtime = VIEW_JIT_UNKNOWN;
+	jit_line(&h, l3, sizeof(l3));
+	assert_non_null(strstr(l3, "node --perf-basic-prof, Python 3.12+ -X perf, JVM jcmd"));
+	/* a JVM asked: when, and how much is unnamed since */
+	h.jit_nomap_pid = 0;
+	h.jit = (struct view_jit){.runtime = VIEW_JIT_JVM,
+				  .pid = 4242,
+				  .attach = VIEW_JVM_DONE,
+				  .ago_s = 2.2,
+				  .unnamed_pct = 12};
+	jit_line(&h, l3, sizeof(l3));
+	assert_non_null(strstr(l3, "JVM perf map: requested 2 s ago"));
+	assert_non_null(strstr(l3, "stale: 12% unnamed"));
+	h.jit.attach = VIEW_JVM_ASKING;
+	jit_line(&h, l3, sizeof(l3));
+	assert_non_null(strstr(l3, "JVM perf map: asking pid 4242"));
+	h.jit.attach = VIEW_JVM_UNSAFE;
+	jit_line(&h, l3, sizeof(l3));
+	assert_non_null(strstr(l3, "-Xrs"));
+	assert_non_null(strstr(l3, "jcmd 4242 Compiler.perfmap"));
+}
+
 static void test_health_copied(void **state)
 {
 	struct fx *fx = *state;
@@ -249,5 +300,6 @@ static void test_health_copied(void **state)
 	assert_float_equal(fx->h.achieved_hz, 0, 1e-9);
 }
 
-TEST_MAIN(NULL, NULL, T(test_counters), T(test_health_copied), T(test_expected_cpu),
-	  T(test_expected_wall), T(test_source), T(test_exit_text), T(test_following))
+TEST_MAIN(NULL, NULL, T(test_counters), T(test_jit_hint), T(test_health_copied),
+	  T(test_expected_cpu), T(test_expected_wall), T(test_source), T(test_exit_text),
+	  T(test_following))

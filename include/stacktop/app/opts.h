@@ -49,6 +49,7 @@ struct opts {
 	bool subprocesses;	     /* --subprocesses: follow every process the targets fork */
 	bool debuginfod;	     /* --debuginfod[=URLS]: fetch missing debug files */
 	const char *debuginfod_urls; /* its URLS (into argv), NULL: DEBUGINFOD_URLS */
+	bool no_runtime_attach;	     /* never ask a JVM for its perf map (jitwatch) */
 	unsigned rate_hz;	     /* --rate, default 99 */
 	double delay_s;		     /* --delay, default 1.0 */
 	unsigned window_s;	     /* --window, default 60 */

@@ -24,6 +24,7 @@
 #include "stacktop/formats/export.h"
 #include "stacktop/model/summary.h"
 #include "stacktop/app/health.h"
+#include "stacktop/app/jitwatch.h"
 #include "stacktop/proc/locks.h"
 #include "stacktop/memory/memmap.h"
 #include "stacktop/proc/metrics.h"
@@ -59,6 +60,8 @@ struct session {
 	uint64_t next_metrics_ns;
 	uint64_t metrics_open_ns; /* the first metrics tick (start-up) */
 	struct health health;
+	/* JIT code without names: its runtime, a JVM asked for its map. */
+	struct jitwatch jit;
 	/* Memory attribution (issue 14), started by session_memory_start:
 	 * the growing mappings (smaps) and the code paths holding them. */
 	bool memory_on;

@@ -99,6 +99,17 @@ const struct frame *frames_line(struct frames *fr, uint32_t id);
  * one. */
 int frames_renamed(struct frames *fr);
 
+/* Is the live frame id anonymous executable code (a JIT's) that went
+ * unnamed (no perf map held its pc when it was named)? */
+bool frames_jit_unnamed(const struct frames *fr, uint32_t id);
+/* A JIT's perf map came or grew (a JVM asked for it, or written at its
+ * exit): the live frames of pid that frames_jit_unnamed are looked up
+ * again with lookup (0 and out filled, its strings valid until its next
+ * call; sym_perfmap_lookup fits) and named when it finds them. Returns
+ * how many got a name. */
+typedef int frames_jit_lookup_fn(void *ctx, uint64_t pc, struct sym_info *out);
+int frames_rename_jit(struct frames *fr, int pid, frames_jit_lookup_fn *lookup, void *ctx);
+
 /* References held by the window's trie nodes (see the head of this file). */
 void frames_ref(struct frames *fr, uint32_t id);
 void frames_unref(struct frames *fr, uint32_t id);

@@ -138,6 +138,11 @@ int sym_resolve_kernel(struct sym *sy, uint64_t pc, struct sym_info *out);
  * -ENOENT. sym_resolve_user already falls back to this for pcs outside any
  * file mapping. */
 int sym_perfmap_lookup(struct sym *sy, pid_t pid, uint64_t pc, struct sym_info *out);
+/* The same in the map ROOT/tmp/perf-NSPID.map, trusted when owned by uid
+ * or root (perfmap_lookup_at): for a process gone, whose root was kept
+ * open ("/proc/self/fd/N"). */
+int sym_perfmap_lookup_at(struct sym *sy, const char *root, pid_t nspid, uid_t uid, uint64_t pc,
+			  struct sym_info *out);
 /* Anonymous executable code (a JIT's) was met in a process with no trusted
  * perf map: the pid its /tmp/perf-PID.map would carry (its namespace pid);
  * 0 when none (or the map has come since). */

@@ -123,6 +123,31 @@ struct view_header {
 	/* JIT code without names: the pid of the /tmp/perf-PID.map that is
 	 * missing (a hint on line 3 when nothing more pressing is), 0: none */
 	int jit_nomap_pid;
+	/* Who makes the JIT code and what was done to name it (app/jitwatch):
+	 * the hint names the remedy that fits the runtime; a JVM asked for
+	 * its perf map says when, and how much is unnamed since. */
+	struct view_jit {
+		enum view_jit_runtime {
+			VIEW_JIT_UNKNOWN = 0,
+			VIEW_JIT_JVM,
+			VIEW_JIT_NODE,
+			VIEW_JIT_PYTHON,
+		} runtime;
+		int pid;      /* that process, our pid namespace (0: none seen) */
+		int py_minor; /* python3.N: N (0 unknown) */
+		enum view_jvm_attach {
+			VIEW_JVM_NONE = 0,  /* not asked: --no-runtime-attach, or not a JVM */
+			VIEW_JVM_ASKING,    /* the request is under way */
+			VIEW_JVM_DONE,	    /* the JVM wrote its map for us ago_s ago */
+			VIEW_JVM_NO_SOCKET, /* it did not open its attach socket */
+			VIEW_JVM_NO_REPLY,  /* it did not answer */
+			VIEW_JVM_REFUSED,   /* it answered with an error */
+			VIEW_JVM_UNSAFE,    /* it does not catch SIGQUIT (-Xrs): not signalled */
+			VIEW_JVM_FAILED,    /* credentials or paths */
+		} attach;
+		double ago_s;
+		int unnamed_pct; /* of the window's samples: stacks through unnamed JIT code */
+	} jit;
 };
 
 /* Draw the header into rows y.. of g; returns the number of rows used:
