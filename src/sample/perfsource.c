@@ -171,8 +171,7 @@ static void perfsource_stats(const struct sampler *s, struct sampler_stats *out)
 		out->coverage_note = "per-thread events: new threads seen up to 1 s late";
 }
 
-static void perfsource_explain(const struct sampler *s, int err, pid_t pid, char *buf,
-			       size_t size)
+static void perfsource_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
 {
 	const struct perf_sampler *ps = perfsource_of(s)->ps;
 	if (perf_get_config(ps)->events == PERF_EVENTS_CPU &&
