@@ -29,7 +29,7 @@
 #include "stacktop/memory/memhold.h"
 #include "stacktop/memory/memtrace.h"
 #include "stacktop/app/opts.h"
-#include "stacktop/sample/perf.h"
+#include "stacktop/sample/perfsource.h"
 #include "stacktop/formats/report.h"
 #include "stacktop/formats/stackset.h"
 #include "stacktop/app/status.h"
@@ -95,7 +95,7 @@ static int open_sampler(struct session *s, struct opts *o, char *err, size_t err
 		    .enable_on_exec = o->command != NULL,
 		    .events = (enum perf_events)o->events,
 		};
-		e = perf_sampler_new(&pc, &s->smp);
+		e = perfsource_new(&pc, &s->smp);
 	}
 	if (e)
 		snprintf(err, errsz, "cannot start the %s sampler: %s.",

@@ -5,7 +5,8 @@
  * up by perfevent.c, the records read from the rings are decoded by
  * perfrecord.c, and this file is the sampler over them: which events a
  * target gets in each of the three modes below, the thread table, and what
- * a decoded record does to it.
+ * a decoded record does to it. perfsource.c puts it behind the sampler
+ * interface.
  *
  * Per-CPU mode (the default where allowed). One cpu-clock event per online
  * CPU with pid -1, so the clock runs per CPU, whatever task is on it: a
@@ -85,7 +86,6 @@
 #include "stacktop/sample/pidfilter.h"
 #include "stacktop/sample/ring.h"
 #include "stacktop/sample/backlog.h"
-#include "stacktop/sample/sampler.h"
 
 /* The events opened on one thread (one per CPU, or one with cpu -1),
  * shared with the threads that inherited them: closing an event also ends
@@ -159,7 +159,6 @@ static struct perf_task_rec perf_task_of(const struct perfrecord *r)
 #define PERF_RING_MAX_PAGES 4096u
 
 struct perf_sampler {
-	struct sampler base; /* the sampler interface (see the end of this file) */
 	struct perf_config cfg;
 	struct perfevent_clock clk; /* the events' attributes, the kernel probe */
 	bool per_thread;	    /* today's fallback: cpu -1, no inherit, a ring each */
@@ -185,13 +184,6 @@ struct perf_sampler {
 	/* Records read out of the rings, not dispatched yet (see perf_drain). */
 	struct backlog backlog;
 	uint64_t last_stash_ns;
-	/* As a sampler: where collect delivers, and (per-thread mode) the
-	 * threads FORK and EXIT records announced, applied after the drain. */
-	const struct sampler_sink *sink;
-	pid_t (*pending_new)[2];
-	size_t npending_new, pending_new_cap;
-	pid_t *pending_exit;
-	size_t npending_exit, pending_exit_cap;
 };
 
 static unsigned next_pow2(unsigned v)
@@ -293,7 +285,7 @@ void perf_free(struct perf_sampler *ps)
 	free(ps->cpu_rb);
 	free(ps->threads);
 	hashidx_free(&ps->ix);
-	ARRAY_FREE_ALL(ps->procs, ps->task, ps->pending_new, ps->pending_exit, ps);
+	ARRAY_FREE_ALL(ps->procs, ps->task, ps);
 }
 
 /* Open the clock event on tid and cpu as this mode has it: inherited by
@@ -531,7 +523,7 @@ static int perf_open_thread(struct perf_sampler *ps, struct perf_thread *t)
 	if (err) {
 		perf_ev_close(ev);
 		ps->stats.threads_failed++;
-		ps->base.last_err = err;
+		ps->stats.last_err = err;
 		return err;
 	}
 	t->ev = ev;
@@ -614,7 +606,7 @@ static int perf_wide_try(struct perf_sampler *ps)
 	ps->stats.fallback_err = err;
 	if (ps->cfg.events == PERF_EVENTS_CPU) {
 		ps->stats.threads_failed++;
-		ps->base.last_err = err;
+		ps->stats.last_err = err;
 		return err;
 	}
 	ps->clk.kernel = true; /* the probe starts again for per-task events */
@@ -631,7 +623,7 @@ static int perf_wide_add(struct perf_sampler *ps, pid_t pid, pid_t tid)
 	int err = pidfilter_add(ps->filter, pid);
 	if (err) {
 		ps->stats.threads_failed++;
-		ps->base.last_err = err;
+		ps->stats.last_err = err;
 		return err;
 	}
 	ps->stats.filtered_pids = pidfilter_count(ps->filter);
@@ -820,6 +812,16 @@ const struct perf_stats *perf_get_stats(const struct perf_sampler *ps)
 	return &ps->stats;
 }
 
+const struct perf_config *perf_get_config(const struct perf_sampler *ps)
+{
+	return &ps->cfg;
+}
+
+bool perf_has_process(const struct perf_sampler *ps, pid_t pid)
+{
+	return perf_proc_of(ps, pid) != NULL;
+}
+
 /* What a decoded record does: samples to the callback, counts to the
  * stats, FORK and EXIT queued for perf_task_apply, exec and mmap to their
  * callbacks. In per-CPU mode the side-band records of every process on the
@@ -1002,138 +1004,6 @@ int perf_drain_ring(struct ring *r, bool kernel, const struct perf_callbacks *cb
 	return nsamples;
 }
 
-/* ---- the sampler interface (sampler.h) -----------------------------------
- *
- * perf as a source: collect drains every ring. In inherit mode the drain
- * itself keeps the thread table (FORK: covered, EXIT: gone). In per-thread
- * mode threads announced by FORK and EXIT records are queued during the
- * drain and added or closed right after it; a FORK of a process we do not
- * sample (a child process) is ignored there. */
-
-static struct perf_sampler *perf_of(const struct sampler *s)
-{
-	return (struct perf_sampler *)s;
-}
-
-static void perf_src_sample(void *ctx, const struct sample *s)
-{
-	const struct sampler_sink *sink = ((struct perf_sampler *)ctx)->sink;
-	sink->sample(sink->ctx, s);
-}
-
-static void perf_src_thread_new(void *ctx, pid_t pid, pid_t tid)
-{
-	struct perf_sampler *src = ctx;
-	if (src->per_thread && perf_proc_of(src, pid) &&
-	    !array_grow((void **)&src->pending_new, &src->pending_new_cap, src->npending_new + 1,
-			sizeof(*src->pending_new))) {
-		src->pending_new[src->npending_new][0] = pid;
-		src->pending_new[src->npending_new][1] = tid;
-		src->npending_new++;
-	}
-}
-
-static void perf_src_thread_exit(void *ctx, pid_t pid, pid_t tid)
-{
-	struct perf_sampler *src = ctx;
-	if (src->per_thread && !array_grow((void **)&src->pending_exit, &src->pending_exit_cap,
-					   src->npending_exit + 1, sizeof(*src->pending_exit)))
-		src->pending_exit[src->npending_exit++] = tid;
-}
-
-static void perf_src_exec(void *ctx, pid_t pid, pid_t tid, const char *comm)
-{
-	const struct sampler_sink *sink = ((struct perf_sampler *)ctx)->sink;
-	if (sink->maps_changed)
-		sink->maps_changed(sink->ctx, pid);
-	if (sink->exec)
-		sink->exec(sink->ctx, pid, comm);
-}
-
-static void perf_src_mmap(void *ctx, pid_t pid, pid_t tid)
-{
-	const struct sampler_sink *sink = ((struct perf_sampler *)ctx)->sink;
-	if (sink->maps_changed)
-		sink->maps_changed(sink->ctx, pid);
-}
-
-static const struct perf_callbacks perf_src_callbacks = {
-    .sample = perf_src_sample,
-    .thread_new = perf_src_thread_new,
-    .thread_exit = perf_src_thread_exit,
-    .exec = perf_src_exec,
-    .mmap = perf_src_mmap,
-};
-
-static int perf_src_add_thread(struct sampler *s, pid_t pid, pid_t tid)
-{
-	return perf_add_thread(perf_of(s), pid, tid);
-}
-
-static bool perf_src_has_thread(const struct sampler *s, pid_t tid)
-{
-	return perf_has_thread(perf_of(s), tid);
-}
-
-static int perf_src_nthreads(const struct sampler *s)
-{
-	return perf_nthreads(perf_of(s));
-}
-
-static int perf_src_collect(struct sampler *s, uint64_t now_ns, const struct sampler_sink *sink)
-{
-	struct perf_sampler *src = perf_of(s);
-	src->sink = sink;
-	int n = perf_drain(src, &perf_src_callbacks, src);
-	src->sink = NULL;
-	for (size_t i = 0; i < src->npending_exit; i++)
-		perf_remove_thread(src, src->pending_exit[i]);
-	src->npending_exit = 0;
-	for (size_t i = 0; i < src->npending_new; i++)
-		sampler_add_thread(s, src->pending_new[i][0], src->pending_new[i][1]);
-	src->npending_new = 0;
-	return n;
-}
-
-static int perf_src_launch_prepare(struct sampler *s, pid_t pid)
-{
-	return perf_add_thread(perf_of(s), pid, pid);
-}
-
-static void perf_src_launch_done(struct sampler *s)
-{
-	perf_exec_done(perf_of(s));
-}
-
-static void perf_src_pump(struct sampler *s)
-{
-	perf_pump(perf_of(s));
-}
-
-static uint64_t perf_src_tick_ns(const struct sampler *s)
-{
-	return (uint64_t)(perf_of(s)->cfg.drain_interval_s * 1e9);
-}
-
-static void perf_src_stats(const struct sampler *s, struct sampler_stats *out)
-{
-	const struct perf_sampler *ps = perf_of(s);
-	const struct perf_stats *st = perf_get_stats(ps);
-	out->samples = st->samples;
-	out->lost = st->lost;
-	out->throttled = st->throttled;
-	out->threads_failed = st->threads_failed;
-	out->kernel_denied = !perf_kernel_enabled(ps);
-	out->rate_hz = ps->cfg.rate_hz;
-	/* Per-task events start each new thread a full period late. */
-	out->misses_short_threads =
-	    st->events == PERF_EVENTS_INHERIT || st->events == PERF_EVENTS_THREAD;
-	if (st->events == PERF_EVENTS_INHERIT)
-		out->coverage_note = "per-task events: threads under 10 ms undersampled";
-	else if (st->events == PERF_EVENTS_THREAD)
-		out->coverage_note = "per-thread events: new threads seen up to 1 s late";
-}
-
 static int read_paranoid(void)
 {
 	int v = -99;
@@ -1171,47 +1041,4 @@ void perf_explain(int err, pid_t pid, char *buf, size_t size)
 			 strerror(-err));
 	else
 		snprintf(buf, size, "cannot sample process %d: %s.", pid, strerror(-err));
-}
-
-static void perf_src_explain(const struct sampler *s, int err, pid_t pid, char *buf, size_t size)
-{
-	const struct perf_sampler *ps = perf_of(s);
-	if (ps->cfg.events == PERF_EVENTS_CPU && ps->stats.events != PERF_EVENTS_CPU)
-		snprintf(buf, size,
-			 "per-CPU events were refused (%s): they need root, or CAP_PERFMON and "
-			 "CAP_BPF; leave out --events per-cpu to sample per task instead.",
-			 strerror(-err));
-	else
-		perf_explain(err, pid, buf, size);
-}
-
-static void perf_src_free(struct sampler *s)
-{
-	perf_free(perf_of(s));
-}
-
-static const struct sampler_ops perf_sampler_ops = {
-    .mode = "cpu",
-    .add_thread = perf_src_add_thread,
-    .has_thread = perf_src_has_thread,
-    .nthreads = perf_src_nthreads,
-    .collect = perf_src_collect,
-    .launch_prepare = perf_src_launch_prepare,
-    .launch_done = perf_src_launch_done,
-    .pump = perf_src_pump,
-    .tick_ns = perf_src_tick_ns,
-    .stats = perf_src_stats,
-    .explain = perf_src_explain,
-    .free = perf_src_free,
-};
-
-int perf_sampler_new(const struct perf_config *cfg, struct sampler **out)
-{
-	struct perf_sampler *ps;
-	int err = perf_new(cfg, &ps);
-	if (err)
-		return err;
-	ps->base.ops = &perf_sampler_ops;
-	*out = &ps->base;
-	return 0;
 }

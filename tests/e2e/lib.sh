@@ -38,6 +38,8 @@
 #   tm_start W H CMD          new detached tmux session running CMD under a
 #                             wrapper that records its status (TM_EXEC=1: exec'd)
 #   tm_stop                   end the command (SIGTERM) and the tmux server
+#   tm_attach WANT LABEL ARGS...  stacktop ARGS in a fresh 120x40 tmux until the
+#                             screen shows WANT, then a moment; its pid in ST
 #   tm_keys KEYS...           tmux send-keys
 #   tm_key_expect KEY SECS REGEX OKMSG BADMSG   press KEY, ok when the screen
 #                             matches REGEX within SECS, else dump it and die
@@ -301,14 +303,17 @@ check_target_healthy() {
 	t=$(proc_tracers "$pid")
 	if [ -z "$t" ]; then ok "$what: TracerPid 0 in every thread"; else bad "$what: target still traced: $t"; fi
 	if [ -n "$burns" ]; then
-		# > 2 ticks, not ~50: the machine may be shared and busy (a
-		# stopped target gets none)
+		# > 2 ticks, polled for up to 2 s: the machine may be shared and
+		# busy (a stopped target gets none however long we wait)
 		a=$(proc_cpu_ticks "$pid")
-		sleep 0.5
+		wait_until 2 ticks_past "$pid" $((a + 2))
 		b=$(proc_cpu_ticks "$pid")
-		check_cmp "$((b - a))" '>' 2 "$what: target CPU time keeps increasing (ticks in 0.5 s)"
+		check_cmp "$((b - a))" '>' 2 "$what: target CPU time keeps increasing (ticks within 2 s)"
 	fi
 }
+
+# ticks_past PID N: PID has used more than N clock ticks of CPU.
+ticks_past() { [ "$(proc_cpu_ticks "$1")" -gt "$2" ] 2>/dev/null; }
 
 # ---- tmux ---------------------------------------------------------------
 
@@ -411,6 +416,23 @@ tm_wait_gone() { wait_until "$1" tm_nomatch "$2"; }
 
 tm_resize() {
 	tm resize-window -t e2e -x "$1" -y "$2" >/dev/null
+}
+
+# tm_attach WANT LABEL ARGS...: a fresh stacktop ARGS in tmux (120x40)
+# until the screen shows WANT (it samples for real), then a few more
+# samples so it is mid-run, not starting; its pid in ST. 1, with LABEL's
+# failure said and the screen, when WANT never came.
+tm_attach() {
+	local want=$1 label=$2
+	shift 2
+	tm_stop
+	tm_start 120 40 "$STACKTOP" "$@"
+	if ! tm_wait 8 "$want"; then
+		bad_dump "$label" "$label: stacktop never showed '$want'"
+		return 1
+	fi
+	ST=$(tm_pid)
+	sleep 0.3
 }
 
 # tm_dump LABEL: print the screen into the log (for a failed check).

@@ -27,11 +27,11 @@ BG_PIDS+=("$T")
 wait_until 20 grep -q '^ready' "$TOUT" || die "hostile_dlnames did not load a library: $(head -c 300 "$TOUT")"
 
 out=$E2E_TMPDIR/batch.out
-stacktop_bg 100 "$out" -b -W 5 -r 499 -d 1 -n 35 -p "$T"
+stacktop_bg 100 "$out" -b -W 5 -r 499 -d 1 -n 34 -p "$T"
 hwm_rises "$ST" 18 33 32
 check_cmp "$HWM_RISES" "<=" 7 "the peak RSS rises by 32 KiB or more in at most 7 of 15 one-second steps (names kept until exit: 12-15)"
 wait "$S"
-check_cmp "$?" == 0 "stacktop -b -n 35 exits 0"
+check_cmp "$?" == 0 "stacktop -b -n 34 exits 0"
 grep -q 'dlname_' "$out" && ok "the libraries' functions are named" || bad "no dlname_ function in the output"
 alive "$T" && ok "the target is still alive" || bad "the target is gone"
 e2e_finish

@@ -7,19 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 start_tui_cpuburn 0.5
 
-# attach: stacktop in tmux on cpuburn, until it shows leaf_a (sampling for real)
-attach() {
-	tm_stop
-	tm_start 120 40 "$STACKTOP" -W 10 -p "$CB"
-	if ! tm_wait 8 'leaf_a'; then
-		tm_dump "attach"
-		bad "$1: stacktop never showed leaf_a"
-		return 1
-	fi
-	ST=$(tm_pid)
-	sleep 1
-	return 0
-}
+# attach LABEL: stacktop in tmux on cpuburn, until it shows leaf_a
+attach() { tm_attach leaf_a "$1" -W 10 -p "$CB"; }
 
 # ---- kill -9 ---------------------------------------------------------------------
 if attach "kill -9"; then
@@ -85,7 +74,7 @@ fi
 # ---- kill -9 while paused (the sampler must not depend on the display) -------------------
 if attach "kill -9 while paused"; then
 	tm_keys Space
-	sleep 1
+	sleep 0.5
 	kill -KILL "$ST"
 	wait_until 3 gone "$ST" || bad "kill -9 while paused: stacktop $ST still there"
 	check_target_healthy "$CB" "kill -9 while paused" burns
@@ -97,23 +86,17 @@ tm_stop
 # signal is likely to land mid-sample. Each round: attach, sample a moment,
 # then a signal; the target must run on, untraced.
 wall_round() { # wall_round SIGNAL DELAY
-	tm_stop
-	tm_start 120 40 "$STACKTOP" --wall -r 500 -W 10 -p "$CB"
-	if ! tm_wait 8 'leaf_a'; then
-		bad_dump "wall $1" "wall $1: stacktop --wall never showed leaf_a"
-		return
-	fi
-	ST=$(tm_pid)
+	tm_attach leaf_a "wall $1" --wall -r 500 -W 10 -p "$CB" || return
 	sleep "$2"
 	kill -"$1" "$ST"
 	wait_until 3 gone "$ST" || { bad "wall $1: stacktop $ST still running after 3 s"; kill -KILL "$ST" 2>/dev/null; }
 	check_target_healthy "$CB" "wall, SIG$1 after ${2}s" burns
 }
-wall_round KILL 1.3
-wall_round KILL 2.07
-wall_round TERM 1.5
-wall_round INT 1.1
-wall_round HUP 1.7
+wall_round KILL 0
+wall_round KILL 0.47
+wall_round TERM 0.2
+wall_round INT 0.1
+wall_round HUP 0.3
 tm_stop
 
 # ---- a launched command is stacktop's child: gone after q ---------------------------------

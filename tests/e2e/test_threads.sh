@@ -82,9 +82,10 @@ check_cmp "$pcpu" '<=' 50 "poller CPU now (~30%)"
 tm_keys s
 tm_wait 3 'sort \(floor\)' && ok "s: sort by floor" || bad_dump "after s" "s: footer should say 'sort (floor)'"
 tm_keys Home
-sleep 1.2
-first=$(tm_screen | awk '/TID +NAME +STATE/ { getline; print $1; exit }')
-check_cmp "$first" == "$POLLER" "sorted by floor: poller is the first row"
+first_row() { tm_screen | awk '/TID +NAME +STATE/ { getline; print $1; exit }'; }
+poller_first() { [ "$(first_row)" = "$POLLER" ]; }
+wait_until 3 poller_first
+check_cmp "$(first_row)" == "$POLLER" "sorted by floor: poller is the first row"
 tm_keys Enter
 if tm_wait 4 "thread $POLLER"; then
 	ok "Enter: header says 'thread $POLLER'"

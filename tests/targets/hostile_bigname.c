@@ -15,55 +15,29 @@
 
 static volatile unsigned long sink;
 
-/* f_0 .. f_5999, each its own function (noipa) with its own symbol. */
+/* X1000(M, d): M(d000) .. M(d999), the one decimal expansion both the
+ * functions and the table of them are made with (clang-format does not
+ * settle on one layout for these). */
+// clang-format off
+#define X10(M, n) M(n##0) M(n##1) M(n##2) M(n##3) M(n##4) M(n##5) M(n##6) M(n##7) M(n##8) M(n##9)
+#define X100(M, n) X10(M, n##0) X10(M, n##1) X10(M, n##2) X10(M, n##3) X10(M, n##4) \
+	X10(M, n##5) X10(M, n##6) X10(M, n##7) X10(M, n##8) X10(M, n##9)
+#define X1000(M, n) X100(M, n##0) X100(M, n##1) X100(M, n##2) X100(M, n##3) X100(M, n##4) \
+	X100(M, n##5) X100(M, n##6) X100(M, n##7) X100(M, n##8) X100(M, n##9)
+// clang-format on
+#define X6000(M) X1000(M, 1) X1000(M, 2) X1000(M, 3) X1000(M, 4) X1000(M, 5) X1000(M, 6)
+
+/* f_1000 .. f_6999, each its own function (noipa) with its own symbol. */
 #define FN(n)                                                                                      \
 	KEEP static void f_##n(void)                                                               \
 	{                                                                                          \
 		for (int i = 0; i < 2000; i++)                                                     \
 			sink += (unsigned long)i * (n);                                            \
 	}
-#define FN10(n)                                                                                    \
-	FN(n##0) FN(n##1) FN(n##2) FN(n##3) FN(n##4) FN(n##5) FN(n##6) FN(n##7) FN(n##8) FN(n##9)
-#define FN100(n)                                                                                   \
-	FN10(n##0)                                                                                 \
-	FN10(n##1)                                                                                 \
-	FN10(n##2)                                                                                 \
-	FN10(n##3)                                                                                 \
-	FN10(n##4)                                                                                 \
-	FN10(n##5) FN10(n##6) FN10(n##7) FN10(n##8) FN10(n##9)
-#define FN1000(n)                                                                                  \
-	FN100(n##0)                                                                                \
-	FN100(n##1)                                                                                \
-	FN100(n##2)                                                                                \
-	FN100(n##3)                                                                                \
-	FN100(n##4)                                                                                \
-	FN100(n##5) FN100(n##6) FN100(n##7) FN100(n##8) FN100(n##9)
-FN1000(1)
-FN1000(2)
-FN1000(3)
-FN1000(4)
-FN1000(5)
-FN1000(6)
+X6000(FN)
 
 #define REF(n) f_##n,
-#define REF10(n)                                                                                   \
-	REF(n##0)                                                                                  \
-	REF(n##1) REF(n##2) REF(n##3) REF(n##4) REF(n##5) REF(n##6) REF(n##7) REF(n##8) REF(n##9)
-#define REF100(n)                                                                                  \
-	REF10(n##0)                                                                                \
-	REF10(n##1)                                                                                \
-	REF10(n##2)                                                                                \
-	REF10(n##3)                                                                                \
-	REF10(n##4) REF10(n##5) REF10(n##6) REF10(n##7) REF10(n##8) REF10(n##9)
-#define REF1000(n)                                                                                 \
-	REF100(n##0)                                                                               \
-	REF100(n##1)                                                                               \
-	REF100(n##2)                                                                               \
-	REF100(n##3)                                                                               \
-	REF100(n##4) REF100(n##5) REF100(n##6) REF100(n##7) REF100(n##8) REF100(n##9)
-
-static void (*const fns[NFN])(void) = {REF1000(1) REF1000(2) REF1000(3) REF1000(4) REF1000(5)
-					   REF1000(6)};
+static void (*const fns[NFN])(void) = {X6000(REF)};
 
 /* The one long name: 2^20 bytes of "N", given to a function by an asm
  * label made of string literals that the compiler joins. */

@@ -1,5 +1,5 @@
 /*
- * fake_sampler.h — a struct sampler of the tests' own (as perf.c and wall.c
+ * fake_sampler.h — a struct sampler of the tests' own (as perfsource.c and wall.c
  * embed one), for the modules that drive a sampler: it keeps the threads it
  * is given, counts every call, and its collect delivers one sample per
  * thread to the sink. fake_sampler_init fills the full ops table, or only

@@ -72,6 +72,15 @@ static inline uint64_t elf_symbol(const char *path, const char *name)
 	return val;
 }
 
+/* elf_symbol of name in the test target of that name (build/targets). */
+static inline uint64_t target_symbol(const char *target, const char *name)
+{
+	char path[PATH_MAX];
+
+	target_path(path, sizeof(path), target);
+	return elf_symbol(path, name);
+}
+
 static inline void copy_file(const char *from, const char *to, mode_t mode)
 {
 	char buf[65536];

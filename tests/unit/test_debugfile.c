@@ -197,6 +197,26 @@ static void assert_fifo_unopened(pid_t writer)
 	waitpid(writer, &status, 0);
 }
 
+/* A FIFO at path, where mod's debug file is looked for under root:
+ * neither debugfile_find nor naming a pc of mod opens it. Puts mod;
+ * returns whether the pc was named all the same. */
+static bool fifo_never_opened(struct sym *sy, struct module *mod, const char *path,
+			      const char *root)
+{
+	struct sym_info si;
+	pid_t writer;
+
+	assert_int_equal(mkfifo(path, 0644), 0);
+	writer = fifo_writer(path);
+	alarm(10);
+	assert_null(debugfile_find(mod, root));
+	assert_int_equal(sym_resolve_module(sy, mod, root, 0x1000, true, &si), 0);
+	alarm(0);
+	assert_fifo_unopened(writer);
+	space_module_put(mod);
+	return si.func != NULL;
+}
+
 /* A FIFO at the build-id path and at the debuglink path: neither is ever
  * opened (a device node there would run its driver's open as root). */
 static void test_debug_fifo_never_opened(void **state)
@@ -204,23 +224,13 @@ static void test_debug_fifo_never_opened(void **state)
 	char file[PATH_MAX + 64];
 	struct symtest_files f;
 	struct module *mod;
-	struct sym_info si;
 	struct sym *sy;
-	pid_t writer;
 
 	symtest_files(&f, "symtest-buildid");
 	assert_int_equal(sym_new(&sy), 0);
 	assert_int_equal(space_module_open_path(f.bin, &mod), 0);
 	buildid_debug_path(mod->build_id, mod->build_id_len, f.tmp, file, sizeof(file));
-	assert_int_equal(mkfifo(file, 0644), 0);
-	writer = fifo_writer(file);
-	alarm(10);
-	assert_null(debugfile_find(mod, f.tmp));
-	assert_int_equal(sym_resolve_module(sy, mod, f.tmp, 0x1000, true, &si), 0);
-	alarm(0);
-	assert_null(si.func);
-	assert_fifo_unopened(writer);
-	space_module_put(mod);
+	assert_false(fifo_never_opened(sy, mod, file, f.tmp));
 	rm_rf(f.tmp);
 
 	symtest_files(&f, "symtest-debuglink");
@@ -228,14 +238,7 @@ static void test_debug_fifo_never_opened(void **state)
 	copy_file(f.bin, file, 0755);
 	assert_int_equal(space_module_open_path(file, &mod), 0);
 	snprintf(file, sizeof(file), "%s/symtest-debuglink.debug", f.tmp);
-	assert_int_equal(mkfifo(file, 0644), 0);
-	writer = fifo_writer(file);
-	alarm(10);
-	assert_null(debugfile_find(mod, ""));
-	assert_int_equal(sym_resolve_module(sy, mod, "", 0x1000, true, &si), 0);
-	alarm(0);
-	assert_fifo_unopened(writer);
-	space_module_put(mod);
+	fifo_never_opened(sy, mod, file, "");
 	sym_free(sy);
 	rm_rf(f.tmp);
 }

@@ -153,7 +153,7 @@ static void test_fde_parse(void **state)
  * its pcs and starts at its symbol (read from the unstripped file). */
 static void test_fde_read_find(void **state)
 {
-	char full[PATH_MAX], bin[PATH_MAX];
+	char bin[PATH_MAX];
 	const struct fde_range *hit;
 	struct fde_range *r;
 	struct module *mod;
@@ -161,9 +161,8 @@ static void test_fde_read_find(void **state)
 	size_t n;
 
 	(void)state;
-	target_path(full, sizeof(full), "inltest");
 	target_path(bin, sizeof(bin), "inltest-stripped");
-	outer = elf_symbol(full, "inl_outer");
+	outer = target_symbol("inltest", "inl_outer");
 	assert_int_equal(space_module_open_path(bin, &mod), 0);
 	assert_int_equal(fde_read(mod->elf, &r, &n), 0);
 	assert_true(n > 0);

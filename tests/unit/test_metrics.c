@@ -99,14 +99,20 @@ static void test_floor_baseline(void **state)
 }
 
 /* A thread of a synthetic process: its CPU % in fine step k (ten a
- * second) and, when spins, runnable at every step's end (starved by other
- * load, not asleep). */
+ * second), or a steady pct where cpu is NULL; when spins, runnable at
+ * every step's end (starved by other load, not asleep). */
 struct synth {
 	pid_t tid;
 	const char *comm;
 	double (*cpu)(int k);
 	bool spins;
+	double pct;
 };
+
+static double synth_cpu(const struct synth *t, int k)
+{
+	return t->cpu ? t->cpu(k) : t->pct;
+}
 
 /* seconds of the threads ths[0..n): each second, the one-second points
  * (the mean of its ten steps) of each thread and of the process, then the
@@ -118,8 +124,10 @@ static void run_synth(struct metrics *m, const struct synth *ths, int n, int sec
 		for (int j = 0; j < n; j++) {
 			double c = 0;
 			for (int k = 0; k < METRICS_FINE_PER_S; k++)
-				c += ths[j].cpu(i * METRICS_FINE_PER_S + k) / METRICS_FINE_PER_S;
-			double last = ths[j].cpu(i * METRICS_FINE_PER_S + METRICS_FINE_PER_S - 1);
+				c += synth_cpu(&ths[j], i * METRICS_FINE_PER_S + k) /
+				     METRICS_FINE_PER_S;
+			double last =
+			    synth_cpu(&ths[j], i * METRICS_FINE_PER_S + METRICS_FINE_PER_S - 1);
 			metrics_push_thread(m, i, ths[j].tid, ths[j].comm,
 					    ths[j].spins || last > 0 ? 'R' : 'S', c);
 			sum += c;
@@ -129,7 +137,7 @@ static void run_synth(struct metrics *m, const struct synth *ths, int n, int sec
 			int step = i * METRICS_FINE_PER_S + k;
 			double ft = i - 0.9 + k * 0.1, proc = 0;
 			for (int j = 0; j < n; j++) {
-				double c = ths[j].cpu(step);
+				double c = synth_cpu(&ths[j], step);
 				proc += c;
 				metrics_push_thread_fine(m, ft, ths[j].tid, c,
 							 ths[j].spins || c > 0 ? 'R' : 'S');
@@ -143,16 +151,6 @@ static void run_synth(struct metrics *m, const struct synth *ths, int n, int sec
 static double worker_1s_1s(int k)
 {
 	return k / 10 % 2 ? 0 : 100;
-}
-
-static double poller_20(int k)
-{
-	return 20;
-}
-
-static double poller_30(int k)
-{
-	return 30;
 }
 
 static double spin_100(int k)
@@ -192,8 +190,8 @@ static void test_busy_floor(void **state)
 	char buf[256];
 
 	/* Bursts to 100% over a 20% poller: the floor is 20%, the poller's. */
-	const struct synth over[] = {{100, "main", worker_1s_1s, false},
-				     {101, "poller", poller_20, false}};
+	const struct synth over[] = {{100, "main", worker_1s_1s, false, 0},
+				     {101, "poller", NULL, false, 20}};
 	assert_true(floor_case(over, 2, buf, sizeof(buf), &m));
 	assert_float_equal(m.alert_floor, 20, 1e-9);
 	assert_false(metrics_thread(&m, 100, false)->busy_floor);
@@ -203,7 +201,7 @@ static void test_busy_floor(void **state)
 	metrics_free(&m);
 
 	/* A flat 100% spinner has no pauses: no alert. */
-	const struct synth flat[] = {{100, "spin", spin_100, true}};
+	const struct synth flat[] = {{100, "spin", spin_100, true, 0}};
 	assert_false(floor_case(flat, 1, buf, sizeof(buf), &m));
 	assert_string_equal(buf, "");
 	metrics_free(&m);
@@ -211,8 +209,8 @@ static void test_busy_floor(void **state)
 	/* Two identical spinners starved at random by other load (the CPU
 	 * line jumps between 80% and 200%, some steps to 0 for one): no
 	 * pauses, no alert, whatever p10 and p90 say. */
-	const struct synth two[] = {{100, "cpuburn", spin_starved, true},
-				    {101, "cpuburn", spin_starved_2, true}};
+	const struct synth two[] = {{100, "cpuburn", spin_starved, true, 0},
+				    {101, "cpuburn", spin_starved_2, true, 0}};
 	assert_false(floor_case(two, 2, buf, sizeof(buf), &m));
 	assert_true(m.cpu_p90 >= m.cpu_floor + 10);
 	assert_false(metrics_thread(&m, 100, false)->busy_floor);
@@ -221,16 +219,16 @@ static void test_busy_floor(void **state)
 	metrics_free(&m);
 
 	/* Bursts that return to zero: pauses at 0, no floor, no alert. */
-	const struct synth zero[] = {{100, "main", worker_1s_1s, false}};
+	const struct synth zero[] = {{100, "main", worker_1s_1s, false, 0}};
 	assert_false(floor_case(zero, 1, buf, sizeof(buf), &m));
 	assert_float_equal(m.alert_floor, 0, 1e-9);
 	metrics_free(&m);
 
 	/* Two pollers under the bursts: both hold the floor, both named with
 	 * their floor column's figure, highest first. */
-	const struct synth both[] = {{100, "main", worker_1s_1s, false},
-				     {101, "poller", poller_20, false},
-				     {102, "poller-2", poller_30, false}};
+	const struct synth both[] = {{100, "main", worker_1s_1s, false, 0},
+				     {101, "poller", NULL, false, 20},
+				     {102, "poller-2", NULL, false, 30}};
 	assert_true(floor_case(both, 3, buf, sizeof(buf), &m));
 	assert_float_equal(m.alert_floor, 50, 1e-9);
 	assert_true(metrics_thread(&m, 101, false)->busy_floor);
@@ -404,8 +402,8 @@ static void test_busy_floor_aliased(void **state)
 {
 	struct metrics m;
 	char buf[256];
-	const struct synth ths[] = {{100, "main", main_half_phase, false},
-				    {101, "poller", poller_30, false}};
+	const struct synth ths[] = {{100, "main", main_half_phase, false, 0},
+				    {101, "poller", NULL, false, 30}};
 
 	init(&m, 60);
 	run_synth(&m, ths, 2, 30);
@@ -426,24 +424,14 @@ static double server_2s_2s(int k)
 	return k / 20 % 2 ? 0 : 100;
 }
 
-static double poller_97(int k)
-{
-	return 97;
-}
-
-static double idle_0(int k)
-{
-	return 0;
-}
-
 static void test_thread_busy_floor(void **state)
 {
 	struct metrics m;
 	char buf[256];
 	/* server works half the time, "poller" spins, "idler" sleeps. */
-	const struct synth ths[] = {{100, "server", server_2s_2s, false},
-				    {101, "poller", poller_97, false},
-				    {102, "idler", idle_0, false}};
+	const struct synth ths[] = {{100, "server", server_2s_2s, false, 0},
+				    {101, "poller", NULL, false, 97},
+				    {102, "idler", NULL, false, 0}};
 
 	init(&m, 60);
 	run_synth(&m, ths, 3, 60);
@@ -476,8 +464,8 @@ static double server_noisy(int k)
 static void test_thread_busy_floor_bursty(void **state)
 {
 	struct metrics m;
-	const struct synth ths[] = {{100, "server", server_noisy, false},
-				    {101, "poller", poller_30, false}};
+	const struct synth ths[] = {{100, "server", server_noisy, false, 0},
+				    {101, "poller", NULL, false, 30}};
 
 	init(&m, 60);
 	run_synth(&m, ths, 2, 60);

@@ -53,15 +53,14 @@ static struct srcline *open_target(const char *name, struct module **mod)
 
 static void test_line_cached(void **state)
 {
-	char full[PATH_MAX], buf[PATH_MAX];
+	char buf[PATH_MAX];
 	const struct srcline_loc *a, *b;
 	struct srcline *sl;
 	struct module *mod;
 	uint64_t alpha;
 
 	(void)state;
-	target_path(full, sizeof(full), "symtest");
-	alpha = elf_symbol(full, "symtest_alpha");
+	alpha = target_symbol("symtest", "symtest_alpha");
 	sl = open_target("symtest", &mod);
 	assert_int_equal(srcline_lookup(sl, alpha, &a), 0);
 	assert_non_null(a->file);
@@ -89,7 +88,6 @@ static void test_line_cached(void **state)
  * inl_hot, called from inl_outer's call line. */
 static void test_inline_chain(void **state)
 {
-	char full[PATH_MAX];
 	const struct srcline_loc *l;
 	struct srcline *sl;
 	struct module *mod;
@@ -98,10 +96,9 @@ static void test_inline_chain(void **state)
 	bool found = false;
 
 	(void)state;
-	target_path(full, sizeof(full), "inltest");
 	hot_body = source_line("SPIN(x, 7 * n)");
 	hot_call = source_line("x = inl_hot(x, n)");
-	outer = elf_symbol(full, "inl_outer");
+	outer = target_symbol("inltest", "inl_outer");
 	sl = open_target("inltest", &mod);
 	for (a = outer; a < outer + 0x100 && !found; a++) {
 		assert_int_equal(srcline_lookup(sl, a, &l), 0);
@@ -114,7 +111,7 @@ static void test_inline_chain(void **state)
 	assert_string_equal(l->inl[0].call_file, "inltest.c");
 	assert_int_equal(l->inl[0].call_line, hot_call);
 	/* Code that is not inlined: no chain. */
-	assert_int_equal(srcline_lookup(sl, elf_symbol(full, "main"), &l), 0);
+	assert_int_equal(srcline_lookup(sl, target_symbol("inltest", "main"), &l), 0);
 	assert_int_equal(l->ninl, 0);
 	srcline_free(sl);
 	space_module_put(mod);

@@ -437,7 +437,7 @@ static void test_plt(void **state)
  * FDE as "module!0xFILEOFF" (this PIE's text has file offset == address). */
 static void test_stripped_by_fde(void **state)
 {
-	char full[PATH_MAX], bin[PATH_MAX], want[128];
+	char bin[PATH_MAX], want[128];
 	const struct sym_module_note *notes;
 	struct module *mod;
 	struct sym_info si;
@@ -447,9 +447,8 @@ static void test_stripped_by_fde(void **state)
 	bool noted = false;
 
 	(void)state;
-	target_path(full, sizeof(full), "inltest");
 	target_path(bin, sizeof(bin), "inltest-stripped");
-	outer = elf_symbol(full, "inl_outer");
+	outer = target_symbol("inltest", "inl_outer");
 	assert_int_equal(sym_new(&sy), 0);
 	assert_int_equal(space_module_open_path(bin, &mod), 0);
 	snprintf(want, sizeof(want), "inltest-stripped!0x%" PRIx64, outer);

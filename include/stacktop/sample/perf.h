@@ -64,6 +64,7 @@ struct perf_stats {
 	uint64_t throttled; /* PERF_RECORD_THROTTLE */
 	uint64_t corrupt;   /* ring batches dropped as unparseable */
 	uint64_t threads_opened, threads_failed;
+	int last_err;		    /* why the last thread failed to open (-errno), 0 if none */
 	uint64_t threads_inherited; /* threads announced by FORK, sampled by inheritance */
 	enum perf_events events;    /* in use: CPU, INHERIT or THREAD */
 	int fallback_err;	    /* why a more precise kind was refused (-errno), 0 if not */
@@ -113,6 +114,10 @@ int perf_drain(struct perf_sampler *ps, const struct perf_callbacks *cb, void *c
 void perf_pump(struct perf_sampler *ps);
 
 const struct perf_stats *perf_get_stats(const struct perf_sampler *ps);
+/* The configuration in use: perf_new's, its defaults filled in. */
+const struct perf_config *perf_get_config(const struct perf_sampler *ps);
+/* Whether a thread of process pid holds events (or is pending or covered). */
+bool perf_has_process(const struct perf_sampler *ps, pid_t pid);
 bool perf_kernel_enabled(const struct perf_sampler *ps);
 /* The launched command has exec'd: threads opened from now on start enabled. */
 void perf_exec_done(struct perf_sampler *ps);
@@ -122,9 +127,6 @@ void perf_exec_done(struct perf_sampler *ps);
  * (ncpus 0: a ring per thread, a fifth of a second in 4 MiB at most). */
 unsigned perf_ring_pages(unsigned rate_hz, unsigned stack_size, int ncpus);
 
-/* The sampler interface (sampler.h) over a new perf sampler: cpu mode. */
-struct sampler;
-int perf_sampler_new(const struct perf_config *cfg, struct sampler **out);
 /* The sentence (with the fix) for a perf_add_thread error of pid. */
 void perf_explain(int err, pid_t pid, char *buf, size_t size);
 

@@ -1,7 +1,7 @@
 /*
  * sampler — the one interface every source of samples implements:
  *
- *   perf   (perf.c, cpu mode)   on-CPU samples from perf_event_open rings
+ *   perf   (perfsource.c over perf.c, cpu mode)  on-CPU samples from perf_event_open rings
  *   wall   (wall.c, wall mode)  every thread, running or blocked, via ptrace
  *   report (report.c)           a saved profile replayed as a source
  *
