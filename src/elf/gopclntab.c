@@ -28,7 +28,7 @@
 #include <errno.h>
 #include <string.h>
 
-#define PCDATA_INLTREE 2  /* _PCDATA_InlTreeIndex */
+#define PCDATA_INLTREE 2   /* _PCDATA_InlTreeIndex */
 #define FUNCDATA_INLTREE 3 /* _FUNCDATA_InlTree */
 
 /* ---- bounded reads ------------------------------------------------------- */
@@ -362,7 +362,8 @@ static bool inltree(const struct gopclntab *g, const struct gopclntab_func *f, u
 		/* pointers, aligned (the table is pointer-aligned in the file) */
 		if (g->ptrsize == 8 && (base & 4))
 			base += 4;
-		if (!rdw(g->data, g->size, base + FUNCDATA_INLTREE * g->ptrsize, g->ptrsize, &addr) ||
+		if (!rdw(g->data, g->size, base + FUNCDATA_INLTREE * g->ptrsize, g->ptrsize,
+			 &addr) ||
 		    !addr)
 			return false;
 	} else {
@@ -394,7 +395,8 @@ int gopclntab_inline(const struct gopclntab *g, const struct gopclntab_func *f, 
 		const char *fl = NULL;
 		int ln = 0;
 
-		if (e < tree || !rd32(g->region, g->region_size, e + (esize == 16 ? 4 : 12), &nameoff) ||
+		if (e < tree ||
+		    !rd32(g->region, g->region_size, e + (esize == 16 ? 4 : 12), &nameoff) ||
 		    !rd32(g->region, g->region_size, e + (esize == 16 ? 8 : 16), &ppc))
 			break;
 		out[k].func = table_str(g->data, g->funcnames, g->funcnames_len, (int32_t)nameoff);
@@ -490,7 +492,8 @@ static void find_gofunc(Elf *elf, struct gopclntab *g, uint64_t tab_addr)
 		Elf_Scn *rs;
 
 		if (!rdw(p, size, off, g->ptrsize, &w0) || w0 != tab_addr ||
-		    !rdw(p, size, off + g->ptrsize, g->ptrsize, &w1) || w1 != tab_addr + g->funcnames ||
+		    !rdw(p, size, off + g->ptrsize, g->ptrsize, &w1) ||
+		    w1 != tab_addr + g->funcnames ||
 		    !rdw(p, size, off + (uint64_t)idx * g->ptrsize, g->ptrsize, &gofunc))
 			continue;
 		if ((rs = sec_at(elf, gofunc, &rsh)) && sec_bytes(rs, &rsh, &rp, &rsize))
@@ -531,7 +534,7 @@ int gopclntab_read(Elf *elf, struct gopclntab *g)
 bool gopclntab_is_stack_top(const char *name)
 {
 	static const char *const tops[] = {
-	    "runtime.goexit", "runtime.mstart",	     "runtime.rt0_go",	   "runtime.mcall",
+	    "runtime.goexit",	 "runtime.mstart",	"runtime.rt0_go",     "runtime.mcall",
 	    "runtime.morestack", "runtime.systemstack", "runtime.asmcgocall",
 	};
 	size_t len;

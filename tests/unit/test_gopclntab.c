@@ -54,10 +54,11 @@ static int group_setup(void **state)
 		return -1;
 	snprintf(path, sizeof(path), "%s/main.go", dir);
 	put_text(path, "w", prog);
-	snprintf(cmd, sizeof(cmd),
-		 "cd %s && command -v go >/dev/null && go build -o plain main.go >/dev/null 2>&1 && "
-		 "go build -ldflags='-s -w' -o stripped main.go >/dev/null 2>&1",
-		 dir);
+	snprintf(
+	    cmd, sizeof(cmd),
+	    "cd %s && command -v go >/dev/null && go build -o plain main.go >/dev/null 2>&1 && "
+	    "go build -ldflags='-s -w' -o stripped main.go >/dev/null 2>&1",
+	    dir);
 	have_go = system(cmd) == 0;
 	return 0;
 }
@@ -112,7 +113,7 @@ static void test_names_match_symtab(void **state)
 		/* assembly functions are "runtime.goexit.abi0" in .symtab */
 		snprintf(sym, sizeof(sym), "%s%s", names[i],
 			 elf_find_symbol(plain.elf, SHT_SYMTAB, STT_FUNC, names[i], &s) ? ".abi0"
-											 : "");
+											: "");
 		assert_int_equal(elf_find_symbol(plain.elf, SHT_SYMTAB, STT_FUNC, sym, &s), 0);
 		/* the stripped file's table names the unstripped file's address */
 		assert_int_equal(gopclntab_find(&stripped.g, s.st_value + 1, &f), 0);

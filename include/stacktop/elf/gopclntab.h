@@ -37,11 +37,11 @@
 struct gopclntab {
 	const uint8_t *data;
 	size_t size;
-	int version;	  /* 116, 118 or 120 */
-	uint8_t quantum;  /* pc quantum (1 on x86) */
-	uint8_t ptrsize;  /* 4 or 8 */
-	uint64_t nfunc;	  /* functions in the function table */
-	uint64_t text;	  /* where entry offsets count from (1.18+) */
+	int version;	 /* 116, 118 or 120 */
+	uint8_t quantum; /* pc quantum (1 on x86) */
+	uint8_t ptrsize; /* 4 or 8 */
+	uint64_t nfunc;	 /* functions in the function table */
+	uint64_t text;	 /* where entry offsets count from (1.18+) */
 	uint64_t funcnames, cutab, filetab, pctab, functab; /* offsets into data */
 	size_t funcnames_len, cutab_len, filetab_len, pctab_len, functab_len;
 	/* go:func.* (1.18+: funcdata are offsets from it; 1.16: absolute
