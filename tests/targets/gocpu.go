@@ -1,7 +1,7 @@
 // gocpu — a Go target with known shares, for test_go (stripped Go named
 // from .gopclntab): one busy goroutine runs main.main -> main.outer ->
-// main.middle -> main.leafA | leafB | leafC, whose loops run 6 : 3 : 1
-// iterations of the same body, so their totals are 60% / 30% / 10% of
+// main.middle -> main.leafA | leafB | leafC -> main.spin, 6 : 3 : 1
+// rounds of the same loop, so the leaves' totals are 60% / 30% / 10% of
 // that goroutine's CPU whatever the machine's load. Beside it, goroutines
 // that only wait: one in Accept (the network poller), one sleeping, one
 // on a channel; GOMAXPROCS 2 leaves Ms parked in futexsleep (idle).
@@ -17,32 +17,32 @@ const unit = 100000
 
 var sink int
 
+// mix is small enough for Go to inline: its code in spin is an inline
+// frame (Go's inline tree names it).
+func mix(i, s int) int { return i*i ^ (s >> 3) }
+
+// spin is the work all three leaves share: one body, so the time under
+// each leaf follows its count exactly (no loop of its own to be aligned
+// differently); spin has no frame, so a frame-pointer walk would skip the
+// leaf that called it.
+//
 //go:noinline
-func leafA() int {
+func spin(n int) int {
 	s := 0
-	for i := 0; i < 6*unit; i++ {
-		s += i*i ^ (s >> 3)
+	for i := 0; i < n; i++ {
+		s += mix(i, s)
 	}
 	return s
 }
 
 //go:noinline
-func leafB() int {
-	s := 0
-	for i := 0; i < 3*unit; i++ {
-		s += i*i ^ (s >> 3)
-	}
-	return s
-}
+func leafA() int { return spin(6 * unit) }
 
 //go:noinline
-func leafC() int {
-	s := 0
-	for i := 0; i < 1*unit; i++ {
-		s += i*i ^ (s >> 3)
-	}
-	return s
-}
+func leafB() int { return spin(3 * unit) }
+
+//go:noinline
+func leafC() int { return spin(1 * unit) }
 
 //go:noinline
 func middle() int { return leafA() + leafB() + leafC() }
