@@ -233,7 +233,8 @@ static long params_at(const char *s)
 			depth -= depth > 0;
 			break;
 		case '(':
-			if (!depth && i && s[i - 1] != ' ' && s[i - 1] != ':')
+			/* not after '.': a Go receiver, "sync.(*Mutex).Lock" */
+			if (!depth && i && s[i - 1] != ' ' && s[i - 1] != ':' && s[i - 1] != '.')
 				return (long)i;
 			depth++;
 			break;

@@ -417,6 +417,10 @@ static bool rule_from_go(struct unwind_mod *um, Elf *elf, uint64_t elf_pc, struc
 	r->cfa_off = d + 8;
 	r->ra = (struct loc){LOC_AT_CFA, 0, -8};
 	r->bp = d >= 16 ? (struct loc){LOC_AT_CFA, 0, -16} : (struct loc){LOC_SAME, 0, 0};
+	/* The handler's return address is the restorer's first byte, not a
+	 * call's end: its caller is looked up there, not one byte before (in
+	 * the function before it). */
+	r->signal = !strcmp(f.name, "runtime.sigtramp") || !strcmp(f.name, "runtime.cgoSigtramp");
 	return true;
 }
 
