@@ -472,11 +472,34 @@ static Elf_Scn *sec_at(Elf *elf, uint64_t addr, GElf_Shdr *sh)
 	return NULL;
 }
 
+/* moduledata's gofunc word at index idx (rodata just before it): the
+ * region holding it, when rodata <= gofunc lie in one section. */
+static bool try_gofunc(Elf *elf, struct gopclntab *g, const uint8_t *p, size_t size, size_t off,
+		       unsigned idx)
+{
+	uint64_t rodata, gofunc;
+	const uint8_t *rp;
+	size_t rsize;
+	GElf_Shdr rsh;
+	Elf_Scn *rs;
+
+	if (!rdw(p, size, off + (idx - 1ull) * g->ptrsize, g->ptrsize, &rodata) ||
+	    !rdw(p, size, off + (uint64_t)idx * g->ptrsize, g->ptrsize, &gofunc) || !rodata ||
+	    rodata > gofunc || !(rs = sec_at(elf, gofunc, &rsh)) || rodata < rsh.sh_addr ||
+	    !sec_bytes(rs, &rsh, &rp, &rsize))
+		return false;
+	gopclntab_set_region(g, rp, rsize, rsh.sh_addr, gofunc);
+	return true;
+}
+
 /* 1.18+: go:func.* is where moduledata.gofunc says; moduledata is found
- * by its first words: the table's address, then funcnametab's. */
+ * by its first words: the table's address, then funcnametab's, and its
+ * text start is the table's. gofunc is word 38 (1.18, 1.19) or 40 (1.20
+ * added covctrs, ecovctrs before it); the other is tried when the
+ * expected one does not check out. */
 static void find_gofunc(Elf *elf, struct gopclntab *g, uint64_t tab_addr)
 {
-	const unsigned idx = g->version == 120 ? 40 : 38;
+	const unsigned idx = g->version == 120 ? 40 : 38, other = g->version == 120 ? 38 : 40;
 	const uint8_t *p;
 	size_t size;
 	GElf_Shdr sh;
@@ -484,20 +507,16 @@ static void find_gofunc(Elf *elf, struct gopclntab *g, uint64_t tab_addr)
 
 	if (!scn || !sec_bytes(scn, &sh, &p, &size))
 		return;
-	for (size_t off = 0; off + (idx + 1ull) * g->ptrsize <= size; off += g->ptrsize) {
-		uint64_t w0, w1, gofunc;
-		const uint8_t *rp;
-		size_t rsize;
-		GElf_Shdr rsh;
-		Elf_Scn *rs;
+	for (size_t off = 0; off + 41ull * g->ptrsize <= size; off += g->ptrsize) {
+		uint64_t w0, w1, text;
 
 		if (!rdw(p, size, off, g->ptrsize, &w0) || w0 != tab_addr ||
 		    !rdw(p, size, off + g->ptrsize, g->ptrsize, &w1) ||
 		    w1 != tab_addr + g->funcnames ||
-		    !rdw(p, size, off + (uint64_t)idx * g->ptrsize, g->ptrsize, &gofunc))
+		    !rdw(p, size, off + 22ull * g->ptrsize, g->ptrsize, &text) || text != g->text)
 			continue;
-		if ((rs = sec_at(elf, gofunc, &rsh)) && sec_bytes(rs, &rsh, &rp, &rsize))
-			gopclntab_set_region(g, rp, rsize, rsh.sh_addr, gofunc);
+		if (!try_gofunc(elf, g, p, size, off, idx))
+			try_gofunc(elf, g, p, size, off, other);
 		return;
 	}
 }
