@@ -319,6 +319,14 @@ static bool is_gopclntab(const char *name)
 	return !strcmp(name, ".gopclntab") || !strcmp(name, ".data.rel.ro.gopclntab");
 }
 
+/* A section only Go's linker writes: the file is a Go binary, whose
+ * function table may sit unnamed in another section. */
+static bool is_go(const char *name)
+{
+	return is_gopclntab(name) || !strcmp(name, ".go.buildinfo") ||
+	       !strcmp(name, ".note.go.buildid");
+}
+
 /* Which tier a section's bytes belong to (T_NONE: header only). String
  * tables are decided afterwards, by who links to them. */
 static enum tier classify(const struct file *f, const Elf64_Shdr *sh, unsigned flags)
@@ -362,16 +370,18 @@ static void classify_all(struct file *f, unsigned flags)
 
 	for (size_t i = 1; i < f->nsec; i++) {
 		f->secs[i].tier = classify(f, &f->secs[i].sh, flags);
-		go |= f->secs[i].tier != T_NONE && is_gopclntab(sec_name(f, &f->secs[i].sh));
+		go |= is_go(sec_name(f, &f->secs[i].sh));
 	}
 	/* A Go file's names: its function table, and where the inline trees
 	 * (go:func.* in .rodata) and moduledata (.noptrdata, pointing at
-	 * them) are (elf/gopclntab.h). */
+	 * them) are, and where an unnamed table may be (.data.rel.ro):
+	 * elf/gopclntab.h. */
 	for (size_t i = 1; go && i < f->nsec; i++) {
 		const char *name = sec_name(f, &f->secs[i].sh);
 
 		if (f->secs[i].sh.sh_type == SHT_PROGBITS &&
-		    (!strcmp(name, ".rodata") || !strcmp(name, ".noptrdata")))
+		    (!strcmp(name, ".rodata") || !strcmp(name, ".noptrdata") ||
+		     !strcmp(name, ".data.rel.ro")))
 			f->secs[i].tier = T_NAMES;
 	}
 	/* the string tables of kept symbol tables, and the section names */

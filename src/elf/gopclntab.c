@@ -521,18 +521,50 @@ static void find_gofunc(Elf *elf, struct gopclntab *g, uint64_t tab_addr)
 	}
 }
 
+/* A table by its magic inside another section (a linker that did not
+ * name it): at a pointer-aligned offset, a header that parses and a first
+ * function that reads. Its address into *addr. */
+static bool scan_magic(Elf *elf, uint64_t text, struct gopclntab *g, uint64_t *addr)
+{
+	static const char *const where[] = {".data.rel.ro", ".rodata", ".noptrdata"};
+	struct gopclntab_func f;
+
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		const uint8_t *p;
+		size_t size;
+		GElf_Shdr sh;
+		Elf_Scn *scn = sec_named(elf, where[i], &sh);
+
+		if (!scn || !sec_bytes(scn, &sh, &p, &size))
+			continue;
+		for (size_t off = 0; size >= 8 && off <= size - 8; off += 8) {
+			if (p[off + 3] != 0xff || p[off + 2] != 0xff || p[off + 1] != 0xff ||
+			    gopclntab_parse(p + off, size - off, text, g))
+				continue;
+			if (gopclntab_nth(g, 0, &f) == 0 && f.name[0]) {
+				*addr = sh.sh_addr + off;
+				return true;
+			}
+		}
+	}
+	memset(g, 0, sizeof(*g));
+	return false;
+}
+
 int gopclntab_read(Elf *elf, struct gopclntab *g)
 {
 	GElf_Shdr sh, tsh;
 	const uint8_t *p;
 	size_t size;
 	Elf_Scn *scn = sec_named(elf, ".gopclntab", &sh);
-	uint64_t text = sec_named(elf, ".text", &tsh) ? tsh.sh_addr : 0;
+	uint64_t text = sec_named(elf, ".text", &tsh) ? tsh.sh_addr : 0, addr;
 
 	memset(g, 0, sizeof(*g));
 	if (!scn)
 		scn = sec_named(elf, ".data.rel.ro.gopclntab", &sh);
-	if (!scn || !sec_bytes(scn, &sh, &p, &size) || gopclntab_parse(p, size, text, g))
+	if (scn && sec_bytes(scn, &sh, &p, &size) && gopclntab_parse(p, size, text, g) == 0)
+		addr = sh.sh_addr;
+	else if (!scan_magic(elf, text, g, &addr))
 		return -ENOENT;
 	if (g->version == 116) {
 		GElf_Shdr rsh;
@@ -543,7 +575,7 @@ int gopclntab_read(Elf *elf, struct gopclntab *g)
 		if (rs && sec_bytes(rs, &rsh, &rp, &rsize))
 			gopclntab_set_region(g, rp, rsize, rsh.sh_addr, 0);
 	} else {
-		find_gofunc(elf, g, sh.sh_addr);
+		find_gofunc(elf, g, addr);
 	}
 	return 0;
 }

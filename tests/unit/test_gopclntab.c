@@ -57,7 +57,8 @@ static int group_setup(void **state)
 	snprintf(
 	    cmd, sizeof(cmd),
 	    "cd %s && command -v go >/dev/null && go build -o plain main.go >/dev/null 2>&1 && "
-	    "go build -ldflags='-s -w' -o stripped main.go >/dev/null 2>&1",
+	    "go build -ldflags='-s -w' -o stripped main.go >/dev/null 2>&1 && "
+	    "objcopy --rename-section .gopclntab=.data.rel.ro stripped unnamed",
 	    dir);
 	have_go = system(cmd) == 0;
 	return 0;
@@ -198,6 +199,23 @@ static void test_inline_chain(void **state)
 	elfimage_close(st.elf);
 }
 
+/* A table in a section of another name is found by its magic. */
+static void test_found_by_magic(void **state)
+{
+	struct file st;
+	struct gopclntab_func f;
+
+	(void)state;
+	if (!have_go)
+		skip();
+	open_file("unnamed", &st);
+	assert_true(by_name(&st.g, "main.caller", &f));
+	assert_int_equal(gopclntab_find(&st.g, f.entry + 1, &f), 0);
+	assert_string_equal(f.name, "main.caller");
+	assert_non_null(st.g.region); /* moduledata still points at it */
+	elfimage_close(st.elf);
+}
+
 static void test_stack_tops(void **state)
 {
 	(void)state;
@@ -242,4 +260,5 @@ static void test_hostile_headers(void **state)
 }
 
 TEST_MAIN(group_setup, group_teardown, TEST(test_names_match_symtab), TEST(test_lines_and_deltas),
-	  TEST(test_inline_chain), TEST(test_stack_tops), TEST(test_hostile_headers))
+	  TEST(test_inline_chain), TEST(test_found_by_magic), TEST(test_stack_tops),
+	  TEST(test_hostile_headers))

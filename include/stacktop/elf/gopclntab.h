@@ -77,7 +77,9 @@ struct gopclntab_inl {
 int gopclntab_parse(const uint8_t *data, size_t size, uint64_t text_hint, struct gopclntab *g);
 
 /* The table of an ELF file: its .gopclntab section (also when .symtab is
- * gone), else ".data.rel.ro.gopclntab"; with go:func.* found through
+ * gone), else ".data.rel.ro.gopclntab", else found by its magic in
+ * .data.rel.ro, .rodata or .noptrdata (a header that parses, a first
+ * function with a name: a linker that did not name it); with go:func.* found through
  * moduledata (a pointer to the table in .noptrdata) when the sections
  * holding them are in the image. 0, or -ENOENT (no readable table). */
 int gopclntab_read(Elf *elf, struct gopclntab *g);
