@@ -312,6 +312,21 @@ static bool unused_dwarf(const char *name)
 	return false;
 }
 
+/* Go's function table (elf/gopclntab.h): names, lines and stack deltas
+ * of a Go binary, stripped or not. */
+static bool is_gopclntab(const char *name)
+{
+	return !strcmp(name, ".gopclntab") || !strcmp(name, ".data.rel.ro.gopclntab");
+}
+
+/* A section only Go's linker writes: the file is a Go binary, whose
+ * function table may sit unnamed in another section. */
+static bool is_go(const char *name)
+{
+	return is_gopclntab(name) || !strcmp(name, ".go.buildinfo") ||
+	       !strcmp(name, ".note.go.buildid");
+}
+
 /* Which tier a section's bytes belong to (T_NONE: header only). String
  * tables are decided afterwards, by who links to them. */
 static enum tier classify(const struct file *f, const Elf64_Shdr *sh, unsigned flags)
@@ -333,6 +348,8 @@ static enum tier classify(const struct file *f, const Elf64_Shdr *sh, unsigned f
 	    !strcmp(name, ".debug_frame") || !strcmp(name, ".gnu_debuglink") ||
 	    !strcmp(name, ".gnu_debugaltlink"))
 		return T_NAMES;
+	if (is_gopclntab(name))
+		return T_NAMES;
 	/* The PLT's relocations name its stubs ("strlen@plt"): a few KiB. */
 	if ((sh->sh_type == SHT_RELA || sh->sh_type == SHT_REL) &&
 	    (!strcmp(name, ".rela.plt") || !strcmp(name, ".rel.plt")))
@@ -349,8 +366,24 @@ static enum tier classify(const struct file *f, const Elf64_Shdr *sh, unsigned f
 
 static void classify_all(struct file *f, unsigned flags)
 {
-	for (size_t i = 1; i < f->nsec; i++)
+	bool go = false;
+
+	for (size_t i = 1; i < f->nsec; i++) {
 		f->secs[i].tier = classify(f, &f->secs[i].sh, flags);
+		go |= is_go(sec_name(f, &f->secs[i].sh));
+	}
+	/* A Go file's names: its function table, and where the inline trees
+	 * (go:func.* in .rodata) and moduledata (.noptrdata, pointing at
+	 * them) are, and where an unnamed table may be (.data.rel.ro):
+	 * elf/gopclntab.h. */
+	for (size_t i = 1; go && i < f->nsec; i++) {
+		const char *name = sec_name(f, &f->secs[i].sh);
+
+		if (f->secs[i].sh.sh_type == SHT_PROGBITS &&
+		    (!strcmp(name, ".rodata") || !strcmp(name, ".noptrdata") ||
+		     !strcmp(name, ".data.rel.ro")))
+			f->secs[i].tier = T_NAMES;
+	}
 	/* the string tables of kept symbol tables, and the section names */
 	for (size_t i = 1; i < f->nsec; i++) {
 		const Elf64_Shdr *sh = &f->secs[i].sh;

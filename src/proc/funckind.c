@@ -47,7 +47,8 @@ static const struct row rows[] = {
     R(IDLE, SUB, "g_main_context_iterate", "g_main_context_poll", "uv__io_poll", "event_base_loop",
                  "epoll_dispatch", "ev_run", "ngx_process_events", "ngx_epoll_process_events",
                  "runtime.notesleep", /* Go: an M with nothing to run */
-                 "runtime.notetsleep", "runtime.stopm", "runtime.netpoll", "sync.(*Cond).Wait",
+                 "runtime.notetsleep", "runtime.stopm", "runtime.mPark", "runtime.netpoll",
+                 "sync.(*Cond).Wait",
                  "sync.(*WaitGroup).Wait",
                  "Monitor::wait", /* HotSpot: ObjectMonitor::wait (Object.wait) */
                  "JVM_MonitorWait"),

@@ -53,6 +53,7 @@
 #include "stacktop/elf/elfimage.h"
 #include "stacktop/elf/elfsec.h"
 #include "stacktop/elf/fde.h"
+#include "stacktop/elf/gopclntab.h"
 #include "stacktop/lib/array.h"
 #include "stacktop/lib/pump.h"
 #include "stacktop/lib/strpool.h"
@@ -131,6 +132,8 @@ struct sym_table {
 	bool fde_tried;
 	struct fde_range *fdes; /* function ranges from .eh_frame/.debug_frame */
 	size_t nfde;
+	bool go_ok;	     /* no .symtab, but Go's table: it names the module */
+	struct gopclntab go; /* borrows mod->elf's bytes (the module outlives the table) */
 };
 
 /* ---- demangling -------------------------------------------------------- */
@@ -230,7 +233,8 @@ static long params_at(const char *s)
 			depth -= depth > 0;
 			break;
 		case '(':
-			if (!depth && i && s[i - 1] != ' ' && s[i - 1] != ':')
+			/* not after '.': a Go receiver, "sync.(*Mutex).Lock" */
+			if (!depth && i && s[i - 1] != ' ' && s[i - 1] != ':' && s[i - 1] != '.')
 				return (long)i;
 			depth++;
 			break;
@@ -513,6 +517,10 @@ static int table_build(const struct module *mod, const char *root, Elf *fetched,
 		t->source = SYM_SRC_DYNSYM;
 	}
 	pump();
+	/* A Go binary stripped of .symtab still has Go's own table: better
+	 * than its .dynsym (a cgo binary's few imports) or none. */
+	if (!t->symtab && gopclntab_read(mod->elf, &t->go) == 0)
+		t->go_ok = true;
 	if (!err)
 		table_finish(t);
 	if (!err && t->n && !(t->dem = calloc(t->n, sizeof(*t->dem))))
@@ -527,6 +535,8 @@ static int table_build(const struct module *mod, const char *root, Elf *fetched,
 	}
 	if (!t->n)
 		t->source = 0;
+	if (t->go_ok)
+		t->source = SYM_SRC_GOPCLNTAB;
 	*out = t;
 	return 0;
 }
@@ -827,6 +837,77 @@ size_t sym_modules(const struct sym *sy, const struct sym_module_note **out)
 static int name_by_fde(struct sym *sy, struct sym_table *t, const struct module *mod,
 		       uint64_t elf_addr, struct sym_info *out);
 
+/* A name from the target's file handed out: cut to SYM_NAME_MAX. */
+static const char *recent_clipped(struct sym *sy, const char *name)
+{
+	char buf[SYM_NAME_MAX];
+	size_t len = strnlen(name, SYM_NAME_MAX);
+
+	memcpy(buf, name, len < SYM_NAME_MAX ? len + 1 : SYM_NAME_MAX);
+	buf[SYM_NAME_MAX - 1] = '\0';
+	sym_name_clip(buf, len >= SYM_NAME_MAX);
+	return recent(sy, buf);
+}
+
+/* A Go module named by its .gopclntab: -ENOENT when no function holds
+ * elf_addr (the caller goes on as without it). In inlined code the line
+ * is the call of the outermost inlined level, as with DWARF. */
+static int resolve_go(struct sym *sy, struct sym_table *t, uint64_t elf_addr, bool want_line,
+		      struct sym_info *out)
+{
+	struct gopclntab_inl inl[SYM_INLINE_MAX];
+	struct gopclntab_func f;
+	const char *file = NULL;
+	int line = 0, n = 0;
+
+	if (gopclntab_find(&t->go, elf_addr, &f))
+		return -ENOENT;
+	if (!(out->func = recent_clipped(sy, f.name[0] ? f.name : "[go]")))
+		return -ENOMEM;
+	out->offset = elf_addr - f.entry;
+	out->func_start = f.entry;
+	out->func_size = f.end - f.entry;
+	note_module(sy, out->module, SYM_SRC_GOPCLNTAB);
+	if (!want_line)
+		return 0;
+	gopclntab_inline(&t->go, &f, elf_addr, inl, SYM_INLINE_MAX, &n, &file, &line);
+	if (!n && gopclntab_line(&t->go, &f, elf_addr, &file, &line))
+		return 0;
+	if (file && !(out->file = recent_clipped(sy, text_basename(file))))
+		return -ENOMEM;
+	out->line = line;
+	return 0;
+}
+
+/* Go's inline chain at elf_addr, as sym_inline_module gives DWARF's. */
+static int inline_go(struct sym *sy, struct sym_table *t, const char *module, uint64_t elf_addr,
+		     struct sym_info *out, int max, int *n)
+{
+	struct gopclntab_inl inl[SYM_INLINE_MAX];
+	struct gopclntab_func f;
+	const char *file;
+	int line, k, got = 0;
+
+	if (gopclntab_find(&t->go, elf_addr, &f))
+		return 0;
+	gopclntab_inline(&t->go, &f, elf_addr, inl, max < SYM_INLINE_MAX ? max : SYM_INLINE_MAX,
+			 &got, &file, &line);
+	for (k = 0; k < got; k++) {
+		memset(&out[k], 0, sizeof(out[k]));
+		out[k].module = module;
+		out[k].inlined = true;
+		out[k].line = inl[k].line;
+		if (!(out[k].func = recent_clipped(sy, inl[k].func)) ||
+		    (inl[k].file &&
+		     !(out[k].file = recent_clipped(sy, text_basename(inl[k].file)))))
+			return -ENOMEM;
+	}
+	*n = k;
+	if (k)
+		note_module(sy, module, SYM_SRC_GOPCLNTAB);
+	return 0;
+}
+
 int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
 		       bool want_line, struct sym_info *out)
 {
@@ -848,6 +929,8 @@ int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uin
 		return err;
 	if (!t->symtab && !t->fetch_asked && sy->fetch)
 		fetch_ask(sy, mod, t);
+	if (t->go_ok && (err = resolve_go(sy, t, elf_addr, want_line, out)) != -ENOENT)
+		return err;
 	i = table_find(t, elf_addr);
 	if (i >= 0 && !t->fns[i].sized) {
 		/* A size-0 symbol's end is a guess (the next symbol); an FDE
@@ -934,6 +1017,12 @@ int sym_inline_module(struct sym *sy, struct module *mod, const char *root, uint
 		return 0;
 	if ((err = table_get(mod, root, &t)))
 		return err;
+	if (t->go_ok) {
+		strpool_free(&sy->recent); /* the last call's names */
+		if (!(module = recent(sy, mod->name ? mod->name : "[unknown]")))
+			return -ENOMEM;
+		return inline_go(sy, t, module, elf_addr, out, max, n);
+	}
 	if (!(sl = table_srcline(t, mod)) || !srcline_has_dwarf(sl))
 		return 0; /* no DWARF, no chain: and no cache entry per pc */
 	if ((err = srcline_lookup(sl, elf_addr, &ln)))

@@ -40,6 +40,12 @@
  * CFA - 16, now below rsp and outside the copy; in the leaf such a slot
  * means "already popped" and rbp itself is the caller's (see popped()).
  *
+ * Go code has no CFI (Go emits no .eh_frame; -w drops .debug_frame): its
+ * .gopclntab's pcsp table gives CFA = rsp + delta + 8, the return address
+ * at CFA - 8, rbp at CFA - 16 when the function has a frame; the runtime's
+ * stack starts (goexit, mstart, systemstack...) end the walk; its signal
+ * restorer runtime.sigreturn gets the ucontext rule (elf/gopclntab.h).
+ *
  * Without CFI (no module, or no FDE: JIT code, hand-written asm) the walker
  * follows rbp: CFA = rbp + 16, RA at [rbp + 8], caller's rbp at [rbp].
  *
@@ -51,6 +57,7 @@
  * truncated samples pay for it (measured in bench/README.md).
  */
 #include "stacktop/unwind/unwind.h"
+#include "stacktop/elf/gopclntab.h"
 #include "stacktop/unwind/lunwind.h"
 
 #include <dwarf.h>
@@ -119,6 +126,8 @@ struct unwind_mod {
 	Dwarf *dw;     /* for .debug_frame; its CFI dies with it */
 	Dwarf_CFI *dbg;
 	bool dbg_tried;
+	bool go_tried, go_ok;
+	struct gopclntab go; /* Go's table: SP deltas where Go emits no CFI */
 };
 
 /* Registers of the frame being unwound. */
@@ -347,6 +356,74 @@ out:
 	return 0;
 }
 
+/* ---- Go code: the pclntab's SP deltas ----------------------------------- */
+
+/* Go's signal return stub (the restorer sigaction names): the kernel's
+ * signal frame "returns" to it, its rsp at the ucontext. */
+static bool go_sigreturn(const char *name)
+{
+	return !strcmp(name, "runtime.sigreturn") || !strcmp(name, "runtime.sigreturn__sigaction");
+}
+
+/* rsp at the restorer points at the ucontext (the return popped the
+ * restorer's address): uc_mcontext at 40, and in its gregs rbp is 10th,
+ * rsp 15th and rip 16th (x86-64 Linux). */
+static void rule_signal(struct rule *r)
+{
+	r->kind = RULE_CFI;
+	r->signal = true;
+	r->cfa_kind = CFA_DEREF;
+	r->cfa_reg = SAMPLE_REG_RSP;
+	r->cfa_off = 40 + 15 * 8;
+	r->ra = (struct loc){LOC_AT_REG, SAMPLE_REG_RSP, 40 + 16 * 8};
+	r->bp = (struct loc){LOC_AT_REG, SAMPLE_REG_RSP, 40 + 10 * 8};
+}
+
+/* Go emits no .eh_frame (and -w drops .debug_frame): its function table's
+ * pcsp says how far each pc is below its function's entry SP, where the
+ * return address lies; the frame pointer, when the function has a frame,
+ * is saved just below it (Go's amd64 prologue). Its stack starts (goexit,
+ * mstart, systemstack...) end the walk, cleanly. False: not Go code. */
+static bool rule_from_go(struct unwind_mod *um, Elf *elf, uint64_t elf_pc, struct rule *r)
+{
+	struct gopclntab_func f;
+	int32_t d;
+
+	if (!um->go_tried) {
+		um->go_tried = true;
+		um->go_ok = gopclntab_read(elf, &um->go) == 0;
+	}
+	if (!um->go_ok)
+		return false;
+	/* A caller is looked up at ra - 1; the kernel's return address for
+	 * a handler is the restorer's first byte. */
+	if ((gopclntab_find(&um->go, elf_pc + 1, &f) == 0 && f.entry == elf_pc + 1 &&
+	     go_sigreturn(f.name)) ||
+	    (gopclntab_find(&um->go, elf_pc, &f) == 0 && go_sigreturn(f.name))) {
+		rule_signal(r);
+		return true;
+	}
+	if (gopclntab_find(&um->go, elf_pc, &f))
+		return false;
+	if (gopclntab_is_stack_top(f.name)) {
+		r->kind = RULE_OUTERMOST;
+		return true;
+	}
+	if (gopclntab_sp_delta(&um->go, &f, elf_pc, &d) || d > (1 << 24))
+		return false;
+	r->kind = RULE_CFI;
+	r->cfa_kind = CFA_REG;
+	r->cfa_reg = SAMPLE_REG_RSP;
+	r->cfa_off = d + 8;
+	r->ra = (struct loc){LOC_AT_CFA, 0, -8};
+	r->bp = d >= 16 ? (struct loc){LOC_AT_CFA, 0, -16} : (struct loc){LOC_SAME, 0, 0};
+	/* The handler's return address is the restorer's first byte, not a
+	 * call's end: its caller is looked up there, not one byte before (in
+	 * the function before it). */
+	r->signal = !strcmp(f.name, "runtime.sigtramp") || !strcmp(f.name, "runtime.cgoSigtramp");
+	return true;
+}
+
 /* Build the rule for a pc on a cache miss. */
 static void rule_fill(struct unwind *u, uint64_t pc, struct rule *r)
 {
@@ -366,6 +443,9 @@ static void rule_fill(struct unwind *u, uint64_t pc, struct rule *r)
 	if (rule_from_cfi(um->eh, elf_pc, r) == 0)
 		return;
 	if (rule_from_cfi(unwind_mod_debug_frame(um, mp->mod->elf), elf_pc, r) == 0)
+		return;
+	memset(r, 0, sizeof(*r));
+	if (rule_from_go(um, mp->mod->elf, elf_pc, r))
 		return;
 	r->kind = RULE_NOCFI;
 }

@@ -274,6 +274,9 @@ static void test_short_name(void **state)
 	    {"checksum (inline)", "checksum (inline)"},
 	    {"rsburn::hot_loop", "rsburn::hot_loop"},
 	    {"strlen@plt", "strlen@plt"},
+	    /* Go methods: the receiver's parentheses are no parameter list */
+	    {"runtime.(*mcache).nextFree", "runtime.(*mcache).nextFree"},
+	    {"sync.(*Mutex).Lock (inline)", "sync.(*Mutex).Lock (inline)"},
 	    {"[plt]", "[plt]"},
 	};
 	char buf[256];

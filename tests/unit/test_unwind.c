@@ -29,6 +29,7 @@
 
 #include "runner.h"
 
+#include "stacktop/elf/gopclntab.h"
 #include "stacktop/unwind/space.h"
 #include "stacktop/unwind/unwind.h"
 #include "helpers.h"
@@ -436,6 +437,130 @@ static void test_other_process(void **state)
 	space_release(&cs);
 }
 
+/* A stripped Go program (go build -ldflags="-s -w": no .symtab, no DWARF,
+ * and Go writes no .eh_frame) stopped in its busy loop: the walk follows
+ * the pclntab's SP deltas through a leaf without a frame (where frame
+ * pointers would skip its caller) up to runtime.goexit, and ends there
+ * without truncation. Skipped without go. */
+static const char go_prog[] =
+    "package main\n"
+    "import \"runtime\"\n"
+    "var sink int\n"
+    "//go:noinline\n"
+    "func spin(n int) int { s := 0; for i := 0; i < n; i++ { s += i ^ (s >> 3) }; "
+    "return s }\n"
+    "//go:noinline\n"
+    "func leaf() int { return spin(1000000) }\n"
+    "//go:noinline\n"
+    "func outer() int { return leaf() + 1 }\n"
+    "func main() { runtime.LockOSThread(); for { sink += outer() } }\n";
+
+/* The Go function at pc of process cs (through the module's own table). */
+static const char *go_name(struct space *cs, uint64_t pc, struct gopclntab *g)
+{
+	const struct mapping *m = space_find(cs, pc);
+	struct gopclntab_func f;
+
+	if (!m || !m->mod || !m->mod->elf)
+		return "";
+	space_module_fill(m->mod);
+	if (!g->data && gopclntab_read(m->mod->elf, g))
+		return "";
+	return gopclntab_find(g, pc - m->bias, &f) == 0 ? f.name : "";
+}
+
+static void test_go_pclntab(void **state)
+{
+	static uint8_t stack[16384];
+	char dir[] = "/tmp/test_unwind_go.XXXXXX", cmd[512], path[600];
+	uint64_t pcs[UNWIND_MAX_FRAMES];
+	struct user_regs_struct ur;
+	struct space cs = {0};
+	struct sample smp = {0};
+	struct gopclntab g = {0};
+	const struct mapping *m = NULL;
+	struct iovec local, remote;
+	struct unwind *u;
+	unsigned flags;
+	int st, n, i;
+	ssize_t got = -1;
+	bool seen_leaf = false, seen_outer = false;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/main.go", dir);
+	put_text(path, "w", go_prog);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && command -v go >/dev/null && GO111MODULE=off go build -ldflags='-s -w' "
+		 "-o prog main.go >/dev/null 2>&1",
+		 dir);
+	if (system(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		assert_int_equal(system(cmd), 0);
+		skip(); /* no go here */
+	}
+	snprintf(path, sizeof(path), "%s/prog", dir);
+	pid = fork();
+	if (pid == 0) {
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	assert_true(pid > 0);
+	usleep(300000); /* into its loop */
+	if (ptrace(PTRACE_SEIZE, pid, 0, 0) != 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		skip();
+	}
+	/* The main thread runs the locked main goroutine: stop it in its
+	 * loop (a try may land in the runtime: preemption, a GC step). */
+	for (int tries = 0; tries < 20 && !seen_leaf; tries++) {
+		got = -1;
+		if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) != 0 || waitpid(pid, &st, __WALL) != pid ||
+		    ptrace(PTRACE_GETREGS, pid, 0, &ur) != 0)
+			break;
+		space_release(&cs);
+		memset(&cs, 0, sizeof(cs));
+		if (space_load(&cs, pid) == 0 && (m = space_find(&cs, ur.rsp)) != NULL) {
+			local.iov_base = stack;
+			local.iov_len =
+			    m->end - ur.rsp < sizeof(stack) ? m->end - ur.rsp : sizeof(stack);
+			remote.iov_base = (void *)(uintptr_t)ur.rsp;
+			remote.iov_len = local.iov_len;
+			got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+		}
+		if (got > 0 && !strcmp(go_name(&cs, ur.rip, &g), "main.spin"))
+			seen_leaf = true;
+		else
+			ptrace(PTRACE_CONT, pid, 0, 0), usleep(20000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, __WALL);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	assert_true(seen_leaf);
+
+	regs_from_ptrace(&ur, smp.regs);
+	smp.regs_mask = (1u << SAMPLE_NREGS) - 1;
+	smp.stack = stack;
+	smp.stack_size = (uint64_t)got;
+	assert_int_equal(unwind_new(&cs, &u), 0);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	for (i = 0; i < n; i++) {
+		const char *name = go_name(&cs, pcs[i], &g);
+
+		seen_outer |= !strcmp(name, "main.outer");
+		if (i == 1)
+			assert_string_equal(name, "main.leaf"); /* spin has no frame */
+	}
+	assert_true(seen_outer);
+	assert_string_equal(go_name(&cs, pcs[n - 1], &g), "runtime.goexit");
+	assert_int_equal(flags & (UNWIND_TRUNCATED | UNWIND_FAILED), 0);
+	unwind_free(u);
+	space_release(&cs);
+}
+
 static void test_truncated(void **state)
 {
 	uint64_t pcs[UNWIND_MAX_FRAMES];
@@ -774,4 +899,4 @@ TEST_MAIN(setup, teardown, TEST(test_chain), TEST(test_through_libc_qsort),
 	  TEST(test_stack_realignment), TEST(test_signal_frame), TEST(test_other_process),
 	  TEST(test_truncated), TEST(test_ready_pcs), TEST(test_frame_pointer_fallback),
 	  TEST(test_plt_rule), TEST(test_epilogue), TEST(test_generation_invalidates),
-	  TEST(test_garbage), TEST(test_speed))
+	  TEST(test_garbage), TEST(test_speed), TEST(test_go_pclntab))

@@ -20,7 +20,10 @@
  *                   symbol tables (.symtab, .dynsym, SHT_SYMTAB_SHNDX) and
  *                   the string tables they link to; .gnu_debuglink,
  *                   .gnu_debugaltlink; .rela.plt (names of the PLT
- *                   stubs). What every sampled module needs.
+ *                   stubs); a Go file's .gopclntab, with its .rodata,
+ *                   .noptrdata and .data.rel.ro (inline trees,
+ *                   moduledata, an unnamed table). What
+ *                   every sampled module needs.
  *   ELFIMAGE_DWARF  the .debug_* / .zdebug_* sections libdw reads for
  *                   lines, inlines and scopes (not .debug_loc*, macros or
  *                   name indexes). A live module is opened without it:

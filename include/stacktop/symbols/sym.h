@@ -15,6 +15,10 @@
  * at that address. C++ and Rust names are demangled (libiberty), with Rust
  * hashes dropped.
  *
+ * A Go binary without .symtab (`go build -ldflags="-s -w"`) is named from
+ * its .gopclntab (elf/gopclntab.h): functions, file:line and Go's inline
+ * tree, the way Go's own tracebacks name it.
+ *
  * JIT code: the target's perf map file (perfmap.h). Kernel: /proc/kallsyms
  * (kallsyms.h), loaded once; all-zero addresses (no permission) make every
  * kernel address "[kernel]" with no name.
@@ -73,6 +77,9 @@ enum {
 	SYM_SRC_INLINE = 1 << 5,  /* DWARF named inlined functions */
 	SYM_SRC_NONE = 1 << 6,	  /* some pcs had no name at all (offsets only) */
 	SYM_SRC_REMOTE = 1 << 7,  /* file not read: on a FUSE or network mount (space.h) */
+	/* Go's own function table (elf/gopclntab.h): names, lines, inlines
+	 * of a Go binary without .symtab (1 << 12: clear of other new bits) */
+	SYM_SRC_GOPCLNTAB = 1 << 12,
 };
 
 /* A module sym has named pcs in, for the help page. */
