@@ -574,6 +574,7 @@ const char *view_symbol_sources(unsigned sources, char *buf, size_t size)
 	    {SYM_SRC_DYNSYM, "dynsym"},
 	    {SYM_SRC_FDE, "eh_frame ranges"},
 	    {SYM_SRC_PERFMAP, "perf map"},
+	    {SYM_SRC_JITDUMP, "jitdump"},
 	    {SYM_SRC_INLINE, "DWARF inline"},
 	    {SYM_SRC_REMOTE, "none: file on a FUSE or network mount, not read"},
 	};

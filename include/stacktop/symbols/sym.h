@@ -15,7 +15,8 @@
  * at that address. C++ and Rust names are demangled (libiberty), with Rust
  * hashes dropped.
  *
- * JIT code: the target's perf map file (perfmap.h). Kernel: /proc/kallsyms
+ * JIT code: the target's perf map file (perfmap.h), else the jitdump file
+ * it maps (jitdump.h), whose names carry file:line. Kernel: /proc/kallsyms
  * (kallsyms.h), loaded once; all-zero addresses (no permission) make every
  * kernel address "[kernel]" with no name.
  *
@@ -73,6 +74,7 @@ enum {
 	SYM_SRC_INLINE = 1 << 5,  /* DWARF named inlined functions */
 	SYM_SRC_NONE = 1 << 6,	  /* some pcs had no name at all (offsets only) */
 	SYM_SRC_REMOTE = 1 << 7,  /* file not read: on a FUSE or network mount (space.h) */
+	SYM_SRC_JITDUMP = 1 << 8, /* a JIT's jitdump file (jitdump.h) */
 };
 
 /* A module sym has named pcs in, for the help page. */
