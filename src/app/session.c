@@ -25,6 +25,7 @@
 #include "stacktop/symbols/dbgfetch.h"
 #include "stacktop/symbols/frames.h"
 #include "stacktop/model/ingest.h"
+#include "stacktop/proc/funckind.h"
 #include "stacktop/proc/locks.h"
 #include "stacktop/memory/memhold.h"
 #include "stacktop/memory/memtrace.h"
@@ -523,6 +524,27 @@ uint64_t session_now(const struct session *s)
 	return s->report ? report_now_ns(s->report, s->w) : mono_ns();
 }
 
+static int tid_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Samples on the CPU in the window that are garbage collection (by their
+ * frames, or their thread's name: funckind), and all on the CPU. */
+static uint64_t session_gc(const struct session *s, uint64_t *running)
+{
+	int tids[256];
+	size_t n = 0;
+
+	for (int i = 0; s->metrics_ok && i < s->metrics.nthreads && n < 256; i++)
+		if (funckind_gc_thread(s->metrics.threads[i].comm))
+			tids[n++] = s->metrics.threads[i].tid;
+	qsort(tids, n, sizeof(*tids), tid_cmp);
+	return window_gc_counts(s->w, tids, n, running);
+}
+
 void session_header(struct session *s, struct view_header *h)
 {
 	static int pids[PROCS_MAX];
@@ -552,6 +574,7 @@ void session_header(struct session *s, struct view_header *h)
 		dbgfetch_stats(s->fetch, &ds);
 		in.dbg = &ds;
 	}
+	in.gc_samples = session_gc(s, &in.gc_running);
 	status_header(&in, pids, h);
 	/* A saved profile's span is what the file says (0: not recorded). */
 	if (s->report)

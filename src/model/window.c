@@ -49,6 +49,7 @@
 
 #include "stacktop/lib/hashidx.h"
 #include "stacktop/lib/array.h"
+#include "stacktop/proc/funckind.h"
 #include "stacktop/proc/waits.h"
 
 #define NO_FRAME UINT32_MAX /* the root's frame, and a free node's */
@@ -74,6 +75,7 @@ struct bucket {
 struct tnode {
 	struct window_node n;
 	uint32_t live;
+	bool gc; /* its frame or one above it is a collector's (funckind GC) */
 };
 
 struct window {
@@ -303,6 +305,17 @@ static bool node_eq(const void *ctx, uint32_t id, const void *key)
 	return n->parent == k->parent && n->frame == k->frame;
 }
 
+/* Is frame a garbage collector's function? Asked once per trie node (a
+ * frame is named when it is made), so a refresh's GC share costs no name
+ * matching. */
+static bool frame_gc(const struct window *w, uint32_t frame)
+{
+	const struct frame *f = frames_get(w->fr, frame);
+
+	return f && f->has_sym && f->sym.func &&
+	       funckind_of(f->sym.func, f->sym.kernel) == FUNCKIND_GC;
+}
+
 /* The child of parent for frame, created on first sight (with nothing
  * holding it yet: the caller pins it or gives it a child). */
 static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
@@ -325,7 +338,8 @@ static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
 		id = (int64_t)w->nnodes++;
 	}
 	w->nodes[id] = (struct tnode){
-	    .n = {.parent = parent, .frame = frame, .depth = w->nodes[parent].n.depth + 1}};
+	    .n = {.parent = parent, .frame = frame, .depth = w->nodes[parent].n.depth + 1},
+	    .gc = w->nodes[parent].gc || frame_gc(w, frame)};
 	hashidx_put(&w->nix, h, (uint32_t)id);
 	w->nodes[parent].live++;
 	w->nlive++;
@@ -849,6 +863,32 @@ out:
 }
 
 /* ---- wall mode ---- */
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t window_gc_counts(const struct window *w, const int *gc_tids, size_t ntids,
+			  uint64_t *running)
+{
+	uint64_t gc = 0;
+
+	*running = 0;
+	for (size_t i = 0; i < w->sum.n; i++) {
+		const struct window_count *c = &w->sum.e[i];
+
+		if (leaf_wait(w, c->node) != SAMPLE_WAIT_NONE)
+			continue; /* wall mode: off the CPU */
+		*running += c->count;
+		if (w->nodes[c->node].gc ||
+		    (ntids && bsearch(&c->tid, gc_tids, ntids, sizeof(*gc_tids), int_cmp)))
+			gc += c->count;
+	}
+	return gc;
+}
 
 bool window_thread_idle(const struct window *w, int tid)
 {

@@ -123,7 +123,13 @@ struct view_header {
 	/* JIT code without names: the pid of the /tmp/perf-PID.map that is
 	 * missing (a hint on line 3 when nothing more pressing is), 0: none */
 	int jit_nomap_pid;
+	/* % of the CPU samples in the window that are garbage collection
+	 * (status: window_gc_counts); shown as "GC 23% of CPU" on line 2 from
+	 * VIEW_GC_SHOWN_PCT; < 0: too few samples to say */
+	double gc_pct;
 };
+
+#define VIEW_GC_SHOWN_PCT 3.0
 
 /* Draw the header into rows y.. of g; returns the number of rows used:
  * 2, or 3 when there is an exit notice, a warning, a status message or a
