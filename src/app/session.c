@@ -27,6 +27,7 @@
 #include "stacktop/model/ingest.h"
 #include "stacktop/proc/funckind.h"
 #include "stacktop/proc/locks.h"
+#include "stacktop/runtime/hsperf.h"
 #include "stacktop/memory/memhold.h"
 #include "stacktop/memory/memtrace.h"
 #include "stacktop/app/opts.h"
@@ -363,6 +364,35 @@ uint64_t session_tick_ns(const struct session *s)
 
 /* One metrics tick at t (ns): the processes followed, one point of every
  * series, the run's figures and the locks. */
+/* A JVM's own heap beside its RSS (hsperfdata, no attach): every second
+ * while the file is there; a process without one is asked again every
+ * second for its first 20 misses (a JVM just launched), then every 10 s. */
+static void runtime_heap(struct session *s, uint64_t t)
+{
+	struct metrics *m = &s->metrics;
+	struct hsperf hp;
+
+	if (s->report || t < s->hsperf_next_ns || !s->procs.n)
+		return;
+	if (hsperf_read(s->procs.p[0].pid, &hp)) {
+		/* a JVM just started maps its file within a second or two */
+		m->rt_heap = false;
+		s->hsperf_next_ns = t + (++s->hsperf_misses < 20 ? SEC_NS : 10 * SEC_NS);
+		return;
+	}
+	s->hsperf_misses = 0;
+	if (!m->rt_heap && !m->rt_heap_committed0) {
+		m->rt_heap_committed0 = hp.heap_committed;
+		m->rt_rss0 = m->mem_now;
+	}
+	m->rt_heap = true;
+	m->rt_heap_used = hp.heap_used;
+	m->rt_heap_committed = hp.heap_committed;
+	m->rt_gc_count = hp.gc_count;
+	m->rt_gc_time_s = hp.gc_time_s;
+	s->hsperf_next_ns = t + SEC_NS;
+}
+
 static void metrics_tick_now(struct session *s, uint64_t t)
 {
 	if (!s->procs.exited) {
@@ -370,6 +400,7 @@ static void metrics_tick_now(struct session *s, uint64_t t)
 		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
 			session_run_tick(s);
 			scan_locks(s);
+			runtime_heap(s, t);
 		}
 	}
 	s->metrics.exited = s->procs.exited;
