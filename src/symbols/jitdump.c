@@ -458,6 +458,7 @@ int jitdump_table_find(const struct jitdump_table *t, uint64_t pc, struct jitdum
 struct jdfile {
 	struct jdfile *next;
 	char *root, *path;
+	pid_t pid; /* > 0: uid is re-read from /proc/PID at each check */
 	uid_t uid;
 	uint64_t checked_ns;
 	bool missed;
@@ -605,6 +606,15 @@ static void file_refresh(struct jdfile *f, const struct jitdump_cache *c)
 		return;
 	f->checked_ns = now;
 	f->missed = false;
+	if (f->pid > 0) {
+		struct tfile_cred cred;
+
+		if (tfile_cred_of(f->pid, &cred)) {
+			file_clear(f);
+			return;
+		}
+		f->uid = cred.uid;
+	}
 	fd = open_file(f->root, f->path, &st);
 	if (fd < 0) {
 		file_clear(f);
@@ -662,8 +672,10 @@ static struct jdfile *file_get(struct jitdump_cache *c, const char *root, const 
 	return f;
 }
 
-int jitdump_lookup_at(struct jitdump_cache *c, const char *root, const char *path, uid_t uid,
-		      uint64_t pc, struct jitdump_sym *out)
+/* The file at path under root, checked and read as needed; pid > 0: a
+ * live process whose uid is the trusted owner, else uid. */
+static int lookup(struct jitdump_cache *c, const char *root, const char *path, pid_t pid, uid_t uid,
+		  uint64_t pc, struct jitdump_sym *out)
 {
 	struct jdfile *f;
 
@@ -672,6 +684,7 @@ int jitdump_lookup_at(struct jitdump_cache *c, const char *root, const char *pat
 	f = file_get(c, root ? root : "", path);
 	if (!f)
 		return -ENOMEM;
+	f->pid = pid;
 	f->uid = uid;
 	file_refresh(f, c);
 	if (!f->t || jitdump_table_find(f->t, pc, out)) {
@@ -681,14 +694,17 @@ int jitdump_lookup_at(struct jitdump_cache *c, const char *root, const char *pat
 	return 0;
 }
 
+int jitdump_lookup_at(struct jitdump_cache *c, const char *root, const char *path, uid_t uid,
+		      uint64_t pc, struct jitdump_sym *out)
+{
+	return lookup(c, root, path, 0, uid, pc, out);
+}
+
 int jitdump_lookup(struct jitdump_cache *c, pid_t pid, const char *path, uint64_t pc,
 		   struct jitdump_sym *out)
 {
-	struct tfile_cred cred;
 	char root[64];
 
-	if (tfile_cred_of(pid, &cred))
-		return -ENOENT;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	return jitdump_lookup_at(c, root, path, cred.uid, pc, out);
+	return lookup(c, root, path, pid, 0, pc, out);
 }
