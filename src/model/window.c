@@ -74,8 +74,8 @@ struct bucket {
  * links the free list through parent. */
 struct tnode {
 	struct window_node n;
-	uint32_t live;
-	bool gc; /* its frame or one above it is a collector's (funckind GC) */
+	uint32_t live : 31; /* sum entries and children: fewer than nodes x threads */
+	uint32_t gc : 1;    /* its frame or one above it is a collector's (funckind GC) */
 };
 
 struct window {
@@ -97,6 +97,11 @@ struct window {
 	struct cmap sum;  /* running sum over live buckets */
 	struct cmap tids; /* (0, tid) → samples */
 	uint64_t total;
+	/* per frame id: 0 not asked, 1 not GC, 2 GC (funckind), so a new
+	 * node costs no name matching; cleared when a node holding the frame
+	 * is freed (an id is reused only once no node holds it) */
+	uint8_t *frame_gc;
+	size_t nframe_gc;
 };
 
 static uint64_t hash_str(uint64_t h, const char *s)
@@ -259,6 +264,7 @@ void window_free(struct window *w)
 		if (w->nodes[i].n.frame != NO_FRAME)
 			frames_unref(w->fr, w->nodes[i].n.frame);
 	free(w->nodes);
+	free(w->frame_gc);
 	hashidx_free(&w->nix);
 	cmap_free(&w->sum);
 	cmap_free(&w->tids);
@@ -308,12 +314,37 @@ static bool node_eq(const void *ctx, uint32_t id, const void *key)
 /* Is frame a garbage collector's function? Asked once per trie node (a
  * frame is named when it is made), so a refresh's GC share costs no name
  * matching. */
-static bool frame_gc(const struct window *w, uint32_t frame)
+static bool frame_gc(struct window *w, uint32_t frame)
 {
-	const struct frame *f = frames_get(w->fr, frame);
+	const struct frame *f;
+	bool gc;
 
-	return f && f->has_sym && f->sym.func &&
-	       funckind_of(f->sym.func, f->sym.kernel) == FUNCKIND_GC;
+	if (frame < w->nframe_gc && w->frame_gc[frame])
+		return w->frame_gc[frame] == 2;
+	f = frames_get(w->fr, frame);
+	gc = f && f->has_sym && f->sym.func &&
+	     funckind_of(f->sym.func, f->sym.kernel) == FUNCKIND_GC;
+	if (frame >= w->nframe_gc) {
+		size_t n = w->nframe_gc ? w->nframe_gc : 1024;
+		uint8_t *a;
+
+		while (n <= frame)
+			n *= 2;
+		if (!(a = realloc(w->frame_gc, n)))
+			return gc; /* asked again next time */
+		memset(a + w->nframe_gc, 0, n - w->nframe_gc);
+		w->frame_gc = a;
+		w->nframe_gc = n;
+	}
+	w->frame_gc[frame] = gc ? 2 : 1;
+	return gc;
+}
+
+/* A node holding frame is freed: its id may be another frame next time. */
+static void frame_gc_forget(struct window *w, uint32_t frame)
+{
+	if (frame < w->nframe_gc)
+		w->frame_gc[frame] = 0;
 }
 
 /* The child of parent for frame, created on first sight (with nothing
@@ -339,7 +370,7 @@ static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
 	}
 	w->nodes[id] = (struct tnode){
 	    .n = {.parent = parent, .frame = frame, .depth = w->nodes[parent].n.depth + 1},
-	    .gc = w->nodes[parent].gc || frame_gc(w, frame)};
+	    .gc = w->nodes[parent].gc || frame_gc(w, frame) ? 1u : 0u};
 	hashidx_put(&w->nix, h, (uint32_t)id);
 	w->nodes[parent].live++;
 	w->nlive++;
@@ -358,6 +389,7 @@ static void node_free_chain(struct window *w, uint32_t id)
 
 		if (j != SIZE_MAX)
 			hashidx_unslot(&w->nix, j, node_hash_of, w);
+		frame_gc_forget(w, n->frame);
 		frames_unref(w->fr, n->frame);
 		*n = (struct window_node){.parent = w->free_head, .frame = NO_FRAME};
 		w->free_head = id;
@@ -546,6 +578,8 @@ void window_reset(struct window *w)
 	for (i = 1; i < w->nnodes; i++)
 		if (w->nodes[i].n.frame != NO_FRAME)
 			frames_unref(w->fr, w->nodes[i].n.frame);
+	if (w->frame_gc)
+		memset(w->frame_gc, 0, w->nframe_gc);
 	hashidx_free(&w->nix);
 	w->nodes[0].live = 0;
 	w->nnodes = 1;
