@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "stacktop/symbols/dbgfetch.h"
@@ -364,6 +365,29 @@ uint64_t session_tick_ns(const struct session *s)
 
 /* One metrics tick at t (ns): the processes followed, one point of every
  * series, the run's figures and the locks. */
+/* A managed runtime whose heap stacktop does not read, by its executable's
+ * name (java: one run with -XX:-UsePerfData), else NULL. */
+static const char *runtime_unread(pid_t pid)
+{
+	char link[64], exe[256];
+	const char *base;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	base = text_basename(exe);
+	if (!strcmp(base, "node") || !strcmp(base, "nodejs"))
+		return "node";
+	if (!strncmp(base, "python", 6))
+		return "Python";
+	if (!strcmp(base, "java"))
+		return "Java";
+	return NULL;
+}
+
 /* A JVM's own heap beside its RSS (hsperfdata, no attach): every second
  * while the file is there; a process without one is asked again every
  * second for its first 20 misses (a JVM just launched), then every 10 s. */
@@ -377,6 +401,7 @@ static void runtime_heap(struct session *s, uint64_t t)
 	if (hsperf_read(s->procs.p[0].pid, &hp)) {
 		/* a JVM just started maps its file within a second or two */
 		m->rt_heap = false;
+		m->rt_unread = runtime_unread(s->procs.p[0].pid);
 		s->hsperf_next_ns = t + (++s->hsperf_misses < 20 ? SEC_NS : 10 * SEC_NS);
 		return;
 	}

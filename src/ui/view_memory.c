@@ -229,6 +229,11 @@ int view_memory_update(struct view_memory_state *st, const struct view_memory_in
 	st->tracing = in->hold != NULL;
 	snprintf(st->trace_err, sizeof(st->trace_err), "%s", in->trace_err ? in->trace_err : "");
 	st->heap[0] = '\0';
+	st->heap_na = in->metrics && !in->metrics->rt_heap && in->metrics->rt_unread;
+	if (st->heap_na)
+		snprintf(st->heap, sizeof(st->heap),
+			 "%s heap: not available (stacktop reads a JVM's from its hsperfdata)",
+			 in->metrics->rt_unread);
 	if (in->metrics && in->metrics->rt_heap) {
 		size_t o;
 
@@ -422,7 +427,7 @@ int view_memory_render(struct grid *g, const struct view_header *h,
 	int y = view_header_render(g, 0, h);
 	int last = g->h - 1; /* footer */
 	if (st->heap[0])     /* the runtime's own view of its memory, first */
-		grid_put(g, 0, y++, st->heap, GRID_BOLD, g->w);
+		grid_put(g, 0, y++, st->heap, st->heap_na ? GRID_DIM : GRID_BOLD, g->w);
 	if (!h->batch)
 		view_footer_render(g, st->utf8 ? footer : footer_ascii);
 	else

@@ -36,12 +36,27 @@ else
 	log "SKIP java: no java or no build/java/GcChurn.class (make targets with javac installed)"
 fi
 
+# node: a runtime whose heap is not read says so in the memory view.
+if command -v node >/dev/null; then
+	start_bg node -e 'let s = 0; for (;;) s = (s + 1) % 1000003'
+	N=$BG_PID
+	sleep 1
+	nout=$E2E_TMPDIR/node.out
+	timeout 30 "$STACKTOP" -b -d 2 -n 1 -l 3 --view memory -p "$N" >"$nout" 2>&1
+	grep -q '^node heap: not available' "$nout" && ok "node: the memory view says its heap is not available" ||
+		{ bad "node: no 'node heap: not available' in the memory view"; cat "$nout"; }
+	kill "$N"
+else
+	log "SKIP node: not installed"
+fi
+
 start_target 1 cpuburn
 C=$BG_PID
 out=$E2E_TMPDIR/c.out
 timeout 30 "$STACKTOP" -b -d 3 -n 1 -l 3 -p "$C" >"$out" 2>&1
 check_cmp "$?" == 0 "cpuburn: stacktop -b exits 0"
-grep -q 'Java heap\|not available' "$out" && bad "cpuburn: a runtime heap line for a C program" ||
-	ok "cpuburn: MEM line without a runtime heap"
+timeout 30 "$STACKTOP" -b -d 2 -n 1 -l 3 --view memory -p "$C" >>"$out" 2>&1
+grep -q 'Java heap\| heap: not available' "$out" && bad "cpuburn: a runtime heap line for a C program" ||
+	ok "cpuburn: no runtime heap line (MEM line, memory view)"
 kill "$C"
 e2e_finish

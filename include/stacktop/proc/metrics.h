@@ -201,6 +201,9 @@ struct metrics {
 	 * and the committed heap and RSS at the first reading, so a verdict
 	 * can tell growth on the heap from growth outside it. */
 	bool rt_heap;
+	/* a runtime whose heap is not read ("node", "Python", "Java" without
+	 * its hsperfdata), for a "not available"; NULL: native code */
+	const char *rt_unread;
 	uint64_t rt_heap_used, rt_heap_committed, rt_gc_count;
 	double rt_gc_time_s;
 	uint64_t rt_heap_committed0, rt_rss0;

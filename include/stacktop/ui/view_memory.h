@@ -91,7 +91,8 @@ struct view_memory_state {
 	uint64_t lost;
 	int smaps_err;
 	int page;	/* out: holder rows on screen */
-	char heap[200]; /* "Java heap 20 MiB of 32 MiB, RSS ...", "" for other targets */
+	char heap[200]; /* "Java heap 20 MiB of 32 MiB, RSS ...", "" for native code */
+	bool heap_na;	/* heap is "node heap: not available ..." */
 };
 
 /* Collect, sort and name the rows. 0 or -ENOMEM. */
