@@ -597,8 +597,9 @@ static uint64_t session_gc(const struct session *s, uint64_t *running)
 	for (int i = 0; s->metrics_ok && i < s->metrics.nthreads && n < 256; i++)
 		if (funckind_gc_thread(s->metrics.threads[i].comm))
 			tids[n++] = s->metrics.threads[i].tid;
-	qsort(tids, n, sizeof(*tids), tid_cmp);
-	return window_gc_counts(s->w, tids, n, running);
+	if (n > 1)
+		qsort(tids, n, sizeof(*tids), tid_cmp);
+	return window_gc_counts(s->w, n ? tids : NULL, n, running);
 }
 
 void session_header(struct session *s, struct view_header *h)
