@@ -97,6 +97,7 @@ static void app_draw(struct app *a)
 	    .window_s = a->o.window_s,
 	    .now_ns = mono_ns(),
 	    .since_ns = s->memory_since_ns,
+	    .metrics = s->metrics_ok ? &s->metrics : NULL,
 	};
 	if (s->memtrace)
 		memtrace_stats(s->memtrace, &a->model.memory.trace);

@@ -20,12 +20,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "stacktop/symbols/dbgfetch.h"
 #include "stacktop/symbols/frames.h"
 #include "stacktop/model/ingest.h"
+#include "stacktop/proc/funckind.h"
 #include "stacktop/proc/locks.h"
+#include "stacktop/runtime/hsperf.h"
 #include "stacktop/memory/memhold.h"
 #include "stacktop/memory/memtrace.h"
 #include "stacktop/app/opts.h"
@@ -363,6 +366,59 @@ uint64_t session_tick_ns(const struct session *s)
 
 /* One metrics tick at t (ns): the processes followed, one point of every
  * series, the run's figures and the locks. */
+/* A managed runtime whose heap stacktop does not read, by its executable's
+ * name (java: one run with -XX:-UsePerfData), else NULL. */
+static const char *runtime_unread(pid_t pid)
+{
+	char link[64], exe[256];
+	const char *base;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	base = text_basename(exe);
+	if (!strcmp(base, "node") || !strcmp(base, "nodejs"))
+		return "node";
+	if (!strncmp(base, "python", 6))
+		return "Python";
+	if (!strcmp(base, "java"))
+		return "Java";
+	return NULL;
+}
+
+/* A JVM's own heap beside its RSS (hsperfdata, no attach): every second
+ * while the file is there; a process without one is asked again every
+ * second for its first 20 misses (a JVM just launched), then every 10 s. */
+static void runtime_heap(struct session *s, uint64_t t)
+{
+	struct metrics *m = &s->metrics;
+	struct hsperf hp;
+
+	if (s->report || t < s->hsperf_next_ns || !s->procs.n)
+		return;
+	if (hsperf_read(s->procs.p[0].pid, &hp)) {
+		/* a JVM just started maps its file within a second or two */
+		m->rt_heap = false;
+		m->rt_unread = runtime_unread(s->procs.p[0].pid);
+		s->hsperf_next_ns = t + (++s->hsperf_misses < 20 ? SEC_NS : 10 * SEC_NS);
+		return;
+	}
+	s->hsperf_misses = 0;
+	if (!m->rt_heap && !m->rt_heap_committed0) {
+		m->rt_heap_committed0 = hp.heap_committed;
+		m->rt_rss0 = m->mem_now;
+	}
+	m->rt_heap = true;
+	m->rt_heap_used = hp.heap_used;
+	m->rt_heap_committed = hp.heap_committed;
+	m->rt_gc_count = hp.gc_count;
+	m->rt_gc_time_s = hp.gc_time_s;
+	s->hsperf_next_ns = t + SEC_NS;
+}
+
 static void metrics_tick_now(struct session *s, uint64_t t)
 {
 	if (!s->procs.exited) {
@@ -370,6 +426,7 @@ static void metrics_tick_now(struct session *s, uint64_t t)
 		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
 			session_run_tick(s);
 			scan_locks(s);
+			runtime_heap(s, t);
 		}
 	}
 	s->metrics.exited = s->procs.exited;
@@ -528,6 +585,28 @@ uint64_t session_now(const struct session *s)
 	return s->report ? report_now_ns(s->report, s->w) : mono_ns();
 }
 
+static int tid_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Samples on the CPU in the window that are garbage collection (by their
+ * frames, or their thread's name: funckind), and all on the CPU. */
+static uint64_t session_gc(const struct session *s, uint64_t *running)
+{
+	int tids[256];
+	size_t n = 0;
+
+	for (int i = 0; s->metrics_ok && i < s->metrics.nthreads && n < 256; i++)
+		if (funckind_gc_thread(s->metrics.threads[i].comm))
+			tids[n++] = s->metrics.threads[i].tid;
+	if (n > 1)
+		qsort(tids, n, sizeof(*tids), tid_cmp);
+	return window_gc_counts(s->w, n ? tids : NULL, n, running);
+}
+
 void session_header(struct session *s, struct view_header *h)
 {
 	static int pids[PROCS_MAX];
@@ -557,6 +636,7 @@ void session_header(struct session *s, struct view_header *h)
 		dbgfetch_stats(s->fetch, &ds);
 		in.dbg = &ds;
 	}
+	in.gc_samples = session_gc(s, &in.gc_running);
 	status_header(&in, pids, h);
 	/* A saved profile's span is what the file says (0: not recorded). */
 	if (s->report)

@@ -7,6 +7,10 @@
 
 #include <string.h>
 
+/* CPU samples in the window before a GC share is given: below, one sample
+ * is several percent. */
+#define STATUS_GC_MIN_SAMPLES 20
+
 /* Samples/s the sampler should deliver: cpu-clock fires per CPU-second of
  * each thread (rate x cores busy); the wall sampler takes every thread at
  * the rate. 0 when unknown or over. */
@@ -17,6 +21,15 @@ static double expected_hz(const struct status_in *in)
 	if (in->sampler.per_thread_rate)
 		return in->sampler.rate_hz * in->sampled_threads;
 	return in->cpu_now >= 0 ? in->sampler.rate_hz * in->cpu_now / 100.0 : 0;
+}
+
+/* The GC share of the CPU samples, once there are enough of them to tell
+ * a few percent (else -1: not shown). */
+static double status_gc_pct(uint64_t gc, uint64_t running)
+{
+	if (running < STATUS_GC_MIN_SAMPLES)
+		return -1;
+	return 100.0 * (double)gc / (double)running;
 }
 
 void status_header(const struct status_in *in, int *pids, struct view_header *h)
@@ -60,6 +73,7 @@ void status_header(const struct status_in *in, int *pids, struct view_header *h)
 	h->exited = ps->exited;
 	h->coverage_note = in->sampler.coverage_note;
 	h->jit_nomap_pid = in->source ? 0 : in->jit_nomap_pid;
+	h->gc_pct = status_gc_pct(in->gc_samples, in->gc_running);
 	h->children_busy = !ps->follow && ps->kids_busy;
 	h->exit_text = ps->exited ? ps->exit_text : NULL;
 	if (in->health) {

@@ -49,6 +49,7 @@
 
 #include "stacktop/lib/hashidx.h"
 #include "stacktop/lib/array.h"
+#include "stacktop/proc/funckind.h"
 #include "stacktop/proc/waits.h"
 
 #define NO_FRAME UINT32_MAX /* the root's frame, and a free node's */
@@ -73,7 +74,8 @@ struct bucket {
  * links the free list through parent. */
 struct tnode {
 	struct window_node n;
-	uint32_t live;
+	uint32_t live : 31; /* sum entries and children: fewer than nodes x threads */
+	uint32_t gc : 1;    /* its frame or one above it is a collector's (funckind GC) */
 };
 
 struct window {
@@ -95,6 +97,11 @@ struct window {
 	struct cmap sum;  /* running sum over live buckets */
 	struct cmap tids; /* (0, tid) → samples */
 	uint64_t total;
+	/* per frame id: 0 not asked, 1 not GC, 2 GC (funckind), so a new
+	 * node costs no name matching; cleared when a node holding the frame
+	 * is freed (an id is reused only once no node holds it) */
+	uint8_t *frame_gc;
+	size_t nframe_gc;
 };
 
 static uint64_t hash_str(uint64_t h, const char *s)
@@ -257,6 +264,7 @@ void window_free(struct window *w)
 		if (w->nodes[i].n.frame != NO_FRAME)
 			frames_unref(w->fr, w->nodes[i].n.frame);
 	free(w->nodes);
+	free(w->frame_gc);
 	hashidx_free(&w->nix);
 	cmap_free(&w->sum);
 	cmap_free(&w->tids);
@@ -303,6 +311,42 @@ static bool node_eq(const void *ctx, uint32_t id, const void *key)
 	return n->parent == k->parent && n->frame == k->frame;
 }
 
+/* Is frame a garbage collector's function? Asked once per trie node (a
+ * frame is named when it is made), so a refresh's GC share costs no name
+ * matching. */
+static bool frame_gc(struct window *w, uint32_t frame)
+{
+	const struct frame *f;
+	bool gc;
+
+	if (frame < w->nframe_gc && w->frame_gc[frame])
+		return w->frame_gc[frame] == 2;
+	f = frames_get(w->fr, frame);
+	gc = f && f->has_sym && f->sym.func &&
+	     funckind_of(f->sym.func, f->sym.kernel) == FUNCKIND_GC;
+	if (frame >= w->nframe_gc) {
+		size_t n = w->nframe_gc ? w->nframe_gc : 1024;
+		uint8_t *a;
+
+		while (n <= frame)
+			n *= 2;
+		if (!(a = realloc(w->frame_gc, n)))
+			return gc; /* asked again next time */
+		memset(a + w->nframe_gc, 0, n - w->nframe_gc);
+		w->frame_gc = a;
+		w->nframe_gc = n;
+	}
+	w->frame_gc[frame] = gc ? 2 : 1;
+	return gc;
+}
+
+/* A node holding frame is freed: its id may be another frame next time. */
+static void frame_gc_forget(struct window *w, uint32_t frame)
+{
+	if (frame < w->nframe_gc)
+		w->frame_gc[frame] = 0;
+}
+
 /* The child of parent for frame, created on first sight (with nothing
  * holding it yet: the caller pins it or gives it a child). */
 static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
@@ -325,7 +369,8 @@ static int64_t node_child(struct window *w, uint32_t parent, uint32_t frame)
 		id = (int64_t)w->nnodes++;
 	}
 	w->nodes[id] = (struct tnode){
-	    .n = {.parent = parent, .frame = frame, .depth = w->nodes[parent].n.depth + 1}};
+	    .n = {.parent = parent, .frame = frame, .depth = w->nodes[parent].n.depth + 1},
+	    .gc = w->nodes[parent].gc || frame_gc(w, frame) ? 1u : 0u};
 	hashidx_put(&w->nix, h, (uint32_t)id);
 	w->nodes[parent].live++;
 	w->nlive++;
@@ -344,6 +389,7 @@ static void node_free_chain(struct window *w, uint32_t id)
 
 		if (j != SIZE_MAX)
 			hashidx_unslot(&w->nix, j, node_hash_of, w);
+		frame_gc_forget(w, n->frame);
 		frames_unref(w->fr, n->frame);
 		*n = (struct window_node){.parent = w->free_head, .frame = NO_FRAME};
 		w->free_head = id;
@@ -532,6 +578,8 @@ void window_reset(struct window *w)
 	for (i = 1; i < w->nnodes; i++)
 		if (w->nodes[i].n.frame != NO_FRAME)
 			frames_unref(w->fr, w->nodes[i].n.frame);
+	if (w->frame_gc)
+		memset(w->frame_gc, 0, w->nframe_gc);
 	hashidx_free(&w->nix);
 	w->nodes[0].live = 0;
 	w->nnodes = 1;
@@ -849,6 +897,32 @@ out:
 }
 
 /* ---- wall mode ---- */
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t window_gc_counts(const struct window *w, const int *gc_tids, size_t ntids,
+			  uint64_t *running)
+{
+	uint64_t gc = 0;
+
+	*running = 0;
+	for (size_t i = 0; i < w->sum.n; i++) {
+		const struct window_count *c = &w->sum.e[i];
+
+		if (leaf_wait(w, c->node) != SAMPLE_WAIT_NONE)
+			continue; /* wall mode: off the CPU */
+		*running += c->count;
+		if (w->nodes[c->node].gc ||
+		    (ntids && bsearch(&c->tid, gc_tids, ntids, sizeof(*gc_tids), int_cmp)))
+			gc += c->count;
+	}
+	return gc;
+}
 
 bool window_thread_idle(const struct window *w, int tid)
 {

@@ -87,7 +87,7 @@ static const struct row rows[] = {
     R(GC, SUB, "gcBgMark", /* Go */
                "gcDrain", "gcMark", "gcStart", "gcAssist", "runtime.markroot", "runtime.scanobject",
                "runtime.greyobject", "runtime.scanstack", "runtime.bgsweep", "runtime.sweepone",
-               "runtime.wbBufFlush"),
+               "runtime.wbBufFlush", "runtime.bgscavenge"),
     R(GC, PREFIX, "GC"), /* HotSpot GCTaskThread, GCTraceTime... */
     R(GC, SUB, "G1ConcurrentMark", /* HotSpot G1 */
                "G1ConcurrentRefine", "G1ParScanThreadState", "G1ParEvacuateFollowers",
@@ -96,10 +96,14 @@ static const struct row rows[] = {
                "PSParallelCompact", "PSPromotionManager", "ShenandoahHeap", "ShenandoahConcurrent",
                "ZMark", /* HotSpot ZGC */
                "ZRelocate", "DefNewGeneration", /* HotSpot Serial */
-               "MarkSweep::"),
+               "MarkSweep::", "CollectedHeap::", /* GenCollectedHeap::do_collection... */
+               "SerialHeap::", "ParallelScavengeHeap::"),
     R(GC, PREFIX, "gc_"), /* CPython gc_collect_main, gc_collect_region */
     R(GC, SUB, "gc_collect", "PyGC_Collect", "Scavenger", /* V8 */
-               "MarkCompact", "Heap::CollectGarbage", "garbage"),
+               "MarkCompact", "Heap::CollectGarbage", "ConcurrentMarking", "IncrementalMarking",
+               "garbage"),
+    R(GC, NAME, "collect", /* CPython before 3.12: gcmodule.c's collect() */
+                "collect_with_callback", "collect_generations"),
 
     /* ---- I/O ---- */
     R(IO, NAME, "read", "readv", "pread", "preadv", "preadv2", "write", "writev", "pwrite",
@@ -234,6 +238,21 @@ enum funckind funckind_lock_of(const char *func, enum funckind_lock *lock)
 	if (lock)
 		*lock = r ? (enum funckind_lock)r->lock : FUNCKIND_LOCK_ANY;
 	return r ? (enum funckind)r->kind : FUNCKIND_NONE;
+}
+
+/* A runtime's collector threads, by the names the runtime gives them:
+ * HotSpot's (G1, Parallel, ZGC, Shenandoah; "VM Thread" also runs other
+ * safepoint work, so it is left to its frames). */
+bool funckind_gc_thread(const char *comm)
+{
+	static const char *const prefixes[] = {"GC Thread#", "GC task thread", "G1 Conc#",
+					       "G1 Refine#", "G1 Main Marker", "ZWorker",
+					       "ZDriver",    "Shenandoah",     "Conc GC"};
+
+	for (size_t i = 0; comm && i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(comm, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
 }
 
 const char *funckind_name(enum funckind k)

@@ -316,8 +316,10 @@ int64_t frames_user(struct frames *fr, struct space *sp, uint64_t pc)
 	/* sym keeps names only until its next call, and a target chooses
 	 * them: the frame holds counted copies, freed with the last frame
 	 * that uses them, so names follow the window's content. */
-	si.file = NULL;
-	si.line = 0;
+	if (!si.jit) { /* frames_line reads it when shown; a jitdump gave it now */
+		si.file = NULL;
+		si.line = 0;
+	}
 	if (!own_strs(fr, &si))
 		return id;
 	e->own = true;

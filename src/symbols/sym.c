@@ -61,6 +61,7 @@
 #include "stacktop/symbols/dbgfetch.h"
 #include "stacktop/symbols/debugfile.h"
 #include "stacktop/symbols/kallsyms.h"
+#include "stacktop/symbols/jitdump.h"
 #include "stacktop/symbols/perfmap.h"
 #include "stacktop/symbols/srcline.h"
 #include "stacktop/symbols/sym.h"
@@ -87,6 +88,7 @@ struct sym {
 	struct strpool recent; /* user names of the last call (valid until the next) */
 	struct kallsyms *ksyms;
 	struct perfmap_cache *perfmaps;
+	struct jitdump_cache *jitdumps;
 	/* debuginfod: the fetcher (NULL: off), modules waiting for a file */
 	struct dbgfetch *fetch;
 	struct sym_wait *waiting;
@@ -694,7 +696,8 @@ int sym_new(struct sym **out)
 
 	if (!sy)
 		return -ENOMEM;
-	if (kallsyms_new(&sy->ksyms) || perfmap_cache_new(&sy->perfmaps)) {
+	if (kallsyms_new(&sy->ksyms) || perfmap_cache_new(&sy->perfmaps) ||
+	    jitdump_cache_new(&sy->jitdumps)) {
 		sym_free(sy);
 		return -ENOMEM;
 	}
@@ -715,6 +718,7 @@ void sym_free(struct sym *sy)
 		free(w);
 	}
 	perfmap_cache_free(sy->perfmaps);
+	jitdump_cache_free(sy->jitdumps);
 	kallsyms_free(sy->ksyms);
 	free(sy->notes);
 	strpool_free(&sy->pool);
@@ -1061,6 +1065,47 @@ int sym_inline_user(struct sym *sy, struct space *s, uint64_t pc, struct sym_inf
 	return sym_inline_module(sy, m->mod, s->pid > 0 ? root : "", pc - m->bias, out, max, n);
 }
 
+/* The path of the jitdump file s maps (a JIT maps it so perf finds it),
+ * or NULL. */
+static const char *jitdump_of(const struct space *s)
+{
+	for (size_t i = 0; i < s->nmaps; i++) {
+		if (s->maps[i].path && jitdump_is_path(s->maps[i].path))
+			return s->maps[i].path;
+	}
+	return NULL;
+}
+
+/* pc in the jitdump file at path: its name, and file:line from the JIT's
+ * debug info (kept with the frame like the name: frames copies them). */
+static int sym_jitdump_lookup(struct sym *sy, pid_t pid, const char *path, uint64_t pc,
+			      struct sym_info *out)
+{
+	char buf[SYM_DEMANGLE_MAX];
+	struct jitdump_sym js;
+	int err = jitdump_lookup(sy->jitdumps, pid, path, pc, &js);
+
+	if (err)
+		return err;
+	memset(out, 0, sizeof(*out));
+	const char *d = sym_demangle(js.name, buf, sizeof(buf));
+
+	snprintf(sy->jit_name, sizeof(sy->jit_name), "%s", d);
+	sym_name_clip(sy->jit_name, strnlen(d, SYM_NAME_MAX) >= SYM_NAME_MAX);
+	strpool_free(&sy->recent); /* the last call's names */
+	out->func = sy->jit_name;
+	out->module = "[jit]";
+	out->offset = pc - js.start;
+	out->func_start = js.start;
+	out->func_size = js.end - js.start;
+	out->jit = true;
+	if (js.file && !(out->file = recent(sy, text_basename(js.file))))
+		return -ENOMEM;
+	out->line = js.line;
+	note_module(sy, out->module, SYM_SRC_JITDUMP);
+	return 0;
+}
+
 /* A pc with no module: name the mapping, and give a file offset. */
 static int resolve_unmoduled(struct sym *sy, const struct mapping *m, uint64_t pc,
 			     struct sym_info *out)
@@ -1091,11 +1136,14 @@ int sym_resolve_user(struct sym *sy, struct space *s, uint64_t pc, bool want_lin
 
 	if (!m || !m->mod || !m->mod->elf) {
 		/* Anonymous executable memory is where JITs put code. */
+		const char *dump = jitdump_of(s);
+
 		if ((!m || !m->path || m->path[0] == '[') && s->pid > 0 &&
-		    sym_perfmap_lookup(sy, s->pid, pc, out) == 0)
+		    (sym_perfmap_lookup(sy, s->pid, pc, out) == 0 ||
+		     (dump && sym_jitdump_lookup(sy, s->pid, dump, pc, out) == 0)))
 			return 0;
 		/* ... and without their perf map it has no names: say why. */
-		if (m && !m->path && (m->prot & PROT_EXEC) && s->pid > 0)
+		if (m && !m->path && (m->prot & PROT_EXEC) && s->pid > 0 && !dump)
 			perfmap_note_unnamed(sy->perfmaps);
 		return resolve_unmoduled(sy, m, pc, out);
 	}

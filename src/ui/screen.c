@@ -55,6 +55,7 @@ static void screen_colors(void)
 	init_pair(GRID_C_WHITE, COLOR_WHITE, -1);
 	init_pair(GRID_C_ALERT, COLOR_WHITE, COLOR_RED);
 	init_pair(GRID_C_HEADER, COLOR_BLACK, COLOR_CYAN);
+	init_pair(GRID_C_GC, COLOR_BLACK, COLOR_YELLOW);
 }
 
 static struct termios crash_tio;

@@ -250,6 +250,11 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 	else /* no data yet: "in 0s" would read as a clock that stopped */
 		snprintf(f, sizeof(f), "samples %s (%.1f/s)", n, h->achieved_hz);
 	add_field(left, sizeof(left), f, avail);
+	if (h->gc_pct >= VIEW_GC_SHOWN_PCT) {
+		/* the first question on high CPU: is it the collector? */
+		snprintf(f, sizeof(f), "GC %.0f%% of CPU", h->gc_pct);
+		add_field(left, sizeof(left), f, avail);
+	}
 	if (h->threads_unsampled > 0) {
 		fmt_unsampled(h, f, sizeof(f));
 		add_field(left, sizeof(left), f, avail);
@@ -656,6 +661,7 @@ const char *view_symbol_sources(unsigned sources, char *buf, size_t size)
 	    {SYM_SRC_DYNSYM, "dynsym"},
 	    {SYM_SRC_FDE, "eh_frame ranges"},
 	    {SYM_SRC_PERFMAP, "perf map"},
+	    {SYM_SRC_JITDUMP, "jitdump"},
 	    {SYM_SRC_INLINE, "DWARF inline"},
 	    {SYM_SRC_GOPCLNTAB, "Go pclntab"},
 	    {SYM_SRC_REMOTE, "none: file on a FUSE or network mount, not read"},

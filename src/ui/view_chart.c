@@ -456,6 +456,40 @@ static void mem_trend_text(const struct metrics *m, char *buf, size_t size)
 	}
 }
 
+void view_chart_heap_text(const struct metrics *m, char *buf, size_t size)
+{
+	char used[32], comm[32], rss[32], out[32];
+
+	buf[0] = '\0';
+	if (!m->rt_heap)
+		return;
+	text_bytes(m->rt_heap_used, used, sizeof(used));
+	text_bytes(m->rt_heap_committed, comm, sizeof(comm));
+	text_bytes(m->mem_now, rss, sizeof(rss));
+	text_bytes(m->mem_now > m->rt_heap_committed ? m->mem_now - m->rt_heap_committed : 0, out,
+		   sizeof(out));
+	snprintf(buf, size, "Java heap %s of %s, RSS %s: %s outside the heap", used, comm, rss,
+		 out);
+}
+
+/* Where a JVM's memory grows: on its heap when the committed heap took at
+ * least half of the RSS growth since the first reading, else outside it
+ * (threads, direct buffers, metaspace, native code). "" when not known or
+ * not growing. */
+static const char *heap_growth(const struct metrics *m)
+{
+	uint64_t rss_up, heap_up;
+
+	if (!m->rt_heap || m->mem_now <= m->rt_rss0)
+		return "";
+	rss_up = m->mem_now - m->rt_rss0;
+	heap_up = m->rt_heap_committed > m->rt_heap_committed0
+		      ? m->rt_heap_committed - m->rt_heap_committed0
+		      : 0;
+	return heap_up * 2 >= rss_up ? "; growth on the Java heap"
+				     : "; growth outside the Java heap";
+}
+
 /* "MEM 54 MiB RSS  STAIRS, ...  (anon 52 MiB, file 1.2 MiB)": the size and
  * the verdict first, the breakdown last and only whole: at 80 columns it
  * read "(anon 104" (width 0: any width). */
@@ -477,7 +511,17 @@ void view_chart_mem_fit(const struct metrics *m, bool process_wide, int width, c
 		snprintf(shmem, sizeof(shmem), ", shmem %s", s);
 	}
 	mem_trend_text(m, trend, sizeof(trend));
-	snprintf(buf, size, "MEM%s %s RSS  %s", wide_text(m, process_wide), rss, trend);
+	if (m->rt_heap) {
+		char heap[160];
+
+		view_chart_heap_text(m, heap, sizeof(heap));
+		if (m->mem_trend.kind == SERIES_STAIRS || m->mem_rising)
+			snprintf(trend + strlen(trend), sizeof(trend) - strlen(trend), "%s",
+				 heap_growth(m));
+		snprintf(buf, size, "MEM%s %s  %s", wide_text(m, process_wide), heap, trend);
+	} else {
+		snprintf(buf, size, "MEM%s %s RSS  %s", wide_text(m, process_wide), rss, trend);
+	}
 	snprintf(split, sizeof(split), "  (anon %s, file %s%s)", anon, file, shmem);
 	add_piece(buf, size, width, split);
 }

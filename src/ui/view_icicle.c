@@ -74,7 +74,17 @@ struct view_icicle_priv {
 /* KIND_WAIT colours what waits for work or for time (idle, sleep) and wall
  * mode's [sleep]/[idle]/[D-state]/[other] frames; their names say what they
  * are, so the legend lists the first KIND_LEGEND only. */
-enum kind { KIND_APP, KIND_LIB, KIND_KERNEL, KIND_LOCK, KIND_IO, KIND_RUNTIME, KIND_WAIT, KIND_N };
+enum kind {
+	KIND_APP,
+	KIND_LIB,
+	KIND_KERNEL,
+	KIND_LOCK,
+	KIND_IO,
+	KIND_RUNTIME,
+	KIND_GC,
+	KIND_WAIT,
+	KIND_N
+};
 #define KIND_LEGEND KIND_WAIT
 
 static const struct {
@@ -86,7 +96,9 @@ static const struct {
     [KIND_KERNEL] = {"kernel", "kern", GRID_C_MAGENTA},
     [KIND_LOCK] = {"lock", "lock", GRID_C_RED},
     [KIND_IO] = {"I/O", "I/O", GRID_C_BLUE},
-    [KIND_RUNTIME] = {"runtime/GC", "gc", GRID_C_YELLOW},
+    [KIND_RUNTIME] = {"runtime", "rt", GRID_C_YELLOW},
+    /* its own colour, a bar that stands out: is the CPU the collector's? */
+    [KIND_GC] = {"GC", "gc", GRID_C_GC},
     [KIND_WAIT] = {"sleep/wait", "wait", GRID_C_WHITE},
 };
 
@@ -103,6 +115,7 @@ static enum kind kind_of_func(enum funckind k)
 	case FUNCKIND_SLEEP:
 		return KIND_WAIT;
 	case FUNCKIND_GC:
+		return KIND_GC;
 	case FUNCKIND_RUNTIME:
 		return KIND_RUNTIME;
 	default:

@@ -18,6 +18,7 @@
 
 #include "stacktop/symbols/frames.h"
 #include "stacktop/ui/keymap.h"
+#include "stacktop/ui/view_chart.h"
 #include "stacktop/ui/keys.h"
 #include "stacktop/memory/memhold.h"
 #include "stacktop/memory/memmap.h"
@@ -227,6 +228,20 @@ int view_memory_update(struct view_memory_state *st, const struct view_memory_in
 	st->started = in->mm != NULL;
 	st->tracing = in->hold != NULL;
 	snprintf(st->trace_err, sizeof(st->trace_err), "%s", in->trace_err ? in->trace_err : "");
+	st->heap[0] = '\0';
+	st->heap_na = in->metrics && !in->metrics->rt_heap && in->metrics->rt_unread;
+	if (st->heap_na)
+		snprintf(st->heap, sizeof(st->heap),
+			 "%s heap: not available (stacktop reads a JVM's from its hsperfdata)",
+			 in->metrics->rt_unread);
+	if (in->metrics && in->metrics->rt_heap) {
+		size_t o;
+
+		view_chart_heap_text(in->metrics, st->heap, sizeof(st->heap));
+		o = strlen(st->heap);
+		snprintf(st->heap + o, sizeof(st->heap) - o, "  (%llu collections, %.1f s of GC)",
+			 (unsigned long long)in->metrics->rt_gc_count, in->metrics->rt_gc_time_s);
+	}
 	if (!in->mm)
 		return 0;
 	uint64_t win = (uint64_t)in->window_s * 1000000000ull;
@@ -411,6 +426,8 @@ int view_memory_render(struct grid *g, const struct view_header *h,
 		return 0;
 	int y = view_header_render(g, 0, h);
 	int last = g->h - 1; /* footer */
+	if (st->heap[0])     /* the runtime's own view of its memory, first */
+		grid_put(g, 0, y++, st->heap, st->heap_na ? GRID_DIM : GRID_BOLD, g->w);
 	if (!h->batch)
 		view_footer_render(g, st->utf8 ? footer : footer_ascii);
 	else

@@ -140,6 +140,8 @@ static void test_go(void **state)
 	    {"runtime.markroot", FUNCKIND_GC},
 	    {"runtime.scanobject", FUNCKIND_GC},
 	    {"runtime.bgsweep", FUNCKIND_GC},
+	    {"runtime.bgscavenge", FUNCKIND_GC},
+	    {"runtime.gcAssistAlloc1", FUNCKIND_GC},
 	    {"runtime.mallocgc", FUNCKIND_RUNTIME},
 	    {"runtime.schedule", FUNCKIND_RUNTIME},
 	    {"runtime.futex", FUNCKIND_SYSCALL},
@@ -175,6 +177,10 @@ static void test_jvm(void **state)
 	    {"G1ConcurrentMark::mark_from_roots()", FUNCKIND_GC},
 	    {"G1ParScanThreadState::trim_queue_to_threshold(unsigned int)", FUNCKIND_GC},
 	    {"G1YoungCollector::collect()", FUNCKIND_GC},
+	    {"G1ParEvacuateFollowersClosure::do_void()", FUNCKIND_GC},
+	    {"GenCollectedHeap::do_collection(bool, bool, unsigned long, bool, GenerationType)",
+	     FUNCKIND_GC},
+	    {"ParallelScavengeHeap::collect(GCCause::Cause)", FUNCKIND_GC},
 	    {"PSScavenge::invoke()", FUNCKIND_GC},
 	    {"ZMark::work()", FUNCKIND_GC},
 	    {"ConcurrentGCThread::run()", FUNCKIND_GC},
@@ -197,6 +203,12 @@ static void test_other_runtimes(void **state)
 	    {"gc_collect_region", FUNCKIND_GC},
 	    {"_PyGC_Collect", FUNCKIND_GC},
 	    {"_PyEval_EvalFrameDefault", FUNCKIND_NONE},
+	    {"collect", FUNCKIND_GC}, /* before 3.12: gcmodule.c */
+	    {"collect_with_callback", FUNCKIND_GC},
+	    {"collect_generations", FUNCKIND_GC},
+	    {"collect_metrics", FUNCKIND_NONE},
+	    {"v8::internal::ConcurrentMarking::RunMajor()", FUNCKIND_GC},
+	    {"v8::internal::IncrementalMarking::Step()", FUNCKIND_GC},
 	    /* V8 */
 	    {"v8::internal::ScavengerCollector::CollectGarbage()", FUNCKIND_GC},
 	    {"v8::internal::MarkCompactCollector::CollectGarbage()", FUNCKIND_GC},
@@ -216,6 +228,24 @@ static void test_other_runtimes(void **state)
 	    {"event_base_loop", FUNCKIND_IDLE},
 	};
 	CHECK(w, false);
+}
+
+/* A runtime's collector threads by name: HotSpot's GC workers are GC
+ * whatever their (often unnamed) libjvm frames say. */
+static void test_gc_thread(void **state)
+{
+	assert_true(funckind_gc_thread("GC Thread#0"));
+	assert_true(funckind_gc_thread("GC Thread#12"));
+	assert_true(funckind_gc_thread("G1 Conc#0"));
+	assert_true(funckind_gc_thread("G1 Refine#0"));
+	assert_true(funckind_gc_thread("G1 Main Marker"));
+	assert_true(funckind_gc_thread("ZWorker#3"));
+	assert_false(funckind_gc_thread("VM Thread"));
+	assert_false(funckind_gc_thread("main"));
+	assert_false(funckind_gc_thread("C2 CompilerThre"));
+	assert_false(funckind_gc_thread("worker GC Thread"));
+	assert_false(funckind_gc_thread(""));
+	assert_false(funckind_gc_thread(NULL));
 }
 
 /* Which lock: the glibc calls whose layout the locks module reads. */
@@ -275,4 +305,5 @@ static void test_long_names(void **state)
 }
 
 TEST_MAIN(NULL, NULL, TEST(test_glibc), TEST(test_kernel), TEST(test_go), TEST(test_jvm),
-	  TEST(test_other_runtimes), TEST(test_lock_of), TEST(test_names), TEST(test_long_names))
+	  TEST(test_other_runtimes), TEST(test_gc_thread), TEST(test_lock_of), TEST(test_names),
+	  TEST(test_long_names))

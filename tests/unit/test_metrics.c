@@ -24,6 +24,7 @@
 
 #include "runner.h"
 
+#include "stacktop/lib/text.h"
 #include "stacktop/proc/metrics.h"
 #include "stacktop/ui/view_chart.h" /* the words for the readings */
 #include "stacktop/ui/view_threads.h"
@@ -334,6 +335,30 @@ static void test_stairs(void **state)
 	assert_true(strlen(buf) <= 80);
 	assert_null(strstr(buf, "(anon"));
 	assert_non_null(strstr(buf, "STAIRS, leak suspected: +"));
+	/* A JVM (runtime/hsperf): its heap beside the RSS, and where the
+	 * growth is: on the heap when the committed heap took half of it. */
+	uint64_t rss = m.mem_now;
+	m.rt_heap = true;
+	m.rt_heap_used = 14 * MIB;
+	m.rt_heap_committed = 32 * MIB;
+	m.rt_heap_committed0 = 32 * MIB;
+	m.rt_rss0 = rss - 40 * MIB;
+	view_chart_heap_text(&m, buf, sizeof(buf));
+	char want[160], r[32], o[32];
+	text_bytes(rss, r, sizeof(r));
+	text_bytes(rss - 32 * MIB, o, sizeof(o));
+	snprintf(want, sizeof(want), "Java heap 14 MiB of 32 MiB, RSS %s: %s outside the heap", r,
+		 o);
+	assert_string_equal(buf, want);
+	view_chart_mem_text(&m, false, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "MEM Java heap 14 MiB of 32 MiB, RSS ", 36));
+	assert_non_null(strstr(buf, "; growth outside the Java heap"));
+	m.rt_heap_committed = 60 * MIB; /* the heap took 28 of the 40 MiB */
+	view_chart_mem_text(&m, false, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "; growth on the Java heap"));
+	m.rt_heap = false;
+	view_chart_heap_text(&m, buf, sizeof(buf));
+	assert_string_equal(buf, "");
 	metrics_free(&m);
 }
 

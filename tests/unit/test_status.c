@@ -300,6 +300,31 @@ static void test_health_copied(void **state)
 	assert_float_equal(fx->h.achieved_hz, 0, 1e-9);
 }
 
+/* The GC share: given once there are 20 CPU samples, shown on line 2 from
+ * a few percent ("GC 23% of CPU"), never below. */
+static void test_gc_share(void **state)
+{
+	struct fx *fx = *state;
+	char l1[512], l2[512];
+
+	fx->in.gc_samples = 3;
+	fx->in.gc_running = 10;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_true(fx->h.gc_pct < 0);
+	header_rows(&fx->h, l1, l2, sizeof(l1));
+	assert_null(strstr(l2, "GC "));
+	fx->in.gc_samples = 23;
+	fx->in.gc_running = 100;
+	status_header(&fx->in, fx->pids, &fx->h);
+	assert_float_equal(fx->h.gc_pct, 23, 1e-9);
+	header_rows(&fx->h, l1, l2, sizeof(l1));
+	assert_non_null(strstr(l2, "GC 23% of CPU"));
+	fx->in.gc_samples = 2;
+	status_header(&fx->in, fx->pids, &fx->h);
+	header_rows(&fx->h, l1, l2, sizeof(l1));
+	assert_null(strstr(l2, "GC "));
+}
+
 TEST_MAIN(NULL, NULL, T(test_counters), T(test_jit_hint), T(test_health_copied),
 	  T(test_expected_cpu), T(test_expected_wall), T(test_source), T(test_exit_text),
-	  T(test_following))
+	  T(test_following), T(test_gc_share))

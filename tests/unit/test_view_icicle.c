@@ -175,9 +175,10 @@ static void test_render_120(void **state)
 					"samples)  if free: inf (whole profile)");
 	assert_string_equal(row(fx, 15),
 			    " arrows  Enter zoom  Esc back  / search  n/N match  f bottom-up  c "
-			    "colour            app lib kernel lock I/O runtime/GC");
+			    "colour            app lib kernel lock I/O runtime GC");
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 120 - 36 + 1, 15)->attr), GRID_C_GREEN);
 	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 120 - 11, 15)->attr), GRID_C_YELLOW);
+	assert_int_equal(GRID_COLOR_OF(grid_at(&fx->g, 120 - 3, 15)->attr), GRID_C_GC);
 	render(fx, 200, 16);
 	assert_true(has(row(fx, 15), "c colour  t threads  ? help  q quit"));
 }
@@ -675,7 +676,8 @@ static void test_colours(void **state)
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 92, 7)), GRID_C_MAGENTA); /* kernel */
 	assert_true(attr_at(fx, 1, 7) & GRID_BOLD);			     /* hot: 40% self */
 	assert_false(attr_at(fx, 1, 6) & GRID_BOLD);			     /* worker: 5% self */
-	assert_true(has(row(fx, 15), "c colour  app lib kern lock I/O gc")); /* short legend */
+	render(fx, 103, 16); /* the short legend needs 103 columns */
+	assert_true(has(row(fx, 15), "c colour  app lib kern lock I/O rt gc")); /* short legend */
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 75, 15)), GRID_C_GREEN);
 	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 79, 15)), GRID_C_CYAN);
 	assert_true(view_icicle_key(&fx->st, 'c').kind);
@@ -788,7 +790,7 @@ static int colour_of_box(struct fixture *fx, const char *label)
 
 /* One word for one wait (issue 21): a condition variable's wait, its futex
  * and wall mode's [idle] under it are a wait for work (white), never lock
- * (red); a mutex's futex is lock, as its caller is. Go's GC is runtime/GC. */
+ * (red); a mutex's futex is lock, as its caller is. Go's GC has its own colour. */
 static void test_condvar_not_lock(void **state)
 {
 	struct fixture *fx = *state;
@@ -815,7 +817,7 @@ static void test_condvar_not_lock(void **state)
 	assert_int_equal(colour_of_box(fx, "___pthread_mutex_lock"), GRID_C_RED);
 	assert_int_equal(colour_of_box(fx, "__lll_lock_wait"), GRID_C_RED);
 	assert_int_equal(colour_of_box(fx, "futex_wait_queue"), GRID_C_RED);
-	assert_int_equal(colour_of_box(fx, "runtime.gcBgMarkWorker"), GRID_C_YELLOW);
+	assert_int_equal(colour_of_box(fx, "runtime.gcBgMarkWorker"), GRID_C_GC);
 	/* Bottom-up, a parent is a callee: the futex keeps its own colour. */
 	assert_true(view_icicle_key(&fx->st, 'f').kind);
 	render(fx, 160, 30);

@@ -459,6 +459,41 @@ static void test_random_reference(void **state)
 
 /* Wall mode: wait pseudo frames, the per-row split by wait kind, the
  * process split line and idle threads. */
+/* GC share: stacks through a collector's function (any depth, kernel
+ * frames under it too), or on a GC thread; wall mode's waits are not CPU. */
+static void test_gc_counts(void **state)
+{
+	struct window *w;
+	uint64_t running, gc;
+
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
+	uint32_t main_ = fn(w, 1, 0x100, "app", "main", NULL, 0);
+	uint32_t work = fn(w, 1, 0x200, "app", "work", NULL, 0);
+	uint32_t mark = fn(w, 1, 0x300, "gosrv", "runtime.gcBgMarkWorker", NULL, 0);
+	uint32_t scan = fn(w, 1, 0x400, "gosrv", "runtime.scanobject", NULL, 0);
+	uint32_t other = fn(w, 1, 0x500, "gosrv", "runtime.memmove", NULL, 0);
+	uint32_t kpage = kfn(w, 0xffffffff81000100ull, "clear_page");
+	int64_t sl = frames_wait(window_frames_mut(w), SAMPLE_WAIT_SLEEP);
+	assert_true(sl >= 0);
+
+	uint32_t s_work[] = {main_, work}, s_mark[] = {mark, other, kpage}, s_scan[] = {mark, scan};
+	uint32_t s_sleep[] = {main_, work, (uint32_t)sl};
+	assert_int_equal(window_add(w, 1 * SEC, 10, s_work, 2, 6), 0);
+	assert_int_equal(window_add(w, 1 * SEC, 11, s_mark, 3, 3), 0);
+	assert_int_equal(window_add(w, 1 * SEC, 11, s_scan, 2, 1), 0);
+	assert_int_equal(window_add(w, 1 * SEC, 12, s_work, 2, 2), 0);
+	assert_int_equal(window_add(w, 1 * SEC, 12, s_sleep, 3, 50), 0);
+	gc = window_gc_counts(w, NULL, 0, &running);
+	assert_int_equal(running, 12);
+	assert_int_equal(gc, 4);
+	/* thread 12 is a GC thread (by its name): its running samples too */
+	int tids[] = {5, 12, 40};
+	gc = window_gc_counts(w, tids, 3, &running);
+	assert_int_equal(running, 12);
+	assert_int_equal(gc, 6);
+	window_free_fx(w);
+}
+
 static void test_wait_frames(void **state)
 {
 	struct window *w;
@@ -803,6 +838,6 @@ static void test_reuse_matches_fresh(void **state)
 
 TEST_MAIN(NULL, NULL, TEST(test_intern), TEST(test_expire), TEST(test_big_gap_and_span),
 	  TEST(test_reset_and_tids), TEST(test_top_recursion), TEST(test_top_kernel_and_lines),
-	  TEST(test_many_stacks), TEST(test_random_reference), TEST(test_wait_frames),
-	  TEST(test_free_on_expire), TEST(test_ids_reused), TEST(test_reset_frees),
-	  TEST(test_reuse_matches_fresh))
+	  TEST(test_many_stacks), TEST(test_random_reference), TEST(test_gc_counts),
+	  TEST(test_wait_frames), TEST(test_free_on_expire), TEST(test_ids_reused),
+	  TEST(test_reset_frees), TEST(test_reuse_matches_fresh))

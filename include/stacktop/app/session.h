@@ -54,6 +54,11 @@ struct session {
 	/* Alongside. */
 	struct metrics metrics; /* every process profiled, summed */
 	bool metrics_ok;
+	/* runtime/hsperf: the first target's JVM heap, read every second
+	 * while found, else looked for again (every second for 20 misses,
+	 * then every 10 s) */
+	uint64_t hsperf_next_ns;
+	unsigned hsperf_misses;
 	/* Who waits on whose lock, read with each metrics tick (threads asleep
 	 * in futex): the threads view and dump name holders and deadlocks. */
 	struct locks locks;

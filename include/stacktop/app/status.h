@@ -31,6 +31,9 @@ struct status_in {
 	const struct health *health;	  /* rates and the warning; NULL: none measured */
 	const struct dbgfetch_stats *dbg; /* --debuginfod, else NULL */
 	int jit_nomap_pid; /* JIT code unnamed: no /tmp/perf-PID.map (sym_jit_nomap) */
+	/* samples on the CPU in the window that are GC, and all on the CPU
+	 * (window_gc_counts) */
+	uint64_t gc_samples, gc_running;
 };
 
 /* Fill h (cleared first) from in. pids is room for PROCS_MAX pids that h

@@ -141,6 +141,14 @@ struct window_top_query {
 int window_top(struct window *w, const struct window_top_query *q, struct window_top_row **rows,
 	       size_t *n, uint64_t *total);
 
+/* Samples on the CPU in the window that are garbage collection: their
+ * stack holds a collector's function (funckind GC: Go's mark workers and
+ * assists, HotSpot's, CPython's, V8's), or their thread is one of gc_tids
+ * (sorted; a runtime's GC threads by name, funckind_gc_thread). *running
+ * is all samples on the CPU (wall mode's waits left out). */
+uint64_t window_gc_counts(const struct window *w, const int *gc_tids, size_t ntids,
+			  uint64_t *running);
+
 /* ---- wall mode ---- */
 
 /* Samples of tid (0: all threads) in the window by the wait kind of their

@@ -63,6 +63,11 @@ enum funckind funckind_of(const char *func, bool kernel);
  * when the kind is LOCK (else FUNCKIND_LOCK_ANY). */
 enum funckind funckind_lock_of(const char *func, enum funckind_lock *lock);
 
+/* Is a thread of that name (its comm) a runtime's garbage collector
+ * (HotSpot's "GC Thread#0", "G1 Conc#0", "G1 Refine#0"...)? Its CPU is
+ * GC whatever its frames say (libjvm's may have no names). */
+bool funckind_gc_thread(const char *comm);
+
 /* "none", "lock", "idle", "I/O", "sleep", "GC", "runtime", "syscall". */
 const char *funckind_name(enum funckind k);
 

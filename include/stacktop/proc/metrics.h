@@ -195,6 +195,18 @@ struct metrics {
 	 * growth ("cache_put", raw target text), named in the MEM alert;
 	 * NULL when not known. */
 	const char *mem_holder;
+	/* Set by the front end too (runtime/hsperf for a JVM): the runtime's
+	 * own heap, committed and used, in bytes (rt_heap false: not a
+	 * runtime whose heap can be read), its collections and their time;
+	 * and the committed heap and RSS at the first reading, so a verdict
+	 * can tell growth on the heap from growth outside it. */
+	bool rt_heap;
+	/* a runtime whose heap is not read ("node", "Python", "Java" without
+	 * its hsperfdata), for a "not available"; NULL: native code */
+	const char *rt_unread;
+	uint64_t rt_heap_used, rt_heap_committed, rt_gc_count;
+	double rt_gc_time_s;
+	uint64_t rt_heap_committed0, rt_rss0;
 	pid_t busiest_floor_tid; /* the floor thread with the highest floor_pct, 0 if none */
 
 	struct metrics_thread *threads;

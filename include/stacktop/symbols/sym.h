@@ -19,7 +19,8 @@
  * its .gopclntab (elf/gopclntab.h): functions, file:line and Go's inline
  * tree, the way Go's own tracebacks name it.
  *
- * JIT code: the target's perf map file (perfmap.h). Kernel: /proc/kallsyms
+ * JIT code: the target's perf map file (perfmap.h), else the jitdump file
+ * it maps (jitdump.h), whose names carry file:line. Kernel: /proc/kallsyms
  * (kallsyms.h), loaded once; all-zero addresses (no permission) make every
  * kernel address "[kernel]" with no name.
  *
@@ -77,6 +78,7 @@ enum {
 	SYM_SRC_INLINE = 1 << 5,  /* DWARF named inlined functions */
 	SYM_SRC_NONE = 1 << 6,	  /* some pcs had no name at all (offsets only) */
 	SYM_SRC_REMOTE = 1 << 7,  /* file not read: on a FUSE or network mount (space.h) */
+	SYM_SRC_JITDUMP = 1 << 8, /* a JIT's jitdump file (jitdump.h) */
 	/* Go's own function table (elf/gopclntab.h): names, lines, inlines
 	 * of a Go binary without .symtab (1 << 12: clear of other new bits) */
 	SYM_SRC_GOPCLNTAB = 1 << 12,

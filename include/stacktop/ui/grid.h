@@ -38,6 +38,7 @@ enum grid_color {
 	GRID_C_WHITE,
 	GRID_C_ALERT,  /* white on red: alerts */
 	GRID_C_HEADER, /* black on cyan: column headers, title bars */
+	GRID_C_GC,     /* black on yellow: a garbage collector's boxes in the icicle */
 	GRID_C_COUNT
 };
 

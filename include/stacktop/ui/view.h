@@ -148,7 +148,13 @@ struct view_header {
 		double ago_s;
 		int unnamed_pct; /* of the window's samples: stacks through unnamed JIT code */
 	} jit;
+	/* % of the CPU samples in the window that are garbage collection
+	 * (status: window_gc_counts); shown as "GC 23% of CPU" on line 2 from
+	 * VIEW_GC_SHOWN_PCT; < 0: too few samples to say */
+	double gc_pct;
 };
+
+#define VIEW_GC_SHOWN_PCT 3.0
 
 /* Draw the header into rows y.. of g; returns the number of rows used:
  * 2, or 3 when there is an exit notice, a warning, a status message or a

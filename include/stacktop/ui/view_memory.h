@@ -38,6 +38,7 @@
 struct frames;
 struct memhold;
 struct memmap;
+struct metrics;
 
 /* What update reads; owned by the session. */
 struct view_memory_input {
@@ -49,6 +50,8 @@ struct view_memory_input {
 	unsigned window_s;
 	uint64_t now_ns;
 	uint64_t since_ns; /* when tracing started */
+	/* the series (a JVM's heap beside RSS: rt_heap), NULL: none */
+	const struct metrics *metrics;
 };
 
 struct view_memory_map {
@@ -87,7 +90,9 @@ struct view_memory_state {
 	unsigned period, fault_period;
 	uint64_t lost;
 	int smaps_err;
-	int page; /* out: holder rows on screen */
+	int page;	/* out: holder rows on screen */
+	char heap[200]; /* "Java heap 20 MiB of 32 MiB, RSS ...", "" for native code */
+	bool heap_na;	/* heap is "node heap: not available ..." */
 };
 
 /* Collect, sort and name the rows. 0 or -ENOMEM. */
