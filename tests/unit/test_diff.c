@@ -69,6 +69,19 @@ static const char *write_profile(const char *name, bool timed, int seconds, int 
 	return p;
 }
 
+/* Each string (up to NULL) stands in text; the first missing one is named. */
+static void assert_has(const char *text, ...)
+{
+	va_list ap;
+	const char *want;
+
+	va_start(ap, text);
+	while ((want = va_arg(ap, const char *)))
+		if (!strstr(text, want))
+			fail_msg("missing from the text: \"%s\"", want);
+	va_end(ap);
+}
+
 static const struct diff_row *row(const struct diff *d, const char *func)
 {
 	for (size_t i = 0; i < d->nrows; i++)
@@ -229,13 +242,12 @@ static void test_gone_and_text(void **state)
 	assert_non_null(row(d, "old_path"));
 	assert_true(row(d, "old_path")->own.new_pct == 0 && row(d, "old_path")->gone);
 	assert_int_equal(view_diff_text(d, &vo, &text, &len), 0);
-	assert_non_null(strstr(text, "\n-------- own --------  ------- total -------\n"
-				     " Base%   Now%   Delta   Base%   Now%   Delta   Function\n"));
-	assert_non_null(strstr(text, "old_path (gone)\n"));
-	assert_non_null(strstr(text, "*  hot_b\n"));
-	assert_non_null(strstr(text, "run: 5.0 s, 2.5 CPU-s, avg 50%, peak 90%, RSS 1.0 MiB → "));
-	assert_non_null(strstr(text, "fail-above 5.0: 1 function grew"));
-	assert_non_null(strstr(text, "per second (base 5 s, new 5 s)"));
+	assert_has(text,
+		   "\n-------- own --------  ------- total -------\n"
+		   " Base%   Now%   Delta   Base%   Now%   Delta   Function\n",
+		   "old_path (gone)\n", "*  hot_b\n",
+		   "run: 5.0 s, 2.5 CPU-s, avg 50%, peak 90%, RSS 1.0 MiB → ",
+		   "fail-above 5.0: 1 function grew", "per second (base 5 s, new 5 s)", NULL);
 	free(text);
 	diff_free(d);
 }
@@ -370,12 +382,8 @@ static void test_caller_shift(void **state)
 		printf("%s", text);
 	assert_null(strstr(text, "leaf_b (gone)"));
 	assert_null(strstr(text, "leaf_a (gone)"));
-	assert_non_null(strstr(text, "old_only (gone)\n"));
-	assert_non_null(strstr(text, "fresh (new)\n"));
-	assert_non_null(strstr(text, "*  leaf_b\n"));
-	assert_non_null(strstr(text, "*  leaf_a\n"));
-	assert_non_null(strstr(text, "fail-above 5.0: 1 function grew"));
-	assert_non_null(strstr(text, "  leaf_b (total)\n"));
+	assert_has(text, "old_only (gone)\n", "fresh (new)\n", "*  leaf_b\n", "*  leaf_a\n",
+		   "fail-above 5.0: 1 function grew", "  leaf_b (total)\n", NULL);
 	free(text);
 	diff_free(d);
 }
