@@ -35,10 +35,10 @@ static void test_all(void **state)
 	} cases[] = {
 	    {"0123456789", 100, 0, 0, "0123456789"},
 	    {"0123456789", 10, 0, 0, "0123456789"},   /* exactly max */
-	    {"0123456789", 4, 0, -EFBIG, "0123"},      /* the first max bytes */
+	    {"0123456789", 4, 0, -EFBIG, "0123"},     /* the first max bytes */
 	    {"0123456789", 100, 2, 0, "0123456789"},  /* a hint too small grows */
 	    {"0123456789", 100, 10, 0, "0123456789"}, /* the hint exact */
-	    {"0123456789", 4, 5, -EFBIG, NULL},       /* a hint past max: nothing read */
+	    {"0123456789", 4, 5, -EFBIG, NULL},	      /* a hint past max: nothing read */
 	    {"", 100, 0, 0, ""},
 	};
 
@@ -48,7 +48,8 @@ static void test_all(void **state)
 		char *buf = (char *)1;
 		size_t len = 99;
 
-		assert_int_equal(fdread_all(fd, cases[i].max, cases[i].hint, &buf, &len), cases[i].rc);
+		assert_int_equal(fdread_all(fd, cases[i].max, cases[i].hint, &buf, &len),
+				 cases[i].rc);
 		if (cases[i].got) {
 			assert_non_null(buf);
 			assert_int_equal(len, strlen(cases[i].got));
