@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "stacktop/model/window.h"
+#include "stacktop/proc/tfile.h"
 #include "stacktop/runtime/rtkind.h"
 #include "stacktop/symbols/frames.h"
 #include "stacktop/symbols/sym.h"
@@ -176,19 +177,12 @@ static void keep_jvm(struct jitwatch_proc *p)
 {
 	char path[64], buf[4096];
 	struct jvmattach_ids ids;
-	ssize_t n;
-	int fd;
 
 	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
 	snprintf(path, sizeof(path), "/proc/%d/root", (int)p->pid);
 	p->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	if (jvmattach_parse_status(buf, &ids) == 0) {
+	if (tfile_read_status(p->pid, buf, sizeof(buf)) >= 0 &&
+	    jvmattach_parse_status(buf, &ids) == 0) {
 		p->nspid = ids.nspid;
 		p->uid = ids.euid;
 	} else if (p->rootfd >= 0) {

@@ -50,7 +50,10 @@
 
 /* ---- writing ---- */
 
-struct pp {
+struct pprof_tables {
+	struct frames *fr;
+	pprof_label_fn label;
+	void *ctx;
 	struct strpool str;
 	struct hashidx fn_of;  /* (name, file) → function index (id - 1) */
 	struct hashidx map_of; /* module name → mapping index (id - 1) */
@@ -74,9 +77,16 @@ struct pp {
 	size_t nline, capline;
 	size_t *first, *nlines; /* per location */
 	size_t capfirst, capnlines;
+	uint32_t *leaf_first; /* a stack's ids, leaf first */
+	size_t capleaf;
+	/* what pprof_tables_fill hands the profile: protobuf-c's pointer arrays */
+	Perftools__Profiles__Location **locp;
+	Perftools__Profiles__Function **fnp;
+	Perftools__Profiles__Mapping **mapp;
+	Perftools__Profiles__Line **linep;
 };
 
-static int64_t pp_str(struct pp *p, const char *s)
+static int64_t pp_str(struct pprof_tables *p, const char *s)
 {
 	char *c = selection_clean(s ? s : "", false);
 	int64_t i;
@@ -99,7 +109,7 @@ static uint64_t pp_address(const struct frame *f)
  * its full path and build-id, and file_offset is set so that address -
  * memory_start + file_offset is the ELF address (the file offset for the
  * usual text segment, whose offset equals its address). */
-static int pp_origin(struct pp *p, Perftools__Profiles__Mapping *m, const struct frame *f)
+static int pp_origin(struct pprof_tables *p, Perftools__Profiles__Mapping *m, const struct frame *f)
 {
 	struct pp_bias *b = &p->bias[m->id - 1];
 	int64_t path, bid;
@@ -120,16 +130,16 @@ static int pp_origin(struct pp *p, Perftools__Profiles__Mapping *m, const struct
 
 static bool map_hash(const void *ctx, uint32_t id, uint64_t *hash)
 {
-	*hash = hashidx_mix64((uint64_t)((const struct pp *)ctx)->bias[id].module);
+	*hash = hashidx_mix64((uint64_t)((const struct pprof_tables *)ctx)->bias[id].module);
 	return true;
 }
 
 static bool map_eq(const void *ctx, uint32_t id, const void *key)
 {
-	return ((const struct pp *)ctx)->bias[id].module == *(const int64_t *)key;
+	return ((const struct pprof_tables *)ctx)->bias[id].module == *(const int64_t *)key;
 }
 
-static int64_t pp_mapping(struct pp *p, const struct frame *f)
+static int64_t pp_mapping(struct pprof_tables *p, const struct frame *f)
 {
 	const char *mod = f->has_sym && f->sym.module ? f->sym.module
 			  : f->kernel		      ? "[kernel]"
@@ -180,7 +190,7 @@ static uint64_t fn_key_hash(int64_t name, int64_t file)
 
 static bool fn_hash(const void *ctx, uint32_t id, uint64_t *hash)
 {
-	const Perftools__Profiles__Function *fn = &((const struct pp *)ctx)->fn[id];
+	const Perftools__Profiles__Function *fn = &((const struct pprof_tables *)ctx)->fn[id];
 
 	*hash = fn_key_hash(fn->name, fn->filename);
 	return true;
@@ -188,13 +198,13 @@ static bool fn_hash(const void *ctx, uint32_t id, uint64_t *hash)
 
 static bool fn_eq(const void *ctx, uint32_t id, const void *key)
 {
-	const Perftools__Profiles__Function *fn = &((const struct pp *)ctx)->fn[id];
+	const Perftools__Profiles__Function *fn = &((const struct pprof_tables *)ctx)->fn[id];
 	const struct fn_key *k = key;
 
 	return fn->name == k->name && fn->filename == k->file;
 }
 
-static int64_t pp_function(struct pp *p, int64_t name, int64_t file)
+static int64_t pp_function(struct pprof_tables *p, int64_t name, int64_t file)
 {
 	struct fn_key key = {name, file};
 	uint64_t h = fn_key_hash(name, file);
@@ -219,15 +229,14 @@ static int64_t pp_function(struct pp *p, int64_t name, int64_t file)
 
 /* One Line of a location: window frame id's function and line. An
  * inlined function is named plainly: the Line list says it is inlined. */
-static int pp_line(struct pp *p, struct window *w, struct selection *s, uint32_t id,
-		   const struct frame *f, int64_t *map)
+static int pp_line(struct pprof_tables *p, uint32_t id, const struct frame *f, int64_t *map)
 {
 	int64_t name, file, fn;
 
 	if (f->has_sym && f->sym.func && f->sym.inlined)
 		name = pp_str(p, f->sym.func);
 	else
-		name = pp_str(p, selection_label(s, w, id));
+		name = pp_str(p, p->label(p->ctx, id));
 	if (name < 0 || (file = pp_str(p, f->has_line && f->sym.file ? f->sym.file : "")) < 0 ||
 	    (fn = pp_function(p, name, file)) < 0 || (*map = pp_mapping(p, f)) < 0)
 		return -ENOMEM;
@@ -247,9 +256,9 @@ static int pp_line(struct pp *p, struct window *w, struct selection *s, uint32_t
 /* The location of window frames ids[0 .. n), made on first use: one
  * frame, or the inline levels of a pc (innermost first) and, last, the
  * frame of the function they were inlined into, whose id keys it. */
-static int64_t pp_location(struct pp *p, struct window *w, struct selection *s, const uint32_t *ids,
-			   size_t n)
+static int64_t pp_location(struct pprof_tables *p, const uint32_t *ids, size_t n)
 {
+	static const struct frame gone; /* a frame no longer live: no name, pc 0 */
 	uint32_t key = ids[n - 1];
 	const struct frame *f = NULL;
 	Perftools__Profiles__Location *l;
@@ -263,8 +272,10 @@ static int64_t pp_location(struct pp *p, struct window *w, struct selection *s, 
 		return -ENOMEM;
 	p->first[p->nloc] = p->nline;
 	for (size_t k = 0; k < n; k++) {
-		f = frames_line(window_frames_mut(w), ids[k]); /* pprof carries lines */
-		if (pp_line(p, w, s, ids[k], f, &map))
+		f = frames_line(p->fr, ids[k]); /* pprof carries lines */
+		if (!f)
+			f = &gone;
+		if (pp_line(p, ids[k], f, &map))
 			return -ENOMEM;
 	}
 	p->nlines[p->nloc] = n;
@@ -278,37 +289,118 @@ static int64_t pp_location(struct pp *p, struct window *w, struct selection *s, 
 	return (int64_t)l->id;
 }
 
-static void reverse_ids(uint32_t *v, size_t n)
-{
-	for (size_t lo = 0, hi = n; lo + 1 < hi; lo++, hi--) {
-		uint32_t t = v[lo];
-		v[lo] = v[hi - 1];
-		v[hi - 1] = t;
-	}
-}
-
 /* How many frames from stack[k] on (leaf first) make one location: the
  * inline levels of a pc and the frame they were inlined into. */
-static size_t pp_group(struct window *w, const uint32_t *stack, size_t k, size_t n)
+static size_t pp_group(const struct frames *fr, const uint32_t *stack, size_t k, size_t n)
 {
-	const struct frame *f0 = frames_get(window_frames(w), stack[k]), *f;
+	const struct frame *f0 = frames_get(fr, stack[k]), *f;
 	size_t j = k;
 
-	while (j < n && (f = frames_get(window_frames(w), stack[j])) && f->has_sym &&
-	       f->sym.inlined && f->pid == f0->pid && f->pc == f0->pc)
+	while (f0 && j < n && (f = frames_get(fr, stack[j])) && f->has_sym && f->sym.inlined &&
+	       f->pid == f0->pid && f->pc == f0->pc)
 		j++;
 	if (j == k || j == n)
 		return 1; /* not inlined, or cut from its function: its own location */
-	f = frames_get(window_frames(w), stack[j]);
+	f = frames_get(fr, stack[j]);
 	return f && !f->sym.inlined && f->pid == f0->pid && f->pc == f0->pc ? j - k + 1 : 1;
 }
 
-static void pp_free(struct pp *p)
+int pprof_tables_new(struct pprof_tables **out, struct frames *fr, pprof_label_fn label, void *ctx)
 {
+	struct pprof_tables *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	p->fr = fr;
+	p->label = label;
+	p->ctx = ctx;
+	if (pp_str(p, "") != 0 || !(p->loc_of = calloc(frames_span(fr) + 1, sizeof(*p->loc_of)))) {
+		pprof_tables_free(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+int64_t pprof_tables_str(struct pprof_tables *p, const char *s)
+{
+	return pp_str(p, s);
+}
+
+int pprof_tables_stack(struct pprof_tables *p, const uint32_t *root_first, size_t n, uint64_t *loc,
+		       size_t *nloc)
+{
+	*nloc = 0;
+	if (array_grow((void **)&p->leaf_first, &p->capleaf, n + 1, sizeof(*p->leaf_first)))
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		p->leaf_first[k] = root_first[n - 1 - k];
+	for (size_t k = 0; k < n;) {
+		size_t g = pp_group(p->fr, p->leaf_first, k, n);
+		int64_t li = pp_location(p, p->leaf_first + k, g);
+
+		if (li < 0)
+			return (int)li;
+		loc[(*nloc)++] = (uint64_t)li;
+		k += g;
+	}
+	return 0;
+}
+
+int pprof_tables_fill(struct pprof_tables *p, Perftools__Profiles__Profile *prof)
+{
+	if (!(p->locp = calloc(p->nloc + 1, sizeof(*p->locp))) ||
+	    !(p->fnp = calloc(p->nfn + 1, sizeof(*p->fnp))) ||
+	    !(p->mapp = calloc(p->nmap + 1, sizeof(*p->mapp))) ||
+	    !(p->linep = calloc(p->nline + 1, sizeof(*p->linep))))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nfn; i++)
+		p->fnp[i] = &p->fn[i];
+	for (size_t i = 0; i < p->nmap; i++)
+		p->mapp[i] = &p->map[i];
+	/* protobuf-c wants Line **: one pointer per line, a run per location. */
+	for (size_t i = 0; i < p->nline; i++)
+		p->linep[i] = &p->line[i];
+	for (size_t i = 0; i < p->nloc; i++) {
+		p->loc[i].line = &p->linep[p->first[i]];
+		p->loc[i].n_line = p->nlines[i];
+		p->locp[i] = &p->loc[i];
+	}
+	prof->n_mapping = p->nmap;
+	prof->mapping = p->mapp;
+	prof->n_location = p->nloc;
+	prof->location = p->locp;
+	prof->n_function = p->nfn;
+	prof->function = p->fnp;
+	prof->n_string_table = p->str.n;
+	prof->string_table = p->str.s;
+	return 0;
+}
+
+void pprof_tables_free(struct pprof_tables *p)
+{
+	if (!p)
+		return;
 	strpool_free(&p->str);
 	hashidx_free(&p->fn_of);
 	hashidx_free(&p->map_of);
-	ARRAY_FREE_ALL(p->loc_of, p->fn, p->map, p->bias, p->loc, p->line, p->first, p->nlines);
+	ARRAY_FREE_ALL(p->loc_of, p->fn, p->map, p->bias, p->loc, p->line, p->first, p->nlines,
+		       p->leaf_first, p->locp, p->fnp, p->mapp, p->linep);
+	free(p);
+}
+
+/* pprof_render's names: the selection's labels (as the icicle shows them). */
+struct pp_labels {
+	struct selection *s;
+	struct window *w;
+};
+
+static const char *pp_label(void *ctx, uint32_t id)
+{
+	const struct pp_labels *l = ctx;
+
+	return selection_label(l->s, l->w, id);
 }
 
 /* gzip_compress appended to out. */
@@ -333,36 +425,32 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 	Perftools__Profiles__ValueType *vtp[2] = {&vt[0], &vt[1]};
 	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
 	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
-	Perftools__Profiles__Location **locp = NULL;
-	Perftools__Profiles__Function **fnp = NULL;
-	Perftools__Profiles__Mapping **mapp = NULL;
-	Perftools__Profiles__Line **linep = NULL;
 	uint64_t *locids = NULL;
 	int64_t *vals = NULL, comment[5];
 	const char *mode = o->mode ? o->mode : "cpu";
 	int64_t period_ns = (int64_t)(o->period_s * 1e9 + 0.5);
 	size_t nvals = period_ns > 0 ? 2 : 1, ncomment = 0;
-	struct pp p = {0};
+	struct pp_labels names = {s, w};
+	struct pprof_tables *p = NULL;
 	uint8_t *packed = NULL;
 	int64_t k_tid, k_thread, k_mode, k_ns, k_second;
 	struct timespec now;
 	char buf[1024];
 	int err = -ENOMEM;
 
-	if (pp_str(&p, "") != 0 ||
-	    !(p.loc_of = calloc(frames_span(window_frames(w)) + 1, sizeof(*p.loc_of))))
+	if (pprof_tables_new(&p, window_frames_mut(w), pp_label, &names))
 		goto out;
 	perftools__profiles__value_type__init(&vt[0]);
 	perftools__profiles__value_type__init(&vt[1]);
-	vt[0].type = pp_str(&p, "samples");
-	vt[0].unit = pp_str(&p, "count");
-	k_mode = pp_str(&p, mode);
-	k_ns = pp_str(&p, "nanoseconds");
+	vt[0].type = pprof_tables_str(p, "samples");
+	vt[0].unit = pprof_tables_str(p, "count");
+	k_mode = pprof_tables_str(p, mode);
+	k_ns = pprof_tables_str(p, "nanoseconds");
 	vt[1].type = k_mode;
 	vt[1].unit = k_ns;
-	k_tid = pp_str(&p, "tid");
-	k_thread = pp_str(&p, "thread");
-	k_second = pp_str(&p, "second");
+	k_tid = pprof_tables_str(p, "tid");
+	k_thread = pprof_tables_str(p, "thread");
+	k_second = pprof_tables_str(p, "second");
 	if (vt[0].type < 0 || vt[0].unit < 0 || k_mode < 0 || k_ns < 0 || k_tid < 0 ||
 	    k_thread < 0 || k_second < 0)
 		goto out;
@@ -380,20 +468,11 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 		const char *tname = o->thread_name ? o->thread_name(o->ctx, st->tid) : NULL;
 		size_t nl = 0;
 
+		size_t nloc;
+
 		perftools__profiles__sample__init(&smp[i]);
 		/* Leaf first; inline levels share their function's location. */
-		uint32_t *leaf_first = &s->frames[st->off];
-		size_t nloc = 0;
-		int64_t li = 0;
-		reverse_ids(leaf_first, st->n);
-		for (size_t k = 0; k < st->n && li >= 0;) {
-			size_t g = pp_group(w, leaf_first, k, st->n);
-			li = pp_location(&p, w, s, leaf_first + k, g);
-			locids[st->off + nloc++] = (uint64_t)li;
-			k += g;
-		}
-		reverse_ids(leaf_first, st->n); /* the selection stays root first */
-		if (li < 0)
+		if (pprof_tables_stack(p, &s->frames[st->off], st->n, &locids[st->off], &nloc))
 			goto out;
 		smp[i].location_id = &locids[st->off];
 		smp[i].n_location_id = nloc;
@@ -409,7 +488,7 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 		labp[3 * i] = &l[0];
 		nl = 1;
 		if (tname && *tname) {
-			int64_t v = pp_str(&p, tname);
+			int64_t v = pprof_tables_str(p, tname);
 			if (v < 0)
 				goto out;
 			perftools__profiles__label__init(&l[nl]);
@@ -432,63 +511,37 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 	/* Comments: who wrote it, and any narrowing the user applied. */
 	snprintf(buf, sizeof(buf), "stacktop %s%s%s", STACKTOP_VERSION, o->cmdline ? ": " : "",
 		 o->cmdline ? o->cmdline : "");
-	comment[ncomment++] = pp_str(&p, buf);
+	comment[ncomment++] = pprof_tables_str(p, buf);
 	if (o->tid) {
 		snprintf(buf, sizeof(buf), "thread %d only", o->tid);
-		comment[ncomment++] = pp_str(&p, buf);
+		comment[ncomment++] = pprof_tables_str(p, buf);
 	}
 	if (o->hide_kernel)
-		comment[ncomment++] = pp_str(&p, "kernel frames hidden");
+		comment[ncomment++] = pprof_tables_str(p, "kernel frames hidden");
 	if (o->summary) {
 		char sum[256];
 		summary_text(o->summary, sum, sizeof(sum));
 		snprintf(buf, sizeof(buf), "%s{%s}", EXPORT_FOLDED_TAG, sum);
-		comment[ncomment++] = pp_str(&p, buf);
+		comment[ncomment++] = pprof_tables_str(p, buf);
 	}
 	if (o->nzoom > 0) {
 		struct sbuf z = {0};
 		sbuf_str(&z, "zoomed to ");
 		for (int i = 0; i < o->nzoom; i++)
 			sbuf_printf(&z, "%s%s", i ? ";" : "", o->zoom[i] ? o->zoom[i] : "");
-		comment[ncomment++] = z.oom ? -ENOMEM : pp_str(&p, z.p);
+		comment[ncomment++] = z.oom ? -ENOMEM : pprof_tables_str(p, z.p);
 		free(z.p);
 	}
 	for (size_t i = 0; i < ncomment; i++)
 		if (comment[i] < 0)
 			goto out;
 
-	if (!(locp = calloc(p.nloc + 1, sizeof(*locp))) ||
-	    !(fnp = calloc(p.nfn + 1, sizeof(*fnp))) || !(mapp = calloc(p.nmap + 1, sizeof(*mapp))))
+	if (pprof_tables_fill(p, &prof))
 		goto out;
-	for (size_t i = 0; i < p.nloc; i++)
-		locp[i] = &p.loc[i];
-	for (size_t i = 0; i < p.nfn; i++)
-		fnp[i] = &p.fn[i];
-	for (size_t i = 0; i < p.nmap; i++)
-		mapp[i] = &p.map[i];
-
-	/* protobuf-c wants Line **: one pointer per line, a run per location. */
-	if (!(linep = calloc(p.nline + 1, sizeof(*linep))))
-		goto out;
-	for (size_t i = 0; i < p.nline; i++)
-		linep[i] = &p.line[i];
-	for (size_t i = 0; i < p.nloc; i++) {
-		p.loc[i].line = &linep[p.first[i]];
-		p.loc[i].n_line = p.nlines[i];
-	}
-
 	prof.n_sample_type = nvals;
 	prof.sample_type = vtp;
 	prof.n_sample = s->nst;
 	prof.sample = smpp;
-	prof.n_mapping = p.nmap;
-	prof.mapping = mapp;
-	prof.n_location = p.nloc;
-	prof.location = locp;
-	prof.n_function = p.nfn;
-	prof.function = fnp;
-	prof.n_string_table = p.str.n;
-	prof.string_table = p.str.s;
 	if (period_ns > 0) {
 		pt.type = k_mode;
 		pt.unit = k_ns;
@@ -508,8 +561,8 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 	perftools__profiles__profile__pack(&prof, packed);
 	err = gzip_buf(packed, len, out);
 out:
-	ARRAY_FREE_ALL(linep, packed, locp, fnp, mapp, smp, smpp, lab, labp, locids, vals);
-	pp_free(&p);
+	ARRAY_FREE_ALL(packed, smp, smpp, lab, labp, locids, vals);
+	pprof_tables_free(p);
 	return err;
 }
 

@@ -32,6 +32,7 @@
 #include "stacktop/formats/pprof.h"
 #include "stacktop/formats/speedscope.h"
 #include "stacktop/formats/stackset.h"
+#include "stacktop/lib/fdread.h"
 #include "stacktop/lib/text.h"
 #include "stacktop/model/window.h"
 #include "stacktop/sample/sampler.h"
@@ -123,8 +124,8 @@ int report_load_mem(const void *data, size_t len, const char *name, struct frame
 static int read_file(const char *path, uint8_t **buf, size_t *len, char *err, size_t errsz)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	size_t cap = 65536, n = 0;
-	uint8_t *b = NULL;
+	size_t hint = 0, n = 0;
+	char *b = NULL;
 	struct stat st;
 	int rc = 0;
 
@@ -139,37 +140,15 @@ static int read_file(const char *path, uint8_t **buf, size_t *len, char *err, si
 		return -EISDIR;
 	}
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		cap = (size_t)st.st_size + 1;
-	for (;;) {
-		ssize_t k;
-		if (!b || n == cap) {
-			uint8_t *p;
-			if (b)
-				cap *= 2;
-			if (cap > REPORT_MAX_FILE + 1 || !(p = realloc(b, cap))) {
-				rc = cap > REPORT_MAX_FILE + 1 ? -EFBIG : -ENOMEM;
-				break;
-			}
-			b = p;
-		}
-		k = read(fd, b + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			rc = -errno;
-			break;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-	}
+		hint = (size_t)st.st_size;
+	rc = fdread_all(fd, REPORT_MAX_FILE, hint, &b, &n);
 	close(fd);
 	if (rc) {
 		free(b);
 		text_errf(err, errsz, "cannot read %s: %s.", path, strerror(-rc));
 		return rc;
 	}
-	*buf = b;
+	*buf = (uint8_t *)b;
 	*len = n;
 	return 0;
 }

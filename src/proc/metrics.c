@@ -61,13 +61,12 @@
 
 void metrics_config_default(struct metrics_config *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->window_s = 60;
-	c->busy_floor_pct = 5;
-	c->spike_factor = 2;
-	c->spike_for_s = 30;
-	c->stuck_s = 5;
-	c->baseline_period_s = 60;
+	*c = (struct metrics_config){.window_s = 60,
+				     .busy_floor_pct = 5,
+				     .spike_factor = 2,
+				     .spike_for_s = 30,
+				     .stuck_s = 5,
+				     .baseline_period_s = 60};
 }
 
 /* Threads whose three files may stay open: an eighth of what the open-file

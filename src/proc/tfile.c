@@ -18,6 +18,7 @@
  */
 #include "stacktop/proc/tfile.h"
 #include "stacktop/proc/mountinfo.h"
+#include "stacktop/lib/fdread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -301,22 +302,32 @@ int tfile_parse_cred(const char *status, struct tfile_cred *out)
 	return have_uid && have_gid ? 0 : -EINVAL;
 }
 
-int tfile_cred_of(pid_t pid, struct tfile_cred *out)
+ssize_t tfile_read_status(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[4096];
+	char path[64];
 	ssize_t n;
 	int fd;
 
+	if (size == 0)
+		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
+	n = fdread_at(fd, buf, size - 1, 0);
 	close(fd);
 	if (n < 0)
-		return -errno;
+		return n;
 	buf[n] = '\0';
-	return tfile_parse_cred(buf, out);
+	return n;
+}
+
+int tfile_cred_of(pid_t pid, struct tfile_cred *out)
+{
+	char buf[4096];
+	ssize_t n = tfile_read_status(pid, buf, sizeof(buf));
+
+	return n < 0 ? (int)n : tfile_parse_cred(buf, out);
 }
 
 bool tfile_readable_by(const struct stat *st, const struct tfile_cred *cred)

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stacktop/lib/fdread.h"
+#include "stacktop/proc/tfile.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -127,20 +127,10 @@ int jvmattach_parse_status(const char *status, struct jvmattach_ids *out)
 
 static int read_status(pid_t pid, struct jvmattach_ids *ids)
 {
-	char path[64], buf[8192];
-	ssize_t n;
-	int fd;
+	char buf[8192];
+	ssize_t n = tfile_read_status(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = fdread_at(fd, buf, sizeof(buf) - 1, 0);
-	close(fd);
-	if (n < 0)
-		return (int)n;
-	buf[n] = '\0';
-	return jvmattach_parse_status(buf, ids);
+	return n < 0 ? (int)n : jvmattach_parse_status(buf, ids);
 }
 
 /* ---- the protocol --------------------------------------------------------- */

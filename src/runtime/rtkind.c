@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "stacktop/runtime/jvmattach.h"
+#include "stacktop/lib/fdread.h"
 
 /* The base name of a maps line's path ("" for none): after its last '/'. */
 static const char *line_base(const char *line, const char *end, size_t *len)
@@ -69,7 +70,7 @@ enum rtkind rtkind_of_maps(const char *maps, size_t len, int *py_minor)
 int rtkind_of(pid_t pid, int *py_minor)
 {
 	char path[64];
-	size_t cap = 0, len = 0;
+	size_t len = 0;
 	char *buf = NULL;
 	int fd, rc;
 
@@ -78,31 +79,10 @@ int rtkind_of(pid_t pid, int *py_minor)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (len + 4096 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 1 << 16);
-			if (!nb) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			goto out;
-		}
-		len += (size_t)n;
-		if (n == 0 || len >= RTKIND_MAPS_MAX)
-			break;
-	}
-	rc = (int)rtkind_of_maps(buf, len, py_minor);
-out:
-	free(buf);
+	rc = fdread_all(fd, RTKIND_MAPS_MAX, 0, &buf, &len);
 	close(fd);
+	if (rc == 0 || rc == -EFBIG) /* past the cap: its first RTKIND_MAPS_MAX */
+		rc = (int)rtkind_of_maps(buf, len, py_minor);
+	free(buf);
 	return rc;
 }

@@ -69,6 +69,19 @@ static const char *write_profile(const char *name, bool timed, int seconds, int 
 	return p;
 }
 
+/* Each string (up to NULL) stands in text; the first missing one is named. */
+static void assert_has(const char *text, ...)
+{
+	va_list ap;
+	const char *want;
+
+	va_start(ap, text);
+	while ((want = va_arg(ap, const char *)))
+		if (!strstr(text, want))
+			fail_msg("missing from the text: \"%s\"", want);
+	va_end(ap);
+}
+
 static const struct diff_row *row(const struct diff *d, const char *func)
 {
 	for (size_t i = 0; i < d->nrows; i++)
@@ -87,12 +100,33 @@ static struct diff *build1(const char *base, const char *new_, bool lines)
 	return d;
 }
 
+/* A profile as write_profile makes it. */
+struct side {
+	bool timed;
+	int seconds, a, b, c, jit;
+	const char *extra;
+};
+
+/* The diff of two profiles written from their sides. */
+static struct diff *diff_of(struct side base, struct side new_)
+{
+	const struct side *sd[2] = {&base, &new_};
+	const char *path[2];
+	char name[32];
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "side%d.folded", npaths);
+		path[i] = write_profile(name, sd[i]->timed, sd[i]->seconds, sd[i]->a, sd[i]->b,
+					sd[i]->c, sd[i]->jit, sd[i]->extra);
+	}
+	return build1(path[0], path[1], false);
+}
+
 /* 60/30/10 against 30/60/10 over 6 seconds: -30 and +30, both starred. */
 static void test_real_change(void **state)
 {
-	const char *b = write_profile("b1.folded", true, 6, 60, 30, 10, 4, NULL);
-	const char *n = write_profile("n1.folded", true, 6, 30, 60, 10, 4, NULL);
-	struct diff *d = build1(b, n, false);
+	struct diff *d = diff_of((struct side){true, 6, 60, 30, 10, 4, NULL},
+				 (struct side){true, 6, 30, 60, 10, 4, NULL});
 
 	assert_int_equal(d->test, DIFF_TEST_SECONDS);
 	assert_int_equal(d->side[0].units, 6);
@@ -122,9 +156,8 @@ static void test_real_change(void **state)
  * b, the 60% function sat below 0.1% kernel rows). */
 static void test_big_row_first(void **state)
 {
-	const char *b = write_profile("big_b.folded", true, 6, 600, 10, 0, 5, NULL);
-	const char *n = write_profile("big_n.folded", true, 6, 600, 8, 2, 5, NULL);
-	struct diff *d = build1(b, n, false);
+	struct diff *d = diff_of((struct side){true, 6, 600, 10, 0, 5, NULL},
+				 (struct side){true, 6, 600, 8, 2, 5, NULL});
 
 	assert_true(fabs(row(d, "hot_a")->own.delta) < DIFF_MIN_TESTED_PCT);
 	assert_true(fabs(row(d, "hot_c")->own.delta) > fabs(row(d, "hot_a")->own.delta));
@@ -135,9 +168,8 @@ static void test_big_row_first(void **state)
 /* The same split on both sides, with noise: nothing starred. */
 static void test_no_change(void **state)
 {
-	const char *b = write_profile("b2.folded", true, 8, 60, 30, 10, 5, NULL);
-	const char *n = write_profile("n2.folded", true, 7, 61, 29, 10, 6, NULL);
-	struct diff *d = build1(b, n, false);
+	struct diff *d = diff_of((struct side){true, 8, 60, 30, 10, 5, NULL},
+				 (struct side){true, 7, 61, 29, 10, 6, NULL});
 
 	for (size_t i = 0; i < d->nrows; i++)
 		assert_false(d->rows[i].own.sig || d->rows[i].total.sig);
@@ -149,9 +181,8 @@ static void test_no_change(void **state)
  * this large on 300 samples). */
 static void test_untimed(void **state)
 {
-	const char *b = write_profile("b3.folded", false, 3, 60, 30, 10, 0, NULL);
-	const char *n = write_profile("n3.folded", false, 3, 30, 60, 10, 0, NULL);
-	struct diff *d = build1(b, n, false);
+	struct diff *d = diff_of((struct side){false, 3, 60, 30, 10, 0, NULL},
+				 (struct side){false, 3, 30, 60, 10, 0, NULL});
 
 	assert_int_equal(d->test, DIFF_TEST_SAMPLES);
 	assert_true(row(d, "hot_b")->own.sig);
@@ -185,10 +216,9 @@ static void test_repetitions(void **state)
  * second (under a quarter of the median) is not a unit. */
 static void test_too_few_and_partial(void **state)
 {
-	const char *b = write_profile("b6.folded", true, 2, 60, 30, 10, 0, NULL);
-	const char *n = write_profile("n6.folded", true, 2, 30, 60, 10, 0,
-				      "# stacktop: {second=2}\nmain;run;hot_a 3\n");
-	struct diff *d = build1(b, n, false);
+	struct diff *d = diff_of(
+	    (struct side){true, 2, 60, 30, 10, 0, NULL},
+	    (struct side){true, 2, 30, 60, 10, 0, "# stacktop: {second=2}\nmain;run;hot_a 3\n"});
 
 	assert_int_equal(d->test, DIFF_TEST_NONE);
 	assert_non_null(strstr(d->why_none, "too few seconds"));
@@ -201,10 +231,9 @@ static void test_too_few_and_partial(void **state)
 /* A function on one side only is a row; the text says "(gone)". */
 static void test_gone_and_text(void **state)
 {
-	const char *b = write_profile("b7.folded", true, 5, 60, 30, 10, 3,
-				      "# stacktop: {second=1}\nmain;old_path 50\n");
-	const char *n = write_profile("n7.folded", true, 5, 30, 60, 10, 3, NULL);
-	struct diff *d = build1(b, n, false);
+	struct diff *d = diff_of(
+	    (struct side){true, 5, 60, 30, 10, 3, "# stacktop: {second=1}\nmain;old_path 50\n"},
+	    (struct side){true, 5, 30, 60, 10, 3, NULL});
 	struct view_diff_opts vo = {
 	    .base_label = "old", .new_label = "new", .limit = 30, .fail_above = 5};
 	char *text = NULL;
@@ -213,13 +242,12 @@ static void test_gone_and_text(void **state)
 	assert_non_null(row(d, "old_path"));
 	assert_true(row(d, "old_path")->own.new_pct == 0 && row(d, "old_path")->gone);
 	assert_int_equal(view_diff_text(d, &vo, &text, &len), 0);
-	assert_non_null(strstr(text, "\n-------- own --------  ------- total -------\n"
-				     " Base%   Now%   Delta   Base%   Now%   Delta   Function\n"));
-	assert_non_null(strstr(text, "old_path (gone)\n"));
-	assert_non_null(strstr(text, "*  hot_b\n"));
-	assert_non_null(strstr(text, "run: 5.0 s, 2.5 CPU-s, avg 50%, peak 90%, RSS 1.0 MiB → "));
-	assert_non_null(strstr(text, "fail-above 5.0: 1 function grew"));
-	assert_non_null(strstr(text, "per second (base 5 s, new 5 s)"));
+	assert_has(text,
+		   "\n-------- own --------  ------- total -------\n"
+		   " Base%   Now%   Delta   Base%   Now%   Delta   Function\n",
+		   "old_path (gone)\n", "*  hot_b\n",
+		   "run: 5.0 s, 2.5 CPU-s, avg 50%, peak 90%, RSS 1.0 MiB → ",
+		   "fail-above 5.0: 1 function grew", "per second (base 5 s, new 5 s)", NULL);
 	free(text);
 	diff_free(d);
 }
@@ -228,10 +256,9 @@ static void test_gone_and_text(void **state)
  * binary) and labels (an escape) are sanitized in the text. */
 static void test_hostile_name(void **state)
 {
-	const char *b =
-	    write_profile("b8.folded", false, 1, 60, 30, 10, 0, "main;evil\xff\xfename 40\n");
-	const char *n = write_profile("n8.folded", false, 1, 60, 30, 10, 0, NULL);
-	struct diff *d = build1(b, n, false);
+	struct diff *d =
+	    diff_of((struct side){false, 1, 60, 30, 10, 0, "main;evil\xff\xfename 40\n"},
+		    (struct side){false, 1, 60, 30, 10, 0, NULL});
 	struct view_diff_opts vo = {
 	    .base_label = "a\x1b", .new_label = "b", .limit = 30, .fail_above = -1};
 	char *text = NULL;
@@ -355,12 +382,8 @@ static void test_caller_shift(void **state)
 		printf("%s", text);
 	assert_null(strstr(text, "leaf_b (gone)"));
 	assert_null(strstr(text, "leaf_a (gone)"));
-	assert_non_null(strstr(text, "old_only (gone)\n"));
-	assert_non_null(strstr(text, "fresh (new)\n"));
-	assert_non_null(strstr(text, "*  leaf_b\n"));
-	assert_non_null(strstr(text, "*  leaf_a\n"));
-	assert_non_null(strstr(text, "fail-above 5.0: 1 function grew"));
-	assert_non_null(strstr(text, "  leaf_b (total)\n"));
+	assert_has(text, "old_only (gone)\n", "fresh (new)\n", "*  leaf_b\n", "*  leaf_a\n",
+		   "fail-above 5.0: 1 function grew", "  leaf_b (total)\n", NULL);
 	free(text);
 	diff_free(d);
 }

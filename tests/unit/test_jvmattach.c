@@ -194,41 +194,38 @@ static void test_attach_answer(void **state)
 	assert_memory_equal(fake.req, want, sizeof(want) - 1);
 }
 
-static void test_attach_silent(void **state)
+/* What each fake JVM, signal disposition and permission to signal ends in. */
+static void test_attach_outcomes(void **state)
 {
+	static const struct {
+		const char *what;
+		enum fake_mode mode;
+		bool catch_quit, may_signal;
+		enum jvmattach_status want;
+	} cases[] = {
+	    {"a JVM that never answers", FAKE_SILENT, true, true, JVMATTACH_NO_REPLY},
+	    {"an answer past the cap", FAKE_HUGE, true, true, JVMATTACH_OK},
+	    /* never connected through the link: see reqlen below */
+	    {"a socket reached through a symlink", FAKE_SYMLINK, true, true, JVMATTACH_NO_SOCKET},
+	    /* SIGQUIT's default would kill this test: it must not be sent */
+	    {"SIGQUIT not caught", FAKE_ANSWER, false, true, JVMATTACH_UNSAFE},
+	    /* a JVM that opened no socket before is not signalled again */
+	    {"no signal allowed", FAKE_ANSWER, true, false, JVMATTACH_NO_SOCKET},
+	};
+
 	(void)state;
-	assert_int_equal(run(FAKE_SILENT, true, true), JVMATTACH_NO_REPLY);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum jvmattach_status st =
+		    run(cases[i].mode, cases[i].catch_quit, cases[i].may_signal);
+
+		if (st != cases[i].want)
+			fail_msg("%s: status %d, want %d", cases[i].what, st, cases[i].want);
+		if (cases[i].mode == FAKE_SYMLINK)
+			assert_int_equal(fake.reqlen, 0);
+		if (!cases[i].may_signal)
+			assert_int_equal(quits, 0);
+	}
 }
 
-static void test_attach_huge(void **state)
-{
-	(void)state;
-	assert_int_equal(run(FAKE_HUGE, true, true), JVMATTACH_OK);
-}
-
-static void test_attach_symlink(void **state)
-{
-	(void)state;
-	assert_int_equal(run(FAKE_SYMLINK, true, true), JVMATTACH_NO_SOCKET);
-	assert_int_equal(fake.reqlen, 0); /* never connected through the link */
-}
-
-static void test_attach_unsafe(void **state)
-{
-	(void)state;
-	/* SIGQUIT's default would kill this test: it must not be sent */
-	assert_int_equal(run(FAKE_ANSWER, false, true), JVMATTACH_UNSAFE);
-}
-
-static void test_attach_no_signal(void **state)
-{
-	(void)state;
-	/* a JVM that opened no socket before is not signalled again */
-	assert_int_equal(run(FAKE_ANSWER, true, false), JVMATTACH_NO_SOCKET);
-	assert_int_equal(quits, 0);
-}
-
-TEST_MAIN(NULL, NULL, TEST(test_attach_no_signal), TEST(test_parse_status),
-	  TEST(test_request_reply), TEST(test_maps), TEST(test_attach_answer),
-	  TEST(test_attach_silent), TEST(test_attach_huge), TEST(test_attach_symlink),
-	  TEST(test_attach_unsafe))
+TEST_MAIN(NULL, NULL, TEST(test_parse_status), TEST(test_request_reply), TEST(test_maps),
+	  TEST(test_attach_answer), TEST(test_attach_outcomes))

@@ -316,6 +316,23 @@ static void test_pseudo_fs(void **state)
 	assert_true(refused(TFILE_R_PSEUDO) >= before + 2);
 }
 
+/* /proc/PID/status read whole or cut, NUL-terminated; a gone pid is -ESRCH. */
+static void test_read_status(void **state)
+{
+	char buf[4096], small[8];
+	ssize_t n;
+
+	(void)state;
+	n = tfile_read_status(getpid(), buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(strlen(buf), (size_t)n);
+	assert_non_null(strstr(buf, "\nPid:\t"));
+	assert_int_equal(tfile_read_status(getpid(), small, sizeof(small)), 7);
+	assert_string_equal(small, "Name:\tt");
+	assert_int_equal(tfile_read_status(0x7ffffff0, buf, sizeof(buf)), -ESRCH);
+	assert_int_equal(tfile_read_status(getpid(), buf, 0), -EINVAL);
+}
+
 static void test_cred(void **state)
 {
 	struct tfile_cred c;
@@ -431,12 +448,13 @@ static void test_bad_args(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    TEST(test_regular),	   TEST(test_fifo),
-	    TEST(test_device),	   TEST(test_symlinks_stay_in_root),
-	    TEST(test_size_cap),   TEST(test_magic_map_files),
-	    TEST(test_no_openat2), TEST(test_bad_args),
-	    TEST(test_pseudo_fs),  TEST(test_cred),
-	    TEST(test_open_for),   TEST(test_open_local),
+	    TEST(test_regular),	    TEST(test_fifo),
+	    TEST(test_device),	    TEST(test_symlinks_stay_in_root),
+	    TEST(test_size_cap),    TEST(test_magic_map_files),
+	    TEST(test_no_openat2),  TEST(test_bad_args),
+	    TEST(test_pseudo_fs),   TEST(test_cred),
+	    TEST(test_read_status), TEST(test_open_for),
+	    TEST(test_open_local),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

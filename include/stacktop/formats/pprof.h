@@ -39,4 +39,33 @@ extern const struct format_ops pprof_format;
 /* What unpacking a protobuf of len bytes may allocate (see the head). */
 size_t pprof_unpack_limit(size_t len);
 
+/*
+ * The tables of a profile being written: strings (index 0 is ""), one
+ * Function per (name, file), one Mapping per module name, one Location per
+ * pc (its inline levels as Lines), each made on first use. pprof_render
+ * builds its profile with them, memexport its memory profile. Call order:
+ * new, then str and stack as the samples are made, then fill (once, last:
+ * the profile points into the tables), pack the profile, free.
+ */
+struct frames;
+struct pprof_tables;
+struct Perftools__Profiles__Profile;
+/* The name of frame id's function (not called for an inlined frame: its
+ * function's own name serves). A string valid until the next call. */
+typedef const char *(*pprof_label_fn)(void *ctx, uint32_t id);
+
+/* Tables over fr's frame ids; label names them. 0 or -ENOMEM. */
+int pprof_tables_new(struct pprof_tables **out, struct frames *fr, pprof_label_fn label, void *ctx);
+/* The index of s (control characters made '?') in the string table, or
+ * -ENOMEM. */
+int64_t pprof_tables_str(struct pprof_tables *t, const char *s);
+/* The locations of a stack of n frame ids given root first, written leaf
+ * first into loc (room for n), their number into *nloc. 0 or -ENOMEM. */
+int pprof_tables_stack(struct pprof_tables *t, const uint32_t *root_first, size_t n, uint64_t *loc,
+		       size_t *nloc);
+/* The profile's string, function, location and mapping tables set to
+ * these, valid until pprof_tables_free. 0 or -ENOMEM. */
+int pprof_tables_fill(struct pprof_tables *t, struct Perftools__Profiles__Profile *prof);
+void pprof_tables_free(struct pprof_tables *t);
+
 #endif

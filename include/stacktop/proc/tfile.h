@@ -145,6 +145,10 @@ struct tfile_cred {
 	int ngroups;
 };
 
+/* The text of /proc/PID/status (procfs, not a target's file) into buf,
+ * NUL-terminated, cut at size - 1 bytes. Its length, or -errno (-ESRCH
+ * when the process is gone). */
+ssize_t tfile_read_status(pid_t pid, char *buf, size_t size);
 /* The file-system credentials of a process (fsuid, fsgid, groups from
  * /proc/PID/status). 0 or -errno (-ESRCH gone, -EINVAL unparsable). */
 int tfile_cred_of(pid_t pid, struct tfile_cred *out);
