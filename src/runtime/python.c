@@ -32,10 +32,10 @@
 #define CACHE_BYTES (16u << 20)
 #define LINETABLE_MAX 65536u
 #define NAME_CHARS 512
-#define CHAIN_MAX 4096	 /* frames or thread states walked at most */
-#define INTERPS_MAX 64	 /* interpreters walked at most */
-#define READ_MAX 65536u	 /* one read at most */
-#define TMAP_SLOTS 64	 /* remembered (tid, thread state) pairs */
+#define CHAIN_MAX 4096	  /* frames or thread states walked at most */
+#define INTERPS_MAX 64	  /* interpreters walked at most */
+#define READ_MAX 65536u	  /* one read at most */
+#define TMAP_SLOTS 64	  /* remembered (tid, thread state) pairs */
 #define PTHREAD_SCAN 2304 /* bytes of glibc's struct pthread searched for the tid */
 /* glibc x86-64: struct pthread's tid follows the 0x2c0-byte tcbhead_t
  * and a list head; looked for elsewhere when not there. */
@@ -183,7 +183,7 @@ static char *read_str(struct python *py, uint64_t addr)
 		return NULL;
 	p = out;
 	for (int64_t i = 0; i < len; i++) {
-		uint32_t c = kind == 1   ? raw[i]
+		uint32_t c = kind == 1	 ? raw[i]
 			     : kind == 2 ? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
 					 : (uint32_t)get_i32(raw, (int)(4 * i));
 		if (c == 0 || c > 0x10ffff || (ascii && c >= 0x80)) {
@@ -336,7 +336,8 @@ static struct code_entry *code_get(struct python *py, uint64_t addr)
 {
 	const struct pylayout *l = &py->l;
 	uint8_t head[1024];
-	struct code_entry *e = &py->cache[(addr >> 4) * 0x9e3779b97f4a7c15ull >> 52 & (CODE_SLOTS - 1)];
+	struct code_entry *e =
+	    &py->cache[(addr >> 4) * 0x9e3779b97f4a7c15ull >> 52 & (CODE_SLOTS - 1)];
 	uint64_t type, name, file, table;
 	int32_t first;
 
@@ -408,13 +409,13 @@ struct py313_debug {
 	uint64_t version, free_threaded;
 	uint64_t rt_size, rt_finalizing, rt_interpreters_head;
 	uint64_t is_size, is_id, is_next, is_threads_head, is_gc, is_imports_modules, is_sysdict,
-		is_builtins, is_ceval_gil, is_gil_runtime_state, is_gil_enabled, is_gil_locked,
-		is_gil_holder;
+	    is_builtins, is_ceval_gil, is_gil_runtime_state, is_gil_enabled, is_gil_locked,
+	    is_gil_holder;
 	uint64_t ts_size, ts_prev, ts_next, ts_interp, ts_current_frame, ts_thread_id,
-		ts_native_thread_id, ts_datastack_chunk, ts_status;
+	    ts_native_thread_id, ts_datastack_chunk, ts_status;
 	uint64_t fr_size, fr_previous, fr_executable, fr_instr_ptr, fr_localsplus, fr_owner;
 	uint64_t co_size, co_filename, co_name, co_qualname, co_linetable, co_firstlineno,
-		co_argcount, co_localsplusnames, co_localspluskinds, co_code_adaptive;
+	    co_argcount, co_localsplusnames, co_localspluskinds, co_code_adaptive;
 	uint64_t ob_size, ob_type;
 	uint64_t type_size, type_tp_name, type_tp_repr, type_tp_flags;
 	uint64_t tuple_size, tuple_ob_item, tuple_ob_size;
@@ -436,15 +437,33 @@ static void apply_debug_offsets(struct python *py)
 	if (py_read(py, py->w.runtime, &d, sizeof(d)) || memcmp(d.cookie, "xdebugpy", 8) ||
 	    (d.version >> 16) != 0x030d || d.free_threaded)
 		return;
-	uint64_t v[] = {d.rt_interpreters_head, d.is_next,	  d.is_threads_head,
-			d.is_gc + d.gc_collecting, d.is_gil_locked, d.is_gil_holder,
-			d.ts_next,		   d.ts_interp,	    d.ts_current_frame,
-			d.ts_thread_id,		   d.ts_native_thread_id, d.fr_previous,
-			d.fr_executable,	   d.fr_instr_ptr,  d.fr_owner,
-			d.co_filename,		   d.co_name,	    d.co_qualname,
-			d.co_linetable,		   d.co_firstlineno, d.co_code_adaptive,
-			d.ob_type,		   d.bytes_ob_size, d.bytes_ob_sval,
-			d.str_state,		   d.str_length,    d.str_asciiobject_size};
+	uint64_t v[] = {d.rt_interpreters_head,
+			d.is_next,
+			d.is_threads_head,
+			d.is_gc + d.gc_collecting,
+			d.is_gil_locked,
+			d.is_gil_holder,
+			d.ts_next,
+			d.ts_interp,
+			d.ts_current_frame,
+			d.ts_thread_id,
+			d.ts_native_thread_id,
+			d.fr_previous,
+			d.fr_executable,
+			d.fr_instr_ptr,
+			d.fr_owner,
+			d.co_filename,
+			d.co_name,
+			d.co_qualname,
+			d.co_linetable,
+			d.co_firstlineno,
+			d.co_code_adaptive,
+			d.ob_type,
+			d.bytes_ob_size,
+			d.bytes_ob_sval,
+			d.str_state,
+			d.str_length,
+			d.str_asciiobject_size};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		if (!off_ok(v[i]))
 			return;
@@ -482,12 +501,12 @@ static void apply_debug_offsets(struct python *py)
 static void layout_sizes(struct python *py)
 {
 	const struct pylayout *l = &py->l;
-	int ts[] = {l->ts_next, l->ts_interp, l->ts_frame, l->ts_cframe, l->ts_native_thread_id,
-		    l->ts_thread_id};
+	int ts[] = {l->ts_next,	  l->ts_interp,		  l->ts_frame,
+		    l->ts_cframe, l->ts_native_thread_id, l->ts_thread_id};
 	int fr[] = {l->fr_previous, l->fr_code, l->fr_instr};
 	int fr1[] = {l->fr_is_entry, l->fr_owner};
-	int co[] = {l->ob_type, l->co_name, l->co_qualname, l->co_filename, l->co_linetable,
-		    l->co_firstlineno};
+	int co[] = {l->ob_type,	    l->co_name,	     l->co_qualname,
+		    l->co_filename, l->co_linetable, l->co_firstlineno};
 	size_t a, b;
 
 	py->ts_len = span(ts, sizeof(ts) / sizeof(ts[0]), 8);
@@ -659,8 +678,7 @@ static uint64_t interp_head(struct python *py)
 	return a;
 }
 
-typedef bool (*ts_visit)(struct python *py, uint64_t ts, const uint8_t *head, pid_t tid,
-			 void *ctx);
+typedef bool (*ts_visit)(struct python *py, uint64_t ts, const uint8_t *head, pid_t tid, void *ctx);
 
 /* Every thread state of every interpreter until visit says stop: 0, or
  * -EFAULT when a chain broke on the way. */
@@ -701,8 +719,9 @@ static void gil_holder(struct python *py, uint64_t *holder)
 	int32_t locked = 0;
 
 	*holder = 0;
-	if (!base || lo < 0 || ho < 0 || py_read(py, base + (uint64_t)lo, &locked, sizeof(locked)) ||
-	    !locked || read_u64(py, base + (uint64_t)ho, holder))
+	if (!base || lo < 0 || ho < 0 ||
+	    py_read(py, base + (uint64_t)lo, &locked, sizeof(locked)) || !locked ||
+	    read_u64(py, base + (uint64_t)ho, holder))
 		*holder = 0;
 }
 
@@ -717,7 +736,8 @@ static bool collect_one(struct python *py, uint64_t ts, const uint8_t *head, pid
 	struct collect *c = ctx;
 
 	if (c->n < c->max)
-		c->out[c->n++] = (struct python_thread){.tid = tid, .tstate = ts, .gil = ts == c->holder};
+		c->out[c->n++] =
+		    (struct python_thread){.tid = tid, .tstate = ts, .gil = ts == c->holder};
 	return c->n >= c->max;
 }
 
@@ -764,7 +784,8 @@ static bool find_one(struct python *py, uint64_t ts, const uint8_t *head, pid_t 
 	struct find *f = ctx;
 
 	if (tid > 0)
-		py->tmap[(unsigned)tid % TMAP_SLOTS].tid = tid, py->tmap[(unsigned)tid % TMAP_SLOTS].ts = ts;
+		py->tmap[(unsigned)tid % TMAP_SLOTS].tid = tid,
+					 py->tmap[(unsigned)tid % TMAP_SLOTS].ts = ts;
 	if (tid != f->tid)
 		return false;
 	f->ts = ts;

@@ -27,7 +27,7 @@ struct pylayout {
 	 * PyFrameObject; 3.13: an _PyInterpreterFrame) or through its
 	 * _PyCFrame (3.11, 3.12); pthread_t and the OS thread id (3.11+). */
 	int ts_next, ts_interp, ts_frame, ts_cframe, cf_current_frame, ts_native_thread_id,
-		ts_thread_id;
+	    ts_thread_id;
 	/* The frame: PyFrameObject (f_back, f_code, f_lasti) before 3.11,
 	 * _PyInterpreterFrame (previous, f_code/f_executable,
 	 * prev_instr/instr_ptr, is_entry or owner) since. */

@@ -57,12 +57,12 @@ struct python_mem {
 /* Where the interpreter is: runtime addresses. */
 struct python_where {
 	int major, minor;
-	uint64_t runtime;		/* &_PyRuntime */
-	uint64_t eval_start, eval_end;	/* _PyEval_EvalFrameDefault [start, end); 0 unknown */
-	uint64_t cold_start, cold_end;	/* its .cold part, when the symbol table has one */
+	uint64_t runtime;	       /* &_PyRuntime */
+	uint64_t eval_start, eval_end; /* _PyEval_EvalFrameDefault [start, end); 0 unknown */
+	uint64_t cold_start, cold_end; /* its .cold part, when the symbol table has one */
 	uint64_t code_type, str_type, bytes_type; /* &PyCode_Type ...; 0: not checked */
-	bool debug_offsets;		/* layout from _Py_DebugOffsets */
-	const char *module;		/* basename of the module that holds it (the reader's) */
+	bool debug_offsets;			  /* layout from _Py_DebugOffsets */
+	const char *module; /* basename of the module that holds it (the reader's) */
 };
 
 /* A Python frame. */
@@ -90,9 +90,9 @@ struct python_thread {
 };
 
 struct python_state {
-	pid_t gil_tid;	 /* the thread holding the GIL; 0 none or unknown */
-	int gc;		 /* 1 a collection is running, 0 not, -1 unknown */
-	int nthreads;	 /* thread states of the main interpreter */
+	pid_t gil_tid; /* the thread holding the GIL; 0 none or unknown */
+	int gc;	       /* 1 a collection is running, 0 not, -1 unknown */
+	int nthreads;  /* thread states of the main interpreter */
 };
 
 struct python;
