@@ -27,6 +27,7 @@
 #include "stacktop/proc/waits.h"
 #include "stacktop/proc/target.h"
 #include "stacktop/model/window.h"
+#include "stacktop/runtime/python.h"
 
 #define RELOAD_EVERY_NS 100000000ull
 #define RELEASED_RING 64
@@ -40,6 +41,8 @@ struct ingest_proc {
 	uint64_t loaded_ns;
 	unsigned exited_gen; /* refresh generation it was said to have ended in; 0: alive */
 	unsigned last_gen;   /* refresh generation of its last sample (or of its adding) */
+	struct python *py;   /* a CPython's reader, NULL for other processes */
+	unsigned py_gen;     /* space generation python_open last looked at */
 };
 
 struct ingest_slot {
@@ -78,6 +81,7 @@ static void proc_free(struct ingest_proc *p)
 	if (!p)
 		return;
 	unwind_free(p->uw);
+	python_free(p->py);
 	space_release(&p->space);
 	free(p);
 }
@@ -121,6 +125,13 @@ static void proc_reload(struct ingest_proc *p, bool force)
 	if (space_load(&p->space, p->pid) == 0) {
 		p->loaded = true;
 		p->stale = false;
+		/* New code (an exec, libpython dlopened): is it CPython now? */
+		if (p->space.generation != p->py_gen) {
+			p->py_gen = p->space.generation;
+			python_free(p->py);
+			p->py = NULL;
+			python_open(&p->space, &p->py);
+		}
 	}
 	p->loaded_ns = now;
 	if (!p->uw)
@@ -270,8 +281,56 @@ static enum sample_wait refine_wait(struct ingest *in, const struct sample *s,
 	return s->wait;
 }
 
+#define PY_FRAMES_MAX 256
+
+/* The Python frames of the sample's thread, innermost first (0 when its
+ * process is not CPython or the thread runs no Python). */
+static int python_frames(struct ingest *in, struct ingest_proc *p, const struct sample *s,
+			 struct python_frame *pf)
+{
+	unsigned flags = 0;
+	int np = 0;
+
+	if (!p->py || python_stack(p->py, s->tid, pf, PY_FRAMES_MAX, &np, &flags) || np == 0)
+		return 0;
+	in->st.python++;
+	if (flags & (PYTHON_TORN | PYTHON_TRUNCATED))
+		in->st.python_torn++;
+	return np;
+}
+
+/* Python frames pf[from..to] (innermost first) pushed outermost first. */
+static void push_python(struct ingest *in, const struct python_frame *pf, int from, int to,
+			uint32_t *frames, int max, int *n)
+{
+	for (int i = to; i >= from; i--) {
+		const char *base = strrchr(pf[i].file, '/');
+		struct sym_info si = {.func = pf[i].func,
+				      .module = base ? base + 1 : pf[i].file,
+				      .file = base ? base + 1 : pf[i].file,
+				      .line = pf[i].line};
+
+		push(frames, max, n, frames_script(in->fr, FRAME_LANG_PYTHON, &si));
+	}
+}
+
+/* The evaluation calls of a Python stack: end[g] is the innermost-first
+ * index of group g's entry frame (group 0 the innermost call). */
+static int python_groups(const struct python_frame *pf, int np, int *end)
+{
+	int g = 0;
+
+	for (int i = 0; i < np; i++)
+		if (pf[i].entry || i == np - 1)
+			end[g++] = i;
+	return g;
+}
+
 int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, int max, int *n)
 {
+	struct python_frame pf[PY_FRAMES_MAX];
+	int gend[PY_FRAMES_MAX], np = 0, ng = 0, neval = 0;
+	bool on_top = false;
 	uint64_t upcs[UNWIND_MAX_FRAMES];
 	*n = 0;
 	if (s->nframe_ids > 0) {
@@ -288,7 +347,27 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 	if (!p->loaded || p->stale)
 		proc_reload(p, false);
 	int nu = user_pcs(in, p, s, upcs);
+	/* CPython: each native evaluation-loop frame becomes the Python
+	 * frames it runs, the outermost call the outermost group. */
+	if ((np = python_frames(in, p, s, pf)) > 0) {
+		ng = python_groups(pf, np, gend);
+		for (int i = 0; i < nu; i++)
+			neval += python_in_eval(p->py, upcs[i]);
+		if (neval != ng) {
+			/* Not matched (the thread moved since the sample, an
+			 * unwind cut short): the Python frames go on top of the
+			 * native ones, not guessed into them. */
+			in->st.python_unmatched++;
+			neval = 0;
+			on_top = true;
+		}
+	}
 	for (int i = nu - 1; i >= 0; i--) {
+		if (neval && python_in_eval(p->py, upcs[i])) {
+			int g = --neval; /* outermost first: the last group */
+			push_python(in, pf, g ? gend[g - 1] + 1 : 0, gend[g], frames, max, n);
+			continue;
+		}
 		/* A pc in inlined code is several frames, innermost first. The
 		 * room left after one frame for each pc still to come, the
 		 * kernel frames and a wait frame bounds them: a deep stack
@@ -301,6 +380,8 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 		while (k > 0)
 			push(frames, max, n, ids[--k]);
 	}
+	if (on_top)
+		push_python(in, pf, 0, np - 1, frames, max, n);
 	for (int i = s->nkpcs - 1; i >= 0; i--)
 		push(frames, max, n, frames_kernel(in->fr, s->pid, s->kpcs[i]));
 	/* Wall mode: what an off-CPU thread waits in is its innermost frame. */

@@ -14,6 +14,12 @@
  * most every 100 ms. A sample that already carries frame ids (a saved
  * profile) goes straight to the window.
  *
+ * CPython processes (runtime/python.h, looked for each time a process's
+ * code changes): each native evaluation-loop frame of a sample is replaced
+ * by the Python frames it runs, named by frames_script; when the counts
+ * of the two do not match, the Python frames go on top of the native
+ * stack and the sample is counted (python_unmatched).
+ *
  * ingest_sink hands a sampler the callbacks to deliver into; ingest_stack
  * is the same work without the window (dump uses it). Counters (unwinds
  * truncated or failed, samples of unknown pids, execs) are for the header.
@@ -68,6 +74,10 @@ struct ingest_stats {
 	uint64_t adopted;  /* processes added from their first sample */
 	uint64_t released; /* processes whose space was given back */
 	int nprocs;	   /* processes tracked now */
+	/* CPython (runtime/python.h): samples with Python frames; of those,
+	 * how many could not be matched with the native stack (its frames
+	 * put on top), and how many were cut short (a torn read, too deep) */
+	uint64_t python, python_unmatched, python_torn;
 };
 
 struct frames;

@@ -83,6 +83,9 @@ struct view_header {
 	uint64_t unwind_truncated, unwind_failed;
 	/* stacks the rule cache stopped, and those libunwind then finished */
 	uint64_t unwind_cache_stopped, unwind_finished;
+	/* samples with Python frames, and those not matched with the native
+	 * stack (their Python frames put on top) or cut short */
+	uint64_t python, python_unmatched, python_torn;
 	/* --debuginfod: on, and its debug files pending, fetched, not found */
 	bool dbg_on;
 	unsigned dbg_pending, dbg_found, dbg_missing;
