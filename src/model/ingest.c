@@ -282,6 +282,9 @@ static enum sample_wait refine_wait(struct ingest *in, const struct sample *s,
 }
 
 #define PY_FRAMES_MAX 256
+/* Later than this after its sample, a sample gets no Python frames
+ * (samples are named on the collect tick, every 50 ms). */
+#define PY_LATE_NS 100000000ull
 
 /* The Python frames of the sample's thread, innermost first (0 when its
  * process is not CPython or the thread runs no Python). */
@@ -293,6 +296,14 @@ static int python_frames(struct ingest *in, struct ingest_proc *p, const struct 
 
 	if (!p->py || python_stack(p->py, s->tid, pf, PY_FRAMES_MAX, &np, &flags) || np == 0)
 		return 0;
+	/* The Python stack is read now, the native one was copied at the
+	 * sample: a sample named long after it (start-up, a slow refresh)
+	 * would get whatever the thread runs now. Its native frames stay. */
+	if (s->time_ns && mono_ns() > s->time_ns + PY_LATE_NS) {
+		in->st.python++;
+		in->st.python_unmatched++;
+		return 0;
+	}
 	in->st.python++;
 	if (flags & (PYTHON_TORN | PYTHON_TRUNCATED))
 		in->st.python_torn++;

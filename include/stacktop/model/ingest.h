@@ -18,7 +18,12 @@
  * code changes): each native evaluation-loop frame of a sample is replaced
  * by the Python frames it runs, named by frames_script; when the counts
  * of the two do not match, the Python frames go on top of the native
- * stack and the sample is counted (python_unmatched).
+ * stack and the sample is counted (python_unmatched). The Python frames
+ * are read from the process when the sample is named (perf's samples on
+ * the next collect tick, 0–50 ms later): what the thread runs then, so a
+ * function's share is right over many samples, not each sample's frames;
+ * a sample named more than PY_LATE_NS (100 ms) after it was taken keeps
+ * its native frames only (counted as unmatched).
  *
  * ingest_sink hands a sampler the callbacks to deliver into; ingest_stack
  * is the same work without the window (dump uses it). Counters (unwinds

@@ -1,0 +1,83 @@
+#!/bin/bash
+# test_python — an unmodified CPython's Python functions in the top view:
+# tests/targets/pyshares.py runs three leaf functions at 60/30/10 behind
+# run() and main(); under Debian's python3.11 (the makefile installs it)
+# and every pyenv CPython 3.8-3.13 found here, stacktop -b must show each
+# leaf as "leaf_X (pyshares.py)" with its share (check_share), and run()
+# and main() as their callers (%Total ~100): the evaluation loop's native
+# frames replaced by the Python frames they run. Compares shares: runs
+# alone (SOLO in tests/run.sh).
+. "$(dirname "$0")/lib.sh"
+need_stacktop
+SCRIPT=$ROOT/tests/targets/pyshares.py
+
+# row_total OUT FUNC: the %Total of the row "FUNC (pyshares.py)".
+row_total() {
+	awk -v f="$2 (pyshares.py)" '/%Own/ { on = 1; next } on && index($0, "  " f) { print $2; exit }' "$1"
+}
+
+# run_case NAME PYTHON: profile PYTHON running pyshares.py for 3 s.
+run_case() {
+	local name=$1 py=$2 out=$E2E_TMPDIR/$1.out n f want tot
+	start_bg "$py" "$SCRIPT"
+	local pid=$BG_PID
+	sleep 0.5
+	if ! alive "$pid"; then
+		bad "$name: $py did not start"
+		return
+	fi
+	timeout 60 "$STACKTOP" -b -d 3 -n 1 -l 60 -p "$pid" >"$out" 2>&1
+	check_cmp "$?" == 0 "$name: stacktop -b exits 0"
+	n=$(samples_in "$out")
+	# Shares among the three leaves: a sample named late (start-up)
+	# keeps only its native frames (ingest.h), in no leaf.
+	local sum=0 nl
+	for f in leaf_sixty leaf_thirty leaf_ten; do
+		tot=$(row_total "$out" "$f")
+		[ -n "$tot" ] || bad "$name: no row '$f (pyshares.py)'"
+		sum=$(awk -v a="$sum" -v b="${tot:-0}" 'BEGIN { print a + b }')
+	done
+	nl=$(awk -v s="$sum" -v n="$n" 'BEGIN { printf "%d", s * n / 100 }')
+	check_cmp "$nl" '>=' $((n / 2)) "$name: most samples in a leaf"
+	for f in leaf_sixty:60 leaf_thirty:30 leaf_ten:10; do
+		want=${f#*:}
+		f=${f%%:*}
+		tot=$(row_total "$out" "$f")
+		[ -n "$tot" ] || continue
+		check_share "$(awk -v t="$tot" -v s="$sum" 'BEGIN { printf "%.1f", (s > 0 ? 100 * t / s : 0) }')" \
+			"$want" "$nl" "$name: $f share of the leaves"
+	done
+	# Their callers hold every leaf sample.
+	for f in step run main; do
+		tot=$(row_total "$out" "$f")
+		if [ -z "$tot" ]; then
+			bad "$name: caller '$f (pyshares.py)' missing"
+			continue
+		fi
+		check_cmp "$tot" '>=' "$(awk -v s="$sum" 'BEGIN { print s - 0.5 }')" "$name: caller $f %Total holds the leaves'"
+	done
+	log "$name: $(grep -o 'unwind ok.*)' "$out" | head -n 1)"
+	[ "$E2E_FAILS" -eq 0 ] || cat "$out"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+if [ -x /usr/bin/python3.11 ]; then
+	run_case debian-3.11 /usr/bin/python3.11
+else
+	bad "/usr/bin/python3.11 is missing (make deps-test installs python3.11)"
+fi
+ran=()
+for minor in 8 9 10 11 12 13; do
+	for d in /root/.pyenv/versions/3.$minor.*; do
+		[ -x "$d/bin/python3.$minor" ] || continue
+		run_case "pyenv-${d##*/}" "$d/bin/python3.$minor"
+		ran+=("${d##*/}")
+	done
+done
+if [ ${#ran[@]} -gt 0 ]; then
+	log "other CPythons that ran: ${ran[*]}"
+else
+	log "no other CPython 3.8-3.13 here (pyenv): skipped"
+fi
+e2e_finish
