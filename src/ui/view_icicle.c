@@ -74,7 +74,17 @@ struct view_icicle_priv {
 /* KIND_WAIT colours what waits for work or for time (idle, sleep) and wall
  * mode's [sleep]/[idle]/[D-state]/[other] frames; their names say what they
  * are, so the legend lists the first KIND_LEGEND only. */
-enum kind { KIND_APP, KIND_LIB, KIND_KERNEL, KIND_LOCK, KIND_IO, KIND_RUNTIME, KIND_WAIT, KIND_N };
+enum kind {
+	KIND_APP,
+	KIND_LIB,
+	KIND_KERNEL,
+	KIND_LOCK,
+	KIND_IO,
+	KIND_RUNTIME,
+	KIND_WAIT,
+	KIND_PYTHON, /* a Python function (module: its .py file): app's colour, bold */
+	KIND_N
+};
 #define KIND_LEGEND KIND_WAIT
 
 static const struct {
@@ -88,6 +98,7 @@ static const struct {
     [KIND_IO] = {"I/O", "I/O", GRID_C_BLUE},
     [KIND_RUNTIME] = {"runtime/GC", "gc", GRID_C_YELLOW},
     [KIND_WAIT] = {"sleep/wait", "wait", GRID_C_WHITE},
+    [KIND_PYTHON] = {"python", "py", GRID_C_GREEN},
 };
 
 /* The colour of a function kind (funckind, the table every view asks);
@@ -147,6 +158,8 @@ static enum kind kind_of(const struct icicle *t, uint32_t id)
 	}
 	if (n->kernel)
 		return KIND_KERNEL;
+	if (m && strlen(m) > 3 && strcmp(m + strlen(m) - 3, ".py") == 0)
+		return KIND_PYTHON; /* runtime/python's frames: a saved profile's too */
 	if (!m || strstr(m, ".so") || m[0] == '[') /* [unknown], [vdso]; [jit] is app code */
 		return m && strcmp(m, "[jit]") == 0 ? KIND_APP : KIND_LIB;
 	return KIND_APP;
@@ -165,8 +178,11 @@ static uint16_t color_of(const struct view_icicle_state *st, const struct icicle
 		return 0;
 	if (st->diff_attr)
 		return st->diff_attr(st->diff_ctx, t, id);
-	if (!st->color_by_module)
-		return GRID_COLOR(kinds[kind_of(t, id)].color);
+	if (!st->color_by_module) {
+		enum kind k = kind_of(t, id);
+
+		return GRID_COLOR(kinds[k].color) | (k == KIND_PYTHON ? GRID_BOLD : 0);
+	}
 	for (s = n->kernel ? "[kernel]" : n->module ? n->module : "?"; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
 	return GRID_COLOR(pal[h % (sizeof(pal) / sizeof(pal[0]))]);

@@ -51,8 +51,11 @@ static bool utf8_ok(const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 
 	while (*p) {
-		int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2
-			: (*p & 0xf8) == 0xf0 ? 3 : -1;
+		int n = *p < 0x80	      ? 0
+			: (*p & 0xe0) == 0xc0 ? 1
+			: (*p & 0xf0) == 0xe0 ? 2
+			: (*p & 0xf8) == 0xf0 ? 3
+					      : -1;
 		if (n < 0)
 			return false;
 		p++;
