@@ -58,7 +58,8 @@ struct ingest {
 	size_t cap;
 	int last; /* index of the last hit */
 	bool follow;
-	unsigned gen; /* refreshes so far, from 1 */
+	bool py_any_age; /* ingest_python_any_age */
+	unsigned gen;	 /* refreshes so far, from 1 */
 	pid_t released[RELEASED_RING];
 	unsigned nreleased; /* written so far (the ring's next slot mod RELEASED_RING) */
 	struct ingest_stats st;
@@ -156,6 +157,11 @@ int ingest_add_process(struct ingest *in, pid_t pid)
 	in->st.nprocs = in->nprocs;
 	proc_reload(p, true);
 	return 0;
+}
+
+void ingest_python_any_age(struct ingest *in, bool on)
+{
+	in->py_any_age = on;
 }
 
 void ingest_follow(struct ingest *in, bool on)
@@ -299,7 +305,7 @@ static int python_frames(struct ingest *in, struct ingest_proc *p, const struct 
 	/* The Python stack is read now, the native one was copied at the
 	 * sample: a sample named long after it (start-up, a slow refresh)
 	 * would get whatever the thread runs now. Its native frames stay. */
-	if (s->time_ns && mono_ns() > s->time_ns + PY_LATE_NS) {
+	if (!in->py_any_age && s->time_ns && mono_ns() > s->time_ns + PY_LATE_NS) {
 		in->st.python++;
 		in->st.python_unmatched++;
 		return 0;

@@ -62,7 +62,38 @@ run_case() {
 	wait "$pid" 2>/dev/null
 }
 
+# dump_case PYTHON: `stacktop dump` of pystack.py prints each thread's
+# Python traceback, innermost last, with file:line: the chain of the main
+# thread, the lock holder asleep, the waiter on its lock.
+dump_case() {
+	local py=$1 out=$E2E_TMPDIR/dump.out src=$ROOT/tests/targets/pystack.py
+	"$py" "$src" >"$E2E_TMPDIR/pystack.out" 2>&1 &
+	local pid=$!
+	BG_PIDS+=("$pid")
+	wait_until 20 grep -q ready "$E2E_TMPDIR/pystack.out" || bad "dump: pystack.py not ready"
+	timeout 60 "$STACKTOP" dump -p "$pid" >"$out" 2>&1
+	check_cmp "$?" == 0 "dump: exits 0"
+	local m
+	for m in inner middle outer main holder waiter; do
+		local line func
+		line=$(grep -n "# at:$m\$" "$src" | cut -d: -f1)
+		case $m in inner | middle) func=Chain.$m ;; *) func=$m ;; esac
+		if grep -q "File \"pystack.py\", line $line, in $func\$" "$out"; then
+			ok "dump: $func at pystack.py:$line"
+		else
+			bad "dump: no 'File \"pystack.py\", line $line, in $func'"
+			cat "$out"
+		fi
+	done
+	# innermost last: the main thread's traceback ends in Chain.inner
+	awk '/Python traceback/ { on = 1; last = ""; next } on && /File/ { last = $NF } on && !/File/ { if (last) print last; on = 0 } END { if (on) print last }' \
+		"$out" | grep -qx Chain.inner && ok "dump: innermost last" || bad "dump: a traceback does not end in Chain.inner"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
 if [ -x /usr/bin/python3.11 ]; then
+	dump_case /usr/bin/python3.11
 	run_case debian-3.11 /usr/bin/python3.11
 else
 	bad "/usr/bin/python3.11 is missing (make deps-test installs python3.11)"

@@ -96,6 +96,10 @@ void ingest_free(struct ingest *in);
  * processes), -ENOMEM; a process whose maps cannot be read yet is still
  * added (they are read again on its first sample). */
 int ingest_add_process(struct ingest *in, pid_t pid);
+/* Python frames however late the sample is named (dump: its threads
+ * stay where they were sampled, or nearly) rather than after PY_LATE_NS
+ * only. */
+void ingest_python_any_age(struct ingest *in, bool on);
 /* Samples of pids not added: adopt the process (true) or drop them. */
 void ingest_follow(struct ingest *in, bool on);
 /* pid ended: its space and unwinder go after the next ingest_refresh but
