@@ -438,6 +438,23 @@ static void sink_exec(void *ctx, pid_t pid, const char *comm)
 	in->st.execs++;
 }
 
+int ingest_python_state(struct ingest *in, int *tids, int max, bool *gc)
+{
+	int n = 0;
+
+	*gc = false;
+	for (int i = 0; i < in->nprocs; i++) {
+		struct python_state st;
+
+		if (!in->procs[i].p->py || python_state(in->procs[i].p->py, &st))
+			continue;
+		if (st.gil_tid > 0 && n < max)
+			tids[n++] = st.gil_tid;
+		*gc |= st.gc == 1;
+	}
+	return n;
+}
+
 void ingest_sink(struct ingest *in, struct sampler_sink *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -6,7 +6,8 @@
 # leaf as "leaf_X (pyshares.py)" with its share (check_share), and run()
 # and main() as their callers (%Total ~100): the evaluation loop's native
 # frames replaced by the Python frames they run. Compares shares: runs
-# alone (SOLO in tests/run.sh).
+# alone (SOLO in tests/run.sh). Also: dump's Python tracebacks
+# (pystack.py) and the threads view's GIL holder, under Debian's 3.11.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 SCRIPT=$ROOT/tests/targets/pyshares.py
@@ -92,8 +93,27 @@ dump_case() {
 	wait "$pid" 2>/dev/null
 }
 
+# gil_case PYTHON: the threads view flags the thread that holds the GIL
+# (pyshares.py's one thread, always running Python).
+gil_case() {
+	local out=$E2E_TMPDIR/threads.out
+	start_bg "$1" "$SCRIPT"
+	local pid=$BG_PID
+	sleep 0.5
+	timeout 60 "$STACKTOP" -b -d 1 -n 1 --view threads -p "$pid" >"$out" 2>&1
+	if awk -v p="$pid" '$1 == p && / GIL/ { f = 1 } END { exit !f }' "$out"; then
+		ok "threads view: thread $pid holds the GIL"
+	else
+		bad "threads view: no GIL on thread $pid"
+		cat "$out"
+	fi
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
 if [ -x /usr/bin/python3.11 ]; then
 	dump_case /usr/bin/python3.11
+	gil_case /usr/bin/python3.11
 	run_case debian-3.11 /usr/bin/python3.11
 else
 	bad "/usr/bin/python3.11 is missing (make deps-test installs python3.11)"

@@ -118,6 +118,12 @@ void ingest_sample(struct ingest *in, const struct sample *s);
 /* pid's mappings changed (exec, mmap): reload before its next unwind. */
 void ingest_maps_changed(struct ingest *in, pid_t pid);
 
+/* The CPython processes' state now (runtime/python.h): the threads that
+ * hold a GIL (at most max into tids; returns how many) and whether a
+ * collection runs in any (*gc). A few reads of each process's memory:
+ * for a refresh, not per sample. */
+int ingest_python_state(struct ingest *in, int *tids, int max, bool *gc);
+
 /* The callbacks a sampler delivers into (ctx = in). */
 void ingest_sink(struct ingest *in, struct sampler_sink *out);
 const struct ingest_stats *ingest_get_stats(const struct ingest *in);
