@@ -271,11 +271,83 @@ static void push(uint32_t *frames, int max, int *n, int64_t id)
 		frames[(*n)++] = (uint32_t)id;
 }
 
+/* Waiting for work, not a lock: threading's and queue's own waits,
+ * built on a lock (3.11+ names them by qualified name, 3.8-3.10 by name). */
+static bool python_waits_for_work(const struct frame *f)
+{
+	static const char *const names[] = {"Condition.wait",
+					    "Condition.wait_for",
+					    "Event.wait",
+					    "Thread.join",
+					    "Thread._wait_for_tstate_lock",
+					    "Semaphore.acquire",
+					    "Barrier.wait",
+					    "Queue.get",
+					    "Queue.put",
+					    "wait",
+					    "wait_for",
+					    "join",
+					    "_wait_for_tstate_lock",
+					    "get",
+					    "put"};
+	const char *file = f->sym.file ? f->sym.file : "";
+
+	if (strcmp(file, "threading.py") && strcmp(file, "queue.py"))
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(f->sym.func, names[i]))
+			return true;
+	return false;
+}
+
+/* CPython, a thread blocked in a futex: the native frames between the
+ * leaf and its innermost Python frame say what for (the generic rule
+ * would stop at the semaphore under a Lock.acquire: idle). Under
+ * PyThread_acquire_lock* a threading lock (lock; threading's own waits
+ * for work idle); under PyEval_RestoreThread / PyEval_AcquireThread /
+ * take_gil the GIL. NONE: no opinion. */
+static enum sample_wait python_wait(struct ingest *in, const uint32_t *frames, int n)
+{
+	bool lock = false, named = false;
+
+	for (int i = n - 1; i >= 0; i--) {
+		const struct frame *f = frames_get(in->fr, frames[i]);
+		const char *fn = f && f->has_sym ? f->sym.func : NULL;
+		const char *mod = f && f->sym.module ? f->sym.module : "";
+
+		if (!fn || f->wait)
+			continue;
+		if (f->lang == FRAME_LANG_PYTHON) {
+			if (lock)
+				return python_waits_for_work(f) ? SAMPLE_WAIT_IDLE
+								: SAMPLE_WAIT_LOCK;
+			/* Only libc and unnamed interpreter code (Debian's
+			 * take_gil is static, stripped) between the wait and
+			 * the evaluation loop: the loop waits for the GIL. */
+			return named ? SAMPLE_WAIT_NONE : SAMPLE_WAIT_GIL;
+		}
+		if (!strncmp(fn, "PyThread_acquire_lock", 21))
+			lock = true;
+		else if (!lock && (!strcmp(fn, "take_gil") || !strcmp(fn, "PyEval_RestoreThread") ||
+				   !strcmp(fn, "PyEval_AcquireThread")))
+			return SAMPLE_WAIT_GIL;
+		else if (!f->sym.by_range && !f->kernel && strncmp(mod, "libc.so", 7) &&
+			 strncmp(mod, "libpthread", 10))
+			named = true;
+	}
+	return lock ? SAMPLE_WAIT_LOCK : SAMPLE_WAIT_NONE;
+}
+
 /* A futex or a poll is contention or waiting for work: the stack says
  * which (waits_by_function), leaf first. */
 static enum sample_wait refine_wait(struct ingest *in, const struct sample *s,
-				    const uint32_t *frames, int n)
+				    const uint32_t *frames, int n, bool python)
 {
+	enum sample_wait pk;
+
+	if (python && (s->wait == SAMPLE_WAIT_LOCK || s->wait == SAMPLE_WAIT_OTHER) &&
+	    (pk = python_wait(in, frames, n)) != SAMPLE_WAIT_NONE)
+		return pk;
 	for (int i = n - 1; i >= 0; i--) {
 		const struct frame *f = frames_get(in->fr, frames[i]);
 		enum sample_wait k;
@@ -290,7 +362,7 @@ static enum sample_wait refine_wait(struct ingest *in, const struct sample *s,
 #define PY_FRAMES_MAX 256
 /* Later than this after its sample, a sample gets no Python frames
  * (samples are named on the collect tick, every 50 ms). */
-#define PY_LATE_NS 100000000ull
+#define PY_LATE_NS 250000000ull
 
 /* The Python frames of the sample's thread, innermost first (0 when its
  * process is not CPython or the thread runs no Python). */
@@ -403,7 +475,8 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 		push(frames, max, n, frames_kernel(in->fr, s->pid, s->kpcs[i]));
 	/* Wall mode: what an off-CPU thread waits in is its innermost frame. */
 	if (s->state == SAMPLE_OFFCPU && s->wait != SAMPLE_WAIT_NONE && *n > 0)
-		push(frames, max, n, frames_wait(in->fr, refine_wait(in, s, frames, *n)));
+		push(frames, max, n,
+		     frames_wait(in->fr, refine_wait(in, s, frames, *n, p->py != NULL)));
 	return 0;
 }
 

@@ -22,7 +22,7 @@
  * are read from the process when the sample is named (perf's samples on
  * the next collect tick, 0–50 ms later): what the thread runs then, so a
  * function's share is right over many samples, not each sample's frames;
- * a sample named more than PY_LATE_NS (100 ms) after it was taken keeps
+ * a sample named more than PY_LATE_NS (250 ms) after it was taken keeps
  * its native frames only (counted as unmatched).
  *
  * ingest_sink hands a sampler the callbacks to deliver into; ingest_stack
