@@ -16,7 +16,8 @@
  * table, first line) and is used only when a fresh read of the object's
  * head shows the same. Line tables are copied (at most LINETABLE_MAX
  * bytes each; the cache is emptied past CACHE_BYTES in all), so a sample
- * costs a frame read and a code-head read per frame.
+ * costs a read per frame and one (a process_vm_readv of many ranges) for
+ * the heads of all its code objects.
  */
 #include "stacktop/runtime/python.h"
 
@@ -36,6 +37,7 @@
 #define INTERPS_MAX 64	  /* interpreters walked at most */
 #define READ_MAX 65536u	  /* one read at most */
 #define TMAP_SLOTS 64	  /* remembered (tid, thread state) pairs */
+#define CODE_HEAD_MAX 256 /* bytes of a code object's head read at most */
 #define PTHREAD_SCAN 2304 /* bytes of glibc's struct pthread searched for the tid */
 /* glibc x86-64: struct pthread's tid follows the 0x2c0-byte tcbhead_t
  * and a list head; looked for elsewhere when not there. */
@@ -64,7 +66,8 @@ struct python {
 		pid_t tid;
 		uint64_t ts;
 	} tmap[TMAP_SLOTS];
-	char *arena; /* this call's strings */
+	uint8_t *heads; /* PYTHON_SEGS_MAX code heads of CODE_HEAD_MAX bytes */
+	char *arena;	/* this call's strings */
 	size_t arena_len, arena_cap;
 	struct python_stats st;
 };
@@ -83,13 +86,64 @@ static int vm_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return (size_t)got == len ? 0 : -EFAULT;
 }
 
-/* The one read: len checked, address not NULL nor wrapping. */
+static int vm_readv(void *ctx, const struct python_seg *seg, int n)
+{
+	pid_t pid = *(const pid_t *)ctx;
+	struct iovec local[PYTHON_SEGS_MAX], remote[PYTHON_SEGS_MAX];
+	ssize_t got;
+	int whole = 0;
+
+	if (n <= 0 || n > PYTHON_SEGS_MAX)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		local[i] = (struct iovec){.iov_base = seg[i].buf, .iov_len = seg[i].len};
+		remote[i] = (struct iovec){.iov_base = (void *)(uintptr_t)seg[i].addr,
+					   .iov_len = seg[i].len};
+	}
+	if ((got = process_vm_readv(pid, local, (unsigned long)n, remote, (unsigned long)n, 0)) < 0)
+		return -errno;
+	/* It stops at the first remote range it cannot read. */
+	while (whole < n && (size_t)got >= seg[whole].len)
+		got -= (ssize_t)seg[whole++].len;
+	return whole;
+}
+
+/* One read: len checked, address not NULL nor wrapping. */
+static bool seg_ok(uint64_t addr, size_t len)
+{
+	return addr && len > 0 && len <= READ_MAX && addr + len >= addr;
+}
+
 static int py_read(struct python *py, uint64_t addr, void *buf, size_t len)
 {
-	if (!addr || len == 0 || len > READ_MAX || addr + len < addr)
+	if (!seg_ok(addr, len))
 		return -EFAULT;
 	py->st.reads++;
 	return py->mem.read(py->mem.ctx, addr, buf, len);
+}
+
+/* n reads at once (one process_vm_readv for a live process): how many of
+ * them, from the first, were read whole. */
+static int py_readv(struct python *py, const struct python_seg *seg, int n)
+{
+	int ok = 0;
+
+	for (ok = 0; ok < n; ok++)
+		if (!seg_ok(seg[ok].addr, seg[ok].len))
+			break;
+	if (ok == 0)
+		return 0;
+	if (py->mem.readv) {
+		int got;
+
+		py->st.reads++;
+		got = py->mem.readv(py->mem.ctx, seg, ok);
+		return got < 0 ? 0 : got > ok ? ok : got;
+	}
+	for (int i = 0; i < ok; i++)
+		if (py_read(py, seg[i].addr, seg[i].buf, seg[i].len))
+			return i;
+	return ok;
 }
 
 static uint64_t get_u64(const uint8_t *b, int off)
@@ -330,19 +384,17 @@ static void cache_clear(struct python *py)
 		entry_clear(py, &py->cache[i]);
 }
 
-/* The code object at addr, checked against a fresh read of its head;
- * NULL when it is not one. *head_out gets the head (for co_code_adaptive). */
-static struct code_entry *code_get(struct python *py, uint64_t addr)
+/* The code object at addr whose head (py->co_len bytes) was just read:
+ * the cached entry when the head shows what it was read from, else read
+ * anew; NULL when it is not a code object. */
+static struct code_entry *code_from_head(struct python *py, uint64_t addr, const uint8_t *head)
 {
 	const struct pylayout *l = &py->l;
-	uint8_t head[1024];
 	struct code_entry *e =
 	    &py->cache[(addr >> 4) * 0x9e3779b97f4a7c15ull >> 52 & (CODE_SLOTS - 1)];
 	uint64_t type, name, file, table;
 	int32_t first;
 
-	if (py->co_len > sizeof(head) || py_read(py, addr, head, py->co_len))
-		return NULL;
 	type = get_u64(head, l->ob_type);
 	name = get_u64(head, l->co_qualname >= 0 ? l->co_qualname : l->co_name);
 	file = get_u64(head, l->co_filename);
@@ -467,6 +519,11 @@ static void apply_debug_offsets(struct python *py)
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		if (!off_ok(v[i]))
 			return;
+	/* A code object's head is read whole into CODE_HEAD_MAX bytes. */
+	if (d.co_filename >= CODE_HEAD_MAX - 8 || d.co_name >= CODE_HEAD_MAX - 8 ||
+	    d.co_qualname >= CODE_HEAD_MAX - 8 || d.co_linetable >= CODE_HEAD_MAX - 8 ||
+	    d.co_firstlineno >= CODE_HEAD_MAX - 8 || d.ob_type >= CODE_HEAD_MAX - 8)
+		return;
 	l->rt_interp_head = (int)d.rt_interpreters_head;
 	l->is_next = (int)d.is_next;
 	l->is_tstate_head = (int)d.is_threads_head;
@@ -522,7 +579,10 @@ int python_open_mem(const struct pylayout *l, const struct python_where *w,
 	struct python *py = calloc(1, sizeof(*py));
 
 	*out = NULL;
-	if (!py || !(py->cache = calloc(CODE_SLOTS, sizeof(*py->cache)))) {
+	if (!py || !(py->cache = calloc(CODE_SLOTS, sizeof(*py->cache))) ||
+	    !(py->heads = malloc((size_t)PYTHON_SEGS_MAX * CODE_HEAD_MAX))) {
+		if (py)
+			free(py->cache);
 		free(py);
 		return -ENOMEM;
 	}
@@ -532,8 +592,10 @@ int python_open_mem(const struct pylayout *l, const struct python_where *w,
 	py->w.module = py->module;
 	py->mem = *m;
 	py->pid = pid;
-	if (py->mem.read == vm_read)
+	if (py->mem.read == vm_read) {
 		py->mem.ctx = &py->pid; /* the live reader's: this process */
+		py->mem.readv = vm_readv;
+	}
 	py->tid_off = -1;
 	if (py->l.minor >= 13)
 		apply_debug_offsets(py);
@@ -595,7 +657,7 @@ int python_open(struct space *sp, struct python **out)
 		w.str_type = sym_addr(mod, mp->bias, "PyUnicode_Type", NULL);
 		w.bytes_type = sym_addr(mod, mp->bias, "PyBytes_Type", NULL);
 		w.module = mod->name;
-		struct python_mem m = {vm_read, NULL};
+		struct python_mem m = {vm_read, NULL, NULL};
 		return python_open_mem(l, &w, &m, sp->pid, out);
 	}
 	return -ENOENT;
@@ -607,6 +669,7 @@ void python_free(struct python *py)
 		return;
 	cache_clear(py);
 	free(py->cache);
+	free(py->heads);
 	free(py->arena);
 	free(py);
 }
@@ -840,70 +903,98 @@ static uint64_t first_frame(struct python *py, const uint8_t *head)
 	return f;
 }
 
-int python_stack(struct python *py, pid_t tid, struct python_frame *out, int max, int *n,
-		 unsigned *flags)
+/* One frame as read in the first pass of python_stack. */
+struct raw_frame {
+	uint64_t code, instr;
+	bool entry;
+};
+
+/* The frames of thread state head (innermost first) into raw: the
+ * chain's pointers only; 3.12+ shims mark the frame before them as an
+ * entry. Returns how many; *flags as python_stack's. */
+static int walk_frames(struct python *py, const uint8_t *head, struct raw_frame *raw, int max,
+		       unsigned *flags)
 {
 	const struct pylayout *l = &py->l;
-	uint8_t head[1024], fr[1024];
-	long offs[2 * 256];
-	uint64_t f;
+	uint8_t fr[1024];
+	uint64_t f = first_frame(py, head);
 	int k = 0;
 
-	*n = 0;
-	*flags = 0;
-	if (max > 256)
-		max = 256;
-	if (py->fr_len > sizeof(fr) || thread_state(py, tid, head))
-		return -ENOENT;
-	py->arena_len = 0;
-	f = first_frame(py, head);
 	for (int walked = 0; f; walked++) {
 		if (walked >= CHAIN_MAX || k >= max) {
 			*flags |= PYTHON_TRUNCATED;
-			break;
+			return k;
 		}
 		if (py_read(py, f, fr, py->fr_len)) {
 			*flags |= PYTHON_TORN;
-			break;
+			return k;
 		}
-		uint64_t prev = get_u64(fr, l->fr_previous), code = get_u64(fr, l->fr_code);
+		f = get_u64(fr, l->fr_previous);
 		/* 3.12+: the shim an evaluation call starts with ends the
 		 * frames it runs. */
 		if (l->owned_by_cstack >= 0 && fr[l->fr_owner] == l->owned_by_cstack) {
 			if (k > 0)
-				out[k - 1].entry = true;
-			f = prev;
+				raw[k - 1].entry = true;
 			continue;
 		}
-		struct code_entry *e = code_get(py, code);
-		long lasti;
-		if (!e) {
-			*flags |= PYTHON_TORN;
-			break;
-		}
-		if (l->minor <= 10)
-			lasti = get_i32(fr, l->fr_instr);
-		else
-			lasti = ((long)(get_u64(fr, l->fr_instr) -
-					(code + (uint64_t)l->co_code_adaptive))) /
-				2;
-		offs[2 * k] = arena_put(py, e->func);
-		offs[2 * k + 1] = arena_put(py, e->filename);
-		if (offs[2 * k] < 0 || offs[2 * k + 1] < 0) {
-			*flags |= PYTHON_TORN;
-			break;
-		}
-		out[k] = (struct python_frame){
-		    .line = code_line(py, e, lasti),
+		raw[k++] = (struct raw_frame){
+		    .code = get_u64(fr, l->fr_code),
+		    .instr = l->minor <= 10 ? (uint64_t)(int64_t)get_i32(fr, l->fr_instr)
+					    : get_u64(fr, l->fr_instr),
 		    .entry = l->minor <= 10 || (l->fr_is_entry >= 0 && fr[l->fr_is_entry]),
 		};
-		k++;
-		f = prev;
 	}
 	/* The outermost frame read starts its evaluation call (3.12+: its
 	 * shim was not read, or the chain was cut). */
-	if (k > 0 && !f)
-		out[k - 1].entry = true;
+	if (k > 0)
+		raw[k - 1].entry = true;
+	return k;
+}
+
+int python_stack(struct python *py, pid_t tid, struct python_frame *out, int max, int *n,
+		 unsigned *flags)
+{
+	const struct pylayout *l = &py->l;
+	uint8_t head[1024];
+	struct raw_frame raw[PYTHON_SEGS_MAX];
+	struct python_seg seg[PYTHON_SEGS_MAX];
+	long offs[2 * PYTHON_SEGS_MAX];
+	int k, whole;
+
+	*n = 0;
+	*flags = 0;
+	if (max > PYTHON_SEGS_MAX)
+		max = PYTHON_SEGS_MAX;
+	if (py->fr_len > 1024 || py->co_len > CODE_HEAD_MAX || thread_state(py, tid, head))
+		return -ENOENT;
+	py->arena_len = 0;
+	k = walk_frames(py, head, raw, max, flags);
+	/* Every code object's head in one read, then each checked against
+	 * the cache (the hit path reads nothing more). */
+	for (int i = 0; i < k; i++)
+		seg[i] = (struct python_seg){raw[i].code, py->heads + (size_t)i * CODE_HEAD_MAX,
+					     py->co_len};
+	whole = py_readv(py, seg, k);
+	for (int i = 0; i < k; i++) {
+		struct code_entry *e =
+		    i < whole ? code_from_head(py, raw[i].code, seg[i].buf) : NULL;
+		long lasti;
+
+		if (!e || (offs[2 * i] = arena_put(py, e->func)) < 0 ||
+		    (offs[2 * i + 1] = arena_put(py, e->filename)) < 0) {
+			*flags |= PYTHON_TORN;
+			k = i;
+			break;
+		}
+		if (l->minor <= 10)
+			lasti = (long)(int64_t)raw[i].instr;
+		else
+			lasti = (long)(int64_t)(raw[i].instr -
+						(raw[i].code + (uint64_t)l->co_code_adaptive)) /
+				2;
+		out[i] =
+		    (struct python_frame){.line = code_line(py, e, lasti), .entry = raw[i].entry};
+	}
 	for (int i = 0; i < k; i++) {
 		out[i].func = py->arena + offs[2 * i];
 		out[i].file = py->arena + offs[2 * i + 1];

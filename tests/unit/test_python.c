@@ -50,6 +50,19 @@ static int mark_line(const char *mark)
 	return found;
 }
 
+/* The read end of the running target's stdout: kept open while it runs
+ * (closed early, its print of the newline after "ready" would fail and
+ * end its main thread). */
+static int target_out = -1;
+
+static void stop_target(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(target_out);
+	target_out = -1;
+}
+
 /* Start python on SCRIPT; its pid once it printed "ready", or -1. */
 static pid_t start_target(const char *python)
 {
@@ -78,14 +91,13 @@ static pid_t start_target(const char *python)
 			break;
 		got += (size_t)r;
 		buf[got] = '\0';
-		if (strstr(buf, "ready"))
+		if (strstr(buf, "ready\n"))
 			break;
 	}
-	close(fd[0]);
+	target_out = fd[0];
 	buf[got] = '\0';
-	if (!strstr(buf, "ready")) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+	if (!strstr(buf, "ready\n")) {
+		stop_target(pid);
 		return -1;
 	}
 	return pid;
@@ -141,8 +153,14 @@ static void check_python(const char *python, int minor)
 	assert_int_equal(st.gc, 0);
 	assert_int_equal(st.gil_tid, 0); /* all three wait: nobody holds it */
 
-	/* The main thread: the chain, innermost first. */
-	assert_int_equal(python_stack(py, pid, f, 64, &k, &flags), 0);
+	/* The main thread: the chain, innermost first (it prints "ready"
+	 * just before it goes down the chain: polled, 10 s at most). */
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(python_stack(py, pid, f, 64, &k, &flags), 0);
+		if (k == 5 && !strcmp(f[0].func, qual ? "Chain.inner" : "inner"))
+			break;
+		usleep(100000);
+	}
 	assert_int_equal(flags, 0);
 	assert_int_equal(k, 5);
 	expect(&f[0], qual ? "Chain.inner" : "inner", "inner");
@@ -164,28 +182,32 @@ static void check_python(const char *python, int minor)
 	assert_int_equal(k, 2);
 	assert_true(flags & PYTHON_TRUNCATED);
 
-	for (int i = 0; i < n; i++) {
-		if (t[i].tid == pid)
-			continue;
-		assert_int_equal(python_stack(py, t[i].tid, f, 64, &k, &flags), 0);
-		assert_true(k >= 2);
-		assert_true(ends_with(f[k - 1].file, "threading.py"));
-		if (!strcmp(f[0].func, "holder")) {
-			expect(&f[0], "holder", "holder");
-			holder = true;
-		} else {
-			expect(&f[0], "waiter", "waiter");
-			waiter = true;
+	/* The holder asleep, the waiter on the lock (polled: a loaded
+	 * machine may not have taken them there yet). */
+	for (int round = 0; round < 100 && !(holder && waiter); round++) {
+		holder = waiter = false;
+		for (int i = 0; i < n; i++) {
+			if (t[i].tid == pid)
+				continue;
+			assert_int_equal(python_stack(py, t[i].tid, f, 64, &k, &flags), 0);
+			assert_true(k >= 2);
+			assert_true(ends_with(f[k - 1].file, "threading.py"));
+			holder |= !strcmp(f[0].func, "holder") && f[0].line == mark_line("holder");
+			waiter |= !strcmp(f[0].func, "waiter") && f[0].line == mark_line("waiter");
 		}
+		if (!(holder && waiter))
+			usleep(100000);
 	}
-	assert_true(holder && waiter);
+	if (!(holder && waiter))
+		fail_msg("holder at pystack.py:%d %s, waiter at :%d %s", mark_line("holder"),
+			 holder ? "seen" : "not seen", mark_line("waiter"),
+			 waiter ? "seen" : "not seen");
 	/* A tid of no thread state. */
 	assert_int_equal(python_stack(py, 1, f, 64, &k, &flags), -ENOENT);
 
 	python_free(py);
 	space_release(&sp);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	stop_target(pid);
 }
 
 static void test_every_cpython(void **state)

@@ -18,13 +18,16 @@
  * evaluation loop (python_in_eval).
  *
  * Reading: every read goes through one function (struct python_mem; for a
- * live process process_vm_readv), length-capped and checked; the memory is
+ * live process process_vm_readv; a stack's code objects in one call),
+ * length-capped and checked; the memory is
  * the target's and changes under us (cpu mode reads after the sample), so
  * anything that does not check out ends the stack there (PYTHON_TORN),
  * never a crash, never a name read from the wrong object. Code objects are
  * cached by address (a bounded table); a hit re-reads the object's head
  * and compares its type and the name, file and line-table pointers, so an
- * address freed and reused by another code object is read again.
+ * address freed and reused by another code object is read again. A
+ * sample costs a read of the thread state, one per frame, and one for all
+ * the code objects' heads.
  *
  * Thread ids: native_thread_id on 3.11+; before, the thread state's
  * pthread_t is glibc's struct pthread, whose tid field is found once by
@@ -47,11 +50,23 @@
 #include "stacktop/runtime/pylayout.h"
 #include "stacktop/unwind/space.h"
 
-/* Copy len bytes at addr of the target into buf: 0, or -errno (a short
- * read is an error). */
+/* One range of the target's memory to copy. */
+struct python_seg {
+	uint64_t addr;
+	void *buf;
+	size_t len;
+};
+
+/* Most ranges one readv takes, and most frames python_stack returns. */
+#define PYTHON_SEGS_MAX 256
+
+/* read: copy len bytes at addr of the target into buf: 0, or -errno (a
+ * short read is an error). readv (NULL: read one by one): n ranges at
+ * once, returning how many, from the first, were copied whole. */
 struct python_mem {
 	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
 	void *ctx;
+	int (*readv)(void *ctx, const struct python_seg *seg, int n);
 };
 
 /* Where the interpreter is: runtime addresses. */
