@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				 .code_type = typed ? BASE + 8 : 0,
 				 .str_type = typed ? BASE + 16 : 0,
 				 .bytes_type = typed ? BASE + 24 : 0};
-	struct python_mem m = {image_read, &im};
+	struct python_mem m = {image_read, &im, NULL};
 	struct python_thread t[8];
 	struct python_frame f[32];
 	struct python_state st;

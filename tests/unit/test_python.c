@@ -281,7 +281,7 @@ static void test_code_reuse(void **state)
 				 .code_type = 0xc0de,
 				 .str_type = 0x57,
 				 .bytes_type = 0xb7};
-	struct python_mem m = {img_read, NULL};
+	struct python_mem m = {img_read, NULL, NULL};
 	uint64_t interp = BASE + 0x400, ts = BASE + 0x800, cframe = BASE + 0xc00,
 		 frame = BASE + 0xd00, code = BASE + 0x1000, name1 = BASE + 0x2000,
 		 name2 = BASE + 0x2100, file = BASE + 0x2200, table = BASE + 0x2300;
