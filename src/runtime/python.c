@@ -380,7 +380,7 @@ static void entry_clear(struct python *py, struct code_entry *e)
 
 static void cache_clear(struct python *py)
 {
-	for (size_t i = 0; i < CODE_SLOTS; i++)
+	for (size_t i = 0; py->cache && i < CODE_SLOTS; i++)
 		entry_clear(py, &py->cache[i]);
 }
 
@@ -390,10 +390,14 @@ static void cache_clear(struct python *py)
 static struct code_entry *code_from_head(struct python *py, uint64_t addr, const uint8_t *head)
 {
 	const struct pylayout *l = &py->l;
-	struct code_entry *e =
-	    &py->cache[(addr >> 4) * 0x9e3779b97f4a7c15ull >> 52 & (CODE_SLOTS - 1)];
+	struct code_entry *e;
 	uint64_t type, name, file, table;
 	int32_t first;
+
+	/* Made on first use: a process never sampled in Python costs none. */
+	if (!py->cache && !(py->cache = calloc(CODE_SLOTS, sizeof(*py->cache))))
+		return NULL;
+	e = &py->cache[(addr >> 4) * 0x9e3779b97f4a7c15ull >> 52 & (CODE_SLOTS - 1)];
 
 	type = get_u64(head, l->ob_type);
 	name = get_u64(head, l->co_qualname >= 0 ? l->co_qualname : l->co_name);
@@ -579,13 +583,8 @@ int python_open_mem(const struct pylayout *l, const struct python_where *w,
 	struct python *py = calloc(1, sizeof(*py));
 
 	*out = NULL;
-	if (!py || !(py->cache = calloc(CODE_SLOTS, sizeof(*py->cache))) ||
-	    !(py->heads = malloc((size_t)PYTHON_SEGS_MAX * CODE_HEAD_MAX))) {
-		if (py)
-			free(py->cache);
-		free(py);
+	if (!py)
 		return -ENOMEM;
-	}
 	py->l = *l;
 	py->w = *w;
 	snprintf(py->module, sizeof(py->module), "%s", w->module ? w->module : "");
@@ -967,6 +966,8 @@ int python_stack(struct python *py, pid_t tid, struct python_frame *out, int max
 		max = PYTHON_SEGS_MAX;
 	if (py->fr_len > 1024 || py->co_len > CODE_HEAD_MAX || thread_state(py, tid, head))
 		return -ENOENT;
+	if (!py->heads && !(py->heads = malloc((size_t)PYTHON_SEGS_MAX * CODE_HEAD_MAX)))
+		return -ENOMEM;
 	py->arena_len = 0;
 	k = walk_frames(py, head, raw, max, flags);
 	/* Every code object's head in one read, then each checked against

@@ -131,8 +131,9 @@ bool python_in_eval(const struct python *py, uint64_t pc);
 int python_threads(struct python *py, struct python_thread *out, int max, int *n);
 int python_state(struct python *py, struct python_state *st);
 /* Thread tid's Python frames, innermost first, at most max; *flags gets
- * PYTHON_*. 0 (with *n = 0 for a thread running no Python), or -ENOENT
- * for a tid without a thread state. */
+ * PYTHON_*. 0 (with *n = 0 for a thread running no Python), -ENOENT
+ * for a tid without a thread state, -ENOMEM. The code cache (and the
+ * buffer of code heads) is made on the first call. */
 int python_stack(struct python *py, pid_t tid, struct python_frame *out, int max, int *n,
 		 unsigned *flags);
 
