@@ -162,6 +162,9 @@ static int take_samples(const struct dump_opts *o, struct dump_ctx *d, char *err
 static void ingest_all(pid_t pid, struct dump_ctx *d, struct ingest *in, struct frames *fr)
 {
 	ingest_add_process(in, pid);
+	/* The copies are named after all were taken: a thread's Python
+	 * frames are read then (a sleeper's and a waiter's have not moved). */
+	ingest_python_any_age(in, true);
 	for (int i = 0; i < d->n; i++) {
 		struct dump_thread *t = &d->th[i];
 		if (!t->sampled)
@@ -284,6 +287,30 @@ static void describe_wait(const struct dump_thread *t, char *buf, size_t size)
 		snprintf(buf, size, "waiting: %s", waits_name(s->wait));
 }
 
+/* A thread's Python frames (runtime/python, merged by ingest) as Python
+ * prints a traceback: the most recent call last. */
+static void print_python(const struct dump_thread *t, struct frames *fr, FILE *out)
+{
+	char a[1024], c[256];
+	bool any = false;
+
+	for (int k = 0; k < t->nframes; k++) {
+		const struct frame *f = frames_get(fr, t->frames[k]);
+
+		if (!f || f->lang != FRAME_LANG_PYTHON)
+			continue;
+		if (!any)
+			fputs("    Python traceback (most recent call last):\n", out);
+		any = true;
+		text_sanitize(f->sym.file ? f->sym.file : "?", c, sizeof(c));
+		text_sanitize(f->sym.func ? f->sym.func : "?", a, sizeof(a));
+		if (f->sym.line > 0)
+			fprintf(out, "      File \"%s\", line %d, in %s\n", c, f->sym.line, a);
+		else
+			fprintf(out, "      File \"%s\", in %s\n", c, a);
+	}
+}
+
 static void print_text(const struct dump_opts *o, const char *cmdline, struct dump_ctx *d,
 		       struct frames *fr, FILE *out)
 {
@@ -312,8 +339,11 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 			const struct frame *f = frames_line(fr, t->frames[t->nframes - 1 - k]);
 			bool ok = f && f->has_sym;
 			struct sym_info si = f ? f->sym : (struct sym_info){0};
-			fprintf(out, "    #%-2d 0x%016llx ", k,
-				(unsigned long long)(f ? f->pc : 0));
+			if (f && f->lang == FRAME_LANG_PYTHON)
+				fprintf(out, "    #%-2d %-18s ", k, "(python)"); /* no address */
+			else
+				fprintf(out, "    #%-2d 0x%016llx ", k,
+					(unsigned long long)(f ? f->pc : 0));
 			if (ok && si.func) {
 				text_sanitize(si.func, a, sizeof(a));
 				fputs(a, out);
@@ -336,6 +366,7 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 				      sizeof(c));
 			fprintf(out, " [%s]\n", c);
 		}
+		print_python(t, fr, out);
 		if (!t->nframes)
 			fprintf(out, "    (no user stack)\n");
 		else if (t->truncated)
@@ -434,7 +465,9 @@ static void print_json(const struct dump_opts *o, const char *cmdline, struct du
 				fputs(",\"line\":null", out);
 			fputs(",\"module\":", out);
 			dump_json_string(out, ok ? si.module : NULL);
-			fprintf(out, ",\"inline\":%s}", ok && si.inlined ? "true" : "false");
+			fprintf(out, ",\"inline\":%s", ok && si.inlined ? "true" : "false");
+			fprintf(out, ",\"python\":%s}",
+				f && f->lang == FRAME_LANG_PYTHON ? "true" : "false");
 		}
 		fputs("]", out);
 		print_json_lock(locks_find(&d->graph, t->tid), out);

@@ -638,6 +638,7 @@ void session_header(struct session *s, struct view_header *h)
 	}
 	in.gc_samples = session_gc(s, &in.gc_running);
 	status_header(&in, pids, h);
+	h->ngil = ingest_python_state(s->in, h->gil_tids, VIEW_GIL_MAX, &h->py_gc);
 	/* A saved profile's span is what the file says (0: not recorded). */
 	if (s->report)
 		h->span_s = stackset_duration_s(s->report);

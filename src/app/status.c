@@ -55,6 +55,9 @@ void status_header(const struct status_in *in, int *pids, struct view_header *h)
 	h->unwind_failed = in->ingest->failed;
 	h->unwind_cache_stopped = in->ingest->cache_stopped;
 	h->unwind_finished = in->ingest->finished;
+	h->python = in->ingest->python;
+	h->python_unmatched = in->ingest->python_unmatched;
+	h->python_torn = in->ingest->python_torn;
 	if (in->dbg) {
 		h->dbg_on = true;
 		h->dbg_pending = in->dbg->pending;

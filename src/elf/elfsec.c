@@ -211,3 +211,37 @@ uint64_t elfsec_file_offset(Elf *elf, uint64_t addr)
 	}
 	return addr;
 }
+
+/* One symbol table's defined symbol called name. */
+static bool table_symbol(Elf *elf, GElf_Word type, const char *name, uint64_t *value,
+			 uint64_t *size)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elfsec_find_type(elf, type, &sh);
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	GElf_Sym sym;
+
+	if (!data || sh.sh_type == SHT_NOBITS || !sh.sh_entsize)
+		return false;
+	for (size_t i = 0, n = sh.sh_size / sh.sh_entsize; i < n; i++) {
+		const char *s;
+
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		s = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (s && !strcmp(s, name)) {
+			*value = sym.st_value;
+			*size = sym.st_size;
+			return true;
+		}
+	}
+	return false;
+}
+
+int elfsec_symbol(Elf *elf, const char *name, uint64_t *value, uint64_t *size)
+{
+	return table_symbol(elf, SHT_DYNSYM, name, value, size) ||
+		       table_symbol(elf, SHT_SYMTAB, name, value, size)
+		   ? 0
+		   : -ENOENT;
+}

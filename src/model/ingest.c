@@ -27,6 +27,7 @@
 #include "stacktop/proc/waits.h"
 #include "stacktop/proc/target.h"
 #include "stacktop/model/window.h"
+#include "stacktop/runtime/python.h"
 
 #define RELOAD_EVERY_NS 100000000ull
 #define RELEASED_RING 64
@@ -40,6 +41,8 @@ struct ingest_proc {
 	uint64_t loaded_ns;
 	unsigned exited_gen; /* refresh generation it was said to have ended in; 0: alive */
 	unsigned last_gen;   /* refresh generation of its last sample (or of its adding) */
+	struct python *py;   /* a CPython's reader, NULL for other processes */
+	unsigned py_gen;     /* space generation python_open last looked at */
 };
 
 struct ingest_slot {
@@ -55,7 +58,8 @@ struct ingest {
 	size_t cap;
 	int last; /* index of the last hit */
 	bool follow;
-	unsigned gen; /* refreshes so far, from 1 */
+	bool py_any_age; /* ingest_python_any_age */
+	unsigned gen;	 /* refreshes so far, from 1 */
 	pid_t released[RELEASED_RING];
 	unsigned nreleased; /* written so far (the ring's next slot mod RELEASED_RING) */
 	struct ingest_stats st;
@@ -78,6 +82,7 @@ static void proc_free(struct ingest_proc *p)
 	if (!p)
 		return;
 	unwind_free(p->uw);
+	python_free(p->py);
 	space_release(&p->space);
 	free(p);
 }
@@ -121,6 +126,13 @@ static void proc_reload(struct ingest_proc *p, bool force)
 	if (space_load(&p->space, p->pid) == 0) {
 		p->loaded = true;
 		p->stale = false;
+		/* New code (an exec, libpython dlopened): is it CPython now? */
+		if (p->space.generation != p->py_gen) {
+			p->py_gen = p->space.generation;
+			python_free(p->py);
+			p->py = NULL;
+			python_open(&p->space, &p->py);
+		}
 	}
 	p->loaded_ns = now;
 	if (!p->uw)
@@ -145,6 +157,11 @@ int ingest_add_process(struct ingest *in, pid_t pid)
 	in->st.nprocs = in->nprocs;
 	proc_reload(p, true);
 	return 0;
+}
+
+void ingest_python_any_age(struct ingest *in, bool on)
+{
+	in->py_any_age = on;
 }
 
 void ingest_follow(struct ingest *in, bool on)
@@ -254,11 +271,83 @@ static void push(uint32_t *frames, int max, int *n, int64_t id)
 		frames[(*n)++] = (uint32_t)id;
 }
 
+/* Waiting for work, not a lock: threading's and queue's own waits,
+ * built on a lock (3.11+ names them by qualified name, 3.8-3.10 by name). */
+static bool python_waits_for_work(const struct frame *f)
+{
+	static const char *const names[] = {"Condition.wait",
+					    "Condition.wait_for",
+					    "Event.wait",
+					    "Thread.join",
+					    "Thread._wait_for_tstate_lock",
+					    "Semaphore.acquire",
+					    "Barrier.wait",
+					    "Queue.get",
+					    "Queue.put",
+					    "wait",
+					    "wait_for",
+					    "join",
+					    "_wait_for_tstate_lock",
+					    "get",
+					    "put"};
+	const char *file = f->sym.file ? f->sym.file : "";
+
+	if (strcmp(file, "threading.py") && strcmp(file, "queue.py"))
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(f->sym.func, names[i]))
+			return true;
+	return false;
+}
+
+/* CPython, a thread blocked in a futex: the native frames between the
+ * leaf and its innermost Python frame say what for (the generic rule
+ * would stop at the semaphore under a Lock.acquire: idle). Under
+ * PyThread_acquire_lock* a threading lock (lock; threading's own waits
+ * for work idle); under PyEval_RestoreThread / PyEval_AcquireThread /
+ * take_gil the GIL. NONE: no opinion. */
+static enum sample_wait python_wait(struct ingest *in, const uint32_t *frames, int n)
+{
+	bool lock = false, named = false;
+
+	for (int i = n - 1; i >= 0; i--) {
+		const struct frame *f = frames_get(in->fr, frames[i]);
+		const char *fn = f && f->has_sym ? f->sym.func : NULL;
+		const char *mod = f && f->sym.module ? f->sym.module : "";
+
+		if (!fn || f->wait)
+			continue;
+		if (f->lang == FRAME_LANG_PYTHON) {
+			if (lock)
+				return python_waits_for_work(f) ? SAMPLE_WAIT_IDLE
+								: SAMPLE_WAIT_LOCK;
+			/* Only libc and unnamed interpreter code (Debian's
+			 * take_gil is static, stripped) between the wait and
+			 * the evaluation loop: the loop waits for the GIL. */
+			return named ? SAMPLE_WAIT_NONE : SAMPLE_WAIT_GIL;
+		}
+		if (!strncmp(fn, "PyThread_acquire_lock", 21))
+			lock = true;
+		else if (!lock && (!strcmp(fn, "take_gil") || !strcmp(fn, "PyEval_RestoreThread") ||
+				   !strcmp(fn, "PyEval_AcquireThread")))
+			return SAMPLE_WAIT_GIL;
+		else if (!f->sym.by_range && !f->kernel && strncmp(mod, "libc.so", 7) &&
+			 strncmp(mod, "libpthread", 10))
+			named = true;
+	}
+	return lock ? SAMPLE_WAIT_LOCK : SAMPLE_WAIT_NONE;
+}
+
 /* A futex or a poll is contention or waiting for work: the stack says
  * which (waits_by_function), leaf first. */
 static enum sample_wait refine_wait(struct ingest *in, const struct sample *s,
-				    const uint32_t *frames, int n)
+				    const uint32_t *frames, int n, bool python)
 {
+	enum sample_wait pk;
+
+	if (python && (s->wait == SAMPLE_WAIT_LOCK || s->wait == SAMPLE_WAIT_OTHER) &&
+	    (pk = python_wait(in, frames, n)) != SAMPLE_WAIT_NONE)
+		return pk;
 	for (int i = n - 1; i >= 0; i--) {
 		const struct frame *f = frames_get(in->fr, frames[i]);
 		enum sample_wait k;
@@ -270,8 +359,67 @@ static enum sample_wait refine_wait(struct ingest *in, const struct sample *s,
 	return s->wait;
 }
 
+#define PY_FRAMES_MAX 256
+/* Later than this after its sample, a sample gets no Python frames
+ * (samples are named on the collect tick, every 50 ms). */
+#define PY_LATE_NS 250000000ull
+
+/* The Python frames of the sample's thread, innermost first (0 when its
+ * process is not CPython or the thread runs no Python). */
+static int python_frames(struct ingest *in, struct ingest_proc *p, const struct sample *s,
+			 struct python_frame *pf)
+{
+	unsigned flags = 0;
+	int np = 0;
+
+	if (!p->py || python_stack(p->py, s->tid, pf, PY_FRAMES_MAX, &np, &flags) || np == 0)
+		return 0;
+	/* The Python stack is read now, the native one was copied at the
+	 * sample: a sample named long after it (start-up, a slow refresh)
+	 * would get whatever the thread runs now. Its native frames stay. */
+	if (!in->py_any_age && s->time_ns && mono_ns() > s->time_ns + PY_LATE_NS) {
+		in->st.python++;
+		in->st.python_unmatched++;
+		return 0;
+	}
+	in->st.python++;
+	if (flags & (PYTHON_TORN | PYTHON_TRUNCATED))
+		in->st.python_torn++;
+	return np;
+}
+
+/* Python frames pf[from..to] (innermost first) pushed outermost first. */
+static void push_python(struct ingest *in, const struct python_frame *pf, int from, int to,
+			uint32_t *frames, int max, int *n)
+{
+	for (int i = to; i >= from; i--) {
+		const char *base = strrchr(pf[i].file, '/');
+		struct sym_info si = {.func = pf[i].func,
+				      .module = base ? base + 1 : pf[i].file,
+				      .file = base ? base + 1 : pf[i].file,
+				      .line = pf[i].line};
+
+		push(frames, max, n, frames_script(in->fr, FRAME_LANG_PYTHON, &si));
+	}
+}
+
+/* The evaluation calls of a Python stack: end[g] is the innermost-first
+ * index of group g's entry frame (group 0 the innermost call). */
+static int python_groups(const struct python_frame *pf, int np, int *end)
+{
+	int g = 0;
+
+	for (int i = 0; i < np; i++)
+		if (pf[i].entry || i == np - 1)
+			end[g++] = i;
+	return g;
+}
+
 int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, int max, int *n)
 {
+	struct python_frame pf[PY_FRAMES_MAX];
+	int gend[PY_FRAMES_MAX], np = 0, ng = 0, neval = 0;
+	bool on_top = false;
 	uint64_t upcs[UNWIND_MAX_FRAMES];
 	*n = 0;
 	if (s->nframe_ids > 0) {
@@ -288,7 +436,27 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 	if (!p->loaded || p->stale)
 		proc_reload(p, false);
 	int nu = user_pcs(in, p, s, upcs);
+	/* CPython: each native evaluation-loop frame becomes the Python
+	 * frames it runs, the outermost call the outermost group. */
+	if ((np = python_frames(in, p, s, pf)) > 0) {
+		ng = python_groups(pf, np, gend);
+		for (int i = 0; i < nu; i++)
+			neval += python_in_eval(p->py, upcs[i]);
+		if (neval != ng) {
+			/* Not matched (the thread moved since the sample, an
+			 * unwind cut short): the Python frames go on top of the
+			 * native ones, not guessed into them. */
+			in->st.python_unmatched++;
+			neval = 0;
+			on_top = true;
+		}
+	}
 	for (int i = nu - 1; i >= 0; i--) {
+		if (neval && python_in_eval(p->py, upcs[i])) {
+			int g = --neval; /* outermost first: the last group */
+			push_python(in, pf, g ? gend[g - 1] + 1 : 0, gend[g], frames, max, n);
+			continue;
+		}
 		/* A pc in inlined code is several frames, innermost first. The
 		 * room left after one frame for each pc still to come, the
 		 * kernel frames and a wait frame bounds them: a deep stack
@@ -301,11 +469,14 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 		while (k > 0)
 			push(frames, max, n, ids[--k]);
 	}
+	if (on_top)
+		push_python(in, pf, 0, np - 1, frames, max, n);
 	for (int i = s->nkpcs - 1; i >= 0; i--)
 		push(frames, max, n, frames_kernel(in->fr, s->pid, s->kpcs[i]));
 	/* Wall mode: what an off-CPU thread waits in is its innermost frame. */
 	if (s->state == SAMPLE_OFFCPU && s->wait != SAMPLE_WAIT_NONE && *n > 0)
-		push(frames, max, n, frames_wait(in->fr, refine_wait(in, s, frames, *n)));
+		push(frames, max, n,
+		     frames_wait(in->fr, refine_wait(in, s, frames, *n, p->py != NULL)));
 	return 0;
 }
 
@@ -338,6 +509,23 @@ static void sink_exec(void *ctx, pid_t pid, const char *comm)
 		p->loaded_ns = 0; /* an exec replaces all code: reload at once */
 	}
 	in->st.execs++;
+}
+
+int ingest_python_state(struct ingest *in, int *tids, int max, bool *gc)
+{
+	int n = 0;
+
+	*gc = false;
+	for (int i = 0; i < in->nprocs; i++) {
+		struct python_state st;
+
+		if (!in->procs[i].p->py || python_state(in->procs[i].p->py, &st))
+			continue;
+		if (st.gil_tid > 0 && n < max)
+			tids[n++] = st.gil_tid;
+		*gc |= st.gc == 1;
+	}
+	return n;
 }
 
 void ingest_sink(struct ingest *in, struct sampler_sink *out)

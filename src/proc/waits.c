@@ -284,16 +284,16 @@ enum sample_wait waits_classify(char state, int syscall_nr, const char *wchan)
 
 const char *waits_name(enum sample_wait w)
 {
-	static const char *names[SAMPLE_WAIT_COUNT] = {"running", "lock",  "I/O",  "sleep",
-						       "D-state", "other", "idle", "CPU-wait"};
+	static const char *names[SAMPLE_WAIT_COUNT] = {
+	    "running", "lock", "I/O", "sleep", "D-state", "other", "idle", "CPU-wait", "GIL"};
 	return (unsigned)w < SAMPLE_WAIT_COUNT ? names[w] : "?";
 }
 
 const char *waits_frame_name(enum sample_wait w)
 {
-	static const char *names[SAMPLE_WAIT_COUNT] = {"[running]", "[lock]",	 "[I/O]",
-						       "[sleep]",   "[D-state]", "[other]",
-						       "[idle]",    "[CPU-wait]"};
+	static const char *names[SAMPLE_WAIT_COUNT] = {"[running]", "[lock]",	  "[I/O]",
+						       "[sleep]",   "[D-state]",  "[other]",
+						       "[idle]",    "[CPU-wait]", "[GIL]"};
 	return (unsigned)w < SAMPLE_WAIT_COUNT ? names[w] : "[?]";
 }
 

@@ -491,6 +491,42 @@ int64_t frames_named_at(struct frames *fr, const struct sym_info *si, const stru
 	return id;
 }
 
+int64_t frames_script(struct frames *fr, enum frame_lang lang, const struct sym_info *si)
+{
+	struct sym_info k = *si;
+	struct named_key nk = {.si = &k};
+	int64_t id;
+
+	if (!own_strs(fr, &k))
+		return -ENOMEM;
+	if (k.line < 0)
+		k.line = 0;
+	/* Its own hash space: a saved profile's frame of the same names
+	 * (pooled, not counted) is another frame. */
+	nk.hash = hashidx_mix64(named_hash(&k) ^ 0x736372697074ull ^ lang);
+	id = hashidx_find(&fr->ix, nk.hash, named_eq, fr, &nk, NULL);
+	if (id < 0)
+		id = entry_add(fr, nk.hash, FK_NAMED);
+	if (id < 0 || fr->e[id].own) {
+		/* found (it holds its own references) or out of memory */
+		strpool_unref(&fr->names, k.func);
+		strpool_unref(&fr->names, k.module);
+		strpool_unref(&fr->names, k.file);
+		return id;
+	}
+	k.offset = 0;
+	k.func_start = (uint64_t)(uintptr_t)k.func;
+	fr->e[id].own = true;
+	fr->e[id].f = (struct frame){
+	    .pc = ++fr->named_seq,
+	    .has_sym = true,
+	    .has_line = true,
+	    .lang = (uint8_t)lang,
+	    .sym = k,
+	};
+	return id;
+}
+
 /* ---- queries ---- */
 
 const struct frame *frames_get(const struct frames *fr, uint32_t id)

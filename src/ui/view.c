@@ -304,6 +304,17 @@ static void header_line2(struct grid *g, int y, const struct view_header *h)
 		snprintf(f + strlen(f), sizeof(f) - strlen(f), ", libunwind finished %s of %s", lu,
 			 cs);
 	}
+	if (h->python) {
+		/* CPython: stacks whose Python frames could not be put in
+		 * place of the evaluation loop's, or were cut short */
+		char un[32], py[32], torn[32];
+
+		text_count(h->python_unmatched, un, sizeof(un));
+		text_count(h->python_torn, torn, sizeof(torn));
+		text_count(h->python, py, sizeof(py));
+		snprintf(f + strlen(f), sizeof(f) - strlen(f), ", python unmatched %s cut %s of %s",
+			 un, torn, py);
+	}
 	snprintf(f + strlen(f), sizeof(f) - strlen(f), ")");
 	if (text_width(left) + 2 + text_width(f) > avail)
 		f[l] = 0; /* the detail goes first */

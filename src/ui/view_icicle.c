@@ -83,6 +83,7 @@ enum kind {
 	KIND_RUNTIME,
 	KIND_GC,
 	KIND_WAIT,
+	KIND_PYTHON, /* a Python function (module: its .py file): app's colour, bold */
 	KIND_N
 };
 #define KIND_LEGEND KIND_WAIT
@@ -100,6 +101,7 @@ static const struct {
     /* its own colour, a bar that stands out: is the CPU the collector's? */
     [KIND_GC] = {"GC", "gc", GRID_C_GC},
     [KIND_WAIT] = {"sleep/wait", "wait", GRID_C_WHITE},
+    [KIND_PYTHON] = {"python", "py", GRID_C_GREEN},
 };
 
 /* The colour of a function kind (funckind, the table every view asks);
@@ -160,6 +162,8 @@ static enum kind kind_of(const struct icicle *t, uint32_t id)
 	}
 	if (n->kernel)
 		return KIND_KERNEL;
+	if (m && strlen(m) > 3 && strcmp(m + strlen(m) - 3, ".py") == 0)
+		return KIND_PYTHON; /* runtime/python's frames: a saved profile's too */
 	if (!m || strstr(m, ".so") || m[0] == '[') /* [unknown], [vdso]; [jit] is app code */
 		return m && strcmp(m, "[jit]") == 0 ? KIND_APP : KIND_LIB;
 	return KIND_APP;
@@ -178,8 +182,11 @@ static uint16_t color_of(const struct view_icicle_state *st, const struct icicle
 		return 0;
 	if (st->diff_attr)
 		return st->diff_attr(st->diff_ctx, t, id);
-	if (!st->color_by_module)
-		return GRID_COLOR(kinds[kind_of(t, id)].color);
+	if (!st->color_by_module) {
+		enum kind k = kind_of(t, id);
+
+		return GRID_COLOR(kinds[k].color) | (k == KIND_PYTHON ? GRID_BOLD : 0);
+	}
 	for (s = n->kernel ? "[kernel]" : n->module ? n->module : "?"; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
 	return GRID_COLOR(pal[h % (sizeof(pal) / sizeof(pal[0]))]);

@@ -409,8 +409,9 @@ static void lock_text(const struct metrics *m, const struct locks *lk, pid_t tid
 
 /* Flags of a row, two spaces apart, then its lock; *attr is the colour of
  * the most urgent. */
-static void fmt_flags(const struct metrics_thread *t, const struct locks *lk, const char *lock,
-		      char *out, size_t size, uint16_t *attr)
+static void fmt_flags(const struct view_header *h, const struct metrics_thread *t,
+		      const struct locks *lk, const char *lock, char *out, size_t size,
+		      uint16_t *attr)
 {
 	const struct locks_wait *w = t ? locks_find(lk, t->tid) : NULL;
 	char d[32];
@@ -440,6 +441,12 @@ static void fmt_flags(const struct metrics_thread *t, const struct locks *lk, co
 		o += (size_t)snprintf(out + o, size - o, "%sDEADLOCK", o ? "  " : "");
 		*attr = GRID_COLOR(GRID_C_RED) | GRID_BOLD;
 	}
+	/* CPython (runtime/python): the thread that holds the GIL; the
+	 * collector runs in the thread that holds it. */
+	for (int i = 0; h && i < h->ngil && t->alive && o < size; i++)
+		if (h->gil_tids[i] == t->tid)
+			o += (size_t)snprintf(out + o, size - o, "%sGIL%s", o ? "  " : "",
+					      h->py_gc ? " (GC running)" : "");
 	if (lock && lock[0] && t->alive && o < size)
 		snprintf(out + o, size - o, "%s%s", o ? "  " : "", lock);
 }
@@ -768,7 +775,7 @@ static void draw_row(struct grid *g, int y, const struct draw_ctx *dc,
 	if (t || r->ti < 0) {
 		char lock[160];
 		lock_text(dc->m, dc->locks, r->id, dc->lock_level, dc->utf8, lock, sizeof(lock));
-		fmt_flags(t, dc->locks, lock, flags, sizeof(flags), &fattr);
+		fmt_flags(dc->h, t, dc->locks, lock, flags, sizeof(flags), &fattr);
 		if (flags[0])
 			grid_put(g, c->flags_x, y, flags, fattr, -1);
 	}
@@ -944,7 +951,7 @@ int view_threads_render(struct grid *g, const struct view_header *h, const struc
 			if (!t && r->ti >= 0)
 				continue;
 			lock_text(m, st->locks, r->id, dc.lock_level, st->utf8, lock, sizeof(lock));
-			fmt_flags(t, st->locks, lock, buf, sizeof(buf), &fattr);
+			fmt_flags(h, t, st->locks, lock, buf, sizeof(buf), &fattr);
 			if (text_width(buf) > flags_w)
 				flags_w = text_width(buf);
 		}

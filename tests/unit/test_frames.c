@@ -433,6 +433,41 @@ static void test_jit_rename(void **state)
 	munmap(code, 4096);
 }
 
+/* A Python function's frame: by content (line included), its own kind,
+ * its names counted and given back with the last frame using them. */
+static void test_script(void **state)
+{
+	struct frames *fr;
+	char func[32];
+	struct sym_info si = {.func = func, .module = "app.py", .file = "app.py", .line = 7};
+	int64_t a, b, c, n;
+
+	assert_int_equal(frames_new(NULL, &fr), 0);
+	snprintf(func, sizeof(func), "Handler.get");
+	a = frames_script(fr, FRAME_LANG_PYTHON, &si);
+	b = frames_script(fr, FRAME_LANG_PYTHON, &si);
+	assert_true(a >= 0);
+	assert_int_equal(a, b);
+	assert_int_equal(frames_get(fr, (uint32_t)a)->lang, FRAME_LANG_PYTHON);
+	assert_string_equal(frames_get(fr, (uint32_t)a)->sym.func, "Handler.get");
+	assert_true(frames_get(fr, (uint32_t)a)->has_line);
+	si.line = 8;
+	c = frames_script(fr, FRAME_LANG_PYTHON, &si);
+	assert_true(c >= 0 && c != a);
+	/* A saved profile's frame of the same names is another frame. */
+	n = frames_named(fr, &si);
+	assert_true(n >= 0 && n != c);
+	assert_int_equal(frames_get(fr, (uint32_t)n)->lang, FRAME_LANG_NATIVE);
+	assert_int_equal(frames_names(fr), 2); /* Handler.get, app.py */
+	frames_ref(fr, (uint32_t)a);
+	frames_ref(fr, (uint32_t)c);
+	frames_unref(fr, (uint32_t)c);
+	assert_int_equal(frames_names(fr), 2); /* a still holds them */
+	frames_unref(fr, (uint32_t)a);
+	assert_int_equal(frames_names(fr), 0);
+	frames_free(fr);
+}
+
 TEST_MAIN(NULL, NULL, TEST(test_jit_rename), TEST(test_live_intern), TEST(test_lazy_line),
 	  TEST(test_inline_chain), TEST(test_wait), TEST(test_named), TEST(test_refs),
-	  TEST(test_window_refs))
+	  TEST(test_window_refs), TEST(test_script))

@@ -650,6 +650,24 @@ static void test_paused(void **state)
 
 /* Colours by kind (app, lib, kernel, lock, I/O, runtime), hot frames bold,
  * 'c' colours by module; the legend on the footer. */
+/* A Python function (runtime/python's frames: module its .py file) is a
+ * kind of its own: app's green, in bold; native app code is not bold. */
+static void test_python_colour(void **state)
+{
+	struct fixture *fx = *state;
+	uint32_t f_py = mkframe(fx->w, 0x7f30, false, "app.py", "handler", "app.py", 3);
+
+	window_reset(fx->w);
+	/* (the selection, the leaf by default, is drawn apart: a caller) */
+	add(fx, 30, 100, 4, fx->f_start, fx->f_main, f_py, fx->f_worker);
+	render(fx, 100, 16);
+	assert_true(has(row(fx, 6), "handler"));
+	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 6)), GRID_C_GREEN);
+	assert_true(attr_at(fx, 1, 6) & GRID_BOLD);
+	assert_int_equal(GRID_COLOR_OF(attr_at(fx, 1, 5)), GRID_C_GREEN); /* main: app */
+	assert_false(attr_at(fx, 1, 5) & GRID_BOLD);
+}
+
 static void test_colours(void **state)
 {
 	struct fixture *fx = *state;
@@ -847,6 +865,7 @@ int main(void)
 	    T(test_fold_recursion_80x24),
 	    T(test_paused),
 	    T(test_colours),
+	    T(test_python_colour),
 	    T(test_labels),
 	    T(test_threads_and_kernel),
 	};

@@ -44,5 +44,9 @@ int elfsec_plt_name(Elf *elf, uint64_t addr, char *buf, size_t size);
 /* The file offset of an ELF address (through its PT_LOAD), as the views
  * show addresses without a name; the address itself outside every load. */
 uint64_t elfsec_file_offset(Elf *elf, uint64_t addr);
+/* The ELF address and size of the defined symbol called name, from
+ * .dynsym, else .symtab (a linear scan: for a few names a file, as the
+ * runtime readers ask, never per sample). 0, or -ENOENT. */
+int elfsec_symbol(Elf *elf, const char *name, uint64_t *value, uint64_t *size);
 
 #endif

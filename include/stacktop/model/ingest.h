@@ -14,6 +14,17 @@
  * most every 100 ms. A sample that already carries frame ids (a saved
  * profile) goes straight to the window.
  *
+ * CPython processes (runtime/python.h, looked for each time a process's
+ * code changes): each native evaluation-loop frame of a sample is replaced
+ * by the Python frames it runs, named by frames_script; when the counts
+ * of the two do not match, the Python frames go on top of the native
+ * stack and the sample is counted (python_unmatched). The Python frames
+ * are read from the process when the sample is named (perf's samples on
+ * the next collect tick, 0–50 ms later): what the thread runs then, so a
+ * function's share is right over many samples, not each sample's frames;
+ * a sample named more than PY_LATE_NS (250 ms) after it was taken keeps
+ * its native frames only (counted as unmatched).
+ *
  * ingest_sink hands a sampler the callbacks to deliver into; ingest_stack
  * is the same work without the window (dump uses it). Counters (unwinds
  * truncated or failed, samples of unknown pids, execs) are for the header.
@@ -68,6 +79,10 @@ struct ingest_stats {
 	uint64_t adopted;  /* processes added from their first sample */
 	uint64_t released; /* processes whose space was given back */
 	int nprocs;	   /* processes tracked now */
+	/* CPython (runtime/python.h): samples with Python frames; of those,
+	 * how many could not be matched with the native stack (its frames
+	 * put on top), and how many were cut short (a torn read, too deep) */
+	uint64_t python, python_unmatched, python_torn;
 };
 
 struct frames;
@@ -81,6 +96,10 @@ void ingest_free(struct ingest *in);
  * processes), -ENOMEM; a process whose maps cannot be read yet is still
  * added (they are read again on its first sample). */
 int ingest_add_process(struct ingest *in, pid_t pid);
+/* Python frames however late the sample is named (dump: its threads
+ * stay where they were sampled, or nearly) rather than after PY_LATE_NS
+ * only. */
+void ingest_python_any_age(struct ingest *in, bool on);
 /* Samples of pids not added: adopt the process (true) or drop them. */
 void ingest_follow(struct ingest *in, bool on);
 /* pid ended: its space and unwinder go after the next ingest_refresh but
@@ -98,6 +117,12 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 void ingest_sample(struct ingest *in, const struct sample *s);
 /* pid's mappings changed (exec, mmap): reload before its next unwind. */
 void ingest_maps_changed(struct ingest *in, pid_t pid);
+
+/* The CPython processes' state now (runtime/python.h): the threads that
+ * hold a GIL (at most max into tids; returns how many) and whether a
+ * collection runs in any (*gc). A few reads of each process's memory:
+ * for a refresh, not per sample. */
+int ingest_python_state(struct ingest *in, int *tids, int max, bool *gc);
 
 /* The callbacks a sampler delivers into (ctx = in). */
 void ingest_sink(struct ingest *in, struct sampler_sink *out);

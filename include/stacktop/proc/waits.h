@@ -30,6 +30,9 @@ enum sample_wait {
 	/* Runnable but not running: in the run queue, waiting for a CPU
 	 * (from schedstat's run delay). */
 	SAMPLE_WAIT_CPU,
+	/* Waiting to take CPython's GIL (said by ingest from the stack of a
+	 * CPython process: runtime/python). */
+	SAMPLE_WAIT_GIL,
 	SAMPLE_WAIT_COUNT
 };
 

@@ -35,6 +35,10 @@
 #include "stacktop/unwind/space.h"
 #include "stacktop/symbols/sym.h"
 
+/* What a frame's code is: native (ELF, JIT, kernel, wait) or a function
+ * of an interpreted program, named by its runtime's reader (runtime/). */
+enum frame_lang { FRAME_LANG_NATIVE = 0, FRAME_LANG_PYTHON = 1 };
+
 struct frame {
 	int pid;     /* 0 for named frames, -1 for wait pseudo frames */
 	uint64_t pc; /* the kind, for wait frames */
@@ -42,6 +46,7 @@ struct frame {
 	bool has_sym;  /* sym.func/module/offset filled in */
 	bool has_line; /* file:line looked up (sym.file may still be NULL) */
 	uint8_t wait;  /* 0, or the enum sample_wait of a wait pseudo frame */
+	uint8_t lang;  /* enum frame_lang */
 	struct sym_info sym;
 	/* Where the code is, for annotating it (also from a saved profile):
 	 * the module's path as the target sees it and its build-id (hex),
@@ -74,6 +79,13 @@ int64_t frames_wait(struct frames *fr, enum sample_wait kind);
 /* A frame known only by its names (a saved profile): interned by content
  * (kernel, module, function, file, line); the strings are copied. */
 int64_t frames_named(struct frames *fr, const struct sym_info *si);
+/* A function of an interpreted program (lang), named by its runtime's
+ * reader: interned by content (lang, module, function, file, line) as
+ * frames_named, but its strings are counted as a live user frame's, freed
+ * with the last frame that uses them, so a program that makes up new
+ * names cannot grow the table. si's strings are copied; file:line is
+ * known (has_line). Returns the id, or -ENOMEM. */
+int64_t frames_script(struct frames *fr, enum frame_lang lang, const struct sym_info *si);
 
 /* The same with the code's origin (path, build-id, ELF address; copied),
  * which is then part of the frame's identity: a saved profile that kept

@@ -68,6 +68,8 @@ enum view_behind_cause {
 	VIEW_BEHIND_SLOW,	   /* stacktop itself is busy over a quarter of its time */
 };
 
+#define VIEW_GIL_MAX 8
+
 struct view_header {
 	int pid; /* first target pid */
 	int npids;
@@ -83,6 +85,14 @@ struct view_header {
 	uint64_t unwind_truncated, unwind_failed;
 	/* stacks the rule cache stopped, and those libunwind then finished */
 	uint64_t unwind_cache_stopped, unwind_finished;
+	/* samples with Python frames, and those not matched with the native
+	 * stack (their Python frames put on top) or cut short */
+	uint64_t python, python_unmatched, python_torn;
+	/* CPython targets: the threads holding a GIL (one a process) and
+	 * whether a garbage collection is running in one of them */
+	int gil_tids[VIEW_GIL_MAX];
+	int ngil;
+	bool py_gc;
 	/* --debuginfod: on, and its debug files pending, fetched, not found */
 	bool dbg_on;
 	unsigned dbg_pending, dbg_found, dbg_missing;

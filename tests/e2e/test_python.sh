@@ -1,0 +1,167 @@
+#!/bin/bash
+# test_python — an unmodified CPython's Python functions in the top view:
+# tests/targets/pyshares.py runs three leaf functions at 60/30/10 behind
+# run() and main(); under Debian's python3.11 (the makefile installs it)
+# and every pyenv CPython 3.8-3.13 found here, stacktop -b must show each
+# leaf as "leaf_X (pyshares.py)" with its share (check_share), and run()
+# and main() as their callers (%Total ~100): the evaluation loop's native
+# frames replaced by the Python frames they run. Compares shares: runs
+# alone (SOLO in tests/run.sh). Also: dump's Python tracebacks
+# (pystack.py), the threads view's GIL holder and wall mode's sleep,
+# lock and GIL kinds (pystack.py, pygil.py), under Debian's 3.11.
+. "$(dirname "$0")/lib.sh"
+need_stacktop
+SCRIPT=$ROOT/tests/targets/pyshares.py
+
+# row_total OUT FUNC: the %Total of the row "FUNC (pyshares.py)".
+row_total() {
+	awk -v f="$2 (pyshares.py)" '/%Own/ { on = 1; next } on && index($0, "  " f) { print $2; exit }' "$1"
+}
+
+# run_case NAME PYTHON: profile PYTHON running pyshares.py for 3 s.
+run_case() {
+	local name=$1 py=$2 out=$E2E_TMPDIR/$1.out n f want tot
+	start_bg "$py" "$SCRIPT"
+	local pid=$BG_PID
+	sleep 0.5
+	if ! alive "$pid"; then
+		bad "$name: $py did not start"
+		return
+	fi
+	timeout 60 "$STACKTOP" -b -d 3 -n 1 -l 60 -p "$pid" >"$out" 2>&1
+	check_cmp "$?" == 0 "$name: stacktop -b exits 0"
+	n=$(samples_in "$out")
+	# Shares among the three leaves: a sample named late (start-up)
+	# keeps only its native frames (ingest.h), in no leaf.
+	local sum=0 nl
+	for f in leaf_sixty leaf_thirty leaf_ten; do
+		tot=$(row_total "$out" "$f")
+		[ -n "$tot" ] || bad "$name: no row '$f (pyshares.py)'"
+		sum=$(awk -v a="$sum" -v b="${tot:-0}" 'BEGIN { print a + b }')
+	done
+	nl=$(awk -v s="$sum" -v n="$n" 'BEGIN { printf "%d", s * n / 100 }')
+	check_cmp "$nl" '>=' $((n / 4)) "$name: a quarter of the samples or more in a leaf"
+	for f in leaf_sixty:60 leaf_thirty:30 leaf_ten:10; do
+		want=${f#*:}
+		f=${f%%:*}
+		tot=$(row_total "$out" "$f")
+		[ -n "$tot" ] || continue
+		check_share "$(awk -v t="$tot" -v s="$sum" 'BEGIN { printf "%.1f", (s > 0 ? 100 * t / s : 0) }')" \
+			"$want" "$nl" "$name: $f share of the leaves"
+	done
+	# Their callers hold every leaf sample.
+	for f in step run main; do
+		tot=$(row_total "$out" "$f")
+		if [ -z "$tot" ]; then
+			bad "$name: caller '$f (pyshares.py)' missing"
+			continue
+		fi
+		check_cmp "$tot" '>=' "$(awk -v s="$sum" 'BEGIN { print s - 0.5 }')" "$name: caller $f %Total holds the leaves'"
+	done
+	log "$name: $(grep -o 'unwind ok.*)' "$out" | head -n 1)"
+	[ "$E2E_FAILS" -eq 0 ] || cat "$out"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+# dump_case PYTHON: `stacktop dump` of pystack.py prints each thread's
+# Python traceback, innermost last, with file:line: the chain of the main
+# thread, the lock holder asleep, the waiter on its lock.
+dump_case() {
+	local py=$1 out=$E2E_TMPDIR/dump.out src=$ROOT/tests/targets/pystack.py
+	"$py" "$src" >"$E2E_TMPDIR/pystack.out" 2>&1 &
+	local pid=$!
+	BG_PIDS+=("$pid")
+	wait_until 20 grep -q ready "$E2E_TMPDIR/pystack.out" || bad "dump: pystack.py not ready"
+	timeout 60 "$STACKTOP" dump -p "$pid" >"$out" 2>&1
+	check_cmp "$?" == 0 "dump: exits 0"
+	local m
+	for m in inner middle outer main holder waiter; do
+		local line func
+		line=$(grep -n "# at:$m\$" "$src" | cut -d: -f1)
+		case $m in inner | middle) func=Chain.$m ;; *) func=$m ;; esac
+		if grep -q "File \"pystack.py\", line $line, in $func\$" "$out"; then
+			ok "dump: $func at pystack.py:$line"
+		else
+			bad "dump: no 'File \"pystack.py\", line $line, in $func'"
+			cat "$out"
+		fi
+	done
+	# innermost last: the main thread's traceback ends in Chain.inner
+	awk '/Python traceback/ { on = 1; last = ""; next } on && /File/ { last = $NF } on && !/File/ { if (last) print last; on = 0 } END { if (on) print last }' \
+		"$out" | grep -qx Chain.inner && ok "dump: innermost last" || bad "dump: a traceback does not end in Chain.inner"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+# gil_case PYTHON: the threads view flags the thread that holds the GIL
+# (pyshares.py's one thread, always running Python).
+gil_case() {
+	local out=$E2E_TMPDIR/threads.out
+	start_bg "$1" "$SCRIPT"
+	local pid=$BG_PID
+	sleep 0.5
+	timeout 60 "$STACKTOP" -b -d 1 -n 1 --view threads -p "$pid" >"$out" 2>&1
+	if awk -v p="$pid" '$1 == p && / GIL/ { f = 1 } END { exit !f }' "$out"; then
+		ok "threads view: thread $pid holds the GIL"
+	else
+		bad "threads view: no GIL on thread $pid"
+		cat "$out"
+	fi
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+# wall_share OUT KIND: KIND's whole percent on the "wall time:" line.
+wall_share() {
+	sed -n 's/^wall time: //p' "$1" | head -n 1 | tr -d '\302\267,' |
+		awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { sub("%", "", $(i + 1)); print $(i + 1) } }'
+}
+
+# wall_case PYTHON: wall mode tells a sleeper (time.sleep) from a lock
+# waiter (Lock.acquire) in pystack.py, a third of the threads each... the
+# main thread sleeps too: sleep 2/3, lock 1/3; and in pygil.py a thread
+# waiting to take the GIL from the other spinner is "GIL".
+wall_case() {
+	local out=$E2E_TMPDIR/wall.out n
+	"$1" "$ROOT/tests/targets/pystack.py" >"$E2E_TMPDIR/pystack2.out" 2>&1 &
+	local pid=$!
+	BG_PIDS+=("$pid")
+	wait_until 20 grep -q ready "$E2E_TMPDIR/pystack2.out" || bad "wall: pystack.py not ready"
+	timeout 60 "$STACKTOP" -b -d 2 -n 1 --mode wall -p "$pid" >"$out" 2>&1
+	n=$(samples_in "$out")
+	check_share "$(wall_share "$out" lock)" 33 "$n" "wall: Lock.acquire is lock"
+	check_share "$(wall_share "$out" sleep)" 67 "$n" "wall: time.sleep is sleep"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	start_bg "$1" "$ROOT/tests/targets/pygil.py"
+	pid=$BG_PID
+	sleep 0.5
+	timeout 60 "$STACKTOP" -b -d 2 -n 1 --mode wall -p "$pid" >"$out" 2>&1
+	check_cmp "$(wall_share "$out" GIL)" '>' 0 "wall: a spinner waits for the GIL ($(grep '^wall time' "$out"))"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+if [ -x /usr/bin/python3.11 ]; then
+	dump_case /usr/bin/python3.11
+	gil_case /usr/bin/python3.11
+	wall_case /usr/bin/python3.11
+	run_case debian-3.11 /usr/bin/python3.11
+else
+	bad "/usr/bin/python3.11 is missing (make deps-test installs python3.11)"
+fi
+ran=()
+for minor in 8 9 10 11 12 13; do
+	for d in /root/.pyenv/versions/3.$minor.*; do
+		[ -x "$d/bin/python3.$minor" ] || continue
+		run_case "pyenv-${d##*/}" "$d/bin/python3.$minor"
+		ran+=("${d##*/}")
+	done
+done
+if [ ${#ran[@]} -gt 0 ]; then
+	log "other CPythons that ran: ${ran[*]}"
+else
+	log "no other CPython 3.8-3.13 here (pyenv): skipped"
+fi
+e2e_finish
