@@ -274,14 +274,12 @@ static void test_jitdump_hostile(void **state)
 
 static void test_jitdump_paths(void **state)
 {
-	assert_true(jitdump_is_path("/tmp/jit-123.dump"));
-	assert_true(jitdump_is_path("/home/u/app/jit-1.dump"));
-	assert_false(jitdump_is_path("jit-1.dump"));
-	assert_false(jitdump_is_path("/tmp/jit-.dump"));
-	assert_false(jitdump_is_path("/tmp/jit-12x.dump"));
-	assert_false(jitdump_is_path("/tmp/jit-12.dump (deleted)"));
-	assert_false(jitdump_is_path("/tmp/perf-12.map"));
-	assert_false(jitdump_is_path(NULL));
+	static const char *const yes[] = {"/tmp/jit-123.dump", "/home/u/app/jit-1.dump"};
+	static const char *const no[] = {"jit-1.dump",	      "/tmp/jit-.dump",
+					 "/tmp/jit-12x.dump", "/tmp/jit-12.dump (deleted)",
+					 "/tmp/perf-12.map",  NULL};
+
+	CHECK_PRED(jitdump_is_path, yes, no);
 }
 
 static void write_at(const char *path, const void *p, size_t n, int flags)
