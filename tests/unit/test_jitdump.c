@@ -19,6 +19,8 @@
 
 #include "runner.h"
 
+#include "helpers.h"
+
 #include "stacktop/symbols/jitdump.h"
 
 /* A jitdump being built in memory. */
@@ -282,15 +284,6 @@ static void test_jitdump_paths(void **state)
 	CHECK_PRED(jitdump_is_path, yes, no);
 }
 
-static void write_at(const char *path, const void *p, size_t n, int flags)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, p, n), (ssize_t)n);
-	close(fd);
-}
-
 /* Through a fake root: trusted owners only, no symlink, growth and
  * rewrites. */
 static void test_jitdump_files(void **state)
@@ -301,9 +294,7 @@ static void test_jitdump_files(void **state)
 	struct jitdump_sym s;
 	size_t half;
 
-	assert_non_null(mkdtemp(root));
-	snprintf(path, sizeof(path), "%s/tmp", root);
-	assert_int_equal(mkdir(path, 0755), 0);
+	fake_root(root, 0755);
 	snprintf(path, sizeof(path), "%s/tmp/jit-77.dump", root);
 	d.n = 0;
 	header(&d);
@@ -311,7 +302,7 @@ static void test_jitdump_files(void **state)
 	half = d.n;
 	load(&d, 0x2000, 0x10, "second");
 	/* the first record and half the second */
-	write_at(path, d.b, half + 20, O_TRUNC);
+	put_bytes(path, d.b, half + 20, O_TRUNC);
 	assert_int_equal(jitdump_cache_new(&c), 0);
 	jitdump_cache_tune(c, 0, 0);
 	assert_int_equal(jitdump_lookup_at(c, root, "/tmp/jit-77.dump", getuid(), 0x1008, &s), 0);
@@ -319,14 +310,14 @@ static void test_jitdump_files(void **state)
 	assert_int_equal(jitdump_lookup_at(c, root, "/tmp/jit-77.dump", getuid(), 0x2008, &s),
 			 -ENOENT);
 	/* the rest written: parsed from where the reading stopped */
-	write_at(path, d.b + half + 20, d.n - half - 20, O_APPEND);
+	put_bytes(path, d.b + half + 20, d.n - half - 20, O_APPEND);
 	assert_int_equal(jitdump_lookup_at(c, root, "/tmp/jit-77.dump", getuid(), 0x2008, &s), 0);
 	assert_string_equal(s.name, "second");
 	/* rewritten: read again from its start */
 	d.n = 0;
 	header(&d);
 	load(&d, 0x3000, 0x10, "third");
-	write_at(path, d.b, d.n, O_TRUNC);
+	put_bytes(path, d.b, d.n, O_TRUNC);
 	assert_int_equal(jitdump_lookup_at(c, root, "/tmp/jit-77.dump", getuid(), 0x1008, &s),
 			 -ENOENT);
 	assert_int_equal(jitdump_lookup_at(c, root, "/tmp/jit-77.dump", getuid(), 0x3008, &s), 0);
@@ -347,11 +338,7 @@ static void test_jitdump_files(void **state)
 				 0);
 	}
 	jitdump_cache_free(c);
-	unlink(link);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/tmp", root);
-	rmdir(path);
-	rmdir(root);
+	rm_rf(root);
 }
 
 TEST_MAIN(NULL, NULL, TEST(test_jitdump_whole), TEST(test_jitdump_pieces),
