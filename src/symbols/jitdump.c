@@ -13,7 +13,6 @@
 #include "stacktop/lib/fdread.h"
 #include "stacktop/lib/mono.h"
 #include "stacktop/lib/text.h"
-#include "stacktop/proc/mountinfo.h"
 #include "stacktop/proc/tfile.h"
 #include "stacktop/symbols/jitdump.h"
 
@@ -575,20 +574,6 @@ static int read_more(struct jdfile *f, int fd, off_t size, size_t chunk)
 	return 0;
 }
 
-static int open_file(const char *root, const char *path, struct stat *st)
-{
-	int rootfd = tfile_root_open_path(root), fd;
-	struct mountinfo mi;
-
-	if (rootfd < 0 && rootfd != TFILE_OWN_ROOT)
-		return rootfd;
-	mountinfo_load_for_root(root, &mi);
-	fd = tfile_open_local(rootfd, &mi, path, TFILE_NOFOLLOW, TFILE_PERFMAP_MAX, st);
-	mountinfo_free(&mi);
-	tfile_root_close(rootfd);
-	return fd;
-}
-
 static bool same_file(const struct jdfile *f, const struct stat *st)
 {
 	return f->t && st->st_dev == f->dev && st->st_ino == f->ino && st->st_size == f->size &&
@@ -615,15 +600,12 @@ static void file_refresh(struct jdfile *f, const struct jitdump_cache *c)
 		}
 		f->uid = cred.uid;
 	}
-	fd = open_file(f->root, f->path, &st);
+	fd = tfile_open_owned(f->root, f->path, f->uid, TFILE_PERFMAP_MAX, &st);
 	if (fd < 0) {
 		file_clear(f);
 		return;
 	}
-	if ((st.st_uid != 0 && st.st_uid != f->uid) ||
-	    (same_file(f, &st) && f->done >= st.st_size)) {
-		if (st.st_uid != 0 && st.st_uid != f->uid)
-			file_clear(f);
+	if (same_file(f, &st) && f->done >= st.st_size) {
 		close(fd);
 		return;
 	}

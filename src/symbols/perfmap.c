@@ -14,7 +14,6 @@
 #include "stacktop/lib/array.h"
 #include "stacktop/lib/fdread.h"
 #include "stacktop/lib/mono.h"
-#include "stacktop/proc/mountinfo.h"
 #include "stacktop/proc/tfile.h"
 #include "stacktop/symbols/perfmap.h"
 
@@ -381,23 +380,6 @@ static int proc_status_ids(pid_t pid, pid_t *nspid, uid_t *uid)
  * lines appended since the last check when the file only grew, else the
  * whole file again; either way PERFMAP_CHUNK bytes at a time for at most
  * budget_ns. */
-/* The map file under root, never through a FUSE or network mount of the
- * process (its mountinfo: a lookup there may wait for good, and the
- * target may be the daemon), nor a symlink as the file itself. */
-static int open_map(const char *root, const char *rel, struct stat *st)
-{
-	int rootfd = tfile_root_open_path(root), fd;
-	struct mountinfo mi;
-
-	if (rootfd < 0 && rootfd != TFILE_OWN_ROOT)
-		return rootfd;
-	mountinfo_load_for_root(root, &mi);
-	fd = tfile_open_local(rootfd, &mi, rel, TFILE_NOFOLLOW, TFILE_PERFMAP_MAX, st);
-	mountinfo_free(&mi);
-	tfile_root_close(rootfd);
-	return fd;
-}
-
 static void perfmap_refresh(struct perfmap *pm, const struct perfmap_cache *c)
 {
 	uint64_t recheck_ns = c->recheck_ns;
@@ -420,13 +402,10 @@ static void perfmap_refresh(struct perfmap *pm, const struct perfmap_cache *c)
 		return;
 	}
 	snprintf(rel, sizeof(rel), "/tmp/perf-%d.map", (int)pm->nspid);
-	fd = open_map(pm->root, rel, &st);
+	/* never through a FUSE or network mount of the process (a lookup
+	 * there may wait for good, and the target may be the daemon) */
+	fd = tfile_open_owned(pm->root, rel, pm->uid, TFILE_PERFMAP_MAX, &st);
 	if (fd < 0) {
-		perfmap_clear(pm);
-		return;
-	}
-	if (st.st_uid != 0 && st.st_uid != pm->uid) {
-		close(fd);
 		perfmap_clear(pm);
 		return;
 	}
