@@ -36,7 +36,7 @@ struct growfile {
 	ino_t ino;
 	off_t size; /* st_size at the last check */
 	struct timespec mtime;
-	off_t done; /* bytes parsed */
+	off_t done;		    /* bytes parsed */
 	char chk[GROWFILE_TAILCHK]; /* the bytes before done */
 	size_t chk_len;
 };
