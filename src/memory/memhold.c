@@ -508,13 +508,9 @@ static uint64_t faults_in_window(const struct memhold *h, const struct hstack *s
 static int row_cmp(const void *a, const void *b)
 {
 	const struct memhold_row *x = a, *y = b;
-	if (x->held_window != y->held_window)
-		return x->held_window > y->held_window ? -1 : 1;
-	if (x->faults != y->faults)
-		return x->faults > y->faults ? -1 : 1;
-	if (x->held != y->held)
-		return x->held > y->held ? -1 : 1;
-	return x->stack - y->stack;
+
+	return ARRAY_CMP(y->held_window, x->held_window) ?: ARRAY_CMP(y->faults, x->faults)
+		   ?: ARRAY_CMP(y->held, x->held) ?: x->stack - y->stack;
 }
 
 int memhold_rank(struct memhold *h, uint64_t now_ns, struct memhold_row **rows, int *n)

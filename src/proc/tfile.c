@@ -248,6 +248,25 @@ int tfile_open_under(const char *root, const char *path, unsigned flags, uint64_
 	return fd;
 }
 
+int tfile_open_owned(const char *root, const char *path, uid_t uid, uint64_t max_size,
+		     struct stat *st)
+{
+	int rootfd = tfile_root_open_path(root ? root : ""), fd;
+	struct mountinfo mi;
+
+	if (rootfd < 0 && rootfd != TFILE_OWN_ROOT)
+		return rootfd;
+	mountinfo_load_for_root(root ? root : "", &mi);
+	fd = tfile_open_local(rootfd, &mi, path, TFILE_NOFOLLOW, max_size, st);
+	mountinfo_free(&mi);
+	tfile_root_close(rootfd);
+	if (fd >= 0 && st->st_uid != 0 && st->st_uid != uid) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
 int tfile_open_magic(const char *path, uint64_t max_size, struct stat *st)
 {
 	int pfd;

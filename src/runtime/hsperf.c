@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "stacktop/lib/fdread.h"
-#include "stacktop/proc/mountinfo.h"
 #include "stacktop/proc/tfile.h"
 #include "stacktop/runtime/hsperf.h"
 
@@ -172,25 +171,13 @@ int hsperf_path_in_maps(const char *maps, char *path, size_t size)
 
 int hsperf_read_at(const char *root, const char *path, uid_t uid, struct hsperf *out)
 {
-	int rootfd = tfile_root_open_path(root ? root : ""), fd;
-	struct mountinfo mi;
 	struct stat st;
+	int fd = tfile_open_owned(root, path, uid, HSPERF_MAX, &st), err;
 	uint8_t *buf;
 	ssize_t r;
-	int err;
 
-	if (rootfd < 0 && rootfd != TFILE_OWN_ROOT)
-		return rootfd;
-	mountinfo_load_for_root(root ? root : "", &mi);
-	fd = tfile_open_local(rootfd, &mi, path, TFILE_NOFOLLOW, HSPERF_MAX, &st);
-	mountinfo_free(&mi);
-	tfile_root_close(rootfd);
 	if (fd < 0)
 		return fd;
-	if (st.st_uid != 0 && st.st_uid != uid) {
-		close(fd);
-		return -EPERM;
-	}
 	buf = malloc(HSPERF_MAX);
 	if (!buf) {
 		close(fd);

@@ -11,17 +11,13 @@
 
 #include "stacktop/lib/array.h"
 #include "stacktop/lib/fdread.h"
+#include "stacktop/lib/growfile.h"
 #include "stacktop/lib/mono.h"
 #include "stacktop/lib/text.h"
-#include "stacktop/proc/mountinfo.h"
 #include "stacktop/proc/tfile.h"
 #include "stacktop/symbols/jitdump.h"
 
-#define JD_RECHECK_NS 1000000000ull
-#define JD_CHUNK (8u << 20)
 #define JD_CHUNK_MIN 4096u
-#define JD_BUDGET_NS 100000000ull
-#define JD_TAILCHK 64
 #define JD_HDR 40u /* file header as version 1 writes it */
 #define JD_HDR_MAX 4096u
 #define JD_REC 16u   /* record header: id, total_size, timestamp */
@@ -460,23 +456,14 @@ struct jdfile {
 	char *root, *path;
 	pid_t pid; /* > 0: uid is re-read from /proc/PID at each check */
 	uid_t uid;
-	uint64_t checked_ns;
 	bool missed;
 	struct jitdump_table *t;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-	off_t done;
-	char chk[JD_TAILCHK];
-	size_t chk_len;
+	struct growfile g;
 };
 
 struct jitdump_cache {
 	struct jdfile *files;
-	uint64_t recheck_ns;
-	size_t chunk;
-	uint64_t budget_ns;
+	struct growfile_pace pace;
 };
 
 int jitdump_cache_new(struct jitdump_cache **out)
@@ -484,25 +471,21 @@ int jitdump_cache_new(struct jitdump_cache **out)
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
-	(*out)->recheck_ns = JD_RECHECK_NS;
-	(*out)->chunk = JD_CHUNK;
-	(*out)->budget_ns = JD_BUDGET_NS;
+	(*out)->pace = GROWFILE_PACE_DEFAULT;
 	return 0;
 }
 
 void jitdump_cache_tune(struct jitdump_cache *c, uint64_t recheck_ns, size_t chunk)
 {
-	c->recheck_ns = recheck_ns;
-	c->chunk = chunk ? (chunk < JD_CHUNK_MIN ? JD_CHUNK_MIN : chunk) : JD_CHUNK;
-	c->budget_ns = chunk ? 0 : JD_BUDGET_NS;
+	growfile_pace_tune(&c->pace, recheck_ns,
+			   chunk && chunk < JD_CHUNK_MIN ? JD_CHUNK_MIN : chunk);
 }
 
 static void file_clear(struct jdfile *f)
 {
 	jitdump_table_free(f->t);
 	f->t = NULL;
-	f->done = 0;
-	f->chk_len = 0;
+	growfile_restart(&f->g);
 }
 
 void jitdump_cache_free(struct jitdump_cache *c)
@@ -531,23 +514,10 @@ bool jitdump_is_path(const char *path)
 	return n > 0 && n < 12 && !strcmp(base + n, ".dump");
 }
 
-/* Was the file only appended to since it was parsed up to done? */
-static bool appended(const struct jdfile *f, int fd, const struct stat *st)
-{
-	char now[JD_TAILCHK];
-
-	if (!f->t || st->st_dev != f->dev || st->st_ino != f->ino || st->st_size < f->done)
-		return false;
-	if (f->chk_len == 0)
-		return f->done == 0;
-	return fdread_at(fd, now, f->chk_len, f->done - (off_t)f->chk_len) == (ssize_t)f->chk_len &&
-	       !memcmp(now, f->chk, f->chk_len);
-}
-
 /* Parse one more chunk from done. 0 (done moved or not), or -errno. */
 static int read_more(struct jdfile *f, int fd, off_t size, size_t chunk)
 {
-	uint64_t avail = (uint64_t)(size - f->done);
+	uint64_t avail = (uint64_t)(size - f->g.done);
 	size_t want = avail < chunk ? (size_t)avail : chunk, used;
 	uint8_t *buf;
 	ssize_t r;
@@ -557,7 +527,7 @@ static int read_more(struct jdfile *f, int fd, off_t size, size_t chunk)
 		return 0;
 	if (!(buf = malloc(want)))
 		return -ENOMEM;
-	r = fdread_at(fd, buf, want, f->done);
+	r = fdread_at(fd, buf, want, f->g.done);
 	if (r <= 0) {
 		free(buf);
 		return r < 0 ? (int)r : 0;
@@ -566,45 +536,18 @@ static int read_more(struct jdfile *f, int fd, off_t size, size_t chunk)
 	free(buf);
 	if (err)
 		return err;
-	if (!used)
-		return 0;
-	f->done += (off_t)used;
-	f->chk_len = f->done < JD_TAILCHK ? (size_t)f->done : JD_TAILCHK;
-	if (fdread_at(fd, f->chk, f->chk_len, f->done - (off_t)f->chk_len) != (ssize_t)f->chk_len)
-		return -EIO;
-	return 0;
-}
-
-static int open_file(const char *root, const char *path, struct stat *st)
-{
-	int rootfd = tfile_root_open_path(root), fd;
-	struct mountinfo mi;
-
-	if (rootfd < 0 && rootfd != TFILE_OWN_ROOT)
-		return rootfd;
-	mountinfo_load_for_root(root, &mi);
-	fd = tfile_open_local(rootfd, &mi, path, TFILE_NOFOLLOW, TFILE_PERFMAP_MAX, st);
-	mountinfo_free(&mi);
-	tfile_root_close(rootfd);
-	return fd;
-}
-
-static bool same_file(const struct jdfile *f, const struct stat *st)
-{
-	return f->t && st->st_dev == f->dev && st->st_ino == f->ino && st->st_size == f->size &&
-	       st->st_mtim.tv_sec == f->mtime.tv_sec && st->st_mtim.tv_nsec == f->mtime.tv_nsec;
+	return used ? growfile_advance(&f->g, fd, used) : 0;
 }
 
 static void file_refresh(struct jdfile *f, const struct jitdump_cache *c)
 {
 	uint64_t now = mono_ns();
-	bool soon = f->missed || (f->t && f->done < f->size);
+	bool soon = f->missed || (f->t && f->g.done < f->g.size);
 	struct stat st;
 	int fd;
 
-	if (f->checked_ns && now - f->checked_ns < (soon ? c->recheck_ns / 10 : c->recheck_ns))
+	if (!growfile_due(&f->g, now, &c->pace, soon))
 		return;
-	f->checked_ns = now;
 	f->missed = false;
 	if (f->pid > 0) {
 		struct tfile_cred cred;
@@ -615,36 +558,31 @@ static void file_refresh(struct jdfile *f, const struct jitdump_cache *c)
 		}
 		f->uid = cred.uid;
 	}
-	fd = open_file(f->root, f->path, &st);
+	fd = tfile_open_owned(f->root, f->path, f->uid, TFILE_PERFMAP_MAX, &st);
 	if (fd < 0) {
 		file_clear(f);
 		return;
 	}
-	if ((st.st_uid != 0 && st.st_uid != f->uid) ||
-	    (same_file(f, &st) && f->done >= st.st_size)) {
-		if (st.st_uid != 0 && st.st_uid != f->uid)
-			file_clear(f);
+	if (f->t && growfile_same(&f->g, &st) && f->g.done >= st.st_size) {
 		close(fd);
 		return;
 	}
-	if (!appended(f, fd, &st))
+	if (!f->t || !growfile_appended(&f->g, fd, &st))
 		file_clear(f);
 	if (!f->t && jitdump_table_new(&f->t)) {
 		close(fd);
 		return;
 	}
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
-	f->size = st.st_size;
-	f->mtime = st.st_mtim;
+	growfile_seen(&f->g, &st);
 	for (;;) {
-		off_t before = f->done;
+		off_t before = f->g.done;
 
-		if (read_more(f, fd, st.st_size, c->chunk) == -ENOMEM) {
+		if (read_more(f, fd, st.st_size, c->pace.chunk) == -ENOMEM) {
 			file_clear(f);
 			break;
 		}
-		if (f->done >= f->size || f->done == before || mono_ns() - now >= c->budget_ns)
+		if (f->g.done >= f->g.size || f->g.done == before ||
+		    mono_ns() - now >= c->pace.budget_ns)
 			break;
 	}
 	close(fd);

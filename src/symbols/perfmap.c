@@ -13,22 +13,10 @@
 
 #include "stacktop/lib/array.h"
 #include "stacktop/lib/fdread.h"
+#include "stacktop/lib/growfile.h"
 #include "stacktop/lib/mono.h"
-#include "stacktop/proc/mountinfo.h"
 #include "stacktop/proc/tfile.h"
 #include "stacktop/symbols/perfmap.h"
-
-#define PERFMAP_RECHECK_NS 1000000000ull
-/* Bytes of the file parsed per read; a check reads chunks for at most
- * PERFMAP_BUDGET_NS, so a 64 MiB map is read in parts a tenth of a second
- * apart, never in one go inside ingestion. */
-#define PERFMAP_CHUNK (8u << 20)
-/* Time one check may spend reading chunks. */
-#define PERFMAP_BUDGET_NS 100000000ull
-/* Bytes before the parsed end compared on each check: when they changed,
- * the file was rewritten in place (a JIT that truncates and writes its map
- * anew), not appended to. */
-#define PERFMAP_TAILCHK 64
 
 struct pm_ent {
 	uint64_t start, end;
@@ -54,17 +42,10 @@ struct perfmap {
 	bool from_proc; /* nspid/uid are re-read from /proc/PID/status */
 	pid_t nspid;
 	uid_t uid;
-	uint64_t checked_ns;
-	bool missed; /* a lookup found nothing since: check again sooner */
-	bool loaded; /* a trusted file was (at least partly) read */
-	dev_t dev;
-	ino_t ino;
-	off_t size; /* st_size at the last check */
-	struct timespec mtime;
-	off_t done;		   /* bytes parsed: up to the end of a line */
-	bool skipping;		   /* inside a line longer than a chunk: drop up to its newline */
-	char chk[PERFMAP_TAILCHK]; /* the bytes before done */
-	size_t chk_len;
+	bool missed;	   /* a lookup found nothing since: check again sooner */
+	bool loaded;	   /* a trusted file was (at least partly) read */
+	struct growfile g; /* done: up to the end of a line */
+	bool skipping;	   /* inside a line longer than a chunk: drop up to its newline */
 	uint32_t seq;
 	struct pm_run base, tail;
 	char *names;
@@ -77,9 +58,7 @@ struct perfmap_cache {
 	 * namespace pid its /tmp/perf-PID.map would have (0: none) */
 	pid_t jit_nomap_nspid;
 	pid_t missing; /* set by perfmap_lookup: the map's nspid, 0: loaded */
-	uint64_t recheck_ns;
-	size_t chunk;	    /* bytes parsed per read */
-	uint64_t budget_ns; /* time a check may go on reading chunks */
+	struct growfile_pace pace;
 };
 
 int perfmap_cache_new(struct perfmap_cache **out)
@@ -87,17 +66,13 @@ int perfmap_cache_new(struct perfmap_cache **out)
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
-	(*out)->recheck_ns = PERFMAP_RECHECK_NS;
-	(*out)->chunk = PERFMAP_CHUNK;
-	(*out)->budget_ns = PERFMAP_BUDGET_NS;
+	(*out)->pace = GROWFILE_PACE_DEFAULT;
 	return 0;
 }
 
 void perfmap_cache_tune(struct perfmap_cache *c, uint64_t recheck_ns, size_t chunk)
 {
-	c->recheck_ns = recheck_ns;
-	c->chunk = chunk ? chunk : PERFMAP_CHUNK;
-	c->budget_ns = chunk ? 0 : PERFMAP_BUDGET_NS; /* a given chunk: one a check */
+	growfile_pace_tune(&c->pace, recheck_ns, chunk);
 }
 
 static void perfmap_clear(struct perfmap *pm)
@@ -109,9 +84,8 @@ static void perfmap_clear(struct perfmap *pm)
 	pm->tail = (struct pm_run){0};
 	pm->names = NULL;
 	pm->nlen = pm->ncap = 0;
-	pm->done = 0;
+	growfile_restart(&pm->g);
 	pm->skipping = false;
-	pm->chk_len = 0;
 	pm->seq = 0;
 	pm->loaded = false;
 }
@@ -266,38 +240,12 @@ static int perfmap_parse(struct perfmap *pm, char *text, size_t len)
 	return err;
 }
 
-/* Was the file appended to since it was parsed up to done (its bytes
- * before done unchanged), rather than rewritten? */
-static bool perfmap_appended(struct perfmap *pm, int fd, const struct stat *st)
-{
-	char now[PERFMAP_TAILCHK];
-
-	if (!pm->loaded || st->st_dev != pm->dev || st->st_ino != pm->ino || st->st_size < pm->done)
-		return false;
-	if (pm->chk_len == 0)
-		return pm->done == 0;
-	return fdread_at(fd, now, pm->chk_len, pm->done - (off_t)pm->chk_len) ==
-		   (ssize_t)pm->chk_len &&
-	       !memcmp(now, pm->chk, pm->chk_len);
-}
-
-/* done moves on by n bytes; the check bytes are those before it now. */
-static int perfmap_advance(struct perfmap *pm, int fd, size_t n)
-{
-	pm->done += (off_t)n;
-	pm->chk_len = pm->done < PERFMAP_TAILCHK ? (size_t)pm->done : PERFMAP_TAILCHK;
-	if (fdread_at(fd, pm->chk, pm->chk_len, pm->done - (off_t)pm->chk_len) !=
-	    (ssize_t)pm->chk_len)
-		return -EIO;
-	return 0;
-}
-
 /* Parse at most chunk more bytes of the file, from done, up to the last
  * complete line (a JIT may be writing one right now). A line longer than
  * a chunk is skipped. */
 static int perfmap_read_more(struct perfmap *pm, int fd, off_t size, size_t chunk)
 {
-	size_t want = (size_t)(size - pm->done), len, skip = 0;
+	size_t want = (size_t)(size - pm->g.done), len, skip = 0;
 	char *buf, *nl;
 	ssize_t r;
 	int err;
@@ -308,7 +256,7 @@ static int perfmap_read_more(struct perfmap *pm, int fd, off_t size, size_t chun
 		return 0;
 	if (!(buf = malloc(want + 1)))
 		return -ENOMEM;
-	r = fdread_at(fd, buf, want, pm->done);
+	r = fdread_at(fd, buf, want, pm->g.done);
 	if (r <= 0) {
 		free(buf);
 		return r < 0 ? (int)r : 0;
@@ -328,12 +276,12 @@ static int perfmap_read_more(struct perfmap *pm, int fd, off_t size, size_t chun
 			skip = len;
 		}
 		free(buf);
-		return skip ? perfmap_advance(pm, fd, skip) : 0;
+		return skip ? growfile_advance(&pm->g, fd, skip) : 0;
 	}
 	len = (size_t)(nl - buf) + 1;
 	err = perfmap_parse(pm, buf + skip, len - skip);
 	free(buf);
-	return err ? err : perfmap_advance(pm, fd, len);
+	return err ? err : growfile_advance(&pm->g, fd, len);
 }
 
 /* NSpid (last value) and effective uid of a live process. */
@@ -379,28 +327,10 @@ static int proc_status_ids(pid_t pid, pid_t *nspid, uid_t *uid)
 
 /* Re-check the file (at most once a second) and read what is new: the
  * lines appended since the last check when the file only grew, else the
- * whole file again; either way PERFMAP_CHUNK bytes at a time for at most
+ * whole file again; either way a chunk (8 MiB) at a time for at most
  * budget_ns. */
-/* The map file under root, never through a FUSE or network mount of the
- * process (its mountinfo: a lookup there may wait for good, and the
- * target may be the daemon), nor a symlink as the file itself. */
-static int open_map(const char *root, const char *rel, struct stat *st)
-{
-	int rootfd = tfile_root_open_path(root), fd;
-	struct mountinfo mi;
-
-	if (rootfd < 0 && rootfd != TFILE_OWN_ROOT)
-		return rootfd;
-	mountinfo_load_for_root(root, &mi);
-	fd = tfile_open_local(rootfd, &mi, rel, TFILE_NOFOLLOW, TFILE_PERFMAP_MAX, st);
-	mountinfo_free(&mi);
-	tfile_root_close(rootfd);
-	return fd;
-}
-
 static void perfmap_refresh(struct perfmap *pm, const struct perfmap_cache *c)
 {
-	uint64_t recheck_ns = c->recheck_ns;
 	char rel[64];
 	struct stat st;
 	uint64_t now = mono_ns();
@@ -409,56 +339,47 @@ static void perfmap_refresh(struct perfmap *pm, const struct perfmap_cache *c)
 	/* A miss may be code the JIT has just announced, and a file read in
 	 * part has more to come: a tenth of the interval then, so a new
 	 * function is not left unnamed for good. */
-	bool soon = pm->missed || (pm->loaded && pm->done < pm->size);
+	bool soon = pm->missed || (pm->loaded && pm->g.done < pm->g.size);
 
-	if (pm->checked_ns && now - pm->checked_ns < (soon ? recheck_ns / 10 : recheck_ns))
+	if (!growfile_due(&pm->g, now, &c->pace, soon))
 		return;
-	pm->checked_ns = now;
 	pm->missed = false;
 	if (pm->from_proc && proc_status_ids(pm->pid, &pm->nspid, &pm->uid)) {
 		perfmap_clear(pm);
 		return;
 	}
 	snprintf(rel, sizeof(rel), "/tmp/perf-%d.map", (int)pm->nspid);
-	fd = open_map(pm->root, rel, &st);
+	/* never through a FUSE or network mount of the process (a lookup
+	 * there may wait for good, and the target may be the daemon) */
+	fd = tfile_open_owned(pm->root, rel, pm->uid, TFILE_PERFMAP_MAX, &st);
 	if (fd < 0) {
 		perfmap_clear(pm);
 		return;
 	}
-	if (st.st_uid != 0 && st.st_uid != pm->uid) {
-		close(fd);
-		perfmap_clear(pm);
-		return;
-	}
-	if (pm->loaded && st.st_dev == pm->dev && st.st_ino == pm->ino && st.st_size == pm->size &&
-	    st.st_mtim.tv_sec == pm->mtime.tv_sec && st.st_mtim.tv_nsec == pm->mtime.tv_nsec &&
-	    pm->done >= st.st_size) {
+	if (pm->loaded && growfile_same(&pm->g, &st) && pm->g.done >= st.st_size) {
 		close(fd);
 		return;
 	}
 	/* Same size, new mtime, all of it parsed: rewritten in place. */
-	if (!perfmap_appended(pm, fd, &st) ||
-	    (st.st_size == pm->size && pm->done >= st.st_size &&
-	     (st.st_mtim.tv_sec != pm->mtime.tv_sec || st.st_mtim.tv_nsec != pm->mtime.tv_nsec)))
+	if (!pm->loaded || !growfile_appended(&pm->g, fd, &st) ||
+	    (st.st_size == pm->g.size && pm->g.done >= st.st_size))
 		perfmap_clear(pm);
 	pm->loaded = true;
-	pm->dev = st.st_dev;
-	pm->ino = st.st_ino;
-	pm->size = st.st_size;
-	pm->mtime = st.st_mtim;
-	/* Chunks until caught up or PERFMAP_BUDGET_NS spent: a large map is
+	growfile_seen(&pm->g, &st);
+	/* Chunks until caught up or the pace's budget spent: a large map is
 	 * read over a few checks (~40 ms an 8 MiB chunk here), not in one
 	 * stall, yet without waiting for a lookup between every chunk (checks
 	 * come with new pcs, about once a second). */
 	for (;;) {
-		off_t before = pm->done;
+		off_t before = pm->g.done;
 
-		if (perfmap_read_more(pm, fd, st.st_size, c->chunk)) {
+		if (perfmap_read_more(pm, fd, st.st_size, c->pace.chunk)) {
 			perfmap_clear(pm); /* read again whole at the next check */
 			break;
 		}
 		/* caught up, or only a line being written is left */
-		if (pm->done >= pm->size || pm->done == before || mono_ns() - now >= c->budget_ns)
+		if (pm->g.done >= pm->g.size || pm->g.done == before ||
+		    mono_ns() - now >= c->pace.budget_ns)
 			break;
 	}
 	close(fd);

@@ -23,6 +23,7 @@
 #include "stacktop/memory/memhold.h"
 #include "stacktop/memory/memmap.h"
 #include "stacktop/memory/memtrace.h"
+#include "stacktop/lib/array.h"
 #include "stacktop/lib/text.h"
 
 #define HDR_ATTR GRID_COLOR(GRID_C_HEADER)
@@ -40,8 +41,7 @@ static const char footer_ascii[] =
 
 void view_memory_state_free(struct view_memory_state *st)
 {
-	free(st->maps);
-	free(st->holders);
+	ARRAY_FREE_ALL(st->maps, st->holders);
 	st->maps = NULL;
 	st->holders = NULL;
 	st->nmaps = st->nholders = 0;
@@ -59,11 +59,9 @@ static void signed_bytes(int64_t v, char *out, size_t size)
 static int map_cmp(const void *a, const void *b)
 {
 	const struct view_memory_map *x = a, *y = b;
-	if (x->delta_kb != y->delta_kb)
-		return x->delta_kb > y->delta_kb ? -1 : 1;
-	if (x->rss_kb != y->rss_kb)
-		return x->rss_kb > y->rss_kb ? -1 : 1;
-	return strcmp(x->name, y->name);
+
+	return ARRAY_CMP(y->delta_kb, x->delta_kb) ?: ARRAY_CMP(y->rss_kb, x->rss_kb)
+		   ?: strcmp(x->name, y->name);
 }
 
 /* Mapping rows with something resident or a change, sorted by growth; the

@@ -210,6 +210,17 @@ start_cpuburn() {
 	CB=$BG_PID
 }
 
+# start_gcchurn: the Java program that churns a small heap (GcChurn,
+# -Xmx32m, G1) in the background, its pid in BG_PID; 1 and a SKIP said
+# when there is no java or no class (make targets compiles it with javac).
+start_gcchurn() {
+	if ! command -v java >/dev/null || [ ! -f "$ROOT/build/java/GcChurn.class" ]; then
+		log "SKIP java: no java or no build/java/GcChurn.class (make targets with javac installed)"
+		return 1
+	fi
+	start_bg java -Xmx32m -XX:+UseG1GC -cp "$ROOT/build/java" GcChurn 60
+}
+
 # start_tui_cpuburn SECS: the set-up of the TUI tests that watch cpuburn.
 start_tui_cpuburn() {
 	need_stacktop

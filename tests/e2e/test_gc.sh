@@ -8,25 +8,25 @@
 need_stacktop
 need_target cpuburn
 
-CLASSES=$ROOT/build/java
-if command -v java >/dev/null && [ -f "$CLASSES/GcChurn.class" ]; then
-	start_bg java -Xmx32m -XX:+UseG1GC -cp "$CLASSES" GcChurn 60
-	J=$BG_PID
-	sleep 2
-	out=$E2E_TMPDIR/java.out
-	timeout 30 "$STACKTOP" -b -d 3 -n 1 -l 5 -p "$J" >"$out" 2>&1
-	check_cmp "$?" == 0 "java: stacktop -b exits 0"
+# gc_share LABEL PID MIN: PID's header says "GC N% of CPU" with N at least
+# MIN (through the noise of its sample count).
+gc_share() {
+	local out=$E2E_TMPDIR/$1.out gc
+	run_ok 30 "$out" "$1: stacktop -b exits 0" -b -d 3 -n 1 -l 5 -p "$2"
 	gc=$(grep -o 'GC [0-9]*% of CPU' "$out" | head -1 | awk '{ sub("%", "", $2); print $2 }')
 	if [ -n "$gc" ]; then
-		# Measured 85-95% here; half of that is a generous floor.
-		check_share_min "$gc" 45 "$(samples_in "$out")" "java: GC share of CPU in the header"
+		check_share_min "$gc" "$3" "$(samples_in "$out")" "$1: GC share of CPU in the header"
 	else
-		bad "java: no 'GC N% of CPU' in the header"
-		cat "$out"
+		bad "$1: no 'GC N% of CPU' in the header"
+		cat "$out" "$out.err"
 	fi
+}
+
+if start_gcchurn; then
+	J=$BG_PID
+	sleep 2
+	gc_share java "$J" 45 # measured 85-95% here; half of that is a generous floor
 	kill "$J"
-else
-	log "SKIP java: no java or no build/java/GcChurn.class (make targets with javac installed)"
 fi
 
 # Go with GOGC=10: its mark workers and assists are GC by their frames.
@@ -36,28 +36,16 @@ if command -v go >/dev/null; then
 	start_bg env GOGC=10 "$E2E_TMPDIR/gogc"
 	G=$BG_PID
 	sleep 1
-	out=$E2E_TMPDIR/go.out
-	timeout 30 "$STACKTOP" -b -d 3 -n 1 -l 5 -p "$G" >"$out" 2>&1
-	check_cmp "$?" == 0 "go: stacktop -b exits 0"
-	gc=$(grep -o 'GC [0-9]*% of CPU' "$out" | head -1 | awk '{ sub("%", "", $2); print $2 }')
-	if [ -n "$gc" ]; then
-		# Measured ~80% here.
-		check_share_min "$gc" 40 "$(samples_in "$out")" "go: GC share of CPU in the header"
-	else
-		bad "go: no 'GC N% of CPU' in the header"
-		cat "$out"
-	fi
+	gc_share go "$G" 40 # measured ~80% here
 	kill "$G"
 else
 	log "SKIP go: not installed (make deps-test installs golang-go)"
 fi
 
-start_target 1 cpuburn
-C=$BG_PID
+start_cpuburn 1
 out=$E2E_TMPDIR/c.out
-timeout 30 "$STACKTOP" -b -d 2 -n 1 -l 5 -p "$C" >"$out" 2>&1
-check_cmp "$?" == 0 "cpuburn: stacktop -b exits 0"
+run_ok 30 "$out" "cpuburn: stacktop -b exits 0" -b -d 2 -n 1 -l 5 -p "$CB"
 grep -q 'GC [0-9]*% of CPU' "$out" && bad "cpuburn: a GC share for a program that never collects" ||
 	ok "cpuburn: no GC figure"
-kill "$C"
+kill "$CB"
 e2e_finish

@@ -7,14 +7,17 @@
 need_stacktop
 need_target cpuburn
 
-CLASSES=$ROOT/build/java
-if command -v java >/dev/null && [ -f "$CLASSES/GcChurn.class" ]; then
-	start_bg java -Xmx32m -XX:+UseG1GC -cp "$CLASSES" GcChurn 60
+# memory_view LABEL PID: stacktop's memory view of PID, in
+# $E2E_TMPDIR/LABEL.mem (stderr in LABEL.mem.err).
+memory_view() {
+	run_ok 30 "$E2E_TMPDIR/$1.mem" "$1: stacktop --view memory exits 0" -b -d 2 -n 1 -l 3 --view memory -p "$2"
+}
+
+if start_gcchurn; then
 	J=$BG_PID
 	wait_until 20 sh -c "grep -q hsperfdata /proc/$J/maps" || die "the JVM mapped no hsperfdata file"
 	out=$E2E_TMPDIR/java.out
-	timeout 30 "$STACKTOP" -b -d 3 -n 1 -l 3 -p "$J" >"$out" 2>&1
-	check_cmp "$?" == 0 "java: stacktop -b exits 0"
+	run_ok 30 "$out" "java: stacktop -b exits 0" -b -d 3 -n 1 -l 3 -p "$J"
 	line=$(grep -o 'MEM Java heap [0-9.]* [KMG]iB of [0-9.]* [KMG]iB, RSS [0-9.]* [KMG]iB: [0-9.]* [KMG]iB outside the heap' "$out")
 	if [ -n "$line" ]; then
 		ok "java: $line"
@@ -25,15 +28,11 @@ if command -v java >/dev/null && [ -f "$CLASSES/GcChurn.class" ]; then
 		check_cmp "$comm" '>=' 1 "java: committed heap (MiB) is read"
 	else
 		bad "java: no 'MEM Java heap X of Y, RSS Z: W outside the heap' line"
-		cat "$out"
+		cat "$out" "$out.err"
 	fi
-	mout=$E2E_TMPDIR/javamem.out
-	timeout 30 "$STACKTOP" -b -d 2 -n 1 -l 3 --view memory -p "$J" >"$mout" 2>&1
-	grep -q '^Java heap [0-9.]* [KMG]iB of ' "$mout" && ok "java: the memory view shows the heap line" ||
-		{ bad "java: no heap line in the memory view"; cat "$mout"; }
+	memory_view java "$J"
+	expect_in "$E2E_TMPDIR/java.mem" "java: the memory view shows the heap line" '^Java heap [0-9.]* [KMG]iB of '
 	kill "$J"
-else
-	log "SKIP java: no java or no build/java/GcChurn.class (make targets with javac installed)"
 fi
 
 # node: a runtime whose heap is not read says so in the memory view.
@@ -41,22 +40,17 @@ if command -v node >/dev/null; then
 	start_bg node -e 'let s = 0; for (;;) s = (s + 1) % 1000003'
 	N=$BG_PID
 	sleep 1
-	nout=$E2E_TMPDIR/node.out
-	timeout 30 "$STACKTOP" -b -d 2 -n 1 -l 3 --view memory -p "$N" >"$nout" 2>&1
-	grep -q '^node heap: not available' "$nout" && ok "node: the memory view says its heap is not available" ||
-		{ bad "node: no 'node heap: not available' in the memory view"; cat "$nout"; }
+	memory_view node "$N"
+	expect_in "$E2E_TMPDIR/node.mem" "node: the memory view says its heap is not available" '^node heap: not available'
 	kill "$N"
 else
 	log "SKIP node: not installed"
 fi
 
-start_target 1 cpuburn
-C=$BG_PID
-out=$E2E_TMPDIR/c.out
-timeout 30 "$STACKTOP" -b -d 3 -n 1 -l 3 -p "$C" >"$out" 2>&1
-check_cmp "$?" == 0 "cpuburn: stacktop -b exits 0"
-timeout 30 "$STACKTOP" -b -d 2 -n 1 -l 3 --view memory -p "$C" >>"$out" 2>&1
-grep -q 'Java heap\| heap: not available' "$out" && bad "cpuburn: a runtime heap line for a C program" ||
-	ok "cpuburn: no runtime heap line (MEM line, memory view)"
-kill "$C"
+start_cpuburn 1
+run_ok 30 "$E2E_TMPDIR/c.out" "cpuburn: stacktop -b exits 0" -b -d 3 -n 1 -l 3 -p "$CB"
+memory_view cpuburn "$CB"
+cat "$E2E_TMPDIR/c.out" "$E2E_TMPDIR/cpuburn.mem" | grep -q 'Java heap\| heap: not available' &&
+	bad "cpuburn: a runtime heap line for a C program" || ok "cpuburn: no runtime heap line (MEM line, memory view)"
+kill "$CB"
 e2e_finish

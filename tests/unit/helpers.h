@@ -7,11 +7,15 @@
 #ifndef STACKTOP_TEST_HELPERS_H
 #define STACKTOP_TEST_HELPERS_H
 
+#include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,6 +34,36 @@ static inline void put_text(const char *path, const char *mode, const char *text
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+/* Write the n bytes at p to the file at path, created 0644 if missing,
+ * opened with flags (O_TRUNC replaces, O_APPEND appends). */
+static inline void put_bytes(const char *path, const void *p, size_t n, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, p, n), (ssize_t)n);
+	close(fd);
+}
+
+static inline void rm_rf(const char *dir)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A fake root for a target's files: a new directory from the mkdtemp
+ * template root, with a tmp/ of mode in it. Remove it with rm_rf. */
+static inline void fake_root(char *root, mode_t mode)
+{
+	char path[PATH_MAX];
+
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/tmp", root);
+	assert_int_equal(mkdir(path, mode), 0);
 }
 
 /* The 1-based line of the first occurrence of text in the file at path,

@@ -99,14 +99,6 @@ static inline void write_file(const char *path, const char *text)
 	put_text(path, "w", text);
 }
 
-static inline void rm_rf(const char *dir)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
-}
-
 /* The files of the symtest variant tests: the variant itself (bin), the
  * unstripped symtest (full), the separate debug file (dbg) and a new
  * directory to build a tree in (tmp, remove it with rm_rf). */

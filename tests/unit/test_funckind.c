@@ -234,18 +234,12 @@ static void test_other_runtimes(void **state)
  * whatever their (often unnamed) libjvm frames say. */
 static void test_gc_thread(void **state)
 {
-	assert_true(funckind_gc_thread("GC Thread#0"));
-	assert_true(funckind_gc_thread("GC Thread#12"));
-	assert_true(funckind_gc_thread("G1 Conc#0"));
-	assert_true(funckind_gc_thread("G1 Refine#0"));
-	assert_true(funckind_gc_thread("G1 Main Marker"));
-	assert_true(funckind_gc_thread("ZWorker#3"));
-	assert_false(funckind_gc_thread("VM Thread"));
-	assert_false(funckind_gc_thread("main"));
-	assert_false(funckind_gc_thread("C2 CompilerThre"));
-	assert_false(funckind_gc_thread("worker GC Thread"));
-	assert_false(funckind_gc_thread(""));
-	assert_false(funckind_gc_thread(NULL));
+	static const char *const yes[] = {"GC Thread#0", "GC Thread#12",   "G1 Conc#0",
+					  "G1 Refine#0", "G1 Main Marker", "ZWorker#3"};
+	static const char *const no[] = {"VM Thread",	     "main", "C2 CompilerThre",
+					 "worker GC Thread", "",     NULL};
+
+	CHECK_PRED(funckind_gc_thread, yes, no);
 }
 
 /* Which lock: the glibc calls whose layout the locks module reads. */

@@ -218,13 +218,12 @@ static void test_found_by_magic(void **state)
 
 static void test_stack_tops(void **state)
 {
+	static const char *const yes[] = {"runtime.goexit", "runtime.goexit.abi0",
+					  "runtime.mstart"};
+	static const char *const no[] = {"runtime.goexit1", "main.main", NULL};
+
 	(void)state;
-	assert_true(gopclntab_is_stack_top("runtime.goexit"));
-	assert_true(gopclntab_is_stack_top("runtime.goexit.abi0"));
-	assert_true(gopclntab_is_stack_top("runtime.mstart"));
-	assert_false(gopclntab_is_stack_top("runtime.goexit1"));
-	assert_false(gopclntab_is_stack_top("main.main"));
-	assert_false(gopclntab_is_stack_top(NULL));
+	CHECK_PRED(gopclntab_is_stack_top, yes, no);
 }
 
 /* A header put together by hand: each bad field is refused. */

@@ -21,6 +21,8 @@
 
 #include "runner.h"
 
+#include "helpers.h"
+
 #include "stacktop/runtime/hsperf.h"
 
 #define SAMPLE "tests/fuzz/corpus/hsperf/jdk17-g1"
@@ -201,19 +203,13 @@ static void test_hsperf_files(void **state)
 	char root[] = "/tmp/symtest-hsXXXXXX", dir[PATH_MAX], path[PATH_MAX + 16];
 	static struct hs f;
 	struct hsperf h;
-	int fd;
 
-	assert_non_null(mkdtemp(root));
-	snprintf(dir, sizeof(dir), "%s/tmp", root);
-	assert_int_equal(mkdir(dir, 0755), 0);
+	fake_root(root, 0755);
 	snprintf(dir, sizeof(dir), "%s/tmp/hsperfdata_u", root);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	snprintf(path, sizeof(path), "%s/77", dir);
 	heap(&f, false);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, f.b, f.n), (ssize_t)f.n);
-	close(fd);
+	put_bytes(path, f.b, f.n, O_TRUNC);
 	assert_int_equal(hsperf_read_at(root, "/tmp/hsperfdata_u/77", getuid(), &h), 0);
 	assert_int_equal(h.heap_committed, 32 << 20);
 	if (geteuid() == 0) {
@@ -224,13 +220,7 @@ static void test_hsperf_files(void **state)
 	snprintf(dir, sizeof(dir), "%s/tmp/hsperfdata_u/78", root);
 	assert_int_equal(symlink("77", dir), 0);
 	assert_true(hsperf_read_at(root, "/tmp/hsperfdata_u/78", 12345, &h) < 0);
-	unlink(dir);
-	unlink(path);
-	snprintf(dir, sizeof(dir), "%s/tmp/hsperfdata_u", root);
-	rmdir(dir);
-	snprintf(dir, sizeof(dir), "%s/tmp", root);
-	rmdir(dir);
-	rmdir(root);
+	rm_rf(root);
 }
 
 TEST_MAIN(NULL, NULL, TEST(test_hsperf_real), TEST(test_hsperf_built), TEST(test_hsperf_maps),

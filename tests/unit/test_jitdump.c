@@ -19,6 +19,8 @@
 
 #include "runner.h"
 
+#include "helpers.h"
+
 #include "stacktop/symbols/jitdump.h"
 
 /* A jitdump being built in memory. */
@@ -274,23 +276,12 @@ static void test_jitdump_hostile(void **state)
 
 static void test_jitdump_paths(void **state)
 {
-	assert_true(jitdump_is_path("/tmp/jit-123.dump"));
-	assert_true(jitdump_is_path("/home/u/app/jit-1.dump"));
-	assert_false(jitdump_is_path("jit-1.dump"));
-	assert_false(jitdump_is_path("/tmp/jit-.dump"));
-	assert_false(jitdump_is_path("/tmp/jit-12x.dump"));
-	assert_false(jitdump_is_path("/tmp/jit-12.dump (deleted)"));
-	assert_false(jitdump_is_path("/tmp/perf-12.map"));
-	assert_false(jitdump_is_path(NULL));
-}
+	static const char *const yes[] = {"/tmp/jit-123.dump", "/home/u/app/jit-1.dump"};
+	static const char *const no[] = {"jit-1.dump",	      "/tmp/jit-.dump",
+					 "/tmp/jit-12x.dump", "/tmp/jit-12.dump (deleted)",
+					 "/tmp/perf-12.map",  NULL};
 
-static void write_at(const char *path, const void *p, size_t n, int flags)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, p, n), (ssize_t)n);
-	close(fd);
+	CHECK_PRED(jitdump_is_path, yes, no);
 }
 
 /* Through a fake root: trusted owners only, no symlink, growth and
@@ -303,9 +294,7 @@ static void test_jitdump_files(void **state)
 	struct jitdump_sym s;
 	size_t half;
 
-	assert_non_null(mkdtemp(root));
-	snprintf(path, sizeof(path), "%s/tmp", root);
-	assert_int_equal(mkdir(path, 0755), 0);
+	fake_root(root, 0755);
 	snprintf(path, sizeof(path), "%s/tmp/jit-77.dump", root);
 	d.n = 0;
 	header(&d);
@@ -313,7 +302,7 @@ static void test_jitdump_files(void **state)
 	half = d.n;
 	load(&d, 0x2000, 0x10, "second");
 	/* the first record and half the second */
-	write_at(path, d.b, half + 20, O_TRUNC);
+	put_bytes(path, d.b, half + 20, O_TRUNC);
 	assert_int_equal(jitdump_cache_new(&c), 0);
 	jitdump_cache_tune(c, 0, 0);
 	assert_int_equal(jitdump_lookup_at(c, root, "/tmp/jit-77.dump", getuid(), 0x1008, &s), 0);
@@ -321,14 +310,14 @@ static void test_jitdump_files(void **state)
 	assert_int_equal(jitdump_lookup_at(c, root, "/tmp/jit-77.dump", getuid(), 0x2008, &s),
 			 -ENOENT);
 	/* the rest written: parsed from where the reading stopped */
-	write_at(path, d.b + half + 20, d.n - half - 20, O_APPEND);
+	put_bytes(path, d.b + half + 20, d.n - half - 20, O_APPEND);
 	assert_int_equal(jitdump_lookup_at(c, root, "/tmp/jit-77.dump", getuid(), 0x2008, &s), 0);
 	assert_string_equal(s.name, "second");
 	/* rewritten: read again from its start */
 	d.n = 0;
 	header(&d);
 	load(&d, 0x3000, 0x10, "third");
-	write_at(path, d.b, d.n, O_TRUNC);
+	put_bytes(path, d.b, d.n, O_TRUNC);
 	assert_int_equal(jitdump_lookup_at(c, root, "/tmp/jit-77.dump", getuid(), 0x1008, &s),
 			 -ENOENT);
 	assert_int_equal(jitdump_lookup_at(c, root, "/tmp/jit-77.dump", getuid(), 0x3008, &s), 0);
@@ -349,11 +338,7 @@ static void test_jitdump_files(void **state)
 				 0);
 	}
 	jitdump_cache_free(c);
-	unlink(link);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/tmp", root);
-	rmdir(path);
-	rmdir(root);
+	rm_rf(root);
 }
 
 TEST_MAIN(NULL, NULL, TEST(test_jitdump_whole), TEST(test_jitdump_pieces),

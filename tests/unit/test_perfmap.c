@@ -82,9 +82,7 @@ static void test_perfmap_trust_and_lookup(void **state)
 		fprintf(stderr, "test_perfmap_trust_and_lookup needs root (chown)\n");
 		skip();
 	}
-	assert_non_null(mkdtemp(root));
-	snprintf(path, sizeof(path), "%s/tmp", root);
-	assert_int_equal(mkdir(path, 01777), 0);
+	fake_root(root, 01777);
 	assert_int_equal(perfmap_cache_new(&c), 0);
 
 	/* Owned by someone else than the target (uid 1000) and not root. */
@@ -148,9 +146,7 @@ static void test_perfmap_size_cap(void **state)
 	struct perfmap_cache *c;
 	struct perfmap_sym ps;
 
-	assert_non_null(mkdtemp(root));
-	snprintf(path, sizeof(path), "%s/tmp", root);
-	assert_int_equal(mkdir(path, 01777), 0);
+	fake_root(root, 01777);
 	perfmap_file(root, 4250, "1000 100 jit_one\n", 0);
 	assert_int_equal(perfmap_cache_new(&c), 0);
 	assert_int_equal(perfmap_lookup_at(c, root, 4250, 0, 0x1010, &ps), 0);
@@ -170,15 +166,6 @@ static void append_file(const char *root, int nspid, const char *text)
 	put_text(path, "a", text);
 }
 
-static void pm_root(char *root)
-{
-	char path[PATH_MAX + 64];
-
-	assert_non_null(mkdtemp(root));
-	snprintf(path, sizeof(path), "%s/tmp", root);
-	assert_int_equal(mkdir(path, 01777), 0);
-}
-
 /* Lines appended to a map are parsed on the next check (the earlier ones
  * are kept, not read again), a later overlapping line still wins, and a
  * file rewritten in place or shrunk is read again whole (issue 28). */
@@ -188,7 +175,7 @@ static void test_perfmap_append_and_rewrite(void **state)
 	struct perfmap_cache *c;
 	struct perfmap_sym ps;
 
-	pm_root(root);
+	fake_root(root, 01777);
 	assert_int_equal(perfmap_cache_new(&c), 0);
 	perfmap_cache_tune(c, 0, 0);
 	perfmap_file(root, 4260, "1000 100 first\n2000 100 second\n3000 10 partial", 0);
@@ -244,7 +231,7 @@ static void test_perfmap_parts_and_caps(void **state)
 	struct perfmap_sym ps;
 	size_t len = 0, checks;
 
-	pm_root(root);
+	fake_root(root, 01777);
 	text = malloc(1 << 20);
 	assert_non_null(text);
 	for (int i = 0; i < 2000; i++)

@@ -237,41 +237,62 @@ static void jit_line(const struct view_header *h, char *l3, size_t size)
 
 static void test_jit_hint(void **state)
 {
-	struct view_header h = {
-	    .pid = 4242, .npids = 1, .cmdline = "java", .mode = "cpu", .jit_nomap_pid = 7};
+	/* The map-less pid and the JIT state of a header; what its line says,
+	 * and also (NULL: nothing more), and what it must not say. */
+	static const struct {
+		int nomap;
+		struct view_jit jit;
+		const char *want, *also, *never;
+	} cases[] = {
+	    {7,
+	     {.runtime = VIEW_JIT_JVM, .pid = 4242},
+	     "no /tmp/perf-7.map (JVM: jcmd 4242 Compiler.perfmap",
+	     NULL,
+	     "perf-basic-prof"},
+	    {7,
+	     {.runtime = VIEW_JIT_NODE, .pid = 4242},
+	     "(node: run with --perf-basic-prof)",
+	     NULL,
+	     NULL},
+	    {7, {.runtime = VIEW_JIT_PYTHON, .py_minor = 12}, "-X perf", NULL, NULL},
+	    {7,
+	     {.runtime = VIEW_JIT_UNKNOWN, .py_minor = 12},
+	     "node --perf-basic-prof, Python 3.12+ -X perf, JVM jcmd",
+	     NULL,
+	     NULL},
+	    /* a JVM asked: when, and how much is unnamed since */
+	    {0,
+	     {.runtime = VIEW_JIT_JVM,
+	      .pid = 4242,
+	      .attach = VIEW_JVM_DONE,
+	      .ago_s = 2.2,
+	      .unnamed_pct = 12},
+	     "JVM perf map: requested 2 s ago",
+	     "stale: 12% unnamed",
+	     NULL},
+	    {0,
+	     {.runtime = VIEW_JIT_JVM, .pid = 4242, .attach = VIEW_JVM_ASKING},
+	     "JVM perf map: asking pid 4242",
+	     NULL,
+	     NULL},
+	    {0,
+	     {.runtime = VIEW_JIT_JVM, .pid = 4242, .attach = VIEW_JVM_UNSAFE},
+	     "-Xrs",
+	     "jcmd 4242 Compiler.perfmap",
+	     NULL},
+	};
+	struct view_header h = {.pid = 4242, .npids = 1, .cmdline = "java", .mode = "cpu"};
 	char l3[1024];
 
 	(void)state;
-	h.jit = (struct view_jit){.runtime = VIEW_JIT_JVM, .pid = 4242};
-	jit_line(&h, l3, sizeof(l3));
-	assert_non_null(strstr(l3, "no /tmp/perf-7.map (JVM: jcmd 4242 Compiler.perfmap"));
-	assert_null(strstr(l3, "perf-basic-prof"));
-	h.jit.runtime = VIEW_JIT_NODE;
-	jit_line(&h, l3, sizeof(l3));
-	assert_non_null(strstr(l3, "(node: run with --perf-basic-prof)"));
-	h.jit = (struct view_jit){.runtime = VIEW_JIT_PYTHON, .py_minor = 12};
-	jit_line(&h, l3, sizeof(l3));
-	assert_non_null(strstr(l3, "-X perf"));
-	h.jit.runtime = VIEW_JIT_UNKNOWN;
-	jit_line(&h, l3, sizeof(l3));
-	assert_non_null(strstr(l3, "node --perf-basic-prof, Python 3.12+ -X perf, JVM jcmd"));
-	/* a JVM asked: when, and how much is unnamed since */
-	h.jit_nomap_pid = 0;
-	h.jit = (struct view_jit){.runtime = VIEW_JIT_JVM,
-				  .pid = 4242,
-				  .attach = VIEW_JVM_DONE,
-				  .ago_s = 2.2,
-				  .unnamed_pct = 12};
-	jit_line(&h, l3, sizeof(l3));
-	assert_non_null(strstr(l3, "JVM perf map: requested 2 s ago"));
-	assert_non_null(strstr(l3, "stale: 12% unnamed"));
-	h.jit.attach = VIEW_JVM_ASKING;
-	jit_line(&h, l3, sizeof(l3));
-	assert_non_null(strstr(l3, "JVM perf map: asking pid 4242"));
-	h.jit.attach = VIEW_JVM_UNSAFE;
-	jit_line(&h, l3, sizeof(l3));
-	assert_non_null(strstr(l3, "-Xrs"));
-	assert_non_null(strstr(l3, "jcmd 4242 Compiler.perfmap"));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		h.jit_nomap_pid = cases[i].nomap;
+		h.jit = cases[i].jit;
+		jit_line(&h, l3, sizeof(l3));
+		if (!strstr(l3, cases[i].want) || (cases[i].also && !strstr(l3, cases[i].also)) ||
+		    (cases[i].never && strstr(l3, cases[i].never)))
+			fail_msg("case %zu (%s): \"%s\"", i, cases[i].want, l3);
+	}
 }
 
 static void test_health_copied(void **state)

@@ -364,6 +364,44 @@ static void regs_from_ptrace(const struct user_regs_struct *r, uint64_t *out)
 	out[16] = r->rip;
 }
 
+/* The stack of stopped process pid from ur's rsp up to the end of its
+ * mapping in cs (sizeof *stack at most), copied with one process_vm_readv
+ * as the ptrace sampler does: the bytes read, or -1 (none, or not all). */
+static ssize_t read_stack(pid_t pid, struct space *cs, const struct user_regs_struct *ur,
+			  uint8_t (*stack)[16384])
+{
+	const struct mapping *m = space_find(cs, ur->rsp);
+	struct iovec local, remote;
+
+	if (!m)
+		return -1;
+	local.iov_base = *stack;
+	local.iov_len = m->end - ur->rsp < sizeof(*stack) ? m->end - ur->rsp : sizeof(*stack);
+	remote.iov_base = (void *)(uintptr_t)ur->rsp;
+	remote.iov_len = local.iov_len;
+	return process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)local.iov_len
+		   ? (ssize_t)local.iov_len
+		   : -1;
+}
+
+/* A new unwinder over cs walks the captured registers ur and got bytes of
+ * stack into pcs (n of them, flags). */
+static struct unwind *unwind_captured_regs(struct space *cs, const struct user_regs_struct *ur,
+					   const uint8_t *stack, ssize_t got, uint64_t *pcs, int *n,
+					   unsigned *flags)
+{
+	struct sample smp = {0};
+	struct unwind *u;
+
+	regs_from_ptrace(ur, smp.regs);
+	smp.regs_mask = (1u << SAMPLE_NREGS) - 1;
+	smp.stack = stack;
+	smp.stack_size = (uint64_t)got;
+	assert_int_equal(unwind_new(cs, &u), 0);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, n, flags), 0);
+	return u;
+}
+
 /* Another process, captured as the ptrace sampler does: SEIZE, INTERRUPT,
  * GETREGS, one process_vm_readv, and unwound through its own space. */
 static void test_other_process(void **state)
@@ -372,9 +410,6 @@ static void test_other_process(void **state)
 	uint64_t pcs[UNWIND_MAX_FRAMES];
 	struct user_regs_struct ur;
 	struct space cs = {0};
-	struct sample smp = {0};
-	const struct mapping *m;
-	struct iovec local, remote;
 	struct unwind *u;
 	unsigned flags;
 	int pfd[2], st, n, i;
@@ -398,32 +433,19 @@ static void test_other_process(void **state)
 	/* Nothing may bail out while the child lives: collect, kill, then
 	 * assert, so a failure never leaves a stopped process behind. */
 	got = -1;
-	m = NULL;
 	if (ptrace(PTRACE_SEIZE, pid, 0, 0) != 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
 		skip(); /* no ptrace permission here (yama, container) */
 	}
 	if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) == 0 && waitpid(pid, &st, __WALL) == pid &&
-	    ptrace(PTRACE_GETREGS, pid, 0, &ur) == 0 && space_load(&cs, pid) == 0 &&
-	    (m = space_find(&cs, ur.rsp)) != NULL) {
-		local.iov_base = stack;
-		local.iov_len = m->end - ur.rsp < sizeof(stack) ? m->end - ur.rsp : sizeof(stack);
-		remote.iov_base = (void *)(uintptr_t)ur.rsp;
-		remote.iov_len = local.iov_len;
-		got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-	}
+	    ptrace(PTRACE_GETREGS, pid, 0, &ur) == 0 && space_load(&cs, pid) == 0)
+		got = read_stack(pid, &cs, &ur, &stack);
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, __WALL);
-	assert_non_null(m);
-	assert_int_equal(got, (ssize_t)local.iov_len);
+	assert_true(got > 0);
 
-	regs_from_ptrace(&ur, smp.regs);
-	smp.regs_mask = (1u << SAMPLE_NREGS) - 1;
-	smp.stack = stack;
-	smp.stack_size = (uint64_t)got;
-	assert_int_equal(unwind_new(&cs, &u), 0);
-	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	u = unwind_captured_regs(&cs, &ur, stack, got, pcs, &n, &flags);
 	/* The child is a fork of this process: same addresses. */
 	assert_true(in_module(pcs[0], "libc.so"));
 	for (i = 0; i < n && in_module(pcs[i], "libc.so"); i++)
@@ -476,10 +498,7 @@ static void test_go_pclntab(void **state)
 	uint64_t pcs[UNWIND_MAX_FRAMES];
 	struct user_regs_struct ur;
 	struct space cs = {0};
-	struct sample smp = {0};
 	struct gopclntab g = {0};
-	const struct mapping *m = NULL;
-	struct iovec local, remote;
 	struct unwind *u;
 	unsigned flags;
 	int st, n, i;
@@ -522,14 +541,8 @@ static void test_go_pclntab(void **state)
 			break;
 		space_release(&cs);
 		memset(&cs, 0, sizeof(cs));
-		if (space_load(&cs, pid) == 0 && (m = space_find(&cs, ur.rsp)) != NULL) {
-			local.iov_base = stack;
-			local.iov_len =
-			    m->end - ur.rsp < sizeof(stack) ? m->end - ur.rsp : sizeof(stack);
-			remote.iov_base = (void *)(uintptr_t)ur.rsp;
-			remote.iov_len = local.iov_len;
-			got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-		}
+		if (space_load(&cs, pid) == 0)
+			got = read_stack(pid, &cs, &ur, &stack);
 		if (got > 0 && !strcmp(go_name(&cs, ur.rip, &g), "main.spin"))
 			seen_leaf = true;
 		else
@@ -541,12 +554,7 @@ static void test_go_pclntab(void **state)
 	assert_int_equal(system(cmd), 0);
 	assert_true(seen_leaf);
 
-	regs_from_ptrace(&ur, smp.regs);
-	smp.regs_mask = (1u << SAMPLE_NREGS) - 1;
-	smp.stack = stack;
-	smp.stack_size = (uint64_t)got;
-	assert_int_equal(unwind_new(&cs, &u), 0);
-	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	u = unwind_captured_regs(&cs, &ur, stack, got, pcs, &n, &flags);
 	for (i = 0; i < n; i++) {
 		const char *name = go_name(&cs, pcs[i], &g);
 

@@ -211,13 +211,10 @@ static void test_parse_stat(void **state)
 /* The way into the kernel is no wait (issue 17 item 9). */
 static void test_wchan_generic(void **state)
 {
-	assert_true(waits_wchan_generic("do_syscall_64"));
-	assert_true(waits_wchan_generic("__do_syscall_64"));
-	assert_true(waits_wchan_generic("restart_syscall"));
-	assert_false(waits_wchan_generic("hrtimer_nanosleep"));
-	assert_false(waits_wchan_generic("futex_wait_queue"));
-	assert_false(waits_wchan_generic(""));
-	assert_false(waits_wchan_generic(NULL));
+	static const char *const yes[] = {"do_syscall_64", "__do_syscall_64", "restart_syscall"};
+	static const char *const no[] = {"hrtimer_nanosleep", "futex_wait_queue", "", NULL};
+
+	CHECK_PRED(waits_wchan_generic, yes, no);
 }
 
 TEST_MAIN(NULL, NULL, TEST(test_wchan_generic), TEST(test_lock), TEST(test_io), TEST(test_sleep),

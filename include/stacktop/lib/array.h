@@ -38,6 +38,10 @@ size_t array_upper_bound(const void *arr, size_t n, size_t size, size_t off, uin
  * buffer may move while it grows. 0, -E2BIG past 4 GiB, or -ENOMEM. */
 int array_push_name(char **buf, size_t *len, size_t *cap, const char *s, uint32_t *off);
 
+/* -1, 0 or 1 as a is below, equal to or above b (numbers): a comparator's
+ * step, chained with ?: (ARRAY_CMP(y->n, x->n) ?: ... sorts by n down). */
+#define ARRAY_CMP(a, b) (((a) > (b)) - ((a) < (b)))
+
 /* free() each of n pointers; ARRAY_FREE_ALL(a, b, c) frees a, b and c, the
  * release of a struct's arrays in one statement. */
 void array_free_all(void *const *ptrs, size_t n);

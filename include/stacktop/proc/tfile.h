@@ -129,6 +129,14 @@ int tfile_open_local(int rootfd, const struct mountinfo *mi, const char *path, u
 int tfile_open_under(const char *root, const char *path, unsigned flags, uint64_t max_size,
 		     struct stat *st);
 
+/* A file a runtime writes for others to read (a perf map, a jitdump,
+ * hsperfdata) under root as a path (NULL as ""): tfile_open_local with
+ * root's mountinfo, no symlink as the file itself, and -EPERM unless uid
+ * or root owns it (anyone may write a file of that name in /tmp). st is
+ * required. fd or -errno. */
+int tfile_open_owned(const char *root, const char *path, uid_t uid, uint64_t max_size,
+		     struct stat *st);
+
 /* Open a path we built ourselves, such as the magic link
  * /proc/PID/map_files/START-END, the same way but resolved as open(2) does
  * (symlinks and magic links followed, no root): O_PATH, regular files
