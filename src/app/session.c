@@ -318,6 +318,8 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	mc.window_s = o->window_s;
 	mc.spike_for_s = o->spike_for_s;
 	s->metrics_ok = metrics_init(&s->metrics, s->procs.p[0].pid, &mc) == 0;
+	if (s->metrics_ok && spikes_new(&s->spikes))
+		s->spikes = NULL; /* no risers named: the rhythm stands alone */
 	if (s->metrics_ok) {
 		s->metrics_open_ns = mono_ns();
 		metrics_tick_now(s, s->metrics_open_ns);
@@ -368,6 +370,8 @@ static void metrics_tick_now(struct session *s, uint64_t t)
 	if (!s->procs.exited) {
 		metrics_follow(s);
 		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
+			if (s->spikes)
+				spikes_tick(s->spikes, s->w, &s->metrics, t / 1e9);
 			session_run_tick(s);
 			scan_locks(s);
 		}
@@ -592,6 +596,7 @@ void session_close(struct session *s)
 	if (s->memory_on)
 		memmap_free(&s->memmap);
 	ingest_free(s->in);
+	spikes_free(s->spikes);
 	if (s->metrics_ok)
 		metrics_free(&s->metrics);
 	locks_free(&s->locks);

@@ -144,6 +144,7 @@ bool rhythm_find(const double *t, const double *v, size_t n, double *scratch, st
 	double thr = fmax(2 * base, base + RHYTHM_MARGIN);
 	size_t k = spike_runs(v, n, thr, from, to);
 
+	out->thr = thr;
 	out->spikes = (unsigned)k;
 	if (k < RHYTHM_MIN_SPIKES)
 		return false;

@@ -265,6 +265,25 @@ static void alert_stairs_text(const struct metrics *m, int width, char *out, siz
 	}
 }
 
+/* "; during spikes: sweep +70 pts, mark +12 pts" (model/spikes: the
+ * functions whose share rises in spike seconds); "GC" first when the top
+ * riser is the runtime's collector. Each name whole or not at all. */
+static void rhythm_risers_text(const struct metrics *m, int width, char *out, size_t size)
+{
+	char name[96], piece[160];
+
+	for (unsigned i = 0; i < m->nrisers && i < RHYTHM_RISERS; i++) {
+		const struct rhythm_riser *r = &m->risers[i];
+		text_sanitize(r->func, name, sizeof(name));
+		snprintf(piece, sizeof(piece), "%s%s%s +%.0f pts",
+			 i ? ", " : "; during spikes: ", !i && r->gc ? "GC: " : "", name, r->pts);
+		size_t len = strlen(out);
+		add_piece(out, size, width, piece);
+		if (strlen(out) == len)
+			break; /* a later name without the first reads wrong */
+	}
+}
+
 /* "CPU spikes every 15 s (+-1 s), 3 s each, to 100% from 20%": the
  * period, then its spread (at least the 1 s the points resolve), the
  * spikes' length and their level over the calm one; each whole or not at
@@ -285,6 +304,7 @@ static void alert_rhythm_text(const struct metrics *m, int width, char *out, siz
 	add_piece(out, size, width, piece);
 	snprintf(piece, sizeof(piece), ", to %.0f%% from %.0f%%", r->level, r->calm);
 	add_piece(out, size, width, piece);
+	rhythm_risers_text(m, width, out, size);
 }
 
 /* One alert after the others: whole when it fits the width left, else

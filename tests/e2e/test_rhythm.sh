@@ -8,7 +8,7 @@
 # a 5% level: the rhythm threshold (twice the lower quartile, at least +10
 # points) is 15%, so a spike squeezed to a fifth of a core by other load
 # still counts (once, over a 10% level, spikes squeezed to 20-25% were
-# missed).
+# missed). The same line names spike_burn as what rises in the spikes.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target rhythm
@@ -43,6 +43,12 @@ if [ "$(grep -c 'CPU spikes every' <<<"$last")" = 2 ]; then
 		bad "period should be 5 s +-1: $(tail -1 <<<"$last")"
 else
 	bad "the last 2 of $frames frames should say 'CPU spikes every 5 s' (CPU: $cpus): $last"
+fi
+# What rises in the spikes: spike_burn, named on the rhythm line (model/spikes).
+if [ "$(grep -c 'during spikes: spike_burn +[0-9]* pts' <<<"$last")" = 2 ]; then
+	ok "the rhythm line names spike_burn: $(grep -oE 'during spikes: .*' <<<"$last" | tail -1)"
+else
+	bad "the last 2 frames should name spike_burn 'during spikes': $last"
 fi
 grep -q 'spike_burn' "$rh_out" && ok "spike_burn in the profile" || bad "no spike_burn in the profile"
 

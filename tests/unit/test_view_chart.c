@@ -550,6 +550,22 @@ static void test_alert_rhythm(void **state)
 	assert_string_equal(buf, "! CPU spikes every 15 s (+-1 s), 3 s each, to 100% from 20%");
 	view_chart_alerts_fit(&m, 40, buf, sizeof(buf));
 	assert_string_equal(buf, "! CPU spikes every 15 s (+-1 s)");
+	/* What rises in the spikes (model/spikes), sanitized; GC first when
+	 * the top riser is the collector; a second name only after the first. */
+	m.nrisers = 2;
+	snprintf(m.risers[0].func, sizeof(m.risers[0].func), "sweep\x1b[2J");
+	m.risers[0].pts = 70.4;
+	snprintf(m.risers[1].func, sizeof(m.risers[1].func), "mark");
+	m.risers[1].pts = 12;
+	view_chart_alerts_fit(&m, 0, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "to 100% from 20%; during spikes: sweep"));
+	assert_non_null(strstr(buf, "[2J +70 pts, mark +12 pts"));
+	assert_null(strchr(buf, '\x1b'));
+	m.risers[0].gc = true;
+	view_chart_alerts_fit(&m, 0, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "; during spikes: GC: sweep"));
+	view_chart_alerts_fit(&m, 75, buf, sizeof(buf));
+	assert_string_equal(buf, "! CPU spikes every 15 s (+-1 s), 3 s each, to 100% from 20%");
 	metrics_free(&m);
 
 	init_metrics(&m, 60);

@@ -23,6 +23,7 @@
 
 #include "stacktop/formats/export.h"
 #include "stacktop/model/summary.h"
+#include "stacktop/model/spikes.h"
 #include "stacktop/app/health.h"
 #include "stacktop/app/jitwatch.h"
 #include "stacktop/proc/locks.h"
@@ -54,6 +55,7 @@ struct session {
 	/* Alongside. */
 	struct metrics metrics; /* every process profiled, summed */
 	bool metrics_ok;
+	struct spikes *spikes; /* the seconds that matter, what rises in spikes */
 	/* Who waits on whose lock, read with each metrics tick (threads asleep
 	 * in futex): the threads view and dump name holders and deadlocks. */
 	struct locks locks;

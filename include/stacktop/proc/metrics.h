@@ -191,6 +191,10 @@ struct metrics {
 	 * and what it found. */
 	bool alert_rhythm;
 	struct rhythm rhythm;
+	/* What rises in the spikes, most first (model/spikes writes them
+	 * after each tick; none while there is no rhythm or no test). */
+	struct rhythm_riser risers[RHYTHM_RISERS];
+	unsigned nrisers;
 	/* Set by the front end, not by metrics: the function that holds the
 	 * growth ("cache_put", raw target text), named in the MEM alert;
 	 * NULL when not known. */
