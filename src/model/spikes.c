@@ -28,8 +28,8 @@ struct kept {
 struct spikes {
 	struct kept k[SPIKES_MAX_SECONDS]; /* oldest first */
 	size_t n, bytes;
-	double last_b;		 /* the last bucket kept or looked at */
-	unsigned since_compare;	 /* ticks since the last comparison */
+	double last_b;		/* the last bucket kept or looked at */
+	unsigned since_compare; /* ticks since the last comparison */
 	struct rhythm_riser risers[RHYTHM_RISERS];
 	unsigned nrisers;
 };

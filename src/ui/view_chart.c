@@ -554,6 +554,9 @@ struct chart {
 	double lo, hi;	   /* the scale */
 	const char *title; /* on the axis row, in the gutter */
 	const char *note;  /* on the axis row after the span, when it fits; NULL: none */
+	/* A rhythm (0: none): '^' on the axis at each spike onset it
+	 * predicts, back from the newest spike's onset by the period. */
+	double period_s, onset_t;
 	char top[24], bottom[24];
 	struct chart_mark marks[3];
 	int nmarks;
@@ -738,6 +741,12 @@ static void chart_axis(struct grid *g, const struct chart *c, int px, int ph, in
 	}
 	for (int col = 0; col < ncols; col++)
 		rect_cell(g, &c->r, px + col, ay, L'-', A_AXIS);
+	for (double t = c->onset_t; c->period_s >= 1 && t > c->now_t - (double)ncols * group;
+	     t -= c->period_s) {
+		long k = lround(c->now_t - t); /* seconds ago, as chart_columns */
+		if (k >= 0 && k < (long)ncols * group)
+			rect_cell(g, &c->r, px + ncols - 1 - (int)(k / group), ay, L'^', GRID_BOLD);
+	}
 	/* "-60s" for short windows (the usual case), "-5m", "-1h00m" beyond. */
 	if ((long)ncols * group <= 120)
 		snprintf(span, sizeof(span), "%lds", (long)ncols * group);
@@ -897,6 +906,14 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 		add_label(&c, -1, A_FLOOR, "p10 of %us", c.window_s);
 	if (process_wide)
 		c.note = m->multi ? "all processes" : "process-wide";
+	char every[40];
+	if (m->alert_rhythm && m->rhythm.period_s >= 1) {
+		c.period_s = m->rhythm.period_s;
+		c.onset_t = m->rhythm.onset_t;
+		snprintf(every, sizeof(every), "^ spikes every %.0f s", m->rhythm.period_s);
+		if (!c.note)
+			c.note = every;
+	}
 	return chart_draw(g, &c);
 }
 

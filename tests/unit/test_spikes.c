@@ -148,7 +148,8 @@ static void test_budget(void **state)
 	fill(sp, &m, "spike_burn", true, 40);
 	for (size_t i = 0; i < SPIKES_MAX_SECONDS + 100; i++)
 		assert_int_equal(
-		    spikes_keep(sp, second("spike_burn", 0, 20, &seed), 200.0 + (double)i, 5, &m), 0);
+		    spikes_keep(sp, second("spike_burn", 0, 20, &seed), 200.0 + (double)i, 5, &m),
+		    0);
 	assert_int_equal(spikes_kept(sp, &bytes), SPIKES_MAX_SECONDS);
 	assert_true(bytes > 0 && bytes <= SPIKES_BUDGET);
 	assert_int_equal(spikes_compare(sp, &m), 0);

@@ -566,6 +566,23 @@ static void test_alert_rhythm(void **state)
 	assert_non_null(strstr(buf, "; during spikes: GC: sweep"));
 	view_chart_alerts_fit(&m, 75, buf, sizeof(buf));
 	assert_string_equal(buf, "! CPU spikes every 15 s (+-1 s), 3 s each, to 100% from 20%");
+	/* The CPU chart marks each predicted onset on its time axis, 15
+	 * columns apart (one a second over 60 s: 90 columns wide), and says
+	 * what '^' is (the last onset's mark may be under "now"). */
+	struct grid g;
+	assert_int_equal(grid_init(&g, 90, 5), 0);
+	assert_int_equal(view_chart_cpu(&g, 0, 0, 90, 5, &m, false), 0);
+	dump(&g);
+	grid_row_text(&g, 4, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "^ spikes every 15 s"));
+	char *c1 = strchr(buf, '^'), *c2 = c1 ? strchr(c1 + 1, '^') : NULL;
+	assert_non_null(c2);
+	assert_true(c2 - c1 == 15 || c2[1] == ' '); /* the next may be the note's */
+	unsigned carets = 0;
+	for (char *q = buf; *q; q++)
+		carets += *q == '^';
+	assert_true(carets >= 3 && carets <= 5); /* 60 s / 15 s, plus the note's */
+	grid_free(&g);
 	metrics_free(&m);
 
 	init_metrics(&m, 60);

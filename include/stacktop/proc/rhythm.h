@@ -56,6 +56,7 @@ struct rhythm {
 	double calm_p90;   /* their 90th percentile */
 	double p;	   /* the chance of intervals this regular from random onsets */
 	double thr;	   /* a spike second is above it (0 before 2 x RHYTHM_MIN_SPIKES points) */
+	double onset_t;	   /* the newest spike's first point (its t) */
 	unsigned spikes;
 };
 
