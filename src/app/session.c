@@ -329,6 +329,28 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	return 0;
 }
 
+/* A recorded file's per-second CPU (record keeps it): its series, so the
+ * alerts line carries the rhythm offline. Without it: no metrics, as
+ * before. */
+static void report_metrics(struct session *s, const struct opts *o)
+{
+	struct metrics_config mc;
+	size_t n;
+	const double *cpu = stackset_cpu(s->report, &n);
+
+	if (!n)
+		return;
+	metrics_config_default(&mc);
+	mc.window_s = o->window_s;
+	if (metrics_init(&s->metrics, 0, &mc))
+		return;
+	for (size_t i = 0; i < n; i++)
+		metrics_push_cpu(&s->metrics, (double)(i + 1), cpu[i]);
+	metrics_eval(&s->metrics, (double)n);
+	s->metrics.exited = true;
+	s->metrics_ok = true;
+}
+
 int session_open_report(struct session *s, struct opts *o, char *err, size_t errsz)
 {
 	char n[32];
@@ -354,6 +376,7 @@ int session_open_report(struct session *s, struct opts *o, char *err, size_t err
 	text_count(stackset_samples(s->report), n, sizeof(n));
 	snprintf(s->procs.exit_text, sizeof(s->procs.exit_text), "saved %s profile, %s samples",
 		 mode ? mode : "cpu", n);
+	report_metrics(s, o);
 	health_init(&s->health, mono_ns());
 	return 0;
 }
@@ -396,6 +419,11 @@ static void session_run_tick(struct session *s)
 		s->run.peak_cpu = m->cpu_now;
 	if (m->mem_now > s->run.peak_rss)
 		s->run.peak_rss = m->mem_now;
+}
+
+size_t session_cpu(const struct session *s, double *v, size_t max)
+{
+	return s->metrics_ok ? series_get(&s->metrics.cpu_long, NULL, v, max) : 0;
 }
 
 void session_summary(const struct session *s, double wall_s, struct summary *out)

@@ -9,6 +9,7 @@
 # points) is 15%, so a spike squeezed to a fifth of a core by other load
 # still counts (once, over a 10% level, spikes squeezed to 20-25% were
 # missed). The same line names spike_burn as what rises in the spikes.
+# Then offline: record keeps the per-second CPU, report shows the rhythm.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target rhythm
@@ -57,6 +58,23 @@ if grep -q 'CPU spikes' "$cb_out"; then
 else
 	ok "steady cpuburn: no rhythm line in $(grep -c '^samples ' "$cb_out") frames"
 fi
+# Offline (record keeps the per-second CPU): a recorded file's "stacktop:
+# {cpu_1s=...}" comment has the run's seconds, and report -b of a file
+# whose CPU spikes 2 s every 5 s (60 s of it) says so; without the
+# comment, no CPU line and no rhythm.
+rec=$E2E_TMPDIR/rhythm.folded
+run_ok 30 "$E2E_TMPDIR/record.out" "record -d 3 exits 0" record -d 3 -o "$rec" -p "$RH"
+ncpu=$(grep -oE '^# stacktop: \{cpu_1s=[0-9.,]*\}$' "$rec" | tr -cd , | wc -c)
+check_cmp "$ncpu" -ge 1 "record keeps the per-second CPU (commas in cpu_1s)"
+cpus=$(for i in $(seq 0 59); do [ $((i % 5)) -lt 2 ] && [ "$i" -ge 3 ] && echo 100.0 || echo 5.0; done | paste -sd,)
+printf '# stacktop: {cpu_1s=%s}\nmain;spike_burn 50\nmain;steady_burn 10\n' "$cpus" >"$E2E_TMPDIR/off.folded"
+run_ok 30 "$E2E_TMPDIR/off.out" "report -b of a file with a rhythm exits 0" report -b "$E2E_TMPDIR/off.folded"
+grep -q '^! CPU spikes every 5 s' "$E2E_TMPDIR/off.out" && ok "report shows the rhythm: $(grep 'CPU spikes' "$E2E_TMPDIR/off.out")" ||
+	bad "report should say 'CPU spikes every 5 s': $(head -5 "$E2E_TMPDIR/off.out")"
+grep -v '^# stacktop' "$E2E_TMPDIR/off.folded" >"$E2E_TMPDIR/plain.folded"
+run_ok 30 "$E2E_TMPDIR/plain.out" "report -b of a file without CPU exits 0" report -b "$E2E_TMPDIR/plain.folded"
+grep -qE '^CPU |CPU spikes' "$E2E_TMPDIR/plain.out" && bad "no CPU line without cpu_1s: $(grep -E '^CPU |spikes' "$E2E_TMPDIR/plain.out")" ||
+	ok "a file without cpu_1s: no CPU line, no rhythm"
 kill -KILL "$RH" "$CB" 2>/dev/null
 wait "$RH" "$CB" 2>/dev/null
 e2e_finish

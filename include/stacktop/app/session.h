@@ -83,6 +83,9 @@ struct session {
 	} run;
 };
 
+/* The per-second CPU of the run's last max seconds at most (metrics'
+ * cpu_long), oldest first, into v: how many (0 without metrics). */
+size_t session_cpu(const struct session *s, double *v, size_t max);
 /* A live target: -p PIDs, or o->command launched. */
 int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz);
 /* o->report_file: every sample delivered at once; time stands still. */
