@@ -30,6 +30,7 @@ struct spikes {
 	size_t n, bytes;
 	double last_b;		/* the last bucket kept or looked at */
 	unsigned since_compare; /* ticks since the last comparison */
+	bool new_spike;		/* a spike second kept since then */
 	struct rhythm_riser risers[RHYTHM_RISERS];
 	unsigned nrisers;
 };
@@ -40,6 +41,7 @@ int spikes_new(struct spikes **out)
 		return -ENOMEM;
 	(*out)->last_b = -1;
 	(*out)->since_compare = SPIKES_EVERY_S;
+	(*out)->new_spike = true;
 	return 0;
 }
 
@@ -167,6 +169,7 @@ int spikes_compare(struct spikes *sp, struct metrics *m)
 
 	sp->nrisers = 0;
 	sp->since_compare = 0;
+	sp->new_spike = false;
 	if ((rc = diff_snap_new(&side[0])) || (rc = diff_snap_new(&side[1])) ||
 	    (rc = diff_snap_file(side[0], NULL)) || (rc = diff_snap_file(side[1], NULL)))
 		goto out;
@@ -193,6 +196,7 @@ int spikes_tick(struct spikes *sp, struct window *w, struct metrics *m, double n
 	if (b > sp->last_b && bucket_cpu(m, b, &cpu)) {
 		sp->last_b = b;
 		if ((rc = diff_snap_window(w, (uint64_t)b * SEC_NS, 1, false, &sn)) == 0) {
+			sp->new_spike |= cpu > m->rhythm.thr;
 			if (diff_snap_samples(sn))
 				rc = spikes_keep(sp, sn, b, cpu, m);
 			else
@@ -202,7 +206,8 @@ int spikes_tick(struct spikes *sp, struct window *w, struct metrics *m, double n
 	if (!m->alert_rhythm) {
 		sp->nrisers = 0;
 		sp->since_compare = SPIKES_EVERY_S;
-	} else if (++sp->since_compare >= SPIKES_EVERY_S) {
+		sp->new_spike = true;
+	} else if (++sp->since_compare >= SPIKES_EVERY_S && sp->new_spike) {
 		int e = spikes_compare(sp, m);
 		rc = rc ? rc : e;
 	}

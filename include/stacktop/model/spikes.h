@@ -19,8 +19,9 @@
  *   its CPU is above the rhythm threshold (metrics' rhythm.thr) when the
  *   budget is applied.
  *
- * While the metrics have a rhythm (alert_rhythm), at most every
- * SPIKES_EVERY_S seconds, the kept seconds are split by the rhythm's
+ * While the metrics have a rhythm (alert_rhythm), at once and then at most
+ * every SPIKES_EVERY_S seconds when a spike second was kept since (the
+ * comparison reads every kept second: ~600 small tries), the kept seconds are split by the rhythm's
  * threshold now: spike seconds (CPU above it) and calm ones (the others);
  * each side becomes one snapshot with one second per kept second
  * (diff_snap_merge) and diff_compare tests each function's own and total
