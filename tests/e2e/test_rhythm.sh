@@ -65,7 +65,7 @@ fi
 rec=$E2E_TMPDIR/rhythm.folded
 run_ok 30 "$E2E_TMPDIR/record.out" "record -d 3 exits 0" record -d 3 -o "$rec" -p "$RH"
 ncpu=$(grep -oE '^# stacktop: \{cpu_1s=[0-9.,]*\}$' "$rec" | tr -cd , | wc -c)
-check_cmp "$ncpu" -ge 1 "record keeps the per-second CPU (commas in cpu_1s)"
+check_cmp "$ncpu" ">=" 1 "record keeps the per-second CPU (commas in cpu_1s)"
 cpus=$(for i in $(seq 0 59); do [ $((i % 5)) -lt 2 ] && [ "$i" -ge 3 ] && echo 100.0 || echo 5.0; done | paste -sd,)
 printf '# stacktop: {cpu_1s=%s}\nmain;spike_burn 50\nmain;steady_burn 10\n' "$cpus" >"$E2E_TMPDIR/off.folded"
 run_ok 30 "$E2E_TMPDIR/off.out" "report -b of a file with a rhythm exits 0" report -b "$E2E_TMPDIR/off.folded"
