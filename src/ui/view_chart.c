@@ -268,15 +268,22 @@ static void alert_stairs_text(const struct metrics *m, int width, char *out, siz
 /* "; during spikes: sweep +70 pts, mark +12 pts" (model/spikes: the
  * functions whose share rises in spike seconds); "GC" first when the top
  * riser is the runtime's collector. Each name whole or not at all. */
+static void riser_piece(const struct metrics *m, unsigned i, char *piece, size_t size)
+{
+	const struct rhythm_riser *r = &m->risers[i];
+	char name[96];
+
+	text_sanitize(r->func, name, sizeof(name));
+	snprintf(piece, size, "%s%s%s +%.0f pts",
+		 i ? ", " : "; during spikes: ", !i && r->gc ? "GC: " : "", name, r->pts);
+}
+
 static void rhythm_risers_text(const struct metrics *m, int width, char *out, size_t size)
 {
-	char name[96], piece[160];
+	char piece[160];
 
 	for (unsigned i = 0; i < m->nrisers && i < RHYTHM_RISERS; i++) {
-		const struct rhythm_riser *r = &m->risers[i];
-		text_sanitize(r->func, name, sizeof(name));
-		snprintf(piece, sizeof(piece), "%s%s%s +%.0f pts",
-			 i ? ", " : "; during spikes: ", !i && r->gc ? "GC: " : "", name, r->pts);
+		riser_piece(m, i, piece, sizeof(piece));
 		size_t len = strlen(out);
 		add_piece(out, size, width, piece);
 		if (strlen(out) == len)
@@ -286,12 +293,21 @@ static void rhythm_risers_text(const struct metrics *m, int width, char *out, si
 
 /* "CPU spikes every 15 s (+-1 s), 3 s each, to 100% from 20%": the
  * period, then its spread (at least the 1 s the points resolve), the
- * spikes' length and their level over the calm one; each whole or not at
- * all. */
+ * spikes' length and their level over the calm one, then what rises;
+ * each whole or not at all. In a narrow line the first riser goes before
+ * the facts after the period: what runs in the spikes is the finding. */
 static void alert_rhythm_text(const struct metrics *m, int width, char *out, size_t size)
 {
 	const struct rhythm *r = &m->rhythm;
-	char piece[96];
+	char piece[160];
+	int rw = 0;
+
+	if (m->nrisers) {
+		riser_piece(m, 0, piece, sizeof(piece));
+		rw = text_width(piece);
+	}
+	int full = width;
+	width = width > 0 ? (width - rw > 1 ? width - rw : 1) : 0;
 
 	snprintf(out, size, "CPU spikes every %.0f s", r->period_s);
 	snprintf(piece, sizeof(piece), " (+-%.0f s)", r->spread_s > 1 ? r->spread_s : 1.0);
@@ -304,7 +320,7 @@ static void alert_rhythm_text(const struct metrics *m, int width, char *out, siz
 	add_piece(out, size, width, piece);
 	snprintf(piece, sizeof(piece), ", to %.0f%% from %.0f%%", r->level, r->calm);
 	add_piece(out, size, width, piece);
-	rhythm_risers_text(m, width, out, size);
+	rhythm_risers_text(m, full, out, size);
 }
 
 /* One alert after the others: whole when it fits the width left, else
