@@ -571,8 +571,9 @@ struct chart {
 	const char *title; /* on the axis row, in the gutter */
 	const char *note;  /* on the axis row after the span, when it fits; NULL: none */
 	/* A rhythm (0: none): '^' on the axis at each spike onset it
-	 * predicts, back from the newest spike's onset by the period. */
-	double period_s, onset_t;
+	 * predicts, back from the newest spike's onset by the period, over
+	 * the seconds the chart has points for (from first_t). */
+	double period_s, onset_t, first_t;
 	char top[24], bottom[24];
 	struct chart_mark marks[3];
 	int nmarks;
@@ -757,7 +758,8 @@ static void chart_axis(struct grid *g, const struct chart *c, int px, int ph, in
 	}
 	for (int col = 0; col < ncols; col++)
 		rect_cell(g, &c->r, px + col, ay, L'-', A_AXIS);
-	for (double t = c->onset_t; c->period_s >= 1 && t > c->now_t - (double)ncols * group;
+	for (double t = c->onset_t;
+	     c->period_s >= 1 && t > c->now_t - (double)ncols * group && t >= c->first_t - 0.5;
 	     t -= c->period_s) {
 		long k = lround(c->now_t - t); /* seconds ago, as chart_columns */
 		if (k >= 0 && k < (long)ncols * group)
@@ -926,6 +928,7 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 	if (m->alert_rhythm && m->rhythm.period_s >= 1) {
 		c.period_s = m->rhythm.period_s;
 		c.onset_t = m->rhythm.onset_t;
+		c.first_t = m->t0; /* the first point */
 		snprintf(every, sizeof(every), "^ spikes every %.0f s", m->rhythm.period_s);
 		if (!c.note)
 			c.note = every;
