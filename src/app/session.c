@@ -321,6 +321,8 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	mc.window_s = o->window_s;
 	mc.spike_for_s = o->spike_for_s;
 	s->metrics_ok = metrics_init(&s->metrics, s->procs.p[0].pid, &mc) == 0;
+	if (s->metrics_ok && spikes_new(&s->spikes))
+		s->spikes = NULL; /* no risers named: the rhythm stands alone */
 	if (s->metrics_ok) {
 		s->metrics_open_ns = mono_ns();
 		metrics_tick_now(s, s->metrics_open_ns);
@@ -328,6 +330,28 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	s->next_metrics_ns = mono_ns() + SEC_NS;
 	health_init(&s->health, mono_ns());
 	return 0;
+}
+
+/* A recorded file's per-second CPU (record keeps it): its series, so the
+ * alerts line carries the rhythm offline. Without it: no metrics, as
+ * before. */
+static void report_metrics(struct session *s, const struct opts *o)
+{
+	struct metrics_config mc;
+	size_t n;
+	const double *cpu = stackset_cpu(s->report, &n);
+
+	if (!n)
+		return;
+	metrics_config_default(&mc);
+	mc.window_s = o->window_s;
+	if (metrics_init(&s->metrics, 0, &mc))
+		return;
+	for (size_t i = 0; i < n; i++)
+		metrics_push_cpu(&s->metrics, (double)(i + 1), cpu[i]);
+	metrics_eval(&s->metrics, (double)n);
+	s->metrics.exited = true;
+	s->metrics_ok = true;
 }
 
 int session_open_report(struct session *s, struct opts *o, char *err, size_t errsz)
@@ -355,6 +379,7 @@ int session_open_report(struct session *s, struct opts *o, char *err, size_t err
 	text_count(stackset_samples(s->report), n, sizeof(n));
 	snprintf(s->procs.exit_text, sizeof(s->procs.exit_text), "saved %s profile, %s samples",
 		 mode ? mode : "cpu", n);
+	report_metrics(s, o);
 	health_init(&s->health, mono_ns());
 	return 0;
 }
@@ -424,6 +449,8 @@ static void metrics_tick_now(struct session *s, uint64_t t)
 	if (!s->procs.exited) {
 		metrics_follow(s);
 		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
+			if (s->spikes)
+				spikes_tick(s->spikes, s->w, &s->metrics, t / 1e9);
 			session_run_tick(s);
 			scan_locks(s);
 			runtime_heap(s, t);
@@ -449,6 +476,11 @@ static void session_run_tick(struct session *s)
 		s->run.peak_cpu = m->cpu_now;
 	if (m->mem_now > s->run.peak_rss)
 		s->run.peak_rss = m->mem_now;
+}
+
+size_t session_cpu(const struct session *s, double *v, size_t max)
+{
+	return s->metrics_ok ? series_get(&s->metrics.cpu_long, NULL, v, max) : 0;
 }
 
 void session_summary(const struct session *s, double wall_s, struct summary *out)
@@ -673,6 +705,7 @@ void session_close(struct session *s)
 	if (s->memory_on)
 		memmap_free(&s->memmap);
 	ingest_free(s->in);
+	spikes_free(s->spikes);
 	if (s->metrics_ok)
 		metrics_free(&s->metrics);
 	locks_free(&s->locks);

@@ -426,7 +426,7 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
 	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
 	uint64_t *locids = NULL;
-	int64_t *vals = NULL, comment[5];
+	int64_t *vals = NULL, comment[6];
 	const char *mode = o->mode ? o->mode : "cpu";
 	int64_t period_ns = (int64_t)(o->period_s * 1e9 + 0.5);
 	size_t nvals = period_ns > 0 ? 2 : 1, ncomment = 0;
@@ -523,6 +523,15 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 		summary_text(o->summary, sum, sizeof(sum));
 		snprintf(buf, sizeof(buf), "%s{%s}", EXPORT_FOLDED_TAG, sum);
 		comment[ncomment++] = pprof_tables_str(p, buf);
+	}
+	if (o->ncpu) {
+		struct sbuf cb = {0};
+		sbuf_printf(&cb, "%s{", EXPORT_FOLDED_TAG);
+		summary_cpu_text(o->cpu, o->ncpu, &cb);
+		sbuf_str(&cb, "}");
+		if (!cb.oom)
+			comment[ncomment++] = pp_str(&p, cb.p);
+		free(cb.p);
 	}
 	if (o->nzoom > 0) {
 		struct sbuf z = {0};
@@ -800,6 +809,19 @@ static int pprof_sample_thread(struct pctx *c, const Perftools__Profiles__Sample
 	return 0;
 }
 
+/* The run's per-second CPU "cpu_1s=..." (len bytes at s), when it is that. */
+static void pprof_cpu(struct pctx *c, const char *s, size_t len)
+{
+	double *v;
+	int n;
+
+	if (len < sizeof(SUMMARY_CPU_KEY) || !(v = malloc(SUMMARY_CPU_MAX * sizeof(*v))))
+		return;
+	if ((n = summary_cpu_parse(s, len, v)) > 0)
+		stackset_set_cpu(c->r, v, (size_t)n);
+	free(v);
+}
+
 /* stacktop's summary comment "stacktop: {wall_s=...}", when there. */
 static void pprof_comments(struct pctx *c)
 {
@@ -813,6 +835,8 @@ static void pprof_comments(struct pctx *c)
 		if (s && n > tl + 1 && !strncmp(s, tag, tl) && s[n - 1] == '}' &&
 		    !summary_parse(s + tl, n - tl - 1, &sum))
 			stackset_set_summary(c->r, &sum);
+		if (s && n > tl + 1 && !strncmp(s, tag, tl) && s[n - 1] == '}')
+			pprof_cpu(c, s + tl, n - tl - 1);
 	}
 	c->bad = NULL; /* a bad comment index is not worth refusing the file */
 }

@@ -55,6 +55,8 @@ struct stackset {
 	size_t untimed; /* stacks without a second */
 	struct summary summary;
 	bool have_summary;
+	double *cpu; /* per-second CPU (stackset_set_cpu) */
+	size_t ncpu;
 	size_t max_ids; /* frame ids the input's size allows */
 };
 
@@ -75,6 +77,7 @@ void stackset_free(struct stackset *ss)
 	if (!ss)
 		return;
 	strpool_free(&ss->strings);
+	free(ss->cpu);
 	ARRAY_FREE_ALL(ss->ids, ss->stacks, ss->threads, ss);
 }
 
@@ -236,6 +239,25 @@ void stackset_set_summary(struct stackset *ss, const struct summary *s)
 {
 	ss->summary = *s;
 	ss->have_summary = true;
+}
+
+int stackset_set_cpu(struct stackset *ss, const double *v, size_t n)
+{
+	double *c = malloc((n ? n : 1) * sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, v, n * sizeof(*c));
+	free(ss->cpu);
+	ss->cpu = c;
+	ss->ncpu = n;
+	return 0;
+}
+
+const double *stackset_cpu(const struct stackset *ss, size_t *n)
+{
+	*n = ss->cpu ? ss->ncpu : 0;
+	return *n ? ss->cpu : NULL;
 }
 
 enum stackset_format stackset_format(const struct stackset *ss)

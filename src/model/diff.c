@@ -93,17 +93,17 @@ static bool node_eq(const void *ctx, uint32_t id, const void *key)
 	       a->label == b->label && a->line == b->line && a->kernel == b->kernel;
 }
 
-/* The node for frame f under parent, made when new; -ENOMEM. */
-static int64_t snap_node_of(struct diff_snap *sn, uint32_t parent, const struct frame *f)
+/* The node of names func, file, label (NULL func or file: none) at line
+ * under parent, made when new (the names copied into sn's pool); -ENOMEM. */
+static int64_t snap_node_named(struct diff_snap *sn, uint32_t parent, const char *func,
+			       const char *file, const char *label, int line, bool kernel)
 {
-	char buf[200];
-	const char *label = icicle_frame_name(f, buf, sizeof(buf));
-	struct snap_node k = {.parent = parent, .line = f->sym.line, .kernel = f->kernel};
+	struct snap_node k = {.parent = parent, .line = line, .kernel = kernel};
 	size_t slot;
 	int64_t i;
 
-	if ((f->sym.func && !(k.func = strpool_cstr(&sn->names, f->sym.func))) ||
-	    (f->sym.file && !(k.file = strpool_cstr(&sn->names, f->sym.file))) ||
+	if ((func && !(k.func = strpool_cstr(&sn->names, func))) ||
+	    (file && !(k.file = strpool_cstr(&sn->names, file))) ||
 	    !(k.label = strpool_cstr(&sn->names, label ? label : "?")))
 		return -ENOMEM;
 	if (hashidx_reserve(&sn->nix, sn->nnodes, sn->nnodes, 256, node_hash_of, sn))
@@ -116,6 +116,15 @@ static int64_t snap_node_of(struct diff_snap *sn, uint32_t parent, const struct 
 	sn->nodes[sn->nnodes] = k;
 	hashidx_set(&sn->nix, slot, (uint32_t)sn->nnodes);
 	return (int64_t)sn->nnodes++;
+}
+
+/* The node for frame f under parent, made when new; -ENOMEM. */
+static int64_t snap_node_of(struct diff_snap *sn, uint32_t parent, const struct frame *f)
+{
+	char buf[200];
+	const char *label = icicle_frame_name(f, buf, sizeof(buf));
+
+	return snap_node_named(sn, parent, f->sym.func, f->sym.file, label, f->sym.line, f->kernel);
 }
 
 static int cell_push(struct diff_snap *sn, uint32_t leaf, uint32_t fileno, int32_t second,
@@ -177,6 +186,54 @@ int diff_snap_add(struct diff_snap *sn, const struct frames *fr, const uint32_t 
 	}
 	/* an empty stack has no function to count for */
 	return parent == SNAP_ROOT ? 0 : cell_push(sn, parent, sn->nfiles - 1, second, count);
+}
+
+int diff_snap_merge(struct diff_snap *dst, const struct diff_snap *src, int32_t second)
+{
+	uint32_t *map;
+	int rc = 0;
+
+	if (!dst->nfiles)
+		return -EINVAL;
+	if (!(map = malloc((src->nnodes ? src->nnodes : 1) * sizeof(*map))))
+		return -ENOMEM;
+	/* Parents come first: each node's parent is mapped before it. */
+	for (size_t i = 0; i < src->nnodes && !rc; i++) {
+		const struct snap_node *nd = &src->nodes[i];
+		uint32_t parent = nd->parent == SNAP_ROOT ? SNAP_ROOT : map[nd->parent];
+		int64_t id = snap_node_named(dst, parent, nd->func, nd->file, nd->label, nd->line,
+					     nd->kernel);
+		if (id < 0)
+			rc = (int)id;
+		else
+			map[i] = (uint32_t)id;
+	}
+	for (size_t c = 0; c < src->ncells && !rc; c++)
+		rc = cell_push(dst, map[src->cells[c].leaf], dst->nfiles - 1, second,
+			       src->cells[c].count);
+	free(map);
+	return rc;
+}
+
+size_t diff_snap_bytes(const struct diff_snap *sn)
+{
+	size_t b = sizeof(*sn) + sn->capnodes * sizeof(*sn->nodes) + sn->cap * sizeof(*sn->cells) +
+		   (sn->nix.mask ? (sn->nix.mask + 1) * sizeof(*sn->nix.slot) : 0) +
+		   (sn->names.ix.mask ? (sn->names.ix.mask + 1) * sizeof(uint32_t) : 0) +
+		   sn->names.cap * sizeof(char *);
+
+	for (size_t i = 0; i < sn->names.n; i++)
+		b += sn->names.s[i] ? strlen(sn->names.s[i]) + 1 + 16 : 0;
+	return b;
+}
+
+uint64_t diff_snap_samples(const struct diff_snap *sn)
+{
+	uint64_t n = 0;
+
+	for (size_t c = 0; c < sn->ncells; c++)
+		n += sn->cells[c].count;
+	return n;
 }
 
 /* The snapshot node of window node leaf (its callers made first; memo[id]

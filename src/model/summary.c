@@ -3,6 +3,8 @@
  */
 #include "stacktop/model/summary.h"
 
+#include "stacktop/lib/sbuf.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -53,4 +55,39 @@ int summary_parse(const char *s, size_t len, struct summary *out)
 				.peak_cpu = v[3],
 				.peak_rss = (uint64_t)v[4]};
 	return 0;
+}
+
+void summary_cpu_text(const double *v, size_t n, struct sbuf *b)
+{
+	size_t from = n > SUMMARY_CPU_MAX ? n - SUMMARY_CPU_MAX : 0;
+
+	sbuf_str(b, SUMMARY_CPU_KEY);
+	for (size_t i = from; i < n; i++)
+		sbuf_printf(b, "%s%.1f", i > from ? "," : "", v[i] >= 0 ? v[i] : 0);
+}
+
+int summary_cpu_parse(const char *s, size_t len, double *v)
+{
+	size_t kl = sizeof(SUMMARY_CPU_KEY) - 1, n = 0, i;
+
+	if (len <= kl || strncmp(s, SUMMARY_CPU_KEY, kl))
+		return -EINVAL;
+	for (i = kl; i < len;) {
+		char num[32], *end;
+		size_t j = i;
+
+		while (j < len && s[j] != ',')
+			j++;
+		if (j - i == 0 || j - i >= sizeof(num) || n >= SUMMARY_CPU_MAX)
+			return -EINVAL;
+		memcpy(num, s + i, j - i);
+		num[j - i] = 0;
+		errno = 0;
+		v[n] = strtod(num, &end);
+		if (*end || errno || !isfinite(v[n]) || v[n] < 0 || v[n] > 1e6)
+			return -EINVAL;
+		n++;
+		i = j + 1;
+	}
+	return s[len - 1] == ',' ? -EINVAL : (int)n;
 }

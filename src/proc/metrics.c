@@ -270,6 +270,15 @@ void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t 
 	series_push(&m->shmem, t, (double)shmem);
 }
 
+void metrics_push_cpu(struct metrics *m, double t, double cpu_pct)
+{
+	if (m->t0 < 0)
+		m->t0 = t;
+	note_time(m, t);
+	series_push(&m->cpu, t, cpu_pct);
+	series_push(&m->cpu_long, t, cpu_pct);
+}
+
 struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create)
 {
 	struct metrics_thread *th;

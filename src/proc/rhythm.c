@@ -144,11 +144,13 @@ bool rhythm_find(const double *t, const double *v, size_t n, double *scratch, st
 	double thr = fmax(2 * base, base + RHYTHM_MARGIN);
 	size_t k = spike_runs(v, n, thr, from, to);
 
+	out->thr = thr;
 	out->spikes = (unsigned)k;
 	if (k < RHYTHM_MIN_SPIKES)
 		return false;
 	spike_shape(v, n, thr, from, to, k, work, out);
 	double last = t[(size_t)from[k - 1]];
+	out->onset_t = last;
 	out->p = regularity(t, v, n, thr, from, work, &out->period_s, &out->spread_s);
 	if (out->p >= RHYTHM_P_MAX || t[n - 1] - last > 2 * out->period_s + out->duration_s)
 		return false;

@@ -265,14 +265,49 @@ static void alert_stairs_text(const struct metrics *m, int width, char *out, siz
 	}
 }
 
+/* "; during spikes: sweep +70 pts, mark +12 pts" (model/spikes: the
+ * functions whose share rises in spike seconds); "GC" first when the top
+ * riser is the runtime's collector. Each name whole or not at all. */
+static void riser_piece(const struct metrics *m, unsigned i, char *piece, size_t size)
+{
+	const struct rhythm_riser *r = &m->risers[i];
+	char name[96];
+
+	text_sanitize(r->func, name, sizeof(name));
+	snprintf(piece, size, "%s%s%s +%.0f pts",
+		 i ? ", " : "; during spikes: ", !i && r->gc ? "GC: " : "", name, r->pts);
+}
+
+static void rhythm_risers_text(const struct metrics *m, int width, char *out, size_t size)
+{
+	char piece[160];
+
+	for (unsigned i = 0; i < m->nrisers && i < RHYTHM_RISERS; i++) {
+		riser_piece(m, i, piece, sizeof(piece));
+		size_t len = strlen(out);
+		add_piece(out, size, width, piece);
+		if (strlen(out) == len)
+			break; /* a later name without the first reads wrong */
+	}
+}
+
 /* "CPU spikes every 15 s (+-1 s), 3 s each, to 100% from 20%": the
  * period, then its spread (at least the 1 s the points resolve), the
- * spikes' length and their level over the calm one; each whole or not at
- * all. */
+ * spikes' length and their level over the calm one, then what rises;
+ * each whole or not at all. In a narrow line the first riser goes before
+ * the facts after the period: what runs in the spikes is the finding. */
 static void alert_rhythm_text(const struct metrics *m, int width, char *out, size_t size)
 {
 	const struct rhythm *r = &m->rhythm;
-	char piece[96];
+	char piece[160];
+	int rw = 0;
+
+	if (m->nrisers) {
+		riser_piece(m, 0, piece, sizeof(piece));
+		rw = text_width(piece);
+	}
+	int full = width;
+	width = width > 0 ? (width - rw > 1 ? width - rw : 1) : 0;
 
 	snprintf(out, size, "CPU spikes every %.0f s", r->period_s);
 	snprintf(piece, sizeof(piece), " (+-%.0f s)", r->spread_s > 1 ? r->spread_s : 1.0);
@@ -285,6 +320,7 @@ static void alert_rhythm_text(const struct metrics *m, int width, char *out, siz
 	add_piece(out, size, width, piece);
 	snprintf(piece, sizeof(piece), ", to %.0f%% from %.0f%%", r->level, r->calm);
 	add_piece(out, size, width, piece);
+	rhythm_risers_text(m, full, out, size);
 }
 
 /* One alert after the others: whole when it fits the width left, else
@@ -578,6 +614,10 @@ struct chart {
 	double lo, hi;	   /* the scale */
 	const char *title; /* on the axis row, in the gutter */
 	const char *note;  /* on the axis row after the span, when it fits; NULL: none */
+	/* A rhythm (0: none): '^' on the axis at each spike onset it
+	 * predicts, back from the newest spike's onset by the period, over
+	 * the seconds the chart has points for (from first_t). */
+	double period_s, onset_t, first_t;
 	char top[24], bottom[24];
 	struct chart_mark marks[3];
 	int nmarks;
@@ -762,6 +802,13 @@ static void chart_axis(struct grid *g, const struct chart *c, int px, int ph, in
 	}
 	for (int col = 0; col < ncols; col++)
 		rect_cell(g, &c->r, px + col, ay, L'-', A_AXIS);
+	for (double t = c->onset_t;
+	     c->period_s >= 1 && t > c->now_t - (double)ncols * group && t >= c->first_t - 0.5;
+	     t -= c->period_s) {
+		long k = lround(c->now_t - t); /* seconds ago, as chart_columns */
+		if (k >= 0 && k < (long)ncols * group)
+			rect_cell(g, &c->r, px + ncols - 1 - (int)(k / group), ay, L'^', GRID_BOLD);
+	}
 	/* "-60s" for short windows (the usual case), "-5m", "-1h00m" beyond. */
 	if ((long)ncols * group <= 120)
 		snprintf(span, sizeof(span), "%lds", (long)ncols * group);
@@ -921,6 +968,15 @@ int view_chart_cpu_scoped(struct grid *g, int x, int y, int w, int h, const stru
 		add_label(&c, -1, A_FLOOR, "p10 of %us", c.window_s);
 	if (process_wide)
 		c.note = m->multi ? "all processes" : "process-wide";
+	char every[40];
+	if (m->alert_rhythm && m->rhythm.period_s >= 1) {
+		c.period_s = m->rhythm.period_s;
+		c.onset_t = m->rhythm.onset_t;
+		c.first_t = m->t0; /* the first point */
+		snprintf(every, sizeof(every), "^ spikes every %.0f s", m->rhythm.period_s);
+		if (!c.note)
+			c.note = every;
+	}
 	return chart_draw(g, &c);
 }
 

@@ -518,6 +518,12 @@ static void alerts_text(const struct view_top_state *st, int width, char *buf, s
 		 st->batch ? "threads: --view threads" : "threads: key 3");
 }
 
+/* Memory to show: a saved profile carries its CPU, never its memory. */
+static bool mem_known(const struct metrics *m)
+{
+	return m->rss.len || !m->exited;
+}
+
 /* Batch: the series as text lines, so logs carry them, in the words the
  * TUI's charts use. */
 static int draw_series_lines(struct grid *g, int y, const struct view_top_state *st)
@@ -531,6 +537,8 @@ static int draw_series_lines(struct grid *g, int y, const struct view_top_state 
 		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "%s", buf);
 	view_chart_cpu_text(m, m->multi, buf, sizeof(buf));
 	grid_printf(g, 0, y + rows++, 0, -1, "%s  (%% of one core)", buf);
+	if (!mem_known(m))
+		return rows;
 	view_chart_mem_text(m, m->multi, mem, sizeof(mem));
 	view_chart_mem_limit_text(m, limit, sizeof(limit));
 	grid_printf(g, 0, y + rows++, 0, -1, "%s%s%s", mem, limit[0] ? "  " : "", limit);
@@ -542,7 +550,7 @@ static int series_lines_height(const struct view_top_state *st)
 	char buf[1024];
 
 	alerts_text(st, 0, buf, sizeof(buf));
-	return buf[0] ? 3 : 2;
+	return (buf[0] ? 2 : 1) + mem_known(st->metrics);
 }
 
 /* TUI: the rows of the alerts line, the CPU chart and the memory chart or
@@ -577,6 +585,10 @@ static void charts_plan(const struct view_top_state *st, int gh, int y, int *ale
 	if (gh < 30 && mem_moving(st->metrics) && *cpu_h + *mem_h >= 5) {
 		*cpu_h = 2;
 		*mem_h = 4;
+	}
+	if (!mem_known(st->metrics)) {
+		*cpu_h += *mem_h;
+		*mem_h = 0;
 	}
 }
 

@@ -5,6 +5,10 @@
  *   rhythm [PERIOD [SPIKE [STEADY_PCT [SECONDS]]]]
  *          defaults: 5 s, 1.5 s, 10% of a core, run until killed
  *
+ * PERIOD "rN": no rhythm, the same spikes at random times (a Poisson
+ * process: exponential gaps of mean N seconds after each spike, seeded by
+ * the pid), which must get no rhythm line.
+ *
  * One thread. The spikes start on absolute deadlines (CLOCK_MONOTONIC), so
  * the period does not drift with the work or with the CPU the machine
  * gives; a spike spins for SPIKE seconds of wall time in spike_burn (its
@@ -13,6 +17,9 @@
  * time) and the thread sleeps to the next step.
  */
 #include "target.h"
+
+#include <math.h>
+#include <stdbool.h>
 
 static uint64_t spin_per_ms;
 
@@ -32,17 +39,29 @@ KEEP uint64_t steady_burn(uint64_t x, double cpu_s)
 	return x;
 }
 
+/* An exponential gap of mean seconds (a Poisson process's). */
+static double random_gap(double mean)
+{
+	static unsigned seed;
+
+	if (!seed)
+		seed = (unsigned)getpid() * 2654435761u;
+	seed = seed * 1103515245u + 12345u;
+	return -mean * log(((seed >> 8) + 1.0) / 16777217.0);
+}
+
 int main(int argc, char **argv)
 {
-	double period = argc > 1 ? atof(argv[1]) : 5;
+	bool random_onsets = argc > 1 && argv[1][0] == 'r';
+	double period = argc > 1 ? atof(argv[1] + random_onsets) : 5;
 	double spike = argc > 2 ? atof(argv[2]) : 1.5;
 	double steady = argc > 3 ? atof(argv[3]) : 10;
 	double seconds = argc > 4 ? atof(argv[4]) : 0;
 	double t0, next_spike;
 	uint64_t x = 1;
 
-	if (argc > 5 || period <= 0 || spike < 0 || spike >= period || steady < 0 || steady > 90 ||
-	    seconds < 0) {
+	if (argc > 5 || period <= 0 || spike < 0 || (spike >= period && !random_onsets) ||
+	    steady < 0 || steady > 90 || seconds < 0) {
 		fprintf(stderr, "usage: rhythm [PERIOD [SPIKE [STEADY_PCT [SECONDS]]]]\n");
 		return 2;
 	}
@@ -57,7 +76,7 @@ int main(int argc, char **argv)
 		if (now >= next_spike) {
 			x = spike_burn(x, next_spike + spike);
 			NO_TAIL();
-			next_spike += period;
+			next_spike += random_onsets ? spike + random_gap(period) : period;
 			continue;
 		}
 		x = steady_burn(x, 0.1 * steady / 100);

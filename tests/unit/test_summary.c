@@ -5,11 +5,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "runner.h"
 
+#include "stacktop/lib/sbuf.h"
 #include "stacktop/model/summary.h"
 
 static int parse(const char *s, struct summary *out)
@@ -52,4 +54,36 @@ static void test_parse(void **state)
 	assert_int_equal(summary_parse(longer, sizeof(longer), &s), -EINVAL);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_round_trip), TEST(test_parse))
+/* The per-second CPU (report's rhythm): the newest SUMMARY_CPU_MAX values
+ * with one decimal, read back; a bad value, an empty item, a trailing
+ * comma or too many refused. */
+static void test_cpu(void **state)
+{
+	static double v[SUMMARY_CPU_MAX + 10], back[SUMMARY_CPU_MAX];
+	struct sbuf b = {0};
+
+	(void)state;
+	for (size_t i = 0; i < SUMMARY_CPU_MAX + 10; i++)
+		v[i] = i % 5 < 2 ? 100 : 5.25;
+	v[SUMMARY_CPU_MAX + 9] = -3; /* as 0 */
+	summary_cpu_text(v, SUMMARY_CPU_MAX + 10, &b);
+	assert_false(b.oom);
+	assert_true(!strncmp(b.p, "cpu_1s=100.0,100.0,5.2,5.2,5.2,100.0,", 37)); /* from value 10 */
+	assert_int_equal(summary_cpu_parse(b.p, b.n, back), SUMMARY_CPU_MAX);
+	assert_true(back[2] > 5.1 && back[2] < 5.3 && back[0] == 100 &&
+		    back[SUMMARY_CPU_MAX - 1] == 0);
+	free(b.p);
+	static const char *const badv[] = {"cpu_1s=",	"cpu_1s=1,,2", "cpu_1s=1,2,", "cpu_1s=1,x",
+					   "cpu_1s=-1", "cpu_1s=nan",  "cpu_1s=2e6",  "cpu=1,2"};
+	for (size_t i = 0; i < sizeof(badv) / sizeof(badv[0]); i++)
+		assert_int_equal(summary_cpu_parse(badv[i], strlen(badv[i]), back), -EINVAL);
+	assert_int_equal(summary_cpu_parse("cpu_1s=1,2.5", 12, back), 2);
+	struct sbuf big = {0};
+	sbuf_str(&big, "cpu_1s=1");
+	for (size_t i = 0; i < SUMMARY_CPU_MAX; i++)
+		sbuf_str(&big, ",1");
+	assert_int_equal(summary_cpu_parse(big.p, big.n, back), -EINVAL);
+	free(big.p);
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_round_trip), TEST(test_parse), TEST(test_cpu))

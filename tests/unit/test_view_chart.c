@@ -550,6 +550,43 @@ static void test_alert_rhythm(void **state)
 	assert_string_equal(buf, "! CPU spikes every 15 s (+-1 s), 3 s each, to 100% from 20%");
 	view_chart_alerts_fit(&m, 40, buf, sizeof(buf));
 	assert_string_equal(buf, "! CPU spikes every 15 s (+-1 s)");
+	/* What rises in the spikes (model/spikes), sanitized; GC first when
+	 * the top riser is the collector; a second name only after the first. */
+	m.nrisers = 2;
+	snprintf(m.risers[0].func, sizeof(m.risers[0].func), "sweep\x1b[2J");
+	m.risers[0].pts = 70.4;
+	snprintf(m.risers[1].func, sizeof(m.risers[1].func), "mark");
+	m.risers[1].pts = 12;
+	view_chart_alerts_fit(&m, 0, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "to 100% from 20%; during spikes: sweep"));
+	assert_non_null(strstr(buf, "[2J +70 pts, mark +12 pts"));
+	assert_null(strchr(buf, '\x1b'));
+	m.risers[0].gc = true;
+	view_chart_alerts_fit(&m, 0, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "; during spikes: GC: sweep"));
+	/* 80 columns: the first riser before the facts after the period */
+	view_chart_alerts_fit(&m, 80, buf, sizeof(buf));
+	assert_true(!strncmp(
+	    buf, "! CPU spikes every 15 s (+-1 s), 3 s each; during spikes: GC: sweep", 67));
+	assert_non_null(strstr(buf, "[2J +70 pts"));
+	assert_null(strstr(buf, "mark"));
+	/* The CPU chart marks each predicted onset on its time axis, 15
+	 * columns apart (one a second over 60 s: 90 columns wide), and says
+	 * what '^' is (the last onset's mark may be under "now"). */
+	struct grid g;
+	assert_int_equal(grid_init(&g, 90, 5), 0);
+	assert_int_equal(view_chart_cpu(&g, 0, 0, 90, 5, &m, false), 0);
+	dump(&g);
+	grid_row_text(&g, 4, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "^ spikes every 15 s"));
+	char *c1 = strchr(buf, '^'), *c2 = c1 ? strchr(c1 + 1, '^') : NULL;
+	assert_non_null(c2);
+	assert_true(c2 - c1 == 15 || c2[1] == ' '); /* the next may be the note's */
+	unsigned carets = 0;
+	for (char *q = buf; *q; q++)
+		carets += *q == '^';
+	assert_true(carets >= 3 && carets <= 5); /* 60 s / 15 s, plus the note's */
+	grid_free(&g);
 	metrics_free(&m);
 
 	init_metrics(&m, 60);

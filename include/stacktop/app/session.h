@@ -23,6 +23,7 @@
 
 #include "stacktop/formats/export.h"
 #include "stacktop/model/summary.h"
+#include "stacktop/model/spikes.h"
 #include "stacktop/app/health.h"
 #include "stacktop/app/jitwatch.h"
 #include "stacktop/proc/locks.h"
@@ -59,6 +60,7 @@ struct session {
 	 * then every 10 s) */
 	uint64_t hsperf_next_ns;
 	unsigned hsperf_misses;
+	struct spikes *spikes; /* the seconds that matter, what rises in spikes */
 	/* Who waits on whose lock, read with each metrics tick (threads asleep
 	 * in futex): the threads view and dump name holders and deadlocks. */
 	struct locks locks;
@@ -86,6 +88,9 @@ struct session {
 	} run;
 };
 
+/* The per-second CPU of the run's last max seconds at most (metrics'
+ * cpu_long), oldest first, into v: how many (0 without metrics). */
+size_t session_cpu(const struct session *s, double *v, size_t max);
 /* A live target: -p PIDs, or o->command launched. */
 int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz);
 /* o->report_file: every sample delivered at once; time stands still. */

@@ -57,6 +57,10 @@ struct export_opts {
 	 * a number). The window's buckets should be one second wide. */
 	bool per_second;
 	const struct summary *summary; /* optional: the run's figures */
+	/* optional: the run's per-second CPU, oldest first (record): a
+	 * comment "stacktop: {cpu_1s=...}" (summary_cpu_text) */
+	const double *cpu;
+	size_t ncpu;
 };
 
 /*

@@ -99,6 +99,10 @@ void stackset_set_mode(struct stackset *ss, const char *mode);
 void stackset_set_period_s(struct stackset *ss, double period_s);
 void stackset_set_duration_s(struct stackset *ss, double duration_s);
 void stackset_set_summary(struct stackset *ss, const struct summary *s);
+/* The run's per-second CPU (summary_cpu_parse's), copied; 0 or -ENOMEM. */
+int stackset_set_cpu(struct stackset *ss, const double *v, size_t n);
+/* It, oldest first, and its count in *n (NULL, 0: the file has none). */
+const double *stackset_cpu(const struct stackset *ss, size_t *n);
 
 /* ---- reading ---- */
 

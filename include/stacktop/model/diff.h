@@ -158,6 +158,16 @@ int diff_snap_add(struct diff_snap *sn, const struct frames *fr, const uint32_t 
  * is looked up first (window_resolve_lines). 0 or -ENOMEM. */
 int diff_snap_window(struct window *w, uint64_t now_ns, unsigned seconds, bool lines,
 		     struct diff_snap **out);
+/* Add every stack of src (its cells, whatever their file or second; names
+ * copied) to dst's file begun last, at second: one side built from
+ * snapshots kept apart (model/spikes). 0, -ENOMEM, or -EINVAL before any
+ * diff_snap_file on dst. */
+int diff_snap_merge(struct diff_snap *dst, const struct diff_snap *src, int32_t second);
+/* What sn holds in memory, in bytes (its names, nodes, cells and indexes;
+ * a memory budget's measure). */
+size_t diff_snap_bytes(const struct diff_snap *sn);
+/* The samples sn counts, over all its cells. */
+uint64_t diff_snap_samples(const struct diff_snap *sn);
 /* Compare two snapshots (see the head for the test); they may be freed
  * after. 0 or -ENOMEM. */
 int diff_compare(const struct diff_snap *base, const struct diff_snap *new_,

@@ -27,4 +27,18 @@ void summary_text(const struct summary *s, char *buf, size_t size);
  * spaces); -EINVAL when a field is missing or not a finite number >= 0. */
 int summary_parse(const char *s, size_t len, struct summary *out);
 
+/* The per-second CPU a recorded file carries beside its summary, so that
+ * `report` shows the rhythm (proc/rhythm) offline: "stacktop:
+ * {cpu_1s=V,V,...}", % of one core with one decimal, one a second, oldest
+ * first, ending at the run's last second; the newest SUMMARY_CPU_MAX
+ * seconds (the rhythm's 30 minutes, ~11 KiB of text at most). */
+#define SUMMARY_CPU_KEY "cpu_1s="
+#define SUMMARY_CPU_MAX 1800
+struct sbuf;
+/* "cpu_1s=..." of the newest SUMMARY_CPU_MAX of the n values, appended. */
+void summary_cpu_text(const double *v, size_t n, struct sbuf *b);
+/* That text back (len bytes at s) into v (room for SUMMARY_CPU_MAX): the
+ * count, or -EINVAL (no key, a value not a number in [0, 1e6], too many). */
+int summary_cpu_parse(const char *s, size_t len, double *v);
+
 #endif

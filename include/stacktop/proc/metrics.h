@@ -191,6 +191,10 @@ struct metrics {
 	 * and what it found. */
 	bool alert_rhythm;
 	struct rhythm rhythm;
+	/* What rises in the spikes, most first (model/spikes writes them
+	 * after each tick; none while there is no rhythm or no test). */
+	struct rhythm_riser risers[RHYTHM_RISERS];
+	unsigned nrisers;
 	/* Set by the front end, not by metrics: the function that holds the
 	 * growth ("cache_put", raw target text), named in the MEM alert;
 	 * NULL when not known. */
@@ -248,6 +252,9 @@ int metrics_tick(struct metrics *m, double t);
 /* For tests: push synthetic points, then metrics_eval. */
 void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t anon, uint64_t file,
 			  uint64_t shmem);
+/* The CPU alone (a recorded file's per-second CPU, for report): the memory
+ * series stay empty. */
+void metrics_push_cpu(struct metrics *m, double t, double cpu_pct);
 struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create);
 void metrics_push_thread(struct metrics *m, double t, pid_t tid, const char *comm, char state,
 			 double cpu_pct);

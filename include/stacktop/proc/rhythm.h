@@ -55,7 +55,19 @@ struct rhythm {
 	double calm;	   /* median of the seconds outside spikes */
 	double calm_p90;   /* their 90th percentile */
 	double p;	   /* the chance of intervals this regular from random onsets */
+	double thr;	   /* a spike second is above it (0 before 2 x RHYTHM_MIN_SPIKES points) */
+	double onset_t;	   /* the newest spike's first point (its t) */
 	unsigned spikes;
+};
+
+/* What rises in the spikes: the functions whose share of the samples is
+ * higher in spike seconds than in calm ones (model/spikes fills these;
+ * rhythm_find does not). Raw names from the target: sanitize to show. */
+#define RHYTHM_RISERS 2
+struct rhythm_riser {
+	char func[128];
+	double pts; /* the share's rise, in points */
+	bool gc;    /* the runtime's collector (funckind GC) */
 };
 
 /* Look for a rhythm in the n points (t, v). True when one holds (out
