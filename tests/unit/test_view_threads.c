@@ -124,7 +124,9 @@ static int setup(void **state)
 	fx->m.zombies[0] = 4277;
 	fx->m.nzombies = 1;
 
-	fx->h = fixture_header("./floor", 5, 100, 131.0, 5203, 5203, 60);
+	fx->h = FIXTURE_HEADER(.cmdline = "./floor", .nthreads = 5, .rate_hz = 100,
+			       .achieved_hz = 131.0, .samples_window = 5203, .samples_total = 5203,
+			       .window_s = 60, .span_s = 60);
 	return fixture_ready(state, fx, &fx->g);
 }
 

@@ -72,7 +72,9 @@ static int setup(void **state)
 	add(fx, 4242, 50, 2, fx->f_main, fx->f_anon);
 	add(fx, 4242, 4, 2, fx->f_main, fx->f_handle);
 
-	fx->h = fixture_header("./server --port 8080", 7, 99, 98.9, 1000, 35412, 60);
+	fx->h = FIXTURE_HEADER(.cmdline = "./server --port 8080", .nthreads = 7, .rate_hz = 99,
+			       .achieved_hz = 98.9, .samples_window = 1000, .samples_total = 35412,
+			       .window_s = 60, .span_s = 60);
 	fx->h.unwind_truncated = 12;
 	fx->st = (struct view_top_state){.period_s = 0.01};
 	return fixture_ready(state, fx, &fx->g);
