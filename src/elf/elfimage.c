@@ -107,12 +107,19 @@ static void widen_ehdr(struct file *f)
 	f->eh.e_shstrndx = e.e_shstrndx;
 }
 
+/* A 64-bit file holds the headers as our Elf64 structs: copied whole
+ * (true); a 32-bit one is widened or narrowed field by field (false). */
+static bool copy_if64(bool is64, void *dst, const void *src, size_t size)
+{
+	if (is64)
+		memcpy(dst, src, size);
+	return is64;
+}
+
 static void widen_shdr(bool is64, const void *raw, Elf64_Shdr *out)
 {
-	if (is64) {
-		memcpy(out, raw, sizeof(*out));
+	if (copy_if64(is64, out, raw, sizeof(*out)))
 		return;
-	}
 	Elf32_Shdr s;
 	memcpy(&s, raw, sizeof(s));
 	*out = (Elf64_Shdr){s.sh_name, s.sh_type, s.sh_flags, s.sh_addr,      s.sh_offset,
@@ -121,10 +128,8 @@ static void widen_shdr(bool is64, const void *raw, Elf64_Shdr *out)
 
 static void narrow_shdr(bool is64, const Elf64_Shdr *in, void *raw)
 {
-	if (is64) {
-		memcpy(raw, in, sizeof(*in));
+	if (copy_if64(is64, raw, in, sizeof(*in)))
 		return;
-	}
 	Elf32_Shdr s = {(Elf32_Word)in->sh_name,      (Elf32_Word)in->sh_type,
 			(Elf32_Word)in->sh_flags,     (Elf32_Addr)in->sh_addr,
 			(Elf32_Off)in->sh_offset,     (Elf32_Word)in->sh_size,
@@ -135,10 +140,8 @@ static void narrow_shdr(bool is64, const Elf64_Shdr *in, void *raw)
 
 static void widen_phdr(bool is64, const void *raw, Elf64_Phdr *out)
 {
-	if (is64) {
-		memcpy(out, raw, sizeof(*out));
+	if (copy_if64(is64, out, raw, sizeof(*out)))
 		return;
-	}
 	Elf32_Phdr p;
 	memcpy(&p, raw, sizeof(p));
 	*out = (Elf64_Phdr){p.p_type,  p.p_flags,  p.p_offset, p.p_vaddr,
@@ -147,10 +150,8 @@ static void widen_phdr(bool is64, const void *raw, Elf64_Phdr *out)
 
 static void narrow_phdr(bool is64, const Elf64_Phdr *in, void *raw)
 {
-	if (is64) {
-		memcpy(raw, in, sizeof(*in));
+	if (copy_if64(is64, raw, in, sizeof(*in)))
 		return;
-	}
 	Elf32_Phdr p = {(Elf32_Word)in->p_type,	 (Elf32_Off)in->p_offset,  (Elf32_Addr)in->p_vaddr,
 			(Elf32_Addr)in->p_paddr, (Elf32_Word)in->p_filesz, (Elf32_Word)in->p_memsz,
 			(Elf32_Word)in->p_flags, (Elf32_Word)in->p_align};
@@ -188,19 +189,25 @@ static int read_ehdr(struct file *f)
 /* The section table (none when absent, malformed or not in the file) and
  * the section names. */
 /* The n entries of a header table at off into *raw (the caller frees it)
- * and *out (n zeroed elements of elem bytes): 0, 0 with *out NULL when the
- * table is cut short (counted, nothing kept), or -ENOMEM. */
+ * and *out (n zeroed elements of elem bytes): 0; or *raw and *out NULL and
+ * 0 when the table is cut short (counted, nothing kept), or -ENOMEM. */
 static int read_table(struct file *f, uint64_t n, size_t entsize, uint64_t off, size_t elem,
 		      unsigned char **raw, void **out)
 {
+	int err = -ENOMEM;
+
 	*out = NULL;
 	if (!(*raw = malloc(n * entsize)))
 		return -ENOMEM;
 	if (read_at(f->fd, f->size, *raw, n * entsize, off)) {
 		atomic_fetch_add(&st_short, 1);
+		err = 0;
+	} else if ((*out = calloc(n, elem))) {
 		return 0;
 	}
-	return (*out = calloc(n, elem)) ? 0 : -ENOMEM;
+	free(*raw);
+	*raw = NULL;
+	return err;
 }
 
 static int read_shdrs(struct file *f)
@@ -222,12 +229,10 @@ static int read_shdrs(struct file *f)
 	f->shstrndx = f->eh.e_shstrndx == SHN_XINDEX ? sh0.sh_link : f->eh.e_shstrndx;
 	if (n == 0 || n > MAX_SECTIONS)
 		return 0;
-	if ((err = read_table(f, n, f->shentsize, f->eh.e_shoff, sizeof(*f->secs), &raw,
-			      (void **)&f->secs)) ||
-	    !f->secs) {
-		free(raw);
+	err = read_table(f, n, f->shentsize, f->eh.e_shoff, sizeof(*f->secs), &raw,
+			 (void **)&f->secs);
+	if (!raw)
 		return err;
-	}
 	for (size_t i = 0; i < n; i++) {
 		widen_shdr(f->is64, raw + i * f->shentsize, &f->secs[i].sh);
 		f->secs[i].file_off = f->secs[i].sh.sh_offset;
@@ -247,12 +252,10 @@ static int read_phdrs(struct file *f)
 		n = f->nsec ? f->secs[0].sh.sh_info : 0;
 	if (!f->eh.e_phoff || !n || n > MAX_PHDRS || f->eh.e_phentsize != f->phentsize)
 		return 0;
-	if ((err = read_table(f, n, f->phentsize, f->eh.e_phoff, sizeof(*f->segs), &raw,
-			      (void **)&f->segs)) ||
-	    !f->segs) {
-		free(raw);
+	err = read_table(f, n, f->phentsize, f->eh.e_phoff, sizeof(*f->segs), &raw,
+			 (void **)&f->segs);
+	if (!raw)
 		return err;
-	}
 	for (size_t i = 0; i < n; i++)
 		widen_phdr(f->is64, raw + i * f->phentsize, &f->segs[i].ph);
 	free(raw);

@@ -123,6 +123,17 @@ static int64_t child_of(struct icicle *t, uint32_t parent, const char *name, con
 	return (int64_t)t->n++;
 }
 
+/* A build's end: the tree handed out, or freed on err. */
+static int tree_done(struct icicle *t, int err, struct icicle **out)
+{
+	if (err) {
+		icicle_free(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
 static int tree_new(bool inverted, struct icicle **out)
 {
 	struct icicle *t = calloc(1, sizeof(*t));
@@ -142,12 +153,7 @@ static int tree_new(bool inverted, struct icicle **out)
 	    .next_sibling = ICICLE_NONE,
 	};
 	t->n = 1;
-	if (err) {
-		icicle_free(t);
-		return err;
-	}
-	*out = t;
-	return 0;
+	return tree_done(t, err, out);
 }
 
 void icicle_free(struct icicle *t)
@@ -450,15 +456,8 @@ int icicle_build(struct window *w, const struct icicle_query *q, struct icicle *
 	if (!err)
 		err = sort_siblings(t);
 out:
-	free(per_leaf);
-	free(path);
-	free(fc);
-	if (err) {
-		icicle_free(t);
-		return err;
-	}
-	*out = t;
-	return 0;
+	ARRAY_FREE_ALL(per_leaf, path, fc);
+	return tree_done(t, err, out);
 }
 
 int icicle_build_from_paths(const struct icicle_stack *stacks, size_t n, bool inverted,
@@ -503,12 +502,7 @@ int icicle_build_paths(const struct icicle_stack *stacks, size_t n, const struct
 	}
 	if (!err)
 		err = sort_siblings(t);
-	if (err) {
-		icicle_free(t);
-		return err;
-	}
-	*out = t;
-	return 0;
+	return tree_done(t, err, out);
 }
 
 uint32_t icicle_child_by_key(const struct icicle *t, uint32_t parent, const char *key)

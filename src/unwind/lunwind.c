@@ -273,10 +273,7 @@ int lunwind_new(struct space *s, struct lunwind **out)
 	if (!s || !out)
 		return -EINVAL;
 	l = calloc(1, sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	l->as = unw_create_addr_space(&accessors, 0);
-	if (!l->as) {
+	if (!l || !(l->as = unw_create_addr_space(&accessors, 0))) {
 		free(l);
 		return -ENOMEM;
 	}

@@ -65,23 +65,11 @@ static inline void fixture_add(struct window *w, uint64_t t_s, int tid, unsigned
 	assert_int_equal(window_add(w, t_s * FIXTURE_SEC, tid, fr, n, count), 0);
 }
 
-/* The header every view test starts from: one cpu-mode process, pid 4242. */
-static inline struct view_header fixture_header(const char *cmdline, int nthreads, double rate_hz,
-						double achieved_hz, uint64_t samples_window,
-						uint64_t samples_total, unsigned window_s)
-{
-	return (struct view_header){.pid = FIXTURE_PID,
-				    .npids = 1,
-				    .cmdline = cmdline,
-				    .mode = "cpu",
-				    .nthreads = nthreads,
-				    .rate_hz = rate_hz,
-				    .achieved_hz = achieved_hz,
-				    .samples_window = samples_window,
-				    .samples_total = samples_total,
-				    .window_s = window_s,
-				    .span_s = window_s};
-}
+/* The header every view test starts from: one cpu-mode process, pid 4242;
+ * the test names the rest, e.g. FIXTURE_HEADER(.cmdline = "./x",
+ * .nthreads = 1, .window_s = 60, .span_s = 60). */
+#define FIXTURE_HEADER(...)                                                                        \
+	((struct view_header){.pid = FIXTURE_PID, .npids = 1, .mode = "cpu", __VA_ARGS__})
 
 /* Setup's start: fx allocated (calloc'd by the caller), the C.UTF-8 locale
  * and *w, a window of window_s one-second buckets; -1 (setup fails) when

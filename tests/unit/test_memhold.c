@@ -61,6 +61,17 @@ static struct memhold_row *ranked(struct memhold *h, uint64_t now, int want)
 	return r;
 }
 
+/* The bytes stack s holds, ranked at now into want rows (-1: no row). */
+static int64_t held_by(struct memhold *h, uint64_t now, int want, int s)
+{
+	struct memhold_row *r = ranked(h, now, want);
+	const struct memhold_row *x = row_of(r, want, s);
+	int64_t held = x ? (int64_t)x->held : -1;
+
+	free(r);
+	return held;
+}
+
 static struct memhold_stats stats_of(struct memhold *h)
 {
 	struct memhold_stats st;
@@ -98,7 +109,6 @@ static void test_leak_outranks_churn(void **state)
 static void test_partial_unmap_and_fixed(void **state)
 {
 	struct memhold *h = opened(60 * SEC);
-	struct memhold_row *r;
 	int a = stack(h, 1, 2), b = stack(h, 1, 3);
 	assert_int_equal(memhold_map(h, 0x100000, 10 * 4096, a, SEC), 0);
 	/* A hole in the middle, by someone else. */
@@ -107,10 +117,8 @@ static void test_partial_unmap_and_fixed(void **state)
 	memhold_unmap(h, 0x100000 - 4096, 2 * 4096);
 	/* MAP_FIXED by b over the tail. */
 	assert_int_equal(memhold_map(h, 0x100000 + 8 * 4096, 4 * 4096, b, SEC), 0);
-	r = ranked(h, 2 * SEC, 2);
-	assert_int_equal(row_of(r, 2, a)->held, 4 * 4096); /* pages 1, 5, 6, 7 */
-	assert_int_equal(row_of(r, 2, b)->held, 4 * 4096);
-	free(r);
+	assert_int_equal(held_by(h, 2 * SEC, 2, a), 4 * 4096); /* pages 1, 5, 6, 7 */
+	assert_int_equal(held_by(h, 2 * SEC, 2, b), 4 * 4096);
 	struct memhold_stats st = stats_of(h);
 	assert_int_equal(st.regions, 3);
 	assert_int_equal(st.unknown_unmapped, 4096);
@@ -120,27 +128,22 @@ static void test_partial_unmap_and_fixed(void **state)
 static void test_remap_brk(void **state)
 {
 	struct memhold *h = opened(60 * SEC);
-	struct memhold_row *r;
 	int a = stack(h, 1, 2), grow = stack(h, 1, 4), heap = stack(h, 1, 5);
 	assert_int_equal(memhold_map(h, 0x200000, MIB, a, SEC), 0);
 	assert_int_equal(memhold_remap(h, 0x200000, MIB, 0x800000, 3 * MIB, grow, SEC), 0);
 	memhold_brk_start(h, 0x5000000);
 	assert_int_equal(memhold_brk(h, 0x5000000 + 2 * MIB, heap, SEC), 0);
 	assert_int_equal(memhold_brk(h, 0x5000000 + MIB, heap, SEC), 0); /* shrink */
-	r = ranked(h, 2 * SEC, 2);
-	assert_null(row_of(r, 2, a));
-	assert_int_equal(row_of(r, 2, grow)->held, 3 * MIB);
-	assert_int_equal(row_of(r, 2, heap)->held, MIB);
-	free(r);
+	assert_int_equal(held_by(h, 2 * SEC, 2, a), -1);
+	assert_int_equal(held_by(h, 2 * SEC, 2, grow), 3 * MIB);
+	assert_int_equal(held_by(h, 2 * SEC, 2, heap), MIB);
 	memhold_free(h);
 	/* Without a known start, the first brk only learns where the heap ends. */
 	h = opened(60 * SEC);
 	heap = stack(h, 1, 5);
 	assert_int_equal(memhold_brk(h, 0x5000000, heap, SEC), 0);
 	assert_int_equal(memhold_brk(h, 0x5000000 + MIB, heap, SEC), 0);
-	r = ranked(h, 2 * SEC, 1);
-	assert_int_equal(r[0].held, MIB);
-	free(r);
+	assert_int_equal(held_by(h, 2 * SEC, 1, heap), MIB);
 	memhold_free(h);
 }
 
@@ -179,7 +182,6 @@ static void test_window_weight_faults(void **state)
 static void test_reconcile(void **state)
 {
 	struct memhold *h = opened(60 * SEC);
-	struct memhold_row *r;
 	int a = stack(h, 1, 2), b = stack(h, 1, 3);
 	assert_int_equal(memhold_map(h, 0x100000, 16 * 4096, a, SEC), 0);
 	assert_int_equal(memhold_map(h, 0x200000, 4 * 4096, b, SEC), 0);
@@ -190,10 +192,8 @@ static void test_reconcile(void **state)
 	    {0x100000 + 15 * 4096, 0x180000},		/* the last page, and more */
 	};
 	assert_int_equal(memhold_reconcile(h, maps, 3, 5 * SEC), (11 + 4) * 4096);
-	r = ranked(h, 10 * SEC, 2);
-	assert_int_equal(row_of(r, 2, a)->held, 5 * 4096);
-	assert_int_equal(row_of(r, 2, b)->held, 4 * 4096);
-	free(r);
+	assert_int_equal(held_by(h, 10 * SEC, 2, a), 5 * 4096);
+	assert_int_equal(held_by(h, 10 * SEC, 2, b), 4 * 4096);
 	struct memhold_stats st = stats_of(h);
 	assert_int_equal(st.reconciled, 15 * 4096);
 	assert_int_equal(st.unknown_unmapped, 0);

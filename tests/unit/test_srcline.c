@@ -51,6 +51,13 @@ static struct srcline *open_target(const char *name, struct module **mod)
 	return sl;
 }
 
+/* open_target's undoing. */
+static void close_target(struct srcline *sl, struct module *mod)
+{
+	srcline_free(sl);
+	space_module_put(mod);
+}
+
 static void test_line_cached(void **state)
 {
 	char buf[PATH_MAX];
@@ -80,8 +87,7 @@ static void test_line_cached(void **state)
 	assert_int_equal(srcline_lookup(sl, 0x10, &a), 0);
 	assert_null(a->file);
 	assert_int_equal(a->line, 0);
-	srcline_free(sl);
-	space_module_put(mod);
+	close_target(sl, mod);
 }
 
 /* inl_hot is inlined into inl_outer: one level, the pc's own line in
@@ -113,8 +119,7 @@ static void test_inline_chain(void **state)
 	/* Code that is not inlined: no chain. */
 	assert_int_equal(srcline_lookup(sl, target_symbol("inltest", "main"), &l), 0);
 	assert_int_equal(l->ninl, 0);
-	srcline_free(sl);
-	space_module_put(mod);
+	close_target(sl, mod);
 }
 
 /* Without DWARF every address is unknown, and nothing fails. */

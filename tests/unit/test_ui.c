@@ -61,7 +61,9 @@ static struct fx *fx_new(bool batch, int limit)
 	fx->o.output_dir = ".";
 	fx->m = (struct ui_model){.w = fx->w, .metrics = NULL, .pid = FIXTURE_PID};
 	ui_init(&fx->ui, &fx->o, 1.0 / 99, &fx->m);
-	fx->h = fixture_header("./server", 1, 99, 99, 100, 100, 60);
+	fx->h = FIXTURE_HEADER(.cmdline = "./server", .nthreads = 1, .rate_hz = 99,
+			       .achieved_hz = 99, .samples_window = 100, .samples_total = 100,
+			       .window_s = 60, .span_s = 60);
 	return fx;
 }
 

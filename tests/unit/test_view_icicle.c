@@ -75,7 +75,9 @@ static int setup(void **state)
 			     "int>>::operator[](std::string const&)",
 			     NULL, 0);
 	add_known(fx, 30);
-	fx->h = fixture_header("./tree", 1, 99, 99, 1000, 1000, 10);
+	fx->h = FIXTURE_HEADER(.cmdline = "./tree", .nthreads = 1, .rate_hz = 99, .achieved_hz = 99,
+			       .samples_window = 1000, .samples_total = 1000, .window_s = 10,
+			       .span_s = 10);
 	return fixture_ready(state, fx, &fx->g);
 }
 

@@ -124,7 +124,9 @@ static int setup(void **state)
 	fx->m.zombies[0] = 4277;
 	fx->m.nzombies = 1;
 
-	fx->h = fixture_header("./floor", 5, 100, 131.0, 5203, 5203, 60);
+	fx->h = FIXTURE_HEADER(.cmdline = "./floor", .nthreads = 5, .rate_hz = 100,
+			       .achieved_hz = 131.0, .samples_window = 5203, .samples_total = 5203,
+			       .window_s = 60, .span_s = 60);
 	return fixture_ready(state, fx, &fx->g);
 }
 
@@ -358,41 +360,37 @@ static void test_sort_cycle(void **state)
 	assert_string_equal(view_threads_sort_name(VIEW_THREADS_SORT_SAMPLES), "samples");
 }
 
+/* key moves the selection to row index sel, thread tid (-1: not checked),
+ * drawn reversed on screen row y of a 100x30 screen. */
+static void key_selects(struct fixture *fx, int key, size_t sel, int tid, int y)
+{
+	assert_true(view_threads_key(&fx->st, key).kind);
+	render(fx, 100, 30);
+	assert_int_equal(fx->st.selected, sel);
+	if (tid >= 0)
+		assert_int_equal(fx->st.selected_tid, tid);
+	assert_true(row_has_attr(fx, y, GRID_REVERSE));
+}
+
 static void test_selection(void **state)
 {
 	struct fixture *fx = *state;
 
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected_tid, 4261);
-	assert_true(view_threads_key(&fx->st, KEYS_DOWN).kind);
-	render(fx, 100, 30);
-	assert_int_equal(fx->st.selected_tid, 4250);
-	assert_true(row_has_attr(fx, 4, GRID_REVERSE));
+	key_selects(fx, KEYS_DOWN, 1, 4250, 4);
 	assert_false(row_has_attr(fx, 3, GRID_REVERSE));
 	/* A re-sort keeps the selection on the same thread. */
 	view_threads_key(&fx->st, 's');
-	view_threads_key(&fx->st, 's'); /* samples: 4242 4250 ... */
-	render(fx, 100, 30);
-	assert_int_equal(fx->st.selected_tid, 4250);
-	assert_int_equal(fx->st.selected, 1);
-	assert_true(row_has_attr(fx, 4, GRID_REVERSE));
+	key_selects(fx, 's', 1, 4250, 4); /* samples: 4242 4250 ... */
 	/* End clamps to the last row: the zombie child, which is no thread. */
-	assert_true(view_threads_key(&fx->st, KEYS_END).kind);
-	render(fx, 100, 30);
-	assert_int_equal(fx->st.selected, 5);
-	assert_int_equal(fx->st.selected_tid, 0);
-	assert_true(row_has_attr(fx, 8, GRID_REVERSE));
+	key_selects(fx, KEYS_END, 5, 0, 8);
 	fx->st.selected = 1000;
 	fx->st.follow = 0;
 	render(fx, 100, 30);
 	assert_int_equal(fx->st.selected, 5);
-	assert_true(view_threads_key(&fx->st, KEYS_PGUP).kind);
-	render(fx, 100, 30);
-	assert_int_equal(fx->st.selected, 0);
-	assert_true(view_threads_key(&fx->st, KEYS_UP).kind);
-	render(fx, 100, 30);
-	assert_int_equal(fx->st.selected, 0);
-	assert_int_equal(fx->st.selected_tid, 4242);
+	key_selects(fx, KEYS_PGUP, 0, -1, 3);
+	key_selects(fx, KEYS_UP, 0, 4242, 3);
 	assert_false(view_threads_key(&fx->st, 'x').kind);
 	/* Enter: only this thread; Esc: all threads, once narrowed. */
 	struct view_action act = view_threads_key(&fx->st, KEYS_ENTER);

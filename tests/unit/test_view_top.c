@@ -72,7 +72,9 @@ static int setup(void **state)
 	add(fx, 4242, 50, 2, fx->f_main, fx->f_anon);
 	add(fx, 4242, 4, 2, fx->f_main, fx->f_handle);
 
-	fx->h = fixture_header("./server --port 8080", 7, 99, 98.9, 1000, 35412, 60);
+	fx->h = FIXTURE_HEADER(.cmdline = "./server --port 8080", .nthreads = 7, .rate_hz = 99,
+			       .achieved_hz = 98.9, .samples_window = 1000, .samples_total = 35412,
+			       .window_s = 60, .span_s = 60);
 	fx->h.unwind_truncated = 12;
 	fx->st = (struct view_top_state){.period_s = 0.01};
 	return fixture_ready(state, fx, &fx->g);
@@ -84,6 +86,13 @@ static void render(struct fixture *fx, int w, int h)
 {
 	fixture_render(fx, w, h, view_top_update(&fx->st, fx->w, &fx->h, w, h),
 		       view_top_render(&fx->g, &fx->h, &fx->st), "VIEW_TOP_DUMP");
+}
+
+/* Drawn 80x24, screen row y reads want. */
+static void shows(struct fixture *fx, int y, const char *want)
+{
+	render(fx, 80, 24);
+	assert_string_equal(row(fx, y), want);
 }
 
 /* The header's second row (its counters), fx drawn width columns wide. */
@@ -146,10 +155,9 @@ static void test_200x60(void **state)
 	/* At 80 columns the program's name stays; its directories go
 	 * (issue 17: the command was cut to a path prefix). */
 	fx->h.cmdline = "/usr/local/lib/very/long/install/prefix/bin/server --port 8080";
-	render(fx, 80, 24);
-	assert_string_equal(row(fx, 0),
-			    "stacktop  pid 4242  server --port 8080          cpu 99 Hz  7 "
-			    "threads  window 60s");
+	shows(fx, 0,
+	      "stacktop  pid 4242  server --port 8080          cpu 99 Hz  7 "
+	      "threads  window 60s");
 	render(fx, 200, 60);
 	snprintf(want, sizeof(want), "%-35s%-102s%s", " %Own  %Total  OwnTime  TotalTime",
 		 "Function (file)", "Module");
@@ -244,15 +252,15 @@ static void test_lines_and_kernel(void **state)
 	/* Function mode merges the two lines of parse_row. */
 	fx->st.lines = false;
 	fx->h.lines = false;
-	render(fx, 80, 24);
-	assert_string_equal(row(fx, 3), " 62.6    76.3     6.9s       8.4s  parse_row (parser.c)"
-					"           server");
+	shows(fx, 3,
+	      " 62.6    76.3     6.9s       8.4s  parse_row (parser.c)"
+	      "           server");
 	/* Hiding kernel frames moves their self time to the user leaf. */
 	fx->st.hide_kernel = true;
 	fx->h.hide_kernel = true;
-	render(fx, 80, 24);
-	assert_string_equal(row(fx, 1), "samples 1,100 in 60s (18.3/s)  lost 0  "
-					"unwind ok 99.9%           [kernel hidden]");
+	shows(fx, 1,
+	      "samples 1,100 in 60s (18.3/s)  lost 0  "
+	      "unwind ok 99.9%           [kernel hidden]");
 	assert_string_equal(row(fx, 5), " 13.4    13.4     1.5s       1.5s  "
 					"__memmove_avx_unaligned_erms   libc.so.6");
 	for (int y = 3; y < 23; y++)
@@ -402,9 +410,9 @@ static void test_sanitized(void **state)
 
 	add(fx, 4242, 5000, 2, fx->f_main, fx->f_evil);
 	fx->h.cmdline = "./srv\x1b]0;pwned\x07 --x";
-	render(fx, 80, 24);
-	assert_string_equal(row(fx, 0), "stacktop  pid 4242  ./srv?]0;pwned? --x         "
-					"cpu 99 Hz  7 threads  window 60s");
+	shows(fx, 0,
+	      "stacktop  pid 4242  ./srv?]0;pwned? --x         "
+	      "cpu 99 Hz  7 threads  window 60s");
 	assert_string_equal(func_col(fx, 3), "evil?[2Jname");
 	for (int y = 0; y < 24; y++)
 		for (int x = 0; x < 80; x++) {
@@ -431,9 +439,9 @@ static void test_long_names(void **state)
 					   "_M_realloc_insert (stl_vector.h:1287)"));
 	/* By function, the bare file name goes before any of the name does. */
 	fx->st.lines = false;
-	render(fx, 80, 24);
-	assert_string_equal(row(fx, 3), " 83.3    83.3    50.0s      50.0s  std::vector<std::pair<i"
-					"nt, s\u2026  libverylongmo\u2026");
+	shows(fx, 3,
+	      " 83.3    83.3    50.0s      50.0s  std::vector<std::pair<i"
+	      "nt, s\u2026  libverylongmo\u2026");
 	uint32_t g = mkframe(fx->w, 0x6000, false, "libc.so.6", "__libc_start_call_main",
 			     "libc_start_call_main.h", 58, 0);
 	window_reset(fx->w);
@@ -456,10 +464,9 @@ static void test_cxx_short_names(void **state)
 
 	window_reset(fx->w);
 	add(fx, 4242, 5000, 2, fx->f_main, f);
-	render(fx, 80, 24);
-	assert_string_equal(row(fx, 3),
-			    "100.0   100.0    50.0s      50.0s  shop::Basket<long>::total_of"
-			    "   cxxnames");
+	shows(fx, 3,
+	      "100.0   100.0    50.0s      50.0s  shop::Basket<long>::total_of"
+	      "   cxxnames");
 	fx->st.full_names = true;
 	render(fx, 80, 24);
 	assert_non_null(strstr(row(fx, 3), "50.0s  long shop::Basket<long>::tot\u2026  cxxnames"));
@@ -471,8 +478,7 @@ static void test_empty(void **state)
 
 	window_reset(fx->w);
 	fx->h.samples_window = 0;
-	render(fx, 80, 24);
-	assert_string_equal(row(fx, 3), "                              waiting for samples\u2026");
+	shows(fx, 3, "                              waiting for samples\u2026");
 	assert_blank(fx, 4, 22);
 	assert_int_equal(fx->st.nrows, 0);
 	assert_int_equal(fx->st.selected, 0);
@@ -488,16 +494,14 @@ static void test_empty(void **state)
 	metrics_eval(&m, 4);
 	fx->st.metrics = &m;
 	fx->st.charts = false;
-	render(fx, 80, 24);
-	assert_string_equal(row(fx, 3),
-			    "     no samples: nothing ran on a CPU; wall mode (-w) sees "
-			    "waiting threads");
+	shows(fx, 3,
+	      "     no samples: nothing ran on a CPU; wall mode (-w) sees "
+	      "waiting threads");
 	/* ... unless the children burn: a master whose workers do the work. */
 	fx->h.children_busy = true;
-	render(fx, 80, 24);
-	assert_string_equal(row(fx, 3),
-			    "     no samples: nothing ran on a CPU; its children do: try "
-			    "--subprocesses");
+	shows(fx, 3,
+	      "     no samples: nothing ran on a CPU; its children do: try "
+	      "--subprocesses");
 	fx->h.children_busy = false;
 	fx->st.metrics = NULL;
 	metrics_free(&m);
@@ -871,9 +875,9 @@ static void test_wall(void **state)
 	/* cpu mode ignores hide_idle and shows no split line. */
 	fx->st.wall = false;
 	fx->h.mode = "cpu";
-	render(fx, 80, 24);
-	assert_string_equal(row(fx, 2), " %Own  %Total  OwnTime  TotalTime  Function (file)"
-					"                Module");
+	shows(fx, 2,
+	      " %Own  %Total  OwnTime  TotalTime  Function (file)"
+	      "                Module");
 	assert_int_equal(fx->st.nrows, 6);
 	fx->w = cpu_w;
 	view_top_state_free(&fx->st);

@@ -5,7 +5,8 @@
  *
  * The table (src/runtime/pylayout.c) is generated from CPython's own
  * headers by src/runtime/pylayout_gen/gen.sh (offsetof() with
- * Py_BUILD_CORE); a new version is a new row from rerunning it. On 3.13+
+ * Py_BUILD_CORE) as one row a version, the fields by position in this
+ * struct's order; a new version is a new row from rerunning it. On 3.13+
  * the reader prefers the interpreter's own _Py_DebugOffsets and uses the
  * row only where those say nothing. Offsets of one minor version hold for
  * all its releases (CPython keeps the ABI of a minor version; Debian's

@@ -1,14 +1,18 @@
 /*
  * pylayout_gen/gen.c — prints one row of src/runtime/pylayout.c: the offsets
  * stacktop's Python reader needs, taken with offsetof() from CPython's own
- * headers (internal ones too, hence Py_BUILD_CORE). Not part of stacktop:
- * gen.sh compiles it once per installed CPython and writes the
- * table. -1 is a field the version does not have.
+ * headers (internal ones too, hence Py_BUILD_CORE), in the order of struct
+ * pylayout's fields (the table initializes them by position). With
+ * "names" it prints the column names instead, for the table's head, with
+ * "count" how many there are. Not part of stacktop: gen.sh compiles it once
+ * per installed CPython and writes the table. -1 is a field the version
+ * does not have.
  */
 #define Py_BUILD_CORE 1
 #include <Python.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #if PY_VERSION_HEX < 0x030B0000
 #include <frameobject.h>
 #endif
@@ -22,11 +26,30 @@
 #include <internal/pycore_frame.h>
 #endif
 
-#define F(name, v) printf("\t\t." #name " = %ld,\n", (long)(v))
+/* The fields in struct pylayout's order; F(name, value) adds the next. */
+static const char *names[64];
+static long values[64];
+static int nfields;
+#define F(name, v) (names[nfields] = #name, values[nfields++] = (long)(v))
 
-int main(void)
+/* The head's column names, a line of them under 76 characters. */
+static void print_names(void)
 {
-	printf("\t{\n");
+	int col = 0;
+
+	printf(" *");
+	for (int i = 0; i < nfields; i++) {
+		if (col + (int)strlen(names[i]) > 72) {
+			printf("\n *");
+			col = 0;
+		}
+		col += printf(" %s", names[i]);
+	}
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
 	F(major, PY_MAJOR_VERSION);
 	F(minor, PY_MINOR_VERSION);
 	F(rt_interp_head, offsetof(_PyRuntimeState, interpreters.head));
@@ -34,11 +57,19 @@ int main(void)
 #if PY_VERSION_HEX < 0x030C0000
 	F(rt_gil_locked, offsetof(_PyRuntimeState, ceval.gil.locked));
 	F(rt_gil_holder, offsetof(_PyRuntimeState, ceval.gil.last_holder));
-	F(is_gil_locked, -1);
-	F(is_gil_holder, -1);
 #else
 	F(rt_gil_locked, -1);
 	F(rt_gil_holder, -1);
+#endif
+#if PY_VERSION_HEX < 0x03090000
+	F(rt_gc_collecting, offsetof(_PyRuntimeState, gc.collecting));
+#else
+	F(rt_gc_collecting, -1);
+#endif
+#if PY_VERSION_HEX < 0x030C0000
+	F(is_gil_locked, -1);
+	F(is_gil_holder, -1);
+#else
 	F(is_gil_locked, offsetof(PyInterpreterState, _gil.locked));
 	F(is_gil_holder, offsetof(PyInterpreterState, _gil.last_holder));
 #endif
@@ -49,10 +80,8 @@ int main(void)
 	F(is_tstate_head, offsetof(PyInterpreterState, threads.head));
 #endif
 #if PY_VERSION_HEX < 0x03090000
-	F(rt_gc_collecting, offsetof(_PyRuntimeState, gc.collecting));
 	F(is_gc_collecting, -1);
 #else
-	F(rt_gc_collecting, -1);
 	F(is_gc_collecting, offsetof(PyInterpreterState, gc.collecting));
 #endif
 	F(ts_next, offsetof(PyThreadState, next));
@@ -122,6 +151,17 @@ int main(void)
 	F(u_compact_size, sizeof(PyCompactUnicodeObject));
 	F(b_size, offsetof(PyVarObject, ob_size));
 	F(b_sval, offsetof(PyBytesObject, ob_sval));
-	printf("\t},\n");
+	if (argc > 1 && strcmp(argv[1], "names") == 0) {
+		print_names();
+		return 0;
+	}
+	if (argc > 1) {
+		printf("%d\n", nfields);
+		return 0;
+	}
+	printf("\t{");
+	for (int i = 0; i < nfields; i++)
+		printf("%s%5ld", i ? "," : "", values[i]);
+	printf("}, /* " PY_VERSION " */\n");
 	return 0;
 }
