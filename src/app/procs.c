@@ -26,6 +26,8 @@
 #include "stacktop/proc/procstat.h"
 #include "stacktop/sample/sampler.h"
 
+/* Thread ids read at once; a process with more is read again into a
+ * buffer twice the size, so every thread is counted and sampled. */
 #define MAX_THREADS 8192
 
 int procs_check_pids(const pid_t *pids, int n, char *err, size_t errsz)
@@ -196,9 +198,20 @@ static void procs_scan_one(struct procs *ps, struct sampler *s, const struct pro
 			   pid_t pid, int *total, int *unsampled, int *unsampled_err,
 			   int *first_err)
 {
-	static pid_t tids[MAX_THREADS];
+	static pid_t *tids;
+	static int cap;
 	int n = 0;
-	if (target_threads(pid, tids, MAX_THREADS, &n) < 0)
+	if (!tids && !(tids = malloc(MAX_THREADS * sizeof(*tids))))
+		return;
+	cap = cap ? cap : MAX_THREADS;
+	while (target_threads(pid, tids, cap, &n) == 0 && n == cap) {
+		pid_t *more = realloc(tids, (size_t)cap * 2 * sizeof(*tids));
+		if (!more)
+			break;
+		tids = more;
+		cap *= 2;
+	}
+	if (n == 0)
 		return;
 	*total += n;
 	for (int i = 0; i < n; i++) {

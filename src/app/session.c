@@ -260,6 +260,13 @@ static void scan_locks(struct session *s)
 	locks_tally(&s->locks, 1.0 - 1.0 / (double)win);
 }
 
+/* The samples of tid in the window: a count that moves when it ran
+ * (metrics reads a quiet thread's procfs files only then or in turn). */
+static uint64_t samples_of(void *ctx, pid_t tid)
+{
+	return window_thread_total(((struct session *)ctx)->w, tid);
+}
+
 /* Every process profiled (targets still there, descendants followed)
  * becomes the set metrics reads. */
 static void metrics_follow(struct session *s)
@@ -319,6 +326,7 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	mc.spike_for_s = o->spike_for_s;
 	s->metrics_ok = metrics_init(&s->metrics, s->procs.p[0].pid, &mc) == 0;
 	if (s->metrics_ok) {
+		metrics_set_samples(&s->metrics, samples_of, s);
 		s->metrics_open_ns = mono_ns();
 		metrics_tick_now(s, s->metrics_open_ns);
 	}
