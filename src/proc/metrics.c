@@ -650,18 +650,23 @@ static void fine_push(struct metrics *m, struct metrics_thread *th, double t, do
 	series_push(&th->fine_step, t, series_step_of(pct, state == 'R'));
 }
 
-static void fine_thread(struct metrics *m, struct metrics_thread *th, double t)
+/* One fine step of th at t: its CPU % since its last step, or -1 when this
+ * is its first (or it is gone). */
+static double fine_thread(struct metrics *m, struct metrics_thread *th, double t)
 {
 	struct procstat_task pt;
+	double pct = -1;
 
 	if (procstat_task(th->pid, th->tid, &pt) < 0)
-		return;
+		return -1;
 	if (th->fine_t > 0 && t > th->fine_t) {
-		double pct = (pt.cpu_s - th->fine_cpu_s) / (t - th->fine_t) * 100.0;
-		fine_push(m, th, t, pct > 0 ? pct : 0, pt.state);
+		pct = (pt.cpu_s - th->fine_cpu_s) / (t - th->fine_t) * 100.0;
+		pct = pct > 0 ? pct : 0;
+		fine_push(m, th, t, pct, pt.state);
 	}
 	th->fine_t = t;
 	th->fine_cpu_s = pt.cpu_s;
+	return pct;
 }
 
 void metrics_push_fine(struct metrics *m, double t, double cpu_pct)
@@ -678,14 +683,41 @@ void metrics_push_thread_fine(struct metrics *m, double t, pid_t tid, double cpu
 		fine_push(m, th, t, cpu_pct, state);
 }
 
+/* The candidates' fine steps at t; their sum into *sum, how many had a
+ * step into the return value. */
+static int fine_threads(struct metrics *m, double t, double *sum)
+{
+	int cand = 0, stepped = 0;
+
+	*sum = 0;
+	for (int i = 0; i < m->nthreads && cand < METRICS_FINE_THREADS; i++) {
+		struct metrics_thread *th = &m->threads[i];
+		if (!fine_candidate(m, th)) {
+			th->fine_t = 0; /* a gap: start again when it is one */
+			continue;
+		}
+		double pct = fine_thread(m, th, t);
+		if (pct >= 0) {
+			*sum += pct;
+			stepped++;
+		}
+		cand++;
+	}
+	return stepped;
+}
+
+/* Past METRICS_ROTATE threads the process's fine step is the sum of its
+ * candidates' (every thread that may hold a floor or burst is one): its
+ * stat sums every thread's times in the kernel, ten times a second. */
 int metrics_fine(struct metrics *m, double t)
 {
-	double sum = 0;
-	int n = 0, cand = 0;
+	double sum = 0, tsum;
+	int n = 0;
+	bool many = m->nthreads > METRICS_ROTATE;
 
 	if (m->fine_t > 0 && t - m->fine_t < 0.09)
 		return 0;
-	for (int i = 0; i < m->nprocs && i < METRICS_FINE_PROCS; i++) {
+	for (int i = 0; i < m->nprocs && i < METRICS_FINE_PROCS && !many; i++) {
 		char st;
 		double c;
 		if (m->procs[i].alive && procstat_process(m->procs[i].pid, &st, &c) == 0) {
@@ -694,21 +726,20 @@ int metrics_fine(struct metrics *m, double t)
 		}
 	}
 	/* A process that came or went changes the sum, not the rate. */
-	if (m->fine_t > 0 && n == m->fine_n && n > 0) {
+	if (!many && m->fine_t > 0 && n == m->fine_n && n > 0) {
 		double pct = (sum - m->fine_cpu_s) / (t - m->fine_t) * 100.0;
 		series_push(&m->cpu_fine, t, pct > 0 ? pct : 0);
 	}
+	bool had = m->fine_t > 0;
 	m->fine_t = t;
 	m->fine_cpu_s = sum;
 	m->fine_n = n;
-	for (int i = 0; i < m->nthreads && cand < METRICS_FINE_THREADS; i++) {
-		struct metrics_thread *th = &m->threads[i];
-		if (!fine_candidate(m, th)) {
-			th->fine_t = 0; /* a gap: start again when it is one */
-			continue;
-		}
-		fine_thread(m, th, t);
-		cand++;
+	int stepped = fine_threads(m, t, &tsum);
+	if (many) {
+		for (int i = 0; i < m->nprocs; i++)
+			n += m->procs[i].alive;
+		if (had && stepped)
+			series_push(&m->cpu_fine, t, tsum);
 	}
 	return n ? 0 : -ESRCH;
 }
