@@ -584,6 +584,8 @@ static void read_limit(struct metrics *m, double t)
 	m->limit_t = t;
 }
 
+static void fine_choose(struct metrics *m);
+
 int metrics_tick(struct metrics *m, double t)
 {
 	double dt = m->tick_t >= 0 ? t - m->tick_t : 0, cpu = 0;
@@ -623,6 +625,7 @@ int metrics_tick(struct metrics *m, double t)
 	m->tick_t = t;
 	note_time(m, t);
 	metrics_eval(m, t);
+	fine_choose(m);
 	return 0;
 }
 
@@ -683,25 +686,36 @@ void metrics_push_thread_fine(struct metrics *m, double t, pid_t tid, double cpu
 		fine_push(m, th, t, cpu_pct, state);
 }
 
+/* The threads the fine steps read until the next tick: the first
+ * METRICS_FINE_THREADS candidates (their floor and peak move only at a
+ * tick); the others start again when they become one. */
+static void fine_choose(struct metrics *m)
+{
+	m->nfine = 0;
+	for (int i = 0; i < m->nthreads; i++) {
+		struct metrics_thread *th = &m->threads[i];
+		if (m->nfine < METRICS_FINE_THREADS && fine_candidate(m, th))
+			m->fine_idx[m->nfine++] = i;
+		else
+			th->fine_t = 0; /* a gap: start again when it is one */
+	}
+}
+
 /* The candidates' fine steps at t; their sum into *sum, how many had a
  * step into the return value. */
 static int fine_threads(struct metrics *m, double t, double *sum)
 {
-	int cand = 0, stepped = 0;
+	int stepped = 0;
 
 	*sum = 0;
-	for (int i = 0; i < m->nthreads && cand < METRICS_FINE_THREADS; i++) {
-		struct metrics_thread *th = &m->threads[i];
-		if (!fine_candidate(m, th)) {
-			th->fine_t = 0; /* a gap: start again when it is one */
+	for (int k = 0; k < m->nfine; k++) {
+		if (m->fine_idx[k] >= m->nthreads)
 			continue;
-		}
-		double pct = fine_thread(m, th, t);
+		double pct = fine_thread(m, &m->threads[m->fine_idx[k]], t);
 		if (pct >= 0) {
 			*sum += pct;
 			stepped++;
 		}
-		cand++;
 	}
 	return stepped;
 }

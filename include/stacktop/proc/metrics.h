@@ -176,6 +176,9 @@ struct metrics {
 	struct series cpu_fine;
 	double fine_t, fine_cpu_s;
 	int fine_n;
+	/* Internal: the threads metrics_fine reads (indices into threads,
+	 * chosen at each tick), so a fine step does not walk every thread. */
+	int fine_idx[METRICS_FINE_THREADS], nfine;
 	double alert_floor;
 	/* Every process profiled is gone (the session sets it): cpu_now is
 	 * the last second it ran, not a live figure; views say "exited". */
