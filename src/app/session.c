@@ -374,6 +374,9 @@ uint64_t session_tick_ns(const struct session *s)
 static void metrics_tick_now(struct session *s, uint64_t t)
 {
 	if (!s->procs.exited) {
+		struct sampler_stats st;
+		sampler_stats(s->smp, &st);
+		metrics_set_forks(&s->metrics, st.forks_known, st.forks);
 		metrics_follow(s);
 		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
 			session_run_tick(s);

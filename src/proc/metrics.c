@@ -439,9 +439,33 @@ static void tick_children(struct metrics *m, struct metrics_proc *p, struct metr
 	int before = m->nzombies;
 
 	m->reads++;
-	procstat_task_zombies(kept(m, th, &th->children_f), p->pid, th->tid, m->zombies,
-			      (int)(sizeof(m->zombies) / sizeof(m->zombies[0])), &m->nzombies);
+	int nk =
+	    procstat_task_zombies(kept(m, th, &th->children_f), p->pid, th->tid, m->zombies,
+				  (int)(sizeof(m->zombies) / sizeof(m->zombies[0])), &m->nzombies);
 	th->zparent = m->nzombies > before;
+	th->parent = nk > 0;
+}
+
+/* Whether a thread read now has its children file read too: always when
+ * forks are not known; else when it is new, had children, or a fork came
+ * lately (its child may have been missed between two reads). A parent's
+ * is read every tick, read or not: its child may end any time. */
+static bool children_due(const struct metrics *m, const struct metrics_thread *th, bool fresh,
+			 double t)
+{
+	return !m->forks_known || fresh || th->parent || t <= m->kids_until;
+}
+
+void metrics_set_forks(struct metrics *m, bool known, uint64_t forks)
+{
+	/* A full rotation after the last fork: every thread's list is read
+	 * once while a child it made may still be there. */
+	if (known && (!m->forks_known || forks != m->forks))
+		m->kids_until = m->last_t + 2 + m->nthreads / METRICS_ROTATE;
+	if (!known)
+		m->kids_until = 0;
+	m->forks_known = known;
+	m->forks = forks;
 }
 
 /* One thread of p from its stat (and wchan, children) at t. */
@@ -511,12 +535,14 @@ static void tick_threads(struct metrics *m, struct metrics_proc *p, double t, do
 		uint64_t ns = m->samples_of ? m->samples_of(m->samples_ctx, th->tid) : 0;
 		bool ran = ns != th->samples, read;
 		th->samples = ns;
+		bool fresh = th->prev_cpu_s < 0;
 		read = first || thread_must_read(m, th, ran) || thread_turn(m, th);
 		if (read)
 			tick_thread(m, p, th, t, dt, first);
 		else
 			tick_quiet(m, th, t, first);
-		if (read || th->zparent)
+		if ((read && children_due(m, th, fresh || first, t)) || th->zparent ||
+		    (th->parent && m->forks_known))
 			tick_children(m, p, th);
 	}
 	task_dir_done(p, d);

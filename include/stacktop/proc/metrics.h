@@ -119,6 +119,7 @@ struct metrics_thread {
 	double read_t;
 	uint64_t samples;
 	bool zparent;
+	bool parent; /* its children file listed a process at its last read */
 };
 
 /* Threads read per tick past those that must be (new, not asleep, busy,
@@ -221,6 +222,11 @@ struct metrics {
 	uint64_t (*samples_of)(void *ctx, pid_t tid);
 	void *samples_ctx;
 	uint64_t reads; /* procfs reads of thread files since init (bench, tests) */
+	/* Internal (metrics_set_forks): the forks seen so far, whether they are
+	 * known at all, and until when quiet threads' children are read. */
+	uint64_t forks;
+	bool forks_known;
+	double kids_until;
 	int nzombies;
 
 	/* Internal (metrics_tick / metrics_eval). */
@@ -257,6 +263,12 @@ int metrics_tick(struct metrics *m, double t);
  * stat of a quiet thread (asleep, idle over the window) only when its count
  * moved or its turn in the rotation came (METRICS_ROTATE a tick). */
 void metrics_set_samples(struct metrics *m, uint64_t (*fn)(void *ctx, pid_t tid), void *ctx);
+/* The processes the threads forked so far, as the sampler counts them
+ * (sampler_stats.forks), when it sees them all. Then a thread's children
+ * file is read only when the thread is new, had children at its last
+ * read, has a zombie, or a fork came within a rotation's time; unknown
+ * (the default), with every stat read. */
+void metrics_set_forks(struct metrics *m, bool known, uint64_t forks);
 
 /* For tests: push synthetic points, then metrics_eval. */
 void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t anon, uint64_t file,
