@@ -23,6 +23,7 @@ RATE=${BENCH_RATE:-99}
 SWEEP=${BENCH_SWEEP:-100 1000 10000}
 WARM=3
 WAKERS=$ROOT/build/targets/wakers
+bench_on_exit() { exec 3>&- 2>/dev/null; }
 bench_init stacktop-threads
 bench_need "$WAKERS" targets
 HAVE_PERF=1
@@ -44,6 +45,10 @@ watch_pid() {
 		'BEGIN { s = (w2 - w1) / 1e9; printf "%6.1f%% %8.0f %7.1f", 100 * (b - a) / 1e9 / s, (r2 - r1) / s, h / 1024 }'
 }
 
+# perf top --stdio spins on a stdin at end of file: both get a FIFO that
+# stays open and silent (as in bench/run.sh).
+mkfifo "$TMP/stdin"
+exec 3<>"$TMP/stdin"
 printf '%-8s %-9s %7s %8s %7s %6s %s\n' threads profiler "CPU" "reads/s" "RSS MiB" lost header
 for n in $SWEEP; do
 	"$WAKERS" "$n" >/dev/null 2>&1 &
@@ -53,7 +58,7 @@ for n in $SWEEP; do
 		[ "$(ls /proc/$tpid/task 2>/dev/null | wc -l)" -ge "$n" ] && break
 		sleep 0.1
 	done
-	"$STACKTOP" -b -p "$tpid" -r "$RATE" -d 1 -n $((DUR + 2)) >"$TMP/out.$n" 2>&1 &
+	"$STACKTOP" -b -p "$tpid" -r "$RATE" -d 1 -n $((DUR + 2)) >"$TMP/out.$n" 2>&1 <&3 &
 	spid=$!
 	PIDS+=("$spid")
 	row=$(watch_pid "$spid")
@@ -62,7 +67,7 @@ for n in $SWEEP; do
 	hdr=$(grep -o '[0-9,]* threads' "$TMP/out.$n" | tail -1)
 	printf '%-8s %-9s %s %6s %s\n' "$n" stacktop "$row" "${lost:-0}" "${hdr:-?}"
 	if [ "$HAVE_PERF" = 1 ]; then
-		perf top --stdio -d 1 -F "$RATE" -p "$tpid" -g >/dev/null 2>&1 &
+		perf top --stdio -d 1 -F "$RATE" -p "$tpid" -g >"$TMP/perf.$n" 2>&1 <&3 &
 		ppid=$!
 		PIDS+=("$ppid")
 		row=$(watch_pid "$ppid")
