@@ -26,6 +26,8 @@
 #include "stacktop/proc/procstat.h"
 #include "stacktop/sample/sampler.h"
 
+/* Thread ids read at once; a process with more is read again into a
+ * buffer twice the size, so every thread is counted and sampled. */
 #define MAX_THREADS 8192
 
 int procs_check_pids(const pid_t *pids, int n, char *err, size_t errsz)
@@ -196,9 +198,20 @@ static void procs_scan_one(struct procs *ps, struct sampler *s, const struct pro
 			   pid_t pid, int *total, int *unsampled, int *unsampled_err,
 			   int *first_err)
 {
-	static pid_t tids[MAX_THREADS];
+	static pid_t *tids;
+	static int cap;
 	int n = 0;
-	if (target_threads(pid, tids, MAX_THREADS, &n) < 0)
+	if (!tids && !(tids = malloc(MAX_THREADS * sizeof(*tids))))
+		return;
+	cap = cap ? cap : MAX_THREADS;
+	while (target_threads(pid, tids, cap, &n) == 0 && n == cap) {
+		pid_t *more = realloc(tids, (size_t)cap * 2 * sizeof(*tids));
+		if (!more)
+			break;
+		tids = more;
+		cap *= 2;
+	}
+	if (n == 0)
 		return;
 	*total += n;
 	for (int i = 0; i < n; i++) {
@@ -219,7 +232,7 @@ static void procs_scan_one(struct procs *ps, struct sampler *s, const struct pro
 /* Not following: the CPU seconds the direct children of pid used (a few
  * threads and children looked at, enough to tell a master from its
  * workers). */
-static double procs_children_cpu(pid_t pid)
+static double procs_children_cpu(pid_t pid, bool *any)
 {
 	pid_t tids[64], kids[64];
 	int n = 0, nk;
@@ -232,6 +245,7 @@ static double procs_children_cpu(pid_t pid)
 		if (target_read_proc(pid, tids[i], "children", buf, sizeof(buf)) <= 0)
 			continue;
 		nk = procstat_parse_children(buf, kids, 64);
+		*any |= nk > 0;
 		for (int j = 0; j < nk; j++) {
 			char state;
 			double cpu;
@@ -242,12 +256,25 @@ static double procs_children_cpu(pid_t pid)
 	return sum;
 }
 
-static void procs_watch_children(struct procs *ps)
+/* A sampler that sees every fork (sampler_stats.forks_known) says when
+ * there is nothing to look at: no child at the last look and no fork since
+ * (a process of thousands of threads is spared 64 children files a
+ * second). */
+static void procs_watch_children(struct procs *ps, struct sampler *s)
 {
+	struct sampler_stats st = {0};
 	double sum = 0;
+	bool any = false;
+
+	sampler_stats(s, &st);
+	if (st.forks_known && ps->kids_looked && !ps->kids_any && st.forks == ps->forks_seen)
+		return;
+	ps->kids_looked = true;
+	ps->forks_seen = st.forks;
 	for (int i = 0; i < ps->n; i++)
 		if (!ps->p[i].gone)
-			sum += procs_children_cpu(ps->p[i].pid);
+			sum += procs_children_cpu(ps->p[i].pid, &any);
+	ps->kids_any = any;
 	ps->kids_busy = sum > ps->kids_cpu_s + 0.05 && ps->kids_cpu_s > 0;
 	ps->kids_cpu_s = sum;
 }
@@ -275,7 +302,7 @@ int procs_scan(struct procs *ps, struct sampler *s)
 			       &first_err);
 	free(k.sorted);
 	if (!ps->follow)
-		procs_watch_children(ps);
+		procs_watch_children(ps, s);
 	ps->nthreads = total;
 	/* Failed threads are tried again on every scan: this is the count now. */
 	ps->unsampled = unsampled;

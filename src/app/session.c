@@ -263,6 +263,13 @@ static void scan_locks(struct session *s)
 	locks_tally(&s->locks, 1.0 - 1.0 / (double)win);
 }
 
+/* The samples of tid in the window: a count that moves when it ran
+ * (metrics reads a quiet thread's procfs files only then or in turn). */
+static uint64_t samples_of(void *ctx, pid_t tid)
+{
+	return window_thread_total(((struct session *)ctx)->w, tid);
+}
+
 /* Every process profiled (targets still there, descendants followed)
  * becomes the set metrics reads. */
 static void metrics_follow(struct session *s)
@@ -324,6 +331,7 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	if (s->metrics_ok && spikes_new(&s->spikes))
 		s->spikes = NULL; /* no risers named: the rhythm stands alone */
 	if (s->metrics_ok) {
+		metrics_set_samples(&s->metrics, samples_of, s);
 		s->metrics_open_ns = mono_ns();
 		metrics_tick_now(s, s->metrics_open_ns);
 	}
@@ -447,6 +455,9 @@ static void runtime_heap(struct session *s, uint64_t t)
 static void metrics_tick_now(struct session *s, uint64_t t)
 {
 	if (!s->procs.exited) {
+		struct sampler_stats st;
+		sampler_stats(s->smp, &st);
+		metrics_set_forks(&s->metrics, st.forks_known, st.forks);
 		metrics_follow(s);
 		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
 			if (s->spikes)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "stacktop/lib/array.h"
+#include "stacktop/lib/dynload.h"
 #include "stacktop/symbols/frames.h"
 #include "stacktop/symbols/sym.h"
 #include "stacktop/lib/text.h"
@@ -507,6 +508,46 @@ static int header_line(struct annotate *a, struct sym *sy, size_t *cap, uint64_t
 	return push_line(a, cap, &l);
 }
 
+/* capstone, opened on first use (lib/dynload): most runs never annotate.
+ * CAPSTONE_SONAME comes from the build (the library it was built against). */
+#ifndef CAPSTONE_SONAME
+#define CAPSTONE_SONAME "libcapstone.so"
+#endif
+static struct {
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_insn *(*malloc)(csh);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	bool (*insn_group)(csh, const cs_insn *, unsigned int);
+	void (*free)(cs_insn *, size_t);
+	cs_err (*close)(csh *);
+} cs;
+
+/* 0 once capstone's functions are in cs (tried once a run). */
+static int cs_load(void)
+{
+	static const char *const names[] = {"cs_open",	      "cs_option",     "cs_malloc",
+					    "cs_disasm_iter", "cs_insn_group", "cs_free",
+					    "cs_close"};
+	static int state = 1; /* 1: not tried yet */
+	void *fns[sizeof(names) / sizeof(names[0])];
+
+	if (state == 1) {
+		state = dynload_open(CAPSTONE_SONAME, names, fns, sizeof(names) / sizeof(names[0]));
+		if (!state) {
+			/* POSIX: a function pointer converts through void *. */
+			*(void **)&cs.open = fns[0];
+			*(void **)&cs.option = fns[1];
+			*(void **)&cs.malloc = fns[2];
+			*(void **)&cs.disasm_iter = fns[3];
+			*(void **)&cs.insn_group = fns[4];
+			*(void **)&cs.free = fns[5];
+			*(void **)&cs.close = fns[6];
+		}
+	}
+	return state;
+}
+
 static int disassemble(struct annotate *a, struct sym *sy, const uint8_t *code, size_t size,
 		       const char *const *srcdirs)
 {
@@ -525,17 +566,22 @@ static int disassemble(struct annotate *a, struct sym *sy, const uint8_t *code, 
 	cs_insn *insn;
 	int err = 0;
 
-	if (cs_open(arch, mode, &h) != CS_ERR_OK) {
+	if (cs_load()) {
+		snprintf(a->note, sizeof(a->note),
+			 "the disassembler (capstone, " CAPSTONE_SONAME ") could not be loaded.");
+		return 0;
+	}
+	if (cs.open(arch, mode, &h) != CS_ERR_OK) {
 		snprintf(a->note, sizeof(a->note), "the disassembler (capstone) could not start.");
 		return 0;
 	}
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	insn = cs_malloc(h);
+	cs.option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	insn = cs.malloc(h);
 	while (insn && left && !err) {
 		struct annotate_line l = {.kind = ANNOTATE_INSN};
 		char raw[160], tn[200] = "";
 
-		if (!cs_disasm_iter(h, &p, &left, &pc, insn)) {
+		if (!cs.disasm_iter(h, &p, &left, &pc, insn)) {
 			/* Data or padding capstone cannot read: one byte on. */
 			snprintf(raw, sizeof(raw), "(bad) %02x", *p);
 			l.addr = pc;
@@ -546,9 +592,9 @@ static int disassemble(struct annotate *a, struct sym *sy, const uint8_t *code, 
 			if (snprintf(raw, sizeof(raw), "%s %s", insn->mnemonic, insn->op_str) < 0)
 				raw[0] = '\0';
 			l.addr = insn->address;
-			l.call = cs_insn_group(h, insn, CS_GRP_CALL);
+			l.call = cs.insn_group(h, insn, CS_GRP_CALL);
 #if !defined(__aarch64__)
-			if ((l.call || cs_insn_group(h, insn, CS_GRP_JUMP)) &&
+			if ((l.call || cs.insn_group(h, insn, CS_GRP_JUMP)) &&
 			    insn->detail->x86.op_count == 1 &&
 			    insn->detail->x86.operands[0].type == X86_OP_IMM)
 				l.target = (uint64_t)insn->detail->x86.operands[0].imm;
@@ -572,8 +618,8 @@ static int disassemble(struct annotate *a, struct sym *sy, const uint8_t *code, 
 		a->ninsn++;
 	}
 	if (insn)
-		cs_free(insn, 1);
-	cs_close(&h);
+		cs.free(insn, 1);
+	cs.close(&h);
 	return err;
 }
 

@@ -28,7 +28,14 @@
  *
  * Cost: a tick reads only the tracked processes' own files — per process
  * stat and status, per thread stat, wchan (when not running) and children
- * (whose zombies are the only other processes read). The files stay open
+ * (whose zombies are the only other processes read). Past METRICS_ROTATE
+ * threads, a quiet thread (asleep at its last read, idle over the window,
+ * not sampled since the last tick: metrics_set_samples) is read only in
+ * its turn, METRICS_ROTATE a tick, and counts 0% meanwhile (its next read
+ * charges what it used since to that second); a thread's children file is
+ * read with its stat, and every tick while it has a zombie. So a tick of
+ * 10,000 sleepers reads ~800 files, not 30,000; the task directory is
+ * still listed whole, so every thread is counted and kept alive. The files stay open
  * and are read again with pread (procstat_file), the task directory is
  * rewound, not reopened, so a tick of a 6-thread process is ~15 reads and
  * no open. Past the keep-open budgets (keep_open threads,
@@ -404,6 +411,71 @@ static void task_dir_done(struct metrics_proc *p, DIR *d)
 		closedir(d);
 }
 
+/* A thread that moves may not wait for its turn: new, not asleep (running,
+ * in D, stopped, a zombie), busy last second, a busy-floor candidate (as
+ * metrics_fine's), or sampled since the last tick. */
+static bool thread_must_read(const struct metrics *m, const struct metrics_thread *th, bool ran)
+{
+	return th->prev_cpu_s < 0 || (th->state != 'S' && th->state != 'I') || th->cpu_pct > 0 ||
+	       th->floor_pct >= m->cfg.busy_floor_pct || th->peak_pct >= SERIES_BUSY_PCT || ran;
+}
+
+/* Its turn in the rotation of quiet threads: METRICS_ROTATE a tick, all of
+ * them each tick when there are no more. */
+static bool thread_turn(const struct metrics *m, const struct metrics_thread *th)
+{
+	int i = (int)(th - m->threads), n = m->nthreads;
+
+	return n <= METRICS_ROTATE || ((i - m->rot) % n + n) % n < METRICS_ROTATE;
+}
+
+/* A quiet thread not read at t: still there (it was listed), in the state
+ * last read, and no CPU (no sample says otherwise; its next read charges
+ * what it used meanwhile to that second). */
+static void tick_quiet(struct metrics *m, struct metrics_thread *th, double t, bool first)
+{
+	thread_observe(m, th, t, NULL, th->state);
+	th->cpu_pct = 0;
+	if (!first)
+		series_push(&th->cpu, t, 0);
+}
+
+/* Its zombie children (its children file): of a thread read now, or one
+ * that had some at the last tick (so a reaped one leaves the list). */
+static void tick_children(struct metrics *m, struct metrics_proc *p, struct metrics_thread *th)
+{
+	int before = m->nzombies;
+
+	m->reads++;
+	int nk =
+	    procstat_task_zombies(kept(m, th, &th->children_f), p->pid, th->tid, m->zombies,
+				  (int)(sizeof(m->zombies) / sizeof(m->zombies[0])), &m->nzombies);
+	th->zparent = m->nzombies > before;
+	th->parent = nk > 0;
+}
+
+/* Whether a thread read now has its children file read too: always when
+ * forks are not known; else when it is new, had children, or a fork came
+ * lately (its child may have been missed between two reads). A parent's
+ * is read every tick, read or not: its child may end any time. */
+static bool children_due(const struct metrics *m, const struct metrics_thread *th, bool fresh,
+			 double t)
+{
+	return !m->forks_known || fresh || th->parent || t <= m->kids_until;
+}
+
+void metrics_set_forks(struct metrics *m, bool known, uint64_t forks)
+{
+	/* A full rotation after the last fork: every thread's list is read
+	 * once while a child it made may still be there. */
+	if (known && (!m->forks_known || forks != m->forks))
+		m->kids_until = m->last_t + 2 + m->nthreads / METRICS_ROTATE;
+	if (!known)
+		m->kids_until = 0;
+	m->forks_known = known;
+	m->forks = forks;
+}
+
 /* One thread of p from its stat (and wchan, children) at t. */
 static void tick_thread(struct metrics *m, struct metrics_proc *p, struct metrics_thread *th,
 			double t, double dt, bool first)
@@ -411,6 +483,7 @@ static void tick_thread(struct metrics *m, struct metrics_proc *p, struct metric
 	struct procstat_task pt;
 	char buf[1024];
 
+	m->reads++;
 	if (procstat_file_read(kept(m, th, &th->stat_f), p->pid, th->tid, "stat", buf,
 			       sizeof(buf)) < 0 ||
 	    procstat_parse_stat(buf, &pt.state, &pt.cpu_s, pt.comm, sizeof(pt.comm)) < 0)
@@ -421,33 +494,37 @@ static void tick_thread(struct metrics *m, struct metrics_proc *p, struct metric
 		thread_observe(m, th, t, pt.comm, pt.state);
 	} else {
 		/* A thread not seen before was born within this
-		 * interval, so all its CPU time belongs to it. */
+		 * interval, so all its CPU time belongs to it; one not read
+		 * for a while used its CPU since its last read. */
 		double prev = th->prev_cpu_s >= 0 ? th->prev_cpu_s : 0;
-		double pct = (pt.cpu_s - prev) / dt * 100.0;
+		double span =
+		    th->prev_cpu_s >= 0 && th->read_t > 0 && t > th->read_t ? t - th->read_t : dt;
+		double pct = (pt.cpu_s - prev) / span * 100.0;
 		thread_observe(m, th, t, pt.comm, pt.state);
 		th->cpu_pct = pct > 0 ? pct : 0;
 		series_push(&th->cpu, t, th->cpu_pct);
 	}
 	th->prev_cpu_s = pt.cpu_s;
+	th->read_t = t;
 	/* A sleeper caught just after a stop (wall mode stops it at every
 	 * sample) shows "do_syscall_64" for a moment: keep the word it sleeps
 	 * in, so cpu and wall mode give it one name ("nanosleep"). */
 	char prev_wchan[sizeof(th->wchan)];
 	memcpy(prev_wchan, th->wchan, sizeof(prev_wchan));
 	th->wchan[0] = '\0';
-	if (pt.state != 'R' &&
+	if (pt.state != 'R' && ++m->reads &&
 	    procstat_file_read(kept(m, th, &th->wchan_f), p->pid, th->tid, "wchan", th->wchan,
 			       sizeof(th->wchan)) >= 0 &&
 	    !strcmp(th->wchan, "0"))
 		th->wchan[0] = '\0';
 	if (waits_wchan_generic(th->wchan) && pt.state != 'R')
 		memcpy(th->wchan, prev_wchan[0] ? prev_wchan : "", strlen(prev_wchan) + 1);
-	procstat_task_zombies(kept(m, th, &th->children_f), p->pid, th->tid, m->zombies,
-			      (int)(sizeof(m->zombies) / sizeof(m->zombies[0])), &m->nzombies);
 }
 
 /* hint: where the next thread is expected in m->threads, carried from one
- * process to the next (they are read in the order they are kept). */
+ * process to the next (they are read in the order they are kept). Every
+ * thread listed is counted and kept alive; only those that move or whose
+ * turn it is are read. */
 static void tick_threads(struct metrics *m, struct metrics_proc *p, double t, double dt, bool first,
 			 int *hint)
 {
@@ -463,9 +540,26 @@ static void tick_threads(struct metrics *m, struct metrics_proc *p, double t, do
 
 		if (*end || tid <= 0 || !(th = thread_at(m, (pid_t)tid, hint)))
 			continue;
-		tick_thread(m, p, th, t, dt, first);
+		uint64_t ns = m->samples_of ? m->samples_of(m->samples_ctx, th->tid) : 0;
+		bool ran = ns != th->samples, read;
+		th->samples = ns;
+		bool fresh = th->prev_cpu_s < 0;
+		read = first || thread_must_read(m, th, ran) || thread_turn(m, th);
+		if (read)
+			tick_thread(m, p, th, t, dt, first);
+		else
+			tick_quiet(m, th, t, first);
+		if ((read && children_due(m, th, fresh || first, t)) || th->zparent ||
+		    (th->parent && m->forks_known))
+			tick_children(m, p, th);
 	}
 	task_dir_done(p, d);
+}
+
+void metrics_set_samples(struct metrics *m, uint64_t (*fn)(void *ctx, pid_t tid), void *ctx)
+{
+	m->samples_of = fn;
+	m->samples_ctx = ctx;
 }
 
 /* One process at t: its CPU % since the last tick into *pct (all of its
@@ -524,6 +618,8 @@ static void read_limit(struct metrics *m, double t)
 	m->limit_t = t;
 }
 
+static void fine_choose(struct metrics *m);
+
 int metrics_tick(struct metrics *m, double t)
 {
 	double dt = m->tick_t >= 0 ? t - m->tick_t : 0, cpu = 0;
@@ -556,11 +652,14 @@ int metrics_tick(struct metrics *m, double t)
 		return r;
 	}
 	read_limit(m, t);
+	if (m->nthreads > METRICS_ROTATE)
+		m->rot = (m->rot + METRICS_ROTATE) % m->nthreads;
 	if (!first)
 		metrics_push_process(m, t, cpu, anon, file, shmem);
 	m->tick_t = t;
 	note_time(m, t);
 	metrics_eval(m, t);
+	fine_choose(m);
 	return 0;
 }
 
@@ -588,18 +687,23 @@ static void fine_push(struct metrics *m, struct metrics_thread *th, double t, do
 	series_push(&th->fine_step, t, series_step_of(pct, state == 'R'));
 }
 
-static void fine_thread(struct metrics *m, struct metrics_thread *th, double t)
+/* One fine step of th at t: its CPU % since its last step, or -1 when this
+ * is its first (or it is gone). */
+static double fine_thread(struct metrics *m, struct metrics_thread *th, double t)
 {
 	struct procstat_task pt;
+	double pct = -1;
 
 	if (procstat_task(th->pid, th->tid, &pt) < 0)
-		return;
+		return -1;
 	if (th->fine_t > 0 && t > th->fine_t) {
-		double pct = (pt.cpu_s - th->fine_cpu_s) / (t - th->fine_t) * 100.0;
-		fine_push(m, th, t, pct > 0 ? pct : 0, pt.state);
+		pct = (pt.cpu_s - th->fine_cpu_s) / (t - th->fine_t) * 100.0;
+		pct = pct > 0 ? pct : 0;
+		fine_push(m, th, t, pct, pt.state);
 	}
 	th->fine_t = t;
 	th->fine_cpu_s = pt.cpu_s;
+	return pct;
 }
 
 void metrics_push_fine(struct metrics *m, double t, double cpu_pct)
@@ -616,14 +720,52 @@ void metrics_push_thread_fine(struct metrics *m, double t, pid_t tid, double cpu
 		fine_push(m, th, t, cpu_pct, state);
 }
 
+/* The threads the fine steps read until the next tick: the first
+ * METRICS_FINE_THREADS candidates (their floor and peak move only at a
+ * tick); the others start again when they become one. */
+static void fine_choose(struct metrics *m)
+{
+	m->nfine = 0;
+	for (int i = 0; i < m->nthreads; i++) {
+		struct metrics_thread *th = &m->threads[i];
+		if (m->nfine < METRICS_FINE_THREADS && fine_candidate(m, th))
+			m->fine_idx[m->nfine++] = i;
+		else
+			th->fine_t = 0; /* a gap: start again when it is one */
+	}
+}
+
+/* The candidates' fine steps at t; their sum into *sum, how many had a
+ * step into the return value. */
+static int fine_threads(struct metrics *m, double t, double *sum)
+{
+	int stepped = 0;
+
+	*sum = 0;
+	for (int k = 0; k < m->nfine; k++) {
+		if (m->fine_idx[k] >= m->nthreads)
+			continue;
+		double pct = fine_thread(m, &m->threads[m->fine_idx[k]], t);
+		if (pct >= 0) {
+			*sum += pct;
+			stepped++;
+		}
+	}
+	return stepped;
+}
+
+/* Past METRICS_ROTATE threads the process's fine step is the sum of its
+ * candidates' (every thread that may hold a floor or burst is one): its
+ * stat sums every thread's times in the kernel, ten times a second. */
 int metrics_fine(struct metrics *m, double t)
 {
-	double sum = 0;
-	int n = 0, cand = 0;
+	double sum = 0, tsum;
+	int n = 0;
+	bool many = m->nthreads > METRICS_ROTATE;
 
 	if (m->fine_t > 0 && t - m->fine_t < 0.09)
 		return 0;
-	for (int i = 0; i < m->nprocs && i < METRICS_FINE_PROCS; i++) {
+	for (int i = 0; i < m->nprocs && i < METRICS_FINE_PROCS && !many; i++) {
 		char st;
 		double c;
 		if (m->procs[i].alive && procstat_process(m->procs[i].pid, &st, &c) == 0) {
@@ -632,21 +774,20 @@ int metrics_fine(struct metrics *m, double t)
 		}
 	}
 	/* A process that came or went changes the sum, not the rate. */
-	if (m->fine_t > 0 && n == m->fine_n && n > 0) {
+	if (!many && m->fine_t > 0 && n == m->fine_n && n > 0) {
 		double pct = (sum - m->fine_cpu_s) / (t - m->fine_t) * 100.0;
 		series_push(&m->cpu_fine, t, pct > 0 ? pct : 0);
 	}
+	bool had = m->fine_t > 0;
 	m->fine_t = t;
 	m->fine_cpu_s = sum;
 	m->fine_n = n;
-	for (int i = 0; i < m->nthreads && cand < METRICS_FINE_THREADS; i++) {
-		struct metrics_thread *th = &m->threads[i];
-		if (!fine_candidate(m, th)) {
-			th->fine_t = 0; /* a gap: start again when it is one */
-			continue;
-		}
-		fine_thread(m, th, t);
-		cand++;
+	int stepped = fine_threads(m, t, &tsum);
+	if (many) {
+		for (int i = 0; i < m->nprocs; i++)
+			n += m->procs[i].alive;
+		if (had && stepped)
+			series_push(&m->cpu_fine, t, tsum);
 	}
 	return n ? 0 : -ESRCH;
 }

@@ -280,7 +280,7 @@ int procstat_task_zombies(struct procstat_file *f, pid_t pid, pid_t tid, pid_t *
 		if (procstat_process(kids[i], &st, NULL) == 0 && st == 'Z')
 			out[(*n)++] = kids[i];
 	}
-	return 0;
+	return nk;
 }
 
 int procstat_zombie_children(pid_t pid, pid_t *out, int max, int *n)
@@ -300,7 +300,7 @@ int procstat_zombie_children(pid_t pid, pid_t *out, int max, int *n)
 			continue;
 		int ri = procstat_task_zombies(NULL, pid, (pid_t)tid, out, max, n);
 		if (r < 0)
-			r = ri;
+			r = ri < 0 ? ri : 0;
 	}
 	closedir(d);
 	return r;

@@ -89,15 +89,19 @@ bool target_is_kthread(pid_t pid)
 	return flags & 0x00200000; /* PF_KTHREAD, include/linux/sched.h */
 }
 
+/* From status, not stat: stat sums the times of every thread in the
+ * kernel (a 10,000-thread process's costs ~0.3 ms a read), status's
+ * State line does not. */
 int target_exists(pid_t pid)
 {
 	if (pid <= 0)
 		return -ESRCH;
-	char buf[1024], st;
-	ssize_t n = target_read_proc(pid, 0, "stat", buf, sizeof(buf));
-	if (n < 0)
+	char buf[4096];
+	ssize_t n = target_read_proc(pid, 0, "status", buf, sizeof(buf));
+	const char *p = n > 0 ? strstr(buf, "\nState:\t") : NULL;
+	if (!p)
 		return -ESRCH;
-	if (target_parse_stat_state(buf, &st) || st == 'Z' || st == 'X')
+	if (p[8] == 'Z' || p[8] == 'X')
 		return -ESRCH;
 	return 0;
 }

@@ -853,6 +853,8 @@ static void perf_dispatch(struct perf_sampler *ps, const struct perf_event_heade
 		return;
 	case PERFRECORD_FORK:
 	case PERFRECORD_EXIT:
+		if (r.kind == PERFRECORD_FORK && r.pid == r.tid && r.pid != r.ppid)
+			ps->stats.forks++;
 		/* Applied after the drain, in time order (perf_task_apply). */
 		if (array_grow((void **)&ps->task, &ps->task_cap, ps->ntask + 1, sizeof(*ps->task)))
 			return;

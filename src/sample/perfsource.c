@@ -165,6 +165,10 @@ static void perfsource_stats(const struct sampler *s, struct sampler_stats *out)
 	/* Per-task events start each new thread a full period late. */
 	out->misses_short_threads =
 	    st->events == PERF_EVENTS_INHERIT || st->events == PERF_EVENTS_THREAD;
+	/* Per-CPU and inherited events see their threads' forks; per-thread
+	 * events are not sure to. */
+	out->forks = st->forks;
+	out->forks_known = st->events != PERF_EVENTS_THREAD;
 	if (st->events == PERF_EVENTS_INHERIT)
 		out->coverage_note = "per-task events: threads under 10 ms undersampled";
 	else if (st->events == PERF_EVENTS_THREAD)

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stacktop/lib/dynload.h"
 #include "stacktop/lib/mono.h"
 
 enum { ST_QUEUED, ST_BUSY, ST_FOUND, ST_MISSING, ST_DELIVERED };
@@ -60,11 +61,48 @@ static void table_free(struct dbgfetch *f)
 	free(f);
 }
 
+/* libdebuginfod, opened by the first dbgfetch_new (lib/dynload): linked,
+ * it and its HTTP and TLS stack were mapped in every run. */
+static struct {
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+} dl;
+
+/* 0 once dl holds the client's functions (tried once a run, before any
+ * worker starts). */
+static int dl_load(void)
+{
+	static const char *const names[] = {
+	    "debuginfod_begin",		"debuginfod_end",	    "debuginfod_find_debuginfo",
+	    "debuginfod_set_user_data", "debuginfod_get_user_data", "debuginfod_set_progressfn"};
+	static int state = 1; /* 1: not tried yet */
+	void *fns[sizeof(names) / sizeof(names[0])];
+
+	if (state == 1) {
+		state = dynload_open("libdebuginfod.so.1", names, fns,
+				     sizeof(names) / sizeof(names[0]));
+		if (!state) {
+			/* POSIX: a function pointer converts through void *. */
+			*(void **)&dl.begin = fns[0];
+			*(void **)&dl.end = fns[1];
+			*(void **)&dl.find_debuginfo = fns[2];
+			*(void **)&dl.set_user_data = fns[3];
+			*(void **)&dl.get_user_data = fns[4];
+			*(void **)&dl.set_progressfn = fns[5];
+		}
+	}
+	return state;
+}
+
 /* Called by libdebuginfod during a transfer with the bytes received (a)
  * and expected (b, when known): nonzero aborts it. */
 static int progress(debuginfod_client *c, long a, long b)
 {
-	struct dbgfetch *f = debuginfod_get_user_data(c);
+	struct dbgfetch *f = dl.get_user_data(c);
 	bool quit;
 
 	pthread_mutex_lock(&f->mu);
@@ -99,12 +137,12 @@ static struct entry *next_queued(struct dbgfetch *f)
 static void *worker(void *arg)
 {
 	struct dbgfetch *f = arg;
-	debuginfod_client *c = debuginfod_begin();
+	debuginfod_client *c = dl.begin();
 	bool orphaned;
 
 	if (c) {
-		debuginfod_set_user_data(c, f);
-		debuginfod_set_progressfn(c, progress);
+		dl.set_user_data(c, f);
+		dl.set_progressfn(c, progress);
 	}
 	pthread_mutex_lock(&f->mu);
 	for (;;) {
@@ -123,7 +161,7 @@ static void *worker(void *arg)
 		f->busy = true;
 		f->deadline_ns = mono_ns() + f->timeout_ns;
 		pthread_mutex_unlock(&f->mu);
-		fd = c ? debuginfod_find_debuginfo(c, id, len, &path) : -ENOSYS;
+		fd = c ? dl.find_debuginfo(c, id, len, &path) : -ENOSYS;
 		if (fd >= 0)
 			fd = over_cap(f, fd, path) ? -EFBIG : 0;
 		pthread_mutex_lock(&f->mu);
@@ -141,7 +179,7 @@ static void *worker(void *arg)
 	orphaned = f->orphaned;
 	pthread_mutex_unlock(&f->mu);
 	if (c)
-		debuginfod_end(c);
+		dl.end(c);
 	if (orphaned)
 		table_free(f);
 	return NULL;
@@ -162,6 +200,8 @@ int dbgfetch_new(const char *urls, double timeout_s, uint64_t max_bytes, struct 
 	} else if (!env || !*env) {
 		return -EINVAL;
 	}
+	if (dl_load())
+		return -ELIBACC; /* "Can not access a needed shared library" */
 	if (!max_bytes)
 		max_bytes = DBGFETCH_MAX_BYTES;
 	/* Read by libdebuginfod at each query, like the URLs: a server that

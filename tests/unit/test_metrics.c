@@ -889,8 +889,169 @@ static void test_live_procs(void **state)
 	metrics_free(&m);
 }
 
+/* A process of 800 sleeping threads: after the first tick, a tick reads
+ * the files of METRICS_ROTATE threads and of those the samples name, not
+ * of all; every thread stays counted and alive, and each is read in turn. */
+#define QUIET_THREADS 800
+
+static void *quiet_park(void *arg)
+{
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static pid_t sampled_tid;
+
+static uint64_t fake_samples(void *ctx, pid_t tid)
+{
+	static uint64_t moves;
+	return tid == sampled_tid ? ++moves : 0;
+}
+
+static void test_quiet_budget(void **state)
+{
+	struct metrics m;
+	int ready[2];
+	char c;
+
+	assert_int_equal(pipe(ready), 0);
+	pid_t kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		pthread_attr_t a;
+		pthread_t t;
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pthread_attr_init(&a);
+		pthread_attr_setstacksize(&a, 64 * 1024);
+		for (int i = 1; i < QUIET_THREADS; i++)
+			if (pthread_create(&t, &a, quiet_park, NULL))
+				_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	assert_int_equal(metrics_init(&m, kid, NULL), 0);
+	double t0 = now_s();
+	assert_int_equal(metrics_tick(&m, t0), 0);
+	assert_int_equal(m.nthreads, QUIET_THREADS);
+	assert_true(m.reads >= 2 * QUIET_THREADS); /* the first reads all: stat, children */
+	sampled_tid = m.threads[QUIET_THREADS - 1].tid;
+	metrics_set_samples(&m, fake_samples, NULL);
+	for (int k = 1; k <= 4; k++) {
+		uint64_t r0 = m.reads;
+		double t = t0 + k;
+		/* On a loaded machine a thread may not have reached pause() yet:
+		 * one not asleep or with CPU at the last read is read too. */
+		int moving = 0;
+		for (int i = 0; i < m.nthreads; i++)
+			moving += m.threads[i].state != 'S' || m.threads[i].cpu_pct > 0;
+		assert_int_equal(metrics_tick(&m, t), 0);
+		print_message("tick %d: %llu reads (%d threads moving)\n", k,
+			      (unsigned long long)(m.reads - r0), moving);
+		/* stat, wchan and children of the rotation, the sampled one and
+		 * those moving */
+		assert_true(moving < QUIET_THREADS / 4);
+		assert_true(m.reads - r0 <= 3 * (METRICS_ROTATE + 1 + moving));
+		assert_int_equal(m.nthreads, QUIET_THREADS);
+		int alive = 0;
+		for (int i = 0; i < m.nthreads; i++)
+			alive += m.threads[i].alive && m.threads[i].seen_t == t;
+		assert_int_equal(alive, QUIET_THREADS);
+		assert_true(metrics_thread(&m, sampled_tid, false)->read_t == t);
+	}
+	/* 4 turns of 256 cover 800: every thread was read since the first. */
+	for (int i = 0; i < m.nthreads; i++)
+		assert_true(m.threads[i].read_t > t0);
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	metrics_free(&m);
+}
+
+/* Forks known (per-CPU events see them all): a thread's children file is
+ * read when it had children, not by every thread at every tick; its child
+ * turning zombie is found at the next tick all the same. */
+static void test_forks_known(void **state)
+{
+	struct metrics m;
+	int ready[2], go[2];
+	char c;
+
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(go), 0);
+	pid_t kid = fork(); /* a process with one thread and one child */
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pid_t grand = fork();
+		if (grand == 0) { /* exits when told: a zombie nobody reaps */
+			if (read(go[0], &c, 1) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		if (grand < 0 || write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	close(go[0]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	usleep(100000); /* the parent asleep in pause() */
+	assert_int_equal(metrics_init(&m, kid, NULL), 0);
+	metrics_set_forks(&m, true, 0);
+	double t0 = now_s();
+	assert_int_equal(metrics_tick(&m, t0), 0);
+	assert_int_equal(m.nzombies, 0);
+	struct metrics_thread *th = metrics_thread(&m, kid, false);
+	assert_non_null(th);
+	assert_true(th->parent);
+	/* A tick long after the last fork: stat, wchan, and the parent's
+	 * children file. */
+	metrics_set_forks(&m, true, 0);
+	uint64_t r0 = m.reads;
+	assert_int_equal(metrics_tick(&m, t0 + 30), 0);
+	assert_int_equal(m.reads - r0, 3);
+	assert_int_equal(write(go[1], "x", 1), 1); /* the grandchild exits */
+	close(go[1]);
+	for (int k = 31; k < 80 && m.nzombies == 0; k++) {
+		usleep(20000);
+		assert_int_equal(metrics_tick(&m, t0 + k), 0);
+	}
+	assert_int_equal(m.nzombies, 1);
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	metrics_free(&m);
+
+	/* A process without children: no children file after the first tick. */
+	pid_t lone = fork();
+	assert_true(lone >= 0);
+	if (lone == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	usleep(100000);
+	assert_int_equal(metrics_init(&m, lone, NULL), 0);
+	metrics_set_forks(&m, true, 0);
+	assert_int_equal(metrics_tick(&m, t0), 0);
+	assert_false(metrics_thread(&m, lone, false)->parent);
+	r0 = m.reads;
+	assert_int_equal(metrics_tick(&m, t0 + 30), 0);
+	assert_int_equal(m.reads - r0, 2); /* stat and wchan */
+	kill(lone, SIGKILL);
+	waitpid(lone, NULL, 0);
+	metrics_free(&m);
+}
+
 TEST_MAIN(NULL, NULL, TEST(test_busy_floor_aliased), TEST(test_floor_baseline),
 	  TEST(test_busy_floor), TEST(test_thread_busy_floor_bursty), TEST(test_spike_timing),
 	  TEST(test_stairs), TEST(test_rollercoaster_flat), TEST(test_thread_busy_floor),
 	  TEST(test_thread_states), TEST(test_texts), TEST(test_mem_grower), TEST(test_set_pids),
-	  TEST(test_live_self), TEST(test_live_procs))
+	  TEST(test_live_self), TEST(test_live_procs), TEST(test_quiet_budget),
+	  TEST(test_forks_known))

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -245,6 +247,56 @@ static pid_t fork_tree(int *release_fd, pid_t *grand)
 	return kid;
 }
 
+/* A child with more threads than one read of its task directory holds
+ * (8192 once capped the count): every one is counted. */
+#define MANY_THREADS 8300
+
+static void *many_park(void *arg)
+{
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void test_scan_many_threads(void **state)
+{
+	struct procs *ps = *state;
+	struct fake_sampler f;
+	int ready[2];
+	char c, err[256];
+
+	assert_int_equal(pipe(ready), 0);
+	pid_t kid = fork();
+	assert_true(kid >= 0);
+	if (kid == 0) {
+		pthread_attr_t a;
+		pthread_t t;
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pthread_attr_init(&a);
+		pthread_attr_setstacksize(&a, 64 * 1024);
+		for (int i = 1; i < MANY_THREADS; i++)
+			if (pthread_create(&t, &a, many_park, NULL))
+				_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	bool up = read(ready[0], &c, 1) == 1;
+	close(ready[0]);
+	if (up) {
+		fake_sampler_init(&f, false);
+		assert_int_equal(procs_attach(ps, &kid, 1, err, sizeof(err)), 0);
+		procs_scan(ps, &f.base); /* the fake holds 256: the rest are refused */
+	}
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	if (!up)
+		skip(); /* the machine's thread limit: nothing to show */
+	assert_int_equal(ps->nthreads, MANY_THREADS);
+}
+
 static void test_follow_tree(void **state)
 {
 	struct procs *ps = *state;
@@ -367,5 +419,5 @@ static void test_follow_many(void **state)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 TEST_MAIN(NULL, NULL, T(test_attach_missing), T(test_attach_self), T(test_launch_and_exit),
-	  T(test_launch_killed), T(test_cannot_exec), T(test_scan_threads), T(test_follow_tree),
-	  T(test_follow_outlived), T(test_follow_many))
+	  T(test_scan_many_threads), T(test_launch_killed), T(test_cannot_exec),
+	  T(test_scan_threads), T(test_follow_tree), T(test_follow_outlived), T(test_follow_many))

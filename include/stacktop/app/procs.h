@@ -82,6 +82,10 @@ struct procs {
 	 * burn: "try --subprocesses"). */
 	double kids_cpu_s;
 	bool kids_busy;
+	/* Whether the children were looked at, any listed then, and the
+	 * sampler's fork count then (procs_watch_children). */
+	bool kids_looked, kids_any;
+	uint64_t forks_seen;
 };
 
 /* Attach to existing processes: each must exist. */

@@ -113,7 +113,19 @@ struct metrics_thread {
 	/* Internal: its stat, wchan and children files, kept open between
 	 * ticks (only for the first METRICS_KEEP_OPEN threads). */
 	struct procstat_file stat_f, wchan_f, children_f;
+	/* Internal (metrics_tick's budget): t of its last stat read, its
+	 * sample count at the last tick (metrics_set_samples), and whether
+	 * its children file listed a zombie then. */
+	double read_t;
+	uint64_t samples;
+	bool zparent;
+	bool parent; /* its children file listed a process at its last read */
 };
+
+/* Threads read per tick past those that must be (new, not asleep, busy,
+ * sampled since the last tick, a zombie's parent): the rest in turn, so a
+ * tick's reads follow what moves, not the thread count. */
+#define METRICS_ROTATE 256
 
 /* Threads whose procfs files stay open between ticks (3 descriptors each);
  * the others open and close them each tick. */
@@ -165,6 +177,9 @@ struct metrics {
 	struct series cpu_fine;
 	double fine_t, fine_cpu_s;
 	int fine_n;
+	/* Internal: the threads metrics_fine reads (indices into threads,
+	 * chosen at each tick), so a fine step does not walk every thread. */
+	int fine_idx[METRICS_FINE_THREADS], nfine;
 	double alert_floor;
 	/* Every process profiled is gone (the session sets it): cpu_now is
 	 * the last second it ran, not a live figure; views say "exited". */
@@ -217,6 +232,17 @@ struct metrics {
 	int nthreads;
 	size_t cap;
 	pid_t zombies[16]; /* unreaped child processes */
+	/* Internal: where the rotation of quiet threads resumes, and the
+	 * samples each thread got (metrics_set_samples; NULL: none known). */
+	int rot;
+	uint64_t (*samples_of)(void *ctx, pid_t tid);
+	void *samples_ctx;
+	uint64_t reads; /* procfs reads of thread files since init (bench, tests) */
+	/* Internal (metrics_set_forks): the forks seen so far, whether they are
+	 * known at all, and until when quiet threads' children are read. */
+	uint64_t forks;
+	bool forks_known;
+	double kids_until;
 	int nzombies;
 
 	/* Internal (metrics_tick / metrics_eval). */
@@ -248,6 +274,17 @@ const char *metrics_thread_name(void *ctx, int tid);
  * over the processes still there. 0, or -ESRCH when every process is gone
  * (series are kept). Calls metrics_eval. */
 int metrics_tick(struct metrics *m, double t);
+/* What the samples say of each thread: fn(ctx, tid) is a count that moves
+ * when tid was sampled (the window's samples of it). A tick reads the
+ * stat of a quiet thread (asleep, idle over the window) only when its count
+ * moved or its turn in the rotation came (METRICS_ROTATE a tick). */
+void metrics_set_samples(struct metrics *m, uint64_t (*fn)(void *ctx, pid_t tid), void *ctx);
+/* The processes the threads forked so far, as the sampler counts them
+ * (sampler_stats.forks), when it sees them all. Then a thread's children
+ * file is read only when the thread is new, had children at its last
+ * read, has a zombie, or a fork came within a rotation's time; unknown
+ * (the default), with every stat read. */
+void metrics_set_forks(struct metrics *m, bool known, uint64_t forks);
 
 /* For tests: push synthetic points, then metrics_eval. */
 void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t anon, uint64_t file,

@@ -64,7 +64,8 @@ ssize_t procstat_file_read(struct procstat_file *f, pid_t pid, pid_t tid, const 
 int procstat_parse_children(const char *text, pid_t *out, int max);
 /* The children of thread tid (its children file through f, which may be
  * NULL) that are zombies, appended to out[*n..max). Reads the stat of those
- * children only. 0, or -errno when the children file cannot be read. */
+ * children only. The number of children listed (zombies or not), or -errno
+ * when the children file cannot be read. */
 int procstat_task_zombies(struct procstat_file *f, pid_t pid, pid_t tid, pid_t *out, int max,
 			  int *n);
 /* Children of pid (of any of its threads) that are zombies (state Z), up to

@@ -70,6 +70,7 @@ struct perf_stats {
 	int fallback_err;	    /* why a more precise kind was refused (-errno), 0 if not */
 	int filtered_pids;	    /* CPU mode: processes the filter keeps */
 	uint64_t backlog_peak;	    /* most bytes read out of the rings, not yet named */
+	uint64_t forks;		    /* FORK records of a new process (pid == tid) */
 };
 
 struct perf_callbacks {

@@ -56,6 +56,11 @@ struct sampler_stats {
 	/* What the sampler cannot see, as a header field ("per-task events:
 	 * threads under 10 ms undersampled"), or NULL. */
 	const char *coverage_note;
+	/* Processes the sampled threads forked (FORK records), when the
+	 * sampler sees every one (forks_known): then a thread that forked
+	 * nothing since the last look has no new child to read about. */
+	uint64_t forks;
+	bool forks_known;
 };
 
 struct sampler;
