@@ -8,7 +8,9 @@
 # frames replaced by the Python frames they run. Compares shares: runs
 # alone (SOLO in tests/run.sh). Also: dump's Python tracebacks
 # (pystack.py), the threads view's GIL holder and wall mode's sleep,
-# lock and GIL kinds (pystack.py, pygil.py), under Debian's 3.11.
+# lock and GIL kinds (pystack.py, pygil.py), and --subprocesses'
+# multiprocessing workers (pyworkers.py, fork and spawn) under Debian's
+# 3.11; -X perf's trampolines unwound through on the newest 3.12+.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 SCRIPT=$ROOT/tests/targets/pyshares.py
@@ -159,7 +161,28 @@ wall_case() {
 	wait "$pid" 2>/dev/null
 }
 
+# workers_case PYTHON: stacktop --subprocesses launching pyworkers.py:
+# its two multiprocessing workers, forked (then spawned: a new
+# interpreter exec'd) after stacktop started, are read as CPython too:
+# worker_alpha and worker_beta each have a row with a share of the CPU.
+workers_case() {
+	local how out tot f n
+	for how in fork spawn; do
+		out=$E2E_TMPDIR/workers-$how.out
+		timeout 60 "$STACKTOP" --subprocesses -b -d 3 -n 1 -l 60 -- \
+			"$1" "$ROOT/tests/targets/pyworkers.py" "$how" >"$out" 2>&1
+		check_cmp "$?" == 0 "workers ($how): stacktop --subprocesses -b exits 0"
+		n=$(samples_in "$out")
+		for f in worker_alpha worker_beta; do
+			tot=$(awk -v f="$f (pyworkers.py)" '/%Own/ { on = 1; next } on && index($0, "  " f) { print $2; exit }' "$out")
+			check_cmp "${tot:-0}" '>=' 10 "workers ($how): $f (pyworkers.py) %Total over $n samples"
+		done
+		[ "$E2E_FAILS" -eq 0 ] || cat "$out"
+	done
+}
+
 if [ -x /usr/bin/python3.11 ]; then
+	workers_case /usr/bin/python3.11
 	dump_case /usr/bin/python3.11
 	gil_case /usr/bin/python3.11
 	wall_case /usr/bin/python3.11
