@@ -84,7 +84,8 @@ perf_checks() {
 
 # dump_case PYTHON: `stacktop dump` of pystack.py prints each thread's
 # Python traceback, innermost last, with file:line: the chain of the main
-# thread, the lock holder asleep, the waiter on its lock.
+# thread, the lock holder asleep, the waiter on its lock; its native
+# frames (numbered "#N" lines) only with --native.
 dump_case() {
 	local py=$1 out=$E2E_TMPDIR/dump.out src=$ROOT/tests/targets/pystack.py
 	"$py" "$src" >"$E2E_TMPDIR/pystack.out" 2>&1 &
@@ -108,6 +109,21 @@ dump_case() {
 	# innermost last: the main thread's traceback ends in Chain.inner
 	awk '/Python traceback/ { on = 1; last = ""; next } on && /File/ { last = $NF } on && !/File/ { if (last) print last; on = 0 } END { if (on) print last }' \
 		"$out" | grep -qx Chain.inner && ok "dump: innermost last" || bad "dump: a traceback does not end in Chain.inner"
+	check_cmp "$(grep -c '^    #[0-9]' "$out")" == 0 "dump: no native frames unless asked"
+	timeout 60 "$STACKTOP" dump --native -p "$pid" >"$out" 2>&1
+	check_cmp "$?" == 0 "dump --native: exits 0"
+	# The main thread's merged stack: clock_nanosleep (libc) innermost,
+	# the Python chain above it, then the interpreter's frames below.
+	awk '/^Thread/ { t++ } t == 1 && /^    #[0-9]/ { print }' "$out" >"$E2E_TMPDIR/dump-main.out"
+	grep -q '(python) *Chain.inner (pystack.py:' "$E2E_TMPDIR/dump-main.out" &&
+		grep -q '0x[0-9a-f]* .*\[libc' "$E2E_TMPDIR/dump-main.out" &&
+		ok "dump --native: native frames between the Python ones" ||
+		{
+			bad "dump --native: no native and Python frames in the main thread"
+			cat "$out"
+		}
+	grep -q "File \"pystack.py\", line .*, in Chain.inner" "$out" &&
+		ok "dump --native: the traceback too" || bad "dump --native: no traceback"
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 }
