@@ -9,8 +9,8 @@
 # alone (SOLO in tests/run.sh). Also: dump's Python tracebacks
 # (pystack.py), the threads view's GIL holder and wall mode's sleep,
 # lock and GIL kinds (pystack.py, pygil.py), and --subprocesses'
-# multiprocessing workers (pyworkers.py, fork and spawn) under Debian's
-# 3.11; -X perf's trampolines unwound through on the newest 3.12+.
+# multiprocessing workers (pyworkers.py, fork and spawn) and the memory
+# view's code paths (pymem.py) under Debian's 3.11; -X perf's trampolines unwound through on the newest 3.12+.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 SCRIPT=$ROOT/tests/targets/pyshares.py
@@ -197,7 +197,31 @@ workers_case() {
 	done
 }
 
+# mem_case PYTHON: the memory view's code paths name a CPython's Python
+# function: pymem.py maps its buffers from hold_buffers, so the path
+# holding the most is "hold_buffers (pymem.py:LINE) < main", not the
+# interpreter's frames above it.
+mem_case() {
+	local out=$E2E_TMPDIR/mem.out src=$ROOT/tests/targets/pymem.py line row
+	start_bg "$1" "$src"
+	local pid=$BG_PID
+	sleep 0.5
+	timeout 60 "$STACKTOP" -b -d 3 -n 1 --view memory -p "$pid" >"$out" 2>&1
+	check_cmp "$?" == 0 "memory view: stacktop -b exits 0"
+	line=$(grep -n '# at:hold$' "$src" | cut -d: -f1)
+	row=$(awk '/CODE PATH$/ { getline; print; exit }' "$out")
+	if [[ $row == *"hold_buffers (pymem.py:$line) < main"* ]]; then
+		ok "memory view: the top code path is hold_buffers (pymem.py:$line)"
+	else
+		bad "memory view: top code path '$row', not hold_buffers (pymem.py:$line)"
+		cat "$out"
+	fi
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
 if [ -x /usr/bin/python3.11 ]; then
+	mem_case /usr/bin/python3.11
 	workers_case /usr/bin/python3.11
 	dump_case /usr/bin/python3.11
 	gil_case /usr/bin/python3.11
