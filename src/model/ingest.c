@@ -116,6 +116,14 @@ static struct ingest_proc *ingest_proc(struct ingest *in, pid_t pid)
 	return in->procs[i].p;
 }
 
+/* Code outside any ELF file (JIT code, -X perf's trampolines). */
+static bool in_anon(struct ingest_proc *p, uint64_t pc)
+{
+	const struct mapping *mp = space_find(&p->space, pc);
+
+	return mp && (!mp->mod || !mp->mod->elf);
+}
+
 /* The unwinder's stubs: a CPython's -X perf trampolines. */
 static bool proc_stub(void *ctx, uint64_t pc, struct unwind_stub *st)
 {
@@ -467,7 +475,7 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 		}
 		/* -X perf: the trampoline that called an evaluation names the
 		 * function of the group above it, shown once. */
-		if (neval && i > 0 && python_in_eval(p->py, upcs[i - 1]) &&
+		if (neval && i > 0 && python_in_eval(p->py, upcs[i - 1]) && in_anon(p, upcs[i]) &&
 		    python_trampoline(p->py, upcs[i], NULL, NULL))
 			continue;
 		/* A pc in inlined code is several frames, innermost first. The
