@@ -12,7 +12,7 @@
 # against src/opts.c); the lists below are the parts each form offers.
 _stacktop_opts='-p --pid --subprocesses --debuginfod --no-runtime-attach -r --rate -d --delay -W --window -b --batch
 -n --iterations -l --limit --view -s --sort -L --lines -K --no-kernel
---stack-size --ascii --spike-for --mode -w --wall --events --no-idle --full-names --json
+--stack-size --ascii --spike-for --mode -w --wall --events --no-idle --full-names --json --native
 -o --output --format --per-thread --memory --force --output-dir --output-mode --base --new
 --fail-above --annotate --source-path -h --help -V --version'
 
@@ -20,7 +20,7 @@ _stacktop_top_opts='-p --pid --subprocesses --debuginfod --no-runtime-attach --m
 -W --window -b --batch -n --iterations -l --limit --view -s --sort -L --lines
 -K --no-kernel --no-idle --full-names --stack-size --ascii --spike-for --output-dir
 --output-mode --annotate --source-path -h --help -V --version'
-_stacktop_dump_opts='-p --pid --json'
+_stacktop_dump_opts='-p --pid --json --native'
 _stacktop_record_opts='-p --pid --subprocesses --debuginfod --no-runtime-attach --mode -w --wall --events -r --rate -d --delay
 -K --no-kernel --stack-size -o --output --format --per-thread --memory --force
 --output-mode -h --help'

@@ -159,6 +159,7 @@ complete -c stacktop -n $live -l output-dir -x -a '(__fish_complete_directories 
 complete -c stacktop -n $live -l annotate -x -d 'Open (with -b print) the annotate view on a function'
 complete -c stacktop -n $live -l source-path -x -a '(__fish_complete_directories (commandline -ct))' -d 'Annotate: a directory to look for source files in'
 complete -c stacktop -n '__stacktop_in dump' -l json -d 'Print one JSON object instead of text'
+complete -c stacktop -n '__stacktop_in dump' -l native -d "A Python thread's native frames too, between its Python ones"
 complete -c stacktop -n '__stacktop_in record' -s o -l output -r -F -d 'The profile file to write'
 complete -c stacktop -n '__stacktop_in record' -l format -x -a 'folded\tFlameGraph pprof\tgo\ tool\ pprof speedscope\tspeedscope.app' -d 'File format (default: from the file name)'
 complete -c stacktop -n '__stacktop_in record' -l per-thread -d 'A root frame per thread'

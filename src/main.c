@@ -408,7 +408,8 @@ static int run_oneshot(const struct opts *o)
 		printf("stacktop %s\n", STACKTOP_VERSION);
 		return EXIT_OK;
 	}
-	struct dump_opts d = {.pid = o->pids[0], .json = o->json, .stack_size = o->stack_size};
+	struct dump_opts d = {
+	    .pid = o->pids[0], .json = o->json, .native = o->native, .stack_size = o->stack_size};
 	if (dump_run(&d, stdout, err, sizeof(err)) < 0) {
 		say(err);
 		return EXIT_RUNTIME;

@@ -311,6 +311,17 @@ static void print_python(const struct dump_thread *t, struct frames *fr, FILE *o
 	}
 }
 
+static bool has_python(const struct dump_thread *t, struct frames *fr)
+{
+	for (int k = 0; k < t->nframes; k++) {
+		const struct frame *f = frames_get(fr, t->frames[k]);
+
+		if (f && f->lang == FRAME_LANG_PYTHON)
+			return true;
+	}
+	return false;
+}
+
 static void print_text(const struct dump_opts *o, const char *cmdline, struct dump_ctx *d,
 		       struct frames *fr, FILE *out)
 {
@@ -335,7 +346,9 @@ static void print_text(const struct dump_opts *o, const char *cmdline, struct du
 		describe_wait(t, how, sizeof(how));
 		fprintf(out, "\nThread %d \"%s\" (%c, %s)\n", t->tid, b, t->state ? t->state : '?',
 			how);
-		for (int k = 0; k < t->nframes; k++) {
+		/* A Python thread is its traceback; its native frames (the
+		 * interpreter's, mostly) only when asked. */
+		for (int k = 0; k < t->nframes && (o->native || !has_python(t, fr)); k++) {
 			const struct frame *f = frames_line(fr, t->frames[t->nframes - 1 - k]);
 			bool ok = f && f->has_sym;
 			struct sym_info si = f ? f->sym : (struct sym_info){0};

@@ -37,6 +37,7 @@ enum {
 	OPTS_SPIKE_FOR,
 	OPTS_MODE,
 	OPTS_JSON,
+	OPTS_NATIVE,
 	OPTS_FORMAT,
 	OPTS_PER_THREAD,
 	OPTS_MEMORY,
@@ -89,6 +90,7 @@ static const struct option opts_long[] = {
     {"annotate", required_argument, NULL, OPTS_ANNOTATE},
     {"source-path", required_argument, NULL, OPTS_SOURCE_PATH},
     {"json", no_argument, NULL, OPTS_JSON},
+    {"native", no_argument, NULL, OPTS_NATIVE},
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, OPTS_FORMAT},
     {"per-thread", no_argument, NULL, OPTS_PER_THREAD},
@@ -107,7 +109,7 @@ static const struct option opts_long[] = {
 const char opts_usage[] =
     "Usage: stacktop [OPTIONS] -p PID[,PID...]\n"
     "       stacktop [OPTIONS] [--] COMMAND [ARGS...]\n"
-    "       stacktop dump [--json] -p PID\n"
+    "       stacktop dump [--json] [--native] -p PID\n"
     "       stacktop record [OPTIONS] [-d SECONDS] -o FILE (-p PID | -- COMMAND)\n"
     "       stacktop report [OPTIONS] FILE\n"
     "       stacktop diff [OPTIONS] BASE NEW   (or --base A1,A2 --new B1,B2)\n"
@@ -168,6 +170,8 @@ const char opts_usage[] =
     "                           alert (1..86400, default 30)\n"
     "      --output-dir DIR     where the w key writes profiles (default .)\n"
     "      --json               dump: one JSON object instead of text\n"
+    "      --native             dump: a Python thread's native frames too, between\n"
+    "                           its Python ones (default: its Python traceback)\n"
     "  -o, --output FILE        record: the profile file to write\n"
     "      --format FORMAT      record: folded, pprof or speedscope (default: from\n"
     "                           the file name: .folded/.txt, .pb.gz, .json)\n"
@@ -644,6 +648,9 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 	case OPTS_JSON:
 		o->json = true;
 		break;
+	case OPTS_NATIVE:
+		o->native = true;
+		break;
 	case OPTS_ANNOTATE:
 		if (!arg[0])
 			return opts_fail(err, errsz, "option --annotate needs a function name");
@@ -737,6 +744,8 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 {
 	if (o->json && o->cmd != OPTS_CMD_DUMP)
 		return opts_fail(err, errsz, "--json goes with 'stacktop dump'");
+	if (o->native && o->cmd != OPTS_CMD_DUMP)
+		return opts_fail(err, errsz, "--native goes with 'stacktop dump'");
 	if ((o->output || o->format || o->per_thread || o->memory) && o->cmd != OPTS_CMD_RECORD)
 		return opts_fail(
 		    err, errsz,

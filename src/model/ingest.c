@@ -116,6 +116,22 @@ static struct ingest_proc *ingest_proc(struct ingest *in, pid_t pid)
 	return in->procs[i].p;
 }
 
+/* Code outside any ELF file (JIT code, -X perf's trampolines). */
+static bool in_anon(struct ingest_proc *p, uint64_t pc)
+{
+	const struct mapping *mp = space_find(&p->space, pc);
+
+	return mp && (!mp->mod || !mp->mod->elf);
+}
+
+/* The unwinder's stubs: a CPython's -X perf trampolines. */
+static bool proc_stub(void *ctx, uint64_t pc, struct unwind_stub *st)
+{
+	struct ingest_proc *p = ctx;
+
+	return p->py && python_trampoline(p->py, pc, &st->cfa_off, &st->bp_off);
+}
+
 /* (Re)load a process's mappings; a stale one at most every 100 ms, so a
  * target that maps code in a loop cannot make us reread its maps per sample. */
 static void proc_reload(struct ingest_proc *p, bool force)
@@ -135,8 +151,8 @@ static void proc_reload(struct ingest_proc *p, bool force)
 		}
 	}
 	p->loaded_ns = now;
-	if (!p->uw)
-		unwind_new(&p->space, &p->uw);
+	if (!p->uw && unwind_new(&p->space, &p->uw) == 0)
+		unwind_set_stub(p->uw, proc_stub, p);
 }
 
 int ingest_add_process(struct ingest *in, pid_t pid)
@@ -457,6 +473,11 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 			push_python(in, pf, g ? gend[g - 1] + 1 : 0, gend[g], frames, max, n);
 			continue;
 		}
+		/* -X perf: the trampoline that called an evaluation names the
+		 * function of the group above it, shown once. */
+		if (neval && i > 0 && python_in_eval(p->py, upcs[i - 1]) && in_anon(p, upcs[i]) &&
+		    python_trampoline(p->py, upcs[i], NULL, NULL))
+			continue;
 		/* A pc in inlined code is several frames, innermost first. The
 		 * room left after one frame for each pc still to come, the
 		 * kernel frames and a wait frame bounds them: a deep stack

@@ -38,6 +38,8 @@
 #define READ_MAX 65536u	  /* one read at most */
 #define TMAP_SLOTS 64	  /* remembered (tid, thread state) pairs */
 #define CODE_HEAD_MAX 256 /* bytes of a code object's head read at most */
+#define TRAMP_MAX 64	  /* bytes of a -X perf trampoline at most */
+#define TRAMP_SLOTS 64	  /* remembered trampoline answers (a power of 2) */
 #define PTHREAD_SCAN 2304 /* bytes of glibc's struct pthread searched for the tid */
 /* glibc x86-64: struct pthread's tid follows the 0x2c0-byte tcbhead_t
  * and a list head; looked for elsewhere when not there. */
@@ -70,6 +72,16 @@ struct python {
 	char *arena;	/* this call's strings */
 	size_t arena_len, arena_cap;
 	struct python_stats st;
+	struct {
+		int state; /* 0 not read, 1 parsed, -1 none */
+		uint8_t code[TRAMP_MAX];
+		int len, call_end;
+		int32_t cfa_off, bp_off;
+		struct {
+			uint64_t pc;
+			bool yes;
+		} seen[TRAMP_SLOTS];
+	} tramp;
 };
 
 /* ---- reading ---- */
@@ -655,6 +667,8 @@ int python_open(struct space *sp, struct python **out)
 		w.code_type = sym_addr(mod, mp->bias, "PyCode_Type", NULL);
 		w.str_type = sym_addr(mod, mp->bias, "PyUnicode_Type", NULL);
 		w.bytes_type = sym_addr(mod, mp->bias, "PyBytes_Type", NULL);
+		w.tramp_start = sym_addr(mod, mp->bias, "_Py_trampoline_func_start", NULL);
+		w.tramp_end = sym_addr(mod, mp->bias, "_Py_trampoline_func_end", NULL);
 		w.module = mod->name;
 		struct python_mem m = {vm_read, NULL, NULL};
 		return python_open_mem(l, &w, &m, sp->pid, out);
@@ -683,6 +697,69 @@ bool python_in_eval(const struct python *py, uint64_t pc)
 	/* <= end: a caller's return address may follow a last call. */
 	return (py->w.eval_start && pc >= py->w.eval_start && pc <= py->w.eval_end) ||
 	       (py->w.cold_start && pc >= py->w.cold_start && pc <= py->w.cold_end);
+}
+
+/* ---- -X perf trampolines ---- */
+
+/* The template read once and parsed: [endbr64] then `sub $N,%rsp` (3.12,
+ * 3.13) or `push %rbp; mov %rsp,%rbp`, then `call *%rcx`. Anything else
+ * is not a shape this knows: no trampoline is unwound through. */
+static bool tramp_template(struct python *py)
+{
+	uint8_t *c = py->tramp.code;
+	uint64_t len = py->w.tramp_end - py->w.tramp_start;
+	int i = 0;
+
+	if (py->tramp.state)
+		return py->tramp.state > 0;
+	py->tramp.state = -1;
+	if (!py->w.tramp_start || py->w.tramp_end <= py->w.tramp_start || len < 6 ||
+	    len > TRAMP_MAX || py_read(py, py->w.tramp_start, c, len))
+		return false;
+	if (len >= 10 && !memcmp(c, "\xf3\x0f\x1e\xfa", 4))
+		i = 4;
+	if ((uint64_t)i + 6 > len)
+		return false;
+	if (!memcmp(c + i, "\x48\x83\xec", 3) && c[i + 3] < 0x80 && c[i + 3] % 8 == 0) {
+		py->tramp.cfa_off = 8 + c[i + 3];
+		py->tramp.bp_off = 0;
+	} else if (!memcmp(c + i, "\x55\x48\x89\xe5", 4)) {
+		py->tramp.cfa_off = 16;
+		py->tramp.bp_off = -16;
+	} else {
+		return false;
+	}
+	if (c[i + 4] != 0xff || c[i + 5] != 0xd1)
+		return false;
+	py->tramp.len = (int)len;
+	py->tramp.call_end = i + 6;
+	py->tramp.state = 1;
+	return true;
+}
+
+bool python_trampoline(struct python *py, uint64_t pc, int32_t *cfa_off, int32_t *bp_off)
+{
+	uint8_t buf[TRAMP_MAX];
+	unsigned slot = (unsigned)((pc * 0x9e3779b97f4a7c15ULL) >> 58) & (TRAMP_SLOTS - 1);
+	uint64_t start;
+	bool yes;
+
+	if (!py || !pc || !tramp_template(py))
+		return false;
+	start = pc + 1 - (uint64_t)py->tramp.call_end;
+	if (py->tramp.seen[slot].pc == pc) {
+		yes = py->tramp.seen[slot].yes;
+	} else {
+		yes = start < pc && !py_read(py, start, buf, (size_t)py->tramp.len) &&
+		      !memcmp(buf, py->tramp.code, (size_t)py->tramp.len);
+		py->tramp.seen[slot].pc = pc;
+		py->tramp.seen[slot].yes = yes;
+	}
+	if (yes && cfa_off)
+		*cfa_off = py->tramp.cfa_off;
+	if (yes && bp_off)
+		*bp_off = py->tramp.bp_off;
+	return yes;
 }
 
 const struct python_stats *python_get_stats(const struct python *py)

@@ -128,8 +128,9 @@ static void frame_text(const struct frame *f, bool full, char *out, size_t size)
 	}
 }
 
-/* "func (file:line) < caller": the innermost interesting frame and its
- * caller; the leaf when every frame is the allocator's. */
+/* "func (file:line) < caller": the innermost interesting frame (the
+ * innermost Python one in a CPython) and its caller; the leaf when every
+ * frame is the allocator's. */
 static void label_of(struct frames *fr, const uint32_t *ids, int n, bool full, char *out,
 		     size_t size, char *func, size_t fsize)
 {
@@ -137,6 +138,16 @@ static void label_of(struct frames *fr, const uint32_t *ids, int n, bool full, c
 	int i = n - 1;
 	while (i > 0 && uninteresting(frames_get(fr, ids[i])))
 		i--;
+	/* A Python program's culprit is its innermost Python frame: the
+	 * interpreter's frames above it are the runtime's, not a code path. */
+	for (int k = n - 1; k >= 0; k--) {
+		const struct frame *f = frames_get(fr, ids[k]);
+
+		if (f && f->lang == FRAME_LANG_PYTHON) {
+			i = k;
+			break;
+		}
+	}
 	if (n <= 0) {
 		snprintf(out, size, "[no stack]");
 		snprintf(func, fsize, "[no stack]");

@@ -117,6 +117,8 @@ struct unwind {
 	struct unwind_stats stats;
 	struct lunwind *lu; /* made on the first truncated walk */
 	bool no_fallback;
+	unwind_stub_fn stub;
+	void *stub_ctx;
 	struct slot cache[CACHE_SLOTS];
 };
 
@@ -166,6 +168,12 @@ void unwind_free(struct unwind *u)
 void unwind_set_fallback(struct unwind *u, bool on)
 {
 	u->no_fallback = !on;
+}
+
+void unwind_set_stub(struct unwind *u, unwind_stub_fn fn, void *ctx)
+{
+	u->stub = fn;
+	u->stub_ctx = ctx;
 }
 
 int unwind_sample_libunwind(struct unwind *u, const struct sample *smp, uint64_t *pcs, int max,
@@ -424,6 +432,23 @@ static bool rule_from_go(struct unwind_mod *um, Elf *elf, uint64_t elf_pc, struc
 	return true;
 }
 
+/* Code the stub hook knows: CFA = rsp + off, rbp kept or saved. */
+static bool rule_from_stub(struct unwind *u, uint64_t pc, struct rule *r)
+{
+	struct unwind_stub st;
+
+	if (!u->stub || !u->stub(u->stub_ctx, pc, &st) || st.cfa_off < 16 || st.cfa_off % 8)
+		return false;
+	r->kind = RULE_CFI;
+	r->cfa_kind = CFA_REG;
+	r->cfa_reg = SAMPLE_REG_RSP;
+	r->cfa_off = st.cfa_off;
+	r->ra = (struct loc){.kind = LOC_AT_CFA, .off = -8};
+	r->bp = st.bp_off ? (struct loc){.kind = LOC_AT_CFA, .off = st.bp_off}
+			  : (struct loc){.kind = LOC_SAME};
+	return true;
+}
+
 /* Build the rule for a pc on a cache miss. */
 static void rule_fill(struct unwind *u, uint64_t pc, struct rule *r)
 {
@@ -434,6 +459,8 @@ static void rule_fill(struct unwind *u, uint64_t pc, struct rule *r)
 	memset(r, 0, sizeof(*r));
 	r->kind = RULE_NOCFI;
 	r->unmapped = !mp;
+	if (mp && (!mp->mod || !mp->mod->elf) && rule_from_stub(u, pc, r))
+		return;
 	if (!mp || !mp->mod || !mp->mod->elf)
 		return;
 	um = unwind_mod_get(mp->mod);

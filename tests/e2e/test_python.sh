@@ -8,7 +8,9 @@
 # frames replaced by the Python frames they run. Compares shares: runs
 # alone (SOLO in tests/run.sh). Also: dump's Python tracebacks
 # (pystack.py), the threads view's GIL holder and wall mode's sleep,
-# lock and GIL kinds (pystack.py, pygil.py), under Debian's 3.11.
+# lock and GIL kinds (pystack.py, pygil.py), and --subprocesses'
+# multiprocessing workers (pyworkers.py, fork and spawn) and the memory
+# view's code paths (pymem.py) under Debian's 3.11; -X perf's trampolines unwound through on the newest 3.12+.
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 SCRIPT=$ROOT/tests/targets/pyshares.py
@@ -18,10 +20,12 @@ row_total() {
 	awk -v f="$2 (pyshares.py)" '/%Own/ { on = 1; next } on && index($0, "  " f) { print $2; exit }' "$1"
 }
 
-# run_case NAME PYTHON: profile PYTHON running pyshares.py for 3 s.
+# run_case NAME PYTHON [OPTION...]: profile PYTHON [OPTION...] running
+# pyshares.py for 3 s.
 run_case() {
 	local name=$1 py=$2 out=$E2E_TMPDIR/$1.out n f want tot
-	start_bg "$py" "$SCRIPT"
+	shift 2
+	start_bg "$py" "$@" "$SCRIPT"
 	local pid=$BG_PID
 	sleep 0.5
 	if ! alive "$pid"; then
@@ -59,14 +63,29 @@ run_case() {
 		check_cmp "$tot" '>=' "$(awk -v s="$sum" 'BEGIN { print s - 0.5 }')" "$name: caller $f %Total holds the leaves'"
 	done
 	log "$name: $(grep -o 'unwind ok.*)' "$out" | head -n 1)"
+	[ $# -gt 0 ] && perf_checks "$name" "$out" "$n"
 	[ "$E2E_FAILS" -eq 0 ] || cat "$out"
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 }
 
+# perf_checks NAME OUT N: under -X perf (3.12+) the unwinder goes through
+# the trampolines (no CFI, no frame pointer) to their callers: most
+# stacks whole; and a trampoline ("py::leaf_sixty:/...pyshares.py",
+# perf map) that called a matched evaluation is not shown beside the
+# Python frame it names: no py:: row holds a fifth of the samples.
+perf_checks() {
+	local ok_pct py_max
+	ok_pct=$(grep -o 'unwind ok [0-9.]*' "$2" | head -n 1 | awk '{ print $3 }')
+	check_cmp "${ok_pct:-0}" '>=' 80 "$1: unwind ok through the trampolines"
+	py_max=$(awk '/%Own/ { on = 1; next } on && $5 ~ /^py::/ { if ($2 > m) m = $2 } END { print m + 0 }' "$2")
+	check_cmp "$py_max" '<' 20 "$1: a trampoline not counted beside its Python frame"
+}
+
 # dump_case PYTHON: `stacktop dump` of pystack.py prints each thread's
 # Python traceback, innermost last, with file:line: the chain of the main
-# thread, the lock holder asleep, the waiter on its lock.
+# thread, the lock holder asleep, the waiter on its lock; its native
+# frames (numbered "#N" lines) only with --native.
 dump_case() {
 	local py=$1 out=$E2E_TMPDIR/dump.out src=$ROOT/tests/targets/pystack.py
 	"$py" "$src" >"$E2E_TMPDIR/pystack.out" 2>&1 &
@@ -90,6 +109,21 @@ dump_case() {
 	# innermost last: the main thread's traceback ends in Chain.inner
 	awk '/Python traceback/ { on = 1; last = ""; next } on && /File/ { last = $NF } on && !/File/ { if (last) print last; on = 0 } END { if (on) print last }' \
 		"$out" | grep -qx Chain.inner && ok "dump: innermost last" || bad "dump: a traceback does not end in Chain.inner"
+	check_cmp "$(grep -c '^    #[0-9]' "$out")" == 0 "dump: no native frames unless asked"
+	timeout 60 "$STACKTOP" dump --native -p "$pid" >"$out" 2>&1
+	check_cmp "$?" == 0 "dump --native: exits 0"
+	# The main thread's merged stack: clock_nanosleep (libc) innermost,
+	# the Python chain above it, then the interpreter's frames below.
+	awk '/^Thread/ { t++ } t == 1 && /^    #[0-9]/ { print }' "$out" >"$E2E_TMPDIR/dump-main.out"
+	grep -q '(python) *Chain.inner (pystack.py:' "$E2E_TMPDIR/dump-main.out" &&
+		grep -q '0x[0-9a-f]* .*\[libc' "$E2E_TMPDIR/dump-main.out" &&
+		ok "dump --native: native frames between the Python ones" ||
+		{
+			bad "dump --native: no native and Python frames in the main thread"
+			cat "$out"
+		}
+	grep -q "File \"pystack.py\", line .*, in Chain.inner" "$out" &&
+		ok "dump --native: the traceback too" || bad "dump --native: no traceback"
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 }
@@ -143,7 +177,52 @@ wall_case() {
 	wait "$pid" 2>/dev/null
 }
 
+# workers_case PYTHON: stacktop --subprocesses launching pyworkers.py:
+# its two multiprocessing workers, forked (then spawned: a new
+# interpreter exec'd) after stacktop started, are read as CPython too:
+# worker_alpha and worker_beta each have a row with a share of the CPU.
+workers_case() {
+	local how out tot f n
+	for how in fork spawn; do
+		out=$E2E_TMPDIR/workers-$how.out
+		timeout 60 "$STACKTOP" --subprocesses -b -d 3 -n 1 -l 60 -- \
+			"$1" "$ROOT/tests/targets/pyworkers.py" "$how" >"$out" 2>&1
+		check_cmp "$?" == 0 "workers ($how): stacktop --subprocesses -b exits 0"
+		n=$(samples_in "$out")
+		for f in worker_alpha worker_beta; do
+			tot=$(awk -v f="$f (pyworkers.py)" '/%Own/ { on = 1; next } on && index($0, "  " f) { print $2; exit }' "$out")
+			check_cmp "${tot:-0}" '>=' 10 "workers ($how): $f (pyworkers.py) %Total over $n samples"
+		done
+		[ "$E2E_FAILS" -eq 0 ] || cat "$out"
+	done
+}
+
+# mem_case PYTHON: the memory view's code paths name a CPython's Python
+# function: pymem.py maps its buffers from hold_buffers, so the path
+# holding the most is "hold_buffers (pymem.py:LINE) < main", not the
+# interpreter's frames above it.
+mem_case() {
+	local out=$E2E_TMPDIR/mem.out src=$ROOT/tests/targets/pymem.py line row
+	start_bg "$1" "$src"
+	local pid=$BG_PID
+	sleep 0.5
+	timeout 60 "$STACKTOP" -b -d 3 -n 1 --view memory -p "$pid" >"$out" 2>&1
+	check_cmp "$?" == 0 "memory view: stacktop -b exits 0"
+	line=$(grep -n '# at:hold$' "$src" | cut -d: -f1)
+	row=$(awk '/CODE PATH$/ { getline; print; exit }' "$out")
+	if [[ $row == *"hold_buffers (pymem.py:$line) < main"* ]]; then
+		ok "memory view: the top code path is hold_buffers (pymem.py:$line)"
+	else
+		bad "memory view: top code path '$row', not hold_buffers (pymem.py:$line)"
+		cat "$out"
+	fi
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
 if [ -x /usr/bin/python3.11 ]; then
+	mem_case /usr/bin/python3.11
+	workers_case /usr/bin/python3.11
 	dump_case /usr/bin/python3.11
 	gil_case /usr/bin/python3.11
 	wall_case /usr/bin/python3.11
@@ -159,6 +238,18 @@ for minor in 8 9 10 11 12 13; do
 		ran+=("${d##*/}")
 	done
 done
+# -X perf trampolines (3.12+): on the newest pyenv CPython that has them.
+perf_py=
+for d in /root/.pyenv/versions/3.1[2-9].*; do
+	minor=${d##*/3.}
+	minor=${minor%%.*}
+	[ -x "$d/bin/python3.$minor" ] && perf_py=$d/bin/python3.$minor
+done
+if [ -n "$perf_py" ]; then
+	run_case "perf-${perf_py##*/}" "$perf_py" -X perf
+else
+	log "no CPython 3.12+ here (pyenv): -X perf skipped"
+fi
 if [ ${#ran[@]} -gt 0 ]; then
 	log "other CPythons that ran: ${ran[*]}"
 else

@@ -344,4 +344,57 @@ static void test_code_reuse(void **state)
 	python_free(py);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_code_reuse), TEST(test_every_cpython))
+/* -X perf's trampolines: a copy of the template (3.12/3.13's `sub $8,%rsp;
+ * call *%rcx; add $8,%rsp; ret`, or the frame-pointer form) is known by its
+ * call's return address less one, with its frame; a pc elsewhere in it, a
+ * copy that differs, or a template of another shape is not. */
+static void test_trampoline(void **state)
+{
+	static const struct {
+		const char *name, *code;
+		size_t len;
+		int32_t cfa, bp;
+		int call_end;
+	} cases[] = {
+	    {"sub", "\x48\x83\xec\x08\xff\xd1\x48\x83\xc4\x08\xc3", 11, 16, 0, 6},
+	    {"endbr64, sub", "\xf3\x0f\x1e\xfa\x48\x83\xec\x08\xff\xd1\x48\x83\xc4\x08\xc3", 15, 16,
+	     0, 10},
+	    {"push rbp", "\x55\x48\x89\xe5\xff\xd1\x5d\xc3", 8, 16, -16, 6},
+	    {"unknown shape", "\x48\x83\xec\x08\xff\xd0\x48\x83\xc4\x08\xc3", 11, 0, 0, 6},
+	};
+	const struct pylayout *l = pylayout_find(3, 12);
+
+	assert_non_null(l);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		uint64_t tmpl = BASE + 0x100, copy = BASE + 0x1000, other = BASE + 0x2000;
+		struct python_where w = {.major = 3,
+					 .minor = 12,
+					 .runtime = BASE,
+					 .tramp_start = tmpl,
+					 .tramp_end = tmpl + cases[c].len};
+		struct python_mem m = {img_read, NULL, NULL};
+		struct python *py;
+		int32_t cfa = 0, bp = 1;
+		bool want = cases[c].cfa != 0;
+
+		memset(img, 0, sizeof(img));
+		memcpy(img + (tmpl - BASE), cases[c].code, cases[c].len);
+		memcpy(img + (copy - BASE), cases[c].code, cases[c].len);
+		memcpy(img + (other - BASE), cases[c].code, cases[c].len);
+		img[other - BASE + cases[c].len - 1] ^= 0xff;
+		assert_int_equal(python_open_mem(l, &w, &m, 1, &py), 0);
+		uint64_t pc = copy + (uint64_t)cases[c].call_end - 1;
+		if (python_trampoline(py, pc, &cfa, &bp) != want)
+			fail_msg("%s: the copy %s", cases[c].name, want ? "not known" : "known");
+		if (want && (cfa != cases[c].cfa || bp != cases[c].bp))
+			fail_msg("%s: frame %d/%d", cases[c].name, cfa, bp);
+		/* Asked again: the same answer, from the cache. */
+		assert_int_equal(python_trampoline(py, pc, NULL, NULL), want);
+		assert_false(python_trampoline(py, pc + 1, NULL, NULL));
+		assert_false(
+		    python_trampoline(py, other + (uint64_t)cases[c].call_end - 1, NULL, NULL));
+		python_free(py);
+	}
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_code_reuse), TEST(test_every_cpython), TEST(test_trampoline))

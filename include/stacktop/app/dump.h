@@ -17,6 +17,7 @@
 struct dump_opts {
 	pid_t pid;
 	bool json;
+	bool native;	     /* a Python thread's native frames too (text); else its traceback */
 	unsigned stack_size; /* bytes of stack copied per thread; 0: 16 KiB */
 };
 

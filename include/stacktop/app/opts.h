@@ -71,6 +71,7 @@ struct opts {
 	bool idle_hidden;   /* --no-idle: start with idle threads hidden (wall mode, key i) */
 	bool full_names;    /* --full-names: C++ names with return type and parameters (key v) */
 	bool json;	    /* dump --json */
+	bool native;	    /* dump --native */
 	const char *output; /* record -o FILE */
 	const char *format; /* record --format folded|pprof|speedscope, NULL: from -o's ending */
 	bool per_thread;    /* record --per-thread: a root frame per thread (folded) */

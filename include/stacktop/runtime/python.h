@@ -77,6 +77,9 @@ struct python_where {
 	uint64_t cold_start, cold_end; /* its .cold part, when the symbol table has one */
 	uint64_t code_type, str_type, bytes_type; /* &PyCode_Type ...; 0: not checked */
 	bool debug_offsets;			  /* layout from _Py_DebugOffsets */
+	/* -X perf's trampoline template, _Py_trampoline_func_start and
+	 * _end (3.12+); 0 when the module has none. */
+	uint64_t tramp_start, tramp_end;
 	const char *module; /* basename of the module that holds it (the reader's) */
 };
 
@@ -126,6 +129,15 @@ void python_free(struct python *py);
 const struct python_where *python_where(const struct python *py);
 /* Is pc (a native frame's) in the evaluation loop? */
 bool python_in_eval(const struct python *py, uint64_t pc);
+
+/* -X perf (3.12+) runs each evaluation call through a copy of a
+ * trampoline in anonymous memory, named by the perf map but without CFI.
+ * Is pc (a caller's return address less one) the call in such a copy?
+ * Then *cfa_off is its frame's size at the return address (CFA = rsp +
+ * cfa_off) and *bp_off where it saved rbp (0: kept). The copy's bytes are
+ * read and compared with the template the first time a pc is asked;
+ * answers are cached. cfa_off and bp_off may be NULL. */
+bool python_trampoline(struct python *py, uint64_t pc, int32_t *cfa_off, int32_t *bp_off);
 
 /* The main interpreter's threads, at most max: 0 or -errno. */
 int python_threads(struct python *py, struct python_thread *out, int max, int *n);

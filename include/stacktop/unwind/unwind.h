@@ -65,6 +65,19 @@ const struct unwind_stats *unwind_get_stats(const struct unwind *u);
  * Off compares the cache alone (tests, bench). */
 void unwind_set_fallback(struct unwind *u, bool on);
 
+/* A stub: code with no CFI the caller knows the frame of (CPython's -X
+ * perf trampolines, copies in anonymous memory). At a caller's return
+ * address the CFA is rsp + cfa_off, the return address at CFA - 8, rbp
+ * unchanged (bp_off 0) or saved at CFA + bp_off. */
+struct unwind_stub {
+	int32_t cfa_off, bp_off;
+};
+/* Asked on a rule cache miss for a pc (a caller's return address less
+ * one) in a mapping of no ELF module: true fills *st. The answer is
+ * cached with the pc until the space's generation changes. */
+typedef bool (*unwind_stub_fn)(void *ctx, uint64_t pc, struct unwind_stub *st);
+void unwind_set_stub(struct unwind *u, unwind_stub_fn fn, void *ctx);
+
 /* libunwind alone over the whole sample (what the fallback runs), for
  * comparisons: same pc convention, *complete as in lunwind_sample. */
 int unwind_sample_libunwind(struct unwind *u, const struct sample *smp, uint64_t *pcs, int max,
