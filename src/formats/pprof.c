@@ -530,7 +530,7 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 		summary_cpu_text(o->cpu, o->ncpu, &cb);
 		sbuf_str(&cb, "}");
 		if (!cb.oom)
-			comment[ncomment++] = pp_str(&p, cb.p);
+			comment[ncomment++] = pprof_tables_str(p, cb.p);
 		free(cb.p);
 	}
 	if (o->nzoom > 0) {

@@ -1,6 +1,7 @@
 /*
  * helpers.h — what several unit tests share (header only, static inline):
- * sleeping, clocks, burning CPU, running the waiter test target as a child to sample, and
+ * sleeping, clocks, burning CPU, running the waiter test target (or a child of
+ * parked threads) as a child to sample, and
  * finding a symbol in an ELF file. Include after the system headers and
  * cmocka.h.
  */
@@ -10,13 +11,16 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -148,6 +152,48 @@ static inline void kill_reap(pid_t pid)
 	int st;
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
+}
+
+/* A thread of spawn_parked's child: parked for good. */
+static inline void *parked_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* A child process of nthreads threads (its main one included), all
+ * parked in pause(), killed with us (PDEATHSIG): its pid once every
+ * thread exists, or -1 when it could not make them all. */
+static inline pid_t spawn_parked(int nthreads)
+{
+	int ready[2];
+	char c;
+
+	if (pipe(ready))
+		return -1;
+	pid_t kid = fork();
+	if (kid == 0) {
+		pthread_attr_t a;
+		pthread_t t;
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pthread_attr_init(&a);
+		pthread_attr_setstacksize(&a, 64 * 1024);
+		for (int i = 1; i < nthreads; i++)
+			if (pthread_create(&t, &a, parked_thread, NULL))
+				_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	bool up = kid > 0 && read(ready[0], &c, 1) == 1;
+	close(ready[0]);
+	if (kid > 0 && !up)
+		kill_reap(kid);
+	return up ? kid : -1;
 }
 
 /* A child (*victim) that pauses for good and a second one (*tracer) that

@@ -638,7 +638,40 @@ static void test_per_second_roundtrip(void **state)
 	window_free_fx(w);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_per_second_roundtrip), TEST(test_formats), TEST(test_folded),
-	  TEST(test_folded_names_cleaned), TEST(test_pprof), TEST(test_speedscope),
-	  TEST(test_file_rules), TEST(test_file_mode), TEST(test_relative_path),
-	  TEST(test_empty_window))
+/* The run's per-second CPU (record's cpu_1s) comes back from folded and
+ * pprof alike, so report can look for a rhythm offline. */
+static void test_cpu_roundtrip(void **state)
+{
+	static const double cpu[] = {12.5, 97, 0, 40.25};
+	struct window *w;
+	uint32_t mn;
+
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
+	mn = fr(w, 0x1000, false, "prog", "main", "main.c", 10);
+	assert_int_equal(window_add(w, 10500000000ull, 1, (uint32_t[]){mn}, 1, 3), 0);
+	for (int f = 0; f < 2; f++) {
+		struct export_opts o = {
+		    .format = f ? EXPORT_PPROF : EXPORT_FOLDED, .cpu = cpu, .ncpu = 4};
+		struct frames *frs;
+		struct stackset *r;
+		char err[256];
+		size_t len, n = 0;
+		char *text = render(w, &o, &len);
+
+		assert_int_equal(frames_new(NULL, &frs), 0);
+		assert_int_equal(report_load_mem(text, len, "t", frs, &r, err, sizeof(err)), 0);
+		const double *back = stackset_cpu(r, &n);
+		assert_int_equal(n, 4);
+		for (size_t i = 0; i < n; i++)
+			assert_float_equal(back[i], cpu[i], 0.05);
+		stackset_free(r);
+		frames_free(frs);
+		free(text);
+	}
+	window_free_fx(w);
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_per_second_roundtrip), TEST(test_cpu_roundtrip), TEST(test_formats),
+	  TEST(test_folded), TEST(test_folded_names_cleaned), TEST(test_pprof),
+	  TEST(test_speedscope), TEST(test_file_rules), TEST(test_file_mode),
+	  TEST(test_relative_path), TEST(test_empty_window))

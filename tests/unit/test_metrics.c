@@ -24,6 +24,8 @@
 
 #include "runner.h"
 
+#include "helpers.h"
+
 #include "stacktop/lib/text.h"
 #include "stacktop/proc/metrics.h"
 #include "stacktop/ui/view_chart.h" /* the words for the readings */
@@ -894,13 +896,6 @@ static void test_live_procs(void **state)
  * of all; every thread stays counted and alive, and each is read in turn. */
 #define QUIET_THREADS 800
 
-static void *quiet_park(void *arg)
-{
-	for (;;)
-		pause();
-	return NULL;
-}
-
 static pid_t sampled_tid;
 
 static uint64_t fake_samples(void *ctx, pid_t tid)
@@ -912,29 +907,9 @@ static uint64_t fake_samples(void *ctx, pid_t tid)
 static void test_quiet_budget(void **state)
 {
 	struct metrics m;
-	int ready[2];
-	char c;
+	pid_t kid = spawn_parked(QUIET_THREADS);
 
-	assert_int_equal(pipe(ready), 0);
-	pid_t kid = fork();
-	assert_true(kid >= 0);
-	if (kid == 0) {
-		pthread_attr_t a;
-		pthread_t t;
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		pthread_attr_init(&a);
-		pthread_attr_setstacksize(&a, 64 * 1024);
-		for (int i = 1; i < QUIET_THREADS; i++)
-			if (pthread_create(&t, &a, quiet_park, NULL))
-				_exit(1);
-		if (write(ready[1], "x", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(ready[1]);
-	assert_int_equal(read(ready[0], &c, 1), 1);
-	close(ready[0]);
+	assert_true(kid > 0);
 	assert_int_equal(metrics_init(&m, kid, NULL), 0);
 	double t0 = now_s();
 	assert_int_equal(metrics_tick(&m, t0), 0);
@@ -956,7 +931,7 @@ static void test_quiet_budget(void **state)
 		/* stat, wchan and children of the rotation, the sampled one and
 		 * those moving */
 		assert_true(moving < QUIET_THREADS / 4);
-		assert_true(m.reads - r0 <= 3 * (METRICS_ROTATE + 1 + moving));
+		assert_true(m.reads - r0 <= (uint64_t)(3 * (METRICS_ROTATE + 1 + moving)));
 		assert_int_equal(m.nthreads, QUIET_THREADS);
 		int alive = 0;
 		for (int i = 0; i < m.nthreads; i++)
@@ -967,8 +942,7 @@ static void test_quiet_budget(void **state)
 	/* 4 turns of 256 cover 800: every thread was read since the first. */
 	for (int i = 0; i < m.nthreads; i++)
 		assert_true(m.threads[i].read_t > t0);
-	kill(kid, SIGKILL);
-	waitpid(kid, NULL, 0);
+	kill_reap(kid);
 	metrics_free(&m);
 }
 

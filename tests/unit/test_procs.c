@@ -251,49 +251,19 @@ static pid_t fork_tree(int *release_fd, pid_t *grand)
  * (8192 once capped the count): every one is counted. */
 #define MANY_THREADS 8300
 
-static void *many_park(void *arg)
-{
-	for (;;)
-		pause();
-	return NULL;
-}
-
 static void test_scan_many_threads(void **state)
 {
 	struct procs *ps = *state;
 	struct fake_sampler f;
-	int ready[2];
-	char c, err[256];
+	char err[256];
+	pid_t kid = spawn_parked(MANY_THREADS);
 
-	assert_int_equal(pipe(ready), 0);
-	pid_t kid = fork();
-	assert_true(kid >= 0);
-	if (kid == 0) {
-		pthread_attr_t a;
-		pthread_t t;
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		pthread_attr_init(&a);
-		pthread_attr_setstacksize(&a, 64 * 1024);
-		for (int i = 1; i < MANY_THREADS; i++)
-			if (pthread_create(&t, &a, many_park, NULL))
-				_exit(1);
-		if (write(ready[1], "x", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(ready[1]);
-	bool up = read(ready[0], &c, 1) == 1;
-	close(ready[0]);
-	if (up) {
-		fake_sampler_init(&f, false);
-		assert_int_equal(procs_attach(ps, &kid, 1, err, sizeof(err)), 0);
-		procs_scan(ps, &f.base); /* the fake holds 256: the rest are refused */
-	}
-	kill(kid, SIGKILL);
-	waitpid(kid, NULL, 0);
-	if (!up)
+	if (kid < 0)
 		skip(); /* the machine's thread limit: nothing to show */
+	fake_sampler_init(&f, false);
+	assert_int_equal(procs_attach(ps, &kid, 1, err, sizeof(err)), 0);
+	procs_scan(ps, &f.base); /* the fake holds 256: the rest are refused */
+	kill_reap(kid);
 	assert_int_equal(ps->nthreads, MANY_THREADS);
 }
 
