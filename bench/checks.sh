@@ -48,7 +48,6 @@ command -v perf >/dev/null || { HAVE_PERF=0; echo "bench: perf not installed: no
 
 # ---- helpers ----------------------------------------------------------------------
 
-cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'; }
 now_s() { date +%s.%N; }
 # pct NS0 NS1 T0 T1: CPU between two readings, % of one core
 pct() { awk -v a="$1" -v b="$2" -v t0="$3" -v t1="$4" 'BEGIN { d = t1 - t0; printf "%.1f", (d > 0 ? (b - a) / 1e9 / d * 100 : 0) }'; }

@@ -39,9 +39,6 @@ HAVE_PERF=1
 command -v perf >/dev/null || HAVE_PERF=0
 [ "$DUR" -gt $((WARM + 2)) ] || { echo "bench: SECONDS must be > $((WARM + 2))" >&2; exit 1; }
 
-cpu_ns() { # on-CPU ns of a process's live threads
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
-}
 procs_now() { ls -d /proc/[0-9]* 2>/dev/null | wc -l; }
 
 RESULTS=()

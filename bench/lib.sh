@@ -50,3 +50,33 @@ cpu_ticks() {
 	s=${s##*) }
 	awk '{ print $12 + $13 }' <<<"$s"
 }
+
+# cpu_ns PID: on-CPU ns of a process's live threads (schedstat: ns resolution).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'; }
+# hwm_kb PID: its peak RSS (VmHWM); syscr PID: its read syscalls so far.
+hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+syscr() { awk '/^syscr:/ { print $2 }' "/proc/$1/io" 2>/dev/null || echo 0; }
+
+# throughput PID OUT: ask a rounds target (cpuburn, the Python burners) for
+# its rounds/s since the previous SIGUSR1 (a line appended to OUT), into TP;
+# EFF: rounds per CPU second of the target over the same span (its
+# schedstat), which does not move when other processes compete for the
+# CPUs, only when the work itself gets slower (per-sample kernel work
+# charged to the target, cache and TLB pollution). Globals, not output: a
+# $(...) subshell would lose them. TGT_NS0: the target's ns at the last call.
+TGT_NS0=0
+throughput() {
+	local n ns line
+	n=$(wc -l <"$2")
+	ns=$(cpu_ns "$1")
+	kill -USR1 "$1"
+	for _ in $(seq 50); do
+		[ "$(wc -l <"$2")" -gt "$n" ] && break
+		sleep 0.05
+	done
+	line=$(tail -n 1 "$2")
+	EFF=$(awk -v l="$line" -v ns="$((ns - TGT_NS0))" 'BEGIN {
+		if (match(l, /rounds=[0-9]+/) && ns > 0) printf "%.1f", substr(l, RSTART + 7, RLENGTH - 7) / (ns / 1e9); else print "-" }')
+	TGT_NS0=$ns
+	TP=$(sed -n 's/.*rounds_per_s=\([0-9.]*\).*/\1/p' <<<"$line")
+}

@@ -24,7 +24,6 @@ bench_init stacktop-membench
 bench_need "$TARGET" targets
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
-hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 
 "$STACKTOP" -b -d 1 -W 10 -r "$RATE" -n "$((DUR + 3))" -- "$TARGET" >"$TMP/out" 2>"$TMP/err" &
 ST=$!

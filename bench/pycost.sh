@@ -24,9 +24,6 @@ CPUBURN=$ROOT/build/targets/cpuburn
 bench_init stacktop-pycost
 bench_need "$CPUBURN" targets
 
-cpu_ns() { # on-CPU ns of a process's live threads
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
-}
 
 cat >"$TMP/pywork.py" <<'PY'
 import signal
@@ -66,25 +63,6 @@ def run():
 
 run()
 PY
-
-# throughput PID OUT: the target's rounds/s since its last report into TP,
-# rounds per CPU second of it into EFF (globals).
-TGT_NS0=0
-throughput() {
-	local n ns line
-	n=$(wc -l <"$2")
-	ns=$(cpu_ns "$1")
-	kill -USR1 "$1"
-	for _ in $(seq 50); do
-		[ "$(wc -l <"$2")" -gt "$n" ] && break
-		sleep 0.05
-	done
-	line=$(tail -n 1 "$2")
-	EFF=$(awk -v l="$line" -v ns="$((ns - TGT_NS0))" 'BEGIN {
-		if (match(l, /rounds=[0-9]+/) && ns > 0) printf "%.1f", substr(l, RSTART + 7, RLENGTH - 7) / (ns / 1e9); else print "-" }')
-	TGT_NS0=$ns
-	TP=$(sed -n 's/.*rounds_per_s=\([0-9.]*\).*/\1/p' <<<"$line")
-}
 
 ROWS=()
 # one NAME CMD...: the target CMD alone, then watched.

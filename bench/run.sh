@@ -30,42 +30,15 @@ command -v perf >/dev/null || HAVE_PERF=0
 
 # ---- helpers ----------------------------------------------------------------------
 
-cpu_ns() { # on-CPU ns of a process's live threads (schedstat: ns resolution)
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'
-}
-hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
-
-# throughput: ask cpuburn for the rounds/s since the previous SIGUSR1, into
-# TP (globals, not output: a $(...) subshell would lose them). Also EFF: rounds per CPU second of the target over the same span (its
-# schedstat), which does not move when other processes compete for the CPUs,
-# only when the work itself gets slower (per-sample kernel work charged to the
-# target, cache and TLB pollution).
-TGT_NS0=0
-throughput() {
-	local n ns line
-	n=$(wc -l <"$TMP/cpuburn.out")
-	ns=$(cpu_ns "$CB")
-	kill -USR1 "$CB"
-	for _ in $(seq 50); do
-		[ "$(wc -l <"$TMP/cpuburn.out")" -gt "$n" ] && break
-		sleep 0.05
-	done
-	line=$(tail -n 1 "$TMP/cpuburn.out")
-	EFF=$(awk -v l="$line" -v ns="$((ns - TGT_NS0))" 'BEGIN {
-		if (match(l, /rounds=[0-9]+/) && ns > 0) printf "%.1f", substr(l, RSTART + 7, RLENGTH - 7) / (ns / 1e9); else print "-" }')
-	TGT_NS0=$ns
-	TP=$(sed -n 's/.*rounds_per_s=\([0-9.]*\).*/\1/p' <<<"$line")
-}
-
 # Results, one line per phase:
 #   name|rounds/s|cpu_s|samples|samples_note|hwm_kb|steady_ms_per_1000
 RESULTS=()
 WARM=2 # seconds of each profiler phase that count as start-up
 
 phase_alone() {
-	throughput
+	throughput "$CB" "$TMP/cpuburn.out"
 	sleep "$DUR"
-	throughput
+	throughput "$CB" "$TMP/cpuburn.out"
 	RESULTS+=("$1|$TP;$EFF|-|-||-|-")
 }
 
@@ -81,7 +54,7 @@ phase_profiler() {
 	"$@" >"$out" 2>"$out.err" <&3 &
 	local pp=$!
 	PIDS+=("$pp")
-	throughput
+	throughput "$CB" "$TMP/cpuburn.out"
 	sleep "$WARM"
 	local ns1 line1 s1
 	ns1=$(cpu_ns "$pp")
@@ -89,7 +62,7 @@ phase_profiler() {
 	s1=$($samples_fn "$out" 0)
 	sleep $((DUR - WARM))
 	local tp ticks hwm ns2 s2 steady
-	throughput
+	throughput "$CB" "$TMP/cpuburn.out"
 	tp="$TP;$EFF"
 	ticks=$(cpu_ticks "$pp")
 	hwm=$(hwm_kb "$pp")

@@ -30,9 +30,6 @@ HAVE_PERF=1
 command -v perf >/dev/null || HAVE_PERF=0
 [ "$DUR" -gt $((WARM + 2)) ] || { echo "bench: SECONDS must be > $((WARM + 2))" >&2; exit 1; }
 
-cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'; }
-syscr() { awk '/^syscr:/ { print $2 }' "/proc/$1/io" 2>/dev/null || echo 0; }
-hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 
 # watch PID: CPU %, reads/s, peak RSS (MiB) of PID from WARM s to DUR s
 watch_pid() {

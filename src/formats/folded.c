@@ -186,20 +186,6 @@ bool folded_thread_root(const char *s, size_t n, int *tid, size_t *namelen)
 	return true;
 }
 
-/* The run's per-second CPU "cpu_1s=..." (ll bytes at line), when it is
- * that; a bad one is skipped like any other comment. */
-static void folded_cpu(struct stackset *r, const char *line, size_t ll)
-{
-	double *v;
-	int n;
-
-	if (ll < sizeof(SUMMARY_CPU_KEY) || !(v = malloc(SUMMARY_CPU_MAX * sizeof(*v))))
-		return;
-	if ((n = summary_cpu_parse(line, ll, v)) > 0)
-		stackset_set_cpu(r, v, (size_t)n);
-	free(v);
-}
-
 /* Our own comment "# stacktop: {second=N}" or "{wall_s=...}" (see
  * export.h): the second of the lines that follow, or the run's summary.
  * Any other comment is skipped as before. */
@@ -226,7 +212,7 @@ static void folded_comment(struct stackset *r, const char *line, size_t ll, int3
 	}
 	if (!summary_parse(line, ll, &sum))
 		stackset_set_summary(r, &sum);
-	folded_cpu(r, line, ll);
+	stackset_parse_cpu(r, line, ll);
 }
 
 /* Walk the lines; call fn on each stack with its line number. */

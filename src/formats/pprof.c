@@ -809,19 +809,6 @@ static int pprof_sample_thread(struct pctx *c, const Perftools__Profiles__Sample
 	return 0;
 }
 
-/* The run's per-second CPU "cpu_1s=..." (len bytes at s), when it is that. */
-static void pprof_cpu(struct pctx *c, const char *s, size_t len)
-{
-	double *v;
-	int n;
-
-	if (len < sizeof(SUMMARY_CPU_KEY) || !(v = malloc(SUMMARY_CPU_MAX * sizeof(*v))))
-		return;
-	if ((n = summary_cpu_parse(s, len, v)) > 0)
-		stackset_set_cpu(c->r, v, (size_t)n);
-	free(v);
-}
-
 /* stacktop's summary comment "stacktop: {wall_s=...}", when there. */
 static void pprof_comments(struct pctx *c)
 {
@@ -836,7 +823,7 @@ static void pprof_comments(struct pctx *c)
 		    !summary_parse(s + tl, n - tl - 1, &sum))
 			stackset_set_summary(c->r, &sum);
 		if (s && n > tl + 1 && !strncmp(s, tag, tl) && s[n - 1] == '}')
-			pprof_cpu(c, s + tl, n - tl - 1);
+			stackset_parse_cpu(c->r, s + tl, n - tl - 1);
 	}
 	c->bad = NULL; /* a bad comment index is not worth refusing the file */
 }

@@ -254,6 +254,18 @@ int stackset_set_cpu(struct stackset *ss, const double *v, size_t n)
 	return 0;
 }
 
+void stackset_parse_cpu(struct stackset *ss, const char *s, size_t len)
+{
+	double *v;
+	int n;
+
+	if (len < sizeof(SUMMARY_CPU_KEY) || !(v = malloc(SUMMARY_CPU_MAX * sizeof(*v))))
+		return;
+	if ((n = summary_cpu_parse(s, len, v)) > 0)
+		stackset_set_cpu(ss, v, (size_t)n);
+	free(v);
+}
+
 const double *stackset_cpu(const struct stackset *ss, size_t *n)
 {
 	*n = ss->cpu ? ss->ncpu : 0;

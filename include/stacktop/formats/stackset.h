@@ -101,6 +101,9 @@ void stackset_set_duration_s(struct stackset *ss, double duration_s);
 void stackset_set_summary(struct stackset *ss, const struct summary *s);
 /* The run's per-second CPU (summary_cpu_parse's), copied; 0 or -ENOMEM. */
 int stackset_set_cpu(struct stackset *ss, const double *v, size_t n);
+/* The same from a file's comment "cpu_1s=..." (len bytes at s), when it
+ * is that; a bad one is ignored like any other comment (folded, pprof). */
+void stackset_parse_cpu(struct stackset *ss, const char *s, size_t len);
 /* It, oldest first, and its count in *n (NULL, 0: the file has none). */
 const double *stackset_cpu(const struct stackset *ss, size_t *n);
 
