@@ -181,7 +181,18 @@ int goheap_open(pid_t pid, struct goheap **out)
 	if ((fd = tfile_open_magic(path, GOHEAP_EXE_MAX, &st)) < 0)
 		return fd;
 	elf_version(EV_CURRENT);
-	rc = elfimage_open(fd, ELFIMAGE_NAMES | ELFIMAGE_DWARF, ELFIMAGE_MAX, &e);
+	/* headers and section names first: a program that is not Go costs
+	 * them only (the caller asks again while a child has not exec'd) */
+	if (!(rc = elfimage_open(fd, 0, ELFIMAGE_MAX, &e))) {
+		GElf_Shdr sh;
+
+		if (!elfsec_find(e, ".gopclntab", &sh))
+			rc = -ENOENT;
+		elfimage_close(e);
+		e = NULL;
+	}
+	if (!rc)
+		rc = elfimage_open(fd, ELFIMAGE_NAMES | ELFIMAGE_DWARF, ELFIMAGE_MAX, &e);
 	close(fd);
 	if (rc)
 		return rc;

@@ -27,8 +27,10 @@
  * figure. The program runs while it is read, so the words are not of
  * one instant; a second's figures are close enough for a MEM line.
  *
- * Contract: goheap_open reads the executable once (symbols and DWARF,
- * then closes it) and keeps only addresses; goheap_read reads the target
+ * Contract: goheap_open reads the executable once (its section names,
+ * then for a Go program its symbols and DWARF; then closes it: a program
+ * that is not Go costs its headers, so it may be asked again) and keeps
+ * only addresses; goheap_read reads the target
  * each call; goheap_free frees. Nothing prints.
  */
 #ifndef STACKTOP_GOHEAP_H
