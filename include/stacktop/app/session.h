@@ -56,9 +56,9 @@ struct session {
 	/* Alongside. */
 	struct metrics metrics; /* every process profiled, summed */
 	bool metrics_ok;
-	/* runtime/hsperf: the first target's JVM heap, read every second
-	 * while found, else looked for again (every second for 20 misses,
-	 * then every 10 s) */
+	/* runtime/hsperf or runtime/goheap: the first target's JVM or Go
+	 * heap, read every second while found, else looked for again (every
+	 * second for 20 misses, then every 10 s) */
 	uint64_t hsperf_next_ns;
 	unsigned hsperf_misses;
 	/* runtime/goheap: the first target's Go heap (NULL: not Go, or not
