@@ -17,7 +17,6 @@
 #include "stacktop/elf/elfsec.h"
 #include "stacktop/proc/tfile.h"
 
-#define GOHEAP_EXE_MAX (4ull << 30)
 /* A committed heap larger than this is a torn or wrong read. */
 #define GOHEAP_SANE (1ull << 50)
 
@@ -178,7 +177,7 @@ int goheap_open(pid_t pid, struct goheap **out)
 
 	*out = NULL;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if ((fd = tfile_open_magic(path, GOHEAP_EXE_MAX, &st)) < 0)
+	if ((fd = tfile_open_magic(path, TFILE_ELF_MAX, &st)) < 0)
 		return fd;
 	elf_version(EV_CURRENT);
 	/* headers and section names first: a program that is not Go costs

@@ -19,7 +19,8 @@
  * memstats.pause_total_ns.
  *
  * Hostile memory: the executable is the target's (opened through tfile
- * as /proc/PID/exe, copied by elfimage, 4 GiB at most); its DWARF only
+ * as /proc/PID/exe the way space opens a mapped file: TFILE_ELF_MAX at
+ * most, copied by elfimage); its DWARF only
  * gives offsets, each checked to lie inside its struct and the struct
  * inside the variable's symbol. The figures are read with one
  * process_vm_readv of a few words and kept only when sane (committed
