@@ -28,6 +28,7 @@
 #include "stacktop/model/ingest.h"
 #include "stacktop/proc/funckind.h"
 #include "stacktop/proc/locks.h"
+#include "stacktop/runtime/goheap.h"
 #include "stacktop/runtime/hsperf.h"
 #include "stacktop/memory/memhold.h"
 #include "stacktop/memory/memtrace.h"
@@ -422,20 +423,49 @@ static const char *runtime_unread(pid_t pid)
 	return NULL;
 }
 
-/* A JVM's own heap beside its RSS (hsperfdata, no attach): every second
- * while the file is there; a process without one is asked again every
- * second for its first 20 misses (a JVM just launched), then every 10 s. */
+/* pid's runtime heap into *hp: a Go program's from its memory (goheap,
+ * opened once a pid; asked again while it is not Go: a child not yet
+ * exec'd), else a JVM's from its hsperfdata. *name: whose; *why: why not,
+ * when stacktop knows. */
+static int heap_read(struct session *s, pid_t pid, struct hsperf *hp, const char **name,
+		     const char **why)
+{
+	struct goheap_figures gf;
+	int rc;
+
+	if (s->goheap_pid != pid || (!s->goheap && s->goheap_rc == -ENOENT)) {
+		goheap_free(s->goheap);
+		s->goheap_pid = pid;
+		s->goheap_rc = goheap_open(pid, &s->goheap);
+	}
+	*name = s->goheap || s->goheap_rc != -ENOENT ? "Go" : "Java";
+	if (s->goheap_rc == -ENODATA)
+		*why = "stripped: no symbols";
+	if (!s->goheap)
+		return s->goheap_rc == -ENOENT ? hsperf_read(pid, hp) : s->goheap_rc;
+	if ((rc = goheap_read(s->goheap, &gf)))
+		return rc;
+	*hp = (struct hsperf){gf.heap_used, gf.heap_committed, gf.gc_count, gf.gc_pause_s};
+	return 0;
+}
+
+/* A runtime's own heap beside its RSS (a JVM's hsperfdata, a Go
+ * program's memory; no attach): every second while read; a process
+ * without one is asked again every second for its first 20 misses (a JVM
+ * just launched), then every 10 s. */
 static void runtime_heap(struct session *s, uint64_t t)
 {
 	struct metrics *m = &s->metrics;
+	const char *name = NULL, *why = NULL;
 	struct hsperf hp;
 
 	if (s->report || t < s->hsperf_next_ns || !s->procs.n)
 		return;
-	if (hsperf_read(s->procs.p[0].pid, &hp)) {
+	if (heap_read(s, s->procs.p[0].pid, &hp, &name, &why)) {
 		/* a JVM just started maps its file within a second or two */
 		m->rt_heap = false;
-		m->rt_unread = runtime_unread(s->procs.p[0].pid);
+		m->rt_unread = why ? name : runtime_unread(s->procs.p[0].pid);
+		m->rt_unread_why = why;
 		s->hsperf_next_ns = t + (++s->hsperf_misses < 20 ? SEC_NS : 10 * SEC_NS);
 		return;
 	}
@@ -445,6 +475,7 @@ static void runtime_heap(struct session *s, uint64_t t)
 		m->rt_rss0 = m->mem_now;
 	}
 	m->rt_heap = true;
+	m->rt_name = name;
 	m->rt_heap_used = hp.heap_used;
 	m->rt_heap_committed = hp.heap_committed;
 	m->rt_gc_count = hp.gc_count;
@@ -720,6 +751,7 @@ void session_close(struct session *s)
 	if (s->metrics_ok)
 		metrics_free(&s->metrics);
 	locks_free(&s->locks);
+	goheap_free(s->goheap);
 	window_free(s->w);
 	stackset_free(s->report);
 	procs_free(&s->procs);

@@ -610,7 +610,10 @@ int elfimage_open_later(int fd, unsigned flags, unsigned later, uint64_t cap, El
 	    (err = read_names(&f)))
 		goto out;
 	classify_all(&f, flags);
-	if (!(mask = choose(&f, flags, cap, &len))) {
+	/* mask 0 is a refusal only when a tier was asked for (flags 0:
+	 * headers and section names, refused only over cap) */
+	if (!(mask = choose(&f, flags, cap, &len)) &&
+	    ((flags & (T_NAMES | T_DWARF | T_CODE)) || len > cap)) {
 		atomic_fetch_add(&st_refused, 1);
 		err = -EFBIG;
 		goto out;

@@ -504,26 +504,24 @@ void view_chart_heap_text(const struct metrics *m, char *buf, size_t size)
 	text_bytes(m->mem_now, rss, sizeof(rss));
 	text_bytes(m->mem_now > m->rt_heap_committed ? m->mem_now - m->rt_heap_committed : 0, out,
 		   sizeof(out));
-	snprintf(buf, size, "Java heap %s of %s, RSS %s: %s outside the heap", used, comm, rss,
-		 out);
+	snprintf(buf, size, "%s heap %s of %s, RSS %s: %s outside the heap",
+		 m->rt_name ? m->rt_name : "Java", used, comm, rss, out);
 }
 
-/* Where a JVM's memory grows: on its heap when the committed heap took at
- * least half of the RSS growth since the first reading, else outside it
- * (threads, direct buffers, metaspace, native code). "" when not known or
- * not growing. */
+/* Where a runtime's memory grows (a JVM's, a Go program's): on its heap when the committed heap
+ * took at least half of the RSS growth since the first reading, else outside it (threads, direct
+ * buffers, metaspace, native code, cgo): "on" or "outside"; NULL when not known or not growing. */
 static const char *heap_growth(const struct metrics *m)
 {
 	uint64_t rss_up, heap_up;
 
 	if (!m->rt_heap || m->mem_now <= m->rt_rss0)
-		return "";
+		return NULL;
 	rss_up = m->mem_now - m->rt_rss0;
 	heap_up = m->rt_heap_committed > m->rt_heap_committed0
 		      ? m->rt_heap_committed - m->rt_heap_committed0
 		      : 0;
-	return heap_up * 2 >= rss_up ? "; growth on the Java heap"
-				     : "; growth outside the Java heap";
+	return heap_up * 2 >= rss_up ? "on" : "outside";
 }
 
 /* "MEM 54 MiB RSS  STAIRS, ...  (anon 52 MiB, file 1.2 MiB)": the size and
@@ -551,9 +549,12 @@ void view_chart_mem_fit(const struct metrics *m, bool process_wide, int width, c
 		char heap[160];
 
 		view_chart_heap_text(m, heap, sizeof(heap));
-		if (m->mem_trend.kind == SERIES_STAIRS || m->mem_rising)
-			snprintf(trend + strlen(trend), sizeof(trend) - strlen(trend), "%s",
-				 heap_growth(m));
+		const char *where = heap_growth(m);
+
+		if (where && (m->mem_trend.kind == SERIES_STAIRS || m->mem_rising))
+			snprintf(trend + strlen(trend), sizeof(trend) - strlen(trend),
+				 "; growth %s the %s heap", where,
+				 m->rt_name ? m->rt_name : "Java");
 		snprintf(buf, size, "MEM%s %s  %s", wide_text(m, process_wide), heap, trend);
 	} else {
 		snprintf(buf, size, "MEM%s %s RSS  %s", wide_text(m, process_wide), rss, trend);

@@ -240,16 +240,20 @@ int view_memory_update(struct view_memory_state *st, const struct view_memory_in
 	st->heap[0] = '\0';
 	st->heap_na = in->metrics && !in->metrics->rt_heap && in->metrics->rt_unread;
 	if (st->heap_na)
-		snprintf(st->heap, sizeof(st->heap),
-			 "%s heap: not available (stacktop reads a JVM's from its hsperfdata)",
-			 in->metrics->rt_unread);
+		snprintf(st->heap, sizeof(st->heap), "%s heap: not available (%s)",
+			 in->metrics->rt_unread,
+			 in->metrics->rt_unread_why ? in->metrics->rt_unread_why
+						    : "stacktop reads a JVM's from its hsperfdata");
 	if (in->metrics && in->metrics->rt_heap) {
 		size_t o;
 
 		view_chart_heap_text(in->metrics, st->heap, sizeof(st->heap));
 		o = strlen(st->heap);
-		snprintf(st->heap + o, sizeof(st->heap) - o, "  (%llu collections, %.1f s of GC)",
-			 (unsigned long long)in->metrics->rt_gc_count, in->metrics->rt_gc_time_s);
+		/* Go counts only its stop-the-world pauses */
+		snprintf(st->heap + o, sizeof(st->heap) - o, "  (%llu collections, %.1f s of GC%s)",
+			 (unsigned long long)in->metrics->rt_gc_count, in->metrics->rt_gc_time_s,
+			 in->metrics->rt_name && !strcmp(in->metrics->rt_name, "Go") ? " pauses"
+										     : "");
 	}
 	if (!in->mm)
 		return 0;

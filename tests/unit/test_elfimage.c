@@ -112,6 +112,12 @@ static void test_copy_has_what_is_read(void **state)
 	assert_true(ilen < flen);
 	elfimage_close(c);
 	elfimage_close(e);
+	/* flags 0: headers and section names (goheap asks "is it Go?"), not
+	 * a refusal */
+	e = image(fd, 0, ELFIMAGE_MAX, 0);
+	assert_non_null(elfsec_find(e, ".text", &sh));
+	assert_false(section_has_bytes(e, ".eh_frame"));
+	elfimage_close(e);
 	elf_end(file);
 	close(fd);
 }

@@ -358,6 +358,10 @@ static void test_stairs(void **state)
 	m.rt_heap_committed = 60 * MIB; /* the heap took 28 of the 40 MiB */
 	view_chart_mem_text(&m, false, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "; growth on the Java heap"));
+	m.rt_name = "Go"; /* runtime/goheap: the same line, its name */
+	view_chart_mem_text(&m, false, buf, sizeof(buf));
+	assert_true(!strncmp(buf, "MEM Go heap 14 MiB of 60 MiB, RSS ", 34));
+	assert_non_null(strstr(buf, "; growth on the Go heap"));
 	m.rt_heap = false;
 	view_chart_heap_text(&m, buf, sizeof(buf));
 	assert_string_equal(buf, "");

@@ -32,6 +32,7 @@
 #include "stacktop/app/procs.h"
 #include "stacktop/sample/sampler.h"
 
+struct goheap;
 struct ingest;
 struct memtrace;
 struct opts;
@@ -55,11 +56,16 @@ struct session {
 	/* Alongside. */
 	struct metrics metrics; /* every process profiled, summed */
 	bool metrics_ok;
-	/* runtime/hsperf: the first target's JVM heap, read every second
-	 * while found, else looked for again (every second for 20 misses,
-	 * then every 10 s) */
+	/* runtime/hsperf or runtime/goheap: the first target's JVM or Go
+	 * heap, read every second while found, else looked for again (every
+	 * second for 20 misses, then every 10 s) */
 	uint64_t hsperf_next_ns;
 	unsigned hsperf_misses;
+	/* runtime/goheap: the first target's Go heap (NULL: not Go, or not
+	 * readable: goheap_rc says why) for goheap_pid */
+	struct goheap *goheap;
+	pid_t goheap_pid;
+	int goheap_rc;
 	struct spikes *spikes; /* the seconds that matter, what rises in spikes */
 	/* Who waits on whose lock, read with each metrics tick (threads asleep
 	 * in futex): the threads view and dump name holders and deadlocks. */

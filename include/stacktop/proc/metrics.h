@@ -214,7 +214,8 @@ struct metrics {
 	 * growth ("cache_put", raw target text), named in the MEM alert;
 	 * NULL when not known. */
 	const char *mem_holder;
-	/* Set by the front end too (runtime/hsperf for a JVM): the runtime's
+	/* Set by the front end too (runtime/hsperf for a JVM, runtime/goheap
+	 * for Go): the runtime's
 	 * own heap, committed and used, in bytes (rt_heap false: not a
 	 * runtime whose heap can be read), its collections and their time;
 	 * and the committed heap and RSS at the first reading, so a verdict
@@ -223,6 +224,9 @@ struct metrics {
 	/* a runtime whose heap is not read ("node", "Python", "Java" without
 	 * its hsperfdata), for a "not available"; NULL: native code */
 	const char *rt_unread;
+	/* why not, when known ("stripped: no symbols"); NULL: the JVM's
+	 * sentence. rt_name: whose heap rt_heap is ("Java", "Go"). */
+	const char *rt_unread_why, *rt_name;
 	uint64_t rt_heap_used, rt_heap_committed, rt_gc_count;
 	double rt_gc_time_s;
 	uint64_t rt_heap_committed0, rt_rss0;

@@ -56,7 +56,8 @@ void view_chart_cpu_text(const struct metrics *m, bool process_wide, char *buf, 
  * memory data, a verdict after 10s)". With several processes, the one
  * behind most of a rise is named after the rate: "+40 MiB/min (worker
  * 4502)". */
-/* A JVM's heap beside its RSS (metrics.rt_heap, from runtime/hsperf):
+/* A runtime's heap beside its RSS (metrics.rt_heap, from runtime/hsperf
+ * or runtime/goheap; metrics.rt_name, "Java" when NULL):
  * "Java heap 20 MiB of 32 MiB, RSS 68 MiB: 36 MiB outside the heap"; ""
  * when the target is no runtime whose heap is read. */
 void view_chart_heap_text(const struct metrics *m, char *buf, size_t size);
