@@ -35,8 +35,6 @@ bench_init stacktop-cost
 bench_need "$CPUBURN" targets
 bench_need "$SLEEPERS" targets
 command -v tmux >/dev/null || { echo "bench: tmux is needed" >&2; exit 1; }
-HAVE_PERF=1
-command -v perf >/dev/null || HAVE_PERF=0
 [ "$DUR" -gt $((WARM + 2)) ] || { echo "bench: SECONDS must be > $((WARM + 2))" >&2; exit 1; }
 
 procs_now() { ls -d /proc/[0-9]* 2>/dev/null | wc -l; }

@@ -80,3 +80,7 @@ throughput() {
 	TGT_NS0=$ns
 	TP=$(sed -n 's/.*rounds_per_s=\([0-9.]*\).*/\1/p' <<<"$line")
 }
+
+# HAVE_PERF: 1 when perf is installed (its figures beside ours), else 0.
+HAVE_PERF=1
+command -v perf >/dev/null || HAVE_PERF=0

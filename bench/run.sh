@@ -25,8 +25,6 @@ CPUBURN=$ROOT/build/targets/cpuburn
 bench_on_exit() { exec 3>&- 2>/dev/null; }
 bench_init stacktop-bench
 bench_need "$CPUBURN" targets
-HAVE_PERF=1
-command -v perf >/dev/null || HAVE_PERF=0
 
 # ---- helpers ----------------------------------------------------------------------
 

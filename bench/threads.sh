@@ -26,8 +26,6 @@ WAKERS=$ROOT/build/targets/wakers
 bench_on_exit() { exec 3>&- 2>/dev/null; }
 bench_init stacktop-threads
 bench_need "$WAKERS" targets
-HAVE_PERF=1
-command -v perf >/dev/null || HAVE_PERF=0
 [ "$DUR" -gt $((WARM + 2)) ] || { echo "bench: SECONDS must be > $((WARM + 2))" >&2; exit 1; }
 
 

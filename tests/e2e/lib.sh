@@ -560,3 +560,40 @@ hwm_rises() {
 	done
 	log "VmHWM steps (KiB) from $from s to $to s:$HWM_STEPS"
 }
+
+# need_gocpu: the Go targets (gocpu and gocpu-stripped, built by
+# tests/targets/go.mk), or the test ends in a skip when go is not installed
+# (make deps-test installs golang-go).
+need_gocpu() {
+	need_stacktop
+	[ -x "$TARGETS/gocpu-stripped" ] && [ -x "$TARGETS/gocpu" ] && return 0
+	command -v go >/dev/null || {
+		log "skip: go is not installed (make deps-test installs golang-go)"
+		e2e_finish
+	}
+	die "$TARGETS/gocpu-stripped is missing: run make targets"
+}
+
+# memory_view LABEL PID: stacktop's memory view of PID, in
+# $E2E_TMPDIR/LABEL.mem (stderr in LABEL.mem.err).
+memory_view() {
+	run_ok 30 "$E2E_TMPDIR/$1.mem" "$1: stacktop --view memory exits 0" -b -d 2 -n 1 -l 3 --view memory -p "$2"
+}
+
+# check_heap LABEL OUT RUNTIME MIN MAX: the batch output OUT has the MEM
+# line's "RUNTIME heap X of Y, RSS Z: W outside the heap", and its
+# committed heap Y is within [MIN, MAX] MiB.
+check_heap() {
+	local line comm
+	line=$(grep -o "MEM $3 heap [0-9.]* [KMG]iB of [0-9.]* [KMG]iB, RSS [0-9.]* [KMG]iB: [0-9.]* [KMG]iB outside the heap" "$2")
+	if [ -z "$line" ]; then
+		bad "$1: no 'MEM $3 heap X of Y, RSS Z: W outside the heap' line"
+		cat "$2" "$2.err"
+		return
+	fi
+	ok "$1: $line"
+	comm=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($i == "of") { v = $(i + 1); u = $(i + 2) } }
+		END { sub(",", "", u); print (u == "KiB" ? v / 1024 : u == "GiB" ? v * 1024 : v) }')
+	check_cmp "$comm" '>=' "$4" "$1: committed heap (MiB) is read"
+	check_cmp "$comm" '<=' "$5" "$1: committed heap (MiB) at most $5"
+}

@@ -11,14 +11,7 @@
 # Skips when go is not installed (make deps-test installs golang-go).
 . "$(dirname "$0")/lib.sh"
 
-need_stacktop
-if [ ! -x "$TARGETS/gocpu-stripped" ] || [ ! -x "$TARGETS/gocpu" ]; then
-	command -v go >/dev/null || {
-		log "skip: go is not installed (make deps-test installs golang-go)"
-		e2e_finish
-	}
-	die "$TARGETS/gocpu-stripped is missing: run make targets"
-fi
+need_gocpu
 
 # total ROWS FUNC: FUNC's %Total (0 when it has no row).
 total() {

@@ -8,37 +8,14 @@
 # go (make deps-test installs golang-go).
 . "$(dirname "$0")/lib.sh"
 
-need_stacktop
-if [ ! -x "$TARGETS/gocpu-stripped" ] || [ ! -x "$TARGETS/gocpu" ]; then
-	command -v go >/dev/null || {
-		log "skip: go is not installed (make deps-test installs golang-go)"
-		e2e_finish
-	}
-	die "$TARGETS/gocpu-stripped is missing: run make targets"
-fi
-
-# memory_view LABEL PID: stacktop's memory view of PID, in
-# $E2E_TMPDIR/LABEL.mem (stderr in LABEL.mem.err).
-memory_view() {
-	run_ok 30 "$E2E_TMPDIR/$1.mem" "$1: stacktop --view memory exits 0" -b -d 2 -n 1 -l 3 --view memory -p "$2"
-}
+need_gocpu
 
 start_target 0.5 gocpu
 G=$BG_PID
 out=$E2E_TMPDIR/go.out
 run_ok 30 "$out" "gocpu: stacktop -b exits 0" -b -d 3 -n 1 -l 3 -p "$G"
-line=$(grep -o 'MEM Go heap [0-9.]* [KMG]iB of [0-9.]* [KMG]iB, RSS [0-9.]* [KMG]iB: [0-9.]* [KMG]iB outside the heap' "$out")
-if [ -n "$line" ]; then
-	ok "gocpu: $line"
-	# committed: gocpu keeps almost nothing on its heap (KiB to a few MiB)
-	comm=$(echo "$line" | awk '{ for (i = 1; i < NF; i++) if ($i == "of") { v = $(i + 1); u = $(i + 2) } }
-		END { sub(",", "", u); print (u == "KiB" ? v / 1024 : u == "GiB" ? v * 1024 : v) }')
-	check_cmp "$comm" '<=' 64 "gocpu: committed heap (MiB) is small"
-	check_cmp "$comm" '>' 0 "gocpu: committed heap (MiB) is read"
-else
-	bad "gocpu: no 'MEM Go heap X of Y, RSS Z: W outside the heap' line"
-	cat "$out" "$out.err"
-fi
+# committed: gocpu keeps almost nothing on its heap (KiB to a few MiB)
+check_heap gocpu "$out" Go 0.001 64
 memory_view go "$G"
 expect_in "$E2E_TMPDIR/go.mem" "gocpu: the memory view shows the heap line" '^Go heap [0-9.]* [KMG]iB of .*collections'
 kill "$G"

@@ -563,6 +563,39 @@ static void test_empty_window(void **state)
 	window_free_fx(w);
 }
 
+/* The run's per-second CPU (record's cpu_1s) comes back from folded and
+ * pprof alike, so report can look for a rhythm offline. */
+static void test_cpu_roundtrip(void **state)
+{
+	static const double cpu[] = {12.5, 97, 0, 40.25};
+	struct window *w;
+	uint32_t mn;
+
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
+	mn = fr(w, 0x1000, false, "prog", "main", "main.c", 10);
+	assert_int_equal(window_add(w, 10500000000ull, 1, (uint32_t[]){mn}, 1, 3), 0);
+	for (int f = 0; f < 2; f++) {
+		struct export_opts o = {
+		    .format = f ? EXPORT_PPROF : EXPORT_FOLDED, .cpu = cpu, .ncpu = 4};
+		struct frames *frs;
+		struct stackset *r;
+		char err[256];
+		size_t len, n = 0;
+		char *text = render(w, &o, &len);
+
+		assert_int_equal(frames_new(NULL, &frs), 0);
+		assert_int_equal(report_load_mem(text, len, "t", frs, &r, err, sizeof(err)), 0);
+		const double *back = stackset_cpu(r, &n);
+		assert_int_equal(n, 4);
+		for (size_t i = 0; i < n; i++)
+			assert_float_equal(back[i], cpu[i], 0.05);
+		stackset_free(r);
+		frames_free(frs);
+		free(text);
+	}
+	window_free_fx(w);
+}
+
 /* per_second and a summary (what record writes): folded gets the summary
  * comment and a block per second, pprof a "second" label and the summary
  * comment; report reads both back (seconds from the first bucket). */
@@ -635,39 +668,6 @@ static void test_per_second_roundtrip(void **state)
 	text = render(w, &o, &len);
 	assert_string_equal(text, "main;leaf_a 10\nmain;leaf_b 5\n");
 	free(text);
-	window_free_fx(w);
-}
-
-/* The run's per-second CPU (record's cpu_1s) comes back from folded and
- * pprof alike, so report can look for a rhythm offline. */
-static void test_cpu_roundtrip(void **state)
-{
-	static const double cpu[] = {12.5, 97, 0, 40.25};
-	struct window *w;
-	uint32_t mn;
-
-	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
-	mn = fr(w, 0x1000, false, "prog", "main", "main.c", 10);
-	assert_int_equal(window_add(w, 10500000000ull, 1, (uint32_t[]){mn}, 1, 3), 0);
-	for (int f = 0; f < 2; f++) {
-		struct export_opts o = {
-		    .format = f ? EXPORT_PPROF : EXPORT_FOLDED, .cpu = cpu, .ncpu = 4};
-		struct frames *frs;
-		struct stackset *r;
-		char err[256];
-		size_t len, n = 0;
-		char *text = render(w, &o, &len);
-
-		assert_int_equal(frames_new(NULL, &frs), 0);
-		assert_int_equal(report_load_mem(text, len, "t", frs, &r, err, sizeof(err)), 0);
-		const double *back = stackset_cpu(r, &n);
-		assert_int_equal(n, 4);
-		for (size_t i = 0; i < n; i++)
-			assert_float_equal(back[i], cpu[i], 0.05);
-		stackset_free(r);
-		frames_free(frs);
-		free(text);
-	}
 	window_free_fx(w);
 }
 
