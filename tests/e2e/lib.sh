@@ -597,3 +597,14 @@ check_heap() {
 	check_cmp "$comm" '>=' "$4" "$1: committed heap (MiB) is read"
 	check_cmp "$comm" '<=' "$5" "$1: committed heap (MiB) at most $5"
 }
+
+# heap_case LABEL PID RUNTIME MIN MAX [MORE]: stacktop -b of PID shows the
+# MEM line's RUNTIME heap with MIN to MAX MiB committed (check_heap), and
+# its memory view the heap line (then MORE, a regex, on that line).
+heap_case() {
+	local out=$E2E_TMPDIR/$1.out
+	run_ok 30 "$out" "$1: stacktop -b exits 0" -b -d 3 -n 1 -l 3 -p "$2"
+	check_heap "$1" "$out" "$3" "$4" "$5"
+	memory_view "$1" "$2"
+	expect_in "$E2E_TMPDIR/$1.mem" "$1: the memory view shows the heap line" "^$3 heap [0-9.]* [KMG]iB of ${6:-}"
+}

@@ -12,12 +12,8 @@ need_gocpu
 
 start_target 0.5 gocpu
 G=$BG_PID
-out=$E2E_TMPDIR/go.out
-run_ok 30 "$out" "gocpu: stacktop -b exits 0" -b -d 3 -n 1 -l 3 -p "$G"
 # committed: gocpu keeps almost nothing on its heap (KiB to a few MiB)
-check_heap gocpu "$out" Go 0.001 64
-memory_view go "$G"
-expect_in "$E2E_TMPDIR/go.mem" "gocpu: the memory view shows the heap line" '^Go heap [0-9.]* [KMG]iB of .*collections'
+heap_case gocpu "$G" Go 0.001 64 '.*collections'
 kill "$G"
 
 start_target 0.5 gocpu-stripped

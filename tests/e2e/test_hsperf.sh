@@ -10,12 +10,8 @@ need_target cpuburn
 if start_gcchurn; then
 	J=$BG_PID
 	wait_until 20 sh -c "grep -q hsperfdata /proc/$J/maps" || die "the JVM mapped no hsperfdata file"
-	out=$E2E_TMPDIR/java.out
-	run_ok 30 "$out" "java: stacktop -b exits 0" -b -d 3 -n 1 -l 3 -p "$J"
 	# committed: the generations' capacities, at most -Xmx32m
-	check_heap java "$out" Java 1 33
-	memory_view java "$J"
-	expect_in "$E2E_TMPDIR/java.mem" "java: the memory view shows the heap line" '^Java heap [0-9.]* [KMG]iB of '
+	heap_case java "$J" Java 1 33
 	kill "$J"
 fi
 
