@@ -97,6 +97,9 @@ int spikes_keep(struct spikes *sp, struct diff_snap *sn, double t, double cpu,
 	sp->n++;
 	while (sp->n > 1 && sp->bytes > SPIKES_BUDGET)
 		drop(sp, victim(sp, m->rhythm.thr));
+	/* No rhythm yet: the candidate spikes, the newest few. */
+	while (!m->alert_rhythm && sp->n > SPIKES_CANDIDATES)
+		drop(sp, 0);
 	return 0;
 }
 
@@ -187,13 +190,22 @@ out:
 	return rc;
 }
 
+/* With a rhythm every second is kept (calm ones are the comparison's other
+ * side); without one, only a second above the spike threshold: a target
+ * that never spikes pays nothing here, and one whose stacks are all new
+ * (hostile) keeps no copy of them. */
+static bool worth_keeping(const struct metrics *m, double cpu)
+{
+	return m->alert_rhythm || (m->rhythm.thr > 0 && cpu > m->rhythm.thr);
+}
+
 int spikes_tick(struct spikes *sp, struct window *w, struct metrics *m, double now_s)
 {
 	double b = floor(now_s) - 2, cpu;
 	struct diff_snap *sn;
 	int rc = 0;
 
-	if (b > sp->last_b && bucket_cpu(m, b, &cpu)) {
+	if (b > sp->last_b && bucket_cpu(m, b, &cpu) && worth_keeping(m, cpu)) {
 		sp->last_b = b;
 		if ((rc = diff_snap_window(w, (uint64_t)b * SEC_NS, 1, false, &sn)) == 0) {
 			sp->new_spike |= cpu > m->rhythm.thr;

@@ -91,8 +91,12 @@ wait_until 20 gone "$J"
 # there, its /tmp a tmpfs of its own; attach file, socket and map are
 # reached through /proc/PID/root with its namespace pid.
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	# the classes copied into its own /tmp through a descriptor opened
+	# before: a checkout under /tmp is hidden by the new one
 	start_bg unshare -p -f -m --mount-proc --kill-child sh -c \
-		"mount -t tmpfs tmpfs /tmp && exec java -cp '$CLASSES' JvmHot 300"
+		"exec 3<'$CLASSES' && mount -t tmpfs tmpfs /tmp && mkdir /tmp/classes &&
+		 cp /proc/self/fd/3/*.class /tmp/classes/ && exec 3<&- &&
+		 exec java -cp /tmp/classes JvmHot 300"
 	U=$BG_PID
 	ns_jvm() {
 		local c

@@ -9,7 +9,11 @@
  * copies of their names), with the process CPU of the metrics point that
  * covers most of it (the point at t covers (t - 1, t]: the one with t in
  * [b + 0.5, b + 1.5)). A second without samples or without its point is not
- * kept. Every second is kept; the budget decides which go:
+ * kept. While the metrics have a rhythm every second is kept; without one
+ * only a second above the spike threshold (rhythm.thr), the newest
+ * SPIKES_CANDIDATES of them (so a steady target, or one whose stacks are
+ * all new, keeps nothing: memory follows the rhythm). The budget decides
+ * which go:
  *
  *   at most SPIKES_MAX_SECONDS seconds and SPIKES_BUDGET bytes (the sum of
  *   each snapshot's diff_snap_bytes: names, nodes, cells, indexes). Past
@@ -43,6 +47,7 @@
 #include <stdint.h>
 
 #define SPIKES_MAX_SECONDS 600
+#define SPIKES_CANDIDATES 32
 #define SPIKES_BUDGET (8u << 20)
 #define SPIKES_CALM_RATIO 2
 #define SPIKES_EVERY_S 5
