@@ -35,10 +35,10 @@ E2E_JOBS=${E2E_JOBS:-5}
 FUZZ_ASAN=${FUZZ_ASAN:-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1}
 CPPCHECK=${CPPCHECK:-cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 -D_GNU_SOURCE -Iinclude --suppress=missingIncludeSystem --suppress=preprocessorErrorDirective --inline-suppr}
 B=${B:-build}
-SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall test_demo test_wall_threads test_inline test_languages test_lost test_go test_gc test_python "
+SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall test_demo test_wall_threads test_inline test_languages test_lost test_go test_python "
 # Started first when there are no times from a last run: the longest (30-45
 # s each on a loaded 2-core machine).
-LONG=" test_jvm test_difflive test_safety test_wall_safety test_hostile_newstacks test_series_mem test_coverage test_subprocesses test_memory test_export "
+LONG=" test_jvm test_python_more test_difflive test_safety test_wall_safety test_hostile_newstacks test_series_mem test_coverage test_subprocesses test_memory test_export "
 
 units=() fuzzers=() e2e=()
 part=0

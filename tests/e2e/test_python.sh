@@ -5,8 +5,9 @@
 # and every pyenv CPython 3.8-3.13 found here, stacktop -b must show each
 # leaf as "leaf_X (pyshares.py)" with its share (check_share), and run()
 # and main() as their callers (%Total ~100): the evaluation loop's native
-# frames replaced by the Python frames they run. Compares shares: runs
-# alone (SOLO in tests/run.sh). Also: dump's Python tracebacks
+# frames replaced by the Python frames they run. Compares shares: the
+# Debian part runs alone (SOLO in tests/run.sh; the rest is
+# test_python_more.sh). Also: dump's Python tracebacks
 # (pystack.py), the threads view's GIL holder and wall mode's sleep,
 # lock and GIL kinds (pystack.py, pygil.py), and --subprocesses'
 # multiprocessing workers (pyworkers.py, fork and spawn) and the memory
@@ -222,15 +223,25 @@ mem_case() {
 	wait "$pid" 2>/dev/null
 }
 
+# Two parts: the Debian CPython's leaf shares and wall splits compare
+# shares and scheduling, so they run alone (SOLO in tests/run.sh); the
+# rest (every other CPython naming the same functions, dump, the GIL flag,
+# workers, the memory view, -X perf) runs beside other tests, as
+# test_python_more.sh, which sources this file with PY_PART=more.
+if [ "${PY_PART:-solo}" = solo ]; then
+	if [ -x /usr/bin/python3.11 ]; then
+		wall_case /usr/bin/python3.11
+		run_case debian-3.11 /usr/bin/python3.11
+	else
+		bad "/usr/bin/python3.11 is missing (make deps-test installs python3.11)"
+	fi
+	e2e_finish
+fi
 if [ -x /usr/bin/python3.11 ]; then
 	mem_case /usr/bin/python3.11
 	workers_case /usr/bin/python3.11
 	dump_case /usr/bin/python3.11
 	gil_case /usr/bin/python3.11
-	wall_case /usr/bin/python3.11
-	run_case debian-3.11 /usr/bin/python3.11
-else
-	bad "/usr/bin/python3.11 is missing (make deps-test installs python3.11)"
 fi
 ran=()
 for minor in 8 9 10 11 12 13; do
