@@ -111,7 +111,7 @@ static char *die_func_name(Dwarf_Die *die)
 		n = dwarf_formstring(&a);
 	if (!n && dwarf_attr_integrate(die, DW_AT_name, &a))
 		n = dwarf_formstring(&a);
-	return strdup(n ? sym_demangle(n, buf, sizeof(buf)) : "[inlined]");
+	return strdup(n ? symname_demangle(n, buf, sizeof(buf)) : "[inlined]");
 }
 
 /* Where an inlined subroutine was called from: DW_AT_call_file (an index

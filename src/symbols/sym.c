@@ -138,162 +138,6 @@ struct sym_table {
 	struct gopclntab go; /* borrows mod->elf's bytes (the module outlives the table) */
 };
 
-/* ---- demangling -------------------------------------------------------- */
-
-static bool is_hex_n(const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	}
-	return true;
-}
-
-/* Rust legacy names end in "::h<16 hex>", a hash that only adds noise. */
-static void strip_rust_hash(char *s)
-{
-	size_t len = strlen(s);
-
-	if (len > 19 && !memcmp(s + len - 19, "::h", 3) && is_hex_n(s + len - 16, 16))
-		s[len - 19] = '\0';
-}
-
-void sym_name_clip(char *s, bool cut)
-{
-	size_t len = strnlen(s, SYM_NAME_MAX), keep;
-
-	if (!cut && len < SYM_NAME_MAX)
-		return;
-	keep = SYM_NAME_MAX - sizeof(SYM_NAME_CUT);
-	if (keep > len)
-		keep = len;
-	/* Not in the middle of a UTF-8 sequence. */
-	while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
-		keep--;
-	memcpy(s + keep, SYM_NAME_CUT, sizeof(SYM_NAME_CUT));
-}
-
-const char *sym_demangle(const char *name, char *buf, size_t size)
-{
-	char *d;
-
-	if (!name || !size || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
-		return name;
-	d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
-	if (!d)
-		return name;
-	strip_rust_hash(d);
-	snprintf(buf, size, "%s", d);
-	free(d);
-	return buf;
-}
-
-/* ---- short names ----------------------------------------------------------- */
-
-static bool ident_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
-}
-
-/* Past "operator" at s[i] and the operator's own characters ("()",
- * "<<=", "->", "[]"), so they are not read as brackets; i when s[i] does
- * not start the word operator. */
-static size_t skip_operator(const char *s, size_t i)
-{
-	if (strncmp(s + i, "operator", 8) || ident_char(s[i + 8]) || (i && ident_char(s[i - 1])))
-		return i;
-	i += 8;
-	if (!strncmp(s + i, "()", 2))
-		return i + 2;
-	while (s[i] && strchr("<>=!+-*/%&|^~[],", s[i]))
-		i++;
-	return i;
-}
-
-/* The '(' that opens the parameter list: the first at the top level
- * (outside <>, () and {}: "{lambda(int)#1}", "(anonymous namespace)")
- * right after a name, not after a space (" (inline)"); -1 if none. */
-static long params_at(const char *s)
-{
-	int depth = 0;
-
-	for (size_t i = 0; s[i]; i++) {
-		size_t j = skip_operator(s, i);
-		if (j != i) {
-			i = j - 1;
-			continue;
-		}
-		switch (s[i]) {
-		case '<':
-		case '{':
-			depth++;
-			break;
-		case '>':
-		case '}':
-			depth -= depth > 0;
-			break;
-		case '(':
-			/* not after '.': a Go receiver, "sync.(*Mutex).Lock" */
-			if (!depth && i && s[i - 1] != ' ' && s[i - 1] != ':' && s[i - 1] != '.')
-				return (long)i;
-			depth++;
-			break;
-		case ')':
-			depth -= depth > 0;
-			break;
-		}
-	}
-	return -1;
-}
-
-/* Where the name starts after a return type ("int ns::f<int>" → "ns::…"):
- * past the last top-level space not part of "operator new", "operator
- * int"; 0 when there is none. */
-static size_t after_return_type(const char *s, size_t n)
-{
-	size_t start = 0;
-	int depth = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '<' || s[i] == '(' || s[i] == '{')
-			depth++;
-		else if (s[i] == '>' || s[i] == ')' || s[i] == '}')
-			depth -= depth > 0;
-		else if (s[i] == ' ' && !depth && !(i >= 8 && !strncmp(s + i - 8, "operator", 8)))
-			start = i + 1;
-	}
-	return start < n ? start : 0;
-}
-
-const char *sym_short_name(const char *name, char *buf, size_t size)
-{
-	long p;
-	size_t start, end;
-	int depth = 0;
-	const char *tail = "";
-
-	if (!name || !size || (p = params_at(name)) < 0)
-		return name;
-	/* What follows the parameters: " const", " &&" go; a clone's
-	 * "[clone .cold]" and the views' " (inline)" stay. */
-	for (end = (size_t)p; name[end]; end++) {
-		if (name[end] == '(')
-			depth++;
-		else if (name[end] == ')' && --depth == 0)
-			break;
-	}
-	if (name[end]) {
-		const char *clone = strstr(name + end, " [clone"),
-			   *inl = strstr(name + end, " (inline)");
-		tail = clone && (!inl || clone < inl) ? clone : inl ? inl : "";
-	}
-	start = after_return_type(name, (size_t)p);
-	snprintf(buf, size, "%.*s%s", (int)((size_t)p - start), name + start, tail);
-	return buf;
-}
-
 /* ---- debug files ------------------------------------------------------- */
 
 /* The separate debug file, found once; NULL when there is none. */
@@ -596,11 +440,11 @@ static const char *table_name(struct sym_table *t, long i)
 	memcpy(raw, p, len);
 	raw[len] = '\0';
 	/* A name cut short does not demangle: shown raw, with the mark. */
-	d = cut ? raw : sym_demangle(raw, buf, sizeof(buf));
+	d = cut ? raw : symname_demangle(raw, buf, sizeof(buf));
 	/* "clock_gettime@@GLIBC_2.17": the symbol version is noise on screen. */
 	if (d == raw && raw[0] != '@' && strchr(raw, '@'))
 		raw[strcspn(raw, "@")] = '\0';
-	sym_name_clip(d == raw ? raw : buf, cut);
+	symname_clip(d == raw ? raw : buf, cut);
 	t->dem[i] = strdup(d == raw ? raw : buf);
 	return t->dem[i];
 }
@@ -849,7 +693,7 @@ static const char *recent_clipped(struct sym *sy, const char *name)
 
 	memcpy(buf, name, len < SYM_NAME_MAX ? len + 1 : SYM_NAME_MAX);
 	buf[SYM_NAME_MAX - 1] = '\0';
-	sym_name_clip(buf, len >= SYM_NAME_MAX);
+	symname_clip(buf, len >= SYM_NAME_MAX);
 	return recent(sy, buf);
 }
 
@@ -1088,10 +932,10 @@ static int sym_jitdump_lookup(struct sym *sy, pid_t pid, const char *path, uint6
 	if (err)
 		return err;
 	memset(out, 0, sizeof(*out));
-	const char *d = sym_demangle(js.name, buf, sizeof(buf));
+	const char *d = symname_demangle(js.name, buf, sizeof(buf));
 
 	snprintf(sy->jit_name, sizeof(sy->jit_name), "%s", d);
-	sym_name_clip(sy->jit_name, strnlen(d, SYM_NAME_MAX) >= SYM_NAME_MAX);
+	symname_clip(sy->jit_name, strnlen(d, SYM_NAME_MAX) >= SYM_NAME_MAX);
 	strpool_free(&sy->recent); /* the last call's names */
 	out->func = sy->jit_name;
 	out->module = "[jit]";
@@ -1199,10 +1043,10 @@ static void jit_info(struct sym *sy, const struct perfmap_sym *ps, uint64_t pc,
 	memset(out, 0, sizeof(*out));
 	/* Not kept: a JIT may rename its code every second. The caller
 	 * copies it (frames holds it counted while a frame uses it). */
-	const char *d = sym_demangle(ps->name, buf, sizeof(buf));
+	const char *d = symname_demangle(ps->name, buf, sizeof(buf));
 
 	snprintf(sy->jit_name, sizeof(sy->jit_name), "%s", d);
-	sym_name_clip(sy->jit_name, strnlen(d, SYM_NAME_MAX) >= SYM_NAME_MAX);
+	symname_clip(sy->jit_name, strnlen(d, SYM_NAME_MAX) >= SYM_NAME_MAX);
 	out->func = sy->jit_name;
 	out->module = "[jit]";
 	out->offset = pc - ps->start;

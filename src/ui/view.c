@@ -850,5 +850,5 @@ struct view_action view_all_threads(int tid)
 
 const char *view_func_name(const char *func, bool full, char *buf, size_t size)
 {
-	return full ? func : sym_short_name(func, buf, size);
+	return full ? func : symname_short(func, buf, size);
 }

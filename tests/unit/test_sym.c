@@ -226,66 +226,6 @@ static void test_module_lines_cached(void **state)
 	sym_free(sy);
 }
 
-static void test_demangle(void **state)
-{
-	char buf[256];
-	const char *r;
-
-	r = sym_demangle("_ZN3foo3barEv", buf, sizeof(buf));
-	assert_string_equal(r, "foo::bar()");
-	r = sym_demangle("_ZN4core3ptr13drop_in_place17h0123456789abcdefE", buf, sizeof(buf));
-	assert_string_equal(r, "core::ptr::drop_in_place");
-	r = sym_demangle("_ZNK3std6vectorIiSaIiEE4sizeEv", buf, sizeof(buf));
-	assert_string_equal(r, "std::vector<int, std::allocator<int> >::size() const");
-	/* Not mangled: the same pointer back. */
-	r = sym_demangle("main", buf, sizeof(buf));
-	assert_string_equal(r, "main");
-	r = sym_demangle("_Zgarbage", buf, sizeof(buf));
-	assert_string_equal(r, "_Zgarbage");
-	/* Truncated to the buffer, still terminated. */
-	r = sym_demangle("_ZN3foo3barEv", buf, 6);
-	assert_string_equal(r, "foo::");
-}
-
-/* Short names (issue 24): no return type, no parameters, no cv; the
- * template arguments, a lambda's braces, operators and the views'
- * " (inline)" and a clone's suffix stay; C and Rust names unchanged. */
-static void test_short_name(void **state)
-{
-	static const char *const cases[][2] = {
-	    {"app::Matrix<double>::multiply_rows(int)", "app::Matrix<double>::multiply_rows"},
-	    {"std::vector<int, std::allocator<int> >::size() const",
-	     "std::vector<int, std::allocator<int> >::size"},
-	    {"int app::sum<int>(std::vector<int, std::allocator<int> > const&)", "app::sum<int>"},
-	    {"std::__detail::_Map_base<std::string, std::pair<std::string const, int>>::"
-	     "operator[](std::string const&)",
-	     "std::__detail::_Map_base<std::string, std::pair<std::string const, "
-	     "int>>::operator[]"},
-	    {"app::Cmp::operator()(int, int) const", "app::Cmp::operator()"},
-	    {"bool app::operator< <int>(app::X<int> const&, app::X<int> const&)",
-	     "app::operator< <int>"},
-	    {"app::X::operator new(unsigned long)", "app::X::operator new"},
-	    {"app::X::operator int() const", "app::X::operator int"},
-	    {"main::{lambda(int)#1}::operator()(int) const", "main::{lambda(int)#1}::operator()"},
-	    {"(anonymous namespace)::helper(int)", "(anonymous namespace)::helper"},
-	    {"app::run(app::Matrix<double>&) [clone .cold]", "app::run [clone .cold]"},
-	    {"app::run(app::Matrix<double>&) (inline)", "app::run (inline)"},
-	    {"checksum", "checksum"},
-	    {"checksum (inline)", "checksum (inline)"},
-	    {"rsburn::hot_loop", "rsburn::hot_loop"},
-	    {"strlen@plt", "strlen@plt"},
-	    /* Go methods: the receiver's parentheses are no parameter list */
-	    {"runtime.(*mcache).nextFree", "runtime.(*mcache).nextFree"},
-	    {"sync.(*Mutex).Lock (inline)", "sync.(*Mutex).Lock (inline)"},
-	    {"[plt]", "[plt]"},
-	};
-	char buf[256];
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		assert_string_equal(sym_short_name(cases[i][0], buf, sizeof(buf)), cases[i][1]);
-	assert_null(sym_short_name(NULL, buf, sizeof(buf)));
-}
-
 /* A live process: a pc outside every mapping goes to /tmp/perf-PID.map,
  * found through /proc/PID/root with the pid from NSpid. */
 static void test_perfmap_live(void **state)
@@ -622,10 +562,16 @@ static void test_hostile_names(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-	    TEST(test_stripped_by_fde), TEST(test_inline_chain),   TEST(test_plt),
-	    TEST(test_demangle),	TEST(test_short_name),	   TEST(test_live_full),
-	    TEST(test_live_stripped),	TEST(test_live_debuglink), TEST(test_module_lines_cached),
-	    TEST(test_perfmap_live),	TEST(test_self),	   TEST(test_cost),
+	    TEST(test_stripped_by_fde),
+	    TEST(test_inline_chain),
+	    TEST(test_plt),
+	    TEST(test_live_full),
+	    TEST(test_live_stripped),
+	    TEST(test_live_debuglink),
+	    TEST(test_module_lines_cached),
+	    TEST(test_perfmap_live),
+	    TEST(test_self),
+	    TEST(test_cost),
 	    TEST(test_hostile_names),
 	};
 	symtest_init();

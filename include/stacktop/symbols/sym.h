@@ -46,6 +46,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "stacktop/symbols/symname.h"
 #include "stacktop/unwind/space.h"
 
 struct sym;
@@ -165,27 +166,5 @@ pid_t sym_jit_nomap(const struct sym *sy);
  * offset is elf_addr. sym_resolve_user is this plus the mapping. */
 int sym_resolve_module(struct sym *sy, struct module *mod, const char *root, uint64_t elf_addr,
 		       bool want_line, struct sym_info *out);
-
-/* Demangle a C++ or Rust symbol into buf; returns buf, or name unchanged
- * when it is not mangled. SYM_DEMANGLE_MAX bytes hold any name we show.
- * Also used by srcline (DWARF names) and for perf map names. */
-#define SYM_DEMANGLE_MAX 4096
-const char *sym_demangle(const char *name, char *buf, size_t size);
-/* A demangled C++ name without its return type and parameters, as the
- * views show it by default: "int app::Matrix<int>::sum(int) const" →
- * "app::Matrix<int>::sum" (template arguments stay: they tell
- * instantiations apart); " [clone .cold]" and " (inline)" are kept. Into
- * buf, which is returned; name itself when it has no parameter list (C,
- * Rust, Go names). */
-const char *sym_short_name(const char *name, char *buf, size_t size);
-
-/* Longest name sym hands out, with its NUL (perf keeps a few KiB). */
-#define SYM_NAME_MAX 1024
-#define SYM_NAME_CUT "..."
-/* Cut s (a buffer of at least SYM_NAME_MAX bytes) to SYM_NAME_MAX bytes
- * ending in SYM_NAME_CUT when it is longer, or when cut says it was
- * already cut short (the mark is then added), never inside a UTF-8
- * sequence. */
-void sym_name_clip(char *s, bool cut);
 
 #endif
