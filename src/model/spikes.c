@@ -31,6 +31,7 @@ struct spikes {
 	double last_b;		/* the last bucket kept or looked at */
 	unsigned since_compare; /* ticks since the last comparison */
 	bool new_spike;		/* a spike second kept since then */
+	unsigned quick;		/* comparisons left at one a tick (a new rhythm) */
 	struct rhythm_riser risers[RHYTHM_RISERS];
 	unsigned nrisers;
 };
@@ -219,7 +220,12 @@ int spikes_tick(struct spikes *sp, struct window *w, struct metrics *m, double n
 		sp->nrisers = 0;
 		sp->since_compare = SPIKES_EVERY_S;
 		sp->new_spike = true;
-	} else if (++sp->since_compare >= SPIKES_EVERY_S && sp->new_spike) {
+		sp->quick = SPIKES_EVERY_S;
+	} else if ((++sp->since_compare >= SPIKES_EVERY_S && sp->new_spike) ||
+		   (sp->nrisers == 0 && sp->quick > 0 && sp->quick--)) {
+		/* A rhythm just found has no calm second kept yet (they are
+		 * kept from then on): a tick at a time until the first riser,
+		 * SPIKES_EVERY_S times at most, then the usual pace. */
 		int e = spikes_compare(sp, m);
 		rc = rc ? rc : e;
 	}

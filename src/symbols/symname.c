@@ -167,4 +167,3 @@ const char *symname_short(const char *name, char *buf, size_t size)
 	snprintf(buf, size, "%.*s%s", (int)((size_t)p - start), name + start, tail);
 	return buf;
 }
-

@@ -23,8 +23,10 @@
  *   its CPU is above the rhythm threshold (metrics' rhythm.thr) when the
  *   budget is applied.
  *
- * While the metrics have a rhythm (alert_rhythm), at once and then at most
- * every SPIKES_EVERY_S seconds when a spike second was kept since (the
+ * While the metrics have a rhythm (alert_rhythm), at once, then each tick
+ * until a riser is found (SPIKES_EVERY_S ticks at most: calm seconds are
+ * kept only from the rhythm on), then at most every SPIKES_EVERY_S seconds
+ * when a spike second was kept since (the
  * comparison reads every kept second: ~600 small tries), the kept seconds are split by the rhythm's
  * threshold now: spike seconds (CPU above it) and calm ones (the others);
  * each side becomes one snapshot with one second per kept second
