@@ -22,14 +22,14 @@
 #      machine piles samples on the kernel's finish_task_switch; test_lost,
 #      whose lost records depend on how long stacktop waits for a CPU on a
 #      saturated machine;
-#   3. the other end-to-end tests, E2E_JOBS (6) at a time, the longest
+#   3. the other end-to-end tests, E2E_JOBS (7) at a time, the longest
 #      first (from the last run's times in $B/e2e.times, else LONG below):
 #      they mostly wait for a target and stacktop, and their shares are of
 #      one target's own CPU, with tolerances from their sample counts.
 # Each test's time is on its PASS/FAIL line.
 set -u
 FUZZ_ROUNDS=${FUZZ_ROUNDS:-20000}
-E2E_JOBS=${E2E_JOBS:-6}
+E2E_JOBS=${E2E_JOBS:-7}
 # From the makefile: FUZZ_ASAN ("ASAN_OPTIONS=... UBSAN_OPTIONS=..."),
 # CPPCHECK (the lint command), B (the build directory).
 FUZZ_ASAN=${FUZZ_ASAN:-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1}
