@@ -220,12 +220,13 @@ int spikes_tick(struct spikes *sp, struct window *w, struct metrics *m, double n
 		sp->nrisers = 0;
 		sp->since_compare = SPIKES_EVERY_S;
 		sp->new_spike = true;
-		sp->quick = SPIKES_EVERY_S;
+		sp->quick = SPIKES_QUICK;
 	} else if ((++sp->since_compare >= SPIKES_EVERY_S && sp->new_spike) ||
 		   (sp->nrisers == 0 && sp->quick > 0 && sp->quick--)) {
 		/* A rhythm just found has no calm second kept yet (they are
-		 * kept from then on): a tick at a time until the first riser,
-		 * SPIKES_EVERY_S times at most, then the usual pace. */
+		 * kept from then on; diff wants a few a side): a tick at a
+		 * time until the first riser, SPIKES_QUICK times at most, then
+		 * the usual pace. */
 		int e = spikes_compare(sp, m);
 		rc = rc ? rc : e;
 	}

@@ -24,7 +24,7 @@
  *   budget is applied.
  *
  * While the metrics have a rhythm (alert_rhythm), at once, then each tick
- * until a riser is found (SPIKES_EVERY_S ticks at most: calm seconds are
+ * until a riser is found (SPIKES_QUICK ticks at most: calm seconds are
  * kept only from the rhythm on), then at most every SPIKES_EVERY_S seconds
  * when a spike second was kept since (the
  * comparison reads every kept second: ~600 small tries), the kept seconds are split by the rhythm's
@@ -53,6 +53,7 @@
 #define SPIKES_BUDGET (8u << 20)
 #define SPIKES_CALM_RATIO 2
 #define SPIKES_EVERY_S 5
+#define SPIKES_QUICK 15
 #define SPIKES_MIN_PTS 5.0
 
 struct spikes;
