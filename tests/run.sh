@@ -22,20 +22,20 @@
 #      machine piles samples on the kernel's finish_task_switch; test_lost,
 #      whose lost records depend on how long stacktop waits for a CPU on a
 #      saturated machine;
-#   3. the other end-to-end tests, E2E_JOBS (7) at a time, the longest
+#   3. the other end-to-end tests, E2E_JOBS (8) at a time, the longest
 #      first (from the last run's times in $B/e2e.times, else LONG below):
 #      they mostly wait for a target and stacktop, and their shares are of
 #      one target's own CPU, with tolerances from their sample counts.
 # Each test's time is on its PASS/FAIL line.
 set -u
 FUZZ_ROUNDS=${FUZZ_ROUNDS:-20000}
-E2E_JOBS=${E2E_JOBS:-7}
+E2E_JOBS=${E2E_JOBS:-8}
 # From the makefile: FUZZ_ASAN ("ASAN_OPTIONS=... UBSAN_OPTIONS=..."),
 # CPPCHECK (the lint command), B (the build directory).
 FUZZ_ASAN=${FUZZ_ASAN:-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1}
 CPPCHECK=${CPPCHECK:-cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 -D_GNU_SOURCE -Iinclude --suppress=missingIncludeSystem --suppress=preprocessorErrorDirective --inline-suppr}
 B=${B:-build}
-SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall test_demo test_wall_threads test_inline test_languages test_lost test_python "
+SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall test_demo test_wall_threads test_inline test_languages test_lost test_python test_rhythm "
 # Started first when there are no times from a last run: the longest (30-45
 # s each on a loaded 2-core machine).
 LONG=" test_jvm test_python_more test_difflive test_safety test_wall_safety test_hostile_newstacks test_series_mem test_coverage test_subprocesses test_memory test_export "
