@@ -28,7 +28,7 @@
 #      one target's own CPU, with tolerances from their sample counts.
 # Each test's time is on its PASS/FAIL line.
 set -u
-FUZZ_ROUNDS=${FUZZ_ROUNDS:-20000}
+FUZZ_ROUNDS=${FUZZ_ROUNDS:-12000}
 E2E_JOBS=${E2E_JOBS:-8}
 # From the makefile: FUZZ_ASAN ("ASAN_OPTIONS=... UBSAN_OPTIONS=..."),
 # CPPCHECK (the lint command), B (the build directory).
