@@ -1,0 +1,158 @@
+/*
+ * machine — every process on the box, for the whole-machine mode
+ * (`stacktop -a`, or no target at all): who each one is, what it does now,
+ * its history, and the verdicts a responder acts on (busy floor, memory
+ * climbing like stairs, zombie, stuck in D), plus the box's own CPU and
+ * memory. Numbers and raw target text only: the words are the view's.
+ *
+ *   machine_init → (machine_set_sampled; machine_tick; machine_eval)* →
+ *   machine_free
+ *
+ * Cost is bounded whatever the box runs (2,000 sleeping processes, 10,000
+ * threads): each tick lists /proc once (getdents, no file opened per
+ * entry), then opens files within a budget:
+ *  - a new process: its stat, and once only its owner (the directory's
+ *    uid), cgroup and command line;
+ *  - a known process: its stat when it may have used CPU since its last
+ *    read (sampled since the last tick (machine_set_sampled), or CPU > 0
+ *    at its last read, or in state D, R or Z), otherwise in turn, at most
+ *    cfg.reads_per_tick of those a tick (a process not read costs a point
+ *    of 0 % CPU and its last RSS: one not sampled used ~no CPU);
+ *  - threads, for the stuck verdict: at most cfg.task_reads_per_tick task
+ *    stat files a tick, in turn over the processes' task directories, plus
+ *    every thread seen in D at its last read (re-read each tick while it
+ *    stays there). Kernel threads are listed, never their tasks.
+ * A pid reused by another process (its start time differs) starts afresh.
+ * Processes past MACHINE_MAX are not tracked (counted in `untracked`).
+ *
+ * Verdicts (machine_eval; pure given the series, so tests feed
+ * machine_push with readings and call machine_eval):
+ *  - floor_pct: p10 of the process's per-second CPU over the history;
+ *    busy floor when there are >= MACHINE_MIN_S seconds, the floor is >=
+ *    cfg.busy_floor_pct and the process bursts above it (p90 >= floor +
+ *    MACHINE_BURST_PTS): a steady worker is busy, not a floor;
+ *  - stairs: the RSS series' trend (series_trend, 1 MiB noise) is stairs
+ *    after >= MACHINE_MIN_S seconds;
+ *  - zombie: state Z; its parent's zombie_children counts it (the parent
+ *    is the one to fix);
+ *  - stuck: threads in D for >= cfg.stuck_s (stuck_threads, the longest
+ *    stuck_for_s).
+ *
+ * Memory: MACHINE_MAX rows of two series of cfg.history_s points each,
+ * allocated as processes appear and freed as they go. Errors: 0 / -errno.
+ */
+#ifndef STACKTOP_MACHINE_H
+#define STACKTOP_MACHINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stacktop/proc/series.h"
+
+/* Processes tracked at once; more are counted, not listed. */
+#define MACHINE_MAX 16384
+/* Seconds of history before a floor or stairs verdict. */
+#define MACHINE_MIN_S 10
+/* How far above its floor a process's p90 must reach (points of a core)
+ * for the floor to be a busy floor rather than steady work. */
+#define MACHINE_BURST_PTS 10.0
+
+struct machine_config {
+	unsigned history_s;	      /* points kept per series (the window), >= MACHINE_MIN_S */
+	double busy_floor_pct;	      /* default 5 */
+	double stuck_s;		      /* default 5 */
+	unsigned reads_per_tick;      /* quiet processes' stat files a tick, default 256 */
+	unsigned task_reads_per_tick; /* threads' stat files a tick, default 256 */
+};
+
+/* One process's stat file at a tick: what machine_tick reads, what tests
+ * feed through machine_push. */
+struct machine_reading {
+	pid_t pid, ppid;
+	char state;	    /* R S D T t Z X I */
+	char comm[32];	    /* raw */
+	double cpu_s;	    /* utime + stime, all threads, seconds */
+	uint64_t rss;	    /* bytes */
+	int nthreads;
+	uint64_t start;	    /* start time (clock ticks since boot): tells a reused pid */
+	bool kernel;	    /* a kernel thread (PF_KTHREAD) */
+};
+
+struct machine_proc {
+	pid_t pid, ppid;
+	uid_t uid;
+	char comm[32];	     /* raw; views sanitize */
+	char cmdline[256];   /* raw, NULs as spaces, "" for kernel threads */
+	char cgroup[256];    /* raw cgroup v2 path ("/system.slice/x.service"), "" unknown */
+	char state;
+	bool kernel;
+	int nthreads;
+	double cpu_pct;	     /* last second, % of one core */
+	double floor_pct;    /* p10 over the history */
+	double p90_pct, peak_pct;
+	uint64_t rss;	     /* bytes, at its last read */
+	double rss_slope;    /* bytes per second over the history (Theil-Sen) */
+	enum series_kind rss_kind;
+	int zombie_children; /* its children in state Z */
+	int stuck_threads;   /* threads in D for >= stuck_s */
+	double stuck_for_s;  /* the longest of those */
+	bool busy_floor, stairs, zombie, stuck; /* the verdicts */
+	struct series cpu, rss_series;		/* one point a tick */
+	/* Internal (machine_tick's budget). */
+	double prev_cpu_s, read_t, seen_t;
+	uint64_t start;
+	bool sampled;
+};
+
+/* Processes grouped by cgroup (their container or service). */
+struct machine_group {
+	const char *cgroup; /* a member's cgroup string, valid until the next tick */
+	int nprocs;
+	double cpu_pct;	    /* summed */
+	uint64_t rss;	    /* summed */
+	pid_t hottest;	    /* its member with the most CPU now */
+};
+
+/* The box as a whole, from /proc/stat and /proc/meminfo. */
+struct machine_totals {
+	int ncpu;	      /* online CPUs */
+	double cpu_pct;	      /* busy, % of one core (200 = two cores busy) */
+	uint64_t mem_used;    /* MemTotal - MemAvailable, bytes */
+	uint64_t mem_total;
+	int nprocs, nthreads; /* processes listed, threads they hold */
+	int untracked;	      /* processes past MACHINE_MAX */
+};
+
+struct machine;
+
+int machine_new(const struct machine_config *cfg, struct machine **out);
+void machine_free(struct machine *m);
+
+/* Processes that had samples since the last tick (the sampler's view of
+ * who ran): they are read this tick whatever the budget. */
+void machine_set_sampled(struct machine *m, const pid_t *pids, size_t n);
+/* Once a second: list /proc, read within the budget, push one point a
+ * process, then machine_eval. t in seconds, any origin, increasing. */
+int machine_tick(struct machine *m, double t);
+/* Tests: one process's reading at t, as machine_tick would push it (a pid
+ * not pushed at a tick it saw others is gone after it); then machine_eval. */
+int machine_push(struct machine *m, double t, const struct machine_reading *r, uid_t uid,
+		 const char *cgroup, const char *cmdline);
+/* Tests: a thread of pid seen in state D since since_t (stuck after
+ * stuck_s). */
+void machine_push_d_thread(struct machine *m, double t, pid_t pid, pid_t tid, double since_t);
+/* Recompute every process's readings and verdicts from its series. */
+void machine_eval(struct machine *m);
+
+/* The processes tracked, in no order; valid until the next tick or push. */
+const struct machine_proc *machine_procs(const struct machine *m, size_t *n);
+/* One process, NULL when not tracked. */
+const struct machine_proc *machine_find(const struct machine *m, pid_t pid);
+/* Processes grouped by cgroup, the most CPU first: up to max into out,
+ * returns how many groups there are. */
+size_t machine_groups(const struct machine *m, struct machine_group *out, size_t max);
+void machine_get_totals(const struct machine *m, struct machine_totals *out);
+
+#endif
