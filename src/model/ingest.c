@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,6 +27,7 @@
 #include "stacktop/symbols/sym.h"
 #include "stacktop/proc/waits.h"
 #include "stacktop/proc/target.h"
+#include "stacktop/proc/procstat.h"
 #include "stacktop/model/window.h"
 #include "stacktop/runtime/python.h"
 
@@ -43,6 +45,8 @@ struct ingest_proc {
 	unsigned last_gen;   /* refresh generation of its last sample (or of its adding) */
 	struct python *py;   /* a CPython's reader, NULL for other processes */
 	unsigned py_gen;     /* space generation python_open last looked at */
+	bool sampled;	     /* listed in ingest's sampled since the last take */
+	char comm[32];	     /* raw: names its root frame (ingest_process_roots) */
 };
 
 struct ingest_slot {
@@ -59,6 +63,9 @@ struct ingest {
 	int last; /* index of the last hit */
 	bool follow;
 	bool py_any_age; /* ingest_python_any_age */
+	bool roots;	 /* ingest_process_roots */
+	pid_t *sampled;	 /* processes with samples since ingest_take_sampled */
+	size_t nsampled, sampled_cap;
 	unsigned gen;	 /* refreshes so far, from 1 */
 	pid_t released[RELEASED_RING];
 	unsigned nreleased; /* written so far (the ring's next slot mod RELEASED_RING) */
@@ -94,6 +101,7 @@ void ingest_free(struct ingest *in)
 	for (int i = 0; i < in->nprocs; i++)
 		proc_free(in->procs[i].p);
 	free(in->procs);
+	free(in->sampled);
 	free(in);
 }
 
@@ -155,6 +163,17 @@ static void proc_reload(struct ingest_proc *p, bool force)
 		unwind_set_stub(p->uw, proc_stub, p);
 }
 
+/* A process's name for its root frame; "?" when it cannot be read. */
+static void read_comm(pid_t pid, char comm[32])
+{
+	ssize_t n = procstat_file_read(NULL, pid, 0, "comm", comm, 32);
+
+	if (n <= 0)
+		strcpy(comm, "?");
+	else if (comm[n - 1] == '\n')
+		comm[n - 1] = '\0';
+}
+
 int ingest_add_process(struct ingest *in, pid_t pid)
 {
 	if (ingest_index(in, pid) >= 0)
@@ -169,6 +188,8 @@ int ingest_add_process(struct ingest *in, pid_t pid)
 	}
 	p->pid = pid;
 	p->last_gen = in->gen;
+	if (in->roots)
+		read_comm(pid, p->comm);
 	in->procs[in->nprocs++] = (struct ingest_slot){.pid = pid, .p = p};
 	in->st.nprocs = in->nprocs;
 	proc_reload(p, true);
@@ -183,6 +204,37 @@ void ingest_python_any_age(struct ingest *in, bool on)
 void ingest_follow(struct ingest *in, bool on)
 {
 	in->follow = on;
+}
+
+void ingest_process_roots(struct ingest *in, bool on)
+{
+	in->roots = on;
+}
+
+size_t ingest_take_sampled(struct ingest *in, pid_t *out, size_t max)
+{
+	size_t n = in->nsampled < max ? in->nsampled : max;
+
+	memcpy(out, in->sampled, n * sizeof(*out));
+	/* Every flag goes down, also of those past max: the next tick sees
+	 * them again when they run again. */
+	for (size_t i = 0; i < in->nsampled; i++) {
+		struct ingest_proc *p = ingest_proc(in, in->sampled[i]);
+		if (p)
+			p->sampled = false;
+	}
+	in->nsampled = 0;
+	return n;
+}
+
+/* Note that p had a sample (once until the next take). */
+static void note_sampled(struct ingest *in, struct ingest_proc *p)
+{
+	if (p->sampled ||
+	    array_grow((void **)&in->sampled, &in->sampled_cap, in->nsampled + 1, sizeof(pid_t)))
+		return;
+	p->sampled = true;
+	in->sampled[in->nsampled++] = p->pid;
 }
 
 bool ingest_has_process(const struct ingest *in, pid_t pid)
@@ -445,12 +497,17 @@ int ingest_stack(struct ingest *in, const struct sample *s, uint32_t *frames, in
 	}
 	struct ingest_proc *p = sample_proc(in, s->pid);
 	if (!p) {
-		in->st.unknown_pid++;
+		/* The whole machine's idle loop (pid 0) is no process. */
+		if (!(in->roots && s->pid == 0))
+			in->st.unknown_pid++;
 		return -ESRCH;
 	}
 	p->last_gen = in->gen;
+	note_sampled(in, p);
 	if (!p->loaded || p->stale)
 		proc_reload(p, false);
+	if (in->roots)
+		push(frames, max, n, frames_process(in->fr, p->pid, p->comm));
 	int nu = user_pcs(in, p, s, upcs);
 	/* CPython: each native evaluation-loop frame becomes the Python
 	 * frames it runs, the outermost call the outermost group. */
@@ -528,6 +585,8 @@ static void sink_exec(void *ctx, pid_t pid, const char *comm)
 	if (p) {
 		p->stale = true;
 		p->loaded_ns = 0; /* an exec replaces all code: reload at once */
+		if (comm && *comm)
+			snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	}
 	in->st.execs++;
 }

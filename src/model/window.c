@@ -748,6 +748,10 @@ struct topacc {
 	size_t n, cap, auxcap;
 	struct hashidx ix; /* key → row */
 	int32_t *frow;	   /* frame id → row, -1 not yet known */
+	/* by_process: the process of the stack being walked, and the
+	 * process each frow entry was found for (rows are per process). */
+	int pid;
+	int *fpid;
 };
 
 static bool top_hash_of(const void *ctx, uint32_t r, uint64_t *h)
@@ -766,7 +770,7 @@ static bool top_eq(const void *ctx, uint32_t r, const void *key)
 	const struct topacc *a = ctx;
 	const struct top_key *k = key;
 
-	return a->aux[r].hash == k->hash &&
+	return a->aux[r].hash == k->hash && a->rows[r].pid == a->pid &&
 	       key_eq(frames_get(a->w->fr, a->rows[r].frame), k->f, a->key);
 }
 
@@ -777,12 +781,14 @@ static long top_row_of(struct topacc *a, uint32_t id)
 	int64_t r;
 	size_t j;
 
-	if (a->frow[id] >= 0)
+	if (a->frow[id] >= 0 && (!a->fpid || a->fpid[id] == a->pid))
 		return a->frow[id];
 	k.f = frames_get(a->w->fr, id);
-	k.hash = key_hash(k.f, a->key);
+	k.hash = key_hash(k.f, a->key) ^ hashidx_mix64((uint64_t)(uint32_t)a->pid);
 	if (hashidx_reserve(&a->ix, a->n, a->n, 256, top_hash_of, a))
 		return -ENOMEM;
+	if (a->fpid)
+		a->fpid[id] = a->pid;
 	if ((r = hashidx_find(&a->ix, k.hash, top_eq, a, &k, &j)) >= 0) {
 		a->frow[id] = (int32_t)r;
 		return (long)r;
@@ -790,7 +796,7 @@ static long top_row_of(struct topacc *a, uint32_t id)
 	if (array_grow((void **)&a->rows, &a->cap, a->n + 1, sizeof(*a->rows)) ||
 	    array_grow((void **)&a->aux, &a->auxcap, a->n + 1, sizeof(*a->aux)))
 		return -ENOMEM;
-	a->rows[a->n] = (struct window_top_row){.frame = id};
+	a->rows[a->n] = (struct window_top_row){.frame = id, .pid = a->pid};
 	a->aux[a->n] = (struct toprow_aux){.hash = k.hash};
 	hashidx_set(&a->ix, j, (uint32_t)a->n);
 	a->frow[id] = (int32_t)a->n;
@@ -814,7 +820,7 @@ static int top_walk(struct topacc *a, uint32_t leaf, uint64_t c, uint32_t stamp,
 
 		if (q->hide_kernel && fp->kernel)
 			continue;
-		if (!q->include_wait_rows && fp->wait)
+		if ((!q->include_wait_rows && fp->wait) || frame_is_process(fp))
 			continue;
 		r = top_row_of(a, f);
 		if (r < 0)
@@ -832,9 +838,33 @@ static int top_walk(struct topacc *a, uint32_t leaf, uint64_t c, uint32_t stamp,
 	return 0;
 }
 
+/* The process whose root frame a stack (leaf node) starts with, 0 when
+ * none (whole-machine mode only). */
+static int node_process(const struct window *w, uint32_t leaf)
+{
+	uint32_t n = leaf;
+
+	while (n != WINDOW_ROOT && w->nodes[n].n.depth > 1)
+		n = w->nodes[n].n.parent;
+	if (n == WINDOW_ROOT)
+		return 0;
+	const struct frame *f = node_frame(w, n);
+	return frame_is_process(f) ? f->pid : 0;
+}
+
+/* The process of each leaf (q->pid, by_process), memoized: pidof[node]
+ * is pid + 1, 0 not known yet. */
+static int leaf_process(const struct window *w, int *pidof, uint32_t leaf)
+{
+	if (!pidof[leaf])
+		pidof[leaf] = node_process(w, leaf) + 1;
+	return pidof[leaf] - 1;
+}
+
 int window_top(struct window *w, const struct window_top_query *q, struct window_top_row **rows,
 	       size_t *n, uint64_t *total)
 {
+	int *pidof = NULL;
 	struct topacc a = {.w = w, .key = q->key};
 	struct cmap idle = {0};
 	uint64_t *ncount = NULL, sum = 0;
@@ -852,6 +882,10 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 	a.frow = malloc((frames_span(w->fr) + 1) * sizeof(*a.frow));
 	if (!ncount || !leaves || !a.frow)
 		goto out;
+	if ((q->pid || q->by_process) && !(pidof = calloc(w->nnodes, sizeof(*pidof))))
+		goto out;
+	if (q->by_process && !(a.fpid = calloc(frames_span(w->fr) + 1, sizeof(*a.fpid))))
+		goto out;
 	memset(a.frow, 0xff, (frames_span(w->fr) + 1) * sizeof(*a.frow));
 	if (q->hide_idle && (err = thread_idle_counts(w, &idle)))
 		goto out;
@@ -860,6 +894,8 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 		const struct window_count *c = &w->sum.e[i];
 
 		if (q->tid && c->tid != q->tid)
+			continue;
+		if (q->pid && leaf_process(w, pidof, c->node) != q->pid)
 			continue;
 		if (q->hide_idle &&
 		    mostly_idle(cmap_get(&idle, 0, c->tid), cmap_get(&idle, 1, c->tid)))
@@ -870,6 +906,8 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 		sum += c->count;
 	}
 	for (i = 0; i < nleaves; i++) {
+		if (q->by_process)
+			a.pid = leaf_process(w, pidof, leaves[i]);
 		err = top_walk(&a, leaves[i], ncount[leaves[i]], ++stamp, q);
 		if (err)
 			goto out;
@@ -890,6 +928,8 @@ out:
 	free(a.aux);
 	hashidx_free(&a.ix);
 	free(a.frow);
+	free(a.fpid);
+	free(pidof);
 	free(leaves);
 	free(ncount);
 	cmap_free(&idle);

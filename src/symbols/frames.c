@@ -527,6 +527,21 @@ int64_t frames_script(struct frames *fr, enum frame_lang lang, const struct sym_
 	return id;
 }
 
+int64_t frames_process(struct frames *fr, int pid, const char *comm)
+{
+	char name[96];
+	int64_t id;
+
+	/* A kernel comm is 15 bytes at most; the cap is for any other caller
+	 * (views sanitize what a byte cut may leave). */
+	snprintf(name, sizeof(name), "%.64s (%d)", comm && *comm ? comm : "?", pid);
+	id = frames_script(fr, FRAME_LANG_PROCESS,
+			   &(struct sym_info){.func = name, .module = "[process]"});
+	if (id >= 0)
+		fr->e[id].f.pid = pid;
+	return id;
+}
+
 /* ---- queries ---- */
 
 const struct frame *frames_get(const struct frames *fr, uint32_t id)

@@ -836,8 +836,64 @@ static void test_reuse_matches_fresh(void **state)
 	window_free_fx(w);
 }
 
+/* The whole machine: stacks under process root frames. A query for one
+ * pid sees its stacks only; by_process keeps the same function of two
+ * processes apart; the root frames are never rows. */
+static void test_process_roots(void **state)
+{
+	struct window *w;
+	struct window_top_row *rows;
+	size_t n, i;
+	uint64_t total;
+	int64_t pa, pb;
+
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
+	pa = frames_process(window_frames_mut(w), 100, "alpha");
+	pb = frames_process(window_frames_mut(w), 200, "beta");
+	assert_true(pa >= 0 && pb >= 0 && pa != pb);
+	assert_int_equal(frames_process(window_frames_mut(w), 100, "alpha"), pa);
+	assert_string_equal(frames_get(window_frames(w), (uint32_t)pa)->sym.func, "alpha (100)");
+	assert_int_equal(frames_get(window_frames(w), (uint32_t)pa)->pid, 100);
+	uint32_t shared_a = fn(w, 100, 0x10, "libc", "memcpy", NULL, 0);
+	uint32_t shared_b = fn(w, 200, 0x10, "libc", "memcpy", NULL, 0);
+	uint32_t own = fn(w, 200, 0x20, "beta", "work", NULL, 0);
+	uint32_t sa[] = {(uint32_t)pa, shared_a}, sb[] = {(uint32_t)pb, own, shared_b};
+
+	assert_int_equal(window_add(w, SEC, 101, sa, 2, 3), 0);
+	assert_int_equal(window_add(w, SEC, 201, sb, 3, 5), 0);
+
+	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION, .pid = 200};
+	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
+	assert_int_equal(total, 5);
+	assert_int_equal(n, 2); /* work, memcpy: no root row */
+	assert_int_equal(find_row(w, rows, n, "memcpy", 0)->self, 5);
+	assert_null(find_row(w, rows, n, "beta (200)", 0));
+	free(rows);
+
+	q = (struct window_top_query){.key = WINDOW_KEY_FUNCTION, .by_process = true};
+	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
+	assert_int_equal(total, 8);
+	assert_int_equal(n, 3); /* memcpy of 100, memcpy of 200, work of 200 */
+	for (i = 0; i < n; i++) {
+		const char *f = frames_get(window_frames(w), rows[i].frame)->sym.func;
+		if (strcmp(f, "work") == 0)
+			assert_int_equal(rows[i].pid, 200);
+		else
+			assert_int_equal(rows[i].self, rows[i].pid == 100 ? 3 : 5);
+	}
+	free(rows);
+
+	q = (struct window_top_query){.key = WINDOW_KEY_FUNCTION};
+	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
+	assert_int_equal(n, 2); /* memcpy of both, work */
+	assert_int_equal(find_row(w, rows, n, "memcpy", 0)->self, 8);
+	assert_int_equal(find_row(w, rows, n, "memcpy", 0)->pid, 0);
+	free(rows);
+	window_free_fx(w);
+}
+
 TEST_MAIN(NULL, NULL, TEST(test_intern), TEST(test_expire), TEST(test_big_gap_and_span),
 	  TEST(test_reset_and_tids), TEST(test_top_recursion), TEST(test_top_kernel_and_lines),
 	  TEST(test_many_stacks), TEST(test_random_reference), TEST(test_gc_counts),
 	  TEST(test_wait_frames), TEST(test_free_on_expire), TEST(test_ids_reused),
-	  TEST(test_reset_frees), TEST(test_reuse_matches_fresh))
+	  TEST(test_reset_frees), TEST(test_reuse_matches_fresh), TEST(test_process_roots))

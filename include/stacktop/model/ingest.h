@@ -102,6 +102,16 @@ int ingest_add_process(struct ingest *in, pid_t pid);
 void ingest_python_any_age(struct ingest *in, bool on);
 /* Samples of pids not added: adopt the process (true) or drop them. */
 void ingest_follow(struct ingest *in, bool on);
+/* The whole machine (with ingest_follow): every stack starts with the
+ * root frame of its process (frames_process, named from /proc/PID/comm
+ * when the process is added, renamed by an exec), so views, formats and
+ * the icicle tell processes apart; samples of pid 0 (the idle loop) are
+ * dropped without counting. Set before the first sample. */
+void ingest_process_roots(struct ingest *in, bool on);
+/* The processes that had samples since the last call (each once), up to
+ * max into out; returns how many (the whole machine's procfs budget reads
+ * those first). */
+size_t ingest_take_sampled(struct ingest *in, pid_t *out, size_t max);
 /* pid ended: its space and unwinder go after the next ingest_refresh but
  * one. Unknown pids are ignored. */
 void ingest_process_exited(struct ingest *in, pid_t pid);

@@ -113,6 +113,7 @@ enum window_key {
 
 struct window_top_row {
 	uint32_t frame; /* a representative frame id: its sym names the row */
+	int pid;	/* by_process: the process whose stacks it counts; else 0 */
 	uint64_t self;	/* samples whose leaf is this function/line */
 	uint64_t total; /* samples with this function/line anywhere on the stack (once per stack) */
 	/* total split by the wait kind of each stack's pseudo leaf
@@ -128,6 +129,12 @@ struct window_top_query {
 	 * skipped and their self goes to the real leaf below them. */
 	bool include_wait_rows;
 	bool hide_idle; /* leave out threads window_thread_idle calls idle */
+	/* Whole-machine mode (stacks start with a process root frame,
+	 * frames_process; never a row itself): pid keeps the stacks of that
+	 * process only (0: all); by_process makes a row per (process,
+	 * function), its pid in the row. */
+	int pid;
+	bool by_process;
 };
 
 /* Aggregate the window into rows (unsorted). *rows is malloc'd (also when

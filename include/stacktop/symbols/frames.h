@@ -36,11 +36,13 @@
 #include "stacktop/symbols/sym.h"
 
 /* What a frame's code is: native (ELF, JIT, kernel, wait) or a function
- * of an interpreted program, named by its runtime's reader (runtime/). */
-enum frame_lang { FRAME_LANG_NATIVE = 0, FRAME_LANG_PYTHON = 1 };
+ * of an interpreted program, named by its runtime's reader (runtime/);
+ * or no code at all: the root frame of a process's stacks in the
+ * whole-machine mode (frames_process). */
+enum frame_lang { FRAME_LANG_NATIVE = 0, FRAME_LANG_PYTHON = 1, FRAME_LANG_PROCESS = 2 };
 
 struct frame {
-	int pid;     /* 0 for named frames, -1 for wait pseudo frames */
+	int pid;     /* 0 for named frames, -1 for wait pseudo frames; a process frame's pid */
 	uint64_t pc; /* the kind, for wait frames */
 	bool kernel;
 	bool has_sym;  /* sym.func/module/offset filled in */
@@ -86,6 +88,18 @@ int64_t frames_named(struct frames *fr, const struct sym_info *si);
  * names cannot grow the table. si's strings are copied; file:line is
  * known (has_line). Returns the id, or -ENOMEM. */
 int64_t frames_script(struct frames *fr, enum frame_lang lang, const struct sym_info *si);
+
+/* The root frame of process pid's stacks (whole-machine mode): named
+ * "COMM (PID)" (comm raw, cut at 64 bytes), module "[process]", lang
+ * FRAME_LANG_PROCESS, pid set; interned by content like frames_script, so
+ * a process that execs gets a new root under its new name. Returns the
+ * id, or -ENOMEM. */
+int64_t frames_process(struct frames *fr, int pid, const char *comm);
+/* Is this a process root frame (frames_process)? */
+static inline bool frame_is_process(const struct frame *f)
+{
+	return f && f->lang == FRAME_LANG_PROCESS;
+}
 
 /* The same with the code's origin (path, build-id, ELF address; copied),
  * which is then part of the frame's identity: a saved profile that kept
