@@ -66,7 +66,7 @@ struct ingest {
 	bool roots;	 /* ingest_process_roots */
 	pid_t *sampled;	 /* processes with samples since ingest_take_sampled */
 	size_t nsampled, sampled_cap;
-	unsigned gen;	 /* refreshes so far, from 1 */
+	unsigned gen; /* refreshes so far, from 1 */
 	pid_t released[RELEASED_RING];
 	unsigned nreleased; /* written so far (the ring's next slot mod RELEASED_RING) */
 	struct ingest_stats st;

@@ -10,14 +10,27 @@
 #include "stacktop/proc/rhythm.h"
 #include "stacktop/proc/series.h"
 
-/* The chance that m intervals from random (Poisson) onsets all fall within
- * s of their fitted median P. */
-static double chance_regular(double period, double spread, size_t m)
+/* The chance that a Poisson interval (mean P) falls within w P of k P. */
+static double near_multiple(double w, int k)
+{
+	return w >= k ? 1 - exp(-(k + w)) : exp(-(k - w)) - exp(-(k + w));
+}
+
+/* The chance that m intervals from random (Poisson) onsets fall within s
+ * of their fitted median P, j of them within s of 2 P or 3 P instead (a
+ * spike missed, or too small under load to cross the threshold): one
+ * interval is spent fitting P, and the j can be any j of the m. */
+static double chance_regular(double period, double spread, size_t m, size_t j)
 {
 	double w = spread / period;
-	double q = w >= 1 ? 1 : exp(-(1 - w)) - exp(-(1 + w));
+	double q1 = near_multiple(w, 1), qm = near_multiple(w, 2) + near_multiple(w, 3);
+	double ways = 1;
 
-	return m > 1 ? pow(q, (double)(m - 1)) : 1;
+	if (w >= 1 || m < 2)
+		return 1;
+	for (size_t i = 0; i < j; i++)
+		ways = ways * (double)(m - i) / (double)(i + 1);
+	return fmin(1, ways * pow(q1, (double)(m - 1 - j)) * pow(qm, (double)j));
 }
 
 /* The runs above thr, a run at the first point left out: their first
@@ -98,11 +111,19 @@ static double regularity(const double *t, const double *v, size_t n, double thr,
 		iv[s] = t[(size_t)on[s + 1]] - t[(size_t)on[s]];
 	m = k - 1;
 	*period = series_median(iv, m);
-	for (size_t s = 0; s < m; s++)
-		*spread = fmax(*spread, fabs(iv[s] - *period));
-	if (*period < RHYTHM_MIN_PERIOD_S || *spread > *period / 4)
+	if (*period < RHYTHM_MIN_PERIOD_S)
 		return 1;
-	return chance_regular(*period, *spread + RHYTHM_RES_S, m);
+	/* An interval near 2 P or 3 P is a spike missed: fewer than one in
+	 * four of them at most, each measured from its multiple. */
+	size_t missed = 0;
+	for (size_t s = 0; s < m; s++) {
+		double mult = fmax(1, fmin(RHYTHM_MISSED_MAX + 1, floor(iv[s] / *period + 0.5)));
+		missed += mult > 1;
+		*spread = fmax(*spread, fabs(iv[s] - mult * *period));
+	}
+	if (*spread > *period / 4 || 4 * missed > m)
+		return 1;
+	return chance_regular(*period, *spread + RHYTHM_RES_S, m, missed);
 }
 
 /* How many of RHYTHM_SHUFFLES shufflings of the seconds are at least as

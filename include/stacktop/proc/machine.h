@@ -71,33 +71,33 @@ struct machine_config {
  * feed through machine_push. */
 struct machine_reading {
 	pid_t pid, ppid;
-	char state;	    /* R S D T t Z X I */
-	char comm[32];	    /* raw */
-	double cpu_s;	    /* utime + stime, all threads, seconds */
-	uint64_t rss;	    /* bytes */
+	char state;    /* R S D T t Z X I */
+	char comm[32]; /* raw */
+	double cpu_s;  /* utime + stime, all threads, seconds */
+	uint64_t rss;  /* bytes */
 	int nthreads;
-	uint64_t start;	    /* start time (clock ticks since boot): tells a reused pid */
-	bool kernel;	    /* a kernel thread (PF_KTHREAD) */
+	uint64_t start; /* start time (clock ticks since boot): tells a reused pid */
+	bool kernel;	/* a kernel thread (PF_KTHREAD) */
 };
 
 struct machine_proc {
 	pid_t pid, ppid;
 	uid_t uid;
-	char comm[32];	     /* raw; views sanitize */
-	char cmdline[256];   /* raw, NULs as spaces, "" for kernel threads */
-	char cgroup[256];    /* raw cgroup v2 path ("/system.slice/x.service"), "" unknown */
+	char comm[32];	   /* raw; views sanitize */
+	char cmdline[256]; /* raw, NULs as spaces, "" for kernel threads */
+	char cgroup[256];  /* raw cgroup v2 path ("/system.slice/x.service"), "" unknown */
 	char state;
 	bool kernel;
 	int nthreads;
-	double cpu_pct;	     /* last second, % of one core */
-	double floor_pct;    /* p10 over the history */
+	double cpu_pct;	  /* last second, % of one core */
+	double floor_pct; /* p10 over the history */
 	double p90_pct, peak_pct;
-	uint64_t rss;	     /* bytes, at its last read */
-	double rss_slope;    /* bytes per second over the history (Theil-Sen) */
+	uint64_t rss;	  /* bytes, at its last read */
+	double rss_slope; /* bytes per second over the history (Theil-Sen) */
 	enum series_kind rss_kind;
-	int zombie_children; /* its children in state Z */
-	int stuck_threads;   /* threads in D for >= stuck_s */
-	double stuck_for_s;  /* the longest of those */
+	int zombie_children;			/* its children in state Z */
+	int stuck_threads;			/* threads in D for >= stuck_s */
+	double stuck_for_s;			/* the longest of those */
 	bool busy_floor, stairs, zombie, stuck; /* the verdicts */
 	struct series cpu, rss_series;		/* one point a tick */
 	/* Internal (machine_tick's budget). */
@@ -110,16 +110,16 @@ struct machine_proc {
 struct machine_group {
 	const char *cgroup; /* a member's cgroup string, valid until the next tick */
 	int nprocs;
-	double cpu_pct;	    /* summed */
-	uint64_t rss;	    /* summed */
-	pid_t hottest;	    /* its member with the most CPU now */
+	double cpu_pct; /* summed */
+	uint64_t rss;	/* summed */
+	pid_t hottest;	/* its member with the most CPU now */
 };
 
 /* The box as a whole, from /proc/stat and /proc/meminfo. */
 struct machine_totals {
-	int ncpu;	      /* online CPUs */
-	double cpu_pct;	      /* busy, % of one core (200 = two cores busy) */
-	uint64_t mem_used;    /* MemTotal - MemAvailable, bytes */
+	int ncpu;	   /* online CPUs */
+	double cpu_pct;	   /* busy, % of one core (200 = two cores busy) */
+	uint64_t mem_used; /* MemTotal - MemAvailable, bytes */
 	uint64_t mem_total;
 	int nprocs, nthreads; /* processes listed, threads they hold */
 	int untracked;	      /* processes past MACHINE_MAX */

@@ -14,14 +14,18 @@
  *    over its peak's (the length of a full-height spike doing that work:
  *    a 1.5 s spike spreads over three one-second points);
  *  - at least RHYTHM_MIN_SPIKES spikes; the period P is the median of the
- *    intervals between onsets; the spread s is the largest distance of an
- *    interval from P;
+ *    intervals between onsets; an interval near 2 P or 3 P is a spike
+ *    missed (one too small under load to cross the threshold), allowed
+ *    for at most one interval in four; the spread s is the largest
+ *    distance of an interval from P (a missed one's from its multiple);
  *  - the tests, two nulls: were the onsets random (a Poisson process,
  *    intervals exponential with mean P), an interval would fall within
  *    s + RHYTHM_RES_S of P (the points' grid blurs each interval by up to
- *    a second) with chance q = e^-(1 - w) - e^-(1 + w), w = (s + 1) / P;
- *    the m intervals (one spent fitting P) do so with chance p =
- *    q^(m - 1), which must be under RHYTHM_P_MAX; and were the seconds in
+ *    a second) with chance q = e^-(1 - w) - e^-(1 + w), w = (s + 1) / P,
+ *    and within it of 2 P or 3 P with chance q' (the same sum at 2 and
+ *    3); the m intervals (one spent fitting P), j of them missed ones,
+ *    do so with chance p = C(m, j) q^(m - 1 - j) q'^j, which must be
+ *    under RHYTHM_P_MAX; and were the seconds in
  *    random order (noise: its runs above the threshold are more regular
  *    than Poisson onsets), none of RHYTHM_SHUFFLES shufflings of them
  *    (fixed seed) may be as regular (p as low): a permutation test at
@@ -46,6 +50,8 @@
 #define RHYTHM_P_MAX 0.01
 #define RHYTHM_SHUFFLES 99
 #define RHYTHM_QUIET 8.0
+/* Spikes in a row one missed interval may stand for (2 P, 3 P). */
+#define RHYTHM_MISSED_MAX 2
 
 struct rhythm {
 	double period_s;   /* median interval between onsets */
