@@ -99,8 +99,8 @@ static void spike_shape(const double *v, size_t n, double thr, const double *fro
  * test (too few spikes, period under RHYTHM_MIN_PERIOD_S, spread over a
  * quarter of it); period and spread into *period, *spread. on, iv: room
  * for n doubles each. */
-static double regularity(const double *t, const double *v, size_t n, double thr, double *on,
-			 double *iv, double *period, double *spread)
+static double regularity(const double *t, const double *v, size_t n, double thr, bool lenient,
+			 double *on, double *iv, double *period, double *spread)
 {
 	size_t k = spike_runs(v, n, thr, on, iv), m;
 
@@ -113,11 +113,12 @@ static double regularity(const double *t, const double *v, size_t n, double thr,
 	*period = series_median(iv, m);
 	if (*period < RHYTHM_MIN_PERIOD_S)
 		return 1;
-	/* An interval near 2 P or 3 P is a spike missed: fewer than one in
+	/* Lenient: an interval near 2 P or 3 P is a spike missed, one in
 	 * four of them at most, each measured from its multiple. */
 	size_t missed = 0;
+	double most = lenient ? RHYTHM_MISSED_MAX + 1 : 1;
 	for (size_t s = 0; s < m; s++) {
-		double mult = fmax(1, fmin(RHYTHM_MISSED_MAX + 1, floor(iv[s] / *period + 0.5)));
+		double mult = fmax(1, fmin(most, floor(iv[s] / *period + 0.5)));
 		missed += mult > 1;
 		*spread = fmax(*spread, fabs(iv[s] - mult * *period));
 	}
@@ -131,7 +132,7 @@ static double regularity(const double *t, const double *v, size_t n, double thr,
  * regular is as regular shuffled. A fixed seed: the same series, the same
  * answer. */
 static unsigned shuffled_as_regular(const double *t, const double *v, size_t n, double thr,
-				    double p, double *copy, double *on, double *iv)
+				    bool lenient, double p, double *copy, double *on, double *iv)
 {
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	unsigned hits = 0;
@@ -148,7 +149,7 @@ static unsigned shuffled_as_regular(const double *t, const double *v, size_t n, 
 			copy[i] = copy[j];
 			copy[j] = tmp;
 		}
-		hits += regularity(t, copy, n, thr, on, iv, &per, &spr) <= p;
+		hits += regularity(t, copy, n, thr, lenient, on, iv, &per, &spr) <= p;
 	}
 	return hits;
 }
@@ -172,12 +173,19 @@ bool rhythm_find(const double *t, const double *v, size_t n, double *scratch, st
 	spike_shape(v, n, thr, from, to, k, work, out);
 	double last = t[(size_t)from[k - 1]];
 	out->onset_t = last;
-	out->p = regularity(t, v, n, thr, from, work, &out->period_s, &out->spread_s);
+	/* Strict first; only a rhythm that is not one strictly is tested
+	 * again with missed spikes allowed (its shuffles too). */
+	bool lenient = false;
+	out->p = regularity(t, v, n, thr, false, from, work, &out->period_s, &out->spread_s);
+	if (out->p >= RHYTHM_P_MAX) {
+		lenient = true;
+		out->p = regularity(t, v, n, thr, true, from, work, &out->period_s, &out->spread_s);
+	}
 	if (out->p >= RHYTHM_P_MAX || t[n - 1] - last > 2 * out->period_s + out->duration_s)
 		return false;
 	/* Spikes over a quiet floor: noise's calm seconds spread up to the
 	 * threshold, a rhythm's cluster at its calm level. */
 	if (out->calm_p90 - out->calm > (out->level - out->calm) / RHYTHM_QUIET)
 		return false;
-	return shuffled_as_regular(t, v, n, thr, out->p, copy, from, work) == 0;
+	return shuffled_as_regular(t, v, n, thr, lenient, out->p, copy, from, work) == 0;
 }

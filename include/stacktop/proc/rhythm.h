@@ -14,9 +14,10 @@
  *    over its peak's (the length of a full-height spike doing that work:
  *    a 1.5 s spike spreads over three one-second points);
  *  - at least RHYTHM_MIN_SPIKES spikes; the period P is the median of the
- *    intervals between onsets; an interval near 2 P or 3 P is a spike
- *    missed (one too small under load to cross the threshold), allowed
- *    for at most one interval in four; the spread s is the largest
+ *    intervals between onsets; when the onsets fail the tests below, they
+ *    are tested again (the shuffles too) with an interval near 2 P or 3 P
+ *    taken for a spike missed (one too small under load to cross the
+ *    threshold), for at most one interval in four; the spread s is the largest
  *    distance of an interval from P (a missed one's from its multiple);
  *  - the tests, two nulls: were the onsets random (a Poisson process,
  *    intervals exponential with mean P), an interval would fall within
