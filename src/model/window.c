@@ -838,6 +838,13 @@ static int top_walk(struct topacc *a, uint32_t leaf, uint64_t c, uint32_t stamp,
 	return 0;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* The process whose root frame a stack (leaf node) starts with, 0 when
  * none (whole-machine mode only). */
 static int node_process(const struct window *w, uint32_t leaf)
@@ -878,7 +885,8 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 		*total = 0;
 	/* Sum the counts per leaf over threads first: one walk per stack. */
 	ncount = calloc(w->nnodes, sizeof(*ncount));
-	leaves = malloc((w->sum.n + 1) * sizeof(*leaves));
+	/* a leaf is listed once, whatever the buckets: nnodes bounds them */
+	leaves = malloc((w->nnodes + 1) * sizeof(*leaves));
 	a.frow = malloc((frames_span(w->fr) + 1) * sizeof(*a.frow));
 	if (!ncount || !leaves || !a.frow)
 		goto out;
@@ -890,20 +898,28 @@ int window_top(struct window *w, const struct window_top_query *q, struct window
 	if (q->hide_idle && (err = thread_idle_counts(w, &idle)))
 		goto out;
 	err = -ENOMEM;
-	for (i = 0; i < w->sum.n; i++) {
-		const struct window_count *c = &w->sum.e[i];
+	/* The running sum, or the buckets of the seconds asked for. */
+	for (size_t b = 0; b < (q->nseconds ? w->nbuckets : 1); b++) {
+		const struct cmap *m = q->nseconds ? &w->buckets[b].m : &w->sum;
+		if (q->nseconds &&
+		    (!w->buckets[b].live || !bsearch(&w->buckets[b].num, q->seconds, q->nseconds,
+						     sizeof(*q->seconds), u64_cmp)))
+			continue;
+		for (i = 0; i < m->n; i++) {
+			const struct window_count *c = &m->e[i];
 
-		if (q->tid && c->tid != q->tid)
-			continue;
-		if (q->pid && leaf_process(w, pidof, c->node) != q->pid)
-			continue;
-		if (q->hide_idle &&
-		    mostly_idle(cmap_get(&idle, 0, c->tid), cmap_get(&idle, 1, c->tid)))
-			continue;
-		if (!ncount[c->node] && c->count)
-			leaves[nleaves++] = c->node;
-		ncount[c->node] += c->count;
-		sum += c->count;
+			if (q->tid && c->tid != q->tid)
+				continue;
+			if (q->pid && leaf_process(w, pidof, c->node) != q->pid)
+				continue;
+			if (q->hide_idle &&
+			    mostly_idle(cmap_get(&idle, 0, c->tid), cmap_get(&idle, 1, c->tid)))
+				continue;
+			if (!ncount[c->node] && c->count)
+				leaves[nleaves++] = c->node;
+			ncount[c->node] += c->count;
+			sum += c->count;
+		}
 	}
 	for (i = 0; i < nleaves; i++) {
 		if (q->by_process)

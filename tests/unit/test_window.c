@@ -892,8 +892,39 @@ static void test_process_roots(void **state)
 	window_free_fx(w);
 }
 
+/* Only some seconds: the stacks counted in those buckets alone. */
+static void test_top_seconds(void **state)
+{
+	struct window *w;
+	struct window_top_row *rows;
+	size_t n;
+	uint64_t total;
+
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
+	uint32_t a = fn(w, 1, 0x10, "m", "poll", NULL, 0), b = fn(w, 1, 0x20, "m", "work", NULL, 0);
+	assert_int_equal(window_add(w, 10 * SEC, 2, &a, 1, 4), 0);
+	assert_int_equal(window_add(w, 11 * SEC + 5, 2, &b, 1, 7), 0);
+	assert_int_equal(window_add(w, 12 * SEC, 2, &a, 1, 3), 0);
+	uint64_t secs[] = {10, 12};
+	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION, .seconds = secs, .nseconds = 2};
+	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
+	assert_int_equal(total, 7);
+	assert_int_equal(n, 1);
+	assert_int_equal(find_row(w, rows, n, "poll", 0)->self, 7);
+	free(rows);
+	uint64_t one[] = {11};
+	q.seconds = one;
+	q.nseconds = 1;
+	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
+	assert_int_equal(total, 7);
+	assert_non_null(find_row(w, rows, n, "work", 0));
+	free(rows);
+	window_free_fx(w);
+}
+
 TEST_MAIN(NULL, NULL, TEST(test_intern), TEST(test_expire), TEST(test_big_gap_and_span),
 	  TEST(test_reset_and_tids), TEST(test_top_recursion), TEST(test_top_kernel_and_lines),
 	  TEST(test_many_stacks), TEST(test_random_reference), TEST(test_gc_counts),
 	  TEST(test_wait_frames), TEST(test_free_on_expire), TEST(test_ids_reused),
-	  TEST(test_reset_frees), TEST(test_reuse_matches_fresh), TEST(test_process_roots))
+	  TEST(test_reset_frees), TEST(test_reuse_matches_fresh), TEST(test_process_roots),
+	  TEST(test_top_seconds))

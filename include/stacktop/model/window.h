@@ -135,6 +135,11 @@ struct window_top_query {
 	 * function), its pid in the row. */
 	int pid;
 	bool by_process;
+	/* Only these seconds (bucket numbers, time_ns / bucket_ns, sorted
+	 * ascending; nseconds 0: the whole window): what a process ran in
+	 * the seconds it sat at its floor. */
+	const uint64_t *seconds;
+	size_t nseconds;
 };
 
 /* Aggregate the window into rows (unsorted). *rows is malloc'd (also when
