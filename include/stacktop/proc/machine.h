@@ -5,8 +5,8 @@
  * climbing like stairs, zombie, stuck in D), plus the box's own CPU and
  * memory. Numbers and raw target text only: the words are the view's.
  *
- *   machine_init → (machine_set_sampled; machine_tick; machine_eval)* →
- *   machine_free
+ *   machine_new → (machine_set_sampled; machine_tick)* → machine_free
+ *   (tests: machine_new → (machine_push*; machine_eval)* → machine_free)
  *
  * Cost is bounded whatever the box runs (2,000 sleeping processes, 10,000
  * threads): each tick lists /proc once (getdents, no file opened per
@@ -32,11 +32,24 @@
  *    cfg.busy_floor_pct and the process bursts above it (p90 >= floor +
  *    MACHINE_BURST_PTS): a steady worker is busy, not a floor;
  *  - stairs: the RSS series' trend (series_trend, 1 MiB noise) is stairs
- *    after >= MACHINE_MIN_S seconds;
+ *    after >= MACHINE_MIN_S seconds; an RSS that moved by no more than the
+ *    noise over the history is flat with a slope of 0 (no trend computed).
+ *    The trend costs up to ~0.3 ms a process (256 points): machine_tick
+ *    recomputes it for at most MACHINE_TRENDS_PER_TICK processes a tick,
+ *    in turn (the others keep their last verdict); machine_eval for all;
  *  - zombie: state Z; its parent's zombie_children counts it (the parent
  *    is the one to fix);
  *  - stuck: threads in D for >= cfg.stuck_s (stuck_threads, the longest
  *    stuck_for_s).
+ *
+ * CPU: a known process's point is its average since its last read (a
+ * quiet one read after a pause shows no false spike); a new process's
+ * first reading gives no CPU point, unless it was born since the last
+ * tick (its start time says so): then all its CPU is this tick's.
+ *
+ * Gone: a pid not listed (or, pushed, not pushed) at the latest tick is
+ * dropped by the next evaluation, with its D threads; machine_eval and
+ * machine_tick (which evaluates) do it.
  *
  * Memory: MACHINE_MAX rows of two series of cfg.history_s points each,
  * allocated as processes appear and freed as they go. Errors: 0 / -errno.
@@ -58,6 +71,8 @@
 /* How far above its floor a process's p90 must reach (points of a core)
  * for the floor to be a busy floor rather than steady work. */
 #define MACHINE_BURST_PTS 10.0
+/* RSS trends a tick recomputes (machine_tick; machine_eval: all). */
+#define MACHINE_TRENDS_PER_TICK 8
 
 struct machine_config {
 	unsigned history_s;	      /* points kept per series (the window), >= MACHINE_MIN_S */
@@ -71,55 +86,59 @@ struct machine_config {
  * feed through machine_push. */
 struct machine_reading {
 	pid_t pid, ppid;
-	char state;	    /* R S D T t Z X I */
-	char comm[32];	    /* raw */
-	double cpu_s;	    /* utime + stime, all threads, seconds */
-	uint64_t rss;	    /* bytes */
+	char state;    /* R S D T t Z X I */
+	char comm[32]; /* raw */
+	double cpu_s;  /* utime + stime, all threads, seconds */
+	uint64_t rss;  /* bytes */
 	int nthreads;
-	uint64_t start;	    /* start time (clock ticks since boot): tells a reused pid */
-	bool kernel;	    /* a kernel thread (PF_KTHREAD) */
+	uint64_t start; /* start time (clock ticks since boot): tells a reused pid */
+	bool kernel;	/* a kernel thread (PF_KTHREAD) */
 };
 
 struct machine_proc {
 	pid_t pid, ppid;
 	uid_t uid;
-	char comm[32];	     /* raw; views sanitize */
-	char cmdline[256];   /* raw, NULs as spaces, "" for kernel threads */
-	char cgroup[256];    /* raw cgroup v2 path ("/system.slice/x.service"), "" unknown */
+	char comm[32];	   /* raw; views sanitize */
+	char cmdline[256]; /* raw, NULs as spaces, "" for kernel threads */
+	char cgroup[256];  /* raw cgroup v2 path ("/system.slice/x.service"), "" unknown */
 	char state;
 	bool kernel;
 	int nthreads;
-	double cpu_pct;	     /* last second, % of one core */
-	double floor_pct;    /* p10 over the history */
+	double cpu_pct;	  /* last second, % of one core */
+	double floor_pct; /* p10 over the history */
 	double p90_pct, peak_pct;
-	uint64_t rss;	     /* bytes, at its last read */
-	double rss_slope;    /* bytes per second over the history (Theil-Sen) */
+	uint64_t rss;	  /* bytes, at its last read */
+	double rss_slope; /* bytes per second over the history (Theil-Sen) */
 	enum series_kind rss_kind;
-	int zombie_children; /* its children in state Z */
-	int stuck_threads;   /* threads in D for >= stuck_s */
-	double stuck_for_s;  /* the longest of those */
+	int zombie_children;			/* its children in state Z */
+	int stuck_threads;			/* threads in D for >= stuck_s */
+	double stuck_for_s;			/* the longest of those */
 	bool busy_floor, stairs, zombie, stuck; /* the verdicts */
 	struct series cpu, rss_series;		/* one point a tick */
 	/* Internal (machine_tick's budget). */
 	double prev_cpu_s, read_t, seen_t;
+	double cpu_nz_t, rss_chg_t; /* the last non-zero CPU point, the last RSS change */
 	uint64_t start;
-	bool sampled;
+	uint64_t ino;	   /* its /proc entry's inode: a new one for a reused pid */
+	bool sampled;	   /* since the last tick (machine_set_sampled) */
+	bool moved;	   /* CPU > 0 at its last read */
+	bool need_cmdline; /* not read yet (deferred while in D), or exec'd since */
 };
 
 /* Processes grouped by cgroup (their container or service). */
 struct machine_group {
 	const char *cgroup; /* a member's cgroup string, valid until the next tick */
 	int nprocs;
-	double cpu_pct;	    /* summed */
-	uint64_t rss;	    /* summed */
-	pid_t hottest;	    /* its member with the most CPU now */
+	double cpu_pct; /* summed */
+	uint64_t rss;	/* summed */
+	pid_t hottest;	/* its member with the most CPU now */
 };
 
 /* The box as a whole, from /proc/stat and /proc/meminfo. */
 struct machine_totals {
-	int ncpu;	      /* online CPUs */
-	double cpu_pct;	      /* busy, % of one core (200 = two cores busy) */
-	uint64_t mem_used;    /* MemTotal - MemAvailable, bytes */
+	int ncpu;	   /* online CPUs */
+	double cpu_pct;	   /* busy, % of one core (200 = two cores busy) */
+	uint64_t mem_used; /* MemTotal - MemAvailable, bytes */
 	uint64_t mem_total;
 	int nprocs, nthreads; /* processes listed, threads they hold */
 	int untracked;	      /* processes past MACHINE_MAX */
@@ -127,6 +146,9 @@ struct machine_totals {
 
 struct machine;
 
+/* The defaults: 60 s of history, the others as above. */
+void machine_config_default(struct machine_config *c);
+/* cfg NULL: the defaults. */
 int machine_new(const struct machine_config *cfg, struct machine **out);
 void machine_free(struct machine *m);
 
@@ -134,7 +156,8 @@ void machine_free(struct machine *m);
  * who ran): they are read this tick whatever the budget. */
 void machine_set_sampled(struct machine *m, const pid_t *pids, size_t n);
 /* Once a second: list /proc, read within the budget, push one point a
- * process, then machine_eval. t in seconds, any origin, increasing. */
+ * process, then evaluate (as machine_eval, the RSS trends within their
+ * budget). t in seconds, any origin, increasing. */
 int machine_tick(struct machine *m, double t);
 /* Tests: one process's reading at t, as machine_tick would push it (a pid
  * not pushed at a tick it saw others is gone after it); then machine_eval. */
