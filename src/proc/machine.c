@@ -45,6 +45,7 @@
 #define PROC_DIRBUF (32 * 1024)
 #define TASK_DIRBUF (8 * 1024)
 #define STAT_BUF (32 * 1024) /* /proc/stat: the cpu lines of 256 CPUs and more */
+#define CMDLINE_TRIES 3
 
 /* A thread seen in state D. */
 struct dthread {
@@ -117,7 +118,7 @@ static void row_reset(struct machine_proc *p)
 	p->rss_chg_t = -INFINITY;
 	p->prev_cpu_s = 0;
 	p->moved = false;
-	p->need_cmdline = true;
+	p->need_cmdline = CMDLINE_TRIES;
 	p->cpu_pct = p->floor_pct = p->p90_pct = p->peak_pct = 0;
 	p->rss_slope = 0;
 	p->rss_kind = SERIES_FLAT;
@@ -429,7 +430,7 @@ int machine_push(struct machine *m, double t, const struct machine_reading *r, u
 	p->uid = uid;
 	copy_text(p->cgroup, sizeof(p->cgroup), cgroup);
 	copy_text(p->cmdline, sizeof(p->cmdline), cmdline);
-	p->need_cmdline = false;
+	p->need_cmdline = 0;
 	observe(m, p, t, r, false);
 	return 0;
 }
@@ -481,21 +482,22 @@ static int read_stat(const struct machine *m, pid_t pid, struct machine_reading 
 	return 0;
 }
 
-/* The command line, NULs as spaces; once (a process in D may hold its
- * mm's lock, which a read of cmdline waits for: it waits for a later
- * state) and again after an exec (a new comm). */
+/* The command line, NULs as spaces; once, and again after an exec (a new
+ * comm). Deferred while the process is in D (it may hold its mm's lock,
+ * which a read of cmdline waits for); read again while empty, up to
+ * CMDLINE_TRIES reads (an exec caught half-way has no arguments yet). */
 static void read_cmdline(const struct machine *m, struct machine_proc *p)
 {
 	ssize_t n;
 
-	if (p->kernel) {
-		p->cmdline[0] = '\0';
-		p->need_cmdline = false;
+	if (p->kernel || p->state == 'Z') {
+		if (p->kernel)
+			p->cmdline[0] = '\0';
+		p->need_cmdline = 0; /* nothing to read */
 		return;
 	}
 	if (p->state == 'D')
 		return;
-	p->need_cmdline = false;
 	if ((n = proc_read(m, p->pid, 0, "cmdline", p->cmdline, sizeof(p->cmdline))) < 0)
 		n = 0;
 	while (n > 0 && p->cmdline[n - 1] == '\0')
@@ -504,6 +506,7 @@ static void read_cmdline(const struct machine *m, struct machine_proc *p)
 	for (ssize_t i = 0; i < n; i++)
 		if (p->cmdline[i] == '\0')
 			p->cmdline[i] = ' ';
+	p->need_cmdline = n > 0 ? 0 : p->need_cmdline - 1;
 }
 
 /* A process seen for the first time: its owner and cgroup. */
@@ -568,7 +571,7 @@ static void tick_read(struct machine *m, struct machine_proc *p, double t)
 		dt_forget_pid(m, p->pid);
 		row_reset(p);
 	} else if (strncmp(r.comm, p->comm, sizeof(p->comm)) != 0) {
-		p->need_cmdline = true; /* an exec */
+		p->need_cmdline = CMDLINE_TRIES; /* an exec */
 	}
 	observe(m, p, t, &r, fresh && born_since(m, &r));
 	if (fresh)
@@ -686,13 +689,16 @@ static void tick_d_threads(struct machine *m, double t)
 }
 
 /* The next process whose threads the rotation reads: user processes of
- * more than one thread (a single thread's state is its process's). */
-static bool task_next_dir(struct machine *m)
+ * more than one thread (a single thread's state is its process's). At
+ * most one pass over the rows a tick (*visited counts them). */
+static bool task_next_dir(struct machine *m, size_t *visited)
 {
 	char path[32];
 
-	for (size_t tries = 0; tries < m->n; tries++) {
+	while (*visited < m->n) {
 		const struct machine_proc *p = &m->procs[m->task_rot++ % m->n];
+
+		++*visited;
 
 		if (p->kernel || p->nthreads <= 1 || p->state == 'Z')
 			continue;
@@ -713,12 +719,13 @@ static bool task_next_dir(struct machine *m)
 static void tick_tasks(struct machine *m, double t)
 {
 	unsigned budget = m->cfg.task_reads_per_tick;
+	size_t visited = 0;
 
 	while (budget > 0) {
 		const struct dirent64 *e;
 
 		if (m->task_ds.fd < 0) {
-			if (!task_next_dir(m))
+			if (!task_next_dir(m, &visited))
 				return;
 			budget--; /* an open, like a file's */
 			continue;

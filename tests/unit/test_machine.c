@@ -5,6 +5,7 @@
  * stat-line parser's tests are test_procstat's. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -455,7 +457,64 @@ static void test_live_spinner(void **state)
 	machine_free(m);
 }
 
+/* A thread in vfork waits in D until its child execs or exits: a real
+ * thread in D (not our main thread: found by the task rotation). */
+static volatile pid_t vfork_kid;
+
+static void *vforker(void *arg)
+{
+	pid_t k = vfork();
+
+	if (k == 0) {
+		struct timespec ts = {30, 0};
+		vfork_kid = (pid_t)syscall(SYS_getpid);
+		syscall(SYS_nanosleep, &ts, NULL);
+		_exit(0);
+	}
+	if (k > 0)
+		waitpid(k, NULL, 0);
+	return NULL;
+}
+
+static bool self_stuck(const struct machine *m, pid_t pid)
+{
+	const struct machine_proc *p = machine_find(m, pid);
+
+	return p && p->stuck && p->stuck_threads == 1 && p->stuck_for_s >= 2;
+}
+
+static bool self_unstuck(const struct machine *m, pid_t pid)
+{
+	const struct machine_proc *p = machine_find(m, pid);
+
+	return p && !p->stuck && p->stuck_threads == 0;
+}
+
+static void test_live_stuck_thread(void **state)
+{
+	struct machine_config c;
+	struct machine *m;
+	pthread_t th;
+
+	machine_config_default(&c);
+	c.stuck_s = 2;
+	c.task_reads_per_tick = 1u << 20; /* the mechanism, not the budget */
+	assert_int_equal(machine_new(&c, &m), 0);
+	vfork_kid = 0;
+	assert_int_equal(pthread_create(&th, NULL, vforker, NULL), 0);
+	bool stuck = tick_until(m, getpid(), self_stuck);
+	for (int i = 0; i < 1000 && !vfork_kid; i++)
+		usleep(10 * 1000);
+	if (vfork_kid > 0)
+		kill(vfork_kid, SIGKILL);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_true(vfork_kid > 0);
+	assert_true(stuck);
+	assert_true(tick_until(m, getpid(), self_unstuck));
+	machine_free(m);
+}
+
 TEST_MAIN(NULL, NULL, TEST(test_busy_floor), TEST(test_stairs), TEST(test_zombie_parent),
 	  TEST(test_stuck_threads), TEST(test_reused_pid), TEST(test_gone), TEST(test_groups),
 	  TEST(test_live_self), TEST(test_live_zombie), TEST(test_live_exec),
-	  TEST(test_live_spinner))
+	  TEST(test_live_spinner), TEST(test_live_stuck_thread))

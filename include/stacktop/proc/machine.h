@@ -119,10 +119,10 @@ struct machine_proc {
 	double prev_cpu_s, read_t, seen_t;
 	double cpu_nz_t, rss_chg_t; /* the last non-zero CPU point, the last RSS change */
 	uint64_t start;
-	uint64_t ino;	   /* its /proc entry's inode: a new one for a reused pid */
-	bool sampled;	   /* since the last tick (machine_set_sampled) */
-	bool moved;	   /* CPU > 0 at its last read */
-	bool need_cmdline; /* not read yet (deferred while in D), or exec'd since */
+	uint64_t ino;		    /* its /proc entry's inode: a new one for a reused pid */
+	bool sampled;		    /* since the last tick (machine_set_sampled) */
+	bool moved;		    /* CPU > 0 at its last read */
+	unsigned char need_cmdline; /* reads of cmdline due: new, exec'd, or read empty */
 };
 
 /* Processes grouped by cgroup (their container or service). */
