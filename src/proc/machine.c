@@ -363,13 +363,16 @@ static void tick_begin(struct machine *m, double t)
 static void observe(struct machine *m, struct machine_proc *p, double t,
 		    const struct machine_reading *r, bool born)
 {
-	double pct = -1, dt = t - m->prev_t;
+	double pct = 0, dt = t - m->prev_t;
+	bool point = true;
 
 	if (isfinite(p->read_t) && t > p->read_t)
 		pct = (r->cpu_s - p->prev_cpu_s) / (t - p->read_t) * 100.0;
 	else if (!isfinite(p->read_t) && born && isfinite(dt) && dt > 0)
 		pct = r->cpu_s / dt * 100.0;
-	if (pct != -1) {
+	else
+		point = false;
+	if (point) {
 		pct = pct > 0 ? pct : 0;
 		series_push(&p->cpu, t, pct);
 		if (pct > 0)
@@ -587,10 +590,11 @@ static bool must_read(const struct machine_proc *p, uint64_t ino)
 	       ino != p->ino;
 }
 
-/* Its turn among the quiet: reads_per_tick rows a tick from m->rot. */
-static bool in_turn(const struct machine *m, size_t i)
+/* Its turn among the quiet: reads_per_tick rows a tick from m->rot, of
+ * the n known when the tick began. */
+static bool in_turn(const struct machine *m, size_t i, size_t n)
 {
-	size_t n = m->n, k = m->cfg.reads_per_tick;
+	size_t k = m->cfg.reads_per_tick;
 
 	return n <= k || (i + n - m->rot % n) % n < k;
 }
@@ -650,7 +654,7 @@ static int tick_list(struct machine *m, double t)
 			continue;
 		}
 		size_t i = (size_t)(p - m->procs);
-		if (must_read(p, e->d_ino) || (i < known && in_turn(m, i)))
+		if (must_read(p, e->d_ino) || (i < known && in_turn(m, i, known)))
 			tick_read(m, p, t);
 		else
 			quiet(p, t);
@@ -671,15 +675,16 @@ static int task_state(const struct machine *m, pid_t pid, pid_t tid, char *state
 	return n < 0 ? (int)n : procstat_parse_stat(buf, state, NULL, NULL, 0);
 }
 
-/* Threads in D at their last read, read again (main threads were, with
- * their process). */
+/* Threads in D at their last read, read again (a main thread whose
+ * process was read this tick was, with it). */
 static void tick_d_threads(struct machine *m, double t)
 {
 	for (size_t i = m->ndt; i-- > 0;) {
 		struct dthread *d = &m->dt[i];
+		const struct machine_proc *p;
 		char st;
 
-		if (d->tid == d->pid)
+		if (d->tid == d->pid && (p = row_find(m, d->pid)) && p->read_t == t)
 			continue;
 		if (task_state(m, d->pid, d->tid, &st) == 0 && st == 'D')
 			d->seen_t = t;

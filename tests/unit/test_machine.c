@@ -1,9 +1,14 @@
 /* Unit tests for machine: the verdicts from pushed readings (busy floor,
  * steady work, stairs, a single jump, zombies and their parent, threads
  * stuck in D, a reused pid, a gone pid, groups by cgroup), and machine_tick
- * on the real /proc (ourselves, a zombie child, a spinning child). The
- * stat-line parser's tests are test_procstat's. */
+ * on the real /proc (ourselves, a zombie child, an exec, a spinning child,
+ * a thread in D, the budget of quiet processes). The stat-line parser's
+ * tests are test_procstat's.
+ *
+ * This file defines openat: the library is linked in statically, so its
+ * calls come here first and the budget test counts the stat files opened. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -26,6 +31,33 @@
 #include "stacktop/proc/machine.h"
 
 #define MIB (1024ull * 1024ull)
+
+/* ---- the stat files machine opens, of the pids watched ---- */
+
+#define NKIDS 100
+static pid_t watched[NKIDS];
+static int nwatched, opens_of[NKIDS];
+
+static void note_open(const char *path)
+{
+	int pid, end = 0;
+
+	if (!nwatched || sscanf(path, "%d/stat%n", &pid, &end) != 1 || path[end])
+		return;
+	for (int i = 0; i < nwatched; i++)
+		if (watched[i] == pid)
+			opens_of[i]++;
+}
+
+int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
+	va_end(ap);
+	note_open(path);
+	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+}
 
 static struct machine *new_machine(void)
 {
@@ -514,7 +546,71 @@ static void test_live_stuck_thread(void **state)
 	machine_free(m);
 }
 
+/* NKIDS children asleep for good: once settled, a tick opens at most
+ * reads_per_tick of their stat files (plus, the tick after, those whose
+ * turn found CPU since their last read), and every one is read within a
+ * rotation (over every process of the box). */
+static void test_live_quiet_budget(void **state)
+{
+	struct machine_config c;
+	struct machine *m;
+	int total[NKIDS] = {0};
+
+	machine_config_default(&c);
+	c.reads_per_tick = 4;
+	assert_int_equal(machine_new(&c, &m), 0);
+	for (int i = 0; i < NKIDS; i++) {
+		pid_t k = fork();
+		assert_true(k >= 0);
+		if (k == 0) {
+			alarm(120);
+			for (;;)
+				pause();
+		}
+		watched[i] = k;
+	}
+	/* Settled: every child seen asleep, then two rotations. */
+	double t = 0;
+	for (bool asleep = false; !asleep; t++) {
+		assert_true(t < 2000);
+		usleep(t ? 10 * 1000 : 0);
+		assert_int_equal(machine_tick(m, t), 0);
+		asleep = true;
+		for (int i = 0; i < NKIDS; i++) {
+			const struct machine_proc *p = machine_find(m, watched[i]);
+			asleep = asleep && p && p->state == 'S';
+		}
+	}
+	size_t rows;
+	machine_procs(m, &rows);
+	int rotation = (int)(rows + 50) / 4 + 1; /* room for processes that come */
+	for (int i = 0; i < 2 * rotation; i++, t++)
+		assert_int_equal(machine_tick(m, t), 0);
+	nwatched = NKIDS;
+	int worst = 0;
+	for (int tick = 0; tick < rotation; tick++, t++) {
+		memset(opens_of, 0, sizeof(opens_of));
+		assert_int_equal(machine_tick(m, t), 0);
+		int n = 0;
+		for (int i = 0; i < NKIDS; i++) {
+			n += opens_of[i];
+			total[i] += opens_of[i];
+		}
+		worst = n > worst ? n : worst;
+	}
+	nwatched = 0;
+	for (int i = 0; i < NKIDS; i++) {
+		kill(watched[i], SIGKILL);
+		waitpid(watched[i], NULL, 0);
+	}
+	assert_true(worst <= 2 * 4);
+	for (int i = 0; i < NKIDS; i++)
+		if (!total[i])
+			fail_msg("child %d of %d never read in a rotation", i, NKIDS);
+	machine_free(m);
+}
+
 TEST_MAIN(NULL, NULL, TEST(test_busy_floor), TEST(test_stairs), TEST(test_zombie_parent),
 	  TEST(test_stuck_threads), TEST(test_reused_pid), TEST(test_gone), TEST(test_groups),
 	  TEST(test_live_self), TEST(test_live_zombie), TEST(test_live_exec),
-	  TEST(test_live_spinner), TEST(test_live_stuck_thread))
+	  TEST(test_live_spinner), TEST(test_live_stuck_thread), TEST(test_live_quiet_budget))
