@@ -549,6 +549,10 @@ static void tick_new(struct machine *m, pid_t pid, double t)
 	struct machine_reading r;
 	struct machine_proc *p;
 
+	if (m->n >= MACHINE_MAX) {
+		m->untracked++; /* not read: the table is full */
+		return;
+	}
 	if (read_stat(m, pid, &r) < 0)
 		return; /* gone already */
 	if (!(p = row_add(m, pid))) {
@@ -630,14 +634,13 @@ static pid_t name_pid(const char *s)
 	return v <= INT32_MAX ? (pid_t)v : 0;
 }
 
-/* /proc listed once: new pids read whole, known ones within the budget. */
-static int tick_list(struct machine *m, double t)
+/* /proc listed once (rewound): new pids read whole, known ones within
+ * the budget. */
+static void tick_list(struct machine *m, double t)
 {
 	const struct dirent64 *e;
 	size_t known = m->n;
 
-	if (lseek(m->proc_ds.fd, 0, SEEK_SET) < 0)
-		return -errno;
 	m->proc_ds.pos = m->proc_ds.len = 0;
 	m->listed = m->untracked = 0;
 	while ((e = ds_next(&m->proc_ds))) {
@@ -662,7 +665,6 @@ static int tick_list(struct machine *m, double t)
 	}
 	if (known)
 		m->rot = (m->rot + m->cfg.reads_per_tick) % known;
-	return 0;
 }
 
 /* ---- threads ---- */
@@ -812,8 +814,6 @@ static void eval(struct machine *m, size_t trends);
 
 int machine_tick(struct machine *m, double t)
 {
-	int r;
-
 	if (m->procfd < 0 && (m->procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		m->procfd = -1;
 		return -errno;
@@ -823,9 +823,12 @@ int machine_tick(struct machine *m, double t)
 		m->proc_ds.fd = -1;
 		return -errno;
 	}
+	/* Nothing changes when /proc cannot be listed (all would be gone). */
+	if (lseek(m->proc_ds.fd, 0, SEEK_SET) < 0)
+		return -errno;
 	double boot = boottime_s();
 	tick_begin(m, t);
-	r = tick_list(m, t);
+	tick_list(m, t);
 	tick_d_threads(m, t);
 	tick_tasks(m, t);
 	tick_cpu(m);
@@ -834,7 +837,7 @@ int machine_tick(struct machine *m, double t)
 	for (size_t i = 0; i < m->n; i++)
 		m->procs[i].sampled = false;
 	eval(m, MACHINE_TRENDS_PER_TICK);
-	return r;
+	return 0;
 }
 
 /* ---- verdicts ---- */
