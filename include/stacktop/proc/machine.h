@@ -12,16 +12,24 @@
  * threads): each tick lists /proc once (getdents, no file opened per
  * entry), then opens files within a budget:
  *  - a new process: its stat, and once only its owner (the directory's
- *    uid), cgroup and command line;
+ *    uid), cgroup and command line (the command line again after an exec,
+ *    seen as a new comm; not while the process is in D, whose mm lock a
+ *    read of cmdline would wait for);
  *  - a known process: its stat when it may have used CPU since its last
  *    read (sampled since the last tick (machine_set_sampled), or CPU > 0
- *    at its last read, or in state D, R or Z), otherwise in turn, at most
+ *    at its last read, or in state D, R or Z, or its /proc entry has a new
+ *    inode: a reused pid), otherwise in turn, at most
  *    cfg.reads_per_tick of those a tick (a process not read costs a point
  *    of 0 % CPU and its last RSS: one not sampled used ~no CPU);
  *  - threads, for the stuck verdict: at most cfg.task_reads_per_tick task
- *    stat files a tick, in turn over the processes' task directories, plus
- *    every thread seen in D at its last read (re-read each tick while it
- *    stays there). Kernel threads are listed, never their tasks.
+ *    stat files and task directories a tick, in turn over the task
+ *    directories of processes of more than one thread (at most one pass a
+ *    tick; a single thread's state is its process's), plus every thread
+ *    seen in D at its last read (re-read each tick while it stays there).
+ *    Kernel threads are listed, never their tasks.
+ * Measured (2 cores, 2,000 extra sleeping processes): ~5 ms of CPU a tick,
+ * ~8 ms with a process of 10,000 sleeping threads besides; the first tick,
+ * which reads every process's identity, ~45 ms.
  * A pid reused by another process (its start time differs) starts afresh.
  * Processes past MACHINE_MAX are not tracked (counted in `untracked`).
  *
