@@ -45,12 +45,14 @@ static double clk_tck(void)
 	return tck;
 }
 
-int procstat_parse_stat(const char *text, char *state, double *cpu_s, char *comm, size_t commsz)
+/* comm, from the first '(' to the last ')', into comm (cut to commsz):
+ * where the fields after it start (past ") "), or NULL. */
+static const char *stat_comm(const char *text, char *comm, size_t commsz)
 {
 	const char *open_paren = strchr(text, '(');
 	const char *close_paren = strrchr(text, ')');
 	if (!open_paren || !close_paren || close_paren < open_paren || close_paren[1] != ' ')
-		return -EINVAL;
+		return NULL;
 	if (comm && commsz) {
 		size_t n = (size_t)(close_paren - open_paren - 1);
 		if (n >= commsz)
@@ -58,8 +60,15 @@ int procstat_parse_stat(const char *text, char *state, double *cpu_s, char *comm
 		memcpy(comm, open_paren + 1, n);
 		comm[n] = '\0';
 	}
+	return close_paren + 2;
+}
+
+int procstat_parse_stat(const char *text, char *state, double *cpu_s, char *comm, size_t commsz)
+{
+	const char *p = stat_comm(text, comm, commsz);
+	if (!p)
+		return -EINVAL;
 	/* After ") ": field 3 is state; utime is field 14, stime 15. */
-	const char *p = close_paren + 2;
 	unsigned long long utime = 0, stime = 0;
 	char st;
 	if (sscanf(p, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &st, &utime,
@@ -69,6 +78,49 @@ int procstat_parse_stat(const char *text, char *state, double *cpu_s, char *comm
 		*state = st;
 	if (cpu_s)
 		*cpu_s = (double)(utime + stime) / clk_tck();
+	return 0;
+}
+
+/* The number at *p (after one space), *p moved past it; false when none. */
+static bool stat_field(const char **p, long long *v)
+{
+	char *end;
+
+	if (**p != ' ')
+		return false;
+	errno = 0;
+	*v = strtoll(*p + 1, &end, 10);
+	if (end == *p + 1 || errno || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return false;
+	*p = end;
+	return true;
+}
+
+int procstat_parse_stat_full(const char *text, struct procstat_stat *out)
+{
+	/* Fields 4 to 24 (1-based) after the state; the ones kept by index. */
+	enum { PPID = 0, FLAGS = 5, UTIME = 10, STIME, NTHREADS = 16, START = 18, RSS = 20, N };
+	long long f[N];
+	char *end;
+
+	memset(out, 0, sizeof(*out));
+	long pid = strtol(text, &end, 10);
+	if (end == text || pid <= 0 || pid > INT32_MAX || *end != ' ')
+		return -EINVAL;
+	const char *p = stat_comm(end, out->comm, sizeof(out->comm));
+	if (!p || !*p || p[1] != ' ')
+		return -EINVAL;
+	out->state = *p++;
+	for (int i = 0; i < N; i++)
+		if (!stat_field(&p, &f[i]))
+			return -EINVAL;
+	out->pid = (pid_t)pid;
+	out->ppid = f[PPID] >= 0 && f[PPID] <= INT32_MAX ? (pid_t)f[PPID] : 0;
+	out->flags = (unsigned long)f[FLAGS];
+	out->cpu_s = (double)((uint64_t)f[UTIME] + (uint64_t)f[STIME]) / clk_tck();
+	out->nthreads = f[NTHREADS];
+	out->start = (uint64_t)f[START];
+	out->rss_pages = f[RSS] > 0 ? (uint64_t)f[RSS] : 0;
 	return 0;
 }
 
@@ -276,7 +328,7 @@ int procstat_task_zombies(struct procstat_file *f, pid_t pid, pid_t tid, pid_t *
 		return (int)len;
 	int nk = procstat_parse_children(buf, kids, PROCSTAT_CHILDREN_MAX);
 	for (int i = 0; i < nk && *n < max; i++) {
-		char st;
+		char st = 0;
 		if (procstat_process(kids[i], &st, NULL) == 0 && st == 'Z')
 			out[(*n)++] = kids[i];
 	}

@@ -16,10 +16,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	double cpu;
 	int v2;
 	struct procstat_mem m;
+	struct procstat_stat full;
 
 	if (!text)
 		return 0;
 	procstat_parse_stat(text, &st, &cpu, comm, sizeof(comm));
+	if (procstat_parse_stat_full(text, &full) == 0 && (full.pid <= 0 || strlen(full.comm) > 31))
+		abort();
 	target_parse_stat_state(text, &st);
 	procstat_parse_status_mem(text, &m);
 	procstat_parse_cgroup(text, path, sizeof(path), &v2);

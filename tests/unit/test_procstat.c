@@ -111,6 +111,69 @@ static void test_parse_stat(void **state)
 	assert_int_equal(procstat_parse_stat("4242 (x) R 1", &st, &cpu, NULL, 0), -EINVAL);
 }
 
+/* The whole stat line: comm up to the LAST ')', whatever it holds. */
+static void test_parse_stat_full(void **state)
+{
+	struct procstat_stat s;
+	double tck = (double)sysconf(_SC_CLK_TCK);
+	/* comm ") (x) R 1 2 (" tries to pass for fields; 0x00200000 is
+	 * PF_KTHREAD; 3 threads, start 98765, 25 resident pages. */
+	const char *hostile = "77 () (x) R 1 2 () D 5 77 77 0 -1 2097216 1 0 0 0 120 30 0 0 20 0 "
+			      "3 0 98765 4096000 25 18446744073709551615 1 1 0 0 0 0 0\n";
+	assert_int_equal(procstat_parse_stat_full(hostile, &s), 0);
+	assert_int_equal(s.pid, 77);
+	assert_string_equal(s.comm, ") (x) R 1 2 (");
+	assert_int_equal(s.state, 'D');
+	assert_int_equal(s.ppid, 5);
+	assert_true(s.flags & PROCSTAT_PF_KTHREAD);
+	assert_float_equal(s.cpu_s, 150.0 / tck, 1e-9);
+	assert_int_equal(s.nthreads, 3);
+	assert_int_equal(s.start, 98765);
+	assert_int_equal(s.rss_pages, 25);
+
+	/* Spaces, a newline and a long name: cut to 31 bytes. */
+	const char *spaces =
+	    "9 (a b\nc d e f g h i j k l m n o p q r s t) S 0 0 0 0 -1 0 0 0 0 0 0 0 "
+	    "0 0 20 0 1 0 5 0 0\n";
+	assert_int_equal(procstat_parse_stat_full(spaces, &s), 0);
+	assert_int_equal(strlen(s.comm), 31);
+	assert_memory_equal(s.comm, "a b\nc d", 7);
+	assert_false(s.flags & PROCSTAT_PF_KTHREAD);
+
+	/* Truncated anywhere: refused, never half read. */
+	const char *cut[] = {
+	    "",
+	    "77",
+	    "77 (x",
+	    "77 (x)",
+	    "77 (x) ",
+	    "77 (x) R",
+	    "77 (x) R 1 2 3",
+	    "77 (x) R 5 77 77 0 -1 0 1 0 0 0 120 30 0 0 20 0 3 0 98765 4096000", /* no rss */
+	    "77 (x) R 5 77 77 0 -1 0 1 0 0 0 120 30 0 0 20 0 3 0 98765 4096000 2x",
+	    "x (x) R 5 77 77 0 -1 0 1 0 0 0 120 30 0 0 20 0 3 0 98765 4096000 25 0",
+	    "-4 (x) R 5 77 77 0 -1 0 1 0 0 0 120 30 0 0 20 0 3 0 98765 4096000 25 0",
+	    /* A number past 64 bits: not read as the largest one. */
+	    "77 (x) R 5 77 77 0 -1 0 1 0 0 0 99999999999999999999999 30 0 0 20 0 3 0 98765 "
+	    "4096000 25 0",
+	};
+	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++)
+		if (procstat_parse_stat_full(cut[i], &s) != -EINVAL)
+			fail_msg("accepted \"%s\"", cut[i]);
+	/* Every prefix of a good line but the whole is refused too. */
+	char buf[256];
+	size_t len = strlen(hostile) - 1; /* without the newline */
+	for (size_t n = 0; n < len; n++) {
+		memcpy(buf, hostile, n);
+		buf[n] = '\0';
+		/* Past rss (field 24) the line has all it needs. */
+		if (n < strlen("77 () (x) R 1 2 () D 5 77 77 0 -1 2097216 1 0 0 0 120 30 0 0 20 0 "
+			       "3 0 98765 4096000 25") &&
+		    procstat_parse_stat_full(buf, &s) == 0 && s.rss_pages == 25)
+			fail_msg("prefix of %zu bytes read as whole", n);
+	}
+}
+
 static void test_parse_status_mem(void **state)
 {
 	struct procstat_mem m;
@@ -302,7 +365,7 @@ static void test_file_of_gone_thread(void **state)
 	assert_int_equal(f.fd, -1);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_parse_stat), TEST(test_parse_status_mem), TEST(test_parse_cgroup),
-	  TEST(test_live_cpu_and_state), TEST(test_live_memory), TEST(test_parse_children),
-	  TEST(test_zombie_child), TEST(test_zombie_child_of_thread),
-	  TEST(test_file_of_gone_thread))
+TEST_MAIN(NULL, NULL, TEST(test_parse_stat), TEST(test_parse_stat_full),
+	  TEST(test_parse_status_mem), TEST(test_parse_cgroup), TEST(test_live_cpu_and_state),
+	  TEST(test_live_memory), TEST(test_parse_children), TEST(test_zombie_child),
+	  TEST(test_zombie_child_of_thread), TEST(test_file_of_gone_thread))

@@ -84,6 +84,31 @@ static void test_theil_sen_ignores_outliers(void **state)
 	assert_float_equal(series_theil_sen(t2, v2, 3000), -2.0, 1e-6);
 }
 
+/* Theil-Sen's median (found by selection, not a sort) is the median of
+ * every pairwise slope as series_median gives it: odd and even counts,
+ * ties, a few points and many. */
+static void test_theil_sen_is_the_median_slope(void **state)
+{
+	static double t[200], v[200], slopes[200 * 199 / 2];
+	unsigned seed = 12345;
+	size_t sizes[] = {2, 3, 4, 5, 7, 16, 33, 200};
+
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		for (int round = 0; round < 20; round++) {
+			size_t n = sizes[si], ns = 0;
+			for (size_t i = 0; i < n; i++) {
+				seed = seed * 1103515245u + 12345u;
+				t[i] = (double)i;
+				/* Few distinct values on odd rounds: many equal slopes. */
+				v[i] = (double)((seed >> 16) % (round % 2 ? 4 : 1000));
+			}
+			for (size_t i = 0; i < n; i++)
+				for (size_t j = i + 1; j < n; j++)
+					slopes[ns++] = (v[j] - v[i]) / (t[j] - t[i]);
+			assert_true(series_theil_sen(t, v, n) == series_median(slopes, ns));
+		}
+}
+
 /* The trend, at 1 MiB resolution, of n samples of f one a second from
  * t = 0 (seed for its noise). */
 static struct series_trend trend_of(double (*f)(int i, unsigned *seed), int n, unsigned seed)
@@ -299,8 +324,8 @@ static void test_pauses_need_every_burster_idle(void **state)
 }
 
 TEST_MAIN(NULL, NULL, TEST(test_ring), TEST(test_percentiles),
-	  TEST(test_theil_sen_ignores_outliers), TEST(test_leak_is_stairs), TEST(test_noisy_stairs),
-	  TEST(test_single_jump_is_not_a_leak), TEST(test_sawtooth_is_rollercoaster),
-	  TEST(test_flat_noise), TEST(test_time_to_limit), TEST(test_spike_timing),
-	  TEST(test_pauses_steady_spinners), TEST(test_pauses_bursts_over_pollers),
-	  TEST(test_pauses_need_every_burster_idle))
+	  TEST(test_theil_sen_ignores_outliers), TEST(test_theil_sen_is_the_median_slope),
+	  TEST(test_leak_is_stairs), TEST(test_noisy_stairs), TEST(test_single_jump_is_not_a_leak),
+	  TEST(test_sawtooth_is_rollercoaster), TEST(test_flat_noise), TEST(test_time_to_limit),
+	  TEST(test_spike_timing), TEST(test_pauses_steady_spinners),
+	  TEST(test_pauses_bursts_over_pollers), TEST(test_pauses_need_every_burster_idle))

@@ -5,23 +5,31 @@
  * climbing like stairs, zombie, stuck in D), plus the box's own CPU and
  * memory. Numbers and raw target text only: the words are the view's.
  *
- *   machine_init → (machine_set_sampled; machine_tick; machine_eval)* →
- *   machine_free
+ *   machine_new → (machine_set_sampled; machine_tick)* → machine_free
+ *   (tests: machine_new → (machine_push*; machine_eval)* → machine_free)
  *
  * Cost is bounded whatever the box runs (2,000 sleeping processes, 10,000
  * threads): each tick lists /proc once (getdents, no file opened per
  * entry), then opens files within a budget:
  *  - a new process: its stat, and once only its owner (the directory's
- *    uid), cgroup and command line;
+ *    uid), cgroup and command line (the command line again after an exec,
+ *    seen as a new comm; not while the process is in D, whose mm lock a
+ *    read of cmdline would wait for);
  *  - a known process: its stat when it may have used CPU since its last
  *    read (sampled since the last tick (machine_set_sampled), or CPU > 0
- *    at its last read, or in state D, R or Z), otherwise in turn, at most
+ *    at its last read, or in state D, R or Z, or its /proc entry has a new
+ *    inode: a reused pid), otherwise in turn, at most
  *    cfg.reads_per_tick of those a tick (a process not read costs a point
  *    of 0 % CPU and its last RSS: one not sampled used ~no CPU);
  *  - threads, for the stuck verdict: at most cfg.task_reads_per_tick task
- *    stat files a tick, in turn over the processes' task directories, plus
- *    every thread seen in D at its last read (re-read each tick while it
- *    stays there). Kernel threads are listed, never their tasks.
+ *    stat files and task directories a tick, in turn over the task
+ *    directories of processes of more than one thread (at most one pass a
+ *    tick; a single thread's state is its process's), plus every thread
+ *    seen in D at its last read (re-read each tick while it stays there).
+ *    Kernel threads are listed, never their tasks.
+ * Measured (2 cores, 2,000 extra sleeping processes): ~5 ms of CPU a tick,
+ * ~8 ms with a process of 10,000 sleeping threads besides; the first tick,
+ * which reads every process's identity, ~45 ms.
  * A pid reused by another process (its start time differs) starts afresh.
  * Processes past MACHINE_MAX are not tracked (counted in `untracked`).
  *
@@ -32,11 +40,24 @@
  *    cfg.busy_floor_pct and the process bursts above it (p90 >= floor +
  *    MACHINE_BURST_PTS): a steady worker is busy, not a floor;
  *  - stairs: the RSS series' trend (series_trend, 1 MiB noise) is stairs
- *    after >= MACHINE_MIN_S seconds;
+ *    after >= MACHINE_MIN_S seconds; an RSS that moved by no more than the
+ *    noise over the history is flat with a slope of 0 (no trend computed).
+ *    The trend costs up to ~0.3 ms a process (256 points): machine_tick
+ *    recomputes it for at most MACHINE_TRENDS_PER_TICK processes a tick,
+ *    in turn (the others keep their last verdict); machine_eval for all;
  *  - zombie: state Z; its parent's zombie_children counts it (the parent
  *    is the one to fix);
  *  - stuck: threads in D for >= cfg.stuck_s (stuck_threads, the longest
  *    stuck_for_s).
+ *
+ * CPU: a known process's point is its average since its last read (a
+ * quiet one read after a pause shows no false spike); a new process's
+ * first reading gives no CPU point, unless it was born since the last
+ * tick (its start time says so): then all its CPU is this tick's.
+ *
+ * Gone: a pid not listed (or, pushed, not pushed) at the latest tick is
+ * dropped by the next evaluation, with its D threads; machine_eval and
+ * machine_tick (which evaluates) do it.
  *
  * Memory: MACHINE_MAX rows of two series of cfg.history_s points each,
  * allocated as processes appear and freed as they go. Errors: 0 / -errno.
@@ -58,6 +79,8 @@
 /* How far above its floor a process's p90 must reach (points of a core)
  * for the floor to be a busy floor rather than steady work. */
 #define MACHINE_BURST_PTS 10.0
+/* RSS trends a tick recomputes (machine_tick; machine_eval: all). */
+#define MACHINE_TRENDS_PER_TICK 8
 
 struct machine_config {
 	unsigned history_s;	      /* points kept per series (the window), >= MACHINE_MIN_S */
@@ -102,8 +125,12 @@ struct machine_proc {
 	struct series cpu, rss_series;		/* one point a tick */
 	/* Internal (machine_tick's budget). */
 	double prev_cpu_s, read_t, seen_t;
+	double cpu_nz_t, rss_chg_t; /* the last non-zero CPU point, the last RSS change */
 	uint64_t start;
-	bool sampled;
+	uint64_t ino;		    /* its /proc entry's inode: a new one for a reused pid */
+	bool sampled;		    /* since the last tick (machine_set_sampled) */
+	bool moved;		    /* CPU > 0 at its last read */
+	unsigned char need_cmdline; /* reads of cmdline due: new, exec'd, or read empty */
 };
 
 /* Processes grouped by cgroup (their container or service). */
@@ -127,6 +154,9 @@ struct machine_totals {
 
 struct machine;
 
+/* The defaults: 60 s of history, the others as above. */
+void machine_config_default(struct machine_config *c);
+/* cfg NULL: the defaults. */
 int machine_new(const struct machine_config *cfg, struct machine **out);
 void machine_free(struct machine *m);
 
@@ -134,7 +164,8 @@ void machine_free(struct machine *m);
  * who ran): they are read this tick whatever the budget. */
 void machine_set_sampled(struct machine *m, const pid_t *pids, size_t n);
 /* Once a second: list /proc, read within the budget, push one point a
- * process, then machine_eval. t in seconds, any origin, increasing. */
+ * process, then evaluate (as machine_eval, the RSS trends within their
+ * budget). t in seconds, any origin, increasing. */
 int machine_tick(struct machine *m, double t);
 /* Tests: one process's reading at t, as machine_tick would push it (a pid
  * not pushed at a tick it saw others is gone after it); then machine_eval. */

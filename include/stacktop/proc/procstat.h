@@ -29,6 +29,23 @@ struct procstat_mem {
 
 /* From a /proc/.../stat line: state, utime+stime (seconds), comm. */
 int procstat_parse_stat(const char *text, char *state, double *cpu_s, char *comm, size_t commsz);
+
+/* The fields of a whole /proc/PID/stat line the machine table uses. */
+struct procstat_stat {
+	pid_t pid, ppid;
+	char state;	     /* R S D T t Z X I */
+	char comm[32];	     /* raw, cut at 31 bytes */
+	unsigned long flags; /* PF_* (PROCSTAT_PF_KTHREAD) */
+	double cpu_s;	     /* utime + stime, seconds */
+	long nthreads;
+	uint64_t start;	    /* start time, clock ticks since boot */
+	uint64_t rss_pages; /* resident pages */
+};
+#define PROCSTAT_PF_KTHREAD 0x00200000ul /* include/linux/sched.h */
+/* Fields 1 to 24 of a stat line: comm runs from the first '(' to the last
+ * ')' (it may hold spaces and parentheses). 0, or -EINVAL when a field is
+ * missing or malformed (a truncated line). */
+int procstat_parse_stat_full(const char *text, struct procstat_stat *out);
 /* From /proc/PID/status: RssAnon, RssFile, RssShmem, VmSwap (kB). */
 int procstat_parse_status_mem(const char *text, struct procstat_mem *m);
 /* From /proc/PID/cgroup: the cgroup v2 path ("0::/x"), or the v1 memory

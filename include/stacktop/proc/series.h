@@ -45,6 +45,10 @@ size_t series_since(const struct series *s, double since, double *t, double *v, 
 
 /* p in [0, 1], linear interpolation between order statistics; 0 when n 0. */
 double series_percentile(const double *v, size_t n, double p);
+/* The same of v already sorted (series_sort, ascending): several
+ * percentiles of one array for one sort, and no allocation. */
+double series_percentile_sorted(const double *v, size_t n, double p);
+void series_sort(double *v, size_t n);
 double series_median(const double *v, size_t n);
 double series_max(const double *v, size_t n);
 double series_min(const double *v, size_t n);
