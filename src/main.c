@@ -87,6 +87,11 @@ static void app_draw(struct app *a)
 {
 	struct view_header h;
 	struct session *s = &a->s;
+	/* The whole machine: the process the ui narrowed to (Enter in the
+	 * process table) is the one the metrics read from now on. */
+	session_narrow(s, ui_pid(&a->ui));
+	a->model.metrics = s->metrics_ok ? &s->metrics : NULL;
+	a->model.locks = s->metrics_ok ? &s->locks : NULL;
 	if (ui_wants_memory(&a->ui) && a->model.metrics)
 		session_memory_start(s);
 	a->model.memory = (struct view_memory_input){
@@ -161,12 +166,15 @@ static int app_setup_fds(struct app *a)
 _Static_assert((int)OPTS_VIEW_TOP == (int)UI_VIEW_TOP &&
 		   (int)OPTS_VIEW_ICICLE == (int)UI_VIEW_ICICLE &&
 		   (int)OPTS_VIEW_THREADS == (int)UI_VIEW_THREADS &&
-		   (int)OPTS_VIEW_MEMORY == (int)UI_VIEW_MEMORY,
+		   (int)OPTS_VIEW_MEMORY == (int)UI_VIEW_MEMORY &&
+		   (int)OPTS_VIEW_PROCESSES == (int)UI_VIEW_PROCS,
 	       "--view's words are in the order of the views");
 static struct ui_config ui_config_of(const struct opts *o)
 {
 	return (struct ui_config){
-	    .view = (enum ui_view)o->view,
+	    /* the whole machine starts on its process table */
+	    .view = o->all && !o->view_given ? UI_VIEW_PROCS : (enum ui_view)o->view,
+	    .machine = o->all,
 	    .batch = o->batch,
 	    .wall = o->wall,
 	    .ascii = o->ascii,
@@ -211,7 +219,8 @@ static int app_init(struct app *a)
 				     .sy_rw = a->s.sy,
 				     .source_path = a->o.source_path,
 				     .pid = a->s.procs.p[0].pid,
-				     .cmdline = a->s.procs.p[0].cmdline};
+				     .cmdline = a->s.procs.p[0].cmdline,
+				     .machine = a->s.machine};
 	struct ui_config uc = ui_config_of(&a->o);
 	ui_init(&a->ui, &uc, a->s.period_s, &a->model);
 	/* The memory tracer starts with the run when the memory view is

@@ -61,11 +61,12 @@ enum {
 /* Kernel PID_MAX_LIMIT on 64-bit: no PID can be larger. */
 #define OPTS_PID_MAX 4194304
 
-static const char opts_short[] = "+:p:r:d:W:bn:l:s:LKwo:hV";
+static const char opts_short[] = "+:ap:r:d:W:bn:l:s:LKwo:hV";
 
 /* test_docs.sh reads the names in this table: keep one entry per line. */
 static const struct option opts_long[] = {
     {"pid", required_argument, NULL, 'p'},
+    {"all", no_argument, NULL, 'a'},
     {"subprocesses", no_argument, NULL, OPTS_SUBPROCESSES},
     {"debuginfod", optional_argument, NULL, OPTS_DEBUGINFOD},
     {"no-runtime-attach", no_argument, NULL, OPTS_NO_RUNTIME_ATTACH},
@@ -107,10 +108,11 @@ static const struct option opts_long[] = {
 };
 
 const char opts_usage[] =
-    "Usage: stacktop [OPTIONS] -p PID[,PID...]\n"
+    "Usage: stacktop [OPTIONS] [-a]\n"
+    "       stacktop [OPTIONS] -p PID[,PID...]\n"
     "       stacktop [OPTIONS] [--] COMMAND [ARGS...]\n"
     "       stacktop dump [--json] [--native] -p PID\n"
-    "       stacktop record [OPTIONS] [-d SECONDS] -o FILE (-p PID | -- COMMAND)\n"
+    "       stacktop record [OPTIONS] [-d SECONDS] -o FILE [-a | -p PID | -- CMD]\n"
     "       stacktop report [OPTIONS] FILE\n"
     "       stacktop diff [OPTIONS] BASE NEW   (or --base A1,A2 --new B1,B2)\n"
     "\n"
@@ -118,6 +120,10 @@ const char opts_usage[] =
     "process spends its time in, over a rolling window, refreshed live.\n"
     "\n"
     "Target:\n"
+    "  -a, --all                the whole machine: every process (also with no\n"
+    "                           target at all); the first view is the process\n"
+    "                           table, Enter narrows every view to one process.\n"
+    "                           Needs root or CAP_PERFMON\n"
     "  -p, --pid PID[,PID...]   attach to running processes (up to 64)\n"
     "  COMMAND [ARGS...]        launch COMMAND and profile it from its start; the\n"
     "                           first non-option starts it, \"--\" marks it clearly\n"
@@ -150,8 +156,10 @@ const char opts_usage[] =
     "  -b, --batch              print the table as text every delay, not the TUI\n"
     "  -n, --iterations N       stop after N refreshes (default: run until quit)\n"
     "  -l, --limit N            rows per refresh in batch mode (default 30)\n"
-    "      --view VIEW          batch mode: print the top, icicle, threads or memory\n"
-    "                           view (default top; icicle and threads: 200x40 text)\n"
+    "      --view VIEW          batch mode: print the top, icicle, threads, memory\n"
+    "                           or processes view (default top, with -a the\n"
+    "                           process table then top; icicle and threads:\n"
+    "                           200x40 text)\n"
     "      --annotate FUNC      open the annotate view on FUNC (the hottest\n"
     "                           function named FUNC, else containing it); with -b\n"
     "                           print it: PCT  ADDR  INSTRUCTION, source between\n"
@@ -223,6 +231,7 @@ const char opts_usage[] =
     "  q, Ctrl-C                quit\n"
     "\n"
     "Examples:\n"
+    "  sudo stacktop                            the whole machine: which process?\n"
     "  sudo stacktop -p 4242                    profile a running process\n"
     "  stacktop -- ./server --port 8080         launch a command and profile it\n"
     "  stacktop -b -n 5 -p 4242 > profile.txt   five text refreshes into a file\n"
@@ -338,7 +347,7 @@ static const struct opts_range {
 /* The words of the keyword options, NULL-terminated; --view's in the
  * order of enum opts_view, --mode's index 1 is wall. */
 static const char *const opts_modes[] = {"cpu", "wall", NULL};
-static const char *const opts_views[] = {"top", "icicle", "threads", "memory", NULL};
+static const char *const opts_views[] = {"top", "icicle", "threads", "memory", "processes", NULL};
 /* In the order of enum perf_events (perf.h). */
 static const char *const opts_events[] = {"auto", "per-cpu", "inherit", "per-thread", NULL};
 static const char *const opts_formats[] = {"folded", "pprof", "speedscope", NULL};
@@ -644,6 +653,10 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 		if ((ret = opts_keyword(c, arg, opts_views, &v, err, errsz)) < 0)
 			return ret;
 		o->view = (enum opts_view)v;
+		o->view_given = true;
+		break;
+	case 'a':
+		o->all = true;
 		break;
 	case OPTS_JSON:
 		o->json = true;
@@ -740,6 +753,37 @@ static int opts_one(struct opts *o, int c, const char *arg, char *err, size_t er
 }
 
 /* Options that only make sense with one subcommand. */
+/* -a (or nothing to profile): what goes with the whole machine. */
+static int opts_check_all(struct opts *o, char *err, size_t errsz)
+{
+	if (!o->all) {
+		if (o->view == OPTS_VIEW_PROCESSES && o->cmd != OPTS_CMD_DIFF)
+			return opts_fail(err, errsz,
+					 "--view processes is the whole machine's table: give -a");
+		return 0;
+	}
+	if (o->npids || o->command)
+		return opts_fail(err, errsz,
+				 "-a samples every process: give it without -p PID or a command");
+	if (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT || o->cmd == OPTS_CMD_DIFF)
+		return opts_fail(err, errsz, "-a goes with the live view and 'stacktop record'");
+	if (o->wall)
+		return opts_fail(err, errsz,
+				 "the whole machine is sampled on the CPU: wall mode stops "
+				 "threads one at a time and takes one process (-w -p PID)");
+	if (o->memory)
+		return opts_fail(err, errsz,
+				 "record --memory traces one process's mappings: give -p PID");
+	if (o->subprocesses)
+		return opts_fail(err, errsz,
+				 "-a already samples every process: drop --subprocesses");
+	if (o->events_given && o->events != 1 /* per-cpu */)
+		return opts_fail(err, errsz,
+				 "the whole machine is sampled with one event per CPU: "
+				 "--events per-cpu only");
+	return 0;
+}
+
 static int opts_check_command(struct opts *o, char *err, size_t errsz)
 {
 	if (o->json && o->cmd != OPTS_CMD_DUMP)
@@ -779,7 +823,7 @@ static int opts_check_command(struct opts *o, char *err, size_t errsz)
 	if (o->subprocesses && (o->cmd == OPTS_CMD_DUMP || o->cmd == OPTS_CMD_REPORT))
 		return opts_fail(err, errsz,
 				 "--subprocesses goes with the live view and 'stacktop record'");
-	return 0;
+	return opts_check_all(o, err, errsz);
 }
 
 /* diff: BASE NEW as words, or --base and --new; nothing to sample. */
@@ -885,10 +929,11 @@ int opts_parse(int argc, char **argv, struct opts *o, char *err, size_t errsz)
 				 "give either -p PID or a command to launch, not both (the command "
 				 "starts at '%s')",
 				 o->command[0]);
-	if (!o->command && !o->npids)
-		return opts_fail(err, errsz,
-				 "nothing to profile: give -p PID or a command; try --help");
-	if (o->cmd == OPTS_CMD_DUMP && (o->command || o->npids != 1))
+	/* Nothing named: the whole machine, as perf top does (dump needs
+	 * its one process). */
+	if (!o->command && !o->npids && o->cmd != OPTS_CMD_DUMP)
+		o->all = true;
+	if (o->cmd == OPTS_CMD_DUMP && (o->command || o->npids != 1 || o->all))
 		return opts_fail(err, errsz, "dump takes exactly one -p PID (a running process)");
 	return opts_check_command(o, err, errsz);
 }

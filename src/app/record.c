@@ -56,7 +56,12 @@ void record_progress_text(int pid, double elapsed_s, uint64_t samples, uint64_t 
 			  size_t size)
 {
 	char n[32];
+	char who[32];
 	text_count(samples, n, sizeof(n));
-	snprintf(buf, size, "recording pid %d: %.0fs, %s samples, lost %llu", pid, elapsed_s, n,
+	if (pid > 0)
+		snprintf(who, sizeof(who), "pid %d", pid);
+	else
+		snprintf(who, sizeof(who), "the whole machine");
+	snprintf(buf, size, "recording %s: %.0fs, %s samples, lost %llu", who, elapsed_s, n,
 		 (unsigned long long)lost);
 }

@@ -28,6 +28,7 @@
 #include "stacktop/model/ingest.h"
 #include "stacktop/proc/funckind.h"
 #include "stacktop/proc/locks.h"
+#include "stacktop/proc/machine.h"
 #include "stacktop/runtime/goheap.h"
 #include "stacktop/runtime/hsperf.h"
 #include "stacktop/memory/memhold.h"
@@ -98,10 +99,17 @@ static int open_sampler(struct session *s, struct opts *o, char *err, size_t err
 		    .drain_interval_s = TICK_NS / 1e9,
 		    .enable_on_exec = o->command != NULL,
 		    .events = (enum perf_events)o->events,
+		    .all = o->all,
 		};
 		e = perfsource_new(&pc, &s->smp);
 	}
-	if (e)
+	if (e && o->all && (e == -EACCES || e == -EPERM))
+		snprintf(err, errsz,
+			 "sampling the whole machine needs root or CAP_PERFMON (%s); without "
+			 "them, profile one of your own processes: stacktop -p PID, or stacktop "
+			 "-- COMMAND.",
+			 strerror(-e));
+	else if (e)
 		snprintf(err, errsz, "cannot start the %s sampler: %s.",
 			 o->wall ? "wall-clock" : "perf", strerror(-e));
 	s->period_s = 1.0 / o->rate_hz;
@@ -300,14 +308,63 @@ static void take_children(struct session *s)
 			ingest_process_exited(s->in, pids[i]);
 }
 
-int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz)
+/* The metrics as the run starts: the first target's, or (the whole
+ * machine) the box's until a process is narrowed to. */
+static void open_metrics(struct session *s, pid_t pid)
 {
 	struct metrics_config mc;
+
+	metrics_config_default(&mc);
+	mc.window_s = s->o->window_s;
+	mc.spike_for_s = s->o->spike_for_s;
+	s->metrics_ok = metrics_init(&s->metrics, pid, &mc) == 0;
+	if (s->metrics_ok && spikes_new(&s->spikes))
+		s->spikes = NULL; /* no risers named: the rhythm stands alone */
+	if (s->metrics_ok) {
+		metrics_set_samples(&s->metrics, samples_of, s);
+		s->metrics_open_ns = mono_ns();
+		metrics_tick_now(s, s->metrics_open_ns);
+	}
+	s->next_metrics_ns = mono_ns() + SEC_NS;
+	health_init(&s->health, mono_ns());
+}
+
+/* The whole machine: no process to attach; ingest adopts every process
+ * from its first sample under a root frame of its own; the process table
+ * reads /proc within its budget. */
+static int open_machine(struct session *s, char *err, size_t errsz)
+{
+	struct machine_config mc = {
+	    .history_s = s->o->window_s < MACHINE_MIN_S ? MACHINE_MIN_S : s->o->window_s,
+	    .busy_floor_pct = 5,
+	    .stuck_s = 5,
+	    .reads_per_tick = 256,
+	    .task_reads_per_tick = 256,
+	};
+	int e;
+
+	if ((e = machine_new(&mc, &s->machine)) || (e = series_init(&s->box_cpu, mc.history_s)) ||
+	    (e = series_init(&s->box_mem, mc.history_s))) {
+		snprintf(err, errsz, "out of memory at start-up (%s).", strerror(-e));
+		return e;
+	}
+	raise_nofile();
+	jitwatch_init(&s->jit, !s->o->no_runtime_attach);
+	ingest_follow(s->in, true);
+	ingest_process_roots(s->in, true);
+	open_metrics(s, 0);
+	return 0;
+}
+
+int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz)
+{
 	int e;
 	s->o = o;
 	if ((e = open_sampler(s, o, err, errsz)) || (e = open_stages(s, o, err, errsz)))
 		return e;
 	pump_set(session_pump, s);
+	if (o->all)
+		return open_machine(s, err, errsz);
 	e = o->command ? launch(s, o, err, errsz)
 		       : procs_attach(&s->procs, o->pids, o->npids, err, errsz);
 	if (e)
@@ -325,19 +382,7 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 	for (int i = 0; i < s->procs.n; i++)
 		ingest_add_process(s->in, s->procs.p[i].pid);
 	take_children(s);
-	metrics_config_default(&mc);
-	mc.window_s = o->window_s;
-	mc.spike_for_s = o->spike_for_s;
-	s->metrics_ok = metrics_init(&s->metrics, s->procs.p[0].pid, &mc) == 0;
-	if (s->metrics_ok && spikes_new(&s->spikes))
-		s->spikes = NULL; /* no risers named: the rhythm stands alone */
-	if (s->metrics_ok) {
-		metrics_set_samples(&s->metrics, samples_of, s);
-		s->metrics_open_ns = mono_ns();
-		metrics_tick_now(s, s->metrics_open_ns);
-	}
-	s->next_metrics_ns = mono_ns() + SEC_NS;
-	health_init(&s->health, mono_ns());
+	open_metrics(s, s->procs.p[0].pid);
 	return 0;
 }
 
@@ -459,12 +504,14 @@ static void runtime_heap(struct session *s, uint64_t t)
 	const char *name = NULL, *why = NULL;
 	struct hsperf hp;
 
-	if (s->report || t < s->hsperf_next_ns || !s->procs.n)
+	pid_t pid = session_pid(s);
+
+	if (s->report || t < s->hsperf_next_ns || !pid)
 		return;
-	if (heap_read(s, s->procs.p[0].pid, &hp, &name, &why)) {
+	if (heap_read(s, pid, &hp, &name, &why)) {
 		/* a JVM just started maps its file within a second or two */
 		m->rt_heap = false;
-		m->rt_unread = why ? name : runtime_unread(s->procs.p[0].pid);
+		m->rt_unread = why ? name : runtime_unread(pid);
 		m->rt_unread_why = why;
 		s->hsperf_next_ns = t + (++s->hsperf_misses < 20 ? SEC_NS : 10 * SEC_NS);
 		return;
@@ -483,14 +530,43 @@ static void runtime_heap(struct session *s, uint64_t t)
 	s->hsperf_next_ns = t + SEC_NS;
 }
 
+/* The whole machine's second: the process table read (the processes
+ * sampled since the last tick first), the box's point; the metrics are
+ * the box's, or the narrowed process's read from procfs. */
+static int box_tick(struct session *s, double t)
+{
+	static pid_t pids[INGEST_PROCS_MAX];
+	struct machine_totals tot;
+	size_t n = ingest_take_sampled(s->in, pids, INGEST_PROCS_MAX);
+
+	machine_set_sampled(s->machine, pids, n);
+	machine_tick(s->machine, t);
+	machine_get_totals(s->machine, &tot);
+	series_push(&s->box_cpu, t, tot.cpu_pct);
+	series_push(&s->box_mem, t, (double)tot.mem_used);
+	if (s->narrow) {
+		metrics_set_pids(&s->metrics, &s->narrow, 1);
+		return metrics_tick(&s->metrics, t);
+	}
+	metrics_push_process(&s->metrics, t, tot.cpu_pct, tot.mem_used, 0, 0);
+	metrics_eval(&s->metrics, t);
+	return 0;
+}
+
 static void metrics_tick_now(struct session *s, uint64_t t)
 {
 	if (!s->procs.exited) {
 		struct sampler_stats st;
+		int rc;
 		sampler_stats(s->smp, &st);
 		metrics_set_forks(&s->metrics, st.forks_known, st.forks);
-		metrics_follow(s);
-		if (metrics_tick(&s->metrics, t / 1e9) == 0) {
+		if (s->machine) {
+			rc = box_tick(s, t / 1e9);
+		} else {
+			metrics_follow(s);
+			rc = metrics_tick(&s->metrics, t / 1e9);
+		}
+		if (rc == 0) {
 			if (s->spikes)
 				spikes_tick(s->spikes, s->w, &s->metrics, t / 1e9);
 			session_run_tick(s);
@@ -536,16 +612,79 @@ void session_summary(const struct session *s, double wall_s, struct summary *out
 	out->peak_rss = s->run.peak_rss;
 }
 
+pid_t session_pid(const struct session *s)
+{
+	if (s->machine)
+		return s->narrow;
+	return s->procs.n ? s->procs.p[0].pid : 0;
+}
+
+/* Memory attribution of the process narrowed from. */
+static void memory_stop(struct session *s)
+{
+	if (!s->memory_on)
+		return;
+	memtrace_free(s->memtrace);
+	s->memtrace = NULL;
+	memmap_free(&s->memmap);
+	s->memory_on = false;
+	s->memtrace_err[0] = '\0';
+}
+
+/* The metrics start from what was kept: the process table's CPU and RSS
+ * of pid a second, or the box's. */
+static void narrow_prefill(struct session *s, pid_t pid)
+{
+	static double t[86400], cpu[86400], mem[86400];
+	const struct machine_proc *p = pid ? machine_find(s->machine, pid) : NULL;
+	size_t n;
+
+	if (pid && !p)
+		return;
+	n = series_get(p ? &p->cpu : &s->box_cpu, t, cpu, 86400);
+	if (series_get(p ? &p->rss_series : &s->box_mem, NULL, mem, 86400) != n || !n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		metrics_push_process(&s->metrics, t[i], cpu[i], (uint64_t)mem[i], 0, 0);
+	metrics_eval(&s->metrics, t[n - 1]);
+}
+
+void session_narrow(struct session *s, pid_t pid)
+{
+	struct metrics_config mc;
+
+	if (!s->machine || pid == s->narrow)
+		return;
+	mc = s->metrics.cfg;
+	memory_stop(s);
+	if (s->metrics_ok)
+		metrics_free(&s->metrics);
+	spikes_free(s->spikes);
+	s->spikes = NULL;
+	s->narrow = pid;
+	s->hsperf_next_ns = 0;
+	s->hsperf_misses = 0;
+	s->metrics_ok = metrics_init(&s->metrics, pid, &mc) == 0;
+	if (!s->metrics_ok)
+		return;
+	if (spikes_new(&s->spikes))
+		s->spikes = NULL;
+	metrics_set_samples(&s->metrics, samples_of, s);
+	narrow_prefill(s, pid);
+}
+
 void session_memory_start(struct session *s)
 {
-	if (s->memory_on || s->report)
+	pid_t pid = session_pid(s);
+
+	if (s->memory_on || s->report || !pid)
 		return;
 	s->memory_on = true;
 	s->memory_since_ns = mono_ns();
-	memmap_init(&s->memmap, s->procs.p[0].pid, SEC_NS);
+	memmap_init(&s->memmap, pid, SEC_NS);
 	memmap_tick(&s->memmap, s->memory_since_ns);
 	struct memtrace_config mc = {
-	    .pid = s->procs.p[0].pid,
+	    .pid = pid,
 	    .stack_size = s->o->stack_size,
 	    .window_ns = (uint64_t)s->o->window_s * SEC_NS,
 	};
@@ -566,7 +705,7 @@ void session_collect(struct session *s, uint64_t now_ns)
 	uint64_t t = mono_ns(), cpu1 = mono_thread_cpu_ns();
 	health_busy(&s->health, cpu1 > cpu0 ? cpu1 - cpu0 : 0);
 	/* Every ~100 ms: the process CPU in fine steps (busy floor). */
-	if (s->metrics_ok && !s->procs.exited)
+	if (s->metrics_ok && !s->procs.exited && (!s->machine || s->narrow))
 		metrics_fine(&s->metrics, t / 1e9);
 	/* Once a second: one point of every series (CPU, memory, threads). */
 	if (!s->metrics_ok || t < s->next_metrics_ns)
@@ -615,7 +754,9 @@ static void follow_targets(struct session *s)
 void session_refresh(struct session *s, uint64_t now_ns, bool first)
 {
 	struct sampler_stats st;
-	if (!s->procs.exited)
+	if (s->machine)
+		ingest_refresh(s->in);
+	else if (!s->procs.exited)
 		follow_targets(s);
 	if (s->report)
 		return; /* a loaded profile does not age, and has nothing to measure */
@@ -752,6 +893,9 @@ void session_close(struct session *s)
 		metrics_free(&s->metrics);
 	locks_free(&s->locks);
 	goheap_free(s->goheap);
+	machine_free(s->machine);
+	series_free(&s->box_cpu);
+	series_free(&s->box_mem);
 	window_free(s->w);
 	stackset_free(s->report);
 	procs_free(&s->procs);

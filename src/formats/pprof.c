@@ -390,6 +390,22 @@ void pprof_tables_free(struct pprof_tables *p)
 	free(p);
 }
 
+/* Labels a sample may carry: tid, pid, process, thread, second. */
+#define PP_LABELS 5
+
+/* A process root frame's comm ("COMM (PID)" without " (PID)") as a string
+ * of the table: its index, or -ENOMEM. */
+static int64_t pp_process_name(struct pprof_tables *p, const char *func)
+{
+	char comm[96];
+	const char *cut = func ? strrchr(func, '(') : NULL;
+	size_t n = cut && cut > func ? (size_t)(cut - func - 1) : func ? strlen(func) : 0;
+
+	snprintf(comm, sizeof(comm), "%.*s", (int)(n < sizeof(comm) ? n : sizeof(comm) - 1),
+		 func ? func : "");
+	return pprof_tables_str(p, comm);
+}
+
 /* pprof_render's names: the selection's labels (as the icicle shows them). */
 struct pp_labels {
 	struct selection *s;
@@ -433,7 +449,7 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 	struct pp_labels names = {s, w};
 	struct pprof_tables *p = NULL;
 	uint8_t *packed = NULL;
-	int64_t k_tid, k_thread, k_mode, k_ns, k_second;
+	int64_t k_tid, k_thread, k_mode, k_ns, k_second, k_pid, k_process;
 	struct timespec now;
 	char buf[1024];
 	int err = -ENOMEM;
@@ -451,15 +467,17 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 	k_tid = pprof_tables_str(p, "tid");
 	k_thread = pprof_tables_str(p, "thread");
 	k_second = pprof_tables_str(p, "second");
+	k_pid = pprof_tables_str(p, "pid");
+	k_process = pprof_tables_str(p, "process");
 	if (vt[0].type < 0 || vt[0].unit < 0 || k_mode < 0 || k_ns < 0 || k_tid < 0 ||
-	    k_thread < 0 || k_second < 0)
+	    k_thread < 0 || k_second < 0 || k_pid < 0 || k_process < 0)
 		goto out;
 
 	/* Samples: leaf first; values [count, count × period]. */
 	if (!(smp = calloc(s->nst + 1, sizeof(*smp))) ||
 	    !(smpp = calloc(s->nst + 1, sizeof(*smpp))) ||
-	    !(lab = calloc(3 * s->nst + 1, sizeof(*lab))) ||
-	    !(labp = calloc(3 * s->nst + 1, sizeof(*labp))) ||
+	    !(lab = calloc(PP_LABELS * s->nst + 1, sizeof(*lab))) ||
+	    !(labp = calloc(PP_LABELS * s->nst + 1, sizeof(*labp))) ||
 	    !(locids = calloc(s->nframes + 1, sizeof(*locids))) ||
 	    !(vals = calloc(nvals * s->nst + 1, sizeof(*vals))))
 		goto out;
@@ -481,12 +499,30 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 			vals[i * nvals + 1] = (int64_t)st->count * period_ns;
 		smp[i].value = &vals[i * nvals];
 		smp[i].n_value = nvals;
-		Perftools__Profiles__Label *l = &lab[3 * i];
+		Perftools__Profiles__Label *l = &lab[PP_LABELS * i];
 		perftools__profiles__label__init(&l[0]);
 		l[0].key = k_tid;
 		l[0].num = st->tid;
-		labp[3 * i] = &l[0];
+		labp[PP_LABELS * i] = &l[0];
 		nl = 1;
+		/* The whole machine: its process as labels too (tagfocus). */
+		const struct frame *root =
+		    st->n ? frames_get(window_frames(w), s->frames[st->off]) : NULL;
+		if (frame_is_process(root)) {
+			int64_t v = pp_process_name(p, root->sym.func);
+			if (v < 0)
+				goto out;
+			perftools__profiles__label__init(&l[nl]);
+			l[nl].key = k_pid;
+			l[nl].num = root->pid;
+			labp[PP_LABELS * i + nl] = &l[nl];
+			nl++;
+			perftools__profiles__label__init(&l[nl]);
+			l[nl].key = k_process;
+			l[nl].str = v;
+			labp[PP_LABELS * i + nl] = &l[nl];
+			nl++;
+		}
 		if (tname && *tname) {
 			int64_t v = pprof_tables_str(p, tname);
 			if (v < 0)
@@ -494,17 +530,17 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 			perftools__profiles__label__init(&l[nl]);
 			l[nl].key = k_thread;
 			l[nl].str = v;
-			labp[3 * i + nl] = &l[nl];
+			labp[PP_LABELS * i + nl] = &l[nl];
 			nl++;
 		}
 		if (st->second >= 0) {
 			perftools__profiles__label__init(&l[nl]);
 			l[nl].key = k_second;
 			l[nl].num = st->second;
-			labp[3 * i + nl] = &l[nl];
+			labp[PP_LABELS * i + nl] = &l[nl];
 			nl++;
 		}
-		smp[i].label = &labp[3 * i];
+		smp[i].label = &labp[PP_LABELS * i];
 		smp[i].n_label = nl;
 		smpp[i] = &smp[i];
 	}

@@ -218,6 +218,8 @@ unsigned perf_ring_pages(unsigned rate_hz, unsigned stack_size, int ncpus)
 	return next_pow2(pages) == pages ? pages : next_pow2(pages) / 2;
 }
 
+static int perf_all_open(struct perf_sampler *ps);
+
 int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
 {
 	struct perf_sampler *ps = calloc(1, sizeof(*ps));
@@ -244,6 +246,16 @@ int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
 	    perf_ring_pages(ps->cfg.rate_hz, ps->cfg.stack_size, ps->per_thread ? 0 : ps->ncpus);
 	backlog_init(&ps->backlog, PERF_BACKLOG_MAX);
 	ps->stats.events = ps->per_thread ? PERF_EVENTS_THREAD : PERF_EVENTS_INHERIT;
+	if (cfg->all) {
+		/* The whole machine: CPU-wide events now, no filter, no
+		 * threads to add. Refused, it is an error: nothing else
+		 * samples every process. */
+		int err = perf_all_open(ps);
+		if (err) {
+			perf_free(ps);
+			return err;
+		}
+	}
 	*out = ps;
 	return 0;
 }
@@ -569,7 +581,7 @@ static void perf_wide_close(struct perf_sampler *ps)
  * that refuses with ENODEV (gone offline) is skipped. */
 static int perf_wide_open(struct perf_sampler *ps)
 {
-	int err = pidfilter_new(&ps->filter), opened = 0;
+	int err = ps->cfg.all ? 0 : pidfilter_new(&ps->filter), opened = 0;
 	ps->wide = true; /* perf_open_fd: no inherit, no enable_on_exec */
 	for (int i = 0; !err && i < ps->ncpus; i++) {
 		int fd = perf_open_fd(ps, -1, ps->cpu_ids[i]);
@@ -579,7 +591,7 @@ static int perf_wide_open(struct perf_sampler *ps)
 			err = fd;
 			break;
 		}
-		if ((err = pidfilter_attach(ps->filter, fd)) ||
+		if ((ps->filter && (err = pidfilter_attach(ps->filter, fd))) ||
 		    (err = perfevent_ring_map_fit(&ps->cpu_rb[i], fd, &ps->data_pages))) {
 			close(fd);
 			break;
@@ -638,7 +650,7 @@ static int perf_wide_add(struct perf_sampler *ps, pid_t pid, pid_t tid)
  * process into the filter (inherit mode follows children too). */
 static bool perf_wide_keep(struct perf_sampler *ps, const struct perfrecord *r)
 {
-	if (pidfilter_has(ps->filter, r->pid))
+	if (!ps->filter || pidfilter_has(ps->filter, r->pid))
 		return true;
 	/* A new process (pid == tid) whose parent is ours. */
 	if (r->kind != PERFRECORD_FORK || r->pid != r->tid || !pidfilter_has(ps->filter, r->ppid))
@@ -652,6 +664,8 @@ static bool perf_wide_keep(struct perf_sampler *ps, const struct perfrecord *r)
 /* Processes that are gone leave the filter (their pid may be reused). */
 static void perf_wide_sweep(struct perf_sampler *ps)
 {
+	if (!ps->filter)
+		return;
 	for (int i = 0; i < pidfilter_count(ps->filter); i++) {
 		pid_t pid = pidfilter_pid(ps->filter, i);
 		if (kill(pid, 0) < 0 && errno == ESRCH) {
@@ -660,6 +674,16 @@ static void perf_wide_sweep(struct perf_sampler *ps)
 		}
 	}
 	ps->stats.filtered_pids = pidfilter_count(ps->filter);
+}
+
+/* The whole machine (perf_config.all): per-CPU events without a filter. */
+static int perf_all_open(struct perf_sampler *ps)
+{
+	ps->wide_tried = true;
+	int err = perf_wide_open(ps);
+	if (!err)
+		ps->stats.events = PERF_EVENTS_CPU;
+	return err;
 }
 
 /* Read ahead in every CPU ring for FORK records, so a thread created by
@@ -855,6 +879,9 @@ static void perf_dispatch(struct perf_sampler *ps, const struct perf_event_heade
 	case PERFRECORD_EXIT:
 		if (r.kind == PERFRECORD_FORK && r.pid == r.tid && r.pid != r.ppid)
 			ps->stats.forks++;
+		/* The whole machine keeps no thread table. */
+		if (ps->cfg.all)
+			return;
 		/* Applied after the drain, in time order (perf_task_apply). */
 		if (array_grow((void **)&ps->task, &ps->task_cap, ps->ntask + 1, sizeof(*ps->task)))
 			return;

@@ -671,7 +671,47 @@ static void test_per_second_roundtrip(void **state)
 	window_free_fx(w);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_per_second_roundtrip), TEST(test_cpu_roundtrip), TEST(test_formats),
-	  TEST(test_folded), TEST(test_folded_names_cleaned), TEST(test_pprof),
-	  TEST(test_speedscope), TEST(test_file_rules), TEST(test_file_mode),
-	  TEST(test_relative_path), TEST(test_empty_window))
+/* The whole machine: each stack's root is its process (frames_process):
+ * folded keeps it as the root frame, pprof adds pid and process labels. */
+static void test_whole_machine(void **state)
+{
+	struct window *w;
+	struct export_opts o = {.format = EXPORT_FOLDED};
+	char *gz;
+
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
+	struct frames *f = window_frames_mut(w);
+	uint32_t pa = (uint32_t)frames_process(f, 100, "alpha"),
+		 pb = (uint32_t)frames_process(f, 200, "be ta");
+	uint32_t work = fr(w, 0x1010, false, "prog", "work", NULL, 0);
+	uint32_t sa[] = {pa, work}, sb[] = {pb, work};
+	assert_int_equal(window_add(w, 5, 101, sa, 2, 3), 0);
+	assert_int_equal(window_add(w, 5, 201, sb, 2, 2), 0);
+	assert_renders(w, &o, "alpha (100);work 3\nbe ta (200);work 2\n");
+
+	o = (struct export_opts){.format = EXPORT_PPROF, .period_s = 0.01, .mode = "cpu"};
+	Perftools__Profiles__Profile *p = render_pprof(w, &o, &gz);
+	assert_int_equal(p->n_sample, 2);
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+		int64_t pid = 0;
+		const char *proc = NULL;
+		for (size_t k = 0; k < s->n_label; k++) {
+			if (!strcmp(pstr(p, s->label[k]->key), "pid"))
+				pid = s->label[k]->num;
+			if (!strcmp(pstr(p, s->label[k]->key), "process"))
+				proc = pstr(p, s->label[k]->str);
+		}
+		assert_non_null(proc);
+		assert_string_equal(proc, pid == 100 ? "alpha" : "be ta");
+		assert_int_equal(s->value[0], pid == 100 ? 3 : 2);
+	}
+	pprof_free(p, gz);
+	window_free_fx(w);
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_whole_machine), TEST(test_per_second_roundtrip),
+	  TEST(test_cpu_roundtrip), TEST(test_formats), TEST(test_folded),
+	  TEST(test_folded_names_cleaned), TEST(test_pprof), TEST(test_speedscope),
+	  TEST(test_file_rules), TEST(test_file_mode), TEST(test_relative_path),
+	  TEST(test_empty_window))

@@ -147,8 +147,8 @@ static void test_view(void **state)
 	BAD("--memory go with 'stacktop record'", "--memory", "-p", "1");
 	BAD("--memory writes a pprof profile", "record", "--memory", "--format", "folded", "-o",
 	    "m", "-p", "1");
-	BAD("invalid --view value 'flame': expected top, icicle, threads or memory", "-b", "--view",
-	    "flame", "-p", "1");
+	BAD("invalid --view value 'flame': expected top, icicle, threads, memory or processes",
+	    "-b", "--view", "flame", "-p", "1");
 }
 
 /* The whole-number options: the values each accepts and what they parse
@@ -337,11 +337,33 @@ static void test_target_rules(void **state)
 {
 	BAD("not both", "-p", "4242", "--", "./server");
 	BAD("not both", "-p", "4242", "./server");
-	BAD("nothing to profile", "-b");
-	assert_non_null(strstr(err, "-p PID"));
-	BAD("nothing to profile", "--");
-	assert_int_equal(parse_a((const char *const[]){NULL}), -EINVAL);
-	assert_non_null(strstr(err, "nothing to profile"));
+}
+
+/* Nothing named is the whole machine, as -a; what cannot go with it is
+ * refused in one sentence. */
+static void test_whole_machine(void **state)
+{
+	assert_int_equal(parse_a((const char *const[]){NULL}), 0);
+	assert_true(o.all);
+	OK("-b");
+	assert_true(o.all);
+	OK("--");
+	assert_true(o.all);
+	OK("-a", "-b", "--view", "processes");
+	assert_true(o.all && o.view == OPTS_VIEW_PROCESSES && o.view_given);
+	OK("record", "-o", "x.folded", "--all");
+	assert_true(o.all && o.cmd == OPTS_CMD_RECORD);
+	OK("-p", "5");
+	assert_false(o.all);
+	BAD("without -p PID", "-a", "-p", "5");
+	BAD("without -p PID", "-a", "./server");
+	BAD("wall mode", "-a", "-w");
+	BAD("--memory", "record", "-o", "m.pb.gz", "--memory");
+	BAD("--subprocesses", "-a", "--subprocesses");
+	BAD("per-cpu", "-a", "--events", "inherit");
+	BAD("live view", "report", "-a", "f.folded");
+	BAD("-p PID", "dump");
+	BAD("give -a", "-p", "5", "--view", "processes");
 }
 
 static void test_help_version(void **state)
@@ -586,7 +608,8 @@ static void test_annotate(void **state)
 static void test_usage_text(void **state)
 {
 	static const char *const must[] = {
-	    "Usage: stacktop [OPTIONS] -p PID[,PID...]",
+	    "Usage: stacktop [OPTIONS] [-a]",
+	    "stacktop [OPTIONS] -p PID[,PID...]",
 	    "stacktop [OPTIONS] [--] COMMAND [ARGS...]",
 	    "--pid",
 	    "--rate",
@@ -657,7 +680,7 @@ TEST_MAIN(NULL, NULL, TEST(test_defaults), TEST(test_every_option_short),
 	  TEST(test_every_option_long), TEST(test_clustered_and_attached), TEST(test_sort_keys),
 	  TEST(test_view), TEST(test_number_ranges), TEST(test_delay_range), TEST(test_pid_lists),
 	  TEST(test_pid_limit), TEST(test_command), TEST(test_target_rules),
-	  TEST(test_help_version), TEST(test_errors_name_the_option), TEST(test_reparse),
-	  TEST(test_null_err), TEST(test_subcommands), TEST(test_wall_mode), TEST(test_output_mode),
-	  TEST(test_subprocesses), TEST(test_no_runtime_attach), TEST(test_debuginfod),
-	  TEST(test_annotate), TEST(test_usage_text), TEST(test_diff))
+	  TEST(test_whole_machine), TEST(test_help_version), TEST(test_errors_name_the_option),
+	  TEST(test_reparse), TEST(test_null_err), TEST(test_subcommands), TEST(test_wall_mode),
+	  TEST(test_output_mode), TEST(test_subprocesses), TEST(test_no_runtime_attach),
+	  TEST(test_debuginfod), TEST(test_annotate), TEST(test_usage_text), TEST(test_diff))

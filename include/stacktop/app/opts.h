@@ -4,6 +4,7 @@
  * Pure: no printing, no exiting. opts_parse fills an error sentence for the
  * user on failure; main prints it with the usage hint and exits 2.
  *
+ *   stacktop [OPTIONS] [-a]               (the whole machine)
  *   stacktop [OPTIONS] -p PID[,PID...]
  *   stacktop [OPTIONS] -- COMMAND [ARGS...]
  *   stacktop dump [--json] -p PID
@@ -39,6 +40,7 @@ enum opts_view {
 	OPTS_VIEW_ICICLE,
 	OPTS_VIEW_THREADS,
 	OPTS_VIEW_MEMORY,
+	OPTS_VIEW_PROCESSES, /* the whole machine's process table */
 };
 
 struct opts {
@@ -58,6 +60,8 @@ struct opts {
 	int limit;		     /* --limit, default 30 */
 	enum sort_key sort;	     /* --sort, default own */
 	enum opts_view view;	     /* --view, default top (batch mode) */
+	bool view_given;
+	bool all;	     /* -a, or no target at all: every process on the machine */
 	unsigned stack_size; /* --stack-size BYTES, default 16384, 512..65528, multiple of 8 */
 	bool lines;	     /* -L: start aggregating by line */
 	bool hide_kernel;    /* --no-kernel: start with kernel frames hidden */

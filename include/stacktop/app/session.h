@@ -83,6 +83,13 @@ struct session {
 	char memtrace_err[256];
 	uint64_t memory_since_ns;
 	uint64_t execs_seen; /* ingest's exec count when command lines were read */
+	/* The whole machine (-a): every process (proc/machine, ticked with
+	 * the metrics), the process the views are narrowed to (0: none,
+	 * session_narrow), and the box's CPU and memory a second, which the
+	 * metrics show while not narrowed (NULL machine: one target). */
+	struct machine *machine;
+	pid_t narrow;
+	struct series box_cpu, box_mem;
 	const struct opts *o;
 	double period_s; /* seconds one sample stands for */
 	/* The run so far, from the metrics' ticks (record's summary). */
@@ -97,7 +104,8 @@ struct session {
 /* The per-second CPU of the run's last max seconds at most (metrics'
  * cpu_long), oldest first, into v: how many (0 without metrics). */
 size_t session_cpu(const struct session *s, double *v, size_t max);
-/* A live target: -p PIDs, or o->command launched. */
+/* A live target: -p PIDs, or o->command launched; or, with o->all, the
+ * whole machine (refused without root or CAP_PERFMON, in one sentence). */
 int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz);
 /* o->report_file: every sample delivered at once; time stands still. */
 int session_open_report(struct session *s, struct opts *o, char *err, size_t errsz);
@@ -119,6 +127,14 @@ void session_counts(const struct session *s, uint64_t *samples, uint64_t *lost);
 /* The run's figures over wall_s seconds: CPU seconds, average and peak CPU
  * and peak RSS of every process profiled, summed (zeros without metrics). */
 void session_summary(const struct session *s, double wall_s, struct summary *out);
+/* The whole machine: narrow the metrics (threads, charts, alerts, the
+ * runtime heap, memory attribution) to process pid, or back to the box
+ * (0). The metrics start from the history the process table kept of it
+ * (its CPU and RSS a second). No-op when not the whole machine. */
+void session_narrow(struct session *s, pid_t pid);
+/* The process the metrics are about: the first target, the narrowed
+ * process, or 0 (the whole machine, not narrowed). */
+pid_t session_pid(const struct session *s);
 /* Start reading smaps and tracing mmap/brk of the first target (the
  * memory view was opened, or memory climbs like stairs). Once; a refusal
  * is kept in memtrace_err for the view. Not for a saved profile. */

@@ -56,6 +56,10 @@ struct perf_config {
 	double drain_interval_s; /* how often the caller drains; sizes the rings */
 	bool enable_on_exec;	 /* events start disabled, enable at the next exec */
 	enum perf_events events;
+	/* The whole machine: per-CPU events without a filter, opened by
+	 * perf_new (its error when refused); no threads are added, no thread
+	 * table is kept; every process's samples and side-band records come. */
+	bool all;
 };
 
 struct perf_stats {
