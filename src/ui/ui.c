@@ -143,9 +143,10 @@ void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header
 		h->machine.ncpu = t.ncpu;
 		h->machine.nprocs = t.nprocs;
 		h->machine.pid = ui->pid;
+		h->cmdline = p ? p->cmdline : NULL; /* the whole machine has none */
 		if (p) {
 			snprintf(h->machine.comm, sizeof(h->machine.comm), "%s", p->comm);
-			h->cmdline = p->cmdline;
+			h->nthreads = p->nthreads;
 		}
 	}
 }
