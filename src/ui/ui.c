@@ -280,7 +280,8 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		const struct sym_module_note *mods = NULL;
 		size_t nmods = m->sy ? sym_modules(m->sy, &mods) : 0;
 
-		const struct keymap *const *all, *maps[16];
+		const struct keymap *const *all;
+		const struct keymap *maps[16];
 		size_t nall = ui_keymaps(&all), nmaps = 0;
 
 		/* The process table's keys only where there is one (80x24

@@ -259,6 +259,20 @@ static void test_200x60(void **state)
 	assert_string_equal(row(fx, 4 + (int)fx->n), "");
 }
 
+/* Without UTF-8: the trend's arrow is a sign, the sparkline ". : | #". */
+static void test_ascii(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->st.utf8 = false;
+	draw(fx, 200, 60);
+	assert_true(strstr(row(fx, 10), "412M +2.1M/min"));
+	assert_true(strstr(row(fx, 5), "#::#::#::#"));
+	for (int y = 3; y < 60; y++)
+		for (const char *c = row(fx, y); *c; c++)
+			assert_true((unsigned char)*c < 0x80);
+}
+
 /* s: floor, rss, pid, name; the selection follows its process. */
 static void test_sort(void **state)
 {
@@ -372,5 +386,5 @@ static void test_alerts(void **state)
 	assert_string_equal(buf, "");
 }
 
-TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_sort),
-	  TEST_FX(test_grouped), TEST_FX(test_enter), TEST_FX(test_alerts))
+TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_ascii),
+	  TEST_FX(test_sort), TEST_FX(test_grouped), TEST_FX(test_enter), TEST_FX(test_alerts))

@@ -660,7 +660,8 @@ static void test_header_symbols(void **state)
 static void help_text(struct fixture *fx, int w, int h, const struct sym_module_note *mods,
 		      size_t nmods, char *all)
 {
-	const struct keymap *const *tables, *maps[16];
+	const struct keymap *const *tables;
+	const struct keymap *maps[16];
 	size_t nall = ui_keymaps(&tables), nmaps = 0;
 
 	/* as ui draws it for one target: no process table */
