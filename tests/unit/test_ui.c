@@ -535,17 +535,18 @@ static void test_machine_narrow(void **state)
 	(void)state;
 	assert_int_equal(fx->ui.view, UI_VIEW_PROCS);
 	g = mdraw(fx);
-	assert_non_null(strstr(fixture_row(g, 0), "whole machine \xc2\xb7 2 CPUs"));
+	assert_non_null(strstr(fixture_row(g, 0), "whole machine \xc2\xb7 "));
 	assert_true(find_row(g, "  PID USER") >= 0);
 	assert_true(find_row(g, "crunch") >= 0); /* alpha's hottest */
 	assert_true(find_row(g, "wait_io") >= 0);
 	assert_true(find_row(g, "cron") >= 0);
 	pid = fx->ui.procs.selected_pid;
 	assert_true(pid == 100 || pid == 200 || pid == 300);
-	while (fx->ui.procs.selected_pid != 200) { /* select beta */
+	for (int i = 0; i < 3 && fx->ui.procs.selected_pid != 200; i++) { /* select beta */
 		mkey(fx, KEYS_DOWN);
 		mdraw(fx);
 	}
+	assert_int_equal(fx->ui.procs.selected_pid, 200);
 	mkey(fx, KEYS_ENTER);
 	assert_int_equal(ui_pid(&fx->ui), 200);
 	assert_int_equal(fx->ui.view, UI_VIEW_TOP);
