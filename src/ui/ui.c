@@ -174,7 +174,7 @@ static enum ui_view shown_view(const struct ui *ui, const struct ui_model *m)
  * machine). */
 static void follow_top(struct ui *ui, const struct ui_model *m)
 {
-	ui->icicle.pid = ui->threads.pid = ui->top.pid = m->machine ? ui->pid : 0;
+	ui->icicle.pid = ui->threads.pid = ui->top.pid = ui->ann.pid = m->machine ? ui->pid : 0;
 	ui->top.by_process = m->machine != NULL;
 	ui->top.process_label = process_label;
 	ui->top.process_ctx = m->machine;
