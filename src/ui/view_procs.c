@@ -878,11 +878,13 @@ void view_procs_label(const struct machine_proc *p, pid_t pid, char *buf, size_t
 	snprintf(buf, size, p->kernel ? "[%s] %d" : "%s %d", name, (int)pid);
 }
 
-/* One alert: its rank (lower first), its weight within the rank, its text. */
+/* One alert: its rank (lower first), its weight within the rank, its
+ * words, and the brief form a narrow line takes. */
 struct alert {
 	int rank;
 	double weight;
 	char text[256];
+	char brief[256];
 };
 
 static int cmp_alert(const void *pa, const void *pb)
@@ -903,86 +905,117 @@ static void who(const struct machine_proc *p, char *out, size_t size)
 	snprintf(out, size, "%s (%d)", name, (int)p->pid);
 }
 
+/* "+2.1 MiB/min". */
+static void per_min(double bytes_per_s, char *out, size_t size)
+{
+	text_bytes((uint64_t)fabs(bytes_per_s * 60), out + 1, size - 1);
+	out[0] = bytes_per_s < 0 ? '-' : '+';
+	strncat(out, "/min", size - strlen(out) - 1);
+}
+
+/* nz zombies (one: z, its pid; 0 when not listed) whose parent (w,
+ * "zpar (4259)", or its pid when the parent is not listed) has not reaped
+ * them. */
+static void zombie_alert(struct alert *a, int nz, pid_t z, const char *w)
+{
+	*a = (struct alert){3, nz, "", ""};
+	if (nz == 1 && z) {
+		snprintf(a->text, sizeof(a->text),
+			 "! zombie: %d defunct, parent %s has not reaped it", (int)z, w);
+		snprintf(a->brief, sizeof(a->brief), "! zombie: %d, parent %s", (int)z, w);
+	} else {
+		snprintf(a->text, sizeof(a->text), "! zombie: %d defunct child%s of %s, not reaped",
+			 nz, nz == 1 ? "" : "ren", w);
+		snprintf(a->brief, sizeof(a->brief), "! zombie: %d child%s of %s", nz,
+			 nz == 1 ? "" : "ren", w);
+	}
+}
+
 static size_t collect_alerts(const struct machine_proc *p, size_t n, struct alert *a, size_t max)
 {
 	size_t k = 0;
-	char w[96], rate[48], pw[96];
+	char w[96], t[48], pw[32];
 
 	for (size_t i = 0; i < n && k < max; i++) {
 		const struct machine_proc *q = &p[i];
 
 		who(q, w, sizeof(w));
 		if (q->stuck && k < max) {
-			span_s(q->stuck_for_s, rate, sizeof(rate));
-			a[k] = (struct alert){0, q->stuck_for_s, ""};
-			snprintf(a[k++].text, sizeof(a->text), "! stuck: %s %d thread%s in D %s", w,
-				 q->stuck_threads, q->stuck_threads == 1 ? "" : "s", rate);
+			span_s(q->stuck_for_s, t, sizeof(t));
+			a[k] = (struct alert){0, q->stuck_for_s, "", ""};
+			snprintf(a[k].text, sizeof(a->text), "! stuck: %s %d thread%s in D %s", w,
+				 q->stuck_threads, q->stuck_threads == 1 ? "" : "s", t);
+			snprintf(a[k++].brief, sizeof(a->brief), "! stuck: %s D %s", w, t);
 		}
 		if (q->busy_floor && k < max) {
-			a[k] = (struct alert){1, q->floor_pct, ""};
-			snprintf(a[k++].text, sizeof(a->text), "! busy floor: %s %.0f%%", w,
+			a[k] = (struct alert){1, q->floor_pct, "", ""};
+			snprintf(a[k].text, sizeof(a->text), "! busy floor: %s %.0f%%", w,
 				 q->floor_pct);
+			snprintf(a[k].brief, sizeof(a->brief), "%s", a[k].text);
+			k++;
 		}
 		if (q->stairs && k < max) {
-			text_bytes((uint64_t)fabs(q->rss_slope * 60), rate + 1, sizeof(rate) - 1);
-			rate[0] = q->rss_slope < 0 ? '-' : '+';
-			strncat(rate, "/min", sizeof(rate) - strlen(rate) - 1);
-			a[k] = (struct alert){2, q->rss_slope, ""};
-			snprintf(a[k++].text, sizeof(a->text), "! memory climbs: %s %s", w, rate);
+			per_min(q->rss_slope, t, sizeof(t));
+			a[k] = (struct alert){2, q->rss_slope, "", ""};
+			snprintf(a[k].text, sizeof(a->text), "! memory climbs: %s %s", w, t);
+			snprintf(a[k++].brief, sizeof(a->brief), "! memory: %s %s", w, t);
 		}
 		if (q->zombie_children && k < max) {
 			const struct machine_proc *z = NULL;
 			for (size_t j = 0; j < n && !z; j++)
 				if (p[j].ppid == q->pid && p[j].zombie)
 					z = &p[j];
-			a[k] = (struct alert){3, q->zombie_children, ""};
-			if (q->zombie_children == 1 && z)
-				snprintf(a[k++].text, sizeof(a->text),
-					 "! zombie: %d defunct, parent %s has not reaped it",
-					 (int)z->pid, w);
-			else
-				snprintf(a[k++].text, sizeof(a->text),
-					 "! zombie: %d defunct children of %s, not reaped",
-					 q->zombie_children, w);
+			zombie_alert(&a[k++], q->zombie_children, z ? z->pid : 0, w);
 		}
 		if (q->zombie && k < max && !find_proc(p, n, q->ppid)) {
 			/* its parent is not listed (another pid namespace) */
 			snprintf(pw, sizeof(pw), "%d", (int)q->ppid);
-			a[k] = (struct alert){3, 1, ""};
-			snprintf(a[k++].text, sizeof(a->text),
-				 "! zombie: %d defunct, parent %s has not reaped it", (int)q->pid,
-				 pw);
+			zombie_alert(&a[k++], 1, q->pid, pw);
 		}
 	}
 	return k;
 }
 
-void view_procs_alerts(const struct machine_proc *p, size_t n, int width, char *buf, size_t size)
+/* The alerts, whole, in width columns (0: any), the long or the brief
+ * forms; what does not fit counted in "+N more". Returns how many shown. */
+static size_t fit_alerts(const struct alert *a, size_t k, int width, bool brief, char *buf,
+			 size_t size)
 {
-	struct alert *a;
-	size_t k, i, o = 0;
-	int shown = 0, left;
+	size_t i, o = 0, shown = 0;
 	char more[32];
 
 	buf[0] = '\0';
-	if (!p || !n || !(a = calloc(n < 256 ? n * 4 : 1024, sizeof(*a))))
-		return;
-	k = collect_alerts(p, n, a, n < 256 ? n * 4 : 1024);
-	qsort(a, k, sizeof(*a), cmp_alert);
 	for (i = 0; i < k; i++) {
-		left = (int)(k - i - 1);
+		const char *t = brief ? a[i].brief : a[i].text;
+		int left = (int)(k - i - 1);
+
 		snprintf(more, sizeof(more), "   +%d more", left);
-		int need = text_width(a[i].text) + (o ? 3 : 0);
-		int after = text_width(buf) + need + (left ? text_width(more) : 0);
+		int after =
+		    text_width(buf) + text_width(t) + (o ? 3 : 0) + (left ? text_width(more) : 0);
 		if (width > 0 && after > width && shown) {
-			snprintf(more, sizeof(more), "   +%d more", (int)(k - i));
 			if (o < size)
-				snprintf(buf + o, size - o, "%s", more);
+				snprintf(buf + o, size - o, "   +%d more", (int)(k - i));
 			break;
 		}
 		if (o < size)
-			o += (size_t)snprintf(buf + o, size - o, "%s%s", o ? "   " : "", a[i].text);
+			o += (size_t)snprintf(buf + o, size - o, "%s%s", o ? "   " : "", t);
 		shown++;
 	}
+	return shown;
+}
+
+void view_procs_alerts(const struct machine_proc *p, size_t n, int width, char *buf, size_t size)
+{
+	size_t max = n < 256 ? n * 4 : 1024, k;
+	struct alert *a;
+
+	buf[0] = '\0';
+	if (!p || !n || !(a = calloc(max, sizeof(*a))))
+		return;
+	k = collect_alerts(p, n, a, max);
+	qsort(a, k, sizeof(*a), cmp_alert);
+	/* A narrow line says more alerts in their brief words. */
+	if (fit_alerts(a, k, width, false, buf, size) < k)
+		fit_alerts(a, k, width, true, buf, size);
 	free(a);
 }

@@ -210,7 +210,7 @@ static void test_80x24(void **state)
 	    fx, 0,
 	    "stacktop  whole machine \xc2\xb7 2 CPUs \xc2\xb7 28 processes            cpu 99 Hz  "
 	    "window 60s",
-	    ANY_ROW, "! stuck: rsync (3100) 1 thread in D 12s   +3 more",
+	    ANY_ROW, "! stuck: rsync (3100) D 12s   ! busy floor: floors (4242) 31%   +2 more",
 	    "  PID USER       CPU% FLOOR    RSS  THR  HOTTEST NOW    VERDICT         COMMAND",
 	    " 4250 54321     99.0%   97%   1.2M    1  burn_loop                      cpuburn",
 	    " 4242 54321     63.0%   31%    12M    5  busy_poll      busy floor 31%  floors",
@@ -367,8 +367,9 @@ static void test_enter(void **state)
 	assert_int_equal(view_procs_key(&fx->st, 'x').kind, VIEW_ACTION_NONE);
 }
 
-/* The alerts line alone: most important first, whole parts, "+N more";
- * none on a quiet box. */
+/* The alerts line alone: most important first, whole parts (in brief
+ * words when the long ones do not all fit), "+N more"; none on a quiet
+ * box. */
 static void test_alerts(void **state)
 {
 	struct fixture *fx = *state;
@@ -378,9 +379,9 @@ static void test_alerts(void **state)
 	assert_true(strstr(buf, "! stuck:") < strstr(buf, "! busy floor:"));
 	assert_true(strstr(buf, "! busy floor:") < strstr(buf, "! memory climbs:"));
 	assert_true(strstr(buf, "! memory climbs:") < strstr(buf, "! zombie:"));
-	view_procs_alerts(fx->p, fx->n, 120, buf, sizeof(buf));
-	assert_string_equal(buf, "! stuck: rsync (3100) 1 thread in D 12s   ! busy floor: floors "
-				 "(4242) 31%   +2 more");
+	view_procs_alerts(fx->p, fx->n, 120, buf, sizeof(buf)); /* brief words */
+	assert_string_equal(buf, "! stuck: rsync (3100) D 12s   ! busy floor: floors (4242) 31%   "
+				 "! memory: leak (4251) +2.1 MiB/min   +1 more");
 	assert_true(text_width(buf) <= 120);
 	view_procs_alerts(fx->p + 7, 4, 80, buf, sizeof(buf)); /* nginx workers only */
 	assert_string_equal(buf, "");

@@ -144,8 +144,10 @@ const char *view_procs_sort_name(enum view_procs_sort s);
  * their parent), e.g. "! stuck: nfsd (812) 1 thread in D 8s   ! busy
  * floor: floor (4242) 31%   ! memory climbs: leak (4250) +2.1 MiB/min
  * ! zombie: 4260 defunct, parent zpar (4259) has not reaped it"; in width
- * columns (0: any) with what does not fit counted in "+N more"; "" when
- * no process has a verdict. Names escaped. */
+ * columns (0: any), in brief words when the long ones do not all fit
+ * ("! stuck: nfsd (812) D 8s", "! memory: leak (4250) +2.1 MiB/min",
+ * "! zombie: 4260, parent zpar (4259)"), what still does not fit counted
+ * in "+N more"; "" when no process has a verdict. Names escaped. */
 void view_procs_alerts(const struct machine_proc *p, size_t n, int width, char *buf, size_t size);
 
 /* A process's label for other views: "comm 4242" (escaped; kernel
