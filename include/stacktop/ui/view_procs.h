@@ -2,9 +2,9 @@
  * view_procs — the process table of the whole-machine mode (key 0,
  * --view processes): every process on the box, the busiest first.
  *
- *     PID USER       CPU%  FLOOR  CPU last 30s   RSS  TREND       THR  Z/D  HOTTEST NOW   VERDICT
- * COMMAND 4242 alice     95.0%    31%  ▂▅█▇▆▅▇█▆▅    12M              4       busy_poll     busy
- * floor 31%  floor --threads 4
+ *   PID USER     CPU% FLOOR  CPU last 30s  RSS TREND    THR Z/D  HOTTEST NOW  VERDICT
+ *  4242 alice   63.0%   31%  █▃▃█▃▃█▃▃     12M            5      busy_poll    busy floor 31%
+ *  ... COMMAND (last): ./floors --threads 4
  *
  * CPU% is the last second (% of one core), FLOOR the process's p10 over
  * the history, the sparkline its per-second CPU over the last 30 s (one
@@ -13,20 +13,20 @@
  * (zombie) children and its threads stuck in D, HOTTEST NOW the function
  * with the most own samples of that process in the window (the K toggle
  * respected), VERDICT the words a responder acts on ("busy floor 31%",
- * "stairs", "zombie of 4259 make", "stuck D 12s", "3 zombie children"),
+ * "stairs", "zombie (parent 4259 zpar)", "stuck D 12s", "3 zombie children"),
  * COMMAND the command line when it fits, else the name; kernel threads in
  * [brackets]. Everything from the target is escaped (text_fit).
  *
- * Columns by priority: PID USER CPU% FLOOR RSS THR VERDICT and COMMAND (12
+ * Columns by priority: PID USER CPU% FLOOR RSS THR VERDICT and COMMAND (10
  * at least) always; then HOTTEST, the sparkline, TREND, Z/D; what is left
  * widens COMMAND. At 80 columns that keeps HOTTEST; at 200 everything.
  *
- * Grouped (key c): a row per cgroup (container or service: the cgroup
- * path's last part), CPU, floor and RSS summed over its processes, THR
- * summed, the count of processes in the PID column ("12 procs"), HOTTEST
- * of its busiest member. Enter on a group row opens it (its processes
- * listed under it, indented), Enter again closes it; Enter on a process
- * row (grouped or not) asks for that process (VIEW_ACTION_NARROW_PROCESS).
+ * Grouped (key c): a row per cgroup (container or service: its path, the
+ * last part when the whole does not fit), CPU, floor, RSS and THR summed
+ * over its processes, their count in the PROCS column, HOTTEST of its
+ * busiest member, the verdicts of its members without numbers. Enter on a group row opens it (its
+ * processes listed under it, indented), Enter again closes it; Enter on a process row (grouped or
+ * not) asks for that process (VIEW_ACTION_NARROW_PROCESS).
  *
  * Update and render like the other views: view_procs_update takes the
  * processes (machine_procs: the view never calls machine itself), groups
