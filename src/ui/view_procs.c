@@ -42,6 +42,7 @@
 #define SPARK_MIN 10
 #define CMD_MIN 10
 #define VERDICT_MAX 30
+#define VERDICT_NARROW 15 /* under 120 columns: "busy floor 31%" */
 
 static const char *const sort_names[VIEW_PROCS_SORT_COUNT] = {"cpu", "floor", "rss", "pid", "name"};
 
@@ -69,6 +70,16 @@ static int cmp_shown(double a, double b)
 	return cmp_desc((double)lround(a * 10), (double)lround(b * 10));
 }
 
+/* Among rows that read the same (most of a box: 0.0% CPU), the ones with
+ * a verdict first, then the programs, then kernel threads: a stuck or
+ * leaking process must not sink under a hundred idle kworkers. */
+static int rank_of(const struct view_procs_row *r)
+{
+	if (r->stuck || r->busy_floor || r->stairs || r->zombie || r->zombie_children)
+		return 0;
+	return r->kernel ? 2 : 1;
+}
+
 static int row_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct view_procs_row *a = pa, *b = pb;
@@ -94,6 +105,8 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 			r = cmp_shown(a->floor_pct, b->floor_pct);
 		break;
 	}
+	if (!r && s != VIEW_PROCS_SORT_PID && s != VIEW_PROCS_SORT_NAME)
+		r = rank_of(a) - rank_of(b);
 	if (!r && a->group)
 		r = strcmp(a->cgroup, b->cgroup);
 	return r ? r : cmp_pid(a->pid, b->pid);
@@ -488,8 +501,11 @@ static void span_s(double s, char *out, size_t size)
 }
 
 /* The row's verdicts, most urgent first, two spaces apart; *attr: the
- * colour of the first. Raw text (a parent's name): escape it. */
-static void verdict_text(const struct view_procs_row *r, char *out, size_t size, uint16_t *attr)
+ * colour of the first. brief (under 120 columns): "zombie of 4259", "3
+ * zombies" (the alerts line names the parent). Raw text (a parent's
+ * name): escape it. */
+static void verdict_text(const struct view_procs_row *r, bool brief, char *out, size_t size,
+			 uint16_t *attr)
 {
 	char d[32];
 	size_t o = 0;
@@ -516,13 +532,18 @@ static void verdict_text(const struct view_procs_row *r, char *out, size_t size,
 		ADD(GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, "busy floor %.0f%%", r->floor_pct);
 	if (r->stairs)
 		ADD(GRID_COLOR(GRID_C_YELLOW) | GRID_BOLD, "stairs");
-	if (r->zombie && !r->group) {
+	if (r->zombie && !r->group && brief) {
+		ADD(GRID_COLOR(GRID_C_MAGENTA) | GRID_BOLD, "zombie of %d", (int)r->ppid);
+	} else if (r->zombie && !r->group) {
 		char pn[32];
 		text_fit(r->parent[0] ? r->parent : "?", 15, pn, sizeof(pn));
 		ADD(GRID_COLOR(GRID_C_MAGENTA) | GRID_BOLD, "zombie (parent %d %s)", (int)r->ppid,
 		    pn);
 	}
-	if (r->zombie_children)
+	if (r->zombie_children && brief)
+		ADD(GRID_COLOR(GRID_C_MAGENTA) | GRID_BOLD, "%d zombie%s", r->zombie_children,
+		    r->zombie_children == 1 ? "" : "s");
+	else if (r->zombie_children)
 		ADD(GRID_COLOR(GRID_C_MAGENTA) | GRID_BOLD, "%d zombie %s", r->zombie_children,
 		    r->zombie_children == 1 ? "child" : "children");
 #undef ADD
@@ -581,7 +602,7 @@ static struct cols layout(int w, int pid_w, int verdict_w, bool any_trend, bool 
 		c.trend_w = TREND_W;
 		budget -= TREND_W + 1;
 	}
-	if (any_zd && budget >= ZD_W + 1) {
+	if (any_zd && c.hot_w && budget >= ZD_W + 1) { /* the verdicts say it first */
 		c.zd_w = ZD_W;
 		budget -= ZD_W + 1;
 	}
@@ -684,7 +705,7 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 	}
 	if (c->verdict_w) {
 		char v[256];
-		verdict_text(r, v, sizeof(v), &va);
+		verdict_text(r, g->w < 120, v, sizeof(v), &va);
 		text_fit(v, c->verdict_w, buf, sizeof(buf));
 		grid_put(g, c->verdict_x, y, buf, va, c->verdict_w);
 	}
@@ -749,7 +770,7 @@ int view_procs_render(struct grid *g, const struct view_header *h,
 		const struct view_procs_row *r = &st->rows[i];
 		char t[32];
 
-		verdict_text(r, buf, sizeof(buf), &va);
+		verdict_text(r, g->w < 120, buf, sizeof(buf), &va);
 		if (text_width(buf) > verdict_w)
 			verdict_w = text_width(buf);
 		if (r->pid > max_pid)
@@ -760,8 +781,8 @@ int view_procs_render(struct grid *g, const struct view_header *h,
 	}
 	if (verdict_w > VERDICT_MAX)
 		verdict_w = VERDICT_MAX;
-	if (verdict_w > g->w / 4 && g->w < 120)
-		verdict_w = g->w / 4;
+	if (verdict_w > VERDICT_NARROW && g->w < 120)
+		verdict_w = VERDICT_NARROW; /* HOTTEST keeps its 12 at 80 */
 	c = layout(g->w, digits(max_pid) > 5 ? digits(max_pid) : 5, verdict_w, any_trend, any_zd);
 	c.utf8 = st->utf8;
 	draw_column_header(g, y++, &c, st);

@@ -223,6 +223,11 @@ static void test_80x24(void **state)
 	assert_string_equal(row(fx, 17),
 			    "    3 root       0.4%    0%     0B    1                    "
 			    "             [kworke\xe2\x80\xa6");
+	/* 0%: the processes with a verdict before the idle ones, in brief */
+	assert_rows(
+	    fx, 20, " 3100 root       0.0%    0%   6.0M    1                 stuck D 12s     rsync",
+	    " 4259 54321      0.0%    0%   819K    1                 1 zombie        zpar",
+	    " 4260 54321      0.0%    0%     0B    1                 zombie of 4259  [zchild]");
 	assert_true(strstr(row(fx, 23), "Enter: this process"));
 	assert_true(row_has_attr(fx, 4, GRID_REVERSE)); /* the selection */
 	assert_int_equal(fx->st.selected_pid, 4250);
@@ -328,7 +333,8 @@ static void test_grouped(void **state)
 	assert_int_equal(a.kind, VIEW_ACTION_USED);
 	draw(fx, 200, 40);
 	assert_true(strstr(row(fx, 5), " 4250 54321     99.0%"));
-	assert_true(strstr(row(fx, 11), "[zchild]"));
+	assert_true(strstr(row(fx, 10), "[zchild]")); /* 0%: a verdict first */
+	assert_true(strstr(row(fx, 11), "-bash"));
 	assert_true(strstr(row(fx, 12), "/system.slice/nginx.service"));
 	view_procs_key(&fx->st, KEYS_DOWN);
 	view_procs_key(&fx->st, KEYS_DOWN);
@@ -358,7 +364,7 @@ static void test_enter(void **state)
 	draw(fx, 80, 24);
 	a = view_procs_key(&fx->st, KEYS_ENTER);
 	assert_int_equal(a.kind, VIEW_ACTION_NARROW_PROCESS);
-	assert_int_equal(a.pid, 4260); /* the last row: the zombie, 0%, highest pid */
+	assert_int_equal(a.pid, 8); /* the last row: the last kernel thread */
 	view_procs_key(&fx->st, KEYS_HOME);
 	view_procs_key(&fx->st, KEYS_DOWN);
 	draw(fx, 80, 24);

@@ -19,7 +19,13 @@
  *
  * Columns by priority: PID USER CPU% FLOOR RSS THR VERDICT and COMMAND (10
  * at least) always; then HOTTEST, the sparkline, TREND, Z/D; what is left
- * widens COMMAND. At 80 columns that keeps HOTTEST; at 200 everything.
+ * widens COMMAND. At 80 columns that keeps HOTTEST, with VERDICT 15 wide in
+ * brief words ("zombie of 4259", "3 zombies": the alerts line names the
+ * parent); at 200 everything.
+ *
+ * Rows that read the same (most of a box reads 0.0%) go: those with a
+ * verdict, then programs, then kernel threads, then by PID; so a stuck or
+ * leaking process does not sink under a hundred idle kworkers.
  *
  * Grouped (key c): a row per cgroup (container or service: its path, the
  * last part when the whole does not fit), CPU, floor, RSS and THR summed
