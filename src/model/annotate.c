@@ -112,7 +112,8 @@ int annotate_count(const struct window *w, struct annotate_match *m, struct anno
 		const struct frame *f = leaf_frame(w, c[i].node);
 		size_t k;
 
-		if (!f || !same_func(f, m->module, m->func, m->kernel))
+		if (!f || !same_func(f, m->module, m->func, m->kernel) ||
+		    (m->only_pid && f->pid != m->only_pid))
 			continue;
 		m->self += c[i].count;
 		/* A saved profile's frame: its ELF address is the key. */

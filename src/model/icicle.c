@@ -381,10 +381,24 @@ static int64_t thread_node(struct icicle *t, int tid)
 	return r;
 }
 
-/* Insert the stack ending at window node leaf. */
-static int add_stack(struct icicle *t, struct window *w, struct fcache *fc, uint32_t leaf, int tid,
-		     uint64_t c, bool hide_kernel, struct pframe **path, size_t *cap)
+/* The process whose root frame starts the stack ending at leaf, 0: none. */
+static int stack_pid(struct window *w, uint32_t leaf)
 {
+	const struct window_node *wn = window_node(w, leaf);
+	const struct frame *f;
+
+	while (wn && wn->depth > 1)
+		wn = window_node(w, wn->parent);
+	f = wn ? frames_get(window_frames(w), wn->frame) : NULL;
+	return f && frame_is_process(f) ? f->pid : 0;
+}
+
+/* Insert the stack ending at window node leaf (without its process root
+ * frame when narrowed to a process: q->pid). */
+static int add_stack(struct icicle *t, struct window *w, struct fcache *fc, uint32_t leaf, int tid,
+		     uint64_t c, const struct icicle_query *q, struct pframe **path, size_t *cap)
+{
+	bool hide_kernel = q->hide_kernel;
 	const struct window_node *wn = window_node(w, leaf);
 	uint32_t start = ICICLE_ROOT, id;
 	size_t n = 0, i;
@@ -397,7 +411,8 @@ static int add_stack(struct icicle *t, struct window *w, struct fcache *fc, uint
 	i = wn->depth;
 	for (id = leaf; id != WINDOW_ROOT; id = window_node(w, id)->parent) {
 		wn = window_node(w, id);
-		if (hide_kernel && frames_get(window_frames(w), wn->frame)->kernel)
+		const struct frame *f = frames_get(window_frames(w), wn->frame);
+		if ((hide_kernel && f->kernel) || (q->pid && frame_is_process(f)))
 			continue;
 		if ((err = frame_of(t, w, fc, wn->frame, &(*path)[--i])))
 			return err;
@@ -437,20 +452,21 @@ int icicle_build(struct window *w, const struct icicle_query *q, struct icicle *
 		goto out;
 	err = 0;
 	for (i = 0; i < nc && !err; i++) {
-		if (!wc[i].count || (q->tid && wc[i].tid != q->tid))
+		if (!wc[i].count || (q->tid && wc[i].tid != q->tid) ||
+		    (q->pid && stack_pid(w, wc[i].node) != q->pid))
 			continue;
 		if (per_leaf)
 			per_leaf[wc[i].node] += wc[i].count;
 		else
-			err = add_stack(t, w, fc, wc[i].node, wc[i].tid, wc[i].count,
-					q->hide_kernel, &path, &cap);
+			err =
+			    add_stack(t, w, fc, wc[i].node, wc[i].tid, wc[i].count, q, &path, &cap);
 	}
 	for (i = 0; per_leaf && i < nc && !err; i++) {
 		uint32_t leaf = wc[i].node;
 
 		if (!per_leaf[leaf])
 			continue;
-		err = add_stack(t, w, fc, leaf, 0, per_leaf[leaf], q->hide_kernel, &path, &cap);
+		err = add_stack(t, w, fc, leaf, 0, per_leaf[leaf], q, &path, &cap);
 		per_leaf[leaf] = 0; /* once per leaf */
 	}
 	if (!err)

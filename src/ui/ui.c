@@ -9,6 +9,12 @@
  * screen is drawn from the same tables (ui_keymaps). The top view's
  * narrowing, kernel toggle and UTF-8 choice are the ones every view
  * follows.
+ *
+ * Whole machine (model.machine set): the process table is a view (key 0);
+ * Enter on a process narrows every view to it (ui->pid) and shows the top
+ * view; Esc, when the shown view has nothing of its own to undo, comes
+ * back to the process table and the whole machine. The top view then has
+ * a PROCESS column, and the box's verdicts on its alerts line.
  */
 #include "stacktop/ui/ui.h"
 #include "stacktop/lib/mono.h"
@@ -22,6 +28,7 @@
 #include "stacktop/model/diff.h"
 #include "stacktop/ui/keymap.h"
 #include "stacktop/ui/keys.h"
+#include "stacktop/proc/machine.h"
 #include "stacktop/proc/metrics.h"
 #include "stacktop/ui/screen.h"
 #include "stacktop/symbols/sym.h"
@@ -32,6 +39,7 @@
 #define STATUS_NS 3000000000ull
 #define BATCH_COLS 200
 #define BATCH_ROWS 40
+#define BATCH_PROCS 20	   /* whole machine: the process table's rows in batch output */
 #define UI_DIFF_SECONDS 10 /* the b key's baseline, and "now" in diff mode */
 
 void ui_init(struct ui *ui, const struct ui_config *c, double period_s, struct ui_model *m)
@@ -39,6 +47,10 @@ void ui_init(struct ui *ui, const struct ui_config *c, double period_s, struct u
 	memset(ui, 0, sizeof(*ui));
 	grid_init(&ui->grid, 80, 24);
 	ui->view = c->view < UI_VIEW_COUNT ? c->view : UI_VIEW_TOP;
+	if (c->machine && !c->view_set)
+		ui->view = UI_VIEW_PROCS;
+	ui->procs.batch = c->batch;
+	ui->procs.limit = BATCH_PROCS;
 	ui->batch = c->batch;
 	ui->wall = c->wall;
 	ui->top.metrics = m->metrics;
@@ -77,6 +89,7 @@ void ui_free(struct ui *ui)
 	diff_snap_free(ui->baseline);
 	diff_free(ui->live);
 	view_memory_state_free(&ui->memory);
+	view_procs_state_free(&ui->procs);
 	grid_free(&ui->grid);
 }
 
@@ -89,6 +102,11 @@ void ui_status(struct ui *ui, const char *msg, uint64_t now_ns)
 int ui_tid(const struct ui *ui)
 {
 	return ui->top.tid;
+}
+
+int ui_pid(const struct ui *ui)
+{
+	return ui->pid;
 }
 
 bool ui_wants_memory(const struct ui *ui)
@@ -116,6 +134,27 @@ void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header
 	h->hide_kernel = ui->top.hide_kernel;
 	h->lines = ui->top.lines;
 	h->now_ns = now_ns;
+	h->machine = (struct view_machine){.on = m->machine != NULL};
+	if (m->machine) {
+		struct machine_totals t;
+		const struct machine_proc *p = ui->pid ? machine_find(m->machine, ui->pid) : NULL;
+
+		machine_get_totals(m->machine, &t);
+		h->machine.ncpu = t.ncpu;
+		h->machine.nprocs = t.nprocs;
+		h->machine.pid = ui->pid;
+		h->cmdline = p ? p->cmdline : NULL; /* the whole machine has none */
+		if (p) {
+			snprintf(h->machine.comm, sizeof(h->machine.comm), "%s", p->comm);
+			h->nthreads = p->nthreads;
+		}
+	}
+}
+
+/* The top view's PROCESS column: "comm 4242" (ctx: the machine). */
+static void process_label(const void *ctx, int pid, char *buf, size_t size)
+{
+	view_procs_label(ctx ? machine_find(ctx, pid) : NULL, pid, buf, size);
 }
 
 /* ---- drawing ---- */
@@ -123,15 +162,26 @@ void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header
 /* The view to draw: the threads view needs the per-thread series. */
 static enum ui_view shown_view(const struct ui *ui, const struct ui_model *m)
 {
+	if (ui->view == UI_VIEW_PROCS)
+		return m->machine ? UI_VIEW_PROCS : UI_VIEW_TOP;
 	return (ui->view == UI_VIEW_THREADS || ui->view == UI_VIEW_MEMORY) && !m->metrics
 		   ? UI_VIEW_TOP
 		   : ui->view;
 }
 
 /* The icicle and the threads table follow the top view's narrowing, kernel
- * toggle and character set. */
-static void follow_top(struct ui *ui)
+ * toggle and character set; every view the process narrowing (whole
+ * machine). */
+static void follow_top(struct ui *ui, const struct ui_model *m)
 {
+	ui->icicle.pid = ui->threads.pid = ui->top.pid = ui->ann.pid = m->machine ? ui->pid : 0;
+	ui->top.by_process = m->machine != NULL;
+	ui->top.process_label = process_label;
+	ui->top.process_ctx = m->machine;
+	ui->top.alerts = m->machine ? ui->machine_alerts : NULL;
+	ui->procs.hide_kernel = ui->top.hide_kernel;
+	ui->procs.full_names = ui->top.full_names;
+	ui->procs.utf8 = ui->top.utf8;
 	ui->icicle.tid = ui->threads.tid = ui->top.tid;
 	ui->icicle.thread_label = view_threads_label;
 	ui->icicle.hide_kernel = ui->threads.hide_kernel = ui->top.hide_kernel;
@@ -230,20 +280,40 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		const struct sym_module_note *mods = NULL;
 		size_t nmods = m->sy ? sym_modules(m->sy, &mods) : 0;
 
-		const struct keymap *const *maps;
-		size_t nmaps = ui_keymaps(&maps);
+		const struct keymap *const *all;
+		const struct keymap *maps[16];
+		size_t nall = ui_keymaps(&all), nmaps = 0;
 
+		/* The process table's keys only where there is one (80x24
+		 * has no row to spare). */
+		for (size_t i = 0; i < nall && nmaps < 16; i++)
+			if (all[i] != &view_procs_keymap || m->machine)
+				maps[nmaps++] = all[i];
 		view_help_render(&ui->grid, maps, nmaps, mods, nmods);
 		return &ui->grid;
 	}
 	if (draw_annotate(ui, m, h, rows))
 		return &ui->grid;
-	follow_top(ui);
+	follow_top(ui, m);
+	ui->machine_alerts[0] = '\0';
+	if (m->machine) {
+		size_t n;
+		const struct machine_proc *p = machine_procs(m->machine, &n);
+		view_procs_alerts(p, n, ui->batch ? 0 : cols, ui->machine_alerts,
+				  sizeof(ui->machine_alerts));
+	}
 	bool mem_shown = shown_view(ui, m) == UI_VIEW_MEMORY;
 	if (mem_shown)
 		view_memory_update(&ui->memory, &m->memory, cols, rows);
 	memory_alert(ui, m, mem_shown, cols, rows);
 	switch (shown_view(ui, m)) {
+	case UI_VIEW_PROCS: {
+		size_t n;
+		const struct machine_proc *p = machine_procs(m->machine, &n);
+		view_procs_update(&ui->procs, h, p, n, m->w, cols, rows);
+		view_procs_render(&ui->grid, h, &ui->procs);
+		break;
+	}
 	case UI_VIEW_MEMORY:
 		view_memory_render(&ui->grid, h, &ui->memory);
 		break;
@@ -285,18 +355,12 @@ void ui_draw_screen(struct ui *ui, const struct ui_model *m, const struct view_h
 	screen_draw(ui_draw(ui, m, h, cols, rows));
 }
 
-void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header *h, FILE *out)
+/* Batch: the grid's lines, trailing blank rows dropped, then a blank line. */
+static void print_grid(const struct grid *g, FILE *out)
 {
 	char line[4096];
-	int rows = shown_view(ui, m) == UI_VIEW_TOP ? ui->top.limit + 6 : BATCH_ROWS;
-	if (shown_view(ui, m) == UI_VIEW_MEMORY)
-		rows = ui->top.limit + 16; /* mappings and code paths, -l each at most */
-	if (ui->ann_name || ui->ann.open) {
-		draw_annotate(ui, m, h, BATCH_ROWS); /* opens it: then its length is known */
-		rows = ui->ann.open ? view_annotate_count(&ui->ann) + 6 : 2;
-	}
-	const struct grid *g = ui_draw(ui, m, h, BATCH_COLS, rows);
 	int last = g->h - 1;
+
 	while (last > 0 && grid_row_text(g, last, line, sizeof(line)) == 0)
 		last--;
 	for (int y = 0; y <= last; y++) {
@@ -305,6 +369,34 @@ void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header 
 		fprintf(out, "%s\n", line);
 	}
 	fprintf(out, "\n");
+}
+
+void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header *h, FILE *out)
+{
+	enum ui_view v = shown_view(ui, m);
+	int rows = v == UI_VIEW_TOP ? ui->top.limit + 6 : BATCH_ROWS;
+
+	/* Whole machine: the process table first, then the top view under
+	 * the same header (printed once). */
+	if (m->machine && !ui->ann_name && !ui->ann.open &&
+	    ((v == UI_VIEW_TOP && !ui->pid) || v == UI_VIEW_PROCS)) {
+		ui->view = UI_VIEW_PROCS;
+		print_grid(ui_draw(ui, m, h, BATCH_COLS, view_header_height(h) + 2 + BATCH_PROCS),
+			   out);
+		ui->view = UI_VIEW_TOP;
+		fprintf(out, "Top functions (whole machine):\n");
+		print_grid(ui_draw(ui, m, NULL, BATCH_COLS, ui->top.limit + 4), out);
+		ui->view = v;
+		fflush(out);
+		return;
+	}
+	if (shown_view(ui, m) == UI_VIEW_MEMORY)
+		rows = ui->top.limit + 16; /* mappings and code paths, -l each at most */
+	if (ui->ann_name || ui->ann.open) {
+		draw_annotate(ui, m, h, BATCH_ROWS); /* opens it: then its length is known */
+		rows = ui->ann.open ? view_annotate_count(&ui->ann) + 6 : 2;
+	}
+	print_grid(ui_draw(ui, m, h, BATCH_COLS, rows), out);
 	fflush(out);
 }
 
@@ -368,6 +460,28 @@ static void narrow(struct ui *ui, int tid, uint64_t now_ns)
 	ui_status(ui, msg, now_ns);
 }
 
+/* Whole machine: show only process pid in every view (0: the whole
+ * machine again). Thread narrowing and the icicle's paths (they start at
+ * a process's root frame, which a narrowed icicle leaves out) start over. */
+static void narrow_process(struct ui *ui, const struct ui_model *m, int pid, uint64_t now_ns)
+{
+	const struct machine_proc *p = pid && m->machine ? machine_find(m->machine, pid) : NULL;
+	char msg[160], who[64];
+
+	narrow(ui, 0, now_ns);
+	ui->pid = pid;
+	icicle_path_free(&ui->icicle.sel);
+	icicle_path_free(&ui->icicle.zoom);
+	ui->threads.selected = ui->threads.scroll = 0;
+	if (pid) {
+		view_procs_label(p, pid, who, sizeof(who));
+		snprintf(msg, sizeof(msg), "showing process %s only; Esc: the whole machine", who);
+	} else {
+		snprintf(msg, sizeof(msg), "showing the whole machine");
+	}
+	ui_status(ui, msg, now_ns);
+}
+
 /* Key a in the top view or the icicle: annotate the function of frame
  * (f, else the window's frame id; neither: say so). Not in diff mode. */
 static bool annotate_frame(struct ui *ui, const struct ui_model *m, const struct frame *f,
@@ -399,6 +513,10 @@ static bool act(struct ui *ui, const struct ui_model *m, struct view_action a, u
 	case VIEW_ACTION_NARROW_ALL:
 		narrow(ui, 0, now_ns);
 		return true;
+	case VIEW_ACTION_NARROW_PROCESS:
+		narrow_process(ui, m, a.pid, now_ns);
+		ui->view = UI_VIEW_TOP;
+		return true;
 	case VIEW_ACTION_OPEN_ICICLE:
 		if (a.frame_copy)
 			view_icicle_jump_to(&ui->icicle, m->w, a.frame_copy);
@@ -416,8 +534,10 @@ static bool act(struct ui *ui, const struct ui_model *m, struct view_action a, u
 
 static bool view_key(struct ui *ui, const struct ui_model *m, int key, uint64_t now_ns)
 {
-	follow_top(ui);
+	follow_top(ui, m);
 	switch (shown_view(ui, m)) {
+	case UI_VIEW_PROCS:
+		return act(ui, m, view_procs_key(&ui->procs, key), now_ns);
 	case UI_VIEW_ICICLE:
 		return act(ui, m, view_icicle_key(&ui->icicle, key), now_ns);
 	case UI_VIEW_THREADS:
@@ -462,7 +582,20 @@ static struct view_action key_view(void *ctx, int key)
 	struct ui *ui = c->ui;
 
 	if (key == KEYS_TAB) {
-		ui->view = (enum ui_view)((ui->view + 1) % UI_VIEW_COUNT);
+		do /* the process table only in whole-machine mode */
+			ui->view = (enum ui_view)((ui->view + 1) % UI_VIEW_COUNT);
+		while (ui->view == UI_VIEW_PROCS && !c->m->machine);
+		return keymap_used(true);
+	}
+	if (key == '0') {
+		if (!c->m->machine) {
+			ui_status(ui, "the process table is for the whole machine: stacktop -a",
+				  c->now_ns);
+			return keymap_used(true);
+		}
+		if (ui->pid)
+			narrow_process(ui, c->m, 0, c->now_ns);
+		ui->view = UI_VIEW_PROCS;
 		return keymap_used(true);
 	}
 	ui->view = (enum ui_view)(key - '1');
@@ -613,8 +746,10 @@ static struct view_action key_idle(void *ctx, int key)
 
 /* In the order of the help screen. */
 static const struct keymap_entry ui_keys[] = {
-    {{'1', '2', '3', '4'}, 0, key_view, NULL, "top icicle threads memory", 0},
-    {{KEYS_TAB}, 0, key_view, NULL, NULL, 0},
+    {{'1', '2', '3', '4'}, 0, key_view, "1-4 0 Tab", "top icicle threads memory", 0},
+    /* on the line above; the process table's title says what 0 is */
+    {{'0'}, 0, key_view, NULL, NULL, KEYMAP_QUIET},
+    {{KEYS_TAB}, 0, key_view, NULL, NULL, KEYMAP_QUIET},
     {{'L'}, 'l', key_top_toggle, NULL, "file:line; whole C++ names", 0},
     {{'v'}, 0, key_top_toggle, NULL, NULL, 0},
     {{'K'}, 'k', key_top_toggle, NULL, "show or hide kernel frames", 0},
@@ -636,7 +771,7 @@ static const struct keymap ui_keymap = {"Every view", ui_keys, sizeof(ui_keys) /
 size_t ui_keymaps(const struct keymap *const **maps)
 {
 	static const struct keymap *const all[] = {
-	    &ui_keymap,		 &view_top_keymap,    &view_threads_keymap,
+	    &ui_keymap,		 &view_procs_keymap,  &view_top_keymap,	     &view_threads_keymap,
 	    &view_icicle_keymap, &view_memory_keymap, &view_annotate_keymap,
 	};
 
@@ -694,6 +829,10 @@ enum ui_request ui_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 		return req;
 	if (global_key(ui, m, key, now_ns, &req))
 		return req;
-	view_key(ui, m, key, now_ns);
+	if (!view_key(ui, m, key, now_ns) && key == KEYS_ESC && ui->pid && m->machine) {
+		/* nothing of the view's own to undo: back to the whole machine */
+		narrow_process(ui, m, 0, now_ns);
+		ui->view = UI_VIEW_PROCS;
+	}
 	return req;
 }

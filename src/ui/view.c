@@ -94,7 +94,15 @@ static void header_line1(struct grid *g, int y, const struct view_header *h)
 	char left[1024], right[256], who[256], rate[32], cmd[512];
 	int i, o;
 
-	if (h->npids > 1 && h->pids) {
+	if (h->machine.on && h->machine.pid) {
+		char name[64];
+		text_fit(h->machine.comm, 15, name, sizeof(name));
+		snprintf(who, sizeof(who), "pid %d %s (Esc: whole machine)", h->machine.pid, name);
+	} else if (h->machine.on) {
+		snprintf(who, sizeof(who), "whole machine \xc2\xb7 %d CPU%s \xc2\xb7 %d process%s",
+			 h->machine.ncpu, h->machine.ncpu == 1 ? "" : "s", h->machine.nprocs,
+			 h->machine.nprocs == 1 ? "" : "es");
+	} else if (h->npids > 1 && h->pids) {
 		o = snprintf(who, sizeof(who), "pids ");
 		for (i = 0; i < h->npids && i < 3; i++)
 			o += snprintf(who + o, sizeof(who) - (size_t)o, "%s%d", i ? "," : "",
@@ -125,6 +133,8 @@ static void header_line1(struct grid *g, int y, const struct view_header *h)
 	/* A saved profile has no rolling window: its span is on line 2. */
 	snprintf(right, sizeof(right), "%s%s  %d thread%s", h->mode ? h->mode : "cpu", rate,
 		 h->nthreads, h->nthreads == 1 ? "" : "s");
+	if (h->machine.on && !h->machine.pid) /* the processes are what counts */
+		snprintf(right, sizeof(right), "%s%s", h->mode ? h->mode : "cpu", rate);
 	if (!h->source)
 		snprintf(right + strlen(right), sizeof(right) - strlen(right), "  window %us",
 			 h->window_s);

@@ -235,6 +235,7 @@ static int open_match(struct view_annotate_state *st, const struct window *w, st
 	size_t n;
 	int err;
 
+	m->only_pid = st->pid;
 	if ((err = annotate_count(w, m, &c, &n)))
 		return err;
 	free(c);

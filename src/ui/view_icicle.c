@@ -19,9 +19,9 @@
  *
  * Keys work on the tree of the last update (what is on screen); keys that
  * change what the tree is (f, t) and view_icicle_jump leave a function key
- * in priv->pending, which the next update turns into a selection on the
- * new tree. The search regex is compiled on the key that changes it. Nothing here prints or
- * allocates outside the state.
+ * in priv->pending, which the next update turns into a selection on the new
+ * tree. The search regex is compiled on the key that changes it. Nothing
+ * here prints or allocates outside the state.
  */
 #include "stacktop/lib/array.h"
 #include "stacktop/ui/view_icicle.h"
@@ -47,9 +47,8 @@ struct view_icicle_priv {
 	struct icicle_box *boxes;
 	size_t nboxes;
 	uint32_t sel_node, zoom_node;
-	int scroll; /* first icicle row shown (depth below the zoom node) */
-	/* search over the cached tree */
-	char pat[128];	  /* pattern the matches below are for */
+	int scroll;	  /* first icicle row shown (depth below the zoom node) */
+	char pat[128];	  /* search over the cached tree: the pattern of the matches */
 	bool have_pat;	  /* matches computed for pat on tree */
 	char re_pat[128]; /* pattern re was compiled from (on the key) */
 	bool re_set;	  /* re_pat holds a pattern */
@@ -62,8 +61,7 @@ struct view_icicle_priv {
 	size_t nm, cap;
 	uint64_t mshare;       /* samples of stacks holding a match */
 	char pending[KEY_MAX]; /* function key to select on the next update */
-	/* the selection's frame, copied at update (its file:line for the
-	 * detail line); valid when have_sel_frame */
+	/* the selection's frame at update (the detail's file:line), if have_sel_frame */
 	struct frame sel_frame;
 	bool have_sel_frame;
 	bool more; /* rows deeper than the screen: the last row says so */
@@ -449,6 +447,7 @@ static int refresh_tree(struct view_icicle_state *st, struct window *w, bool pau
 {
 	struct view_icicle_priv *p = st->priv;
 	struct icicle_query q = {.tid = st->tid,
+				 .pid = st->pid,
 				 .hide_kernel = st->hide_kernel,
 				 .inverted = st->inverted,
 				 .per_thread_roots = st->per_thread,
@@ -459,8 +458,9 @@ static int refresh_tree(struct view_icicle_state *st, struct window *w, bool pau
 	size_t zm, sm;
 	int err;
 
-	if (!p->tree || !paused || q.tid != p->q.tid || q.hide_kernel != p->q.hide_kernel ||
-	    q.inverted != p->q.inverted || q.per_thread_roots != p->q.per_thread_roots ||
+	if (!p->tree || !paused || q.tid != p->q.tid || q.pid != p->q.pid ||
+	    q.hide_kernel != p->q.hide_kernel || q.inverted != p->q.inverted ||
+	    q.per_thread_roots != p->q.per_thread_roots ||
 	    q.fold_recursion != p->q.fold_recursion) {
 		if ((err = icicle_build(w, &q, &t)))
 			return err;
@@ -1162,14 +1162,13 @@ struct view_action view_icicle_key(struct view_icicle_state *st, int key)
 void view_icicle_jump(struct view_icicle_state *st, struct window *w, uint32_t frame)
 {
 	const struct frame *f = frames_get(window_frames(w), frame);
-
 	if (f)
 		view_icicle_jump_to(st, w, f);
 }
 
 void view_icicle_jump_to(struct view_icicle_state *st, struct window *w, const struct frame *f)
 {
-	struct icicle_query q = {.tid = st->tid, .hide_kernel = st->hide_kernel};
+	struct icicle_query q = {.tid = st->tid, .pid = st->pid, .hide_kernel = st->hide_kernel};
 	struct view_icicle_priv *p = priv_of(st);
 	struct icicle *t;
 	char key[KEY_MAX], nk[KEY_MAX];

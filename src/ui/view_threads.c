@@ -171,7 +171,8 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 
 /* Threads seen at the last tick, threads gone but still in the window, then
  * the zombie children. *rows is malloc'd, caller frees. */
-static int collect_rows(const struct metrics *m, struct window *w, struct row **rows, int *n)
+static int collect_rows(const struct metrics *m, struct window *w, int pid, struct row **rows,
+			int *n)
 {
 	int i, k = 0, max = m ? m->nthreads + m->nzombies : 0;
 	struct row *r = calloc((size_t)max + 1, sizeof(*r));
@@ -182,11 +183,14 @@ static int collect_rows(const struct metrics *m, struct window *w, struct row **
 		const struct metrics_thread *t = &m->threads[i];
 		uint64_t s = window_thread_total(w, t->tid);
 
-		if (!t->alive && s == 0)
+		if ((!t->alive && s == 0) || (pid && t->pid != pid))
 			continue;
 		r[k++] = (struct row){.id = t->tid, .pid = t->pid, .t = t, .ti = i, .samples = s};
 	}
-	for (i = 0; m && i < m->nzombies && i < (int)(sizeof(m->zombies) / sizeof(m->zombies[0]));
+	/* Zombie children are the targets' (their parents are not kept):
+	 * narrowed to one process, the process table says its zombies. */
+	for (i = 0;
+	     m && !pid && i < m->nzombies && i < (int)(sizeof(m->zombies) / sizeof(m->zombies[0]));
 	     i++)
 		r[k++] = (struct row){.id = m->zombies[i], .pid = m->zombies[i], .ti = -1};
 	*rows = r;
@@ -872,7 +876,7 @@ int view_threads_update(struct view_threads_state *st, const struct view_header 
 		st->page = 0;
 		return 0;
 	}
-	if ((err = collect_rows(m, w, &r, &n)))
+	if ((err = collect_rows(m, w, st->pid, &r, &n)))
 		return err;
 	struct sort_key key = {st->sort, h && h->mode && !strcmp(h->mode, "wall")};
 	qsort_r(r, (size_t)n, sizeof(*r), row_cmp, &key);

@@ -103,15 +103,18 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 /* Column geometry for a grid width. */
 struct cols {
 	int func_x, func_w, mod_x, mod_w;
+	int proc_x, proc_w; /* by_process: the PROCESS column; proc_w 0: none */
 };
 
-static struct cols layout(int w, bool wall)
+static struct cols layout(int w, bool wall, bool by_process)
 {
 	struct cols c;
 
 	c.mod_w = w < 80 ? 10 : w < 100 ? 14 : w < 140 ? 18 : 24;
 	c.mod_x = w - c.mod_w;
-	c.func_x = wall ? NUM_W_WALL : NUM_W;
+	c.proc_x = wall ? NUM_W_WALL : NUM_W;
+	c.proc_w = by_process ? (w < 100 ? 14 : 22) : 0;
+	c.func_x = c.proc_x + (c.proc_w ? c.proc_w + 2 : 0);
 	c.func_w = c.mod_x - 2 - c.func_x;
 	/* On wide screens keep Module near the name it belongs to. */
 	if (c.func_w > 100) {
@@ -209,6 +212,8 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c, enum
 	if ((int)strlen(label) > c->func_w)
 		label = "Function";
 	grid_put(g, c->func_x, y, label, hdr, c->func_w);
+	if (c->proc_w)
+		grid_put(g, c->proc_x, y, "Process", hdr, c->proc_w);
 	if (c->mod_w)
 		grid_put(g, c->mod_x, y, "Module", hdr, c->mod_w);
 }
@@ -270,6 +275,10 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 		fmt_amount(r->self, period, own, sizeof(own));
 		fmt_amount(r->total, period, tot, sizeof(tot));
 		grid_printf(g, 0, y, 0, NUM_W, "%5.1f  %6.1f  %7s  %9s", po, pt, own, tot);
+	}
+	if (c->proc_w) {
+		text_fit(row->proc, c->proc_w, buf, sizeof(buf));
+		grid_put(g, c->proc_x, y, buf, 0, c->proc_w);
 	}
 	/* A holder may take the Module column's room: it says more. */
 	holder_text(st, row, hold, sizeof(hold));
@@ -451,6 +460,18 @@ static int find_holders(struct view_top_state *st, struct window *w,
 	return err;
 }
 
+/* The PROCESS cell of a by-process row: the app's label, else the pid. */
+static void process_text(const struct view_top_state *st, int pid, char *out, size_t size)
+{
+	char raw[128] = "";
+
+	if (st->process_label)
+		st->process_label(st->process_ctx, pid, raw, sizeof(raw));
+	if (!raw[0])
+		snprintf(raw, sizeof(raw), "pid %d", pid);
+	text_sanitize(raw, out, size);
+}
+
 /* Take the rows from the window into st->kept, each with a copy of its
  * frame, and the wall-time split. */
 static int take_rows(struct view_top_state *st, struct window *w)
@@ -460,6 +481,8 @@ static int take_rows(struct view_top_state *st, struct window *w)
 	    .tid = st->tid,
 	    .hide_kernel = st->hide_kernel,
 	    .hide_idle = st->wall && st->hide_idle,
+	    .pid = st->pid,
+	    .by_process = st->by_process && !st->pid,
 	};
 	struct window_top_row *rows = NULL;
 	struct view_top_row *kept;
@@ -484,6 +507,9 @@ static int take_rows(struct view_top_state *st, struct window *w)
 		kept[i].f = f ? *f : (struct frame){.pc = rows[i].frame};
 		kept[i].holder = 0;
 		kept[i].holder_pct = 0;
+		kept[i].proc[0] = '\0';
+		if (q.by_process)
+			process_text(st, rows[i].pid, kept[i].proc, sizeof(kept[i].proc));
 	}
 	free(rows);
 	free(st->kept);
@@ -509,7 +535,12 @@ static void alerts_text(const struct view_top_state *st, int width, char *buf, s
 	char dl[512];
 	size_t l;
 
-	view_chart_alerts_fit(st->metrics, st->batch ? 0 : width, buf, size);
+	buf[0] = '\0';
+	if (st->metrics)
+		view_chart_alerts_fit(st->metrics, st->batch ? 0 : width, buf, size);
+	l = strlen(buf);
+	if (st->alerts && st->alerts[0] && l + 4 < size)
+		snprintf(buf + l, size - l, "%s%s", l ? "   " : "", st->alerts);
 	view_threads_deadlock_text(st->metrics, st->locks, st->utf8, dl, sizeof(dl));
 	if (!dl[0])
 		return;
@@ -641,6 +672,8 @@ static void table_geometry(const struct view_top_state *st, const struct view_he
 			charts_plan(st, rows, y, &alerts, &cpu_h, &mem_h);
 			y += alerts + cpu_h + mem_h;
 		}
+	} else if (st->alerts && st->alerts[0]) {
+		y++; /* the box's alerts line */
 	}
 	bottom = st->batch ? rows : rows - 1; /* first row not for the table */
 	*table_y = y;
@@ -793,9 +826,16 @@ int view_top_render(struct grid *g, const struct view_header *h, const struct vi
 		grid_printf(g, 0, y++, 0, g->w, "wall time: %s%s", split,
 			    st->hide_idle ? "  (idle threads hidden: i shows them)" : "");
 	}
-	if (st->metrics)
+	if (st->metrics) {
 		y += st->batch ? draw_series_lines(g, y, st) : draw_charts(g, y, st);
-	c = layout(g->w, st->wall);
+	} else if (st->alerts && st->alerts[0]) {
+		char buf[1024];
+
+		alerts_text(st, g->w, buf, sizeof(buf));
+		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
+		grid_put(g, 0, y++, buf, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, g->w);
+	}
+	c = layout(g->w, st->wall, st->by_process && !st->pid);
 	table_geometry(st, h, g->h, &i, &vis);
 	if (st->batch)
 		scroll = 0;

@@ -123,6 +123,16 @@ static void test_count_per_address(void **state)
 	assert_int_equal(k.self, 3);
 	free(a);
 
+	/* One process only (the whole machine narrowed to 4243). */
+	struct annotate_match one = {.module = "prog", .func = "hot", .only_pid = 4243};
+	assert_int_equal(annotate_count(fx->w, &one, &a, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(a[0].count, 20);
+	assert_int_equal(one.self, 20);
+	assert_int_equal(one.pid, 4243);
+	assert_int_equal(one.func_start, 0x5000);
+	free(a);
+
 	/* After the samples age out: nothing. */
 	window_advance(fx->w, 200 * SEC);
 	assert_int_equal(annotate_count(fx->w, &m, &a, &n), 0);

@@ -586,6 +586,48 @@ static void test_build_from_window(void **state)
 	window_free_fx(w);
 }
 
+/* Whole machine: the stacks start at their process's root frame (a box
+ * under the root); narrowed to a process (query.pid), only its stacks,
+ * without the root frame, bottom-up too. */
+static void test_process_pid(void **state)
+{
+	struct window *w;
+	struct icicle *t;
+	struct icicle_query q = {0};
+	uint32_t sa[3], sb[3];
+
+	(void)state;
+	assert_int_equal(window_new_fx(60, SEC, &w), 0);
+	sa[0] = (uint32_t)frames_process(window_frames_mut(w), 100, "alpha");
+	sb[0] = (uint32_t)frames_process(window_frames_mut(w), 200, "beta");
+	sa[1] = sb[1] = mkframe(w, 0x1000, false, "app", "main");
+	sa[2] = mkframe(w, 0x2000, false, "app", "crunch");
+	sb[2] = mkframe(w, 0x3000, false, "app", "wait_io");
+	assert_int_equal(window_add(w, 30 * SEC, 101, sa, 3, 6), 0);
+	assert_int_equal(window_add(w, 30 * SEC, 201, sb, 3, 3), 0);
+
+	assert_int_equal(icicle_build(w, &q, &t), 0);
+	assert_int_equal(t->nodes[find(t, ICICLE_ROOT, "alpha (100)")].total, 6);
+	assert_int_equal(t->nodes[find(t, ICICLE_ROOT, "beta (200)")].total, 3);
+	icicle_free(t);
+
+	q.pid = 200;
+	assert_int_equal(icicle_build(w, &q, &t), 0);
+	assert_int_equal(t->nodes[ICICLE_ROOT].total, 3);
+	assert_counts(t, find(t, find(t, ICICLE_ROOT, "main"), "wait_io"), 3, 3);
+	assert_int_equal(t->nodes[find(t, ICICLE_ROOT, "main")].depth, 1);
+	icicle_free(t);
+
+	q = (struct icicle_query){.pid = 100, .inverted = true};
+	assert_int_equal(icicle_build(w, &q, &t), 0);
+	assert_int_equal(t->nodes[ICICLE_ROOT].total, 6);
+	uint32_t c = find(t, ICICLE_ROOT, "crunch"), m = find(t, c, "main");
+	assert_int_equal(t->nodes[m].total, 6);
+	assert_int_equal(t->nodes[m].first_child, ICICLE_NONE); /* no root frame above main */
+	icicle_free(t);
+	window_free_fx(w);
+}
+
 /* An empty window: only the root, no boxes. */
 static void test_empty(void **state)
 {
@@ -609,4 +651,4 @@ TEST_MAIN(NULL, NULL, TEST(test_fold_recursion), TEST(test_tree_counts_and_order
 	  TEST(test_layout_40_columns), TEST(test_layout_250_columns), TEST(test_deep_recursion),
 	  TEST(test_fanout_500_in_40), TEST(test_fanout_thin_bars_where_room),
 	  TEST(test_rounding_properties), TEST(test_inverted), TEST(test_zoom), TEST(test_paths),
-	  TEST(test_build_from_window), TEST(test_empty))
+	  TEST(test_build_from_window), TEST(test_empty), TEST(test_process_pid))

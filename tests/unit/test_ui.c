@@ -3,7 +3,10 @@
  * keys through ui_key (quit, views, pause, toggles, help, reset, a and its
  * annotate view, the lower-case aliases), Enter on
  * the top view's selection opening the icicle, the header fields ui owns,
- * and batch text from ui_print.
+ * and batch text from ui_print; the whole machine (a machine of two
+ * processes and stacks under their root frames): the process table first,
+ * Enter narrowing every view to a process, Esc and 0 coming back, key 0
+ * elsewhere, and batch output (the process table, then the top view).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +22,8 @@
 
 #include "fixture.h"
 
+#include "stacktop/proc/machine.h"
+#include "stacktop/symbols/frames.h"
 #include "stacktop/ui/keys.h"
 #include "stacktop/ui/ui.h"
 
@@ -416,9 +421,221 @@ static void test_annotate_key(void **state)
 	assert_int_equal(key(fx, 'Q'), UI_REQUEST_QUIT);
 }
 
+/* ---- the whole machine ---- */
+
+struct mfx {
+	struct window *w;
+	struct machine *mach;
+	struct ui_config o;
+	struct ui_model m;
+	struct ui ui;
+	struct view_header h;
+};
+
+/* A frame of pid named func in module mod. */
+static uint32_t pframe(struct window *w, int pid, uint64_t pc, const char *mod, const char *func)
+{
+	struct sym_info si = {.func = func, .module = mod};
+	int64_t id = frames_preset(window_frames_mut(w), pid, pc, false, &si, false);
+
+	assert_true(id >= 0);
+	return (uint32_t)id;
+}
+
+/* alpha (100): main;crunch 60, beta (200): main;wait_io 30, both under
+ * their root frames; the machine knows both (and cron, 300, no samples). */
+static struct mfx *mfx_new(bool batch, bool view_set)
+{
+	struct mfx *fx = calloc(1, sizeof(*fx));
+	struct machine_config mc = {.history_s = 60,
+				    .busy_floor_pct = 5,
+				    .stuck_s = 5,
+				    .reads_per_tick = 256,
+				    .task_reads_per_tick = 256};
+	const struct {
+		int pid;
+		const char *comm, *func;
+		unsigned n;
+	} ps[] = {
+	    {100, "alpha", "crunch", 60}, {200, "beta", "wait_io", 30}, {300, "cron", NULL, 0}};
+
+	assert_non_null(fx);
+	assert_int_equal(window_new_fx(60, FIXTURE_SEC, &fx->w), 0);
+	assert_int_equal(machine_new(&mc, &fx->mach), 0);
+	for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+		struct machine_reading r = {.pid = ps[i].pid,
+					    .ppid = 1,
+					    .state = 'S',
+					    .cpu_s = 0,
+					    .rss = 1 << 20,
+					    .nthreads = 1};
+		snprintf(r.comm, sizeof(r.comm), "%s", ps[i].comm);
+		assert_int_equal(
+		    machine_push(fx->mach, 1, &r, 0, "/system.slice/x.service", ps[i].comm), 0);
+		if (!ps[i].func)
+			continue;
+		int64_t root = frames_process(window_frames_mut(fx->w), ps[i].pid, ps[i].comm);
+		assert_true(root >= 0);
+		fixture_add(fx->w, 30, ps[i].pid, ps[i].n, 3, (uint32_t)root,
+			    pframe(fx->w, ps[i].pid, 0x1000, ps[i].comm, "main"),
+			    pframe(fx->w, ps[i].pid, 0x2000, ps[i].comm, ps[i].func));
+	}
+	machine_eval(fx->mach);
+	fx->o = (struct ui_config){.sort = SORT_OWN,
+				   .limit = 10,
+				   .batch = batch,
+				   .rate_hz = 99,
+				   .output_dir = ".",
+				   .machine = true,
+				   .view_set = view_set};
+	fx->m = (struct ui_model){.w = fx->w, .machine = fx->mach};
+	ui_init(&fx->ui, &fx->o, 1.0 / 99, &fx->m);
+	fx->h = (struct view_header){.mode = "cpu",
+				     .rate_hz = 99,
+				     .samples_window = 90,
+				     .window_s = 60,
+				     .span_s = 30,
+				     .batch = batch};
+	return fx;
+}
+
+static void mfx_free(struct mfx *fx)
+{
+	ui_free(&fx->ui);
+	machine_free(fx->mach);
+	window_free_fx(fx->w);
+	free(fx);
+}
+
+static const struct grid *mdraw(struct mfx *fx)
+{
+	const struct grid *g;
+
+	ui_header(&fx->ui, &fx->m, &fx->h, NOW);
+	g = ui_draw(&fx->ui, &fx->m, &fx->h, COLS, ROWS);
+	fixture_dump(g, "UI_DUMP");
+	return g;
+}
+
+static enum ui_request mkey(struct mfx *fx, int k)
+{
+	return ui_key(&fx->ui, &fx->m, k, NOW);
+}
+
+/* The process table first; Enter on a process: every view shows only it
+ * (the top view opens, the icicle without its root frame, the header says
+ * so); Esc with nothing else to undo: the table and the whole machine
+ * again; 0 from any view: the table; Tab passes by it. */
+static void test_machine_narrow(void **state)
+{
+	struct mfx *fx = mfx_new(false, false);
+	const struct grid *g;
+	int pid;
+
+	(void)state;
+	assert_int_equal(fx->ui.view, UI_VIEW_PROCS);
+	g = mdraw(fx);
+	assert_non_null(strstr(fixture_row(g, 0), "whole machine \xc2\xb7 "));
+	assert_true(find_row(g, "  PID USER") >= 0);
+	assert_true(find_row(g, "crunch") >= 0); /* alpha's hottest */
+	assert_true(find_row(g, "wait_io") >= 0);
+	assert_true(find_row(g, "cron") >= 0);
+	pid = fx->ui.procs.selected_pid;
+	assert_true(pid == 100 || pid == 200 || pid == 300);
+	for (int i = 0; i < 3 && fx->ui.procs.selected_pid != 200; i++) { /* select beta */
+		mkey(fx, KEYS_DOWN);
+		mdraw(fx);
+	}
+	assert_int_equal(fx->ui.procs.selected_pid, 200);
+	mkey(fx, KEYS_ENTER);
+	assert_int_equal(ui_pid(&fx->ui), 200);
+	assert_int_equal(fx->ui.view, UI_VIEW_TOP);
+	g = mdraw(fx);
+	assert_non_null(strstr(fixture_row(g, 0), "pid 200 beta (Esc: whole machine)"));
+	assert_true(find_row(g, "wait_io") >= 0);
+	assert_int_equal(find_row(g, "crunch"), -1);
+	assert_int_equal(find_row(g, "Process"), -1);	 /* one process: no column */
+	assert_int_equal(find_row(g, "beta (200)"), -1); /* the root is no row */
+	mkey(fx, '2');
+	g = mdraw(fx);
+	assert_true(find_row(g, "wait_io") >= 0);
+	assert_int_equal(find_row(g, "crunch"), -1);
+	assert_int_equal(find_row(g, "beta (200)"), -1); /* no root frame box */
+	assert_true(find_row(g, "[main") >= 0);
+	mkey(fx, KEYS_ESC); /* the icicle has nothing to undo */
+	assert_int_equal(ui_pid(&fx->ui), 0);
+	assert_int_equal(fx->ui.view, UI_VIEW_PROCS);
+	g = mdraw(fx);
+	assert_non_null(strstr(fixture_row(g, 0), "whole machine"));
+
+	/* the top view of the whole machine: a PROCESS column */
+	mkey(fx, '1');
+	g = mdraw(fx);
+	assert_true(find_row(g, "Process") >= 0);
+	assert_true(find_row(g, "alpha 100") >= 0);
+	assert_true(find_row(g, "beta 200") >= 0);
+	mkey(fx, KEYS_ESC); /* not narrowed: stays */
+	assert_int_equal(fx->ui.view, UI_VIEW_TOP);
+	mkey(fx, '0');
+	assert_int_equal(fx->ui.view, UI_VIEW_PROCS);
+	mkey(fx, KEYS_TAB);
+	assert_int_equal(fx->ui.view, UI_VIEW_TOP);
+	mfx_free(fx);
+}
+
+/* Key 0 without the whole machine: a sentence, the view stays; Tab never
+ * lands on the process table. */
+static void test_zero_elsewhere(void **state)
+{
+	struct fx *fx = *state;
+
+	assert_int_equal(key(fx, '0'), UI_REQUEST_NONE);
+	assert_int_equal(fx->ui.view, UI_VIEW_TOP);
+	draw(fx);
+	assert_string_equal(fx->h.status,
+			    "the process table is for the whole machine: stacktop -a");
+	for (int i = 0; i < 8; i++) {
+		key(fx, KEYS_TAB);
+		assert_true(fx->ui.view != UI_VIEW_PROCS);
+	}
+}
+
+/* Batch, whole machine: the process table, then the top view with its
+ * PROCESS column; --view given: that view only. */
+static void test_machine_print(void **state)
+{
+	struct mfx *fx = mfx_new(true, false);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	const char *table, *top;
+
+	(void)state;
+	assert_non_null(out);
+	ui_header(&fx->ui, &fx->m, &fx->h, NOW);
+	ui_print(&fx->ui, &fx->m, &fx->h, out);
+	fclose(out);
+	if (getenv("UI_DUMP"))
+		printf("%s", text);
+	table = strstr(text, "  PID USER");
+	top = strstr(text, "%Own");
+	assert_non_null(table);
+	assert_non_null(top);
+	assert_true(table < top);
+	assert_non_null(strstr(top, "alpha 100"));
+	assert_null(strstr(text, "Enter: this process")); /* no footer */
+	free(text);
+	mfx_free(fx);
+
+	fx = mfx_new(true, true); /* --view top */
+	assert_int_equal(fx->ui.view, UI_VIEW_TOP);
+	mfx_free(fx);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 TEST_MAIN(NULL, NULL, T(test_quit), T(test_top_first), T(test_icicle_key),
 	  T(test_threads_without_metrics), T(test_memory_key), T(test_pause), T(test_lines_toggle),
 	  T(test_help), T(test_enter_opens_icicle), T(test_reset), T(test_live_diff),
-	  T(test_annotate_key), cmocka_unit_test_teardown(test_print, teardown))
+	  T(test_annotate_key), cmocka_unit_test_teardown(test_print, teardown),
+	  TEST(test_machine_narrow), T(test_zero_elsewhere), TEST(test_machine_print))

@@ -54,6 +54,9 @@ struct annotate_match {
 	char path[512];
 	char build_id[64];
 	uint64_t elf_addr;
+	/* Count only this process's samples (the whole machine narrowed to
+	 * it: the same binary in other processes left out); 0: every one. */
+	int only_pid;
 };
 
 /* Samples at one offset from the function's start. */

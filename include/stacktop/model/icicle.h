@@ -73,7 +73,11 @@ struct icicle {
 };
 
 struct icicle_query {
-	int tid;	       /* 0: all threads */
+	int tid; /* 0: all threads */
+	/* Whole machine (stacks start with a process root frame,
+	 * frames_process): only process pid's stacks, its root frame left
+	 * out (its functions are the first row); 0: all, roots kept. */
+	int pid;
 	bool hide_kernel;      /* drop kernel frames (a kernel-only stack counts on the root) */
 	bool inverted;	       /* bottom-up */
 	bool per_thread_roots; /* one root child per thread */

@@ -27,17 +27,27 @@
 #include "stacktop/ui/view_annotate.h"
 #include "stacktop/ui/view_icicle.h"
 #include "stacktop/ui/view_memory.h"
+#include "stacktop/ui/view_procs.h"
 #include "stacktop/ui/view_threads.h"
 #include "stacktop/ui/view_top.h"
 
 struct diff;
 struct diff_snap;
 struct locks;
+struct machine;
 struct metrics;
 struct keymap;
 struct window;
 
-enum ui_view { UI_VIEW_TOP = 0, UI_VIEW_ICICLE, UI_VIEW_THREADS, UI_VIEW_MEMORY, UI_VIEW_COUNT };
+/* Keys 1-4 are TOP..MEMORY; key 0 the process table (whole machine only). */
+enum ui_view {
+	UI_VIEW_TOP = 0,
+	UI_VIEW_ICICLE,
+	UI_VIEW_THREADS,
+	UI_VIEW_MEMORY,
+	UI_VIEW_PROCS,
+	UI_VIEW_COUNT
+};
 
 /* What the views read and the keys act on; owned by main. */
 struct ui_model {
@@ -57,6 +67,11 @@ struct ui_model {
 	/* The memory view (set by main before each draw; mm NULL: not
 	 * started, see ui_wants_memory). */
 	struct view_memory_input memory;
+	/* Whole-machine mode (stacktop -a): every process, read by the
+	 * process table, the top view's PROCESS column, the header and the
+	 * alerts line (machine_procs, machine_find, machine_get_totals);
+	 * NULL: not whole machine. */
+	const struct machine *machine;
 };
 
 /* What main must do after a key. */
@@ -77,7 +92,10 @@ struct ui {
 	struct view_annotate_state ann; /* shown over any view while open (key a) */
 	const char *ann_name;		/* --annotate FUNC not opened yet */
 	struct view_memory_state memory;
-	char mem_holder[256]; /* the MEM alert's top holder, shown by the charts */
+	struct view_procs_state procs; /* the process table (whole machine) */
+	int pid;		       /* whole machine: the process every view shows, 0: all */
+	char machine_alerts[1024];     /* the box's verdicts, for the top view's alerts line */
+	char mem_holder[256];	       /* the MEM alert's top holder, shown by the charts */
 	struct grid grid;
 	/* The live diff: the b key's profile snapshot, and the D toggle. */
 	struct diff_snap *baseline;
@@ -94,6 +112,8 @@ struct ui {
  * program (main.c from its options), read by ui_init only. */
 struct ui_config {
 	enum ui_view view; /* the first view (batch: the one printed) */
+	bool view_set;	   /* --view given: view is the first one even with machine */
+	bool machine;	   /* whole machine: the first view is the process table */
 	bool batch;	   /* text output instead of the TUI */
 	bool wall;	   /* wall-clock mode: the wait split, key i */
 	bool ascii;	   /* no block or UTF-8 characters even in a UTF-8 locale */
@@ -122,6 +142,10 @@ void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header
 	       uint64_t now_ns);
 /* The thread the views are narrowed to (0: all). */
 int ui_tid(const struct ui *ui);
+/* Whole machine: the process every view is narrowed to (Enter in the
+ * process table; Esc comes back), 0: the whole machine. The session reads
+ * it for what only one process can have (the memory view's attribution). */
+int ui_pid(const struct ui *ui);
 /* Is the memory view shown (the session then starts the memory attribution)? */
 bool ui_wants_memory(const struct ui *ui);
 /* Is the display frozen (space)? Scheduled refreshes do not redraw it. */
@@ -134,7 +158,9 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 			   int cols, int rows);
 /* Batch: the view as text lines (trailing blank rows dropped), then a blank
  * line. The top table is 200 x (limit + 6); the icicle and the threads
- * table a 200 x 40 screen. */
+ * table a 200 x 40 screen. Whole machine (model machine set), when the
+ * view is the top view or the process table: the process table (its top
+ * 20 rows, 200 columns) and then the top view. */
 void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header *h, FILE *out);
 
 /* One key: the shown view's own keys first where it takes text (the

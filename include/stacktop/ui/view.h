@@ -31,12 +31,13 @@
 /* What a key did, for the app to carry out (views know no other view and
  * no app state). */
 enum view_action_kind {
-	VIEW_ACTION_NONE = 0,	 /* not used: the app may give it another meaning */
-	VIEW_ACTION_USED,	 /* used by the view (redraw after view_X_update) */
-	VIEW_ACTION_NARROW,	 /* show only thread .tid in every view */
-	VIEW_ACTION_NARROW_ALL,	 /* show all threads again */
-	VIEW_ACTION_OPEN_ICICLE, /* open the icicle on window frame .frame */
-	VIEW_ACTION_ANNOTATE,	 /* annotate .frame's function (UINT32_MAX: none selected) */
+	VIEW_ACTION_NONE = 0,	    /* not used: the app may give it another meaning */
+	VIEW_ACTION_USED,	    /* used by the view (redraw after view_X_update) */
+	VIEW_ACTION_NARROW,	    /* show only thread .tid in every view */
+	VIEW_ACTION_NARROW_ALL,	    /* show all threads again */
+	VIEW_ACTION_OPEN_ICICLE,    /* open the icicle on window frame .frame */
+	VIEW_ACTION_ANNOTATE,	    /* annotate .frame's function (UINT32_MAX: none selected) */
+	VIEW_ACTION_NARROW_PROCESS, /* whole machine: show only process .pid in every view */
 };
 
 struct view_action {
@@ -46,6 +47,7 @@ struct view_action {
 	/* ... and the frame as the view showed it, when its id may have aged
 	 * out since (valid until the view's next update); NULL: use .frame. */
 	const struct frame *frame_copy;
+	int pid; /* VIEW_ACTION_NARROW_PROCESS */
 };
 
 /* The one warning the header shows (the most pressing; main measures, the
@@ -162,6 +164,15 @@ struct view_header {
 	 * (status: window_gc_counts); shown as "GC 23% of CPU" on line 2 from
 	 * VIEW_GC_SHOWN_PCT; < 0: too few samples to say */
 	double gc_pct;
+	/* Whole-machine mode (set by ui_header from the machine): line 1 says
+	 * "whole machine · 2 CPUs · 183 processes", or when every view is
+	 * narrowed to one process "pid 4242 floor (Esc: whole machine)". */
+	struct view_machine {
+		bool on;
+		int ncpu, nprocs;
+		int pid;       /* narrowed to it, 0: the whole machine */
+		char comm[32]; /* its name, raw */
+	} machine;
 };
 
 #define VIEW_GC_SHOWN_PCT 3.0

@@ -34,6 +34,7 @@ struct view_annotate_state {
 	int page;	    /* out: lines that fit (PgUp/PgDn) */
 	char which[512];    /* sanitized: "hottest of 3 matches; also: ..." or "" */
 	const char *status; /* the ui's status message, drawn over the footer; NULL: none */
+	int pid;	    /* set by ui (whole machine): that process's samples only, 0: all */
 	struct annotate a;
 };
 

@@ -42,6 +42,7 @@ struct view_icicle_state {
 	bool inverted;	  /* bottom-up: leaf functions on the first row (key f) */
 	bool hide_kernel; /* set by ui (key K) */
 	int tid;	  /* 0: all threads; set by ui from the threads view */
+	int pid;	  /* whole machine: one process's stacks, 0: all; set by ui */
 	bool per_thread;  /* one root per thread (key t) */
 	/* key x: every call of a recursion its own row; by default a function
 	 * calling itself is one bar, "depth ×13" */

@@ -62,12 +62,13 @@ struct view_threads_row {
 
 struct view_threads_state {
 	enum view_threads_sort sort;
-	int selected;	    /* row index in sorted order */
-	int scroll;	    /* first row shown */
-	bool utf8;	    /* block characters in the sparklines */
-	int tid;	    /* set by the app: the thread the views are narrowed to, 0: all */
-	bool hide_kernel;   /* set by the app: the hottest function skips kernel frames */
-	bool full_names;    /* set by the app: C++ names whole (key v) */
+	int selected;	  /* row index in sorted order */
+	int scroll;	  /* first row shown */
+	bool utf8;	  /* block characters in the sparklines */
+	int tid;	  /* set by the app: the thread the views are narrowed to, 0: all */
+	int pid;	  /* set by the app (whole machine): only this process's threads, 0: all */
+	bool hide_kernel; /* set by the app: the hottest function skips kernel frames */
+	bool full_names;  /* set by the app: C++ names whole (key v) */
 	pid_t selected_tid; /* out: TID of the selected thread; 0 when the
 			     * selection is a zombie child or there are no rows */
 	int page;	    /* out: table rows that fit on screen (PgUp/PgDn) */

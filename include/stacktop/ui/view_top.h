@@ -18,6 +18,12 @@
  * "wall time: ..." line follows the header (built by view_top_update from
  * window_wait_counts); hide_idle leaves out threads that only sleep or
  * wait for I/O (key i).
+ *
+ * Whole machine (by_process): a row per (process, function) with a
+ * PROCESS column ("floor 4242", from process_label) after the numbers;
+ * pid narrows the rows to that process's stacks (no PROCESS column).
+ * alerts (the box's verdicts, view_procs_alerts) is an alerts line above
+ * the table, after the metrics' alerts when there are metrics.
  */
 #ifndef STACKTOP_VIEW_TOP_H
 #define STACKTOP_VIEW_TOP_H
@@ -44,6 +50,7 @@ struct view_top_row {
 	 * the locks its waiters waited on most, and its share (0: none known). */
 	pid_t holder;
 	double holder_pct;
+	char proc[48]; /* by_process: "comm pid", escaped ("" otherwise) */
 };
 
 struct view_top_state {
@@ -79,6 +86,15 @@ struct view_top_state {
 	bool utf8;	/* block characters in the charts */
 	bool wall;	/* wall-clock columns (see above) */
 	bool hide_idle; /* wall mode: leave out idle threads */
+	/* Whole machine (set by the app): only process pid's stacks (0:
+	 * all), a row per (process, function) with a PROCESS column, the
+	 * label of a process for that column, the box's alerts ("" / NULL:
+	 * none). */
+	int pid;
+	bool by_process;
+	void (*process_label)(const void *ctx, int pid, char *buf, size_t size);
+	const void *process_ctx;
+	const char *alerts;
 };
 
 /* Free what the state keeps (the rows); the next update takes new ones. */
