@@ -175,6 +175,7 @@ static struct ui_config ui_config_of(const struct opts *o)
 	    /* the whole machine starts on its process table */
 	    .view = o->all && !o->view_given ? UI_VIEW_PROCS : (enum ui_view)o->view,
 	    .machine = o->all,
+	    .view_set = o->view_given,
 	    .batch = o->batch,
 	    .wall = o->wall,
 	    .ascii = o->ascii,
