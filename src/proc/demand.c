@@ -59,7 +59,8 @@ int demand_update(struct demand *d, uint64_t now_ns, const pid_t *tid, const uin
 		n = DEMAND_THREADS;
 	for (i = 0; i < n; i++)
 		r[i] = (struct tread){tid[i], ns[i]};
-	qsort(r, n, sizeof(r[0]), cmp_tread);
+	if (n > 1)
+		qsort(r, n, sizeof(r[0]), cmp_tread);
 	have = d->at_ns && now_ns > d->at_ns;
 	/* Threads at both reads: their delta, at most the interval (a wait
 	 * the kernel adds when it ends may have begun before the last read);
