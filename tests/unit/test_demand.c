@@ -99,11 +99,19 @@ static void test_read_self(void **state)
 	assert_int_equal(demand_read(procfd, getpid(), 2, &d, buf, sizeof(buf), &pct, &files), 0);
 	assert_int_equal(d.n, 2);
 	assert_int_equal(files, 3); /* the task directory and two threads */
-	usleep(300 * 1000);
-	assert_int_equal(demand_read(procfd, getpid(), 2, &d, buf, sizeof(buf), &pct, &files), 1);
+	/* The spinner: 100 %, run or waiting; but a wait still under way at
+	 * a read counts only when it ends, so on a loaded box one point may
+	 * read low: a few points, one of them must show it. */
+	double best = 0;
+	for (int i = 0; i < 10 && best <= 50; i++) {
+		usleep(300 * 1000);
+		assert_int_equal(
+		    demand_read(procfd, getpid(), 2, &d, buf, sizeof(buf), &pct, &files), 1);
+		best = pct > best ? pct : best;
+	}
 	stop = true;
 	pthread_join(th, NULL);
-	assert_true(pct > 50); /* the spinner: 100 %, run or waiting */
+	assert_true(best > 50);
 	assert_int_equal(demand_read(procfd, 999999999, 1, &d, buf, sizeof(buf), &pct, &files),
 			 -ESRCH);
 	close(procfd);
