@@ -631,7 +631,9 @@ static void test_live_demand(void **state)
 	}
 	assert_true(ok);
 	assert_true(spin->demand_p10 > 50 && spin->demand_p90 < 150);
-	assert_true(spin->demand_p90 - spin->demand_p10 < 30);
+	/* flat: a starved spinner wants its whole core (a wait under way at a
+	 * read counts later: a point may dip on a loaded box) */
+	assert_true(spin->demand_p90 - spin->demand_p10 < 45);
 	assert_true(duty->demand_p90 > 0);
 	assert_true(duty->demand_pct >= 0);
 	machine_free(m);
