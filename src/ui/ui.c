@@ -2,13 +2,11 @@
  * ui — the front end's state and its keys (see ui.h for the contract).
  *
  * Keys go, in order: to a view that is taking text (the icicle's search
- * line), to the annotate view while it is open, then to the global table
- * below (ui_keys, keymap.h), then to the shown view's table, whose answer
- * (struct view_action) is carried out here: narrowing every view to a
- * thread, opening the icicle or the annotate view on a function. The help
- * screen is drawn from the same tables (ui_keymaps). The top view's
- * narrowing, kernel toggle and UTF-8 choice are the ones every view
- * follows.
+ * line, the process table's filter), to the annotate view while it is open, then to the global
+ * table below (ui_keys, keymap.h), then to the shown view's table, whose answer (struct
+ * view_action) is carried out here: narrowing every view to a thread, opening the icicle or the
+ * annotate view on a function. The help screen is drawn from the same tables (ui_keymaps). The top
+ * view's narrowing, kernel toggle and UTF-8 choice are the ones every view follows.
  *
  * Whole machine (model.machine set): the process table is a view (key 0);
  * Enter on a process narrows every view to it (ui->pid) and shows the top
@@ -824,6 +822,9 @@ enum ui_request ui_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 	}
 	if (shown_view(ui, m) == UI_VIEW_ICICLE && ui->icicle.editing_search &&
 	    act(ui, m, view_icicle_key(&ui->icicle, key), now_ns))
+		return req;
+	if (shown_view(ui, m) == UI_VIEW_PROCS && ui->procs.editing &&
+	    act(ui, m, view_procs_key(&ui->procs, key), now_ns))
 		return req;
 	if (ui->ann.open && annotate_key(ui, m, key, now_ns))
 		return req;

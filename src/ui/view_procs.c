@@ -361,6 +361,33 @@ static void fill_texts(struct view_procs_state *st, const struct machine_proc *p
 	}
 }
 
+/* ---- the filter (key /) ------------------------------------------------------ */
+
+static const char *filter_of(const struct view_procs_state *st)
+{
+	return st->editing ? st->edit : st->filter;
+}
+
+/* Does the process hold f in its comm, command line or pid (the case of
+ * letters aside)? Everything matches "". */
+static bool proc_matches(const struct machine_proc *p, const char *f)
+{
+	char pid[16];
+
+	if (!f[0])
+		return true;
+	snprintf(pid, sizeof(pid), "%d", (int)p->pid);
+	return strcasestr(p->comm, f) || strcasestr(p->cmdline, f) || strstr(pid, f);
+}
+
+/* The filter changed: the selection starts again at the first row. */
+static void filter_changed(struct view_procs_state *st)
+{
+	st->selected = st->scroll = 0;
+	st->follow_pid = 0;
+	st->follow_group[0] = '\0';
+}
+
 /* ---- update -------------------------------------------------------------- */
 
 static int table_y(const struct view_procs_state *st, const struct view_header *h)
@@ -411,7 +438,8 @@ int view_procs_update(struct view_procs_state *st, const struct view_header *h,
 		      const struct machine_proc *p, size_t n, struct window *w, int cols, int rows)
 {
 	struct view_procs_row *r, *kept;
-	size_t nk = n, i;
+	const char *f = filter_of(st);
+	size_t nk = 0, i;
 	int err = 0, to;
 
 	view_procs_alerts(p, n, st->batch ? 0 : cols, st->alerts, sizeof(st->alerts));
@@ -422,14 +450,17 @@ int view_procs_update(struct view_procs_state *st, const struct view_header *h,
 	if (!(r = calloc(n + 1, sizeof(*r))))
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		row_of(&p[i], &r[i]);
+		if (proc_matches(&p[i], f))
+			row_of(&p[i], &r[nk++]);
+	st->nprocs = (int)n;
+	st->nmatched = (int)nk;
 	if (st->grouped) {
-		err = group_rows(st, r, n, &kept, &nk);
+		err = group_rows(st, r, nk, &kept, &nk);
 		free(r);
 		if (err)
 			return err;
 	} else {
-		qsort_r(r, n, sizeof(*r), row_cmp, &st->sort);
+		qsort_r(r, nk, sizeof(*r), row_cmp, &st->sort);
 		kept = r;
 	}
 	free(st->rows);
@@ -734,14 +765,41 @@ static void draw_footer(struct grid *g, const struct view_procs_state *st)
 {
 	char buf[256];
 
+	if (st->editing) {
+		view_footer_render(g, " filter: type a name, command or pid  Enter: keep  "
+				      "Esc: cancel");
+		return;
+	}
 	snprintf(buf, sizeof(buf),
-		 " Enter: this process%s  c: %s  s: sort (%s)  1 top  2 icicle  ? help  q quit",
-		 st->grouped ? " / open group" : "", st->grouped ? "ungroup" : "group by cgroup",
-		 view_procs_sort_name(st->sort));
+		 " Enter: this process%s  /: %s  c: %s  s: sort (%s)  1 top  2 icicle  ? help  "
+		 "q quit",
+		 st->grouped ? " / open group" : "",
+		 st->filter[0] ? "filter (Esc: clear)" : "filter",
+		 st->grouped ? "ungroup" : "group by cgroup", view_procs_sort_name(st->sort));
 	if (text_width(buf) > g->w)
-		snprintf(buf, sizeof(buf), " Enter: this process  c: group  s: sort (%s)  ? help",
+		snprintf(buf, sizeof(buf),
+			 " Enter: this process  /: filter  c: group  s: sort (%s)",
 			 view_procs_sort_name(st->sort));
 	view_footer_render(g, buf);
+}
+
+/* The filter at the right of the column header's line: "filter: cpub  3
+ * of 212" (a cursor while it is typed), over the column names if it must. */
+static void draw_filter(struct grid *g, int y, const struct view_procs_state *st)
+{
+	const char *cur = st->utf8 ? "\xe2\x96\x88" : "_"; /* the typing cursor */
+	char pat[200], buf[300];
+	int w, x;
+
+	if (!st->editing && !st->filter[0])
+		return;
+	text_sanitize(filter_of(st), pat, sizeof(pat));
+	snprintf(buf, sizeof(buf), " filter: %s%s  %d of %d ", pat, st->editing ? cur : "",
+		 st->nmatched, st->nprocs);
+	w = text_width(buf);
+	x = g->w - w > 0 ? g->w - w : 0;
+	grid_fill(g, x, y, g->w - x, L' ', GRID_COLOR(GRID_C_HEADER));
+	grid_put(g, x, y, buf, GRID_COLOR(GRID_C_HEADER) | GRID_BOLD, g->w - x);
 }
 
 int view_procs_render(struct grid *g, const struct view_header *h,
@@ -785,8 +843,11 @@ int view_procs_render(struct grid *g, const struct view_header *h,
 		verdict_w = VERDICT_NARROW; /* HOTTEST keeps its 12 at 80 */
 	c = layout(g->w, digits(max_pid) > 5 ? digits(max_pid) : 5, verdict_w, any_trend, any_zd);
 	c.utf8 = st->utf8;
-	draw_column_header(g, y++, &c, st);
-	if (n == 0)
+	draw_column_header(g, y, &c, st);
+	draw_filter(g, y++, st);
+	if (n == 0 && st->nprocs && (st->editing || st->filter[0]))
+		view_put_centered(g, y, "no process matches the filter", GRID_DIM);
+	else if (n == 0)
 		view_put_centered(g, y, "waiting for the process list\xe2\x80\xa6", GRID_DIM);
 	for (i = 0; i < vis && scroll + i < n; i++)
 		draw_row(g, y + i, &c, &st->rows[scroll + i], st->utf8,
@@ -850,11 +911,58 @@ static struct view_action procs_enter(void *ctx, int key)
 	return (struct view_action){.kind = VIEW_ACTION_NARROW_PROCESS, .pid = r->pid};
 }
 
+/* '/': type a filter, starting from the one kept (to refine it). */
+static struct view_action procs_filter(void *ctx, int key)
+{
+	struct view_procs_state *st = ctx;
+
+	(void)key;
+	st->editing = true;
+	snprintf(st->edit, sizeof(st->edit), "%s", st->filter);
+	return keymap_used(true);
+}
+
+/* A key while the filter is typed: Enter keeps it, Esc goes back to the
+ * one before, Backspace drops a character (a whole UTF-8 sequence), the
+ * rest is text. */
+static void edit_key(struct view_procs_state *st, int key)
+{
+	size_t n = strlen(st->edit);
+
+	switch (key) {
+	case KEYS_ENTER:
+		snprintf(st->filter, sizeof(st->filter), "%s", st->edit);
+		st->editing = false;
+		break;
+	case KEYS_ESC:
+		st->editing = false;
+		break;
+	case KEYS_BACKSPACE:
+		while (n > 0 && ((unsigned char)st->edit[n - 1] & 0xc0) == 0x80)
+			n--;
+		if (n > 0)
+			n--;
+		st->edit[n] = '\0';
+		break;
+	default:
+		if (key < 0x20 || key > 0xff || key == 0x7f || n + 1 >= sizeof(st->edit))
+			return;
+		st->edit[n] = (char)key;
+		st->edit[n + 1] = '\0';
+		break;
+	}
+	filter_changed(st);
+}
+
 static struct view_action procs_close(void *ctx, int key)
 {
 	struct view_procs_state *st = ctx;
 
 	(void)key;
+	if (st->filter[0]) { /* every process again, the selection kept */
+		st->filter[0] = '\0';
+		return keymap_used(true);
+	}
 	if (!st->open[0])
 		return keymap_used(false);
 	snprintf(st->follow_group, sizeof(st->follow_group), "%s", st->open);
@@ -866,6 +974,7 @@ static struct view_action procs_close(void *ctx, int key)
 static const struct keymap_entry procs_keys[] = {
     {{KEYS_ENTER}, 0, procs_enter, NULL, "this process; close group", 0},
     {{KEYS_ESC}, 0, procs_close, NULL, NULL, 0},
+    {{'/'}, 0, procs_filter, NULL, "filter: name, command or pid", 0},
     {{'c'}, 'C', procs_group, NULL, "group by cgroup; sort", 0},
     {{'s'}, 0, procs_sort, NULL, NULL, 0},
     /* the top view's line says them */
@@ -882,6 +991,10 @@ const struct keymap view_procs_keymap = {"Process table (key 0)", procs_keys,
 
 struct view_action view_procs_key(struct view_procs_state *st, int key)
 {
+	if (st->editing) { /* typing: every key is text */
+		edit_key(st, key);
+		return keymap_used(true);
+	}
 	return keymap_act(&view_procs_keymap, st, key);
 }
 
