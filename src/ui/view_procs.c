@@ -390,15 +390,25 @@ static void filter_changed(struct view_procs_state *st)
 
 /* ---- update -------------------------------------------------------------- */
 
-static int table_y(const struct view_procs_state *st, const struct view_header *h)
+/* The alerts' rows: one on screen (fitted, "+N more"), every alert in
+ * batch (wrapped). */
+static int alerts_rows(const struct view_procs_state *st, int cols)
 {
-	return (h ? view_header_height(h) : 0) + (st->alerts[0] ? 1 : 0);
+	if (!st->alerts[0])
+		return 0;
+	return st->batch ? view_alerts_wrap(NULL, 0, cols, st->alerts, 0) : 1;
 }
 
-/* Table rows under the column header on a grid of rows. */
-static int table_rows(const struct view_procs_state *st, const struct view_header *h, int rows)
+static int table_y(const struct view_procs_state *st, const struct view_header *h, int cols)
 {
-	int vis = rows - (st->batch ? 0 : 1) - table_y(st, h) - 1;
+	return (h ? view_header_height(h) : 0) + alerts_rows(st, cols);
+}
+
+/* Table rows under the column header on a grid of cols x rows. */
+static int table_rows(const struct view_procs_state *st, const struct view_header *h, int cols,
+		      int rows)
+{
+	int vis = rows - (st->batch ? 0 : 1) - table_y(st, h, cols) - 1;
 
 	if (st->batch && st->limit > 0 && vis > st->limit)
 		vis = st->limit;
@@ -466,7 +476,7 @@ int view_procs_update(struct view_procs_state *st, const struct view_header *h,
 	free(st->rows);
 	st->rows = kept;
 	st->nrows = (int)nk;
-	st->page = table_rows(st, h, rows);
+	st->page = table_rows(st, h, cols, rows);
 	clamp_selection(st, st->page);
 	to = st->scroll + st->page < st->nrows ? st->scroll + st->page : st->nrows;
 	fill_texts(st, p, n, st->scroll, to);
@@ -816,13 +826,15 @@ int view_procs_render(struct grid *g, const struct view_header *h,
 	if (!st->batch && view_too_small(g))
 		return 0;
 	y = h ? view_header_render(g, 0, h) : 0;
-	if (st->alerts[0]) {
+	if (st->alerts[0] && st->batch) {
+		y += view_alerts_wrap(g, y, g->w, st->alerts, GRID_BOLD);
+	} else if (st->alerts[0]) {
 		char a[1024];
 		text_fit(st->alerts, g->w, a, sizeof(a));
 		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
 		grid_put(g, 0, y++, a, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, g->w);
 	}
-	vis = table_rows(st, h, g->h);
+	vis = table_rows(st, h, g->w, g->h);
 	view_clamp_selection(&selected, &scroll, n, vis);
 	for (i = scroll; i < n && i < scroll + vis; i++) {
 		const struct view_procs_row *r = &st->rows[i];

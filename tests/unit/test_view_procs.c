@@ -393,6 +393,26 @@ static void test_alerts(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* Batch: every alert, whole, wrapped onto the rows it needs (a log keeps
+ * them all); the table under them. */
+static void test_batch_alerts(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->st.batch = true;
+	fx->st.limit = 20;
+	draw(fx, 120, 60);
+	assert_string_equal(row(fx, 2),
+			    "! stuck: rsync (3100) 1 thread in D 12s   ! busy floor: "
+			    "floors (4242) 31%   ! memory climbs: leak (4251) +2.1 MiB/min");
+	assert_string_equal(row(fx, 3),
+			    "! zombie: 4260 defunct, parent zpar (4259) has not reaped it");
+	assert_true(strstr(row(fx, 4), "  PID USER"));
+	assert_true(strstr(row(fx, 5), " 4250 "));
+	assert_true(strstr(row(fx, 24), " "));
+	assert_string_equal(row(fx, 25), ""); /* 20 rows */
+}
+
 static void type(struct fixture *fx, const char *text)
 {
 	for (const char *c = text; *c; c++)
@@ -486,4 +506,4 @@ static void test_filter(void **state)
 
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_ascii),
 	  TEST_FX(test_sort), TEST_FX(test_grouped), TEST_FX(test_enter), TEST_FX(test_filter),
-	  TEST_FX(test_alerts))
+	  TEST_FX(test_alerts), TEST_FX(test_batch_alerts))
