@@ -37,7 +37,11 @@
 #define STATUS_NS 3000000000ull
 #define BATCH_COLS 200
 #define BATCH_ROWS 40
-#define BATCH_PROCS 20	   /* whole machine: the process table's rows in batch output */
+#define BATCH_PROCS 20 /* whole machine: the process table's rows in batch output */
+#define BATCH_SLACK                                                                                \
+	24		   /* batch: rows for wrapped alerts lines and the process table's         \
+			      rows with a verdict past its 20 (tables are capped, blank rows       \
+			      dropped) */
 #define UI_DIFF_SECONDS 10 /* the b key's baseline, and "now" in diff mode */
 
 void ui_init(struct ui *ui, const struct ui_config *c, double period_s, struct ui_model *m)
@@ -372,24 +376,25 @@ static void print_grid(const struct grid *g, FILE *out)
 void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header *h, FILE *out)
 {
 	enum ui_view v = shown_view(ui, m);
-	int rows = v == UI_VIEW_TOP ? ui->top.limit + 6 : BATCH_ROWS;
+	int rows = v == UI_VIEW_TOP ? ui->top.limit + 6 + BATCH_SLACK : BATCH_ROWS;
 
 	/* Whole machine: the process table first, then the top view under
 	 * the same header (printed once). */
 	if (m->machine && !ui->ann_name && !ui->ann.open &&
 	    ((v == UI_VIEW_TOP && !ui->pid) || v == UI_VIEW_PROCS)) {
 		ui->view = UI_VIEW_PROCS;
-		print_grid(ui_draw(ui, m, h, BATCH_COLS, view_header_height(h) + 2 + BATCH_PROCS),
+		print_grid(ui_draw(ui, m, h, BATCH_COLS,
+				   view_header_height(h) + 2 + 2 * BATCH_PROCS + BATCH_SLACK),
 			   out);
 		ui->view = UI_VIEW_TOP;
 		fprintf(out, "Top functions (whole machine):\n");
-		print_grid(ui_draw(ui, m, NULL, BATCH_COLS, ui->top.limit + 4), out);
+		print_grid(ui_draw(ui, m, NULL, BATCH_COLS, ui->top.limit + 4 + BATCH_SLACK), out);
 		ui->view = v;
 		fflush(out);
 		return;
 	}
 	if (shown_view(ui, m) == UI_VIEW_MEMORY)
-		rows = ui->top.limit + 16; /* mappings and code paths, -l each at most */
+		rows = ui->top.limit + 16 + BATCH_SLACK; /* mappings and code paths, -l each */
 	if (ui->ann_name || ui->ann.open) {
 		draw_annotate(ui, m, h, BATCH_ROWS); /* opens it: then its length is known */
 		rows = ui->ann.open ? view_annotate_count(&ui->ann) + 6 : 2;

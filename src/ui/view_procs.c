@@ -390,6 +390,27 @@ static void filter_changed(struct view_procs_state *st)
 
 /* ---- update -------------------------------------------------------------- */
 
+/* Batch: past the limit's rows, the ones with a verdict come next (as many
+ * again at most), so a log shows the stuck, leaking or zombie process a
+ * busy box pushes under its busiest 20; st->extra says how many. */
+static void batch_verdicts(struct view_procs_state *st)
+{
+	int k, i;
+
+	st->extra = 0;
+	if (!st->batch || st->limit <= 0 || st->nrows <= st->limit || st->grouped)
+		return;
+	for (i = k = st->limit; i < st->nrows && st->extra < st->limit; i++) {
+		struct view_procs_row r = st->rows[i];
+
+		if (rank_of(&r) != 0)
+			continue;
+		memmove(&st->rows[k + 1], &st->rows[k], (size_t)(i - k) * sizeof(r));
+		st->rows[k++] = r;
+		st->extra++;
+	}
+}
+
 /* The alerts' rows: one on screen (fitted, "+N more"), every alert in
  * batch (wrapped). */
 static int alerts_rows(const struct view_procs_state *st, int cols)
@@ -410,8 +431,8 @@ static int table_rows(const struct view_procs_state *st, const struct view_heade
 {
 	int vis = rows - (st->batch ? 0 : 1) - table_y(st, h, cols) - 1;
 
-	if (st->batch && st->limit > 0 && vis > st->limit)
-		vis = st->limit;
+	if (st->batch && st->limit > 0 && vis > st->limit + st->extra)
+		vis = st->limit + st->extra;
 	return vis < 0 ? 0 : vis;
 }
 
@@ -476,6 +497,7 @@ int view_procs_update(struct view_procs_state *st, const struct view_header *h,
 	free(st->rows);
 	st->rows = kept;
 	st->nrows = (int)nk;
+	batch_verdicts(st);
 	st->page = table_rows(st, h, cols, rows);
 	clamp_selection(st, st->page);
 	to = st->scroll + st->page < st->nrows ? st->scroll + st->page : st->nrows;

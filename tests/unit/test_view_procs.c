@@ -394,7 +394,8 @@ static void test_alerts(void **state)
 }
 
 /* Batch: every alert, whole, wrapped onto the rows it needs (a log keeps
- * them all); the table under them. */
+ * them all); the table under them, its limit's rows and then the rows
+ * with a verdict past them. */
 static void test_batch_alerts(void **state)
 {
 	struct fixture *fx = *state;
@@ -409,8 +410,19 @@ static void test_batch_alerts(void **state)
 			    "! zombie: 4260 defunct, parent zpar (4259) has not reaped it");
 	assert_true(strstr(row(fx, 4), "  PID USER"));
 	assert_true(strstr(row(fx, 5), " 4250 "));
-	assert_true(strstr(row(fx, 24), " "));
-	assert_string_equal(row(fx, 25), ""); /* 20 rows */
+	assert_string_equal(row(fx, 25), ""); /* 20 rows, the verdicts among them */
+	assert_int_equal(fx->st.extra, 0);
+
+	/* 5 rows: then the 4 with a verdict past them, the busiest first */
+	fx->st.limit = 5;
+	draw(fx, 120, 60);
+	assert_true(strstr(row(fx, 9), " 2003 ")); /* the 5th busiest, 6.0% */
+	assert_true(strstr(row(fx, 10), " 4251 ") && strstr(row(fx, 10), "stairs"));
+	assert_true(strstr(row(fx, 11), " 3100 ") && strstr(row(fx, 11), "stuck D 12s"));
+	assert_true(strstr(row(fx, 12), " 4259 ") && strstr(row(fx, 12), "1 zombie"));
+	assert_true(strstr(row(fx, 13), " 4260 ") && strstr(row(fx, 13), "zombie (parent 4259"));
+	assert_string_equal(row(fx, 14), "");
+	assert_int_equal(fx->st.extra, 4);
 }
 
 static void type(struct fixture *fx, const char *text)

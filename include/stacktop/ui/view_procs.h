@@ -112,7 +112,9 @@ struct view_procs_state {
 	bool hide_kernel;   /* set by ui (K): hottest skips kernel frames */
 	bool full_names;    /* set by ui (v): C++ names whole */
 	bool batch;	    /* no selection, no footer, limit rows */
-	int limit;	    /* batch: rows at most (0: the grid's) */
+	int limit;	    /* batch: rows at most (0: the grid's), and as many again
+			       of those with a verdict past them */
+	int extra;	    /* out: batch: rows with a verdict shown past limit */
 	pid_t selected_pid; /* out: the selected process (0: a group or none) */
 	int page;	    /* out: table rows on screen */
 	int nrows;	    /* out: rows kept */
