@@ -10,18 +10,18 @@
 
 # Every option stacktop knows (tests/e2e/test_docs.sh checks this list
 # against src/opts.c); the lists below are the parts each form offers.
-_stacktop_opts='-p --pid --subprocesses --debuginfod --no-runtime-attach -r --rate -d --delay -W --window -b --batch
+_stacktop_opts='-a --all -p --pid --subprocesses --debuginfod --no-runtime-attach -r --rate -d --delay -W --window -b --batch
 -n --iterations -l --limit --view -s --sort -L --lines -K --no-kernel
 --stack-size --ascii --spike-for --mode -w --wall --events --no-idle --full-names --json --native
 -o --output --format --per-thread --memory --force --output-dir --output-mode --base --new
 --fail-above --annotate --source-path -h --help -V --version'
 
-_stacktop_top_opts='-p --pid --subprocesses --debuginfod --no-runtime-attach --mode -w --wall --events -r --rate -d --delay
+_stacktop_top_opts='-a --all -p --pid --subprocesses --debuginfod --no-runtime-attach --mode -w --wall --events -r --rate -d --delay
 -W --window -b --batch -n --iterations -l --limit --view -s --sort -L --lines
 -K --no-kernel --no-idle --full-names --stack-size --ascii --spike-for --output-dir
 --output-mode --annotate --source-path -h --help -V --version'
 _stacktop_dump_opts='-p --pid --json --native'
-_stacktop_record_opts='-p --pid --subprocesses --debuginfod --no-runtime-attach --mode -w --wall --events -r --rate -d --delay
+_stacktop_record_opts='-a --all -p --pid --subprocesses --debuginfod --no-runtime-attach --mode -w --wall --events -r --rate -d --delay
 -K --no-kernel --stack-size -o --output --format --per-thread --memory --force
 --output-mode -h --help'
 _stacktop_report_opts='-b --batch -n --iterations -l --limit --view -s --sort
@@ -106,7 +106,7 @@ _stacktop_value()
 	case $1 in
 	-p | --pid) _stacktop_pids "$2" ;;
 	-s | --sort) COMPREPLY=($(compgen -W 'own total owntime totaltime' -- "$2")) ;;
-	--view) COMPREPLY=($(compgen -W 'top icicle threads memory' -- "$2")) ;;
+	--view) COMPREPLY=($(compgen -W 'top icicle threads memory processes' -- "$2")) ;;
 	--mode) COMPREPLY=($(compgen -W 'cpu wall' -- "$2")) ;;
 	--events) COMPREPLY=($(compgen -W 'auto per-cpu inherit per-thread' -- "$2")) ;;
 	--format) COMPREPLY=($(compgen -W 'folded pprof speedscope' -- "$2")) ;;

@@ -548,6 +548,10 @@ static int box_tick(struct session *s, double t)
 		metrics_set_pids(&s->metrics, &s->narrow, 1);
 		return metrics_tick(&s->metrics, t);
 	}
+	s->metrics.box = true;
+	s->metrics.mem_limit = tot.mem_total;
+	s->metrics.mem_limit_src = "RAM";
+	s->metrics.limit_t = t; /* not looked up for a process */
 	metrics_push_process(&s->metrics, t, tot.cpu_pct, tot.mem_used, 0, 0);
 	metrics_eval(&s->metrics, t);
 	return 0;

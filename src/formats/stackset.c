@@ -10,6 +10,8 @@
 #include "stacktop/formats/stackset.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,8 +103,31 @@ struct strpool *stackset_strings(struct stackset *ss)
 	return &ss->strings;
 }
 
+/* A whole-machine profile's process root frame ("comm (pid)" in module
+ * "[process]", as frames_process names it) is one again: views and
+ * writers treat it as the process, not as a function. */
+static int64_t process_frame(struct stackset *ss, const struct stackset_frame *f)
+{
+	const char *open = f->func ? strrchr(f->func, '(') : NULL;
+	char comm[96], *end;
+	long pid;
+
+	if (!open || open == f->func || open[-1] != ' ' || (size_t)(open - f->func) > 65)
+		return -EINVAL;
+	pid = strtol(open + 1, &end, 10);
+	if (end == open + 1 || strcmp(end, ")") || pid <= 0 || pid > INT32_MAX)
+		return -EINVAL;
+	snprintf(comm, sizeof(comm), "%.*s", (int)(open - f->func - 1), f->func);
+	return frames_process(ss->fr, (int)pid, comm);
+}
+
 int64_t stackset_frame(struct stackset *ss, const struct stackset_frame *f)
 {
+	int64_t id;
+
+	if (f->module && !strcmp(f->module, "[process]") && !f->kernel &&
+	    (id = process_frame(ss, f)) != -EINVAL)
+		return id;
 	struct sym_info si = {
 	    .func = f->func,
 	    .module = f->module,

@@ -400,6 +400,8 @@ static const char *wide_text(const struct metrics *m, bool process_wide)
 {
 	if (!process_wide)
 		return "";
+	if (m->box)
+		return " (whole machine)";
 	return m->multi ? " (all processes)" : " (process)";
 }
 
@@ -556,6 +558,10 @@ void view_chart_mem_fit(const struct metrics *m, bool process_wide, int width, c
 				 "; growth %s the %s heap", where,
 				 m->rt_name ? m->rt_name : "Java");
 		snprintf(buf, size, "MEM%s %s  %s", wide_text(m, process_wide), heap, trend);
+	} else if (m->box) {
+		/* the box's memory in use (its RAM is the limit line's) */
+		snprintf(buf, size, "MEM%s %s used  %s", wide_text(m, process_wide), rss, trend);
+		return; /* no anon/file split: it is the box's */
 	} else {
 		snprintf(buf, size, "MEM%s %s RSS  %s", wide_text(m, process_wide), rss, trend);
 	}

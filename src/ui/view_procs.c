@@ -440,7 +440,7 @@ static void clamp_selection(struct view_procs_state *st, int vis)
 {
 	int i, n = st->nrows;
 
-	for (i = 0; i < n && (st->follow_pid || st->follow_group[0]); i++) {
+	for (i = 0; st->moved && i < n && (st->follow_pid || st->follow_group[0]); i++) {
 		const struct view_procs_row *r = &st->rows[i];
 		if (r->group ? st->follow_group[0] && !strcmp(r->cgroup, st->follow_group)
 			     : !st->follow_group[0] && r->pid == st->follow_pid) {
@@ -898,6 +898,7 @@ static struct view_action procs_move(void *ctx, int key)
 	struct view_procs_state *st = ctx;
 
 	view_move_selection(&st->selected, key, st->page > 1 ? st->page - 1 : 1);
+	st->moved = true;
 	st->follow_pid = 0;
 	st->follow_group[0] = '\0';
 	if (st->rows)
@@ -923,6 +924,8 @@ static struct view_action procs_group(void *ctx, int key)
 	st->grouped = !st->grouped;
 	st->open[0] = '\0';
 	st->scroll = 0;
+	st->selected = 0;
+	st->moved = false;
 	return keymap_used(true);
 }
 

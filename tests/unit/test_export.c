@@ -707,6 +707,29 @@ static void test_whole_machine(void **state)
 		assert_int_equal(s->value[0], pid == 100 ? 3 : 2);
 	}
 	pprof_free(p, gz);
+
+	/* Loaded again (report), the roots are processes, not functions. */
+	struct frames *frs;
+	struct stackset *r;
+	char err[256];
+	size_t len;
+	int procs = 0;
+	char *text = render(w, &o, &len);
+	assert_int_equal(frames_new(NULL, &frs), 0);
+	assert_int_equal(report_load_mem(text, len, "t", frs, &r, err, sizeof(err)), 0);
+	for (uint32_t id = 0; id < frames_span(frs); id++) {
+		const struct frame *f = frames_get(frs, id);
+		if (frame_is_process(f)) {
+			procs++;
+			assert_true(f->pid == 100 || f->pid == 200);
+			assert_string_equal(f->sym.func,
+					    f->pid == 100 ? "alpha (100)" : "be ta (200)");
+		}
+	}
+	assert_int_equal(procs, 2);
+	stackset_free(r);
+	frames_free(frs);
+	free(text);
 	window_free_fx(w);
 }
 

@@ -403,6 +403,13 @@ static void test_mem(void **state)
 	    buf, "! MEM STAIRS +3.5 GiB/h, limit in ~21s: held by cache_put.constprop.0");
 	grid_free(&g);
 	m.mem_holder = NULL;
+	/* The whole machine's figures: memory in use, no anon/file split. */
+	m.box = true;
+	view_chart_mem_text(&m, true, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "MEM (whole machine) "));
+	assert_non_null(strstr(buf, " used  STAIRS"));
+	assert_null(strstr(buf, "anon"));
+	m.box = false;
 	/* h == 1: the verdict line only. */
 	assert_int_equal(grid_init(&g, 100, 1), 0);
 	assert_int_equal(view_chart_mem(&g, 0, 0, 100, 1, &m, false), 0);

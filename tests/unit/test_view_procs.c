@@ -278,11 +278,21 @@ static void test_ascii(void **state)
 			assert_true((unsigned char)*c < 0x80);
 }
 
-/* s: floor, rss, pid, name; the selection follows its process. */
+/* s: floor, rss, pid, name; the selection follows its process once a key
+ * moved it, and stays on the busiest row until then. */
 static void test_sort(void **state)
 {
 	struct fixture *fx = *state;
 
+	draw(fx, 120, 40);
+	assert_int_equal(fx->st.selected_pid, 4250);
+	view_procs_key(&fx->st, 's');
+	view_procs_key(&fx->st, 's'); /* rss */
+	draw(fx, 120, 40);
+	assert_int_equal(fx->st.selected_pid, 4251);
+	assert_true(row_has_attr(fx, 4, GRID_REVERSE));
+	for (int k = 0; k < VIEW_PROCS_SORT_COUNT - 2; k++)
+		view_procs_key(&fx->st, 's');
 	draw(fx, 120, 40);
 	view_procs_key(&fx->st, KEYS_DOWN); /* floors */
 	draw(fx, 120, 40);

@@ -163,6 +163,9 @@ struct metrics {
 	/* More than one process among the tracked ones and the threads
 	 * listed: the views then say which process a thread is in. */
 	bool multi;
+	/* The whole machine's own figures (pushed by the session): CPU of
+	 * every CPU, memory used of RAM; the views say so. */
+	bool box;
 
 	struct series cpu;		      /* process CPU % of one core */
 	struct series cpu_long;		      /* the same, the last METRICS_LONG_S seconds */

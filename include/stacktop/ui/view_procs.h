@@ -119,7 +119,9 @@ struct view_procs_state {
 	int page;	    /* out: table rows on screen */
 	int nrows;	    /* out: rows kept */
 	struct view_procs_row *rows;
-	/* Internal: what the selection follows across re-sorts. */
+	/* Internal: what the selection follows across re-sorts, once a key
+	 * moved it (until then it stays on the first row: the busiest). */
+	bool moved;
 	pid_t follow_pid;
 	char follow_group[256];
 	/* uid -> user name, looked up once each (getpwuid_r) */
