@@ -384,6 +384,7 @@ static bool proc_matches(const struct machine_proc *p, const char *f)
 static void filter_changed(struct view_procs_state *st)
 {
 	st->selected = st->scroll = 0;
+	st->moved = false; /* on the busiest match until a key moves it */
 	st->follow_pid = 0;
 	st->follow_group[0] = '\0';
 }
