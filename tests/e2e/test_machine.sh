@@ -205,19 +205,22 @@ tm_stop
 # ==== record ====================================================================
 F=$E2E_TMPDIR/m.folded
 run_ok 30 "$E2E_TMPDIR/rec.out" "record -a -d 3 -o m.folded exits 0" record -a -d 3 -o "$F"
+log "record: $(tail -n 1 "$E2E_TMPDIR/rec.out.err")"
 n=$(grep -c "^cpuburn ($CB);" "$F" 2>/dev/null)
 check_cmp "${n:-0}" '>' 0 "folded: lines start with 'cpuburn ($CB);'"
 grep -q "^floor ($FL);" "$F" && ok "folded: floor ($FL) has its root frame" ||
 	bad "folded: no line starts with 'floor ($FL);'"
 PB=$E2E_TMPDIR/m.pb.gz
 run_ok 30 "$E2E_TMPDIR/recpb.out" "record -a -d 3 -o m.pb.gz exits 0" record -a -d 3 -o "$PB"
+log "record: $(tail -n 1 "$E2E_TMPDIR/recpb.out.err")"
 if command -v go >/dev/null; then
 	G=$E2E_TMPDIR/go
-	tags=$(HOME=$G GOCACHE=$G/cache GOPATH=$G/path GOFLAGS= GOTOOLCHAIN=local \
-		go tool pprof -symbolize=none -tags "$PB" 2>&1)
-	[[ $tags == *"pid"* && $tags =~ [^0-9]$CB[^0-9] ]] &&
-		ok "pprof: a pid label with cpuburn's $CB" ||
-		bad "pprof: no pid label $CB in go tool pprof -tags: $(head -c 600 <<<"$tags")"
+	# -raw: every sample with its labels (-tags lists the busiest values only)
+	raw=$(HOME=$G GOCACHE=$G/cache GOPATH=$G/path GOFLAGS= GOTOOLCHAIN=local \
+		go tool pprof -symbolize=none -raw "$PB" 2>&1)
+	grep -q "pid:\[$CB\]" <<<"$raw" && grep -q "process:\[cpuburn\]" <<<"$raw" &&
+		ok "pprof: samples labelled pid $CB and process cpuburn" ||
+		bad "pprof: no sample labelled pid:[$CB] process:[cpuburn] in go tool pprof -raw: $(head -c 600 <<<"$raw")"
 else
 	log "SKIP pprof labels: no go (go tool pprof -tags)"
 fi
