@@ -334,14 +334,11 @@ static void open_metrics(struct session *s, pid_t pid)
  * reads /proc within its budget. */
 static int open_machine(struct session *s, char *err, size_t errsz)
 {
-	struct machine_config mc = {
-	    .history_s = s->o->window_s < MACHINE_MIN_S ? MACHINE_MIN_S : s->o->window_s,
-	    .busy_floor_pct = 5,
-	    .stuck_s = 5,
-	    .reads_per_tick = 256,
-	    .task_reads_per_tick = 256,
-	};
+	struct machine_config mc;
 	int e;
+
+	machine_config_default(&mc); /* its budgets; the history is the window */
+	mc.history_s = s->o->window_s < MACHINE_MIN_S ? MACHINE_MIN_S : s->o->window_s;
 
 	if ((e = machine_new(&mc, &s->machine)) || (e = series_init(&s->box_cpu, mc.history_s)) ||
 	    (e = series_init(&s->box_mem, mc.history_s))) {

@@ -21,6 +21,10 @@
  * is the costly part: a tick recomputes it for at most
  * MACHINE_TRENDS_PER_TICK rows, in turn over those that moved by more than
  * the noise; machine_eval alone recomputes every row.
+ *
+ * Demand (proc/demand) is read for a few rows only: the busiest of those
+ * that may hold a floor, after the stat files (whose CPU picks them); its
+ * series and thread state exist while a row is among them.
  */
 #include "stacktop/proc/machine.h"
 
@@ -46,6 +50,7 @@
 #define TASK_DIRBUF (8 * 1024)
 #define STAT_BUF (32 * 1024) /* /proc/stat: the cpu lines of 256 CPUs and more */
 #define CMDLINE_TRIES 3
+#define DEMAND_KEEP_S 10 /* a row's demand kept while it is not read */
 
 /* A thread seen in state D. */
 struct dthread {
@@ -79,6 +84,7 @@ struct machine {
 	struct machine_totals tot;
 	double *sc_t, *sc_v; /* eval scratch, history_s points each */
 	char *statbuf;	     /* /proc/stat */
+	char *demand_buf;    /* task directories listed for the demand */
 	double clk_tck, page;
 };
 
@@ -108,9 +114,20 @@ static struct machine_proc *row_find(const struct machine *m, pid_t pid)
 	return id < 0 ? NULL : &m->procs[id];
 }
 
+/* Stop reading a row's demand: its points and threads go. */
+static void demand_drop(struct machine_proc *p)
+{
+	series_free(&p->demand);
+	free(p->dm);
+	p->dm = NULL;
+	p->demand_pct = -1;
+	p->demand_p10 = p->demand_p90 = 0;
+}
+
 /* Forget what was known of a row's process: a new one has its pid. */
 static void row_reset(struct machine_proc *p)
 {
+	demand_drop(p);
 	series_clear(&p->cpu);
 	series_clear(&p->rss_series);
 	p->read_t = -INFINITY;
@@ -158,6 +175,7 @@ static void row_remove(struct machine *m, size_t i)
 		       row_hash, m);
 	series_free(&p->cpu);
 	series_free(&p->rss_series);
+	demand_drop(p);
 	if (i != last) {
 		size_t s = hashidx_slot_of(&m->ix, hashidx_mix64((uint64_t)m->procs[last].pid),
 					   (uint32_t)last);
@@ -276,7 +294,8 @@ void machine_config_default(struct machine_config *c)
 				     .busy_floor_pct = 5,
 				     .stuck_s = 5,
 				     .reads_per_tick = 256,
-				     .task_reads_per_tick = 256};
+				     .task_reads_per_tick = 256,
+				     .demand_reads_per_tick = 512};
 }
 
 int machine_new(const struct machine_config *cfg, struct machine **out)
@@ -306,7 +325,9 @@ int machine_new(const struct machine_config *cfg, struct machine **out)
 	m->proc_ds.buf = malloc(PROC_DIRBUF);
 	m->task_ds.buf = malloc(TASK_DIRBUF);
 	m->statbuf = malloc(STAT_BUF);
-	if (!m->sc_t || !m->sc_v || !m->proc_ds.buf || !m->task_ds.buf || !m->statbuf) {
+	m->demand_buf = malloc(TASK_DIRBUF);
+	if (!m->sc_t || !m->sc_v || !m->proc_ds.buf || !m->task_ds.buf || !m->statbuf ||
+	    !m->demand_buf) {
 		machine_free(m);
 		return -ENOMEM;
 	}
@@ -321,6 +342,7 @@ void machine_free(struct machine *m)
 	for (size_t i = 0; i < m->n; i++) {
 		series_free(&m->procs[i].cpu);
 		series_free(&m->procs[i].rss_series);
+		demand_drop(&m->procs[i]);
 	}
 	ds_close(&m->proc_ds);
 	ds_close(&m->task_ds);
@@ -333,7 +355,7 @@ void machine_free(struct machine *m)
 	hashidx_free(&m->ix);
 	hashidx_free(&m->dix);
 	ARRAY_FREE_ALL(m->procs, m->dt, m->sc_t, m->sc_v, m->proc_ds.buf, m->task_ds.buf,
-		       m->statbuf, m);
+		       m->statbuf, m->demand_buf, m);
 }
 
 void machine_set_sampled(struct machine *m, const pid_t *pids, size_t n)
@@ -436,6 +458,25 @@ int machine_push(struct machine *m, double t, const struct machine_reading *r, u
 	p->need_cmdline = 0;
 	observe(m, p, t, r, false);
 	return 0;
+}
+
+static void demand_point(struct machine *m, struct machine_proc *p, double t, double pct)
+{
+	if (!p->demand.cap && series_init(&p->demand, m->cfg.history_s) < 0)
+		return;
+	series_push(&p->demand, t, pct);
+	p->demand_pct = pct;
+}
+
+int machine_push_demand(struct machine *m, double t, pid_t pid, double pct)
+{
+	struct machine_proc *p = row_find(m, pid);
+
+	if (!p)
+		return -ESRCH;
+	tick_begin(m, t);
+	demand_point(m, p, t, pct);
+	return p->demand.cap ? 0 : -ENOMEM;
 }
 
 /* ---- procfs ---- */
@@ -753,6 +794,83 @@ static void tick_tasks(struct machine *m, double t)
 	}
 }
 
+/* ---- demand ---- */
+
+/* Whether row a goes before row b among those read: the most CPU now. */
+static bool demand_before(const struct machine_proc *a, const struct machine_proc *b)
+{
+	return a->cpu_pct > b->cpu_pct;
+}
+
+/* The rows that may hold a floor (CPU now or floor >= busy_floor_pct;
+ * user processes alive), the MACHINE_DEMAND_PROCS with the most CPU now,
+ * into top (busiest first): how many. */
+static size_t demand_pick(struct machine *m, size_t *top)
+{
+	double th = m->cfg.busy_floor_pct;
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		const struct machine_proc *p = &m->procs[i];
+		size_t j;
+
+		if (p->kernel || p->state == 'Z' || (p->cpu_pct < th && p->floor_pct < th))
+			continue;
+		if (k < MACHINE_DEMAND_PROCS)
+			j = k++;
+		else if (demand_before(p, &m->procs[top[k - 1]]))
+			j = k - 1; /* the last kept goes */
+		else
+			continue;
+		for (; j > 0 && demand_before(p, &m->procs[top[j - 1]]); j--)
+			top[j] = top[j - 1];
+		top[j] = i;
+	}
+	return k;
+}
+
+/* Those rows' threads' schedstat, the busiest first, within
+ * demand_reads_per_tick files (one that does not fit what is left waits
+ * for the next tick, its state kept). A row not picked keeps its demand
+ * for DEMAND_KEEP_S (more than MACHINE_DEMAND_PROCS that may hold a floor
+ * take turns: each keeps its points, its next read gives its rate since
+ * the last), then loses it. */
+static void tick_demand(struct machine *m, double t)
+{
+	size_t top[MACHINE_DEMAND_PROCS], k = demand_pick(m, top);
+	unsigned budget = m->cfg.demand_reads_per_tick;
+
+	for (size_t i = 0; i < m->n; i++)
+		m->procs[i].demand_due = false;
+	for (size_t i = 0; i < k; i++) {
+		m->procs[top[i]].demand_due = true;
+		m->procs[top[i]].demand_t = t;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		struct machine_proc *p = &m->procs[i];
+
+		if (!p->demand_due && (p->dm || p->demand.cap) &&
+		    !(t - p->demand_t <= DEMAND_KEEP_S))
+			demand_drop(p);
+	}
+	for (size_t i = 0; i < k; i++) {
+		struct machine_proc *p = &m->procs[top[i]];
+		int nt = p->nthreads > 1 ? p->nthreads : 1;
+		unsigned cost =
+		    (unsigned)(nt < MACHINE_DEMAND_THREADS ? nt : MACHINE_DEMAND_THREADS);
+		unsigned files = 0;
+		double pct;
+
+		cost += nt > 1; /* its task directory */
+		if (cost > budget || (!p->dm && !(p->dm = calloc(1, sizeof(*p->dm)))))
+			continue;
+		if (demand_read(m->procfd, p->pid, nt, p->dm, m->demand_buf, TASK_DIRBUF, &pct,
+				&files) == 1)
+			demand_point(m, p, t, pct);
+		budget -= files < budget ? files : budget;
+	}
+}
+
 /* ---- the box ---- */
 
 static ssize_t kept_read(const struct machine *m, int *fd, const char *name, char *buf, size_t size)
@@ -831,6 +949,7 @@ int machine_tick(struct machine *m, double t)
 	tick_list(m, t);
 	tick_d_threads(m, t);
 	tick_tasks(m, t);
+	tick_demand(m, t);
 	tick_cpu(m);
 	tick_mem(m);
 	m->boot_prev = boot;
@@ -862,8 +981,27 @@ static double oldest_t(const struct series *s)
 	return s->len ? s->t[s->head] : INFINITY;
 }
 
+/* The demand's p10 and p90: how many points. */
+static size_t eval_demand(struct machine *m, struct machine_proc *p)
+{
+	size_t n = series_get(&p->demand, NULL, m->sc_v, m->cfg.history_s);
+
+	p->demand_p10 = p->demand_p90 = 0;
+	if (!n)
+		return 0;
+	series_sort(m->sc_v, n);
+	p->demand_p10 = series_percentile_sorted(m->sc_v, n, 0.1);
+	p->demand_p90 = series_percentile_sorted(m->sc_v, n, 0.9);
+	return n;
+}
+
+/* The floor is the CPU's; whether it is a busy floor, the demand's: a
+ * steady worker starved by others has a CPU that wanders but a flat
+ * demand; a floor-holder's demand bursts above what never sleeps. */
 static void eval_cpu(struct machine *m, struct machine_proc *p)
 {
+	size_t nd = eval_demand(m, p);
+
 	p->floor_pct = p->p90_pct = p->peak_pct = 0;
 	p->busy_floor = false;
 	if (p->cpu_nz_t < oldest_t(&p->cpu))
@@ -874,7 +1012,7 @@ static void eval_cpu(struct machine *m, struct machine_proc *p)
 	p->p90_pct = series_percentile_sorted(m->sc_v, n, 0.9);
 	p->peak_pct = m->sc_v[n - 1];
 	p->busy_floor = n >= MACHINE_MIN_S && p->floor_pct >= m->cfg.busy_floor_pct &&
-			p->p90_pct >= p->floor_pct + MACHINE_BURST_PTS;
+			nd >= MACHINE_MIN_S && p->demand_p90 >= p->demand_p10 + MACHINE_BURST_PTS;
 }
 
 /* The RSS trend: flat at no cost when the series did not move by more

@@ -301,7 +301,10 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 	if (m->machine) {
 		size_t n;
 		const struct machine_proc *p = machine_procs(m->machine, &n);
-		view_procs_alerts(p, n, ui->batch ? 0 : cols, ui->machine_alerts,
+		/* the process table looks its floors up in its update */
+		if (shown_view(ui, m) != UI_VIEW_PROCS)
+			view_procs_floors(&ui->procs, p, n, m->w);
+		view_procs_alerts(p, n, &ui->procs, ui->batch ? 0 : cols, ui->machine_alerts,
 				  sizeof(ui->machine_alerts));
 	}
 	bool mem_shown = shown_view(ui, m) == UI_VIEW_MEMORY;

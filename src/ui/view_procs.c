@@ -337,6 +337,139 @@ static int fill_hottest(struct view_procs_state *st, struct window *w, int from,
 	return 0;
 }
 
+/* ---- where a busy floor is spent ------------------------------------------ */
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The buckets of mp's seconds at its floor (CPU point <= floor + max(5,
+ * floor / 4)), sorted, unique, into secs (cap): how many. The point at t
+ * is the CPU of the second before t, most of it in the bucket of t - 0.5. */
+static size_t floor_seconds(const struct machine_proc *mp, uint64_t bucket_ns, double *t, double *v,
+			    uint64_t *secs)
+{
+	double lim = mp->floor_pct + (mp->floor_pct / 4 > 5 ? mp->floor_pct / 4 : 5);
+	size_t n = series_get(&mp->cpu, t, v, mp->cpu.cap), k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (v[i] <= lim && t[i] >= 0.5)
+			secs[k++] = (uint64_t)((t[i] - 0.5) * 1e9) / bucket_ns;
+	qsort(secs, k, sizeof(*secs), cmp_u64);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!u || secs[u - 1] != secs[i])
+			secs[u++] = secs[i];
+	return u;
+}
+
+/* mp's hottest user function in the seconds secs[0..ns) into out. */
+static int floor_func(struct view_procs_state *st, struct window *w, pid_t pid,
+		      const uint64_t *secs, size_t ns, char *out, size_t size)
+{
+	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION,
+				     .hide_kernel = true,
+				     .pid = pid,
+				     .seconds = secs,
+				     .nseconds = ns};
+	struct window_top_row *rows = NULL;
+	const struct window_top_row *best = NULL;
+	const struct frame *f;
+	uint64_t total;
+	size_t n = 0;
+	int err;
+
+	out[0] = '\0';
+	if (!ns)
+		return 0;
+	if ((err = window_top(w, &q, &rows, &n, &total)))
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i].self || !(f = frames_get(window_frames(w), rows[i].frame)) ||
+		    f->kernel)
+			continue;
+		if (!best || rows[i].self > best->self ||
+		    (rows[i].self == best->self && rows[i].frame < best->frame))
+			best = &rows[i];
+	}
+	if (best)
+		func_text(frames_get(window_frames(w), best->frame), st->full_names, out, size);
+	free(rows);
+	return 0;
+}
+
+static int cmp_floor(const void *pa, const void *pb)
+{
+	const struct machine_proc *a = *(const struct machine_proc *const *)pa;
+	const struct machine_proc *b = *(const struct machine_proc *const *)pb;
+
+	return a->floor_pct != b->floor_pct ? cmp_desc(a->floor_pct, b->floor_pct)
+					    : cmp_pid(a->pid, b->pid);
+}
+
+int view_procs_floors(struct view_procs_state *st, const struct machine_proc *p, size_t n,
+		      struct window *w)
+{
+	const struct machine_proc *bf[VIEW_PROCS_FLOORS];
+	size_t nb = 0, cap = 0;
+	double *t = NULL, *v = NULL;
+	uint64_t *secs = NULL;
+	int err = 0;
+
+	st->nfloors = 0;
+	if (!w || !p)
+		return 0;
+	/* The highest floors, VIEW_PROCS_FLOORS at most, sorted. */
+	for (size_t i = 0; i < n; i++) {
+		const struct machine_proc *q = &p[i];
+
+		if (!q->busy_floor)
+			continue;
+		if (nb < VIEW_PROCS_FLOORS)
+			bf[nb++] = q;
+		else if (cmp_floor(&q, &bf[nb - 1]) < 0)
+			bf[nb - 1] = q; /* the lowest kept goes */
+		else
+			continue;
+		qsort(bf, nb, sizeof(*bf), cmp_floor);
+		if (q->cpu.cap > cap)
+			cap = q->cpu.cap;
+	}
+	if (!nb)
+		return 0;
+	t = malloc(cap * sizeof(*t));
+	v = malloc(cap * sizeof(*v));
+	secs = malloc(cap * sizeof(*secs));
+	if (!t || !v || !secs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nb && !err; i++) {
+		struct view_procs_floor *fl = &st->floors[st->nfloors++];
+		size_t ns = floor_seconds(bf[i], window_bucket_ns(w), t, v, secs);
+
+		fl->pid = bf[i]->pid;
+		err = floor_func(st, w, fl->pid, secs, ns, fl->func, sizeof(fl->func));
+	}
+out:
+	free(t);
+	free(v);
+	free(secs);
+	return err;
+}
+
+/* A busy floor's function, "" when not looked up. */
+static const char *floor_of(const struct view_procs_state *st, pid_t pid)
+{
+	for (int i = 0; st && i < st->nfloors; i++)
+		if (st->floors[i].pid == pid)
+			return st->floors[i].func;
+	return "";
+}
+
 static void fill_texts(struct view_procs_state *st, const struct machine_proc *p, size_t n,
 		       int from, int to)
 {
@@ -472,18 +605,27 @@ int view_procs_update(struct view_procs_state *st, const struct view_header *h,
 	struct view_procs_row *r, *kept;
 	const char *f = filter_of(st);
 	size_t nk = 0, i;
-	int err = 0, to;
+	int err, to;
 
-	view_procs_alerts(p, n, st->batch ? 0 : cols, st->alerts, sizeof(st->alerts));
+	err = view_procs_floors(st, p, n, w);
+	view_procs_alerts(p, n, st, st->batch ? 0 : cols, st->alerts, sizeof(st->alerts));
+	if (err)
+		return err;
 	if (!st->batch && (cols < VIEW_MIN_W || rows < VIEW_MIN_H)) {
 		st->page = 0;
 		return 0;
 	}
 	if (!(r = calloc(n + 1, sizeof(*r))))
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (proc_matches(&p[i], f))
-			row_of(&p[i], &r[nk++]);
+	for (i = 0; i < n; i++) {
+		if (!proc_matches(&p[i], f))
+			continue;
+		row_of(&p[i], &r[nk]);
+		if (r[nk].busy_floor)
+			snprintf(r[nk].floor_func, sizeof(r[nk].floor_func), "%s",
+				 floor_of(st, r[nk].pid));
+		nk++;
+	}
 	st->nprocs = (int)n;
 	st->nmatched = (int)nk;
 	if (st->grouped) {
@@ -592,8 +734,14 @@ static void verdict_text(const struct view_procs_row *r, bool brief, char *out, 
 	/* a group's floor is a sum: the member's own is on its row */
 	if (r->busy_floor && r->group)
 		ADD(GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, "busy floor");
-	else if (r->busy_floor)
+	else if (r->busy_floor && r->floor_func[0] && !brief) {
+		char fn[64];
+		text_fit(r->floor_func, 24, fn, sizeof(fn));
+		ADD(GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, "busy floor %.0f%% in %s", r->floor_pct,
+		    fn);
+	} else if (r->busy_floor) {
 		ADD(GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, "busy floor %.0f%%", r->floor_pct);
+	}
 	if (r->stairs)
 		ADD(GRID_COLOR(GRID_C_YELLOW) | GRID_BOLD, "stairs");
 	if (r->zombie && !r->group && brief) {
@@ -1103,7 +1251,8 @@ static void zombie_alert(struct alert *a, int nz, pid_t z, const char *w)
 	}
 }
 
-static size_t collect_alerts(const struct machine_proc *p, size_t n, struct alert *a, size_t max)
+static size_t collect_alerts(const struct machine_proc *p, size_t n,
+			     const struct view_procs_state *st, struct alert *a, size_t max)
 {
 	size_t k = 0;
 	char w[96], t[48], pw[32];
@@ -1120,10 +1269,16 @@ static size_t collect_alerts(const struct machine_proc *p, size_t n, struct aler
 			snprintf(a[k++].brief, sizeof(a->brief), "! stuck: %s D %s", w, t);
 		}
 		if (q->busy_floor && k < max) {
+			/* where it is spent: what to look at, in brief words too */
+			const char *ff = floor_of(st, q->pid);
+			char fn[64], fb[64];
 			a[k] = (struct alert){1, q->floor_pct, "", ""};
-			snprintf(a[k].text, sizeof(a->text), "! busy floor: %s %.0f%%", w,
-				 q->floor_pct);
-			snprintf(a[k].brief, sizeof(a->brief), "%s", a[k].text);
+			text_fit(ff, 24, fn, sizeof(fn));
+			text_fit(ff, 16, fb, sizeof(fb));
+			snprintf(a[k].text, sizeof(a->text), "! busy floor: %s %.0f%%%s%s", w,
+				 q->floor_pct, ff[0] ? " in " : "", fn);
+			snprintf(a[k].brief, sizeof(a->brief), "! busy floor: %s %.0f%%%s%s", w,
+				 q->floor_pct, ff[0] ? " in " : "", fb);
 			k++;
 		}
 		if (q->stairs && k < max) {
@@ -1176,7 +1331,8 @@ static size_t fit_alerts(const struct alert *a, size_t k, int width, bool brief,
 	return shown;
 }
 
-void view_procs_alerts(const struct machine_proc *p, size_t n, int width, char *buf, size_t size)
+void view_procs_alerts(const struct machine_proc *p, size_t n, const struct view_procs_state *st,
+		       int width, char *buf, size_t size)
 {
 	size_t max = n < 256 ? n * 4 : 1024, k;
 	struct alert *a;
@@ -1184,7 +1340,7 @@ void view_procs_alerts(const struct machine_proc *p, size_t n, int width, char *
 	buf[0] = '\0';
 	if (!p || !n || !(a = calloc(max, sizeof(*a))))
 		return;
-	k = collect_alerts(p, n, a, max);
+	k = collect_alerts(p, n, st, a, max);
 	qsort(a, k, sizeof(*a), cmp_alert);
 	/* A narrow line says more alerts in their brief words. */
 	if (fit_alerts(a, k, width, false, buf, size) < k)

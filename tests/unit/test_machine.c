@@ -1,8 +1,8 @@
 /* Unit tests for machine: the verdicts from pushed readings (busy floor,
- * steady work, stairs, a single jump, zombies and their parent, threads
- * stuck in D, a reused pid, a gone pid, groups by cgroup), and machine_tick
- * on the real /proc (ourselves, a zombie child, an exec, a spinning child,
- * a thread in D, the budget of quiet processes). The stat-line parser's
+ * steady work, a starved steady worker by its demand, stairs, a single jump, zombies and their
+ * parent, threads stuck in D, a reused pid, a gone pid, groups by cgroup), and machine_tick on the
+ * real /proc (ourselves, a zombie child, an exec, a spinning child, the demand of a spinner and of
+ * a 30 ms / 70 ms child, a thread in D, the budget of quiet processes). The stat-line parser's
  * tests are test_procstat's.
  *
  * This file defines openat: the library is linked in statically, so its
@@ -102,26 +102,47 @@ static const struct machine_proc *run_cpu(struct machine *m, pid_t pid, const do
 	return machine_find(m, pid);
 }
 
-/* 30 % with a one-second burst to 130 % every fifth second: a busy floor
- * at ~30; a steady 100 % worker (with jitter) is busy, not a floor. */
+/* run_cpu with a demand point a second too (dem[i] with pct[i]; the
+ * first demand point from skip on). */
+static const struct machine_proc *run_demand(struct machine *m, pid_t pid, const double *pct,
+					     const double *dem, size_t n, size_t skip)
+{
+	struct machine_reading r = reading(pid, 0, 10 * MIB);
+
+	push(m, 0, &r, "/a");
+	for (size_t i = 0; i < n; i++) {
+		r.cpu_s += pct[i] / 100.0;
+		push(m, (double)(i + 1), &r, "/a");
+		if (i >= skip)
+			assert_int_equal(machine_push_demand(m, (double)(i + 1), pid, dem[i]), 0);
+	}
+	machine_eval(m);
+	return machine_find(m, pid);
+}
+
+/* 30 % with a one-second burst to 130 % every fifth second, its demand
+ * the same: a busy floor at ~30; a steady 100 % worker (with jitter) is
+ * busy, not a floor. */
 static void test_busy_floor(void **state)
 {
 	struct machine *m = new_machine();
-	double pct[40];
+	double pct[40], dem[40];
 
 	for (size_t i = 0; i < 40; i++)
-		pct[i] = i % 5 == 4 ? 130 : 30;
-	const struct machine_proc *p = run_cpu(m, 10, pct, 40);
+		pct[i] = dem[i] = i % 5 == 4 ? 130 : 30;
+	const struct machine_proc *p = run_demand(m, 10, pct, dem, 40, 0);
 	assert_non_null(p);
 	assert_true(p->busy_floor);
 	assert_float_equal(p->floor_pct, 30, 1.0);
 	assert_true(p->peak_pct >= 129);
+	assert_float_equal(p->demand_p10, 30, 1.0);
+	assert_float_equal(p->demand_pct, 130, 1e-9); /* the last point */
 	machine_free(m);
 
 	m = new_machine();
 	for (size_t i = 0; i < 40; i++)
-		pct[i] = 100 + (i % 3) - 1;
-	p = run_cpu(m, 11, pct, 40);
+		pct[i] = dem[i] = 100 + (i % 3) - 1;
+	p = run_demand(m, 11, pct, dem, 40, 0);
 	assert_non_null(p);
 	assert_false(p->busy_floor);
 	assert_true(p->floor_pct >= 98);
@@ -130,9 +151,52 @@ static void test_busy_floor(void **state)
 	/* A floor-holder seen for less than MACHINE_MIN_S seconds: not yet. */
 	m = new_machine();
 	for (size_t i = 0; i < MACHINE_MIN_S - 2; i++)
-		pct[i] = i % 2 ? 130 : 30;
-	p = run_cpu(m, 12, pct, MACHINE_MIN_S - 2);
+		pct[i] = dem[i] = i % 2 ? 130 : 30;
+	p = run_demand(m, 12, pct, dem, MACHINE_MIN_S - 2, 0);
 	assert_false(p->busy_floor);
+	machine_free(m);
+}
+
+/* On a saturated box a steady worker (threads that never sleep) gets what
+ * the others leave: its CPU wanders 10..60 %, its demand (run + wait)
+ * stays at 100 %: busy, not a floor. The same CPU with a demand that
+ * bursts is one; without demand points (not read), or with fewer than
+ * MACHINE_MIN_S of them, it is none. */
+static void test_busy_floor_starved(void **state)
+{
+	static const double wander[] = {10, 60, 25, 45, 12, 55, 30, 18, 50, 40, 22, 58, 35};
+	const size_t nw = sizeof(wander) / sizeof(wander[0]);
+	double pct[40], flat[40], bursts[40];
+	struct machine *m = new_machine();
+
+	for (size_t i = 0; i < 40; i++) {
+		pct[i] = wander[i % nw];
+		flat[i] = 100 + (double)(i % 3) - 1;
+		bursts[i] = i % 5 == 4 ? 130 : 30;
+	}
+	const struct machine_proc *p = run_demand(m, 13, pct, flat, 40, 0);
+	assert_true(p->floor_pct >= 10); /* a floor by CPU alone... */
+	assert_true(p->p90_pct >= p->floor_pct + MACHINE_BURST_PTS);
+	assert_false(p->busy_floor); /* ...but it never sleeps */
+	assert_float_equal(p->demand_p10, 99, 1.0);
+	machine_free(m);
+
+	m = new_machine();
+	p = run_cpu(m, 14, pct, 40); /* no demand read */
+	assert_false(p->busy_floor);
+	assert_true(p->demand_pct < 0);
+	machine_free(m);
+
+	m = new_machine();
+	p = run_demand(m, 15, pct, bursts, 40, 0);
+	assert_true(p->busy_floor);
+	machine_free(m);
+
+	m = new_machine();
+	p = run_demand(m, 16, pct, bursts, 40, 40 - (MACHINE_MIN_S - 1));
+	assert_int_equal(p->demand.len, MACHINE_MIN_S - 1);
+	assert_false(p->busy_floor);
+	assert_int_equal(machine_push_demand(m, 41, 999, 50), -ESRCH);
 	machine_free(m);
 }
 
@@ -489,6 +553,90 @@ static void test_live_spinner(void **state)
 	machine_free(m);
 }
 
+/* A child that spins 30 ms of its CPU, then sleeps 70 ms. */
+static void duty_child(void)
+{
+	alarm(90); /* never outlive the test */
+	for (;;) {
+		struct timespec a, b, nap = {0, 70 * 1000 * 1000};
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+		do {
+			for (volatile int i = 0; i < 10000; i++)
+				;
+			clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+		} while ((double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9 <
+			 0.030);
+		nanosleep(&nap, NULL);
+	}
+}
+
+static pid_t demand_kids[2];
+
+static bool demand_seen(const struct machine *m, pid_t unused)
+{
+	for (int i = 0; i < 2; i++) {
+		const struct machine_proc *k = machine_find(m, demand_kids[i]);
+		if (!k || k->demand.len < 6)
+			return false;
+	}
+	return true;
+}
+
+/* On the real /proc: a steady spinner's and a 30 ms / 70 ms child's
+ * demand is read (both > 0); the spinner's is flat near 100 % of a core
+ * whatever the box's load (generous bounds: a point is off by a wait on a
+ * run queue). */
+static void test_live_demand(void **state)
+{
+	struct machine_config c;
+	struct machine *m;
+
+	machine_config_default(&c);
+	c.busy_floor_pct = 1; /* candidates even when starved */
+	assert_int_equal(machine_new(&c, &m), 0);
+	for (int i = 0; i < 2; i++) {
+		pid_t k = fork();
+		assert_true(k >= 0);
+		if (k == 0 && i == 0) {
+			alarm(90);
+			for (volatile unsigned long j = 0;; j++)
+				;
+		}
+		if (k == 0)
+			duty_child();
+		demand_kids[i] = k;
+	}
+	double deadline = now_s() + 60;
+	bool ok = false;
+	while (!ok && now_s() < deadline) {
+		assert_int_equal(machine_tick(m, now_s()), 0);
+		ok = demand_seen(m, 0);
+		if (!ok)
+			usleep(1000 * 1000);
+	}
+	const struct machine_proc *spin = machine_find(m, demand_kids[0]);
+	const struct machine_proc *duty = machine_find(m, demand_kids[1]);
+	for (int i = 0; i < 2; i++) {
+		const struct machine_proc *k = machine_find(m, demand_kids[i]);
+		double v[64];
+		size_t n = k ? series_get(&k->demand, NULL, v, 64) : 0;
+		print_message("%s: %s", i ? "duty" : "spinner", k ? "demand" : "not tracked");
+		for (size_t j = 0; j < n; j++)
+			print_message(" %.1f", v[j]);
+		print_message("\n");
+	}
+	for (int i = 0; i < 2; i++) {
+		kill(demand_kids[i], SIGKILL);
+		waitpid(demand_kids[i], NULL, 0);
+	}
+	assert_true(ok);
+	assert_true(spin->demand_p10 > 50 && spin->demand_p90 < 150);
+	assert_true(spin->demand_p90 - spin->demand_p10 < 30);
+	assert_true(duty->demand_p90 > 0);
+	assert_true(duty->demand_pct >= 0);
+	machine_free(m);
+}
+
 /* A thread in vfork waits in D until its child execs or exits: a real
  * thread in D (not our main thread: found by the task rotation). */
 static volatile pid_t vfork_kid;
@@ -610,7 +758,8 @@ static void test_live_quiet_budget(void **state)
 	machine_free(m);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_busy_floor), TEST(test_stairs), TEST(test_zombie_parent),
-	  TEST(test_stuck_threads), TEST(test_reused_pid), TEST(test_gone), TEST(test_groups),
-	  TEST(test_live_self), TEST(test_live_zombie), TEST(test_live_exec),
-	  TEST(test_live_spinner), TEST(test_live_stuck_thread), TEST(test_live_quiet_budget))
+TEST_MAIN(NULL, NULL, TEST(test_busy_floor), TEST(test_busy_floor_starved), TEST(test_stairs),
+	  TEST(test_zombie_parent), TEST(test_stuck_threads), TEST(test_reused_pid),
+	  TEST(test_gone), TEST(test_groups), TEST(test_live_self), TEST(test_live_zombie),
+	  TEST(test_live_exec), TEST(test_live_spinner), TEST(test_live_demand),
+	  TEST(test_live_stuck_thread), TEST(test_live_quiet_budget))

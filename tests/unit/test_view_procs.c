@@ -6,7 +6,8 @@
  * the hottest function of each process, a hostile name escaped, kernel
  * threads in brackets), the other sort keys, grouping by cgroup (sums,
  * Enter opening a group, Enter on a process asking for it), the selection,
- * and the box's alerts line with "+N more".
+ * the box's alerts line with "+N more", and where a busy floor is spent
+ * (its hottest function in the seconds it sat at its floor).
  *
  * VIEW_PROCS_DUMP=1 prints the grids.
  */
@@ -391,15 +392,15 @@ static void test_alerts(void **state)
 	struct fixture *fx = *state;
 	char buf[1024];
 
-	view_procs_alerts(fx->p, fx->n, 0, buf, sizeof(buf));
+	view_procs_alerts(fx->p, fx->n, NULL, 0, buf, sizeof(buf));
 	assert_true(strstr(buf, "! stuck:") < strstr(buf, "! busy floor:"));
 	assert_true(strstr(buf, "! busy floor:") < strstr(buf, "! memory climbs:"));
 	assert_true(strstr(buf, "! memory climbs:") < strstr(buf, "! zombie:"));
-	view_procs_alerts(fx->p, fx->n, 120, buf, sizeof(buf)); /* brief words */
+	view_procs_alerts(fx->p, fx->n, NULL, 120, buf, sizeof(buf)); /* brief words */
 	assert_string_equal(buf, "! stuck: rsync (3100) D 12s   ! busy floor: floors (4242) 31%   "
 				 "! memory: leak (4251) +2.1 MiB/min   +1 more");
 	assert_true(text_width(buf) <= 120);
-	view_procs_alerts(fx->p + 7, 4, 80, buf, sizeof(buf)); /* nginx workers only */
+	view_procs_alerts(fx->p + 7, 4, NULL, 80, buf, sizeof(buf)); /* nginx workers only */
 	assert_string_equal(buf, "");
 }
 
@@ -526,6 +527,65 @@ static void test_filter(void **state)
 	assert_true(text_width(row(fx, 3)) <= 80);
 }
 
+/* count samples of pid at second sec, its stack frames f[0..n). */
+static void stack_at(struct fixture *fx, uint64_t sec, pid_t pid, const uint32_t *f, size_t n,
+		     unsigned count)
+{
+	assert_int_equal(window_add(fx->w, sec * FIXTURE_SEC, pid, f, n, count), 0);
+}
+
+/* Where a busy floor is spent: floor (4300) holds 30 % and bursts to 95 %
+ * every third second (the fixture's CPU: the point at t = s is the second
+ * before it, bucket s - 1); busy_poll runs in its floor seconds (under a
+ * kernel frame in one, whose samples are busy_poll's with kernel frames
+ * hidden), main_work, hotter, in its bursts: the verdict and the alerts
+ * line name busy_poll, HOTTEST NOW main_work. */
+static void test_floor_function(void **state)
+{
+	struct fixture *fx = *state;
+	struct frames *fr = window_frames_mut(fx->w);
+	const char *user = "/user.slice/user-1000.slice/session-3.scope";
+	struct machine_proc *p = add(fx, 4300, 1, 54321, "floor", "./floor 600", user, 40, 30, 1.3);
+	struct sym_info sm = {.func = "main", .module = "floor"};
+	struct sym_info sp = {.func = "busy_poll", .module = "floor"};
+	struct sym_info sw = {.func = "main_work", .module = "floor"};
+	struct sym_info sk = {.func = "do_syscall_64", .module = "[kernel]", .kernel = true};
+	char buf[1024];
+	int y;
+
+	p->busy_floor = true;
+	p->nthreads = 3;
+	int64_t root = frames_process(fr, 4300, "floor");
+	int64_t m = frames_preset(fr, 4300, 0x1000, false, &sm, false);
+	int64_t poll = frames_preset(fr, 4300, 0x2000, false, &sp, false);
+	int64_t work = frames_preset(fr, 4300, 0x3000, false, &sw, false);
+	int64_t k = frames_preset(fr, 4300, 0xffffffff81000000ull, true, &sk, false);
+	assert_true(root >= 0 && m >= 0 && poll >= 0 && work >= 0 && k >= 0);
+	uint32_t at_floor[] = {(uint32_t)root, (uint32_t)m, (uint32_t)poll, (uint32_t)k};
+	uint32_t burst[] = {(uint32_t)root, (uint32_t)m, (uint32_t)work};
+	stack_at(fx, 3, 4301, at_floor, 3, 20); /* t = 4: 30 % */
+	stack_at(fx, 4, 4301, at_floor, 3, 20); /* t = 5: 30 % */
+	stack_at(fx, 7, 4301, at_floor, 4, 30); /* t = 8: 30 %, in the kernel */
+	for (uint64_t b = 2; b < 12; b += 3)	/* t = 3, 6, 9, 12: 95 % */
+		stack_at(fx, b, 4300, burst, 3, 100);
+
+	draw(fx, 200, 60);
+	y = find_row(fx, "./floor 600");
+	assert_true(y > 0);
+	assert_non_null(strstr(row(fx, y), "busy floor 30% in busy_poll"));
+	assert_non_null(strstr(row(fx, y), "main_work")); /* hottest now */
+	assert_non_null(strstr(row(fx, 2), "! busy floor: floor (4300) 30% in busy_poll"));
+	/* floors (4242) has no samples in its floor seconds: no function */
+	assert_non_null(strstr(row(fx, 2), "! busy floor: floors (4242) 31%   "));
+	view_procs_alerts(fx->p, fx->n, &fx->st, 0, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "! busy floor: floor (4300) 30% in busy_poll"));
+	view_procs_alerts(fx->p, fx->n, NULL, 0, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "! busy floor: floor (4300) 30%   "));
+	/* 80 columns: the brief verdict; HOTTEST and the alerts line say it */
+	draw(fx, 80, 24);
+	assert_null(strstr(row(fx, find_row(fx, "floor   ")), " in "));
+}
+
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_ascii),
 	  TEST_FX(test_sort), TEST_FX(test_grouped), TEST_FX(test_enter), TEST_FX(test_filter),
-	  TEST_FX(test_alerts), TEST_FX(test_batch_alerts))
+	  TEST_FX(test_alerts), TEST_FX(test_batch_alerts), TEST_FX(test_floor_function))

@@ -26,19 +26,36 @@
  *    directories of processes of more than one thread (at most one pass a
  *    tick; a single thread's state is its process's), plus every thread
  *    seen in D at its last read (re-read each tick while it stays there).
- *    Kernel threads are listed, never their tasks.
+ *    Kernel threads are listed, never their tasks;
+ *  - demand, for the busy floor: the processes that may hold a floor
+ *    (CPU now or floor >= cfg.busy_floor_pct; of those, the
+ *    MACHINE_DEMAND_PROCS with the most CPU now) have their threads'
+ *    schedstat read each tick (proc/demand: at most MACHINE_DEMAND_THREADS
+ *    threads a process, the task directory listed when it has more than
+ *    one), within a budget of their own: cfg.demand_reads_per_tick files
+ *    a tick, the busiest first (one whose threads do not fit what is left
+ *    is skipped at this tick and keeps its state). A process not picked
+ *    keeps its demand for 10 s (when more may hold a floor than are read,
+ *    they take turns, each point its rate since its last read), then
+ *    loses it.
  * Measured (2 cores, 2,000 extra sleeping processes): ~5 ms of CPU a tick,
  * ~8 ms with a process of 10,000 sleeping threads besides; the first tick,
- * which reads every process's identity, ~45 ms.
+ * which reads every process's identity, ~45 ms. The demand reads add
+ * ~0.5 ms a tick with 32 candidate processes of 4 threads (~160 files).
  * A pid reused by another process (its start time differs) starts afresh.
  * Processes past MACHINE_MAX are not tracked (counted in `untracked`).
  *
  * Verdicts (machine_eval; pure given the series, so tests feed
  * machine_push with readings and call machine_eval):
  *  - floor_pct: p10 of the process's per-second CPU over the history;
- *    busy floor when there are >= MACHINE_MIN_S seconds, the floor is >=
- *    cfg.busy_floor_pct and the process bursts above it (p90 >= floor +
- *    MACHINE_BURST_PTS): a steady worker is busy, not a floor;
+ *    busy floor when there are >= MACHINE_MIN_S seconds of CPU and of
+ *    demand, the floor is >= cfg.busy_floor_pct and the demand bursts
+ *    (demand p90 >= demand p10 + MACHINE_BURST_PTS). Demand, not CPU: on
+ *    a saturated box a steady worker's CPU wanders (10 %..60 %, starved
+ *    by the others) while its demand stays flat at 100 % a thread; a
+ *    floor-holder's demand rises in its bursts and falls back to the
+ *    floor (the work that never sleeps). A process without demand points
+ *    (not read: see the budget) is never a busy floor;
  *  - stairs: the RSS series' trend (series_trend, 1 MiB noise) is stairs
  *    after >= MACHINE_MIN_S seconds; an RSS that moved by no more than the
  *    noise over the history is flat with a slope of 0 (no trend computed).
@@ -60,7 +77,9 @@
  * machine_tick (which evaluates) do it.
  *
  * Memory: MACHINE_MAX rows of two series of cfg.history_s points each,
- * allocated as processes appear and freed as they go. Errors: 0 / -errno.
+ * allocated as processes appear and freed as they go; the processes whose
+ * demand is read, a third series and their threads' last reads (~800
+ * bytes), freed when they stop being read. Errors: 0 / -errno.
  */
 #ifndef STACKTOP_MACHINE_H
 #define STACKTOP_MACHINE_H
@@ -70,24 +89,30 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "stacktop/proc/demand.h"
 #include "stacktop/proc/series.h"
 
 /* Processes tracked at once; more are counted, not listed. */
 #define MACHINE_MAX 16384
 /* Seconds of history before a floor or stairs verdict. */
 #define MACHINE_MIN_S 10
-/* How far above its floor a process's p90 must reach (points of a core)
- * for the floor to be a busy floor rather than steady work. */
+/* How far above its p10 a process's demand p90 must reach (points of a
+ * core) for its floor to be a busy floor rather than steady work. */
 #define MACHINE_BURST_PTS 10.0
 /* RSS trends a tick recomputes (machine_tick; machine_eval: all). */
 #define MACHINE_TRENDS_PER_TICK 8
+/* Processes whose demand (run + run-queue wait) a tick reads, at most, and
+ * threads of each. */
+#define MACHINE_DEMAND_PROCS 32
+#define MACHINE_DEMAND_THREADS DEMAND_THREADS
 
 struct machine_config {
-	unsigned history_s;	      /* points kept per series (the window), >= MACHINE_MIN_S */
-	double busy_floor_pct;	      /* default 5 */
-	double stuck_s;		      /* default 5 */
-	unsigned reads_per_tick;      /* quiet processes' stat files a tick, default 256 */
-	unsigned task_reads_per_tick; /* threads' stat files a tick, default 256 */
+	unsigned history_s;		/* points kept per series (the window), >= MACHINE_MIN_S */
+	double busy_floor_pct;		/* default 5 */
+	double stuck_s;			/* default 5 */
+	unsigned reads_per_tick;	/* quiet processes' stat files a tick, default 256 */
+	unsigned task_reads_per_tick;	/* threads' stat files a tick, default 256 */
+	unsigned demand_reads_per_tick; /* schedstat files and task dirs a tick, default 512 */
 };
 
 /* One process's stat file at a tick: what machine_tick reads, what tests
@@ -115,8 +140,13 @@ struct machine_proc {
 	double cpu_pct;	  /* last second, % of one core */
 	double floor_pct; /* p10 over the history */
 	double p90_pct, peak_pct;
-	uint64_t rss;	  /* bytes, at its last read */
-	double rss_slope; /* bytes per second over the history (Theil-Sen) */
+	/* Demand: the CPU its threads asked for (ran + waited on a run
+	 * queue), % of one core, while it is read (see the budget). */
+	double demand_pct;	       /* last point, < 0: none */
+	double demand_p10, demand_p90; /* over the history */
+	struct series demand;	       /* one point a tick it is read */
+	uint64_t rss;		       /* bytes, at its last read */
+	double rss_slope;	       /* bytes per second over the history (Theil-Sen) */
 	enum series_kind rss_kind;
 	int zombie_children;			/* its children in state Z */
 	int stuck_threads;			/* threads in D for >= stuck_s */
@@ -131,6 +161,9 @@ struct machine_proc {
 	bool sampled;		    /* since the last tick (machine_set_sampled) */
 	bool moved;		    /* CPU > 0 at its last read */
 	unsigned char need_cmdline; /* reads of cmdline due: new, exec'd, or read empty */
+	bool demand_due;	    /* among those read at this tick */
+	double demand_t;	    /* when it was last among them */
+	struct demand *dm;	    /* its threads at the last demand read, NULL none */
 };
 
 /* Processes grouped by cgroup (their container or service). */
@@ -171,6 +204,10 @@ int machine_tick(struct machine *m, double t);
  * not pushed at a tick it saw others is gone after it); then machine_eval. */
 int machine_push(struct machine *m, double t, const struct machine_reading *r, uid_t uid,
 		 const char *cgroup, const char *cmdline);
+/* Tests: pid's demand at t (% of one core: run + run-queue wait), as
+ * machine_tick reads it for the processes that may hold a floor; push the
+ * process's reading at t first. 0, -ESRCH (not tracked), -ENOMEM. */
+int machine_push_demand(struct machine *m, double t, pid_t pid, double pct);
 /* Tests: a thread of pid seen in state D since since_t (stuck after
  * stuck_s). */
 void machine_push_d_thread(struct machine *m, double t, pid_t pid, pid_t tid, double since_t);
