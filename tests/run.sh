@@ -38,7 +38,7 @@ B=${B:-build}
 SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall test_demo test_wall_threads test_inline test_languages test_lost test_python test_rhythm "
 # Started first when there are no times from a last run: the longest (30-45
 # s each on a loaded 2-core machine).
-LONG=" test_jvm test_python_more test_difflive test_safety test_wall_safety test_hostile_newstacks test_series_mem test_coverage test_subprocesses test_memory test_export "
+LONG=" test_jvm test_machine test_python_more test_difflive test_safety test_wall_safety test_hostile_newstacks test_series_mem test_coverage test_subprocesses test_memory test_export "
 
 units=() fuzzers=() e2e=()
 part=0

@@ -201,6 +201,8 @@ const char opts_usage[] =
     "  1 2 3 4, Tab             top view, icicle view, threads view, memory view\n"
     "  0                        the process table of the whole machine (-a)\n"
     "  c                        process table: group by cgroup (container)\n"
+    "  /                        process table: filter by name, command or PID\n"
+    "                           (Enter: keep, Esc: clear)\n"
     "  s S, > <                 next / previous sort column (top: %Own, %Total,\n"
     "                           OwnTime, TotalTime; threads: CPU, floor, samples,\n"
     "                           TID, name)\n"

@@ -2,13 +2,11 @@
  * ui — the front end's state and its keys (see ui.h for the contract).
  *
  * Keys go, in order: to a view that is taking text (the icicle's search
- * line), to the annotate view while it is open, then to the global table
- * below (ui_keys, keymap.h), then to the shown view's table, whose answer
- * (struct view_action) is carried out here: narrowing every view to a
- * thread, opening the icicle or the annotate view on a function. The help
- * screen is drawn from the same tables (ui_keymaps). The top view's
- * narrowing, kernel toggle and UTF-8 choice are the ones every view
- * follows.
+ * line, the process table's filter), to the annotate view while it is open, then to the global
+ * table below (ui_keys, keymap.h), then to the shown view's table, whose answer (struct
+ * view_action) is carried out here: narrowing every view to a thread, opening the icicle or the
+ * annotate view on a function. The help screen is drawn from the same tables (ui_keymaps). The top
+ * view's narrowing, kernel toggle and UTF-8 choice are the ones every view follows.
  *
  * Whole machine (model.machine set): the process table is a view (key 0);
  * Enter on a process narrows every view to it (ui->pid) and shows the top
@@ -39,7 +37,11 @@
 #define STATUS_NS 3000000000ull
 #define BATCH_COLS 200
 #define BATCH_ROWS 40
-#define BATCH_PROCS 20	   /* whole machine: the process table's rows in batch output */
+#define BATCH_PROCS 20 /* whole machine: the process table's rows in batch output */
+#define BATCH_SLACK                                                                                \
+	24		   /* batch: rows for wrapped alerts lines and the process table's         \
+			      rows with a verdict past its 20 (tables are capped, blank rows       \
+			      dropped) */
 #define UI_DIFF_SECONDS 10 /* the b key's baseline, and "now" in diff mode */
 
 void ui_init(struct ui *ui, const struct ui_config *c, double period_s, struct ui_model *m)
@@ -377,24 +379,25 @@ static void print_grid(const struct grid *g, FILE *out)
 void ui_print(struct ui *ui, const struct ui_model *m, const struct view_header *h, FILE *out)
 {
 	enum ui_view v = shown_view(ui, m);
-	int rows = v == UI_VIEW_TOP ? ui->top.limit + 6 : BATCH_ROWS;
+	int rows = v == UI_VIEW_TOP ? ui->top.limit + 6 + BATCH_SLACK : BATCH_ROWS;
 
 	/* Whole machine: the process table first, then the top view under
 	 * the same header (printed once). */
 	if (m->machine && !ui->ann_name && !ui->ann.open &&
 	    ((v == UI_VIEW_TOP && !ui->pid) || v == UI_VIEW_PROCS)) {
 		ui->view = UI_VIEW_PROCS;
-		print_grid(ui_draw(ui, m, h, BATCH_COLS, view_header_height(h) + 2 + BATCH_PROCS),
+		print_grid(ui_draw(ui, m, h, BATCH_COLS,
+				   view_header_height(h) + 2 + 2 * BATCH_PROCS + BATCH_SLACK),
 			   out);
 		ui->view = UI_VIEW_TOP;
 		fprintf(out, "Top functions (whole machine):\n");
-		print_grid(ui_draw(ui, m, NULL, BATCH_COLS, ui->top.limit + 4), out);
+		print_grid(ui_draw(ui, m, NULL, BATCH_COLS, ui->top.limit + 4 + BATCH_SLACK), out);
 		ui->view = v;
 		fflush(out);
 		return;
 	}
 	if (shown_view(ui, m) == UI_VIEW_MEMORY)
-		rows = ui->top.limit + 16; /* mappings and code paths, -l each at most */
+		rows = ui->top.limit + 16 + BATCH_SLACK; /* mappings and code paths, -l each */
 	if (ui->ann_name || ui->ann.open) {
 		draw_annotate(ui, m, h, BATCH_ROWS); /* opens it: then its length is known */
 		rows = ui->ann.open ? view_annotate_count(&ui->ann) + 6 : 2;
@@ -827,6 +830,9 @@ enum ui_request ui_key(struct ui *ui, const struct ui_model *m, int key, uint64_
 	}
 	if (shown_view(ui, m) == UI_VIEW_ICICLE && ui->icicle.editing_search &&
 	    act(ui, m, view_icicle_key(&ui->icicle, key), now_ns))
+		return req;
+	if (shown_view(ui, m) == UI_VIEW_PROCS && ui->procs.editing &&
+	    act(ui, m, view_procs_key(&ui->procs, key), now_ns))
 		return req;
 	if (ui->ann.open && annotate_key(ui, m, key, now_ns))
 		return req;

@@ -796,6 +796,38 @@ void view_put_centered(struct grid *g, int y, const char *text, uint16_t attr)
 	grid_put(g, x < 0 ? 0 : x, y, text, attr, g->w);
 }
 
+int view_alerts_wrap(struct grid *g, int y, int width, const char *alerts, uint16_t attr)
+{
+	char line[1024], fit[1024];
+	const char *a = alerts, *next;
+	size_t o = 0, len;
+	int rows = 0;
+
+	line[0] = '\0';
+	while (a && *a) {
+		next = strstr(a + 1, "   !");
+		len = next ? (size_t)(next - a) : strlen(a);
+		snprintf(fit, sizeof(fit), "%s%.*s", o ? "   " : "", (int)len, a);
+		if (o && text_width(line) + text_width(fit) > width) { /* a row of its own */
+			if (g)
+				grid_put(g, 0, y + rows, line, attr, width);
+			rows++;
+			o = 0;
+			snprintf(fit, sizeof(fit), "%.*s", (int)len, a);
+		}
+		if (o < sizeof(line))
+			o += (size_t)snprintf(line + o, sizeof(line) - o, "%s", fit);
+		a = next ? next + 3 : NULL;
+	}
+	if (o) {
+		text_fit(line, width, fit, sizeof(fit));
+		if (g)
+			grid_put(g, 0, y + rows, fit, attr, width);
+		rows++;
+	}
+	return rows;
+}
+
 bool view_too_small(struct grid *g)
 {
 	char msg[96];

@@ -494,20 +494,79 @@ static void fill_texts(struct view_procs_state *st, const struct machine_proc *p
 	}
 }
 
-/* ---- update -------------------------------------------------------------- */
+/* ---- the filter (key /) ------------------------------------------------------ */
 
-static int table_y(const struct view_procs_state *st, const struct view_header *h)
+static const char *filter_of(const struct view_procs_state *st)
 {
-	return (h ? view_header_height(h) : 0) + (st->alerts[0] ? 1 : 0);
+	return st->editing ? st->edit : st->filter;
 }
 
-/* Table rows under the column header on a grid of rows. */
-static int table_rows(const struct view_procs_state *st, const struct view_header *h, int rows)
+/* Does the process hold f in its comm, command line or pid (the case of
+ * letters aside)? Everything matches "". */
+static bool proc_matches(const struct machine_proc *p, const char *f)
 {
-	int vis = rows - (st->batch ? 0 : 1) - table_y(st, h) - 1;
+	char pid[16];
 
-	if (st->batch && st->limit > 0 && vis > st->limit)
-		vis = st->limit;
+	if (!f[0])
+		return true;
+	snprintf(pid, sizeof(pid), "%d", (int)p->pid);
+	return strcasestr(p->comm, f) || strcasestr(p->cmdline, f) || strstr(pid, f);
+}
+
+/* The filter changed: the selection starts again at the first row. */
+static void filter_changed(struct view_procs_state *st)
+{
+	st->selected = st->scroll = 0;
+	st->moved = false; /* on the busiest match until a key moves it */
+	st->follow_pid = 0;
+	st->follow_group[0] = '\0';
+}
+
+/* ---- update -------------------------------------------------------------- */
+
+/* Batch: past the limit's rows, the ones with a verdict come next (as many
+ * again at most), so a log shows the stuck, leaking or zombie process a
+ * busy box pushes under its busiest 20; st->extra says how many. */
+static void batch_verdicts(struct view_procs_state *st)
+{
+	int k, i;
+
+	st->extra = 0;
+	if (!st->batch || st->limit <= 0 || st->nrows <= st->limit || st->grouped)
+		return;
+	for (i = k = st->limit; i < st->nrows && st->extra < st->limit; i++) {
+		struct view_procs_row r = st->rows[i];
+
+		if (rank_of(&r) != 0)
+			continue;
+		memmove(&st->rows[k + 1], &st->rows[k], (size_t)(i - k) * sizeof(r));
+		st->rows[k++] = r;
+		st->extra++;
+	}
+}
+
+/* The alerts' rows: one on screen (fitted, "+N more"), every alert in
+ * batch (wrapped). */
+static int alerts_rows(const struct view_procs_state *st, int cols)
+{
+	if (!st->alerts[0])
+		return 0;
+	return st->batch ? view_alerts_wrap(NULL, 0, cols, st->alerts, 0) : 1;
+}
+
+static int table_y(const struct view_procs_state *st, const struct view_header *h, int cols)
+{
+	return (h ? view_header_height(h) : 0) + alerts_rows(st, cols);
+}
+
+/* Table rows under the column header on a grid of cols x rows. */
+static int table_rows(const struct view_procs_state *st, const struct view_header *h, int cols,
+		      int rows)
+{
+	int vis = rows - (st->batch ? 0 : 1) - table_y(st, h, cols) - 1;
+
+	if (st->batch && st->limit > 0 && vis > st->limit + st->extra)
+		vis = st->limit + st->extra;
 	return vis < 0 ? 0 : vis;
 }
 
@@ -544,7 +603,8 @@ int view_procs_update(struct view_procs_state *st, const struct view_header *h,
 		      const struct machine_proc *p, size_t n, struct window *w, int cols, int rows)
 {
 	struct view_procs_row *r, *kept;
-	size_t nk = n, i;
+	const char *f = filter_of(st);
+	size_t nk = 0, i;
 	int err, to;
 
 	err = view_procs_floors(st, p, n, w);
@@ -558,24 +618,30 @@ int view_procs_update(struct view_procs_state *st, const struct view_header *h,
 	if (!(r = calloc(n + 1, sizeof(*r))))
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		row_of(&p[i], &r[i]);
-		if (r[i].busy_floor)
-			snprintf(r[i].floor_func, sizeof(r[i].floor_func), "%s",
-				 floor_of(st, r[i].pid));
+		if (!proc_matches(&p[i], f))
+			continue;
+		row_of(&p[i], &r[nk]);
+		if (r[nk].busy_floor)
+			snprintf(r[nk].floor_func, sizeof(r[nk].floor_func), "%s",
+				 floor_of(st, r[nk].pid));
+		nk++;
 	}
+	st->nprocs = (int)n;
+	st->nmatched = (int)nk;
 	if (st->grouped) {
-		err = group_rows(st, r, n, &kept, &nk);
+		err = group_rows(st, r, nk, &kept, &nk);
 		free(r);
 		if (err)
 			return err;
 	} else {
-		qsort_r(r, n, sizeof(*r), row_cmp, &st->sort);
+		qsort_r(r, nk, sizeof(*r), row_cmp, &st->sort);
 		kept = r;
 	}
 	free(st->rows);
 	st->rows = kept;
 	st->nrows = (int)nk;
-	st->page = table_rows(st, h, rows);
+	batch_verdicts(st);
+	st->page = table_rows(st, h, cols, rows);
 	clamp_selection(st, st->page);
 	to = st->scroll + st->page < st->nrows ? st->scroll + st->page : st->nrows;
 	fill_texts(st, p, n, st->scroll, to);
@@ -880,14 +946,41 @@ static void draw_footer(struct grid *g, const struct view_procs_state *st)
 {
 	char buf[256];
 
+	if (st->editing) {
+		view_footer_render(g, " filter: type a name, command or pid  Enter: keep  "
+				      "Esc: cancel");
+		return;
+	}
 	snprintf(buf, sizeof(buf),
-		 " Enter: this process%s  c: %s  s: sort (%s)  1 top  2 icicle  ? help  q quit",
-		 st->grouped ? " / open group" : "", st->grouped ? "ungroup" : "group by cgroup",
-		 view_procs_sort_name(st->sort));
+		 " Enter: this process%s  /: %s  c: %s  s: sort (%s)  1 top  2 icicle  ? help  "
+		 "q quit",
+		 st->grouped ? " / open group" : "",
+		 st->filter[0] ? "filter (Esc: clear)" : "filter",
+		 st->grouped ? "ungroup" : "group by cgroup", view_procs_sort_name(st->sort));
 	if (text_width(buf) > g->w)
-		snprintf(buf, sizeof(buf), " Enter: this process  c: group  s: sort (%s)  ? help",
+		snprintf(buf, sizeof(buf),
+			 " Enter: this process  /: filter  c: group  s: sort (%s)",
 			 view_procs_sort_name(st->sort));
 	view_footer_render(g, buf);
+}
+
+/* The filter at the right of the column header's line: "filter: cpub  3
+ * of 212" (a cursor while it is typed), over the column names if it must. */
+static void draw_filter(struct grid *g, int y, const struct view_procs_state *st)
+{
+	const char *cur = st->utf8 ? "\xe2\x96\x88" : "_"; /* the typing cursor */
+	char pat[200], buf[300];
+	int w, x;
+
+	if (!st->editing && !st->filter[0])
+		return;
+	text_sanitize(filter_of(st), pat, sizeof(pat));
+	snprintf(buf, sizeof(buf), " filter: %s%s  %d of %d ", pat, st->editing ? cur : "",
+		 st->nmatched, st->nprocs);
+	w = text_width(buf);
+	x = g->w - w > 0 ? g->w - w : 0;
+	grid_fill(g, x, y, g->w - x, L' ', GRID_COLOR(GRID_C_HEADER));
+	grid_put(g, x, y, buf, GRID_COLOR(GRID_C_HEADER) | GRID_BOLD, g->w - x);
 }
 
 int view_procs_render(struct grid *g, const struct view_header *h,
@@ -904,13 +997,15 @@ int view_procs_render(struct grid *g, const struct view_header *h,
 	if (!st->batch && view_too_small(g))
 		return 0;
 	y = h ? view_header_render(g, 0, h) : 0;
-	if (st->alerts[0]) {
+	if (st->alerts[0] && st->batch) {
+		y += view_alerts_wrap(g, y, g->w, st->alerts, GRID_BOLD);
+	} else if (st->alerts[0]) {
 		char a[1024];
 		text_fit(st->alerts, g->w, a, sizeof(a));
 		grid_fill(g, 0, y, g->w, L' ', GRID_COLOR(GRID_C_ALERT) | GRID_BOLD);
 		grid_put(g, 0, y++, a, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, g->w);
 	}
-	vis = table_rows(st, h, g->h);
+	vis = table_rows(st, h, g->w, g->h);
 	view_clamp_selection(&selected, &scroll, n, vis);
 	for (i = scroll; i < n && i < scroll + vis; i++) {
 		const struct view_procs_row *r = &st->rows[i];
@@ -931,8 +1026,11 @@ int view_procs_render(struct grid *g, const struct view_header *h,
 		verdict_w = VERDICT_NARROW; /* HOTTEST keeps its 12 at 80 */
 	c = layout(g->w, digits(max_pid) > 5 ? digits(max_pid) : 5, verdict_w, any_trend, any_zd);
 	c.utf8 = st->utf8;
-	draw_column_header(g, y++, &c, st);
-	if (n == 0)
+	draw_column_header(g, y, &c, st);
+	draw_filter(g, y++, st);
+	if (n == 0 && st->nprocs && (st->editing || st->filter[0]))
+		view_put_centered(g, y, "no process matches the filter", GRID_DIM);
+	else if (n == 0)
 		view_put_centered(g, y, "waiting for the process list\xe2\x80\xa6", GRID_DIM);
 	for (i = 0; i < vis && scroll + i < n; i++)
 		draw_row(g, y + i, &c, &st->rows[scroll + i], st->utf8,
@@ -999,11 +1097,58 @@ static struct view_action procs_enter(void *ctx, int key)
 	return (struct view_action){.kind = VIEW_ACTION_NARROW_PROCESS, .pid = r->pid};
 }
 
+/* '/': type a filter, starting from the one kept (to refine it). */
+static struct view_action procs_filter(void *ctx, int key)
+{
+	struct view_procs_state *st = ctx;
+
+	(void)key;
+	st->editing = true;
+	snprintf(st->edit, sizeof(st->edit), "%s", st->filter);
+	return keymap_used(true);
+}
+
+/* A key while the filter is typed: Enter keeps it, Esc goes back to the
+ * one before, Backspace drops a character (a whole UTF-8 sequence), the
+ * rest is text. */
+static void edit_key(struct view_procs_state *st, int key)
+{
+	size_t n = strlen(st->edit);
+
+	switch (key) {
+	case KEYS_ENTER:
+		snprintf(st->filter, sizeof(st->filter), "%s", st->edit);
+		st->editing = false;
+		break;
+	case KEYS_ESC:
+		st->editing = false;
+		break;
+	case KEYS_BACKSPACE:
+		while (n > 0 && ((unsigned char)st->edit[n - 1] & 0xc0) == 0x80)
+			n--;
+		if (n > 0)
+			n--;
+		st->edit[n] = '\0';
+		break;
+	default:
+		if (key < 0x20 || key > 0xff || key == 0x7f || n + 1 >= sizeof(st->edit))
+			return;
+		st->edit[n] = (char)key;
+		st->edit[n + 1] = '\0';
+		break;
+	}
+	filter_changed(st);
+}
+
 static struct view_action procs_close(void *ctx, int key)
 {
 	struct view_procs_state *st = ctx;
 
 	(void)key;
+	if (st->filter[0]) { /* every process again, the selection kept */
+		st->filter[0] = '\0';
+		return keymap_used(true);
+	}
 	if (!st->open[0])
 		return keymap_used(false);
 	snprintf(st->follow_group, sizeof(st->follow_group), "%s", st->open);
@@ -1015,6 +1160,7 @@ static struct view_action procs_close(void *ctx, int key)
 static const struct keymap_entry procs_keys[] = {
     {{KEYS_ENTER}, 0, procs_enter, NULL, "this process; close group", 0},
     {{KEYS_ESC}, 0, procs_close, NULL, NULL, 0},
+    {{'/'}, 0, procs_filter, NULL, "filter: name, command or pid", 0},
     {{'c'}, 'C', procs_group, NULL, "group by cgroup; sort", 0},
     {{'s'}, 0, procs_sort, NULL, NULL, 0},
     /* the top view's line says them */
@@ -1031,6 +1177,10 @@ const struct keymap view_procs_keymap = {"Process table (key 0)", procs_keys,
 
 struct view_action view_procs_key(struct view_procs_state *st, int key)
 {
+	if (st->editing) { /* typing: every key is text */
+		edit_key(st, key);
+		return keymap_used(true);
+	}
 	return keymap_act(&view_procs_keymap, st, key);
 }
 

@@ -564,8 +564,7 @@ static int draw_series_lines(struct grid *g, int y, const struct view_top_state 
 	int rows = 0;
 
 	alerts_text(st, 0, buf, sizeof(buf));
-	if (buf[0])
-		grid_printf(g, 0, y + rows++, GRID_BOLD, -1, "%s", buf);
+	rows += view_alerts_wrap(g, y, g->w, buf, GRID_BOLD);
 	view_chart_cpu_text(m, m->multi, buf, sizeof(buf));
 	grid_printf(g, 0, y + rows++, 0, -1, "%s  (%% of one core)", buf);
 	if (!mem_known(m))
@@ -576,12 +575,12 @@ static int draw_series_lines(struct grid *g, int y, const struct view_top_state 
 	return rows;
 }
 
-static int series_lines_height(const struct view_top_state *st)
+static int series_lines_height(const struct view_top_state *st, int cols)
 {
 	char buf[1024];
 
 	alerts_text(st, 0, buf, sizeof(buf));
-	return (buf[0] ? 2 : 1) + mem_known(st->metrics);
+	return view_alerts_wrap(NULL, 0, cols, buf, 0) + 1 + mem_known(st->metrics);
 }
 
 /* TUI: the rows of the alerts line, the CPU chart and the memory chart or
@@ -656,8 +655,8 @@ static int draw_charts(struct grid *g, int y, const struct view_top_state *st)
 
 /* First row of the table's column header for a cols x rows grid, and the
  * table rows that fit under it. */
-static void table_geometry(const struct view_top_state *st, const struct view_header *h, int rows,
-			   int *table_y, int *vis)
+static void table_geometry(const struct view_top_state *st, const struct view_header *h, int cols,
+			   int rows, int *table_y, int *vis)
 {
 	int y = view_header_height(h), bottom;
 
@@ -665,7 +664,7 @@ static void table_geometry(const struct view_top_state *st, const struct view_he
 		y++;
 	if (st->metrics) {
 		if (st->batch) {
-			y += series_lines_height(st);
+			y += series_lines_height(st, cols);
 		} else {
 			int alerts, cpu_h, mem_h;
 
@@ -726,7 +725,7 @@ int view_top_update(struct view_top_state *st, struct window *w, const struct vi
 	qsort_r(st->kept, st->nkept, sizeof(*st->kept), row_cmp, &sc);
 	st->page = 0;
 	if (st->batch || (cols >= VIEW_MIN_W && rows >= VIEW_MIN_H))
-		table_geometry(st, h, rows, &table_y, &st->page);
+		table_geometry(st, h, cols, rows, &table_y, &st->page);
 	sync_selection(st);
 	resolve_shown_lines(st, w);
 	return 0;
@@ -836,7 +835,7 @@ int view_top_render(struct grid *g, const struct view_header *h, const struct vi
 		grid_put(g, 0, y++, buf, GRID_COLOR(GRID_C_ALERT) | GRID_BOLD, g->w);
 	}
 	c = layout(g->w, st->wall, st->by_process && !st->pid);
-	table_geometry(st, h, g->h, &i, &vis);
+	table_geometry(st, h, g->w, g->h, &i, &vis);
 	if (st->batch)
 		scroll = 0;
 	view_clamp_selection(&selected, &scroll, (int)n, vis);

@@ -404,6 +404,129 @@ static void test_alerts(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* Batch: every alert, whole, wrapped onto the rows it needs (a log keeps
+ * them all); the table under them, its limit's rows and then the rows
+ * with a verdict past them. */
+static void test_batch_alerts(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx->st.batch = true;
+	fx->st.limit = 20;
+	draw(fx, 120, 60);
+	assert_string_equal(row(fx, 2),
+			    "! stuck: rsync (3100) 1 thread in D 12s   ! busy floor: "
+			    "floors (4242) 31%   ! memory climbs: leak (4251) +2.1 MiB/min");
+	assert_string_equal(row(fx, 3),
+			    "! zombie: 4260 defunct, parent zpar (4259) has not reaped it");
+	assert_true(strstr(row(fx, 4), "  PID USER"));
+	assert_true(strstr(row(fx, 5), " 4250 "));
+	assert_string_equal(row(fx, 25), ""); /* 20 rows, the verdicts among them */
+	assert_int_equal(fx->st.extra, 0);
+
+	/* 5 rows: then the 4 with a verdict past them, the busiest first */
+	fx->st.limit = 5;
+	draw(fx, 120, 60);
+	assert_true(strstr(row(fx, 9), " 2003 ")); /* the 5th busiest, 6.0% */
+	assert_true(strstr(row(fx, 10), " 4251 ") && strstr(row(fx, 10), "stairs"));
+	assert_true(strstr(row(fx, 11), " 3100 ") && strstr(row(fx, 11), "stuck D 12s"));
+	assert_true(strstr(row(fx, 12), " 4259 ") && strstr(row(fx, 12), "1 zombie"));
+	assert_true(strstr(row(fx, 13), " 4260 ") && strstr(row(fx, 13), "zombie (parent 4259"));
+	assert_string_equal(row(fx, 14), "");
+	assert_int_equal(fx->st.extra, 4);
+}
+
+static void type(struct fixture *fx, const char *text)
+{
+	for (const char *c = text; *c; c++)
+		assert_int_equal(view_procs_key(&fx->st, (unsigned char)*c).kind, VIEW_ACTION_USED);
+}
+
+/* Rows of the table (from y0) that are not empty. */
+static int table_len(struct fixture *fx, int y0)
+{
+	int y = y0;
+
+	while (y < fx->g.h && row(fx, y)[0])
+		y++;
+	return y - y0;
+}
+
+/* '/': the rows follow each key typed (comm, command line or pid, any
+ * case), the column header's line says the filter; Esc while typing goes
+ * back to the filter before; Enter keeps it and selects the first row,
+ * Enter again asks for that process; Esc clears it, the selection kept;
+ * while typing, q, 0 and s are text. */
+static void test_filter(void **state)
+{
+	struct fixture *fx = *state;
+
+	draw(fx, 200, 60);
+	type(fx, "/NGI");
+	assert_true(fx->st.editing);
+	draw(fx, 200, 60);
+	assert_true(strstr(row(fx, 3), "COMMAND"));
+	assert_true(strstr(row(fx, 3), " filter: NGI\xe2\x96\x88  5 of 28"));
+	assert_int_equal(table_len(fx, 4), 5); /* 4 workers and the master */
+	for (int y = 4; y < 9; y++)
+		assert_true(strstr(row(fx, y), "nginx"));
+	assert_true(strstr(row(fx, 59), "Enter: keep"));
+
+	view_procs_key(&fx->st, KEYS_BACKSPACE);
+	view_procs_key(&fx->st, KEYS_BACKSPACE);
+	view_procs_key(&fx->st, KEYS_BACKSPACE);
+	type(fx, "425"); /* pids 4250 4251 4259 */
+	draw(fx, 200, 60);
+	assert_int_equal(table_len(fx, 4), 3);
+	assert_true(strstr(row(fx, 3), "3 of 28"));
+	assert_int_equal(find_row(fx, "[zchild]"), -1); /* 4260 */
+	type(fx, "x");
+	draw(fx, 200, 60);
+	assert_true(strstr(row(fx, 4), "no process matches the filter"));
+	assert_int_equal(fx->st.selected_pid, 0);
+	assert_int_equal(view_procs_key(&fx->st, KEYS_ESC).kind, VIEW_ACTION_USED);
+	assert_false(fx->st.editing);
+	draw(fx, 200, 60);
+	assert_int_equal(table_len(fx, 4), 28); /* no filter before */
+	assert_false(strstr(row(fx, 3), "filter:"));
+
+	type(fx, "/q0s"); /* text while typing, not quit, view, sort */
+	assert_string_equal(fx->st.edit, "q0s");
+	assert_int_equal(fx->st.sort, VIEW_PROCS_SORT_CPU);
+	for (int i = 0; i < 3; i++)
+		view_procs_key(&fx->st, KEYS_BACKSPACE);
+	type(fx, "WRITER"); /* the command line "postgres: writer" */
+	assert_int_equal(view_procs_key(&fx->st, KEYS_ENTER).kind, VIEW_ACTION_USED);
+	assert_false(fx->st.editing);
+	draw(fx, 200, 60);
+	assert_true(strstr(row(fx, 3), " filter: WRITER  3 of 28"));
+	assert_false(strstr(row(fx, 3), "\xe2\x96\x88"));
+	assert_int_equal(table_len(fx, 4), 3);
+	assert_true(row_has_attr(fx, 4, GRID_REVERSE));
+	assert_int_equal(fx->st.selected_pid, 3001);
+	assert_true(strstr(row(fx, 59), "Esc: clear"));
+	struct view_action a = view_procs_key(&fx->st, KEYS_ENTER);
+	assert_int_equal(a.kind, VIEW_ACTION_NARROW_PROCESS);
+	assert_int_equal(a.pid, 3001);
+
+	view_procs_key(&fx->st, KEYS_DOWN);
+	assert_int_equal(view_procs_key(&fx->st, KEYS_ESC).kind, VIEW_ACTION_USED);
+	draw(fx, 200, 60);
+	assert_int_equal(table_len(fx, 4), 28);
+	assert_int_equal(fx->st.selected_pid, 3002); /* kept */
+	assert_false(strstr(row(fx, 3), "filter:"));
+	assert_int_equal(view_procs_key(&fx->st, KEYS_ESC).kind, VIEW_ACTION_NONE);
+
+	/* 80 columns: the filter over the column names it must cover */
+	type(fx, "/leak");
+	view_procs_key(&fx->st, KEYS_ENTER);
+	draw(fx, 80, 24);
+	assert_true(strstr(row(fx, 3), "  PID USER "));
+	assert_true(strstr(row(fx, 3), " filter: leak  1 of 28"));
+	assert_true(strstr(row(fx, 4), " 4251 "));
+	assert_true(text_width(row(fx, 3)) <= 80);
+}
+
 /* count samples of pid at second sec, its stack frames f[0..n). */
 static void stack_at(struct fixture *fx, uint64_t sec, pid_t pid, const uint32_t *f, size_t n,
 		     unsigned count)
@@ -464,5 +587,5 @@ static void test_floor_function(void **state)
 }
 
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_ascii),
-	  TEST_FX(test_sort), TEST_FX(test_grouped), TEST_FX(test_enter), TEST_FX(test_alerts),
-	  TEST_FX(test_floor_function))
+	  TEST_FX(test_sort), TEST_FX(test_grouped), TEST_FX(test_enter), TEST_FX(test_filter),
+	  TEST_FX(test_alerts), TEST_FX(test_batch_alerts), TEST_FX(test_floor_function))

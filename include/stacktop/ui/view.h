@@ -219,6 +219,10 @@ extern const char view_footer_report[];
 
 /* Text centred on row y. */
 void view_put_centered(struct grid *g, int y, const char *text, uint16_t attr);
+/* Batch: an alerts line ("! a   ! b   ! c") wrapped onto as many rows of g
+ * as it needs from row y, each alert whole where it fits (a log must not
+ * lose the last alerts to the width); g NULL: only count. Returns rows. */
+int view_alerts_wrap(struct grid *g, int y, int width, const char *alerts, uint16_t attr);
 /* A function's name as the views show it: a C++ name without its return
  * type and parameters ("app::Matrix<double>::multiply_rows"), or whole
  * when full (key v, --full-names). Raw target text either way: escape it. */

@@ -29,6 +29,10 @@
  * verdict, then programs, then kernel threads, then by PID; so a stuck or
  * leaking process does not sink under a hundred idle kworkers.
  *
+ * Filtered (key /): only the processes whose comm, command line or pid
+ * hold the text, case-insensitive (grouped: the groups of those, summed
+ * over them); the column header's line ends with "filter: cpub  3 of 212".
+ *
  * Grouped (key c): a row per cgroup (container or service: its path, the
  * last part when the whole does not fit), CPU, floor, RSS and THR summed
  * over its processes, their count in the PROCS column, HOTTEST of its
@@ -99,6 +103,12 @@ struct view_procs_row {
 struct view_procs_state {
 	enum view_procs_sort sort;
 	bool grouped;	    /* key c */
+	char filter[64];    /* '/': rows whose comm, command line or pid hold it
+			       (case-insensitive); "" all */
+	bool editing;	    /* after '/', until Enter or Esc: every key is text */
+	char edit[64];	    /* the filter being typed (applied as typed) */
+	int nmatched;	    /* out: processes the filter keeps */
+	int nprocs;	    /* out: processes in all */
 	char open[256];	    /* the open group's cgroup ("" none) */
 	int selected;	    /* row index in sorted order */
 	int scroll;	    /* first row shown */
@@ -106,7 +116,9 @@ struct view_procs_state {
 	bool hide_kernel;   /* set by ui (K): hottest skips kernel frames */
 	bool full_names;    /* set by ui (v): C++ names whole */
 	bool batch;	    /* no selection, no footer, limit rows */
-	int limit;	    /* batch: rows at most (0: the grid's) */
+	int limit;	    /* batch: rows at most (0: the grid's), and as many again
+			       of those with a verdict past them */
+	int extra;	    /* out: batch: rows with a verdict shown past limit */
 	pid_t selected_pid; /* out: the selected process (0: a group or none) */
 	int page;	    /* out: table rows on screen */
 	int nrows;	    /* out: rows kept */
@@ -158,8 +170,12 @@ int view_procs_render(struct grid *g, const struct view_header *h,
 
 /* The process table's keys (keymap.h): s cycles the sort, c groups by
  * cgroup or not, Enter on a process: VIEW_ACTION_NARROW_PROCESS with its
- * pid, on a group: opens or closes it; Esc closes the open group; arrows,
- * PgUp/PgDn, Home/End move the selection. */
+ * pid, on a group: opens or closes it; Esc clears the filter, else closes
+ * the open group; arrows, PgUp/PgDn, Home/End move the selection. '/'
+ * starts a filter (htop's F4): while it is typed every key is text (ui
+ * gives them here first: st->editing), the rows follow each key, Enter
+ * keeps it and selects the first row, Esc drops what was typed. The
+ * column header's line says the filter and how many processes it keeps. */
 struct keymap;
 extern const struct keymap view_procs_keymap;
 struct view_action view_procs_key(struct view_procs_state *st, int key);
