@@ -25,6 +25,7 @@
 
 #include "stacktop/model/diff.h"
 #include "stacktop/ui/keymap.h"
+#include "stacktop/ui/procwords.h"
 #include "stacktop/ui/keys.h"
 #include "stacktop/proc/machine.h"
 #include "stacktop/proc/metrics.h"
@@ -156,7 +157,7 @@ void ui_header(const struct ui *ui, const struct ui_model *m, struct view_header
 /* The top view's PROCESS column: "comm 4242" (ctx: the machine). */
 static void process_label(const void *ctx, int pid, char *buf, size_t size)
 {
-	view_procs_label(ctx ? machine_find(ctx, pid) : NULL, pid, buf, size);
+	procwords_label(ctx ? machine_find(ctx, pid) : NULL, pid, buf, size);
 }
 
 /* ---- drawing ---- */
@@ -303,9 +304,9 @@ const struct grid *ui_draw(struct ui *ui, const struct ui_model *m, const struct
 		const struct machine_proc *p = machine_procs(m->machine, &n);
 		/* the process table looks its floors up in its update */
 		if (shown_view(ui, m) != UI_VIEW_PROCS)
-			view_procs_floors(&ui->procs, p, n, m->w);
-		view_procs_alerts(p, n, &ui->procs, ui->batch ? 0 : cols, ui->machine_alerts,
-				  sizeof(ui->machine_alerts));
+			procwords_floors(&ui->procs, p, n, m->w);
+		procwords_alerts(p, n, &ui->procs, ui->batch ? 0 : cols, ui->machine_alerts,
+				 sizeof(ui->machine_alerts));
 	}
 	bool mem_shown = shown_view(ui, m) == UI_VIEW_MEMORY;
 	if (mem_shown)
@@ -480,7 +481,7 @@ static void narrow_process(struct ui *ui, const struct ui_model *m, int pid, uin
 	icicle_path_free(&ui->icicle.zoom);
 	ui->threads.selected = ui->threads.scroll = 0;
 	if (pid) {
-		view_procs_label(p, pid, who, sizeof(who));
+		procwords_label(p, pid, who, sizeof(who));
 		snprintf(msg, sizeof(msg), "showing process %s only; Esc: the whole machine", who);
 	} else {
 		snprintf(msg, sizeof(msg), "showing the whole machine");

@@ -30,6 +30,7 @@
 #include "stacktop/symbols/frames.h"
 #include "stacktop/ui/keys.h"
 #include "stacktop/ui/view_procs.h"
+#include "stacktop/ui/procwords.h"
 
 #define MIB (1024.0 * 1024.0)
 #define NPROC 32
@@ -392,15 +393,15 @@ static void test_alerts(void **state)
 	struct fixture *fx = *state;
 	char buf[1024];
 
-	view_procs_alerts(fx->p, fx->n, NULL, 0, buf, sizeof(buf));
+	procwords_alerts(fx->p, fx->n, NULL, 0, buf, sizeof(buf));
 	assert_true(strstr(buf, "! stuck:") < strstr(buf, "! busy floor:"));
 	assert_true(strstr(buf, "! busy floor:") < strstr(buf, "! memory climbs:"));
 	assert_true(strstr(buf, "! memory climbs:") < strstr(buf, "! zombie:"));
-	view_procs_alerts(fx->p, fx->n, NULL, 120, buf, sizeof(buf)); /* brief words */
+	procwords_alerts(fx->p, fx->n, NULL, 120, buf, sizeof(buf)); /* brief words */
 	assert_string_equal(buf, "! stuck: rsync (3100) D 12s   ! busy floor: floors (4242) 31%   "
 				 "! memory: leak (4251) +2.1 MiB/min   +1 more");
 	assert_true(text_width(buf) <= 120);
-	view_procs_alerts(fx->p + 7, 4, NULL, 80, buf, sizeof(buf)); /* nginx workers only */
+	procwords_alerts(fx->p + 7, 4, NULL, 80, buf, sizeof(buf)); /* nginx workers only */
 	assert_string_equal(buf, "");
 }
 
@@ -577,9 +578,9 @@ static void test_floor_function(void **state)
 	assert_non_null(strstr(row(fx, 2), "! busy floor: floor (4300) 30% in busy_poll"));
 	/* floors (4242) has no samples in its floor seconds: no function */
 	assert_non_null(strstr(row(fx, 2), "! busy floor: floors (4242) 31%   "));
-	view_procs_alerts(fx->p, fx->n, &fx->st, 0, buf, sizeof(buf));
+	procwords_alerts(fx->p, fx->n, &fx->st, 0, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "! busy floor: floor (4300) 30% in busy_poll"));
-	view_procs_alerts(fx->p, fx->n, NULL, 0, buf, sizeof(buf));
+	procwords_alerts(fx->p, fx->n, NULL, 0, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "! busy floor: floor (4300) 30%   "));
 	/* 80 columns: the brief verdict; HOTTEST and the alerts line say it */
 	draw(fx, 80, 24);

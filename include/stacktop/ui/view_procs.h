@@ -13,7 +13,7 @@
  * (zombie) children and its threads stuck in D, HOTTEST NOW the function
  * with the most own samples of that process in the window (the K toggle
  * respected), VERDICT the words a responder acts on ("busy floor 31% in
- * busy_poll": where the floor is spent, view_procs_floors; the function
+ * busy_poll": where the floor is spent, procwords_floors; the function
  * left out under 120 columns, where HOTTEST and the alerts line say it),
  * "stairs", "zombie (parent 4259 zpar)", "stuck D 12s", "3 zombie children"),
  * COMMAND the command line when it fits, else the name; kernel threads in
@@ -90,7 +90,7 @@ struct view_procs_row {
 	bool busy_floor, stairs, zombie, stuck;
 	char comm[32];	      /* raw */
 	char cgroup[256];     /* raw: a group's key, a process's cgroup */
-	char floor_func[128]; /* a busy floor's function (view_procs_floors), "" none; raw */
+	char floor_func[128]; /* a busy floor's function (procwords_floors), "" none; raw */
 	/* Texts of the rows on screen (update fills them; raw, render escapes) */
 	bool filled;
 	char user[32];
@@ -134,8 +134,8 @@ struct view_procs_state {
 		char name[32];
 	} users[64];
 	int nusers;
-	char alerts[1024]; /* the box-wide verdicts (view_procs_alerts), from update */
-	/* Where each busy floor is spent (view_procs_floors), by pid. */
+	char alerts[1024]; /* the box-wide verdicts (procwords_alerts), from update */
+	/* Where each busy floor is spent (procwords_floors), by pid. */
 	struct view_procs_floor {
 		pid_t pid;
 		char func[128]; /* raw */
@@ -146,22 +146,11 @@ struct view_procs_state {
 /* On each refresh and after a key: the processes (p[0..n), any order) into
  * sorted rows (grouped when st->grouped), the selection kept, the texts
  * of the rows on screen filled (w: the hottest functions, NULL: none), the
- * busy floors' functions looked up (view_procs_floors) and the alerts line
+ * busy floors' functions looked up (procwords_floors) and the alerts line
  * built for a cols x rows screen under header h (may be NULL). 0 or
  * -errno. */
 int view_procs_update(struct view_procs_state *st, const struct view_header *h,
 		      const struct machine_proc *p, size_t n, struct window *w, int cols, int rows);
-/* Where each busy floor of p[0..n) is spent, into st->floors: the
- * process's hottest user function (kernel frames hidden, by own samples)
- * in w over the seconds it sat at its floor, those whose CPU point is <=
- * floor_pct + max(5, floor_pct / 4) (the point at t is the second before
- * t: bucket (t - 0.5 s) / bucket_ns). "" when it has no samples there.
- * At most VIEW_PROCS_FLOORS processes, the highest floors first; one
- * window_top of one process's floor seconds each. w NULL: none. 0 or
- * -errno. */
-int view_procs_floors(struct view_procs_state *st, const struct machine_proc *p, size_t n,
-		      struct window *w);
-
 /* Draw header, alerts, table and footer into g (cleared first) from the
  * kept rows; changes nothing. Under 60x12 (not batch): the "too small"
  * notice only. */
@@ -184,24 +173,5 @@ void view_procs_state_free(struct view_procs_state *st);
 
 /* "cpu", "floor", "rss", "pid", "name". */
 const char *view_procs_sort_name(enum view_procs_sort s);
-
-/* The alerts line of the whole machine: the processes with a verdict, most
- * important first (stuck in D, busy floor, memory climbing, zombies with
- * their parent), e.g. "! stuck: nfsd (812) 1 thread in D 8s   ! busy
- * floor: floor (4242) 31% in busy_poll   ! memory climbs: leak (4250)
- * +2.1 MiB/min
- * ! zombie: 4260 defunct, parent zpar (4259) has not reaped it"; in width
- * columns (0: any), in brief words when the long ones do not all fit
- * ("! stuck: nfsd (812) D 8s", "! memory: leak (4250) +2.1 MiB/min",
- * "! zombie: 4260, parent zpar (4259)"), what still does not fit counted
- * in "+N more"; "" when no process has a verdict. A busy floor's function
- * from st->floors (st NULL: none; cut to 16 columns in brief). Names
- * escaped. */
-void view_procs_alerts(const struct machine_proc *p, size_t n, const struct view_procs_state *st,
-		       int width, char *buf, size_t size);
-
-/* A process's label for other views: "comm 4242" (escaped; kernel
- * threads "[comm] 4242"); "pid 4242" when p is NULL. */
-void view_procs_label(const struct machine_proc *p, pid_t pid, char *buf, size_t size);
 
 #endif

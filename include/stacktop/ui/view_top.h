@@ -22,7 +22,7 @@
  * Whole machine (by_process): a row per (process, function) with a
  * PROCESS column ("floor 4242", from process_label) after the numbers;
  * pid narrows the rows to that process's stacks (no PROCESS column).
- * alerts (the box's verdicts, view_procs_alerts) is an alerts line above
+ * alerts (the box's verdicts, procwords_alerts) is an alerts line above
  * the table, after the metrics' alerts when there are metrics.
  */
 #ifndef STACKTOP_VIEW_TOP_H
