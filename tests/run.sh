@@ -23,9 +23,12 @@
 #      whose lost records depend on how long stacktop waits for a CPU on a
 #      saturated machine;
 #   3. the other end-to-end tests, E2E_JOBS (8) at a time, the longest
-#      first (from the last run's times in $B/e2e.times, else LONG below):
-#      they mostly wait for a target and stacktop, and their shares are of
-#      one target's own CPU, with tolerances from their sample counts.
+#      first: by the last run's times in $B/e2e.times, else (a clean clone,
+#      as in CI) by tests/e2e/times, a clean run's times kept in the tree
+#      (refresh it from $B/e2e.times after adding a long test: a long test
+#      started last is a tail where the other lanes idle); they mostly wait
+#      for a target and stacktop, and their shares are of one target's own
+#      CPU, with tolerances from their sample counts.
 # Each test's time is on its PASS/FAIL line.
 set -u
 FUZZ_ROUNDS=${FUZZ_ROUNDS:-12000}
@@ -36,9 +39,6 @@ FUZZ_ASAN=${FUZZ_ASAN:-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
 CPPCHECK=${CPPCHECK:-cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 -D_GNU_SOURCE -Iinclude --suppress=missingIncludeSystem --suppress=preprocessorErrorDirective --inline-suppr}
 B=${B:-build}
 SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall test_demo test_wall_threads test_inline test_languages test_lost test_python test_rhythm "
-# Started first when there are no times from a last run: the longest (30-45
-# s each on a loaded 2-core machine).
-LONG=" test_jvm test_python_more test_difflive test_safety test_wall_safety test_hostile_newstacks test_series_mem test_coverage test_subprocesses test_memory test_export "
 
 units=() fuzzers=() e2e=()
 part=0
@@ -125,16 +125,19 @@ for t in "${e2e[@]}"; do
 done
 
 # ---- 3. the others, E2E_JOBS at a time, longest first ------------------------------
-# order: "SECONDS PATH" per test, from the last run's times (LONG first, then
-# the rest in the given order, when there are none), sorted longest first.
+# order: the tests' paths, longest first by the last run's times, else by
+# the tree's (tests/e2e/times; a test in neither counts 0 s and starts last,
+# ties in the given order). Longest first, the lanes end within a short
+# test of each other; when 35 s tests started last, they ran on alone (the
+# last clean run's times, eight lanes: 122 s in the old order, 106 s so).
 TIMES=$B/e2e.times
+SEED_TIMES=tests/e2e/times
 order() {
 	local t n s i=0
 	for t in "${e2e[@]}"; do
 		n=$(basename "$t" .sh)
 		case $SOLO in *" $n "*) continue ;; esac
-		s=$(awk -v n="$n" '$1 == n { s = $2 } END { print s + 0 }' "$TIMES" 2>/dev/null)
-		case $LONG in *" $n "*) [ "${s:-0}" -gt 0 ] || s=1000 ;; esac
+		s=$(cat "$SEED_TIMES" "$TIMES" 2>/dev/null | awk -v n="$n" '$1 == n { s = $2 } END { print s + 0 }')
 		i=$((i + 1))
 		printf '%s %s %s\n' "${s:-0}" "$i" "$t"
 	done | sort -k1,1nr -k2,2n | cut -d' ' -f3-
