@@ -14,6 +14,8 @@
 # Both rhythm targets run at nice -10: beside other tests (and this test's
 # own cpuburn) a spike once got 15% of a core and was missed, and a
 # cadence with a hole is no rhythm; the weight keeps their spikes whole.
+# cpuburn too: at nice 0 on a machine loaded by others it lost its core to
+# each of rhythm's spikes, and its own CPU then spiked every 5 s (a rhythm).
 . "$(dirname "$0")/lib.sh"
 need_stacktop
 need_target rhythm
@@ -21,7 +23,7 @@ need_target cpuburn
 
 start_bg nice -n -10 "$TARGETS/rhythm" 5 2 5 60
 RH=$BG_PID
-start_bg "$TARGETS/cpuburn" 1 60
+start_bg nice -n -10 "$TARGETS/cpuburn" 1 60
 CB=$BG_PID
 # The same spikes at random times (exponential gaps of mean 5 s): no rhythm.
 start_bg nice -n -10 "$TARGETS/rhythm" r5 2 5 60
