@@ -8,10 +8,10 @@
 # Tests check behaviour; figures (stacktop's own CPU, sample rates, how long
 # something takes) are measured by `make bench` (bench/), not here. So most
 # tests can share the machine:
-#   1. the unit binaries two at a time (SLOW_UNITS first: one lane after
-#      another took 37 s, most of it in test_wall and test_perf, which wait
-#      on their threads, and ran on alone for 15 s after the fuzzers), beside
-#      the fuzzers two at a time and the lint;
+#   1. the unit binaries two at a time, SLOW_UNITS first (one after
+#      another they took 37 s, 17 of them in test_wall and test_perf, the
+#      last 15 alone after the fuzzers with the CPU idle), beside the
+#      fuzzers two at a time and the lint;
 #   2. the end-to-end tests in SOLO, one at a time: they compare CPU shares
 #      of threads or processes against each other or against procfs (the
 #      busy floor, the CPU chart), or wall-time splits whose kinds come from
