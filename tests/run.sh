@@ -8,10 +8,11 @@
 # Tests check behaviour; figures (stacktop's own CPU, sample rates, how long
 # something takes) are measured by `make bench` (bench/), not here. So most
 # tests can share the machine:
-#   1. the unit binaries two at a time, SLOW_UNITS first (one after
-#      another they took 37 s, 17 of them in test_wall and test_perf, the
-#      last 15 alone after the fuzzers with the CPU idle), beside the
-#      fuzzers two at a time and the lint;
+#   1. the unit binaries one after the other, but for WAITING_UNITS in a
+#      lane of their own, beside the fuzzers two at a time and the lint (in
+#      one lane the units took 37 s, the last 15 alone after the fuzzers
+#      with the CPU idle; with any two units at a time, test_perf's burning
+#      beside the others starved test_metrics' own-CPU check under load);
 #   2. the end-to-end tests in SOLO, one at a time: they compare CPU shares
 #      of threads or processes against each other or against procfs (the
 #      busy floor, the CPU chart), or wall-time splits whose kinds come from
@@ -35,14 +36,14 @@
 set -u
 FUZZ_ROUNDS=${FUZZ_ROUNDS:-12000}
 E2E_JOBS=${E2E_JOBS:-8}
-UNIT_JOBS=${UNIT_JOBS:-2}
 # From the makefile: FUZZ_ASAN ("ASAN_OPTIONS=... UBSAN_OPTIONS=..."),
 # CPPCHECK (the lint command), B (the build directory).
 FUZZ_ASAN=${FUZZ_ASAN:-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1}
 CPPCHECK=${CPPCHECK:-cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 -D_GNU_SOURCE -Iinclude --suppress=missingIncludeSystem --suppress=preprocessorErrorDirective --inline-suppr}
 B=${B:-build}
-# The unit binaries that take seconds (the rest take under 2 s), started first.
-SLOW_UNITS=" test_wall test_perf test_jvmattach "
+# The unit binaries that take seconds mostly waiting (test_wall on its
+# sampled threads, 2 s of CPU in 10; test_jvmattach on its fake JVM, none in 4).
+WAITING_UNITS=" test_wall test_jvmattach "
 SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall test_demo test_wall_threads test_inline test_languages test_lost test_python test_rhythm "
 
 units=() fuzzers=() e2e=()
@@ -102,20 +103,19 @@ pool_wait_one() {
 }
 pool_drain() { while [ ${#running[@]} -gt 0 ]; do pool_wait_one; done; }
 
-# ---- 1. units (two lanes, SLOW_UNITS first), fuzzers (two lanes), lint ------------
-slow_first() {
-	local t
-	for t in "$@"; do case $SLOW_UNITS in *" $(basename "$t") "*) echo "$t" ;; esac; done
-	for t in "$@"; do case $SLOW_UNITS in *" $(basename "$t") "*) ;; *) echo "$t" ;; esac; done
-}
-mapfile -t unit_queue < <(slow_first "${units[@]}")
-(
-	n=0
-	for t in "${unit_queue[@]}"; do
-		[ $n -ge "$UNIT_JOBS" ] && { wait -n; n=$((n - 1)); }
-		run_one unit "$t" "$t.log" "$t" &
-		n=$((n + 1))
+# ---- 1. units (two lanes: WAITING_UNITS, the rest), fuzzers (two lanes), lint ------
+# unit_lane waiting|rest: those units one after the other.
+unit_lane() {
+	local t w
+	for t in "${units[@]}"; do
+		case $WAITING_UNITS in *" $(basename "$t") "*) w=waiting ;; *) w=rest ;; esac
+		[ "$w" = "$1" ] && run_one unit "$t" "$t.log" "$t"
 	done
+	return 0
+}
+(
+	unit_lane waiting &
+	unit_lane rest
 	wait
 ) &
 units_pid=$!
