@@ -8,8 +8,11 @@
 # Tests check behaviour; figures (stacktop's own CPU, sample rates, how long
 # something takes) are measured by `make bench` (bench/), not here. So most
 # tests can share the machine:
-#   1. the unit binaries one after the other, beside the fuzzers two at a
-#      time and the lint;
+#   1. the unit binaries one after the other, but for WAITING_UNITS in a
+#      lane of their own, beside the fuzzers two at a time and the lint (in
+#      one lane the units took 37 s, the last 15 alone after the fuzzers
+#      with the CPU idle; with any two units at a time, test_perf's burning
+#      beside the others starved test_metrics' own-CPU check under load);
 #   2. the end-to-end tests in SOLO, one at a time: they compare CPU shares
 #      of threads or processes against each other or against procfs (the
 #      busy floor, the CPU chart), or wall-time splits whose kinds come from
@@ -23,9 +26,12 @@
 #      whose lost records depend on how long stacktop waits for a CPU on a
 #      saturated machine;
 #   3. the other end-to-end tests, E2E_JOBS (8) at a time, the longest
-#      first (from the last run's times in $B/e2e.times, else LONG below):
-#      they mostly wait for a target and stacktop, and their shares are of
-#      one target's own CPU, with tolerances from their sample counts.
+#      first: by the last run's times in $B/e2e.times, else (a clean clone,
+#      as in CI) by tests/e2e/times, a clean run's times kept in the tree
+#      (refresh it from $B/e2e.times after adding a long test: a long test
+#      started last is a tail where the other lanes idle); they mostly wait
+#      for a target and stacktop, and their shares are of one target's own
+#      CPU, with tolerances from their sample counts.
 # Each test's time is on its PASS/FAIL line.
 set -u
 FUZZ_ROUNDS=${FUZZ_ROUNDS:-12000}
@@ -35,10 +41,10 @@ E2E_JOBS=${E2E_JOBS:-8}
 FUZZ_ASAN=${FUZZ_ASAN:-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1}
 CPPCHECK=${CPPCHECK:-cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 -D_GNU_SOURCE -Iinclude --suppress=missingIncludeSystem --suppress=preprocessorErrorDirective --inline-suppr}
 B=${B:-build}
+# The unit binaries that take seconds mostly waiting (test_wall on its
+# sampled threads, 2 s of CPU in 10; test_jvmattach on its fake JVM, none in 4).
+WAITING_UNITS=" test_wall test_jvmattach "
 SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall test_demo test_wall_threads test_inline test_languages test_lost test_python test_rhythm "
-# Started first when there are no times from a last run: the longest (30-45
-# s each on a loaded 2-core machine).
-LONG=" test_jvm test_machine test_python_more test_difflive test_safety test_wall_safety test_hostile_newstacks test_series_mem test_coverage test_subprocesses test_memory test_export "
 
 units=() fuzzers=() e2e=()
 part=0
@@ -97,8 +103,21 @@ pool_wait_one() {
 }
 pool_drain() { while [ ${#running[@]} -gt 0 ]; do pool_wait_one; done; }
 
-# ---- 1. units (one lane, in order), fuzzers (two lanes), lint ---------------------
-(for t in "${units[@]}"; do run_one unit "$t" "$t.log" "$t"; done) &
+# ---- 1. units (two lanes: WAITING_UNITS, the rest), fuzzers (two lanes), lint ------
+# unit_lane waiting|rest: those units one after the other.
+unit_lane() {
+	local t w
+	for t in "${units[@]}"; do
+		case $WAITING_UNITS in *" $(basename "$t") "*) w=waiting ;; *) w=rest ;; esac
+		[ "$w" = "$1" ] && run_one unit "$t" "$t.log" "$t"
+	done
+	return 0
+}
+(
+	unit_lane waiting &
+	unit_lane rest
+	wait
+) &
 units_pid=$!
 
 pool_start lint lint "$B/lint.log" bash -c "$CPPCHECK src/main.c src/*/*.c"
@@ -125,16 +144,19 @@ for t in "${e2e[@]}"; do
 done
 
 # ---- 3. the others, E2E_JOBS at a time, longest first ------------------------------
-# order: "SECONDS PATH" per test, from the last run's times (LONG first, then
-# the rest in the given order, when there are none), sorted longest first.
+# order: the tests' paths, longest first by the last run's times, else by
+# the tree's (tests/e2e/times; a test in neither counts 0 s and starts last,
+# ties in the given order). Longest first, the lanes end within a short
+# test of each other; when 35 s tests started last, they ran on alone (the
+# last clean run's times, eight lanes: 122 s in the old order, 106 s so).
 TIMES=$B/e2e.times
+SEED_TIMES=tests/e2e/times
 order() {
 	local t n s i=0
 	for t in "${e2e[@]}"; do
 		n=$(basename "$t" .sh)
 		case $SOLO in *" $n "*) continue ;; esac
-		s=$(awk -v n="$n" '$1 == n { s = $2 } END { print s + 0 }' "$TIMES" 2>/dev/null)
-		case $LONG in *" $n "*) [ "${s:-0}" -gt 0 ] || s=1000 ;; esac
+		s=$(cat "$SEED_TIMES" "$TIMES" 2>/dev/null | awk -v n="$n" '$1 == n { s = $2 } END { print s + 0 }')
 		i=$((i + 1))
 		printf '%s %s %s\n' "${s:-0}" "$i" "$t"
 	done | sort -k1,1nr -k2,2n | cut -d' ' -f3-

@@ -7,11 +7,11 @@
 #   - `-b -w`: each of those functions within 4 standard errors (of the
 #     sample count: lib.sh's check_share) of its share, with the right wait
 #     kind; the "wall time:" line splits lock/I/O/sleep the same way;
-#   - cpu mode on the same program shows almost nothing;
 #   - dump: every thread by name, leaf first, read_pipe with its file:line;
-#     --json read back by python3's json module;
-#   - errors: no such process; a target already traced names the tracer.
-# After each run the target has no thread stopped or traced.
+#     --json read back by python3's json module.
+# After each run the target has no thread stopped or traced. Cpu mode on
+# the same program and the errors (no such process, a traced target) are
+# test_wall_errors', beside other tests.
 #
 # STACKTOP_BIN overrides the binary (to try a build before it lands).
 . "$(dirname "$0")/lib.sh"
@@ -66,13 +66,6 @@ check_share_min "$sl" 45 "$N" "wall time: sleep (true 60%, less when woken threa
 check_share_max "$run" 15 "$N" "wall time: running (true ~0%, more when the machine is busy)"
 check_target_healthy "$W" "after wall mode"
 
-# ---- cpu mode on the same program: almost nothing ---------------------------------
-OUT=$E2E_TMPDIR/cpu.out
-timeout 30 "$STACKTOP" -b -d 2 -n 2 -p "$W" >"$OUT" 2>&1 || bad "cpu mode exited $?"
-n=$(grep -oE '^samples [0-9,]+' "$OUT" | tail -n 1 | tr -dc 0-9)
-check_cmp "${n:-x}" '<=' 20 "cpu mode: samples in 4 s of an idle waiter"
-check_target_healthy "$W" "after cpu mode"
-
 # ---- dump -------------------------------------------------------------------------
 OUT=$E2E_TMPDIR/dump.out
 if timeout 20 "$STACKTOP" dump -p "$W" >"$OUT" 2>"$E2E_TMPDIR/dump.err"; then ok "dump exits 0"; else bad "dump exited $?: $(cat "$E2E_TMPDIR/dump.err")"; fi
@@ -106,53 +99,5 @@ EOF
 )
 [ "$res" = "5 I/O sleep True waiter.c True waiter" ] && ok "dump --json parses: $res" || bad "dump --json: '$res'"
 check_target_healthy "$W" "after dump --json"
-
-# ---- errors -------------------------------------------------------------------------
-true &
-DEAD=$!
-wait "$DEAD"
-msg=$("$STACKTOP" dump -p "$DEAD" 2>&1)
-rc=$?
-[ "$rc" = 1 ] && grep -q "no process with PID $DEAD" <<<"$msg" && ok "dump of a missing pid: exit 1, '$msg'" ||
-	bad "dump of a missing pid: exit $rc, '$msg'"
-
-# A target already traced (PTRACE_SEIZE from python): both wall mode and dump name the tracer.
-start_bg "$TARGETS/waiter" 60
-W2=$BG_PID
-sleep 0.3
-start_bg python3 -c 'import ctypes, sys, time
-l = ctypes.CDLL(None, use_errno=True)
-print(l.ptrace(0x4206, int(sys.argv[1]), 0, 0), flush=True)
-time.sleep(60)' "$W2"
-TR=$BG_PID
-traced_by() { [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$1/status")" = "$2" ]; }
-wait_until 5 traced_by "$W2" "$TR" || bad "python could not trace the waiter"
-# Only the leader is traced (as by strace -p): refusing, or sampling the
-# other threads with a warning, are both fine, as long as the tracer is named
-# and nothing hangs.
-msg=$(timeout 10 "$STACKTOP" -b -w -n 1 -p "$W2" 2>&1)
-rc=$?
-if [ "$rc" = 1 ] && grep -q "already traced by pid $TR" <<<"$msg"; then
-	ok "wall mode on a traced target: exit 1, names pid $TR"
-elif [ "$rc" = 0 ] && grep -q "traced by pid $TR" <<<"$msg"; then
-	ok "wall mode on a target whose leader is traced: samples the rest, warns about pid $TR"
-else
-	bad "wall mode on a traced target: exit $rc, '$msg'"
-fi
-msg=$(timeout 10 "$STACKTOP" dump -p "$W2" 2>&1)
-rc=$?
-[ "$rc" = 1 ] && grep -q "already traced by pid $TR" <<<"$msg" && ok "dump of a traced target: exit 1, names pid $TR" ||
-	bad "dump of a traced target: exit $rc, '$msg'"
-# cpu mode needs no ptrace: it samples on, and its warning names the tracer
-# by name and pid (never suggests -w, which would be refused)
-msg=$(timeout 10 "$STACKTOP" -b -n 2 -d 1 -p "$W2" 2>&1)
-rc=$?
-[ "$rc" = 0 ] && grep -q "traced by pid $TR (python3)" <<<"$msg" && ! grep -q -- '-w)' <<<"$msg" &&
-	ok "cpu mode on a traced target: the warning names python3 (pid $TR)" ||
-	bad "cpu mode on a traced target: exit $rc, '$msg'"
-kill -KILL "$TR"
-wait "$TR" 2>/dev/null
-sleep 0.2
-check_target_healthy "$W2" "traced target, after its tracer died"
 
 e2e_finish
