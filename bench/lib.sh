@@ -84,3 +84,16 @@ throughput() {
 # HAVE_PERF: 1 when perf is installed (its figures beside ours), else 0.
 HAVE_PERF=1
 command -v perf >/dev/null || HAVE_PERF=0
+
+# watch_pid PID: CPU % of one core (schedstat of all its threads), read
+# system calls a second and peak RSS (MiB) of PID from WARM s to DUR s (the
+# caller's globals), as one line of the table.
+watch_pid() {
+	local pid=$1 ns1 r1 w1 ns2 r2 w2 hwm
+	sleep "$WARM"
+	ns1=$(cpu_ns "$pid") r1=$(syscr "$pid") w1=$(date +%s%N)
+	sleep $((DUR - WARM))
+	ns2=$(cpu_ns "$pid") r2=$(syscr "$pid") w2=$(date +%s%N) hwm=$(hwm_kb "$pid")
+	awk -v a="$ns1" -v b="$ns2" -v r1="$r1" -v r2="$r2" -v w1="$w1" -v w2="$w2" -v h="$hwm" \
+		'BEGIN { s = (w2 - w1) / 1e9; printf "%6.1f%% %8.0f %7.1f", 100 * (b - a) / 1e9 / s, (r2 - r1) / s, h / 1024 }'
+}

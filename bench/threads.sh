@@ -29,16 +29,6 @@ bench_need "$WAKERS" targets
 [ "$DUR" -gt $((WARM + 2)) ] || { echo "bench: SECONDS must be > $((WARM + 2))" >&2; exit 1; }
 
 
-# watch PID: CPU %, reads/s, peak RSS (MiB) of PID from WARM s to DUR s
-watch_pid() {
-	local pid=$1 ns1 r1 w1 ns2 r2 w2 hwm
-	sleep "$WARM"
-	ns1=$(cpu_ns "$pid") r1=$(syscr "$pid") w1=$(date +%s%N)
-	sleep $((DUR - WARM))
-	ns2=$(cpu_ns "$pid") r2=$(syscr "$pid") w2=$(date +%s%N) hwm=$(hwm_kb "$pid")
-	awk -v a="$ns1" -v b="$ns2" -v r1="$r1" -v r2="$r2" -v w1="$w1" -v w2="$w2" -v h="$hwm" \
-		'BEGIN { s = (w2 - w1) / 1e9; printf "%6.1f%% %8.0f %7.1f", 100 * (b - a) / 1e9 / s, (r2 - r1) / s, h / 1024 }'
-}
 
 # perf top --stdio spins on a stdin at end of file: both get a FIFO that
 # stays open and silent (as in bench/run.sh).

@@ -214,17 +214,29 @@ void text_duration(uint64_t ns, char *out, size_t size)
 	}
 }
 
-void text_seconds(double s, char *out, size_t size)
+/* s as "<s>s" with decimals below the minute (whole seconds: rounded
+ * up to the minute at 59.5), else text_duration. */
+static void seconds_text(double s, int decimals, char *out, size_t size)
 {
 	if (!(s > 0)) /* also NaN */
 		s = 0;
-	if (s < 59.95) {
-		snprintf(out, size, "%.1fs", s);
+	if (s < (decimals ? 59.95 : 59.5)) {
+		snprintf(out, size, "%.*fs", decimals, s);
 		return;
 	}
 	if (s > 1e9)
 		s = 1e9;
 	text_duration((uint64_t)(s * 1e9), out, size);
+}
+
+void text_seconds(double s, char *out, size_t size)
+{
+	seconds_text(s, 1, out, size);
+}
+
+void text_span(double s, char *out, size_t size)
+{
+	seconds_text(s, 0, out, size);
 }
 
 void text_bytes(uint64_t bytes, char *out, size_t size)

@@ -53,16 +53,6 @@ void procwords_func(const struct frame *f, bool full, char *out, size_t size)
 		strncat(out, " [k]", size - strlen(out) - 1);
 }
 
-void procwords_span(double s, char *out, size_t size)
-{
-	if (!(s > 0))
-		s = 0;
-	if (s < 59.5)
-		snprintf(out, size, "%.0fs", s);
-	else
-		text_duration((uint64_t)(s * 1e9), out, size);
-}
-
 /* ---- where a busy floor is spent ------------------------------------------ */
 
 static int cmp_u64(const void *pa, const void *pb)
@@ -122,7 +112,8 @@ static int floor_func(struct view_procs_state *st, struct window *w, pid_t pid,
 			best = &rows[i];
 	}
 	if (best)
-		procwords_func(frames_get(window_frames(w), best->frame), st->full_names, out, size);
+		procwords_func(frames_get(window_frames(w), best->frame), st->full_names, out,
+			       size);
 	free(rows);
 	return 0;
 }
@@ -137,7 +128,7 @@ static int cmp_floor(const void *pa, const void *pb)
 }
 
 int procwords_floors(struct view_procs_state *st, const struct machine_proc *p, size_t n,
-		      struct window *w)
+		     struct window *w)
 {
 	const struct machine_proc *bf[VIEW_PROCS_FLOORS];
 	size_t nb = 0, cap = 0;
@@ -273,7 +264,7 @@ static size_t collect_alerts(const struct machine_proc *p, size_t n,
 
 		who(q, w, sizeof(w));
 		if (q->stuck && k < max) {
-			procwords_span(q->stuck_for_s, t, sizeof(t));
+			text_span(q->stuck_for_s, t, sizeof(t));
 			a[k] = (struct alert){0, q->stuck_for_s, "", ""};
 			snprintf(a[k].text, sizeof(a->text), "! stuck: %s %d thread%s in D %s", w,
 				 q->stuck_threads, q->stuck_threads == 1 ? "" : "s", t);
@@ -343,7 +334,7 @@ static size_t fit_alerts(const struct alert *a, size_t k, int width, bool brief,
 }
 
 void procwords_alerts(const struct machine_proc *p, size_t n, const struct view_procs_state *st,
-		       int width, char *buf, size_t size)
+		      int width, char *buf, size_t size)
 {
 	size_t max = n < 256 ? n * 4 : 1024, k;
 	struct alert *a;

@@ -559,7 +559,7 @@ static void verdict_text(const struct view_procs_row *r, bool brief, char *out, 
 			o += (size_t)snprintf(out + o, size - o, __VA_ARGS__);                     \
 	} while (0)
 	if (r->stuck) {
-		procwords_span(r->stuck_for_s, d, sizeof(d));
+		text_span(r->stuck_for_s, d, sizeof(d));
 		ADD(GRID_COLOR(GRID_C_RED) | GRID_BOLD, "stuck D %s", d);
 	}
 	/* a group's floor is a sum: the member's own is on its row */
@@ -994,13 +994,7 @@ static const struct keymap_entry procs_keys[] = {
     {{'/'}, 0, procs_filter, NULL, "filter: name, command or pid", 0},
     {{'c'}, 'C', procs_group, NULL, "group by cgroup; sort", 0},
     {{'s'}, 0, procs_sort, NULL, NULL, 0},
-    /* the top view's line says them */
-    {{KEYS_UP, KEYS_DOWN, KEYS_PGUP, KEYS_PGDN, KEYS_HOME, KEYS_END},
-     0,
-     procs_move,
-     NULL,
-     "move selection",
-     KEYMAP_QUIET},
+    KEYMAP_MOVE_ENTRY(procs_move),
 };
 
 const struct keymap view_procs_keymap = {"Process table (key 0)", procs_keys,

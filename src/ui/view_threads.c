@@ -346,17 +346,6 @@ static void fmt_state(const struct metrics_thread *t, const struct view_threads_
 	snprintf(out, size, "%c %s", t->state, word);
 }
 
-/* "12s" under a minute, then "4m05s", "2h10m". */
-static void fmt_d_for(double s, char *out, size_t size)
-{
-	if (!(s > 0))
-		s = 0;
-	if (s < 59.5)
-		snprintf(out, size, "%.0fs", s);
-	else
-		text_duration((uint64_t)(s * 1e9), out, size);
-}
-
 /* The lock texts, from the longest to the shortest; a narrow screen takes
  * the shortest that fits. */
 enum { LOCK_TEXT_FULL = 0, LOCK_TEXT_SHORT, LOCK_TEXT_LEVELS };
@@ -433,7 +422,7 @@ static void fmt_flags(const struct view_header *h, const struct metrics_thread *
 		*attr = GRID_COLOR(GRID_C_MAGENTA) | GRID_BOLD;
 	}
 	if (t->stuck && o < size) {
-		fmt_d_for(t->d_for_s, d, sizeof(d));
+		text_span(t->d_for_s, d, sizeof(d));
 		o += (size_t)snprintf(out + o, size - o, "%sSTUCK (D for %s)", o ? "  " : "", d);
 		*attr = GRID_COLOR(GRID_C_RED) | GRID_BOLD;
 	}
@@ -1046,13 +1035,7 @@ static const struct keymap_entry threads_keys[] = {
     {{KEYS_ENTER}, 0, threads_narrow, NULL, "one thread only; all", 0},
     {{KEYS_ESC}, 0, threads_all, NULL, NULL, 0},
     {{'o'}, 0, threads_owner, NULL, "select its lock's holder", 0},
-    /* the top view's line says them */
-    {{KEYS_UP, KEYS_DOWN, KEYS_PGUP, KEYS_PGDN, KEYS_HOME, KEYS_END},
-     0,
-     threads_move,
-     NULL,
-     "move selection",
-     KEYMAP_QUIET},
+    KEYMAP_MOVE_ENTRY(threads_move),
 };
 
 const struct keymap view_threads_keymap = {"Threads view", threads_keys,

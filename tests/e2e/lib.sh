@@ -199,6 +199,18 @@ start_target() {
 	alive "$BG_PID" || die "$name did not start"
 }
 
+# start_waiter: stacktop and waiter are there, and waiter 120 runs with its
+# five threads started, its pid in W (test_wall and test_wall_errors).
+start_waiter() {
+	need_stacktop
+	need_target waiter
+	start_bg "$TARGETS/waiter" 120
+	W=$BG_PID
+	wait_until 3 threads_at_least "$W" 5 || die "waiter did not start its threads"
+	sleep 0.3
+}
+threads_at_least() { [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -ge "$2" ]; }
+
 # start_cpuburn SECS ARGS...: stacktop and cpuburn are there, and cpuburn
 # ARGS runs (start_target SECS), its pid in CB.
 start_cpuburn() {

@@ -16,14 +16,7 @@
 # STACKTOP_BIN overrides the binary (to try a build before it lands).
 . "$(dirname "$0")/lib.sh"
 STACKTOP=${STACKTOP_BIN:-$STACKTOP}
-need_stacktop
-need_target waiter
-
-start_bg "$TARGETS/waiter" 120
-W=$BG_PID
-nthreads_is() { [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -eq "$2" ]; }
-wait_until 3 nthreads_is "$W" 5 || die "waiter did not start its threads"
-sleep 0.3
+start_waiter
 
 # wall_rows FILE: rows of the last wall table: %Own %Total OnCPU OffCPU Wait Function ...
 wall_rows() {

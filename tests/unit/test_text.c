@@ -192,6 +192,15 @@ static void test_duration(void **state)
 		text_seconds(secs[i].s, b, sizeof(b));
 		assert_string_equal(b, secs[i].want);
 	}
+	/* whole seconds: how long a thread has been stuck */
+	text_span(12.4, b, sizeof(b));
+	assert_string_equal(b, "12s");
+	text_span(60, b, sizeof(b));
+	assert_string_equal(b, "1m00s");
+	text_span(245, b, sizeof(b));
+	assert_string_equal(b, "4m05s");
+	text_span(-1, b, sizeof(b));
+	assert_string_equal(b, "0s");
 }
 
 static void test_bytes_and_count(void **state)

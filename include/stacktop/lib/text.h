@@ -45,6 +45,9 @@ int text_cp_width(uint32_t cp);
 /* "0.0s" .. "59.9s", then like text_duration ("1m05s", "2h10m"): times in
  * the top view, where sub-second values should stay in seconds. */
 void text_seconds(double s, char *out, size_t size);
+/* The same in whole seconds: "12s" under a minute, then "4m05s", "2h10m"
+ * (how long something has lasted: stuck in D, a zombie). */
+void text_span(double s, char *out, size_t size);
 /* Sanitize in into out and cut it to at most width columns; when it had to
  * be cut, the last column is "…". Returns the width of out. */
 int text_fit(const char *in, int width, char *out, size_t size);

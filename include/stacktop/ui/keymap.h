@@ -44,6 +44,15 @@ struct keymap_entry {
 	unsigned flags;	   /* enum keymap_flag, and the owner's bits */
 };
 
+/* The arrows, PgUp/PgDn and Home/End moving a table's selection with fn,
+ * quiet on the help screen (the top view's line says them). keys.h
+ * gives their codes. */
+#define KEYMAP_MOVE_ENTRY(fn)                                                                      \
+	{                                                                                          \
+		{KEYS_UP, KEYS_DOWN, KEYS_PGUP, KEYS_PGDN, KEYS_HOME, KEYS_END}, 0, fn, NULL,      \
+		    "move selection", KEYMAP_QUIET                                                 \
+	}
+
 struct keymap {
 	const char *title; /* "Top view": the help's section and the man page's
 			      "In the top view:" */

@@ -28,7 +28,7 @@ struct window;
  * window_top of one process's floor seconds each. w NULL: none. 0 or
  * -errno. */
 int procwords_floors(struct view_procs_state *st, const struct machine_proc *p, size_t n,
-		      struct window *w);
+		     struct window *w);
 /* A busy floor's function from st->floors, "" when not looked up (st
  * NULL: none). */
 const char *procwords_floor_of(const struct view_procs_state *st, pid_t pid);
@@ -46,7 +46,7 @@ const char *procwords_floor_of(const struct view_procs_state *st, pid_t pid);
  * from st->floors (st NULL: none; cut to 16 columns in brief). Names
  * escaped. */
 void procwords_alerts(const struct machine_proc *p, size_t n, const struct view_procs_state *st,
-		       int width, char *buf, size_t size);
+		      int width, char *buf, size_t size);
 
 /* A process's label for other views: "comm 4242" (escaped; kernel
  * threads "[comm] 4242"); "pid 4242" when p is NULL. */
@@ -58,7 +58,5 @@ const struct machine_proc *procwords_find(const struct machine_proc *p, size_t n
  * its name (short C++ names unless full), module+offset without one, the
  * pc without a sym; " [k]" after a kernel function. */
 void procwords_func(const struct frame *f, bool full, char *out, size_t size);
-/* "12s", "4m05s". */
-void procwords_span(double s, char *out, size_t size);
 
 #endif
