@@ -643,10 +643,13 @@ static void narrow_prefill(struct session *s, pid_t pid)
 	if (pid && !p)
 		return;
 	n = series_get(p ? &p->cpu : &s->box_cpu, t, cpu, 86400);
-	if (series_get(p ? &p->rss_series : &s->box_mem, NULL, mem, 86400) != n || !n)
+	size_t nm = series_get(p ? &p->rss_series : &s->box_mem, NULL, mem, 86400);
+	/* A process's first reading gives an RSS but no CPU point: the two
+	 * end at the same tick, so they are matched from the newest. */
+	if (!n || !nm)
 		return;
-	for (size_t i = 0; i < n; i++)
-		metrics_push_process(&s->metrics, t[i], cpu[i], (uint64_t)mem[i], 0, 0);
+	for (size_t i = n > nm ? n - nm : 0; i < n; i++)
+		metrics_push_process(&s->metrics, t[i], cpu[i], (uint64_t)mem[nm - (n - i)], 0, 0);
 	metrics_eval(&s->metrics, t[n - 1]);
 }
 

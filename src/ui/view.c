@@ -97,7 +97,7 @@ static void header_line1(struct grid *g, int y, const struct view_header *h)
 	if (h->machine.on && h->machine.pid) {
 		char name[64];
 		text_fit(h->machine.comm, 15, name, sizeof(name));
-		snprintf(who, sizeof(who), "pid %d %s (Esc: whole machine)", h->machine.pid, name);
+		snprintf(who, sizeof(who), "pid %d %s (Esc: all)", h->machine.pid, name);
 	} else if (h->machine.on) {
 		snprintf(who, sizeof(who), "whole machine \xc2\xb7 %d CPU%s \xc2\xb7 %d process%s",
 			 h->machine.ncpu, h->machine.ncpu == 1 ? "" : "s", h->machine.nprocs,

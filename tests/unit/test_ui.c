@@ -551,7 +551,7 @@ static void test_machine_narrow(void **state)
 	assert_int_equal(ui_pid(&fx->ui), 200);
 	assert_int_equal(fx->ui.view, UI_VIEW_TOP);
 	g = mdraw(fx);
-	assert_non_null(strstr(fixture_row(g, 0), "pid 200 beta (Esc: whole machine)"));
+	assert_non_null(strstr(fixture_row(g, 0), "pid 200 beta (Esc: all)"));
 	assert_true(find_row(g, "wait_io") >= 0);
 	assert_int_equal(find_row(g, "crunch"), -1);
 	assert_int_equal(find_row(g, "Process"), -1);	 /* one process: no column */
