@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stacktop/lib/text.h"
 #include "stacktop/model/window.h"
@@ -259,9 +260,15 @@ static size_t collect_alerts(const struct machine_proc *p, size_t n,
 	size_t k = 0;
 	char w[96], t[48], pw[32];
 
+	pid_t self = getpid();
+
 	for (size_t i = 0; i < n && k < max; i++) {
 		const struct machine_proc *q = &p[i];
 
+		/* stacktop's own memory grows while its window fills: its row
+		 * says so, the box's alerts are about the others */
+		if (q->pid == self)
+			continue;
 		who(q, w, sizeof(w));
 		if (q->stuck && k < max) {
 			text_span(q->stuck_for_s, t, sizeof(t));

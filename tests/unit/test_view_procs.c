@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -403,6 +404,13 @@ static void test_alerts(void **state)
 	assert_true(text_width(buf) <= 120);
 	procwords_alerts(fx->p + 7, 4, NULL, 80, buf, sizeof(buf)); /* nginx workers only */
 	assert_string_equal(buf, "");
+	/* stacktop itself climbing: its row only, not the box's alerts */
+	struct machine_proc self = fx->p[0];
+	self.pid = getpid();
+	self.stairs = true;
+	self.rss_slope = 1 << 20;
+	procwords_alerts(&self, 1, NULL, 0, buf, sizeof(buf));
+	assert_null(strstr(buf, "memory climbs"));
 }
 
 /* Batch: every alert, whole, wrapped onto the rows it needs (a log keeps

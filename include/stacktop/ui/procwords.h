@@ -44,7 +44,8 @@ const char *procwords_floor_of(const struct view_procs_state *st, pid_t pid);
  * "! zombie: 4260, parent zpar (4259)"), what still does not fit counted
  * in "+N more"; "" when no process has a verdict. A busy floor's function
  * from st->floors (st NULL: none; cut to 16 columns in brief). Names
- * escaped. */
+ * escaped. stacktop itself is left out (its memory grows while its window
+ * fills; its row says so). */
 void procwords_alerts(const struct machine_proc *p, size_t n, const struct view_procs_state *st,
 		      int width, char *buf, size_t size);
 
