@@ -42,6 +42,8 @@
 #define HOT_MAX 28
 #define SPARK_MIN 10
 #define CMD_MIN 10
+#define CG_W 22	    /* the cgroup's last part: a container or a service */
+#define CMD_ROOM 40 /* the command keeps this much before a CGROUP column */
 #define VERDICT_MAX 30
 #define VERDICT_NARROW 15 /* under 120 columns: "busy floor 31%" */
 
@@ -618,15 +620,29 @@ static void command_text(const struct view_procs_row *r, int width, char *out, s
 	text_fit(r->cmd, width, out, size);
 }
 
+/* The CGROUP cell: the path's last part ("docker-3f2a9c1b2d4e.scope",
+ * "nginx.service"), "/" for the root, "-" unknown; escaped and cut. */
+static void cgroup_text(const char *cg, char *out, size_t size)
+{
+	const char *last = strrchr(cg, '/');
+
+	if (!cg[0])
+		cg = "-";
+	else if (last && last[1])
+		cg = last + 1;
+	text_fit(cg, CG_W, out, size);
+}
+
 /* ---- layout and drawing ------------------------------------------------------ */
 
 struct cols {
 	int pid_x, pid_w, user_x, cpu_x, floor_x, spark_x, spark_w, rss_x, trend_x, trend_w;
-	int thr_x, zd_x, zd_w, hot_x, hot_w, verdict_x, verdict_w, cmd_x, cmd_w;
+	int thr_x, zd_x, zd_w, hot_x, hot_w, verdict_x, verdict_w, cg_x, cg_w, cmd_x, cmd_w;
 	bool utf8;
 };
 
-static struct cols layout(int w, int pid_w, int verdict_w, bool any_trend, bool any_zd)
+static struct cols layout(int w, int pid_w, int verdict_w, bool any_trend, bool any_zd,
+			  bool cgroups)
 {
 	struct cols c = {.pid_w = pid_w, .verdict_w = verdict_w};
 	int fixed = pid_w + 1 + USER_W + 1 + CPU_W + 1 + FLOOR_W + 1 + RSS_W + 1 + THR_W + 1 +
@@ -649,6 +665,11 @@ static struct cols layout(int w, int pid_w, int verdict_w, bool any_trend, bool 
 		c.zd_w = ZD_W;
 		budget -= ZD_W + 1;
 	}
+	/* Which container or service, when the command keeps its room. */
+	if (cgroups && budget >= CG_W + 2 + CMD_ROOM - CMD_MIN) {
+		c.cg_w = CG_W;
+		budget -= CG_W + 2;
+	}
 	c.pid_x = 0;
 	c.user_x = pid_w + 1;
 	c.cpu_x = c.user_x + USER_W + 1;
@@ -668,6 +689,8 @@ static struct cols layout(int w, int pid_w, int verdict_w, bool any_trend, bool 
 	x += c.hot_w ? c.hot_w + 2 : 0;
 	c.verdict_x = x + 1;
 	x += verdict_w ? verdict_w + 2 : 0;
+	c.cg_x = x + 1;
+	x += c.cg_w ? c.cg_w + 2 : 0;
 	c.cmd_x = x + 1;
 	c.cmd_w = w - c.cmd_x;
 	return c;
@@ -699,6 +722,8 @@ static void draw_column_header(struct grid *g, int y, const struct cols *c,
 		grid_put(g, c->hot_x, y, "HOTTEST NOW", hdr, c->hot_w);
 	if (c->verdict_w)
 		grid_put(g, c->verdict_x, y, "VERDICT", hdr, c->verdict_w);
+	if (c->cg_w)
+		grid_put(g, c->cg_x, y, "CGROUP", hdr, c->cg_w);
 	grid_put(g, c->cmd_x, y, st->grouped ? "CGROUP / COMMAND" : "COMMAND",
 		 s == VIEW_PROCS_SORT_NAME ? on : hdr, c->cmd_w);
 }
@@ -751,6 +776,10 @@ static void draw_row(struct grid *g, int y, const struct cols *c, const struct v
 		verdict_text(r, g->w < 120, v, sizeof(v), &va);
 		text_fit(v, c->verdict_w, buf, sizeof(buf));
 		grid_put(g, c->verdict_x, y, buf, va, c->verdict_w);
+	}
+	if (c->cg_w) {
+		cgroup_text(r->cgroup, buf, sizeof(buf));
+		grid_put(g, c->cg_x, y, buf, base, c->cg_w);
 	}
 	command_text(r, c->cmd_w - (r->member ? 2 : 0), buf, sizeof(buf));
 	grid_put(g, c->cmd_x + (r->member ? 2 : 0), y, buf, r->group ? GRID_BOLD : base, -1);
@@ -855,7 +884,8 @@ int view_procs_render(struct grid *g, const struct view_header *h,
 		verdict_w = VERDICT_MAX;
 	if (verdict_w > VERDICT_NARROW && g->w < 120)
 		verdict_w = VERDICT_NARROW; /* HOTTEST keeps its 12 at 80 */
-	c = layout(g->w, digits(max_pid) > 5 ? digits(max_pid) : 5, verdict_w, any_trend, any_zd);
+	c = layout(g->w, digits(max_pid) > 5 ? digits(max_pid) : 5, verdict_w, any_trend, any_zd,
+		   !st->grouped);
 	c.utf8 = st->utf8;
 	draw_column_header(g, y, &c, st);
 	draw_filter(g, y++, st);

@@ -265,6 +265,12 @@ static void test_200x60(void **state)
 	for (int y = 4; y < 4 + (int)fx->n; y++) /* every process, no more */
 		assert_string_not_equal(row(fx, y), "");
 	assert_string_equal(row(fx, 4 + (int)fx->n), "");
+	/* Wider still: each process's container or service, its cgroup's
+	 * last part, before the command. */
+	draw(fx, 260, 60);
+	assert_true(strstr(row(fx, 3), "CGROUP"));
+	assert_true(strstr(row(fx, find_row(fx, "ngx_http_process_request")), "nginx.service"));
+	assert_true(strstr(row(fx, find_row(fx, "rsync -a")), "backup.service"));
 }
 
 /* Without UTF-8: the trend's arrow is a sign, the sparkline ". : | #". */
