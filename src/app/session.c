@@ -346,7 +346,10 @@ static int open_machine(struct session *s, char *err, size_t errsz)
 		return e;
 	}
 	raise_nofile();
-	jitwatch_init(&s->jit, !s->o->no_runtime_attach);
+	/* Never ask the box's JVMs for their perf maps: a look at the whole
+	 * machine acts on no process (maps they wrote are read all the same;
+	 * -p PID asks one). */
+	jitwatch_init(&s->jit, false);
 	ingest_follow(s->in, true);
 	ingest_process_roots(s->in, true);
 	open_metrics(s, 0);

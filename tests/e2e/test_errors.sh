@@ -81,8 +81,6 @@ expect_tui() {
 expect 2 unknown-option '' -- "$STACKTOP" --bogus-option
 expect 2 unknown-short '' -- "$STACKTOP" -Z
 expect 2 pid-and-command '' -- "$STACKTOP" -p 1 -- /bin/true
-expect 2 no-target '' -- "$STACKTOP" -b
-expect 2 no-target-tui '' -- "$STACKTOP"
 expect 2 bad-pid 'abc|pid' -- "$STACKTOP" -b -p abc
 expect 2 bad-pid-suffix '' -- "$STACKTOP" -b -p 12x
 expect 2 bad-rate '' -- "$STACKTOP" -b -r fast -p 1
