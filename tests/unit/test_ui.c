@@ -608,7 +608,7 @@ static void test_machine_print(void **state)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
-	const char *table, *top;
+	const char *top;
 
 	(void)state;
 	assert_non_null(out);
@@ -617,11 +617,7 @@ static void test_machine_print(void **state)
 	fclose(out);
 	if (getenv("UI_DUMP"))
 		printf("%s", text);
-	table = strstr(text, "  PID USER");
-	top = strstr(text, "%Own");
-	assert_non_null(table);
-	assert_non_null(top);
-	assert_true(table < top);
+	top = fixture_in_order(text, "  PID USER", "%Own");
 	assert_non_null(strstr(top, "alpha 100"));
 	assert_null(strstr(text, "Enter: this process")); /* no footer */
 	free(text);
