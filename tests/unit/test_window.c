@@ -229,6 +229,19 @@ static size_t top_expect(struct window *w, const struct window_top_query *q,
 	return got_n;
 }
 
+/* window_top for q into *r (free it), checking it has n rows (whatever the
+ * total). Returns n. */
+static size_t top_rows(struct window *w, const struct window_top_query *q,
+		       struct window_top_row **r, size_t n)
+{
+	size_t got_n;
+	uint64_t got_total;
+
+	assert_int_equal(window_top(w, q, r, &got_n, &got_total), 0);
+	assert_int_equal(got_n, n);
+	return got_n;
+}
+
 static void test_top_recursion(void **state)
 {
 	struct window *w;
@@ -277,7 +290,6 @@ static void test_top_kernel_and_lines(void **state)
 	struct window *w;
 	struct window_top_row *r;
 	size_t n;
-	uint64_t total;
 
 	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t m = fn(w, 1, 0x10, "srv", "main", "srv.c", 10);
@@ -315,8 +327,7 @@ static void test_top_kernel_and_lines(void **state)
 	free(r);
 
 	q.key = WINDOW_KEY_LINE;
-	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
-	assert_int_equal(n, 4); /* main, parse:20 (both pids), parse:21, raw */
+	n = top_rows(w, &q, &r, 4); /* main, parse:20 (both pids), parse:21, raw */
 	assert_int_equal(find_row(w, r, n, "parse", 20)->self, 6);
 	assert_int_equal(find_row(w, r, n, "parse", 21)->self, 2);
 	assert_int_equal(find_row(w, r, n, "main", 10)->total, 8);
@@ -457,8 +468,6 @@ static void test_random_reference(void **state)
 	window_free_fx(w);
 }
 
-/* Wall mode: wait pseudo frames, the per-row split by wait kind, the
- * process split line and idle threads. */
 /* GC share: stacks through a collector's function (any depth, kernel
  * frames under it too), or on a GC thread; wall mode's waits are not CPU. */
 static void test_gc_counts(void **state)
@@ -494,6 +503,8 @@ static void test_gc_counts(void **state)
 	window_free_fx(w);
 }
 
+/* Wall mode: wait pseudo frames, the per-row split by wait kind, the
+ * process split line and idle threads. */
 static void test_wait_frames(void **state)
 {
 	struct window *w;
@@ -844,7 +855,6 @@ static void test_process_roots(void **state)
 	struct window *w;
 	struct window_top_row *rows;
 	size_t n, i;
-	uint64_t total;
 	int64_t pa, pb;
 
 	assert_int_equal(window_new_fx(60, SEC, &w), 0);
@@ -863,17 +873,13 @@ static void test_process_roots(void **state)
 	assert_int_equal(window_add(w, SEC, 201, sb, 3, 5), 0);
 
 	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION, .pid = 200};
-	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
-	assert_int_equal(total, 5);
-	assert_int_equal(n, 2); /* work, memcpy: no root row */
+	n = top_expect(w, &q, &rows, 2, 5); /* work, memcpy: no root row */
 	assert_int_equal(find_row(w, rows, n, "memcpy", 0)->self, 5);
 	assert_null(find_row(w, rows, n, "beta (200)", 0));
 	free(rows);
 
 	q = (struct window_top_query){.key = WINDOW_KEY_FUNCTION, .by_process = true};
-	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
-	assert_int_equal(total, 8);
-	assert_int_equal(n, 3); /* memcpy of 100, memcpy of 200, work of 200 */
+	n = top_expect(w, &q, &rows, 3, 8); /* memcpy of 100, memcpy of 200, work of 200 */
 	for (i = 0; i < n; i++) {
 		const char *f = frames_get(window_frames(w), rows[i].frame)->sym.func;
 		if (strcmp(f, "work") == 0)
@@ -884,10 +890,10 @@ static void test_process_roots(void **state)
 	free(rows);
 
 	q = (struct window_top_query){.key = WINDOW_KEY_FUNCTION};
-	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
-	assert_int_equal(n, 2); /* memcpy of both, work */
-	assert_int_equal(find_row(w, rows, n, "memcpy", 0)->self, 8);
-	assert_int_equal(find_row(w, rows, n, "memcpy", 0)->pid, 0);
+	n = top_rows(w, &q, &rows, 2); /* memcpy of both, work */
+	const struct window_top_row *both = find_row(w, rows, n, "memcpy", 0);
+	assert_int_equal(both->self, 8);
+	assert_int_equal(both->pid, 0);
 	free(rows);
 	window_free_fx(w);
 }
@@ -907,9 +913,7 @@ static void test_top_seconds(void **state)
 	assert_int_equal(window_add(w, 12 * SEC, 2, &a, 1, 3), 0);
 	uint64_t secs[] = {10, 12};
 	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION, .seconds = secs, .nseconds = 2};
-	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
-	assert_int_equal(total, 7);
-	assert_int_equal(n, 1);
+	n = top_expect(w, &q, &rows, 1, 7);
 	assert_int_equal(find_row(w, rows, n, "poll", 0)->self, 7);
 	free(rows);
 	uint64_t one[] = {11};
