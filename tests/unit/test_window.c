@@ -48,6 +48,12 @@ static struct window *window_m(unsigned seconds, uint32_t *f, const char *const 
 	return w;
 }
 
+/* A function of the test program "app" (pid 1) at pc, no source line. */
+static uint32_t app_fn(struct window *w, uint64_t pc, const char *func)
+{
+	return fn(w, 1, pc, "app", func, NULL, 0);
+}
+
 static uint32_t kfn(struct window *w, uint64_t pc, const char *func)
 {
 	struct sym_info si = {.func = func, .module = "[kernel]", .kernel = true};
@@ -476,8 +482,8 @@ static void test_gc_counts(void **state)
 	uint64_t running, gc;
 
 	assert_int_equal(window_new_fx(60, SEC, &w), 0);
-	uint32_t main_ = fn(w, 1, 0x100, "app", "main", NULL, 0);
-	uint32_t work = fn(w, 1, 0x200, "app", "work", NULL, 0);
+	uint32_t main_ = app_fn(w, 0x100, "main");
+	uint32_t work = app_fn(w, 0x200, "work");
 	uint32_t mark = fn(w, 1, 0x300, "gosrv", "runtime.gcBgMarkWorker", NULL, 0);
 	uint32_t scan = fn(w, 1, 0x400, "gosrv", "runtime.scanobject", NULL, 0);
 	uint32_t other = fn(w, 1, 0x500, "gosrv", "runtime.memmove", NULL, 0);
@@ -514,11 +520,11 @@ static void test_wait_frames(void **state)
 	char buf[160];
 
 	assert_int_equal(window_new_fx(60, SEC, &w), 0);
-	uint32_t main_ = fn(w, 1, 0x100, "app", "main", NULL, 0);
-	uint32_t take = fn(w, 1, 0x200, "app", "take_lock", NULL, 0);
-	uint32_t rd = fn(w, 1, 0x300, "app", "read_pipe", NULL, 0);
-	uint32_t nap = fn(w, 1, 0x400, "app", "nap", NULL, 0);
-	uint32_t work = fn(w, 1, 0x500, "app", "work", NULL, 0);
+	uint32_t main_ = app_fn(w, 0x100, "main");
+	uint32_t take = app_fn(w, 0x200, "take_lock");
+	uint32_t rd = app_fn(w, 0x300, "read_pipe");
+	uint32_t nap = app_fn(w, 0x400, "nap");
+	uint32_t work = app_fn(w, 0x500, "work");
 	int64_t lock = frames_wait(window_frames_mut(w), SAMPLE_WAIT_LOCK);
 	int64_t io = frames_wait(window_frames_mut(w), SAMPLE_WAIT_IO);
 	int64_t sl = frames_wait(window_frames_mut(w), SAMPLE_WAIT_SLEEP);
@@ -576,7 +582,7 @@ static void test_wait_frames(void **state)
 	assert_false(window_thread_idle(w, 12));
 	assert_false(window_thread_idle(w, 99)); /* no samples: not known idle */
 	int64_t idle = frames_wait(window_frames_mut(w), SAMPLE_WAIT_IDLE);
-	uint32_t job = fn(w, 1, 0x600, "app", "get_job", NULL, 0);
+	uint32_t job = app_fn(w, 0x600, "get_job");
 	uint32_t s_idle[] = {main_, job, (uint32_t)idle};
 	assert_int_equal(window_add(w, 1 * SEC, 13, s_idle, 3, 5), 0);
 	assert_true(window_thread_idle(w, 13));
