@@ -79,10 +79,9 @@ static const struct window_top_row *find_row(struct window *w, const struct wind
 
 static void test_intern(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	int64_t a, b, c, d;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	a = frames_preset(window_frames_mut(w), 10, 0x1000, false, NULL, false);
 	b = frames_preset(window_frames_mut(w), 10, 0x1000, true, NULL, false);
 	c = frames_preset(window_frames_mut(w), 11, 0x1000, false, NULL, false);
@@ -112,7 +111,6 @@ static void test_intern(void **state)
 	uint32_t bad[] = {99};
 	assert_int_equal(window_add(w, 1 * SEC, 5, bad, 1, 1), -EINVAL);
 	assert_int_equal(window_add(w, 1 * SEC, 5, s1, 0, 1), -EINVAL);
-	window_free_fx(w);
 }
 
 /* After the clock moves to now, w counts total samples. */
@@ -250,11 +248,10 @@ static size_t top_rows(struct window *w, const struct window_top_query *q,
 
 static void test_top_recursion(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct window_top_row *r;
 	size_t n;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t a = fn(w, 1, 0x10, "m", "a", NULL, 0);
 	uint32_t b = fn(w, 1, 0x20, "m", "b", NULL, 0);
 	uint32_t a2 = fn(w, 1, 0x11, "m", "a", NULL, 0); /* another pc in a */
@@ -288,16 +285,14 @@ static void test_top_recursion(void **state)
 	q.tid = 0;
 	n = top_expect(w, &q, &r, 0, 0);
 	free(r);
-	window_free_fx(w);
 }
 
 static void test_top_kernel_and_lines(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct window_top_row *r;
 	size_t n;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t m = fn(w, 1, 0x10, "srv", "main", "srv.c", 10);
 	uint32_t p1 = fn(w, 1, 0x20, "srv", "parse", "parse.c", 20);
 	uint32_t p2 = fn(w, 1, 0x24, "srv", "parse", "parse.c", 21);
@@ -338,7 +333,6 @@ static void test_top_kernel_and_lines(void **state)
 	assert_int_equal(find_row(w, r, n, "parse", 21)->self, 2);
 	assert_int_equal(find_row(w, r, n, "main", 10)->total, 8);
 	free(r);
-	window_free_fx(w);
 }
 
 /* 10k distinct stacks of depth 20 over 8 threads: adds, a top query and a
@@ -478,10 +472,9 @@ static void test_random_reference(void **state)
  * frames under it too), or on a GC thread; wall mode's waits are not CPU. */
 static void test_gc_counts(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	uint64_t running, gc;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t main_ = app_fn(w, 0x100, "main");
 	uint32_t work = app_fn(w, 0x200, "work");
 	uint32_t mark = fn(w, 1, 0x300, "gosrv", "runtime.gcBgMarkWorker", NULL, 0);
@@ -506,20 +499,18 @@ static void test_gc_counts(void **state)
 	gc = window_gc_counts(w, tids, 3, &running);
 	assert_int_equal(running, 12);
 	assert_int_equal(gc, 6);
-	window_free_fx(w);
 }
 
 /* Wall mode: wait pseudo frames, the per-row split by wait kind, the
  * process split line and idle threads. */
 static void test_wait_frames(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct window_top_row *rows;
 	size_t n;
 	uint64_t total, counts[SAMPLE_WAIT_COUNT];
 	char buf[160];
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t main_ = app_fn(w, 0x100, "main");
 	uint32_t take = app_fn(w, 0x200, "take_lock");
 	uint32_t rd = app_fn(w, 0x300, "read_pipe");
@@ -629,7 +620,6 @@ static void test_wait_frames(void **state)
 	window_advance(w, 70 * SEC);
 	assert_int_equal(window_wait_counts(w, 0, counts), 0);
 	assert_false(window_thread_idle(w, 11));
-	window_free_fx(w);
 }
 
 /* ---- the trie forgets what ages out ---- */
@@ -858,12 +848,11 @@ static void test_reuse_matches_fresh(void **state)
  * processes apart; the root frames are never rows. */
 static void test_process_roots(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct window_top_row *rows;
 	size_t n, i;
 	int64_t pa, pb;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	pa = frames_process(window_frames_mut(w), 100, "alpha");
 	pb = frames_process(window_frames_mut(w), 200, "beta");
 	assert_true(pa >= 0 && pb >= 0 && pa != pb);
@@ -901,18 +890,16 @@ static void test_process_roots(void **state)
 	assert_int_equal(both->self, 8);
 	assert_int_equal(both->pid, 0);
 	free(rows);
-	window_free_fx(w);
 }
 
 /* Only some seconds: the stacks counted in those buckets alone. */
 static void test_top_seconds(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct window_top_row *rows;
 	size_t n;
 	uint64_t total;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t a = fn(w, 1, 0x10, "m", "poll", NULL, 0), b = fn(w, 1, 0x20, "m", "work", NULL, 0);
 	assert_int_equal(window_add(w, 10 * SEC, 2, &a, 1, 4), 0);
 	assert_int_equal(window_add(w, 11 * SEC + 5, 2, &b, 1, 7), 0);
@@ -929,12 +916,12 @@ static void test_top_seconds(void **state)
 	assert_int_equal(total, 7);
 	assert_non_null(find_row(w, rows, n, "work", 0));
 	free(rows);
-	window_free_fx(w);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_intern), TEST(test_expire), TEST(test_big_gap_and_span),
-	  TEST(test_reset_and_tids), TEST(test_top_recursion), TEST(test_top_kernel_and_lines),
-	  TEST(test_many_stacks), TEST(test_random_reference), TEST(test_gc_counts),
-	  TEST(test_wait_frames), TEST(test_free_on_expire), TEST(test_ids_reused),
-	  TEST(test_reset_frees), TEST(test_reuse_matches_fresh), TEST(test_process_roots),
-	  TEST(test_top_seconds))
+TEST_MAIN(NULL, NULL, TEST_WINDOW(test_intern), TEST(test_expire), TEST(test_big_gap_and_span),
+	  TEST(test_reset_and_tids), TEST_WINDOW(test_top_recursion),
+	  TEST_WINDOW(test_top_kernel_and_lines), TEST(test_many_stacks),
+	  TEST(test_random_reference), TEST_WINDOW(test_gc_counts), TEST_WINDOW(test_wait_frames),
+	  TEST(test_free_on_expire), TEST(test_ids_reused), TEST(test_reset_frees),
+	  TEST(test_reuse_matches_fresh), TEST_WINDOW(test_process_roots),
+	  TEST_WINDOW(test_top_seconds))
