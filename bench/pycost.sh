@@ -107,12 +107,7 @@ one() {
 
 one "native cpuburn" "$CPUBURN" 1
 [ -x /usr/bin/python3.11 ] && one "python3.11 (Debian)" /usr/bin/python3.11 "$TMP/pywork.py"
-new=
-for d in /root/.pyenv/versions/3.1[2-9].*; do
-	m=${d##*/3.}
-	m=${m%%.*}
-	[ -x "$d/bin/python3.$m" ] && new=$d/bin/python3.$m
-done
+new=$(ls -d /root/.pyenv/versions/3.1[2-9].*/bin/python3.1[2-9] 2>/dev/null | tail -n 1)
 if [ -n "$new" ]; then
 	one "${new##*/}" "$new" "$TMP/pywork.py"
 	one "${new##*/} -X perf" "$new" -X perf "$TMP/pywork.py"

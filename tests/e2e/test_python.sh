@@ -264,12 +264,7 @@ for minor in 8 9 10 11 12 13; do
 	done
 done
 # -X perf trampolines (3.12+): on the newest pyenv CPython that has them.
-perf_py=
-for d in /root/.pyenv/versions/3.1[2-9].*; do
-	minor=${d##*/3.}
-	minor=${minor%%.*}
-	[ -x "$d/bin/python3.$minor" ] && perf_py=$d/bin/python3.$minor
-done
+perf_py=$(ls -d /root/.pyenv/versions/3.1[2-9].*/bin/python3.1[2-9] 2>/dev/null | tail -n 1)
 if [ -n "$perf_py" ]; then
 	run_case "perf-${perf_py##*/}" "$perf_py" -X perf
 else

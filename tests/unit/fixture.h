@@ -181,4 +181,16 @@ static inline void fixture_dump(const struct grid *g, const char *env)
 		printf("|%s\n", fixture_row(g, y));
 }
 
+/* Both first and then stand in text, first before then; returns where then
+ * starts (to look further from there). */
+static inline const char *fixture_in_order(const char *text, const char *first, const char *then)
+{
+	const char *a = strstr(text, first), *b = strstr(text, then);
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(a < b);
+	return b;
+}
+
 #endif

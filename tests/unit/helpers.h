@@ -122,6 +122,19 @@ static inline void burn_cpu_s(double seconds)
 	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
 }
 
+/* Fork a child held on a pipe made here: the child keeps only the read end
+ * hold[0] (a read returns 0 once the parent closes hold[1]), the parent
+ * only the write end hold[1]. Returns fork's pid (0 in the child). */
+static inline pid_t fork_held(int hold[2])
+{
+	assert_int_equal(pipe(hold), 0);
+	pid_t kid = fork();
+
+	assert_true(kid >= 0);
+	close(hold[kid == 0 ? 1 : 0]);
+	return kid;
+}
+
 /* Start build/targets/waiter for 30 s and wait until its five threads exist
  * and are named, then settle_ms more. Skips the test when it is not built. */
 static inline pid_t spawn_waiter(long settle_ms)

@@ -104,6 +104,16 @@ static void stop(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/* The test is skipped without Go; else start dir/name (*pid, for stop)
+ * and open its heap into *g: goheap_open's return. */
+static int start_open(const char *name, pid_t *pid, struct goheap **g)
+{
+	if (!have_go)
+		skip();
+	*pid = start(name);
+	return goheap_open(*pid, g);
+}
+
 static void test_reads_allocated_heap(void **state)
 {
 	struct goheap *g;
@@ -112,10 +122,7 @@ static void test_reads_allocated_heap(void **state)
 	int rc;
 
 	(void)state;
-	if (!have_go)
-		skip();
-	pid = start("plain");
-	rc = goheap_open(pid, &g);
+	rc = start_open("plain", &pid, &g);
 	if (rc) {
 		stop(pid);
 		fail_msg("goheap_open: %d", rc);
@@ -139,10 +146,7 @@ static void test_stripped_says_so(void **state)
 	int rc;
 
 	(void)state;
-	if (!have_go)
-		skip();
-	pid = start("stripped");
-	rc = goheap_open(pid, &g);
+	rc = start_open("stripped", &pid, &g);
 	stop(pid);
 	assert_int_equal(rc, -ENODATA);
 	assert_null(g);

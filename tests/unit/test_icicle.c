@@ -505,14 +505,13 @@ static void label_of(const void *ctx, int tid, char *buf, size_t size)
 
 static void test_build_from_window(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct icicle *t;
 	struct icicle_query q = {0};
 	uint32_t fm, fw1, fw2, fl, fk, fanon, st[4];
 	uint32_t m, wk;
 	char key[256];
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	fm = mkframe(w, 0x1000, false, "app", "main");
 	fw1 = mkframe(w, 0x2000, false, "app", "work");
 	fw2 = mkframe(w, 0x2010, false, "app", "work");
@@ -583,7 +582,6 @@ static void test_build_from_window(void **state)
 	assert_int_equal(t->nodes[find(t, ICICLE_ROOT, "memcpy")].total, 12);
 	assert_int_equal(t->nodes[find(t, find(t, ICICLE_ROOT, "memcpy"), "work")].total, 12);
 	icicle_free(t);
-	window_free_fx(w);
 }
 
 /* Whole machine: the stacks start at their process's root frame (a box
@@ -591,13 +589,11 @@ static void test_build_from_window(void **state)
  * without the root frame, bottom-up too. */
 static void test_process_pid(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct icicle *t;
 	struct icicle_query q = {0};
 	uint32_t sa[3], sb[3];
 
-	(void)state;
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	sa[0] = (uint32_t)frames_process(window_frames_mut(w), 100, "alpha");
 	sb[0] = (uint32_t)frames_process(window_frames_mut(w), 200, "beta");
 	sa[1] = sb[1] = mkframe(w, 0x1000, false, "app", "main");
@@ -625,30 +621,28 @@ static void test_process_pid(void **state)
 	assert_int_equal(t->nodes[m].total, 6);
 	assert_int_equal(t->nodes[m].first_child, ICICLE_NONE); /* no root frame above main */
 	icicle_free(t);
-	window_free_fx(w);
 }
 
 /* An empty window: only the root, no boxes. */
 static void test_empty(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct icicle *t;
 	struct icicle_query q = {0};
 	struct icicle_box *b;
 	size_t n;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	assert_int_equal(icicle_build(w, &q, &t), 0);
 	assert_int_equal(t->n, 1);
 	assert_int_equal(icicle_layout(t, ICICLE_ROOT, 80, 10, &b, &n), 0);
 	assert_int_equal(n, 0);
 	free(b);
 	icicle_free(t);
-	window_free_fx(w);
 }
 
 TEST_MAIN(NULL, NULL, TEST(test_fold_recursion), TEST(test_tree_counts_and_order),
 	  TEST(test_layout_40_columns), TEST(test_layout_250_columns), TEST(test_deep_recursion),
 	  TEST(test_fanout_500_in_40), TEST(test_fanout_thin_bars_where_room),
 	  TEST(test_rounding_properties), TEST(test_inverted), TEST(test_zoom), TEST(test_paths),
-	  TEST(test_build_from_window), TEST(test_empty), TEST(test_process_pid))
+	  TEST_WINDOW(test_build_from_window), TEST_WINDOW(test_empty),
+	  TEST_WINDOW(test_process_pid))

@@ -29,6 +29,7 @@
 #include "runner.h"
 
 #include "stacktop/proc/machine.h"
+#include "helpers.h"
 
 #define MIB (1024ull * 1024ull)
 
@@ -501,17 +502,13 @@ static void test_live_exec(void **state)
 	struct machine *m = new_machine();
 	int go[2];
 
-	assert_int_equal(pipe(go), 0);
-	pid_t kid = fork();
-	assert_true(kid >= 0);
+	pid_t kid = fork_held(go);
 	if (kid == 0) {
 		char c;
-		close(go[1]);
 		if (read(go[0], &c, 1) == 0)
 			execl("/bin/sleep", "sleep", "30", "1", (char *)NULL);
 		_exit(127);
 	}
-	close(go[0]);
 	bool asleep = tick_until(m, kid, found_asleep);
 	close(go[1]);
 	bool ok = asleep && tick_until(m, kid, exec_seen);

@@ -221,13 +221,10 @@ static pid_t fork_tree(int *release_fd, pid_t *grand)
 {
 	int hold[2], report[2];
 
-	assert_int_equal(pipe(hold), 0);
 	assert_int_equal(pipe(report), 0);
-	pid_t kid = fork();
-	assert_true(kid >= 0);
+	pid_t kid = fork_held(hold);
 	if (kid == 0) {
 		char c;
-		close(hold[1]);
 		close(report[0]);
 		pid_t g = fork();
 		if (g == 0) {
@@ -239,7 +236,6 @@ static pid_t fork_tree(int *release_fd, pid_t *grand)
 		waitpid(g, NULL, 0);
 		_exit(0);
 	}
-	close(hold[0]);
 	close(report[1]);
 	assert_int_equal(read(report[0], grand, sizeof(*grand)), (ssize_t)sizeof(*grand));
 	close(report[0]);

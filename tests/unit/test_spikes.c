@@ -62,11 +62,14 @@ static struct diff_snap *second(const char *hot, unsigned spike, unsigned calm, 
 	return sn;
 }
 
-/* A rhythm at threshold 20%: n seconds, spikes 2 s every 5 s. */
-static void fill(struct spikes *sp, struct metrics *m, const char *hot, bool differ, size_t n)
+/* A new spikes kept n seconds of a rhythm at threshold 20% (spikes 2 s
+ * every 5 s); free it. */
+static struct spikes *filled(struct metrics *m, const char *hot, bool differ, size_t n)
 {
+	struct spikes *sp;
 	unsigned seed = 7;
 
+	assert_int_equal(spikes_new(&sp), 0);
 	memset(m, 0, sizeof(*m));
 	m->alert_rhythm = true;
 	m->rhythm.thr = 20;
@@ -76,21 +79,34 @@ static void fill(struct spikes *sp, struct metrics *m, const char *hot, bool dif
 						       : second(hot, differ ? 0 : 2, 20, &seed);
 		assert_int_equal(spikes_keep(sp, sn, 100.0 + (double)i, spike ? 100 : 5, m), 0);
 	}
+	return sp;
+}
+
+/* filled, then compared: m says the risers. */
+static struct spikes *compared(struct metrics *m, const char *hot, bool differ, size_t n)
+{
+	struct spikes *sp = filled(m, hot, differ, n);
+
+	assert_int_equal(spikes_compare(sp, m), 0);
+	return sp;
+}
+
+/* The first riser m names is func, a collector's or not (gc). */
+static void assert_first_riser(const struct metrics *m, const char *func, bool gc)
+{
+	assert_true(m->nrisers >= 1);
+	assert_string_equal(m->risers[0].func, func);
+	assert_int_equal(m->risers[0].gc, gc);
 }
 
 static void test_names_the_riser(void **state)
 {
-	struct spikes *sp;
 	struct metrics m;
+	struct spikes *sp = compared(&m, "spike_burn", true, 40);
 
 	(void)state;
-	assert_int_equal(spikes_new(&sp), 0);
-	fill(sp, &m, "spike_burn", true, 40);
-	assert_int_equal(spikes_compare(sp, &m), 0);
-	assert_true(m.nrisers >= 1);
-	assert_string_equal(m.risers[0].func, "spike_burn");
+	assert_first_riser(&m, "spike_burn", false);
 	assert_true(m.risers[0].pts > 60 && m.risers[0].pts < 95);
-	assert_false(m.risers[0].gc);
 	/* main is in every stack of both sides, steady and other fell */
 	for (unsigned i = 0; i < m.nrisers; i++)
 		assert_string_not_equal(m.risers[i].func, "main");
@@ -99,16 +115,11 @@ static void test_names_the_riser(void **state)
 
 static void test_gc(void **state)
 {
-	struct spikes *sp;
 	struct metrics m;
+	struct spikes *sp = compared(&m, "runtime.gcBgMarkWorker", true, 40);
 
 	(void)state;
-	assert_int_equal(spikes_new(&sp), 0);
-	fill(sp, &m, "runtime.gcBgMarkWorker", true, 40);
-	assert_int_equal(spikes_compare(sp, &m), 0);
-	assert_true(m.nrisers >= 1);
-	assert_string_equal(m.risers[0].func, "runtime.gcBgMarkWorker");
-	assert_true(m.risers[0].gc);
+	assert_first_riser(&m, "runtime.gcBgMarkWorker", true);
 	spikes_free(sp);
 }
 
@@ -116,18 +127,14 @@ static void test_gc(void **state)
  * share did. */
 static void test_same_profile(void **state)
 {
-	struct spikes *sp;
 	struct metrics m;
+	struct spikes *sp = compared(&m, "spike_burn", false, 60);
 
 	(void)state;
-	assert_int_equal(spikes_new(&sp), 0);
-	fill(sp, &m, "spike_burn", false, 60);
-	assert_int_equal(spikes_compare(sp, &m), 0);
 	assert_int_equal(m.nrisers, 0);
 	/* and no rhythm: nothing named, even with a difference */
 	spikes_free(sp);
-	assert_int_equal(spikes_new(&sp), 0);
-	fill(sp, &m, "spike_burn", true, 40);
+	sp = filled(&m, "spike_burn", true, 40);
 	m.alert_rhythm = false;
 	assert_int_equal(spikes_compare(sp, &m), 0);
 	assert_int_equal(m.nrisers, 0);
@@ -144,8 +151,7 @@ static void test_budget(void **state)
 	size_t bytes;
 
 	(void)state;
-	assert_int_equal(spikes_new(&sp), 0);
-	fill(sp, &m, "spike_burn", true, 40);
+	sp = filled(&m, "spike_burn", true, 40);
 	for (size_t i = 0; i < SPIKES_MAX_SECONDS + 100; i++)
 		assert_int_equal(
 		    spikes_keep(sp, second("spike_burn", 0, 20, &seed), 200.0 + (double)i, 5, &m),

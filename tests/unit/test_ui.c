@@ -107,6 +107,13 @@ static const struct grid *draw(struct fx *fx)
 	return g;
 }
 
+/* Key k (asking main for nothing), then the view it leaves drawn. */
+static const struct grid *draw_after(struct fx *fx, int k)
+{
+	assert_int_equal(key(fx, k), UI_REQUEST_NONE);
+	return draw(fx);
+}
+
 /* The first row of g that contains text, or -1. */
 static int find_row(const struct grid *g, const char *text)
 {
@@ -160,8 +167,7 @@ static void test_threads_without_metrics(void **state)
 	struct fx *fx = *state;
 	const struct grid *g;
 
-	assert_int_equal(key(fx, '3'), UI_REQUEST_NONE);
-	g = draw(fx);
+	g = draw_after(fx, '3');
 	assert_non_null(fx->h.status);
 	assert_string_equal(fx->h.status,
 			    "no threads view here: a saved profile has no thread data");
@@ -199,9 +205,8 @@ static void test_pause(void **state)
 	struct fx *fx = *state;
 	const struct grid *g;
 
-	assert_int_equal(key(fx, ' '), UI_REQUEST_NONE);
+	g = draw_after(fx, ' ');
 	assert_true(ui_paused(&fx->ui));
-	g = draw(fx);
 	assert_true(fx->h.paused);
 	assert_true(find_row(g, "[PAUSED]") >= 0);
 	key(fx, ' ');
@@ -230,8 +235,7 @@ static void test_help(void **state)
 	struct fx *fx = *state;
 	const struct grid *g;
 
-	assert_int_equal(key(fx, '?'), UI_REQUEST_NONE);
-	g = draw(fx);
+	g = draw_after(fx, '?');
 	assert_int_equal(find_row(g, "stacktop help"), 0);
 	assert_int_equal(find_row(g, "Press any key to return"), ROWS - 1);
 	assert_int_equal(find_row(g, "parse_row"), -1); /* no table */
@@ -386,8 +390,7 @@ static void test_live_diff(void **state)
 	x = (int)(strstr(row, "main") - row);
 	assert_true(((struct grid *)g)->cells[y * g->w + x].attr & GRID_DIM);
 	assert_int_equal(key(fx, '1'), UI_REQUEST_NONE);
-	assert_int_equal(key(fx, 'D'), UI_REQUEST_NONE);
-	g = draw(fx);
+	g = draw_after(fx, 'D');
 	assert_true(find_row(g, "%Own") >= 0);
 	assert_int_equal(key(fx, 'B'), UI_REQUEST_NONE);
 	assert_null(fx->ui.baseline);
@@ -608,7 +611,7 @@ static void test_machine_print(void **state)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
-	const char *table, *top;
+	const char *top;
 
 	(void)state;
 	assert_non_null(out);
@@ -617,11 +620,7 @@ static void test_machine_print(void **state)
 	fclose(out);
 	if (getenv("UI_DUMP"))
 		printf("%s", text);
-	table = strstr(text, "  PID USER");
-	top = strstr(text, "%Own");
-	assert_non_null(table);
-	assert_non_null(top);
-	assert_true(table < top);
+	top = fixture_in_order(text, "  PID USER", "%Own");
 	assert_non_null(strstr(top, "alpha 100"));
 	assert_null(strstr(text, "Enter: this process")); /* no footer */
 	free(text);

@@ -48,6 +48,12 @@ static struct window *window_m(unsigned seconds, uint32_t *f, const char *const 
 	return w;
 }
 
+/* A function of the test program "app" (pid 1) at pc, no source line. */
+static uint32_t app_fn(struct window *w, uint64_t pc, const char *func)
+{
+	return fn(w, 1, pc, "app", func, NULL, 0);
+}
+
 static uint32_t kfn(struct window *w, uint64_t pc, const char *func)
 {
 	struct sym_info si = {.func = func, .module = "[kernel]", .kernel = true};
@@ -73,10 +79,9 @@ static const struct window_top_row *find_row(struct window *w, const struct wind
 
 static void test_intern(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	int64_t a, b, c, d;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	a = frames_preset(window_frames_mut(w), 10, 0x1000, false, NULL, false);
 	b = frames_preset(window_frames_mut(w), 10, 0x1000, true, NULL, false);
 	c = frames_preset(window_frames_mut(w), 11, 0x1000, false, NULL, false);
@@ -106,7 +111,6 @@ static void test_intern(void **state)
 	uint32_t bad[] = {99};
 	assert_int_equal(window_add(w, 1 * SEC, 5, bad, 1, 1), -EINVAL);
 	assert_int_equal(window_add(w, 1 * SEC, 5, s1, 0, 1), -EINVAL);
-	window_free_fx(w);
 }
 
 /* After the clock moves to now, w counts total samples. */
@@ -229,13 +233,25 @@ static size_t top_expect(struct window *w, const struct window_top_query *q,
 	return got_n;
 }
 
+/* window_top for q into *r (free it), checking it has n rows (whatever the
+ * total). Returns n. */
+static size_t top_rows(struct window *w, const struct window_top_query *q,
+		       struct window_top_row **r, size_t n)
+{
+	size_t got_n;
+	uint64_t got_total;
+
+	assert_int_equal(window_top(w, q, r, &got_n, &got_total), 0);
+	assert_int_equal(got_n, n);
+	return got_n;
+}
+
 static void test_top_recursion(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct window_top_row *r;
 	size_t n;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t a = fn(w, 1, 0x10, "m", "a", NULL, 0);
 	uint32_t b = fn(w, 1, 0x20, "m", "b", NULL, 0);
 	uint32_t a2 = fn(w, 1, 0x11, "m", "a", NULL, 0); /* another pc in a */
@@ -269,17 +285,14 @@ static void test_top_recursion(void **state)
 	q.tid = 0;
 	n = top_expect(w, &q, &r, 0, 0);
 	free(r);
-	window_free_fx(w);
 }
 
 static void test_top_kernel_and_lines(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct window_top_row *r;
 	size_t n;
-	uint64_t total;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t m = fn(w, 1, 0x10, "srv", "main", "srv.c", 10);
 	uint32_t p1 = fn(w, 1, 0x20, "srv", "parse", "parse.c", 20);
 	uint32_t p2 = fn(w, 1, 0x24, "srv", "parse", "parse.c", 21);
@@ -315,13 +328,11 @@ static void test_top_kernel_and_lines(void **state)
 	free(r);
 
 	q.key = WINDOW_KEY_LINE;
-	assert_int_equal(window_top(w, &q, &r, &n, &total), 0);
-	assert_int_equal(n, 4); /* main, parse:20 (both pids), parse:21, raw */
+	n = top_rows(w, &q, &r, 4); /* main, parse:20 (both pids), parse:21, raw */
 	assert_int_equal(find_row(w, r, n, "parse", 20)->self, 6);
 	assert_int_equal(find_row(w, r, n, "parse", 21)->self, 2);
 	assert_int_equal(find_row(w, r, n, "main", 10)->total, 8);
 	free(r);
-	window_free_fx(w);
 }
 
 /* 10k distinct stacks of depth 20 over 8 threads: adds, a top query and a
@@ -457,18 +468,15 @@ static void test_random_reference(void **state)
 	window_free_fx(w);
 }
 
-/* Wall mode: wait pseudo frames, the per-row split by wait kind, the
- * process split line and idle threads. */
 /* GC share: stacks through a collector's function (any depth, kernel
  * frames under it too), or on a GC thread; wall mode's waits are not CPU. */
 static void test_gc_counts(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	uint64_t running, gc;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
-	uint32_t main_ = fn(w, 1, 0x100, "app", "main", NULL, 0);
-	uint32_t work = fn(w, 1, 0x200, "app", "work", NULL, 0);
+	uint32_t main_ = app_fn(w, 0x100, "main");
+	uint32_t work = app_fn(w, 0x200, "work");
 	uint32_t mark = fn(w, 1, 0x300, "gosrv", "runtime.gcBgMarkWorker", NULL, 0);
 	uint32_t scan = fn(w, 1, 0x400, "gosrv", "runtime.scanobject", NULL, 0);
 	uint32_t other = fn(w, 1, 0x500, "gosrv", "runtime.memmove", NULL, 0);
@@ -491,23 +499,23 @@ static void test_gc_counts(void **state)
 	gc = window_gc_counts(w, tids, 3, &running);
 	assert_int_equal(running, 12);
 	assert_int_equal(gc, 6);
-	window_free_fx(w);
 }
 
+/* Wall mode: wait pseudo frames, the per-row split by wait kind, the
+ * process split line and idle threads. */
 static void test_wait_frames(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct window_top_row *rows;
 	size_t n;
 	uint64_t total, counts[SAMPLE_WAIT_COUNT];
 	char buf[160];
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
-	uint32_t main_ = fn(w, 1, 0x100, "app", "main", NULL, 0);
-	uint32_t take = fn(w, 1, 0x200, "app", "take_lock", NULL, 0);
-	uint32_t rd = fn(w, 1, 0x300, "app", "read_pipe", NULL, 0);
-	uint32_t nap = fn(w, 1, 0x400, "app", "nap", NULL, 0);
-	uint32_t work = fn(w, 1, 0x500, "app", "work", NULL, 0);
+	uint32_t main_ = app_fn(w, 0x100, "main");
+	uint32_t take = app_fn(w, 0x200, "take_lock");
+	uint32_t rd = app_fn(w, 0x300, "read_pipe");
+	uint32_t nap = app_fn(w, 0x400, "nap");
+	uint32_t work = app_fn(w, 0x500, "work");
 	int64_t lock = frames_wait(window_frames_mut(w), SAMPLE_WAIT_LOCK);
 	int64_t io = frames_wait(window_frames_mut(w), SAMPLE_WAIT_IO);
 	int64_t sl = frames_wait(window_frames_mut(w), SAMPLE_WAIT_SLEEP);
@@ -565,7 +573,7 @@ static void test_wait_frames(void **state)
 	assert_false(window_thread_idle(w, 12));
 	assert_false(window_thread_idle(w, 99)); /* no samples: not known idle */
 	int64_t idle = frames_wait(window_frames_mut(w), SAMPLE_WAIT_IDLE);
-	uint32_t job = fn(w, 1, 0x600, "app", "get_job", NULL, 0);
+	uint32_t job = app_fn(w, 0x600, "get_job");
 	uint32_t s_idle[] = {main_, job, (uint32_t)idle};
 	assert_int_equal(window_add(w, 1 * SEC, 13, s_idle, 3, 5), 0);
 	assert_true(window_thread_idle(w, 13));
@@ -612,7 +620,6 @@ static void test_wait_frames(void **state)
 	window_advance(w, 70 * SEC);
 	assert_int_equal(window_wait_counts(w, 0, counts), 0);
 	assert_false(window_thread_idle(w, 11));
-	window_free_fx(w);
 }
 
 /* ---- the trie forgets what ages out ---- */
@@ -841,13 +848,11 @@ static void test_reuse_matches_fresh(void **state)
  * processes apart; the root frames are never rows. */
 static void test_process_roots(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct window_top_row *rows;
 	size_t n, i;
-	uint64_t total;
 	int64_t pa, pb;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	pa = frames_process(window_frames_mut(w), 100, "alpha");
 	pb = frames_process(window_frames_mut(w), 200, "beta");
 	assert_true(pa >= 0 && pb >= 0 && pa != pb);
@@ -863,17 +868,13 @@ static void test_process_roots(void **state)
 	assert_int_equal(window_add(w, SEC, 201, sb, 3, 5), 0);
 
 	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION, .pid = 200};
-	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
-	assert_int_equal(total, 5);
-	assert_int_equal(n, 2); /* work, memcpy: no root row */
+	n = top_expect(w, &q, &rows, 2, 5); /* work, memcpy: no root row */
 	assert_int_equal(find_row(w, rows, n, "memcpy", 0)->self, 5);
 	assert_null(find_row(w, rows, n, "beta (200)", 0));
 	free(rows);
 
 	q = (struct window_top_query){.key = WINDOW_KEY_FUNCTION, .by_process = true};
-	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
-	assert_int_equal(total, 8);
-	assert_int_equal(n, 3); /* memcpy of 100, memcpy of 200, work of 200 */
+	n = top_expect(w, &q, &rows, 3, 8); /* memcpy of 100, memcpy of 200, work of 200 */
 	for (i = 0; i < n; i++) {
 		const char *f = frames_get(window_frames(w), rows[i].frame)->sym.func;
 		if (strcmp(f, "work") == 0)
@@ -884,32 +885,28 @@ static void test_process_roots(void **state)
 	free(rows);
 
 	q = (struct window_top_query){.key = WINDOW_KEY_FUNCTION};
-	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
-	assert_int_equal(n, 2); /* memcpy of both, work */
-	assert_int_equal(find_row(w, rows, n, "memcpy", 0)->self, 8);
-	assert_int_equal(find_row(w, rows, n, "memcpy", 0)->pid, 0);
+	n = top_rows(w, &q, &rows, 2); /* memcpy of both, work */
+	const struct window_top_row *both = find_row(w, rows, n, "memcpy", 0);
+	assert_int_equal(both->self, 8);
+	assert_int_equal(both->pid, 0);
 	free(rows);
-	window_free_fx(w);
 }
 
 /* Only some seconds: the stacks counted in those buckets alone. */
 static void test_top_seconds(void **state)
 {
-	struct window *w;
+	struct window *w = *state;
 	struct window_top_row *rows;
 	size_t n;
 	uint64_t total;
 
-	assert_int_equal(window_new_fx(60, SEC, &w), 0);
 	uint32_t a = fn(w, 1, 0x10, "m", "poll", NULL, 0), b = fn(w, 1, 0x20, "m", "work", NULL, 0);
 	assert_int_equal(window_add(w, 10 * SEC, 2, &a, 1, 4), 0);
 	assert_int_equal(window_add(w, 11 * SEC + 5, 2, &b, 1, 7), 0);
 	assert_int_equal(window_add(w, 12 * SEC, 2, &a, 1, 3), 0);
 	uint64_t secs[] = {10, 12};
 	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION, .seconds = secs, .nseconds = 2};
-	assert_int_equal(window_top(w, &q, &rows, &n, &total), 0);
-	assert_int_equal(total, 7);
-	assert_int_equal(n, 1);
+	n = top_expect(w, &q, &rows, 1, 7);
 	assert_int_equal(find_row(w, rows, n, "poll", 0)->self, 7);
 	free(rows);
 	uint64_t one[] = {11};
@@ -919,12 +916,12 @@ static void test_top_seconds(void **state)
 	assert_int_equal(total, 7);
 	assert_non_null(find_row(w, rows, n, "work", 0));
 	free(rows);
-	window_free_fx(w);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_intern), TEST(test_expire), TEST(test_big_gap_and_span),
-	  TEST(test_reset_and_tids), TEST(test_top_recursion), TEST(test_top_kernel_and_lines),
-	  TEST(test_many_stacks), TEST(test_random_reference), TEST(test_gc_counts),
-	  TEST(test_wait_frames), TEST(test_free_on_expire), TEST(test_ids_reused),
-	  TEST(test_reset_frees), TEST(test_reuse_matches_fresh), TEST(test_process_roots),
-	  TEST(test_top_seconds))
+TEST_MAIN(NULL, NULL, TEST_WINDOW(test_intern), TEST(test_expire), TEST(test_big_gap_and_span),
+	  TEST(test_reset_and_tids), TEST_WINDOW(test_top_recursion),
+	  TEST_WINDOW(test_top_kernel_and_lines), TEST(test_many_stacks),
+	  TEST(test_random_reference), TEST_WINDOW(test_gc_counts), TEST_WINDOW(test_wait_frames),
+	  TEST(test_free_on_expire), TEST(test_ids_reused), TEST(test_reset_frees),
+	  TEST(test_reuse_matches_fresh), TEST_WINDOW(test_process_roots),
+	  TEST_WINDOW(test_top_seconds))

@@ -105,4 +105,25 @@ static inline void window_free_fx(struct window *w)
 	frames_free(fr);
 }
 
+/* A 60 s window of 1 s buckets as a test's state, freed after the test
+ * (passed or not): TEST_WINDOW(test_x) in the TEST_MAIN list, and
+ * struct window *w = *state in the test. */
+static inline int window_fx_setup(void **state)
+{
+	struct window *w;
+
+	if (window_new_fx(60, 1000000000ull, &w) != 0)
+		return -1;
+	*state = w;
+	return 0;
+}
+
+static inline int window_fx_teardown(void **state)
+{
+	window_free_fx(*state);
+	return 0;
+}
+
+#define TEST_WINDOW(test) cmocka_unit_test_setup_teardown(test, window_fx_setup, window_fx_teardown)
+
 #endif
