@@ -42,8 +42,9 @@ FUZZ_ASAN=${FUZZ_ASAN:-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
 CPPCHECK=${CPPCHECK:-cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --std=c11 -D_GNU_SOURCE -Iinclude --suppress=missingIncludeSystem --suppress=preprocessorErrorDirective --inline-suppr}
 B=${B:-build}
 # The unit binaries that take seconds mostly waiting (test_wall on its
-# sampled threads, 2 s of CPU in 10; test_jvmattach on its fake JVM, none in 4).
-WAITING_UNITS=" test_wall test_jvmattach "
+# sampled threads, 2 s of CPU in 10; test_jvmattach on its fake JVM, none in 4;
+# test_machine on its ticks a second, 10 s for the demand of two children).
+WAITING_UNITS=" test_wall test_jvmattach test_machine "
 SOLO=" test_busyfloor test_series test_threads test_multiproc test_cpuwait test_idle test_wall test_demo test_wall_threads test_inline test_languages test_lost test_python test_rhythm "
 
 units=() fuzzers=() e2e=()
