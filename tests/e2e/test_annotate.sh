@@ -69,7 +69,7 @@ grep -Eq '^ +[0-9]+: +for \(uint64_t i = 0; i < n; i\+\+\) \{' "$out" ||
 grep -Eq 'x \^= x >> 29;' "$out" || { cat "$out"; die "the loop body's source is missing"; }
 ok "source lines of the -g build interleaved"
 # "loop" matches hot_loop by substring (no function is called "loop")
-"$STACKTOP" -b -n 1 -d 0.5 --annotate loop -p "$HP" 2>&1 | grep -q '^annotate hot_loop ' ||
+"$STACKTOP" -b -n 1 -d 2 --annotate loop -p "$HP" 2>&1 | grep -q '^annotate hot_loop ' ||
 	die "--annotate loop did not find hot_loop"
 ok "a part of the name finds the function"
 "$STACKTOP" -b -n 1 -d 0.5 --annotate no_such_function -p "$HP" >"$out" 2>&1
