@@ -192,18 +192,12 @@ out:
 }
 
 /* With a rhythm every second is kept (calm ones are the comparison's other
- * side); without one, a second above the spike threshold, and calm ones
- * once a spike is kept: a target that never spikes pays nothing here. */
-static bool worth_keeping(const struct spikes *sp, const struct metrics *m, double cpu)
+ * side); without one, only a second above the spike threshold: a target
+ * that never spikes pays nothing here, and one whose stacks are all new
+ * (hostile) keeps no copy of them. */
+static bool worth_keeping(const struct metrics *m, double cpu)
 {
-	if (m->alert_rhythm)
-		return true;
-	if (!(m->rhythm.thr > 0))
-		return false;
-	/* Once it has spiked, calm seconds too (the candidates' budget keeps
-	 * them under 2 to 1): a rhythm found then has both sides at once, and
-	 * names its riser at the first comparison. */
-	return cpu > m->rhythm.thr || sp->n > 0;
+	return m->alert_rhythm || (m->rhythm.thr > 0 && cpu > m->rhythm.thr);
 }
 
 int spikes_tick(struct spikes *sp, struct window *w, struct metrics *m, double now_s)
@@ -212,7 +206,7 @@ int spikes_tick(struct spikes *sp, struct window *w, struct metrics *m, double n
 	struct diff_snap *sn;
 	int rc = 0;
 
-	if (b > sp->last_b && bucket_cpu(m, b, &cpu) && worth_keeping(sp, m, cpu)) {
+	if (b > sp->last_b && bucket_cpu(m, b, &cpu) && worth_keeping(m, cpu)) {
 		sp->last_b = b;
 		if ((rc = diff_snap_window(w, (uint64_t)b * SEC_NS, 1, false, &sn)) == 0) {
 			sp->new_spike |= cpu > m->rhythm.thr;

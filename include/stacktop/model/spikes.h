@@ -10,11 +10,10 @@
  * covers most of it (the point at t covers (t - 1, t]: the one with t in
  * [b + 0.5, b + 1.5)). A second without samples or without its point is not
  * kept. While the metrics have a rhythm every second is kept; without one
- * a second above the spike threshold (rhythm.thr), and once one is kept the
- * calm seconds too, the newest SPIKES_CANDIDATES of them, calm ones going
- * first while they outnumber spike ones 2 to 1 (so a steady target keeps
- * nothing, and a rhythm found has both sides to compare at once). The
- * budget decides which go:
+ * only a second above the spike threshold (rhythm.thr), the newest
+ * SPIKES_CANDIDATES of them (so a steady target, or one whose stacks are
+ * all new, keeps nothing: memory follows the rhythm). The budget decides
+ * which go:
  *
  *   at most SPIKES_MAX_SECONDS seconds and SPIKES_BUDGET bytes (the sum of
  *   each snapshot's diff_snap_bytes: names, nodes, cells, indexes). Past
@@ -25,8 +24,8 @@
  *   budget is applied.
  *
  * While the metrics have a rhythm (alert_rhythm), at once, then each tick
- * until a riser is found (SPIKES_QUICK ticks at most: diff may want more
- * seconds a side than the candidates held), then at most every SPIKES_EVERY_S seconds
+ * until a riser is found (SPIKES_QUICK ticks at most: calm seconds are
+ * kept only from the rhythm on), then at most every SPIKES_EVERY_S seconds
  * when a spike second was kept since (the
  * comparison reads every kept second: ~600 small tries), the kept seconds are split by the rhythm's
  * threshold now: spike seconds (CPU above it) and calm ones (the others);
