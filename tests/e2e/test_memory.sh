@@ -89,6 +89,7 @@ leak_first() {
 }
 wait_until 8 leak_first && ok "TUI: handle_request not above cache_put" ||
 	{ tm_dump "memory view"; bad "TUI: handle_request above cache_put"; }
+scr=$(tm_screen)
 echo "$scr" | grep -qE '^file .*grow\.dat' && ok "TUI: grow.dat is a file row" ||
 	{ tm_dump "memory view"; bad "TUI: no file row for grow.dat"; }
 tm_keys 1
