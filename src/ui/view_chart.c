@@ -125,17 +125,12 @@ void view_chart_span_text(double s, char *buf, size_t size)
 
 void view_chart_rate_text(double bytes_per_s, char *buf, size_t size)
 {
-	char b[32];
-	double a = fabs(bytes_per_s);
-	const char *unit = "/h";
+	char b[24];
 
-	if (a * 3600 < 10 * GIB) {
-		text_bytes((uint64_t)llround(a * 3600), b, sizeof(b));
-	} else {
-		text_bytes((uint64_t)llround(a * 60), b, sizeof(b));
-		unit = "/min";
-	}
-	snprintf(buf, size, "%c%s%s", bytes_per_s < 0 ? '-' : '+', b, unit);
+	/* Per minute on every screen (memory view, process table, MEM line):
+	 * a responder compares the figures, so they share one unit. */
+	text_bytes((uint64_t)llround(fabs(bytes_per_s) * 60), b, sizeof(b));
+	snprintf(buf, size, "%c%s/min", bytes_per_s < 0 ? '-' : '+', b);
 }
 
 /* Several processes: the one behind the growth, "worker 4502" (its name

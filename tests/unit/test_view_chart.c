@@ -95,7 +95,7 @@ static const char *const step_60x5_utf8[] = {
 
 /* mem 120x6 ascii */
 static const char *const mem_120x6_ascii[] = {
-	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +60 MiB/min, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
 	"  200 MiB |============================================================ limit 200 MiB",
 	"          |:::######################################################### now   179 MiB",
@@ -105,7 +105,7 @@ static const char *const mem_120x6_ascii[] = {
 
 /* mem 120x8 utf8 */
 static const char *const mem_120x8_utf8[] = {
-	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +60 MiB/min, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
 	"  200 MiB |════════════════════════════════════════════════════════════ limit 200 MiB",
 	"          |   ▁▁▁▁▁▂▂▂▂▂▃▃▃▃▃▄▄▄▄▄▅▅▅▅▅▆▆▆▆▆▇▇▇▇▇██████████████████████ now   179 MiB",
@@ -117,7 +117,7 @@ static const char *const mem_120x8_utf8[] = {
 
 /* mem 100x4 ascii */
 static const char *const mem_100x4_ascii[] = {
-	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +60 MiB/min, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"  200 MiB |============================================================ limit 200 MiB",
 	"      0 B |############################################################ now   179 MiB",
 	"RSS       +-60s-----------------------------------------------------now peak  179 MiB",
@@ -125,7 +125,7 @@ static const char *const mem_100x4_ascii[] = {
 
 /* mem 80x4 ascii */
 static const char *const mem_80x4_ascii[] = {
-	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +60 MiB/min, no drops in 59s",
 	"  200 MiB |============================== limit 200 MiB",
 	"      0 B |############################## now   179 MiB",
 	"RSS       +-60s-----------------------now peak  179 MiB",
@@ -133,13 +133,13 @@ static const char *const mem_80x4_ascii[] = {
 
 /* mem 100x2 ascii */
 static const char *const mem_100x2_ascii[] = {
-	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +60 MiB/min, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 200 MiB (cgroup) reached in ~21s at this slope; anonymous memory grows",
 };
 
 /* mem far limit */
 static const char *const mem_far_limit[] = {
-	"MEM 179 MiB RSS  STAIRS, leak suspected: +3.5 GiB/h, no drops in 59s  (anon 159 MiB, file 20 MiB)",
+	"MEM 179 MiB RSS  STAIRS, leak suspected: +60 MiB/min, no drops in 59s  (anon 159 MiB, file 20 MiB)",
 	"limit 8.0 GiB (RAM) reached in ~2h14m at this slope; anonymous memory grows",
 	"  180 MiB |                                            ......:::::::### limit 8.0 GiB",
 	"          |                        ......:::::::####################### now   179 MiB",
@@ -400,7 +400,7 @@ static void test_mem(void **state)
 	assert_int_equal(view_alerts_render(&g, 0, &m), 1);
 	grid_row_text(&g, 0, buf, sizeof(buf));
 	assert_string_equal(
-	    buf, "! MEM STAIRS +3.5 GiB/h, limit in ~21s: held by cache_put.constprop.0");
+	    buf, "! MEM STAIRS +60 MiB/min, limit in ~21s: held by cache_put.constprop.0");
 	grid_free(&g);
 	m.mem_holder = NULL;
 	/* The whole machine's figures: memory in use, no anon/file split. */
@@ -467,7 +467,7 @@ static void test_mem_verdicts(void **state)
 	grid_clear(&g);
 	view_chart_mem(&g, 0, 0, 120, 1, &m, false);
 	grid_row_text(&g, 0, buf, sizeof(buf));
-	assert_string_equal(buf, "MEM 48 MiB RSS  RISING, too soon to call a leak: +7.0 GiB/h "
+	assert_string_equal(buf, "MEM 48 MiB RSS  RISING, too soon to call a leak: +120 MiB/min "
 				 "over 19s  (anon 48 MiB, file 0 B)");
 	/* At 80 columns the verdict word is whole (issue 17: "RISING, too s"). */
 	grid_free(&g);
@@ -475,7 +475,7 @@ static void test_mem_verdicts(void **state)
 	view_chart_mem(&g, 0, 0, 80, 1, &m, false);
 	grid_row_text(&g, 0, buf, sizeof(buf));
 	assert_true(!strncmp(
-	    buf, "MEM 48 MiB RSS  RISING, too soon to call a leak: +7.0 GiB/h over 19s", 68));
+	    buf, "MEM 48 MiB RSS  RISING, too soon to call a leak: +120 MiB/min over 19s", 68));
 	grid_free(&g);
 	metrics_free(&m);
 }

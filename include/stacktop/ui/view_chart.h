@@ -77,8 +77,8 @@ void view_chart_alerts_text(const struct metrics *m, char *buf, size_t size);
  * in ~3h", "held by F", "(anonymous)") whole or left out, a later alert
  * that does not fit whole counted in a trailing "+N more". */
 void view_chart_alerts_fit(const struct metrics *m, int width, char *buf, size_t size);
-/* "+96 MiB/h", "-1.5 GiB/h", "+600 MiB/min": a memory slope in bytes per
- * second, per hour unless that is 10 GiB/h or more. */
+/* "+1.6 MiB/min", "-26 MiB/min", "+600 MiB/min": a memory slope in bytes
+ * per second, per minute (the unit of every screen's memory rates). */
 void view_chart_rate_text(double bytes_per_s, char *buf, size_t size);
 /* "45s", "14m", "3h10m", "2d03h": a human span for verdicts. */
 void view_chart_span_text(double s, char *buf, size_t size);
