@@ -683,13 +683,22 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* s seconds of this thread's CPU (not of the wall clock: on a loaded box
+ * a wall-clock burn may get little CPU, and the tick would rightly show
+ * little). */
 static void burn(double s)
 {
 	volatile double x = 0;
-	double end = now_s() + s;
-	while (now_s() < end)
+	struct timespec ts;
+	double end;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	end = ts.tv_sec + ts.tv_nsec / 1e9 + s;
+	do {
 		for (int i = 0; i < 10000; i++)
 			x += i * 0.5;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	} while (ts.tv_sec + ts.tv_nsec / 1e9 < end);
 }
 
 static void test_live_self(void **state)
@@ -718,7 +727,7 @@ static void test_live_self(void **state)
 	    100.0 * ((c1.tv_sec - c0.tv_sec) + (c1.tv_nsec - c0.tv_nsec) / 1e9) / (t1 - w0);
 	assert_int_equal(m.cpu.len, 1);
 	print_message("cpu_now %.1f%%, expected %.1f%%\n", m.cpu_now, expect);
-	assert_true(m.cpu_now > 10);
+	assert_true(m.cpu_now > expect / 2); /* the burn seen, however loaded the box */
 	assert_true(fabs(m.cpu_now - expect) < 15);
 	assert_true(m.mem_now > 0 && m.anon_now > 0);
 	struct metrics_thread *me = metrics_thread(&m, getpid(), false);
