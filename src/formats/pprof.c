@@ -442,7 +442,7 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
 	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
 	uint64_t *locids = NULL;
-	int64_t *vals = NULL, comment[6];
+	int64_t *vals = NULL, comment[8];
 	const char *mode = o->mode ? o->mode : "cpu";
 	int64_t period_ns = (int64_t)(o->period_s * 1e9 + 0.5);
 	size_t nvals = period_ns > 0 ? 2 : 1, ncomment = 0;
@@ -550,6 +550,10 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 	comment[ncomment++] = pprof_tables_str(p, buf);
 	if (o->tid) {
 		snprintf(buf, sizeof(buf), "thread %d only", o->tid);
+		comment[ncomment++] = pprof_tables_str(p, buf);
+	}
+	if (o->pid) {
+		snprintf(buf, sizeof(buf), "process %d only", o->pid);
 		comment[ncomment++] = pprof_tables_str(p, buf);
 	}
 	if (o->hide_kernel)

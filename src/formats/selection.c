@@ -104,6 +104,7 @@ static int selection_add(struct selection *s, struct window *w, const struct exp
 	for (size_t i = 0; i < ncounts; i++) {
 		size_t n = 0;
 		uint32_t node = wc[i].node;
+		int pid = 0;
 
 		if (!wc[i].count || (o->tid && wc[i].tid != o->tid))
 			continue;
@@ -113,10 +114,14 @@ static int selection_add(struct selection *s, struct window *w, const struct exp
 			if (!nd)
 				break;
 			f = frames_get(window_frames(w), nd->frame);
-			if (f && !(o->hide_kernel && f->kernel))
+			if (f && frame_is_process(f))
+				pid = f->pid;
+			if (f && !(o->hide_kernel && f->kernel) && !(o->pid && frame_is_process(f)))
 				tmp[n++] = nd->frame;
 			node = nd->parent;
 		}
+		if (o->pid && pid != o->pid)
+			continue;
 		for (size_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) {
 			uint32_t t = tmp[a];
 			tmp[a] = tmp[b];

@@ -415,6 +415,7 @@ void ui_export_opts(const struct ui *ui, const struct ui_model *m, struct export
 	const struct view_icicle_state *ic = &ui->icicle;
 	*eo = m->export_base;
 	eo->tid = ui->top.tid;
+	eo->pid = m->machine ? ui->pid : 0;
 	eo->hide_kernel = ui->top.hide_kernel;
 	eo->duration_s = window_span_s(m->w, mono_ns());
 	if (ui->view != UI_VIEW_ICICLE || !ic->zoom.n || ic->zoom.n > nzoom)
@@ -440,11 +441,17 @@ static void write_profile(struct ui *ui, const struct ui_model *m, uint64_t now_
 	strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
 	ui_export_opts(ui, m, &eo, zoom, sizeof(zoom) / sizeof(zoom[0]));
 	eo.format = EXPORT_PPROF;
-	snprintf(path, sizeof(path), "%s/stacktop-%d-%s%s", m->output_dir, m->pid, when,
-		 export_format_ext(eo.format));
+	/* Named for the process shown: the one narrowed to, or "all" for
+	 * the whole machine. */
+	if (m->machine && !eo.pid)
+		snprintf(path, sizeof(path), "%s/stacktop-all-%s%s", m->output_dir, when,
+			 export_format_ext(eo.format));
+	else
+		snprintf(path, sizeof(path), "%s/stacktop-%d-%s%s", m->output_dir,
+			 eo.pid ? eo.pid : m->pid, when, export_format_ext(eo.format));
 	if (export_write(m->w, &eo, path, err, sizeof(err)) == 0)
-		snprintf(msg, sizeof(msg), "wrote %s%s%s", path,
-			 eo.tid ? " (this thread only)" : "",
+		snprintf(msg, sizeof(msg), "wrote %s%s%s%s", path,
+			 eo.pid ? " (this process only)" : "", eo.tid ? " (this thread only)" : "",
 			 eo.nzoom ? " (the zoomed path only)" : "");
 	else
 		snprintf(msg, sizeof(msg), "! %s", err);

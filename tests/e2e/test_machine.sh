@@ -145,7 +145,8 @@ fi
 tm_row() { tm_screen | awk -v p="$1" '$1 == p { print; exit }'; }
 tm_rows_of() { [ -n "$(tm_row "$1")" ]; }
 
-tm_start 200 50 "$STACKTOP" -a
+mkdir -p "$E2E_TMPDIR/w"
+tm_start 200 50 "$STACKTOP" -a --output-dir "$E2E_TMPDIR/w"
 tm_wait 15 'PID USER +CPU%' || { tm_dump start; die "no process table"; }
 ok "the process table shows"
 wait_until 10 tm_rows_of "$FL" || bad_dump "rows" "floor ($FL) not in the table"
@@ -169,6 +170,20 @@ if tm_wait 8 "cpuburn $CB" && tm_wait 8 'leaf_a' && tm_match '%Own'; then
 	ok "Enter: narrowed to cpuburn $CB, the top view shows leaf_a"
 else
 	bad_dump narrowed "Enter: want the header 'cpuburn $CB' and leaf_a in the top view"
+fi
+# w, narrowed: the profile of that process alone, named for it, its stacks
+# without the process's root frame (as -p would have written them).
+tm_keys w
+if tm_wait 5 "wrote .*stacktop-$CB-.*\(this process only\)"; then
+	wf=$(ls "$E2E_TMPDIR/w"/stacktop-"$CB"-*.pb.gz 2>/dev/null | head -n 1)
+	"$STACKTOP" report -b "$wf" >"$E2E_TMPDIR/w.rep" 2>&1
+	if grep -q 'leaf_a' "$E2E_TMPDIR/w.rep" && ! grep -q '(pid\|[a-z] ([0-9]*)' "$E2E_TMPDIR/w.rep"; then
+		ok "w narrowed: $(basename "$wf") holds cpuburn's leaf_a and no process root"
+	else
+		bad "w narrowed: $wf: want leaf_a and no 'comm (pid)' rows: $(head -n 12 "$E2E_TMPDIR/w.rep")"
+	fi
+else
+	bad_dump "w" "w narrowed: no 'wrote …stacktop-$CB-… (this process only)'"
 fi
 tm_keys Escape
 if tm_wait 5 'PID USER +CPU%' && tm_match "filter: $MARK"; then

@@ -688,6 +688,12 @@ static void test_whole_machine(void **state)
 	assert_int_equal(window_add(w, 5, 101, sa, 2, 3), 0);
 	assert_int_equal(window_add(w, 5, 201, sb, 2, 2), 0);
 	assert_renders(w, &o, "alpha (100);work 3\nbe ta (200);work 2\n");
+	/* Narrowed to one process (the w key after Enter): its stacks only,
+	 * without the root frame, as `-p 200` would have written them. */
+	o.pid = 200;
+	assert_renders(w, &o, "work 2\n");
+	o.pid = 300;
+	assert_renders(w, &o, "");
 
 	o = (struct export_opts){.format = EXPORT_PPROF, .period_s = 0.01, .mode = "cpu"};
 	Perftools__Profiles__Profile *p = render_pprof(w, &o, &gz);

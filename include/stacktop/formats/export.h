@@ -34,7 +34,10 @@ const char *export_format_ext(enum export_format f);
 
 struct export_opts {
 	enum export_format format;
-	int tid;	  /* 0: all threads */
+	int tid; /* 0: all threads */
+	/* Whole-machine windows: only the stacks under process pid's root
+	 * frame, written without it (as `-p PID` would have); 0: all. */
+	int pid;
 	bool per_thread;  /* a root frame per thread "name-TID" (folded, speedscope: a profile per
 			     thread) */
 	bool hide_kernel; /* drop kernel frames; otherwise folded marks them "_[k]" */
