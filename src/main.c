@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <locale.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -516,6 +517,14 @@ int main(int argc, char **argv)
 	char err[512];
 
 	setlocale(LC_ALL, "");
+	/* A fixed threshold: every block of 128 KiB or more in a mapping of
+	 * its own, given back when freed. glibc's default moves the threshold
+	 * up to the largest block freed so far (up to 32 MiB), and after the
+	 * first symbol table freed (a process gone, a DWARF section read)
+	 * the next ones land on the heap, whose freed middle is never given
+	 * back: the whole machine's peak RSS grew 100 → 126 MiB over 40 s of
+	 * a build's short processes, 55 → 80 MiB with this. */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	if (opts_parse(argc, argv, &a->o, err, sizeof(err)) < 0) {
 		say(err);
 		return EXIT_USAGE;
