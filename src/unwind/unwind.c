@@ -3,7 +3,8 @@
  *
  * Contract: one struct unwind per struct space (per process); the space must
  * outlive it. unwind_sample reads only the sample's registers and its stack
- * copy [regs[RSP], regs[RSP] + stack_size): never target memory, never a
+ * copy [regs[RSP], regs[RSP] + stack_size) (and the interrupted stack's
+ * copy a sampler made beside it, stack2): never target memory, never a
  * syscall. Not thread-safe: the per-module CFI handles it hangs off
  * module->ext[SPACE_EXT_UNWIND] are created lazily on first use, so all
  * unwinders must run on one thread.
@@ -138,10 +139,10 @@ struct regs {
 	bool bp_ok;
 };
 
-/* The sample's stack copy. */
+/* The sample's stack copy, and the interrupted stack's (sample.h). */
 struct mem {
-	const uint8_t *buf;
-	uint64_t base, size;
+	const uint8_t *buf, *buf2;
+	uint64_t base, size, base2, size2;
 };
 
 int unwind_new(struct space *s, struct unwind **out)
@@ -495,14 +496,21 @@ static const struct rule *rule_get(struct unwind *u, uint64_t pc)
 
 /* ---- the walk ----------------------------------------------------------- */
 
+static bool region_read(const uint8_t *buf, uint64_t base, uint64_t size, uint64_t addr,
+			uint64_t *v)
+{
+	uint64_t off = addr - base; /* wraps to huge when addr < base */
+
+	if (!buf || off > size || size - off < 8)
+		return false;
+	memcpy(v, buf + off, sizeof(*v));
+	return true;
+}
+
 static bool mem_read(const struct mem *m, uint64_t addr, uint64_t *v)
 {
-	uint64_t off = addr - m->base; /* wraps to huge when addr < base */
-
-	if (off > m->size || m->size - off < 8)
-		return false;
-	memcpy(v, m->buf + off, sizeof(*v));
-	return true;
+	return region_read(m->buf, m->base, m->size, addr, v) ||
+	       region_read(m->buf2, m->base2, m->size2, addr, v);
 }
 
 /* Value of a CFA base register in the current frame. Only rsp and rbp are
@@ -712,6 +720,9 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 	m.buf = smp->stack;
 	m.base = smp->regs[SAMPLE_REG_RSP];
 	m.size = smp->stack ? smp->stack_size : 0;
+	m.buf2 = smp->stack2;
+	m.base2 = smp->stack2_base;
+	m.size2 = smp->stack2 ? smp->stack2_size : 0;
 	rg.pc = smp->regs[SAMPLE_REG_RIP];
 	rg.sp = smp->regs[SAMPLE_REG_RSP];
 	rg.bp = smp->regs[SAMPLE_REG_RBP];

@@ -39,6 +39,12 @@ struct sample {
 	uint32_t regs_mask;   /* bit n set: regs[n] is valid */
 	const uint8_t *stack; /* copy of user memory starting at regs[RSP] */
 	uint64_t stack_size;  /* valid bytes in stack */
+	/* A second copy, of the stack a signal interrupted, when the first
+	 * holds a signal frame on an alternate stack (Go's handlers run on
+	 * their own): [stack2_base, stack2_base + stack2_size). Wall mode
+	 * reads it while the thread is stopped; 0 bytes otherwise. */
+	const uint8_t *stack2;
+	uint64_t stack2_base, stack2_size;
 	const uint64_t *kpcs; /* kernel frames, leaf first */
 	int nkpcs;
 	const uint64_t *upcs; /* user frames already unwound, leaf first (may be 0) */
