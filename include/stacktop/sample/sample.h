@@ -49,6 +49,12 @@ struct sample {
 	int nkpcs;
 	const uint64_t *upcs; /* user frames already unwound, leaf first (may be 0) */
 	int nupcs;
+	/* The kernel's frame-pointer walk of the user stack at the sample
+	 * (perf's user callchain: the pc, then [fp + 8] of each frame record
+	 * from the sampled rbp), unchecked: the unwinder uses it only past a
+	 * Go signal frame, where the stack it needs is not in the copy. */
+	const uint64_t *fpcs;
+	int nfpcs;
 	/* A saved profile: frames already interned in the frames table,
 	 * outermost first; when set, nothing above but pid, tid, time and
 	 * weight is read. */
