@@ -64,15 +64,22 @@ static void on_sample(void *ctx, const struct sample *s)
 			continue;
 		t->s = *s;
 		t->s.stack = NULL;
+		t->s.stack2 = NULL;
 		t->s.kpcs = NULL;
 		t->s.nkpcs = 0;
 		t->s.upcs = NULL;
 		t->s.nupcs = 0;
-		if (s->stack_size && (t->stack = malloc(s->stack_size))) {
+		/* Both copies in one block: the stack, then the interrupted one. */
+		if (s->stack_size && (t->stack = malloc(s->stack_size + s->stack2_size))) {
 			memcpy(t->stack, s->stack, s->stack_size);
 			t->s.stack = t->stack;
+			if (s->stack2_size) {
+				memcpy(t->stack + s->stack_size, s->stack2, s->stack2_size);
+				t->s.stack2 = t->stack + s->stack_size;
+			}
 		} else {
 			t->s.stack_size = 0;
+			t->s.stack2_size = 0;
 		}
 		t->sampled = true;
 		return;

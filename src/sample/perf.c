@@ -150,11 +150,11 @@ static struct perf_task_rec perf_task_of(const struct perfrecord *r)
 #define PERF_STASH_EVERY_NS 2000000ull /* rings read this often while dispatching */
 /* Ring sizes: a ring holds PERF_RING_S of samples at the rate (a CPU runs
  * at most one CPU second per second, whichever threads run there), each
- * the stack copy plus PERF_RECORD_EXTRA (registers, header, a kernel
- * callchain), as a power of two of pages; all rings together at most
- * PERF_RINGS_MAX, one at most PERF_RING_MAX_PAGES, at least 16 pages. */
+ * the stack copy plus PERF_RECORD_EXTRA (registers, header, a callchain:
+ * the kernel's frames and the user's frame-pointer walk), as a power of two of pages; all rings
+ * together at most PERF_RINGS_MAX, one at most PERF_RING_MAX_PAGES, at least 16 pages. */
 #define PERF_RING_S 1.0
-#define PERF_RECORD_EXTRA 512.0
+#define PERF_RECORD_EXTRA 1536.0
 #define PERF_RINGS_MAX (64u << 20)
 #define PERF_RING_MAX_PAGES 4096u
 
@@ -855,7 +855,7 @@ static void perf_dispatch(struct perf_sampler *ps, const struct perf_event_heade
 {
 	struct perfrecord r;
 
-	if (perfrecord_decode(h, ps->clk.kernel, &r)) {
+	if (perfrecord_decode(h, true, &r)) {
 		if (r.kind == PERFRECORD_SAMPLE)
 			ps->stats.corrupt++;
 		return; /* a side-band record too short to use is skipped */

@@ -2,10 +2,14 @@
  * perfevent — perf event set-up (see perfevent.h for the contract).
  *
  * The CPU clock is PERF_TYPE_SOFTWARE/PERF_COUNT_SW_CPU_CLOCK (the hardware
- * counters are missing on these VMs). With kernel frames allowed, CALLCHAIN
- * is sampled with exclude_callchain_user: the user part comes from our own
- * DWARF unwinder, so the kernel does not walk frame pointers that
- * -fomit-frame-pointer code does not have.
+ * counters are missing on these VMs). CALLCHAIN is sampled with its user
+ * part, though the user stack comes from our own DWARF unwinder (frame
+ * pointers are missing from -fomit-frame-pointer code): a Go thread caught
+ * in its signal handler has the interrupted goroutine's frames outside the
+ * stack copy, and the kernel's frame-pointer walk at the sample, which Go's
+ * frame pointers keep right, is the only record of them (unwind.c checks
+ * it frame by frame). The walk stops at the first bad frame record or at
+ * kernel.perf_event_max_stack entries (127 by default: 1 KiB a sample).
  */
 #include "stacktop/sample/perfevent.h"
 
@@ -47,11 +51,10 @@ void perfevent_clock_attr(const struct perfevent_clock *c, struct perf_event_att
 	a->config = PERF_COUNT_SW_CPU_CLOCK;
 	a->sample_period = 1000000000ull / c->rate_hz;
 	perfevent_attr_user_stack(a, c->stack_size);
-	if (c->kernel) {
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-		a->exclude_callchain_user = 1;
-	} else {
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (!c->kernel) {
 		a->exclude_kernel = 1;
+		a->exclude_callchain_kernel = 1;
 	}
 	a->exclude_hv = 1;
 	a->mmap = 1;

@@ -2,7 +2,8 @@
  * perfrecord — decoding perf ring records (see perfrecord.h).
  *
  * A sample's payload is read in the order perf_output_sample writes the
- * fields of our sample_type: ip, pid/tid, time, [callchain: nr, ips],
+ * fields of our sample_type: ip, pid/tid, time, [callchain: nr, ips: the
+ * kernel's run after PERF_CONTEXT_KERNEL, the user's after _USER],
  * regs_user (abi, then one u64 per bit of the mask, lowest bit first),
  * stack_user (size, bytes, dyn_size; size 0 when there was no user
  * context). A cursor over the payload refuses every read past its end.
@@ -50,19 +51,21 @@ static int cur_skip(struct perfrecord_cursor *c, uint64_t n, const uint8_t **sta
 	return 0;
 }
 
-/* Kernel frames of a callchain: the run after PERF_CONTEXT_KERNEL. */
-static void kernel_frames(const uint64_t *ips, uint64_t nr, struct sample *out)
+/* The run of a callchain after the context mark ctx (PERF_CONTEXT_KERNEL
+ * or _USER): *pcs and *n, none when it has no such mark. */
+static void context_frames(const uint64_t *ips, uint64_t nr, uint64_t ctx, const uint64_t **pcs,
+			   int *n)
 {
-	out->kpcs = NULL;
-	out->nkpcs = 0;
+	*pcs = NULL;
+	*n = 0;
 	for (uint64_t i = 0; i < nr; i++) {
-		if (ips[i] != PERF_CONTEXT_KERNEL)
+		if (ips[i] != ctx)
 			continue;
 		uint64_t j = i + 1;
 		while (j < nr && ips[j] < PERF_CONTEXT_MAX)
 			j++;
-		out->kpcs = &ips[i + 1];
-		out->nkpcs = (int)(j - i - 1);
+		*pcs = &ips[i + 1];
+		*n = (int)(j - i - 1);
 		return;
 	}
 }
@@ -91,7 +94,9 @@ int perfrecord_parse_sample(const void *rec, size_t size, bool callchain, struct
 		if (cur_u64(&c, &nr) || nr > 4096 || cur_skip(&c, nr * 8, &ptr))
 			return -EBADMSG;
 		/* ptr is 8-byte aligned inside the record. */
-		kernel_frames((const uint64_t *)(const void *)ptr, nr, out);
+		const uint64_t *ips = (const uint64_t *)(const void *)ptr;
+		context_frames(ips, nr, PERF_CONTEXT_KERNEL, &out->kpcs, &out->nkpcs);
+		context_frames(ips, nr, PERF_CONTEXT_USER, &out->fpcs, &out->nfpcs);
 	}
 
 	uint64_t abi;

@@ -139,6 +139,7 @@ struct wall_thread {
 	double cw_carry;     /* CPU-wait weight owed to the next R sample (< 1) */
 	struct sample cache; /* the last sample; cache.stack points into buf */
 	uint8_t *buf;
+	uint8_t *buf2; /* the interrupted stack's copy, made on first need */
 };
 
 struct wall_sampler {
@@ -273,6 +274,38 @@ static uint64_t read_stack(pid_t pid, uint64_t addr, uint8_t *buf, unsigned size
 	return got > 0 ? (uint64_t)got : 0;
 }
 
+/* The stop came as a signal handler starts (a signal delivered just before
+ * it: our stop is reported after the kernel built the handler's frame), so
+ * sp is at the kernel's rt_sigframe: the restorer's address, then the
+ * ucontext: flags, link, the alternate stack (sp, flags, size), then the
+ * interrupted registers (rbp 10th, rsp 15th, rip 16th). When the handler
+ * runs on an alternate stack that holds sp, as Go's always do, the
+ * interrupted code's stack (a goroutine's) is not in the copy: it is read
+ * too, while the thread is stopped, so the unwinder goes on through it.
+ * Only the target's own memory is read, at most a stack's copy. */
+static void read_interrupted(struct wall_sampler *ws, struct wall_thread *t, struct sample *s)
+{
+	uint64_t uc[22], sp = s->regs[SAMPLE_REG_RSP];
+
+	s->stack2_size = 0;
+	if (s->stack_size < 8 + sizeof(uc))
+		return;
+	memcpy(uc, t->buf + 8, sizeof(uc));
+	/* uc_flags: UC_FP_XSTATE, UC_SIGCONTEXT_SS, UC_STRICT_RESTORE_SS; no
+	 * uc_link; an alternate stack enabled (ss_flags 0: the interrupted
+	 * code was not on it) that holds sp; the interrupted sp off it. */
+	uint64_t ss_sp = uc[2], ss_size = uc[4], isp = uc[5 + 15];
+	if ((uc[0] & ~7ull) || uc[1] || (uint32_t)uc[3] || !ss_size || ss_size > (64u << 20) ||
+	    sp < ss_sp || sp - ss_sp >= ss_size || (isp >= ss_sp && isp - ss_sp < ss_size) ||
+	    !uc[5 + 16])
+		return;
+	if (!t->buf2 && !(t->buf2 = malloc(ws->cfg.stack_size)))
+		return;
+	s->stack2 = t->buf2;
+	s->stack2_base = isp;
+	s->stack2_size = read_stack(t->pid, isp, t->buf2, ws->cfg.stack_size);
+}
+
 /* x86-64 user_regs_struct → DWARF register numbers. */
 static void regs_to_dwarf(const struct user_regs_struct *r, struct sample *s)
 {
@@ -369,6 +402,7 @@ static void thread_close(struct wall_thread *t)
 		if (t->fd[i] >= 0)
 			close(t->fd[i]);
 	free(t->buf);
+	free(t->buf2);
 }
 
 /* Drop threads marked gone (reaping any status they left). */
@@ -538,6 +572,7 @@ static void sample_nostop(struct wall_sampler *ws, struct wall_thread *t, unsign
 	memset(s->regs, 0, sizeof(s->regs));
 	s->regs_mask = 0;
 	s->stack_size = 0;
+	s->stack2_size = 0;
 	if (sp && pc) {
 		s->regs[SAMPLE_REG_RSP] = sp;
 		s->regs[SAMPLE_REG_RIP] = pc;
@@ -580,6 +615,7 @@ static int sample_stop(struct wall_sampler *ws, struct wall_thread *t)
 	if (ok) {
 		regs_to_dwarf(&ur, s);
 		s->stack_size = read_stack(t->pid, ur.rsp, t->buf, ws->cfg.stack_size);
+		read_interrupted(ws, t, s);
 	}
 	t->have_stop_run = read_run_ns(t, &t->stop_run) == 0;
 	int sig = WSTOPSIG(status);

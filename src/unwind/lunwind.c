@@ -219,6 +219,12 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, in
 		*valp = v;
 		return 0;
 	}
+	off = addr - s->stack2_base; /* the interrupted stack's copy */
+	if (s->stack2 && off < s->stack2_size && s->stack2_size - off >= 8) {
+		memcpy(&v, s->stack2 + off, 8);
+		*valp = v;
+		return 0;
+	}
 	if (!module_word(l, addr, &v))
 		return -UNW_EINVAL;
 	*valp = v;

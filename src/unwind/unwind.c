@@ -3,7 +3,8 @@
  *
  * Contract: one struct unwind per struct space (per process); the space must
  * outlive it. unwind_sample reads only the sample's registers and its stack
- * copy [regs[RSP], regs[RSP] + stack_size): never target memory, never a
+ * copy [regs[RSP], regs[RSP] + stack_size) (and the interrupted stack's
+ * copy a sampler made beside it, stack2): never target memory, never a
  * syscall. Not thread-safe: the per-module CFI handles it hangs off
  * module->ext[SPACE_EXT_UNWIND] are created lazily on first use, so all
  * unwinders must run on one thread.
@@ -45,6 +46,10 @@
  * at CFA - 8, rbp at CFA - 16 when the function has a frame; the runtime's
  * stack starts (goexit, mstart, systemstack...) end the walk; its signal
  * restorer runtime.sigreturn gets the ucontext rule (elf/gopclntab.h).
+ * Go's handlers run on a signal stack: past the ucontext the goroutine's
+ * stack is read from the sampler's second copy (stack2) when there is
+ * one, else its callers come from perf's user callchain where each can be
+ * checked (go_signal_splice).
  *
  * Without CFI (no module, or no FDE: JIT code, hand-written asm) the walker
  * follows rbp: CFA = rbp + 16, RA at [rbp + 8], caller's rbp at [rbp].
@@ -101,6 +106,7 @@ struct loc {
 struct rule {
 	uint8_t kind, cfa_kind, cfa_reg;
 	bool signal;   /* a signal trampoline: the caller's pc is exact */
+	bool uctx;     /* a signal return: the caller's registers from a ucontext */
 	bool unmapped; /* the pc lies in no known mapping */
 	int32_t cfa_off;
 	struct loc ra, bp;
@@ -138,10 +144,10 @@ struct regs {
 	bool bp_ok;
 };
 
-/* The sample's stack copy. */
+/* The sample's stack copy, and the interrupted stack's (sample.h). */
 struct mem {
-	const uint8_t *buf;
-	uint64_t base, size;
+	const uint8_t *buf, *buf2;
+	uint64_t base, size, base2, size2;
 };
 
 int unwind_new(struct space *s, struct unwind **out)
@@ -348,6 +354,7 @@ static int rule_from_cfi(Dwarf_CFI *cfi, uint64_t elf_pc, struct rule *r)
 	ra_reg = dwarf_frame_info(fr, &start, &end, &signal);
 	r->kind = RULE_COMPLEX;
 	r->signal = signal;
+	r->uctx = signal;
 	if (ra_reg != REG_RA || !decode_loc(fr, REG_RA, &r->ra))
 		goto out;
 	if (r->ra.kind == LOC_UNDEF) {
@@ -380,6 +387,7 @@ static void rule_signal(struct rule *r)
 {
 	r->kind = RULE_CFI;
 	r->signal = true;
+	r->uctx = true;
 	r->cfa_kind = CFA_DEREF;
 	r->cfa_reg = SAMPLE_REG_RSP;
 	r->cfa_off = 40 + 15 * 8;
@@ -392,16 +400,21 @@ static void rule_signal(struct rule *r)
  * return address lies; the frame pointer, when the function has a frame,
  * is saved just below it (Go's amd64 prologue). Its stack starts (goexit,
  * mstart, systemstack...) end the walk, cleanly. False: not Go code. */
+static bool go_table(struct unwind_mod *um, Elf *elf)
+{
+	if (!um->go_tried) {
+		um->go_tried = true;
+		um->go_ok = gopclntab_read(elf, &um->go) == 0;
+	}
+	return um->go_ok;
+}
+
 static bool rule_from_go(struct unwind_mod *um, Elf *elf, uint64_t elf_pc, struct rule *r)
 {
 	struct gopclntab_func f;
 	int32_t d;
 
-	if (!um->go_tried) {
-		um->go_tried = true;
-		um->go_ok = gopclntab_read(elf, &um->go) == 0;
-	}
-	if (!um->go_ok)
+	if (!go_table(um, elf))
 		return false;
 	/* A caller is looked up at ra - 1; the kernel's return address for
 	 * a handler is the restorer's first byte. */
@@ -495,14 +508,21 @@ static const struct rule *rule_get(struct unwind *u, uint64_t pc)
 
 /* ---- the walk ----------------------------------------------------------- */
 
+static bool region_read(const uint8_t *buf, uint64_t base, uint64_t size, uint64_t addr,
+			uint64_t *v)
+{
+	uint64_t off = addr - base; /* wraps to huge when addr < base */
+
+	if (!buf || off > size || size - off < 8)
+		return false;
+	memcpy(v, buf + off, sizeof(*v));
+	return true;
+}
+
 static bool mem_read(const struct mem *m, uint64_t addr, uint64_t *v)
 {
-	uint64_t off = addr - m->base; /* wraps to huge when addr < base */
-
-	if (off > m->size || m->size - off < 8)
-		return false;
-	memcpy(v, m->buf + off, sizeof(*v));
-	return true;
+	return region_read(m->buf, m->base, m->size, addr, v) ||
+	       region_read(m->buf2, m->base2, m->size2, addr, v);
 }
 
 /* Value of a CFA base register in the current frame. Only rsp and rbp are
@@ -655,6 +675,95 @@ static enum step step_cfi(const struct rule *r, struct regs *rg, const struct sa
 	return STEP_OK;
 }
 
+/* ---- past a Go signal frame: the kernel's frame-pointer walk ----------- */
+
+/* A Go thread caught in its signal handler (SIGURG preempting a busy
+ * goroutine, SIGPROF) runs on its signal stack: the copy holds the handler
+ * and the signal frame, whose ucontext names the interrupted pc exactly,
+ * but not the goroutine's stack. perf's user callchain, walked by the
+ * kernel at the sample, follows rbp from the handler's frames into the
+ * goroutine (Go's sigtramp makes no frame record: the handler's outermost
+ * record holds the interrupted rbp). Its entries are taken only where they
+ * are the callers for certain:
+ *  - the kernel's walk is replayed through the copy up to the record at
+ *    the interrupted rbp, each return address equal to the callchain's;
+ *  - the interrupted function has its record in place: rbp is at CFA - 16
+ *    by its pcsp delta. A leaf without a frame, or one in its prologue or
+ *    epilogue, has its return address at rsp, which the callchain does not
+ *    hold: the walk stays truncated;
+ *  - each caller so found is compiled Go (a .go file) with a frame at its
+ *    call (pcsp delta >= 8), so the next record is its own; an assembly or
+ *    frameless one is named and ends the walk, truncated; a stack start
+ *    (goexit...) ends it cleanly. */
+struct go_pc {
+	struct gopclntab_func f;
+	int32_t d;    /* pcsp delta at the pc, -1 unknown */
+	bool go_file; /* the pc's file is Go source, not assembly */
+};
+
+static bool go_pc(struct unwind *u, uint64_t pc, struct go_pc *g)
+{
+	const struct mapping *mp = space_find(u->space, pc);
+	struct unwind_mod *um;
+	const char *file = NULL;
+	size_t len;
+	int line;
+
+	if (!mp || !mp->mod || !mp->mod->elf || !(um = unwind_mod_get(mp->mod)) ||
+	    !go_table(um, mp->mod->elf) || gopclntab_find(&um->go, pc - mp->bias, &g->f))
+		return false;
+	if (gopclntab_sp_delta(&um->go, &g->f, pc - mp->bias, &g->d))
+		g->d = -1;
+	if (gopclntab_line(&um->go, &g->f, pc - mp->bias, &file, &line))
+		file = NULL;
+	len = file ? strlen(file) : 0;
+	g->go_file = len > 3 && !strcmp(file + len - 3, ".go");
+	return true;
+}
+
+/* The index in fpcs of the return address the kernel's walk read from the
+ * record at bp, replayed through the copy; -1 when it cannot be. */
+static int fp_index(const struct sample *smp, const struct mem *m, uint64_t bp)
+{
+	uint64_t fp = smp->regs[SAMPLE_REG_RBP], next, ret;
+
+	if (!(smp->regs_mask >> SAMPLE_REG_RBP & 1))
+		return -1;
+	for (int j = 1; j < smp->nfpcs; j++) {
+		if (fp == bp)
+			return j;
+		if (!mem_read(m, fp, &next) || !mem_read(m, fp + 8, &ret) || ret != smp->fpcs[j])
+			return -1;
+		fp = next;
+	}
+	return -1;
+}
+
+/* rg: the interrupted frame's registers, its pc pcs[*k - 1]. STEP_END when
+ * a stack start was reached, else STEP_TRUNC. */
+static enum step go_signal_splice(struct unwind *u, const struct sample *smp, const struct regs *rg,
+				  const struct mem *m, uint64_t *pcs, int max, int *k)
+{
+	struct go_pc g;
+	int j;
+
+	if (!smp->fpcs || !rg->bp_ok || !go_pc(u, rg->pc, &g) || g.d < 8 ||
+	    rg->bp != rg->sp + (uint64_t)g.d - 8 || (j = fp_index(smp, m, rg->bp)) < 0)
+		return STEP_TRUNC;
+	for (; j < smp->nfpcs && *k < max; j++) {
+		uint64_t ra = smp->fpcs[j];
+
+		if (ra == 0 || !go_pc(u, ra - 1, &g))
+			return STEP_TRUNC;
+		pcs[(*k)++] = ra - 1;
+		if (gopclntab_is_stack_top(g.f.name))
+			return STEP_END;
+		if (!g.go_file || g.d < 8)
+			return STEP_TRUNC;
+	}
+	return STEP_TRUNC;
+}
+
 static int copy_ready_pcs(struct unwind *u, const struct sample *smp, uint64_t *pcs, int max,
 			  int *n, unsigned *flags)
 {
@@ -701,6 +810,9 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 	unsigned fl = 0;
 	int k = 0;
 	enum step st = STEP_OK;
+	/* uctx: the last step restored a ucontext; interrupted: this frame
+	 * is the code a signal interrupted (its registers from one) */
+	bool uctx = false, interrupted = false;
 
 	if (!u || !smp || !pcs || max <= 0 || !n || !flags)
 		return -EINVAL;
@@ -712,6 +824,9 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 	m.buf = smp->stack;
 	m.base = smp->regs[SAMPLE_REG_RSP];
 	m.size = smp->stack ? smp->stack_size : 0;
+	m.buf2 = smp->stack2;
+	m.base2 = smp->stack2_base;
+	m.size2 = smp->stack2 ? smp->stack2_size : 0;
 	rg.pc = smp->regs[SAMPLE_REG_RIP];
 	rg.sp = smp->regs[SAMPLE_REG_RSP];
 	rg.bp = smp->regs[SAMPLE_REG_RBP];
@@ -724,12 +839,16 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 		bool signal = false;
 		uint64_t ra = 0;
 
+		interrupted = uctx;
+		uctx = false;
+
 		if (k == 1 && r->unmapped)
 			fl |= UNWIND_UNMAPPED;
 		switch (r->kind) {
 		case RULE_CFI:
 			st = step_cfi(r, &rg, smp, k == 1, &m, &ra);
 			signal = r->signal;
+			uctx = r->uctx;
 			break;
 		case RULE_NOCFI:
 			fl |= UNWIND_NO_CFI;
@@ -748,6 +867,8 @@ int unwind_sample(struct unwind *u, const struct sample *smp, uint64_t *pcs, int
 		lookup = signal ? ra : ra - 1;
 		pcs[k++] = lookup;
 	}
+	if (st == STEP_TRUNC && interrupted)
+		st = go_signal_splice(u, smp, &rg, &m, pcs, max, &k);
 	if (st == STEP_OK) /* the frame limit, not the end of the stack */
 		fl |= UNWIND_TRUNCATED;
 	if (st == STEP_TRUNC || st == STEP_RULE)

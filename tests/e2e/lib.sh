@@ -578,7 +578,7 @@ hwm_rises() {
 # (make deps-test installs golang-go).
 need_gocpu() {
 	need_stacktop
-	[ -x "$TARGETS/gocpu-stripped" ] && [ -x "$TARGETS/gocpu" ] && return 0
+	[ -x "$TARGETS/gocpu-stripped" ] && [ -x "$TARGETS/gocpu" ] && [ -x "$TARGETS/gosig" ] && return 0
 	command -v go >/dev/null || {
 		log "skip: go is not installed (make deps-test installs golang-go)"
 		e2e_finish

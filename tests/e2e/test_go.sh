@@ -7,7 +7,8 @@
 # leaves' totals are 60/30/10% of main.outer's whatever the load; shares
 # are checked against that truth with tolerances from the sample count.
 # Wall mode: Go's parked Ms (stopm, notesleep, futex) and its network
-# poller (netpoll, epoll) are idle, not lock.
+# poller (netpoll, epoll) are idle, not lock; a thread stopped as Go's
+# signal handler starts is unwound into the goroutine it interrupted.
 # Skips when go is not installed (make deps-test installs golang-go).
 . "$(dirname "$0")/lib.sh"
 
@@ -73,5 +74,39 @@ check_cmp "$(split_pct "$out" idle)" '>=' 20 "wall: Go's parked threads are idle
 kind=$(awk '$6 == "runtime.futex" { print $5; exit }' <<<"$(rows_of "$out")")
 [ "$kind" = idle ] && ok "wall: runtime.futex is idle" ||
 	bad "wall: runtime.futex is '$kind', expected idle: $(grep 'wall time' "$out")"
+# A stop that comes as Go's signal handler starts (sysmon's SIGURG every
+# 10 ms to the busy goroutine: 1-6% of the samples) has the goroutine's
+# registers in the ucontext and its stack elsewhere: copied at the stop,
+# those samples unwind to runtime.goexit like the others (before, each
+# ended at the interrupted main.spin, truncated).
+unw=$(grep -oE 'unwind ok [0-9.]+%' "$out" | tail -n 1 | grep -oE '[0-9.]+')
+check_cmp "${unw:-0}" '>=' 99 "wall: unwind ok (samples in Go's signal handler too)"
+
+# CPU mode, gosig: its main thread is flooded with SIGURG, so samples land
+# in Go's handler on the signal stack (a few percent), where perf's stack
+# copy ends before the goroutine's frames. Past the signal frame the
+# kernel's frame-pointer walk at the sample continues, where each frame
+# checks out: those samples reach runtime.goexit (before: none, every one
+# ended at the interrupted pc), and never with a frame skipped: main.burn
+# under all 21 main.deep calls, main.deep under 1 to 21.
+start_target 0.5 gosig
+out=$E2E_TMPDIR/gosig.folded
+run_ok 40 "$out.log" "gosig: stacktop record exits 0" record -r 999 -d 2 -o "$out" -p "$BG_PID"
+kill "$BG_PID" 2>/dev/null
+read -r hn hc hbad < <(awk '!/^#/ && /;runtime\.sigreturn;/ {
+	n = $NF; h += n
+	if ($1 !~ /^runtime\.goexit;runtime\.main;main\.main;/) next
+	c += n
+	s = $1; sub(/;runtime\.sigreturn;.*/, "", s); sub(/^runtime\.goexit;runtime\.main;main\.main;/, "", s)
+	s = s ";"; d = gsub(/main\.deep;/, "", s)
+	if (!(d == 21 && (s == "main.burn;" || s == "main.burn;main.tail;") || d >= 1 && s == "")) bad += n
+} END { print h + 0, c + 0, bad + 0 }' "$out")
+if [ "$hn" -gt 0 ]; then
+	check_share_min "$(awk -v c="$hc" -v h="$hn" 'BEGIN { printf "%.1f", 100 * c / h }')" 80 \
+		"$hn" "gosig: samples in Go's signal handler unwound to runtime.goexit"
+else
+	log "gosig: no sample in Go's signal handler (a loaded machine?)"
+fi
+check_cmp "$hbad" == 0 "gosig: no frame skipped past the signal frame"
 
 e2e_finish

@@ -9,7 +9,10 @@
  *
  *   byte 0      flags: 1 rip raw (else in a code mapping), 2 rbp raw (else
  *               rsp + a small offset), 4 registers missing (a random
- *               regs_mask), 8 no stack copy, 16 ready-made pcs (upcs)
+ *               regs_mask), 8 no stack copy, 16 ready-made pcs (upcs),
+ *               32 the copy's second half is an interrupted stack's copy
+ *               (stack2) at rsp + 64 KiB, and its words a frame-pointer
+ *               callchain (fpcs)
  *   byte 1      max frames (1..256)
  *   bytes 2-6   rip: a code mapping (byte 2) and an offset in it (3-6)
  *   bytes 7-14  rsp;  15-22 rbp (or 15-16: its offset from rsp)
@@ -80,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t hdr[23] = {0};
 	struct sample s;
-	uint64_t *pcs, *upcs = NULL;
+	uint64_t *pcs, *upcs = NULL, *fpcs = NULL;
 	uint8_t *stack = NULL;
 	size_t nstack;
 	int n = -1, max, rc;
@@ -122,6 +125,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		s.stack = stack;
 		s.stack_size = nstack;
 	}
+	if ((hdr[0] & 32) && stack && nstack >= 16) {
+		size_t half = nstack / 2 & ~(size_t)7;
+		s.stack_size = half;
+		s.stack2 = stack + half;
+		s.stack2_base = rsp + 0x10000;
+		s.stack2_size = nstack - half;
+		s.nfpcs = (int)(nstack / 8);
+		if ((fpcs = malloc((size_t)s.nfpcs * 8))) {
+			memcpy(fpcs, stack, (size_t)s.nfpcs * 8);
+			s.fpcs = fpcs;
+		} else {
+			s.nfpcs = 0;
+		}
+	}
 	if (hdr[0] & 16) {
 		/* Ready-made pcs (a sampler that unwound already). */
 		s.nupcs = (int)(nstack / 8);
@@ -156,6 +173,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(pcs);
 	free(upcs);
+	free(fpcs);
 	free(stack);
 	return 0;
 }

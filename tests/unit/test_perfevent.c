@@ -60,7 +60,6 @@ static void test_clock_attr(void **state)
 					  .type = PERF_TYPE_SOFTWARE,
 					  .config = PERF_COUNT_SW_CPU_CLOCK,
 					  .sample_period = 1000000,
-					  .exclude_callchain_user = 1,
 					  .exclude_hv = 1,
 					  .mmap = 1,
 					  .mmap2 = 1,
@@ -74,12 +73,12 @@ static void test_clock_attr(void **state)
 	perfevent_clock_attr(&c, &a);
 	assert_memory_equal(&a, &want, sizeof(a));
 
+	/* The user's frame-pointer walk is kept without kernel frames. */
 	c.kernel = false;
 	c.inherit = true;
 	c.enable_on_exec = true;
-	want.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
-	want.exclude_callchain_user = 0;
 	want.exclude_kernel = 1;
+	want.exclude_callchain_kernel = 1;
 	want.inherit = 1;
 	want.disabled = 1;
 	want.enable_on_exec = 1;

@@ -25,11 +25,13 @@ static size_t build_record(uint64_t *buf, bool callchain, uint64_t stack_size, u
 	buf[n++] = (77ull << 32) | 42; /* tid 77, pid 42 */
 	buf[n++] = 123456789;	       /* time */
 	if (callchain) {
-		buf[n++] = 4;
+		buf[n++] = 6;
 		buf[n++] = PERF_CONTEXT_KERNEL;
 		buf[n++] = 0xffffffff81000010ull;
 		buf[n++] = 0xffffffff81000020ull;
 		buf[n++] = PERF_CONTEXT_USER;
+		buf[n++] = 0x401000; /* the user's frame-pointer walk */
+		buf[n++] = 0x402345;
 	}
 	buf[n++] = PERF_SAMPLE_REGS_ABI_64;
 	for (int i = 0; i < PERFEVENT_NREGS; i++)
@@ -80,6 +82,9 @@ static void test_parse_sample(void **state)
 	assert_int_equal(s.nkpcs, 2);
 	assert_int_equal(s.kpcs[0], 0xffffffff81000010ull);
 	assert_int_equal(s.kpcs[1], 0xffffffff81000020ull);
+	assert_int_equal(s.nfpcs, 2);
+	assert_int_equal(s.fpcs[0], 0x401000);
+	assert_int_equal(s.fpcs[1], 0x402345);
 	/* perf order AX BX CX DX SI DI BP SP IP → DWARF order. */
 	assert_int_equal(s.regs[0], 1000); /* rax */
 	assert_int_equal(s.regs[3], 1001); /* rbx */
@@ -107,6 +112,8 @@ static void test_parse_sample_plain(void **state)
 
 	assert_int_equal(s.nkpcs, 0);
 	assert_null(s.kpcs);
+	assert_int_equal(s.nfpcs, 0);
+	assert_null(s.fpcs);
 	assert_null(s.stack);
 	assert_int_equal(s.stack_size, 0);
 	assert_int_equal(s.regs[SAMPLE_REG_RIP], 1008);

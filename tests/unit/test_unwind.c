@@ -71,6 +71,30 @@ __attribute__((noipa)) void unw_signal_caller(void)
 	sink++;
 }
 
+/* A handler on an alternate stack, as Go's always are: the capture (from
+ * the handler's sp up) holds the signal frame but not the interrupted
+ * stack, which is copied as a sampler that stopped the thread would: from
+ * the ucontext's rsp. The alternate stack is static, in a mapping the
+ * space knows. */
+static uint8_t unw_altstack[64 * 1024] __attribute__((aligned(64)));
+static uint8_t unw_interrupted[COPY_MAX];
+static uint64_t unw_isp, unw_isize;
+
+__attribute__((noipa)) void unw_alt_handler(int sig, siginfo_t *si, void *ctx)
+{
+	const ucontext_t *uc = ctx;
+	const struct mapping *m;
+
+	CAPTURE(COPY_MAX);
+	unw_isp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+	m = space_find(cap_space, unw_isp);
+	unw_isize = m ? m->end - unw_isp : 0;
+	if (unw_isize > sizeof(unw_interrupted))
+		unw_isize = sizeof(unw_interrupted);
+	memcpy(unw_interrupted, (const void *)(uintptr_t)unw_isp, unw_isize);
+	sink += sig + (si != NULL);
+}
+
 static int cmp_captured;
 
 __attribute__((noipa)) int unw_cmp(const void *x, const void *y)
@@ -336,6 +360,55 @@ static void test_signal_frame(void **state)
 	assert_in(pcs[i], "unw_signal_caller");
 	assert_in(pcs[i + 1], "test_signal_frame");
 	for (; i < n; i++)
+		assert_int_equal(pcs[i] + 1, (uint64_t)(uintptr_t)cap.bt[i + 1]);
+	assert_int_equal(n, cap.nbt - 1);
+	assert_int_equal(flags, 0);
+	unwind_free(u);
+}
+
+/* A handler on an alternate stack: without the interrupted stack's copy
+ * the walk names the interrupted pc and stops there (truncated); with it
+ * (sample.stack2) it goes on to the caller, as libgcc's backtrace does. */
+static void test_altstack_signal_frame(void **state)
+{
+	uint64_t pcs[UNWIND_MAX_FRAMES];
+	struct sigaction sa = {0}, old;
+	stack_t ss = {.ss_sp = unw_altstack, .ss_size = sizeof(unw_altstack)}, old_ss;
+	struct unwind *u;
+	struct sample smp;
+	unsigned flags;
+	int n, i;
+
+	sa.sa_sigaction = unw_alt_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	assert_int_equal(sigaltstack(&ss, &old_ss), 0);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	unw_signal_caller();
+	assert_int_equal(sigaction(SIGUSR1, &old, NULL), 0);
+	assert_int_equal(sigaltstack(&old_ss, NULL), 0);
+	assert_true(unw_isize > 0);
+	assert_int_equal(unwind_new(&space, &u), 0);
+
+	make_sample(&smp, cap.size);
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	assert_in(pcs[0], "unw_alt_handler");
+	assert_true(n >= 3);
+	assert_int_equal(pcs[2], (uint64_t)(uintptr_t)cap.bt[3]); /* the interrupted pc */
+	assert_true(flags & UNWIND_TRUNCATED);
+	for (i = 0; i < n; i++)
+		assert_true(!in_module(pcs[i], "test_unwind") || i == 0);
+
+	smp.stack2 = unw_interrupted;
+	smp.stack2_base = unw_isp;
+	smp.stack2_size = unw_isize;
+	assert_int_equal(unwind_sample(u, &smp, pcs, UNWIND_MAX_FRAMES, &n, &flags), 0);
+	for (i = 2; i < n && in_module(pcs[i], "libc.so"); i++)
+		;
+	assert_true(i + 1 < n);
+	assert_in(pcs[i], "unw_signal_caller");
+	assert_in(pcs[i + 1], "test_altstack_signal_frame");
+	assert_int_equal(pcs[2], (uint64_t)(uintptr_t)cap.bt[3]);
+	for (i = 3; i < n; i++)
 		assert_int_equal(pcs[i] + 1, (uint64_t)(uintptr_t)cap.bt[i + 1]);
 	assert_int_equal(n, cap.nbt - 1);
 	assert_int_equal(flags, 0);
@@ -907,7 +980,8 @@ static void test_speed(void **state)
 }
 
 TEST_MAIN(setup, teardown, TEST(test_chain), TEST(test_through_libc_qsort),
-	  TEST(test_stack_realignment), TEST(test_signal_frame), TEST(test_other_process),
-	  TEST(test_truncated), TEST(test_ready_pcs), TEST(test_frame_pointer_fallback),
-	  TEST(test_plt_rule), TEST(test_epilogue), TEST(test_generation_invalidates),
-	  TEST(test_garbage), TEST(test_speed), TEST(test_go_pclntab))
+	  TEST(test_stack_realignment), TEST(test_signal_frame), TEST(test_altstack_signal_frame),
+	  TEST(test_other_process), TEST(test_truncated), TEST(test_ready_pcs),
+	  TEST(test_frame_pointer_fallback), TEST(test_plt_rule), TEST(test_epilogue),
+	  TEST(test_generation_invalidates), TEST(test_garbage), TEST(test_speed),
+	  TEST(test_go_pclntab))

@@ -6,7 +6,8 @@
  *
  * The sample layout. Every event opened here or filled by
  * perfevent_attr_user_stack samples IP|TID|TIME|REGS_USER|STACK_USER
- * (plus CALLCHAIN when kernel frames are allowed), the user registers of
+ * (CPU clock events also CALLCHAIN, the user's frame-pointer walk and the
+ * kernel's frames when they are allowed), the user registers of
  * PERFEVENT_REGS_MASK (AX..IP and R8..R15 in perf_regs.h order; the segment
  * registers are refused for 64-bit tasks by the kernel) and CLOCK_MONOTONIC
  * times, so one decoder reads them all (perfrecord.h) and the times line up

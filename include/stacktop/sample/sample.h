@@ -39,10 +39,22 @@ struct sample {
 	uint32_t regs_mask;   /* bit n set: regs[n] is valid */
 	const uint8_t *stack; /* copy of user memory starting at regs[RSP] */
 	uint64_t stack_size;  /* valid bytes in stack */
+	/* A second copy, of the stack a signal interrupted, when the first
+	 * holds a signal frame on an alternate stack (Go's handlers run on
+	 * their own): [stack2_base, stack2_base + stack2_size). Wall mode
+	 * reads it while the thread is stopped; 0 bytes otherwise. */
+	const uint8_t *stack2;
+	uint64_t stack2_base, stack2_size;
 	const uint64_t *kpcs; /* kernel frames, leaf first */
 	int nkpcs;
 	const uint64_t *upcs; /* user frames already unwound, leaf first (may be 0) */
 	int nupcs;
+	/* The kernel's frame-pointer walk of the user stack at the sample
+	 * (perf's user callchain: the pc, then [fp + 8] of each frame record
+	 * from the sampled rbp), unchecked: the unwinder uses it only past a
+	 * Go signal frame, where the stack it needs is not in the copy. */
+	const uint64_t *fpcs;
+	int nfpcs;
 	/* A saved profile: frames already interned in the frames table,
 	 * outermost first; when set, nothing above but pid, tid, time and
 	 * weight is read. */

@@ -9,8 +9,11 @@
  * filled from libdw's CFI interpreter (dwarf_getcfi_elf, dwarf_cfi_addrframe,
  * dwarf_frame_cfa, dwarf_frame_register). Where there is no CFI (JIT code,
  * perf-map regions), it follows the rbp chain while it stays inside the stack
- * copy. Memory is read only from the stack copy; a read outside it ends the
- * walk and marks the stack truncated.
+ * copy. Memory is read only from the stack copy (and the interrupted
+ * stack's, sample.stack2); a read outside it ends the walk and marks the
+ * stack truncated, except past a Go signal frame, where the kernel's
+ * frame-pointer walk (sample.fpcs) continues it as far as each frame
+ * checks out.
  *
  * Output pcs are leaf first: pcs[0] is the sampled ip, pcs[i > 0] is the
  * return address minus one (so it lies inside the calling instruction and
