@@ -35,6 +35,7 @@
 #include "stacktop/memory/memtrace.h"
 #include "stacktop/app/opts.h"
 #include "stacktop/sample/perfsource.h"
+#include "stacktop/formats/diffload.h"
 #include "stacktop/formats/report.h"
 #include "stacktop/formats/stackset.h"
 #include "stacktop/app/status.h"
@@ -406,6 +407,9 @@ static void report_metrics(struct session *s, const struct opts *o)
 	metrics_eval(&s->metrics, (double)n);
 	s->metrics.exited = true;
 	s->metrics_ok = true;
+	/* What rises in the spikes, when the file says where its CPU sits
+	 * among its seconds; out of memory, the rhythm alone. */
+	diffload_risers(s->report, s->fr, &s->metrics);
 }
 
 int session_open_report(struct session *s, struct opts *o, char *err, size_t errsz)
@@ -600,9 +604,14 @@ static void session_run_tick(struct session *s)
 		s->run.peak_rss = m->mem_now;
 }
 
-size_t session_cpu(const struct session *s, double *v, size_t max)
+size_t session_cpu(const struct session *s, double *v, size_t max, double *t_last)
 {
-	return s->metrics_ok ? series_get(&s->metrics.cpu_long, NULL, v, max) : 0;
+	size_t n = s->metrics_ok ? series_get(&s->metrics.cpu_long, NULL, v, max) : 0;
+
+	*t_last = 0;
+	if (n) /* the newest point alone: its time */
+		series_get(&s->metrics.cpu_long, t_last, NULL, 1);
+	return n;
 }
 
 void session_summary(const struct session *s, double wall_s, struct summary *out)

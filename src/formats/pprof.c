@@ -442,7 +442,7 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
 	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
 	uint64_t *locids = NULL;
-	int64_t *vals = NULL, comment[6];
+	int64_t *vals = NULL, comment[8];
 	const char *mode = o->mode ? o->mode : "cpu";
 	int64_t period_ns = (int64_t)(o->period_s * 1e9 + 0.5);
 	size_t nvals = period_ns > 0 ? 2 : 1, ncomment = 0;
@@ -568,6 +568,13 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 		if (!cb.oom)
 			comment[ncomment++] = pprof_tables_str(p, cb.p);
 		free(cb.p);
+	}
+	int64_t at;
+	if (selection_cpu_at(s, o, &at)) {
+		char t[64];
+		summary_cpu_at_text(at, t, sizeof(t));
+		snprintf(buf, sizeof(buf), "%s{%s}", EXPORT_FOLDED_TAG, t);
+		comment[ncomment++] = pprof_tables_str(p, buf);
 	}
 	if (o->nzoom > 0) {
 		struct sbuf z = {0};

@@ -9,8 +9,8 @@
 # points) is 15%, so a spike squeezed to a fifth of a core by other load
 # still counts (once, over a 10% level, spikes squeezed to 20-25% were
 # missed). The same line names spike_burn as what rises in the spikes.
-# Offline: record (run during the watch) keeps the per-second CPU, report
-# shows the rhythm.
+# Offline: record (run during the watch) keeps the per-second CPU and where
+# it sits among its seconds, report shows the rhythm and names its riser.
 # Both rhythm targets run at nice -10: beside other tests (and this test's
 # own cpuburn) a spike once got 15% of a core and was missed, and a
 # cadence with a hole is no rhythm; the weight keeps their spikes whole.
@@ -40,10 +40,11 @@ start_bg sh -c "exec \"$STACKTOP\" -b -d 1 -n 36 -p $RR >\"$rr_out\" 2>\"$rr_out
 RRTOP=$BG_PID
 # Meanwhile a record of the rhythm target (checked offline below): during
 # the watch its seconds cost nothing (after it, 3 s were 3 s more of a solo
-# test), so it records 6: started beside the three watchers on a loaded
-# machine, a 3 s record once kept one second of CPU.
+# test), so it records 30, ending before the 36 frames do: long enough for
+# the rhythm most runs (the live watch finds it at 22-27 s), and then its
+# riser.
 rec=$E2E_TMPDIR/rhythm.folded
-start_bg timeout 30 "$STACKTOP" record -d 6 -o "$rec" -p "$RH"
+start_bg timeout 60 "$STACKTOP" record -d 30 -o "$rec" -p "$RH"
 REC=$BG_PID
 run_ok 60 "$rh_out" "rhythm: -b -d 1 -n 36 exits 0" -b -d 1 -n 36 -p "$RH"
 wait "$CBTOP"
@@ -93,19 +94,42 @@ else
 	ok "random spikes: no rhythm line in $(grep -c '^samples ' "$rr_out") frames (CPU: $(grep -E '^CPU now' "$rr_out" | awk '{ print $3 }' | tr '\n' ' '))"
 fi
 
-# Offline (record keeps the per-second CPU): a recorded file's "stacktop:
-# {cpu_1s=...}" comment has the run's seconds, and report -b of a file
-# whose CPU spikes 2 s every 5 s (60 s of it) says so; without the
-# comment, no CPU line and no rhythm.
+# Offline (record keeps the per-second CPU and where it sits among the
+# seconds): a recorded file's "stacktop: {cpu_1s=...}" comment has the
+# run's seconds, and "{cpu_1s_at=K}" places them; report -b of the record
+# says the rhythm when its 30 s were enough (a loaded machine may squeeze
+# a spike), and then names spike_burn. Report -b of a file whose CPU
+# spikes 2 s every 5 s (60 s of it, spike_burn's samples in the spike
+# seconds) says so and names spike_burn; without the comments, no CPU
+# line and no rhythm.
 wait "$REC"
-check_cmp "$?" == 0 "record -d 6 exits 0"
+check_cmp "$?" == 0 "record -d 30 exits 0"
 ncpu=$(grep -oE '^# stacktop: \{cpu_1s=[0-9.,]*\}$' "$rec" | tr -cd , | wc -c)
 check_cmp "$ncpu" ">=" 1 "record keeps the per-second CPU (commas in cpu_1s)"
-cpus=$(for i in $(seq 0 59); do [ $((i % 5)) -lt 2 ] && [ "$i" -ge 3 ] && echo 100.0 || echo 5.0; done | paste -sd,)
-printf '# stacktop: {cpu_1s=%s}\nmain;spike_burn 50\nmain;steady_burn 10\n' "$cpus" >"$E2E_TMPDIR/off.folded"
+grep -qE '^# stacktop: \{cpu_1s_at=-?[0-9]+\}$' "$rec" && ok "record places it (cpu_1s_at)" ||
+	bad "record should write cpu_1s_at: $(grep '^# stacktop: {cpu' "$rec" | cut -c1-80)"
+run_ok 30 "$E2E_TMPDIR/rec.out" "report -b of the record exits 0" report -b "$rec"
+rec_line=$(grep '^! CPU spikes' "$E2E_TMPDIR/rec.out")
+if [ -z "$rec_line" ]; then
+	log "the 30 s record has no rhythm (CPU: $(grep -oE 'cpu_1s=[0-9.,]*' "$rec"))"
+elif grep -q 'during spikes: spike_burn +[0-9]* pts' <<<"$rec_line"; then
+	ok "report of the record names the riser: $rec_line"
+else
+	bad "report of the record should name spike_burn 'during spikes': $rec_line"
+fi
+spiky() { [ $(($1 % 5)) -lt 2 ] && [ "$1" -ge 3 ]; }
+cpus=$(for i in $(seq 0 59); do spiky "$i" && echo 100.0 || echo 5.0; done | paste -sd,)
+{
+	printf '# stacktop: {cpu_1s=%s}\n# stacktop: {cpu_1s_at=0}\n' "$cpus"
+	for i in $(seq 0 59); do
+		echo "# stacktop: {second=$i}"
+		spiky "$i" && echo "main;spike_burn $((45 + i % 7))"
+		echo "main;steady_burn $((4 + i % 3))"
+	done
+} >"$E2E_TMPDIR/off.folded"
 run_ok 30 "$E2E_TMPDIR/off.out" "report -b of a file with a rhythm exits 0" report -b "$E2E_TMPDIR/off.folded"
-grep -q '^! CPU spikes every 5 s' "$E2E_TMPDIR/off.out" && ok "report shows the rhythm: $(grep 'CPU spikes' "$E2E_TMPDIR/off.out")" ||
-	bad "report should say 'CPU spikes every 5 s': $(head -5 "$E2E_TMPDIR/off.out")"
+grep -q '^! CPU spikes every 5 s.*during spikes: spike_burn +[0-9]* pts' "$E2E_TMPDIR/off.out" && ok "report shows the rhythm and its riser: $(grep 'CPU spikes' "$E2E_TMPDIR/off.out")" ||
+	bad "report should say 'CPU spikes every 5 s' and name spike_burn: $(head -5 "$E2E_TMPDIR/off.out")"
 grep -v '^# stacktop' "$E2E_TMPDIR/off.folded" >"$E2E_TMPDIR/plain.folded"
 run_ok 30 "$E2E_TMPDIR/plain.out" "report -b of a file without CPU exits 0" report -b "$E2E_TMPDIR/plain.folded"
 grep -qE '^CPU |CPU spikes' "$E2E_TMPDIR/plain.out" && bad "no CPU line without cpu_1s: $(grep -E '^CPU |spikes' "$E2E_TMPDIR/plain.out")" ||
