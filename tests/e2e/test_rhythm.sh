@@ -99,7 +99,8 @@ fi
 # seconds): a recorded file's "stacktop: {cpu_1s=...}" comment has the
 # run's seconds, and "{cpu_1s_at=K}" places them; report -b of the record
 # says the rhythm when its 30 s were enough (a loaded machine may squeeze
-# a spike), and then names spike_burn. Report -b of a file whose CPU
+# a spike), and then names spike_burn (unless its spikes were squeezed to
+# a second: their CPU points then straddle the seconds). Report -b of a file whose CPU
 # spikes 2 s every 5 s (60 s of it, spike_burn's samples in the spike
 # seconds) says so and names spike_burn; without the comments, no CPU
 # line and no rhythm.
@@ -115,6 +116,11 @@ if [ -z "$rec_line" ]; then
 	log "the 30 s record has no rhythm (CPU: $(grep -oE 'cpu_1s=[0-9.,]*' "$rec"))"
 elif grep -q 'during spikes: spike_burn +[0-9]* pts' <<<"$rec_line"; then
 	ok "report of the record names the riser: $rec_line"
+elif grep -qE '[0-9.]+ s each' <<<"$rec_line" && [ "$(grep -oE '[0-9.]+ s each' <<<"$rec_line" | awk '{ print ($1 < 1.5) }')" = 1 ]; then
+	# Squeezed to a second (a loaded machine), a spike's CPU point
+	# straddles two one-second buckets by the tick's phase: its seconds
+	# split, and the comparison may not hold (once, 1 s to 19%).
+	log "the record's spikes are squeezed to a second, no riser: $rec_line"
 else
 	bad "report of the record should name spike_burn 'during spikes': $rec_line"
 fi
