@@ -40,11 +40,11 @@ start_bg sh -c "exec \"$STACKTOP\" -b -d 1 -n 36 -p $RR >\"$rr_out\" 2>\"$rr_out
 RRTOP=$BG_PID
 # Meanwhile a record of the rhythm target (checked offline below): during
 # the watch its seconds cost nothing (after it, 3 s were 3 s more of a solo
-# test), so it records 30, ending before the 36 frames do: long enough for
+# test), so it records 34, ending before the 36 frames do: long enough for
 # the rhythm most runs (the live watch finds it at 22-27 s), and then its
 # riser.
 rec=$E2E_TMPDIR/rhythm.folded
-start_bg timeout 60 "$STACKTOP" record -d 30 -o "$rec" -p "$RH"
+start_bg timeout 60 "$STACKTOP" record -d 34 -o "$rec" -p "$RH"
 REC=$BG_PID
 run_ok 60 "$rh_out" "rhythm: -b -d 1 -n 36 exits 0" -b -d 1 -n 36 -p "$RH"
 wait "$CBTOP"
@@ -98,14 +98,14 @@ fi
 # Offline (record keeps the per-second CPU and where it sits among the
 # seconds): a recorded file's "stacktop: {cpu_1s=...}" comment has the
 # run's seconds, and "{cpu_1s_at=K}" places them; report -b of the record
-# says the rhythm when its 30 s were enough (a loaded machine may squeeze
+# says the rhythm when its 34 s were enough (a loaded machine may squeeze
 # a spike), and then names spike_burn (unless its spikes were squeezed to
 # a second: their CPU points then straddle the seconds). Report -b of a file whose CPU
 # spikes 2 s every 5 s (60 s of it, spike_burn's samples in the spike
 # seconds) says so and names spike_burn; without the comments, no CPU
 # line and no rhythm.
 wait "$REC"
-check_cmp "$?" == 0 "record -d 30 exits 0"
+check_cmp "$?" == 0 "record -d 34 exits 0"
 ncpu=$(grep -oE '^# stacktop: \{cpu_1s=[0-9.,]*\}$' "$rec" | tr -cd , | wc -c)
 check_cmp "$ncpu" ">=" 1 "record keeps the per-second CPU (commas in cpu_1s)"
 grep -qE '^# stacktop: \{cpu_1s_at=-?[0-9]+\}$' "$rec" && ok "record places it (cpu_1s_at)" ||
@@ -113,7 +113,7 @@ grep -qE '^# stacktop: \{cpu_1s_at=-?[0-9]+\}$' "$rec" && ok "record places it (
 run_ok 30 "$E2E_TMPDIR/rec.out" "report -b of the record exits 0" report -b "$rec"
 rec_line=$(grep '^! CPU spikes' "$E2E_TMPDIR/rec.out")
 if [ -z "$rec_line" ]; then
-	log "the 30 s record has no rhythm (CPU: $(grep -oE 'cpu_1s=[0-9.,]*' "$rec"))"
+	log "the 34 s record has no rhythm (CPU: $(grep -oE 'cpu_1s=[0-9.,]*' "$rec"))"
 elif grep -q 'during spikes: spike_burn +[0-9]* pts' <<<"$rec_line"; then
 	ok "report of the record names the riser: $rec_line"
 elif grep -qE '[0-9.]+ s each' <<<"$rec_line" && [ "$(grep -oE '[0-9.]+ s each' <<<"$rec_line" | awk '{ print ($1 < 1.5) }')" = 1 ]; then
