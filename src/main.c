@@ -281,7 +281,7 @@ static int app_record_write(struct app *a)
 	session_summary(&a->s, eo.duration_s, &sum);
 	eo.summary = &sum;
 	static double cpu[SUMMARY_CPU_MAX]; /* report's rhythm, offline */
-	eo.ncpu = session_cpu(&a->s, cpu, SUMMARY_CPU_MAX);
+	eo.ncpu = session_cpu(&a->s, cpu, SUMMARY_CPU_MAX, &eo.cpu_t);
 	eo.cpu = cpu;
 	eo.per_second = true; /* diff's per-second test reads it back */
 	int e = record_write(a->s.w, &eo, a->o.output, a->o.format, err, sizeof(err));

@@ -16,6 +16,7 @@
 #include "stacktop/lib/pump.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "stacktop/memory/memtrace.h"
 #include "stacktop/app/opts.h"
 #include "stacktop/sample/perfsource.h"
+#include "stacktop/formats/diffload.h"
 #include "stacktop/formats/report.h"
 #include "stacktop/formats/stackset.h"
 #include "stacktop/app/status.h"
@@ -406,6 +408,9 @@ static void report_metrics(struct session *s, const struct opts *o)
 	metrics_eval(&s->metrics, (double)n);
 	s->metrics.exited = true;
 	s->metrics_ok = true;
+	/* What rises in the spikes, when the file says where its CPU sits
+	 * among its seconds; out of memory, the rhythm alone. */
+	diffload_risers(s->report, s->fr, &s->metrics);
 }
 
 int session_open_report(struct session *s, struct opts *o, char *err, size_t errsz)
@@ -600,9 +605,29 @@ static void session_run_tick(struct session *s)
 		s->run.peak_rss = m->mem_now;
 }
 
-size_t session_cpu(const struct session *s, double *v, size_t max)
+/* One value a second on the grid of whole seconds, so that the file's
+ * cpu_1s_at places every one (a tick late after a stall would shift all
+ * before it): the point at t covers (t - 1, t], most of the second from
+ * floor(t - 0.5); a second without its own point takes the one before
+ * (the first point for the first seconds), of two the later counts. */
+size_t session_cpu(const struct session *s, double *v, size_t max, double *t_last)
 {
-	return s->metrics_ok ? series_get(&s->metrics.cpu_long, NULL, v, max) : 0;
+	static double tt[METRICS_LONG_S], vv[METRICS_LONG_S];
+	size_t n = s->metrics_ok ? series_get(&s->metrics.cpu_long, tt, vv, METRICS_LONG_S) : 0;
+
+	*t_last = 0;
+	if (!n || !max)
+		return 0;
+	double last = floor(tt[n - 1] - 0.5), span = last - floor(tt[0] - 0.5) + 1;
+	size_t m = span < (double)max ? (size_t)span : max, j = n;
+	for (size_t i = m; i-- > 0;) {
+		double b = last - (double)(m - 1 - i);
+		while (j > 1 && floor(tt[j - 1] - 0.5) > b)
+			j--;
+		v[i] = vv[j - 1];
+	}
+	*t_last = tt[n - 1];
+	return m;
 }
 
 void session_summary(const struct session *s, double wall_s, struct summary *out)

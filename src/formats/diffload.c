@@ -6,11 +6,14 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "stacktop/formats/report.h"
 #include "stacktop/formats/stackset.h"
 #include "stacktop/lib/text.h"
 #include "stacktop/model/diff.h"
+#include "stacktop/model/spikes.h"
+#include "stacktop/proc/metrics.h"
 #include "stacktop/symbols/frames.h"
 
 #define DIFFLOAD_MAX_SECOND 100000000 /* past this a file's seconds are not trusted */
@@ -73,5 +76,89 @@ int diffload_build(const char *const *base, size_t nbase, const char *const *new
 		text_errf(err, errsz, "out of memory.");
 	diff_snap_free(sn[0]);
 	diff_snap_free(sn[1]);
+	return rc;
+}
+
+/* A stack of the file at the index of its second's CPU value. */
+struct at_second {
+	size_t c, i;
+};
+
+static int by_second(const void *a, const void *b)
+{
+	const struct at_second *x = a, *y = b;
+
+	if (x->c != y->c)
+		return x->c < y->c ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The stacks of ss whose second has a CPU value (ncpu of them from at),
+ * sorted by it, and their count in *n. 0 or -ENOMEM. */
+static int timed_stacks(const struct stackset *ss, int64_t at, size_t ncpu, struct at_second **out,
+			size_t *nout)
+{
+	size_t ns = stackset_nstacks(ss), n = 0;
+	struct at_second *ix = malloc((ns ? ns : 1) * sizeof(*ix));
+	struct stackset_stack st;
+
+	*out = ix;
+	if (!ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < ns; i++) {
+		stackset_stack(ss, i, &st);
+		int64_t c = (int64_t)st.second - at;
+		if (st.second >= 0 && c >= 0 && c < (int64_t)ncpu)
+			ix[n++] = (struct at_second){(size_t)c, i};
+	}
+	qsort(ix, n, sizeof(*ix), by_second);
+	*nout = n;
+	return 0;
+}
+
+/* One second's stacks (ix[0..n), all of one second) as a snapshot. */
+static int second_snap(const struct stackset *ss, const struct frames *fr,
+		       const struct at_second *ix, size_t n, struct diff_snap **out)
+{
+	struct stackset_stack st;
+	int rc;
+
+	if ((rc = diff_snap_new(out)) || (rc = diff_snap_file(*out, NULL)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		stackset_stack(ss, ix[i].i, &st);
+		rc = diff_snap_add(*out, fr, st.ids, st.n, 0, st.weight);
+	}
+	return rc;
+}
+
+int diffload_risers(const struct stackset *ss, const struct frames *fr, struct metrics *m)
+{
+	size_t ncpu, n = 0;
+	const double *cpu = stackset_cpu(ss, &ncpu);
+	struct at_second *ix = NULL;
+	struct spikes *sp = NULL;
+	int64_t at;
+	int rc;
+
+	if (!m->alert_rhythm || !ncpu || !stackset_cpu_at(ss, &at))
+		return 0;
+	if ((rc = timed_stacks(ss, at, ncpu, &ix, &n)) || (rc = spikes_new(&sp))) {
+		free(ix);
+		return rc;
+	}
+	for (size_t a = 0, b; a < n && !rc; a = b) {
+		struct diff_snap *sn = NULL;
+		for (b = a; b < n && ix[b].c == ix[a].c;)
+			b++;
+		if ((rc = second_snap(ss, fr, ix + a, b - a, &sn)))
+			diff_snap_free(sn);
+		else
+			rc = spikes_keep(sp, sn, (double)(at + (int64_t)ix[a].c), cpu[ix[a].c], m);
+	}
+	if (!rc)
+		rc = spikes_compare(sp, m);
+	spikes_free(sp);
+	free(ix);
 	return rc;
 }

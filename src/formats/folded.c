@@ -104,6 +104,12 @@ static int folded_render(struct window *w, const struct export_opts *o, struct s
 		summary_cpu_text(o->cpu, o->ncpu, out);
 		sbuf_str(out, "}\n");
 	}
+	int64_t at;
+	if (selection_cpu_at(s, o, &at)) {
+		char t[64];
+		summary_cpu_at_text(at, t, sizeof(t));
+		sbuf_printf(out, "# %s{%s}\n", EXPORT_FOLDED_TAG, t);
+	}
 	for (size_t i = 0; i < nl && !err; i++) {
 		uint64_t c = lines[i].count;
 		/* A block per second (a comment FlameGraph skips: it does not end

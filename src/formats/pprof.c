@@ -573,6 +573,13 @@ static int pprof_render(struct window *w, const struct export_opts *o, struct se
 			comment[ncomment++] = pprof_tables_str(p, cb.p);
 		free(cb.p);
 	}
+	int64_t at;
+	if (selection_cpu_at(s, o, &at)) {
+		char t[64];
+		summary_cpu_at_text(at, t, sizeof(t));
+		snprintf(buf, sizeof(buf), "%s{%s}", EXPORT_FOLDED_TAG, t);
+		comment[ncomment++] = pprof_tables_str(p, buf);
+	}
 	if (o->nzoom > 0) {
 		struct sbuf z = {0};
 		sbuf_str(&z, "zoomed to ");

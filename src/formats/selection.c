@@ -8,6 +8,7 @@
 #include "stacktop/formats/selection.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "stacktop/formats/export.h"
 #include "stacktop/lib/array.h"
 #include "stacktop/lib/text.h"
+#include "stacktop/model/summary.h"
 #include "stacktop/model/window.h"
 #include "stacktop/symbols/frames.h"
 
@@ -164,6 +166,7 @@ int selection_build(struct selection *s, struct window *w, const struct export_o
 	int err = 0;
 
 	memset(s, 0, sizeof(*s));
+	s->first_s = -1;
 	if (!(s->label = calloc(frames_span(window_frames(w)) + 1, sizeof(*s->label))))
 		return -ENOMEM;
 	s->nlabel = frames_span(window_frames(w)); /* after: selection_free walks them */
@@ -173,11 +176,27 @@ int selection_build(struct selection *s, struct window *w, const struct export_o
 	}
 	/* Bucket by bucket, oldest first (the ring slot order is not time). */
 	first = first_bucket(w);
+	if (first != UINT64_MAX)
+		s->first_s = (int64_t)(first * bns / 1000000000ull);
 	for (size_t k = 0; k < window_nbuckets(w) && !err && first != UINT64_MAX; k++)
 		if ((wc = window_bucket_counts(w, k, &num, &ncounts)))
 			err = selection_add(s, w, o, wc, ncounts,
 					    (int64_t)((num - first) * bns / 1000000000ull));
 	return err;
+}
+
+/* The point at o->cpu_t covers (cpu_t - 1, cpu_t], most of the second
+ * from floor(cpu_t - 0.5) (model/spikes' rule); the values before it are
+ * a second each (the metrics tick on a one-second schedule). */
+bool selection_cpu_at(const struct selection *s, const struct export_opts *o, int64_t *at)
+{
+	size_t n = o->ncpu < SUMMARY_CPU_MAX ? o->ncpu : SUMMARY_CPU_MAX;
+	double last = floor(o->cpu_t - 0.5);
+
+	if (!n || s->first_s < 0 || !(o->cpu_t > 0) || last > 1e15)
+		return false;
+	*at = (int64_t)last - s->first_s - (int64_t)(n - 1);
+	return *at >= -SUMMARY_CPU_AT_MAX && *at <= SUMMARY_CPU_AT_MAX;
 }
 
 char *selection_thread_root(const struct export_opts *o, int tid, bool folded)

@@ -59,6 +59,8 @@ struct stackset {
 	bool have_summary;
 	double *cpu; /* per-second CPU (stackset_set_cpu) */
 	size_t ncpu;
+	int64_t cpu_at; /* the stacks' second of cpu[0] (cpu_1s_at) */
+	bool have_cpu_at;
 	size_t max_ids; /* frame ids the input's size allows */
 };
 
@@ -284,11 +286,21 @@ void stackset_parse_cpu(struct stackset *ss, const char *s, size_t len)
 	double *v;
 	int n;
 
+	if (!summary_cpu_at_parse(s, len, &ss->cpu_at)) {
+		ss->have_cpu_at = true;
+		return;
+	}
 	if (len < sizeof(SUMMARY_CPU_KEY) || !(v = malloc(SUMMARY_CPU_MAX * sizeof(*v))))
 		return;
 	if ((n = summary_cpu_parse(s, len, v)) > 0)
 		stackset_set_cpu(ss, v, (size_t)n);
 	free(v);
+}
+
+bool stackset_cpu_at(const struct stackset *ss, int64_t *at)
+{
+	*at = ss->cpu_at;
+	return ss->have_cpu_at;
 }
 
 const double *stackset_cpu(const struct stackset *ss, size_t *n)

@@ -32,6 +32,7 @@ struct spikes {
 	unsigned since_compare; /* ticks since the last comparison */
 	bool new_spike;		/* a spike second kept since then */
 	unsigned quick;		/* comparisons left at one a tick (a new rhythm) */
+	bool rhythm_on;		/* the metrics had a rhythm at the last tick */
 	struct rhythm_riser risers[RHYTHM_RISERS];
 	unsigned nrisers;
 };
@@ -200,21 +201,56 @@ static bool worth_keeping(const struct metrics *m, double cpu)
 	return m->alert_rhythm || (m->rhythm.thr > 0 && cpu > m->rhythm.thr);
 }
 
+/* Bucket b kept, when it has samples and the metrics its CPU. */
+static int keep_bucket(struct spikes *sp, struct window *w, struct metrics *m, double b)
+{
+	struct diff_snap *sn;
+	double cpu;
+	int rc;
+
+	if (!bucket_cpu(m, b, &cpu))
+		return 0;
+	if ((rc = diff_snap_window(w, (uint64_t)b * SEC_NS, 1, false, &sn)))
+		return rc;
+	sp->new_spike |= cpu > m->rhythm.thr;
+	if (!diff_snap_samples(sn)) {
+		diff_snap_free(sn);
+		return 0;
+	}
+	return spikes_keep(sp, sn, b, cpu, m);
+}
+
+/* A rhythm just found: its calm seconds were not kept (a copy of every
+ * second before a rhythm is what a hostile target's all-new stacks would
+ * fill), but the window still holds them. Its last SPIKES_BACKFILL_S
+ * seconds up to b are kept from it, in order (the candidates among them
+ * taken again; older ones stay first), so the first comparison has both
+ * sides. */
+static int backfill(struct spikes *sp, struct window *w, struct metrics *m, double b)
+{
+	unsigned span = window_seconds(w);
+	double from = b + 1 - (span < SPIKES_BACKFILL_S ? span : SPIKES_BACKFILL_S);
+	int rc = 0;
+
+	while (sp->n && sp->k[sp->n - 1].t >= from)
+		drop(sp, sp->n - 1);
+	for (double s = fmax(from, 0); s <= b && !rc; s++)
+		rc = keep_bucket(sp, w, m, s);
+	sp->last_b = b;
+	return rc;
+}
+
 int spikes_tick(struct spikes *sp, struct window *w, struct metrics *m, double now_s)
 {
 	double b = floor(now_s) - 2, cpu;
-	struct diff_snap *sn;
 	int rc = 0;
 
+	if (m->alert_rhythm && !sp->rhythm_on)
+		rc = backfill(sp, w, m, b);
+	sp->rhythm_on = m->alert_rhythm;
 	if (b > sp->last_b && bucket_cpu(m, b, &cpu) && worth_keeping(m, cpu)) {
 		sp->last_b = b;
-		if ((rc = diff_snap_window(w, (uint64_t)b * SEC_NS, 1, false, &sn)) == 0) {
-			sp->new_spike |= cpu > m->rhythm.thr;
-			if (diff_snap_samples(sn))
-				rc = spikes_keep(sp, sn, b, cpu, m);
-			else
-				diff_snap_free(sn);
-		}
+		rc = keep_bucket(sp, w, m, b);
 	}
 	if (!m->alert_rhythm) {
 		sp->nrisers = 0;
@@ -223,10 +259,10 @@ int spikes_tick(struct spikes *sp, struct window *w, struct metrics *m, double n
 		sp->quick = SPIKES_QUICK;
 	} else if ((++sp->since_compare >= SPIKES_EVERY_S && sp->new_spike) ||
 		   (sp->nrisers == 0 && sp->quick > 0 && sp->quick--)) {
-		/* A rhythm just found has no calm second kept yet (they are
-		 * kept from then on; diff wants a few a side): a tick at a
-		 * time until the first riser, SPIKES_QUICK times at most, then
-		 * the usual pace. */
+		/* A rhythm just found is compared at once (its calm seconds
+		 * taken from the window), then a tick at a time until the
+		 * first riser (diff may want a few more seconds a side),
+		 * SPIKES_QUICK times at most, then the usual pace. */
 		int e = spikes_compare(sp, m);
 		rc = rc ? rc : e;
 	}

@@ -91,3 +91,27 @@ int summary_cpu_parse(const char *s, size_t len, double *v)
 	}
 	return s[len - 1] == ',' ? -EINVAL : (int)n;
 }
+
+void summary_cpu_at_text(int64_t at, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%lld", SUMMARY_CPU_AT_KEY, (long long)at);
+}
+
+int summary_cpu_at_parse(const char *s, size_t len, int64_t *at)
+{
+	size_t kl = sizeof(SUMMARY_CPU_AT_KEY) - 1;
+	char num[16], *end;
+	long long v;
+
+	if (len <= kl || len - kl >= sizeof(num) || strncmp(s, SUMMARY_CPU_AT_KEY, kl))
+		return -EINVAL;
+	memcpy(num, s + kl, len - kl);
+	num[len - kl] = 0;
+	errno = 0;
+	v = strtoll(num, &end, 10);
+	if (!(num[0] == '-' || (num[0] >= '0' && num[0] <= '9')) || *end || errno ||
+	    v > SUMMARY_CPU_AT_MAX || v < -SUMMARY_CPU_AT_MAX)
+		return -EINVAL;
+	*at = v;
+	return 0;
+}

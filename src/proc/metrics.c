@@ -112,6 +112,7 @@ int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c)
 	series_spike_init(&m->spike);
 	if ((r = series_init(&m->cpu, m->cfg.window_s)) < 0 ||
 	    (r = series_init(&m->cpu_long, METRICS_LONG_S)) < 0 ||
+	    (r = series_init(&m->rss_long, METRICS_LONG_S)) < 0 ||
 	    (r = series_init(&m->rss, m->cfg.window_s)) < 0 ||
 	    (r = series_init(&m->anon, m->cfg.window_s)) < 0 ||
 	    (r = series_init(&m->file, m->cfg.window_s)) < 0 ||
@@ -248,6 +249,7 @@ void metrics_free(struct metrics *m)
 	m->nthreads = m->cap = 0;
 	series_free(&m->cpu);
 	series_free(&m->cpu_long);
+	series_free(&m->rss_long);
 	series_free(&m->rss);
 	series_free(&m->anon);
 	series_free(&m->file);
@@ -272,6 +274,7 @@ void metrics_push_process(struct metrics *m, double t, double cpu_pct, uint64_t 
 	series_push(&m->cpu, t, cpu_pct);
 	series_push(&m->cpu_long, t, cpu_pct);
 	series_push(&m->rss, t, (double)(anon + file + shmem));
+	series_push(&m->rss_long, t, (double)(anon + file + shmem));
 	series_push(&m->anon, t, (double)anon);
 	series_push(&m->file, t, (double)file);
 	series_push(&m->shmem, t, (double)shmem);
@@ -1062,19 +1065,41 @@ static void eval_threads(struct metrics *m, double t, double *tv, double *vv)
 	}
 }
 
-/* The rhythm over the long CPU series (its own buffers: it is longer
- * than the window). */
+/* The process CPU's rhythm over its long series; without one, a thread's
+ * (one of many spiking: the sum hides it), among the
+ * METRICS_RHYTHM_THREADS alive ones with the highest peak, the most
+ * regular; and the RSS's falls (a sawtooth). */
 static void eval_rhythm(struct metrics *m)
 {
-	size_t cap = m->cpu_long.len;
-	double *tv = malloc((cap ? cap : 1) * sizeof(double) * 6);
+	struct metrics_thread *top[METRICS_RHYTHM_THREADS] = {NULL};
+	struct rhythm r;
 
-	m->alert_rhythm = false;
-	if (!tv)
-		return;
-	size_t n = series_get(&m->cpu_long, tv, tv + cap, cap);
-	m->alert_rhythm = rhythm_find(tv, tv + cap, n, tv + 2 * cap, &m->rhythm);
-	free(tv);
+	m->alert_rhythm = rhythm_series(&m->cpu_long, RHYTHM_MARGIN, &m->rhythm);
+	m->alert_thread_rhythm = false;
+	for (int i = 0; i < m->nthreads && !m->alert_rhythm; i++) {
+		struct metrics_thread *th = &m->threads[i];
+		int at = METRICS_RHYTHM_THREADS;
+		while (at > 0 && th->alive &&
+		       (!top[at - 1] || th->peak_pct > top[at - 1]->peak_pct))
+			at--;
+		if (at == METRICS_RHYTHM_THREADS)
+			continue;
+		memmove(&top[at + 1], &top[at], (METRICS_RHYTHM_THREADS - 1 - at) * sizeof(top[0]));
+		top[at] = th;
+	}
+	for (int i = 0; i < METRICS_RHYTHM_THREADS && top[i]; i++) {
+		if (!rhythm_series(&top[i]->cpu, RHYTHM_MARGIN, &r) ||
+		    (m->alert_thread_rhythm && r.p >= m->thread_rhythm.p))
+			continue;
+		m->alert_thread_rhythm = true;
+		m->thread_rhythm = r;
+		m->rhythm_tid = top[i]->tid;
+		snprintf(m->rhythm_comm, sizeof(m->rhythm_comm), "%s", top[i]->comm);
+	}
+	/* The box's memory used is no RSS (and the page cache's churn not
+	 * a program's). */
+	m->alert_mem_rhythm = !m->box && rhythm_series_falls(&m->rss_long, METRICS_SWING_MIN,
+							     METRICS_SWING_FRAC, &m->mem_rhythm);
 }
 
 void metrics_eval(struct metrics *m, double t)
@@ -1085,10 +1110,10 @@ void metrics_eval(struct metrics *m, double t)
 
 	if (tv && vv) {
 		eval_cpu(m, tv, vv);
-		eval_rhythm(m);
 		eval_mem(m, tv, vv);
 		eval_grower(m);
 		eval_threads(m, t, tv, vv);
+		eval_rhythm(m); /* after the threads' peaks */
 	}
 	free(tv);
 	free(vv);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stacktop/proc/rhythm.h"
@@ -156,6 +157,12 @@ static unsigned shuffled_as_regular(const double *t, const double *v, size_t n, 
 
 bool rhythm_find(const double *t, const double *v, size_t n, double *scratch, struct rhythm *out)
 {
+	return rhythm_find_margin(t, v, n, RHYTHM_MARGIN, scratch, out);
+}
+
+bool rhythm_find_margin(const double *t, const double *v, size_t n, double margin, double *scratch,
+			struct rhythm *out)
+{
 	double *from = scratch, *to = scratch + n, *work = scratch + 2 * n, *copy = scratch + 3 * n;
 
 	memset(out, 0, sizeof(*out));
@@ -163,7 +170,7 @@ bool rhythm_find(const double *t, const double *v, size_t n, double *scratch, st
 	if (n < 2 * RHYTHM_MIN_SPIKES)
 		return false;
 	double base = series_percentile(v, n, RHYTHM_BASE_P);
-	double thr = fmax(2 * base, base + RHYTHM_MARGIN);
+	double thr = fmax(2 * base, base + margin);
 	size_t k = spike_runs(v, n, thr, from, to);
 
 	out->thr = thr;
@@ -188,4 +195,52 @@ bool rhythm_find(const double *t, const double *v, size_t n, double *scratch, st
 	if (out->calm_p90 - out->calm > (out->level - out->calm) / RHYTHM_QUIET)
 		return false;
 	return shuffled_as_regular(t, v, n, thr, lenient, out->p, copy, from, work) == 0;
+}
+
+/* The points of s into a buffer of 6 n doubles: t, v, then 4 n of
+ * scratch. NULL when empty or out of memory (caller frees). */
+static double *series_copy(const struct series *s, size_t *n)
+{
+	size_t cap = s->len;
+	double *tv = cap ? malloc(cap * sizeof(double) * 6) : NULL;
+
+	*n = tv ? series_get(s, tv, tv + cap, cap) : 0;
+	return tv;
+}
+
+/* Nothing found (no points, or out of memory). */
+static bool none(struct rhythm *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->p = 1;
+	return false;
+}
+
+bool rhythm_series(const struct series *s, double margin, struct rhythm *out)
+{
+	size_t n;
+	double *tv = series_copy(s, &n);
+
+	if (!tv)
+		return none(out);
+	bool found = rhythm_find_margin(tv, tv + n, n, margin, tv + 2 * n, out);
+	free(tv);
+	return found;
+}
+
+bool rhythm_series_falls(const struct series *s, double min_margin, double frac, struct rhythm *out)
+{
+	size_t n;
+	double *tv = series_copy(s, &n);
+
+	if (!tv)
+		return none(out);
+	double *v = tv + n;
+	/* the margin from the level, before the values become falls */
+	double margin = fmax(min_margin, frac * series_median(v, n));
+	for (size_t i = n; i-- > 1;)
+		v[i] = fmax(0, v[i - 1] - v[i]);
+	bool found = rhythm_find_margin(tv + 1, v + 1, n - 1, margin, tv + 2 * n, out);
+	free(tv);
+	return found;
 }

@@ -286,26 +286,33 @@ static void rhythm_risers_text(const struct metrics *m, int width, char *out, si
 	}
 }
 
-/* "CPU spikes every 15 s (+-1 s), 3 s each, to 100% from 20%": the
- * period, then its spread (at least the 1 s the points resolve), the
- * spikes' length and their level over the calm one, then what rises;
- * each whole or not at all. In a narrow line the first riser goes before
- * the facts after the period: what runs in the spikes is the finding. */
-static void alert_rhythm_text(const struct metrics *m, int width, char *out, size_t size)
+/* " (+-1 s)": the spread, at least the 1 s the points resolve. */
+static void spread_piece(const struct rhythm *r, char *piece, size_t size)
 {
-	const struct rhythm *r = &m->rhythm;
+	snprintf(piece, size, " (+-%.0f s)", r->spread_s > 1 ? r->spread_s : 1.0);
+}
+
+/* "CPU spikes every 15 s (+-1 s), 3 s each, to 100% from 20%": the
+ * period, then its spread, the spikes' length and their level over the
+ * calm one, then what rises (the process's rhythm: risers); each whole or
+ * not at all. who goes first ("thread worker (4502): " for a thread's). In
+ * a narrow line the first riser goes before the facts after the period:
+ * what runs in the spikes is the finding. */
+static void spikes_text(const struct metrics *m, const struct rhythm *r, const char *who,
+			bool risers, int width, char *out, size_t size)
+{
 	char piece[160];
 	int rw = 0;
 
-	if (m->nrisers) {
+	if (risers && m->nrisers) {
 		riser_piece(m, 0, piece, sizeof(piece));
 		rw = text_width(piece);
 	}
 	int full = width;
 	width = width > 0 ? (width - rw > 1 ? width - rw : 1) : 0;
 
-	snprintf(out, size, "CPU spikes every %.0f s", r->period_s);
-	snprintf(piece, sizeof(piece), " (+-%.0f s)", r->spread_s > 1 ? r->spread_s : 1.0);
+	snprintf(out, size, "%sCPU spikes every %.0f s", who, r->period_s);
+	spread_piece(r, piece, sizeof(piece));
 	add_piece(out, size, width, piece);
 	/* Tenths below 10 s (a 1.5 s spike), whole seconds otherwise. */
 	if (r->duration_s < 9.95 && fabs(r->duration_s - round(r->duration_s)) >= 0.05)
@@ -315,7 +322,33 @@ static void alert_rhythm_text(const struct metrics *m, int width, char *out, siz
 	add_piece(out, size, width, piece);
 	snprintf(piece, sizeof(piece), ", to %.0f%% from %.0f%%", r->level, r->calm);
 	add_piece(out, size, width, piece);
-	rhythm_risers_text(m, full, out, size);
+	if (risers)
+		rhythm_risers_text(m, full, out, size);
+}
+
+/* "thread worker (4502): CPU spikes every 5 s ...": one thread's rhythm
+ * while the process's sum has none. */
+static void alert_thread_rhythm_text(const struct metrics *m, int width, char *out, size_t size)
+{
+	char name[64], who[96];
+
+	text_sanitize(m->rhythm_comm, name, sizeof(name));
+	snprintf(who, sizeof(who), "thread %s (%d): ", name[0] ? name : "?", (int)m->rhythm_tid);
+	spikes_text(m, &m->thread_rhythm, who, false, width, out, size);
+}
+
+/* "RSS swings every 10 s (+-1 s), falling 48 MiB": a memory that rises
+ * and falls on a cadence (a collector's sawtooth), by its median fall. */
+static void alert_mem_rhythm_text(const struct metrics *m, int width, char *out, size_t size)
+{
+	char piece[96], fall[32];
+
+	snprintf(out, size, "RSS swings every %.0f s", m->mem_rhythm.period_s);
+	spread_piece(&m->mem_rhythm, piece, sizeof(piece));
+	add_piece(out, size, width, piece);
+	text_bytes((uint64_t)llround(m->mem_rhythm.level), fall, sizeof(fall));
+	snprintf(piece, sizeof(piece), ", falling %s", fall);
+	add_piece(out, size, width, piece);
 }
 
 /* One alert after the others: whole when it fits the width left, else
@@ -371,7 +404,15 @@ void view_chart_alerts_fit(const struct metrics *m, int width, char *buf, size_t
 	}
 	/* Last: a cadence is a finding, the others call for action. */
 	if (m->alert_rhythm) {
-		alert_rhythm_text(m, room_after(buf, width), one, sizeof(one));
+		spikes_text(m, &m->rhythm, "", true, room_after(buf, width), one, sizeof(one));
+		add_alert_fit(buf, size, width, one, &dropped);
+	}
+	if (m->alert_thread_rhythm) {
+		alert_thread_rhythm_text(m, room_after(buf, width), one, sizeof(one));
+		add_alert_fit(buf, size, width, one, &dropped);
+	}
+	if (m->alert_mem_rhythm) {
+		alert_mem_rhythm_text(m, room_after(buf, width), one, sizeof(one));
 		add_alert_fit(buf, size, width, one, &dropped);
 	}
 	if (dropped) {

@@ -7,6 +7,9 @@
 #   churn  up to 200 MiB over 10 s, then all freed, again and again: the
 #          verdict says rollercoaster, and no leak (stairs) alert ever shows.
 #
+# The leak never gets an RSS rhythm ("RSS swings every"); churn, when its
+# rhythm came within the run, swings every 10-12 s.
+#
 # Batch output read here (after each block's header):
 #   MEM N MiB RSS (...)  ... <verdict: STAIRS | ROLLERCOASTER | FLAT> ... +4.0 MiB/s ...
 #
@@ -108,6 +111,23 @@ if grep -E '^MEM ' "$C_OUT" | grep -q stairs; then
 	bad "churn: a MEM verdict said stairs: $(grep -E '^MEM ' "$C_OUT" | grep stairs | head -n 1)"
 else
 	ok "churn: no MEM verdict said stairs"
+fi
+
+# The RSS's rhythm (proc/rhythm on its falls): a leak never falls, so never
+# swings; churn's sawtooth (a fall every ~11 s) needs 4 falls, ~44 s, so it
+# may come after the checks above: when it has, its period is churn's.
+if grep -q 'RSS swings' "$L_OUT"; then
+	bad "leak: an RSS rhythm: $(grep -o 'RSS swings[^!]*' "$L_OUT" | tail -n 1)"
+else
+	ok "leak: no RSS rhythm"
+fi
+swing=$(grep -oE 'RSS swings every [0-9]+ s' "$C_OUT" | tail -n 1)
+if [ -z "$swing" ]; then
+	log "churn: no RSS rhythm yet after $(grep -c '^MEM ' "$C_OUT") refreshes"
+elif [ "$(awk '{ print $4 }' <<<"$swing")" -ge 10 ] && [ "$(awk '{ print $4 }' <<<"$swing")" -le 12 ]; then
+	ok "churn: $(grep -o 'RSS swings[^!]*' "$C_OUT" | tail -n 1)"
+else
+	bad "churn: the RSS should swing every 10-12 s: $swing"
 fi
 
 for p in "$LEAK" "$CHURN"; do

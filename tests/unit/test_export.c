@@ -22,11 +22,14 @@
 #include "runner.h"
 
 #include "profile.pb-c.h"
+#include "stacktop/formats/diffload.h"
 #include "stacktop/formats/export.h"
 #include "stacktop/symbols/frames.h"
 #include "stacktop/formats/report.h"
 #include "stacktop/formats/stackset.h"
+#include "stacktop/model/spikes.h"
 #include "stacktop/model/summary.h"
+#include "stacktop/proc/metrics.h"
 #include "stacktop/model/window.h"
 #include "gunzip.h"
 #include "window_fixture.h"
@@ -596,6 +599,98 @@ static void test_cpu_roundtrip(void **state)
 	window_free_fx(w);
 }
 
+/* A run that spikes 2 s every 5 s in spike_burn, as record keeps it:
+ * stacks per second from second 100 to 139 (monotonic), the CPU of 45
+ * seconds from 95 (the newest point at 140.2 covers (139.2, 140.2], most
+ * of second 139), so cpu_1s_at is -5: its first value is 5 s before the
+ * first sample's second. Spike seconds: main;spike_burn 90 and steady
+ * work; calm ones: steady work only (counts varying a little). */
+static struct window *spiky_run(double *cpu, size_t *ncpu)
+{
+	struct window *w;
+	uint32_t mn, sb, st, ot;
+	unsigned seed = 3;
+
+	assert_int_equal(window_new_fx(60, 1000000000ull, &w), 0);
+	mn = fr(w, 0x1000, false, "prog", "main", "main.c", 10);
+	sb = fr(w, 0x1100, false, "prog", "spike_burn", "s.c", 5);
+	st = fr(w, 0x1200, false, "prog", "steady_burn", "s.c", 9);
+	ot = fr(w, 0x1300, false, "prog", "other", "s.c", 12);
+	*ncpu = 45;
+	for (unsigned i = 0; i < 45; i++) {
+		uint64_t t = (95ull + i) * 1000000000ull + 300000000ull;
+		bool spike = i >= 8 && i % 5 < 2;
+
+		seed = seed * 1103515245u + 12345u;
+		cpu[i] = spike ? 100 : 5;
+		if (i < 5)
+			continue;
+		if (spike)
+			assert_int_equal(
+			    window_add(w, t, 1, (uint32_t[]){mn, sb}, 2, 90 + (seed >> 16) % 5), 0);
+		assert_int_equal(window_add(w, t, 1, (uint32_t[]){mn, st}, 2, 5 + (seed >> 20) % 3),
+				 0);
+		assert_int_equal(window_add(w, t, 1, (uint32_t[]){mn, ot}, 2, 2 + (seed >> 24) % 2),
+				 0);
+	}
+	return w;
+}
+
+/* What record writes of that run, read back as report does: the CPU, where
+ * it sits among the seconds (cpu_1s_at), and from them the rhythm and its
+ * riser (diffload_risers: spike seconds against calm ones). A file without
+ * cpu_1s_at has the rhythm but no riser. Folded and pprof alike. */
+static void test_risers_roundtrip(void **state)
+{
+	double cpu[64];
+	size_t ncpu;
+	struct window *w = spiky_run(cpu, &ncpu);
+
+	for (int f = 0; f < 3; f++) {
+		struct export_opts o = {.format = f == 1 ? EXPORT_PPROF : EXPORT_FOLDED,
+					.per_second = true,
+					.cpu = cpu,
+					.ncpu = ncpu,
+					.cpu_t = f == 2 ? 0 : 140.2};
+		struct metrics_config mc;
+		struct metrics m;
+		struct frames *frs;
+		struct stackset *r;
+		char err[256];
+		size_t len, n;
+		int64_t at = 0;
+		char *text = render(w, &o, &len);
+
+		if (f == 0)
+			assert_non_null(strstr(text, "# stacktop: {cpu_1s_at=-5}\n"));
+		assert_int_equal(frames_new(NULL, &frs), 0);
+		assert_int_equal(report_load_mem(text, len, "t", frs, &r, err, sizeof(err)), 0);
+		assert_int_equal(stackset_cpu_at(r, &at), f < 2);
+		if (f < 2)
+			assert_int_equal(at, -5);
+		const double *back = stackset_cpu(r, &n);
+		metrics_config_default(&mc);
+		assert_int_equal(metrics_init(&m, 0, &mc), 0);
+		for (size_t i = 0; i < n; i++)
+			metrics_push_cpu(&m, (double)(i + 1), back[i]);
+		metrics_eval(&m, (double)n);
+		assert_true(m.alert_rhythm);
+		assert_int_equal(diffload_risers(r, frs, &m), 0);
+		if (f < 2) {
+			assert_true(m.nrisers >= 1);
+			assert_string_equal(m.risers[0].func, "spike_burn");
+			assert_true(m.risers[0].pts > 60);
+		} else {
+			assert_int_equal(m.nrisers, 0);
+		}
+		metrics_free(&m);
+		stackset_free(r);
+		frames_free(frs);
+		free(text);
+	}
+	window_free_fx(w);
+}
+
 /* per_second and a summary (what record writes): folded gets the summary
  * comment and a block per second, pprof a "second" label and the summary
  * comment; report reads both back (seconds from the first bucket). */
@@ -740,7 +835,7 @@ static void test_whole_machine(void **state)
 }
 
 TEST_MAIN(NULL, NULL, TEST(test_whole_machine), TEST(test_per_second_roundtrip),
-	  TEST(test_cpu_roundtrip), TEST(test_formats), TEST(test_folded),
-	  TEST(test_folded_names_cleaned), TEST(test_pprof), TEST(test_speedscope),
-	  TEST(test_file_rules), TEST(test_file_mode), TEST(test_relative_path),
-	  TEST(test_empty_window))
+	  TEST(test_risers_roundtrip), TEST(test_cpu_roundtrip), TEST(test_formats),
+	  TEST(test_folded), TEST(test_folded_names_cleaned), TEST(test_pprof),
+	  TEST(test_speedscope), TEST(test_file_rules), TEST(test_file_mode),
+	  TEST(test_relative_path), TEST(test_empty_window))

@@ -1,7 +1,10 @@
 /* Unit tests for rhythm detection on synthetic per-second series: periodic
  * spikes at several periods and durations give their period, duration and
  * levels; steady, slowly rising, noisy, randomly timed bursts and too few
- * spikes give none. */
+ * spikes give none. The same detector on a memory's falls (a sawtooth
+ * says so, a leak, a steady level with noise or falls at random times do
+ * not) and, through metrics, on one thread's CPU hidden in the process's
+ * sum. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +16,9 @@
 
 #include "runner.h"
 
+#include "stacktop/proc/metrics.h"
 #include "stacktop/proc/rhythm.h"
+#include "stacktop/proc/series.h"
 
 #define N 1800
 
@@ -229,6 +234,106 @@ static void test_stopped(void **state)
 	assert_false(rhythm_find(t, v, 200, scratch, &r));
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_periodic), TEST(test_jittered), TEST(test_missed_spike),
+#define MIB (1024.0 * 1024)
+
+/* n seconds of RSS into a new series (free it). */
+static struct series rss_series(size_t n, double (*rss)(size_t i, unsigned *seed), unsigned seed)
+{
+	struct series sr;
+
+	assert_int_equal(series_init(&sr, n), 0);
+	for (size_t i = 0; i < n; i++)
+		series_push(&sr, 100 + (double)i, rss(i, &seed));
+	return sr;
+}
+
+/* A collector's sawtooth: 200 MiB, rising 8 MiB a second for 9 s, then
+ * back (period 10), with a little noise. */
+static double sawtooth(size_t i, unsigned *seed)
+{
+	return 200 * MIB + 8 * MIB * (double)((i + 3) % 10) + 0.2 * MIB * noise(seed);
+}
+
+/* A leak: 1 MiB a second, with noise that frees some now and then. */
+static double leak(size_t i, unsigned *seed)
+{
+	return 100 * MIB + MIB * (double)i + 2 * MIB * noise(seed);
+}
+
+/* A level with noise of +-4 MiB each second. */
+static double noisy(size_t i, unsigned *seed)
+{
+	return 300 * MIB + 4 * MIB * noise(seed);
+}
+
+/* Falls of 40 MiB at random times (after a rise of as much). */
+static double random_falls(size_t i, unsigned *seed)
+{
+	static double level;
+
+	if (i == 0)
+		level = 100 * MIB;
+	level += noise(seed) > 0.6 ? -40 * MIB : (level < 100 * MIB ? 40 * MIB : 0);
+	return level;
+}
+
+static void test_memory_falls(void **state)
+{
+	double (*const none[])(size_t, unsigned *) = {leak, noisy, random_falls};
+	struct series sr = rss_series(120, sawtooth, 3);
+	struct rhythm r;
+
+	(void)state;
+	assert_true(rhythm_series_falls(&sr, METRICS_SWING_MIN, METRICS_SWING_FRAC, &r));
+	assert_true(fabs(r.period_s - 10) < 0.01);
+	assert_true(r.level > 70 * MIB && r.level < 75 * MIB);
+	series_free(&sr);
+	for (size_t k = 0; k < sizeof(none) / sizeof(none[0]); k++)
+		for (unsigned seed = 1; seed < 20; seed++) {
+			sr = rss_series(seed % 2 ? 120 : 600, none[k], seed);
+			assert_false(
+			    rhythm_series_falls(&sr, METRICS_SWING_MIN, METRICS_SWING_FRAC, &r));
+			series_free(&sr);
+		}
+}
+
+/* metrics: three threads, two steady at a core each, one spiking a core
+ * for 2 s every 5 s: the process's sum (200% to 300%) is no rhythm, the
+ * thread's is, named by its tid. Without the spiking thread, none; with
+ * RSS on a sawtooth, the memory's. */
+static void test_metrics_thread_and_memory(void **state)
+{
+	struct metrics_config mc;
+	struct metrics m;
+	unsigned seed = 9;
+
+	(void)state;
+	metrics_config_default(&mc);
+	for (int spiky = 0; spiky < 2; spiky++) {
+		assert_int_equal(metrics_init(&m, 0, &mc), 0);
+		for (size_t i = 0; i < 60; i++) {
+			double ts = 100 + (double)i, burst = spiky && i % 5 < 2 ? 100 : 0;
+			uint64_t anon = (uint64_t)(spiky ? sawtooth(i, &seed) : noisy(i, &seed));
+			metrics_push_thread(&m, ts, 11, "steady-a", 'R', 100 + noise(&seed));
+			metrics_push_thread(&m, ts, 12, "steady-b", 'R', 100 + noise(&seed));
+			metrics_push_thread(&m, ts, 13, "ticker", burst ? 'R' : 'S', burst);
+			metrics_push_process(&m, ts, 200 + burst, anon, 0, 0);
+			metrics_eval(&m, ts);
+		}
+		assert_false(m.alert_rhythm);
+		assert_int_equal(m.alert_thread_rhythm, spiky);
+		assert_int_equal(m.alert_mem_rhythm, spiky);
+		if (spiky) {
+			assert_int_equal(m.rhythm_tid, 13);
+			assert_string_equal(m.rhythm_comm, "ticker");
+			assert_true(fabs(m.thread_rhythm.period_s - 5) < 0.01);
+			assert_true(fabs(m.mem_rhythm.period_s - 10) < 0.01);
+		}
+		metrics_free(&m);
+	}
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_memory_falls), TEST(test_metrics_thread_and_memory),
+	  TEST(test_periodic), TEST(test_jittered), TEST(test_missed_spike),
 	  TEST(test_steady_and_rising), TEST(test_noise), TEST(test_noise_every_second),
 	  TEST(test_random_bursts), TEST(test_too_few), TEST(test_stopped))

@@ -16,6 +16,7 @@
 
 #include "stacktop/model/diff.h"
 #include "stacktop/model/spikes.h"
+#include "stacktop/model/window.h"
 #include "stacktop/proc/metrics.h"
 #include "stacktop/symbols/frames.h"
 #include "stacktop/symbols/sym.h"
@@ -164,5 +165,53 @@ static void test_budget(void **state)
 	spikes_free(sp);
 }
 
-TEST_MAIN(setup, teardown, TEST(test_names_the_riser), TEST(test_gc), TEST(test_same_profile),
-	  TEST(test_budget))
+/* The riser on the tick the rhythm is found: before it only the spike
+ * seconds are kept (a target without a rhythm keeps no calm second), and
+ * then the calm ones come from the window at once. 40 seconds (from 100)
+ * spiking 2 s every 5 s in spike_burn, ticked one a second. */
+static void test_backfill(void **state)
+{
+	uint32_t hot[2] = {frame("main"), frame("spike_burn")},
+		 calm[2] = {frame("main"), frame("steady")};
+	struct metrics_config mc;
+	struct window *w;
+	struct spikes *sp;
+	struct metrics m;
+	unsigned seed = 5, spikes = 0;
+	size_t bytes;
+
+	(void)state;
+	assert_int_equal(window_new(60, 1000000000ull, fr, &w), 0);
+	assert_int_equal(spikes_new(&sp), 0);
+	metrics_config_default(&mc);
+	assert_int_equal(metrics_init(&m, 0, &mc), 0);
+	m.rhythm.thr = 20;
+	for (unsigned i = 0; i < 40; i++) {
+		uint64_t t = (100ull + i) * 1000000000ull + 400000000ull;
+		bool spike = i % 5 < 2;
+
+		seed = seed * 1103515245u + 12345u;
+		spikes += spike;
+		if (spike)
+			assert_int_equal(window_add(w, t, 1, hot, 2, 90 + (seed >> 16) % 5), 0);
+		assert_int_equal(window_add(w, t, 1, calm, 2, 5 + (seed >> 20) % 3), 0);
+		/* the point at 101 + i covers second 100 + i */
+		metrics_push_cpu(&m, 101.0 + i, spike ? 100 : 5);
+		assert_int_equal(spikes_tick(sp, w, &m, 102.5 + i), 0);
+	}
+	/* No rhythm yet: the spike seconds only, no riser. */
+	assert_int_equal(spikes_kept(sp, NULL), spikes);
+	assert_int_equal(m.nrisers, 0);
+	m.alert_rhythm = true;
+	assert_int_equal(spikes_tick(sp, w, &m, 142.5), 0);
+	assert_int_equal(spikes_kept(sp, &bytes), 40);
+	assert_true(bytes > 0);
+	assert_first_riser(&m, "spike_burn", false);
+	assert_true(m.risers[0].pts > 60);
+	metrics_free(&m);
+	spikes_free(sp);
+	window_free(w);
+}
+
+TEST_MAIN(setup, teardown, TEST(test_backfill), TEST(test_names_the_riser), TEST(test_gc),
+	  TEST(test_same_profile), TEST(test_budget))

@@ -86,4 +86,25 @@ static void test_cpu(void **state)
 	free(big.p);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_round_trip), TEST(test_parse), TEST(test_cpu))
+/* cpu_1s_at: any second within the bound comes back; anything else, from
+ * a hostile file, is refused. */
+static void test_cpu_at(void **state)
+{
+	static const int64_t good[] = {0, -5, 1799, SUMMARY_CPU_AT_MAX, -SUMMARY_CPU_AT_MAX};
+	static const char *const bad[] = {"cpu_1s_at=",		 "cpu_1s_at= 5",
+					  "cpu_1s_at=+5",	 "cpu_1s_at=5x",
+					  "cpu_1s_at=100000001", "cpu_1s=5",
+					  "cpu_1s_at=1e3",	 "cpu_1s_at=99999999999999999999"};
+	char buf[64];
+	int64_t at;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		summary_cpu_at_text(good[i], buf, sizeof(buf));
+		assert_int_equal(summary_cpu_at_parse(buf, strlen(buf), &at), 0);
+		assert_true(at == good[i]);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(summary_cpu_at_parse(bad[i], strlen(bad[i]), &at), -EINVAL);
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_round_trip), TEST(test_parse), TEST(test_cpu), TEST(test_cpu_at))

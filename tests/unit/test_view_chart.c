@@ -606,6 +606,32 @@ static void test_alert_rhythm(void **state)
 	metrics_free(&m);
 }
 
+/* One thread's rhythm while the process's sum has none (its name
+ * sanitized), and the RSS's: their alerts, each whole or dropped. */
+static void test_alert_thread_and_mem_rhythm(void **state)
+{
+	struct metrics m;
+	char buf[512];
+
+	init_metrics(&m, 60);
+	for (int i = 0; i < 60; i++) {
+		double burst = i % 5 < 2 ? 100 : 0;
+		metrics_push_thread(&m, 100 + i, 4502, "tick\x1b[2Jer", 'R', burst);
+		metrics_push_thread(&m, 100 + i, 4503, "steady", 'R', 200);
+		metrics_push_process(&m, 100 + i, 200 + burst,
+				     (uint64_t)(200 * MIB + 8 * MIB * ((i + 3) % 10)), 0, 0);
+		metrics_eval(&m, 100 + i);
+	}
+	view_chart_alerts_fit(&m, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "! thread tick?[2Jer (4502): CPU spikes every 5 s (+-1 s), 2 s "
+				 "each, to 100% from 0%   ! RSS swings every 10 s (+-1 s), falling "
+				 "72 MiB");
+	view_chart_alerts_fit(&m, 80, buf, sizeof(buf));
+	assert_string_equal(
+	    buf, "! thread tick?[2Jer (4502): CPU spikes every 5 s (+-1 s), 2 s each   +1 more");
+	metrics_free(&m);
+}
+
 static void test_sparkline(void **state)
 {
 	struct series s;
@@ -714,5 +740,6 @@ static void test_labels(void **state)
 
 TEST_MAIN(NULL, NULL, TEST(test_cpu_const), TEST(test_cpu_step), TEST(test_cpu_short_and_empty),
 	  TEST(test_cpu_scope_and_floor), TEST(test_cpu_aggregated), TEST(test_mem),
-	  TEST(test_mem_verdicts), TEST(test_alerts), TEST(test_alert_rhythm), TEST(test_sparkline),
-	  TEST(test_clipping), TEST(test_labels))
+	  TEST(test_mem_verdicts), TEST(test_alerts), TEST(test_alert_rhythm),
+	  TEST(test_alert_thread_and_mem_rhythm), TEST(test_sparkline), TEST(test_clipping),
+	  TEST(test_labels))

@@ -102,8 +102,9 @@ struct session {
 };
 
 /* The per-second CPU of the run's last max seconds at most (metrics'
- * cpu_long), oldest first, into v: how many (0 without metrics). */
-size_t session_cpu(const struct session *s, double *v, size_t max);
+ * cpu_long), oldest first, into v, and the newest point's time into
+ * *t_last (seconds of CLOCK_MONOTONIC): how many (0 without metrics). */
+size_t session_cpu(const struct session *s, double *v, size_t max, double *t_last);
 /* A live target: -p PIDs, or o->command launched; or, with o->all, the
  * whole machine (refused without root or CAP_PERFMON, in one sentence). */
 int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz);

@@ -34,4 +34,16 @@ int diffload_file(struct diff_snap *sn, struct frames *fr, const char *path, cha
 int diffload_build(const char *const *base, size_t nbase, const char *const *new_, size_t nnew,
 		   const struct diff_opts *o, struct diff **out, char *err, size_t errsz);
 
+/* What rises in the spikes of a recorded file (report): the seconds of ss
+ * whose CPU it carries (cpu_1s, placed by cpu_1s_at; the stacks' second
+ * labels) each become a snapshot kept by model/spikes, oldest first, under
+ * its budget (SPIKES_MAX_SECONDS, SPIKES_BUDGET: one second's snapshot
+ * more at the peak), then spike seconds are compared with calm ones by m's
+ * rhythm (spikes_compare), the risers into m. Nothing without a rhythm in
+ * m, without cpu_1s_at, or without timed stacks. Names are interned in fr
+ * (the frames table the stackset was read with). 0 or -ENOMEM. */
+struct metrics;
+struct stackset;
+int diffload_risers(const struct stackset *ss, const struct frames *fr, struct metrics *m);
+
 #endif

@@ -64,6 +64,11 @@ struct export_opts {
 	 * comment "stacktop: {cpu_1s=...}" (summary_cpu_text) */
 	const double *cpu;
 	size_t ncpu;
+	/* the newest value's point (seconds of CLOCK_MONOTONIC, the samples'
+	 * clock; it covers (cpu_t - 1, cpu_t]): with per_second, where cpu
+	 * sits among the seconds, a comment "stacktop: {cpu_1s_at=K}"
+	 * (summary_cpu_at_text); 0: unknown, none */
+	double cpu_t;
 };
 
 /*

@@ -8,8 +8,10 @@
  * (stackcollapse-perf.pl --inline); with per_thread each stack starts with
  * a "name-TID" frame. stacktop's own facts ride in comment lines FlameGraph
  * skips (they do not end in a number): "# stacktop: {wall_s=...}" (the
- * run's summary) first, and with per_second "# stacktop: {second=N}"
- * before each second's block.
+ * run's summary) first, the run's per-second CPU "# stacktop:
+ * {cpu_1s=...}" and where it sits "# stacktop: {cpu_1s_at=K}" (model/
+ * summary), and with per_second "# stacktop: {second=N}" before each
+ * second's block.
  *
  * Read (folded_load): the same, and foreign files: '#' comments and blank
  * lines skipped, decimal counts rounded, a line at most 1 MiB. When every

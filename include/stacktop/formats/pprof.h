@@ -10,7 +10,8 @@
  * annotate works offline); sample types samples/count and cpu|wall/
  * nanoseconds with the period; "tid", "thread" and (per_second) "second"
  * labels on each sample; comments: who wrote it, any narrowing, the run's
- * summary "stacktop: {wall_s=...}".
+ * summary "stacktop: {wall_s=...}", its per-second CPU "stacktop:
+ * {cpu_1s=...}" and where it sits "stacktop: {cpu_1s_at=K}".
  *
  * Read (pprof_load, a plain protobuf: report inflates gzip first): the
  * weight is the "count" sample value, else the default (or last) value

@@ -41,6 +41,7 @@ struct selection {
 	char **label; /* per window frame id: clean label, filled lazily */
 	size_t nlabel;
 	uint64_t total;
+	int64_t first_s; /* per_second: the first bucket's start, in seconds; else -1 */
 };
 
 /* Select w's stacks as o says: summed over the window, or with
@@ -48,6 +49,11 @@ struct selection {
  * first. 0 or -ENOMEM. */
 int selection_build(struct selection *s, struct window *w, const struct export_opts *o);
 void selection_free(struct selection *s);
+
+/* The second (as the stacks count them, from first_s) whose CPU the
+ * first value of o->cpu a writer keeps is (summary's cpu_1s_at): false
+ * without per_second stacks or o->cpu_t. */
+bool selection_cpu_at(const struct selection *s, const struct export_opts *o, int64_t *at);
 
 /* The cleaned label of window frame id (folded rules: no ';'), cached in
  * s; "?" when it cannot be made. */

@@ -102,10 +102,14 @@ void stackset_set_summary(struct stackset *ss, const struct summary *s);
 /* The run's per-second CPU (summary_cpu_parse's), copied; 0 or -ENOMEM. */
 int stackset_set_cpu(struct stackset *ss, const double *v, size_t n);
 /* The same from a file's comment "cpu_1s=..." (len bytes at s), when it
- * is that; a bad one is ignored like any other comment (folded, pprof). */
+ * is that, or where it sits, "cpu_1s_at=K"; a bad one is ignored like any
+ * other comment (folded, pprof). */
 void stackset_parse_cpu(struct stackset *ss, const char *s, size_t len);
 /* It, oldest first, and its count in *n (NULL, 0: the file has none). */
 const double *stackset_cpu(const struct stackset *ss, size_t *n);
+/* The stacks' second whose CPU is its first value (summary's cpu_1s_at);
+ * false when the file does not say. */
+bool stackset_cpu_at(const struct stackset *ss, int64_t *at);
 
 /* ---- reading ---- */
 

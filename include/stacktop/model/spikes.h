@@ -12,8 +12,11 @@
  * kept. While the metrics have a rhythm every second is kept; without one
  * only a second above the spike threshold (rhythm.thr), the newest
  * SPIKES_CANDIDATES of them (so a steady target, or one whose stacks are
- * all new, keeps nothing: memory follows the rhythm). The budget decides
- * which go:
+ * all new, keeps nothing: memory follows the rhythm). When a rhythm is
+ * found, the window's last SPIKES_BACKFILL_S seconds (fewer in a shorter
+ * window) are kept at once from it, the calm ones it still holds with the
+ * candidates among them, so the riser is named on the tick the rhythm is
+ * (nothing was copied to wait for it). The budget decides which go:
  *
  *   at most SPIKES_MAX_SECONDS seconds and SPIKES_BUDGET bytes (the sum of
  *   each snapshot's diff_snap_bytes: names, nodes, cells, indexes). Past
@@ -24,8 +27,8 @@
  *   budget is applied.
  *
  * While the metrics have a rhythm (alert_rhythm), at once, then each tick
- * until a riser is found (SPIKES_QUICK ticks at most: calm seconds are
- * kept only from the rhythm on), then at most every SPIKES_EVERY_S seconds
+ * until a riser is found (SPIKES_QUICK ticks at most: diff may want a few
+ * more seconds a side), then at most every SPIKES_EVERY_S seconds
  * when a spike second was kept since (the
  * comparison reads every kept second: ~600 small tries), the kept seconds are split by the rhythm's
  * threshold now: spike seconds (CPU above it) and calm ones (the others);
@@ -54,6 +57,7 @@
 #define SPIKES_CALM_RATIO 2
 #define SPIKES_EVERY_S 5
 #define SPIKES_QUICK 15
+#define SPIKES_BACKFILL_S 60
 #define SPIKES_MIN_PTS 5.0
 
 struct spikes;

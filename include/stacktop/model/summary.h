@@ -41,4 +41,18 @@ void summary_cpu_text(const double *v, size_t n, struct sbuf *b);
  * count, or -EINVAL (no key, a value not a number in [0, 1e6], too many). */
 int summary_cpu_parse(const char *s, size_t len, double *v);
 
+/* Where that CPU sits among the stacks' seconds (pprof label "second",
+ * folded "{second=N}" blocks: seconds since the first bucket), a comment
+ * of its own after it: "stacktop: {cpu_1s_at=K}", K the second whose CPU
+ * cpu_1s's first value is (negative when the CPU was measured before the
+ * first sample), |K| <= SUMMARY_CPU_AT_MAX. With it `report` also names
+ * what rises in the spikes (formats/diffload); a file without it (older,
+ * or written by hand) shows the rhythm alone. */
+#define SUMMARY_CPU_AT_KEY "cpu_1s_at="
+#define SUMMARY_CPU_AT_MAX 100000000
+/* "cpu_1s_at=K". */
+void summary_cpu_at_text(int64_t at, char *buf, size_t size);
+/* That text back (len bytes at s): 0 and *at, or -EINVAL. */
+int summary_cpu_at_parse(const char *s, size_t len, int64_t *at);
+
 #endif

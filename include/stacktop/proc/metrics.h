@@ -42,7 +42,11 @@
  *  - rhythm: the process CPU of the last METRICS_LONG_S seconds (kept
  *    apart from the window, in bounded memory: one point a second) spikes
  *    on a steady period (rhythm_find: at least three spikes, intervals
- *    too regular to be random onsets);
+ *    too regular to be random onsets); without one, a thread's CPU over
+ *    the window (one of the few busiest, METRICS_RHYTHM_THREADS: one
+ *    thread of many spiking is hidden in the sum); and the RSS of the
+ *    last METRICS_LONG_S seconds falling on a steady period (a sawtooth:
+ *    rhythm_series_falls);
  *  - per thread: BUSY FLOOR while the process has a busy floor and the
  *    thread's median CPU in the pauses (pause_pct) is a real part of it
  *    (busy_floor_pct, a quarter of the floor): every thread that holds it
@@ -73,6 +77,13 @@
 /* Seconds of process CPU kept for the rhythm, whatever the window (one
  * point a second: 1800 x 16 bytes). */
 #define METRICS_LONG_S 1800
+/* Threads whose CPU is looked at for a rhythm when the process's has none
+ * (those with the highest peak: a spiking thread peaks). */
+#define METRICS_RHYTHM_THREADS 4
+/* A fall of the RSS counts toward a rhythm over the larger of these: a
+ * sawtooth's falls are a real part of the whole, noise frees a page. */
+#define METRICS_SWING_MIN (1024.0 * 1024)
+#define METRICS_SWING_FRAC 0.05
 
 /* Seconds of memory data before any trend verdict. */
 #define METRICS_TREND_MIN_S 10
@@ -209,6 +220,19 @@ struct metrics {
 	 * and what it found. */
 	bool alert_rhythm;
 	struct rhythm rhythm;
+	/* Without it, one thread's CPU on a cadence (eval: the
+	 * METRICS_RHYTHM_THREADS alive threads with the highest peak, the
+	 * most regular of them): which, and its rhythm. */
+	bool alert_thread_rhythm;
+	struct rhythm thread_rhythm;
+	pid_t rhythm_tid;
+	char rhythm_comm[32]; /* raw */
+	/* RSS that rises and falls on a cadence (rss_long's falls,
+	 * rhythm_series_falls: a fall counts over METRICS_SWING_MIN and
+	 * METRICS_SWING_FRAC of the median RSS); level: the median fall. */
+	bool alert_mem_rhythm;
+	struct rhythm mem_rhythm;
+	struct series rss_long; /* RSS, the last METRICS_LONG_S seconds */
 	/* What rises in the spikes, most first (model/spikes writes them
 	 * after each tick; none while there is no rhythm or no test). */
 	struct rhythm_riser risers[RHYTHM_RISERS];

@@ -81,5 +81,24 @@ struct rhythm_riser {
  * filled); false otherwise (out->spikes and out->p still say what was
  * seen). scratch: room for 4 n doubles. */
 bool rhythm_find(const double *t, const double *v, size_t n, double *scratch, struct rhythm *out);
+/* The same for any series: a spike second is above max(2 x base, base +
+ * margin) (rhythm_find's margin is RHYTHM_MARGIN, points of CPU). */
+bool rhythm_find_margin(const double *t, const double *v, size_t n, double margin, double *scratch,
+			struct rhythm *out);
+
+/* A series' points (proc/series; its own scratch, freed): spikes on a
+ * cadence with margin (a thread's CPU: RHYTHM_MARGIN). False too when out
+ * of memory. */
+struct series;
+bool rhythm_series(const struct series *s, double margin, struct rhythm *out);
+/* Falls on a cadence (a memory that rises and falls, a collector's
+ * sawtooth): the rhythm of the falls, v[i-1] - v[i] where positive (0
+ * where it rose) at t[i], a fall counting when it is over max(min_margin,
+ * frac x the series' median) (noise frees a page now and then; a
+ * sawtooth's falls are a part of the whole). level: the median fall, calm:
+ * the median of the other seconds' (about 0). A steady or rising series
+ * has no falls; random ones fail the tests as spikes do. */
+bool rhythm_series_falls(const struct series *s, double min_margin, double frac,
+			 struct rhythm *out);
 
 #endif
