@@ -90,6 +90,7 @@
 #include <sys/types.h>
 
 #include "stacktop/proc/demand.h"
+#include "stacktop/proc/finefloor.h"
 #include "stacktop/proc/series.h"
 
 /* Processes tracked at once; more are counted, not listed. */
@@ -105,6 +106,13 @@
  * threads of each. */
 #define MACHINE_DEMAND_PROCS 32
 #define MACHINE_DEMAND_THREADS DEMAND_THREADS
+/* Fine steps (machine_fine): their length, the span of them a verdict
+ * needs, the files a step opens at most; the threads named as holding a
+ * floor decided on them. */
+#define MACHINE_FINE_STEP_S 0.2
+#define MACHINE_FINE_MIN_S 1.5
+#define MACHINE_FINE_FILES 256
+#define MACHINE_FLOOR_TIDS FINEFLOOR_HOLDERS
 
 struct machine_config {
 	unsigned history_s;		/* points kept per series (the window), >= MACHINE_MIN_S */
@@ -152,7 +160,12 @@ struct machine_proc {
 	int stuck_threads;			/* threads in D for >= stuck_s */
 	double stuck_for_s;			/* the longest of those */
 	bool busy_floor, stairs, zombie, stuck; /* the verdicts */
-	struct series cpu, rss_series;		/* one point a tick */
+	/* floor_pct and busy_floor decided on fine steps (the history too
+	 * short); then the threads that hold the floor, the most first. */
+	bool floor_fine;
+	int nfloor_tids;
+	pid_t floor_tids[MACHINE_FLOOR_TIDS];
+	struct series cpu, rss_series; /* one point a tick */
 	/* Internal (machine_tick's budget). */
 	double prev_cpu_s, read_t, seen_t;
 	double cpu_nz_t, rss_chg_t; /* the last non-zero CPU point, the last RSS change */
@@ -164,6 +177,8 @@ struct machine_proc {
 	bool demand_due;	    /* among those read at this tick */
 	double demand_t;	    /* when it was last among them */
 	struct demand *dm;	    /* its threads at the last demand read, NULL none */
+	struct finefloor *fine;	    /* its fine steps while read, NULL none */
+	bool fine_scout;	    /* a candidate before its first CPU point */
 };
 
 /* Processes grouped by cgroup (their container or service). */
@@ -200,6 +215,10 @@ void machine_set_sampled(struct machine *m, const pid_t *pids, size_t n);
  * process, then evaluate (as machine_eval, the RSS trends within their
  * budget). t in seconds, any origin, increasing. */
 int machine_tick(struct machine *m, double t);
+/* Every ~100 ms (it keeps MACHINE_FINE_STEP_S between steps): a fine
+ * step of the floor candidates whose history is too short (see above).
+ * t as machine_tick's. */
+void machine_fine(struct machine *m, double t);
 /* Tests: one process's reading at t, as machine_tick would push it (a pid
  * not pushed at a tick it saw others is gone after it); then machine_eval. */
 int machine_push(struct machine *m, double t, const struct machine_reading *r, uid_t uid,
@@ -208,6 +227,9 @@ int machine_push(struct machine *m, double t, const struct machine_reading *r, u
  * machine_tick reads it for the processes that may hold a floor; push the
  * process's reading at t first. 0, -ESRCH (not tracked), -ENOMEM. */
 int machine_push_demand(struct machine *m, double t, pid_t pid, double pct);
+/* Tests: a fine step of pid ending at t (finefloor_step); push the
+ * process first. 0, -ESRCH (not tracked), -ENOMEM. */
+int machine_push_fine(struct machine *m, double t, pid_t pid, const struct demand_step *st);
 /* Tests: a thread of pid seen in state D since since_t (stuck after
  * stuck_s). */
 void machine_push_d_thread(struct machine *m, double t, pid_t pid, pid_t tid, double since_t);
