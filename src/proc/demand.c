@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "stacktop/lib/dirstream.h"
 #include "stacktop/lib/fdread.h"
 
 int demand_parse(const char *text, uint64_t *run, uint64_t *dem)
@@ -94,32 +94,18 @@ int demand_update(struct demand *d, uint64_t now_ns, const struct demand_ns *r, 
 static int list_tids(int procfd, pid_t pid, char *buf, size_t size, pid_t *tids, size_t max,
 		     size_t *n)
 {
+	struct dirstream ds = {.buf = buf, .size = size};
+	const struct dirent64 *e;
 	char path[32];
-	int fd;
 
 	snprintf(path, sizeof(path), "%d/task", (int)pid);
-	if ((fd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+	if ((ds.fd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
 	*n = 0;
-	for (;;) {
-		long got = syscall(SYS_getdents64, fd, buf, size);
-
-		if (got <= 0)
-			break;
-		for (long pos = 0; pos < got;) {
-			const struct dirent64 *e = (const struct dirent64 *)(buf + pos);
-			char *end;
-			long v = strtol(e->d_name, &end, 10);
-
-			pos += e->d_reclen;
-			if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && !*end && v > 0 &&
-			    *n < max)
-				tids[(*n)++] = (pid_t)v;
-		}
-		if (*n >= max)
-			break;
-	}
-	close(fd);
+	while (*n < max && (e = dirstream_next(&ds)))
+		if ((tids[*n] = dirstream_pid(e->d_name)))
+			++*n;
+	dirstream_close(&ds);
 	return 0;
 }
 

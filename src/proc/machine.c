@@ -36,11 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "stacktop/lib/array.h"
+#include "stacktop/lib/dirstream.h"
 #include "stacktop/lib/fdread.h"
 #include "stacktop/lib/hashidx.h"
 #include "stacktop/proc/boxstat.h"
@@ -56,13 +56,6 @@
 struct dthread {
 	pid_t pid, tid;
 	double since, seen_t;
-};
-
-/* A directory read with getdents64, its buffer kept between calls. */
-struct dirstream {
-	int fd;
-	size_t pos, len, size;
-	char *buf;
 };
 
 struct machine {
@@ -279,19 +272,6 @@ void machine_push_d_thread(struct machine *m, double t, pid_t pid, pid_t tid, do
 
 /* ---- life cycle ---- */
 
-static void ds_init(struct dirstream *ds)
-{
-	ds->fd = -1;
-	ds->pos = ds->len = 0;
-}
-
-static void ds_close(struct dirstream *ds)
-{
-	if (ds->fd >= 0)
-		close(ds->fd);
-	ds_init(ds);
-}
-
 void machine_config_default(struct machine_config *c)
 {
 	*c = (struct machine_config){.history_s = 60,
@@ -318,8 +298,8 @@ int machine_new(const struct machine_config *cfg, struct machine **out)
 	m->now = m->prev_t = m->fine_t = -INFINITY;
 	m->procfd = -1;
 	int box = boxstat_init(&m->box);
-	ds_init(&m->proc_ds);
-	ds_init(&m->task_ds);
+	dirstream_init(&m->proc_ds);
+	dirstream_init(&m->task_ds);
 	m->proc_ds.size = PROC_DIRBUF;
 	m->task_ds.size = TASK_DIRBUF;
 	long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
@@ -347,8 +327,8 @@ void machine_free(struct machine *m)
 		series_free(&m->procs[i].rss_series);
 		demand_drop(&m->procs[i]);
 	}
-	ds_close(&m->proc_ds);
-	ds_close(&m->task_ds);
+	dirstream_close(&m->proc_ds);
+	dirstream_close(&m->task_ds);
 	if (m->procfd >= 0)
 		close(m->procfd);
 	boxstat_free(&m->box);
@@ -656,37 +636,6 @@ static bool in_turn(const struct machine *m, size_t i, size_t n)
 	return n <= k || (i + n - m->rot % n) % n < k;
 }
 
-/* The next entry of a directory, or NULL at its end (or an error). */
-static const struct dirent64 *ds_next(struct dirstream *ds)
-{
-	if (ds->pos >= ds->len) {
-		long n = syscall(SYS_getdents64, ds->fd, ds->buf, ds->size);
-
-		if (n <= 0)
-			return NULL;
-		ds->len = (size_t)n;
-		ds->pos = 0;
-	}
-	const struct dirent64 *e = (const struct dirent64 *)(ds->buf + ds->pos);
-	ds->pos += e->d_reclen;
-	return e;
-}
-
-/* A directory entry's name as a pid, 0 when it is not one. */
-static pid_t name_pid(const char *s)
-{
-	long v = 0;
-
-	if (*s < '1' || *s > '9')
-		return 0;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > INT32_MAX / 10)
-			return 0;
-		v = v * 10 + (*s - '0');
-	}
-	return v <= INT32_MAX ? (pid_t)v : 0;
-}
-
 /* /proc listed once (rewound): new pids read whole, known ones within
  * the budget. */
 static void tick_list(struct machine *m, double t)
@@ -694,10 +643,10 @@ static void tick_list(struct machine *m, double t)
 	const struct dirent64 *e;
 	size_t known = m->n;
 
-	m->proc_ds.pos = m->proc_ds.len = 0;
+	dirstream_rewind(&m->proc_ds);
 	m->listed = m->untracked = 0;
-	while ((e = ds_next(&m->proc_ds))) {
-		pid_t pid = name_pid(e->d_name);
+	while ((e = dirstream_next(&m->proc_ds))) {
+		pid_t pid = dirstream_pid(e->d_name);
 		struct machine_proc *p;
 
 		if (!pid)
@@ -767,7 +716,7 @@ static bool task_next_dir(struct machine *m, size_t *visited)
 		if (fd < 0)
 			continue;
 		m->task_ds.fd = fd;
-		m->task_ds.pos = m->task_ds.len = 0;
+		dirstream_rewind(&m->task_ds);
 		m->task_pid = p->pid;
 		return true;
 	}
@@ -790,11 +739,11 @@ static void tick_tasks(struct machine *m, double t)
 			budget--; /* an open, like a file's */
 			continue;
 		}
-		if (!(e = ds_next(&m->task_ds))) {
-			ds_close(&m->task_ds);
+		if (!(e = dirstream_next(&m->task_ds))) {
+			dirstream_close(&m->task_ds);
 			continue;
 		}
-		pid_t tid = name_pid(e->d_name);
+		pid_t tid = dirstream_pid(e->d_name);
 		const struct dthread *d = tid ? dt_find(m, tid) : NULL;
 		char st;
 
@@ -1003,7 +952,7 @@ static void sweep(struct machine *m)
 	for (size_t i = m->n; i-- > 0;)
 		if (m->procs[i].seen_t < m->now) {
 			if (m->procs[i].pid == m->task_pid)
-				ds_close(&m->task_ds);
+				dirstream_close(&m->task_ds);
 			row_remove(m, i);
 		}
 	for (size_t i = m->ndt; i-- > 0;)
