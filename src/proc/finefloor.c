@@ -96,11 +96,13 @@ void finefloor_step(struct finefloor *f, double t, const struct demand_step *st)
 	f->pend_ns = st->dt_ns;
 }
 
-int finefloor_read(int procfd, pid_t pid, int nthreads, struct finefloor *f, char *buf, size_t size,
-		   double t, unsigned *files)
+int finefloor_read(int procfd, pid_t pid, struct finefloor *f, char *buf, size_t size, double t,
+		   unsigned *files)
 {
 	struct demand_step st;
-	int e = demand_read(procfd, pid, nthreads, &f->d, buf, size, &st, files);
+	/* its task directory listed at each step: a process just started
+	 * (or one that starts threads) has more than its last count said */
+	int e = demand_read(procfd, pid, DEMAND_THREADS, &f->d, buf, size, &st, files);
 
 	if (e == 1)
 		finefloor_step(f, t, &st);

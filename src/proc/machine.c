@@ -890,13 +890,13 @@ static void fine_pass(struct machine *m, double t)
 				p->fine = NULL;
 				continue;
 			}
-			cost += nt > 1; /* its task directory */
+			cost++; /* its task directory */
 			if ((pass == 0) != (p->fine != NULL) || rows >= MACHINE_DEMAND_PROCS ||
 			    cost > budget || (!p->fine && !(p->fine = calloc(1, sizeof(*p->fine)))))
 				continue;
 			rows++;
-			finefloor_read(m->procfd, p->pid, nt, p->fine, m->demand_buf, TASK_DIRBUF,
-				       t, &files);
+			finefloor_read(m->procfd, p->pid, p->fine, m->demand_buf, TASK_DIRBUF, t,
+				       &files);
 			budget -= files < budget ? files : budget;
 		}
 	}

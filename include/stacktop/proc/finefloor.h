@@ -97,10 +97,11 @@ struct finefloor_verdict {
  * finefloor starts zeroed. */
 void finefloor_step(struct finefloor *f, double t, const struct demand_step *st);
 
-/* pid's threads read (demand_read under procfd, buf for its task
- * directory), then finefloor_step at t. As demand_read's return. */
-int finefloor_read(int procfd, pid_t pid, int nthreads, struct finefloor *f, char *buf, size_t size,
-		   double t, unsigned *files);
+/* pid's threads read (demand_read under procfd; its task directory
+ * listed each time, with buf), then finefloor_step at t. As demand_read's
+ * return. */
+int finefloor_read(int procfd, pid_t pid, struct finefloor *f, char *buf, size_t size, double t,
+		   unsigned *files);
 
 void finefloor_eval(const struct finefloor *f, struct finefloor_verdict *v);
 
