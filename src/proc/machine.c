@@ -24,7 +24,8 @@
  *
  * Demand (proc/demand) is read for a few rows only: the busiest of those
  * that may hold a floor, after the stat files (whose CPU picks them); its
- * series and thread state exist while a row is among them.
+ * series and thread state exist while a row is among them. Their fine
+ * steps (proc/finefloor) too, while their history is short.
  */
 #include "stacktop/proc/machine.h"
 
