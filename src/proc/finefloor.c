@@ -112,29 +112,31 @@ int finefloor_read(int procfd, pid_t pid, struct finefloor *f, char *buf, size_t
 /* ---- the verdict ---- */
 
 /* Whether thread th bursts over the steps: busy at one (the pending one
- * too), asleep at FINEFLOOR_PAUSE_MIN published ones. */
+ * too; it ran there, not only waited), asleep at FINEFLOOR_PAUSE_MIN
+ * published ones. */
 static bool bursts(const struct finefloor *f, const struct finefloor_thread *th, size_t published)
 {
 	size_t busy = 0, asleep = 0;
 
 	for (size_t k = 0; k < f->len; k++) {
-		uint8_t d = th->dem[slot_of(f, k)];
+		uint8_t d = th->dem[slot_of(f, k)], r = th->run[slot_of(f, k)];
 
 		if (d == FINEFLOOR_NONE)
 			continue;
-		busy += d >= FINEFLOOR_BUSY_PCT;
+		busy += d >= FINEFLOOR_BUSY_PCT && r >= FINEFLOOR_BUSY_RUN_PCT;
 		asleep += k < published && d < FINEFLOOR_ASLEEP_PCT;
 	}
 	return busy >= 1 && asleep >= FINEFLOOR_PAUSE_MIN;
 }
 
-/* The pauses: published steps at which every bursting thread read there
- * is asleep, and one is. How many. */
-static size_t pauses(const struct finefloor *f, const bool *burst, size_t published, bool *pause)
+/* The pauses: steps at which every bursting thread read there is asleep,
+ * and one is (the pending step too: a thread that bursts sleeps, no
+ * starved worker is one). How many. */
+static size_t pauses(const struct finefloor *f, const bool *burst, bool *pause)
 {
 	size_t np = 0;
 
-	for (size_t k = 0; k < published; k++) {
+	for (size_t k = 0; k < f->len; k++) {
 		size_t s = slot_of(f, k), asleep = 0, awake = 0;
 
 		for (size_t j = 0; j < f->n; j++) {
@@ -217,7 +219,7 @@ void finefloor_eval(const struct finefloor *f, struct finefloor_verdict *v)
 		burst[j] = bursts(f, &f->th[j], published);
 	for (size_t k = 0; k < f->len; k++)
 		cpu[k] = f->cpu[slot_of(f, k)];
-	v->pauses = pauses(f, burst, published, pause);
+	v->pauses = pauses(f, burst, pause);
 	if (v->pauses >= FINEFLOOR_PAUSE_MIN) {
 		v->floor_pct = median_at(cpu, pause, f->len);
 		holders(f, pause, v);

@@ -136,7 +136,9 @@ static void test_steady_starved(void **state)
 
 /* No floor: a thread that works and sleeps alone (its pauses hold no
  * CPU); a pool of four workers taking turns, one always at work (no step
- * at which all sleep); a steady worker (no thread sleeps). */
+ * at which all sleep); a steady worker (no thread sleeps), also beside a
+ * housekeeping thread that wakes every 0.6 s, waits 150 ms on a loaded
+ * run queue and runs 1 ms (demand, hardly any work: no burst). */
 static void test_no_floor(void **state)
 {
 	static struct sim_thread th[4];
@@ -166,6 +168,14 @@ static void test_no_floor(void **state)
 	assert_int_equal(v.pauses, 0);
 	assert_float_equal(v.floor_pct, 100, 1);
 	assert_int_equal(v.nholders, 0);
+	for (int ph = 0; ph < 600; ph += 50) {
+		sim_cycle(&th[1], 321, 150, 'W', 450, 'S', ph);
+		for (int i = 0; i < SIM_MS; i++)
+			if (th[1].st[i] == 'S' && i > 0 && th[1].st[i - 1] == 'W')
+				th[1].st[i] = 'R';
+		run(&f, th, 2, 200, 2200, &v);
+		assert_int_equal(v.pauses, 0);
+	}
 }
 
 TEST_MAIN(NULL, NULL, TEST(test_give_back), TEST(test_floor_target), TEST(test_steady_starved),

@@ -23,14 +23,17 @@
  * still leaves the step before short (at 0.2 s: a single wait of ~0.4 s,
  * a run queue of a hundred busy threads a core).
  *
- * The verdict, over the steps kept (the pending one counts for CPU and for
- * a busy step, never as asleep: its demand may still rise):
+ * The verdict, over the steps kept:
  *  - a thread bursts when its demand is >= FINEFLOOR_BUSY_PCT at one step
- *    and under FINEFLOOR_ASLEEP_PCT at FINEFLOOR_PAUSE_MIN: it works and
- *    sleeps. A steady worker, however starved, is runnable all along: its
- *    demand does not fall that low (it would take a whole step spent on a
- *    run queue with no wait ending in it);
- *  - the pauses are the steps at which every bursting thread read there is
+ *    where it ran FINEFLOOR_BUSY_RUN_PCT (a housekeeping thread that wakes
+ *    and waits long on a loaded box's run queue, to run for a moment, is
+ *    no burst), and under FINEFLOOR_ASLEEP_PCT at FINEFLOOR_PAUSE_MIN
+ *    published steps (not the pending one: its demand may still rise): it
+ *    works and sleeps. A steady worker, however starved, is runnable all
+ *    along: its demand does not fall that low (it would take a whole step
+ *    spent on a run queue with no wait ending in it, and the step after);
+ *  - the pauses are the steps (the pending one too: the threads that
+ *    burst are sleepers) at which every bursting thread read there is
  *    asleep (and one is): a pool of workers that take turns has few;
  *  - floor_pct: the process's CPU in the pauses (their median) when there
  *    are FINEFLOOR_PAUSE_MIN, else the p10 of its CPU over the steps; a busy
@@ -54,8 +57,10 @@
 
 /* Steps kept (~13 s of 0.2 s steps): the oldest falls out. */
 #define FINEFLOOR_STEPS 64
-/* A thread's step: busy at this demand or more, asleep under that one. */
+/* A thread's step: busy at this demand or more, having run this much;
+ * asleep under that demand. */
 #define FINEFLOOR_BUSY_PCT 50
+#define FINEFLOOR_BUSY_RUN_PCT 2
 #define FINEFLOOR_ASLEEP_PCT 5
 /* Asleep steps a bursting thread needs, and pauses a floor. */
 #define FINEFLOOR_PAUSE_MIN 2

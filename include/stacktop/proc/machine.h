@@ -72,8 +72,8 @@
  *  - until then (fewer than MACHINE_MIN_S points of CPU or of demand),
  *    once its fine steps span MACHINE_FINE_MIN_S, floor_pct and the
  *    busy floor are theirs (floor_fine; finefloor.h): the pauses are the
- *    steps at which every thread that both works (demand >= 50 %) and
- *    sleeps (under 5 %, two steps) is asleep; with two of them, floor_pct
+ *    steps at which every thread that both works (demand >= 50 %, having
+ *    run) and sleeps (under 5 %, two steps) is asleep; with two of them, floor_pct
  *    is the process's CPU in them and a busy floor when >= busy_floor_pct
  *    (floor_tids: the threads whose CPU in the pauses holds it); without,
  *    floor_pct is the p10 of its CPU per step and no busy floor. A steady
