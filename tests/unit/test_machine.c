@@ -216,8 +216,8 @@ static void to_machine(void *ctx, double t, const struct demand_step *st)
 }
 
 /* The floor target's threads in fine steps (schedsim.h: main 1 s of work
- * then 1.5 s asleep, a 30 ms / 70 ms poller, an idler): with 1.4 s of
- * steps, no verdict yet; with 1.8 s, a busy floor of ~30 % before the
+ * then 1.5 s asleep, a 30 ms / 70 ms poller, an idler): with 1 s of
+ * steps, no verdict yet; with 2 s, a busy floor of ~30 % before the
  * history has MACHINE_MIN_S seconds, held by the poller; from
  * MACHINE_MIN_S seconds of CPU and demand on, the history decides (a
  * flat demand here: none). */
@@ -237,7 +237,7 @@ static void test_fine_floor(void **state)
 	push(m, 0, &r, "/a");
 	r.cpu_s = 1.3;
 	push(m, 1, &r, "/a");
-	sim_steps(th, 3, 0, 1400, 200, to_machine, &c);
+	sim_steps(th, 3, 0, 1000, 200, to_machine, &c);
 	machine_eval(m);
 	p = machine_find(m, 20);
 	assert_false(p->floor_fine);
@@ -245,7 +245,7 @@ static void test_fine_floor(void **state)
 
 	r.cpu_s = 1.6;
 	push(m, 2, &r, "/a");
-	sim_steps(th, 3, 1400, 2000, 200, to_machine, &c);
+	sim_steps(th, 3, 1000, 2000, 200, to_machine, &c);
 	machine_eval(m);
 	p = machine_find(m, 20);
 	assert_true(p->floor_fine);

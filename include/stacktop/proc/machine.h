@@ -135,7 +135,7 @@
  * needs, the files a step opens at most; the threads named as holding a
  * floor decided on them. */
 #define MACHINE_FINE_STEP_S 0.2
-#define MACHINE_FINE_MIN_S 1.5
+#define MACHINE_FINE_MIN_S 1.2
 #define MACHINE_FINE_FILES 256
 #define MACHINE_FLOOR_TIDS FINEFLOOR_HOLDERS
 
