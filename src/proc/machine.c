@@ -887,8 +887,10 @@ static void fine_pass(struct machine *m, double t)
 				 cost = (unsigned)(nt < DEMAND_THREADS ? nt : DEMAND_THREADS);
 
 			if (!fine_wanted(p)) {
-				free(p->fine);
-				p->fine = NULL;
+				if (p->fine) {
+					free(p->fine);
+					p->fine = NULL;
+				}
 				continue;
 			}
 			cost++; /* its task directory */

@@ -168,12 +168,13 @@ int procwords_floors(struct view_procs_state *st, const struct machine_proc *p, 
 		fl->pid = bf[i]->pid;
 		fl->func[0] = '\0';
 		/* decided on fine steps: the threads that hold it, the most
-		 * first; else the seconds it sat at its floor */
+		 * first; else (or none with samples) the seconds it sat at
+		 * its floor */
 		for (int k = 0; k < bf[i]->nfloor_tids && !err && !fl->func[0]; k++) {
 			q.tid = bf[i]->floor_tids[k];
 			err = floor_func(st, w, &q, fl->func, sizeof(fl->func));
 		}
-		if (bf[i]->nfloor_tids || err)
+		if (fl->func[0] || err)
 			continue;
 		q.seconds = secs;
 		q.nseconds = floor_seconds(bf[i], window_bucket_ns(w), t, v, secs);

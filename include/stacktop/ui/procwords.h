@@ -26,7 +26,8 @@ struct window;
  * t: bucket (t - 0.5 s) / bucket_ns); a floor decided on fine steps
  * (machine_proc.floor_fine: a history of a few seconds, maybe no second
  * at the floor), over the window's samples of the threads that hold it
- * (floor_tids, the first with samples). "" when it has no samples there.
+ * (floor_tids, the first with samples; none: its floor seconds). "" when
+ * it has no samples there.
  * At most VIEW_PROCS_FLOORS processes, the highest floors first; one
  * window_top of one process's floor seconds (or a holder) each. w NULL:
  * none. 0 or -errno. */
