@@ -119,12 +119,17 @@ static int open_sampler(struct session *s, struct opts *o, char *err, size_t err
 }
 
 /* The pump hook (lib/pump.h): slow loaders empty the sampler's kernel
- * buffers in between, so their first second drops no sample. */
+ * buffers in between, so their first second drops no sample; and the
+ * whole machine's fine steps keep their pace (they read /proc only, and
+ * the first samples of every process on the box may take seconds to
+ * load). */
 static void session_pump(void *ctx)
 {
 	struct session *s = ctx;
 	if (s->smp)
 		sampler_pump(s->smp);
+	if (s->machine)
+		machine_fine(s->machine, mono_ns() / 1e9);
 }
 
 /* Launch the command: the sampler sets up before it execs. */
@@ -664,21 +669,27 @@ static void memory_stop(struct session *s)
  * of pid a second, or the box's. */
 static void narrow_prefill(struct session *s, pid_t pid)
 {
-	static double t[86400], cpu[86400], mem[86400];
 	const struct machine_proc *p = pid ? machine_find(s->machine, pid) : NULL;
-	size_t n;
+	const struct series *sc = p ? &p->cpu : &s->box_cpu, *sm = p ? &p->rss_series : &s->box_mem;
+	double *t, *cpu, *mem;
+	size_t n, nm;
 
 	if (pid && !p)
 		return;
-	n = series_get(p ? &p->cpu : &s->box_cpu, t, cpu, 86400);
-	size_t nm = series_get(p ? &p->rss_series : &s->box_mem, NULL, mem, 86400);
+	t = malloc((sc->len + 1) * sizeof(*t));
+	cpu = malloc((sc->len + 1) * sizeof(*cpu));
+	mem = malloc((sm->len + 1) * sizeof(*mem));
+	n = t && cpu && mem ? series_get(sc, t, cpu, sc->len) : 0;
+	nm = n ? series_get(sm, NULL, mem, sm->len) : 0;
 	/* A process's first reading gives an RSS but no CPU point: the two
 	 * end at the same tick, so they are matched from the newest. */
-	if (!n || !nm)
-		return;
-	for (size_t i = n > nm ? n - nm : 0; i < n; i++)
+	for (size_t i = n > nm ? n - nm : 0; nm && i < n; i++)
 		metrics_push_process(&s->metrics, t[i], cpu[i], (uint64_t)mem[nm - (n - i)], 0, 0);
-	metrics_eval(&s->metrics, t[n - 1]);
+	if (n && nm)
+		metrics_eval(&s->metrics, t[n - 1]);
+	free(t);
+	free(cpu);
+	free(mem);
 }
 
 void session_narrow(struct session *s, pid_t pid)
@@ -739,6 +750,10 @@ void session_collect(struct session *s, uint64_t now_ns)
 	/* Every ~100 ms: the process CPU in fine steps (busy floor). */
 	if (s->metrics_ok && !s->procs.exited && (!s->machine || s->narrow))
 		metrics_fine(&s->metrics, t / 1e9);
+	/* The whole machine's floor candidates in fine steps (machine_fine
+	 * keeps their pace), before the second's tick. */
+	if (s->machine)
+		machine_fine(s->machine, t / 1e9);
 	/* Once a second: one point of every series (CPU, memory, threads). */
 	if (!s->metrics_ok || t < s->next_metrics_ns)
 		return;

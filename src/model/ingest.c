@@ -23,6 +23,7 @@
 
 #include "stacktop/symbols/frames.h"
 #include "stacktop/lib/array.h"
+#include "stacktop/lib/hashidx.h"
 #include "stacktop/unwind/space.h"
 #include "stacktop/symbols/sym.h"
 #include "stacktop/proc/waits.h"
@@ -60,7 +61,8 @@ struct ingest {
 	struct ingest_slot *procs;
 	int nprocs;
 	size_t cap;
-	int last; /* index of the last hit */
+	struct hashidx ix; /* pid → index in procs */
+	int last;	   /* index of the last hit */
 	bool follow;
 	bool py_any_age; /* ingest_python_any_age */
 	bool roots;	 /* ingest_process_roots */
@@ -102,17 +104,34 @@ void ingest_free(struct ingest *in)
 		proc_free(in->procs[i].p);
 	free(in->procs);
 	free(in->sampled);
+	hashidx_free(&in->ix);
 	free(in);
 }
 
+static bool slot_hash(const void *ctx, uint32_t id, uint64_t *h)
+{
+	const struct ingest *in = ctx;
+
+	if (id >= (uint32_t)in->nprocs)
+		return false;
+	*h = hashidx_mix64((uint64_t)in->procs[id].pid);
+	return true;
+}
+
+static bool slot_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct ingest *in = ctx;
+
+	return in->procs[id].pid == *(const pid_t *)key;
+}
+
+/* A process's entry by pid: the last hit, else the index (the whole
+ * machine holds thousands: no scan a sample). */
 static int ingest_index(const struct ingest *in, pid_t pid)
 {
 	if (in->last < in->nprocs && in->procs[in->last].pid == pid)
 		return in->last;
-	for (int i = 0; i < in->nprocs; i++)
-		if (in->procs[i].pid == pid)
-			return i;
-	return -1;
+	return (int)hashidx_find(&in->ix, hashidx_mix64((uint64_t)pid), slot_eq, in, &pid, NULL);
 }
 
 static struct ingest_proc *ingest_proc(struct ingest *in, pid_t pid)
@@ -182,7 +201,8 @@ int ingest_add_process(struct ingest *in, pid_t pid)
 		return -ENOSPC;
 	struct ingest_proc *p = calloc(1, sizeof(*p));
 	if (!p ||
-	    array_grow((void **)&in->procs, &in->cap, (size_t)in->nprocs + 1, sizeof(*in->procs))) {
+	    array_grow((void **)&in->procs, &in->cap, (size_t)in->nprocs + 1, sizeof(*in->procs)) ||
+	    hashidx_reserve(&in->ix, (size_t)in->nprocs, (size_t)in->nprocs, 64, slot_hash, in)) {
 		free(p);
 		return -ENOMEM;
 	}
@@ -190,7 +210,8 @@ int ingest_add_process(struct ingest *in, pid_t pid)
 	p->last_gen = in->gen;
 	if (in->roots)
 		read_comm(pid, p->comm);
-	in->procs[in->nprocs++] = (struct ingest_slot){.pid = pid, .p = p};
+	in->procs[in->nprocs] = (struct ingest_slot){.pid = pid, .p = p};
+	hashidx_put(&in->ix, hashidx_mix64((uint64_t)pid), (uint32_t)in->nprocs++);
 	in->st.nprocs = in->nprocs;
 	proc_reload(p, true);
 	return 0;
@@ -261,7 +282,18 @@ static bool recently_released(const struct ingest *in, pid_t pid)
 /* Give entry i back; the last entry takes its place. */
 static void ingest_release(struct ingest *in, int i)
 {
+	int last = in->nprocs - 1;
+
 	in->released[in->nreleased++ % RELEASED_RING] = in->procs[i].pid;
+	hashidx_unslot(
+	    &in->ix,
+	    hashidx_slot_of(&in->ix, hashidx_mix64((uint64_t)in->procs[i].pid), (uint32_t)i),
+	    slot_hash, in);
+	if (i != last)
+		hashidx_set(&in->ix,
+			    hashidx_slot_of(&in->ix, hashidx_mix64((uint64_t)in->procs[last].pid),
+					    (uint32_t)last),
+			    (uint32_t)i);
 	proc_free(in->procs[i].p);
 	in->procs[i] = in->procs[--in->nprocs];
 	in->last = 0;

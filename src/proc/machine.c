@@ -24,7 +24,8 @@
  *
  * Demand (proc/demand) is read for a few rows only: the busiest of those
  * that may hold a floor, after the stat files (whose CPU picks them); its
- * series and thread state exist while a row is among them.
+ * series and thread state exist while a row is among them. Their fine
+ * steps (proc/finefloor) too, while their history is short.
  */
 #include "stacktop/proc/machine.h"
 
@@ -36,19 +37,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "stacktop/lib/array.h"
+#include "stacktop/lib/dirstream.h"
 #include "stacktop/lib/fdread.h"
 #include "stacktop/lib/hashidx.h"
+#include "stacktop/proc/boxstat.h"
 #include "stacktop/proc/procstat.h"
 
 #define MIB (1024.0 * 1024.0)
 #define PROC_DIRBUF (32 * 1024)
 #define TASK_DIRBUF (8 * 1024)
-#define STAT_BUF (32 * 1024) /* /proc/stat: the cpu lines of 256 CPUs and more */
 #define CMDLINE_TRIES 3
 #define DEMAND_KEEP_S 10 /* a row's demand kept while it is not read */
 
@@ -56,13 +57,6 @@
 struct dthread {
 	pid_t pid, tid;
 	double since, seen_t;
-};
-
-/* A directory read with getdents64, its buffer kept between calls. */
-struct dirstream {
-	int fd;
-	size_t pos, len, size;
-	char *buf;
 };
 
 struct machine {
@@ -74,16 +68,17 @@ struct machine {
 	size_t ndt, dtcap;
 	struct hashidx dix; /* tid → dthread */
 	double now, prev_t; /* the latest tick or push, the one before (-inf: none) */
+	double fine_t;	    /* the latest fine step that read a row */
+	unsigned ticks;	    /* machine_tick calls */
+	bool scouted;	    /* the first second's candidates looked for (fine_scout) */
 	double boot_prev;   /* CLOCK_BOOTTIME at the last tick, seconds */
 	size_t rot, task_rot, trend_rot;
-	int procfd, stat_fd, meminfo_fd;
+	int procfd;
+	struct boxstat box;
 	struct dirstream proc_ds, task_ds;
 	pid_t task_pid;
-	uint64_t busy_prev, idle_prev;
 	int listed, untracked;
-	struct machine_totals tot;
 	double *sc_t, *sc_v; /* eval scratch, history_s points each */
-	char *statbuf;	     /* /proc/stat */
 	char *demand_buf;    /* task directories listed for the demand */
 	double clk_tck, page;
 };
@@ -114,12 +109,14 @@ static struct machine_proc *row_find(const struct machine *m, pid_t pid)
 	return id < 0 ? NULL : &m->procs[id];
 }
 
-/* Stop reading a row's demand: its points and threads go. */
+/* Stop reading a row's demand: its points, threads and fine steps go. */
 static void demand_drop(struct machine_proc *p)
 {
 	series_free(&p->demand);
 	free(p->dm);
+	free(p->fine);
 	p->dm = NULL;
+	p->fine = NULL;
 	p->demand_pct = -1;
 	p->demand_p10 = p->demand_p90 = 0;
 }
@@ -139,7 +136,8 @@ static void row_reset(struct machine_proc *p)
 	p->cpu_pct = p->floor_pct = p->p90_pct = p->peak_pct = 0;
 	p->rss_slope = 0;
 	p->rss_kind = SERIES_FLAT;
-	p->busy_floor = p->stairs = p->zombie = p->stuck = false;
+	p->busy_floor = p->stairs = p->zombie = p->stuck = p->floor_fine = false;
+	p->nfloor_tids = 0;
 	p->uid = 0;
 	p->comm[0] = p->cmdline[0] = p->cgroup[0] = '\0';
 }
@@ -275,19 +273,6 @@ void machine_push_d_thread(struct machine *m, double t, pid_t pid, pid_t tid, do
 
 /* ---- life cycle ---- */
 
-static void ds_init(struct dirstream *ds)
-{
-	ds->fd = -1;
-	ds->pos = ds->len = 0;
-}
-
-static void ds_close(struct dirstream *ds)
-{
-	if (ds->fd >= 0)
-		close(ds->fd);
-	ds_init(ds);
-}
-
 void machine_config_default(struct machine_config *c)
 {
 	*c = (struct machine_config){.history_s = 60,
@@ -311,10 +296,11 @@ int machine_new(const struct machine_config *cfg, struct machine **out)
 		machine_config_default(&m->cfg);
 	if (m->cfg.history_s < MACHINE_MIN_S)
 		m->cfg.history_s = MACHINE_MIN_S;
-	m->now = m->prev_t = -INFINITY;
-	m->procfd = m->stat_fd = m->meminfo_fd = -1;
-	ds_init(&m->proc_ds);
-	ds_init(&m->task_ds);
+	m->now = m->prev_t = m->fine_t = -INFINITY;
+	m->procfd = -1;
+	int box = boxstat_init(&m->box);
+	dirstream_init(&m->proc_ds);
+	dirstream_init(&m->task_ds);
 	m->proc_ds.size = PROC_DIRBUF;
 	m->task_ds.size = TASK_DIRBUF;
 	long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
@@ -324,10 +310,8 @@ int machine_new(const struct machine_config *cfg, struct machine **out)
 	m->sc_v = malloc(m->cfg.history_s * sizeof(double));
 	m->proc_ds.buf = malloc(PROC_DIRBUF);
 	m->task_ds.buf = malloc(TASK_DIRBUF);
-	m->statbuf = malloc(STAT_BUF);
 	m->demand_buf = malloc(TASK_DIRBUF);
-	if (!m->sc_t || !m->sc_v || !m->proc_ds.buf || !m->task_ds.buf || !m->statbuf ||
-	    !m->demand_buf) {
+	if (!m->sc_t || !m->sc_v || !m->proc_ds.buf || !m->task_ds.buf || box || !m->demand_buf) {
 		machine_free(m);
 		return -ENOMEM;
 	}
@@ -344,18 +328,15 @@ void machine_free(struct machine *m)
 		series_free(&m->procs[i].rss_series);
 		demand_drop(&m->procs[i]);
 	}
-	ds_close(&m->proc_ds);
-	ds_close(&m->task_ds);
+	dirstream_close(&m->proc_ds);
+	dirstream_close(&m->task_ds);
 	if (m->procfd >= 0)
 		close(m->procfd);
-	if (m->stat_fd >= 0)
-		close(m->stat_fd);
-	if (m->meminfo_fd >= 0)
-		close(m->meminfo_fd);
+	boxstat_free(&m->box);
 	hashidx_free(&m->ix);
 	hashidx_free(&m->dix);
 	ARRAY_FREE_ALL(m->procs, m->dt, m->sc_t, m->sc_v, m->proc_ds.buf, m->task_ds.buf,
-		       m->statbuf, m->demand_buf, m);
+		       m->demand_buf, m);
 }
 
 void machine_set_sampled(struct machine *m, const pid_t *pids, size_t n)
@@ -466,6 +447,18 @@ static void demand_point(struct machine *m, struct machine_proc *p, double t, do
 		return;
 	series_push(&p->demand, t, pct);
 	p->demand_pct = pct;
+}
+
+int machine_push_fine(struct machine *m, double t, pid_t pid, const struct demand_step *st)
+{
+	struct machine_proc *p = row_find(m, pid);
+
+	if (!p)
+		return -ESRCH;
+	if (!p->fine && !(p->fine = calloc(1, sizeof(*p->fine))))
+		return -ENOMEM;
+	finefloor_step(p->fine, t, st);
+	return 0;
 }
 
 int machine_push_demand(struct machine *m, double t, pid_t pid, double pct)
@@ -644,37 +637,6 @@ static bool in_turn(const struct machine *m, size_t i, size_t n)
 	return n <= k || (i + n - m->rot % n) % n < k;
 }
 
-/* The next entry of a directory, or NULL at its end (or an error). */
-static const struct dirent64 *ds_next(struct dirstream *ds)
-{
-	if (ds->pos >= ds->len) {
-		long n = syscall(SYS_getdents64, ds->fd, ds->buf, ds->size);
-
-		if (n <= 0)
-			return NULL;
-		ds->len = (size_t)n;
-		ds->pos = 0;
-	}
-	const struct dirent64 *e = (const struct dirent64 *)(ds->buf + ds->pos);
-	ds->pos += e->d_reclen;
-	return e;
-}
-
-/* A directory entry's name as a pid, 0 when it is not one. */
-static pid_t name_pid(const char *s)
-{
-	long v = 0;
-
-	if (*s < '1' || *s > '9')
-		return 0;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > INT32_MAX / 10)
-			return 0;
-		v = v * 10 + (*s - '0');
-	}
-	return v <= INT32_MAX ? (pid_t)v : 0;
-}
-
 /* /proc listed once (rewound): new pids read whole, known ones within
  * the budget. */
 static void tick_list(struct machine *m, double t)
@@ -682,10 +644,10 @@ static void tick_list(struct machine *m, double t)
 	const struct dirent64 *e;
 	size_t known = m->n;
 
-	m->proc_ds.pos = m->proc_ds.len = 0;
+	dirstream_rewind(&m->proc_ds);
 	m->listed = m->untracked = 0;
-	while ((e = ds_next(&m->proc_ds))) {
-		pid_t pid = name_pid(e->d_name);
+	while ((e = dirstream_next(&m->proc_ds))) {
+		pid_t pid = dirstream_pid(e->d_name);
 		struct machine_proc *p;
 
 		if (!pid)
@@ -755,7 +717,7 @@ static bool task_next_dir(struct machine *m, size_t *visited)
 		if (fd < 0)
 			continue;
 		m->task_ds.fd = fd;
-		m->task_ds.pos = m->task_ds.len = 0;
+		dirstream_rewind(&m->task_ds);
 		m->task_pid = p->pid;
 		return true;
 	}
@@ -778,11 +740,11 @@ static void tick_tasks(struct machine *m, double t)
 			budget--; /* an open, like a file's */
 			continue;
 		}
-		if (!(e = ds_next(&m->task_ds))) {
-			ds_close(&m->task_ds);
+		if (!(e = dirstream_next(&m->task_ds))) {
+			dirstream_close(&m->task_ds);
 			continue;
 		}
-		pid_t tid = name_pid(e->d_name);
+		pid_t tid = dirstream_pid(e->d_name);
 		const struct dthread *d = tid ? dt_find(m, tid) : NULL;
 		char st;
 
@@ -859,73 +821,96 @@ static void tick_demand(struct machine *m, double t)
 		unsigned cost =
 		    (unsigned)(nt < MACHINE_DEMAND_THREADS ? nt : MACHINE_DEMAND_THREADS);
 		unsigned files = 0;
-		double pct;
+		struct demand_step st;
 
 		cost += nt > 1; /* its task directory */
 		if (cost > budget || (!p->dm && !(p->dm = calloc(1, sizeof(*p->dm)))))
 			continue;
-		if (demand_read(m->procfd, p->pid, nt, p->dm, m->demand_buf, TASK_DIRBUF, &pct,
+		if (demand_read(m->procfd, p->pid, nt, p->dm, m->demand_buf, TASK_DIRBUF, &st,
 				&files) == 1)
-			demand_point(m, p, t, pct);
+			demand_point(m, p, t, st.pct);
 		budget -= files < budget ? files : budget;
 	}
 }
 
-/* ---- the box ---- */
+/* ---- fine steps ---- */
 
-static ssize_t kept_read(const struct machine *m, int *fd, const char *name, char *buf, size_t size)
+/* Whether a row's fine steps are read: not while its history decides
+ * (MACHINE_MIN_S points of CPU and of demand); a floor candidate read at
+ * the last tick, or, before its first CPU point, one the scout found. */
+static bool fine_wanted(const struct machine_proc *p)
 {
-	ssize_t n;
-
-	if (*fd < 0 && (*fd = openat(m->procfd, name, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	if ((n = fdread_at(*fd, buf, size - 1, 0)) < 0)
-		return n;
-	buf[n] = '\0';
-	return n;
+	if (p->kernel || p->state == 'Z' ||
+	    (p->cpu.len >= MACHINE_MIN_S && p->demand.len >= MACHINE_MIN_S))
+		return false;
+	return p->demand_due || (p->fine_scout && !p->cpu.len);
 }
 
-/* /proc/stat: online CPUs (its cpuN lines) and the busy share since the
- * last tick, over every CPU's jiffies. */
-static void tick_cpu(struct machine *m)
+/* The first tick knows no CPU (a rate needs two reads), and the samples
+ * come late while ingest loads every process: once, a step after it, the
+ * stat of every row without a CPU point read again (as the first tick
+ * did), and those whose CPU since may hold a floor are fine candidates
+ * from then on, not from the second tick. */
+static void fine_scout(struct machine *m, double t)
 {
-	unsigned long long v[8] = {0};
-	const char *p = m->statbuf;
-	int ncpu = 0;
+	struct machine_reading r;
 
-	if (kept_read(m, &m->stat_fd, "stat", m->statbuf, STAT_BUF) <= 0 ||
-	    sscanf(p, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-		   &v[4], &v[5], &v[6], &v[7]) < 4)
-		return;
-	while ((p = strchr(p, '\n')) && !strncmp(++p, "cpu", 3))
-		ncpu += p[3] >= '0' && p[3] <= '9';
-	/* user nice system idle iowait irq softirq steal (guest is in user) */
-	uint64_t idle = v[3] + v[4], busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-	if (m->busy_prev && busy >= m->busy_prev && idle >= m->idle_prev) {
-		uint64_t db = busy - m->busy_prev, di = idle - m->idle_prev;
-		m->tot.cpu_pct = db + di ? (double)db / (double)(db + di) * ncpu * 100.0 : 0;
+	m->scouted = true;
+	for (size_t i = 0; i < m->n; i++) {
+		struct machine_proc *p = &m->procs[i];
+
+		if (p->cpu.len || p->kernel || !isfinite(p->read_t) || t <= p->read_t ||
+		    read_stat(m, p->pid, &r) < 0 || r.start != p->start)
+			continue;
+		p->fine_scout =
+		    (r.cpu_s - p->prev_cpu_s) / (t - p->read_t) * 100.0 >= m->cfg.busy_floor_pct;
 	}
-	m->busy_prev = busy;
-	m->idle_prev = idle;
-	m->tot.ncpu = ncpu;
 }
 
-static uint64_t meminfo_kb(const char *text, const char *key)
+/* One fine step: the rows read already first (their steps go on), then
+ * new ones; MACHINE_DEMAND_PROCS rows and MACHINE_FINE_FILES files at
+ * most (a row that does not fit keeps its state: its next step is
+ * longer). Rows no longer wanted lose their steps. */
+static void fine_pass(struct machine *m, double t)
 {
-	const char *p = strstr(text, key);
+	unsigned budget = MACHINE_FINE_FILES;
+	size_t rows = 0;
 
-	return p ? strtoull(p + strlen(key), NULL, 10) * 1024 : 0;
+	m->fine_t = t;
+	if (!m->scouted && m->ticks == 1 && t - m->now >= MACHINE_FINE_STEP_S)
+		fine_scout(m, t);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < m->n; i++) {
+			struct machine_proc *p = &m->procs[i];
+			int nt = p->nthreads > 1 ? p->nthreads : 1;
+			unsigned files = 0,
+				 cost = (unsigned)(nt < DEMAND_THREADS ? nt : DEMAND_THREADS);
+
+			if (!fine_wanted(p)) {
+				if (p->fine) {
+					free(p->fine);
+					p->fine = NULL;
+				}
+				continue;
+			}
+			cost++; /* its task directory */
+			if ((pass == 0) != (p->fine != NULL) || rows >= MACHINE_DEMAND_PROCS ||
+			    cost > budget || (!p->fine && !(p->fine = calloc(1, sizeof(*p->fine)))))
+				continue;
+			rows++;
+			finefloor_read(m->procfd, p->pid, p->fine, m->demand_buf, TASK_DIRBUF, t,
+				       &files);
+			budget -= files < budget ? files : budget;
+		}
+	}
 }
 
-static void tick_mem(struct machine *m)
+void machine_fine(struct machine *m, double t)
 {
-	char buf[4096];
-
-	if (kept_read(m, &m->meminfo_fd, "meminfo", buf, sizeof(buf)) <= 0)
-		return;
-	uint64_t total = meminfo_kb(buf, "MemTotal:"), avail = meminfo_kb(buf, "MemAvailable:");
-	m->tot.mem_total = total;
-	m->tot.mem_used = total > avail ? total - avail : 0;
+	/* the first step is the scout's, a step after the first tick */
+	if (m->procfd >= 0 && t - m->fine_t >= MACHINE_FINE_STEP_S * 0.9 &&
+	    (m->ticks > 1 || t - m->now >= MACHINE_FINE_STEP_S))
+		fine_pass(m, t);
 }
 
 static void eval(struct machine *m, size_t trends);
@@ -945,13 +930,16 @@ int machine_tick(struct machine *m, double t)
 	if (lseek(m->proc_ds.fd, 0, SEEK_SET) < 0)
 		return -errno;
 	double boot = boottime_s();
+	m->ticks++;
 	tick_begin(m, t);
 	tick_list(m, t);
 	tick_d_threads(m, t);
 	tick_tasks(m, t);
 	tick_demand(m, t);
-	tick_cpu(m);
-	tick_mem(m);
+	/* a step that ends with the second: its verdict sees up to now */
+	if (t - m->fine_t >= MACHINE_FINE_STEP_S / 2)
+		fine_pass(m, t);
+	boxstat_read(&m->box, m->procfd);
 	m->boot_prev = boot;
 	for (size_t i = 0; i < m->n; i++)
 		m->procs[i].sampled = false;
@@ -967,7 +955,7 @@ static void sweep(struct machine *m)
 	for (size_t i = m->n; i-- > 0;)
 		if (m->procs[i].seen_t < m->now) {
 			if (m->procs[i].pid == m->task_pid)
-				ds_close(&m->task_ds);
+				dirstream_close(&m->task_ds);
 			row_remove(m, i);
 		}
 	for (size_t i = m->ndt; i-- > 0;)
@@ -995,24 +983,46 @@ static size_t eval_demand(struct machine *m, struct machine_proc *p)
 	return n;
 }
 
+/* A short history's floor, from the fine steps once they span
+ * MACHINE_FINE_MIN_S (finefloor: the CPU in the pauses of the threads
+ * that both work and sleep). */
+static void eval_fine(const struct machine *m, struct machine_proc *p)
+{
+	struct finefloor_verdict v;
+
+	finefloor_eval(p->fine, &v);
+	if (v.span_s < MACHINE_FINE_MIN_S)
+		return;
+	p->floor_fine = true;
+	p->floor_pct = v.floor_pct;
+	p->busy_floor = v.pauses && v.floor_pct >= m->cfg.busy_floor_pct;
+	for (size_t i = 0; p->busy_floor && i < v.nholders; i++)
+		p->floor_tids[p->nfloor_tids++] = v.holder[i];
+}
+
 /* The floor is the CPU's; whether it is a busy floor, the demand's: a
  * steady worker starved by others has a CPU that wanders but a flat
- * demand; a floor-holder's demand bursts above what never sleeps. */
+ * demand; a floor-holder's demand bursts above what never sleeps. Until
+ * the history holds MACHINE_MIN_S points of both, the fine steps'. */
 static void eval_cpu(struct machine *m, struct machine_proc *p)
 {
-	size_t nd = eval_demand(m, p);
+	size_t nd = eval_demand(m, p), n = 0;
 
 	p->floor_pct = p->p90_pct = p->peak_pct = 0;
-	p->busy_floor = false;
-	if (p->cpu_nz_t < oldest_t(&p->cpu))
-		return; /* all zero (or empty): nothing to sort */
-	size_t n = series_get(&p->cpu, m->sc_t, m->sc_v, m->cfg.history_s);
-	series_sort(m->sc_v, n);
-	p->floor_pct = series_percentile_sorted(m->sc_v, n, 0.1);
-	p->p90_pct = series_percentile_sorted(m->sc_v, n, 0.9);
-	p->peak_pct = m->sc_v[n - 1];
-	p->busy_floor = n >= MACHINE_MIN_S && p->floor_pct >= m->cfg.busy_floor_pct &&
-			nd >= MACHINE_MIN_S && p->demand_p90 >= p->demand_p10 + MACHINE_BURST_PTS;
+	p->busy_floor = p->floor_fine = false;
+	p->nfloor_tids = 0;
+	if (p->cpu_nz_t >= oldest_t(&p->cpu)) { /* else all zero (or empty): no sort */
+		n = series_get(&p->cpu, m->sc_t, m->sc_v, m->cfg.history_s);
+		series_sort(m->sc_v, n);
+		p->floor_pct = series_percentile_sorted(m->sc_v, n, 0.1);
+		p->p90_pct = series_percentile_sorted(m->sc_v, n, 0.9);
+		p->peak_pct = m->sc_v[n - 1];
+	}
+	if (p->cpu.len >= MACHINE_MIN_S && nd >= MACHINE_MIN_S)
+		p->busy_floor = p->floor_pct >= m->cfg.busy_floor_pct &&
+				p->demand_p90 >= p->demand_p10 + MACHINE_BURST_PTS;
+	else if (p->fine)
+		eval_fine(m, p);
 }
 
 /* The RSS trend: flat at no cost when the series did not move by more
@@ -1147,7 +1157,10 @@ size_t machine_groups(const struct machine *m, struct machine_group *out, size_t
 
 void machine_get_totals(const struct machine *m, struct machine_totals *out)
 {
-	*out = m->tot;
+	*out = (struct machine_totals){.ncpu = m->box.ncpu,
+				       .cpu_pct = m->box.cpu_pct,
+				       .mem_used = m->box.mem_used,
+				       .mem_total = m->box.mem_total};
 	out->nprocs = m->procfd >= 0 ? m->listed : (int)m->n;
 	out->untracked = m->untracked;
 	out->nthreads = 0;

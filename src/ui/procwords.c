@@ -83,15 +83,11 @@ static size_t floor_seconds(const struct machine_proc *mp, uint64_t bucket_ns, d
 	return u;
 }
 
-/* mp's hottest user function in the seconds secs[0..ns) into out. */
-static int floor_func(struct view_procs_state *st, struct window *w, pid_t pid,
-		      const uint64_t *secs, size_t ns, char *out, size_t size)
+/* The hottest user function of q's samples (its pid, and its thread or
+ * its seconds) into out ("" none). */
+static int floor_func(struct view_procs_state *st, struct window *w, struct window_top_query *q,
+		      char *out, size_t size)
 {
-	struct window_top_query q = {.key = WINDOW_KEY_FUNCTION,
-				     .hide_kernel = true,
-				     .pid = pid,
-				     .seconds = secs,
-				     .nseconds = ns};
 	struct window_top_row *rows = NULL;
 	const struct window_top_row *best = NULL;
 	const struct frame *f;
@@ -100,9 +96,9 @@ static int floor_func(struct view_procs_state *st, struct window *w, pid_t pid,
 	int err;
 
 	out[0] = '\0';
-	if (!ns)
-		return 0;
-	if ((err = window_top(w, &q, &rows, &n, &total)))
+	q->key = WINDOW_KEY_FUNCTION;
+	q->hide_kernel = true;
+	if ((err = window_top(w, q, &rows, &n, &total)))
 		return err;
 	for (size_t i = 0; i < n; i++) {
 		if (!rows[i].self || !(f = frames_get(window_frames(w), rows[i].frame)) ||
@@ -167,10 +163,23 @@ int procwords_floors(struct view_procs_state *st, const struct machine_proc *p, 
 	}
 	for (size_t i = 0; i < nb && !err; i++) {
 		struct view_procs_floor *fl = &st->floors[st->nfloors++];
-		size_t ns = floor_seconds(bf[i], window_bucket_ns(w), t, v, secs);
+		struct window_top_query q = {.pid = bf[i]->pid};
 
 		fl->pid = bf[i]->pid;
-		err = floor_func(st, w, fl->pid, secs, ns, fl->func, sizeof(fl->func));
+		fl->func[0] = '\0';
+		/* decided on fine steps: the threads that hold it, the most
+		 * first; else (or none with samples) the seconds it sat at
+		 * its floor */
+		for (int k = 0; k < bf[i]->nfloor_tids && !err && !fl->func[0]; k++) {
+			q.tid = bf[i]->floor_tids[k];
+			err = floor_func(st, w, &q, fl->func, sizeof(fl->func));
+		}
+		if (fl->func[0] || err)
+			continue;
+		q.seconds = secs;
+		q.nseconds = floor_seconds(bf[i], window_bucket_ns(w), t, v, secs);
+		if (q.nseconds)
+			err = floor_func(st, w, &q, fl->func, sizeof(fl->func));
 	}
 out:
 	free(t);

@@ -16,6 +16,10 @@
 #           the alerts lines name floor's busy floor and the zombie with its
 #           parent; "Top functions (whole machine):" follows with a Process
 #           column;
+#   two     `-a -b -n 2` beside the batch (no wall time of its own): two
+#           refreshes at 1 s, the floor decided on fine steps (0.2 s):
+#           floor's row and the alerts "busy floor N% in busy_poll",
+#           cpuburn's leaf and no busy floor, the zombie with its parent;
 #   TUI     200x50: the process table; / and the cpuburn's command line,
 #           Enter: one row left, Enter narrows every view to it (the header
 #           says the pid, the top view leaf_a); Esc: the table (filtered),
@@ -64,22 +68,30 @@ BATCH_OUT=$E2E_TMPDIR/batch.live
 "$STACKTOP" -a -b -d 1 -n 90 >"$BATCH_OUT" 2>"$BATCH_OUT.err" &
 ST=$!
 BG_PIDS+=("$ST")
+QUICK=$E2E_TMPDIR/two.out
+timeout 60 "$STACKTOP" -a -b -n 2 >"$QUICK" 2>"$QUICK.err" &
+QK=$!
+BG_PIDS+=("$QK")
 
-# last_refresh: the last whole refresh of the batch output into $LAST (from
-# its "stacktop  whole machine" header to the blank line after the top
-# table; the one being written is left out).
-last_refresh() {
-	cp "$BATCH_OUT" "$OUT"
+# last_of FILE: its last whole refresh (from its "stacktop  whole machine"
+# header to the blank line after the top table; one being written is left
+# out). last_refresh: the batch output's, into $LAST.
+last_of() {
 	awk '/^stacktop  whole machine/ { buf = ""; on = 1; own = 0 }
 	     on { buf = buf $0 "\n" }
 	     on && /^ *%Own/ { own = 1; next }
 	     on && own && /^$/ { last = buf; on = 0 }
-	     END { printf "%s", last }' "$OUT" >"$LAST"
+	     END { printf "%s", last }' "$1"
 }
-# table: the process table of $LAST (its rows); alerts: its alerts lines.
-table() { awk '/^ *PID USER/ { on = 1; next } on && /^$/ { exit } on' "$LAST"; }
-alerts() { awk '/^ *PID USER/ { exit } /^!/' "$LAST" | tr '\n' ' '; }
-row_pid() { table | awk -v p="$1" '$1 == p { print; exit }'; }
+last_refresh() {
+	cp "$BATCH_OUT" "$OUT"
+	last_of "$OUT" >"$LAST"
+}
+# table [FILE]: the process table of a refresh ($LAST) (its rows); alerts:
+# its alerts lines; row_pid PID [FILE]: PID's row.
+table() { awk '/^ *PID USER/ { on = 1; next } on && /^$/ { exit } on' "${1:-$LAST}"; }
+alerts() { awk '/^ *PID USER/ { exit } /^!/' "${1:-$LAST}" | tr '\n' ' '; }
+row_pid() { table "${2:-}" | awk -v p="$1" '$1 == p { print; exit }'; }
 
 # The checks on the last refresh, each "ok|bad MESSAGE" on a line.
 batch_checks() {
@@ -138,6 +150,35 @@ done < <(batch_checks)
 if [ "$E2E_FAILS" -gt 0 ]; then
 	log "---- last refresh ----"
 	cut -c1-200 "$LAST" | sed 's/^/  | /'
+fi
+
+# ==== two refreshes =============================================================
+f0=$E2E_FAILS
+wait "$QK"
+check_cmp $? == 0 "-a -b -n 2 exits 0"
+QLAST=$E2E_TMPDIR/two.last
+last_of "$QUICK" >"$QLAST"
+check_cmp "$(grep -c '^stacktop  whole machine' "$QUICK")" == 2 "-a -b -n 2: two refreshes"
+r=$(row_pid "$FL" "$QLAST")
+[[ $r =~ busy\ floor\ [0-9]+%\ in\ busy_poll ]] &&
+	ok "-n 2: floor ($FL) '${BASH_REMATCH[0]}'" ||
+	bad "-n 2: floor ($FL): want 'busy floor N% in busy_poll': '$r'"
+a=$(alerts "$QLAST")
+[[ $a =~ busy\ floor:\ floor\ \($FL\)\ [0-9]+%\ in\ busy_poll ]] &&
+	ok "-n 2: alerts '${BASH_REMATCH[0]}'" ||
+	bad "-n 2: alerts: want 'busy floor: floor ($FL) N% in busy_poll': '$a'"
+r=$(row_pid "$CB" "$QLAST")
+if [[ $r =~ leaf_[abc] ]] && [[ $r != *"busy floor"* ]]; then
+	ok "-n 2: cpuburn ($CB): HOTTEST ${BASH_REMATCH[0]}, no busy floor"
+else
+	bad "-n 2: cpuburn ($CB): want HOTTEST leaf_a/b/c and no busy floor: '$r'"
+fi
+r=$(row_pid "$ZB" "$QLAST")
+[[ $r == *"zombie (parent $SK stuck)"* ]] && ok "-n 2: zombie ($ZB): zombie (parent $SK stuck)" ||
+	bad "-n 2: zombie ($ZB): want 'zombie (parent $SK stuck)': '$r'"
+if [ "$E2E_FAILS" -gt "$f0" ]; then
+	log "---- -n 2, last refresh ----"
+	cut -c1-200 "$QLAST" | sed 's/^/  | /'
 fi
 
 # ==== TUI =======================================================================

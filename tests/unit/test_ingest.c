@@ -361,7 +361,8 @@ static void test_quiet_gone_released(void **state)
 	assert_false(ingest_has_process(fx->in, kid));
 }
 
-/* Many processes: the table grows past the old fixed 64. */
+/* Many processes: the table grows past the old fixed 64; each found by
+ * its pid through leaves and returns. */
 static void test_many_processes(void **state)
 {
 	struct fx *fx = *state;
@@ -372,12 +373,22 @@ static void test_many_processes(void **state)
 	assert_true(ingest_has_process(fx->in, 1000000));
 	assert_true(ingest_has_process(fx->in, 1000299));
 	ingest_process_exited(fx->in, 1000100);
+	for (pid_t pid = 1000000; pid < 1000000 + 300; pid += 7)
+		ingest_process_exited(fx->in, pid);
 	ingest_refresh(fx->in);
 	ingest_refresh(fx->in);
-	/* Only the one said to have ended: the others (which /proc does not
-	 * have either) have not been quiet for INGEST_IDLE_REFRESHES yet. */
+	/* Only those said to have ended: the others (which /proc does not
+	 * have either) have not been quiet for INGEST_IDLE_REFRESHES yet.
+	 * Each is found by its pid (the last ones took leavers' places),
+	 * also a pid that came back. */
 	assert_false(ingest_has_process(fx->in, 1000100));
-	assert_int_equal(ingest_get_stats(fx->in)->nprocs, 299);
+	assert_int_equal(ingest_get_stats(fx->in)->nprocs, 300 - 43 - 1);
+	assert_int_equal(ingest_add_process(fx->in, 1000100), 0);
+	assert_int_equal(ingest_add_process(fx->in, 1000100), -EEXIST);
+	for (pid_t pid = 1000000; pid < 1000000 + 300; pid++)
+		if (ingest_has_process(fx->in, pid) != (pid == 1000100 || (pid - 1000000) % 7 != 0))
+			fail_msg("pid %d: %s", (int)pid,
+				 ingest_has_process(fx->in, pid) ? "found" : "lost");
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)

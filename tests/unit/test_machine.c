@@ -1,5 +1,6 @@
 /* Unit tests for machine: the verdicts from pushed readings (busy floor,
- * steady work, a starved steady worker by its demand, stairs, a single jump, zombies and their
+ * steady work, a starved steady worker by its demand, a floor on fine
+ * steps before the history decides, stairs, a single jump, zombies and their
  * parent, threads stuck in D, a reused pid, a gone pid, groups by cgroup), and machine_tick on the
  * real /proc (ourselves, a zombie child, an exec, a spinning child, the demand of a spinner and of
  * a 30 ms / 70 ms child, a thread in D, the budget of quiet processes). The stat-line parser's
@@ -30,6 +31,7 @@
 
 #include "stacktop/proc/machine.h"
 #include "helpers.h"
+#include "schedsim.h"
 
 #define MIB (1024ull * 1024ull)
 
@@ -198,6 +200,72 @@ static void test_busy_floor_starved(void **state)
 	assert_int_equal(p->demand.len, MACHINE_MIN_S - 1);
 	assert_false(p->busy_floor);
 	assert_int_equal(machine_push_demand(m, 41, 999, 50), -ESRCH);
+	machine_free(m);
+}
+
+struct fine_ctx {
+	struct machine *m;
+	pid_t pid;
+};
+
+static void to_machine(void *ctx, double t, const struct demand_step *st)
+{
+	const struct fine_ctx *c = ctx;
+
+	assert_int_equal(machine_push_fine(c->m, t, c->pid, st), 0);
+}
+
+/* The floor target's threads in fine steps (schedsim.h: main 1 s of work
+ * then 1.5 s asleep, a 30 ms / 70 ms poller, an idler): with 1 s of
+ * steps, no verdict yet; with 2 s, a busy floor of ~30 % before the
+ * history has MACHINE_MIN_S seconds, held by the poller; from
+ * MACHINE_MIN_S seconds of CPU and demand on, the history decides (a
+ * flat demand here: none). */
+static void test_fine_floor(void **state)
+{
+	static struct sim_thread th[3];
+	struct machine *m = new_machine();
+	struct fine_ctx c = {m, 20};
+	struct machine_reading r = reading(20, 0, 10 * MIB);
+	struct demand_step st = {0};
+	const struct machine_proc *p;
+
+	sim_cycle(&th[0], 20, 1000, 'R', 1500, 'S', 0);
+	sim_cycle(&th[1], 21, 30, 'R', 70, 'S', 0);
+	sim_cycle(&th[2], 22, 1, 'S', 1, 'S', 0);
+	r.nthreads = 3;
+	push(m, 0, &r, "/a");
+	r.cpu_s = 1.3;
+	push(m, 1, &r, "/a");
+	sim_steps(th, 3, 0, 1000, 200, to_machine, &c);
+	machine_eval(m);
+	p = machine_find(m, 20);
+	assert_false(p->floor_fine);
+	assert_false(p->busy_floor);
+
+	r.cpu_s = 1.6;
+	push(m, 2, &r, "/a");
+	sim_steps(th, 3, 1000, 2000, 200, to_machine, &c);
+	machine_eval(m);
+	p = machine_find(m, 20);
+	assert_true(p->floor_fine);
+	assert_true(p->busy_floor);
+	assert_float_equal(p->floor_pct, 30, 5);
+	assert_int_equal(p->nfloor_tids, 1);
+	assert_int_equal(p->floor_tids[0], 21);
+
+	for (int i = 3; i < 3 + MACHINE_MIN_S; i++) {
+		r.cpu_s += 0.3;
+		push(m, i, &r, "/a");
+		assert_int_equal(machine_push_demand(m, i, 20, 100), 0);
+	}
+	machine_eval(m);
+	p = machine_find(m, 20);
+	assert_false(p->floor_fine);
+	assert_false(p->busy_floor);
+	assert_int_equal(p->nfloor_tids, 0);
+	assert_float_equal(p->floor_pct, 30, 1);
+	assert_int_equal(machine_push_fine(m, 20, 999, &st), -ESRCH);
 	machine_free(m);
 }
 
@@ -757,8 +825,8 @@ static void test_live_quiet_budget(void **state)
 	machine_free(m);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_busy_floor), TEST(test_busy_floor_starved), TEST(test_stairs),
-	  TEST(test_zombie_parent), TEST(test_stuck_threads), TEST(test_reused_pid),
-	  TEST(test_gone), TEST(test_groups), TEST(test_live_self), TEST(test_live_zombie),
-	  TEST(test_live_exec), TEST(test_live_spinner), TEST(test_live_demand),
-	  TEST(test_live_stuck_thread), TEST(test_live_quiet_budget))
+TEST_MAIN(NULL, NULL, TEST(test_busy_floor), TEST(test_busy_floor_starved), TEST(test_fine_floor),
+	  TEST(test_stairs), TEST(test_zombie_parent), TEST(test_stuck_threads),
+	  TEST(test_reused_pid), TEST(test_gone), TEST(test_groups), TEST(test_live_self),
+	  TEST(test_live_zombie), TEST(test_live_exec), TEST(test_live_spinner),
+	  TEST(test_live_demand), TEST(test_live_stuck_thread), TEST(test_live_quiet_budget))

@@ -7,7 +7,8 @@
  * threads in brackets), the other sort keys, grouping by cgroup (sums,
  * Enter opening a group, Enter on a process asking for it), the selection,
  * the box's alerts line with "+N more", and where a busy floor is spent
- * (its hottest function in the seconds it sat at its floor).
+ * (its hottest function in the seconds it sat at its floor, or, decided on
+ * fine steps, in the threads that hold it).
  *
  * VIEW_PROCS_DUMP=1 prints the grids.
  */
@@ -601,6 +602,52 @@ static void test_floor_function(void **state)
 	assert_null(strstr(row(fx, find_row(fx, "floor   ")), " in "));
 }
 
+/* A floor decided on fine steps (two seconds of history, both above the
+ * floor: no second at it): where it is spent is what the threads that
+ * hold it ran, the first with samples (4312 has none, 4311 ran busy_poll),
+ * though main_work (4310) is hotter. */
+static void test_floor_holder(void **state)
+{
+	struct fixture *fx = *state;
+	struct frames *fr = window_frames_mut(fx->w);
+	struct machine_proc *p = add(fx, 4310, 1, 0, "floor", "./floor", "/", 130, 30, 1.3);
+	struct sym_info sm = {.func = "main", .module = "floor"};
+	struct sym_info sp = {.func = "busy_poll", .module = "floor"};
+	struct sym_info sw = {.func = "main_work", .module = "floor"};
+	int y;
+
+	series_clear(&p->cpu);
+	series_push(&p->cpu, 1, 130);
+	series_push(&p->cpu, 2, 120);
+	p->busy_floor = p->floor_fine = true;
+	p->nthreads = 3;
+	p->nfloor_tids = 2;
+	p->floor_tids[0] = 4312;
+	p->floor_tids[1] = 4311;
+	int64_t root = frames_process(fr, 4310, "floor");
+	int64_t m = frames_preset(fr, 4310, 0x1000, false, &sm, false);
+	int64_t poll = frames_preset(fr, 4310, 0x2000, false, &sp, false);
+	int64_t work = frames_preset(fr, 4310, 0x3000, false, &sw, false);
+	assert_true(root >= 0 && m >= 0 && poll >= 0 && work >= 0);
+	uint32_t polls[] = {(uint32_t)root, (uint32_t)m, (uint32_t)poll};
+	uint32_t works[] = {(uint32_t)root, (uint32_t)m, (uint32_t)work};
+	for (uint64_t b = 0; b < 2; b++) {
+		stack_at(fx, b, 4311, polls, 3, 30);
+		stack_at(fx, b, 4310, works, 3, 100);
+	}
+	draw(fx, 200, 60);
+	y = find_row(fx, "./floor");
+	assert_true(y > 0);
+	assert_non_null(strstr(row(fx, y), "busy floor 30% in busy_poll"));
+	assert_non_null(strstr(row(fx, 2), "! busy floor: floor (4310) 30% in busy_poll"));
+	/* decided on the seconds instead: none at its floor, no function */
+	p->nfloor_tids = 0;
+	p->floor_fine = false;
+	draw(fx, 200, 60);
+	assert_non_null(strstr(row(fx, find_row(fx, "./floor")), "busy floor 30%  "));
+}
+
 TEST_MAIN(NULL, NULL, TEST_FX(test_80x24), TEST_FX(test_200x60), TEST_FX(test_ascii),
 	  TEST_FX(test_sort), TEST_FX(test_grouped), TEST_FX(test_enter), TEST_FX(test_filter),
-	  TEST_FX(test_alerts), TEST_FX(test_batch_alerts), TEST_FX(test_floor_function))
+	  TEST_FX(test_alerts), TEST_FX(test_batch_alerts), TEST_FX(test_floor_function),
+	  TEST_FX(test_floor_holder))

@@ -12,8 +12,10 @@
  *
  * Contract: pump() calls the hook at most every PUMP_EVERY_NS and never
  * from inside itself; without a hook it does nothing. The hook must not
- * call back into the code that pumped (it only copies records). Only the
- * thread that set the hook runs it (a worker thread's pump() does nothing).
+ * call back into the code that pumped (it copies records, and takes the
+ * whole machine's fine steps, which read /proc into proc/machine's own
+ * state). Only the thread that set the hook runs it (a worker thread's
+ * pump() does nothing).
  */
 #ifndef STACKTOP_PUMP_H
 #define STACKTOP_PUMP_H

@@ -20,13 +20,16 @@
  *
  * Cost of demand_read: one open + getdents of the task directory (more
  * than one thread), and one open + read + close of a ~30-byte file a
- * thread; nothing allocated (struct demand is the caller's, ~800 bytes).
+ * thread; nothing allocated (struct demand is the caller's, ~1.5 KiB).
  * The kernel adds the wait of a thread still queued at a read when it gets
  * the CPU: a point may miss one wait on a run queue (a few ms to some tens
  * of ms on a loaded box) that the next point would add; capped at the
  * interval a thread, the next does not rise above 100 % for it.
  * So a steady worker's points stay within a few points under 100 % a
- * thread, never by a sleep.
+ * thread, never by a sleep. The step gives each thread's raw deltas too
+ * (proc/finefloor reads them at fine steps, where that wait is a larger
+ * part of a step and is given back to the step it began in), and the
+ * threads' CPU (field 1 alone, which has no such lag).
  */
 #ifndef STACKTOP_DEMAND_H
 #define STACKTOP_DEMAND_H
@@ -38,19 +41,37 @@
 /* Threads of a process read, at most. */
 #define DEMAND_THREADS 64
 
-struct demand {
-	size_t n;		     /* threads at the last read */
-	pid_t tid[DEMAND_THREADS];   /* sorted ascending */
-	uint64_t ns[DEMAND_THREADS]; /* run + wait, ns, at the last read */
-	uint64_t at_ns;		     /* when (CLOCK_MONOTONIC), 0: never read */
+/* One thread's counters: ns it ran (schedstat field 1), ns it ran or
+ * waited on a run queue (fields 1 + 2); at a read, or their deltas over a
+ * step. */
+struct demand_ns {
+	pid_t tid;
+	uint64_t run, dem;
 };
 
-/* The threads' run + wait (ns[i] of tid[i], any order, n <= DEMAND_THREADS;
- * more are ignored) read at now_ns into d; *pct: the demand since the last
- * update, % of one core. 1 when *pct is set; 0 on a first update or when
- * no time passed. */
-int demand_update(struct demand *d, uint64_t now_ns, const pid_t *tid, const uint64_t *ns, size_t n,
-		  double *pct);
+struct demand {
+	size_t n;			     /* threads at the last read */
+	struct demand_ns th[DEMAND_THREADS]; /* sorted by tid */
+	uint64_t at_ns;			     /* when (CLOCK_MONOTONIC), 0: never read */
+};
+
+/* What happened between two reads. */
+struct demand_step {
+	uint64_t dt_ns; /* the interval */
+	double run_pct; /* the threads' CPU, % of one core */
+	double pct;	/* their demand, each thread's at most the interval */
+	size_t n;	/* threads at both reads */
+	/* Their deltas, sorted by tid; dem as read (it may exceed the
+	 * interval: a wait begun before the last read, added at its end). */
+	struct demand_ns delta[DEMAND_THREADS];
+};
+
+/* The threads' counters r[0..n) (any order, n <= DEMAND_THREADS; more
+ * are ignored) read at now_ns into d; *out: the step since the last
+ * update. 1 when *out is set; 0 on a first update or when no time
+ * passed. */
+int demand_update(struct demand *d, uint64_t now_ns, const struct demand_ns *r, size_t n,
+		  struct demand_step *out);
 
 /* pid's threads read under procfd (an open /proc): its task directory
  * listed with buf (size bytes, a getdents64 buffer) unless nthreads <= 1,
@@ -58,9 +79,10 @@ int demand_update(struct demand *d, uint64_t now_ns, const pid_t *tid, const uin
  * *files counts the files opened. 1 / 0 as demand_update, -ESRCH when the
  * process is gone, -errno. */
 int demand_read(int procfd, pid_t pid, int nthreads, struct demand *d, char *buf, size_t size,
-		double *pct, unsigned *files);
+		struct demand_step *out, unsigned *files);
 
-/* One schedstat line ("run wait slices"): run + wait in *ns. 0 / -EINVAL. */
-int demand_parse(const char *text, uint64_t *ns);
+/* One schedstat line ("run wait slices"): *run, and run + wait in *dem.
+ * 0 / -EINVAL. */
+int demand_parse(const char *text, uint64_t *run, uint64_t *dem);
 
 #endif

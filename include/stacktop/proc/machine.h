@@ -37,11 +37,24 @@
  *    is skipped at this tick and keeps its state). A process not picked
  *    keeps its demand for 10 s (when more may hold a floor than are read,
  *    they take turns, each point its rate since its last read), then
- *    loses it.
+ *    loses it;
+ *  - fine steps, for a floor within two seconds (machine_fine, every
+ *    MACHINE_FINE_STEP_S, from the session's loop and from pump() while a
+ *    slow load holds it): while a candidate's history cannot decide (fewer
+ *    than MACHINE_MIN_S points of CPU or of demand), its threads'
+ *    schedstat (proc/finefloor: task directory and up to DEMAND_THREADS
+ *    files) each step, MACHINE_DEMAND_PROCS processes and
+ *    MACHINE_FINE_FILES files a step at most. The candidates are those of
+ *    the last tick's demand reads; in the first second, which knows no CPU
+ *    yet, those a scout found: once, a step after the first tick, every
+ *    row's stat read again, the rows whose CPU since is >= busy_floor_pct.
+ *    A candidate's steps go once it is decided or no longer one (~11 s).
  * Measured (2 cores, 2,000 extra sleeping processes): ~5 ms of CPU a tick,
  * ~8 ms with a process of 10,000 sleeping threads besides; the first tick,
  * which reads every process's identity, ~45 ms. The demand reads add
- * ~0.5 ms a tick with 32 candidate processes of 4 threads (~160 files).
+ * ~0.5 ms a tick with 32 candidate processes of 4 threads (~160 files);
+ * the fine steps as much a step, 5 a second, for a candidate's first
+ * ~11 s only.
  * A pid reused by another process (its start time differs) starts afresh.
  * Processes past MACHINE_MAX are not tracked (counted in `untracked`).
  *
@@ -56,6 +69,16 @@
  *    floor-holder's demand rises in its bursts and falls back to the
  *    floor (the work that never sleeps). A process without demand points
  *    (not read: see the budget) is never a busy floor;
+ *  - until then (fewer than MACHINE_MIN_S points of CPU or of demand),
+ *    once its fine steps span MACHINE_FINE_MIN_S, floor_pct and the
+ *    busy floor are theirs (floor_fine; finefloor.h): the pauses are the
+ *    steps at which every thread that both works (demand >= 50 %, having
+ *    run) and sleeps (under 5 %, two steps) is asleep; with two of them, floor_pct
+ *    is the process's CPU in them and a busy floor when >= busy_floor_pct
+ *    (floor_tids: the threads whose CPU in the pauses holds it); without,
+ *    floor_pct is the p10 of its CPU per step and no busy floor. A steady
+ *    worker, however starved, never sleeps: no pauses. Before that span,
+ *    floor_pct is the history's and no busy floor;
  *  - stairs: the RSS series' trend (series_trend, 1 MiB noise) is stairs
  *    after >= MACHINE_MIN_S seconds; an RSS that moved by no more than the
  *    noise over the history is flat with a slope of 0 (no trend computed).
@@ -78,8 +101,10 @@
  *
  * Memory: MACHINE_MAX rows of two series of cfg.history_s points each,
  * allocated as processes appear and freed as they go; the processes whose
- * demand is read, a third series and their threads' last reads (~800
- * bytes), freed when they stop being read. Errors: 0 / -errno.
+ * demand is read, a third series and their threads' last reads (~1.5
+ * KiB), and while fine steps are read, ~13 KiB (struct finefloor), freed
+ * when they stop being read. The box's CPU and memory: proc/boxstat.
+ * Errors: 0 / -errno.
  */
 #ifndef STACKTOP_MACHINE_H
 #define STACKTOP_MACHINE_H
@@ -90,6 +115,7 @@
 #include <sys/types.h>
 
 #include "stacktop/proc/demand.h"
+#include "stacktop/proc/finefloor.h"
 #include "stacktop/proc/series.h"
 
 /* Processes tracked at once; more are counted, not listed. */
@@ -105,6 +131,13 @@
  * threads of each. */
 #define MACHINE_DEMAND_PROCS 32
 #define MACHINE_DEMAND_THREADS DEMAND_THREADS
+/* Fine steps (machine_fine): their length, the span of them a verdict
+ * needs, the files a step opens at most; the threads named as holding a
+ * floor decided on them. */
+#define MACHINE_FINE_STEP_S 0.2
+#define MACHINE_FINE_MIN_S 1.2
+#define MACHINE_FINE_FILES 256
+#define MACHINE_FLOOR_TIDS FINEFLOOR_HOLDERS
 
 struct machine_config {
 	unsigned history_s;		/* points kept per series (the window), >= MACHINE_MIN_S */
@@ -152,7 +185,12 @@ struct machine_proc {
 	int stuck_threads;			/* threads in D for >= stuck_s */
 	double stuck_for_s;			/* the longest of those */
 	bool busy_floor, stairs, zombie, stuck; /* the verdicts */
-	struct series cpu, rss_series;		/* one point a tick */
+	/* floor_pct and busy_floor decided on fine steps (the history too
+	 * short); then the threads that hold the floor, the most first. */
+	bool floor_fine;
+	int nfloor_tids;
+	pid_t floor_tids[MACHINE_FLOOR_TIDS];
+	struct series cpu, rss_series; /* one point a tick */
 	/* Internal (machine_tick's budget). */
 	double prev_cpu_s, read_t, seen_t;
 	double cpu_nz_t, rss_chg_t; /* the last non-zero CPU point, the last RSS change */
@@ -164,6 +202,8 @@ struct machine_proc {
 	bool demand_due;	    /* among those read at this tick */
 	double demand_t;	    /* when it was last among them */
 	struct demand *dm;	    /* its threads at the last demand read, NULL none */
+	struct finefloor *fine;	    /* its fine steps while read, NULL none */
+	bool fine_scout;	    /* a candidate before its first CPU point */
 };
 
 /* Processes grouped by cgroup (their container or service). */
@@ -200,6 +240,10 @@ void machine_set_sampled(struct machine *m, const pid_t *pids, size_t n);
  * process, then evaluate (as machine_eval, the RSS trends within their
  * budget). t in seconds, any origin, increasing. */
 int machine_tick(struct machine *m, double t);
+/* Every ~100 ms (it keeps MACHINE_FINE_STEP_S between steps): a fine
+ * step of the floor candidates whose history is too short (see above).
+ * t as machine_tick's. */
+void machine_fine(struct machine *m, double t);
 /* Tests: one process's reading at t, as machine_tick would push it (a pid
  * not pushed at a tick it saw others is gone after it); then machine_eval. */
 int machine_push(struct machine *m, double t, const struct machine_reading *r, uid_t uid,
@@ -208,6 +252,9 @@ int machine_push(struct machine *m, double t, const struct machine_reading *r, u
  * machine_tick reads it for the processes that may hold a floor; push the
  * process's reading at t first. 0, -ESRCH (not tracked), -ENOMEM. */
 int machine_push_demand(struct machine *m, double t, pid_t pid, double pct);
+/* Tests: a fine step of pid ending at t (finefloor_step); push the
+ * process first. 0, -ESRCH (not tracked), -ENOMEM. */
+int machine_push_fine(struct machine *m, double t, pid_t pid, const struct demand_step *st);
 /* Tests: a thread of pid seen in state D since since_t (stuck after
  * stuck_s). */
 void machine_push_d_thread(struct machine *m, double t, pid_t pid, pid_t tid, double since_t);

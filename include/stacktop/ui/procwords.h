@@ -23,10 +23,14 @@ struct window;
  * process's hottest user function (kernel frames hidden, by own samples)
  * in w over the seconds it sat at its floor, those whose CPU point is <=
  * floor_pct + max(5, floor_pct / 4) (the point at t is the second before
- * t: bucket (t - 0.5 s) / bucket_ns). "" when it has no samples there.
+ * t: bucket (t - 0.5 s) / bucket_ns); a floor decided on fine steps
+ * (machine_proc.floor_fine: a history of a few seconds, maybe no second
+ * at the floor), over the window's samples of the threads that hold it
+ * (floor_tids, the first with samples; none: its floor seconds). "" when
+ * it has no samples there.
  * At most VIEW_PROCS_FLOORS processes, the highest floors first; one
- * window_top of one process's floor seconds each. w NULL: none. 0 or
- * -errno. */
+ * window_top of one process's floor seconds (or a holder) each. w NULL:
+ * none. 0 or -errno. */
 int procwords_floors(struct view_procs_state *st, const struct machine_proc *p, size_t n,
 		     struct window *w);
 /* A busy floor's function from st->floors, "" when not looked up (st
