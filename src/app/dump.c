@@ -31,7 +31,6 @@
 #include "stacktop/proc/waits.h"
 #include "stacktop/sample/wall.h"
 
-#define MAX_THREADS 8192
 #define DUMP_RETRY_NS 1000000000ull
 
 struct dump_thread {
@@ -499,7 +498,8 @@ static void print_json(const struct dump_opts *o, const char *cmdline, struct du
 
 int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 {
-	static pid_t tids[MAX_THREADS];
+	pid_t *tids = NULL;
+	int cap = 0;
 	struct dump_ctx d = {0};
 	struct ingest *in = NULL;
 	struct frames *fr = NULL;
@@ -519,12 +519,16 @@ int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 		    "process %d is a kernel thread: it has no user stack to dump (its kernel "
 		    "stack is in /proc/%d/stack, readable by root).",
 		    o->pid, o->pid);
-	if ((rc = target_threads(o->pid, tids, MAX_THREADS, &n)) < 0)
+	if ((rc = target_threads_all(o->pid, &tids, &cap, &n)) < 0) {
+		free(tids);
 		return fail(err, errsz, rc == -EACCES ? -EPERM : rc,
 			    "cannot list the threads of process %d: %s.", o->pid, strerror(-rc));
+	}
 	d.th = calloc((size_t)n + 1, sizeof(*d.th));
-	if (!d.th)
+	if (!d.th) {
+		free(tids);
 		return fail(err, errsz, -ENOMEM, "out of memory dumping process %d.", o->pid);
+	}
 	d.n = n;
 	target_cmdline(o->pid, cmdline, sizeof(cmdline));
 	for (int i = 0; i < n; i++) {
@@ -535,6 +539,7 @@ int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 		/* Before any stop: a stopped thread's syscall file shows the stop. */
 		d.th[i].lock_rc = locks_read_raw(o->pid, tids[i], &d.th[i].lock);
 	}
+	free(tids);
 	rc = take_samples(o, &d, err, errsz);
 	if (rc)
 		goto out;
