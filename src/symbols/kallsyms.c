@@ -11,8 +11,12 @@
 #include "stacktop/lib/pump.h"
 #include "stacktop/symbols/kallsyms.h"
 
+/* 120,000 text symbols and more on a current kernel, half of them the
+ * __pfx_ padding before a function: each symbol ends where the next one
+ * starts (no end kept), a function's name shares the bytes of its __pfx_
+ * name just before it, and the arrays are cut to size once read. */
 struct ksym {
-	uint64_t start, end;
+	uint64_t start;
 	uint32_t name;
 };
 
@@ -21,7 +25,11 @@ struct kallsyms {
 	struct ksym *syms;
 	size_t n;
 	char *names;
+	uint32_t last; /* offset of the name pushed last (while reading) */
 };
+
+#define PFX "__pfx_"
+#define PFX_LEN (sizeof(PFX) - 1)
 
 int kallsyms_new(struct kallsyms **out)
 {
@@ -54,6 +62,7 @@ static void ksyms_reset(struct kallsyms *k)
 	k->syms = NULL;
 	k->names = NULL;
 	k->n = 0;
+	k->last = 0;
 }
 
 /* Add one "ADDR TYPE NAME [module]" line; only text symbols are kept. */
@@ -88,34 +97,56 @@ static int ksym_add_line(struct kallsyms *k, char *line, size_t *cap, size_t *nl
 		return 0;
 	if (array_grow((void **)&k->syms, cap, k->n + 1, sizeof(*k->syms)))
 		return -ENOMEM;
-	err = array_push_name(&k->names, nlen, ncap, name, &off);
-	if (err)
+	/* "foo" right after "__pfx_foo": the tail of that name */
+	if (*nlen && !strncmp(k->names + k->last, PFX, PFX_LEN) &&
+	    !strcmp(k->names + k->last + PFX_LEN, name))
+		off = k->last + (uint32_t)PFX_LEN;
+	else if ((err = array_push_name(&k->names, nlen, ncap, name, &off)))
 		return err;
-	k->syms[k->n++] = (struct ksym){addr, 0, off};
+	k->last = off;
+	k->syms[k->n++] = (struct ksym){addr, off};
 	return 0;
 }
 
-/* Sort, drop duplicates, and end each symbol at the next one. */
-static void ksyms_finish(struct kallsyms *k, bool nonzero)
+/* The kernel lists its own symbols in address order, then each module's:
+ * sort what follows the sorted run alone (qsort's buffer for the whole
+ * table would be megabytes), and the whole table only when the two
+ * overlap. */
+static void ksyms_sort(struct kallsyms *k)
+{
+	size_t run = 1;
+
+	while (run < k->n && ksym_cmp(&k->syms[run - 1], &k->syms[run]) <= 0)
+		run++;
+	if (run >= k->n)
+		return;
+	qsort(k->syms + run, k->n - run, sizeof(*k->syms), ksym_cmp);
+	if (ksym_cmp(&k->syms[run - 1], &k->syms[run]) > 0)
+		qsort(k->syms, k->n, sizeof(*k->syms), ksym_cmp);
+}
+
+/* Sort, drop duplicates, and give back what the arrays hold spare. */
+static void ksyms_finish(struct kallsyms *k, bool nonzero, size_t nlen)
 {
 	size_t i, j = 0;
+	void *p;
 
 	k->loaded = true;
 	if (!nonzero) {
 		ksyms_reset(k);
 		return;
 	}
-	if (k->n)
-		qsort(k->syms, k->n, sizeof(*k->syms), ksym_cmp);
+	ksyms_sort(k);
 	for (i = 0; i < k->n; i++) {
 		if (j && k->syms[j - 1].start == k->syms[i].start)
 			continue;
 		k->syms[j++] = k->syms[i];
 	}
 	k->n = j;
-	for (i = 0; i < j; i++)
-		k->syms[i].end =
-		    i + 1 < j ? k->syms[i + 1].start : k->syms[i].start + KALLSYMS_LAST_SPAN;
+	if (j && (p = realloc(k->syms, j * sizeof(*k->syms))))
+		k->syms = p;
+	if (nlen && (p = realloc(k->names, nlen)))
+		k->names = p;
 }
 
 int kallsyms_parse(struct kallsyms *k, const char *text)
@@ -144,7 +175,7 @@ int kallsyms_parse(struct kallsyms *k, const char *text)
 		ksyms_reset(k);
 		return err;
 	}
-	ksyms_finish(k, nonzero);
+	ksyms_finish(k, nonzero, nlen);
 	return 0;
 }
 
@@ -158,7 +189,7 @@ static int ksyms_load(struct kallsyms *k)
 
 	if (!f) {
 		/* No kallsyms: behave as without permission. */
-		ksyms_finish(k, false);
+		ksyms_finish(k, false, 0);
 		return 0;
 	}
 	/* 100k lines and more, each made by the kernel as it is read: the
@@ -173,7 +204,7 @@ static int ksyms_load(struct kallsyms *k)
 		ksyms_reset(k);
 		return err;
 	}
-	ksyms_finish(k, nonzero);
+	ksyms_finish(k, nonzero, nlen);
 	return 0;
 }
 
@@ -185,10 +216,12 @@ int kallsyms_lookup(struct kallsyms *k, uint64_t pc, struct kallsyms_sym *out)
 	if (!k->loaded && (err = ksyms_load(k)))
 		return err;
 	lo = ARRAY_STARTS_AT_OR_BELOW(k->syms, k->n, pc);
-	if (lo == 0 || pc >= k->syms[lo - 1].end)
+	if (lo == 0)
+		return -ENOENT;
+	out->start = k->syms[lo - 1].start;
+	out->end = lo < k->n ? k->syms[lo].start : out->start + KALLSYMS_LAST_SPAN;
+	if (pc >= out->end)
 		return -ENOENT;
 	out->name = k->names + k->syms[lo - 1].name;
-	out->start = k->syms[lo - 1].start;
-	out->end = k->syms[lo - 1].end;
 	return 0;
 }
