@@ -14,15 +14,25 @@
 /* 120,000 text symbols and more on a current kernel, half of them the
  * __pfx_ padding before a function: each symbol ends where the next one
  * starts (no end kept), a function's name shares the bytes of its __pfx_
- * name just before it, and the arrays are cut to size once read. */
+ * name just before it, and the arrays are cut to size once read. The
+ * kernel's text and modules lie within a few GiB: once sorted, a table
+ * that spans less than 4 GiB keeps 32-bit offsets from its first start
+ * (8 bytes a symbol instead of 16). */
 struct ksym {
 	uint64_t start;
 	uint32_t name;
 };
 
+struct ksym32 {
+	uint32_t off; /* from base */
+	uint32_t name;
+};
+
 struct kallsyms {
 	bool loaded;
-	struct ksym *syms;
+	struct ksym *syms;     /* while reading, and when the span is 4 GiB or more */
+	struct ksym32 *syms32; /* else */
+	uint64_t base;
 	size_t n;
 	char *names;
 	uint32_t last; /* offset of the name pushed last (while reading) */
@@ -42,6 +52,7 @@ void kallsyms_free(struct kallsyms *k)
 	if (!k)
 		return;
 	free(k->syms);
+	free(k->syms32);
 	free(k->names);
 	free(k);
 }
@@ -59,7 +70,9 @@ static void ksyms_reset(struct kallsyms *k)
 {
 	free(k->syms);
 	free(k->names);
+	free(k->syms32);
 	k->syms = NULL;
+	k->syms32 = NULL;
 	k->names = NULL;
 	k->n = 0;
 	k->last = 0;
@@ -143,8 +156,22 @@ static void ksyms_finish(struct kallsyms *k, bool nonzero, size_t nlen)
 		k->syms[j++] = k->syms[i];
 	}
 	k->n = j;
-	if (j && (p = realloc(k->syms, j * sizeof(*k->syms))))
+	if (j && k->syms[j - 1].start - k->syms[0].start <= UINT32_MAX) {
+		/* in place, by bytes: entry i is read before anything past
+		 * 8 (i + 1) is written */
+		unsigned char *raw = (unsigned char *)k->syms;
+		k->base = k->syms[0].start;
+		for (i = 0; i < j; i++) {
+			struct ksym w;
+			memcpy(&w, raw + i * sizeof(w), sizeof(w));
+			struct ksym32 n = {(uint32_t)(w.start - k->base), w.name};
+			memcpy(raw + i * sizeof(n), &n, sizeof(n));
+		}
+		k->syms = NULL;
+		k->syms32 = (p = realloc(raw, j * sizeof(struct ksym32))) ? p : (void *)raw;
+	} else if (j && (p = realloc(k->syms, j * sizeof(*k->syms)))) {
 		k->syms = p;
+	}
 	if (nlen && (p = realloc(k->names, nlen)))
 		k->names = p;
 }
@@ -208,6 +235,11 @@ static int ksyms_load(struct kallsyms *k)
 	return 0;
 }
 
+static uint64_t ksym_start(const struct kallsyms *k, size_t i)
+{
+	return k->syms32 ? k->base + k->syms32[i].off : k->syms[i].start;
+}
+
 int kallsyms_lookup(struct kallsyms *k, uint64_t pc, struct kallsyms_sym *out)
 {
 	size_t lo;
@@ -215,13 +247,28 @@ int kallsyms_lookup(struct kallsyms *k, uint64_t pc, struct kallsyms_sym *out)
 
 	if (!k->loaded && (err = ksyms_load(k)))
 		return err;
-	lo = ARRAY_STARTS_AT_OR_BELOW(k->syms, k->n, pc);
+	if (k->syms32) {
+		size_t hi = k->n;
+		lo = 0;
+		if (pc < k->base)
+			return -ENOENT;
+		uint64_t key = pc - k->base;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (k->syms32[mid].off <= key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	} else {
+		lo = ARRAY_STARTS_AT_OR_BELOW(k->syms, k->n, pc);
+	}
 	if (lo == 0)
 		return -ENOENT;
-	out->start = k->syms[lo - 1].start;
-	out->end = lo < k->n ? k->syms[lo].start : out->start + KALLSYMS_LAST_SPAN;
+	out->start = ksym_start(k, lo - 1);
+	out->end = lo < k->n ? ksym_start(k, lo) : out->start + KALLSYMS_LAST_SPAN;
 	if (pc >= out->end)
 		return -ENOENT;
-	out->name = k->names + k->syms[lo - 1].name;
+	out->name = k->names + (k->syms32 ? k->syms32[lo - 1].name : k->syms[lo - 1].name);
 	return 0;
 }

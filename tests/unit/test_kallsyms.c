@@ -65,7 +65,7 @@ static void test_kallsyms(void **state)
 
 /* A function shares its __pfx_ padding's name bytes; modules listed out of
  * order, and a symbol below the kernel's sorted run, are found all the
- * same. */
+ * same; so are the symbols of a table too wide for 32-bit offsets. */
 static void test_kallsyms_pfx_order(void **state)
 {
 	static const char text[] = "ffffffff81000000 T _stext\n"
@@ -101,6 +101,16 @@ static void test_kallsyms_pfx_order(void **state)
 		assert_int_equal(ks.start, want[i].start);
 		assert_int_equal(ks.end, want[i].end);
 	}
+	/* a table spanning more than 4 GiB keeps its 64-bit starts */
+	assert_int_equal(kallsyms_parse(k, "0000000000001000 T low\n"
+					   "ffffffff81000000 T high\n"),
+			 0);
+	assert_int_equal(kallsyms_lookup(k, 0x1010, &ks), 0);
+	assert_string_equal(ks.name, "low");
+	assert_int_equal(ks.end, 0xffffffff81000000ull);
+	assert_int_equal(kallsyms_lookup(k, 0xffffffff81000010ull, &ks), 0);
+	assert_string_equal(ks.name, "high");
+	assert_int_equal(kallsyms_lookup(k, 0x10, &ks), -ENOENT);
 	kallsyms_free(k);
 }
 
