@@ -122,20 +122,31 @@ static int ksym_add_line(struct kallsyms *k, char *line, size_t *cap, size_t *nl
 }
 
 /* The kernel lists its own symbols in address order, then each module's:
- * sort what follows the sorted run alone (qsort's buffer for the whole
- * table would be megabytes), and the whole table only when the two
- * overlap. */
+ * sort what follows the sorted run alone and merge it in from the end
+ * with a copy of it (qsort's buffer for the whole table would be
+ * megabytes). */
 static void ksyms_sort(struct kallsyms *k)
 {
-	size_t run = 1;
+	size_t run = 1, i, j, out = k->n;
+	struct ksym *tail;
 
 	while (run < k->n && ksym_cmp(&k->syms[run - 1], &k->syms[run]) <= 0)
 		run++;
 	if (run >= k->n)
 		return;
-	qsort(k->syms + run, k->n - run, sizeof(*k->syms), ksym_cmp);
-	if (ksym_cmp(&k->syms[run - 1], &k->syms[run]) > 0)
+	j = k->n - run;
+	qsort(k->syms + run, j, sizeof(*k->syms), ksym_cmp);
+	if (ksym_cmp(&k->syms[run - 1], &k->syms[run]) <= 0)
+		return;
+	if (!(tail = malloc(j * sizeof(*tail)))) {
 		qsort(k->syms, k->n, sizeof(*k->syms), ksym_cmp);
+		return;
+	}
+	memcpy(tail, k->syms + run, j * sizeof(*tail));
+	for (i = run; j > 0;)
+		k->syms[--out] =
+		    i > 0 && ksym_cmp(&k->syms[i - 1], &tail[j - 1]) > 0 ? k->syms[--i] : tail[--j];
+	free(tail);
 }
 
 /* Sort, drop duplicates, and give back what the arrays hold spare. */
