@@ -45,7 +45,13 @@
 #include "stacktop/sample/wall.h"
 #include "stacktop/model/window.h"
 
+/* How often the rings are drained: every 50 ms, every 100 ms at
+ * TICK_SLOW_MAX_HZ and below, where the wake-ups are most of what a quiet
+ * TUI costs and the rings hold a second at the rate anyway. The memory
+ * view's rings are sized for 50 ms (memtrace.c). */
 #define TICK_NS (50 * 1000 * 1000ull)
+#define TICK_SLOW_NS (100 * 1000 * 1000ull)
+#define TICK_SLOW_MAX_HZ 250
 #define SEC_NS 1000000000ull
 
 static void session_run_tick(struct session *s);
@@ -96,7 +102,8 @@ static int open_sampler(struct session *s, struct opts *o, char *err, size_t err
 		struct perf_config pc = {
 		    .rate_hz = o->rate_hz,
 		    .stack_size = o->stack_size,
-		    .drain_interval_s = TICK_NS / 1e9,
+		    .drain_interval_s =
+			(o->rate_hz <= TICK_SLOW_MAX_HZ ? TICK_SLOW_NS : TICK_NS) / 1e9,
 		    .enable_on_exec = o->command != NULL,
 		    .events = (enum perf_events)o->events,
 		    .all = o->all,
@@ -440,7 +447,10 @@ int session_open_report(struct session *s, struct opts *o, char *err, size_t err
 
 uint64_t session_tick_ns(const struct session *s)
 {
-	return sampler_tick_ns(s->smp);
+	uint64_t t = sampler_tick_ns(s->smp);
+	if (s->memtrace && (!t || t > TICK_NS))
+		t = TICK_NS;
+	return t;
 }
 
 /* One metrics tick at t (ns): the processes followed, one point of every

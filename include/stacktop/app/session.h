@@ -110,7 +110,8 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 /* o->report_file: every sample delivered at once; time stands still. */
 int session_open_report(struct session *s, struct opts *o, char *err, size_t errsz);
 
-/* The shortest tick the sampler wants (ns; 0: no preference). */
+/* The tick the sampler (and the memory view's tracing, once started)
+ * wants (ns; 0: no preference); it may change after a draw. */
 uint64_t session_tick_ns(const struct session *s);
 /* Every tick: take what the sampler has; once a second, the metrics. */
 void session_collect(struct session *s, uint64_t now_ns);
