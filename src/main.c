@@ -113,6 +113,7 @@ static void app_draw(struct app *a)
 	session_narrow(s, ui_pid(&a->ui));
 	a->model.metrics = s->metrics_ok ? &s->metrics : NULL;
 	a->model.locks = s->metrics_ok ? &s->locks : NULL;
+	session_want_wchan(s, ui_wants_wchan(&a->ui));
 	if (ui_wants_memory(&a->ui) && a->model.metrics) {
 		session_memory_start(s);
 		app_arm_tick(a); /* its tracing's rings want a shorter tick */
@@ -240,6 +241,7 @@ static int app_init(struct app *a)
 				     .machine = a->s.machine};
 	struct ui_config uc = ui_config_of(&a->o);
 	ui_init(&a->ui, &uc, a->s.period_s, &a->model);
+	session_want_wchan(&a->s, ui_wants_wchan(&a->ui));
 	/* The memory tracer starts with the run when the memory view is
 	 * asked for (-b --view memory), not at its first frame: the first
 	 * frame after -d 20 then says what 20 s mapped. */

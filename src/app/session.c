@@ -202,14 +202,22 @@ static int scan_cmp(const void *a, const void *b)
  * say; sorted by TID. A refused read is kept in s->locks.read_err. */
 static int scan_read(struct session *s, struct lock_scan *sc)
 {
-	const struct metrics *m = &s->metrics;
+	struct metrics *m = &s->metrics;
 	int n = 0, e;
 
 	for (int i = 0; i < m->nthreads && n < LOCKS_SCAN_MAX; i++) {
-		const struct metrics_thread *t = &m->threads[i];
-		if (!t->alive || t->state != 'S' || (t->wchan[0] && !strstr(t->wchan, "futex")))
+		struct metrics_thread *t = &m->threads[i];
+		/* Without its wchan (no view shows it), a thread whose syscall
+		 * was no futex wait is looked at again once metrics read it
+		 * again (it moved, or its turn came). */
+		if (!t->alive || t->state != 'S' || (t->wchan[0] && !strstr(t->wchan, "futex")) ||
+		    (!t->wchan[0] && t->nofutex_t >= t->read_t))
 			continue;
-		if ((e = locks_read_raw(t->pid, t->tid, &sc[n].raw)) == -ENOENT || e == -ESRCH)
+		if ((e = locks_read_raw(t->pid, t->tid, &sc[n].raw)) == -ENOENT) {
+			t->nofutex_t = t->read_t;
+			continue;
+		}
+		if (e == -ESRCH)
 			continue;
 		if (e || sc[n].raw.mem_err) {
 			s->locks.read_err = e ? e : sc[n].raw.mem_err;
@@ -443,6 +451,12 @@ int session_open_report(struct session *s, struct opts *o, char *err, size_t err
 	report_metrics(s, o);
 	health_init(&s->health, mono_ns());
 	return 0;
+}
+
+void session_want_wchan(struct session *s, bool on)
+{
+	if (s->metrics_ok)
+		metrics_want_wchan(&s->metrics, on);
 }
 
 uint64_t session_tick_ns(const struct session *s)

@@ -110,6 +110,9 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 /* o->report_file: every sample delivered at once; time stands still. */
 int session_open_report(struct session *s, struct opts *o, char *err, size_t errsz);
 
+/* Whether a view on screen shows the threads' wait channels (the threads
+ * view): the metrics read them only then. */
+void session_want_wchan(struct session *s, bool on);
 /* The tick the sampler (and the memory view's tracing, once started)
  * wants (ns; 0: no preference); it may change after a draw. */
 uint64_t session_tick_ns(const struct session *s);
