@@ -717,8 +717,12 @@ static double fine_thread(struct metrics *m, struct metrics_thread *th, double t
 {
 	struct procstat_task pt;
 	double pct = -1;
+	char buf[1024];
 
-	if (procstat_task(th->pid, th->tid, &pt) < 0)
+	/* its stat file kept open by the ticks: ten reads a second, no open */
+	if (procstat_file_read(kept(m, th, &th->stat_f), th->pid, th->tid, "stat", buf,
+			       sizeof(buf)) < 0 ||
+	    procstat_parse_stat(buf, &pt.state, &pt.cpu_s, NULL, 0) < 0)
 		return -1;
 	if (th->fine_t > 0 && t > th->fine_t) {
 		pct = (pt.cpu_s - th->fine_cpu_s) / (t - th->fine_t) * 100.0;
@@ -790,9 +794,13 @@ int metrics_fine(struct metrics *m, double t)
 	if (m->fine_t > 0 && t - m->fine_t < 0.09)
 		return 0;
 	for (int i = 0; i < m->nprocs && i < METRICS_FINE_PROCS && !many; i++) {
-		char st;
+		struct metrics_proc *p = &m->procs[i];
+		char st, buf[1024];
 		double c;
-		if (m->procs[i].alive && procstat_process(m->procs[i].pid, &st, &c) == 0) {
+		if (p->alive &&
+		    procstat_file_read(proc_kept(m, p, &p->stat_f), p->pid, 0, "stat", buf,
+				       sizeof(buf)) >= 0 &&
+		    procstat_parse_stat(buf, &st, &c, NULL, 0) == 0) {
 			sum += c;
 			n++;
 		}
