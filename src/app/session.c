@@ -91,6 +91,7 @@ static int open_stages(struct session *s, const struct opts *o, char *err, size_
 static int open_sampler(struct session *s, struct opts *o, char *err, size_t errsz)
 {
 	int e;
+	s->tick_most_ns = !o->wall && o->rate_hz <= TICK_SLOW_MAX_HZ ? TICK_SLOW_NS : TICK_NS;
 	if (o->wall) {
 		struct wall_config wc = {
 		    .rate_hz = o->rate_given ? o->rate_hz : WALL_DEFAULT_RATE_HZ,
@@ -102,8 +103,7 @@ static int open_sampler(struct session *s, struct opts *o, char *err, size_t err
 		struct perf_config pc = {
 		    .rate_hz = o->rate_hz,
 		    .stack_size = o->stack_size,
-		    .drain_interval_s =
-			(o->rate_hz <= TICK_SLOW_MAX_HZ ? TICK_SLOW_NS : TICK_NS) / 1e9,
+		    .drain_interval_s = s->tick_most_ns / 1e9,
 		    .enable_on_exec = o->command != NULL,
 		    .events = (enum perf_events)o->events,
 		    .all = o->all,
@@ -461,10 +461,10 @@ void session_want_wchan(struct session *s, bool on)
 
 uint64_t session_tick_ns(const struct session *s)
 {
-	uint64_t t = sampler_tick_ns(s->smp);
-	if (s->memtrace && (!t || t > TICK_NS))
-		t = TICK_NS;
-	return t;
+	uint64_t t = sampler_tick_ns(s->smp), most = s->tick_most_ns ? s->tick_most_ns : TICK_NS;
+	if (s->memtrace && most > TICK_NS)
+		most = TICK_NS;
+	return t && t < most ? t : most;
 }
 
 /* One metrics tick at t (ns): the processes followed, one point of every
