@@ -5,6 +5,7 @@
 #
 #   bash bench/run.sh [SECONDS]        (or: make bench; BENCH_SECONDS=20 make bench)
 #   BENCH_CHECK_SECONDS=10 bash bench/run.sh   (the checks' measurements, default 5 s)
+#   BENCH_FOOTPRINT_SECONDS=20 bash bench/run.sh (footprint.sh's rows, default SECONDS)
 #
 # One cpuburn process with 2 workers runs throughout. For SECONDS each, it
 # runs alone, then under each profiler in turn, then alone again (the two
@@ -16,7 +17,9 @@
 #     threads, from /proc/PID/stat just before it is stopped);
 #   - samples taken and CPU ms per 1000 samples;
 #   - peak RSS (VmHWM) of the profiler.
-# See bench/README.md for how to read it. Needs root (perf_event_open on
+# Then bench/footprint.sh (the TUI's peak RSS and steady ms/s at 999 and
+# 99 Hz beside perf top's; BENCH_FOOTPRINT_SECONDS a row, SECONDS by
+# default). See bench/README.md for how to read it. Needs root (perf_event_open on
 # another process, perf itself) and build/stacktop, build/targets/cpuburn.
 . "$(dirname "$0")/lib.sh"
 DUR=${1:-${BENCH_SECONDS:-10}}
@@ -170,6 +173,13 @@ echo "rounds/s: target throughput (fixed work); rounds/cpu: per CPU second of th
 echo "load: it only drops when the work itself gets slower); vs-alone: relative to the mean of the alone rows."
 echo "cpu-s: the profiler's utime+stime. samples: from its own output (est. = sum of perf top's irqs/s per 1 s refresh)."
 echo "ms/1k-all: profiler CPU ms per 1000 samples, start-up included; ms/1k-steady: after the first $WARM s."
+
+# ---- memory and steady cost in the TUI beside perf top's (bench/footprint.sh) ------
+# its own cpuburn: this one stops first
+bench_stop "$CB" 2
+echo
+echo "TUI on cpuburn: memory and steady cost (bench/footprint.sh, ${BENCH_FOOTPRINT_SECONDS:-$DUR} s a row)"
+bash "$ROOT/bench/footprint.sh" "${BENCH_FOOTPRINT_SECONDS:-$DUR}"
 
 # ---- the checks: figures with limits (bench/checks.sh); its status is ours ----------
 echo

@@ -67,7 +67,8 @@ struct app {
 	uint64_t start_ns, next_refresh_ns;
 	int early_refreshes;
 	int sigfd, timerfd;
-	int empty_reads; /* stdin readable but no key, in a row */
+	uint64_t tick_ns; /* the timerfd's period */
+	int empty_reads;  /* stdin readable but no key, in a row */
 };
 
 /* Every diagnostic goes through here, sanitized: messages carry names a
@@ -83,6 +84,26 @@ static void say(const char *msg)
 
 /* ---- each refresh ---------------------------------------------------------- */
 
+/* The tick: as often as the session wants (the wall sampler takes what
+ * is due at each tick; the rings are drained at it), TICK_NS without a
+ * preference, at most every 1 ms. Armed again when that changes. */
+static int app_arm_tick(struct app *a)
+{
+	uint64_t tick = session_tick_ns(&a->s);
+	if (!tick)
+		tick = TICK_NS;
+	if (tick < 1000000)
+		tick = 1000000;
+	if (tick == a->tick_ns)
+		return 0;
+	struct itimerspec its = {{(time_t)(tick / 1000000000), (long)(tick % 1000000000)},
+				 {(time_t)(tick / 1000000000), (long)(tick % 1000000000)}};
+	if (timerfd_settime(a->timerfd, 0, &its, NULL) < 0)
+		return -errno;
+	a->tick_ns = tick;
+	return 0;
+}
+
 /* Draw (TUI) or print (batch) what the ui shows. */
 static void app_draw(struct app *a)
 {
@@ -93,8 +114,11 @@ static void app_draw(struct app *a)
 	session_narrow(s, ui_pid(&a->ui));
 	a->model.metrics = s->metrics_ok ? &s->metrics : NULL;
 	a->model.locks = s->metrics_ok ? &s->locks : NULL;
-	if (ui_wants_memory(&a->ui) && a->model.metrics)
+	session_want_wchan(s, ui_wants_wchan(&a->ui));
+	if (ui_wants_memory(&a->ui) && a->model.metrics) {
 		session_memory_start(s);
+		app_arm_tick(a); /* its tracing's rings want a shorter tick */
+	}
 	a->model.memory = (struct view_memory_input){
 	    .mm = s->memory_on ? &s->memmap : NULL,
 	    .hold = s->memtrace ? memtrace_hold(s->memtrace) : NULL,
@@ -141,12 +165,10 @@ static void app_refresh(struct app *a, bool scheduled)
 
 /* ---- set-up and teardown ----------------------------------------------------- */
 
-/* The signalfd and the tick: at least as often as the sampler wants (the
- * wall sampler takes what is due at each tick), at most every 1 ms. */
+/* The signalfd and the tick. */
 static int app_setup_fds(struct app *a)
 {
 	int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGCHLD, SIGPIPE};
-	uint64_t tick = TICK_NS, want = session_tick_ns(&a->s);
 	sigset_t set;
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -155,12 +177,7 @@ static int app_setup_fds(struct app *a)
 	    (a->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 ||
 	    (a->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
 		return -errno;
-	if (want && want < tick)
-		tick = want;
-	if (tick < 1000000)
-		tick = 1000000;
-	struct itimerspec its = {{0, (long)tick}, {0, (long)tick}};
-	return timerfd_settime(a->timerfd, 0, &its, NULL) < 0 ? -errno : 0;
+	return app_arm_tick(a);
 }
 
 /* What the front end takes from the command line. */
@@ -225,11 +242,14 @@ static int app_init(struct app *a)
 				     .machine = a->s.machine};
 	struct ui_config uc = ui_config_of(&a->o);
 	ui_init(&a->ui, &uc, a->s.period_s, &a->model);
+	session_want_wchan(&a->s, ui_wants_wchan(&a->ui));
 	/* The memory tracer starts with the run when the memory view is
 	 * asked for (-b --view memory), not at its first frame: the first
 	 * frame after -d 20 then says what 20 s mapped. */
-	if (a->o.memory || (ui_wants_memory(&a->ui) && a->model.metrics))
+	if (a->o.memory || (ui_wants_memory(&a->ui) && a->model.metrics)) {
 		session_memory_start(&a->s);
+		app_arm_tick(a);
+	}
 	if (a->s.report && a->o.batch && !a->o.iterations)
 		a->o.iterations = 1;
 	a->start_ns = mono_ns();

@@ -29,9 +29,9 @@
 #include "stacktop/lib/text.h"
 #include "stacktop/unwind/unwind.h"
 #include "stacktop/proc/waits.h"
+#include "stacktop/sample/sampler.h"
 #include "stacktop/sample/wall.h"
 
-#define MAX_THREADS 8192
 #define DUMP_RETRY_NS 1000000000ull
 
 struct dump_thread {
@@ -118,50 +118,74 @@ static void retry_missing(struct wall_sampler *ws, struct dump_ctx *d)
 	}
 }
 
-/* Seize, sample and detach every thread. */
-static int take_samples(const struct dump_opts *o, struct dump_ctx *d, char *err, size_t errsz)
+/* Why thread t could not be seized, as dump's error. */
+static int add_failed(const struct dump_opts *o, const struct dump_thread *t, int e, char *err,
+		      size_t errsz)
+{
+	if (e == -EBUSY)
+		return fail(err, errsz, e,
+			    "process %d is already traced by pid %ld (a debugger or strace?): "
+			    "detach it first, then run stacktop dump again.",
+			    o->pid, (long)wall_tracer_of(t->tid));
+	if (e == -EPERM && geteuid() == 0)
+		return fail(err, errsz, e,
+			    "not permitted to trace process %d even as root: see "
+			    "kernel.yama.ptrace_scope or a security module (SELinux, AppArmor).",
+			    o->pid);
+	if (e == -EPERM)
+		return fail(err, errsz, e,
+			    "not permitted to trace process %d: run as root (sudo stacktop "
+			    "dump -p %d) or give stacktop CAP_SYS_PTRACE.",
+			    o->pid, o->pid);
+	return fail(err, errsz, e, "cannot trace process %d: %s.", o->pid, strerror(-e));
+}
+
+/* Seize, sample and detach the threads from *from on, as many as the
+ * descriptors left allow (the wall sampler keeps a few open per thread);
+ * *from: the first thread left for the next batch. *added counts the
+ * threads seized. */
+static int take_batch(const struct dump_opts *o, struct dump_ctx *d, int *from, int *added,
+		      char *err, size_t errsz)
 {
 	struct wall_sampler *ws;
 	struct wall_config cfg = {.rate_hz = 1, .stack_size = o->stack_size};
-	int rc = wall_new(&cfg, &ws), added = 0;
+	int rc = wall_new(&cfg, &ws), here = 0, i;
 	if (rc)
 		return fail(err, errsz, rc, "out of memory dumping process %d.", o->pid);
-	for (int i = 0; i < d->n; i++) {
+	for (i = *from; i < d->n; i++) {
+		if (here && sampler_fds_low())
+			break; /* the rest in the next batch */
 		int e = wall_add_thread(ws, o->pid, d->th[i].tid);
 		if (e == 0) {
-			added++;
+			here++;
 			continue;
 		}
 		if (e == -ESRCH || e == -EEXIST)
 			continue; /* ended meanwhile */
 		wall_free(ws);
-		if (e == -EBUSY)
-			return fail(
-			    err, errsz, e,
-			    "process %d is already traced by pid %ld (a debugger or strace?): "
-			    "detach it first, then run stacktop dump again.",
-			    o->pid, (long)wall_tracer_of(d->th[i].tid));
-		if (e == -EPERM && geteuid() == 0)
-			return fail(
-			    err, errsz, e,
-			    "not permitted to trace process %d even as root: see "
-			    "kernel.yama.ptrace_scope or a security module (SELinux, AppArmor).",
-			    o->pid);
-		if (e == -EPERM)
-			return fail(err, errsz, e,
-				    "not permitted to trace process %d: run as root (sudo stacktop "
-				    "dump -p %d) or give stacktop CAP_SYS_PTRACE.",
-				    o->pid, o->pid);
-		return fail(err, errsz, e, "cannot trace process %d: %s.", o->pid, strerror(-e));
+		return add_failed(o, &d->th[i], e, err, errsz);
 	}
-	if (!added) {
-		wall_free(ws);
+	*from = i;
+	*added += here;
+	if (here) {
+		wall_sample_all(ws, mono_ns(), on_sample, d);
+		retry_missing(ws, d);
+	}
+	wall_free(ws); /* detach everything before the next batch and the slow part */
+	return 0;
+}
+
+/* Seize, sample and detach every thread: all at once unless the
+ * descriptors run short (thousands of threads), then in batches. */
+static int take_samples(const struct dump_opts *o, struct dump_ctx *d, char *err, size_t errsz)
+{
+	int from = 0, added = 0, rc;
+	while (from < d->n)
+		if ((rc = take_batch(o, d, &from, &added, err, errsz)))
+			return rc;
+	if (!added)
 		return fail(err, errsz, -ESRCH, "process %d exited before it could be dumped.",
 			    o->pid);
-	}
-	wall_sample_all(ws, mono_ns(), on_sample, d);
-	retry_missing(ws, d);
-	wall_free(ws); /* detach everything before the slow part */
 	return 0;
 }
 
@@ -506,7 +530,8 @@ static void print_json(const struct dump_opts *o, const char *cmdline, struct du
 
 int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 {
-	static pid_t tids[MAX_THREADS];
+	pid_t *tids = NULL;
+	int cap = 0;
 	struct dump_ctx d = {0};
 	struct ingest *in = NULL;
 	struct frames *fr = NULL;
@@ -526,12 +551,16 @@ int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 		    "process %d is a kernel thread: it has no user stack to dump (its kernel "
 		    "stack is in /proc/%d/stack, readable by root).",
 		    o->pid, o->pid);
-	if ((rc = target_threads(o->pid, tids, MAX_THREADS, &n)) < 0)
+	if ((rc = target_threads_all(o->pid, &tids, &cap, &n)) < 0) {
+		free(tids);
 		return fail(err, errsz, rc == -EACCES ? -EPERM : rc,
 			    "cannot list the threads of process %d: %s.", o->pid, strerror(-rc));
+	}
 	d.th = calloc((size_t)n + 1, sizeof(*d.th));
-	if (!d.th)
+	if (!d.th) {
+		free(tids);
 		return fail(err, errsz, -ENOMEM, "out of memory dumping process %d.", o->pid);
+	}
 	d.n = n;
 	target_cmdline(o->pid, cmdline, sizeof(cmdline));
 	for (int i = 0; i < n; i++) {
@@ -542,6 +571,7 @@ int dump_run(const struct dump_opts *o, FILE *out, char *err, size_t errsz)
 		/* Before any stop: a stopped thread's syscall file shows the stop. */
 		d.th[i].lock_rc = locks_read_raw(o->pid, tids[i], &d.th[i].lock);
 	}
+	free(tids);
 	rc = take_samples(o, &d, err, errsz);
 	if (rc)
 		goto out;

@@ -26,10 +26,6 @@
 #include "stacktop/proc/procstat.h"
 #include "stacktop/sample/sampler.h"
 
-/* Thread ids read at once; a process with more is read again into a
- * buffer twice the size, so every thread is counted and sampled. */
-#define MAX_THREADS 8192
-
 int procs_check_pids(const pid_t *pids, int n, char *err, size_t errsz)
 {
 	for (int i = 0; i < n; i++)
@@ -201,16 +197,7 @@ static void procs_scan_one(struct procs *ps, struct sampler *s, const struct pro
 	static pid_t *tids;
 	static int cap;
 	int n = 0;
-	if (!tids && !(tids = malloc(MAX_THREADS * sizeof(*tids))))
-		return;
-	cap = cap ? cap : MAX_THREADS;
-	while (target_threads(pid, tids, cap, &n) == 0 && n == cap) {
-		pid_t *more = realloc(tids, (size_t)cap * 2 * sizeof(*tids));
-		if (!more)
-			break;
-		tids = more;
-		cap *= 2;
-	}
+	target_threads_all(pid, &tids, &cap, &n);
 	if (n == 0)
 		return;
 	*total += n;

@@ -47,7 +47,13 @@
 #include "stacktop/sample/wall.h"
 #include "stacktop/model/window.h"
 
+/* How often the rings are drained: every 50 ms, every 100 ms at
+ * TICK_SLOW_MAX_HZ and below, where the wake-ups are most of what a quiet
+ * TUI costs and the rings hold a second at the rate anyway. The memory
+ * view's rings are sized for 50 ms (memtrace.c). */
 #define TICK_NS (50 * 1000 * 1000ull)
+#define TICK_SLOW_NS (100 * 1000 * 1000ull)
+#define TICK_SLOW_MAX_HZ 250
 #define SEC_NS 1000000000ull
 
 static void session_run_tick(struct session *s);
@@ -87,6 +93,7 @@ static int open_stages(struct session *s, const struct opts *o, char *err, size_
 static int open_sampler(struct session *s, struct opts *o, char *err, size_t errsz)
 {
 	int e;
+	s->tick_most_ns = !o->wall && o->rate_hz <= TICK_SLOW_MAX_HZ ? TICK_SLOW_NS : TICK_NS;
 	if (o->wall) {
 		struct wall_config wc = {
 		    .rate_hz = o->rate_given ? o->rate_hz : WALL_DEFAULT_RATE_HZ,
@@ -98,7 +105,7 @@ static int open_sampler(struct session *s, struct opts *o, char *err, size_t err
 		struct perf_config pc = {
 		    .rate_hz = o->rate_hz,
 		    .stack_size = o->stack_size,
-		    .drain_interval_s = TICK_NS / 1e9,
+		    .drain_interval_s = s->tick_most_ns / 1e9,
 		    .enable_on_exec = o->command != NULL,
 		    .events = (enum perf_events)o->events,
 		    .all = o->all,
@@ -202,14 +209,22 @@ static int scan_cmp(const void *a, const void *b)
  * say; sorted by TID. A refused read is kept in s->locks.read_err. */
 static int scan_read(struct session *s, struct lock_scan *sc)
 {
-	const struct metrics *m = &s->metrics;
+	struct metrics *m = &s->metrics;
 	int n = 0, e;
 
 	for (int i = 0; i < m->nthreads && n < LOCKS_SCAN_MAX; i++) {
-		const struct metrics_thread *t = &m->threads[i];
-		if (!t->alive || t->state != 'S' || (t->wchan[0] && !strstr(t->wchan, "futex")))
+		struct metrics_thread *t = &m->threads[i];
+		/* Without its wchan (no view shows it), a thread whose syscall
+		 * was no futex wait is looked at again once metrics read it
+		 * again (it moved, or its turn came). */
+		if (!t->alive || t->state != 'S' || (t->wchan[0] && !strstr(t->wchan, "futex")) ||
+		    (!t->wchan[0] && t->nofutex_t >= t->read_t))
 			continue;
-		if ((e = locks_read_raw(t->pid, t->tid, &sc[n].raw)) == -ENOENT || e == -ESRCH)
+		if ((e = locks_read_raw(t->pid, t->tid, &sc[n].raw)) == -ENOENT) {
+			t->nofutex_t = t->read_t;
+			continue;
+		}
+		if (e == -ESRCH)
 			continue;
 		if (e || sc[n].raw.mem_err) {
 			s->locks.read_err = e ? e : sc[n].raw.mem_err;
@@ -448,9 +463,18 @@ int session_open_report(struct session *s, struct opts *o, char *err, size_t err
 	return 0;
 }
 
+void session_want_wchan(struct session *s, bool on)
+{
+	if (s->metrics_ok)
+		metrics_want_wchan(&s->metrics, on);
+}
+
 uint64_t session_tick_ns(const struct session *s)
 {
-	return sampler_tick_ns(s->smp);
+	uint64_t t = sampler_tick_ns(s->smp), most = s->tick_most_ns ? s->tick_most_ns : TICK_NS;
+	if (s->memtrace && most > TICK_NS)
+		most = TICK_NS;
+	return t && t < most ? t : most;
 }
 
 /* One metrics tick at t (ns): the processes followed, one point of every

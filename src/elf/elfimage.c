@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -700,6 +701,27 @@ void elfimage_pending_free(struct elfimage_pending *p)
 		return;
 	free(p->secs);
 	free(p);
+}
+
+int elfimage_inflate(Elf *e, Elf_Scn *scn)
+{
+	size_t len, page = (size_t)sysconf(_SC_PAGESIZE);
+	char *img = elf_rawfile(e, &len);
+	GElf_Shdr sh;
+
+	if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS)
+		return 0;
+	if (elf_compress(scn, 0, 0) < 0)
+		return -EIO;
+	if (!img || sh.sh_offset > len || sh.sh_size > len - sh.sh_offset)
+		return 0;
+	/* only whole pages inside the section: the image's other bytes stay;
+	 * these read as zeros if anything touched them again */
+	uintptr_t lo = ((uintptr_t)img + sh.sh_offset + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t hi = ((uintptr_t)img + sh.sh_offset + sh.sh_size) & ~(uintptr_t)(page - 1);
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	return 0;
 }
 
 void elfimage_close(Elf *e)

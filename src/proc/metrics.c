@@ -109,6 +109,7 @@ int metrics_init(struct metrics *m, pid_t pid, const struct metrics_config *c)
 	m->tick_t = -1;
 	m->limit_t = -1;
 	m->mem_to_limit_s = -1;
+	m->want_wchan = true;
 	series_spike_init(&m->spike);
 	if ((r = series_init(&m->cpu, m->cfg.window_s)) < 0 ||
 	    (r = series_init(&m->cpu_long, METRICS_LONG_S)) < 0 ||
@@ -307,6 +308,8 @@ struct metrics_thread *metrics_thread(struct metrics *m, pid_t tid, bool create)
 	th->prev_cpu_s = -1;
 	th->d_since = -1;
 	th->seen_t = -1;
+	th->wchan_t = -1;
+	th->nofutex_t = -1;
 	procstat_file_init(&th->stat_f);
 	procstat_file_init(&th->wchan_f);
 	procstat_file_init(&th->children_f);
@@ -479,6 +482,27 @@ void metrics_set_forks(struct metrics *m, bool known, uint64_t forks)
 	m->forks = forks;
 }
 
+/* Its wait channel (a thread not running), as of its stat's last read:
+ * read only while a view shows it (metrics_want_wchan). */
+static void tick_wchan(struct metrics *m, struct metrics_proc *p, struct metrics_thread *th,
+		       char state)
+{
+	/* A sleeper caught just after a stop (wall mode stops it at every
+	 * sample) shows "do_syscall_64" for a moment: keep the word it sleeps
+	 * in, so cpu and wall mode give it one name ("nanosleep"). */
+	char prev_wchan[sizeof(th->wchan)];
+	memcpy(prev_wchan, th->wchan, sizeof(prev_wchan));
+	th->wchan[0] = '\0';
+	th->wchan_t = th->read_t;
+	if (state != 'R' && ++m->reads &&
+	    procstat_file_read(kept(m, th, &th->wchan_f), p->pid, th->tid, "wchan", th->wchan,
+			       sizeof(th->wchan)) >= 0 &&
+	    !strcmp(th->wchan, "0"))
+		th->wchan[0] = '\0';
+	if (waits_wchan_generic(th->wchan) && state != 'R')
+		memcpy(th->wchan, prev_wchan[0] ? prev_wchan : "", strlen(prev_wchan) + 1);
+}
+
 /* One thread of p from its stat (and wchan, children) at t. */
 static void tick_thread(struct metrics *m, struct metrics_proc *p, struct metrics_thread *th,
 			double t, double dt, bool first)
@@ -509,19 +533,10 @@ static void tick_thread(struct metrics *m, struct metrics_proc *p, struct metric
 	}
 	th->prev_cpu_s = pt.cpu_s;
 	th->read_t = t;
-	/* A sleeper caught just after a stop (wall mode stops it at every
-	 * sample) shows "do_syscall_64" for a moment: keep the word it sleeps
-	 * in, so cpu and wall mode give it one name ("nanosleep"). */
-	char prev_wchan[sizeof(th->wchan)];
-	memcpy(prev_wchan, th->wchan, sizeof(prev_wchan));
-	th->wchan[0] = '\0';
-	if (pt.state != 'R' && ++m->reads &&
-	    procstat_file_read(kept(m, th, &th->wchan_f), p->pid, th->tid, "wchan", th->wchan,
-			       sizeof(th->wchan)) >= 0 &&
-	    !strcmp(th->wchan, "0"))
+	if (m->want_wchan)
+		tick_wchan(m, p, th, pt.state);
+	else
 		th->wchan[0] = '\0';
-	if (waits_wchan_generic(th->wchan) && pt.state != 'R')
-		memcpy(th->wchan, prev_wchan[0] ? prev_wchan : "", strlen(prev_wchan) + 1);
 }
 
 /* hint: where the next thread is expected in m->threads, carried from one
@@ -552,11 +567,19 @@ static void tick_threads(struct metrics *m, struct metrics_proc *p, double t, do
 			tick_thread(m, p, th, t, dt, first);
 		else
 			tick_quiet(m, th, t, first);
+		/* read while no view showed it: its wait channel now, in turn */
+		if (!read && m->want_wchan && th->wchan_t < th->read_t && m->wchan_due-- > 0)
+			tick_wchan(m, p, th, th->state);
 		if ((read && children_due(m, th, fresh || first, t)) || th->zparent ||
 		    (th->parent && m->forks_known))
 			tick_children(m, p, th);
 	}
 	task_dir_done(p, d);
+}
+
+void metrics_want_wchan(struct metrics *m, bool on)
+{
+	m->want_wchan = on;
 }
 
 void metrics_set_samples(struct metrics *m, uint64_t (*fn)(void *ctx, pid_t tid), void *ctx)
@@ -631,6 +654,7 @@ int metrics_tick(struct metrics *m, double t)
 	int alive = 0, r = -ESRCH, hint = 0;
 
 	m->nzombies = 0;
+	m->wchan_due = METRICS_ROTATE;
 	for (int i = 0; i < m->nprocs; i++) {
 		struct metrics_proc *p = &m->procs[i];
 		double pct;
@@ -696,8 +720,12 @@ static double fine_thread(struct metrics *m, struct metrics_thread *th, double t
 {
 	struct procstat_task pt;
 	double pct = -1;
+	char buf[1024];
 
-	if (procstat_task(th->pid, th->tid, &pt) < 0)
+	/* its stat file kept open by the ticks: ten reads a second, no open */
+	if (procstat_file_read(kept(m, th, &th->stat_f), th->pid, th->tid, "stat", buf,
+			       sizeof(buf)) < 0 ||
+	    procstat_parse_stat(buf, &pt.state, &pt.cpu_s, NULL, 0) < 0)
 		return -1;
 	if (th->fine_t > 0 && t > th->fine_t) {
 		pct = (pt.cpu_s - th->fine_cpu_s) / (t - th->fine_t) * 100.0;
@@ -769,9 +797,13 @@ int metrics_fine(struct metrics *m, double t)
 	if (m->fine_t > 0 && t - m->fine_t < 0.09)
 		return 0;
 	for (int i = 0; i < m->nprocs && i < METRICS_FINE_PROCS && !many; i++) {
-		char st;
+		struct metrics_proc *p = &m->procs[i];
+		char st, buf[1024];
 		double c;
-		if (m->procs[i].alive && procstat_process(m->procs[i].pid, &st, &c) == 0) {
+		if (p->alive &&
+		    procstat_file_read(proc_kept(m, p, &p->stat_f), p->pid, 0, "stat", buf,
+				       sizeof(buf)) >= 0 &&
+		    procstat_parse_stat(buf, &st, &c, NULL, 0) == 0) {
 			sum += c;
 			n++;
 		}

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,30 @@ int target_threads(pid_t pid, pid_t *tids, int max, int *n)
 	}
 	closedir(d);
 	return 0;
+}
+
+int target_threads_all(pid_t pid, pid_t **tids, int *cap, int *n)
+{
+	int rc;
+
+	*n = 0;
+	if (!*tids || *cap <= 0) {
+		pid_t *t = realloc(*tids, 64 * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		*tids = t;
+		*cap = 64;
+	}
+	/* A full list may have been cut: list again into twice the room. */
+	while ((rc = target_threads(pid, *tids, *cap, n)) == 0 && *n == *cap) {
+		pid_t *more =
+		    *cap <= INT_MAX / 2 ? realloc(*tids, (size_t)*cap * 2 * sizeof(*more)) : NULL;
+		if (!more)
+			return -ENOMEM;
+		*tids = more;
+		*cap *= 2;
+	}
+	return rc;
 }
 
 int target_tracer(pid_t pid, pid_t *tracer)

@@ -59,15 +59,33 @@ static struct backlog_chunk *backlog_room(struct backlog *b, size_t size)
 	return c;
 }
 
+void backlog_set_cut(struct backlog *b,
+		     size_t (*cut)(const struct perf_event_header *rec, void *dst, void *ctx),
+		     void *ctx)
+{
+	b->cut = cut;
+	b->cut_ctx = ctx;
+}
+
 int backlog_push(struct backlog *b, const struct perf_event_header *rec)
 {
 	size_t size = rec->size;
 	if (size < sizeof(*rec) || size % 8)
 		return -EINVAL;
+	/* a cut that would not shorten the record, or not to a multiple of
+	 * 8, is not used */
+	size_t cut = b->cut ? b->cut(rec, NULL, b->cut_ctx) : size;
+	if (cut >= size || cut < sizeof(*rec) || cut % 8)
+		cut = 0;
+	else
+		size = cut;
 	struct backlog_chunk *c = backlog_room(b, size);
 	if (!c)
 		return -ENOMEM;
-	memcpy(c->data + c->used, rec, size);
+	if (cut)
+		b->cut(rec, c->data + c->used, b->cut_ctx);
+	else
+		memcpy(c->data + c->used, rec, size);
 	c->used += size;
 	b->bytes += size;
 	if (b->bytes > b->peak)

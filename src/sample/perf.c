@@ -220,6 +220,16 @@ unsigned perf_ring_pages(unsigned rate_hz, unsigned stack_size, int ncpus)
 
 static int perf_all_open(struct perf_sampler *ps);
 
+/* The backlog keeps a sample's stack copy only as far as the kernel filled
+ * it (perfrecord_cut_stack): at 999 Hz the first second's backlog is
+ * megabytes of 16 KiB copies otherwise. Cut with the layout the sample
+ * will be read with. */
+static size_t perf_cut(const struct perf_event_header *rec, void *dst, void *ctx)
+{
+	const struct perf_sampler *ps = ctx;
+	return perfrecord_cut_stack(rec, ps->clk.kernel, dst);
+}
+
 int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
 {
 	struct perf_sampler *ps = calloc(1, sizeof(*ps));
@@ -245,6 +255,7 @@ int perf_new(const struct perf_config *cfg, struct perf_sampler **out)
 	ps->data_pages =
 	    perf_ring_pages(ps->cfg.rate_hz, ps->cfg.stack_size, ps->per_thread ? 0 : ps->ncpus);
 	backlog_init(&ps->backlog, PERF_BACKLOG_MAX);
+	backlog_set_cut(&ps->backlog, perf_cut, ps);
 	ps->stats.events = ps->per_thread ? PERF_EVENTS_THREAD : PERF_EVENTS_INHERIT;
 	if (cfg->all) {
 		/* The whole machine: CPU-wide events now, no filter, no

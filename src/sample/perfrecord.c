@@ -128,6 +128,32 @@ int perfrecord_parse_sample(const void *rec, size_t size, bool callchain, struct
 	return 0;
 }
 
+size_t perfrecord_cut_stack(const struct perf_event_header *rec, bool callchain, void *dst)
+{
+	const uint8_t *base = (const uint8_t *)rec;
+	struct sample smp;
+	uint64_t full, keep;
+
+	if (rec->type != PERF_RECORD_SAMPLE ||
+	    perfrecord_parse_sample(rec, rec->size, callchain, &smp) || !smp.stack)
+		return rec->size;
+	/* the stack bytes follow their u64 size; dyn_size follows them */
+	size_t at = (size_t)(smp.stack - base);
+	memcpy(&full, base + at - 8, 8);
+	keep = ((uint64_t)smp.stack_size + 7) & ~(uint64_t)7;
+	if (keep >= full || full % 8)
+		return rec->size;
+	size_t tail = rec->size - at - full, size = at + keep + tail;
+	if (!dst)
+		return size;
+	uint8_t *d = dst;
+	memcpy(d, base, at + keep);
+	memcpy(d + at - 8, &keep, 8);
+	memcpy(d + at + keep, base + at + full, tail);
+	((struct perf_event_header *)dst)->size = (uint16_t)size;
+	return size;
+}
+
 /* The u32 at off in h's payload; false when the payload holds fewer than
  * min bytes. */
 static bool payload_u32(const struct perf_event_header *h, size_t min, size_t off, uint32_t *v)

@@ -29,7 +29,7 @@ const char *sampler_mode(const struct sampler *s)
 
 /* Fewer than SAMPLER_FD_RESERVE descriptors left? The lowest free one
  * (what open returns) tells, as descriptors are handed out lowest first. */
-static bool fds_low(void)
+bool sampler_fds_low(void)
 {
 	struct rlimit rl;
 	int fd;
@@ -47,7 +47,7 @@ int sampler_add_thread(struct sampler *s, pid_t pid, pid_t tid)
 {
 	int err;
 
-	if (s->ops->add_thread && fds_low())
+	if (s->ops->add_thread && sampler_fds_low())
 		err = -EMFILE;
 	else
 		err = s->ops->add_thread ? s->ops->add_thread(s, pid, tid) : 0;

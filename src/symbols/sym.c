@@ -483,7 +483,8 @@ static bool table_fn_range(void *ctx, uint64_t addr, uint64_t *start, uint64_t *
 
 /* A debug file's sections are often compressed, and dwarf_begin_elf
  * inflates them all in one go (hundreds of ms for libc's on a loaded
- * machine): inflate them here one at a time, the rings read in between.
+ * machine): inflate them here one at a time, the rings read in between,
+ * each one's compressed bytes given back as it is done.
  * A section that fails stays compressed: libdw then tries, and fails, the
  * same way. */
 static void inflate_sections(Elf *e)
@@ -495,7 +496,7 @@ static void inflate_sections(Elf *e)
 	while ((scn = elf_nextscn(e, scn))) {
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
 			continue;
-		elf_compress(scn, 0, 0);
+		elfimage_inflate(e, scn);
 		pump();
 	}
 }

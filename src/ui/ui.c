@@ -117,6 +117,11 @@ bool ui_wants_memory(const struct ui *ui)
 	return ui->view == UI_VIEW_MEMORY;
 }
 
+bool ui_wants_wchan(const struct ui *ui)
+{
+	return ui->view == UI_VIEW_THREADS;
+}
+
 bool ui_paused(const struct ui *ui)
 {
 	return ui->paused;

@@ -7,7 +7,8 @@
 #          poller is flagged BUSY FLOOR, idler and the main thread are not;
 #          sorted by floor and selected, Enter narrows the top view to
 #          poller (busy_poll first), Esc widens it again; at 80x24 the flag
-#          is still shown and no line is wider than the terminal.
+#          is still shown and no line is wider than the terminal; idler's
+#          wait channel is shown (read only while this view is on screen).
 #
 # The busy floor compares the threads' CPU in the pauses: SOLO in
 # tests/run.sh. STUCK and ZOMBIE (states, not shares) are test_stuck's,
@@ -71,6 +72,10 @@ log "main:   $mrow"
 	bad "poller's hottest function should be busy_poll: '$prow'"
 listed_not_flagged "$irow" idler "$IDLER" ""
 [[ $irow == *" S "* ]] && ok "idler shown sleeping (S)" || bad "idler should be in state S: '$irow'"
+# wait channels are read only while this view is shown: switched to from
+# the top view, it still names idler's wait (its condition variable)
+[[ $irow == *"idle: futex"* ]] && ok "idler's wait channel shown: idle: futex..." ||
+	bad "idler's row should name its wait channel (idle: futex...): '$irow'"
 listed_not_flagged "$mrow" "main thread" "$FLOOR" " (it sleeps half the time)"
 check_cmp "$(grep -c 'BUSY FLOOR' "$scr")" == 1 "exactly one row flagged BUSY FLOOR"
 pcpu=$(awk -v t="$POLLER" '$1 == t { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+%$/) { sub("%", "", $i); print $i; exit } }' "$scr")

@@ -151,5 +151,40 @@ static void test_take_ring(void **state)
 	free(f.mem);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_order), TEST(test_front_stays), TEST(test_peek),
+/* A cut that keeps the first 16 bytes, or returns a size it must not use
+ * (not shorter, not a multiple of 8): the backlog holds what it kept. */
+static size_t cut16(const struct perf_event_header *r, void *dst, void *ctx)
+{
+	size_t keep = *(size_t *)ctx;
+	if (dst) {
+		memcpy(dst, r, keep);
+		((struct perf_event_header *)dst)->size = (uint16_t)keep;
+	}
+	return keep;
+}
+
+static void test_cut(void **state)
+{
+	static const size_t keeps[] = {16, 12, 4096, 2};
+	for (size_t k = 0; k < sizeof(keeps) / sizeof(keeps[0]); k++) {
+		struct backlog b;
+		size_t keep = keeps[k],
+		       want = keep < 1024 && keep % 8 == 0 && keep >= 8 ? keep : 1024;
+		backlog_init(&b, 64u << 20);
+		backlog_set_cut(&b, cut16, &keep);
+		for (uint32_t i = 0; i < 3; i++)
+			assert_int_equal(backlog_push(&b, rec(1024, i)), 0);
+		assert_int_equal(b.bytes, 3 * want);
+		for (uint32_t i = 0; i < 3; i++) {
+			const struct perf_event_header *h = backlog_front(&b);
+			assert_int_equal(h->size, want);
+			assert_int_equal(payload(h), i);
+			backlog_pop(&b);
+		}
+		assert_true(backlog_empty(&b));
+		backlog_fini(&b);
+	}
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_cut), TEST(test_order), TEST(test_front_stays), TEST(test_peek),
 	  TEST(test_bad_size), TEST(test_take_ring))

@@ -2,9 +2,11 @@
  * test_dump — `stacktop dump` against the waiter target: thread names,
  * frame order (leaf first), file:line of known functions, JSON checked by
  * python3's json module, JSON string escaping, and the error sentences.
- * After each dump no thread of the target may be stopped or traced.
+ * After each dump no thread of the target may be stopped or traced. A
+ * process with more threads than descriptors left is dumped in batches.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -190,4 +193,38 @@ static void test_errors(void **state)
 	fclose(out);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_text), TEST(test_json), TEST(test_json_string), TEST(test_errors))
+/* Descriptors for a few threads at a time (the wall sampler keeps some
+ * open per thread): every thread is dumped all the same, in batches. */
+static void test_fds_batches(void **state)
+{
+	enum { N = 60 };
+	pid_t pid = spawn_parked(N);
+	struct rlimit old, low;
+	char *buf = NULL, err[256] = "";
+	size_t len = 0;
+	assert_true(pid > 0);
+	FILE *out = open_memstream(&buf, &len);
+	int probe = open("/", O_PATH | O_CLOEXEC);
+	assert_true(probe >= 0);
+	close(probe);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = (rlim_t)probe + 64; /* a sampler's reserve, and ~10 threads */
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	struct dump_opts o = {.pid = pid};
+	int rc = dump_run(&o, out, err, sizeof(err));
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	fclose(out);
+	assert_int_equal(rc, 0);
+	assert_untouched(pid);
+	kill_reap(pid);
+	int threads = 0;
+	for (const char *p = buf; (p = strstr(p, "\nThread ")); p++)
+		threads++;
+	threads += strncmp(buf, "Thread ", 7) == 0;
+	assert_int_equal(threads, N);
+	free(buf);
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_fds_batches), TEST(test_text), TEST(test_json),
+	  TEST(test_json_string), TEST(test_errors))

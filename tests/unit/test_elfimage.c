@@ -122,6 +122,55 @@ static void test_copy_has_what_is_read(void **state)
 	close(fd);
 }
 
+/* A compressed DWARF section inflated in an image reads as the file's
+ * uncompressed one (objcopy compresses a copy of inltest). */
+static void test_inflate(void **state)
+{
+	char tmpl[] = "/tmp/stacktop-zdebug-XXXXXX", cmd[256];
+	int fd = mkstemp(tmpl), plain = open(INLTEST, O_RDONLY), n = 0;
+	Elf *file, *e;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, fsh;
+
+	assert_true(fd >= 0 && plain >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "objcopy --compress-debug-sections=zlib %s %s", INLTEST, tmpl);
+	if (system(cmd) != 0) {
+		unlink(tmpl);
+		skip();
+	}
+	fd = open(tmpl, O_RDONLY);
+	unlink(tmpl);
+	elf_version(EV_CURRENT);
+	file = elf_begin(plain, ELF_C_READ, NULL);
+	e = image(fd, ELFIMAGE_NAMES | ELFIMAGE_DWARF, ELFIMAGE_MAX, 0);
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		size_t shstrndx;
+		assert_int_equal(elf_getshdrstrndx(e, &shstrndx), 0);
+		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+		Elf_Scn *f = elfsec_find(file, name, &fsh);
+		assert_non_null(f);
+		assert_int_equal(elfimage_inflate(e, scn), 0);
+		assert_true(gelf_getshdr(scn, &sh) && !(sh.sh_flags & SHF_COMPRESSED));
+		Elf_Data *a = elf_getdata(scn, NULL), *b = elf_getdata(f, NULL);
+		assert_int_equal(a->d_size, b->d_size);
+		assert_memory_equal(a->d_buf, b->d_buf, a->d_size);
+		n++;
+	}
+	assert_true(n > 0);
+	/* the image's other bytes are untouched */
+	Elf_Data *a = elf_getdata(elfsec_find(e, ".eh_frame", &sh), NULL);
+	Elf_Data *b = elf_getdata(elfsec_find(file, ".eh_frame", &fsh), NULL);
+	assert_true(a && b && a->d_size == b->d_size);
+	assert_memory_equal(a->d_buf, b->d_buf, a->d_size);
+	elfimage_close(e);
+	elf_end(file);
+	close(fd);
+	close(plain);
+}
+
 static void test_truncated(void **state)
 {
 	char tmpl[] = "/tmp/stacktop-elfimage-XXXXXX";
@@ -292,6 +341,7 @@ int main(void)
 	    TEST(test_copy_has_what_is_read),
 	    TEST(test_truncated),
 	    TEST(test_cap),
+	    TEST(test_inflate),
 	    TEST(test_later),
 	    TEST(test_mountinfo),
 	};

@@ -956,6 +956,25 @@ static void test_quiet_budget(void **state)
 	/* 4 turns of 256 cover 800: every thread was read since the first. */
 	for (int i = 0; i < m.nthreads; i++)
 		assert_true(m.threads[i].read_t > t0);
+	/* No view shows wait channels: the threads read have none; shown
+	 * again, the others' come METRICS_ROTATE a tick. */
+	metrics_want_wchan(&m, false);
+	for (int k = 5; k <= 8; k++)
+		assert_int_equal(metrics_tick(&m, t0 + k), 0);
+	int with = 0, sleeping = 0;
+	for (int i = 0; i < m.nthreads; i++) {
+		with += m.threads[i].wchan[0] != '\0';
+		sleeping += m.threads[i].state == 'S';
+	}
+	assert_int_equal(with, 0);
+	assert_true(sleeping > QUIET_THREADS / 2);
+	metrics_want_wchan(&m, true);
+	for (int k = 9; k <= 10; k++)
+		assert_int_equal(metrics_tick(&m, t0 + k), 0);
+	for (int i = 0; i < m.nthreads; i++)
+		with += m.threads[i].state == 'S' && m.threads[i].wchan[0] != '\0';
+	/* two ticks: 2 x 256 read in turn and 2 x 256 caught up, of 800 */
+	assert_true(with >= sleeping * 9 / 10);
 	kill_reap(kid);
 	metrics_free(&m);
 }

@@ -248,6 +248,37 @@ static void test_decode_mmap_lost_throttle(void **state)
 	assert_int_equal(r.kind, PERFRECORD_OTHER);
 }
 
-TEST_MAIN(NULL, NULL, TEST(test_parse_sample), TEST(test_parse_sample_plain),
+/* A stack copy cut at dyn_size (rounded up to 8) parses as the whole one
+ * did; nothing to cut (dyn = size, no stack, not a sample) keeps the size. */
+static void test_cut_stack(void **state)
+{
+	uint64_t buf[256], cut[256];
+	struct sample a, b;
+	for (int cc = 0; cc <= 1; cc++) {
+		size_t size = parse_built(buf, cc, 128, 20, &a);
+		size_t n = perfrecord_cut_stack((const void *)buf, cc, NULL);
+		assert_int_equal(n, size - 128 + 24);
+		memset(cut, 0xee, sizeof(cut));
+		assert_int_equal(perfrecord_cut_stack((const void *)buf, cc, cut), n);
+		struct perf_event_header ch;
+		memcpy(&ch, cut, sizeof(ch));
+		assert_int_equal(ch.size, n);
+		assert_int_equal(perfrecord_parse_sample(cut, n, cc, &b), 0);
+		assert_int_equal(b.tid, a.tid);
+		assert_int_equal(b.nkpcs, a.nkpcs);
+		assert_memory_equal(b.regs, a.regs, sizeof(a.regs));
+		assert_int_equal(b.stack_size, 20);
+		assert_memory_equal(b.stack, a.stack, 20);
+	}
+	size_t size = build_record(buf, false, 64, 64);
+	assert_int_equal(perfrecord_cut_stack((const void *)buf, false, NULL), size);
+	size = build_record(buf, false, 0, 0);
+	assert_int_equal(perfrecord_cut_stack((const void *)buf, false, NULL), size);
+	struct perf_event_header h = {PERF_RECORD_LOST, 0, 24};
+	memcpy(buf, &h, sizeof(h));
+	assert_int_equal(perfrecord_cut_stack((const void *)buf, false, NULL), 24);
+}
+
+TEST_MAIN(NULL, NULL, TEST(test_cut_stack), TEST(test_parse_sample), TEST(test_parse_sample_plain),
 	  TEST(test_parse_sample_no_user), TEST(test_parse_truncated), TEST(test_decode_sample),
 	  TEST(test_decode_task), TEST(test_decode_comm), TEST(test_decode_mmap_lost_throttle))

@@ -1,8 +1,10 @@
 /* Unit tests for target: stat parsing, procfs reads of our own process,
  * and launching a command (success, exec failure, stop). */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -107,11 +109,48 @@ static void test_child_stop(void **state)
 	assert_int_equal(target_child_reap(&c, &status), 1);
 }
 
+static void *block_on(void *arg)
+{
+	char c;
+	while (read(*(int *)arg, &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* Every thread listed, however many (dump had a cap of 8192): 300 threads
+ * need the list grown from 64 three times. */
+static void test_threads_all(void **state)
+{
+	enum { N = 300 };
+	static pthread_t th[N];
+	int p[2], n = 0, cap = 0;
+	pid_t *tids = NULL;
+	assert_int_equal(pipe(p), 0);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, block_on, &p[0]), 0);
+	assert_int_equal(target_threads_all(getpid(), &tids, &cap, &n), 0);
+	close(p[1]);
+	for (int i = 0; i < N; i++)
+		pthread_join(th[i], NULL);
+	close(p[0]);
+	assert_int_equal(n, N + 1);
+	assert_true(cap > N);
+	bool self = false;
+	for (int i = 0; i < n; i++)
+		self |= tids[i] == getpid();
+	assert_true(self);
+	free(tids);
+	tids = NULL;
+	cap = 0;
+	assert_int_equal(target_threads_all(999999999, &tids, &cap, &n), -ESRCH);
+	free(tids);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    TEST(test_parse_stat_state),   TEST(test_self),	  TEST(test_spawn_runs_after_go),
-	    TEST(test_spawn_exec_failure), TEST(test_child_stop),
+	    TEST(test_spawn_exec_failure), TEST(test_child_stop), TEST(test_threads_all),
 	};
 	return cmocka_run_group_tests_name("target", tests, NULL, NULL);
 }

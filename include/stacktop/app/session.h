@@ -53,6 +53,7 @@ struct session {
 	struct window *w;
 	struct stackset *report; /* report FILE: the profile replayed */
 	struct dbgfetch *fetch;	 /* --debuginfod, else NULL */
+	uint64_t tick_most_ns;	 /* the longest tick (session_tick_ns) */
 	/* Alongside. */
 	struct metrics metrics; /* every process profiled, summed */
 	bool metrics_ok;
@@ -111,7 +112,12 @@ int session_open_live(struct session *s, struct opts *o, char *err, size_t errsz
 /* o->report_file: every sample delivered at once; time stands still. */
 int session_open_report(struct session *s, struct opts *o, char *err, size_t errsz);
 
-/* The shortest tick the sampler wants (ns; 0: no preference). */
+/* Whether a view on screen shows the threads' wait channels (the threads
+ * view): the metrics read them only then. */
+void session_want_wchan(struct session *s, bool on);
+/* The tick (ns): what the sampler wants, at most 50 ms (100 ms for
+ * perf at 250 Hz and below; 50 ms again once the memory view traces); it
+ * may change after a draw. */
 uint64_t session_tick_ns(const struct session *s);
 /* Every tick: take what the sampler has; once a second, the metrics. */
 void session_collect(struct session *s, uint64_t now_ns);

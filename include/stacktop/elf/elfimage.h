@@ -111,6 +111,11 @@ int elfimage_open_later(int fd, unsigned flags, unsigned later, uint64_t cap, El
  * are zero until then: no names, no FDEs). Frees p. */
 void elfimage_fill(Elf *e, struct elfimage_pending *p, int fd);
 void elfimage_pending_free(struct elfimage_pending *p);
+/* Decompress scn (SHF_COMPRESSED) of an image as elf_compress(scn, 0, 0)
+ * does, then give back the pages its compressed bytes held in the image:
+ * libelf keeps the inflated copy and never reads them again (libc's debug
+ * file: ~3 MiB). 0 or elf_compress's failure (-EIO; scn stays compressed). */
+int elfimage_inflate(Elf *e, Elf_Scn *scn);
 /* elf_end, and free the image. NULL is ignored. */
 void elfimage_close(Elf *e);
 void elfimage_stats_get(struct elfimage_stats *out);

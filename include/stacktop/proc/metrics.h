@@ -103,7 +103,7 @@ struct metrics_thread {
 	char comm[32];	   /* raw */
 	char pcomm[32];	   /* its process's name, raw */
 	char state;	   /* R S D T t Z X I, '?' unknown */
-	char wchan[48];	   /* raw, "" when running or unknown */
+	char wchan[48];	   /* raw, "" when running or unknown (metrics_want_wchan) */
 	double cpu_pct;	   /* last second */
 	double floor_pct;  /* p10 over the window */
 	double peak_pct;   /* the highest second over the window */
@@ -128,6 +128,11 @@ struct metrics_thread {
 	 * sample count at the last tick (metrics_set_samples), and whether
 	 * its children file listed a zombie then. */
 	double read_t;
+	double wchan_t; /* read_t of its last wchan read (older: not read since) */
+	/* The session's lock scan: read_t when its syscall was last found
+	 * not to be a futex wait (< 0: never), so a thread not read since is
+	 * not looked at again. */
+	double nofutex_t;
 	uint64_t samples;
 	bool zparent;
 	bool parent; /* its children file listed a process at its last read */
@@ -275,6 +280,10 @@ struct metrics {
 	bool forks_known;
 	double kids_until;
 	int nzombies;
+	/* Internal (metrics_want_wchan): read wchan files; how many of the
+	 * threads not read this tick may still have theirs read. */
+	bool want_wchan;
+	int wchan_due;
 
 	/* Internal (metrics_tick / metrics_eval). */
 	double tick_t;		 /* time of the previous metrics_tick, < 0 before the first */
@@ -310,6 +319,11 @@ int metrics_tick(struct metrics *m, double t);
  * stat of a quiet thread (asleep, idle over the window) only when its count
  * moved or its turn in the rotation came (METRICS_ROTATE a tick). */
 void metrics_set_samples(struct metrics *m, uint64_t (*fn)(void *ctx, pid_t tid), void *ctx);
+/* Read the threads' wait channels (wchan) or not (true after
+ * metrics_init): a view that shows them asks for them. Off, a thread's
+ * wchan is "" once read again; on again, the threads not read at a tick
+ * have theirs read METRICS_ROTATE a tick. */
+void metrics_want_wchan(struct metrics *m, bool on);
 /* The processes the threads forked so far, as the sampler counts them
  * (sampler_stats.forks), when it sees them all. Then a thread's children
  * file is read only when the thread is new, had children at its last

@@ -35,6 +35,10 @@ int target_cmdline(pid_t pid, char *buf, size_t size);
 int target_comm(pid_t pid, pid_t tid, char *buf, size_t size);
 /* Thread ids of pid, up to max. 0 or -errno. */
 int target_threads(pid_t pid, pid_t *tids, int max, int *n);
+/* Every thread id of pid into *tids (*cap entries), grown with realloc as
+ * needed (*tids NULL, *cap 0: allocated here; the caller frees it). 0 or
+ * -errno (-ENOMEM: *n holds the threads listed so far). */
+int target_threads_all(pid_t pid, pid_t **tids, int *cap, int *n);
 /* State letter (R, S, D, T, t, Z, X, I) of a thread; 0 or -errno. */
 int target_state(pid_t pid, pid_t tid, char *state);
 /* true when pid is a kernel thread (PF_KTHREAD in the flags of its stat

@@ -10,7 +10,8 @@
  * lets it (pump). The rings then only need to hold what arrives between
  * two such reads.
  *
- * Contract: records are copied whole (perf records are at most 64 KiB) into
+ * Contract: records are copied whole, or as backlog_set_cut's function
+ * shortens them (perf records are at most 64 KiB), into
  * chunks that never move, so a record from backlog_front stays valid while
  * more records are pushed, until it is popped. backlog_take_ring stops
  * before a ring when the backlog holds cap bytes or more: what stays in the
@@ -35,12 +36,22 @@ struct backlog {
 	size_t bytes; /* records held */
 	size_t cap;
 	size_t peak; /* the most bytes ever held */
+	/* backlog_set_cut: a record copied shorter (its size with dst NULL,
+	 * written to dst otherwise); NULL: copied whole */
+	size_t (*cut)(const struct perf_event_header *rec, void *dst, void *ctx);
+	void *cut_ctx;
 };
 
 void backlog_init(struct backlog *b, size_t cap);
 void backlog_fini(struct backlog *b);
 
-/* Append a copy of rec (rec->size bytes). -ENOMEM, or -EINVAL for a size
+/* Records pushed from now on are copied through cut (perf's samples: the
+ * unused part of their stack copy left out). */
+void backlog_set_cut(struct backlog *b,
+		     size_t (*cut)(const struct perf_event_header *rec, void *dst, void *ctx),
+		     void *ctx);
+
+/* Append a copy of rec (rec->size bytes, or what the cut keeps). -ENOMEM, or -EINVAL for a size
  * that is not a positive multiple of 8. */
 int backlog_push(struct backlog *b, const struct perf_event_header *rec);
 

@@ -59,6 +59,15 @@ int perfrecord_decode(const struct perf_event_header *h, bool callchain, struct 
  * for memtrace, tests and fuzzing. 0 or -EBADMSG. */
 int perfrecord_parse_sample(const void *rec, size_t size, bool callchain, struct sample *out);
 
+/* A sample's stack copy cut to the bytes the kernel filled (dyn_size,
+ * rounded up to 8): a 16 KiB copy of a shallow stack is mostly zeros, and
+ * the backlog holds hundreds of them while the first samples load symbols.
+ * Returns the size of the cut record: rec->size when rec is no sample,
+ * does not parse, or has nothing to cut. With dst (room for that size),
+ * writes the cut record there; perfrecord_parse_sample reads it as it
+ * read rec. */
+size_t perfrecord_cut_stack(const struct perf_event_header *rec, bool callchain, void *dst);
+
 /* The kinds whose records a CPU-wide event gets for every process on the
  * machine (FORK, EXIT, EXEC, MMAP). */
 bool perfrecord_is_sideband(enum perfrecord_kind kind);

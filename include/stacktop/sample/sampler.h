@@ -100,6 +100,9 @@ struct sampler {
 };
 
 const char *sampler_mode(const struct sampler *s);
+/* Are so few descriptors left under RLIMIT_NOFILE that a thread's should
+ * not be opened (sampler_add_thread then refuses with -EMFILE)? */
+bool sampler_fds_low(void);
 int sampler_add_thread(struct sampler *s, pid_t pid, pid_t tid);
 bool sampler_has_thread(const struct sampler *s, pid_t tid);
 int sampler_nthreads(const struct sampler *s);

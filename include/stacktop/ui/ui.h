@@ -148,6 +148,8 @@ int ui_tid(const struct ui *ui);
 int ui_pid(const struct ui *ui);
 /* Is the memory view shown (the session then starts the memory attribution)? */
 bool ui_wants_memory(const struct ui *ui);
+/* Is the threads view shown (the session then reads wait channels)? */
+bool ui_wants_wchan(const struct ui *ui);
 /* Is the display frozen (space)? Scheduled refreshes do not redraw it. */
 bool ui_paused(const struct ui *ui);
 
