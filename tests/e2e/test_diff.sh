@@ -40,8 +40,13 @@ T=$E2E_TMPDIR
 SHIFT=$TARGETS/shift
 
 # rec NAME SPLIT [PROG]: record 4 s of `shift SPLIT` (or PROG) into $T/NAME.
+# At nice -10 (the target with it): beside seven other tests a target once
+# got 13% of a core, 263 samples in 4 s, too few for the gate to show an
+# increase of 25 points exceeds 5 at its Bonferroni level (a correct
+# "no"); the test is of the diff, not of the scheduler.
 rec() {
-	timeout 30 "$STACKTOP" record -r 499 -d 4 -o "$T/$1" -- "${3:-$SHIFT}" "$2" >"$T/$1.err" 2>&1
+	timeout 30 nice -n -10 "$STACKTOP" record -r 499 -d 4 -o "$T/$1" -- "${3:-$SHIFT}" "$2" \
+		>"$T/$1.err" 2>&1
 }
 rec s1.folded 60/30/10 & rec s2.pb.gz 60/30/10 & rec s3.pb.gz 60/30/10 & rec b1.pb.gz 30/60/10 &
 wait
