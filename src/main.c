@@ -115,10 +115,10 @@ static void app_draw(struct app *a)
 	a->model.metrics = s->metrics_ok ? &s->metrics : NULL;
 	a->model.locks = s->metrics_ok ? &s->locks : NULL;
 	session_want_wchan(s, ui_wants_wchan(&a->ui));
-	if (ui_wants_memory(&a->ui) && a->model.metrics) {
+	if (ui_wants_memory(&a->ui) && a->model.metrics)
 		session_memory_start(s);
-		app_arm_tick(a); /* its tracing's rings want a shorter tick */
-	}
+	/* the memory view's tracing, a CPython's samples: a shorter tick */
+	app_arm_tick(a);
 	a->model.memory = (struct view_memory_input){
 	    .mm = s->memory_on ? &s->memmap : NULL,
 	    .hold = s->memtrace ? memtrace_hold(s->memtrace) : NULL,
