@@ -263,6 +263,14 @@ bool ingest_has_process(const struct ingest *in, pid_t pid)
 	return ingest_index(in, pid) >= 0;
 }
 
+bool ingest_any_python(const struct ingest *in)
+{
+	for (int i = 0; i < in->nprocs; i++)
+		if (in->procs[i].p->py)
+			return true;
+	return false;
+}
+
 void ingest_process_exited(struct ingest *in, pid_t pid)
 {
 	struct ingest_proc *p = ingest_proc(in, pid);

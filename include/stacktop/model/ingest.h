@@ -119,6 +119,9 @@ void ingest_process_exited(struct ingest *in, pid_t pid);
 void ingest_refresh(struct ingest *in);
 /* Whether pid is tracked now (tests, the header). */
 bool ingest_has_process(const struct ingest *in, pid_t pid);
+/* Whether a process tracked now runs CPython (known from its adding:
+ * its stacks are read when its samples are named, so promptly is best). */
+bool ingest_any_python(const struct ingest *in);
 
 /* The frames of one sample, outermost caller first (frames[0]) to the leaf
  * (and its wait frame, if any). 0, or -ESRCH for a pid not added. */
