@@ -223,11 +223,13 @@ static int perf_all_open(struct perf_sampler *ps);
 /* The backlog keeps a sample's stack copy only as far as the kernel filled
  * it (perfrecord_cut_stack): at 999 Hz the first second's backlog is
  * megabytes of 16 KiB copies otherwise. Cut with the layout the sample
- * will be read with. */
+ * will be read with: every CPU clock event samples the callchain (the
+ * user's frame-pointer walk, kernel frames or not: perfevent.h), as
+ * perf_dispatch reads it. */
 static size_t perf_cut(const struct perf_event_header *rec, void *dst, void *ctx)
 {
-	const struct perf_sampler *ps = ctx;
-	return perfrecord_cut_stack(rec, ps->clk.kernel, dst);
+	(void)ctx;
+	return perfrecord_cut_stack(rec, true, dst);
 }
 
 int perf_new(const struct perf_config *cfg, struct perf_sampler **out)

@@ -86,13 +86,21 @@ run_case() {
 # the trampolines (no CFI, no frame pointer) to their callers: most
 # stacks whole; and a trampoline ("py::leaf_sixty:/...pyshares.py",
 # perf map) that called a matched evaluation is not shown beside the
-# Python frame it names: no py:: row holds a fifth of the samples.
+# Python frame it names: no py:: row holds a fifth of the samples, beyond
+# the share of samples left unmatched.
 perf_checks() {
 	local ok_pct py_max
 	ok_pct=$(grep -o 'unwind ok [0-9.]*' "$2" | head -n 1 | awk '{ print $3 }')
 	check_cmp "${ok_pct:-0}" '>=' 80 "$1: unwind ok through the trampolines"
 	py_max=$(awk '/%Own/ { on = 1; next } on && $5 ~ /^py::/ { if ($2 > m) m = $2 } END { print m + 0 }' "$2")
-	check_cmp "$py_max" '<' 20 "$1: a trampoline not counted beside its Python frame"
+	# A sample whose Python stack no longer matches its native one when
+	# it is named (read late on a loaded box: "python unmatched U ... of
+	# N") keeps its trampolines by design: their rows may hold that share.
+	local unm
+	unm=$(grep -o 'python unmatched [0-9]* cut [0-9]* of [0-9]*' "$2" | head -n 1 |
+		awk '{ print ($7 > 0 ? 100 * $3 / $7 : 0) }')
+	check_cmp "$py_max" '<' "$(awk -v u="${unm:-0}" 'BEGIN { print 20 + u }')" \
+		"$1: a trampoline not counted beside its matched Python frame (${unm:-0}% unmatched)"
 }
 
 # dump_case PYTHON: `stacktop dump` of pystack.py prints each thread's
